@@ -1,0 +1,8 @@
+/* m2i-core.h — everything public in libm2icore. Applications may include the
+ * folder headers one by one instead. */
+#pragma once
+
+#include <base/m2i-error.h>
+#include <base/m2i-fp16.h>
+#include <base/m2i-cpu.h>
+#include <base/m2i-parallel.h>
