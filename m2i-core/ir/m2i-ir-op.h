@@ -1,0 +1,128 @@
+/* m2i-ir-op.h — the op API: how a kernel (built in, or loaded from a custom-op
+ * plugin) sees a layer of the model and runs it.
+ *
+ * A kernel is a static M2iOpKernel registered under a type ("Convolution")
+ * and the opsets it implements. For each layer of a compiled model the
+ * runtime makes one M2iOpContext, calls infer() once (compile time), then
+ * execute() on every inference. See docs/ir-runtime.md for a worked plugin.
+ */
+#pragma once
+
+#include <glib.h>
+#include <ir/m2i-ir-types.h>
+
+G_BEGIN_DECLS
+
+/* ---- Layers ----------------------------------------------------------- */
+
+typedef struct _M2iIrNode M2iIrNode;
+
+/* Makes a free-standing layer (tests, tools, plugins building graphs). Free
+ * with m2i_ir_node_free(); layers owned by a model are freed with it. */
+M2iIrNode *m2i_ir_node_new (gint64 id, const char *name, const char *type,
+    const char *version);
+void m2i_ir_node_free (M2iIrNode *n);
+
+/* Sets (or replaces) the <data> attribute @key; both strings are copied. */
+void m2i_ir_node_set_attr (M2iIrNode *n, const char *key, const char *value);
+
+gint64 m2i_ir_node_get_id (const M2iIrNode *n);
+const char *m2i_ir_node_get_name (const M2iIrNode *n);
+const char *m2i_ir_node_get_type (const M2iIrNode *n);
+/* The layer's `version` attribute ("opset1", "opset8", or a custom name). */
+const char *m2i_ir_node_get_version (const M2iIrNode *n);
+
+/* Raw attribute text, NULL when absent. Owned by the node. */
+const char *m2i_ir_node_get_attr (const M2iIrNode *n, const char *key);
+
+/*
+ * Typed attribute getters. An absent attribute yields @def (or, for the list
+ * getters, *n_out = -1 and no error) and returns TRUE; a present but malformed
+ * one returns FALSE with a GError naming the layer, the attribute and the
+ * text. Lists are comma separated, spaces allowed, "" is an empty list.
+ */
+gboolean m2i_ir_node_attr_int (const M2iIrNode *n, const char *key, gint64 def,
+    gint64 *out, GError **error);
+gboolean m2i_ir_node_attr_float (const M2iIrNode *n, const char *key, double def,
+    double *out, GError **error);
+gboolean m2i_ir_node_attr_bool (const M2iIrNode *n, const char *key, gboolean def,
+    gboolean *out, GError **error);
+gboolean m2i_ir_node_attr_ints (const M2iIrNode *n, const char *key,
+    gint64 *out, gint max, gint *n_out, GError **error);
+gboolean m2i_ir_node_attr_floats (const M2iIrNode *n, const char *key,
+    float *out, gint max, gint *n_out, GError **error);
+/* One of @allowed (NULL-terminated); *out is its index. Absent → @def's
+ * index (@def must be in @allowed). Unknown text → FALSE with a GError
+ * listing the allowed values. */
+gboolean m2i_ir_node_attr_enum (const M2iIrNode *n, const char *key,
+    const char *def, const char *const *allowed, gint *out, GError **error);
+
+/* Sets @error (domain M2I_ERROR, @code) with the message prefixed by the
+ * layer: "layer 12 'conv1' (Convolution, opset1): <message>". */
+void m2i_ir_node_set_error (GError **error, gint code, const M2iIrNode *n,
+    const char *format, ...) G_GNUC_PRINTF (4, 5);
+
+/* ---- Kernels ---------------------------------------------------------- */
+
+typedef struct {
+  const M2iIrNode *node;
+  gint n_inputs;
+  gint n_outputs;
+  /* Type and shape are always set. data: at execute(); at infer() only for
+   * inputs that are constants (NULL otherwise), so shape-computing ops and
+   * weight packing can read them. */
+  M2iTensor *inputs;
+  /* infer() sets type and shape; execute() writes data (preallocated). */
+  M2iTensor *outputs;
+  gpointer state;          /* the kernel's own, made by infer() */
+  gsize scratch_bytes;     /* infer() sets: temporary bytes execute() needs */
+  gpointer scratch;        /* at execute(): scratch_bytes, 64-byte aligned */
+  gint n_threads;          /* slices execute() may use with m2i_parallel_for */
+} M2iOpContext;
+
+typedef struct {
+  const char *type;        /* "Convolution" */
+  /* Space-separated opsets the kernel implements ("opset1 opset8"); NULL or
+   * "" matches any version. */
+  const char *opsets;
+  /* Compile time, once per layer: check attributes, the number, types and
+   * shapes of inputs; set outputs' types and shapes; optionally create
+   * ctx->state and ask for scratch. FALSE + GError (m2i_ir_node_set_error)
+   * on anything invalid. Required. */
+  gboolean (*infer) (M2iOpContext *ctx, GError **error);
+  /* Run time: compute outputs from inputs. Must not allocate. NULL only for
+   * the layers the runtime handles itself (Parameter, Const, Result). */
+  gboolean (*execute) (M2iOpContext *ctx, GError **error);
+  /* Frees ctx->state; may be NULL. */
+  void (*free_state) (gpointer state);
+} M2iOpKernel;
+
+/* ---- Registry --------------------------------------------------------- */
+
+typedef struct _M2iOpRegistry M2iOpRegistry;
+
+/* The process-wide registry with every built-in kernel. Not freed. */
+M2iOpRegistry *m2i_op_registry_get_default (void);
+
+/* Adds @kernel (which must stay valid for the life of the process: use a
+ * static const). A kernel for the same type and an overlapping opset
+ * replaces the earlier one (plugins may override built-ins). Thread-safe. */
+void m2i_op_registry_add (M2iOpRegistry *r, const M2iOpKernel *kernel);
+
+/* The kernel for @type in @version, or NULL. */
+const M2iOpKernel *m2i_op_registry_lookup (M2iOpRegistry *r, const char *type,
+    const char *version);
+
+/*
+ * Loads a custom-op plugin: a shared library exporting
+ *   gboolean m2i_op_plugin_register (M2iOpRegistry *r, GError **error);
+ * which calls m2i_op_registry_add() for its kernels. FALSE with a GError when
+ * the file cannot be opened, lacks the symbol, or its register call fails.
+ * The library stays loaded for the life of the process.
+ */
+gboolean m2i_op_registry_load_plugin (M2iOpRegistry *r, const char *path,
+    GError **error);
+
+#define M2I_OP_PLUGIN_REGISTER_SYMBOL "m2i_op_plugin_register"
+
+G_END_DECLS
