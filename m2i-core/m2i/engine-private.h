@@ -108,9 +108,11 @@ gboolean m2i_chain_validate (const M2iImage *in, const M2iOp *ops, guint n_ops,
 typedef struct OpsExec OpsExec;
 
 /* Prepares running @ops one at a time from @in's geometry to @out's:
- * allocates the intermediate images and resize tables. */
+ * allocates the intermediate images and resize tables. @fast: convert,
+ * permute and norm run a row at a time with bulk conversions (norm within one
+ * fp16 ulp of the reference formula) instead of the per-sample reference. */
 OpsExec *m2i_ops_exec_new (const M2iImage *in, const M2iOp *ops, guint n_ops,
-    const M2iImage *out, GError **error);
+    const M2iImage *out, gboolean fast, GError **error);
 void m2i_ops_exec_run (OpsExec *ex, const M2iImage *in, M2iImage *out);
 void m2i_ops_exec_free (OpsExec *ex);
 

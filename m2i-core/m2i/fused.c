@@ -46,6 +46,7 @@ struct Fused {
   M2iLayout out_layout;
   gboolean has_resize, has_norm;
   float sub[3], mul[3], add[3];        /* norm, per channel in memory order */
+  float *nsub, *nmul, *nadd;           /* the same repeated along a resized row */
   CscOutSpec spec;                     /* non-resize output */
   int plane_of[3];                     /* plane index of R, G, B */
   /* resize */
@@ -121,6 +122,9 @@ m2i_fused_free (Fused *f)
   if (f->rplan)
     m2i_resize_plan_free (f->rplan);
   g_free (f->xs);
+  g_free (f->nsub);
+  g_free (f->nmul);
+  g_free (f->nadd);
   g_free (f);
 }
 
@@ -238,6 +242,14 @@ m2i_fused_new (const M2iImage *in, const M2iOp *ops, guint n_ops,
   gint K = f->n_cols;
   gsize n = (gsize) f->out_w * 3;
   f->ts = m2i_csc_terms_stride (f->k, K);
+  f->nsub = g_new (float, n);
+  f->nmul = g_new (float, n);
+  f->nadd = g_new (float, n);
+  for (gsize i = 0; i < n; i++) {
+    f->nsub[i] = f->sub[i % 3];
+    f->nmul[i] = f->mul[i % 3];
+    f->nadd[i] = f->add[i % 3];
+  }
   for (gint s = 0; s < f->n_slices; s++) {
     Slice *sl = &f->slices[s];
     sl->terms = g_new0 (gint16, f->ts * CSC_N_TERMS);
@@ -385,55 +397,73 @@ source_row (Fused *f, Slice *sl, gint r)
   return dst;
 }
 
-static inline float
-norm1 (const Fused *f, int c, float x)
+/* Writes an interleaved row of @n values of @bps bytes to output row @oy. */
+static void
+write_row (Fused *f, gint oy, const void *vals, guint bps)
 {
-  return (x - f->sub[c]) * f->mul[c] + f->add[c];
+  const M2iImage *out = f->out;
+  gint w = f->out_w;
+  if (f->out_layout == M2I_LAYOUT_INTERLEAVED) {
+    memcpy (out->data[0] + (gsize) oy * out->stride[0], vals, (gsize) w * 3 * bps);
+    return;
+  }
+  for (int c = 0; c < 3; c++) {
+    guint8 *d = out->data[c] + (gsize) oy * out->stride[c];
+    if (bps == 1) {
+      const guint8 *v = vals;
+      for (gint i = 0; i < w; i++)
+        d[i] = v[3 * i + c];
+    } else if (bps == 2) {
+      const m2i_f16 *v = vals;
+      for (gint i = 0; i < w; i++)
+        ((m2i_f16 *) d)[i] = v[3 * i + c];
+    } else {
+      const float *v = vals;
+      for (gint i = 0; i < w; i++)
+        ((float *) d)[i] = v[3 * i + c];
+    }
+  }
 }
 
-/* Writes one output row from the vertical sums (interleaved, memory order). */
+/* One output row from the vertical sums (interleaved, memory order): round
+ * to the type the resize ran in, then convert / norm / store. */
 static void
 finish_row (Fused *f, Slice *sl, gint oy)
 {
-  const M2iImage *out = f->out;
   gint n = f->out_w * 3;
-  gboolean planar = f->out_layout == M2I_LAYOUT_PLANAR;
-  /* Values as the chain's data type holds them, in orow8 / orow16 / orowf. */
-  M2iDataType have = f->resize_dt;
-  if (have == M2I_DTYPE_U8)
-    m2i_resize_round_u8_row (f->rplan, sl->vrow, sl->orow8, n);
-  else if (have == M2I_DTYPE_F16)
-    m2i_f32_to_f16_n (sl->vrow, sl->orow16, (gsize) n);
-  else
-    memcpy (sl->orowf, sl->vrow, (gsize) n * sizeof (float));
-
-  if (f->out_dt == M2I_DTYPE_U8) {
-    if (!planar) {
-      memcpy (out->data[0] + (gsize) oy * out->stride[0], sl->orow8, (gsize) n);
-    } else {
-      for (int c = 0; c < 3; c++) {
-        guint8 *d = out->data[c] + (gsize) oy * out->stride[c];
-        for (gint i = 0; i < f->out_w; i++)
-          d[i] = sl->orow8[3 * i + c];
+  float *x = sl->orowf;
+  switch (f->resize_dt) {
+    case M2I_DTYPE_U8:
+      m2i_resize_round_u8_row (f->rplan, sl->vrow, sl->orow8, n);
+      if (f->out_dt == M2I_DTYPE_U8) {
+        write_row (f, oy, sl->orow8, 1);
+        return;
       }
-    }
-    return;
+      for (gint i = 0; i < n; i++)
+        x[i] = sl->orow8[i];
+      break;
+    case M2I_DTYPE_F16:
+      m2i_f32_to_f16_n (sl->vrow, sl->orow16, (gsize) n);
+      if (!f->has_norm) {
+        write_row (f, oy, sl->orow16, 2);
+        return;
+      }
+      m2i_f16_to_f32_n (sl->orow16, x, (gsize) n);
+      break;
+    default:
+      x = sl->vrow;
+      break;
   }
-  /* fp output: the value as fp32, then norm, then the output type. */
-  for (int c = 0; c < 3; c++) {
-    guint8 *d = out->data[planar ? c : 0] + (gsize) oy * out->stride[planar ? c : 0];
-    gint step = planar ? 1 : 3, off = planar ? 0 : c;
-    for (gint i = 0; i < f->out_w; i++) {
-      gint j = 3 * i + c;
-      float x = have == M2I_DTYPE_U8 ? (float) sl->orow8[j]
-          : have == M2I_DTYPE_F16 ? m2i_f16_to_f32 (sl->orow16[j]) : sl->orowf[j];
-      if (f->has_norm)
-        x = norm1 (f, c, x);
-      if (f->out_dt == M2I_DTYPE_F16)
-        ((m2i_f16 *) d)[i * step + off] = m2i_f32_to_f16 (x);
-      else
-        ((float *) d)[i * step + off] = x;
-    }
+  if (f->has_norm) {
+    const float *sub = f->nsub, *mul = f->nmul, *add = f->nadd;
+    for (gint i = 0; i < n; i++)
+      x[i] = (x[i] - sub[i]) * mul[i] + add[i];
+  }
+  if (f->out_dt == M2I_DTYPE_F16) {
+    m2i_f32_to_f16_n (x, sl->orow16, (gsize) n);
+    write_row (f, oy, sl->orow16, 2);
+  } else {
+    write_row (f, oy, x, 4);
   }
 }
 
