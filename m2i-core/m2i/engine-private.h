@@ -17,7 +17,8 @@ G_BEGIN_DECLS
 
 /* ---- csc ---------------------------------------------------------------- */
 
-/* Per-pixel chroma terms: for each output channel, q' (added after the
+/* Per-pixel chroma terms (compacted columns; pair kernels keep them in
+ * registers): for each output channel, q' (added after the
  * division) and r' (added before it), see m2i_csc_pixel(). Six arrays of
  * `terms_stride` int16 each: qR rR qG rG qB rB. */
 enum { CSC_QR, CSC_RR, CSC_QG, CSC_RG, CSC_QB, CSC_RB, CSC_N_TERMS };
@@ -70,17 +71,17 @@ typedef struct {
 typedef struct {
   const char *name;
   gint block;          /* pixels per SIMD block; terms arrays are padded to it */
-  /* Terms for 2·n_chroma pixels from one NV12 UV row / I420 U and V rows. */
-  void (*prep_nv12) (const guint8 *uv, gint n_chroma, gint16 *terms, gsize terms_stride);
-  void (*prep_i420) (const guint8 *u, const guint8 *v, gint n_chroma,
-      gint16 *terms, gsize terms_stride);
   /* Terms for n pixels with their own chroma samples (compacted columns). */
   void (*prep_444) (const guint8 *u, const guint8 *v, gint n, gint16 *terms,
       gsize terms_stride);
   /* n pixels of one luma row to the output rows @dst (per @spec). */
   void (*row) (const guint8 *y, const gint16 *terms, gsize terms_stride, gint n,
       guint8 *const dst[3], const CscOutSpec *spec);
-  /* u8 -> fp16 (exact) and u8 -> fp32 for n values. */
+  /* Two luma rows (@y1 may be NULL) of n pixels sharing one chroma row:
+   * NV12 UV row in @c1 (@c2 NULL) or I420 U, V rows in @c1, @c2. */
+  void (*pair) (const guint8 *y0, const guint8 *y1, const guint8 *c1, const guint8 *c2,
+      gint n, guint8 *const d0[3], guint8 *const d1[3], const CscOutSpec *spec);
+  /* u8 -> fp16 (exact) for n values. */
   void (*u8_to_f16) (const guint8 *src, m2i_f16 *dst, gint n);
 } CscKernels;
 

@@ -140,7 +140,7 @@ plan_columns (Fused *f)
   gint K = 0;
   for (gint i = 0; i < ax->in_size; i++)
     K += used[i];
-  if (K * 2 > ax->in_size) {
+  if (g_getenv ("M2I_NOCOMPACT") || K * 2 > ax->in_size) {
     /* Most columns are needed: convert whole rows. */
     f->compact = FALSE;
     f->n_cols = ax->in_size;
@@ -261,7 +261,7 @@ m2i_fused_new (const M2iImage *in, const M2iOp *ops, guint n_ops,
     gsize wn = (gsize) f->in_w * 3;
     sl->crow = g_new0 (guint8, (gsize) K * 3);
     sl->frow8 = g_new0 (guint8, wn);
-    if (f->resize_dt == M2I_DTYPE_F16)
+    if (f->resize_dt == M2I_DTYPE_F16 && f->rplan->round_intermediate)
       sl->frow16 = g_new0 (m2i_f16, wn);
     if (f->resize_dt == M2I_DTYPE_F32)
       sl->frow32 = g_new0 (float, wn);
@@ -286,35 +286,27 @@ m2i_fused_source_extent (const Fused *f, gint *rows, gint *cols)
 /* ---- without resize ----------------------------------------------------- */
 
 static void
-prep_chroma_row (const Fused *f, const M2iImage *in, gint cy, gint16 *terms)
-{
-  if (in->format == M2I_FORMAT_SP_NV12_8)
-    f->k->prep_nv12 (in->data[1] + (gsize) cy * in->stride[1], in->width / 2, terms, f->ts);
-  else
-    f->k->prep_i420 (in->data[1] + (gsize) cy * in->stride[1],
-        in->data[2] + (gsize) cy * in->stride[2], in->width / 2, terms, f->ts);
-}
-
-static void
 run_pairs (gint begin, gint end, gint slice, gpointer data)
 {
   Fused *f = data;
   const M2iImage *in = f->in;
   const M2iImage *out = f->out;
-  Slice *sl = &f->slices[slice];
+  gboolean nv12 = in->format == M2I_FORMAT_SP_NV12_8;
   for (gint p = begin; p < end; p++) {
-    prep_chroma_row (f, in, p, sl->terms);
-    for (gint y = 2 * p; y < 2 * p + 2; y++) {
-      guint8 *dst[3];
-      if (f->spec.mode == CSC_OUT_IL_U8) {
-        dst[0] = out->data[0] + (gsize) y * out->stride[0];
-      } else {
+    guint8 *dst[2][3] = { { NULL } };
+    for (gint r = 0; r < 2; r++) {
+      gint y = 2 * p + r;
+      if (f->spec.mode == CSC_OUT_IL_U8)
+        dst[r][0] = out->data[0] + (gsize) y * out->stride[0];
+      else
         for (int c = 0; c < 3; c++)
-          dst[c] = out->data[f->plane_of[c]] + (gsize) y * out->stride[f->plane_of[c]];
-      }
-      f->k->row (in->data[0] + (gsize) y * in->stride[0], sl->terms, f->ts, in->width,
-          dst, &f->spec);
+          dst[r][c] = out->data[f->plane_of[c]] + (gsize) y * out->stride[f->plane_of[c]];
     }
+    const guint8 *c1 = in->data[1] + (gsize) p * in->stride[1];
+    const guint8 *c2 = nv12 ? NULL : in->data[2] + (gsize) p * in->stride[2];
+    f->k->pair (in->data[0] + (gsize) (2 * p) * in->stride[0],
+        in->data[0] + (gsize) (2 * p + 1) * in->stride[0], c1, c2, in->width,
+        dst[0], dst[1], &f->spec);
   }
 }
 
@@ -354,12 +346,20 @@ source_row (Fused *f, Slice *sl, gint r)
     f->k->row (sl->cy, sl->terms, f->ts, K, crow, &il);
   } else {
     guint8 *const frow[3] = { sl->frow8, NULL, NULL };
-    prep_chroma_row (f, in, r / 2, sl->terms);
-    f->k->row (yrow, sl->terms, f->ts, K, frow, &il);
+    const guint8 *c2 = in->format == M2I_FORMAT_SP_NV12_8 ? NULL
+        : in->data[2] + (gsize) (r / 2) * in->stride[2];
+    f->k->pair (yrow, NULL, c1, c2, K, frow, NULL, &il);
   }
   const M2iResizePlan *rp = f->rplan;
   const guint8 *c8 = sl->crow;
-  switch (f->resize_dt) {
+  /* fp16 data holding u8 values: the module's u8 and fp16 kernels read the
+   * same fp32 values, so the u8 one (narrower loads, no conversion) gives the
+   * same sums — except when pillow modes round the intermediate to the data
+   * type, which differs between u8 and fp16. */
+  M2iDataType hdt = f->resize_dt;
+  if (hdt == M2I_DTYPE_F16 && !rp->round_intermediate)
+    hdt = M2I_DTYPE_U8;
+  switch (hdt) {
     case M2I_DTYPE_U8:
       if (f->compact)
         for (gint k = 0; k < K; k++)
