@@ -59,6 +59,64 @@ prep_444_c (const guint8 *u, const guint8 *v, gint n, gint16 *t, gsize ts)
   }
 }
 
+/* Gathers of compacted columns: cy[k] = y[xs[k]]; chroma of column xs[k]
+ * from an NV12 UV row (c2 NULL) or I420 U, V rows. The first @safe entries
+ * may be read 4 bytes at a time (SIMD versions); the rest one by one. */
+static void
+gather_c (const guint8 *y, const guint8 *c1, const guint8 *c2, const gint32 *xs, gint K,
+    gint safe, guint8 *restrict cy, guint8 *restrict cu, guint8 *restrict cv)
+{
+  (void) safe;
+  if (y)
+    for (gint k = 0; k < K; k++)
+      cy[k] = y[xs[k]];
+  if (!c1)
+    return;
+  if (!c2) {
+    for (gint k = 0; k < K; k++) {
+      gsize o = (gsize) (xs[k] & ~1);
+      cu[k] = c1[o];
+      cv[k] = c1[o + 1];
+    }
+  } else {
+    for (gint k = 0; k < K; k++) {
+      cu[k] = c1[xs[k] >> 1];
+      cv[k] = c2[xs[k] >> 1];
+    }
+  }
+}
+
+/* The horizontal resize pass over tap-by-tap expanded columns (fused.c):
+ * dst[3i + c] = sum over t of w[i*T + t] * v_c[i*T + t], evaluated as the
+ * resize contract says (fp32, from 0.0f, taps in order, no FMA: the build
+ * uses -ffp-contract=off). @p holds three planes of K values. Written once,
+ * compiled for plain x86-64 and for AVX2 (the compiler vectorizes it); both
+ * give the same bits. */
+static inline __attribute__((always_inline)) void
+hpass_expanded_body (const float *w, gint T, gint n, const guint8 *p, gint K, float *dst)
+{
+  for (int c = 0; c < 3; c++) {
+    const guint8 *v = p + (gsize) c * K;
+    if (T == 2) {
+      for (gint i = 0; i < n; i++)
+        dst[3 * i + c] = (0.0f + w[2 * i] * (float) v[2 * i]) + w[2 * i + 1] * (float) v[2 * i + 1];
+    } else {
+      for (gint i = 0; i < n; i++) {
+        float acc = 0.0f;
+        for (gint t = 0; t < T; t++)
+          acc = acc + w[i * T + t] * (float) v[i * T + t];
+        dst[3 * i + c] = acc;
+      }
+    }
+  }
+}
+
+static void
+hpass_expanded_c (const float *w, gint T, gint n, const guint8 *p, gint K, float *dst)
+{
+  hpass_expanded_body (w, T, n, p, K, dst);
+}
+
 static m2i_f16 u8_f16_table[256];
 
 static void
@@ -150,7 +208,7 @@ pair_c (const guint8 *y0, const guint8 *y1, const guint8 *c1, const guint8 *c2, 
 }
 
 static const CscKernels kernels_c = {
-  "c", 1, prep_444_c, row_c, pair_c, u8_to_f16_c,
+  "c", 1, prep_444_c, row_c, pair_c, u8_to_f16_c, gather_c, hpass_expanded_c,
 };
 
 /* ---- AVX2 --------------------------------------------------------------- */
@@ -444,9 +502,52 @@ u8_to_f16_avx2 (const guint8 *src, m2i_f16 *dst, gint n)
     dst[i] = u8_f16_table[src[i]];
 }
 
+static AVX2 void
+gather_avx2 (const guint8 *y, const guint8 *c1, const guint8 *c2, const gint32 *xs, gint K,
+    gint safe, guint8 *restrict cy, guint8 *restrict cu, guint8 *restrict cv)
+{
+  const __m256i b0 = _mm256_setr_epi8 (0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+      0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m256i b1 = _mm256_setr_epi8 (1, 5, 9, 13, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+      1, 5, 9, 13, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m256i join = _mm256_setr_epi32 (0, 4, 0, 0, 0, 0, 0, 0);
+  const __m256i even = _mm256_set1_epi32 (~1);
+  gint k = 0;
+  for (; k + 8 <= safe; k += 8) {
+    __m256i x = _mm256_loadu_si256 ((const __m256i *) (xs + k));
+    if (y) {
+      __m256i g = _mm256_i32gather_epi32 ((const int *) y, x, 1);
+      g = _mm256_permutevar8x32_epi32 (_mm256_shuffle_epi8 (g, b0), join);
+      _mm_storel_epi64 ((__m128i *) (cy + k), _mm256_castsi256_si128 (g));
+    }
+    if (c1 && !c2) {
+      __m256i g = _mm256_i32gather_epi32 ((const int *) c1, _mm256_and_si256 (x, even), 1);
+      __m256i u = _mm256_permutevar8x32_epi32 (_mm256_shuffle_epi8 (g, b0), join);
+      __m256i v = _mm256_permutevar8x32_epi32 (_mm256_shuffle_epi8 (g, b1), join);
+      _mm_storel_epi64 ((__m128i *) (cu + k), _mm256_castsi256_si128 (u));
+      _mm_storel_epi64 ((__m128i *) (cv + k), _mm256_castsi256_si128 (v));
+    } else if (c1) {
+      __m256i h = _mm256_srli_epi32 (x, 1);
+      __m256i u = _mm256_i32gather_epi32 ((const int *) c1, h, 1);
+      __m256i v = _mm256_i32gather_epi32 ((const int *) c2, h, 1);
+      u = _mm256_permutevar8x32_epi32 (_mm256_shuffle_epi8 (u, b0), join);
+      v = _mm256_permutevar8x32_epi32 (_mm256_shuffle_epi8 (v, b0), join);
+      _mm_storel_epi64 ((__m128i *) (cu + k), _mm256_castsi256_si128 (u));
+      _mm_storel_epi64 ((__m128i *) (cv + k), _mm256_castsi256_si128 (v));
+    }
+  }
+  gather_c (y, c1, c2, xs + k, K - k, 0, cy + k, cu + k, cv + k);
+}
+
+static AVX2 void
+hpass_expanded_avx2 (const float *w, gint T, gint n, const guint8 *p, gint K, float *dst)
+{
+  hpass_expanded_body (w, T, n, p, K, dst);
+}
+
 static const CscKernels kernels_avx2 = {
   "avx2", BLK, prep_444_avx2, row_avx2, pair_avx2,
-  u8_to_f16_avx2,
+  u8_to_f16_avx2, gather_avx2, hpass_expanded_avx2,
 };
 
 /* ---- AVX-512 (F, BW): the pair kernel at twice the width ------------------ */
@@ -652,8 +753,35 @@ pair_avx512 (const guint8 *y0, const guint8 *y1, const guint8 *c1, const guint8 
   }
 }
 
+static AVX512 void
+gather_avx512 (const guint8 *y, const guint8 *c1, const guint8 *c2, const gint32 *xs, gint K,
+    gint safe, guint8 *restrict cy, guint8 *restrict cu, guint8 *restrict cv)
+{
+  const __m512i even = _mm512_set1_epi32 (~1);
+  gint k = 0;
+  for (; k + 16 <= safe; k += 16) {
+    __m512i x = _mm512_loadu_si512 ((const void *) (xs + k));
+    if (y)
+      _mm_storeu_si128 ((__m128i *) (cy + k),
+          _mm512_cvtepi32_epi8 (_mm512_i32gather_epi32 (x, (const void *) y, 1)));
+    if (c1 && !c2) {
+      __m512i g = _mm512_i32gather_epi32 (_mm512_and_si512 (x, even), (const void *) c1, 1);
+      _mm_storeu_si128 ((__m128i *) (cu + k), _mm512_cvtepi32_epi8 (g));
+      _mm_storeu_si128 ((__m128i *) (cv + k), _mm512_cvtepi32_epi8 (_mm512_srli_epi32 (g, 8)));
+    } else if (c1) {
+      __m512i h = _mm512_srli_epi32 (x, 1);
+      _mm_storeu_si128 ((__m128i *) (cu + k),
+          _mm512_cvtepi32_epi8 (_mm512_i32gather_epi32 (h, (const void *) c1, 1)));
+      _mm_storeu_si128 ((__m128i *) (cv + k),
+          _mm512_cvtepi32_epi8 (_mm512_i32gather_epi32 (h, (const void *) c2, 1)));
+    }
+  }
+  gather_c (y, c1, c2, xs + k, K - k, 0, cy + k, cu + k, cv + k);
+}
+
 static const CscKernels kernels_avx512 = {
-  "avx512", BLK, prep_444_avx2, row_avx2, pair_avx512, u8_to_f16_avx2,
+  "avx512", BLK, prep_444_avx2, row_avx2, pair_avx512, u8_to_f16_avx2, gather_avx512,
+  hpass_expanded_avx2,
 };
 #endif
 

@@ -83,6 +83,16 @@ typedef struct {
       gint n, guint8 *const d0[3], guint8 *const d1[3], const CscOutSpec *spec);
   /* u8 -> fp16 (exact) for n values. */
   void (*u8_to_f16) (const guint8 *src, m2i_f16 *dst, gint n);
+  /* Compacted columns: cy[k] = y[xs[k]] (skipped if @y is NULL), and when
+   * @c1 is set the chroma of column xs[k] from an NV12 UV row (@c2 NULL) or
+   * I420 U, V rows. Entries k < @safe may be fetched 4 bytes at a time
+   * (the caller guarantees those bytes lie inside the rows). */
+  void (*gather) (const guint8 *y, const guint8 *c1, const guint8 *c2, const gint32 *xs,
+      gint K, gint safe, guint8 *cy, guint8 *cu, guint8 *cv);
+  /* Horizontal resize over expanded columns (fused.c explains): @w the x
+   * table's weights (@n outputs, @T taps), @p three planes of K = n*T u8
+   * values, @dst n*3 interleaved sums. */
+  void (*hpass_expanded) (const float *w, gint T, gint n, const guint8 *p, gint K, float *dst);
 } CscKernels;
 
 /* The kernels for this CPU (respects M2I_CPU_DISABLE). */

@@ -24,12 +24,14 @@
 typedef struct {
   gint16 *terms;
   guint8 *cy, *cu, *cv;        /* compacted source columns */
-  guint8 *crow;                /* compacted csc output, interleaved u8 */
+  guint8 *crow;                /* compacted csc output, interleaved u8, or
+                                  expanded: three planes of K values */
   guint8 *frow8;               /* full-width source rows for hpass: needed */
   m2i_f16 *frow16;             /* columns filled, the rest stays zero */
   float *frow32;
   float *ring;                 /* ring_n rows of out_w * 3 hpass sums */
   gint *tags;                  /* source row held by each ring slot, -1: none */
+  gint terms_row;              /* chroma row whose terms `terms` holds, -1: none */
   const float **rows;
   float *vrow;
   guint8 *orow8;
@@ -52,8 +54,10 @@ struct Fused {
   /* resize */
   M2iResizePlan *rplan;
   gboolean compact;
+  gboolean expanded;                   /* columns listed tap by tap (see below) */
   gint n_cols;                         /* K: columns converted per source row */
   gint32 *xs;                          /* the K source columns */
+  gint safe;                           /* xs[k], k < safe: 4-byte reads stay in the rows */
   gint ring_n, rows_needed;
   gsize ts;
   gint n_slices;
@@ -128,20 +132,36 @@ m2i_fused_free (Fused *f)
   g_free (f);
 }
 
-/* Chooses the source columns to convert: those the x table names, compacted
- * when that is much narrower than the row. */
+/* Chooses the source columns to convert.
+ * - expanded (downscales without intermediate rounding): the column list is
+ *   the x table itself, tap by tap (xs[i*taps + t] = index[i*taps + t], a
+ *   column used by two outputs appears twice). The horizontal pass over it is
+ *   then a regular, gather-free loop (CscKernels.hpass_expanded) evaluating exactly the
+ *   contract's sums (taps in table order, fp32 from 0.0f, no FMA), so no
+ *   scatter and no gathering hpass is needed.
+ * - compact: the distinct columns the table names, scattered back into a
+ *   zeroed full-width row for the resize module's hpass (pillow modes, whose
+ *   intermediate rounding belongs to the module).
+ * - otherwise whole rows. */
 static void
 plan_columns (Fused *f)
 {
   const M2iResizeAxis *ax = &f->rplan->x;
+  gint n_taps = ax->out_size * ax->taps;
+  if (!f->rplan->round_intermediate && n_taps * 2 <= ax->in_size
+      && !g_getenv ("M2I_FUSED_NO_EXPAND")) {
+    f->expanded = TRUE;
+    f->n_cols = n_taps;
+    f->xs = g_memdup2 (ax->index, (gsize) n_taps * sizeof (gint32));
+    return;
+  }
   guint8 *used = g_new0 (guint8, ax->in_size);
-  for (gint i = 0; i < ax->out_size * ax->taps; i++)
+  for (gint i = 0; i < n_taps; i++)
     used[ax->index[i]] = 1;
   gint K = 0;
   for (gint i = 0; i < ax->in_size; i++)
     K += used[i];
-  if (g_getenv ("M2I_NOCOMPACT") || K * 2 > ax->in_size) {
-    /* Most columns are needed: convert whole rows. */
+  if (K * 2 > ax->in_size) {
     f->compact = FALSE;
     f->n_cols = ax->in_size;
   } else {
@@ -239,6 +259,17 @@ m2i_fused_new (const M2iImage *in, const M2iOp *ops, guint n_ops,
 
   plan_columns (f);
   plan_rows (f);
+  if (f->xs) {
+    /* prefix of columns whose 4-byte luma and chroma reads stay in the rows */
+    gint W = f->in_w;
+    gboolean nv12 = f->src_format == M2I_FORMAT_SP_NV12_8;
+    while (f->safe < f->n_cols) {
+      gint x = f->xs[f->safe];
+      if (x + 4 > W || (nv12 ? (x & ~1) + 4 > W : (x >> 1) + 4 > W / 2))
+        break;
+      f->safe++;
+    }
+  }
   gint K = f->n_cols;
   gsize n = (gsize) f->out_w * 3;
   f->ts = m2i_csc_terms_stride (f->k, K);
@@ -253,7 +284,7 @@ m2i_fused_new (const M2iImage *in, const M2iOp *ops, guint n_ops,
   for (gint s = 0; s < f->n_slices; s++) {
     Slice *sl = &f->slices[s];
     sl->terms = g_new0 (gint16, f->ts * CSC_N_TERMS);
-    if (f->compact) {
+    if (f->compact || f->expanded) {
       sl->cy = g_new0 (guint8, K);
       sl->cu = g_new0 (guint8, K);
       sl->cv = g_new0 (guint8, K);
@@ -325,24 +356,28 @@ source_row (Fused *f, Slice *sl, gint r)
   CscOutSpec il = { .mode = CSC_OUT_IL_U8, .bgr = f->order == M2I_ORDER_BGR };
   gint K = f->n_cols;
   const gint32 *xs = f->xs;
-  if (f->compact) {
+  if (f->compact || f->expanded) {
     guint8 *const crow[3] = { sl->crow, NULL, NULL };
-    for (gint k = 0; k < K; k++)
-      sl->cy[k] = yrow[xs[k]];
-    if (in->format == M2I_FORMAT_SP_NV12_8) {
-      for (gint k = 0; k < K; k++) {
-        gsize o = (gsize) (xs[k] & ~1);
-        sl->cu[k] = c1[o];
-        sl->cv[k] = c1[o + 1];
-      }
-    } else {
-      const guint8 *c2 = in->data[2] + (gsize) (r / 2) * in->stride[2];
-      for (gint k = 0; k < K; k++) {
-        sl->cu[k] = c1[xs[k] >> 1];
-        sl->cv[k] = c2[xs[k] >> 1];
-      }
+    /* The chroma terms depend only on the chroma row: rows 2j and 2j+1 share
+     * them (the tag is reset at every run, the frame changes). */
+    gboolean need_chroma = sl->terms_row != r / 2;
+    const guint8 *c2 = in->format == M2I_FORMAT_SP_NV12_8 ? NULL
+        : in->data[2] + (gsize) (r / 2) * in->stride[2];
+    f->k->gather (yrow, need_chroma ? c1 : NULL, c2, xs, K, f->safe, sl->cy, sl->cu, sl->cv);
+    if (need_chroma) {
+      f->k->prep_444 (sl->cu, sl->cv, K, sl->terms, f->ts);
+      sl->terms_row = r / 2;
     }
-    f->k->prep_444 (sl->cu, sl->cv, K, sl->terms, f->ts);
+    if (f->expanded) {
+      CscOutSpec pl = { .mode = CSC_OUT_PL_U8 };
+      gboolean bgr = f->order == M2I_ORDER_BGR;
+      guint8 *const planes[3] = { sl->crow + (bgr ? 2 : 0) * (gsize) K,
+        sl->crow + (gsize) K, sl->crow + (bgr ? 0 : 2) * (gsize) K };
+      f->k->row (sl->cy, sl->terms, f->ts, K, planes, &pl);
+      f->k->hpass_expanded (f->rplan->x.weight, f->rplan->x.taps, f->out_w, sl->crow, K, dst);
+      sl->tags[slot] = r;
+      return dst;
+    }
     f->k->row (sl->cy, sl->terms, f->ts, K, crow, &il);
   } else {
     guint8 *const frow[3] = { sl->frow8, NULL, NULL };
@@ -475,6 +510,7 @@ run_resize (gint begin, gint end, gint slice, gpointer data)
   const M2iResizeAxis *ay = &f->rplan->y;
   for (gint i = 0; i < f->ring_n; i++)
     sl->tags[i] = -1;
+  sl->terms_row = -1;
   for (gint oy = begin; oy < end; oy++) {
     for (gint t = 0; t < ay->taps; t++)
       sl->rows[t] = source_row (f, sl, ay->index[oy * ay->taps + t]);

@@ -8,7 +8,8 @@
  *     GstVideoConverter to RGBP 224x224
  * (c) the same from I420.
  * m2i and GstVideoConverter at 1 and 2 threads; libyuv is single-threaded.
- * Each figure is the best mean over 5 batches of repeated runs (us/frame).
+ * Contenders of a block are timed in 7 interleaved rounds; each figure is the
+ * contender's best round (mean us/frame over the round's repetitions).
  * Usage: bench-m2i [seconds-per-figure, default 0.5]
  */
 #include <m2i-core.h>
@@ -27,27 +28,63 @@ static double budget = 0.5;
 
 typedef void (*RunFunc) (gpointer data);
 
-static double
-measure (RunFunc fn, gpointer data)
+/* The contenders of one block are timed in interleaved rounds (each round
+ * times every contender once), and each keeps its best round: load from
+ * other processes then hits all of them alike instead of whichever ran at
+ * the wrong moment. */
+#define MAX_CONTENDERS 8
+#define ROUNDS 7
+
+typedef struct {
+  gchar *name;
+  RunFunc fn;
+  gpointer data;
+  double best;
+} Contender;
+
+static Contender contenders[MAX_CONTENDERS];
+static int n_contenders;
+
+static void
+add (const char *name, RunFunc fn, gpointer data)
 {
-  for (int i = 0; i < 3; i++)
-    fn (data);
+  Contender *c = &contenders[n_contenders++];
+  c->name = g_strdup (name);
+  c->fn = fn;
+  c->data = data;
+  c->best = 1e30;
+}
+
+static double
+time_reps (Contender *c, int reps)
+{
   gint64 t0 = g_get_monotonic_time ();
-  int n = 0;
-  while (g_get_monotonic_time () - t0 < 50000 || n < 3) {
-    fn (data);
-    n++;
+  for (int i = 0; i < reps; i++)
+    c->fn (c->data);
+  return (double) (g_get_monotonic_time () - t0) / reps;
+}
+
+static void
+run_block (void)
+{
+  int reps[MAX_CONTENDERS];
+  for (int i = 0; i < n_contenders; i++) {
+    Contender *c = &contenders[i];
+    double per = time_reps (c, 3);
+    reps[i] = MAX (1, (int) (budget * 1e6 / ROUNDS / per));
   }
-  double per = (double) (g_get_monotonic_time () - t0) / n;
-  int reps = MAX (1, (int) (budget * 1e6 / 5 / per));
-  double best = 1e30;
-  for (int b = 0; b < 5; b++) {
-    t0 = g_get_monotonic_time ();
-    for (int i = 0; i < reps; i++)
-      fn (data);
-    best = MIN (best, (double) (g_get_monotonic_time () - t0) / reps);
+  for (int r = 0; r < ROUNDS; r++)
+    for (int i = 0; i < n_contenders; i++)
+      contenders[i].best = MIN (contenders[i].best, time_reps (&contenders[i], reps[i]));
+  for (int i = 0; i < n_contenders; i++) {
+    Contender *c = &contenders[i];
+    if (i == 0)
+      printf ("  %-58s %9.1f us\n", c->name, c->best);
+    else
+      printf ("  %-58s %9.1f us  %6.2fx\n", c->name, c->best, c->best / contenders[0].best);
+    g_free (c->name);
   }
-  return best;
+  n_contenders = 0;
 }
 
 /* ---- inputs ---------------------------------------------------------------- */
@@ -224,17 +261,6 @@ gst_free_run (GstRun *r)
   g_free (r);
 }
 
-/* ---- table ----------------------------------------------------------------- */
-
-static void
-row (const char *what, double us, double ref_us)
-{
-  if (ref_us > 0)
-    printf ("  %-58s %9.1f us  %6.2fx\n", what, us, us / ref_us);
-  else
-    printf ("  %-58s %9.1f us\n", what, us);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -264,26 +290,24 @@ main (int argc, char **argv)
     m2i_op_list_init (&csc);
     m2i_op_list_add_csc (&csc, M2I_ORDER_RGB);
     M2iRun *m1 = m2i_setup (src, &csc, M2I_FORMAT_IL_RGB888, W, H, M2I_PROFILE_DEFAULT, 1, FALSE);
-    double a1 = measure (m2i_run, m1);
-    row ("m2i IL_RGB888, 1 thread", a1, 0);
     M2iRun *m2 = m2i_setup (src, &csc, M2I_FORMAT_IL_RGB888, W, H, M2I_PROFILE_DEFAULT, 2, FALSE);
-    row ("m2i IL_RGB888, 2 threads", measure (m2i_run, m2), a1);
-    YuvRun y = { src, TRUE, FALSE, NULL, g_malloc (W * H * 3) };
-    row (src ? "libyuv I420ToRAW (R,G,B order)" : "libyuv NV12ToRAW (R,G,B order)",
-        measure (yuv_run, &y), a1);
-    y.raw = FALSE;
-    row (src ? "libyuv I420ToRGB24 (B,G,R order)" : "libyuv NV12ToRGB24 (B,G,R order)",
-        measure (yuv_run, &y), a1);
-    for (guint t = 1; t <= 2; t++) {
-      GstRun *g = gst_setup (src, GST_VIDEO_FORMAT_RGB, W, H, t);
-      gchar *d = g_strdup_printf ("GstVideoConverter -> RGB, n-threads %u", t);
-      row (d, measure (gst_run, g), a1);
-      g_free (d);
-      gst_free_run (g);
-    }
+    YuvRun yraw = { src, TRUE, FALSE, NULL, g_malloc (W * H * 3) };
+    YuvRun y24 = { src, FALSE, FALSE, NULL, g_malloc (W * H * 3) };
+    GstRun *g1 = gst_setup (src, GST_VIDEO_FORMAT_RGB, W, H, 1);
+    GstRun *g2 = gst_setup (src, GST_VIDEO_FORMAT_RGB, W, H, 2);
+    add ("m2i IL_RGB888, 1 thread", m2i_run, m1);
+    add ("m2i IL_RGB888, 2 threads", m2i_run, m2);
+    add (src ? "libyuv I420ToRAW (R,G,B order)" : "libyuv NV12ToRAW (R,G,B order)", yuv_run, &yraw);
+    add (src ? "libyuv I420ToRGB24 (B,G,R order)" : "libyuv NV12ToRGB24 (B,G,R order)", yuv_run, &y24);
+    add ("GstVideoConverter -> RGB, n-threads 1", gst_run, g1);
+    add ("GstVideoConverter -> RGB, n-threads 2", gst_run, g2);
+    run_block ();
     m2i_free_run (m1);
     m2i_free_run (m2);
-    g_free (y.rgb);
+    gst_free_run (g1);
+    gst_free_run (g2);
+    g_free (yraw.rgb);
+    g_free (y24.rgb);
 
     /* (b) */
     printf ("\n(%s) %s 1920x1080 -> PL_FP16_RGB 224x224 normalized (linear, half_pixel)\n",
@@ -296,28 +320,27 @@ main (int argc, char **argv)
     m2i_op_list_add_permute (&chain);
     m2i_op_list_add_norm (&chain, &norm);
     M2iRun *f1 = m2i_setup (src, &chain, M2I_FORMAT_PL_FP16_RGB, S, S, M2I_PROFILE_EXTENDED, 1, FALSE);
-    double b1 = measure (m2i_run, f1);
-    row ("m2i fused, one task (extended), 1 thread", b1, 0);
     M2iRun *f2 = m2i_setup (src, &chain, M2I_FORMAT_PL_FP16_RGB, S, S, M2I_PROFILE_EXTENDED, 2, FALSE);
-    row ("m2i fused, one task (extended), 2 threads", measure (m2i_run, f2), b1);
     M2iRun *d1 = m2i_setup (src, &chain, M2I_FORMAT_PL_FP16_RGB, S, S, M2I_PROFILE_DEFAULT, 1, FALSE);
-    row ("m2i default profile, 2 tasks (norm apart), 1 thread", measure (m2i_run, d1), b1);
     M2iRun *s1 = m2i_setup (src, &chain, M2I_FORMAT_PL_FP16_RGB, S, S, M2I_PROFILE_EXTENDED, 1, TRUE);
-    row ("m2i unfused, 5 separate tasks, 1 thread", measure (m2i_run, s1), b1);
     YuvRun ys = { src, FALSE, TRUE, g_malloc (S * S * 2), g_malloc (S * S * 3) };
-    row (src ? "libyuv I420Scale + I420ToRGB24 224x224 u8" : "libyuv NV12Scale + NV12ToRGB24 224x224 u8",
-        measure (yuv_run, &ys), b1);
-    for (guint t = 1; t <= 2; t++) {
-      GstRun *g = gst_setup (src, GST_VIDEO_FORMAT_RGBP, S, S, t);
-      gchar *d = g_strdup_printf ("GstVideoConverter -> RGBP 224x224 u8, n-threads %u", t);
-      row (d, measure (gst_run, g), b1);
-      g_free (d);
-      gst_free_run (g);
-    }
+    GstRun *h1 = gst_setup (src, GST_VIDEO_FORMAT_RGBP, S, S, 1);
+    GstRun *h2 = gst_setup (src, GST_VIDEO_FORMAT_RGBP, S, S, 2);
+    add ("m2i fused, one task (extended), 1 thread", m2i_run, f1);
+    add ("m2i fused, one task (extended), 2 threads", m2i_run, f2);
+    add ("m2i default profile, 2 tasks (norm apart), 1 thread", m2i_run, d1);
+    add ("m2i unfused, 5 separate tasks, 1 thread", m2i_run, s1);
+    add (src ? "libyuv I420Scale + I420ToRGB24 224x224 u8" : "libyuv NV12Scale + NV12ToRGB24 224x224 u8",
+        yuv_run, &ys);
+    add ("GstVideoConverter -> RGBP 224x224 u8, n-threads 1", gst_run, h1);
+    add ("GstVideoConverter -> RGBP 224x224 u8, n-threads 2", gst_run, h2);
+    run_block ();
     m2i_free_run (f1);
     m2i_free_run (f2);
     m2i_free_run (d1);
     m2i_free_run (s1);
+    gst_free_run (h1);
+    gst_free_run (h2);
     g_free (ys.small);
     g_free (ys.rgb);
   }
