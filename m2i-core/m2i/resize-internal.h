@@ -23,6 +23,11 @@ typedef struct {
   gint32 *offset;                /* blocks * taps * 16 source value offsets */
   float *weight;                 /* blocks * taps * 16 */
   gint32 *max_offset;            /* blocks: largest offset read by the block */
+  /* Windows: per half block of 8 values, the smallest offset read and the
+   * span (largest - smallest + 1). A kernel loads a window of source values
+   * once and permutes it per tap instead of gathering, when it is short. */
+  gint32 *lo;                    /* 2 * blocks */
+  gint32 *span;                  /* 2 * blocks */
 } M2iResizeXTable;
 
 struct _M2iResizeSimd {

@@ -62,30 +62,6 @@ round_f16_8 (__m256 v)
 
 typedef enum { SRC_U8, SRC_F16, SRC_F32 } SrcType;
 
-/* Horizontal pass over whole 16-value blocks; @C_fallback does the others. */
-#define HPASS_BODY(GATHER, LANES, VEC, ZERO, LOADI, LOADF, ADD, MUL)            \
-  const M2iResizeXTable *xt = m2i_resize_xtable (plan, channels);               \
-  gint T = xt->taps;                                                            \
-  for (gint b = 0; b < xt->blocks; b++) {                                       \
-    gint e0 = b * M2I_RESIZE_BLOCK;                                             \
-    gint cnt = MIN (M2I_RESIZE_BLOCK, xt->n - e0);                              \
-    if (xt->max_offset[b] > limit) {                                            \
-      fallback (plan, src, channels, dst, e0, e0 + cnt);                        \
-      continue;                                                                 \
-    }                                                                           \
-    const gint32 *o = xt->offset + (gsize) b * T * M2I_RESIZE_BLOCK;            \
-    const float *w = xt->weight + (gsize) b * T * M2I_RESIZE_BLOCK;             \
-    VEC acc[M2I_RESIZE_BLOCK / LANES];                                          \
-    for (gint h = 0; h < M2I_RESIZE_BLOCK / LANES; h++)                         \
-      acc[h] = ZERO;                                                            \
-    for (gint t = 0; t < T; t++)                                                \
-      for (gint h = 0; h < M2I_RESIZE_BLOCK / LANES; h++) {                     \
-        gsize k = (gsize) t * M2I_RESIZE_BLOCK + h * LANES;                     \
-        acc[h] = ADD (acc[h], MUL (LOADF (w + k), GATHER (src, LOADI (o + k)))); \
-      }                                                                         \
-    finish (plan, acc, dst + e0, cnt);                                          \
-  }
-
 AVX2 static inline __m256i
 loadi8 (const gint32 *p)
 {
@@ -113,40 +89,102 @@ finish8 (const M2iResizePlan *plan, SrcType type, __m256 *acc, float *dst, gint 
   }
 }
 
+
+/* 16 source values from @p converted to fp32, in two registers. */
+AVX2 static inline void
+window16 (SrcType type, const void *p, __m256 *w0, __m256 *w1)
+{
+  if (type == SRC_U8) {
+    __m128i v = _mm_loadu_si128 ((const __m128i *) p);
+    *w0 = _mm256_cvtepi32_ps (_mm256_cvtepu8_epi32 (v));
+    *w1 = _mm256_cvtepi32_ps (_mm256_cvtepu8_epi32 (_mm_srli_si128 (v, 8)));
+  } else if (type == SRC_F16) {
+    __m256i v = _mm256_loadu_si256 ((const __m256i *) p);
+    *w0 = _mm256_cvtph_ps (_mm256_castsi256_si128 (v));
+    *w1 = _mm256_cvtph_ps (_mm256_extracti128_si256 (v, 1));
+  } else {
+    *w0 = _mm256_loadu_ps ((const float *) p);
+    *w1 = _mm256_loadu_ps ((const float *) p + 8);
+  }
+}
+
+AVX2 static inline __m256
+gather8 (SrcType type, const void *src, __m256i off)
+{
+  return type == SRC_U8 ? gather8_u8 (src, off)
+      : type == SRC_F16 ? gather8_f16 (src, off) : gather8_f32 (src, off);
+}
+
+/* The horizontal pass, 16 values per block, two halves of 8 lanes. A half
+ * whose values all come from 16 consecutive source values loads them once
+ * and permutes them per tap; otherwise it gathers. Blocks whose 32-bit
+ * gathers could read past a u8 / fp16 row end run the C code. Every lane
+ * computes ((0 + w0*x0) + w1*x1) + ... as the C kernel does. */
+AVX2 static inline void
+hpass_avx2 (const M2iResizePlan *plan, SrcType type, const void *src, gint channels,
+    float *dst)
+{
+  const M2iResizeXTable *xt = m2i_resize_xtable (plan, channels);
+  gint T = xt->taps, row_len = plan->in_width * channels;
+  gsize es = type == SRC_U8 ? 1 : type == SRC_F16 ? 2 : 4;
+  gint32 limit = type == SRC_U8 ? row_len - 4 : type == SRC_F16 ? row_len - 2 : G_MAXINT32;
+  for (gint b = 0; b < xt->blocks; b++) {
+    gint e0 = b * M2I_RESIZE_BLOCK;
+    gint cnt = MIN (M2I_RESIZE_BLOCK, xt->n - e0);
+    gboolean window[2];
+    for (gint h = 0; h < 2; h++)
+      window[h] = xt->span[2 * b + h] <= 16 && xt->lo[2 * b + h] + 16 <= row_len;
+    if (!(window[0] && window[1]) && xt->max_offset[b] > limit) {
+      if (type == SRC_U8)
+        m2i_resize_hvalues_u8_c (plan, src, channels, dst, e0, e0 + cnt);
+      else
+        m2i_resize_hvalues_f16_c (plan, src, channels, dst, e0, e0 + cnt);
+      continue;
+    }
+    __m256 acc[2];
+    for (gint h = 0; h < 2; h++) {
+      const gint32 *o = xt->offset + (gsize) b * T * M2I_RESIZE_BLOCK + h * 8;
+      const float *w = xt->weight + (gsize) b * T * M2I_RESIZE_BLOCK + h * 8;
+      __m256 a = _mm256_setzero_ps ();
+      if (window[h]) {
+        gint32 lo = xt->lo[2 * b + h];
+        __m256 w0, w1;
+        window16 (type, (const guint8 *) src + (gsize) lo * es, &w0, &w1);
+        __m256i base = _mm256_set1_epi32 (lo), seven = _mm256_set1_epi32 (7);
+        for (gint t = 0; t < T; t++) {
+          __m256i idx = _mm256_sub_epi32 (loadi8 (o + (gsize) t * M2I_RESIZE_BLOCK), base);
+          __m256 x = _mm256_blendv_ps (_mm256_permutevar8x32_ps (w0, idx),
+              _mm256_permutevar8x32_ps (w1, idx),
+              _mm256_castsi256_ps (_mm256_cmpgt_epi32 (idx, seven)));
+          a = _mm256_add_ps (a, _mm256_mul_ps (_mm256_loadu_ps (w + (gsize) t * M2I_RESIZE_BLOCK), x));
+        }
+      } else {
+        for (gint t = 0; t < T; t++)
+          a = _mm256_add_ps (a, _mm256_mul_ps (_mm256_loadu_ps (w + (gsize) t * M2I_RESIZE_BLOCK),
+                  gather8 (type, src, loadi8 (o + (gsize) t * M2I_RESIZE_BLOCK))));
+      }
+      acc[h] = a;
+    }
+    finish8 (plan, type, acc, dst + e0, cnt);
+  }
+}
+
 AVX2 static void
 hpass_u8_avx2 (const M2iResizePlan *plan, const guint8 *src, gint channels, float *dst)
 {
-  gint32 limit = plan->in_width * channels - 4;   /* 4-byte gathers stay inside */
-#define fallback m2i_resize_hvalues_u8_c
-#define finish(plan, acc, d, cnt) finish8 (plan, SRC_U8, acc, d, cnt)
-  HPASS_BODY (gather8_u8, 8, __m256, _mm256_setzero_ps (), loadi8, _mm256_loadu_ps,
-      _mm256_add_ps, _mm256_mul_ps);
-#undef fallback
-#undef finish
+  hpass_avx2 (plan, SRC_U8, src, channels, dst);
 }
 
 AVX2 static void
 hpass_f16_avx2 (const M2iResizePlan *plan, const guint16 *src, gint channels, float *dst)
 {
-  gint32 limit = plan->in_width * channels - 2;
-#define fallback m2i_resize_hvalues_f16_c
-#define finish(plan, acc, d, cnt) finish8 (plan, SRC_F16, acc, d, cnt)
-  HPASS_BODY (gather8_f16, 8, __m256, _mm256_setzero_ps (), loadi8, _mm256_loadu_ps,
-      _mm256_add_ps, _mm256_mul_ps);
-#undef fallback
-#undef finish
+  hpass_avx2 (plan, SRC_F16, src, channels, dst);
 }
 
 AVX2 static void
 hpass_f32_avx2 (const M2iResizePlan *plan, const float *src, gint channels, float *dst)
 {
-  gint32 limit = G_MAXINT32;
-#define fallback(...) g_assert_not_reached ()
-#define finish(plan, acc, d, cnt) finish8 (plan, SRC_F32, acc, d, cnt)
-  HPASS_BODY (gather8_f32, 8, __m256, _mm256_setzero_ps (), loadi8, _mm256_loadu_ps,
-      _mm256_add_ps, _mm256_mul_ps);
-#undef fallback
-#undef finish
+  hpass_avx2 (plan, SRC_F32, src, channels, dst);
 }
 
 AVX2 static void
@@ -265,40 +303,93 @@ finish16 (const M2iResizePlan *plan, SrcType type, __m512 *acc, float *dst, gint
   _mm512_mask_storeu_ps (dst, (__mmask16) ((1u << cnt) - 1), v);
 }
 
+/* 32 source values from @p (the first @span of them read, the rest 0:
+ * masked loads, so never past the row end) as fp32. */
+AVX512 static inline void
+window32 (SrcType type, const void *p, gint span, __m512 *w0, __m512 *w1)
+{
+  __mmask16 m0 = span >= 16 ? 0xffff : (__mmask16) ((1u << span) - 1);
+  __mmask16 m1 = span >= 32 ? 0xffff : span <= 16 ? 0 : (__mmask16) ((1u << (span - 16)) - 1);
+  if (type == SRC_U8) {
+    const guint8 *q = p;
+    *w0 = _mm512_cvtepi32_ps (_mm512_cvtepu8_epi32 (_mm_maskz_loadu_epi8 (m0, q)));
+    *w1 = _mm512_cvtepi32_ps (_mm512_cvtepu8_epi32 (_mm_maskz_loadu_epi8 (m1, q + 16)));
+  } else if (type == SRC_F16) {
+    const guint16 *q = p;
+    *w0 = _mm512_cvtph_ps (_mm256_maskz_loadu_epi16 (m0, q));
+    *w1 = _mm512_cvtph_ps (_mm256_maskz_loadu_epi16 (m1, q + 16));
+  } else {
+    const float *q = p;
+    *w0 = _mm512_maskz_loadu_ps (m0, q);
+    *w1 = _mm512_maskz_loadu_ps (m1, q + 16);
+  }
+}
+
+AVX512 static inline __m512
+gather16 (SrcType type, const void *src, __m512i off)
+{
+  return type == SRC_U8 ? gather16_u8 (src, off)
+      : type == SRC_F16 ? gather16_f16 (src, off) : gather16_f32 (src, off);
+}
+
+/* As hpass_avx2, 16 lanes, with windows of 32 source values. */
+AVX512 static inline void
+hpass_avx512 (const M2iResizePlan *plan, SrcType type, const void *src, gint channels,
+    float *dst)
+{
+  const M2iResizeXTable *xt = m2i_resize_xtable (plan, channels);
+  gint T = xt->taps, row_len = plan->in_width * channels;
+  gsize es = type == SRC_U8 ? 1 : type == SRC_F16 ? 2 : 4;
+  gint32 limit = type == SRC_U8 ? row_len - 4 : type == SRC_F16 ? row_len - 2 : G_MAXINT32;
+  for (gint b = 0; b < xt->blocks; b++) {
+    gint e0 = b * M2I_RESIZE_BLOCK;
+    gint cnt = MIN (M2I_RESIZE_BLOCK, xt->n - e0);
+    gint32 lo = MIN (xt->lo[2 * b], xt->lo[2 * b + 1]);
+    gint32 hi = MAX (xt->lo[2 * b] + xt->span[2 * b], xt->lo[2 * b + 1] + xt->span[2 * b + 1]);
+    gint32 span = hi - lo;
+    const gint32 *o = xt->offset + (gsize) b * T * M2I_RESIZE_BLOCK;
+    const float *w = xt->weight + (gsize) b * T * M2I_RESIZE_BLOCK;
+    __m512 acc = _mm512_setzero_ps ();
+    if (span <= 32) {
+      __m512 w0, w1;
+      window32 (type, (const guint8 *) src + (gsize) lo * es, span, &w0, &w1);
+      __m512i base = _mm512_set1_epi32 (lo);
+      for (gint t = 0; t < T; t++) {
+        __m512i idx = _mm512_sub_epi32 (loadi16 (o + (gsize) t * M2I_RESIZE_BLOCK), base);
+        acc = _mm512_add_ps (acc, _mm512_mul_ps (_mm512_loadu_ps (w + (gsize) t * M2I_RESIZE_BLOCK),
+                _mm512_permutex2var_ps (w0, idx, w1)));
+      }
+    } else if (xt->max_offset[b] <= limit) {
+      for (gint t = 0; t < T; t++)
+        acc = _mm512_add_ps (acc, _mm512_mul_ps (_mm512_loadu_ps (w + (gsize) t * M2I_RESIZE_BLOCK),
+                gather16 (type, src, loadi16 (o + (gsize) t * M2I_RESIZE_BLOCK))));
+    } else {
+      if (type == SRC_U8)
+        m2i_resize_hvalues_u8_c (plan, src, channels, dst, e0, e0 + cnt);
+      else
+        m2i_resize_hvalues_f16_c (plan, src, channels, dst, e0, e0 + cnt);
+      continue;
+    }
+    finish16 (plan, type, &acc, dst + e0, cnt);
+  }
+}
+
 AVX512 static void
 hpass_u8_avx512 (const M2iResizePlan *plan, const guint8 *src, gint channels, float *dst)
 {
-  gint32 limit = plan->in_width * channels - 4;
-#define fallback m2i_resize_hvalues_u8_c
-#define finish(plan, acc, d, cnt) finish16 (plan, SRC_U8, acc, d, cnt)
-  HPASS_BODY (gather16_u8, 16, __m512, _mm512_setzero_ps (), loadi16, _mm512_loadu_ps,
-      _mm512_add_ps, _mm512_mul_ps);
-#undef fallback
-#undef finish
+  hpass_avx512 (plan, SRC_U8, src, channels, dst);
 }
 
 AVX512 static void
 hpass_f16_avx512 (const M2iResizePlan *plan, const guint16 *src, gint channels, float *dst)
 {
-  gint32 limit = plan->in_width * channels - 2;
-#define fallback m2i_resize_hvalues_f16_c
-#define finish(plan, acc, d, cnt) finish16 (plan, SRC_F16, acc, d, cnt)
-  HPASS_BODY (gather16_f16, 16, __m512, _mm512_setzero_ps (), loadi16, _mm512_loadu_ps,
-      _mm512_add_ps, _mm512_mul_ps);
-#undef fallback
-#undef finish
+  hpass_avx512 (plan, SRC_F16, src, channels, dst);
 }
 
 AVX512 static void
 hpass_f32_avx512 (const M2iResizePlan *plan, const float *src, gint channels, float *dst)
 {
-  gint32 limit = G_MAXINT32;
-#define fallback(...) g_assert_not_reached ()
-#define finish(plan, acc, d, cnt) finish16 (plan, SRC_F32, acc, d, cnt)
-  HPASS_BODY (gather16_f32, 16, __m512, _mm512_setzero_ps (), loadi16, _mm512_loadu_ps,
-      _mm512_add_ps, _mm512_mul_ps);
-#undef fallback
-#undef finish
+  hpass_avx512 (plan, SRC_F32, src, channels, dst);
 }
 
 AVX512 static void

@@ -196,6 +196,8 @@ m2i_resize_simd_free (M2iResizeSimd *simd)
       g_free (t->offset);
       g_free (t->weight);
       g_free (t->max_offset);
+      g_free (t->lo);
+      g_free (t->span);
       g_free (t);
     }
   }
@@ -215,19 +217,32 @@ xtable_build (const M2iResizeAxis *ax, gint C)
   xt->offset = g_new0 (gint32, len);
   xt->weight = g_new0 (float, len);
   xt->max_offset = g_new0 (gint32, xt->blocks);
+  xt->lo = g_new (gint32, 2 * xt->blocks);
+  xt->span = g_new (gint32, 2 * xt->blocks);
   for (gint b = 0; b < xt->blocks; b++) {
     for (gint lane = 0; lane < B; lane++) {
-      gint e = b * B + lane;
-      if (e >= xt->n)
-        break;
+      /* Lanes past the end repeat the last value with weight 0, so they
+       * stay inside its window. */
+      gint e = MIN (b * B + lane, xt->n - 1);
       gint i = e / C, c = e % C;
       for (gint t = 0; t < T; t++) {
         gsize k = ((gsize) b * T + t) * B + lane;
         gint32 off = ax->index[(gsize) i * T + t] * C + c;
         xt->offset[k] = off;
-        xt->weight[k] = ax->weight[(gsize) i * T + t];
+        xt->weight[k] = b * B + lane < xt->n ? ax->weight[(gsize) i * T + t] : 0.0f;
         xt->max_offset[b] = MAX (xt->max_offset[b], off);
       }
+    }
+    for (gint h = 0; h < 2; h++) {
+      gint32 lo = G_MAXINT32, hi = 0;
+      for (gint t = 0; t < T; t++)
+        for (gint lane = h * 8; lane < h * 8 + 8; lane++) {
+          gint32 off = xt->offset[((gsize) b * T + t) * B + lane];
+          lo = MIN (lo, off);
+          hi = MAX (hi, off);
+        }
+      xt->lo[2 * b + h] = lo;
+      xt->span[2 * b + h] = hi - lo + 1;
     }
   }
   return xt;
