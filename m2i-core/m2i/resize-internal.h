@@ -71,6 +71,15 @@ gboolean m2i_resize_image_args_check (gint in_w, gint in_h, gint out_w,
     gint out_h, M2iResizeData type, gint channels, const void *src,
     gsize src_stride, void *dst, gsize dst_stride, GError **error);
 
+/* The kernels the public row functions use (best level m2i_cpu_flags()
+ * allows). */
+const M2iResizeKernels *m2i_resize_kernels_best (void);
+
+/* m2i_resize_image_rows with the given level's kernels (benchmarks). */
+gboolean m2i_resize_image_rows_k (const M2iResizeKernels *k, const M2iResizePlan *plan,
+    M2iResizeData type, gint channels, const void *src, gsize src_stride, void *dst,
+    gsize dst_stride, gint y0, gint y1, float *scratch, GError **error);
+
 /* Instruction-set variants (NULL where not compiled for x86-64). */
 const M2iResizeKernels *m2i_resize_kernels_avx2 (void);
 const M2iResizeKernels *m2i_resize_kernels_avx512 (void);

@@ -119,8 +119,8 @@ m2i_resize_kernels_for_level (M2iCpuFlags level)
   return NULL;
 }
 
-static const M2iResizeKernels *
-best (void)
+const M2iResizeKernels *
+m2i_resize_kernels_best (void)
 {
   static gsize once = 0;
   static const M2iResizeKernels *k;
@@ -140,35 +140,35 @@ void
 m2i_resize_hpass_u8 (const M2iResizePlan *plan, const guint8 *src, gint channels,
     float *dst)
 {
-  best ()->hpass_u8 (plan, src, channels, dst);
+  m2i_resize_kernels_best ()->hpass_u8 (plan, src, channels, dst);
 }
 
 void
 m2i_resize_hpass_f16 (const M2iResizePlan *plan, const guint16 *src, gint channels,
     float *dst)
 {
-  best ()->hpass_f16 (plan, src, channels, dst);
+  m2i_resize_kernels_best ()->hpass_f16 (plan, src, channels, dst);
 }
 
 void
 m2i_resize_hpass_f32 (const M2iResizePlan *plan, const float *src, gint channels,
     float *dst)
 {
-  best ()->hpass_f32 (plan, src, channels, dst);
+  m2i_resize_kernels_best ()->hpass_f32 (plan, src, channels, dst);
 }
 
 void
 m2i_resize_vpass (const M2iResizePlan *plan, gint out_y, const float *const *rows,
     gint n, float *dst)
 {
-  best ()->vpass (plan, out_y, rows, n, dst);
+  m2i_resize_kernels_best ()->vpass (plan, out_y, rows, n, dst);
 }
 
 void
 m2i_resize_round_u8_row (const M2iResizePlan *plan, const float *src, guint8 *dst,
     gint n)
 {
-  best ()->round_u8 (plan, src, dst, n);
+  m2i_resize_kernels_best ()->round_u8 (plan, src, dst, n);
 }
 
 void

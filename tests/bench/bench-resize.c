@@ -13,7 +13,8 @@
  *
  * Usage: bench-resize [repeats]   (default 20)
  */
-#include <m2i/resize-private.h>
+#include <m2i/resize-internal.h>
+#include <base/m2i-parallel.h>
 #include <base/m2i-fp16.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,22 +59,31 @@ plan_for (M2iResizeMode mode, gboolean aa, gint iw, gint ih, gint ow, gint oh)
   return plan;
 }
 
-/* Whole image with one level's kernels: each needed source row once. */
+/* Whole image with one level's kernels (m2i_resize_image_rows' row cache). */
 static void
 image_u8 (const M2iResizeKernels *k, const M2iResizePlan *plan, const guint8 *src,
-    gint C, guint8 *dst, float *rows, float *sums)
+    gint C, guint8 *dst, float *scratch)
 {
-  gint n = plan->x.out_size * C, T = plan->y.taps;
-  gint lo = plan->y.first[0], hi = plan->y.last[plan->y.out_size - 1];
-  for (gint y = lo; y <= hi; y++)
-    k->hpass_u8 (plan, src + (gsize) y * plan->in_width * C, C, rows + (gsize) y * n);
-  for (gint y = 0; y < plan->y.out_size; y++) {
-    const float *r[T];
-    for (gint t = 0; t < T; t++)
-      r[t] = rows + (gsize) plan->y.index[y * T + t] * n;
-    k->vpass (plan, y, r, n, sums);
-    k->round_u8 (plan, sums, dst + (gsize) y * n, n);
-  }
+  gint ow = plan->x.out_size;
+  g_assert_true (m2i_resize_image_rows_k (k, plan, M2I_RESIZE_DATA_U8, C, src,
+          (gsize) plan->in_width * C, dst, (gsize) ow * C, 0, plan->y.out_size, scratch, NULL));
+}
+
+typedef struct {
+  const M2iResizePlan *plan;
+  const guint8 *src;
+  guint8 *dst;
+  gint C;
+  float *scratch[2];
+} Job;
+
+static void
+slice (gint y0, gint y1, gint s, gpointer data)
+{
+  Job *j = data;
+  m2i_resize_image_rows (j->plan, M2I_RESIZE_DATA_U8, j->C, j->src,
+      (gsize) j->plan->in_width * j->C, j->dst, (gsize) j->plan->x.out_size * j->C, y0, y1,
+      j->scratch[s], NULL);
 }
 
 static void
@@ -84,7 +94,8 @@ scenario_a (void)
   guint8 *src = g_new (guint8, (gsize) iw * ih * 4), *dst = g_new (guint8, (gsize) ow * oh * 4);
   for (gsize i = 0; i < (gsize) iw * ih * 4; i++)
     src[i] = (guint8) (i * 2654435761u >> 13);
-  float *rows = g_new (float, (gsize) ih * ow * C), *sums = g_new (float, ow * C);
+  float *rows = g_new (float, (gsize) 2 * ow * C), *sums = g_new (float, ow * C);
+  float *scratch = g_new (float, m2i_resize_scratch_floats (plan, C));
   gint n = ow * C;
 
   printf ("A. RGB %dx%d -> %dx%d u8 linear_onnx (standalone resize), 1 thread\n", iw, ih, ow, oh);
@@ -98,12 +109,20 @@ scenario_a (void)
     double th, tv, tr, ti;
     k->hpass_u8 (plan, src, C, rows);    /* builds the expanded table */
     BEST (th, for (gint y = 0; y < 64; y++) k->hpass_u8 (plan, src + (gsize) y * iw * C, C,
-            rows + (gsize) y * n));
+            rows + (gsize) (y & 1) * n));
     const float *r[2] = { rows, rows + n };
     BEST (tv, for (gint y = 0; y < 64; y++) k->vpass (plan, y, r, n, sums));
     BEST (tr, for (gint y = 0; y < 64; y++) k->round_u8 (plan, sums, dst, n));
-    BEST (ti, image_u8 (k, plan, src, C, dst, rows, sums));
+    BEST (ti, image_u8 (k, plan, src, C, dst, scratch));
     printf ("   %-8s %12.0f %12.0f %12.0f %12.3f\n", k->name, th / 64, tv / 64, tr / 64, ti / 1e6);
+  }
+  {
+    Job j = { plan, src, dst, C, { scratch, g_new (float, m2i_resize_scratch_floats (plan, C)) } };
+    double t2;
+    BEST (t2, m2i_parallel_for (oh, 2, 16, slice, &j));
+    printf ("   %-8s %12s %12s %12s %12.3f   (m2i_resize_image_rows, best level, 2 threads)\n",
+        "2 thr", "", "", "", t2 / 1e6);
+    g_free (j.scratch[1]);
   }
 #ifdef HAVE_LIBYUV
   double t;
@@ -119,6 +138,7 @@ scenario_a (void)
   g_free (dst);
   g_free (rows);
   g_free (sums);
+  g_free (scratch);
   m2i_resize_plan_free (plan);
 }
 
@@ -198,7 +218,7 @@ scenario_c (void)
   guint8 *src = g_new (guint8, (gsize) iw * ih * C), *dst = g_new (guint8, ow * oh * C);
   for (gsize i = 0; i < (gsize) iw * ih * C; i++)
     src[i] = (guint8) (i * 2654435761u >> 13);
-  float *rows = g_new (float, (gsize) ih * ow * C), *sums = g_new (float, ow * C);
+  float *scratch = g_new (float, m2i_resize_scratch_floats (plan, C));
   printf ("\nC. RGB %dx%d -> %dx%d u8 linear + antialias (%d x %d taps), 1 thread\n", iw, ih,
       ow, oh, plan->x.taps, plan->y.taps);
   printf ("   %-8s %12s\n", "level", "image ms");
@@ -208,7 +228,7 @@ scenario_c (void)
     if (!k)
       continue;
     double ti;
-    BEST (ti, image_u8 (k, plan, src, C, dst, rows, sums));
+    BEST (ti, image_u8 (k, plan, src, C, dst, scratch));
     printf ("   %-8s %12.3f\n", k->name, ti / 1e6);
   }
 #ifdef HAVE_LIBYUV
@@ -218,8 +238,7 @@ scenario_c (void)
 #endif
   g_free (src);
   g_free (dst);
-  g_free (rows);
-  g_free (sums);
+  g_free (scratch);
   m2i_resize_plan_free (plan);
 }
 
