@@ -28,6 +28,15 @@ typedef struct {
    * once and permutes it per tap instead of gathering, when it is short. */
   gint32 *lo;                    /* 2 * blocks */
   gint32 *span;                  /* 2 * blocks */
+  /* For 3 and 4 channels, pixel groups: 4 output pixels at a time, per tap
+   * the 4 source pixels' first offsets and weights, so a kernel can gather
+   * whole pixels (one 32/64-bit element per pixel) when the blocks above
+   * are too sparse for windows. */
+  gint groups;                   /* out_width / 4 (whole groups only) */
+  gint32 *pix_offset;            /* groups * taps * 4 */
+  float *pix_weight;             /* groups * taps * 4 */
+  gint32 *pix_max;               /* groups: largest pixel offset */
+  gboolean prefer_pixels;        /* most blocks are too wide for a window */
 } M2iResizeXTable;
 
 struct _M2iResizeSimd {
@@ -47,6 +56,8 @@ const M2iResizeXTable *m2i_resize_xtable (const M2iResizePlan *plan, gint channe
 void m2i_resize_hvalues_u8_c (const M2iResizePlan *plan, const guint8 *src,
     gint channels, float *dst, gint e0, gint e1);
 void m2i_resize_hvalues_f16_c (const M2iResizePlan *plan, const guint16 *src,
+    gint channels, float *dst, gint e0, gint e1);
+void m2i_resize_hvalues_f32_c (const M2iResizePlan *plan, const float *src,
     gint channels, float *dst, gint e0, gint e1);
 
 /* Pillow's intermediate rounding of u8 sums: clamp to [0,255], round half

@@ -62,6 +62,19 @@ round_f16_8 (__m256 v)
 
 typedef enum { SRC_U8, SRC_F16, SRC_F32 } SrcType;
 
+/* The C kernel for values [e0, e1) of a row. */
+static inline void
+hvalues_c (const M2iResizePlan *plan, SrcType type, const void *src, gint C, float *dst,
+    gint e0, gint e1)
+{
+  if (type == SRC_U8)
+    m2i_resize_hvalues_u8_c (plan, src, C, dst, e0, e1);
+  else if (type == SRC_F16)
+    m2i_resize_hvalues_f16_c (plan, src, C, dst, e0, e1);
+  else
+    m2i_resize_hvalues_f32_c (plan, src, C, dst, e0, e1);
+}
+
 AVX2 static inline __m256i
 loadi8 (const gint32 *p)
 {
@@ -135,10 +148,7 @@ hpass_avx2 (const M2iResizePlan *plan, SrcType type, const void *src, gint chann
     for (gint h = 0; h < 2; h++)
       window[h] = xt->span[2 * b + h] <= 16 && xt->lo[2 * b + h] + 16 <= row_len;
     if (!(window[0] && window[1]) && xt->max_offset[b] > limit) {
-      if (type == SRC_U8)
-        m2i_resize_hvalues_u8_c (plan, src, channels, dst, e0, e0 + cnt);
-      else
-        m2i_resize_hvalues_f16_c (plan, src, channels, dst, e0, e0 + cnt);
+      hvalues_c (plan, type, src, channels, dst, e0, e0 + cnt);
       continue;
     }
     __m256 acc[2];
@@ -332,12 +342,71 @@ gather16 (SrcType type, const void *src, __m512i off)
       : type == SRC_F16 ? gather16_f16 (src, off) : gather16_f32 (src, off);
 }
 
+/* Four whole source pixels (channels in lanes 4p..4p+3) at element offsets
+ * off[0..3]: one 32-bit (u8) or 64-bit (fp16) gather, or four 128-bit loads
+ * (fp32). Reads 4 values per pixel: the caller keeps off + 4 <= row length. */
+AVX512 static inline __m512
+pixels4 (SrcType type, const void *src, const gint32 *off)
+{
+  __m128i idx = _mm_loadu_si128 ((const __m128i *) off);
+  if (type == SRC_U8)
+    return _mm512_cvtepi32_ps (_mm512_cvtepu8_epi32 (
+            _mm_i32gather_epi32 ((const int *) src, idx, 1)));
+  if (type == SRC_F16)
+    return _mm512_cvtph_ps (_mm256_i32gather_epi64 ((const long long *) src, idx, 2));
+  const float *f = src;
+  __m512 v = _mm512_castps128_ps512 (_mm_loadu_ps (f + off[0]));
+  v = _mm512_insertf32x4 (v, _mm_loadu_ps (f + off[1]), 1);
+  v = _mm512_insertf32x4 (v, _mm_loadu_ps (f + off[2]), 2);
+  return _mm512_insertf32x4 (v, _mm_loadu_ps (f + off[3]), 3);
+}
+
+/* The horizontal pass by groups of 4 output pixels of 3 or 4 channels, for
+ * shrink factors too large for windows: per tap, one gather of 4 whole
+ * pixels instead of 12-16 single values. Lane 4p+c is pixel p, channel c
+ * (for 3 channels lane 4p+3 is discarded), computed in the C order. */
+AVX512 static inline void
+hpass_pixels_avx512 (const M2iResizePlan *plan, const M2iResizeXTable *xt, SrcType type,
+    const void *src, gint C, float *dst)
+{
+  gint T = xt->taps, row_len = plan->in_width * C;
+  const __m512i spread = _mm512_set_epi32 (3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0);
+  for (gint g = 0; g < xt->groups; g++) {
+    gint e0 = g * 4 * C;
+    if (xt->pix_max[g] + 4 > row_len) {
+      hvalues_c (plan, type, src, C, dst, e0, e0 + 4 * C);
+      continue;
+    }
+    const gint32 *o = xt->pix_offset + (gsize) g * T * 4;
+    const float *w = xt->pix_weight + (gsize) g * T * 4;
+    __m512 acc = _mm512_setzero_ps ();
+    for (gint t = 0; t < T; t++) {
+      __m512 wt = _mm512_permutexvar_ps (spread, _mm512_castps128_ps512 (_mm_loadu_ps (w + 4 * t)));
+      acc = _mm512_add_ps (acc, _mm512_mul_ps (wt, pixels4 (type, src, o + 4 * t)));
+    }
+    if (plan->round_intermediate && type == SRC_U8)
+      acc = round_half_away16 (acc);
+    else if (plan->round_intermediate && type == SRC_F16)
+      acc = _mm512_cvtph_ps (_mm512_cvtps_ph (acc, _MM_FROUND_TO_NEAREST_INT));
+    if (C == 4)
+      _mm512_storeu_ps (dst + e0, acc);
+    else
+      _mm512_mask_compressstoreu_ps (dst + e0, 0x7777, acc);
+  }
+  /* The last out_width % 4 pixels. */
+  hvalues_c (plan, type, src, C, dst, xt->groups * 4 * C, xt->n);
+}
+
 /* As hpass_avx2, 16 lanes, with windows of 32 source values. */
 AVX512 static inline void
 hpass_avx512 (const M2iResizePlan *plan, SrcType type, const void *src, gint channels,
     float *dst)
 {
   const M2iResizeXTable *xt = m2i_resize_xtable (plan, channels);
+  if (xt->prefer_pixels) {
+    hpass_pixels_avx512 (plan, xt, type, src, channels, dst);
+    return;
+  }
   gint T = xt->taps, row_len = plan->in_width * channels;
   gsize es = type == SRC_U8 ? 1 : type == SRC_F16 ? 2 : 4;
   gint32 limit = type == SRC_U8 ? row_len - 4 : type == SRC_F16 ? row_len - 2 : G_MAXINT32;
@@ -364,10 +433,7 @@ hpass_avx512 (const M2iResizePlan *plan, SrcType type, const void *src, gint cha
         acc = _mm512_add_ps (acc, _mm512_mul_ps (_mm512_loadu_ps (w + (gsize) t * M2I_RESIZE_BLOCK),
                 gather16 (type, src, loadi16 (o + (gsize) t * M2I_RESIZE_BLOCK))));
     } else {
-      if (type == SRC_U8)
-        m2i_resize_hvalues_u8_c (plan, src, channels, dst, e0, e0 + cnt);
-      else
-        m2i_resize_hvalues_f16_c (plan, src, channels, dst, e0, e0 + cnt);
+      hvalues_c (plan, type, src, channels, dst, e0, e0 + cnt);
       continue;
     }
     finish16 (plan, type, &acc, dst + e0, cnt);

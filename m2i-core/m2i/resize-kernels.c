@@ -48,6 +48,16 @@ m2i_resize_hvalues_f16_c (const M2iResizePlan *plan, const guint16 *src,
 #undef LOAD
 }
 
+void
+m2i_resize_hvalues_f32_c (const M2iResizePlan *plan, const float *src,
+    gint channels, float *dst, gint e0, gint e1)
+{
+#define LOAD(v) (v)
+  for (gint e = e0; e < e1; e++)
+    HVALUE (plan, src, channels, e, dst[e]);
+#undef LOAD
+}
+
 static void
 hpass_u8_c (const M2iResizePlan *plan, const guint8 *src, gint channels, float *dst)
 {
@@ -63,11 +73,7 @@ hpass_f16_c (const M2iResizePlan *plan, const guint16 *src, gint channels, float
 static void
 hpass_f32_c (const M2iResizePlan *plan, const float *src, gint channels, float *dst)
 {
-#define LOAD(v) (v)
-  gint n = plan->x.out_size * channels;
-  for (gint e = 0; e < n; e++)
-    HVALUE (plan, src, channels, e, dst[e]);
-#undef LOAD
+  m2i_resize_hvalues_f32_c (plan, src, channels, dst, 0, plan->x.out_size * channels);
 }
 
 static void
@@ -198,6 +204,9 @@ m2i_resize_simd_free (M2iResizeSimd *simd)
       g_free (t->max_offset);
       g_free (t->lo);
       g_free (t->span);
+      g_free (t->pix_offset);
+      g_free (t->pix_weight);
+      g_free (t->pix_max);
       g_free (t);
     }
   }
@@ -244,6 +253,29 @@ xtable_build (const M2iResizeAxis *ax, gint C)
       xt->lo[2 * b + h] = lo;
       xt->span[2 * b + h] = hi - lo + 1;
     }
+  }
+
+  gint narrow = 0;
+  for (gint b = 0; b < xt->blocks; b++) {
+    gint32 lo = MIN (xt->lo[2 * b], xt->lo[2 * b + 1]);
+    gint32 hi = MAX (xt->lo[2 * b] + xt->span[2 * b], xt->lo[2 * b + 1] + xt->span[2 * b + 1]);
+    narrow += hi - lo <= 32;
+  }
+  if (C >= 3) {
+    xt->groups = ax->out_size / 4;
+    xt->pix_offset = g_new (gint32, (gsize) xt->groups * T * 4);
+    xt->pix_weight = g_new (float, (gsize) xt->groups * T * 4);
+    xt->pix_max = g_new0 (gint32, xt->groups);
+    for (gint g = 0; g < xt->groups; g++)
+      for (gint t = 0; t < T; t++)
+        for (gint p = 0; p < 4; p++) {
+          gint i = g * 4 + p;
+          gsize k = ((gsize) g * T + t) * 4 + p;
+          xt->pix_offset[k] = ax->index[(gsize) i * T + t] * C;
+          xt->pix_weight[k] = ax->weight[(gsize) i * T + t];
+          xt->pix_max[g] = MAX (xt->pix_max[g], xt->pix_offset[k]);
+        }
+    xt->prefer_pixels = narrow * 2 < xt->blocks;
   }
   return xt;
 }
