@@ -213,6 +213,44 @@ static const CscKernels kernels_c = {
 
 /* ---- AVX2 --------------------------------------------------------------- */
 
+/* Source pointers of one block of a pair kernel. For the last, partial
+ * block (m < blk pixels) they are redirected to padded copies in @tmp
+ * (4 · blk bytes: Y padded with 16, chroma with 128), so full-width loads
+ * stay inside the caller's rows. */
+typedef struct {
+  const guint8 *y0, *y1, *c, *v;
+} PairSrc;
+
+static inline void
+pair_src (PairSrc *s, const guint8 *y0, const guint8 *y1, const guint8 *c1,
+    const guint8 *c2, gint i, gint m, gint blk, guint8 *tmp)
+{
+  s->y0 = y0 + i;
+  s->y1 = y1 ? y1 + i : NULL;
+  s->c = c2 ? c1 + i / 2 : c1 + i;
+  s->v = c2 ? c2 + i / 2 : NULL;
+  if (m == blk)
+    return;
+  guint8 *t0 = tmp, *t1 = tmp + blk, *tc = tmp + 2 * blk, *tv = tmp + 3 * blk;
+  memset (t0, 16, (gsize) blk);
+  memcpy (t0, s->y0, (gsize) m);
+  s->y0 = t0;
+  if (s->y1) {
+    memset (t1, 16, (gsize) blk);
+    memcpy (t1, s->y1, (gsize) m);
+    s->y1 = t1;
+  }
+  memset (tc, 128, (gsize) blk);
+  memcpy (tc, s->c, c2 ? (gsize) m / 2 : (gsize) m);
+  s->c = tc;
+  if (s->v) {
+    memset (tv, 128, (gsize) blk);
+    memcpy (tv, s->v, (gsize) m / 2);
+    s->v = tv;
+  }
+}
+
+
 #ifdef HAVE_X86
 #define AVX2 __attribute__((target("avx2,f16c,fma")))
 #define AVX2I __attribute__((target("avx2,f16c,fma"), always_inline))
@@ -444,27 +482,10 @@ pair_avx2 (const guint8 *y0, const guint8 *y1, const guint8 *c1, const guint8 *c
   const __m256i k128 = _mm256_set1_epi16 (128), lo = _mm256_set1_epi16 (0xff);
   for (gint i = 0; i < n; i += BLK) {
     gint m = MIN (BLK, n - i);
-    const guint8 *p0 = y0 + i, *p1 = y1 ? y1 + i : NULL;
-    guint8 t0[BLK], t1[BLK], tc[BLK], tv[BLK / 2];
-    const guint8 *pc = c2 ? c1 + i / 2 : c1 + i, *pv = c2 ? c2 + i / 2 : NULL;
-    if (m < BLK) {
-      memset (t0, 16, BLK);
-      memcpy (t0, p0, (gsize) m);
-      p0 = t0;
-      if (p1) {
-        memset (t1, 16, BLK);
-        memcpy (t1, p1, (gsize) m);
-        p1 = t1;
-      }
-      memset (tc, 128, BLK);
-      memcpy (tc, pc, c2 ? (gsize) m / 2 : (gsize) m);
-      pc = tc;
-      if (pv) {
-        memset (tv, 128, BLK / 2);
-        memcpy (tv, pv, (gsize) m / 2);
-        pv = tv;
-      }
-    }
+    guint8 tmp[4 * BLK];
+    PairSrc ps;
+    pair_src (&ps, y0, y1, c1, c2, i, m, BLK, tmp);
+    const guint8 *p0 = ps.y0, *p1 = ps.y1, *pc = ps.c, *pv = ps.v;
     __m256i u, v;
     if (c2) {
       u = _mm256_cvtepu8_epi16 (_mm_loadu_si128 ((const __m128i *) pc));
@@ -643,18 +664,26 @@ store_il64 (guint8 *o, __m512i c0, __m512i c1, __m512i c2)
 }
 
 static AVX512I inline void
+store_fp16q (const CscOutSpec *spec, int c, guint8 *dst, int q, __m128i bytes16)
+{
+  __m512 f = _mm512_cvtepi32_ps (_mm512_cvtepu8_epi32 (bytes16));
+  if (spec->norm)
+    f = _mm512_add_ps (_mm512_mul_ps (_mm512_sub_ps (f, _mm512_set1_ps (spec->sub[c])),
+            _mm512_set1_ps (spec->mul[c])), _mm512_set1_ps (spec->add[c]));
+  if (spec->mode == CSC_OUT_PL_F16)
+    _mm256_storeu_si256 ((__m256i *) (dst + 32 * q), _mm512_cvtps_ph (f, _MM_FROUND_TO_NEAREST_INT));
+  else
+    _mm512_storeu_ps ((float *) dst + 16 * q, f);
+}
+
+/* 64 values of channel c to fp16/fp32 (+norm); immediates stay constants. */
+static AVX512I inline void
 store_fp16px (const CscOutSpec *spec, int c, guint8 *dst, __m512i x)
 {
-  for (int q = 0; q < 4; q++) {
-    __m512 f = _mm512_cvtepi32_ps (_mm512_cvtepu8_epi32 (_mm512_extracti32x4_epi32 (x, q)));
-    if (spec->norm)
-      f = _mm512_add_ps (_mm512_mul_ps (_mm512_sub_ps (f, _mm512_set1_ps (spec->sub[c])),
-              _mm512_set1_ps (spec->mul[c])), _mm512_set1_ps (spec->add[c]));
-    if (spec->mode == CSC_OUT_PL_F16)
-      _mm256_storeu_si256 ((__m256i *) (dst + 32 * q), _mm512_cvtps_ph (f, _MM_FROUND_TO_NEAREST_INT));
-    else
-      _mm512_storeu_ps ((float *) dst + 16 * q, f);
-  }
+  store_fp16q (spec, c, dst, 0, _mm512_extracti32x4_epi32 (x, 0));
+  store_fp16q (spec, c, dst, 1, _mm512_extracti32x4_epi32 (x, 1));
+  store_fp16q (spec, c, dst, 2, _mm512_extracti32x4_epi32 (x, 2));
+  store_fp16q (spec, c, dst, 3, _mm512_extracti32x4_epi32 (x, 3));
 }
 
 static AVX512I inline void
@@ -707,27 +736,10 @@ pair_avx512 (const guint8 *y0, const guint8 *y1, const guint8 *c1, const guint8 
   const __m512i k128 = _mm512_set1_epi16 (128), lo = _mm512_set1_epi16 (0xff);
   for (gint i = 0; i < n; i += BLK5) {
     gint m = MIN (BLK5, n - i);
-    const guint8 *p0 = y0 + i, *p1 = y1 ? y1 + i : NULL;
-    guint8 t0[BLK5], t1[BLK5], tc[BLK5], tv[BLK5 / 2];
-    const guint8 *pc = c2 ? c1 + i / 2 : c1 + i, *pv = c2 ? c2 + i / 2 : NULL;
-    if (m < BLK5) {
-      memset (t0, 16, BLK5);
-      memcpy (t0, p0, (gsize) m);
-      p0 = t0;
-      if (p1) {
-        memset (t1, 16, BLK5);
-        memcpy (t1, p1, (gsize) m);
-        p1 = t1;
-      }
-      memset (tc, 128, BLK5);
-      memcpy (tc, pc, c2 ? (gsize) m / 2 : (gsize) m);
-      pc = tc;
-      if (pv) {
-        memset (tv, 128, BLK5 / 2);
-        memcpy (tv, pv, (gsize) m / 2);
-        pv = tv;
-      }
-    }
+    guint8 tmp[4 * BLK5];
+    PairSrc ps;
+    pair_src (&ps, y0, y1, c1, c2, i, m, BLK5, tmp);
+    const guint8 *p0 = ps.y0, *p1 = ps.y1, *pc = ps.c, *pv = ps.v;
     __m512i u, v;
     if (c2) {
       u = _mm512_cvtepu8_epi16 (_mm256_loadu_si256 ((const __m256i *) pc));

@@ -125,21 +125,38 @@ m2i_chain_validate (const M2iImage *in, const M2iOp *ops, guint n_ops,
 
 /* ---- sample access ------------------------------------------------------ */
 
-/* Pointer to channel c of pixel (x, y) of an RGB-like image. */
-static inline guint8 *
-sample_ptr (const M2iImage *img, gint x, gint y, int c)
+/* An RGB-like image with its format's properties looked up once (the
+ * per-sample accessors below would otherwise ask for them every time). */
+typedef struct {
+  const M2iImage *img;
+  gsize bps;
+  gboolean planar;
+  M2iDataType dt;
+} View;
+
+static View
+view (const M2iImage *img)
 {
-  gsize bps = m2i_format_bytes_per_sample (img->format);
-  if (m2i_format_layout (img->format) == M2I_LAYOUT_PLANAR)
-    return img->data[c] + (gsize) y * img->stride[c] + (gsize) x * bps;
-  return img->data[0] + (gsize) y * img->stride[0] + ((gsize) x * 3 + c) * bps;
+  View v = { img, m2i_format_bytes_per_sample (img->format),
+    m2i_format_layout (img->format) == M2I_LAYOUT_PLANAR, m2i_format_dtype (img->format) };
+  return v;
+}
+
+/* Pointer to channel c of pixel (x, y). */
+static inline guint8 *
+sample_ptr (const View *v, gint x, gint y, int c)
+{
+  const M2iImage *img = v->img;
+  if (v->planar)
+    return img->data[c] + (gsize) y * img->stride[c] + (gsize) x * v->bps;
+  return img->data[0] + (gsize) y * img->stride[0] + ((gsize) x * 3 + c) * v->bps;
 }
 
 static inline float
-get_sample (const M2iImage *img, gint x, gint y, int c)
+get_sample (const View *v, gint x, gint y, int c)
 {
-  const guint8 *p = sample_ptr (img, x, y, c);
-  switch (m2i_format_dtype (img->format)) {
+  const guint8 *p = sample_ptr (v, x, y, c);
+  switch (v->dt) {
     case M2I_DTYPE_U8: return *p;
     case M2I_DTYPE_F16: return m2i_f16_to_f32 (*(const m2i_f16 *) p);
     default: return *(const float *) p;
@@ -149,13 +166,13 @@ get_sample (const M2iImage *img, gint x, gint y, int c)
 /* Stores a value already representable in the image's type (u8: integral
  * in [0,255]; fp16: rounded to nearest even here). */
 static inline void
-set_sample (const M2iImage *img, gint x, gint y, int c, float v)
+set_sample (const View *v, gint x, gint y, int c, float val)
 {
-  guint8 *p = sample_ptr (img, x, y, c);
-  switch (m2i_format_dtype (img->format)) {
-    case M2I_DTYPE_U8: *p = (guint8) v; break;
-    case M2I_DTYPE_F16: *(m2i_f16 *) p = m2i_f32_to_f16 (v); break;
-    default: *(float *) p = v; break;
+  guint8 *p = sample_ptr (v, x, y, c);
+  switch (v->dt) {
+    case M2I_DTYPE_U8: *p = (guint8) val; break;
+    case M2I_DTYPE_F16: *(m2i_f16 *) p = m2i_f32_to_f16 (val); break;
+    default: *(float *) p = val; break;
   }
 }
 
@@ -173,8 +190,9 @@ csc_channel (int num)
 }
 
 static void
-ref_csc (const M2iImage *in, const M2iImage *out, M2iChannelOrder order)
+ref_csc (const M2iImage *in, const M2iImage *out_img, M2iChannelOrder order)
 {
+  View ov = view (out_img), *out = &ov;
   for (gint y = 0; y < in->height; y++) {
     const guint8 *yrow = in->data[0] + (gsize) y * in->stride[0];
     for (gint x = 0; x < in->width; x++) {
@@ -200,20 +218,22 @@ ref_csc (const M2iImage *in, const M2iImage *out, M2iChannelOrder order)
 
 /* convert, permute: exact value copies (fp16 of a u8 value is exact). */
 static void
-ref_copy_values (const M2iImage *in, const M2iImage *out)
+ref_copy_values (const M2iImage *in_img, const M2iImage *out_img)
 {
-  for (gint y = 0; y < in->height; y++)
-    for (gint x = 0; x < in->width; x++)
+  View iv = view (in_img), ov = view (out_img), *in = &iv, *out = &ov;
+  for (gint y = 0; y < in_img->height; y++)
+    for (gint x = 0; x < in_img->width; x++)
       for (int c = 0; c < 3; c++)
         set_sample (out, x, y, c, get_sample (in, x, y, c));
 }
 
 /* norm: ((x - B) / C) * A + D in fp32, then stored (fp16: RNE). */
 static void
-ref_norm (const M2iImage *in, const M2iImage *out, const M2iNormParams *n)
+ref_norm (const M2iImage *in_img, const M2iImage *out_img, const M2iNormParams *n)
 {
-  for (gint y = 0; y < in->height; y++)
-    for (gint x = 0; x < in->width; x++)
+  View iv = view (in_img), ov = view (out_img), *in = &iv, *out = &ov;
+  for (gint y = 0; y < in_img->height; y++)
+    for (gint x = 0; x < in_img->width; x++)
       for (int c = 0; c < 3; c++) {
         float v = get_sample (in, x, y, c);
         float r = ((v - m2i_f16_to_f32 (n->b[c])) / m2i_f16_to_f32 (n->c[c]))

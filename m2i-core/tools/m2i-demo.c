@@ -6,7 +6,8 @@
  * hardware profiles, prints each plan, runs the fused and the reference path,
  * and prints checksums, first values, the largest difference between the
  * paths, the device counters and timings. Writes two pictures (PPM):
- * the full frame as RGB and the 224x224 resize.
+ * the full frame as RGB and the 224x224 resize (into the build directory
+ * unless -o says otherwise).
  *
  * Usage: m2i-demo [FRAME.nv12 WIDTH HEIGHT] [-o OUTDIR]
  */
@@ -15,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef M2I_DEMO_OUTDIR
+#define M2I_DEMO_OUTDIR "."
+#endif
 #ifndef M2I_DEMO_DATA
 #define M2I_DEMO_DATA "tests/data/m2i/chelsea-450x300.nv12"
 #endif
@@ -61,7 +65,7 @@ fail (GError *err)
 int
 main (int argc, char **argv)
 {
-  const char *path = M2I_DEMO_DATA, *outdir = ".";
+  const char *path = M2I_DEMO_DATA, *outdir = M2I_DEMO_OUTDIR;
   gint w = 450, h = 300;
   int pos = 0;
   for (int i = 1; i < argc; i++) {
