@@ -309,6 +309,40 @@ m2i_pair_windows_free (PairWindows *pw)
 
 /* ---- AVX2 --------------------------------------------------------------- */
 
+/* Where one output block of @blk pixels starting at pixel @i goes: straight
+ * into @dst, or for the last, partial block (@m < @blk) into @tmp
+ * (3 · 4 · blk bytes), copied out by emit_tail(). */
+static inline guint
+out_bps (const CscOutSpec *spec)
+{
+  return spec->mode == CSC_OUT_PL_F16 ? 2 : spec->mode == CSC_OUT_PL_F32 ? 4 : 1;
+}
+
+static inline void
+emit_targets (guint8 *const dst[3], gint i, gint m, gint blk, const CscOutSpec *spec,
+    guint8 *tmp, guint8 *o[3])
+{
+  guint bps = out_bps (spec);
+  for (int c = 0; c < 3; c++)
+    o[c] = m < blk ? tmp + (gsize) c * blk * 4
+        : spec->mode == CSC_OUT_IL_U8 ? (c ? NULL : dst[0] + 3 * i) : dst[c] + bps * i;
+}
+
+static inline void
+emit_tail (guint8 *const dst[3], gint i, gint m, gint blk, const CscOutSpec *spec,
+    guint8 *const o[3])
+{
+  guint bps = out_bps (spec);
+  if (m == blk)
+    return;
+  if (spec->mode == CSC_OUT_IL_U8)
+    memcpy (dst[0] + 3 * i, o[0], (gsize) m * 3);
+  else
+    for (int c = 0; c < 3; c++)
+      memcpy (dst[c] + bps * i, o[c], (gsize) m * bps);
+}
+
+
 /* Source pointers of one block of a pair kernel. For the last, partial
  * block (m < blk pixels) they are redirected to padded copies in @tmp
  * (4 · blk bytes: Y padded with 16, chroma with 128), so full-width loads
@@ -510,18 +544,9 @@ static AVX2I inline void
 emit32 (__m256i r8, __m256i g8, __m256i b8, guint8 *const dst[3], gint i, gint m,
     const CscOutSpec *spec)
 {
-  guint bps = spec->mode == CSC_OUT_PL_F16 ? 2 : spec->mode == CSC_OUT_PL_F32 ? 4 : 1;
   guint8 otmp[BLK * 3 * 4];
   guint8 *o[3];
-  if (m < BLK) {
-    for (int c = 0; c < 3; c++)
-      o[c] = otmp + c * BLK * 4;
-  } else if (spec->mode == CSC_OUT_IL_U8) {
-    o[0] = dst[0] + 3 * i;
-  } else {
-    for (int c = 0; c < 3; c++)
-      o[c] = dst[c] + bps * i;
-  }
+  emit_targets (dst, i, m, BLK, spec, otmp, o);
   switch (spec->mode) {
     case CSC_OUT_IL_U8:
       if (spec->bgr)
@@ -540,13 +565,7 @@ emit32 (__m256i r8, __m256i g8, __m256i b8, guint8 *const dst[3], gint i, gint m
       store_fp32px (spec, 2, o[2], b8);
       break;
   }
-  if (m < BLK) {
-    if (spec->mode == CSC_OUT_IL_U8)
-      memcpy (dst[0] + 3 * i, o[0], (gsize) m * 3);
-    else
-      for (int c = 0; c < 3; c++)
-        memcpy (dst[c] + bps * i, o[c], (gsize) m * bps);
-  }
+  emit_tail (dst, i, m, BLK, spec, o);
 }
 
 static AVX2 void
@@ -834,18 +853,9 @@ static AVX512I inline void
 emit64 (__m512i r8, __m512i g8, __m512i b8, guint8 *const dst[3], gint i, gint m,
     const CscOutSpec *spec)
 {
-  guint bps = spec->mode == CSC_OUT_PL_F16 ? 2 : spec->mode == CSC_OUT_PL_F32 ? 4 : 1;
   guint8 otmp[BLK5 * 3 * 4];
   guint8 *o[3];
-  if (m < BLK5) {
-    for (int c = 0; c < 3; c++)
-      o[c] = otmp + c * BLK5 * 4;
-  } else if (spec->mode == CSC_OUT_IL_U8) {
-    o[0] = dst[0] + 3 * i;
-  } else {
-    for (int c = 0; c < 3; c++)
-      o[c] = dst[c] + bps * i;
-  }
+  emit_targets (dst, i, m, BLK5, spec, otmp, o);
   switch (spec->mode) {
     case CSC_OUT_IL_U8:
       if (spec->bgr)
@@ -864,13 +874,7 @@ emit64 (__m512i r8, __m512i g8, __m512i b8, guint8 *const dst[3], gint i, gint m
       store_fp16px (spec, 2, o[2], b8);
       break;
   }
-  if (m < BLK5) {
-    if (spec->mode == CSC_OUT_IL_U8)
-      memcpy (dst[0] + 3 * i, o[0], (gsize) m * 3);
-    else
-      for (int c = 0; c < 3; c++)
-        memcpy (dst[c] + bps * i, o[c], (gsize) m * bps);
-  }
+  emit_tail (dst, i, m, BLK5, spec, o);
 }
 
 static AVX512 void
