@@ -150,6 +150,19 @@ hpass_expanded_c (const float *wt, gint T, gint n, const guint8 *p, gint K, floa
   hpass_expanded_body (wt, T, n, p, K, dst);
 }
 
+/* Finishing of an fp16 chain with norm, in one pass: the resize sum rounded
+ * to fp16 (the data type), then norm in fp32 on that value (the fast
+ * formula, same operation order everywhere), rounded to fp16. */
+static void
+finish_f16_norm_c (const float *v, const float *sub, const float *mul, const float *add,
+    gint n, m2i_f16 *out)
+{
+  for (gint i = 0; i < n; i++) {
+    float x = m2i_f16_to_f32 (m2i_f32_to_f16 (v[i]));
+    out[i] = m2i_f32_to_f16 ((x - sub[i]) * mul[i] + add[i]);
+  }
+}
+
 static m2i_f16 u8_f16_table[256];
 
 static void
@@ -242,7 +255,7 @@ pair_c (const guint8 *y0, const guint8 *y1, const guint8 *c1, const guint8 *c2, 
 
 static const CscKernels kernels_c = {
   "c", 1, prep_444_c, row_c, pair_c, u8_to_f16_c, gather_c, gather_pairs_c, NULL,
-  hpass_expanded_c,
+  hpass_expanded_c, finish_f16_norm_c,
 };
 
 /* ---- pair windows ---------------------------------------------------------- */
@@ -729,9 +742,24 @@ hpass_expanded_avx2 (const float *w, gint T, gint n, const guint8 *p, gint K, fl
   hpass_expanded_body (w, T, n, p, K, dst);
 }
 
+static AVX2 void
+finish_f16_norm_avx2 (const float *v, const float *sub, const float *mul, const float *add,
+    gint n, m2i_f16 *out)
+{
+  gint i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256 x = _mm256_cvtph_ps (_mm256_cvtps_ph (_mm256_loadu_ps (v + i), _MM_FROUND_TO_NEAREST_INT));
+    __m256 y = _mm256_add_ps (_mm256_mul_ps (_mm256_sub_ps (x, _mm256_loadu_ps (sub + i)),
+            _mm256_loadu_ps (mul + i)), _mm256_loadu_ps (add + i));
+    _mm_storeu_si128 ((__m128i *) (out + i), _mm256_cvtps_ph (y, _MM_FROUND_TO_NEAREST_INT));
+  }
+  finish_f16_norm_c (v + i, sub + i, mul + i, add + i, n - i, out + i);
+}
+
 static const CscKernels kernels_avx2 = {
   "avx2", BLK, prep_444_avx2, row_avx2, pair_avx2,
   u8_to_f16_avx2, gather_avx2, gather_pairs_avx2, NULL, hpass_expanded_avx2,
+  finish_f16_norm_avx2,
 };
 
 /* ---- AVX-512 (F, BW): the pair kernel at twice the width ------------------ */
@@ -993,7 +1021,7 @@ gather_pairs_avx512 (const guint8 *y, gint wy, const guint8 *c1, const guint8 *c
 
 static const CscKernels kernels_avx512 = {
   "avx512", BLK, prep_444_avx2, row_avx2, pair_avx512, u8_to_f16_avx2, gather_avx512,
-  gather_pairs_avx512, NULL, hpass_expanded_avx2,
+  gather_pairs_avx512, NULL, hpass_expanded_avx2, finish_f16_norm_avx2,
 };
 
 /* ---- AVX-512 VBMI: pair gathers as byte permutes over 128-byte windows --- */
@@ -1047,7 +1075,7 @@ gather_pairs_vbmi (const guint8 *y, const guint8 *c1, const guint8 *c2, const gi
 
 static const CscKernels kernels_avx512_vbmi = {
   "avx512-vbmi", BLK, prep_444_avx2, row_avx2, pair_avx512, u8_to_f16_avx2, gather_avx512,
-  gather_pairs_avx512, gather_pairs_vbmi, hpass_expanded_avx2,
+  gather_pairs_avx512, gather_pairs_vbmi, hpass_expanded_avx2, finish_f16_norm_avx2,
 };
 #endif
 

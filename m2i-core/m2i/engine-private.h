@@ -114,6 +114,11 @@ typedef struct {
    * table's weights tap block after tap block (T blocks of n), @p three
    * planes of K = n*T u8 values in the same order; @dst: 3 planes of n sums. */
   void (*hpass_expanded) (const float *wt, gint T, gint n, const guint8 *p, gint K, float *dst);
+  /* out[i] = fp16 ((fp16 (v[i]) - sub[i]) * mul[i] + add[i]), in fp32 with
+   * round-to-nearest-even conversions: an fp16 chain's resize result with
+   * the fast norm. */
+  void (*finish_f16_norm) (const float *v, const float *sub, const float *mul,
+      const float *add, gint n, m2i_f16 *out);
 } CscKernels;
 
 /* The kernels for this CPU (respects M2I_CPU_DISABLE). */

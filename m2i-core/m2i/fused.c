@@ -498,6 +498,11 @@ finish_row (Fused *f, Slice *sl, gint oy)
         x[i] = sl->orow8[i];
       break;
     case M2I_DTYPE_F16:
+      if (f->has_norm && f->out_dt == M2I_DTYPE_F16) {
+        f->k->finish_f16_norm (sl->vrow, f->nsub, f->nmul, f->nadd, n, sl->orow16);
+        write_row (f, oy, sl->orow16, 2);
+        return;
+      }
       m2i_f32_to_f16_n (sl->vrow, sl->orow16, (gsize) n);
       if (!f->has_norm) {
         write_row (f, oy, sl->orow16, 2);
