@@ -72,11 +72,16 @@ gboolean m2i_fence_is_done (M2iFence *fence);
  * Returns FALSE if it already started or finished. */
 gboolean m2i_fence_cancel (M2iFence *fence);
 
-/* Cancels every queued run of @plan (all plans if NULL); returns how many.
- * Call before m2i_plan_free() on a plan with runs in flight, then wait. */
+/* Cancels every queued run of @plan (all plans if NULL), calling their
+ * callbacks with M2I_ERROR_CANCELLED on this thread, then waits until no
+ * engine runs @plan; returns how many runs were cancelled. m2i_plan_free()
+ * calls it. */
 guint m2i_device_cancel_plan (M2iDevice *dev, M2iPlan *plan);
 
+/* Adds a reference to @fence; returns it. */
 M2iFence *m2i_fence_ref (M2iFence *fence);
+/* Drops a reference; the last one returns the fence to the device's free
+ * list (do not use it afterwards). NULL is ignored. */
 void m2i_fence_unref (M2iFence *fence);
 
 G_END_DECLS

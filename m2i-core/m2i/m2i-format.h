@@ -67,7 +67,9 @@ const char *m2i_format_to_string (M2iFormat f);
 M2iFormat m2i_format_from_string (const char *s);
 
 /* Properties of a format. n_planes: 2 for NV12, 3 for I420 and planar RGB,
- * 1 for interleaved. bytes_per_sample: 1, 2 or 4. */
+ * 1 for interleaved, 0 for an unknown format. bytes_per_sample: 1, 2 or 4.
+ * The rest describe M2I_FORMAT_UNKNOWN as a YUV u8 RGB-order format; check
+ * the format first. */
 guint m2i_format_n_planes (M2iFormat f);
 M2iLayout m2i_format_layout (M2iFormat f);
 M2iDataType m2i_format_dtype (M2iFormat f);

@@ -71,9 +71,9 @@ gboolean m2i_op_list_append (M2iOpList *list, const M2iOpList *tail);
 /* TRUE when both lists hold the same ops with the same parameters. */
 gboolean m2i_op_list_equal (const M2iOpList *a, const M2iOpList *b);
 
-/* Short name of an op kind as the seed spells it ("csc", "convertU8F16" —
- * for M2I_OP_CONVERT use m2i_op_to_string — "resize", "norm", "permute");
- * static string. */
+/* Short name of an op kind as the seed spells it: "csc", "convertU8F16",
+ * "resize", "norm", "permute" (m2i_op_to_string tells convertU8F16 from
+ * convertU8F32); a static string, "unknown" for an out-of-range value. */
 const char *m2i_op_kind_to_string (M2iOpKind kind);
 
 /* Describes one op, e.g. "csc(BGR)", "convertU8F16",

@@ -70,6 +70,9 @@ gboolean m2i_profile_from_string (const char *s, M2iProfile *out);
 M2iPlan *m2i_plan_new (const M2iImage *in, const M2iOpList *ops,
     const M2iImage *out, const M2iPlanOptions *opts, GError **error);
 
+/* Frees @plan (NULL is ignored): cancels its queued device runs (their
+ * callbacks see M2I_ERROR_CANCELLED) and waits for one in progress first. The
+ * caller must not be running it synchronously on another thread. */
 void m2i_plan_free (M2iPlan *plan);
 
 /* Number of tasks (>= 1) and their descriptions (@i < n_tasks). */
