@@ -1,4 +1,7 @@
 #include "m2i-ops.h"
+#include "engine-private.h"
+
+#include <base/m2i-error.h>
 
 #include <math.h>
 #include <string.h>
@@ -77,6 +80,27 @@ m2i_op_list_append (M2iOpList *list, const M2iOpList *tail)
     return FALSE;
   memcpy (&list->ops[list->n_ops], tail->ops, tail->n_ops * sizeof (M2iOp));
   list->n_ops += tail->n_ops;
+  return TRUE;
+}
+
+gboolean
+m2i_op_list_result (const M2iOpList *ops, M2iFormat in_format, gint width, gint height,
+    M2iFormat *out_format, gint *out_width, gint *out_height, GError **error)
+{
+  M2iImage in = { .format = in_format, .width = width, .height = height };
+  ChainShapes sh;
+  if (!m2i_image_init (&in, in_format, width, height)) {
+    /* let the validator word the error */
+    in.format = in_format;
+    in.width = width;
+    in.height = height;
+  }
+  if (!m2i_chain_validate (&in, ops->ops, ops->n_ops, NULL, &sh, error))
+    return FALSE;
+  guint last = ops->n_ops - 1;
+  *out_format = sh.format[last];
+  *out_width = sh.width[last];
+  *out_height = sh.height[last];
   return TRUE;
 }
 

@@ -68,6 +68,13 @@ gboolean m2i_op_list_add_permute (M2iOpList *list);
  * fit. */
 gboolean m2i_op_list_append (M2iOpList *list, const M2iOpList *tail);
 
+/* What @ops produce from a @width × @height image of @in_format (for caps
+ * negotiation): fills the result's format and size. Returns FALSE with
+ * @error (M2I_ERROR_INVALID_ARGUMENT, the same messages as m2i_plan_new)
+ * when the chain is invalid for that input. */
+gboolean m2i_op_list_result (const M2iOpList *ops, M2iFormat in_format, gint width,
+    gint height, M2iFormat *out_format, gint *out_width, gint *out_height, GError **error);
+
 /* TRUE when both lists hold the same ops with the same parameters. */
 gboolean m2i_op_list_equal (const M2iOpList *a, const M2iOpList *b);
 

@@ -389,6 +389,32 @@ test_cost_model (void)
   g_assert_cmpuint (bytes[0] - bytes[1], ==, 2 * 224 * 224 * 3 * 2);  /* the fp16 intermediate */
 }
 
+/* What a chain produces, for caps negotiation. */
+static void
+test_op_list_result (void)
+{
+  M2iOpList ops;
+  M2iResizeParams p = rs (224, 200);
+  m2i_op_list_init (&ops);
+  m2i_op_list_add_csc (&ops, M2I_ORDER_BGR);
+  m2i_op_list_add_convert (&ops, M2I_DTYPE_F32);
+  m2i_op_list_add_resize (&ops, &p);
+  m2i_op_list_add_permute (&ops);
+  M2iFormat f;
+  gint w, h;
+  GError *err = NULL;
+  g_assert_true (m2i_op_list_result (&ops, M2I_FORMAT_PL_YUV420_8, 640, 480, &f, &w, &h, &err));
+  g_assert_cmpint (f, ==, M2I_FORMAT_PL_FP32_BGR);
+  g_assert_cmpint (w, ==, 224);
+  g_assert_cmpint (h, ==, 200);
+  g_assert_false (m2i_op_list_result (&ops, M2I_FORMAT_SP_NV12_8, 641, 480, &f, &w, &h, &err));
+  g_assert_nonnull (strstr (err->message, "even width"));
+  g_clear_error (&err);
+  g_assert_false (m2i_op_list_result (&ops, M2I_FORMAT_IL_RGB888, 640, 480, &f, &w, &h, &err));
+  g_assert_nonnull (strstr (err->message, "already IL_RGB888"));
+  g_clear_error (&err);
+}
+
 static void
 test_profile_strings (void)
 {
@@ -412,5 +438,6 @@ main (int argc, char **argv)
   g_test_add_func ("/m2i/planner/run-errors", test_run_errors);
   g_test_add_func ("/m2i/planner/cost-model", test_cost_model);
   g_test_add_func ("/m2i/planner/profile-strings", test_profile_strings);
+  g_test_add_func ("/m2i/planner/op-list-result", test_op_list_result);
   return g_test_run ();
 }
