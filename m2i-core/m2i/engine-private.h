@@ -129,6 +129,11 @@ const CscKernels *m2i_csc_kernels_c (void);
 /* Padded terms stride for a row of @n pixels. */
 gsize m2i_csc_terms_stride (const CscKernels *k, gint n);
 
+/* Zeroed memory for a whole image or intermediate; NULL with
+ * M2I_ERROR_FAILED ("cannot allocate ...") instead of aborting when a huge
+ * request cannot be met. Free with g_free. */
+gpointer m2i_try_alloc0 (gsize size, const char *what, GError **error);
+
 /* ---- op-by-op kernels (reference) --------------------------------------- */
 
 /* What each op of a chain produces: the format and size after op i. */

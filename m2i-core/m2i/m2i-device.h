@@ -19,7 +19,8 @@ typedef struct M2iFence M2iFence;
 /* Called once when a submitted run finished, failed or was cancelled.
  * @error is NULL on success (owned by the fence; copy it to keep it). Runs on
  * an engine thread, or on the thread that cancelled the run. Must not block
- * for long; may submit more work and may unref @fence's other references. */
+ * for long, wait on fences or free the run's plan (that waits for the run
+ * to end); may submit more work and may unref @fence's other references. */
 typedef void (*M2iFenceFunc) (M2iFence *fence, const GError *error, gpointer user_data);
 
 typedef struct {

@@ -326,7 +326,11 @@ m2i_plan_new (const M2iImage *in, const M2iOpList *ops, const M2iImage *out,
       t->out = plan->out;
     } else {
       gsize sz = m2i_image_wrap_size (sh.format[last], sh.width[last], sh.height[last], 0);
-      plan->inter_buf[plan->n_tasks] = g_malloc0 (sz);
+      plan->inter_buf[plan->n_tasks] = m2i_try_alloc0 (sz, "an intermediate image", error);
+      if (!plan->inter_buf[plan->n_tasks]) {
+        m2i_plan_free (plan);
+        return NULL;
+      }
       m2i_image_wrap (&t->out, sh.format[last], sh.width[last], sh.height[last],
           plan->inter_buf[plan->n_tasks], sz, 0, NULL);
     }

@@ -9,6 +9,16 @@
 #include <base/m2i-error.h>
 #include <string.h>
 
+gpointer
+m2i_try_alloc0 (gsize size, const char *what, GError **error)
+{
+  gpointer p = g_try_malloc0 (MAX (size, 1));
+  if (!p)
+    g_set_error (error, M2I_ERROR, M2I_ERROR_FAILED,
+        "cannot allocate %" G_GSIZE_FORMAT " bytes for %s", size, what);
+  return p;
+}
+
 /* ---- validation --------------------------------------------------------- */
 
 static gboolean
@@ -395,7 +405,11 @@ m2i_ops_exec_new (const M2iImage *in, const M2iOp *ops, guint n_ops,
     if (i + 1 < n_ops) {
       m2i_image_init (&ex->inter[i], sh.format[i], sh.width[i], sh.height[i]);
       gsize sz = m2i_image_wrap_size (sh.format[i], sh.width[i], sh.height[i], 0);
-      ex->inter_buf[i] = g_malloc (sz);
+      ex->inter_buf[i] = m2i_try_alloc0 (sz, "an intermediate image", error);
+      if (!ex->inter_buf[i]) {
+        m2i_ops_exec_free (ex);
+        return NULL;
+      }
       m2i_image_wrap (&ex->inter[i], sh.format[i], sh.width[i], sh.height[i],
           ex->inter_buf[i], sz, 0, NULL);
     }
@@ -406,7 +420,12 @@ m2i_ops_exec_new (const M2iImage *in, const M2iOp *ops, guint n_ops,
         return NULL;
       }
       gsize n = (gsize) sh.width[i] * 3;
-      ex->hbuf[i] = g_new (float, n * (gsize) prev_h);
+      ex->hbuf[i] = m2i_try_alloc0 (n * (gsize) prev_h * sizeof (float),
+          "the horizontally resized rows", error);
+      if (!ex->hbuf[i]) {
+        m2i_ops_exec_free (ex);
+        return NULL;
+      }
       max_row = MAX (max_row, n);
       max_taps = MAX (max_taps, ex->rplan[i]->y.taps);
     }
