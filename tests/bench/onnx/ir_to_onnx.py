@@ -205,21 +205,21 @@ class Translator:
     def MatMul(self, L):
         ins = []
         for k, flag in ((0, "transpose_a"), (1, "transpose_b")):
+            v = self.const_value(L, k)
+            rank = len(L.inputs[k].dims)
+            if _bool(L.attrs.get(flag)) and rank >= 2 and v is not None:
+                # A constant operand is stored transposed: no Transpose node.
+                src = self.m.layers[L.sources[k][0]]
+                ins.append(self.init(src.name, np.swapaxes(v, -1, -2)))
+                continue
             name = self.inp(L, k)
-            if _bool(L.attrs.get(flag)):
-                v = self.const_value(L, k)
-                rank = len(L.inputs[k].dims)
-                if rank < 2:
-                    pass  # transposing a 1-D operand does nothing
-                elif v is not None:
-                    name = self.init(name + "/T", np.swapaxes(v, -1, -2))
-                else:
-                    perm = list(range(rank - 2)) + [rank - 1, rank - 2]
-                    tname = f"{name}/T"
-                    self.used.add(tname)
-                    self.nodes.append(helper.make_node("Transpose", [name], [tname],
-                                                       name=f"{L.name}/{flag}", perm=perm))
-                    name = tname
+            if _bool(L.attrs.get(flag)) and rank >= 2:
+                perm = list(range(rank - 2)) + [rank - 1, rank - 2]
+                tname = f"{name}/T"
+                self.used.add(tname)
+                self.nodes.append(helper.make_node("Transpose", [name], [tname],
+                                                   name=f"{L.name}/{flag}", perm=perm))
+                name = tname
             ins.append(name)
         self.node("MatMul", ins, L)
 

@@ -112,6 +112,7 @@ async function main() {
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
+    logSeverityLevel: 3, // errors only: keep the benchmark's output clean
   });
 
   const feeds = {};
