@@ -3,17 +3,15 @@
  * Covers csc, then in this order: [convert] [resize] [permute] [norm], where
  * convert may also come after resize, permute may sit anywhere after csc, and
  * norm follows the fp conversion (and the resize, if any). Without resize,
- * each pair of luma rows shares one chroma-term row and every output row is
- * written straight from the csc registers. With resize, only the source rows
- * and columns the filter tables use are converted: each needed source row is
- * colour-converted (on the compacted list of needed columns when that is much
- * narrower than the frame), resized horizontally into a small ring of rows,
- * and every output row is one vertical pass over the ring — the evaluation
- * order of resize-private.h, so results equal the reference bit for bit.
- * Compacted columns are scattered back into a full-width row that is zero
- * elsewhere, so the resize module's own kernels and tables run unchanged
- * (they read only the columns their tables name).
- * Output rows are sliced over threads, each slice with its own scratch.
+ * each pair of luma rows shares its chroma terms (kept in registers by the
+ * pair kernels) and every output row is written straight from the csc
+ * registers. With resize, only the source rows and columns the filter tables
+ * use are converted: each needed source row is colour-converted (on the
+ * listed columns when that is much narrower than the frame; see
+ * plan_columns), resized horizontally into a small ring of rows, and every
+ * output row is one vertical pass over the ring — the evaluation order of
+ * resize-private.h, so results equal the reference bit for bit. Output rows
+ * are sliced over threads, each slice with its own scratch.
  */
 #include "engine-private.h"
 
@@ -267,10 +265,7 @@ m2i_fused_new (const M2iImage *in, const M2iOp *ops, guint n_ops,
     else
       f->spec.mode = f->out_dt == M2I_DTYPE_U8 ? CSC_OUT_PL_U8
           : f->out_dt == M2I_DTYPE_F16 ? CSC_OUT_PL_F16 : CSC_OUT_PL_F32;
-    f->ts = m2i_csc_terms_stride (f->k, in->width);
-    for (gint s = 0; s < f->n_slices; s++)
-      f->slices[s].terms = g_new0 (gint16, f->ts * CSC_N_TERMS);
-    return f;
+    return f;                          /* the pair kernels need no scratch */
   }
 
   plan_columns (f);
