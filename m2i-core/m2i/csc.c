@@ -1019,8 +1019,64 @@ gather_pairs_avx512 (const guint8 *y, gint wy, const guint8 *c1, const guint8 *c
   gather_pairs_from (y, c1, c2, xs, i, n, n, cy, cu, cv);
 }
 
+/* prep_444 at twice the width, writing the AVX2 block layout row_avx2 reads
+ * (a zmm byte unpack yields the "a" halves of two AVX2 blocks). */
+static AVX512 void
+prep_444_avx512 (const guint8 *pu, const guint8 *pv, gint n, gint16 *t, gsize ts)
+{
+  const __m512i k128 = _mm512_set1_epi16 (128), zero = _mm512_setzero_si512 ();
+  gint i = 0;
+  for (; i + 64 <= n; i += 64) {
+    __m512i a = _mm512_loadu_si512 ((const void *) (pu + i));
+    __m512i b = _mm512_loadu_si512 ((const void *) (pv + i));
+    __m512i lo[CSC_N_TERMS], hi[CSC_N_TERMS];
+    terms32 (_mm512_sub_epi16 (_mm512_unpacklo_epi8 (a, zero), k128),
+        _mm512_sub_epi16 (_mm512_unpacklo_epi8 (b, zero), k128), lo);
+    terms32 (_mm512_sub_epi16 (_mm512_unpackhi_epi8 (a, zero), k128),
+        _mm512_sub_epi16 (_mm512_unpackhi_epi8 (b, zero), k128), hi);
+    for (int j = 0; j < CSC_N_TERMS; j++) {
+      gint16 *d = t + j * ts + i;
+      _mm256_storeu_si256 ((__m256i *) d, _mm512_castsi512_si256 (lo[j]));
+      _mm256_storeu_si256 ((__m256i *) (d + 16), _mm512_castsi512_si256 (hi[j]));
+      _mm256_storeu_si256 ((__m256i *) (d + 32), _mm512_extracti64x4_epi64 (lo[j], 1));
+      _mm256_storeu_si256 ((__m256i *) (d + 48), _mm512_extracti64x4_epi64 (hi[j], 1));
+    }
+  }
+  if (i < n)
+    prep_444_avx2 (pu + i, pv + i, n - i, t + i, ts);
+}
+
+/* row at twice the width over the AVX2 terms layout: a zmm of "a" terms is
+ * the a halves of two consecutive AVX2 blocks. */
+static AVX512 void
+row_avx512 (const guint8 *y, const gint16 *t, gsize ts, gint n, guint8 *const dst[3],
+    const CscOutSpec *spec)
+{
+  gint i = 0;
+  for (; i + BLK5 <= n; i += BLK5) {
+    __m512i ka[CSC_N_TERMS], kb[CSC_N_TERMS];
+    for (int j = 0; j < CSC_N_TERMS; j++) {
+      const gint16 *p = t + j * ts + i;
+      ka[j] = _mm512_inserti64x4 (_mm512_castsi256_si512 (_mm256_loadu_si256 ((const __m256i *) p)),
+          _mm256_loadu_si256 ((const __m256i *) (p + 32)), 1);
+      kb[j] = _mm512_inserti64x4 (_mm512_castsi256_si512 (_mm256_loadu_si256 ((const __m256i *) (p + 16))),
+          _mm256_loadu_si256 ((const __m256i *) (p + 48)), 1);
+    }
+    __m512i r8, g8, b8;
+    block64 (y + i, ka, kb, &r8, &g8, &b8);
+    emit64 (r8, g8, b8, dst, i, BLK5, spec);
+  }
+  if (i < n) {
+    guint bps = out_bps (spec);
+    guint8 *d[3];
+    for (int c = 0; c < 3; c++)
+      d[c] = dst[c] ? dst[c] + (spec->mode == CSC_OUT_IL_U8 ? 3 : bps) * (gsize) i : NULL;
+    row_avx2 (y + i, t + i, ts, n - i, d, spec);
+  }
+}
+
 static const CscKernels kernels_avx512 = {
-  "avx512", BLK, prep_444_avx2, row_avx2, pair_avx512, u8_to_f16_avx2, gather_avx512,
+  "avx512", BLK, prep_444_avx512, row_avx512, pair_avx512, u8_to_f16_avx2, gather_avx512,
   gather_pairs_avx512, NULL, hpass_expanded_avx2, finish_f16_norm_avx2,
 };
 
@@ -1074,7 +1130,7 @@ gather_pairs_vbmi (const guint8 *y, const guint8 *c1, const guint8 *c2, const gi
 }
 
 static const CscKernels kernels_avx512_vbmi = {
-  "avx512-vbmi", BLK, prep_444_avx2, row_avx2, pair_avx512, u8_to_f16_avx2, gather_avx512,
+  "avx512-vbmi", BLK, prep_444_avx512, row_avx512, pair_avx512, u8_to_f16_avx2, gather_avx512,
   gather_pairs_avx512, gather_pairs_vbmi, hpass_expanded_avx2, finish_f16_norm_avx2,
 };
 #endif
