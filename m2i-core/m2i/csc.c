@@ -131,13 +131,20 @@ static inline __attribute__((always_inline)) void
 hpass_expanded_body (const float *wt, gint T, gint n, const guint8 *p, gint K, float *dst)
 {
   for (int c = 0; c < 3; c++) {
-    const guint8 *v = p + (gsize) c * K;
-    float *d = dst + (gsize) c * n;
+    const guint8 *restrict v = p + (gsize) c * K;
+    float *restrict d = dst + (gsize) c * n;
+    if (T == 2) {
+      const float *restrict w0 = wt, *restrict w1 = wt + n;
+      const guint8 *restrict v1 = v + n;
+      for (gint i = 0; i < n; i++)
+        d[i] = (0.0f + w0[i] * (float) v[i]) + w1[i] * (float) v1[i];
+      continue;
+    }
     for (gint i = 0; i < n; i++)
       d[i] = 0.0f + wt[i] * (float) v[i];
     for (gint t = 1; t < T; t++) {
-      const float *w = wt + (gsize) t * n;
-      const guint8 *vt = v + (gsize) t * n;
+      const float *restrict w = wt + (gsize) t * n;
+      const guint8 *restrict vt = v + (gsize) t * n;
       for (gint i = 0; i < n; i++)
         d[i] = d[i] + w[i] * (float) vt[i];
     }
