@@ -1026,6 +1026,32 @@ gather_pairs_avx512 (const guint8 *y, gint wy, const guint8 *c1, const guint8 *c
   gather_pairs_from (y, c1, c2, xs, i, n, n, cy, cu, cv);
 }
 
+/* hpass_expanded for two taps, 16 outputs per step; same operations in the
+ * same order as hpass_expanded_body (mul, then add to 0.0f, mul, add). */
+static AVX512 void
+hpass_expanded_avx512 (const float *wt, gint T, gint n, const guint8 *p, gint K, float *dst)
+{
+  if (T != 2) {
+    hpass_expanded_avx2 (wt, T, n, p, K, dst);
+    return;
+  }
+  const __m512 zero = _mm512_setzero_ps ();
+  for (int c = 0; c < 3; c++) {
+    const guint8 *v = p + (gsize) c * K;
+    float *d = dst + (gsize) c * n;
+    gint i = 0;
+    for (; i + 16 <= n; i += 16) {
+      __m512 x0 = _mm512_cvtepi32_ps (_mm512_cvtepu8_epi32 (_mm_loadu_si128 ((const __m128i *) (v + i))));
+      __m512 x1 = _mm512_cvtepi32_ps (_mm512_cvtepu8_epi32 (_mm_loadu_si128 ((const __m128i *) (v + n + i))));
+      __m512 acc = _mm512_add_ps (zero, _mm512_mul_ps (_mm512_loadu_ps (wt + i), x0));
+      acc = _mm512_add_ps (acc, _mm512_mul_ps (_mm512_loadu_ps (wt + n + i), x1));
+      _mm512_storeu_ps (d + i, acc);
+    }
+    for (; i < n; i++)
+      d[i] = (0.0f + wt[i] * (float) v[i]) + wt[n + i] * (float) v[n + i];
+  }
+}
+
 /* prep_444 at twice the width, writing the AVX2 block layout row_avx2 reads
  * (a zmm byte unpack yields the "a" halves of two AVX2 blocks). */
 static AVX512 void
@@ -1084,7 +1110,7 @@ row_avx512 (const guint8 *y, const gint16 *t, gsize ts, gint n, guint8 *const ds
 
 static const CscKernels kernels_avx512 = {
   "avx512", BLK, prep_444_avx512, row_avx512, pair_avx512, u8_to_f16_avx2, gather_avx512,
-  gather_pairs_avx512, NULL, hpass_expanded_avx2, finish_f16_norm_avx2,
+  gather_pairs_avx512, NULL, hpass_expanded_avx512, finish_f16_norm_avx2,
 };
 
 /* ---- AVX-512 VBMI: pair gathers as byte permutes over 128-byte windows --- */
@@ -1138,7 +1164,7 @@ gather_pairs_vbmi (const guint8 *y, const guint8 *c1, const guint8 *c2, const gi
 
 static const CscKernels kernels_avx512_vbmi = {
   "avx512-vbmi", BLK, prep_444_avx512, row_avx512, pair_avx512, u8_to_f16_avx2, gather_avx512,
-  gather_pairs_avx512, gather_pairs_vbmi, hpass_expanded_avx2, finish_f16_norm_avx2,
+  gather_pairs_avx512, gather_pairs_vbmi, hpass_expanded_avx512, finish_f16_norm_avx2,
 };
 #endif
 
