@@ -1052,6 +1052,20 @@ hpass_expanded_avx512 (const float *wt, gint T, gint n, const guint8 *p, gint K,
   }
 }
 
+static AVX512 void
+finish_f16_norm_avx512 (const float *v, const float *sub, const float *mul, const float *add,
+    gint n, m2i_f16 *out)
+{
+  gint i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m512 x = _mm512_cvtph_ps (_mm512_cvtps_ph (_mm512_loadu_ps (v + i), _MM_FROUND_TO_NEAREST_INT));
+    __m512 y = _mm512_add_ps (_mm512_mul_ps (_mm512_sub_ps (x, _mm512_loadu_ps (sub + i)),
+            _mm512_loadu_ps (mul + i)), _mm512_loadu_ps (add + i));
+    _mm256_storeu_si256 ((__m256i *) (out + i), _mm512_cvtps_ph (y, _MM_FROUND_TO_NEAREST_INT));
+  }
+  finish_f16_norm_avx2 (v + i, sub + i, mul + i, add + i, n - i, out + i);
+}
+
 /* prep_444 at twice the width, writing the AVX2 block layout row_avx2 reads
  * (a zmm byte unpack yields the "a" halves of two AVX2 blocks). */
 static AVX512 void
@@ -1110,7 +1124,7 @@ row_avx512 (const guint8 *y, const gint16 *t, gsize ts, gint n, guint8 *const ds
 
 static const CscKernels kernels_avx512 = {
   "avx512", BLK, prep_444_avx512, row_avx512, pair_avx512, u8_to_f16_avx2, gather_avx512,
-  gather_pairs_avx512, NULL, hpass_expanded_avx512, finish_f16_norm_avx2,
+  gather_pairs_avx512, NULL, hpass_expanded_avx512, finish_f16_norm_avx512,
 };
 
 /* ---- AVX-512 VBMI: pair gathers as byte permutes over 128-byte windows --- */
@@ -1164,7 +1178,7 @@ gather_pairs_vbmi (const guint8 *y, const guint8 *c1, const guint8 *c2, const gi
 
 static const CscKernels kernels_avx512_vbmi = {
   "avx512-vbmi", BLK, prep_444_avx512, row_avx512, pair_avx512, u8_to_f16_avx2, gather_avx512,
-  gather_pairs_avx512, gather_pairs_vbmi, hpass_expanded_avx512, finish_f16_norm_avx2,
+  gather_pairs_avx512, gather_pairs_vbmi, hpass_expanded_avx512, finish_f16_norm_avx512,
 };
 #endif
 
