@@ -136,7 +136,8 @@ m2i_fused_free (Fused *f)
 }
 
 /* Chooses the source columns to convert.
- * - expanded (downscales without intermediate rounding): the column list is
+ * - expanded (out_size * taps <= in_size, no intermediate rounding): the
+ *   column list is
  *   the x table itself, one block per tap (xs[t*n + i] = index[i*taps + t];
  *   a column used by two outputs appears twice). The horizontal pass over
  *   it is then a regular, gather-free loop (CscKernels.hpass_expanded)
@@ -152,7 +153,7 @@ plan_columns (Fused *f)
 {
   const M2iResizeAxis *ax = &f->rplan->x;
   gint n_taps = ax->out_size * ax->taps;
-  if (!f->rplan->round_intermediate && n_taps * 2 <= ax->in_size) {
+  if (!f->rplan->round_intermediate && n_taps <= ax->in_size) {
     gint n = ax->out_size, T = ax->taps;
     f->expanded = TRUE;
     f->planar_rows = TRUE;
@@ -463,15 +464,21 @@ write_row (Fused *f, gint oy, const void *vals, guint bps)
           (gsize) w * bps);
     return;
   }
-  /* interleave <-> planar: value i of channel c is at src[si] -> dst[di] */
+  /* interleaved <-> planar: value i of channel c moves from src[si] to dst[di] */
   gboolean to_planar = f->out_layout == M2I_LAYOUT_PLANAR;
   for (int c = 0; c < 3; c++) {
     guint8 *d = out->data[to_planar ? c : 0] + (gsize) oy * out->stride[to_planar ? c : 0];
-    for (gint i = 0; i < w; i++) {
-      gsize si = to_planar ? (gsize) 3 * i + c : (gsize) c * w + i;
-      gsize di = to_planar ? (gsize) i : (gsize) 3 * i + c;
-      memcpy (d + di * bps, v + si * bps, bps);
-    }
+    gsize s_step = to_planar ? 3 : 1, s_off = to_planar ? (gsize) c : (gsize) c * w;
+    gsize d_step = to_planar ? 1 : 3, d_off = to_planar ? 0 : (gsize) c;
+    if (bps == 1)
+      for (gint i = 0; i < w; i++)
+        d[d_off + i * d_step] = v[s_off + i * s_step];
+    else if (bps == 2)
+      for (gint i = 0; i < w; i++)
+        ((m2i_f16 *) d)[d_off + i * d_step] = ((const m2i_f16 *) v)[s_off + i * s_step];
+    else
+      for (gint i = 0; i < w; i++)
+        ((float *) d)[d_off + i * d_step] = ((const float *) v)[s_off + i * s_step];
   }
 }
 
