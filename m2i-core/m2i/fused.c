@@ -137,8 +137,7 @@ m2i_fused_free (Fused *f)
 
 /* Chooses the source columns to convert.
  * - expanded (out_size * taps <= in_size, no intermediate rounding): the
- *   column list is
- *   the x table itself, one block per tap (xs[t*n + i] = index[i*taps + t];
+ *   column list is the x table itself, one block per tap (xs[t*n + i] = index[i*taps + t];
  *   a column used by two outputs appears twice). The horizontal pass over
  *   it is then a regular, gather-free loop (CscKernels.hpass_expanded)
  *   evaluating exactly the contract's sums (taps in table order, fp32 from
