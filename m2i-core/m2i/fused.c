@@ -1,0 +1,467 @@
+/* fused.c — the one-pass kernel for csc-headed chains.
+ *
+ * Covers csc, then in this order: [convert] [resize] [permute] [norm], where
+ * convert may also come after resize, permute may sit anywhere after csc, and
+ * norm follows the fp conversion (and the resize, if any). Without resize,
+ * each pair of luma rows shares one chroma-term row and every output row is
+ * written straight from the csc registers. With resize, only the source rows
+ * and columns the filter tables use are converted: each needed source row is
+ * colour-converted (on the compacted list of needed columns when that is much
+ * narrower than the frame), resized horizontally into a small ring of rows,
+ * and every output row is one vertical pass over the ring — the evaluation
+ * order of resize-private.h, so results equal the reference bit for bit.
+ * Compacted columns are scattered back into a full-width row that is zero
+ * elsewhere, so the resize module's own kernels and tables run unchanged
+ * (they read only the columns their tables name).
+ * Output rows are sliced over threads, each slice with its own scratch.
+ */
+#include "engine-private.h"
+
+#include <base/m2i-error.h>
+#include <base/m2i-parallel.h>
+#include <string.h>
+
+typedef struct {
+  gint16 *terms;
+  guint8 *cy, *cu, *cv;        /* compacted source columns */
+  guint8 *crow;                /* compacted csc output, interleaved u8 */
+  guint8 *frow8;               /* full-width source rows for hpass: needed */
+  m2i_f16 *frow16;             /* columns filled, the rest stays zero */
+  float *frow32;
+  float *ring;                 /* ring_n rows of out_w * 3 hpass sums */
+  gint *tags;                  /* source row held by each ring slot, -1: none */
+  const float **rows;
+  float *vrow;
+  guint8 *orow8;
+  m2i_f16 *orow16;
+  float *orowf;
+} Slice;
+
+struct Fused {
+  const CscKernels *k;
+  M2iFormat src_format;
+  M2iChannelOrder order;
+  gint in_w, in_h, out_w, out_h;
+  M2iDataType out_dt, resize_dt;
+  M2iLayout out_layout;
+  gboolean has_resize, has_norm;
+  float sub[3], mul[3], add[3];        /* norm, per channel in memory order */
+  CscOutSpec spec;                     /* non-resize output */
+  int plane_of[3];                     /* plane index of R, G, B */
+  /* resize */
+  M2iResizePlan *rplan;
+  gboolean compact;
+  gint n_cols;                         /* K: columns converted per source row */
+  gint32 *xs;                          /* the K source columns */
+  gint ring_n, rows_needed;
+  gsize ts;
+  gint n_slices;
+  Slice *slices;
+  const M2iImage *in;                  /* per run */
+  M2iImage *out;
+};
+
+gboolean
+m2i_fused_supported (const M2iImage *in, const M2iOp *ops, guint n_ops,
+    const M2iImage *out)
+{
+  if (!m2i_format_is_yuv (in->format) || n_ops == 0 || ops[0].kind != M2I_OP_CSC)
+    return FALSE;
+  int n_conv = 0, n_resize = 0, n_perm = 0, n_norm = 0;
+  for (guint i = 1; i < n_ops; i++) {
+    switch (ops[i].kind) {
+      case M2I_OP_CONVERT: n_conv++; break;
+      case M2I_OP_RESIZE:
+        if (n_norm)
+          return FALSE;          /* norm before resize: op by op */
+        n_resize++;
+        break;
+      case M2I_OP_PERMUTE: n_perm++; break;
+      case M2I_OP_NORM: n_norm++; break;
+      default: return FALSE;
+    }
+  }
+  if (n_conv > 1 || n_resize > 1 || n_perm > 1 || n_norm > 1)
+    return FALSE;
+  /* The device never writes interleaved fp data; neither does this kernel. */
+  if (m2i_format_layout (out->format) == M2I_LAYOUT_INTERLEAVED
+      && m2i_format_dtype (out->format) != M2I_DTYPE_U8)
+    return FALSE;
+  return TRUE;
+}
+
+static void
+slice_free (Slice *s)
+{
+  g_free (s->terms);
+  g_free (s->cy);
+  g_free (s->cu);
+  g_free (s->cv);
+  g_free (s->crow);
+  g_free (s->frow8);
+  g_free (s->frow16);
+  g_free (s->frow32);
+  g_free (s->ring);
+  g_free (s->tags);
+  g_free (s->rows);
+  g_free (s->vrow);
+  g_free (s->orow8);
+  g_free (s->orow16);
+  g_free (s->orowf);
+}
+
+void
+m2i_fused_free (Fused *f)
+{
+  if (!f)
+    return;
+  for (gint i = 0; f->slices && i < f->n_slices; i++)
+    slice_free (&f->slices[i]);
+  g_free (f->slices);
+  if (f->rplan)
+    m2i_resize_plan_free (f->rplan);
+  g_free (f->xs);
+  g_free (f);
+}
+
+/* Chooses the source columns to convert: those the x table names, compacted
+ * when that is much narrower than the row. */
+static void
+plan_columns (Fused *f)
+{
+  const M2iResizeAxis *ax = &f->rplan->x;
+  guint8 *used = g_new0 (guint8, ax->in_size);
+  for (gint i = 0; i < ax->out_size * ax->taps; i++)
+    used[ax->index[i]] = 1;
+  gint K = 0;
+  for (gint i = 0; i < ax->in_size; i++)
+    K += used[i];
+  if (K * 2 > ax->in_size) {
+    /* Most columns are needed: convert whole rows. */
+    f->compact = FALSE;
+    f->n_cols = ax->in_size;
+  } else {
+    f->compact = TRUE;
+    f->n_cols = K;
+    f->xs = g_new (gint32, K);
+    K = 0;
+    for (gint i = 0; i < ax->in_size; i++)
+      if (used[i])
+        f->xs[K++] = i;
+  }
+  g_free (used);
+}
+
+static void
+plan_rows (Fused *f)
+{
+  const M2iResizeAxis *ay = &f->rplan->y;
+  guint8 *used = g_new0 (guint8, ay->in_size);
+  gint ring = 1;
+  for (gint i = 0; i < ay->out_size; i++) {
+    ring = MAX (ring, ay->last[i] - ay->first[i] + 1);
+    for (gint t = 0; t < ay->taps; t++)
+      used[ay->index[i * ay->taps + t]] = 1;
+  }
+  f->rows_needed = 0;
+  for (gint i = 0; i < ay->in_size; i++)
+    f->rows_needed += used[i];
+  f->ring_n = ring;
+  g_free (used);
+}
+
+Fused *
+m2i_fused_new (const M2iImage *in, const M2iOp *ops, guint n_ops,
+    const M2iImage *out, gint n_threads, GError **error)
+{
+  g_return_val_if_fail (m2i_fused_supported (in, ops, n_ops, out), NULL);
+  Fused *f = g_new0 (Fused, 1);
+  f->k = m2i_csc_kernels ();
+  f->src_format = in->format;
+  f->order = ops[0].u.csc.order;
+  f->in_w = in->width;
+  f->in_h = in->height;
+  f->out_w = out->width;
+  f->out_h = out->height;
+  f->out_dt = m2i_format_dtype (out->format);
+  f->out_layout = m2i_format_layout (out->format);
+  f->resize_dt = M2I_DTYPE_U8;
+  M2iDataType dt = M2I_DTYPE_U8;
+  for (guint i = 1; i < n_ops; i++) {
+    const M2iOp *op = &ops[i];
+    if (op->kind == M2I_OP_CONVERT)
+      dt = op->u.convert.to;
+    if (op->kind == M2I_OP_RESIZE) {
+      f->has_resize = TRUE;
+      f->resize_dt = dt;
+      f->rplan = m2i_resize_plan_new (&op->u.resize, in->width, in->height, error);
+      if (!f->rplan) {
+        m2i_fused_free (f);
+        return NULL;
+      }
+    }
+    if (op->kind == M2I_OP_NORM) {
+      f->has_norm = TRUE;
+      for (int c = 0; c < 3; c++)
+        m2i_norm_fast_coeffs (&op->u.norm, c, &f->sub[c], &f->mul[c], &f->add[c]);
+    }
+  }
+  gboolean bgr = f->order == M2I_ORDER_BGR;
+  f->plane_of[0] = bgr ? 2 : 0;
+  f->plane_of[1] = 1;
+  f->plane_of[2] = bgr ? 0 : 2;
+
+  f->n_slices = n_threads > 0 ? n_threads : m2i_parallel_n_cores ();
+  f->slices = g_new0 (Slice, f->n_slices);
+  if (!f->has_resize) {
+    f->spec.bgr = bgr;
+    f->spec.norm = f->has_norm;
+    for (int c = 0; c < 3; c++) {         /* kernel channel c is R, G or B */
+      int p = f->plane_of[c];
+      f->spec.sub[c] = f->sub[p];
+      f->spec.mul[c] = f->mul[p];
+      f->spec.add[c] = f->add[p];
+    }
+    if (f->out_layout == M2I_LAYOUT_INTERLEAVED)
+      f->spec.mode = CSC_OUT_IL_U8;
+    else
+      f->spec.mode = f->out_dt == M2I_DTYPE_U8 ? CSC_OUT_PL_U8
+          : f->out_dt == M2I_DTYPE_F16 ? CSC_OUT_PL_F16 : CSC_OUT_PL_F32;
+    f->ts = m2i_csc_terms_stride (f->k, in->width);
+    for (gint s = 0; s < f->n_slices; s++)
+      f->slices[s].terms = g_new0 (gint16, f->ts * CSC_N_TERMS);
+    return f;
+  }
+
+  plan_columns (f);
+  plan_rows (f);
+  gint K = f->n_cols;
+  gsize n = (gsize) f->out_w * 3;
+  f->ts = m2i_csc_terms_stride (f->k, K);
+  for (gint s = 0; s < f->n_slices; s++) {
+    Slice *sl = &f->slices[s];
+    sl->terms = g_new0 (gint16, f->ts * CSC_N_TERMS);
+    if (f->compact) {
+      sl->cy = g_new0 (guint8, K);
+      sl->cu = g_new0 (guint8, K);
+      sl->cv = g_new0 (guint8, K);
+    }
+    gsize wn = (gsize) f->in_w * 3;
+    sl->crow = g_new0 (guint8, (gsize) K * 3);
+    sl->frow8 = g_new0 (guint8, wn);
+    if (f->resize_dt == M2I_DTYPE_F16)
+      sl->frow16 = g_new0 (m2i_f16, wn);
+    if (f->resize_dt == M2I_DTYPE_F32)
+      sl->frow32 = g_new0 (float, wn);
+    sl->ring = g_new0 (float, n * (gsize) f->ring_n);
+    sl->tags = g_new (gint, f->ring_n);
+    sl->rows = g_new0 (const float *, f->rplan->y.taps);
+    sl->vrow = g_new0 (float, n);
+    sl->orow8 = g_new0 (guint8, n);
+    sl->orow16 = g_new0 (m2i_f16, n);
+    sl->orowf = g_new0 (float, n);
+  }
+  return f;
+}
+
+void
+m2i_fused_source_extent (const Fused *f, gint *rows, gint *cols)
+{
+  *rows = f->has_resize ? f->rows_needed : f->in_h;
+  *cols = f->has_resize ? f->n_cols : f->in_w;
+}
+
+/* ---- without resize ----------------------------------------------------- */
+
+static void
+prep_chroma_row (const Fused *f, const M2iImage *in, gint cy, gint16 *terms)
+{
+  if (in->format == M2I_FORMAT_SP_NV12_8)
+    f->k->prep_nv12 (in->data[1] + (gsize) cy * in->stride[1], in->width / 2, terms, f->ts);
+  else
+    f->k->prep_i420 (in->data[1] + (gsize) cy * in->stride[1],
+        in->data[2] + (gsize) cy * in->stride[2], in->width / 2, terms, f->ts);
+}
+
+static void
+run_pairs (gint begin, gint end, gint slice, gpointer data)
+{
+  Fused *f = data;
+  const M2iImage *in = f->in;
+  const M2iImage *out = f->out;
+  Slice *sl = &f->slices[slice];
+  for (gint p = begin; p < end; p++) {
+    prep_chroma_row (f, in, p, sl->terms);
+    for (gint y = 2 * p; y < 2 * p + 2; y++) {
+      guint8 *dst[3];
+      if (f->spec.mode == CSC_OUT_IL_U8) {
+        dst[0] = out->data[0] + (gsize) y * out->stride[0];
+      } else {
+        for (int c = 0; c < 3; c++)
+          dst[c] = out->data[f->plane_of[c]] + (gsize) y * out->stride[f->plane_of[c]];
+      }
+      f->k->row (in->data[0] + (gsize) y * in->stride[0], sl->terms, f->ts, in->width,
+          dst, &f->spec);
+    }
+  }
+}
+
+/* ---- with resize -------------------------------------------------------- */
+
+static const float *
+source_row (Fused *f, Slice *sl, gint r)
+{
+  gint slot = r % f->ring_n;
+  float *dst = sl->ring + (gsize) slot * f->out_w * 3;
+  if (sl->tags[slot] == r)
+    return dst;
+  const M2iImage *in = f->in;
+  const guint8 *yrow = in->data[0] + (gsize) r * in->stride[0];
+  const guint8 *c1 = in->data[1] + (gsize) (r / 2) * in->stride[1];
+  CscOutSpec il = { .mode = CSC_OUT_IL_U8, .bgr = f->order == M2I_ORDER_BGR };
+  gint K = f->n_cols;
+  const gint32 *xs = f->xs;
+  if (f->compact) {
+    guint8 *const crow[3] = { sl->crow, NULL, NULL };
+    for (gint k = 0; k < K; k++)
+      sl->cy[k] = yrow[xs[k]];
+    if (in->format == M2I_FORMAT_SP_NV12_8) {
+      for (gint k = 0; k < K; k++) {
+        gsize o = (gsize) (xs[k] & ~1);
+        sl->cu[k] = c1[o];
+        sl->cv[k] = c1[o + 1];
+      }
+    } else {
+      const guint8 *c2 = in->data[2] + (gsize) (r / 2) * in->stride[2];
+      for (gint k = 0; k < K; k++) {
+        sl->cu[k] = c1[xs[k] >> 1];
+        sl->cv[k] = c2[xs[k] >> 1];
+      }
+    }
+    f->k->prep_444 (sl->cu, sl->cv, K, sl->terms, f->ts);
+    f->k->row (sl->cy, sl->terms, f->ts, K, crow, &il);
+  } else {
+    guint8 *const frow[3] = { sl->frow8, NULL, NULL };
+    prep_chroma_row (f, in, r / 2, sl->terms);
+    f->k->row (yrow, sl->terms, f->ts, K, frow, &il);
+  }
+  const M2iResizePlan *rp = f->rplan;
+  const guint8 *c8 = sl->crow;
+  switch (f->resize_dt) {
+    case M2I_DTYPE_U8:
+      if (f->compact)
+        for (gint k = 0; k < K; k++)
+          memcpy (sl->frow8 + 3 * (gsize) xs[k], c8 + 3 * k, 3);
+      m2i_resize_hpass_u8 (rp, sl->frow8, 3, dst);
+      break;
+    case M2I_DTYPE_F16:
+      if (f->compact) {
+        /* convert the compacted values, then scatter them */
+        m2i_f16 tmp[3 * 64];
+        for (gint k0 = 0; k0 < K; k0 += 64) {
+          gint m = MIN (64, K - k0);
+          f->k->u8_to_f16 (c8 + 3 * k0, tmp, 3 * m);
+          for (gint k = 0; k < m; k++)
+            memcpy (sl->frow16 + 3 * (gsize) xs[k0 + k], tmp + 3 * k, 3 * sizeof (m2i_f16));
+        }
+      } else {
+        f->k->u8_to_f16 (sl->frow8, sl->frow16, f->in_w * 3);
+      }
+      m2i_resize_hpass_f16 (rp, sl->frow16, 3, dst);
+      break;
+    default:
+      if (f->compact) {
+        for (gint k = 0; k < K; k++)
+          for (int c = 0; c < 3; c++)
+            sl->frow32[3 * (gsize) xs[k] + c] = c8[3 * k + c];
+      } else {
+        for (gint i = 0; i < f->in_w * 3; i++)
+          sl->frow32[i] = sl->frow8[i];
+      }
+      m2i_resize_hpass_f32 (rp, sl->frow32, 3, dst);
+      break;
+  }
+  sl->tags[slot] = r;
+  return dst;
+}
+
+static inline float
+norm1 (const Fused *f, int c, float x)
+{
+  return (x - f->sub[c]) * f->mul[c] + f->add[c];
+}
+
+/* Writes one output row from the vertical sums (interleaved, memory order). */
+static void
+finish_row (Fused *f, Slice *sl, gint oy)
+{
+  const M2iImage *out = f->out;
+  gint n = f->out_w * 3;
+  gboolean planar = f->out_layout == M2I_LAYOUT_PLANAR;
+  /* Values as the chain's data type holds them, in orow8 / orow16 / orowf. */
+  M2iDataType have = f->resize_dt;
+  if (have == M2I_DTYPE_U8)
+    m2i_resize_round_u8_row (f->rplan, sl->vrow, sl->orow8, n);
+  else if (have == M2I_DTYPE_F16)
+    m2i_f32_to_f16_n (sl->vrow, sl->orow16, (gsize) n);
+  else
+    memcpy (sl->orowf, sl->vrow, (gsize) n * sizeof (float));
+
+  if (f->out_dt == M2I_DTYPE_U8) {
+    if (!planar) {
+      memcpy (out->data[0] + (gsize) oy * out->stride[0], sl->orow8, (gsize) n);
+    } else {
+      for (int c = 0; c < 3; c++) {
+        guint8 *d = out->data[c] + (gsize) oy * out->stride[c];
+        for (gint i = 0; i < f->out_w; i++)
+          d[i] = sl->orow8[3 * i + c];
+      }
+    }
+    return;
+  }
+  /* fp output: the value as fp32, then norm, then the output type. */
+  for (int c = 0; c < 3; c++) {
+    guint8 *d = out->data[planar ? c : 0] + (gsize) oy * out->stride[planar ? c : 0];
+    gint step = planar ? 1 : 3, off = planar ? 0 : c;
+    for (gint i = 0; i < f->out_w; i++) {
+      gint j = 3 * i + c;
+      float x = have == M2I_DTYPE_U8 ? (float) sl->orow8[j]
+          : have == M2I_DTYPE_F16 ? m2i_f16_to_f32 (sl->orow16[j]) : sl->orowf[j];
+      if (f->has_norm)
+        x = norm1 (f, c, x);
+      if (f->out_dt == M2I_DTYPE_F16)
+        ((m2i_f16 *) d)[i * step + off] = m2i_f32_to_f16 (x);
+      else
+        ((float *) d)[i * step + off] = x;
+    }
+  }
+}
+
+static void
+run_resize (gint begin, gint end, gint slice, gpointer data)
+{
+  Fused *f = data;
+  Slice *sl = &f->slices[slice];
+  const M2iResizeAxis *ay = &f->rplan->y;
+  for (gint i = 0; i < f->ring_n; i++)
+    sl->tags[i] = -1;
+  for (gint oy = begin; oy < end; oy++) {
+    for (gint t = 0; t < ay->taps; t++)
+      sl->rows[t] = source_row (f, sl, ay->index[oy * ay->taps + t]);
+    m2i_resize_vpass (f->rplan, oy, sl->rows, f->out_w * 3, sl->vrow);
+    finish_row (f, sl, oy);
+  }
+}
+
+void
+m2i_fused_run (Fused *f, const M2iImage *in, M2iImage *out)
+{
+  f->in = in;
+  f->out = out;
+  if (f->has_resize)
+    m2i_parallel_for (f->out_h, f->n_slices, 4, run_resize, f);
+  else
+    m2i_parallel_for (f->in_h / 2, f->n_slices, 8, run_pairs, f);
+  f->in = NULL;
+  f->out = NULL;
+}

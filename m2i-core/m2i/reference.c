@@ -1,0 +1,367 @@
+/* reference.c — chain validation and the plain-C, one-op-at-a-time kernels.
+ *
+ * Written for clarity: each op reads a whole image and writes a whole image.
+ * The reference path (m2i_reference_run) and tasks that the fused kernel
+ * does not cover run through these.
+ */
+#include "engine-private.h"
+
+#include <base/m2i-error.h>
+#include <string.h>
+
+/* ---- validation --------------------------------------------------------- */
+
+static gboolean
+fail (GError **error, guint i, const M2iOp *op, const char *fmt, ...) G_GNUC_PRINTF (4, 5);
+
+static gboolean
+fail (GError **error, guint i, const M2iOp *op, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  gchar *msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  gchar *o = m2i_op_to_string (op);
+  g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "op %u (%s): %s", i + 1, o, msg);
+  g_free (o);
+  g_free (msg);
+  return FALSE;
+}
+
+gboolean
+m2i_chain_validate (const M2iImage *in, const M2iOp *ops, guint n_ops,
+    const M2iImage *out, ChainShapes *shapes, GError **error)
+{
+  if (!m2i_image_check (in, "input", FALSE, error))
+    return FALSE;
+  if (n_ops == 0 || n_ops > M2I_MAX_OPS) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+        "the op list is empty: nothing to do");
+    return FALSE;
+  }
+  M2iFormat f = in->format;
+  gint w = in->width, h = in->height;
+  gboolean yuv = m2i_format_is_yuv (f);
+  M2iLayout layout = m2i_format_layout (f);
+  M2iDataType dt = m2i_format_dtype (f);
+  M2iChannelOrder order = m2i_format_order (f);
+  for (guint i = 0; i < n_ops; i++) {
+    const M2iOp *op = &ops[i];
+    if (yuv && op->kind != M2I_OP_CSC)
+      return fail (error, i, op, "the data is still YUV (%s) here; %s needs RGB/BGR data, "
+          "so csc must come first", m2i_format_to_string (in->format),
+          m2i_op_kind_to_string (op->kind));
+    switch (op->kind) {
+      case M2I_OP_CSC:
+        if (!yuv)
+          return fail (error, i, op, "csc converts NV12/I420, but the data is already %s",
+              m2i_format_to_string (f));
+        if (op->u.csc.order != M2I_ORDER_RGB && op->u.csc.order != M2I_ORDER_BGR)
+          return fail (error, i, op, "unknown channel order %d", (int) op->u.csc.order);
+        yuv = FALSE;
+        layout = M2I_LAYOUT_INTERLEAVED;
+        dt = M2I_DTYPE_U8;
+        order = op->u.csc.order;
+        break;
+      case M2I_OP_CONVERT:
+        if (dt != M2I_DTYPE_U8)
+          return fail (error, i, op, "the data is already %s; convert takes u8 data",
+              dt == M2I_DTYPE_F16 ? "fp16" : "fp32");
+        if (op->u.convert.to != M2I_DTYPE_F16 && op->u.convert.to != M2I_DTYPE_F32)
+          return fail (error, i, op, "convert produces fp16 or fp32 only");
+        dt = op->u.convert.to;
+        break;
+      case M2I_OP_RESIZE: {
+        const M2iResizeParams *p = &op->u.resize;
+        if (p->out_width <= 0 || p->out_height <= 0)
+          return fail (error, i, op, "output size %dx%d is not positive", p->out_width,
+              p->out_height);
+        if (p->out_width > (1 << 16) || p->out_height > (1 << 16))
+          return fail (error, i, op, "output size %dx%d exceeds 65536x65536",
+              p->out_width, p->out_height);
+        w = p->out_width;
+        h = p->out_height;
+        break;
+      }
+      case M2I_OP_NORM:
+        if (dt == M2I_DTYPE_U8)
+          return fail (error, i, op, "norm needs fp16 or fp32 data, the data is u8 here; "
+              "put convertU8F16 before norm");
+        for (int c = 0; c < 3; c++) {
+          float cc = m2i_f16_to_f32 (op->u.norm.c[c]);
+          if (cc == 0.0f || cc != cc)
+            return fail (error, i, op, "coefficient C of channel %d is zero or NaN", c);
+        }
+        break;
+      case M2I_OP_PERMUTE:
+        if (layout != M2I_LAYOUT_INTERLEAVED)
+          return fail (error, i, op, "the data is already planar (permute twice?); "
+              "permute turns interleaved data into planar");
+        layout = M2I_LAYOUT_PLANAR;
+        break;
+      default:
+        return fail (error, i, op, "unknown op kind %d", (int) op->kind);
+    }
+    f = m2i_format_compose (layout, dt, order);
+    if (shapes) {
+      shapes->format[i] = f;
+      shapes->width[i] = w;
+      shapes->height[i] = h;
+    }
+  }
+  if (out) {
+    if (!m2i_image_check (out, "output", FALSE, error))
+      return FALSE;
+    if (out->format != f || out->width != w || out->height != h) {
+      g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+          "the output is %s %dx%d, but the op chain produces %s %dx%d",
+          m2i_format_to_string (out->format), out->width, out->height,
+          m2i_format_to_string (f), w, h);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* ---- sample access ------------------------------------------------------ */
+
+/* Pointer to channel c of pixel (x, y) of an RGB-like image. */
+static inline guint8 *
+sample_ptr (const M2iImage *img, gint x, gint y, int c)
+{
+  gsize bps = m2i_format_bytes_per_sample (img->format);
+  if (m2i_format_layout (img->format) == M2I_LAYOUT_PLANAR)
+    return img->data[c] + (gsize) y * img->stride[c] + (gsize) x * bps;
+  return img->data[0] + (gsize) y * img->stride[0] + ((gsize) x * 3 + c) * bps;
+}
+
+static inline float
+get_sample (const M2iImage *img, gint x, gint y, int c)
+{
+  const guint8 *p = sample_ptr (img, x, y, c);
+  switch (m2i_format_dtype (img->format)) {
+    case M2I_DTYPE_U8: return *p;
+    case M2I_DTYPE_F16: return m2i_f16_to_f32 (*(const m2i_f16 *) p);
+    default: return *(const float *) p;
+  }
+}
+
+/* Stores a value already representable in the image's type (u8: integral
+ * in [0,255]; fp16: rounded to nearest even here). */
+static inline void
+set_sample (const M2iImage *img, gint x, gint y, int c, float v)
+{
+  guint8 *p = sample_ptr (img, x, y, c);
+  switch (m2i_format_dtype (img->format)) {
+    case M2I_DTYPE_U8: *p = (guint8) v; break;
+    case M2I_DTYPE_F16: *(m2i_f16 *) p = m2i_f32_to_f16 (v); break;
+    default: *(float *) p = v; break;
+  }
+}
+
+/* ---- the ops ------------------------------------------------------------ */
+
+/* csc, straight from the formula: round-half-up of the exact value
+ * (1164(Y-16) + k·chroma)/1000, computed as floor((num + 500) / 1000) with a
+ * floor division valid for negative numerators, then clamped. */
+static int
+csc_channel (int num)
+{
+  int n = num + 500;
+  int q = n >= 0 ? n / 1000 : -((-n + 999) / 1000);
+  return q < 0 ? 0 : q > 255 ? 255 : q;
+}
+
+static void
+ref_csc (const M2iImage *in, const M2iImage *out, M2iChannelOrder order)
+{
+  for (gint y = 0; y < in->height; y++) {
+    const guint8 *yrow = in->data[0] + (gsize) y * in->stride[0];
+    for (gint x = 0; x < in->width; x++) {
+      int U, V;
+      if (in->format == M2I_FORMAT_SP_NV12_8) {
+        const guint8 *uv = in->data[1] + (gsize) (y / 2) * in->stride[1];
+        U = uv[(x / 2) * 2];
+        V = uv[(x / 2) * 2 + 1];
+      } else {
+        U = in->data[1][(gsize) (y / 2) * in->stride[1] + x / 2];
+        V = in->data[2][(gsize) (y / 2) * in->stride[2] + x / 2];
+      }
+      int Y = yrow[x];
+      int r = csc_channel (1164 * (Y - 16) + 1596 * (V - 128));
+      int g = csc_channel (1164 * (Y - 16) - 813 * (V - 128) - 391 * (U - 128));
+      int b = csc_channel (1164 * (Y - 16) + 2018 * (U - 128));
+      set_sample (out, x, y, order == M2I_ORDER_RGB ? 0 : 2, (float) r);
+      set_sample (out, x, y, 1, (float) g);
+      set_sample (out, x, y, order == M2I_ORDER_RGB ? 2 : 0, (float) b);
+    }
+  }
+}
+
+/* convert, permute: exact value copies (fp16 of a u8 value is exact). */
+static void
+ref_copy_values (const M2iImage *in, const M2iImage *out)
+{
+  for (gint y = 0; y < in->height; y++)
+    for (gint x = 0; x < in->width; x++)
+      for (int c = 0; c < 3; c++)
+        set_sample (out, x, y, c, get_sample (in, x, y, c));
+}
+
+/* norm: ((x - B) / C) * A + D in fp32, then stored (fp16: RNE). */
+static void
+ref_norm (const M2iImage *in, const M2iImage *out, const M2iNormParams *n)
+{
+  for (gint y = 0; y < in->height; y++)
+    for (gint x = 0; x < in->width; x++)
+      for (int c = 0; c < 3; c++) {
+        float v = get_sample (in, x, y, c);
+        float r = ((v - m2i_f16_to_f32 (n->b[c])) / m2i_f16_to_f32 (n->c[c]))
+            * m2i_f16_to_f32 (n->a[c]) + m2i_f16_to_f32 (n->d[c]);
+        set_sample (out, x, y, c, r);
+      }
+}
+
+/* resize: per resize-private.h (the hpass kernels apply pillow's
+ * intermediate rounding themselves). Every source row is resized horizontally
+ * into @hbuf (in_height rows of out_width × channels sums), then every output
+ * row vertically; interleaved images at once (3 channels), planar ones plane
+ * by plane. */
+static void
+ref_resize (const M2iImage *in, const M2iImage *out, const M2iResizePlan *rp,
+    float *hbuf, const float **rows, float *vrow)
+{
+  gboolean planar = m2i_format_layout (in->format) == M2I_LAYOUT_PLANAR;
+  M2iDataType dt = m2i_format_dtype (in->format);
+  int ch = planar ? 1 : 3;
+  gsize n = (gsize) out->width * ch;
+  for (int p = 0; p < (planar ? 3 : 1); p++) {
+    for (gint y = 0; y < in->height; y++) {
+      const guint8 *src = in->data[p] + (gsize) y * in->stride[p];
+      float *h = hbuf + (gsize) y * n;
+      if (dt == M2I_DTYPE_U8) {
+        m2i_resize_hpass_u8 (rp, src, ch, h);
+      } else if (dt == M2I_DTYPE_F16) {
+        m2i_resize_hpass_f16 (rp, (const guint16 *) src, ch, h);
+      } else {
+        m2i_resize_hpass_f32 (rp, (const float *) src, ch, h);
+      }
+    }
+    for (gint y = 0; y < out->height; y++) {
+      for (gint t = 0; t < rp->y.taps; t++)
+        rows[t] = hbuf + (gsize) rp->y.index[y * rp->y.taps + t] * n;
+      m2i_resize_vpass (rp, y, rows, (gint) n, vrow);
+      guint8 *dst = out->data[p] + (gsize) y * out->stride[p];
+      if (dt == M2I_DTYPE_U8)
+        m2i_resize_round_u8_row (rp, vrow, dst, (gint) n);
+      else if (dt == M2I_DTYPE_F16)
+        for (gsize i = 0; i < n; i++)
+          ((m2i_f16 *) dst)[i] = m2i_f32_to_f16 (vrow[i]);
+      else
+        memcpy (dst, vrow, n * sizeof (float));
+    }
+  }
+}
+
+/* ---- op-by-op executor -------------------------------------------------- */
+
+struct OpsExec {
+  guint n_ops;
+  M2iOp ops[M2I_MAX_OPS];
+  M2iImage inter[M2I_MAX_OPS];      /* output of op i (i < n_ops - 1) */
+  guint8 *inter_buf[M2I_MAX_OPS];
+  M2iResizePlan *rplan[M2I_MAX_OPS];
+  float *hbuf[M2I_MAX_OPS];
+  const float **rows;
+  float *vrow;
+};
+
+OpsExec *
+m2i_ops_exec_new (const M2iImage *in, const M2iOp *ops, guint n_ops,
+    const M2iImage *out, GError **error)
+{
+  ChainShapes sh;
+  if (!m2i_chain_validate (in, ops, n_ops, out, &sh, error))
+    return NULL;
+  OpsExec *ex = g_new0 (OpsExec, 1);
+  ex->n_ops = n_ops;
+  memcpy (ex->ops, ops, n_ops * sizeof (M2iOp));
+  gint prev_w = in->width, prev_h = in->height;
+  gsize max_row = 0;
+  gint max_taps = 1;
+  for (guint i = 0; i < n_ops; i++) {
+    if (i + 1 < n_ops) {
+      m2i_image_init (&ex->inter[i], sh.format[i], sh.width[i], sh.height[i]);
+      gsize sz = m2i_image_wrap_size (sh.format[i], sh.width[i], sh.height[i], 0);
+      ex->inter_buf[i] = g_malloc (sz);
+      m2i_image_wrap (&ex->inter[i], sh.format[i], sh.width[i], sh.height[i],
+          ex->inter_buf[i], sz, 0, NULL);
+    }
+    if (ops[i].kind == M2I_OP_RESIZE) {
+      ex->rplan[i] = m2i_resize_plan_new (&ops[i].u.resize, prev_w, prev_h, error);
+      if (!ex->rplan[i]) {
+        m2i_ops_exec_free (ex);
+        return NULL;
+      }
+      gsize n = (gsize) sh.width[i] * 3;
+      ex->hbuf[i] = g_new (float, n * (gsize) prev_h);
+      max_row = MAX (max_row, n);
+      max_taps = MAX (max_taps, ex->rplan[i]->y.taps);
+    }
+    prev_w = sh.width[i];
+    prev_h = sh.height[i];
+  }
+  ex->vrow = g_new (float, max_row + 1);
+  ex->rows = g_new (const float *, max_taps);
+  return ex;
+}
+
+void
+m2i_ops_exec_run (OpsExec *ex, const M2iImage *in, M2iImage *out)
+{
+  const M2iImage *src = in;
+  for (guint i = 0; i < ex->n_ops; i++) {
+    const M2iImage *dst = i + 1 < ex->n_ops ? &ex->inter[i] : out;
+    const M2iOp *op = &ex->ops[i];
+    switch (op->kind) {
+      case M2I_OP_CSC: ref_csc (src, dst, op->u.csc.order); break;
+      case M2I_OP_CONVERT: ref_copy_values (src, dst); break;
+      case M2I_OP_PERMUTE: ref_copy_values (src, dst); break;
+      case M2I_OP_NORM: ref_norm (src, dst, &op->u.norm); break;
+      case M2I_OP_RESIZE:
+        ref_resize (src, dst, ex->rplan[i], ex->hbuf[i], ex->rows, ex->vrow);
+        break;
+    }
+    src = dst;
+  }
+}
+
+void
+m2i_ops_exec_free (OpsExec *ex)
+{
+  if (!ex)
+    return;
+  for (guint i = 0; i < ex->n_ops; i++) {
+    g_free (ex->inter_buf[i]);
+    if (ex->rplan[i])
+      m2i_resize_plan_free (ex->rplan[i]);
+    g_free (ex->hbuf[i]);
+  }
+  g_free (ex->vrow);
+  g_free (ex->rows);
+  g_free (ex);
+}
+
+gboolean
+m2i_reference_run (const M2iImage *in, const M2iOpList *ops, M2iImage *out,
+    GError **error)
+{
+  if (!m2i_image_check (in, "input", TRUE, error) || !m2i_image_check (out, "output", TRUE, error))
+    return FALSE;
+  OpsExec *ex = m2i_ops_exec_new (in, ops->ops, ops->n_ops, out, error);
+  if (!ex)
+    return FALSE;
+  m2i_ops_exec_run (ex, in, out);
+  m2i_ops_exec_free (ex);
+  return TRUE;
+}
