@@ -239,10 +239,11 @@ set_fraction_nearest (GstStructure *s, const char *field, gint n, gint d)
     gst_structure_fixate_field_nearest_fraction (s, field, n, d);
 }
 
-/* Fixes structure @s for caps format @cf given the fixed input @in. */
+/* Fixes structure @s for caps format @cf given the fixed input @in (caps
+ * @in_caps). */
 static void
-fixate_structure (GstM2iBase *self, const GstM2iCapsInfo *in, GstStructure *s,
-    GstM2iCapsFormat cf)
+fixate_structure (GstM2iBase *self, const GstM2iCapsInfo *in, const GstCaps *in_caps,
+    GstStructure *s, GstM2iCapsFormat cf)
 {
   GstM2iBaseClass *klass = GST_M2I_BASE_GET_CLASS (self);
   gboolean tensor = gst_m2i_caps_format_is_tensor (cf);
@@ -263,14 +264,20 @@ fixate_structure (GstM2iBase *self, const GstM2iCapsInfo *in, GstStructure *s,
       pn = GST_VIDEO_INFO_PAR_N (&in->vinfo);
       pd = GST_VIDEO_INFO_PAR_D (&in->vinfo);
     }
-    if (klass->size_rule == GST_M2I_SIZE_ANY && (w != in->width || h != in->height)) {
+    gboolean resized = w != in->width || h != in->height;
+    if (klass->size_rule == GST_M2I_SIZE_ANY && resized) {
       gint a, b;
       if (gst_util_fraction_multiply (in->width * pn, in->height * pd, h, w, &a, &b)) {
         pn = a;
         pd = b;
       }
     }
-    set_fraction_nearest (s, "pixel-aspect-ratio", pn, pd);
+    /* Say nothing when the input said nothing and nothing changes it, so that
+     * equal caps allow passthrough. */
+    gboolean in_par = !gst_m2i_caps_format_is_tensor (in->cf)
+        && gst_structure_has_field (gst_caps_get_structure (in_caps, 0), "pixel-aspect-ratio");
+    if (in_par || resized || gst_structure_has_field (s, "pixel-aspect-ratio"))
+      set_fraction_nearest (s, "pixel-aspect-ratio", pn, pd);
   }
   set_fraction_nearest (s, "framerate", in->fps_n, in->fps_d);
   gst_structure_fixate (s);
@@ -286,6 +293,24 @@ gst_m2i_base_fixate_caps (GstBaseTransform *trans, GstPadDirection direction, Gs
     return gst_caps_fixate (othercaps);
   M2iPlanOptions opts;
   gst_m2i_base_get_plan_options (self, &opts);
+  /* A tensor structure whose size is open has no "dimensions" (a string
+   * cannot be a range), so it looks fixed and GstBaseTransform did not ask
+   * downstream: ask now. */
+  gboolean open_tensor = FALSE;
+  for (guint i = 0; i < gst_caps_get_size (othercaps); i++) {
+    const GstStructure *s = gst_caps_get_structure (othercaps, i);
+    if (gst_structure_has_name (s, "other/tensors") && !gst_structure_has_field (s, "dimensions"))
+      open_tensor = TRUE;
+  }
+  if (open_tensor) {
+    GstCaps *peer = gst_pad_peer_query_caps (trans->srcpad, othercaps);
+    if (peer && !gst_caps_is_empty (peer) && !gst_caps_is_any (peer)) {
+      GstCaps *tmp = gst_caps_intersect_full (peer, othercaps, GST_CAPS_INTERSECT_FIRST);
+      gst_caps_unref (othercaps);
+      othercaps = tmp;
+    }
+    gst_clear_caps (&peer);
+  }
   /* The first structure (the peers' preference) with a format the profile
    * can produce; failing that the first at all, so that set_caps can say why
    * it is refused. */
@@ -300,7 +325,7 @@ gst_m2i_base_fixate_caps (GstBaseTransform *trans, GstPadDirection direction, Gs
           continue;
         GstStructure *fs = gst_structure_copy (s);
         GstCapsFeatures *f = gst_caps_get_features (othercaps, i);
-        fixate_structure (self, &in, fs, cf);
+        fixate_structure (self, &in, caps, fs, cf);
         GstCaps *res = gst_caps_new_empty ();
         gst_caps_append_structure_full (res, fs, f ? gst_caps_features_copy (f) : NULL);
         gst_caps_unref (othercaps);

@@ -209,7 +209,10 @@ append_ops (GstM2iBase *base, const GstM2iStage *in, const GstM2iStage *out,
     ok = m2i_op_list_add_convert (ops, m2i_format_dtype (out->format));
   if (ok && m2i_format_layout (in->format) != m2i_format_layout (out->format))
     ok = m2i_op_list_add_permute (ops);
-  if (ok)
+  /* The identity norm changes no value (but -0 to +0): leave it out. */
+  M2iNormParams id;
+  m2i_norm_params_identity (&id);
+  if (ok && memcmp (&p, &id, sizeof p) != 0)
     ok = m2i_op_list_add_norm (ops, &p);
   if (!ok)
     g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
