@@ -600,6 +600,81 @@ GST_START_TEST (test_short_buffer_is_an_error)
 }
 GST_END_TEST;
 
+GST_START_TEST (test_property_change_mid_stream)
+{
+  /* A new resize mode takes effect on the next frame (the plan is redone). */
+  GstHarness *h = harness_for ("m2iresize name=rs mode=nearest", M2I_FORMAT_PL_RGB24, 33, 21,
+      M2I_FORMAT_PL_RGB24, 12, 9);
+  GstElement *rs = gst_bin_get_by_name (GST_BIN (h->element), "rs");
+  TestImage in;
+  test_image_alloc (&in, M2I_FORMAT_PL_RGB24, 33, 21);
+  test_image_fill (&in, 8);
+  static const char *modes[] = { "nearest", "cubic", "bilinear-pillow" };
+  static const M2iResizeMode mv[] = { M2I_RESIZE_NEAREST, M2I_RESIZE_CUBIC,
+    M2I_RESIZE_BILINEAR_PILLOW };
+  for (guint i = 0; i < G_N_ELEMENTS (modes); i++) {
+    gst_util_set_object_arg (G_OBJECT (rs), "mode", modes[i]);
+    TestImage got, want;
+    push_pull (h, &in, 0, M2I_FORMAT_PL_RGB24, &got);
+    M2iResizeParams p;
+    m2i_resize_params_init (&p, 12, 9);
+    p.mode = mv[i];
+    M2iOpList ops;
+    m2i_op_list_init (&ops);
+    m2i_op_list_add_resize (&ops, &p);
+    test_reference (&in, &ops, M2I_FORMAT_PL_RGB24, 12, 9, &want);
+    test_assert_identical (&got, &want, modes[i]);
+    test_image_free (&got);
+    test_image_free (&want);
+  }
+  gst_object_unref (rs);
+  test_image_free (&in);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_documentation_complete)
+{
+  /* What gst-inspect-1.0 shows: metadata, pad templates, and for every
+   * property a nick and a description, enum values with nicks. */
+  static const char *names[] = { "m2icolorconvert", "m2iresize", "m2inorm" };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
+    GstElementFactory *f = gst_element_factory_find (names[i]);
+    fail_unless (f != NULL, "%s not registered", names[i]);
+    for (const char *const *k = (const char *const[]) { GST_ELEMENT_METADATA_LONGNAME,
+            GST_ELEMENT_METADATA_KLASS, GST_ELEMENT_METADATA_DESCRIPTION,
+            GST_ELEMENT_METADATA_AUTHOR, NULL }; *k; k++) {
+      const char *v = gst_element_factory_get_metadata (f, *k);
+      fail_unless (v && *v, "%s has no %s", names[i], *k);
+    }
+    fail_unless_equals_int (gst_element_factory_get_num_pad_templates (f), 2);
+    GstElement *el = gst_element_factory_create (f, NULL);
+    guint n;
+    GParamSpec **props = g_object_class_list_properties (G_OBJECT_GET_CLASS (el), &n);
+    guint own = 0;
+    for (guint p = 0; p < n; p++) {
+      if (props[p]->owner_type == GST_TYPE_ELEMENT || props[p]->owner_type == GST_TYPE_OBJECT
+          || props[p]->owner_type == GST_TYPE_BASE_TRANSFORM)
+        continue;
+      own++;
+      const char *blurb = g_param_spec_get_blurb (props[p]);
+      fail_unless (blurb && strlen (blurb) > 20, "%s::%s has no description", names[i],
+          props[p]->name);
+      if (G_IS_PARAM_SPEC_ENUM (props[p])) {
+        GEnumClass *ec = G_PARAM_SPEC_ENUM (props[p])->enum_class;
+        for (guint v = 0; v < ec->n_values; v++)
+          fail_unless (ec->values[v].value_nick && *ec->values[v].value_nick);
+      }
+    }
+    /* profile, n-threads, fusion, fused and the element's own */
+    fail_unless (own >= 5, "%s: only %u m2i properties", names[i], own);
+    g_free (props);
+    gst_object_unref (el);
+    gst_object_unref (f);
+  }
+}
+GST_END_TEST;
+
 static Suite *
 m2i_elements_suite (void)
 {
@@ -623,6 +698,8 @@ m2i_elements_suite (void)
   tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_flush_eos_state);
   tcase_add_test (tc, test_short_buffer_is_an_error);
+  tcase_add_test (tc, test_property_change_mid_stream);
+  tcase_add_test (tc, test_documentation_complete);
   return s;
 }
 
