@@ -59,6 +59,64 @@ prep_444_c (const guint8 *u, const guint8 *v, gint n, gint16 *t, gsize ts)
   }
 }
 
+/* Gathers of compacted columns: cy[k] = y[xs[k]]; chroma of column xs[k]
+ * from an NV12 UV row (c2 NULL) or I420 U, V rows. The first @safe entries
+ * may be read 4 bytes at a time (SIMD versions); the rest one by one. */
+static void
+gather_c (const guint8 *y, const guint8 *c1, const guint8 *c2, const gint32 *xs, gint K,
+    gint safe, guint8 *restrict cy, guint8 *restrict cu, guint8 *restrict cv)
+{
+  (void) safe;
+  if (y)
+    for (gint k = 0; k < K; k++)
+      cy[k] = y[xs[k]];
+  if (!c1)
+    return;
+  if (!c2) {
+    for (gint k = 0; k < K; k++) {
+      gsize o = (gsize) (xs[k] & ~1);
+      cu[k] = c1[o];
+      cv[k] = c1[o + 1];
+    }
+  } else {
+    for (gint k = 0; k < K; k++) {
+      cu[k] = c1[xs[k] >> 1];
+      cv[k] = c2[xs[k] >> 1];
+    }
+  }
+}
+
+/* The horizontal resize pass over tap-by-tap expanded columns (fused.c):
+ * dst[3i + c] = sum over t of w[i*T + t] * v_c[i*T + t], evaluated as the
+ * resize contract says (fp32, from 0.0f, taps in order, no FMA: the build
+ * uses -ffp-contract=off). @p holds three planes of K values. Written once,
+ * compiled for plain x86-64 and for AVX2 (the compiler vectorizes it); both
+ * give the same bits. */
+static inline __attribute__((always_inline)) void
+hpass_expanded_body (const float *w, gint T, gint n, const guint8 *p, gint K, float *dst)
+{
+  for (int c = 0; c < 3; c++) {
+    const guint8 *v = p + (gsize) c * K;
+    if (T == 2) {
+      for (gint i = 0; i < n; i++)
+        dst[3 * i + c] = (0.0f + w[2 * i] * (float) v[2 * i]) + w[2 * i + 1] * (float) v[2 * i + 1];
+    } else {
+      for (gint i = 0; i < n; i++) {
+        float acc = 0.0f;
+        for (gint t = 0; t < T; t++)
+          acc = acc + w[i * T + t] * (float) v[i * T + t];
+        dst[3 * i + c] = acc;
+      }
+    }
+  }
+}
+
+static void
+hpass_expanded_c (const float *w, gint T, gint n, const guint8 *p, gint K, float *dst)
+{
+  hpass_expanded_body (w, T, n, p, K, dst);
+}
+
 static m2i_f16 u8_f16_table[256];
 
 static void
@@ -122,14 +180,80 @@ row_c (const guint8 *y, const gint16 *t, gsize ts, gint n, guint8 *const dst[3],
   }
 }
 
+/* Pairs in plain C: terms for a stretch of 64 pixels, then both rows. */
+static void
+pair_c (const guint8 *y0, const guint8 *y1, const guint8 *c1, const guint8 *c2, gint n,
+    guint8 *const d0[3], guint8 *const d1[3], const CscOutSpec *spec)
+{
+  enum { CHUNK = 64 };
+  gint16 t[CSC_N_TERMS * CHUNK];
+  guint bps = spec->mode == CSC_OUT_PL_F16 ? 2 : spec->mode == CSC_OUT_PL_F32 ? 4 : 1;
+  for (gint i = 0; i < n; i += CHUNK) {
+    gint m = MIN (CHUNK, n - i);
+    if (c2)
+      prep_i420_c (c1 + i / 2, c2 + i / 2, m / 2, t, CHUNK);
+    else
+      prep_nv12_c (c1 + i, m / 2, t, CHUNK);
+    for (int r = 0; r < 2; r++) {
+      const guint8 *yr = r ? y1 : y0;
+      guint8 *const *dr = r ? d1 : d0;
+      if (!yr)
+        continue;
+      guint8 *o[3];
+      for (int c = 0; c < 3; c++)
+        o[c] = dr[c] ? dr[c] + (spec->mode == CSC_OUT_IL_U8 ? 3 : bps) * (gsize) i : NULL;
+      row_c (yr + i, t, CHUNK, m, o, spec);
+    }
+  }
+}
+
 static const CscKernels kernels_c = {
-  "c", 1, prep_nv12_c, prep_i420_c, prep_444_c, row_c, u8_to_f16_c,
+  "c", 1, prep_444_c, row_c, pair_c, u8_to_f16_c, gather_c, hpass_expanded_c,
 };
 
 /* ---- AVX2 --------------------------------------------------------------- */
 
+/* Source pointers of one block of a pair kernel. For the last, partial
+ * block (m < blk pixels) they are redirected to padded copies in @tmp
+ * (4 · blk bytes: Y padded with 16, chroma with 128), so full-width loads
+ * stay inside the caller's rows. */
+typedef struct {
+  const guint8 *y0, *y1, *c, *v;
+} PairSrc;
+
+static inline void
+pair_src (PairSrc *s, const guint8 *y0, const guint8 *y1, const guint8 *c1,
+    const guint8 *c2, gint i, gint m, gint blk, guint8 *tmp)
+{
+  s->y0 = y0 + i;
+  s->y1 = y1 ? y1 + i : NULL;
+  s->c = c2 ? c1 + i / 2 : c1 + i;
+  s->v = c2 ? c2 + i / 2 : NULL;
+  if (m == blk)
+    return;
+  guint8 *t0 = tmp, *t1 = tmp + blk, *tc = tmp + 2 * blk, *tv = tmp + 3 * blk;
+  memset (t0, 16, (gsize) blk);
+  memcpy (t0, s->y0, (gsize) m);
+  s->y0 = t0;
+  if (s->y1) {
+    memset (t1, 16, (gsize) blk);
+    memcpy (t1, s->y1, (gsize) m);
+    s->y1 = t1;
+  }
+  memset (tc, 128, (gsize) blk);
+  memcpy (tc, s->c, c2 ? (gsize) m / 2 : (gsize) m);
+  s->c = tc;
+  if (s->v) {
+    memset (tv, 128, (gsize) blk);
+    memcpy (tv, s->v, (gsize) m / 2);
+    s->v = tv;
+  }
+}
+
+
 #ifdef HAVE_X86
 #define AVX2 __attribute__((target("avx2,f16c,fma")))
+#define AVX2I __attribute__((target("avx2,f16c,fma"), always_inline))
 #define BLK 32
 
 static guint8 il_masks[3][3][16];   /* [output vector][channel][byte] */
@@ -145,14 +269,14 @@ init_il_masks (void)
       }
 }
 
-static AVX2 inline __m256i
+static AVX2I inline __m256i
 div1000 (__m256i z)
 {
   return _mm256_srli_epi16 (_mm256_mulhi_epu16 (z, _mm256_set1_epi16 (-31981 /* 33555 */)), 9);
 }
 
 /* Terms of 16 chroma samples (u', v' in 16-bit lanes). */
-static AVX2 inline void
+static AVX2I inline void
 terms16 (__m256i u, __m256i v, __m256i out[CSC_N_TERMS])
 {
   const __m256i one = _mm256_set1_epi16 (1), k1000 = _mm256_set1_epi16 (1000);
@@ -179,61 +303,6 @@ terms16 (__m256i u, __m256i v, __m256i out[CSC_N_TERMS])
   __m256i qb = div1000 (sb);
   out[CSC_QB] = _mm256_add_epi16 (_mm256_add_epi16 (u, u), _mm256_sub_epi16 (qb, _mm256_set1_epi16 (6)));
   out[CSC_RB] = _mm256_add_epi16 (_mm256_sub_epi16 (sb, _mm256_mullo_epi16 (qb, k1000)), _mm256_set1_epi16 (3500));
-}
-
-/* 16 chroma samples in natural order -> 32 pixels' terms in block order. */
-static AVX2 inline void
-store_dup (const __m256i t[CSC_N_TERMS], gint16 *dst, gsize ts)
-{
-  for (int j = 0; j < CSC_N_TERMS; j++) {
-    _mm256_storeu_si256 ((__m256i *) (dst + j * ts), _mm256_unpacklo_epi16 (t[j], t[j]));
-    _mm256_storeu_si256 ((__m256i *) (dst + j * ts + 16), _mm256_unpackhi_epi16 (t[j], t[j]));
-  }
-}
-
-static AVX2 void
-prep_nv12_avx2 (const guint8 *uv, gint n_chroma, gint16 *t, gsize ts)
-{
-  const __m256i lo = _mm256_set1_epi16 (0xff), k128 = _mm256_set1_epi16 (128);
-  gint c = 0;
-  for (; c < n_chroma; c += 16) {
-    __m256i x;
-    if (c + 16 <= n_chroma) {
-      x = _mm256_loadu_si256 ((const __m256i *) (uv + 2 * c));
-    } else {
-      guint8 tmp[32] = { 0 };
-      memcpy (tmp, uv + 2 * c, (gsize) (n_chroma - c) * 2);
-      x = _mm256_loadu_si256 ((const __m256i *) tmp);
-    }
-    __m256i u = _mm256_sub_epi16 (_mm256_and_si256 (x, lo), k128);
-    __m256i v = _mm256_sub_epi16 (_mm256_srli_epi16 (x, 8), k128);
-    __m256i k[CSC_N_TERMS];
-    terms16 (u, v, k);
-    store_dup (k, t + 2 * c, ts);
-  }
-}
-
-static AVX2 void
-prep_i420_avx2 (const guint8 *pu, const guint8 *pv, gint n_chroma, gint16 *t, gsize ts)
-{
-  const __m256i k128 = _mm256_set1_epi16 (128);
-  for (gint c = 0; c < n_chroma; c += 16) {
-    __m128i a, b;
-    if (c + 16 <= n_chroma) {
-      a = _mm_loadu_si128 ((const __m128i *) (pu + c));
-      b = _mm_loadu_si128 ((const __m128i *) (pv + c));
-    } else {
-      guint8 tu[16] = { 0 }, tv[16] = { 0 };
-      memcpy (tu, pu + c, (gsize) (n_chroma - c));
-      memcpy (tv, pv + c, (gsize) (n_chroma - c));
-      a = _mm_loadu_si128 ((const __m128i *) tu);
-      b = _mm_loadu_si128 ((const __m128i *) tv);
-    }
-    __m256i k[CSC_N_TERMS];
-    terms16 (_mm256_sub_epi16 (_mm256_cvtepu8_epi16 (a), k128),
-        _mm256_sub_epi16 (_mm256_cvtepu8_epi16 (b), k128), k);
-    store_dup (k, t + 2 * c, ts);
-  }
 }
 
 static AVX2 void
@@ -264,17 +333,17 @@ prep_444_avx2 (const guint8 *pu, const guint8 *pv, gint n, gint16 *t, gsize ts)
   }
 }
 
-static AVX2 inline __m256i
-channel16 (__m256i yy, __m256i t164, const gint16 *q, const gint16 *r)
+static AVX2I inline __m256i
+channel16 (__m256i yy, __m256i t164, __m256i q, __m256i r)
 {
-  __m256i z = _mm256_add_epi16 (t164, _mm256_loadu_si256 ((const __m256i *) r));
-  __m256i o = _mm256_add_epi16 (yy, _mm256_loadu_si256 ((const __m256i *) q));
-  return _mm256_add_epi16 (o, div1000 (z));
+  return _mm256_add_epi16 (_mm256_add_epi16 (yy, q), div1000 (_mm256_add_epi16 (t164, r)));
 }
 
-/* 32 pixels' R, G, B bytes in natural order. */
-static AVX2 inline void
-block32 (const guint8 *y, const gint16 *t, gsize ts, __m256i *r8, __m256i *g8, __m256i *b8)
+/* 32 pixels' R, G, B bytes in natural order, from the terms of pixels
+ * 0-7,16-23 (ka) and 8-15,24-31 (kb). */
+static AVX2I inline void
+block32_regs (const guint8 *y, const __m256i ka[CSC_N_TERMS], const __m256i kb[CSC_N_TERMS],
+    __m256i *r8, __m256i *g8, __m256i *b8)
 {
   const __m256i zero = _mm256_setzero_si256 (), k16 = _mm256_set1_epi16 (16),
       k164 = _mm256_set1_epi16 (164);
@@ -282,15 +351,26 @@ block32 (const guint8 *y, const gint16 *t, gsize ts, __m256i *r8, __m256i *g8, _
   __m256i ya = _mm256_sub_epi16 (_mm256_unpacklo_epi8 (yv, zero), k16);
   __m256i yb = _mm256_sub_epi16 (_mm256_unpackhi_epi8 (yv, zero), k16);
   __m256i ta = _mm256_mullo_epi16 (ya, k164), tb = _mm256_mullo_epi16 (yb, k164);
-  *r8 = _mm256_packus_epi16 (channel16 (ya, ta, t + CSC_QR * ts, t + CSC_RR * ts),
-      channel16 (yb, tb, t + CSC_QR * ts + 16, t + CSC_RR * ts + 16));
-  *g8 = _mm256_packus_epi16 (channel16 (ya, ta, t + CSC_QG * ts, t + CSC_RG * ts),
-      channel16 (yb, tb, t + CSC_QG * ts + 16, t + CSC_RG * ts + 16));
-  *b8 = _mm256_packus_epi16 (channel16 (ya, ta, t + CSC_QB * ts, t + CSC_RB * ts),
-      channel16 (yb, tb, t + CSC_QB * ts + 16, t + CSC_RB * ts + 16));
+  *r8 = _mm256_packus_epi16 (channel16 (ya, ta, ka[CSC_QR], ka[CSC_RR]),
+      channel16 (yb, tb, kb[CSC_QR], kb[CSC_RR]));
+  *g8 = _mm256_packus_epi16 (channel16 (ya, ta, ka[CSC_QG], ka[CSC_RG]),
+      channel16 (yb, tb, kb[CSC_QG], kb[CSC_RG]));
+  *b8 = _mm256_packus_epi16 (channel16 (ya, ta, ka[CSC_QB], ka[CSC_RB]),
+      channel16 (yb, tb, kb[CSC_QB], kb[CSC_RB]));
 }
 
-static AVX2 inline void
+static AVX2I inline void
+block32 (const guint8 *y, const gint16 *t, gsize ts, __m256i *r8, __m256i *g8, __m256i *b8)
+{
+  __m256i ka[CSC_N_TERMS], kb[CSC_N_TERMS];
+  for (int j = 0; j < CSC_N_TERMS; j++) {
+    ka[j] = _mm256_loadu_si256 ((const __m256i *) (t + j * ts));
+    kb[j] = _mm256_loadu_si256 ((const __m256i *) (t + j * ts + 16));
+  }
+  block32_regs (y, ka, kb, r8, g8, b8);
+}
+
+static AVX2I inline void
 store_il (guint8 *o, __m256i c0, __m256i c1, __m256i c2)
 {
   __m256i v[3];
@@ -306,7 +386,7 @@ store_il (guint8 *o, __m256i c0, __m256i c1, __m256i c2)
   _mm256_storeu_si256 ((__m256i *) (o + 64), _mm256_permute2x128_si256 (v[1], v[2], 0x31));
 }
 
-static AVX2 inline void
+static AVX2I inline void
 store_fp8 (const CscOutSpec *spec, int c, guint8 *dst, gint i, __m128i bytes8)
 {
   __m256 f = _mm256_cvtepi32_ps (_mm256_cvtepu8_epi32 (bytes8));
@@ -319,7 +399,7 @@ store_fp8 (const CscOutSpec *spec, int c, guint8 *dst, gint i, __m128i bytes8)
     _mm256_storeu_ps ((float *) dst + i, f);
 }
 
-static AVX2 inline void
+static AVX2I inline void
 store_fp32px (const CscOutSpec *spec, int c, guint8 *dst, __m256i x)
 {
   __m128i lo = _mm256_castsi256_si128 (x), hi = _mm256_extracti128_si256 (x, 1);
@@ -329,55 +409,104 @@ store_fp32px (const CscOutSpec *spec, int c, guint8 *dst, __m256i x)
   store_fp8 (spec, c, dst, 24, _mm_srli_si128 (hi, 8));
 }
 
+/* Stores one block of 32 pixels (m valid) at pixel offset i of @dst. */
+static AVX2I inline void
+emit32 (__m256i r8, __m256i g8, __m256i b8, guint8 *const dst[3], gint i, gint m,
+    const CscOutSpec *spec)
+{
+  guint bps = spec->mode == CSC_OUT_PL_F16 ? 2 : spec->mode == CSC_OUT_PL_F32 ? 4 : 1;
+  guint8 otmp[BLK * 3 * 4];
+  guint8 *o[3];
+  if (m < BLK) {
+    for (int c = 0; c < 3; c++)
+      o[c] = otmp + c * BLK * 4;
+  } else if (spec->mode == CSC_OUT_IL_U8) {
+    o[0] = dst[0] + 3 * i;
+  } else {
+    for (int c = 0; c < 3; c++)
+      o[c] = dst[c] + bps * i;
+  }
+  switch (spec->mode) {
+    case CSC_OUT_IL_U8:
+      if (spec->bgr)
+        store_il (o[0], b8, g8, r8);
+      else
+        store_il (o[0], r8, g8, b8);
+      break;
+    case CSC_OUT_PL_U8:
+      _mm256_storeu_si256 ((__m256i *) o[0], r8);
+      _mm256_storeu_si256 ((__m256i *) o[1], g8);
+      _mm256_storeu_si256 ((__m256i *) o[2], b8);
+      break;
+    default:
+      store_fp32px (spec, 0, o[0], r8);
+      store_fp32px (spec, 1, o[1], g8);
+      store_fp32px (spec, 2, o[2], b8);
+      break;
+  }
+  if (m < BLK) {
+    if (spec->mode == CSC_OUT_IL_U8)
+      memcpy (dst[0] + 3 * i, o[0], (gsize) m * 3);
+    else
+      for (int c = 0; c < 3; c++)
+        memcpy (dst[c] + bps * i, o[c], (gsize) m * bps);
+  }
+}
+
 static AVX2 void
 row_avx2 (const guint8 *y, const gint16 *t, gsize ts, gint n, guint8 *const dst[3],
     const CscOutSpec *spec)
 {
-  guint bps = spec->mode == CSC_OUT_PL_F16 ? 2 : spec->mode == CSC_OUT_PL_F32 ? 4 : 1;
   for (gint i = 0; i < n; i += BLK) {
     gint m = MIN (BLK, n - i);
     const guint8 *yp = y + i;
     guint8 ytmp[BLK];
-    guint8 otmp[BLK * 3 * 4];
-    guint8 *o[3];
     if (m < BLK) {
       memset (ytmp, 16, sizeof ytmp);
       memcpy (ytmp, yp, (gsize) m);
       yp = ytmp;
-      for (int c = 0; c < 3; c++)
-        o[c] = otmp + c * BLK * 4;
-    } else if (spec->mode == CSC_OUT_IL_U8) {
-      o[0] = dst[0] + 3 * i;
-    } else {
-      for (int c = 0; c < 3; c++)
-        o[c] = dst[c] + bps * i;
     }
     __m256i r8, g8, b8;
     block32 (yp, t + i, ts, &r8, &g8, &b8);
-    switch (spec->mode) {
-      case CSC_OUT_IL_U8:
-        if (spec->bgr)
-          store_il (o[0], b8, g8, r8);
-        else
-          store_il (o[0], r8, g8, b8);
-        break;
-      case CSC_OUT_PL_U8:
-        _mm256_storeu_si256 ((__m256i *) o[0], r8);
-        _mm256_storeu_si256 ((__m256i *) o[1], g8);
-        _mm256_storeu_si256 ((__m256i *) o[2], b8);
-        break;
-      default:
-        store_fp32px (spec, 0, o[0], r8);
-        store_fp32px (spec, 1, o[1], g8);
-        store_fp32px (spec, 2, o[2], b8);
-        break;
+    emit32 (r8, g8, b8, dst, i, m, spec);
+  }
+}
+
+/* Two luma rows sharing one chroma row (y1 may be NULL): the chroma terms
+ * stay in registers, computed once for both rows. c1 is the NV12 UV row
+ * (c2 NULL) or the I420 U row (c2 the V row). */
+static AVX2 void
+pair_avx2 (const guint8 *y0, const guint8 *y1, const guint8 *c1, const guint8 *c2, gint n,
+    guint8 *const d0[3], guint8 *const d1[3], const CscOutSpec *spec)
+{
+  const __m256i k128 = _mm256_set1_epi16 (128), lo = _mm256_set1_epi16 (0xff);
+  for (gint i = 0; i < n; i += BLK) {
+    gint m = MIN (BLK, n - i);
+    guint8 tmp[4 * BLK];
+    PairSrc ps;
+    pair_src (&ps, y0, y1, c1, c2, i, m, BLK, tmp);
+    const guint8 *p0 = ps.y0, *p1 = ps.y1, *pc = ps.c, *pv = ps.v;
+    __m256i u, v;
+    if (c2) {
+      u = _mm256_cvtepu8_epi16 (_mm_loadu_si128 ((const __m128i *) pc));
+      v = _mm256_cvtepu8_epi16 (_mm_loadu_si128 ((const __m128i *) pv));
+    } else {
+      __m256i x = _mm256_loadu_si256 ((const __m256i *) pc);
+      u = _mm256_and_si256 (x, lo);
+      v = _mm256_srli_epi16 (x, 8);
     }
-    if (m < BLK) {
-      if (spec->mode == CSC_OUT_IL_U8)
-        memcpy (dst[0] + 3 * i, o[0], (gsize) m * 3);
-      else
-        for (int c = 0; c < 3; c++)
-          memcpy (dst[c] + bps * i, o[c], (gsize) m * bps);
+    __m256i k[CSC_N_TERMS], ka[CSC_N_TERMS], kb[CSC_N_TERMS];
+    terms16 (_mm256_sub_epi16 (u, k128), _mm256_sub_epi16 (v, k128), k);
+    for (int j = 0; j < CSC_N_TERMS; j++) {
+      ka[j] = _mm256_unpacklo_epi16 (k[j], k[j]);
+      kb[j] = _mm256_unpackhi_epi16 (k[j], k[j]);
+    }
+    __m256i r8, g8, b8;
+    block32_regs (p0, ka, kb, &r8, &g8, &b8);
+    emit32 (r8, g8, b8, d0, i, m, spec);
+    if (p1) {
+      block32_regs (p1, ka, kb, &r8, &g8, &b8);
+      emit32 (r8, g8, b8, d1, i, m, spec);
     }
   }
 }
@@ -394,8 +523,277 @@ u8_to_f16_avx2 (const guint8 *src, m2i_f16 *dst, gint n)
     dst[i] = u8_f16_table[src[i]];
 }
 
+static AVX2 void
+gather_avx2 (const guint8 *y, const guint8 *c1, const guint8 *c2, const gint32 *xs, gint K,
+    gint safe, guint8 *restrict cy, guint8 *restrict cu, guint8 *restrict cv)
+{
+  const __m256i b0 = _mm256_setr_epi8 (0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+      0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m256i b1 = _mm256_setr_epi8 (1, 5, 9, 13, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+      1, 5, 9, 13, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m256i join = _mm256_setr_epi32 (0, 4, 0, 0, 0, 0, 0, 0);
+  const __m256i even = _mm256_set1_epi32 (~1);
+  gint k = 0;
+  for (; k + 8 <= safe; k += 8) {
+    __m256i x = _mm256_loadu_si256 ((const __m256i *) (xs + k));
+    if (y) {
+      __m256i g = _mm256_i32gather_epi32 ((const int *) y, x, 1);
+      g = _mm256_permutevar8x32_epi32 (_mm256_shuffle_epi8 (g, b0), join);
+      _mm_storel_epi64 ((__m128i *) (cy + k), _mm256_castsi256_si128 (g));
+    }
+    if (c1 && !c2) {
+      __m256i g = _mm256_i32gather_epi32 ((const int *) c1, _mm256_and_si256 (x, even), 1);
+      __m256i u = _mm256_permutevar8x32_epi32 (_mm256_shuffle_epi8 (g, b0), join);
+      __m256i v = _mm256_permutevar8x32_epi32 (_mm256_shuffle_epi8 (g, b1), join);
+      _mm_storel_epi64 ((__m128i *) (cu + k), _mm256_castsi256_si128 (u));
+      _mm_storel_epi64 ((__m128i *) (cv + k), _mm256_castsi256_si128 (v));
+    } else if (c1) {
+      __m256i h = _mm256_srli_epi32 (x, 1);
+      __m256i u = _mm256_i32gather_epi32 ((const int *) c1, h, 1);
+      __m256i v = _mm256_i32gather_epi32 ((const int *) c2, h, 1);
+      u = _mm256_permutevar8x32_epi32 (_mm256_shuffle_epi8 (u, b0), join);
+      v = _mm256_permutevar8x32_epi32 (_mm256_shuffle_epi8 (v, b0), join);
+      _mm_storel_epi64 ((__m128i *) (cu + k), _mm256_castsi256_si128 (u));
+      _mm_storel_epi64 ((__m128i *) (cv + k), _mm256_castsi256_si128 (v));
+    }
+  }
+  gather_c (y, c1, c2, xs + k, K - k, 0, cy + k, cu + k, cv + k);
+}
+
+static AVX2 void
+hpass_expanded_avx2 (const float *w, gint T, gint n, const guint8 *p, gint K, float *dst)
+{
+  hpass_expanded_body (w, T, n, p, K, dst);
+}
+
 static const CscKernels kernels_avx2 = {
-  "avx2", BLK, prep_nv12_avx2, prep_i420_avx2, prep_444_avx2, row_avx2, u8_to_f16_avx2,
+  "avx2", BLK, prep_444_avx2, row_avx2, pair_avx2,
+  u8_to_f16_avx2, gather_avx2, hpass_expanded_avx2,
+};
+
+/* ---- AVX-512 (F, BW): the pair kernel at twice the width ------------------ */
+
+#define AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,f16c,fma")))
+#define AVX512I __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,f16c,fma"), always_inline))
+#define BLK5 64
+
+static AVX512I inline __m512i
+div1000_512 (__m512i z)
+{
+  return _mm512_srli_epi16 (_mm512_mulhi_epu16 (z, _mm512_set1_epi16 (-31981 /* 33555 */)), 9);
+}
+
+/* As terms16, 32 chroma samples. */
+static AVX512I inline void
+terms32 (__m512i u, __m512i v, __m512i out[CSC_N_TERMS])
+{
+  const __m512i one = _mm512_set1_epi16 (1), k1000 = _mm512_set1_epi16 (1000);
+  __m512i vodd = _mm512_and_si512 (v, one), uodd = _mm512_and_si512 (u, one);
+  __m512i vh = _mm512_srai_epi16 (v, 1), uh = _mm512_srai_epi16 (u, 1);
+  __m512i s = _mm512_add_epi16 (_mm512_add_epi16 (_mm512_mullo_epi16 (vodd, _mm512_set1_epi16 (500)),
+          _mm512_mullo_epi16 (v, _mm512_set1_epi16 (96))), _mm512_set1_epi16 (13000));
+  __m512i q = div1000_512 (s);
+  out[CSC_QR] = _mm512_add_epi16 (_mm512_add_epi16 (v, vh), _mm512_sub_epi16 (q, _mm512_set1_epi16 (16)));
+  out[CSC_RR] = _mm512_add_epi16 (_mm512_sub_epi16 (s, _mm512_mullo_epi16 (q, k1000)), _mm512_set1_epi16 (3500));
+  __m512i sv = _mm512_add_epi16 (_mm512_mullo_epi16 (v, _mm512_set1_epi16 (187)), _mm512_set1_epi16 (24000));
+  __m512i qv = div1000_512 (sv);
+  __m512i su = _mm512_add_epi16 (_mm512_sub_epi16 (_mm512_mullo_epi16 (u, _mm512_set1_epi16 (109)),
+          _mm512_mullo_epi16 (uodd, _mm512_set1_epi16 (500))), _mm512_set1_epi16 (15000));
+  __m512i qu = div1000_512 (su);
+  out[CSC_QG] = _mm512_sub_epi16 (_mm512_add_epi16 (qv, qu),
+      _mm512_add_epi16 (_mm512_add_epi16 (v, uh), _mm512_set1_epi16 (42)));
+  out[CSC_RG] = _mm512_add_epi16 (_mm512_add_epi16 (_mm512_sub_epi16 (sv, _mm512_mullo_epi16 (qv, k1000)),
+          _mm512_sub_epi16 (su, _mm512_mullo_epi16 (qu, k1000))), _mm512_set1_epi16 (3500));
+  __m512i sb = _mm512_add_epi16 (_mm512_mullo_epi16 (u, _mm512_set1_epi16 (18)), _mm512_set1_epi16 (3000));
+  __m512i qb = div1000_512 (sb);
+  out[CSC_QB] = _mm512_add_epi16 (_mm512_add_epi16 (u, u), _mm512_sub_epi16 (qb, _mm512_set1_epi16 (6)));
+  out[CSC_RB] = _mm512_add_epi16 (_mm512_sub_epi16 (sb, _mm512_mullo_epi16 (qb, k1000)), _mm512_set1_epi16 (3500));
+}
+
+static AVX512I inline __m512i
+channel32 (__m512i yy, __m512i t164, __m512i q, __m512i r)
+{
+  return _mm512_add_epi16 (_mm512_add_epi16 (yy, q), div1000_512 (_mm512_add_epi16 (t164, r)));
+}
+
+static AVX512I inline void
+block64 (const guint8 *y, const __m512i ka[CSC_N_TERMS], const __m512i kb[CSC_N_TERMS],
+    __m512i *r8, __m512i *g8, __m512i *b8)
+{
+  const __m512i zero = _mm512_setzero_si512 (), k16 = _mm512_set1_epi16 (16),
+      k164 = _mm512_set1_epi16 (164);
+  __m512i yv = _mm512_loadu_si512 ((const void *) y);
+  __m512i ya = _mm512_sub_epi16 (_mm512_unpacklo_epi8 (yv, zero), k16);
+  __m512i yb = _mm512_sub_epi16 (_mm512_unpackhi_epi8 (yv, zero), k16);
+  __m512i ta = _mm512_mullo_epi16 (ya, k164), tb = _mm512_mullo_epi16 (yb, k164);
+  *r8 = _mm512_packus_epi16 (channel32 (ya, ta, ka[CSC_QR], ka[CSC_RR]),
+      channel32 (yb, tb, kb[CSC_QR], kb[CSC_RR]));
+  *g8 = _mm512_packus_epi16 (channel32 (ya, ta, ka[CSC_QG], ka[CSC_RG]),
+      channel32 (yb, tb, kb[CSC_QG], kb[CSC_RG]));
+  *b8 = _mm512_packus_epi16 (channel32 (ya, ta, ka[CSC_QB], ka[CSC_RB]),
+      channel32 (yb, tb, kb[CSC_QB], kb[CSC_RB]));
+}
+
+/* 64 pixels interleaved: 12 chunks of 16 bytes, chunk 3L+k is lane L of v[k]. */
+static AVX512I inline void
+store_il64 (guint8 *o, __m512i c0, __m512i c1, __m512i c2)
+{
+  __m512i v[3];
+  for (int k = 0; k < 3; k++) {
+    __m512i m0 = _mm512_broadcast_i32x4 (_mm_loadu_si128 ((const __m128i *) il_masks[k][0]));
+    __m512i m1 = _mm512_broadcast_i32x4 (_mm_loadu_si128 ((const __m128i *) il_masks[k][1]));
+    __m512i m2 = _mm512_broadcast_i32x4 (_mm_loadu_si128 ((const __m128i *) il_masks[k][2]));
+    v[k] = _mm512_or_si512 (_mm512_or_si512 (_mm512_shuffle_epi8 (c0, m0),
+            _mm512_shuffle_epi8 (c1, m1)), _mm512_shuffle_epi8 (c2, m2));
+  }
+  /* qword indices (2 per chunk) into (a, b) for the three output vectors */
+  const __m512i i0 = _mm512_setr_epi64 (0, 1, 8, 9, 0, 0, 2, 3);      /* v0L0 v1L0 _ v0L1 */
+  const __m512i i2 = _mm512_setr_epi64 (0, 0, 6, 7, 14, 15, 0, 0);    /* _ v0L3 v1L3 _ */
+  __m512i z0 = _mm512_permutex2var_epi64 (v[0], i0, v[1]);
+  __m512i z1 = _mm512_permutex2var_epi64 (v[1],
+      _mm512_setr_epi64 (2, 3, 0, 0, 12, 13, 4, 5), v[0]);     /* v1L1 _ v0L2 v1L2 */
+  __m512i z2 = _mm512_permutex2var_epi64 (v[0], i2, v[1]);
+  /* fill the holes from v2: z0 chunk 2 = v2L0, z1 chunk 1 = v2L1,
+   * z2 chunk 0 = v2L2, z2 chunk 3 = v2L3 */
+  z0 = _mm512_mask_permutexvar_epi64 (z0, 0x30, _mm512_setr_epi64 (0, 0, 0, 0, 0, 1, 0, 0), v[2]);
+  z1 = _mm512_mask_permutexvar_epi64 (z1, 0x0c, _mm512_setr_epi64 (0, 0, 2, 3, 0, 0, 0, 0), v[2]);
+  z2 = _mm512_mask_permutexvar_epi64 (z2, 0xc3, _mm512_setr_epi64 (4, 5, 0, 0, 0, 0, 6, 7), v[2]);
+  _mm512_storeu_si512 ((void *) o, z0);
+  _mm512_storeu_si512 ((void *) (o + 64), z1);
+  _mm512_storeu_si512 ((void *) (o + 128), z2);
+}
+
+static AVX512I inline void
+store_fp16q (const CscOutSpec *spec, int c, guint8 *dst, int q, __m128i bytes16)
+{
+  __m512 f = _mm512_cvtepi32_ps (_mm512_cvtepu8_epi32 (bytes16));
+  if (spec->norm)
+    f = _mm512_add_ps (_mm512_mul_ps (_mm512_sub_ps (f, _mm512_set1_ps (spec->sub[c])),
+            _mm512_set1_ps (spec->mul[c])), _mm512_set1_ps (spec->add[c]));
+  if (spec->mode == CSC_OUT_PL_F16)
+    _mm256_storeu_si256 ((__m256i *) (dst + 32 * q), _mm512_cvtps_ph (f, _MM_FROUND_TO_NEAREST_INT));
+  else
+    _mm512_storeu_ps ((float *) dst + 16 * q, f);
+}
+
+/* 64 values of channel c to fp16/fp32 (+norm); immediates stay constants. */
+static AVX512I inline void
+store_fp16px (const CscOutSpec *spec, int c, guint8 *dst, __m512i x)
+{
+  store_fp16q (spec, c, dst, 0, _mm512_extracti32x4_epi32 (x, 0));
+  store_fp16q (spec, c, dst, 1, _mm512_extracti32x4_epi32 (x, 1));
+  store_fp16q (spec, c, dst, 2, _mm512_extracti32x4_epi32 (x, 2));
+  store_fp16q (spec, c, dst, 3, _mm512_extracti32x4_epi32 (x, 3));
+}
+
+static AVX512I inline void
+emit64 (__m512i r8, __m512i g8, __m512i b8, guint8 *const dst[3], gint i, gint m,
+    const CscOutSpec *spec)
+{
+  guint bps = spec->mode == CSC_OUT_PL_F16 ? 2 : spec->mode == CSC_OUT_PL_F32 ? 4 : 1;
+  guint8 otmp[BLK5 * 3 * 4];
+  guint8 *o[3];
+  if (m < BLK5) {
+    for (int c = 0; c < 3; c++)
+      o[c] = otmp + c * BLK5 * 4;
+  } else if (spec->mode == CSC_OUT_IL_U8) {
+    o[0] = dst[0] + 3 * i;
+  } else {
+    for (int c = 0; c < 3; c++)
+      o[c] = dst[c] + bps * i;
+  }
+  switch (spec->mode) {
+    case CSC_OUT_IL_U8:
+      if (spec->bgr)
+        store_il64 (o[0], b8, g8, r8);
+      else
+        store_il64 (o[0], r8, g8, b8);
+      break;
+    case CSC_OUT_PL_U8:
+      _mm512_storeu_si512 ((void *) o[0], r8);
+      _mm512_storeu_si512 ((void *) o[1], g8);
+      _mm512_storeu_si512 ((void *) o[2], b8);
+      break;
+    default:
+      store_fp16px (spec, 0, o[0], r8);
+      store_fp16px (spec, 1, o[1], g8);
+      store_fp16px (spec, 2, o[2], b8);
+      break;
+  }
+  if (m < BLK5) {
+    if (spec->mode == CSC_OUT_IL_U8)
+      memcpy (dst[0] + 3 * i, o[0], (gsize) m * 3);
+    else
+      for (int c = 0; c < 3; c++)
+        memcpy (dst[c] + bps * i, o[c], (gsize) m * bps);
+  }
+}
+
+static AVX512 void
+pair_avx512 (const guint8 *y0, const guint8 *y1, const guint8 *c1, const guint8 *c2, gint n,
+    guint8 *const d0[3], guint8 *const d1[3], const CscOutSpec *spec)
+{
+  const __m512i k128 = _mm512_set1_epi16 (128), lo = _mm512_set1_epi16 (0xff);
+  for (gint i = 0; i < n; i += BLK5) {
+    gint m = MIN (BLK5, n - i);
+    guint8 tmp[4 * BLK5];
+    PairSrc ps;
+    pair_src (&ps, y0, y1, c1, c2, i, m, BLK5, tmp);
+    const guint8 *p0 = ps.y0, *p1 = ps.y1, *pc = ps.c, *pv = ps.v;
+    __m512i u, v;
+    if (c2) {
+      u = _mm512_cvtepu8_epi16 (_mm256_loadu_si256 ((const __m256i *) pc));
+      v = _mm512_cvtepu8_epi16 (_mm256_loadu_si256 ((const __m256i *) pv));
+    } else {
+      __m512i x = _mm512_loadu_si512 ((const void *) pc);
+      u = _mm512_and_si512 (x, lo);
+      v = _mm512_srli_epi16 (x, 8);
+    }
+    __m512i k[CSC_N_TERMS], ka[CSC_N_TERMS], kb[CSC_N_TERMS];
+    terms32 (_mm512_sub_epi16 (u, k128), _mm512_sub_epi16 (v, k128), k);
+    for (int j = 0; j < CSC_N_TERMS; j++) {
+      ka[j] = _mm512_unpacklo_epi16 (k[j], k[j]);
+      kb[j] = _mm512_unpackhi_epi16 (k[j], k[j]);
+    }
+    __m512i r8, g8, b8;
+    block64 (p0, ka, kb, &r8, &g8, &b8);
+    emit64 (r8, g8, b8, d0, i, m, spec);
+    if (p1) {
+      block64 (p1, ka, kb, &r8, &g8, &b8);
+      emit64 (r8, g8, b8, d1, i, m, spec);
+    }
+  }
+}
+
+static AVX512 void
+gather_avx512 (const guint8 *y, const guint8 *c1, const guint8 *c2, const gint32 *xs, gint K,
+    gint safe, guint8 *restrict cy, guint8 *restrict cu, guint8 *restrict cv)
+{
+  const __m512i even = _mm512_set1_epi32 (~1);
+  gint k = 0;
+  for (; k + 16 <= safe; k += 16) {
+    __m512i x = _mm512_loadu_si512 ((const void *) (xs + k));
+    if (y)
+      _mm_storeu_si128 ((__m128i *) (cy + k),
+          _mm512_cvtepi32_epi8 (_mm512_i32gather_epi32 (x, (const void *) y, 1)));
+    if (c1 && !c2) {
+      __m512i g = _mm512_i32gather_epi32 (_mm512_and_si512 (x, even), (const void *) c1, 1);
+      _mm_storeu_si128 ((__m128i *) (cu + k), _mm512_cvtepi32_epi8 (g));
+      _mm_storeu_si128 ((__m128i *) (cv + k), _mm512_cvtepi32_epi8 (_mm512_srli_epi32 (g, 8)));
+    } else if (c1) {
+      __m512i h = _mm512_srli_epi32 (x, 1);
+      _mm_storeu_si128 ((__m128i *) (cu + k),
+          _mm512_cvtepi32_epi8 (_mm512_i32gather_epi32 (h, (const void *) c1, 1)));
+      _mm_storeu_si128 ((__m128i *) (cv + k),
+          _mm512_cvtepi32_epi8 (_mm512_i32gather_epi32 (h, (const void *) c2, 1)));
+    }
+  }
+  gather_c (y, c1, c2, xs + k, K - k, 0, cy + k, cu + k, cv + k);
+}
+
+static const CscKernels kernels_avx512 = {
+  "avx512", BLK, prep_444_avx2, row_avx2, pair_avx512, u8_to_f16_avx2, gather_avx512,
+  hpass_expanded_avx2,
 };
 #endif
 
@@ -425,6 +823,8 @@ m2i_csc_kernels (void)
   init_once ();
 #ifdef HAVE_X86
   M2iCpuFlags f = m2i_cpu_flags ();
+  if ((f & M2I_CPU_AVX512F) && (f & M2I_CPU_F16C))
+    return &kernels_avx512;
   if ((f & M2I_CPU_AVX2) && (f & M2I_CPU_F16C))
     return &kernels_avx2;
 #endif

@@ -17,7 +17,8 @@ G_BEGIN_DECLS
 
 /* ---- csc ---------------------------------------------------------------- */
 
-/* Per-pixel chroma terms: for each output channel, q' (added after the
+/* Per-pixel chroma terms (compacted columns; pair kernels keep them in
+ * registers): for each output channel, q' (added after the
  * division) and r' (added before it), see m2i_csc_pixel(). Six arrays of
  * `terms_stride` int16 each: qR rR qG rG qB rB. */
 enum { CSC_QR, CSC_RR, CSC_QG, CSC_RG, CSC_QB, CSC_RB, CSC_N_TERMS };
@@ -70,18 +71,28 @@ typedef struct {
 typedef struct {
   const char *name;
   gint block;          /* pixels per SIMD block; terms arrays are padded to it */
-  /* Terms for 2·n_chroma pixels from one NV12 UV row / I420 U and V rows. */
-  void (*prep_nv12) (const guint8 *uv, gint n_chroma, gint16 *terms, gsize terms_stride);
-  void (*prep_i420) (const guint8 *u, const guint8 *v, gint n_chroma,
-      gint16 *terms, gsize terms_stride);
   /* Terms for n pixels with their own chroma samples (compacted columns). */
   void (*prep_444) (const guint8 *u, const guint8 *v, gint n, gint16 *terms,
       gsize terms_stride);
   /* n pixels of one luma row to the output rows @dst (per @spec). */
   void (*row) (const guint8 *y, const gint16 *terms, gsize terms_stride, gint n,
       guint8 *const dst[3], const CscOutSpec *spec);
-  /* u8 -> fp16 (exact) and u8 -> fp32 for n values. */
+  /* Two luma rows (@y1 may be NULL) of n pixels sharing one chroma row:
+   * NV12 UV row in @c1 (@c2 NULL) or I420 U, V rows in @c1, @c2. */
+  void (*pair) (const guint8 *y0, const guint8 *y1, const guint8 *c1, const guint8 *c2,
+      gint n, guint8 *const d0[3], guint8 *const d1[3], const CscOutSpec *spec);
+  /* u8 -> fp16 (exact) for n values. */
   void (*u8_to_f16) (const guint8 *src, m2i_f16 *dst, gint n);
+  /* Compacted columns: cy[k] = y[xs[k]] (skipped if @y is NULL), and when
+   * @c1 is set the chroma of column xs[k] from an NV12 UV row (@c2 NULL) or
+   * I420 U, V rows. Entries k < @safe may be fetched 4 bytes at a time
+   * (the caller guarantees those bytes lie inside the rows). */
+  void (*gather) (const guint8 *y, const guint8 *c1, const guint8 *c2, const gint32 *xs,
+      gint K, gint safe, guint8 *cy, guint8 *cu, guint8 *cv);
+  /* Horizontal resize over expanded columns (fused.c explains): @w the x
+   * table's weights (@n outputs, @T taps), @p three planes of K = n*T u8
+   * values, @dst n*3 interleaved sums. */
+  void (*hpass_expanded) (const float *w, gint T, gint n, const guint8 *p, gint K, float *dst);
 } CscKernels;
 
 /* The kernels for this CPU (respects M2I_CPU_DISABLE). */
@@ -108,9 +119,11 @@ gboolean m2i_chain_validate (const M2iImage *in, const M2iOp *ops, guint n_ops,
 typedef struct OpsExec OpsExec;
 
 /* Prepares running @ops one at a time from @in's geometry to @out's:
- * allocates the intermediate images and resize tables. */
+ * allocates the intermediate images and resize tables. @fast: convert,
+ * permute and norm run a row at a time with bulk conversions (norm within one
+ * fp16 ulp of the reference formula) instead of the per-sample reference. */
 OpsExec *m2i_ops_exec_new (const M2iImage *in, const M2iOp *ops, guint n_ops,
-    const M2iImage *out, GError **error);
+    const M2iImage *out, gboolean fast, GError **error);
 void m2i_ops_exec_run (OpsExec *ex, const M2iImage *in, M2iImage *out);
 void m2i_ops_exec_free (OpsExec *ex);
 

@@ -24,12 +24,14 @@
 typedef struct {
   gint16 *terms;
   guint8 *cy, *cu, *cv;        /* compacted source columns */
-  guint8 *crow;                /* compacted csc output, interleaved u8 */
+  guint8 *crow;                /* compacted csc output, interleaved u8, or
+                                  expanded: three planes of K values */
   guint8 *frow8;               /* full-width source rows for hpass: needed */
   m2i_f16 *frow16;             /* columns filled, the rest stays zero */
   float *frow32;
   float *ring;                 /* ring_n rows of out_w * 3 hpass sums */
   gint *tags;                  /* source row held by each ring slot, -1: none */
+  gint terms_row;              /* chroma row whose terms `terms` holds, -1: none */
   const float **rows;
   float *vrow;
   guint8 *orow8;
@@ -46,13 +48,16 @@ struct Fused {
   M2iLayout out_layout;
   gboolean has_resize, has_norm;
   float sub[3], mul[3], add[3];        /* norm, per channel in memory order */
+  float *nsub, *nmul, *nadd;           /* the same repeated along a resized row */
   CscOutSpec spec;                     /* non-resize output */
   int plane_of[3];                     /* plane index of R, G, B */
   /* resize */
   M2iResizePlan *rplan;
   gboolean compact;
+  gboolean expanded;                   /* columns listed tap by tap (see below) */
   gint n_cols;                         /* K: columns converted per source row */
   gint32 *xs;                          /* the K source columns */
+  gint safe;                           /* xs[k], k < safe: 4-byte reads stay in the rows */
   gint ring_n, rows_needed;
   gsize ts;
   gint n_slices;
@@ -121,23 +126,42 @@ m2i_fused_free (Fused *f)
   if (f->rplan)
     m2i_resize_plan_free (f->rplan);
   g_free (f->xs);
+  g_free (f->nsub);
+  g_free (f->nmul);
+  g_free (f->nadd);
   g_free (f);
 }
 
-/* Chooses the source columns to convert: those the x table names, compacted
- * when that is much narrower than the row. */
+/* Chooses the source columns to convert.
+ * - expanded (downscales without intermediate rounding): the column list is
+ *   the x table itself, tap by tap (xs[i*taps + t] = index[i*taps + t], a
+ *   column used by two outputs appears twice). The horizontal pass over it is
+ *   then a regular, gather-free loop (CscKernels.hpass_expanded) evaluating exactly the
+ *   contract's sums (taps in table order, fp32 from 0.0f, no FMA), so no
+ *   scatter and no gathering hpass is needed.
+ * - compact: the distinct columns the table names, scattered back into a
+ *   zeroed full-width row for the resize module's hpass (pillow modes, whose
+ *   intermediate rounding belongs to the module).
+ * - otherwise whole rows. */
 static void
 plan_columns (Fused *f)
 {
   const M2iResizeAxis *ax = &f->rplan->x;
+  gint n_taps = ax->out_size * ax->taps;
+  if (!f->rplan->round_intermediate && n_taps * 2 <= ax->in_size
+      && !g_getenv ("M2I_FUSED_NO_EXPAND")) {
+    f->expanded = TRUE;
+    f->n_cols = n_taps;
+    f->xs = g_memdup2 (ax->index, (gsize) n_taps * sizeof (gint32));
+    return;
+  }
   guint8 *used = g_new0 (guint8, ax->in_size);
-  for (gint i = 0; i < ax->out_size * ax->taps; i++)
+  for (gint i = 0; i < n_taps; i++)
     used[ax->index[i]] = 1;
   gint K = 0;
   for (gint i = 0; i < ax->in_size; i++)
     K += used[i];
   if (K * 2 > ax->in_size) {
-    /* Most columns are needed: convert whole rows. */
     f->compact = FALSE;
     f->n_cols = ax->in_size;
   } else {
@@ -235,13 +259,32 @@ m2i_fused_new (const M2iImage *in, const M2iOp *ops, guint n_ops,
 
   plan_columns (f);
   plan_rows (f);
+  if (f->xs) {
+    /* prefix of columns whose 4-byte luma and chroma reads stay in the rows */
+    gint W = f->in_w;
+    gboolean nv12 = f->src_format == M2I_FORMAT_SP_NV12_8;
+    while (f->safe < f->n_cols) {
+      gint x = f->xs[f->safe];
+      if (x + 4 > W || (nv12 ? (x & ~1) + 4 > W : (x >> 1) + 4 > W / 2))
+        break;
+      f->safe++;
+    }
+  }
   gint K = f->n_cols;
   gsize n = (gsize) f->out_w * 3;
   f->ts = m2i_csc_terms_stride (f->k, K);
+  f->nsub = g_new (float, n);
+  f->nmul = g_new (float, n);
+  f->nadd = g_new (float, n);
+  for (gsize i = 0; i < n; i++) {
+    f->nsub[i] = f->sub[i % 3];
+    f->nmul[i] = f->mul[i % 3];
+    f->nadd[i] = f->add[i % 3];
+  }
   for (gint s = 0; s < f->n_slices; s++) {
     Slice *sl = &f->slices[s];
     sl->terms = g_new0 (gint16, f->ts * CSC_N_TERMS);
-    if (f->compact) {
+    if (f->compact || f->expanded) {
       sl->cy = g_new0 (guint8, K);
       sl->cu = g_new0 (guint8, K);
       sl->cv = g_new0 (guint8, K);
@@ -249,7 +292,7 @@ m2i_fused_new (const M2iImage *in, const M2iOp *ops, guint n_ops,
     gsize wn = (gsize) f->in_w * 3;
     sl->crow = g_new0 (guint8, (gsize) K * 3);
     sl->frow8 = g_new0 (guint8, wn);
-    if (f->resize_dt == M2I_DTYPE_F16)
+    if (f->resize_dt == M2I_DTYPE_F16 && f->rplan->round_intermediate)
       sl->frow16 = g_new0 (m2i_f16, wn);
     if (f->resize_dt == M2I_DTYPE_F32)
       sl->frow32 = g_new0 (float, wn);
@@ -274,35 +317,27 @@ m2i_fused_source_extent (const Fused *f, gint *rows, gint *cols)
 /* ---- without resize ----------------------------------------------------- */
 
 static void
-prep_chroma_row (const Fused *f, const M2iImage *in, gint cy, gint16 *terms)
-{
-  if (in->format == M2I_FORMAT_SP_NV12_8)
-    f->k->prep_nv12 (in->data[1] + (gsize) cy * in->stride[1], in->width / 2, terms, f->ts);
-  else
-    f->k->prep_i420 (in->data[1] + (gsize) cy * in->stride[1],
-        in->data[2] + (gsize) cy * in->stride[2], in->width / 2, terms, f->ts);
-}
-
-static void
 run_pairs (gint begin, gint end, gint slice, gpointer data)
 {
   Fused *f = data;
   const M2iImage *in = f->in;
   const M2iImage *out = f->out;
-  Slice *sl = &f->slices[slice];
+  gboolean nv12 = in->format == M2I_FORMAT_SP_NV12_8;
   for (gint p = begin; p < end; p++) {
-    prep_chroma_row (f, in, p, sl->terms);
-    for (gint y = 2 * p; y < 2 * p + 2; y++) {
-      guint8 *dst[3];
-      if (f->spec.mode == CSC_OUT_IL_U8) {
-        dst[0] = out->data[0] + (gsize) y * out->stride[0];
-      } else {
+    guint8 *dst[2][3] = { { NULL } };
+    for (gint r = 0; r < 2; r++) {
+      gint y = 2 * p + r;
+      if (f->spec.mode == CSC_OUT_IL_U8)
+        dst[r][0] = out->data[0] + (gsize) y * out->stride[0];
+      else
         for (int c = 0; c < 3; c++)
-          dst[c] = out->data[f->plane_of[c]] + (gsize) y * out->stride[f->plane_of[c]];
-      }
-      f->k->row (in->data[0] + (gsize) y * in->stride[0], sl->terms, f->ts, in->width,
-          dst, &f->spec);
+          dst[r][c] = out->data[f->plane_of[c]] + (gsize) y * out->stride[f->plane_of[c]];
     }
+    const guint8 *c1 = in->data[1] + (gsize) p * in->stride[1];
+    const guint8 *c2 = nv12 ? NULL : in->data[2] + (gsize) p * in->stride[2];
+    f->k->pair (in->data[0] + (gsize) (2 * p) * in->stride[0],
+        in->data[0] + (gsize) (2 * p + 1) * in->stride[0], c1, c2, in->width,
+        dst[0], dst[1], &f->spec);
   }
 }
 
@@ -321,33 +356,45 @@ source_row (Fused *f, Slice *sl, gint r)
   CscOutSpec il = { .mode = CSC_OUT_IL_U8, .bgr = f->order == M2I_ORDER_BGR };
   gint K = f->n_cols;
   const gint32 *xs = f->xs;
-  if (f->compact) {
+  if (f->compact || f->expanded) {
     guint8 *const crow[3] = { sl->crow, NULL, NULL };
-    for (gint k = 0; k < K; k++)
-      sl->cy[k] = yrow[xs[k]];
-    if (in->format == M2I_FORMAT_SP_NV12_8) {
-      for (gint k = 0; k < K; k++) {
-        gsize o = (gsize) (xs[k] & ~1);
-        sl->cu[k] = c1[o];
-        sl->cv[k] = c1[o + 1];
-      }
-    } else {
-      const guint8 *c2 = in->data[2] + (gsize) (r / 2) * in->stride[2];
-      for (gint k = 0; k < K; k++) {
-        sl->cu[k] = c1[xs[k] >> 1];
-        sl->cv[k] = c2[xs[k] >> 1];
-      }
+    /* The chroma terms depend only on the chroma row: rows 2j and 2j+1 share
+     * them (the tag is reset at every run, the frame changes). */
+    gboolean need_chroma = sl->terms_row != r / 2;
+    const guint8 *c2 = in->format == M2I_FORMAT_SP_NV12_8 ? NULL
+        : in->data[2] + (gsize) (r / 2) * in->stride[2];
+    f->k->gather (yrow, need_chroma ? c1 : NULL, c2, xs, K, f->safe, sl->cy, sl->cu, sl->cv);
+    if (need_chroma) {
+      f->k->prep_444 (sl->cu, sl->cv, K, sl->terms, f->ts);
+      sl->terms_row = r / 2;
     }
-    f->k->prep_444 (sl->cu, sl->cv, K, sl->terms, f->ts);
+    if (f->expanded) {
+      CscOutSpec pl = { .mode = CSC_OUT_PL_U8 };
+      gboolean bgr = f->order == M2I_ORDER_BGR;
+      guint8 *const planes[3] = { sl->crow + (bgr ? 2 : 0) * (gsize) K,
+        sl->crow + (gsize) K, sl->crow + (bgr ? 0 : 2) * (gsize) K };
+      f->k->row (sl->cy, sl->terms, f->ts, K, planes, &pl);
+      f->k->hpass_expanded (f->rplan->x.weight, f->rplan->x.taps, f->out_w, sl->crow, K, dst);
+      sl->tags[slot] = r;
+      return dst;
+    }
     f->k->row (sl->cy, sl->terms, f->ts, K, crow, &il);
   } else {
     guint8 *const frow[3] = { sl->frow8, NULL, NULL };
-    prep_chroma_row (f, in, r / 2, sl->terms);
-    f->k->row (yrow, sl->terms, f->ts, K, frow, &il);
+    const guint8 *c2 = in->format == M2I_FORMAT_SP_NV12_8 ? NULL
+        : in->data[2] + (gsize) (r / 2) * in->stride[2];
+    f->k->pair (yrow, NULL, c1, c2, K, frow, NULL, &il);
   }
   const M2iResizePlan *rp = f->rplan;
   const guint8 *c8 = sl->crow;
-  switch (f->resize_dt) {
+  /* fp16 data holding u8 values: the module's u8 and fp16 kernels read the
+   * same fp32 values, so the u8 one (narrower loads, no conversion) gives the
+   * same sums — except when pillow modes round the intermediate to the data
+   * type, which differs between u8 and fp16. */
+  M2iDataType hdt = f->resize_dt;
+  if (hdt == M2I_DTYPE_F16 && !rp->round_intermediate)
+    hdt = M2I_DTYPE_U8;
+  switch (hdt) {
     case M2I_DTYPE_U8:
       if (f->compact)
         for (gint k = 0; k < K; k++)
@@ -385,55 +432,73 @@ source_row (Fused *f, Slice *sl, gint r)
   return dst;
 }
 
-static inline float
-norm1 (const Fused *f, int c, float x)
+/* Writes an interleaved row of @n values of @bps bytes to output row @oy. */
+static void
+write_row (Fused *f, gint oy, const void *vals, guint bps)
 {
-  return (x - f->sub[c]) * f->mul[c] + f->add[c];
+  const M2iImage *out = f->out;
+  gint w = f->out_w;
+  if (f->out_layout == M2I_LAYOUT_INTERLEAVED) {
+    memcpy (out->data[0] + (gsize) oy * out->stride[0], vals, (gsize) w * 3 * bps);
+    return;
+  }
+  for (int c = 0; c < 3; c++) {
+    guint8 *d = out->data[c] + (gsize) oy * out->stride[c];
+    if (bps == 1) {
+      const guint8 *v = vals;
+      for (gint i = 0; i < w; i++)
+        d[i] = v[3 * i + c];
+    } else if (bps == 2) {
+      const m2i_f16 *v = vals;
+      for (gint i = 0; i < w; i++)
+        ((m2i_f16 *) d)[i] = v[3 * i + c];
+    } else {
+      const float *v = vals;
+      for (gint i = 0; i < w; i++)
+        ((float *) d)[i] = v[3 * i + c];
+    }
+  }
 }
 
-/* Writes one output row from the vertical sums (interleaved, memory order). */
+/* One output row from the vertical sums (interleaved, memory order): round
+ * to the type the resize ran in, then convert / norm / store. */
 static void
 finish_row (Fused *f, Slice *sl, gint oy)
 {
-  const M2iImage *out = f->out;
   gint n = f->out_w * 3;
-  gboolean planar = f->out_layout == M2I_LAYOUT_PLANAR;
-  /* Values as the chain's data type holds them, in orow8 / orow16 / orowf. */
-  M2iDataType have = f->resize_dt;
-  if (have == M2I_DTYPE_U8)
-    m2i_resize_round_u8_row (f->rplan, sl->vrow, sl->orow8, n);
-  else if (have == M2I_DTYPE_F16)
-    m2i_f32_to_f16_n (sl->vrow, sl->orow16, (gsize) n);
-  else
-    memcpy (sl->orowf, sl->vrow, (gsize) n * sizeof (float));
-
-  if (f->out_dt == M2I_DTYPE_U8) {
-    if (!planar) {
-      memcpy (out->data[0] + (gsize) oy * out->stride[0], sl->orow8, (gsize) n);
-    } else {
-      for (int c = 0; c < 3; c++) {
-        guint8 *d = out->data[c] + (gsize) oy * out->stride[c];
-        for (gint i = 0; i < f->out_w; i++)
-          d[i] = sl->orow8[3 * i + c];
+  float *x = sl->orowf;
+  switch (f->resize_dt) {
+    case M2I_DTYPE_U8:
+      m2i_resize_round_u8_row (f->rplan, sl->vrow, sl->orow8, n);
+      if (f->out_dt == M2I_DTYPE_U8) {
+        write_row (f, oy, sl->orow8, 1);
+        return;
       }
-    }
-    return;
+      for (gint i = 0; i < n; i++)
+        x[i] = sl->orow8[i];
+      break;
+    case M2I_DTYPE_F16:
+      m2i_f32_to_f16_n (sl->vrow, sl->orow16, (gsize) n);
+      if (!f->has_norm) {
+        write_row (f, oy, sl->orow16, 2);
+        return;
+      }
+      m2i_f16_to_f32_n (sl->orow16, x, (gsize) n);
+      break;
+    default:
+      x = sl->vrow;
+      break;
   }
-  /* fp output: the value as fp32, then norm, then the output type. */
-  for (int c = 0; c < 3; c++) {
-    guint8 *d = out->data[planar ? c : 0] + (gsize) oy * out->stride[planar ? c : 0];
-    gint step = planar ? 1 : 3, off = planar ? 0 : c;
-    for (gint i = 0; i < f->out_w; i++) {
-      gint j = 3 * i + c;
-      float x = have == M2I_DTYPE_U8 ? (float) sl->orow8[j]
-          : have == M2I_DTYPE_F16 ? m2i_f16_to_f32 (sl->orow16[j]) : sl->orowf[j];
-      if (f->has_norm)
-        x = norm1 (f, c, x);
-      if (f->out_dt == M2I_DTYPE_F16)
-        ((m2i_f16 *) d)[i * step + off] = m2i_f32_to_f16 (x);
-      else
-        ((float *) d)[i * step + off] = x;
-    }
+  if (f->has_norm) {
+    const float *sub = f->nsub, *mul = f->nmul, *add = f->nadd;
+    for (gint i = 0; i < n; i++)
+      x[i] = (x[i] - sub[i]) * mul[i] + add[i];
+  }
+  if (f->out_dt == M2I_DTYPE_F16) {
+    m2i_f32_to_f16_n (x, sl->orow16, (gsize) n);
+    write_row (f, oy, sl->orow16, 2);
+  } else {
+    write_row (f, oy, x, 4);
   }
 }
 
@@ -445,6 +510,7 @@ run_resize (gint begin, gint end, gint slice, gpointer data)
   const M2iResizeAxis *ay = &f->rplan->y;
   for (gint i = 0; i < f->ring_n; i++)
     sl->tags[i] = -1;
+  sl->terms_row = -1;
   for (gint oy = begin; oy < end; oy++) {
     for (gint t = 0; t < ay->taps; t++)
       sl->rows[t] = source_row (f, sl, ay->index[oy * ay->taps + t]);

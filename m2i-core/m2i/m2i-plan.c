@@ -251,7 +251,7 @@ prepare_task (M2iPlan *plan, Task *t, GError **error)
     if (!t->fused)
       return FALSE;
   } else {
-    t->exec = m2i_ops_exec_new (&t->in, t->ops, t->n_ops, &t->out, error);
+    t->exec = m2i_ops_exec_new (&t->in, t->ops, t->n_ops, &t->out, TRUE, error);
     if (!t->exec)
       return FALSE;
   }

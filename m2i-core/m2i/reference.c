@@ -125,21 +125,38 @@ m2i_chain_validate (const M2iImage *in, const M2iOp *ops, guint n_ops,
 
 /* ---- sample access ------------------------------------------------------ */
 
-/* Pointer to channel c of pixel (x, y) of an RGB-like image. */
-static inline guint8 *
-sample_ptr (const M2iImage *img, gint x, gint y, int c)
+/* An RGB-like image with its format's properties looked up once (the
+ * per-sample accessors below would otherwise ask for them every time). */
+typedef struct {
+  const M2iImage *img;
+  gsize bps;
+  gboolean planar;
+  M2iDataType dt;
+} View;
+
+static View
+view (const M2iImage *img)
 {
-  gsize bps = m2i_format_bytes_per_sample (img->format);
-  if (m2i_format_layout (img->format) == M2I_LAYOUT_PLANAR)
-    return img->data[c] + (gsize) y * img->stride[c] + (gsize) x * bps;
-  return img->data[0] + (gsize) y * img->stride[0] + ((gsize) x * 3 + c) * bps;
+  View v = { img, m2i_format_bytes_per_sample (img->format),
+    m2i_format_layout (img->format) == M2I_LAYOUT_PLANAR, m2i_format_dtype (img->format) };
+  return v;
+}
+
+/* Pointer to channel c of pixel (x, y). */
+static inline guint8 *
+sample_ptr (const View *v, gint x, gint y, int c)
+{
+  const M2iImage *img = v->img;
+  if (v->planar)
+    return img->data[c] + (gsize) y * img->stride[c] + (gsize) x * v->bps;
+  return img->data[0] + (gsize) y * img->stride[0] + ((gsize) x * 3 + c) * v->bps;
 }
 
 static inline float
-get_sample (const M2iImage *img, gint x, gint y, int c)
+get_sample (const View *v, gint x, gint y, int c)
 {
-  const guint8 *p = sample_ptr (img, x, y, c);
-  switch (m2i_format_dtype (img->format)) {
+  const guint8 *p = sample_ptr (v, x, y, c);
+  switch (v->dt) {
     case M2I_DTYPE_U8: return *p;
     case M2I_DTYPE_F16: return m2i_f16_to_f32 (*(const m2i_f16 *) p);
     default: return *(const float *) p;
@@ -149,13 +166,13 @@ get_sample (const M2iImage *img, gint x, gint y, int c)
 /* Stores a value already representable in the image's type (u8: integral
  * in [0,255]; fp16: rounded to nearest even here). */
 static inline void
-set_sample (const M2iImage *img, gint x, gint y, int c, float v)
+set_sample (const View *v, gint x, gint y, int c, float val)
 {
-  guint8 *p = sample_ptr (img, x, y, c);
-  switch (m2i_format_dtype (img->format)) {
-    case M2I_DTYPE_U8: *p = (guint8) v; break;
-    case M2I_DTYPE_F16: *(m2i_f16 *) p = m2i_f32_to_f16 (v); break;
-    default: *(float *) p = v; break;
+  guint8 *p = sample_ptr (v, x, y, c);
+  switch (v->dt) {
+    case M2I_DTYPE_U8: *p = (guint8) val; break;
+    case M2I_DTYPE_F16: *(m2i_f16 *) p = m2i_f32_to_f16 (val); break;
+    default: *(float *) p = val; break;
   }
 }
 
@@ -173,8 +190,9 @@ csc_channel (int num)
 }
 
 static void
-ref_csc (const M2iImage *in, const M2iImage *out, M2iChannelOrder order)
+ref_csc (const M2iImage *in, const M2iImage *out_img, M2iChannelOrder order)
 {
+  View ov = view (out_img), *out = &ov;
   for (gint y = 0; y < in->height; y++) {
     const guint8 *yrow = in->data[0] + (gsize) y * in->stride[0];
     for (gint x = 0; x < in->width; x++) {
@@ -200,20 +218,22 @@ ref_csc (const M2iImage *in, const M2iImage *out, M2iChannelOrder order)
 
 /* convert, permute: exact value copies (fp16 of a u8 value is exact). */
 static void
-ref_copy_values (const M2iImage *in, const M2iImage *out)
+ref_copy_values (const M2iImage *in_img, const M2iImage *out_img)
 {
-  for (gint y = 0; y < in->height; y++)
-    for (gint x = 0; x < in->width; x++)
+  View iv = view (in_img), ov = view (out_img), *in = &iv, *out = &ov;
+  for (gint y = 0; y < in_img->height; y++)
+    for (gint x = 0; x < in_img->width; x++)
       for (int c = 0; c < 3; c++)
         set_sample (out, x, y, c, get_sample (in, x, y, c));
 }
 
 /* norm: ((x - B) / C) * A + D in fp32, then stored (fp16: RNE). */
 static void
-ref_norm (const M2iImage *in, const M2iImage *out, const M2iNormParams *n)
+ref_norm (const M2iImage *in_img, const M2iImage *out_img, const M2iNormParams *n)
 {
-  for (gint y = 0; y < in->height; y++)
-    for (gint x = 0; x < in->width; x++)
+  View iv = view (in_img), ov = view (out_img), *in = &iv, *out = &ov;
+  for (gint y = 0; y < in_img->height; y++)
+    for (gint x = 0; x < in_img->width; x++)
       for (int c = 0; c < 3; c++) {
         float v = get_sample (in, x, y, c);
         float r = ((v - m2i_f16_to_f32 (n->b[c])) / m2i_f16_to_f32 (n->c[c]))
@@ -263,6 +283,86 @@ ref_resize (const M2iImage *in, const M2iImage *out, const M2iResizePlan *rp,
   }
 }
 
+/* ---- row-wise versions for plans ---------------------------------------- */
+
+/* Row @y of an RGB-like image as fp32 values (interleaved or one plane). */
+static void
+load_row_f32 (const M2iImage *img, int plane, gint y, float *dst, gint n)
+{
+  const guint8 *src = img->data[plane] + (gsize) y * img->stride[plane];
+  switch (m2i_format_dtype (img->format)) {
+    case M2I_DTYPE_U8:
+      for (gint i = 0; i < n; i++)
+        dst[i] = src[i];
+      break;
+    case M2I_DTYPE_F16:
+      m2i_f16_to_f32_n ((const m2i_f16 *) src, dst, (gsize) n);
+      break;
+    default:
+      memcpy (dst, src, (gsize) n * sizeof (float));
+      break;
+  }
+}
+
+/* Stores fp32 values exactly representable in the type (u8, or fp16 after
+ * rounding to nearest even). */
+static void
+store_row_f32 (const M2iImage *img, int plane, gint y, const float *src, gint n)
+{
+  guint8 *dst = img->data[plane] + (gsize) y * img->stride[plane];
+  switch (m2i_format_dtype (img->format)) {
+    case M2I_DTYPE_U8:
+      for (gint i = 0; i < n; i++)
+        dst[i] = (guint8) src[i];
+      break;
+    case M2I_DTYPE_F16:
+      m2i_f32_to_f16_n (src, (m2i_f16 *) dst, (gsize) n);
+      break;
+    default:
+      memcpy (dst, src, (gsize) n * sizeof (float));
+      break;
+  }
+}
+
+/* convert, permute and norm a row at a time with bulk conversions; norm uses
+ * the fast formula (within one fp16 ulp of ref_norm). */
+static void
+fast_values (const M2iImage *in, const M2iImage *out, const M2iNormParams *n,
+    float *row, float *coef)
+{
+  gboolean pin = m2i_format_layout (in->format) == M2I_LAYOUT_PLANAR;
+  gboolean pout = m2i_format_layout (out->format) == M2I_LAYOUT_PLANAR;
+  gint w = in->width, n3 = w * 3;
+  float *sub = coef, *mul = coef + n3, *add = coef + 2 * n3;
+  if (n)
+    for (gint i = 0; i < n3; i++)      /* interleaved pattern of coefficients */
+      m2i_norm_fast_coeffs (n, i % 3, &sub[i], &mul[i], &add[i]);
+  for (gint y = 0; y < in->height; y++) {
+    if (pin)
+      for (int c = 0; c < 3; c++) {
+        float *r = row + n3 + (gsize) c * w;
+        load_row_f32 (in, c, y, r, w);
+        for (gint x = 0; x < w; x++)
+          row[3 * x + c] = r[x];
+      }
+    else
+      load_row_f32 (in, 0, y, row, n3);
+    if (n)
+      for (gint i = 0; i < n3; i++)
+        row[i] = (row[i] - sub[i]) * mul[i] + add[i];
+    if (pout) {
+      for (int c = 0; c < 3; c++) {
+        float *r = row + n3 + (gsize) c * w;
+        for (gint x = 0; x < w; x++)
+          r[x] = row[3 * x + c];
+        store_row_f32 (out, c, y, r, w);
+      }
+    } else {
+      store_row_f32 (out, 0, y, row, n3);
+    }
+  }
+}
+
 /* ---- op-by-op executor -------------------------------------------------- */
 
 struct OpsExec {
@@ -274,11 +374,13 @@ struct OpsExec {
   float *hbuf[M2I_MAX_OPS];
   const float **rows;
   float *vrow;
+  gboolean fast;
+  float *frow, *coef;             /* fast: two rows of values, coefficients */
 };
 
 OpsExec *
 m2i_ops_exec_new (const M2iImage *in, const M2iOp *ops, guint n_ops,
-    const M2iImage *out, GError **error)
+    const M2iImage *out, gboolean fast, GError **error)
 {
   ChainShapes sh;
   if (!m2i_chain_validate (in, ops, n_ops, out, &sh, error))
@@ -312,6 +414,14 @@ m2i_ops_exec_new (const M2iImage *in, const M2iOp *ops, guint n_ops,
     prev_h = sh.height[i];
   }
   ex->vrow = g_new (float, max_row + 1);
+  ex->fast = fast;
+  if (fast) {
+    gint wmax = in->width;
+    for (guint i = 0; i < n_ops; i++)
+      wmax = MAX (wmax, sh.width[i]);
+    ex->frow = g_new (float, (gsize) wmax * 6);
+    ex->coef = g_new (float, (gsize) wmax * 9);
+  }
   ex->rows = g_new (const float *, max_taps);
   return ex;
 }
@@ -325,9 +435,19 @@ m2i_ops_exec_run (OpsExec *ex, const M2iImage *in, M2iImage *out)
     const M2iOp *op = &ex->ops[i];
     switch (op->kind) {
       case M2I_OP_CSC: ref_csc (src, dst, op->u.csc.order); break;
-      case M2I_OP_CONVERT: ref_copy_values (src, dst); break;
-      case M2I_OP_PERMUTE: ref_copy_values (src, dst); break;
-      case M2I_OP_NORM: ref_norm (src, dst, &op->u.norm); break;
+      case M2I_OP_CONVERT:
+      case M2I_OP_PERMUTE:
+        if (ex->fast)
+          fast_values (src, dst, NULL, ex->frow, ex->coef);
+        else
+          ref_copy_values (src, dst);
+        break;
+      case M2I_OP_NORM:
+        if (ex->fast)
+          fast_values (src, dst, &op->u.norm, ex->frow, ex->coef);
+        else
+          ref_norm (src, dst, &op->u.norm);
+        break;
       case M2I_OP_RESIZE:
         ref_resize (src, dst, ex->rplan[i], ex->hbuf[i], ex->rows, ex->vrow);
         break;
@@ -349,6 +469,8 @@ m2i_ops_exec_free (OpsExec *ex)
   }
   g_free (ex->vrow);
   g_free (ex->rows);
+  g_free (ex->frow);
+  g_free (ex->coef);
   g_free (ex);
 }
 
@@ -358,7 +480,7 @@ m2i_reference_run (const M2iImage *in, const M2iOpList *ops, M2iImage *out,
 {
   if (!m2i_image_check (in, "input", TRUE, error) || !m2i_image_check (out, "output", TRUE, error))
     return FALSE;
-  OpsExec *ex = m2i_ops_exec_new (in, ops->ops, ops->n_ops, out, error);
+  OpsExec *ex = m2i_ops_exec_new (in, ops->ops, ops->n_ops, out, FALSE, error);
   if (!ex)
     return FALSE;
   m2i_ops_exec_run (ex, in, out);

@@ -71,18 +71,18 @@ m2i_resize_image_args_check (gint in_w, gint in_h, gint out_w, gint out_h,
 }
 
 static void
-hpass_any (const M2iResizePlan *plan, M2iResizeData type, const void *row,
-    gint channels, float *dst)
+hpass_any (const M2iResizeKernels *k, const M2iResizePlan *plan, M2iResizeData type,
+    const void *row, gint channels, float *dst)
 {
   switch (type) {
     case M2I_RESIZE_DATA_U8:
-      m2i_resize_hpass_u8 (plan, row, channels, dst);
+      k->hpass_u8 (plan, row, channels, dst);
       break;
     case M2I_RESIZE_DATA_F16:
-      m2i_resize_hpass_f16 (plan, row, channels, dst);
+      k->hpass_f16 (plan, row, channels, dst);
       break;
     case M2I_RESIZE_DATA_F32:
-      m2i_resize_hpass_f32 (plan, row, channels, dst);
+      k->hpass_f32 (plan, row, channels, dst);
       break;
   }
 }
@@ -90,6 +90,15 @@ hpass_any (const M2iResizePlan *plan, M2iResizeData type, const void *row,
 gboolean
 m2i_resize_image_rows (const M2iResizePlan *plan, M2iResizeData type,
     gint channels, const void *src, gsize src_stride, void *dst,
+    gsize dst_stride, gint y0, gint y1, float *scratch, GError **error)
+{
+  return m2i_resize_image_rows_k (m2i_resize_kernels_best (), plan, type, channels,
+      src, src_stride, dst, dst_stride, y0, y1, scratch, error);
+}
+
+gboolean
+m2i_resize_image_rows_k (const M2iResizeKernels *k, const M2iResizePlan *plan,
+    M2iResizeData type, gint channels, const void *src, gsize src_stride, void *dst,
     gsize dst_stride, gint y0, gint y1, float *scratch, GError **error)
 {
   g_return_val_if_fail (plan != NULL, FALSE);
@@ -133,7 +142,7 @@ m2i_resize_image_rows (const M2iResizePlan *plan, M2iResizeData type,
         }
         g_assert (s < T);
         slot_row[s] = need[t];
-        hpass_any (plan, type, (const guint8 *) src + (gsize) need[t] * src_stride,
+        hpass_any (k, plan, type, (const guint8 *) src + (gsize) need[t] * src_stride,
             channels, cache + (gsize) s * n);
       }
       rows[t] = cache + (gsize) s * n;
@@ -142,15 +151,15 @@ m2i_resize_image_rows (const M2iResizePlan *plan, M2iResizeData type,
     guint8 *out = (guint8 *) dst + (gsize) y * dst_stride;
     switch (type) {
       case M2I_RESIZE_DATA_U8:
-        m2i_resize_vpass (plan, y, rows, n, sums);
-        m2i_resize_round_u8_row (plan, sums, out, n);
+        k->vpass (plan, y, rows, n, sums);
+        k->round_u8 (plan, sums, out, n);
         break;
       case M2I_RESIZE_DATA_F16:
-        m2i_resize_vpass (plan, y, rows, n, sums);
+        k->vpass (plan, y, rows, n, sums);
         m2i_resize_round_f16_row (sums, (guint16 *) out, n);
         break;
       case M2I_RESIZE_DATA_F32:
-        m2i_resize_vpass (plan, y, rows, n, (float *) out);
+        k->vpass (plan, y, rows, n, (float *) out);
         break;
     }
   }

@@ -48,6 +48,16 @@ m2i_resize_hvalues_f16_c (const M2iResizePlan *plan, const guint16 *src,
 #undef LOAD
 }
 
+void
+m2i_resize_hvalues_f32_c (const M2iResizePlan *plan, const float *src,
+    gint channels, float *dst, gint e0, gint e1)
+{
+#define LOAD(v) (v)
+  for (gint e = e0; e < e1; e++)
+    HVALUE (plan, src, channels, e, dst[e]);
+#undef LOAD
+}
+
 static void
 hpass_u8_c (const M2iResizePlan *plan, const guint8 *src, gint channels, float *dst)
 {
@@ -63,11 +73,7 @@ hpass_f16_c (const M2iResizePlan *plan, const guint16 *src, gint channels, float
 static void
 hpass_f32_c (const M2iResizePlan *plan, const float *src, gint channels, float *dst)
 {
-#define LOAD(v) (v)
-  gint n = plan->x.out_size * channels;
-  for (gint e = 0; e < n; e++)
-    HVALUE (plan, src, channels, e, dst[e]);
-#undef LOAD
+  m2i_resize_hvalues_f32_c (plan, src, channels, dst, 0, plan->x.out_size * channels);
 }
 
 static void
@@ -119,8 +125,8 @@ m2i_resize_kernels_for_level (M2iCpuFlags level)
   return NULL;
 }
 
-static const M2iResizeKernels *
-best (void)
+const M2iResizeKernels *
+m2i_resize_kernels_best (void)
 {
   static gsize once = 0;
   static const M2iResizeKernels *k;
@@ -140,35 +146,35 @@ void
 m2i_resize_hpass_u8 (const M2iResizePlan *plan, const guint8 *src, gint channels,
     float *dst)
 {
-  best ()->hpass_u8 (plan, src, channels, dst);
+  m2i_resize_kernels_best ()->hpass_u8 (plan, src, channels, dst);
 }
 
 void
 m2i_resize_hpass_f16 (const M2iResizePlan *plan, const guint16 *src, gint channels,
     float *dst)
 {
-  best ()->hpass_f16 (plan, src, channels, dst);
+  m2i_resize_kernels_best ()->hpass_f16 (plan, src, channels, dst);
 }
 
 void
 m2i_resize_hpass_f32 (const M2iResizePlan *plan, const float *src, gint channels,
     float *dst)
 {
-  best ()->hpass_f32 (plan, src, channels, dst);
+  m2i_resize_kernels_best ()->hpass_f32 (plan, src, channels, dst);
 }
 
 void
 m2i_resize_vpass (const M2iResizePlan *plan, gint out_y, const float *const *rows,
     gint n, float *dst)
 {
-  best ()->vpass (plan, out_y, rows, n, dst);
+  m2i_resize_kernels_best ()->vpass (plan, out_y, rows, n, dst);
 }
 
 void
 m2i_resize_round_u8_row (const M2iResizePlan *plan, const float *src, guint8 *dst,
     gint n)
 {
-  best ()->round_u8 (plan, src, dst, n);
+  m2i_resize_kernels_best ()->round_u8 (plan, src, dst, n);
 }
 
 void
@@ -196,6 +202,11 @@ m2i_resize_simd_free (M2iResizeSimd *simd)
       g_free (t->offset);
       g_free (t->weight);
       g_free (t->max_offset);
+      g_free (t->lo);
+      g_free (t->span);
+      g_free (t->pix_offset);
+      g_free (t->pix_weight);
+      g_free (t->pix_max);
       g_free (t);
     }
   }
@@ -215,20 +226,56 @@ xtable_build (const M2iResizeAxis *ax, gint C)
   xt->offset = g_new0 (gint32, len);
   xt->weight = g_new0 (float, len);
   xt->max_offset = g_new0 (gint32, xt->blocks);
+  xt->lo = g_new (gint32, 2 * xt->blocks);
+  xt->span = g_new (gint32, 2 * xt->blocks);
   for (gint b = 0; b < xt->blocks; b++) {
     for (gint lane = 0; lane < B; lane++) {
-      gint e = b * B + lane;
-      if (e >= xt->n)
-        break;
+      /* Lanes past the end repeat the last value with weight 0, so they
+       * stay inside its window. */
+      gint e = MIN (b * B + lane, xt->n - 1);
       gint i = e / C, c = e % C;
       for (gint t = 0; t < T; t++) {
         gsize k = ((gsize) b * T + t) * B + lane;
         gint32 off = ax->index[(gsize) i * T + t] * C + c;
         xt->offset[k] = off;
-        xt->weight[k] = ax->weight[(gsize) i * T + t];
+        xt->weight[k] = b * B + lane < xt->n ? ax->weight[(gsize) i * T + t] : 0.0f;
         xt->max_offset[b] = MAX (xt->max_offset[b], off);
       }
     }
+    for (gint h = 0; h < 2; h++) {
+      gint32 lo = G_MAXINT32, hi = 0;
+      for (gint t = 0; t < T; t++)
+        for (gint lane = h * 8; lane < h * 8 + 8; lane++) {
+          gint32 off = xt->offset[((gsize) b * T + t) * B + lane];
+          lo = MIN (lo, off);
+          hi = MAX (hi, off);
+        }
+      xt->lo[2 * b + h] = lo;
+      xt->span[2 * b + h] = hi - lo + 1;
+    }
+  }
+
+  gint narrow = 0;
+  for (gint b = 0; b < xt->blocks; b++) {
+    gint32 lo = MIN (xt->lo[2 * b], xt->lo[2 * b + 1]);
+    gint32 hi = MAX (xt->lo[2 * b] + xt->span[2 * b], xt->lo[2 * b + 1] + xt->span[2 * b + 1]);
+    narrow += hi - lo <= 32;
+  }
+  if (C >= 3) {
+    xt->groups = ax->out_size / 4;
+    xt->pix_offset = g_new (gint32, (gsize) xt->groups * T * 4);
+    xt->pix_weight = g_new (float, (gsize) xt->groups * T * 4);
+    xt->pix_max = g_new0 (gint32, xt->groups);
+    for (gint g = 0; g < xt->groups; g++)
+      for (gint t = 0; t < T; t++)
+        for (gint p = 0; p < 4; p++) {
+          gint i = g * 4 + p;
+          gsize k = ((gsize) g * T + t) * 4 + p;
+          xt->pix_offset[k] = ax->index[(gsize) i * T + t] * C;
+          xt->pix_weight[k] = ax->weight[(gsize) i * T + t];
+          xt->pix_max[g] = MAX (xt->pix_max[g], xt->pix_offset[k]);
+        }
+    xt->prefer_pixels = narrow * 2 < xt->blocks;
   }
   return xt;
 }
