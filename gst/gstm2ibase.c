@@ -251,9 +251,23 @@ fixate_structure (GstM2iBase *self, const GstM2iCapsInfo *in, const GstCaps *in_
   if (klass->size_rule == GST_M2I_SIZE_ANY)
     klass->fixate_size (self, in, s, cf, &w, &h);
   if (tensor) {
-    char dims[64];
+    /* Keep the spelling of the dimensions downstream chose ("224:224:3" or
+     * "224:224:3:1") when it names this size. */
+    GValue wv = G_VALUE_INIT, hv = G_VALUE_INIT;
+    gboolean same = gst_structure_has_field (s, "dimensions")
+        && gst_m2i_structure_size (s, cf, &wv, &hv) && G_VALUE_HOLDS_INT (&wv)
+        && G_VALUE_HOLDS_INT (&hv) && g_value_get_int (&wv) == w && g_value_get_int (&hv) == h;
+    if (G_IS_VALUE (&wv))
+      g_value_unset (&wv);
+    if (G_IS_VALUE (&hv))
+      g_value_unset (&hv);
+    if (!same) {
+      GValue dims = G_VALUE_INIT;
+      gst_m2i_tensor_dims_value (cf, w, h, &dims);
+      gst_structure_take_value (s, "dimensions", &dims);
+    }
+    gst_structure_fixate_field (s, "dimensions");
     gst_structure_set (s, "types", G_TYPE_STRING, gst_m2i_caps_format_name (cf),
-        "dimensions", G_TYPE_STRING, gst_m2i_tensor_dims (cf, w, h, dims, sizeof dims),
         "format", G_TYPE_STRING, "static", "num_tensors", G_TYPE_INT, 1, NULL);
   } else {
     gst_structure_set (s, "format", G_TYPE_STRING, gst_m2i_caps_format_name (cf),

@@ -69,7 +69,7 @@ gst_m2i_caps_format_to_m2i (GstM2iCapsFormat cf, M2iChannelOrder order)
 
 /* ---- reading structures ------------------------------------------------- */
 
-/* Calls @fn on every string @v holds (a string or a list of strings). */
+/* Whether @v (a string or a list of strings) holds @want. */
 static gboolean
 value_has_string (const GValue *v, const char *want)
 {
@@ -123,22 +123,15 @@ parse_dims (const char *str, gint d[3])
   return ok;
 }
 
-/* Layouts the tensor structure's dimensions allow (bits of M2iLayout), and
- * the sizes per layout when it has fixed dimensions. */
+/* Layouts one dimensions string allows (bits of M2iLayout), with the size
+ * per layout. */
 static guint
-tensor_layouts (const GstStructure *s, gint pl_size[2], gint il_size[2], gboolean *fixed)
+dims_layouts (const char *str, gint pl_size[2], gint il_size[2])
 {
-  const GValue *v = gst_structure_get_value (s, "dimensions");
-  *fixed = FALSE;
-  if (!v)
-    return (1u << M2I_LAYOUT_PLANAR) | (1u << M2I_LAYOUT_INTERLEAVED);
-  if (!G_VALUE_HOLDS_STRING (v))
-    return 0;
   gint d[3];
-  if (!parse_dims (g_value_get_string (v), d))
+  if (!parse_dims (str, d))
     return 0;
   guint layouts = 0;
-  *fixed = TRUE;
   if (d[2] == 3) {
     layouts |= 1u << M2I_LAYOUT_PLANAR;
     pl_size[0] = d[0];
@@ -149,6 +142,35 @@ tensor_layouts (const GstStructure *s, gint pl_size[2], gint il_size[2], gboolea
     il_size[0] = d[1];
     il_size[1] = d[2];
   }
+  return layouts;
+}
+
+/* Layouts the tensor structure's dimensions allow (bits of M2iLayout), and
+ * the sizes per layout when it names dimensions (a string, or a list of
+ * spellings: the first that names a layout gives its size). */
+static guint
+tensor_layouts (const GstStructure *s, gint pl_size[2], gint il_size[2], gboolean *fixed)
+{
+  const GValue *v = gst_structure_get_value (s, "dimensions");
+  *fixed = FALSE;
+  if (!v)
+    return (1u << M2I_LAYOUT_PLANAR) | (1u << M2I_LAYOUT_INTERLEAVED);
+  guint layouts = 0;
+  if (G_VALUE_HOLDS_STRING (v)) {
+    layouts = dims_layouts (g_value_get_string (v), pl_size, il_size);
+  } else if (GST_VALUE_HOLDS_LIST (v)) {
+    for (guint i = 0; i < gst_value_list_get_size (v); i++) {
+      const GValue *e = gst_value_list_get_value (v, i);
+      gint pl[2], il[2];
+      guint l = G_VALUE_HOLDS_STRING (e) ? dims_layouts (g_value_get_string (e), pl, il) : 0;
+      if ((l & (1u << M2I_LAYOUT_PLANAR)) && !(layouts & (1u << M2I_LAYOUT_PLANAR)))
+        memcpy (pl_size, pl, sizeof pl);
+      if ((l & (1u << M2I_LAYOUT_INTERLEAVED)) && !(layouts & (1u << M2I_LAYOUT_INTERLEAVED)))
+        memcpy (il_size, il, sizeof il);
+      layouts |= l;
+    }
+  }
+  *fixed = layouts != 0;
   return layouts;
 }
 
@@ -244,6 +266,21 @@ gst_m2i_tensor_dims (GstM2iCapsFormat cf, gint width, gint height, char *buf, gs
   return buf;
 }
 
+void
+gst_m2i_tensor_dims_value (GstM2iCapsFormat cf, gint width, gint height, GValue *value)
+{
+  char dims[64];
+  GValue v = G_VALUE_INIT;
+  g_value_init (value, GST_TYPE_LIST);
+  g_value_init (&v, G_TYPE_STRING);
+  g_value_set_string (&v, gst_m2i_tensor_dims (cf, width, height, dims, sizeof dims));
+  gst_value_list_append_value (value, &v);
+  dims[strlen (dims) - 2] = '\0';          /* without the trailing ":1" */
+  g_value_set_string (&v, dims);
+  gst_value_list_append_value (value, &v);
+  g_value_unset (&v);
+}
+
 GstStructure *
 gst_m2i_structure_new (GstM2iCapsFormat cf, const GValue *width, const GValue *height,
     const GValue *framerate, const GValue *par)
@@ -259,9 +296,9 @@ gst_m2i_structure_new (GstM2iCapsFormat cf, const GValue *width, const GValue *h
     s = gst_structure_new ("other/tensors", "format", G_TYPE_STRING, "static",
         "num_tensors", G_TYPE_INT, 1, "types", G_TYPE_STRING, cf_desc[cf].name, NULL);
     if (G_VALUE_HOLDS_INT (width) && G_VALUE_HOLDS_INT (height)) {
-      char dims[64];
-      gst_structure_set (s, "dimensions", G_TYPE_STRING, gst_m2i_tensor_dims (cf,
-              g_value_get_int (width), g_value_get_int (height), dims, sizeof dims), NULL);
+      GValue dims = G_VALUE_INIT;
+      gst_m2i_tensor_dims_value (cf, g_value_get_int (width), g_value_get_int (height), &dims);
+      gst_structure_take_value (s, "dimensions", &dims);
     }
   }
   if (framerate)

@@ -72,14 +72,20 @@ gboolean gst_m2i_structure_size (const GstStructure *s, GstM2iCapsFormat cf,
 
 /* A new structure for @cf with the given size (ints or ranges) and, when
  * non-NULL, framerate and pixel-aspect-ratio (the latter video only).
- * Tensors get "dimensions" only when both sizes are fixed. */
+ * Tensors get "dimensions" (gst_m2i_tensor_dims_value) only when both sizes
+ * are fixed. */
 GstStructure *gst_m2i_structure_new (GstM2iCapsFormat cf, const GValue *width,
     const GValue *height, const GValue *framerate, const GValue *par);
 
-/* The tensor "dimensions" string for @cf of @width x @height. Static buffer
- * of @buf_size bytes is filled and returned. */
+/* The tensor "dimensions" string for @cf of @width x @height ("W:H:3:1"
+ * planar, "3:W:H:1" interleaved): @buf (@buf_size bytes) is filled and
+ * returned. */
 const char *gst_m2i_tensor_dims (GstM2iCapsFormat cf, gint width, gint height,
     char *buf, gsize buf_size);
+/* The spellings of those dimensions that m2i pads accept, as a list (with
+ * and without the trailing ":1", which newer NNStreamer leaves out), in the
+ * uninitialised @value. */
+void gst_m2i_tensor_dims_value (GstM2iCapsFormat cf, gint width, gint height, GValue *value);
 
 /* Everything the elements need to know about one side of a negotiated
  * link. */

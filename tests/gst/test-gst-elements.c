@@ -140,6 +140,38 @@ GST_START_TEST (test_colorconvert_hand_values)
 }
 GST_END_TEST;
 
+GST_START_TEST (test_tensor_dims_spellings)
+{
+  /* NNStreamer writes dimensions innermost first, with or without trailing
+   * 1s: both spellings negotiate, and the one downstream asked for is kept. */
+  static const char *spellings[] = { "16:8:3", "16:8:3:1" };
+  TestImage in, want;
+  test_image_alloc (&in, M2I_FORMAT_SP_NV12_8, 16, 8);
+  test_image_fill (&in, 12);
+  M2iOpList ops;
+  csc_ops (&ops, M2I_FORMAT_PL_FP16_RGB);
+  test_reference (&in, &ops, M2I_FORMAT_PL_FP16_RGB, 16, 8, &want);
+  for (guint i = 0; i < G_N_ELEMENTS (spellings); i++) {
+    GstHarness *h = gst_harness_new_parse ("m2icolorconvert");
+    gchar *sc = g_strdup_printf ("other/tensors,types=float16,dimensions=%s", spellings[i]);
+    gst_harness_set_sink_caps_str (h, sc);
+    gst_harness_set_src_caps (h, test_caps (M2I_FORMAT_SP_NV12_8, 16, 8));
+    TestImage got;
+    push_pull (h, &in, 0, M2I_FORMAT_PL_FP16_RGB, &got);
+    GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
+    fail_unless_equals_string (gst_structure_get_string (gst_caps_get_structure (caps, 0),
+            "dimensions"), spellings[i]);
+    test_assert_identical (&got, &want, spellings[i]);
+    gst_caps_unref (caps);
+    test_image_free (&got);
+    g_free (sc);
+    gst_harness_teardown (h);
+  }
+  test_image_free (&want);
+  test_image_free (&in);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_colorconvert_strides)
 {
   /* Inputs with padded rows and planes apart, described by GstVideoMeta;
@@ -684,6 +716,7 @@ m2i_elements_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_colorconvert_formats);
   tcase_add_test (tc, test_colorconvert_hand_values);
+  tcase_add_test (tc, test_tensor_dims_spellings);
   tcase_add_test (tc, test_colorconvert_strides);
   tcase_add_test (tc, test_output_video_meta);
   tcase_add_test (tc, test_odd_nv12_refused);
