@@ -5,8 +5,10 @@
  * frames, wrapped without copies) ! <pre-processing> ! fakesink sync=false.
  * The rate is measured between the first and the last buffer reaching the
  * sink, so pipeline start-up, planning and pool allocation are not counted.
- * The pipelines run in turn, three rounds; each one's best round is shown
- * (other processes on the machine only ever make a round slower).
+ * The pipelines run in turn, five rounds; each one's best round is shown
+ * (other processes on the machine only ever make a round slower), with the
+ * CPU time per frame summed over all threads (less sensitive to a loaded
+ * machine than the rate).
  *
  *   GST_PLUGIN_PATH=build/gst build/tests/bench/bench-gst [frames]
  *
@@ -18,10 +20,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define W 1920
 #define H 1080
 #define N_SOURCE_FRAMES 8
+#define ROUNDS 5
 #define NORM "mean=\"<0.485, 0.456, 0.406>\" std=\"<0.229, 0.224, 0.225>\" " \
   "input-scale=0.00392156862745098"
 #define TENSOR_224 "other/tensors,format=static,num_tensors=1,types=float16,dimensions=224:224:3:1"
@@ -52,18 +56,31 @@ static const Config configs[] = {
 };
 
 typedef struct {
-  gint64 first, last;
+  gint64 first, last;            /* wall clock, us */
+  double cpu_first, cpu_last;    /* process CPU time, s */
   guint count;
 } Timing;
+
+static double
+cpu_seconds (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
 
 static void
 on_handoff (GstElement *sink, GstBuffer *buf, GstPad *pad, gpointer data)
 {
   Timing *t = data;
   gint64 now = g_get_monotonic_time ();
-  if (t->count++ == 0)
+  double cpu = cpu_seconds ();
+  if (t->count++ == 0) {
     t->first = now;
+    t->cpu_first = cpu;
+  }
   t->last = now;
+  t->cpu_last = cpu;
 }
 
 /* NV12 frames with a gradient, moving bars and noise, so that no frame is
@@ -91,8 +108,10 @@ make_frames (gsize *frame_size)
   return mem;
 }
 
+/* Frames per second; *cpu_ms: CPU time (all threads) per frame. */
 static double
-run (const Config *cfg, guint8 *frames, gsize frame_size, guint n_frames, gboolean *ok)
+run (const Config *cfg, guint8 *frames, gsize frame_size, guint n_frames, gboolean *ok,
+    double *cpu_ms)
 {
   gchar *desc = g_strdup_printf ("appsrc name=src format=time is-live=false "
       "caps=video/x-raw,format=NV12,width=%d,height=%d,framerate=30/1 ! %s ! "
@@ -140,6 +159,7 @@ run (const Config *cfg, guint8 *frames, gsize frame_size, guint n_frames, gboole
   gst_object_unref (pipe);
   if (!*ok || t.last <= t.first)
     return 0;
+  *cpu_ms = (t.cpu_last - t.cpu_first) * 1e3 / (t.count - 1);
   return (t.count - 1) * 1e6 / (double) (t.last - t.first);
 }
 
@@ -154,21 +174,30 @@ main (int argc, char **argv)
     n = 10;
   gsize frame_size;
   guint8 *frames = make_frames (&frame_size);
-  double fps[G_N_ELEMENTS (configs)] = { 0 };
+  double fps[G_N_ELEMENTS (configs)] = { 0 }, cpu[G_N_ELEMENTS (configs)];
   gboolean ok[G_N_ELEMENTS (configs)];
-  printf ("NV12 %dx%d -> 224x224, %u frames per pipeline, best of 3 rounds, %u cores\n", W, H,
-      n, g_get_num_processors ());
-  for (int round = 0; round < 3; round++)
-    for (guint i = 0; i < G_N_ELEMENTS (configs); i++) {
-      double f = run (&configs[i], frames, frame_size, n, &ok[i]);
-      fps[i] = MAX (fps[i], f);
-    }
+  printf ("NV12 %dx%d -> 224x224, %u frames per pipeline, best of %d rounds, %u cores\n", W, H,
+      n, ROUNDS, g_get_num_processors ());
   for (guint i = 0; i < G_N_ELEMENTS (configs); i++)
-    printf ("  %-58s %9.1f fps%s\n", configs[i].name, fps[i], ok[i] ? "" : "  (FAILED)");
-  if (fps[5] > 0 && fps[2] > 0 && fps[6] > 0)
-    printf ("fused/videoconvertscale: %.1fx (n-threads=1), %.1fx (n-threads=2); "
-        "fused/unfused: %.1fx (default profile), %.1fx (extended vs unfused)\n",
-        fps[0] / fps[5], fps[0] / fps[6], fps[0] / fps[2], fps[1] / fps[2]);
+    cpu[i] = G_MAXDOUBLE;
+  for (int round = 0; round < ROUNDS; round++)
+    for (guint i = 0; i < G_N_ELEMENTS (configs); i++) {
+      double c = G_MAXDOUBLE;
+      double f = run (&configs[i], frames, frame_size, n, &ok[i], &c);
+      fps[i] = MAX (fps[i], f);
+      cpu[i] = MIN (cpu[i], c);
+    }
+  printf ("  %-58s %9s  %s\n", "", "frames/s", "CPU ms/frame (all threads)");
+  for (guint i = 0; i < G_N_ELEMENTS (configs); i++)
+    printf ("  %-58s %9.1f  %6.3f%s\n", configs[i].name, fps[i], cpu[i],
+        ok[i] ? "" : "  (FAILED)");
+  if (fps[0] > 0 && fps[2] > 0 && fps[5] > 0 && fps[6] > 0) {
+    printf ("fused (default profile) vs videoconvertscale: %.2fx the rate (n-threads=1), %.2fx "
+        "(n-threads=2), %.2fx less CPU per frame\n", fps[0] / fps[5], fps[0] / fps[6],
+        cpu[5] / cpu[0]);
+    printf ("fused vs unfused: %.2fx the rate (default profile), %.2fx (extended), %.2fx less "
+        "CPU per frame\n", fps[0] / fps[2], fps[1] / fps[2], cpu[2] / cpu[0]);
+  }
   g_free (frames);
   return 0;
 }
