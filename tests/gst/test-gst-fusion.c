@@ -401,6 +401,36 @@ GST_START_TEST (test_fusion_off_on_last_element)
 }
 GST_END_TEST;
 
+GST_START_TEST (test_long_chain_splits)
+{
+  /* csc, convert, permute and seven norms do not fit one op list (8 ops):
+   * the element whose ops overflow it computes the chain so far first. The
+   * result still equals the unfused chain. */
+  GString *fused = g_string_new ("m2icolorconvert");
+  GString *off = g_string_new ("m2icolorconvert fusion=false");
+  for (int i = 0; i < 7; i++) {
+    g_string_append_printf (fused, " ! m2inorm name=n%d mean=\"<%d>\" std=\"<%d>\"", i, i + 1,
+        i + 2);
+    g_string_append_printf (off, " ! m2inorm fusion=false mean=\"<%d>\" std=\"<%d>\"", i + 1,
+        i + 2);
+  }
+  const char *sink = "other/tensors,types=float16,dimensions=32:16:3:1";
+  TestImage a[2], b[2];
+  Chain ca, cb;
+  run_chain (&ca, fused->str, sink, 32, 16, 2, M2I_FORMAT_PL_FP16_RGB, a);
+  run_chain (&cb, off->str, sink, 32, 16, 2, M2I_FORMAT_PL_FP16_RGB, b);
+  for (int i = 0; i < 2; i++)
+    test_assert_identical (&a[i], &b[i], "split chain vs off");
+  assert_fused_contains (&ca, "n6", "(split)");
+  free_images (a, 2);
+  free_images (b, 2);
+  gst_harness_teardown (ca.h);
+  gst_harness_teardown (cb.h);
+  g_string_free (fused, TRUE);
+  g_string_free (off, TRUE);
+}
+GST_END_TEST;
+
 static Suite *
 m2i_fusion_suite (void)
 {
@@ -416,6 +446,7 @@ m2i_fusion_suite (void)
   tcase_add_test (tc, test_fused_renegotiation);
   tcase_add_test (tc, test_deferred_buffer_maps_to_pixels);
   tcase_add_test (tc, test_fusion_off_on_last_element);
+  tcase_add_test (tc, test_long_chain_splits);
   return s;
 }
 
