@@ -413,8 +413,12 @@ gst_m2i_base_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcap
   GstM2iCapsInfo in, out;
   GError *err = NULL;
   if (!gst_m2i_caps_info_from_caps (&in, incaps, &err)
-      || !gst_m2i_caps_info_from_caps (&out, outcaps, &err))
-    return refuse (self, "unsupported caps", err);
+      || !gst_m2i_caps_info_from_caps (&out, outcaps, &err)) {
+    gchar *msg = g_strdup_printf ("%s: %s", GST_ELEMENT_NAME (self), err->message);
+    refuse (self, msg, err);
+    g_free (msg);
+    return FALSE;
+  }
   M2iPlanOptions opts;
   gst_m2i_base_get_plan_options (self, &opts);
   if (!check_side (self, &in, "input", opts.profile)

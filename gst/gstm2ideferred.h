@@ -123,9 +123,10 @@ gboolean gst_m2i_pad_peer_takes_deferred (GstPad *srcpad, gchar **peer_name);
 
 /* ---- deferred buffers ------------------------------------------------------ */
 
-/* A buffer pool whose buffers are deferred frames: one placeholder memory of
- * the caps' size and one (pooled) GstM2iDeferredMeta. Configure it with the
- * deferred caps like any pool. */
+/* A new buffer pool (the caller owns the reference) whose buffers are
+ * deferred frames: one placeholder memory of the configured size and one
+ * (pooled) GstM2iDeferredMeta; a buffer coming back drops its source frame.
+ * Configure it with the deferred caps like any pool. */
 GstBufferPool *gst_m2i_deferred_pool_new (void);
 
 /* Stores @frame (copied, with a new source reference) in @buf, a buffer of a

@@ -284,7 +284,7 @@ GST_START_TEST (test_resize_formats_modes)
 {
   static const M2iFormat fmts[] = {
     M2I_FORMAT_IL_RGB888, M2I_FORMAT_IL_BGR888, M2I_FORMAT_PL_RGB24, M2I_FORMAT_PL_BGR24,
-    M2I_FORMAT_PL_FP16_RGB, M2I_FORMAT_PL_FP32_RGB,
+    M2I_FORMAT_PL_FP16_RGB, M2I_FORMAT_PL_FP32_RGB, M2I_FORMAT_IL_FP16_RGB,
   };
   static const struct {
     const char *props;
