@@ -59,14 +59,15 @@ prep_444_c (const guint8 *u, const guint8 *v, gint n, gint16 *t, gsize ts)
   }
 }
 
-/* Gathers of compacted columns: cy[k] = y[xs[k]]; chroma of column xs[k]
- * from an NV12 UV row (c2 NULL) or I420 U, V rows. The first @safe entries
- * may be read 4 bytes at a time (SIMD versions); the rest one by one. */
+/* Gathers of listed columns: cy[k] = y[xs[k]] (skipped if @y is NULL)
+ * and, if @c1 is set, the chroma of column xs[k] from an NV12 UV row (@c2
+ * NULL) or I420 U, V rows. @wy and @wc are the luma and chroma row lengths
+ * in bytes: the SIMD versions read 4 bytes at min(offset, w - 4) and shift,
+ * so they never read outside the rows. */
 static void
-gather_c (const guint8 *y, const guint8 *c1, const guint8 *c2, const gint32 *xs, gint K,
-    gint safe, guint8 *restrict cy, guint8 *restrict cu, guint8 *restrict cv)
+gather_c (const guint8 *y, gint wy, const guint8 *c1, const guint8 *c2, gint wc,
+    const gint32 *xs, gint K, guint8 *restrict cy, guint8 *restrict cu, guint8 *restrict cv)
 {
-  (void) safe;
   if (y)
     for (gint k = 0; k < K; k++)
       cy[k] = y[xs[k]];
@@ -86,35 +87,67 @@ gather_c (const guint8 *y, const guint8 *c1, const guint8 *c2, const gint32 *xs,
   }
 }
 
-/* The horizontal resize pass over tap-by-tap expanded columns (fused.c):
- * dst[3i + c] = sum over t of w[i*T + t] * v_c[i*T + t], evaluated as the
- * resize contract says (fp32, from 0.0f, taps in order, no FMA: the build
- * uses -ffp-contract=off). @p holds three planes of K values. Written once,
- * compiled for plain x86-64 and for AVX2 (the compiler vectorizes it); both
- * give the same bits. */
-static inline __attribute__((always_inline)) void
-hpass_expanded_body (const float *w, gint T, gint n, const guint8 *p, gint K, float *dst)
+/* The same for pairs of adjacent columns xs[i], xs[i] + 1, written to [i]
+ * and [n + i] of each output (the expanded two-tap layout), for i0 <= i < i1. */
+static void
+gather_pairs_from (const guint8 *y, const guint8 *c1, const guint8 *c2, const gint32 *xs,
+    gint i0, gint i1, gint n, guint8 *restrict cy, guint8 *restrict cu, guint8 *restrict cv)
 {
-  for (int c = 0; c < 3; c++) {
-    const guint8 *v = p + (gsize) c * K;
-    if (T == 2) {
-      for (gint i = 0; i < n; i++)
-        dst[3 * i + c] = (0.0f + w[2 * i] * (float) v[2 * i]) + w[2 * i + 1] * (float) v[2 * i + 1];
-    } else {
-      for (gint i = 0; i < n; i++) {
-        float acc = 0.0f;
-        for (gint t = 0; t < T; t++)
-          acc = acc + w[i * T + t] * (float) v[i * T + t];
-        dst[3 * i + c] = acc;
-      }
+  for (gint i = i0; i < i1; i++) {
+    gint x = xs[i];
+    if (y) {
+      cy[i] = y[x];
+      cy[n + i] = y[x + 1];
+    }
+    if (c1 && !c2) {
+      cu[i] = c1[x & ~1];
+      cv[i] = c1[(x & ~1) + 1];
+      cu[n + i] = c1[(x + 1) & ~1];
+      cv[n + i] = c1[((x + 1) & ~1) + 1];
+    } else if (c1) {
+      cu[i] = c1[x >> 1];
+      cv[i] = c2[x >> 1];
+      cu[n + i] = c1[(x + 1) >> 1];
+      cv[n + i] = c2[(x + 1) >> 1];
     }
   }
 }
 
 static void
-hpass_expanded_c (const float *w, gint T, gint n, const guint8 *p, gint K, float *dst)
+gather_pairs_c (const guint8 *y, gint wy, const guint8 *c1, const guint8 *c2, gint wc,
+    const gint32 *xs, gint n, guint8 *cy, guint8 *cu, guint8 *cv)
 {
-  hpass_expanded_body (w, T, n, p, K, dst);
+  gather_pairs_from (y, c1, c2, xs, 0, n, n, cy, cu, cv);
+}
+
+/* The horizontal resize pass over expanded columns (fused.c): @p holds the
+ * three channel planes of K = T * n values, each plane tap block after tap
+ * block (value of tap t for output i at [t * n + i]); @wt the weights in the
+ * same order. dst[c * n + i] = sum over t of wt[t*n + i] * p_c[t*n + i],
+ * evaluated as the resize contract says: fp32, from 0.0f, taps in table
+ * order, no FMA (the build uses -ffp-contract=off). Written once, compiled
+ * for plain x86-64 and for AVX2 (vectorized over i); both give the same bits. */
+static inline __attribute__((always_inline)) void
+hpass_expanded_body (const float *wt, gint T, gint n, const guint8 *p, gint K, float *dst)
+{
+  for (int c = 0; c < 3; c++) {
+    const guint8 *v = p + (gsize) c * K;
+    float *d = dst + (gsize) c * n;
+    for (gint i = 0; i < n; i++)
+      d[i] = 0.0f + wt[i] * (float) v[i];
+    for (gint t = 1; t < T; t++) {
+      const float *w = wt + (gsize) t * n;
+      const guint8 *vt = v + (gsize) t * n;
+      for (gint i = 0; i < n; i++)
+        d[i] = d[i] + w[i] * (float) vt[i];
+    }
+  }
+}
+
+static void
+hpass_expanded_c (const float *wt, gint T, gint n, const guint8 *p, gint K, float *dst)
+{
+  hpass_expanded_body (wt, T, n, p, K, dst);
 }
 
 static m2i_f16 u8_f16_table[256];
@@ -208,10 +241,107 @@ pair_c (const guint8 *y0, const guint8 *y1, const guint8 *c1, const guint8 *c2, 
 }
 
 static const CscKernels kernels_c = {
-  "c", 1, prep_444_c, row_c, pair_c, u8_to_f16_c, gather_c, hpass_expanded_c,
+  "c", 1, prep_444_c, row_c, pair_c, u8_to_f16_c, gather_c, gather_pairs_c, NULL,
+  hpass_expanded_c,
 };
 
+/* ---- pair windows ---------------------------------------------------------- */
+
+PairWindows *
+m2i_pair_windows_new (const gint32 *xs, gint n, gint wy, gboolean nv12)
+{
+  PairWindows *pw = g_new0 (PairWindows, 1);
+  gint nb = n / 8;
+  gint wc = nv12 ? wy : wy / 2, cwin = nv12 ? 128 : 64;
+  pw->n_blocks = nb;
+  pw->ybase = g_new0 (gint32, MAX (nb, 1));
+  pw->cbase = g_new0 (gint32, MAX (nb, 1));
+  pw->yidx = g_new0 (guint8, (gsize) MAX (nb, 1) * 64);
+  pw->cidx = g_new0 (guint8, (gsize) MAX (nb, 1) * 64);
+  pw->ok = g_new0 (guint8, MAX (nb, 1));
+  for (gint b = 0; b < nb; b++) {
+    const gint32 *x = xs + 8 * b;
+    gint ylo = G_MAXINT, yhi = 0, clo = G_MAXINT, chi = 0;
+    for (int j = 0; j < 8; j++) {
+      ylo = MIN (ylo, x[j]);
+      yhi = MAX (yhi, x[j] + 1);
+      gint c0 = nv12 ? (x[j] & ~1) : x[j] >> 1;
+      gint c1 = nv12 ? ((x[j] + 1) & ~1) + 1 : (x[j] + 1) >> 1;
+      clo = MIN (clo, c0);
+      chi = MAX (chi, c1);
+    }
+    if (wy < 128 || wc < cwin || yhi - ylo >= 128 || chi - clo >= cwin)
+      continue;
+    gint yb = MIN (ylo, wy - 128), cb = MIN (clo, wc - cwin);
+    pw->ybase[b] = yb;
+    pw->cbase[b] = cb;
+    guint8 *yi = pw->yidx + 64 * b, *ci = pw->cidx + 64 * b;
+    for (int j = 0; j < 8; j++) {
+      yi[j] = (guint8) (x[j] - yb);
+      yi[8 + j] = (guint8) (x[j] + 1 - yb);
+      if (nv12) {
+        ci[j] = (guint8) ((x[j] & ~1) - cb);                 /* U of x */
+        ci[8 + j] = (guint8) (((x[j] + 1) & ~1) - cb);       /* U of x+1 */
+        ci[16 + j] = (guint8) ((x[j] & ~1) + 1 - cb);        /* V of x */
+        ci[24 + j] = (guint8) (((x[j] + 1) & ~1) + 1 - cb);  /* V of x+1 */
+      } else {
+        ci[j] = (guint8) ((x[j] >> 1) - cb);
+        ci[8 + j] = (guint8) (((x[j] + 1) >> 1) - cb);
+      }
+    }
+    pw->ok[b] = 1;
+  }
+  return pw;
+}
+
+void
+m2i_pair_windows_free (PairWindows *pw)
+{
+  if (!pw)
+    return;
+  g_free (pw->ybase);
+  g_free (pw->cbase);
+  g_free (pw->yidx);
+  g_free (pw->cidx);
+  g_free (pw->ok);
+  g_free (pw);
+}
+
 /* ---- AVX2 --------------------------------------------------------------- */
+
+/* Where one output block of @blk pixels starting at pixel @i goes: straight
+ * into @dst, or for the last, partial block (@m < @blk) into @tmp
+ * (3 · 4 · blk bytes), copied out by emit_tail(). */
+static inline guint
+out_bps (const CscOutSpec *spec)
+{
+  return spec->mode == CSC_OUT_PL_F16 ? 2 : spec->mode == CSC_OUT_PL_F32 ? 4 : 1;
+}
+
+static inline void
+emit_targets (guint8 *const dst[3], gint i, gint m, gint blk, const CscOutSpec *spec,
+    guint8 *tmp, guint8 *o[3])
+{
+  guint bps = out_bps (spec);
+  for (int c = 0; c < 3; c++)
+    o[c] = m < blk ? tmp + (gsize) c * blk * 4
+        : spec->mode == CSC_OUT_IL_U8 ? (c ? NULL : dst[0] + 3 * i) : dst[c] + bps * i;
+}
+
+static inline void
+emit_tail (guint8 *const dst[3], gint i, gint m, gint blk, const CscOutSpec *spec,
+    guint8 *const o[3])
+{
+  guint bps = out_bps (spec);
+  if (m == blk)
+    return;
+  if (spec->mode == CSC_OUT_IL_U8)
+    memcpy (dst[0] + 3 * i, o[0], (gsize) m * 3);
+  else
+    for (int c = 0; c < 3; c++)
+      memcpy (dst[c] + bps * i, o[c], (gsize) m * bps);
+}
+
 
 /* Source pointers of one block of a pair kernel. For the last, partial
  * block (m < blk pixels) they are redirected to padded copies in @tmp
@@ -414,18 +544,9 @@ static AVX2I inline void
 emit32 (__m256i r8, __m256i g8, __m256i b8, guint8 *const dst[3], gint i, gint m,
     const CscOutSpec *spec)
 {
-  guint bps = spec->mode == CSC_OUT_PL_F16 ? 2 : spec->mode == CSC_OUT_PL_F32 ? 4 : 1;
   guint8 otmp[BLK * 3 * 4];
   guint8 *o[3];
-  if (m < BLK) {
-    for (int c = 0; c < 3; c++)
-      o[c] = otmp + c * BLK * 4;
-  } else if (spec->mode == CSC_OUT_IL_U8) {
-    o[0] = dst[0] + 3 * i;
-  } else {
-    for (int c = 0; c < 3; c++)
-      o[c] = dst[c] + bps * i;
-  }
+  emit_targets (dst, i, m, BLK, spec, otmp, o);
   switch (spec->mode) {
     case CSC_OUT_IL_U8:
       if (spec->bgr)
@@ -444,13 +565,7 @@ emit32 (__m256i r8, __m256i g8, __m256i b8, guint8 *const dst[3], gint i, gint m
       store_fp32px (spec, 2, o[2], b8);
       break;
   }
-  if (m < BLK) {
-    if (spec->mode == CSC_OUT_IL_U8)
-      memcpy (dst[0] + 3 * i, o[0], (gsize) m * 3);
-    else
-      for (int c = 0; c < 3; c++)
-        memcpy (dst[c] + bps * i, o[c], (gsize) m * bps);
-  }
+  emit_tail (dst, i, m, BLK, spec, o);
 }
 
 static AVX2 void
@@ -523,41 +638,89 @@ u8_to_f16_avx2 (const guint8 *src, m2i_f16 *dst, gint n)
     dst[i] = u8_f16_table[src[i]];
 }
 
-static AVX2 void
-gather_avx2 (const guint8 *y, const guint8 *c1, const guint8 *c2, const gint32 *xs, gint K,
-    gint safe, guint8 *restrict cy, guint8 *restrict cu, guint8 *restrict cv)
+/* Bytes at clamped offsets: 8 dwords read at min(o, w - 4), shifted so the
+ * wanted byte (and the next ones) come first. */
+static AVX2I inline __m256i
+gather8 (const guint8 *base, __m256i o, __m256i wmax)
+{
+  __m256i oc = _mm256_min_epi32 (o, wmax);
+  __m256i g = _mm256_i32gather_epi32 ((const int *) base, oc, 1);
+  return _mm256_srlv_epi32 (g, _mm256_slli_epi32 (_mm256_sub_epi32 (o, oc), 3));
+}
+
+/* Low byte of each dword -> 8 bytes at dst. */
+static AVX2I inline void
+store_b8 (guint8 *dst, __m256i g)
 {
   const __m256i b0 = _mm256_setr_epi8 (0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
       0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
-  const __m256i b1 = _mm256_setr_epi8 (1, 5, 9, 13, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-      1, 5, 9, 13, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
-  const __m256i join = _mm256_setr_epi32 (0, 4, 0, 0, 0, 0, 0, 0);
-  const __m256i even = _mm256_set1_epi32 (~1);
+  g = _mm256_permutevar8x32_epi32 (_mm256_shuffle_epi8 (g, b0), _mm256_setr_epi32 (0, 4, 0, 0, 0, 0, 0, 0));
+  _mm_storel_epi64 ((__m128i *) dst, _mm256_castsi256_si128 (g));
+}
+
+static AVX2 void
+gather_avx2 (const guint8 *y, gint wy, const guint8 *c1, const guint8 *c2, gint wc,
+    const gint32 *xs, gint K, guint8 *restrict cy, guint8 *restrict cu, guint8 *restrict cv)
+{
   gint k = 0;
-  for (; k + 8 <= safe; k += 8) {
-    __m256i x = _mm256_loadu_si256 ((const __m256i *) (xs + k));
-    if (y) {
-      __m256i g = _mm256_i32gather_epi32 ((const int *) y, x, 1);
-      g = _mm256_permutevar8x32_epi32 (_mm256_shuffle_epi8 (g, b0), join);
-      _mm_storel_epi64 ((__m128i *) (cy + k), _mm256_castsi256_si128 (g));
-    }
-    if (c1 && !c2) {
-      __m256i g = _mm256_i32gather_epi32 ((const int *) c1, _mm256_and_si256 (x, even), 1);
-      __m256i u = _mm256_permutevar8x32_epi32 (_mm256_shuffle_epi8 (g, b0), join);
-      __m256i v = _mm256_permutevar8x32_epi32 (_mm256_shuffle_epi8 (g, b1), join);
-      _mm_storel_epi64 ((__m128i *) (cu + k), _mm256_castsi256_si128 (u));
-      _mm_storel_epi64 ((__m128i *) (cv + k), _mm256_castsi256_si128 (v));
-    } else if (c1) {
-      __m256i h = _mm256_srli_epi32 (x, 1);
-      __m256i u = _mm256_i32gather_epi32 ((const int *) c1, h, 1);
-      __m256i v = _mm256_i32gather_epi32 ((const int *) c2, h, 1);
-      u = _mm256_permutevar8x32_epi32 (_mm256_shuffle_epi8 (u, b0), join);
-      v = _mm256_permutevar8x32_epi32 (_mm256_shuffle_epi8 (v, b0), join);
-      _mm_storel_epi64 ((__m128i *) (cu + k), _mm256_castsi256_si128 (u));
-      _mm_storel_epi64 ((__m128i *) (cv + k), _mm256_castsi256_si128 (v));
+  if (wy >= 4 && wc >= 4) {
+    const __m256i ymax = _mm256_set1_epi32 (wy - 4), cmax = _mm256_set1_epi32 (wc - 4);
+    for (; k + 8 <= K; k += 8) {
+      __m256i x = _mm256_loadu_si256 ((const __m256i *) (xs + k));
+      if (y)
+        store_b8 (cy + k, gather8 (y, x, ymax));
+      if (c1 && !c2) {
+        __m256i g = gather8 (c1, _mm256_and_si256 (x, _mm256_set1_epi32 (~1)), cmax);
+        store_b8 (cu + k, g);
+        store_b8 (cv + k, _mm256_srli_epi32 (g, 8));
+      } else if (c1) {
+        __m256i h = _mm256_srli_epi32 (x, 1);
+        store_b8 (cu + k, gather8 (c1, h, cmax));
+        store_b8 (cv + k, gather8 (c2, h, cmax));
+      }
     }
   }
-  gather_c (y, c1, c2, xs + k, K - k, 0, cy + k, cu + k, cv + k);
+  gather_c (y, wy, c1, c2, wc, xs + k, K - k, cy + k, cu + k, cv + k);
+}
+
+static AVX2 void
+gather_pairs_avx2 (const guint8 *y, gint wy, const guint8 *c1, const guint8 *c2, gint wc,
+    const gint32 *xs, gint n, guint8 *restrict cy, guint8 *restrict cu, guint8 *restrict cv)
+{
+  gint i = 0;
+  if (wy >= 4 && wc >= 4) {
+    const __m256i ymax = _mm256_set1_epi32 (wy - 4), cmax = _mm256_set1_epi32 (wc - 4);
+    const __m256i one = _mm256_set1_epi32 (1);
+    for (; i + 8 <= n; i += 8) {
+      __m256i x = _mm256_loadu_si256 ((const __m256i *) (xs + i));
+      if (y) {
+        __m256i g = gather8 (y, x, ymax);                   /* Y[x], Y[x+1] */
+        store_b8 (cy + i, g);
+        store_b8 (cy + n + i, _mm256_srli_epi32 (g, 8));
+      }
+      if (!c1)
+        continue;
+      /* column x+1 uses the next chroma sample when x is odd */
+      __m256i odd = _mm256_and_si256 (x, one);
+      if (!c2) {
+        __m256i g = gather8 (c1, _mm256_andnot_si256 (one, x), cmax);   /* U0 V0 U1 V1 */
+        store_b8 (cu + i, g);
+        store_b8 (cv + i, _mm256_srli_epi32 (g, 8));
+        __m256i g1 = _mm256_srlv_epi32 (g, _mm256_slli_epi32 (odd, 4));
+        store_b8 (cu + n + i, g1);
+        store_b8 (cv + n + i, _mm256_srli_epi32 (g1, 8));
+      } else {
+        __m256i h = _mm256_srli_epi32 (x, 1);
+        __m256i gu = gather8 (c1, h, cmax), gv = gather8 (c2, h, cmax);
+        store_b8 (cu + i, gu);
+        store_b8 (cv + i, gv);
+        __m256i sh = _mm256_slli_epi32 (odd, 3);
+        store_b8 (cu + n + i, _mm256_srlv_epi32 (gu, sh));
+        store_b8 (cv + n + i, _mm256_srlv_epi32 (gv, sh));
+      }
+    }
+  }
+  gather_pairs_from (y, c1, c2, xs, i, n, n, cy, cu, cv);
 }
 
 static AVX2 void
@@ -568,7 +731,7 @@ hpass_expanded_avx2 (const float *w, gint T, gint n, const guint8 *p, gint K, fl
 
 static const CscKernels kernels_avx2 = {
   "avx2", BLK, prep_444_avx2, row_avx2, pair_avx2,
-  u8_to_f16_avx2, gather_avx2, hpass_expanded_avx2,
+  u8_to_f16_avx2, gather_avx2, gather_pairs_avx2, NULL, hpass_expanded_avx2,
 };
 
 /* ---- AVX-512 (F, BW): the pair kernel at twice the width ------------------ */
@@ -690,18 +853,9 @@ static AVX512I inline void
 emit64 (__m512i r8, __m512i g8, __m512i b8, guint8 *const dst[3], gint i, gint m,
     const CscOutSpec *spec)
 {
-  guint bps = spec->mode == CSC_OUT_PL_F16 ? 2 : spec->mode == CSC_OUT_PL_F32 ? 4 : 1;
   guint8 otmp[BLK5 * 3 * 4];
   guint8 *o[3];
-  if (m < BLK5) {
-    for (int c = 0; c < 3; c++)
-      o[c] = otmp + c * BLK5 * 4;
-  } else if (spec->mode == CSC_OUT_IL_U8) {
-    o[0] = dst[0] + 3 * i;
-  } else {
-    for (int c = 0; c < 3; c++)
-      o[c] = dst[c] + bps * i;
-  }
+  emit_targets (dst, i, m, BLK5, spec, otmp, o);
   switch (spec->mode) {
     case CSC_OUT_IL_U8:
       if (spec->bgr)
@@ -720,13 +874,7 @@ emit64 (__m512i r8, __m512i g8, __m512i b8, guint8 *const dst[3], gint i, gint m
       store_fp16px (spec, 2, o[2], b8);
       break;
   }
-  if (m < BLK5) {
-    if (spec->mode == CSC_OUT_IL_U8)
-      memcpy (dst[0] + 3 * i, o[0], (gsize) m * 3);
-    else
-      for (int c = 0; c < 3; c++)
-        memcpy (dst[c] + bps * i, o[c], (gsize) m * bps);
-  }
+  emit_tail (dst, i, m, BLK5, spec, o);
 }
 
 static AVX512 void
@@ -765,35 +913,141 @@ pair_avx512 (const guint8 *y0, const guint8 *y1, const guint8 *c1, const guint8 
   }
 }
 
-static AVX512 void
-gather_avx512 (const guint8 *y, const guint8 *c1, const guint8 *c2, const gint32 *xs, gint K,
-    gint safe, guint8 *restrict cy, guint8 *restrict cu, guint8 *restrict cv)
+static AVX512I inline __m512i
+gather16 (const guint8 *base, __m512i o, __m512i wmax)
 {
-  const __m512i even = _mm512_set1_epi32 (~1);
+  __m512i oc = _mm512_min_epi32 (o, wmax);
+  __m512i g = _mm512_i32gather_epi32 (oc, (const void *) base, 1);
+  return _mm512_srlv_epi32 (g, _mm512_slli_epi32 (_mm512_sub_epi32 (o, oc), 3));
+}
+
+static AVX512I inline void
+store_b16 (guint8 *dst, __m512i g)
+{
+  _mm_storeu_si128 ((__m128i *) dst, _mm512_cvtepi32_epi8 (g));
+}
+
+static AVX512 void
+gather_avx512 (const guint8 *y, gint wy, const guint8 *c1, const guint8 *c2, gint wc,
+    const gint32 *xs, gint K, guint8 *restrict cy, guint8 *restrict cu, guint8 *restrict cv)
+{
   gint k = 0;
-  for (; k + 16 <= safe; k += 16) {
-    __m512i x = _mm512_loadu_si512 ((const void *) (xs + k));
-    if (y)
-      _mm_storeu_si128 ((__m128i *) (cy + k),
-          _mm512_cvtepi32_epi8 (_mm512_i32gather_epi32 (x, (const void *) y, 1)));
-    if (c1 && !c2) {
-      __m512i g = _mm512_i32gather_epi32 (_mm512_and_si512 (x, even), (const void *) c1, 1);
-      _mm_storeu_si128 ((__m128i *) (cu + k), _mm512_cvtepi32_epi8 (g));
-      _mm_storeu_si128 ((__m128i *) (cv + k), _mm512_cvtepi32_epi8 (_mm512_srli_epi32 (g, 8)));
-    } else if (c1) {
-      __m512i h = _mm512_srli_epi32 (x, 1);
-      _mm_storeu_si128 ((__m128i *) (cu + k),
-          _mm512_cvtepi32_epi8 (_mm512_i32gather_epi32 (h, (const void *) c1, 1)));
-      _mm_storeu_si128 ((__m128i *) (cv + k),
-          _mm512_cvtepi32_epi8 (_mm512_i32gather_epi32 (h, (const void *) c2, 1)));
+  if (wy >= 4 && wc >= 4) {
+    const __m512i ymax = _mm512_set1_epi32 (wy - 4), cmax = _mm512_set1_epi32 (wc - 4);
+    for (; k + 16 <= K; k += 16) {
+      __m512i x = _mm512_loadu_si512 ((const void *) (xs + k));
+      if (y)
+        store_b16 (cy + k, gather16 (y, x, ymax));
+      if (c1 && !c2) {
+        __m512i g = gather16 (c1, _mm512_and_si512 (x, _mm512_set1_epi32 (~1)), cmax);
+        store_b16 (cu + k, g);
+        store_b16 (cv + k, _mm512_srli_epi32 (g, 8));
+      } else if (c1) {
+        __m512i h = _mm512_srli_epi32 (x, 1);
+        store_b16 (cu + k, gather16 (c1, h, cmax));
+        store_b16 (cv + k, gather16 (c2, h, cmax));
+      }
     }
   }
-  gather_c (y, c1, c2, xs + k, K - k, 0, cy + k, cu + k, cv + k);
+  gather_c (y, wy, c1, c2, wc, xs + k, K - k, cy + k, cu + k, cv + k);
+}
+
+static AVX512 void
+gather_pairs_avx512 (const guint8 *y, gint wy, const guint8 *c1, const guint8 *c2, gint wc,
+    const gint32 *xs, gint n, guint8 *restrict cy, guint8 *restrict cu, guint8 *restrict cv)
+{
+  gint i = 0;
+  if (wy >= 4 && wc >= 4) {
+    const __m512i ymax = _mm512_set1_epi32 (wy - 4), cmax = _mm512_set1_epi32 (wc - 4);
+    const __m512i one = _mm512_set1_epi32 (1);
+    for (; i + 16 <= n; i += 16) {
+      __m512i x = _mm512_loadu_si512 ((const void *) (xs + i));
+      if (y) {
+        __m512i g = gather16 (y, x, ymax);
+        store_b16 (cy + i, g);
+        store_b16 (cy + n + i, _mm512_srli_epi32 (g, 8));
+      }
+      if (!c1)
+        continue;
+      __m512i odd = _mm512_and_si512 (x, one);
+      if (!c2) {
+        __m512i g = gather16 (c1, _mm512_andnot_si512 (one, x), cmax);
+        store_b16 (cu + i, g);
+        store_b16 (cv + i, _mm512_srli_epi32 (g, 8));
+        __m512i g1 = _mm512_srlv_epi32 (g, _mm512_slli_epi32 (odd, 4));
+        store_b16 (cu + n + i, g1);
+        store_b16 (cv + n + i, _mm512_srli_epi32 (g1, 8));
+      } else {
+        __m512i h = _mm512_srli_epi32 (x, 1);
+        __m512i gu = gather16 (c1, h, cmax), gv = gather16 (c2, h, cmax);
+        store_b16 (cu + i, gu);
+        store_b16 (cv + i, gv);
+        __m512i sh = _mm512_slli_epi32 (odd, 3);
+        store_b16 (cu + n + i, _mm512_srlv_epi32 (gu, sh));
+        store_b16 (cv + n + i, _mm512_srlv_epi32 (gv, sh));
+      }
+    }
+  }
+  gather_pairs_from (y, c1, c2, xs, i, n, n, cy, cu, cv);
 }
 
 static const CscKernels kernels_avx512 = {
   "avx512", BLK, prep_444_avx2, row_avx2, pair_avx512, u8_to_f16_avx2, gather_avx512,
-  hpass_expanded_avx2,
+  gather_pairs_avx512, NULL, hpass_expanded_avx2,
+};
+
+/* ---- AVX-512 VBMI: pair gathers as byte permutes over 128-byte windows --- */
+
+#define VBMI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi")))
+
+static VBMI void
+gather_pairs_vbmi (const guint8 *y, const guint8 *c1, const guint8 *c2, const gint32 *xs,
+    gint n, const PairWindows *pw, guint8 *restrict cy, guint8 *restrict cu,
+    guint8 *restrict cv)
+{
+  for (gint b = 0; b < pw->n_blocks; b++) {
+    gint i0 = 8 * b;
+    if (!pw->ok[b]) {
+      gather_pairs_from (y, c1, c2, xs, i0, i0 + 8, n, cy, cu, cv);
+      continue;
+    }
+    if (y) {
+      const guint8 *w = y + pw->ybase[b];
+      __m512i idx = _mm512_castsi128_si512 (_mm_loadu_si128 ((const __m128i *) (pw->yidx + 64 * b)));
+      __m128i r = _mm512_castsi512_si128 (_mm512_permutex2var_epi8 (
+              _mm512_loadu_si512 ((const void *) w), idx, _mm512_loadu_si512 ((const void *) (w + 64))));
+      _mm_storel_epi64 ((__m128i *) (cy + i0), r);
+      _mm_storel_epi64 ((__m128i *) (cy + n + i0), _mm_unpackhi_epi64 (r, r));
+    }
+    if (!c1)
+      continue;
+    __m512i idx = _mm512_castsi256_si512 (_mm256_loadu_si256 ((const __m256i *) (pw->cidx + 64 * b)));
+    if (!c2) {
+      const guint8 *w = c1 + pw->cbase[b];
+      __m512i r = _mm512_permutex2var_epi8 (_mm512_loadu_si512 ((const void *) w), idx,
+          _mm512_loadu_si512 ((const void *) (w + 64)));
+      __m128i uu = _mm512_castsi512_si128 (r), vv = _mm512_extracti32x4_epi32 (r, 1);
+      _mm_storel_epi64 ((__m128i *) (cu + i0), uu);
+      _mm_storel_epi64 ((__m128i *) (cu + n + i0), _mm_unpackhi_epi64 (uu, uu));
+      _mm_storel_epi64 ((__m128i *) (cv + i0), vv);
+      _mm_storel_epi64 ((__m128i *) (cv + n + i0), _mm_unpackhi_epi64 (vv, vv));
+    } else {
+      __m128i uu = _mm512_castsi512_si128 (_mm512_permutexvar_epi8 (idx,
+              _mm512_loadu_si512 ((const void *) (c1 + pw->cbase[b]))));
+      __m128i vv = _mm512_castsi512_si128 (_mm512_permutexvar_epi8 (idx,
+              _mm512_loadu_si512 ((const void *) (c2 + pw->cbase[b]))));
+      _mm_storel_epi64 ((__m128i *) (cu + i0), uu);
+      _mm_storel_epi64 ((__m128i *) (cu + n + i0), _mm_unpackhi_epi64 (uu, uu));
+      _mm_storel_epi64 ((__m128i *) (cv + i0), vv);
+      _mm_storel_epi64 ((__m128i *) (cv + n + i0), _mm_unpackhi_epi64 (vv, vv));
+    }
+  }
+  gather_pairs_from (y, c1, c2, xs, 8 * pw->n_blocks, n, n, cy, cu, cv);
+}
+
+static const CscKernels kernels_avx512_vbmi = {
+  "avx512-vbmi", BLK, prep_444_avx2, row_avx2, pair_avx512, u8_to_f16_avx2, gather_avx512,
+  gather_pairs_avx512, gather_pairs_vbmi, hpass_expanded_avx2,
 };
 #endif
 
@@ -823,8 +1077,14 @@ m2i_csc_kernels (void)
   init_once ();
 #ifdef HAVE_X86
   M2iCpuFlags f = m2i_cpu_flags ();
-  if ((f & M2I_CPU_AVX512F) && (f & M2I_CPU_F16C))
+  if ((f & M2I_CPU_AVX512F) && (f & M2I_CPU_F16C)) {
+    /* VBMI is not among m2i_cpu_flags(); "vbmi" in M2I_CPU_DISABLE hides it
+     * here so tests can run the plain AVX-512 kernels too. */
+    const char *off = g_getenv ("M2I_CPU_DISABLE");
+    if (__builtin_cpu_supports ("avx512vbmi") && !(off && strstr (off, "vbmi")))
+      return &kernels_avx512_vbmi;
     return &kernels_avx512;
+  }
   if ((f & M2I_CPU_AVX2) && (f & M2I_CPU_F16C))
     return &kernels_avx2;
 #endif

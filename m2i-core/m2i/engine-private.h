@@ -68,6 +68,20 @@ typedef struct {
   float sub[3], mul[3], add[3];
 } CscOutSpec;
 
+/* Byte-permute windows for gathering adjacent column pairs xs[i], xs[i]+1:
+ * per block of 8 outputs, where its luma and chroma bytes start and the
+ * permute indices that pick them (csc.c). Built at plan time. */
+typedef struct {
+  gint n_blocks;               /* full blocks of 8 outputs */
+  gint32 *ybase, *cbase;       /* per block: first byte of the luma / chroma window */
+  guint8 *yidx, *cidx;         /* per block: 64 indices into the window */
+  guint8 *ok;                  /* per block: the windows cover all its columns */
+} PairWindows;
+
+/* Windows for @n pairs of luma row length @wy (I420 when !@nv12). */
+PairWindows *m2i_pair_windows_new (const gint32 *xs, gint n, gint wy, gboolean nv12);
+void m2i_pair_windows_free (PairWindows *pw);
+
 typedef struct {
   const char *name;
   gint block;          /* pixels per SIMD block; terms arrays are padded to it */
@@ -83,16 +97,23 @@ typedef struct {
       gint n, guint8 *const d0[3], guint8 *const d1[3], const CscOutSpec *spec);
   /* u8 -> fp16 (exact) for n values. */
   void (*u8_to_f16) (const guint8 *src, m2i_f16 *dst, gint n);
-  /* Compacted columns: cy[k] = y[xs[k]] (skipped if @y is NULL), and when
+  /* Listed columns: cy[k] = y[xs[k]] (skipped if @y is NULL), and when
    * @c1 is set the chroma of column xs[k] from an NV12 UV row (@c2 NULL) or
-   * I420 U, V rows. Entries k < @safe may be fetched 4 bytes at a time
-   * (the caller guarantees those bytes lie inside the rows). */
-  void (*gather) (const guint8 *y, const guint8 *c1, const guint8 *c2, const gint32 *xs,
-      gint K, gint safe, guint8 *cy, guint8 *cu, guint8 *cv);
-  /* Horizontal resize over expanded columns (fused.c explains): @w the x
-   * table's weights (@n outputs, @T taps), @p three planes of K = n*T u8
-   * values, @dst n*3 interleaved sums. */
-  void (*hpass_expanded) (const float *w, gint T, gint n, const guint8 *p, gint K, float *dst);
+   * I420 U, V rows; @wy, @wc: luma and chroma row lengths in bytes (reads
+   * stay inside them). gather_pairs: columns xs[i] and xs[i] + 1, stored at
+   * [i] and [n + i]. */
+  void (*gather) (const guint8 *y, gint wy, const guint8 *c1, const guint8 *c2, gint wc,
+      const gint32 *xs, gint K, guint8 *cy, guint8 *cu, guint8 *cv);
+  void (*gather_pairs) (const guint8 *y, gint wy, const guint8 *c1, const guint8 *c2, gint wc,
+      const gint32 *xs, gint n, guint8 *cy, guint8 *cu, guint8 *cv);
+  /* gather_pairs with byte permutes over windows (AVX-512 VBMI); NULL when
+   * the CPU cannot. */
+  void (*gather_pairs_win) (const guint8 *y, const guint8 *c1, const guint8 *c2,
+      const gint32 *xs, gint n, const PairWindows *pw, guint8 *cy, guint8 *cu, guint8 *cv);
+  /* Horizontal resize over expanded columns (fused.c explains): @wt the x
+   * table's weights tap block after tap block (T blocks of n), @p three
+   * planes of K = n*T u8 values in the same order; @dst: 3 planes of n sums. */
+  void (*hpass_expanded) (const float *wt, gint T, gint n, const guint8 *p, gint K, float *dst);
 } CscKernels;
 
 /* The kernels for this CPU (respects M2I_CPU_DISABLE). */

@@ -57,7 +57,10 @@ struct Fused {
   gboolean expanded;                   /* columns listed tap by tap (see below) */
   gint n_cols;                         /* K: columns converted per source row */
   gint32 *xs;                          /* the K source columns */
-  gint safe;                           /* xs[k], k < safe: 4-byte reads stay in the rows */
+  float *wt;                           /* expanded: weights in the same order */
+  gboolean pairs;                      /* expanded, 2 taps on adjacent columns */
+  PairWindows *windows;                /* for k->gather_pairs_win */
+  gboolean planar_rows;                /* ring rows hold R..., G..., B... (expanded) */
   gint ring_n, rows_needed;
   gsize ts;
   gint n_slices;
@@ -126,6 +129,8 @@ m2i_fused_free (Fused *f)
   if (f->rplan)
     m2i_resize_plan_free (f->rplan);
   g_free (f->xs);
+  g_free (f->wt);
+  m2i_pair_windows_free (f->windows);
   g_free (f->nsub);
   g_free (f->nmul);
   g_free (f->nadd);
@@ -134,11 +139,12 @@ m2i_fused_free (Fused *f)
 
 /* Chooses the source columns to convert.
  * - expanded (downscales without intermediate rounding): the column list is
- *   the x table itself, tap by tap (xs[i*taps + t] = index[i*taps + t], a
- *   column used by two outputs appears twice). The horizontal pass over it is
- *   then a regular, gather-free loop (CscKernels.hpass_expanded) evaluating exactly the
- *   contract's sums (taps in table order, fp32 from 0.0f, no FMA), so no
- *   scatter and no gathering hpass is needed.
+ *   the x table itself, one block per tap (xs[t*n + i] = index[i*taps + t];
+ *   a column used by two outputs appears twice). The horizontal pass over
+ *   it is then a regular, gather-free loop (CscKernels.hpass_expanded)
+ *   evaluating exactly the contract's sums (taps in table order, fp32 from
+ *   0.0f, no FMA) into planar rows; no scatter and no gathering hpass. Two
+ *   taps on adjacent columns (linear downscales) gather both at once.
  * - compact: the distinct columns the table names, scattered back into a
  *   zeroed full-width row for the resize module's hpass (pillow modes, whose
  *   intermediate rounding belongs to the module).
@@ -148,11 +154,21 @@ plan_columns (Fused *f)
 {
   const M2iResizeAxis *ax = &f->rplan->x;
   gint n_taps = ax->out_size * ax->taps;
-  if (!f->rplan->round_intermediate && n_taps * 2 <= ax->in_size
-      && !g_getenv ("M2I_FUSED_NO_EXPAND")) {
+  if (!f->rplan->round_intermediate && n_taps * 2 <= ax->in_size) {
+    gint n = ax->out_size, T = ax->taps;
     f->expanded = TRUE;
+    f->planar_rows = TRUE;
     f->n_cols = n_taps;
-    f->xs = g_memdup2 (ax->index, (gsize) n_taps * sizeof (gint32));
+    f->xs = g_new (gint32, n_taps);
+    f->wt = g_new (float, n_taps);
+    for (gint i = 0; i < n; i++)
+      for (gint t = 0; t < T; t++) {
+        f->xs[t * n + i] = ax->index[i * T + t];
+        f->wt[t * n + i] = ax->weight[i * T + t];
+      }
+    f->pairs = T == 2;
+    for (gint i = 0; i < n && f->pairs; i++)
+      f->pairs = f->xs[n + i] == f->xs[i] + 1;
     return;
   }
   guint8 *used = g_new0 (guint8, ax->in_size);
@@ -259,17 +275,9 @@ m2i_fused_new (const M2iImage *in, const M2iOp *ops, guint n_ops,
 
   plan_columns (f);
   plan_rows (f);
-  if (f->xs) {
-    /* prefix of columns whose 4-byte luma and chroma reads stay in the rows */
-    gint W = f->in_w;
-    gboolean nv12 = f->src_format == M2I_FORMAT_SP_NV12_8;
-    while (f->safe < f->n_cols) {
-      gint x = f->xs[f->safe];
-      if (x + 4 > W || (nv12 ? (x & ~1) + 4 > W : (x >> 1) + 4 > W / 2))
-        break;
-      f->safe++;
-    }
-  }
+  if (f->pairs && f->k->gather_pairs_win)
+    f->windows = m2i_pair_windows_new (f->xs, f->n_cols / 2, in->width,
+        in->format == M2I_FORMAT_SP_NV12_8);
   gint K = f->n_cols;
   gsize n = (gsize) f->out_w * 3;
   f->ts = m2i_csc_terms_stride (f->k, K);
@@ -277,9 +285,10 @@ m2i_fused_new (const M2iImage *in, const M2iOp *ops, guint n_ops,
   f->nmul = g_new (float, n);
   f->nadd = g_new (float, n);
   for (gsize i = 0; i < n; i++) {
-    f->nsub[i] = f->sub[i % 3];
-    f->nmul[i] = f->mul[i % 3];
-    f->nadd[i] = f->add[i % 3];
+    gsize c = f->planar_rows ? i / (gsize) f->out_w : i % 3;
+    f->nsub[i] = f->sub[c];
+    f->nmul[i] = f->mul[c];
+    f->nadd[i] = f->add[c];
   }
   for (gint s = 0; s < f->n_slices; s++) {
     Slice *sl = &f->slices[s];
@@ -363,7 +372,16 @@ source_row (Fused *f, Slice *sl, gint r)
     gboolean need_chroma = sl->terms_row != r / 2;
     const guint8 *c2 = in->format == M2I_FORMAT_SP_NV12_8 ? NULL
         : in->data[2] + (gsize) (r / 2) * in->stride[2];
-    f->k->gather (yrow, need_chroma ? c1 : NULL, c2, xs, K, f->safe, sl->cy, sl->cu, sl->cv);
+    gint wc = c2 ? in->width / 2 : in->width;
+    if (f->windows)
+      f->k->gather_pairs_win (yrow, need_chroma ? c1 : NULL, c2, xs, K / 2, f->windows,
+          sl->cy, sl->cu, sl->cv);
+    else if (f->pairs)
+      f->k->gather_pairs (yrow, in->width, need_chroma ? c1 : NULL, c2, wc, xs, K / 2,
+          sl->cy, sl->cu, sl->cv);
+    else
+      f->k->gather (yrow, in->width, need_chroma ? c1 : NULL, c2, wc, xs, K,
+          sl->cy, sl->cu, sl->cv);
     if (need_chroma) {
       f->k->prep_444 (sl->cu, sl->cv, K, sl->terms, f->ts);
       sl->terms_row = r / 2;
@@ -374,7 +392,7 @@ source_row (Fused *f, Slice *sl, gint r)
       guint8 *const planes[3] = { sl->crow + (bgr ? 2 : 0) * (gsize) K,
         sl->crow + (gsize) K, sl->crow + (bgr ? 0 : 2) * (gsize) K };
       f->k->row (sl->cy, sl->terms, f->ts, K, planes, &pl);
-      f->k->hpass_expanded (f->rplan->x.weight, f->rplan->x.taps, f->out_w, sl->crow, K, dst);
+      f->k->hpass_expanded (f->wt, f->rplan->x.taps, f->out_w, sl->crow, K, dst);
       sl->tags[slot] = r;
       return dst;
     }
@@ -432,30 +450,32 @@ source_row (Fused *f, Slice *sl, gint r)
   return dst;
 }
 
-/* Writes an interleaved row of @n values of @bps bytes to output row @oy. */
+/* Writes one row of values (@bps bytes each; interleaved, or three planes
+ * of out_w if f->planar_rows) to output row @oy. */
 static void
 write_row (Fused *f, gint oy, const void *vals, guint bps)
 {
   const M2iImage *out = f->out;
   gint w = f->out_w;
-  if (f->out_layout == M2I_LAYOUT_INTERLEAVED) {
+  const guint8 *v = vals;
+  if (f->out_layout == M2I_LAYOUT_INTERLEAVED && !f->planar_rows) {
     memcpy (out->data[0] + (gsize) oy * out->stride[0], vals, (gsize) w * 3 * bps);
     return;
   }
+  if (f->out_layout == M2I_LAYOUT_PLANAR && f->planar_rows) {
+    for (int c = 0; c < 3; c++)
+      memcpy (out->data[c] + (gsize) oy * out->stride[c], v + (gsize) c * w * bps,
+          (gsize) w * bps);
+    return;
+  }
+  /* interleave <-> planar: value i of channel c is at src[si] -> dst[di] */
+  gboolean to_planar = f->out_layout == M2I_LAYOUT_PLANAR;
   for (int c = 0; c < 3; c++) {
-    guint8 *d = out->data[c] + (gsize) oy * out->stride[c];
-    if (bps == 1) {
-      const guint8 *v = vals;
-      for (gint i = 0; i < w; i++)
-        d[i] = v[3 * i + c];
-    } else if (bps == 2) {
-      const m2i_f16 *v = vals;
-      for (gint i = 0; i < w; i++)
-        ((m2i_f16 *) d)[i] = v[3 * i + c];
-    } else {
-      const float *v = vals;
-      for (gint i = 0; i < w; i++)
-        ((float *) d)[i] = v[3 * i + c];
+    guint8 *d = out->data[to_planar ? c : 0] + (gsize) oy * out->stride[to_planar ? c : 0];
+    for (gint i = 0; i < w; i++) {
+      gsize si = to_planar ? (gsize) 3 * i + c : (gsize) c * w + i;
+      gsize di = to_planar ? (gsize) i : (gsize) 3 * i + c;
+      memcpy (d + di * bps, v + si * bps, bps);
     }
   }
 }
