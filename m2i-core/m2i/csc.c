@@ -170,6 +170,14 @@ finish_f16_norm_c (const float *v, const float *sub, const float *mul, const flo
   }
 }
 
+/* op-by-op norm of fp16 data (the fast formula) */
+static void
+norm_f16_c (const m2i_f16 *in, m2i_f16 *out, gint n, float sub, float mul, float add)
+{
+  for (gint i = 0; i < n; i++)
+    out[i] = m2i_f32_to_f16 ((m2i_f16_to_f32 (in[i]) - sub) * mul + add);
+}
+
 static m2i_f16 u8_f16_table[256];
 
 static void
@@ -262,7 +270,7 @@ pair_c (const guint8 *y0, const guint8 *y1, const guint8 *c1, const guint8 *c2, 
 
 static const CscKernels kernels_c = {
   "c", 1, prep_444_c, row_c, pair_c, u8_to_f16_c, gather_c, gather_pairs_c, NULL,
-  hpass_expanded_c, finish_f16_norm_c,
+  hpass_expanded_c, finish_f16_norm_c, NULL, NULL, norm_f16_c,
 };
 
 /* ---- pair windows ---------------------------------------------------------- */
@@ -325,6 +333,150 @@ m2i_pair_windows_free (PairWindows *pw)
   g_free (pw->cidx);
   g_free (pw->ok);
   g_free (pw);
+}
+
+/* ---- float pair path: tables and the scalar fill ---------------------------- */
+
+/* The csc of the float pair path, in fp32 (docs/m2i-engine.md):
+ *   p = Y·1.164 + K,  K_R = V·1.596 + c_R,  K_G = (V·-0.813 + c_G) + U·-0.391,
+ *   K_B = U·2.018 + c_B,  out = clamp (floor (p), 0, 255)
+ * on raw bytes Y, U, V, where c_* fold the offsets, the +500 and half of the
+ * next unit: the exact value (1164(Y-16) + k·(C-128) + 500.5) / 1000 is at
+ * least 0.0005 away from an integer, and the fp32 evaluation (with or
+ * without FMA) stays within 0.00013 of it, so floor() gives exactly the
+ * integer formula — checked on all 256³ triples by test-m2i-csc. */
+#define FP_CY 1.164f
+#define FP_CVR 1.596f
+#define FP_CVG (-0.813f)
+#define FP_CUG (-0.391f)
+#define FP_CUB 2.018f
+#define FP_KR ((float) ((-18624.0 - 204288.0 + 500.5) / 1000.0))
+#define FP_KG ((float) ((-18624.0 + 104064.0 + 50048.0 + 500.5) / 1000.0))
+#define FP_KB ((float) ((-18624.0 - 258304.0 + 500.5) / 1000.0))
+
+void
+m2i_fpair_table_free (FPairTable *t)
+{
+  if (!t)
+    return;
+  g_free (t->xs);
+  g_free (t->w0);
+  g_free (t->w1);
+  g_free (t->direct);
+  g_free (t->ybase);
+  g_free (t->cbase);
+  g_free (t->yidx);
+  g_free (t->uidx);
+  g_free (t->vidx);
+  g_free (t);
+}
+
+/* Luma and chroma byte offsets of tap column x (and x + 1): NV12 U at
+ * x & ~1 (V one byte further), I420 U and V at x >> 1. */
+static inline gint
+fpair_coff (gint x, gboolean nv12)
+{
+  return nv12 ? (x & ~1) : x >> 1;
+}
+
+/* Permute windows of block b (outputs 8b .. 8b+7): FALSE if a 128-byte
+ * window cannot cover its luma or chroma bytes. */
+static gboolean
+fpair_block_windows (FPairTable *t, gint b)
+{
+  const gint32 *x = t->xs + 8 * b;
+  gint ylo = G_MAXINT, yhi = 0, clo = G_MAXINT, chi = 0;
+  for (int j = 0; j < 8; j++) {
+    ylo = MIN (ylo, x[j]);
+    yhi = MAX (yhi, x[j] + 1);
+    clo = MIN (clo, fpair_coff (x[j], t->nv12));
+    chi = MAX (chi, fpair_coff (x[j] + 1, t->nv12) + (t->nv12 ? 1 : 0));
+  }
+  if (t->wy < 128 || t->wc < 128 || yhi - ylo >= 128 || chi - clo >= 128)
+    return FALSE;
+  gint yb = MIN (ylo, t->wy - 128), cb = MIN (clo, t->wc - 128);
+  t->ybase[b] = yb;
+  t->cbase[b] = cb;
+  guint8 *yi = t->yidx + 64 * b, *ui = t->uidx + 64 * b, *vi = t->vidx + 64 * b;
+  for (int k = 0; k < 16; k++) {
+    gint col = x[k & 7] + (k >> 3);            /* lanes 8-15: column x + 1 */
+    gint co = fpair_coff (col, t->nv12) - cb;
+    yi[4 * k] = (guint8) (col - yb);
+    ui[4 * k] = (guint8) co;
+    vi[4 * k] = (guint8) (t->nv12 ? co + 1 : co);
+  }
+  return TRUE;
+}
+
+FPairTable *
+m2i_fpair_table_new (const gint32 *xs, const float *w0, const float *w1, gint n, gint wy,
+    gboolean nv12, gboolean bgr, gboolean vbmi)
+{
+  FPairTable *t = g_new0 (FPairTable, 1);
+  gint np = n + 16, nb16 = (n + 15) / 16;
+  t->n = n;
+  t->nv12 = nv12;
+  t->wy = wy;
+  t->wc = nv12 ? wy : wy / 2;
+  t->plane_of[0] = bgr ? 2 : 0;
+  t->plane_of[1] = 1;
+  t->plane_of[2] = bgr ? 0 : 2;
+  t->xs = g_new (gint32, np);
+  t->w0 = g_new0 (float, np);
+  t->w1 = g_new0 (float, np);
+  for (gint i = 0; i < np; i++)
+    t->xs[i] = xs[MIN (i, n - 1)];
+  memcpy (t->w0, w0, n * sizeof (float));
+  memcpy (t->w1, w1, n * sizeof (float));
+  t->direct = g_new0 (guint8, nb16);
+  if (vbmi) {
+    gint nb8 = 2 * nb16;
+    t->ybase = g_new0 (gint32, nb8);
+    t->cbase = g_new0 (gint32, nb8);
+    t->yidx = g_new0 (guint8, (gsize) nb8 * 64);
+    t->uidx = g_new0 (guint8, (gsize) nb8 * 64);
+    t->vidx = g_new0 (guint8, (gsize) nb8 * 64);
+  }
+  for (gint b = 0; b < nb16; b++) {
+    if (16 * (b + 1) > n)
+      continue;                        /* the tail goes through the scalar fill */
+    if (vbmi) {
+      t->direct[b] = fpair_block_windows (t, 2 * b) && fpair_block_windows (t, 2 * b + 1);
+      continue;
+    }
+    /* 4-byte gathers at x (luma) and at the chroma offset of x */
+    gboolean ok = TRUE;
+    for (gint i = 16 * b; i < 16 * (b + 1); i++)
+      ok = ok && xs[i] + 4 <= t->wy && fpair_coff (xs[i], nv12) + 4 <= t->wc;
+    t->direct[b] = ok;
+  }
+  return t;
+}
+
+/* Source bytes of outputs i .. i+15 as floats, for blocks the SIMD loads
+ * cannot take (the tail, narrow rows): luma taps of rows @y0 (ya0, ya1) and
+ * @y1 (yb0, yb1), chroma taps u0, u1, v0, v1. Lanes past t->n repeat the
+ * last column (xs is padded), so every read stays inside the rows. */
+typedef struct {
+  float ya0[16], ya1[16], yb0[16], yb1[16], u0[16], u1[16], v0[16], v1[16];
+} FPairLanes;
+
+static void
+fpair_fill (const FPairTable *t, gint i, const guint8 *y0, const guint8 *y1,
+    const guint8 *c1, const guint8 *c2, FPairLanes *l)
+{
+  for (int k = 0; k < 16; k++) {
+    gint x = t->xs[i + k];
+    l->ya0[k] = y0[x];
+    l->ya1[k] = y0[x + 1];
+    l->yb0[k] = y1 ? y1[x] : 0;
+    l->yb1[k] = y1 ? y1[x + 1] : 0;
+    gint o0 = fpair_coff (x, t->nv12), o1 = fpair_coff (x + 1, t->nv12);
+    l->u0[k] = c1[o0];
+    l->u1[k] = c1[o1];
+    l->v0[k] = t->nv12 ? c1[o0 + 1] : c2[o0];
+    l->v1[k] = t->nv12 ? c1[o1 + 1] : c2[o1];
+  }
 }
 
 /* ---- AVX2 --------------------------------------------------------------- */
@@ -763,10 +915,188 @@ finish_f16_norm_avx2 (const float *v, const float *sub, const float *mul, const 
   finish_f16_norm_c (v + i, sub + i, mul + i, add + i, n - i, out + i);
 }
 
+/* Float pair path, AVX2: 8 outputs per step, without FMA (mul, then add:
+ * exact too, see FP_CY). Lanes: one register per tap of 8 outputs. */
+typedef struct {
+  __m256 ya0, ya1, yb0, yb1, u0, u1, v0, v1;
+} FPair8;
+
+static AVX2I inline void
+fp_terms8 (__m256 u, __m256 v, __m256 k[3])
+{
+  k[0] = _mm256_add_ps (_mm256_mul_ps (v, _mm256_set1_ps (FP_CVR)), _mm256_set1_ps (FP_KR));
+  k[1] = _mm256_add_ps (_mm256_add_ps (_mm256_mul_ps (v, _mm256_set1_ps (FP_CVG)),
+          _mm256_set1_ps (FP_KG)), _mm256_mul_ps (u, _mm256_set1_ps (FP_CUG)));
+  k[2] = _mm256_add_ps (_mm256_mul_ps (u, _mm256_set1_ps (FP_CUB)), _mm256_set1_ps (FP_KB));
+}
+
+static AVX2I inline __m256
+fp_csc8 (__m256 y, __m256 k)
+{
+  __m256 p = _mm256_floor_ps (_mm256_add_ps (_mm256_mul_ps (y, _mm256_set1_ps (FP_CY)), k));
+  return _mm256_min_ps (_mm256_max_ps (p, _mm256_setzero_ps ()), _mm256_set1_ps (255.0f));
+}
+
+/* Three planes of 8 sums (m valid) at output i from lanes l. */
+static AVX2I inline void
+fp_block8 (const FPairTable *t, gint i, gint m, const FPair8 *l, gboolean two, float *h0,
+    float *h1)
+{
+  __m256 k0[3], k1[3];
+  fp_terms8 (l->u0, l->v0, k0);
+  fp_terms8 (l->u1, l->v1, k1);
+  __m256 w0 = _mm256_loadu_ps (t->w0 + i), w1 = _mm256_loadu_ps (t->w1 + i);
+  for (int r = 0; r < (two ? 2 : 1); r++) {
+    __m256 y0 = r ? l->yb0 : l->ya0, y1 = r ? l->yb1 : l->ya1;
+    for (int c = 0; c < 3; c++) {
+      __m256 v = _mm256_add_ps (_mm256_mul_ps (w0, fp_csc8 (y0, k0[c])),
+          _mm256_mul_ps (w1, fp_csc8 (y1, k1[c])));
+      float *d = (r ? h1 : h0) + (gsize) t->plane_of[c] * t->n + i;
+      if (m == 8) {
+        _mm256_storeu_ps (d, v);
+      } else {
+        float tmp[8];
+        _mm256_storeu_ps (tmp, v);
+        memcpy (d, tmp, (gsize) m * sizeof (float));
+      }
+    }
+  }
+}
+
+static AVX2I inline __m256
+fp_byte8 (__m256i g, int shift)
+{
+  return _mm256_cvtepi32_ps (_mm256_and_si256 (_mm256_srli_epi32 (g, shift),
+          _mm256_set1_epi32 (0xff)));
+}
+
+/* Lanes of outputs i .. i+7 by 4-byte gathers (t->direct says they stay
+ * inside the rows). */
+static AVX2I inline void
+fp_gather8 (const FPairTable *t, gint i, const guint8 *y0, const guint8 *y1,
+    const guint8 *c1, const guint8 *c2, FPair8 *l)
+{
+  const __m256i one = _mm256_set1_epi32 (1);
+  __m256i x = _mm256_loadu_si256 ((const __m256i *) (t->xs + i));
+  __m256i g = _mm256_i32gather_epi32 ((const int *) y0, x, 1);
+  l->ya0 = fp_byte8 (g, 0);
+  l->ya1 = fp_byte8 (g, 8);
+  if (y1) {
+    g = _mm256_i32gather_epi32 ((const int *) y1, x, 1);
+    l->yb0 = fp_byte8 (g, 0);
+    l->yb1 = fp_byte8 (g, 8);
+  }
+  __m256i odd = _mm256_and_si256 (x, one);
+  if (t->nv12) {
+    /* U V of x, then of x + 1: the next pair when x is odd */
+    g = _mm256_i32gather_epi32 ((const int *) c1, _mm256_andnot_si256 (one, x), 1);
+    l->u0 = fp_byte8 (g, 0);
+    l->v0 = fp_byte8 (g, 8);
+    g = _mm256_srlv_epi32 (g, _mm256_slli_epi32 (odd, 4));
+    l->u1 = fp_byte8 (g, 0);
+    l->v1 = fp_byte8 (g, 8);
+  } else {
+    __m256i h = _mm256_srli_epi32 (x, 1), sh = _mm256_slli_epi32 (odd, 3);
+    __m256i gu = _mm256_i32gather_epi32 ((const int *) c1, h, 1);
+    __m256i gv = _mm256_i32gather_epi32 ((const int *) c2, h, 1);
+    l->u0 = fp_byte8 (gu, 0);
+    l->v0 = fp_byte8 (gv, 0);
+    l->u1 = fp_byte8 (_mm256_srlv_epi32 (gu, sh), 0);
+    l->v1 = fp_byte8 (_mm256_srlv_epi32 (gv, sh), 0);
+  }
+}
+
+static AVX2I inline void
+fp_lanes8 (const FPairLanes *s, int half, FPair8 *l)
+{
+  gint o = 8 * half;
+  l->ya0 = _mm256_loadu_ps (s->ya0 + o);
+  l->ya1 = _mm256_loadu_ps (s->ya1 + o);
+  l->yb0 = _mm256_loadu_ps (s->yb0 + o);
+  l->yb1 = _mm256_loadu_ps (s->yb1 + o);
+  l->u0 = _mm256_loadu_ps (s->u0 + o);
+  l->u1 = _mm256_loadu_ps (s->u1 + o);
+  l->v0 = _mm256_loadu_ps (s->v0 + o);
+  l->v1 = _mm256_loadu_ps (s->v1 + o);
+}
+
+static AVX2 void
+fpair_rows_avx2 (const FPairTable *t, const guint8 *y0, const guint8 *y1, const guint8 *c1,
+    const guint8 *c2, float *h0, float *h1)
+{
+  for (gint i = 0; i < t->n; i += 16) {
+    FPair8 l = { 0 };
+    if (t->direct[i / 16]) {
+      for (int half = 0; half < 2; half++) {
+        fp_gather8 (t, i + 8 * half, y0, y1, c1, c2, &l);
+        fp_block8 (t, i + 8 * half, 8, &l, y1 != NULL, h0, h1);
+      }
+      continue;
+    }
+    FPairLanes s;
+    fpair_fill (t, i, y0, y1, c1, c2, &s);
+    for (int half = 0; half < 2 && i + 8 * half < t->n; half++) {
+      fp_lanes8 (&s, half, &l);
+      fp_block8 (t, i + 8 * half, MIN (8, t->n - i - 8 * half), &l, y1 != NULL, h0, h1);
+    }
+  }
+}
+
+static AVX2 void
+vfinish_f16_avx2 (const float *h0, const float *h1, float wy0, float wy1, gint n,
+    const float *sub, const float *mul, const float *add, m2i_f16 *const out[3])
+{
+  const __m256 w0 = _mm256_set1_ps (wy0), w1 = _mm256_set1_ps (wy1);
+  for (int c = 0; c < 3; c++) {
+    const float *p = h0 + (gsize) c * n, *q = h1 + (gsize) c * n;
+    for (gint i = 0; i < n; i += 8) {
+      gint m = MIN (8, n - i);
+      __m256 a, b;
+      if (m == 8) {
+        a = _mm256_loadu_ps (p + i);
+        b = _mm256_loadu_ps (q + i);
+      } else {
+        float ta[8] = { 0 }, tb[8] = { 0 };
+        memcpy (ta, p + i, (gsize) m * sizeof (float));
+        memcpy (tb, q + i, (gsize) m * sizeof (float));
+        a = _mm256_loadu_ps (ta);
+        b = _mm256_loadu_ps (tb);
+      }
+      __m128i hv = _mm256_cvtps_ph (_mm256_add_ps (_mm256_mul_ps (w0, a), _mm256_mul_ps (w1, b)),
+          _MM_FROUND_TO_NEAREST_INT);
+      if (sub) {
+        __m256 x = _mm256_add_ps (_mm256_mul_ps (_mm256_sub_ps (_mm256_cvtph_ps (hv),
+                    _mm256_set1_ps (sub[c])), _mm256_set1_ps (mul[c])), _mm256_set1_ps (add[c]));
+        hv = _mm256_cvtps_ph (x, _MM_FROUND_TO_NEAREST_INT);
+      }
+      if (m == 8) {
+        _mm_storeu_si128 ((__m128i *) (out[c] + i), hv);
+      } else {
+        m2i_f16 th[8];
+        _mm_storeu_si128 ((__m128i *) th, hv);
+        memcpy (out[c] + i, th, (gsize) m * sizeof (m2i_f16));
+      }
+    }
+  }
+}
+
+static AVX2 void
+norm_f16_avx2 (const m2i_f16 *in, m2i_f16 *out, gint n, float sub, float mul, float add)
+{
+  const __m256 s = _mm256_set1_ps (sub), m = _mm256_set1_ps (mul), a = _mm256_set1_ps (add);
+  gint i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256 x = _mm256_cvtph_ps (_mm_loadu_si128 ((const __m128i *) (in + i)));
+    x = _mm256_add_ps (_mm256_mul_ps (_mm256_sub_ps (x, s), m), a);
+    _mm_storeu_si128 ((__m128i *) (out + i), _mm256_cvtps_ph (x, _MM_FROUND_TO_NEAREST_INT));
+  }
+  norm_f16_c (in + i, out + i, n - i, sub, mul, add);
+}
+
 static const CscKernels kernels_avx2 = {
   "avx2", BLK, prep_444_avx2, row_avx2, pair_avx2,
   u8_to_f16_avx2, gather_avx2, gather_pairs_avx2, NULL, hpass_expanded_avx2,
-  finish_f16_norm_avx2,
+  finish_f16_norm_avx2, fpair_rows_avx2, vfinish_f16_avx2, norm_f16_avx2,
 };
 
 /* ---- AVX-512 (F, BW): the pair kernel at twice the width ------------------ */
@@ -1122,9 +1452,151 @@ row_avx512 (const guint8 *y, const gint16 *t, gsize ts, gint n, guint8 *const ds
   }
 }
 
+/* Float pair path, AVX-512 (with FMA): 16 outputs per step, one register
+ * per tap. */
+typedef struct {
+  __m512 ya0, ya1, yb0, yb1, u0, u1, v0, v1;
+} FPair16;
+
+static AVX512I inline void
+fp_terms16 (__m512 u, __m512 v, __m512 k[3])
+{
+  k[0] = _mm512_fmadd_ps (v, _mm512_set1_ps (FP_CVR), _mm512_set1_ps (FP_KR));
+  k[1] = _mm512_fmadd_ps (u, _mm512_set1_ps (FP_CUG),
+      _mm512_fmadd_ps (v, _mm512_set1_ps (FP_CVG), _mm512_set1_ps (FP_KG)));
+  k[2] = _mm512_fmadd_ps (u, _mm512_set1_ps (FP_CUB), _mm512_set1_ps (FP_KB));
+}
+
+static AVX512I inline __m512
+fp_csc16 (__m512 y, __m512 k)
+{
+  __m512 p = _mm512_roundscale_ps (_mm512_fmadd_ps (y, _mm512_set1_ps (FP_CY), k),
+      _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+  return _mm512_min_ps (_mm512_max_ps (p, _mm512_setzero_ps ()), _mm512_set1_ps (255.0f));
+}
+
+static AVX512I inline void
+fp_block16 (const FPairTable *t, gint i, const FPair16 *l, gboolean two, float *h0, float *h1)
+{
+  __m512 k0[3], k1[3];
+  fp_terms16 (l->u0, l->v0, k0);
+  fp_terms16 (l->u1, l->v1, k1);
+  __m512 w0 = _mm512_loadu_ps (t->w0 + i), w1 = _mm512_loadu_ps (t->w1 + i);
+  __mmask16 m = i + 16 <= t->n ? 0xffff : (__mmask16) ((1u << (t->n - i)) - 1);
+  for (int r = 0; r < (two ? 2 : 1); r++) {
+    __m512 y0 = r ? l->yb0 : l->ya0, y1 = r ? l->yb1 : l->ya1;
+    for (int c = 0; c < 3; c++) {
+      __m512 v = _mm512_add_ps (_mm512_mul_ps (w0, fp_csc16 (y0, k0[c])),
+          _mm512_mul_ps (w1, fp_csc16 (y1, k1[c])));
+      _mm512_mask_storeu_ps ((r ? h1 : h0) + (gsize) t->plane_of[c] * t->n + i, m, v);
+    }
+  }
+}
+
+static AVX512I inline void
+fp_lanes16 (const FPairTable *t, gint i, const guint8 *y0, const guint8 *y1,
+    const guint8 *c1, const guint8 *c2, FPair16 *l)
+{
+  FPairLanes s;
+  fpair_fill (t, i, y0, y1, c1, c2, &s);
+  l->ya0 = _mm512_loadu_ps (s.ya0);
+  l->ya1 = _mm512_loadu_ps (s.ya1);
+  l->yb0 = _mm512_loadu_ps (s.yb0);
+  l->yb1 = _mm512_loadu_ps (s.yb1);
+  l->u0 = _mm512_loadu_ps (s.u0);
+  l->u1 = _mm512_loadu_ps (s.u1);
+  l->v0 = _mm512_loadu_ps (s.v0);
+  l->v1 = _mm512_loadu_ps (s.v1);
+}
+
+static AVX512I inline __m512
+fp_byte16 (__m512i g, int shift)
+{
+  return _mm512_cvtepi32_ps (_mm512_and_si512 (_mm512_srli_epi32 (g, shift),
+          _mm512_set1_epi32 (0xff)));
+}
+
+static AVX512 void
+fpair_rows_avx512 (const FPairTable *t, const guint8 *y0, const guint8 *y1, const guint8 *c1,
+    const guint8 *c2, float *h0, float *h1)
+{
+  const __m512i one = _mm512_set1_epi32 (1);
+  for (gint i = 0; i < t->n; i += 16) {
+    FPair16 l;
+    if (!t->direct[i / 16]) {
+      fp_lanes16 (t, i, y0, y1, c1, c2, &l);
+      fp_block16 (t, i, &l, y1 != NULL, h0, h1);
+      continue;
+    }
+    __m512i x = _mm512_loadu_si512 ((const void *) (t->xs + i));
+    __m512i g = _mm512_i32gather_epi32 (x, (const void *) y0, 1);
+    l.ya0 = fp_byte16 (g, 0);
+    l.ya1 = fp_byte16 (g, 8);
+    l.yb0 = l.yb1 = _mm512_setzero_ps ();
+    if (y1) {
+      g = _mm512_i32gather_epi32 (x, (const void *) y1, 1);
+      l.yb0 = fp_byte16 (g, 0);
+      l.yb1 = fp_byte16 (g, 8);
+    }
+    __m512i odd = _mm512_and_si512 (x, one);
+    if (t->nv12) {
+      g = _mm512_i32gather_epi32 (_mm512_andnot_si512 (one, x), (const void *) c1, 1);
+      l.u0 = fp_byte16 (g, 0);
+      l.v0 = fp_byte16 (g, 8);
+      g = _mm512_srlv_epi32 (g, _mm512_slli_epi32 (odd, 4));
+      l.u1 = fp_byte16 (g, 0);
+      l.v1 = fp_byte16 (g, 8);
+    } else {
+      __m512i h = _mm512_srli_epi32 (x, 1), sh = _mm512_slli_epi32 (odd, 3);
+      __m512i gu = _mm512_i32gather_epi32 (h, (const void *) c1, 1);
+      __m512i gv = _mm512_i32gather_epi32 (h, (const void *) c2, 1);
+      l.u0 = fp_byte16 (gu, 0);
+      l.v0 = fp_byte16 (gv, 0);
+      l.u1 = fp_byte16 (_mm512_srlv_epi32 (gu, sh), 0);
+      l.v1 = fp_byte16 (_mm512_srlv_epi32 (gv, sh), 0);
+    }
+    fp_block16 (t, i, &l, y1 != NULL, h0, h1);
+  }
+}
+
+static AVX512 void
+vfinish_f16_avx512 (const float *h0, const float *h1, float wy0, float wy1, gint n,
+    const float *sub, const float *mul, const float *add, m2i_f16 *const out[3])
+{
+  const __m512 w0 = _mm512_set1_ps (wy0), w1 = _mm512_set1_ps (wy1);
+  for (int c = 0; c < 3; c++) {
+    const float *p = h0 + (gsize) c * n, *q = h1 + (gsize) c * n;
+    for (gint i = 0; i < n; i += 16) {
+      __mmask16 m = i + 16 <= n ? 0xffff : (__mmask16) ((1u << (n - i)) - 1);
+      __m512 v = _mm512_add_ps (_mm512_mul_ps (w0, _mm512_maskz_loadu_ps (m, p + i)),
+          _mm512_mul_ps (w1, _mm512_maskz_loadu_ps (m, q + i)));
+      __m256i hv = _mm512_cvtps_ph (v, _MM_FROUND_TO_NEAREST_INT);
+      if (sub) {
+        __m512 x = _mm512_add_ps (_mm512_mul_ps (_mm512_sub_ps (_mm512_cvtph_ps (hv),
+                    _mm512_set1_ps (sub[c])), _mm512_set1_ps (mul[c])), _mm512_set1_ps (add[c]));
+        hv = _mm512_cvtps_ph (x, _MM_FROUND_TO_NEAREST_INT);
+      }
+      _mm256_mask_storeu_epi16 (out[c] + i, m, hv);
+    }
+  }
+}
+
+static AVX512 void
+norm_f16_avx512 (const m2i_f16 *in, m2i_f16 *out, gint n, float sub, float mul, float add)
+{
+  const __m512 s = _mm512_set1_ps (sub), ml = _mm512_set1_ps (mul), a = _mm512_set1_ps (add);
+  for (gint i = 0; i < n; i += 16) {
+    __mmask16 m = i + 16 <= n ? 0xffff : (__mmask16) ((1u << (n - i)) - 1);
+    __m512 x = _mm512_cvtph_ps (_mm256_maskz_loadu_epi16 (m, in + i));
+    x = _mm512_add_ps (_mm512_mul_ps (_mm512_sub_ps (x, s), ml), a);
+    _mm256_mask_storeu_epi16 (out + i, m, _mm512_cvtps_ph (x, _MM_FROUND_TO_NEAREST_INT));
+  }
+}
+
 static const CscKernels kernels_avx512 = {
   "avx512", BLK, prep_444_avx512, row_avx512, pair_avx512, u8_to_f16_avx2, gather_avx512,
   gather_pairs_avx512, NULL, hpass_expanded_avx512, finish_f16_norm_avx512,
+  fpair_rows_avx512, vfinish_f16_avx512, norm_f16_avx512,
 };
 
 /* ---- AVX-512 VBMI: pair gathers as byte permutes over 128-byte windows --- */
@@ -1176,9 +1648,63 @@ gather_pairs_vbmi (const guint8 *y, const guint8 *c1, const guint8 *c2, const gi
   gather_pairs_from (y, c1, c2, xs, 8 * pw->n_blocks, n, n, cy, cu, cv);
 }
 
+#define VBMIF __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi,avx2,f16c,fma")))
+#define VBMIFI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi,avx2,f16c,fma"), always_inline))
+
+/* Block b's 16 lanes (column x of its 8 outputs, then x + 1), zero-extended
+ * to dwords: a byte permute over the 128-byte window at @row + @base. */
+static VBMIFI inline __m512i
+fp_perm (const guint8 *row, gint32 base, const guint8 *idx)
+{
+  const guint8 *w = row + base;
+  return _mm512_maskz_permutex2var_epi8 (0x1111111111111111ull, _mm512_loadu_si512 ((const void *) w),
+      _mm512_loadu_si512 ((const void *) idx), _mm512_loadu_si512 ((const void *) (w + 64)));
+}
+
+/* Two blocks' lanes regrouped per tap (outputs 0-15, column x / x + 1). */
+static VBMIFI inline void
+fp_regroup (__m512i a, __m512i b, __m512 *t0, __m512 *t1)
+{
+  const __m512i i0 = _mm512_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+  const __m512i i1 = _mm512_setr_epi32 (8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+  *t0 = _mm512_cvtepi32_ps (_mm512_permutex2var_epi32 (a, i0, b));
+  *t1 = _mm512_cvtepi32_ps (_mm512_permutex2var_epi32 (a, i1, b));
+}
+
+static VBMIFI inline void
+fp_perm_pair (const guint8 *row, const gint32 *base, const guint8 *idx, gint b, __m512 *t0,
+    __m512 *t1)
+{
+  fp_regroup (fp_perm (row, base[b], idx + 64 * b), fp_perm (row, base[b + 1], idx + 64 * (b + 1)),
+      t0, t1);
+}
+
+static VBMIF void
+fpair_rows_vbmi (const FPairTable *t, const guint8 *y0, const guint8 *y1, const guint8 *c1,
+    const guint8 *c2, float *h0, float *h1)
+{
+  const guint8 *cv = t->nv12 ? c1 : c2;
+  for (gint i = 0; i < t->n; i += 16) {
+    FPair16 l;
+    if (!t->direct[i / 16]) {
+      fp_lanes16 (t, i, y0, y1, c1, c2, &l);
+    } else {
+      gint b = i / 8;
+      fp_perm_pair (y0, t->ybase, t->yidx, b, &l.ya0, &l.ya1);
+      l.yb0 = l.yb1 = _mm512_setzero_ps ();
+      if (y1)
+        fp_perm_pair (y1, t->ybase, t->yidx, b, &l.yb0, &l.yb1);
+      fp_perm_pair (c1, t->cbase, t->uidx, b, &l.u0, &l.u1);
+      fp_perm_pair (cv, t->cbase, t->vidx, b, &l.v0, &l.v1);
+    }
+    fp_block16 (t, i, &l, y1 != NULL, h0, h1);
+  }
+}
+
 static const CscKernels kernels_avx512_vbmi = {
   "avx512-vbmi", BLK, prep_444_avx512, row_avx512, pair_avx512, u8_to_f16_avx2, gather_avx512,
   gather_pairs_avx512, gather_pairs_vbmi, hpass_expanded_avx512, finish_f16_norm_avx512,
+  fpair_rows_vbmi, vfinish_f16_avx512, norm_f16_avx512,
 };
 #endif
 
@@ -1208,7 +1734,7 @@ m2i_csc_kernels (void)
   init_once ();
 #ifdef HAVE_X86
   M2iCpuFlags f = m2i_cpu_flags ();
-  if ((f & M2I_CPU_AVX512F) && (f & M2I_CPU_F16C)) {
+  if ((f & M2I_CPU_AVX512F) && (f & M2I_CPU_F16C) && (f & M2I_CPU_FMA)) {
     /* VBMI is not among m2i_cpu_flags(); "vbmi" in M2I_CPU_DISABLE hides it
      * here so tests can run the plain AVX-512 kernels too. */
     const char *off = g_getenv ("M2I_CPU_DISABLE");

@@ -82,6 +82,29 @@ typedef struct {
 PairWindows *m2i_pair_windows_new (const gint32 *xs, gint n, gint wy, gboolean nv12);
 void m2i_pair_windows_free (PairWindows *pw);
 
+/* Plan-time tables of the float pair kernels (CscKernels.fpair_rows): n
+ * outputs of a two-tap horizontal resize whose taps read adjacent source
+ * columns x[i] and x[i] + 1 with weights w0[i], w1[i] (none negative, so the
+ * contract's "0.0f +" changes nothing and is left out). csc runs in fp32,
+ * exactly (docs/m2i-engine.md, "float pair path"): p = Y·1.164 + K(U, V),
+ * out = clamp(floor(p)), K from two FMAs per channel.
+ * Built by m2i_fpair_table_new for the kernels in use. */
+typedef struct {
+  gint n;                      /* outputs per row */
+  gboolean nv12;               /* chroma: NV12 UV row, or I420 U and V rows */
+  gint wy, wc;                 /* luma / chroma row lengths in bytes */
+  gint32 *xs;                  /* n + 16 columns (tap 0), padded with the last */
+  float *w0, *w1;              /* n + 16 weights, padded with zeros */
+  int plane_of[3];             /* ring plane (memory channel) of R, G, B */
+  guint8 *direct;              /* per block of 16 outputs: the SIMD loads stay
+                                  inside the rows (else the scalar fill) */
+  /* VBMI byte permutes, per block of 8 outputs (NULL without VBMI): window
+   * starts, and 64-byte indices putting byte k·4 of the result at lane k
+   * (lanes 0-7: column x, 8-15: column x + 1) for luma, U and V. */
+  gint32 *ybase, *cbase;
+  guint8 *yidx, *uidx, *vidx;
+} FPairTable;
+
 typedef struct {
   const char *name;
   gint block;          /* pixels per SIMD block; terms arrays are padded to it */
@@ -119,7 +142,29 @@ typedef struct {
    * the fast norm. */
   void (*finish_f16_norm) (const float *v, const float *sub, const float *mul,
       const float *add, gint n, m2i_f16 *out);
+  /* Float pair path (NULL when the CPU cannot; needs FMA): colour conversion
+   * of the columns @t lists in luma rows @y0 and @y1 (NULL: one row) sharing
+   * one chroma row (@c1 NV12 UV, or @c1, @c2 I420 U, V), and the two-tap
+   * horizontal pass, into @h0 / @h1: three planes of t->n sums in memory
+   * channel order — the same values hpass_expanded gives. */
+  void (*fpair_rows) (const FPairTable *t, const guint8 *y0, const guint8 *y1,
+      const guint8 *c1, const guint8 *c2, float *h0, float *h1);
+  /* Vertical two-tap pass, fp16 rounding, optional norm (per plane
+   * sub/mul/add, the fast formula) and the planar fp16 store, in one sweep:
+   * out[c][i] = fp16 (norm (fp16 (wy0·h0[c·n + i] + wy1·h1[c·n + i]))),
+   * the sum evaluated as the resize contract says for weights >= +0. */
+  void (*vfinish_f16) (const float *h0, const float *h1, float wy0, float wy1, gint n,
+      const float *sub, const float *mul, const float *add, m2i_f16 *const out[3]);
+  /* op-by-op norm of fp16 data: out[i] = fp16 ((in[i] - sub) * mul + add). */
+  void (*norm_f16) (const m2i_f16 *in, m2i_f16 *out, gint n, float sub, float mul, float add);
 } CscKernels;
+
+/* Tables for CscKernels.fpair_rows over @n outputs: columns @xs (tap 0),
+ * weights @w0, @w1; luma row length @wy; NV12 or I420; @bgr: channel order.
+ * With @vbmi, the byte-permute windows too. */
+FPairTable *m2i_fpair_table_new (const gint32 *xs, const float *w0, const float *w1, gint n,
+    gint wy, gboolean nv12, gboolean bgr, gboolean vbmi);
+void m2i_fpair_table_free (FPairTable *t);
 
 /* The kernels for this CPU (respects M2I_CPU_DISABLE). */
 const CscKernels *m2i_csc_kernels (void);

@@ -17,6 +17,7 @@
 
 #include <base/m2i-error.h>
 #include <base/m2i-parallel.h>
+#include <math.h>
 #include <string.h>
 
 typedef struct {
@@ -58,6 +59,9 @@ struct Fused {
   float *wt;                           /* expanded: weights in the same order */
   gboolean pairs;                      /* expanded, 2 taps on adjacent columns */
   PairWindows *windows;                /* for k->gather_pairs_win */
+  FPairTable *fp;                      /* float pair path (k->fpair_rows) */
+  gboolean vfinish;                    /* vertical pass + finishing by k->vfinish_f16 */
+  gint pf_lo, pf_hi;                   /* luma columns read, for prefetching */
   gboolean planar_rows;                /* ring rows hold R..., G..., B... (expanded) */
   gint ring_n, rows_needed;
   gsize ts;
@@ -129,6 +133,7 @@ m2i_fused_free (Fused *f)
   g_free (f->xs);
   g_free (f->wt);
   m2i_pair_windows_free (f->windows);
+  m2i_fpair_table_free (f->fp);
   g_free (f->nsub);
   g_free (f->nmul);
   g_free (f->nadd);
@@ -188,6 +193,45 @@ plan_columns (Fused *f)
         f->xs[K++] = i;
   }
   g_free (used);
+}
+
+static gboolean
+weights_not_negative (const float *w, gint n)
+{
+  for (gint i = 0; i < n; i++)
+    if (signbit (w[i]))
+      return FALSE;
+  return TRUE;
+}
+
+/* The float pair path (engine-private.h, FPairTable) for two-tap expanded
+ * columns, when the CPU has it and no weight is negative (the contract's
+ * "0.0f + w·x" then equals w·x, which the kernels compute). The fused
+ * vertical pass + fp16 finishing needs two vertical taps of the same kind
+ * and planar fp16 output from an fp16 resize. */
+static void
+plan_float_pairs (Fused *f, const M2iImage *in)
+{
+  const M2iResizeAxis *ax = &f->rplan->x, *ay = &f->rplan->y;
+  gint n = f->out_w;
+  f->pf_lo = 0;
+  f->pf_hi = in->width;
+  if (!f->pairs || !f->k->fpair_rows || !weights_not_negative (f->wt, 2 * n))
+    return;
+  f->fp = m2i_fpair_table_new (f->xs, f->wt, f->wt + n, n, in->width,
+      in->format == M2I_FORMAT_SP_NV12_8, f->order == M2I_ORDER_BGR,
+      f->k->fpair_rows != NULL && f->k->gather_pairs_win != NULL);
+  f->pf_lo = ax->index[0];
+  f->pf_hi = ax->index[ax->out_size * ax->taps - 1] + 2;
+  for (gint i = 0; i < ax->out_size * ax->taps; i++) {
+    f->pf_lo = MIN (f->pf_lo, ax->index[i]);
+    f->pf_hi = MAX (f->pf_hi, ax->index[i] + 2);
+  }
+  f->pf_hi = MIN (f->pf_hi, in->width);
+  f->vfinish = f->k->vfinish_f16 && ay->taps == 2
+      && weights_not_negative (ay->weight, ay->out_size * 2)
+      && f->resize_dt == M2I_DTYPE_F16 && f->out_dt == M2I_DTYPE_F16
+      && f->out_layout == M2I_LAYOUT_PLANAR;
 }
 
 static void
@@ -270,7 +314,8 @@ m2i_fused_new (const M2iImage *in, const M2iOp *ops, guint n_ops,
 
   plan_columns (f);
   plan_rows (f);
-  if (f->pairs && f->k->gather_pairs_win)
+  plan_float_pairs (f, in);
+  if (f->pairs && !f->fp && f->k->gather_pairs_win)
     f->windows = m2i_pair_windows_new (f->xs, f->n_cols / 2, in->width,
         in->format == M2I_FORMAT_SP_NV12_8);
   gint K = f->n_cols;
@@ -545,12 +590,127 @@ run_resize (gint begin, gint end, gint slice, gpointer data)
   }
 }
 
+/* ---- with resize, float pair path ----------------------------------------- */
+
+/* Ring slot of source row r, or -1 (and the slot to fill in *slot). */
+static float *
+ring_row (Fused *f, Slice *sl, gint r, gboolean *have)
+{
+  gint slot = r % f->ring_n;
+  *have = sl->tags[slot] == r;
+  return sl->ring + (gsize) slot * f->out_w * 3;
+}
+
+/* Asks the cache for the source rows of output row @oy (two at once when
+ * they share a chroma row). */
+static void
+fpair_source_rows (Fused *f, Slice *sl, gint oy)
+{
+  const M2iResizeAxis *ay = &f->rplan->y;
+  const M2iImage *in = f->in;
+  gboolean nv12 = in->format == M2I_FORMAT_SP_NV12_8;
+  gint T = ay->taps;
+  for (gint t = 0; t < T; t++) {
+    gint r = ay->index[oy * T + t];
+    gboolean have, have2 = TRUE;
+    float *h = ring_row (f, sl, r, &have), *h2 = NULL;
+    if (have)
+      continue;
+    /* the other row of its chroma row, if this output needs it too */
+    gint r2 = r ^ 1;
+    if (f->ring_n >= 2)
+      for (gint u = t + 1; u < T; u++)
+        if (ay->index[oy * T + u] == r2)
+          h2 = ring_row (f, sl, r2, &have2);
+    if (have2)
+      h2 = NULL;
+    gint r0 = h2 && r2 < r ? r2 : r;
+    const guint8 *y0 = in->data[0] + (gsize) r0 * in->stride[0];
+    const guint8 *y1 = h2 ? y0 + in->stride[0] : NULL;
+    const guint8 *c1 = in->data[1] + (gsize) (r / 2) * in->stride[1];
+    const guint8 *c2 = nv12 ? NULL : in->data[2] + (gsize) (r / 2) * in->stride[2];
+    if (h2 && r2 < r)
+      f->k->fpair_rows (f->fp, y0, y1, c1, c2, h2, h);
+    else
+      f->k->fpair_rows (f->fp, y0, y1, c1, c2, h, h2);
+    sl->tags[r % f->ring_n] = r;
+    if (h2)
+      sl->tags[r2 % f->ring_n] = r2;
+  }
+}
+
+/* Hints the cache to fetch the source rows of output row @oy: a frame
+ * from memory arrives while the previous row is computed. */
+static void
+prefetch_rows (Fused *f, gint oy)
+{
+  const M2iResizeAxis *ay = &f->rplan->y;
+  const M2iImage *in = f->in;
+  gboolean nv12 = in->format == M2I_FORMAT_SP_NV12_8;
+  gint lo = f->pf_lo & ~63, hi = f->pf_hi;
+  for (gint t = 0; t < ay->taps; t++) {
+    gint r = ay->index[oy * ay->taps + t];
+    const guint8 *y = in->data[0] + (gsize) r * in->stride[0];
+    for (gint x = lo; x < hi; x += 64)
+      __builtin_prefetch (y + x);
+    if (t > 0 && ay->index[oy * ay->taps + t - 1] / 2 == r / 2)
+      continue;
+    const guint8 *c = in->data[1] + (gsize) (r / 2) * in->stride[1];
+    if (nv12) {
+      for (gint x = lo; x < hi; x += 64)
+        __builtin_prefetch (c + x);
+    } else {
+      const guint8 *v = in->data[2] + (gsize) (r / 2) * in->stride[2];
+      for (gint x = lo / 2; x < (hi + 1) / 2; x += 64) {
+        __builtin_prefetch (c + x);
+        __builtin_prefetch (v + x);
+      }
+    }
+  }
+}
+
+static void
+run_resize_fpair (gint begin, gint end, gint slice, gpointer data)
+{
+  Fused *f = data;
+  Slice *sl = &f->slices[slice];
+  const M2iResizeAxis *ay = &f->rplan->y;
+  const M2iImage *out = f->out;
+  for (gint i = 0; i < f->ring_n; i++)
+    sl->tags[i] = -1;
+  if (begin < end)
+    prefetch_rows (f, begin);
+  for (gint oy = begin; oy < end; oy++) {
+    if (oy + 1 < end)
+      prefetch_rows (f, oy + 1);
+    fpair_source_rows (f, sl, oy);
+    for (gint t = 0; t < ay->taps; t++) {
+      gboolean have;
+      sl->rows[t] = ring_row (f, sl, ay->index[oy * ay->taps + t], &have);
+    }
+    if (f->vfinish) {
+      m2i_f16 *const o[3] = {
+        (m2i_f16 *) (out->data[0] + (gsize) oy * out->stride[0]),
+        (m2i_f16 *) (out->data[1] + (gsize) oy * out->stride[1]),
+        (m2i_f16 *) (out->data[2] + (gsize) oy * out->stride[2]) };
+      const float *w = ay->weight + 2 * oy;
+      f->k->vfinish_f16 (sl->rows[0], sl->rows[1], w[0], w[1], f->out_w,
+          f->has_norm ? f->sub : NULL, f->mul, f->add, o);
+    } else {
+      m2i_resize_vpass (f->rplan, oy, sl->rows, f->out_w * 3, sl->vrow);
+      finish_row (f, sl, oy);
+    }
+  }
+}
+
 void
 m2i_fused_run (Fused *f, const M2iImage *in, M2iImage *out)
 {
   f->in = in;
   f->out = out;
-  if (f->has_resize)
+  if (f->fp)
+    m2i_parallel_for (f->out_h, f->n_slices, 4, run_resize_fpair, f);
+  else if (f->has_resize)
     m2i_parallel_for (f->out_h, f->n_slices, 4, run_resize, f);
   else
     m2i_parallel_for (f->in_h / 2, f->n_slices, 8, run_pairs, f);
