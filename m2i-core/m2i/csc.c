@@ -1488,7 +1488,11 @@ fp_block16 (const FPairTable *t, gint i, const FPair16 *l, gboolean two, float *
     for (int c = 0; c < 3; c++) {
       __m512 v = _mm512_add_ps (_mm512_mul_ps (w0, fp_csc16 (y0, k0[c])),
           _mm512_mul_ps (w1, fp_csc16 (y1, k1[c])));
-      _mm512_mask_storeu_ps ((r ? h1 : h0) + (gsize) t->plane_of[c] * t->n + i, m, v);
+      float *d = (r ? h1 : h0) + (gsize) t->plane_of[c] * t->n + i;
+      if (m == 0xffff)
+        _mm512_storeu_ps (d, v);
+      else
+        _mm512_mask_storeu_ps (d, m, v);
     }
   }
 }
@@ -1576,7 +1580,10 @@ vfinish_f16_avx512 (const float *h0, const float *h1, float wy0, float wy1, gint
                     _mm512_set1_ps (sub[c])), _mm512_set1_ps (mul[c])), _mm512_set1_ps (add[c]));
         hv = _mm512_cvtps_ph (x, _MM_FROUND_TO_NEAREST_INT);
       }
-      _mm256_mask_storeu_epi16 (out[c] + i, m, hv);
+      if (m == 0xffff)               /* (a masked vcvtps2ph store is slow on Zen 4) */
+        _mm256_storeu_si256 ((__m256i *) (out[c] + i), hv);
+      else
+        _mm256_mask_storeu_epi16 (out[c] + i, m, hv);
     }
   }
 }
