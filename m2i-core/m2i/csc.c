@@ -366,8 +366,7 @@ m2i_fpair_table_free (FPairTable *t)
   g_free (t->ybase);
   g_free (t->cbase);
   g_free (t->yidx);
-  g_free (t->uidx);
-  g_free (t->vidx);
+  g_free (t->cidx);
   g_free (t);
 }
 
@@ -397,13 +396,13 @@ fpair_block_windows (FPairTable *t, gint b)
   gint yb = MIN (ylo, t->wy - 128), cb = MIN (clo, t->wc - 128);
   t->ybase[b] = yb;
   t->cbase[b] = cb;
-  guint8 *yi = t->yidx + 64 * b, *ui = t->uidx + 64 * b, *vi = t->vidx + 64 * b;
+  guint8 *yi = t->yidx + 64 * b, *ci = t->cidx + 64 * b;
   for (int k = 0; k < 16; k++) {
     gint col = x[k & 7] + (k >> 3);            /* lanes 8-15: column x + 1 */
     gint co = fpair_coff (col, t->nv12) - cb;
     yi[4 * k] = (guint8) (col - yb);
-    ui[4 * k] = (guint8) co;
-    vi[4 * k] = (guint8) (t->nv12 ? co + 1 : co);
+    ci[4 * k] = (guint8) co;
+    ci[4 * k + 1] = (guint8) (co + 1);         /* NV12: V next to U */
   }
   return TRUE;
 }
@@ -434,8 +433,7 @@ m2i_fpair_table_new (const gint32 *xs, const float *w0, const float *w1, gint n,
     t->ybase = g_new0 (gint32, nb8);
     t->cbase = g_new0 (gint32, nb8);
     t->yidx = g_new0 (guint8, (gsize) nb8 * 64);
-    t->uidx = g_new0 (guint8, (gsize) nb8 * 64);
-    t->vidx = g_new0 (guint8, (gsize) nb8 * 64);
+    t->cidx = g_new0 (guint8, (gsize) nb8 * 64);
   }
   for (gint b = 0; b < nb16; b++) {
     if (16 * (b + 1) > n)
@@ -1659,50 +1657,65 @@ gather_pairs_vbmi (const guint8 *y, const guint8 *c1, const guint8 *c2, const gi
 #define VBMIFI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi,avx2,f16c,fma"), always_inline))
 
 /* Block b's 16 lanes (column x of its 8 outputs, then x + 1), zero-extended
- * to dwords: a byte permute over the 128-byte window at @row + @base. */
+ * to dwords: a byte permute over the 128-byte window at @row + @base; @keep
+ * selects the bytes of each dword kept (byte 0, or bytes 0-1 for NV12's U, V). */
 static VBMIFI inline __m512i
-fp_perm (const guint8 *row, gint32 base, const guint8 *idx)
+fp_perm (const guint8 *row, gint32 base, const guint8 *idx, __mmask64 keep)
 {
   const guint8 *w = row + base;
-  return _mm512_maskz_permutex2var_epi8 (0x1111111111111111ull, _mm512_loadu_si512 ((const void *) w),
+  return _mm512_maskz_permutex2var_epi8 (keep, _mm512_loadu_si512 ((const void *) w),
       _mm512_loadu_si512 ((const void *) idx), _mm512_loadu_si512 ((const void *) (w + 64)));
 }
 
-/* Two blocks' lanes regrouped per tap (outputs 0-15, column x / x + 1). */
+/* Blocks b and b + 1 (outputs i .. i+15) regrouped per tap: *t0 the lanes of
+ * column x, *t1 of column x + 1. */
 static VBMIFI inline void
-fp_regroup (__m512i a, __m512i b, __m512 *t0, __m512 *t1)
+fp_perm_pair (const guint8 *row, const gint32 *base, const guint8 *idx, gint b, __mmask64 keep,
+    __m512i *t0, __m512i *t1)
 {
   const __m512i i0 = _mm512_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
   const __m512i i1 = _mm512_setr_epi32 (8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
-  *t0 = _mm512_cvtepi32_ps (_mm512_permutex2var_epi32 (a, i0, b));
-  *t1 = _mm512_cvtepi32_ps (_mm512_permutex2var_epi32 (a, i1, b));
-}
-
-static VBMIFI inline void
-fp_perm_pair (const guint8 *row, const gint32 *base, const guint8 *idx, gint b, __m512 *t0,
-    __m512 *t1)
-{
-  fp_regroup (fp_perm (row, base[b], idx + 64 * b), fp_perm (row, base[b + 1], idx + 64 * (b + 1)),
-      t0, t1);
+  __m512i a = fp_perm (row, base[b], idx + 64 * b, keep);
+  __m512i c = fp_perm (row, base[b + 1], idx + 64 * (b + 1), keep);
+  *t0 = _mm512_permutex2var_epi32 (a, i0, c);
+  *t1 = _mm512_permutex2var_epi32 (a, i1, c);
 }
 
 static VBMIF void
 fpair_rows_vbmi (const FPairTable *t, const guint8 *y0, const guint8 *y1, const guint8 *c1,
     const guint8 *c2, float *h0, float *h1)
 {
-  const guint8 *cv = t->nv12 ? c1 : c2;
+  const __mmask64 b0 = 0x1111111111111111ull, b01 = 0x3333333333333333ull;
   for (gint i = 0; i < t->n; i += 16) {
     FPair16 l;
     if (!t->direct[i / 16]) {
       fp_lanes16 (t, i, y0, y1, c1, c2, &l);
     } else {
       gint b = i / 8;
-      fp_perm_pair (y0, t->ybase, t->yidx, b, &l.ya0, &l.ya1);
+      __m512i a0, a1;
+      fp_perm_pair (y0, t->ybase, t->yidx, b, b0, &a0, &a1);
+      l.ya0 = _mm512_cvtepi32_ps (a0);
+      l.ya1 = _mm512_cvtepi32_ps (a1);
       l.yb0 = l.yb1 = _mm512_setzero_ps ();
-      if (y1)
-        fp_perm_pair (y1, t->ybase, t->yidx, b, &l.yb0, &l.yb1);
-      fp_perm_pair (c1, t->cbase, t->uidx, b, &l.u0, &l.u1);
-      fp_perm_pair (cv, t->cbase, t->vidx, b, &l.v0, &l.v1);
+      if (y1) {
+        fp_perm_pair (y1, t->ybase, t->yidx, b, b0, &a0, &a1);
+        l.yb0 = _mm512_cvtepi32_ps (a0);
+        l.yb1 = _mm512_cvtepi32_ps (a1);
+      }
+      if (t->nv12) {                   /* one permute for U and V: U | V << 8 */
+        fp_perm_pair (c1, t->cbase, t->cidx, b, b01, &a0, &a1);
+        l.u0 = fp_byte16 (a0, 0);
+        l.v0 = fp_byte16 (a0, 8);
+        l.u1 = fp_byte16 (a1, 0);
+        l.v1 = fp_byte16 (a1, 8);
+      } else {
+        fp_perm_pair (c1, t->cbase, t->cidx, b, b0, &a0, &a1);
+        l.u0 = _mm512_cvtepi32_ps (a0);
+        l.u1 = _mm512_cvtepi32_ps (a1);
+        fp_perm_pair (c2, t->cbase, t->cidx, b, b0, &a0, &a1);
+        l.v0 = _mm512_cvtepi32_ps (a0);
+        l.v1 = _mm512_cvtepi32_ps (a1);
+      }
     }
     fp_block16 (t, i, &l, y1 != NULL, h0, h1);
   }

@@ -99,10 +99,10 @@ typedef struct {
   guint8 *direct;              /* per block of 16 outputs: the SIMD loads stay
                                   inside the rows (else the scalar fill) */
   /* VBMI byte permutes, per block of 8 outputs (NULL without VBMI): window
-   * starts, and 64-byte indices putting byte k·4 of the result at lane k
-   * (lanes 0-7: column x, 8-15: column x + 1) for luma, U and V. */
+   * starts, and 64-byte indices whose bytes 4k (and 4k + 1 for NV12's V)
+   * pick lane k (lanes 0-7: column x, 8-15: column x + 1), luma and chroma. */
   gint32 *ybase, *cbase;
-  guint8 *yidx, *uidx, *vidx;
+  guint8 *yidx, *cidx;
 } FPairTable;
 
 typedef struct {
