@@ -477,6 +477,16 @@ fpair_fill (const FPairTable *t, gint i, const guint8 *y0, const guint8 *y1,
   }
 }
 
+/* Output planes of R, G, B for rows h0 (d[0]) and h1 (d[1]). */
+static inline void
+fp_planes (const FPairTable *t, float *h0, float *h1, float *d[2][3])
+{
+  for (int c = 0; c < 3; c++) {
+    d[0][c] = h0 + (gsize) t->plane_of[c] * t->n;
+    d[1][c] = h1 ? h1 + (gsize) t->plane_of[c] * t->n : NULL;
+  }
+}
+
 /* ---- AVX2 --------------------------------------------------------------- */
 
 /* Where one output block of @blk pixels starting at pixel @i goes: straight
@@ -937,25 +947,23 @@ fp_csc8 (__m256 y, __m256 k)
 
 /* Three planes of 8 sums (m valid) at output i from lanes l. */
 static AVX2I inline void
-fp_block8 (const FPairTable *t, gint i, gint m, const FPair8 *l, gboolean two, float *h0,
-    float *h1)
+fp_block8 (const FPairTable *t, gint i, gint m, const FPair8 *l, float *const d[2][3])
 {
   __m256 k0[3], k1[3];
   fp_terms8 (l->u0, l->v0, k0);
   fp_terms8 (l->u1, l->v1, k1);
   __m256 w0 = _mm256_loadu_ps (t->w0 + i), w1 = _mm256_loadu_ps (t->w1 + i);
-  for (int r = 0; r < (two ? 2 : 1); r++) {
+  for (int r = 0; r < (d[1][0] ? 2 : 1); r++) {
     __m256 y0 = r ? l->yb0 : l->ya0, y1 = r ? l->yb1 : l->ya1;
     for (int c = 0; c < 3; c++) {
       __m256 v = _mm256_add_ps (_mm256_mul_ps (w0, fp_csc8 (y0, k0[c])),
           _mm256_mul_ps (w1, fp_csc8 (y1, k1[c])));
-      float *d = (r ? h1 : h0) + (gsize) t->plane_of[c] * t->n + i;
       if (m == 8) {
-        _mm256_storeu_ps (d, v);
+        _mm256_storeu_ps (d[r][c] + i, v);
       } else {
         float tmp[8];
         _mm256_storeu_ps (tmp, v);
-        memcpy (d, tmp, (gsize) m * sizeof (float));
+        memcpy (d[r][c] + i, tmp, (gsize) m * sizeof (float));
       }
     }
   }
@@ -1022,20 +1030,23 @@ static AVX2 void
 fpair_rows_avx2 (const FPairTable *t, const guint8 *y0, const guint8 *y1, const guint8 *c1,
     const guint8 *c2, float *h0, float *h1)
 {
-  for (gint i = 0; i < t->n; i += 16) {
+  const gint n = t->n;
+  float *d[2][3];
+  fp_planes (t, h0, h1, d);
+  for (gint i = 0; i < n; i += 16) {
     FPair8 l = { 0 };
     if (t->direct[i / 16]) {
       for (int half = 0; half < 2; half++) {
         fp_gather8 (t, i + 8 * half, y0, y1, c1, c2, &l);
-        fp_block8 (t, i + 8 * half, 8, &l, y1 != NULL, h0, h1);
+        fp_block8 (t, i + 8 * half, 8, &l, d);
       }
       continue;
     }
     FPairLanes s;
     fpair_fill (t, i, y0, y1, c1, c2, &s);
-    for (int half = 0; half < 2 && i + 8 * half < t->n; half++) {
+    for (int half = 0; half < 2 && i + 8 * half < n; half++) {
       fp_lanes8 (&s, half, &l);
-      fp_block8 (t, i + 8 * half, MIN (8, t->n - i - 8 * half), &l, y1 != NULL, h0, h1);
+      fp_block8 (t, i + 8 * half, MIN (8, n - i - 8 * half), &l, d);
     }
   }
 }
@@ -1474,23 +1485,22 @@ fp_csc16 (__m512 y, __m512 k)
 }
 
 static AVX512I inline void
-fp_block16 (const FPairTable *t, gint i, const FPair16 *l, gboolean two, float *h0, float *h1)
+fp_block16 (const FPairTable *t, gint i, gint n, const FPair16 *l, float *const d[2][3])
 {
   __m512 k0[3], k1[3];
   fp_terms16 (l->u0, l->v0, k0);
   fp_terms16 (l->u1, l->v1, k1);
   __m512 w0 = _mm512_loadu_ps (t->w0 + i), w1 = _mm512_loadu_ps (t->w1 + i);
-  __mmask16 m = i + 16 <= t->n ? 0xffff : (__mmask16) ((1u << (t->n - i)) - 1);
-  for (int r = 0; r < (two ? 2 : 1); r++) {
+  __mmask16 m = i + 16 <= n ? 0xffff : (__mmask16) ((1u << (n - i)) - 1);
+  for (int r = 0; r < (d[1][0] ? 2 : 1); r++) {
     __m512 y0 = r ? l->yb0 : l->ya0, y1 = r ? l->yb1 : l->ya1;
     for (int c = 0; c < 3; c++) {
       __m512 v = _mm512_add_ps (_mm512_mul_ps (w0, fp_csc16 (y0, k0[c])),
           _mm512_mul_ps (w1, fp_csc16 (y1, k1[c])));
-      float *d = (r ? h1 : h0) + (gsize) t->plane_of[c] * t->n + i;
       if (m == 0xffff)
-        _mm512_storeu_ps (d, v);
+        _mm512_storeu_ps (d[r][c] + i, v);
       else
-        _mm512_mask_storeu_ps (d, m, v);
+        _mm512_mask_storeu_ps (d[r][c] + i, m, v);
     }
   }
 }
@@ -1523,11 +1533,14 @@ fpair_rows_avx512 (const FPairTable *t, const guint8 *y0, const guint8 *y1, cons
     const guint8 *c2, float *h0, float *h1)
 {
   const __m512i one = _mm512_set1_epi32 (1);
-  for (gint i = 0; i < t->n; i += 16) {
+  const gint n = t->n;
+  float *d[2][3];
+  fp_planes (t, h0, h1, d);
+  for (gint i = 0; i < n; i += 16) {
     FPair16 l;
     if (!t->direct[i / 16]) {
       fp_lanes16 (t, i, y0, y1, c1, c2, &l);
-      fp_block16 (t, i, &l, y1 != NULL, h0, h1);
+      fp_block16 (t, i, n, &l, d);
       continue;
     }
     __m512i x = _mm512_loadu_si512 ((const void *) (t->xs + i));
@@ -1557,7 +1570,7 @@ fpair_rows_avx512 (const FPairTable *t, const guint8 *y0, const guint8 *y1, cons
       l.u1 = fp_byte16 (_mm512_srlv_epi32 (gu, sh), 0);
       l.v1 = fp_byte16 (_mm512_srlv_epi32 (gv, sh), 0);
     }
-    fp_block16 (t, i, &l, y1 != NULL, h0, h1);
+    fp_block16 (t, i, n, &l, d);
   }
 }
 
@@ -1686,7 +1699,10 @@ fpair_rows_vbmi (const FPairTable *t, const guint8 *y0, const guint8 *y1, const 
     const guint8 *c2, float *h0, float *h1)
 {
   const __mmask64 b0 = 0x1111111111111111ull, b01 = 0x3333333333333333ull;
-  for (gint i = 0; i < t->n; i += 16) {
+  const gint n = t->n;
+  float *d[2][3];
+  fp_planes (t, h0, h1, d);
+  for (gint i = 0; i < n; i += 16) {
     FPair16 l;
     if (!t->direct[i / 16]) {
       fp_lanes16 (t, i, y0, y1, c1, c2, &l);
@@ -1717,7 +1733,7 @@ fpair_rows_vbmi (const FPairTable *t, const guint8 *y0, const guint8 *y1, const 
         l.v1 = _mm512_cvtepi32_ps (a1);
       }
     }
-    fp_block16 (t, i, &l, y1 != NULL, h0, h1);
+    fp_block16 (t, i, n, &l, d);
   }
 }
 
