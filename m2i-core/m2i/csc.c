@@ -1694,46 +1694,60 @@ fp_perm_pair (const guint8 *row, const gint32 *base, const guint8 *idx, gint b, 
   *t1 = _mm512_permutex2var_epi32 (a, i1, c);
 }
 
+/* The lanes of outputs i .. i+15 (byte permutes, or the scalar fill). */
+static VBMIFI inline void
+fp_load16_vbmi (const FPairTable *t, gint i, const guint8 *y0, const guint8 *y1,
+    const guint8 *c1, const guint8 *c2, FPair16 *l)
+{
+  const __mmask64 b0 = 0x1111111111111111ull, b01 = 0x3333333333333333ull;
+  if (!t->direct[i / 16]) {
+    fp_lanes16 (t, i, y0, y1, c1, c2, l);
+    return;
+  }
+  gint b = i / 8;
+  __m512i a0, a1;
+  fp_perm_pair (y0, t->ybase, t->yidx, b, b0, &a0, &a1);
+  l->ya0 = _mm512_cvtepi32_ps (a0);
+  l->ya1 = _mm512_cvtepi32_ps (a1);
+  l->yb0 = l->yb1 = _mm512_setzero_ps ();
+  if (y1) {
+    fp_perm_pair (y1, t->ybase, t->yidx, b, b0, &a0, &a1);
+    l->yb0 = _mm512_cvtepi32_ps (a0);
+    l->yb1 = _mm512_cvtepi32_ps (a1);
+  }
+  if (t->nv12) {                       /* one permute for U and V: U | V << 8 */
+    fp_perm_pair (c1, t->cbase, t->cidx, b, b01, &a0, &a1);
+    l->u0 = fp_byte16 (a0, 0);
+    l->v0 = fp_byte16 (a0, 8);
+    l->u1 = fp_byte16 (a1, 0);
+    l->v1 = fp_byte16 (a1, 8);
+  } else {
+    fp_perm_pair (c1, t->cbase, t->cidx, b, b0, &a0, &a1);
+    l->u0 = _mm512_cvtepi32_ps (a0);
+    l->u1 = _mm512_cvtepi32_ps (a1);
+    fp_perm_pair (c2, t->cbase, t->cidx, b, b0, &a0, &a1);
+    l->v0 = _mm512_cvtepi32_ps (a0);
+    l->v1 = _mm512_cvtepi32_ps (a1);
+  }
+}
+
+/* Software-pipelined: the permutes of the next 16 outputs are issued before
+ * the arithmetic of the current ones, which would otherwise wait for them
+ * (a block's FP work depends on a long load → permute → convert chain). */
 static VBMIF void
 fpair_rows_vbmi (const FPairTable *t, const guint8 *y0, const guint8 *y1, const guint8 *c1,
     const guint8 *c2, float *h0, float *h1)
 {
-  const __mmask64 b0 = 0x1111111111111111ull, b01 = 0x3333333333333333ull;
   const gint n = t->n;
   float *d[2][3];
   fp_planes (t, h0, h1, d);
+  FPair16 next;
+  fp_load16_vbmi (t, 0, y0, y1, c1, c2, &next);
   for (gint i = 0; i < n; i += 16) {
-    FPair16 l;
-    if (!t->direct[i / 16]) {
-      fp_lanes16 (t, i, y0, y1, c1, c2, &l);
-    } else {
-      gint b = i / 8;
-      __m512i a0, a1;
-      fp_perm_pair (y0, t->ybase, t->yidx, b, b0, &a0, &a1);
-      l.ya0 = _mm512_cvtepi32_ps (a0);
-      l.ya1 = _mm512_cvtepi32_ps (a1);
-      l.yb0 = l.yb1 = _mm512_setzero_ps ();
-      if (y1) {
-        fp_perm_pair (y1, t->ybase, t->yidx, b, b0, &a0, &a1);
-        l.yb0 = _mm512_cvtepi32_ps (a0);
-        l.yb1 = _mm512_cvtepi32_ps (a1);
-      }
-      if (t->nv12) {                   /* one permute for U and V: U | V << 8 */
-        fp_perm_pair (c1, t->cbase, t->cidx, b, b01, &a0, &a1);
-        l.u0 = fp_byte16 (a0, 0);
-        l.v0 = fp_byte16 (a0, 8);
-        l.u1 = fp_byte16 (a1, 0);
-        l.v1 = fp_byte16 (a1, 8);
-      } else {
-        fp_perm_pair (c1, t->cbase, t->cidx, b, b0, &a0, &a1);
-        l.u0 = _mm512_cvtepi32_ps (a0);
-        l.u1 = _mm512_cvtepi32_ps (a1);
-        fp_perm_pair (c2, t->cbase, t->cidx, b, b0, &a0, &a1);
-        l.v0 = _mm512_cvtepi32_ps (a0);
-        l.v1 = _mm512_cvtepi32_ps (a1);
-      }
-    }
-    fp_block16 (t, i, n, &l, d);
+    FPair16 cur = next;
+    if (i + 16 < n)
+      fp_load16_vbmi (t, i + 16, y0, y1, c1, c2, &next);
+    fp_block16 (t, i, n, &cur, d);
   }
 }
 
