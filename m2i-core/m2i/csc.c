@@ -362,7 +362,7 @@ m2i_fpair_table_free (FPairTable *t)
   g_free (t->xs);
   g_free (t->w0);
   g_free (t->w1);
-  g_free (t->direct);
+  g_free (t->load);
   g_free (t->ybase);
   g_free (t->cbase);
   g_free (t->yidx);
@@ -378,8 +378,10 @@ fpair_coff (gint x, gboolean nv12)
   return nv12 ? (x & ~1) : x >> 1;
 }
 
-/* Permute windows of block b (outputs 8b .. 8b+7): FALSE if a 128-byte
- * window cannot cover its luma or chroma bytes. */
+/* Permute windows of block b (outputs 8b .. 8b+7): 128 bytes of the luma
+ * row; chroma: 128 bytes of the NV12 UV row, or 64 bytes of the I420 U row
+ * and the same 64 of the V row (so one permute fetches U and V there too).
+ * FALSE if the block's bytes do not fit. */
 static gboolean
 fpair_block_windows (FPairTable *t, gint b)
 {
@@ -391,9 +393,10 @@ fpair_block_windows (FPairTable *t, gint b)
     clo = MIN (clo, fpair_coff (x[j], t->nv12));
     chi = MAX (chi, fpair_coff (x[j] + 1, t->nv12) + (t->nv12 ? 1 : 0));
   }
-  if (t->wy < 128 || t->wc < 128 || yhi - ylo >= 128 || chi - clo >= 128)
+  gint cwin = t->nv12 ? 128 : 64;
+  if (t->wy < 128 || t->wc < cwin || yhi - ylo >= 128 || chi - clo >= cwin)
     return FALSE;
-  gint yb = MIN (ylo, t->wy - 128), cb = MIN (clo, t->wc - 128);
+  gint yb = MIN (ylo, t->wy - 128), cb = MIN (clo, t->wc - cwin);
   t->ybase[b] = yb;
   t->cbase[b] = cb;
   guint8 *yi = t->yidx + 64 * b, *ci = t->cidx + 64 * b;
@@ -401,8 +404,8 @@ fpair_block_windows (FPairTable *t, gint b)
     gint col = x[k & 7] + (k >> 3);            /* lanes 8-15: column x + 1 */
     gint co = fpair_coff (col, t->nv12) - cb;
     yi[4 * k] = (guint8) (col - yb);
-    ci[4 * k] = (guint8) co;
-    ci[4 * k + 1] = (guint8) (co + 1);         /* NV12: V next to U */
+    ci[4 * k] = (guint8) co;                   /* U; V in the next byte: */
+    ci[4 * k + 1] = (guint8) (t->nv12 ? co + 1 : 64 + co);  /* NV12 next to U, I420 2nd table */
   }
   return TRUE;
 }
@@ -427,7 +430,7 @@ m2i_fpair_table_new (const gint32 *xs, const float *w0, const float *w1, gint n,
     t->xs[i] = xs[MIN (i, n - 1)];
   memcpy (t->w0, w0, n * sizeof (float));
   memcpy (t->w1, w1, n * sizeof (float));
-  t->direct = g_new0 (guint8, nb16);
+  t->load = g_new0 (guint8, nb16);
   if (vbmi) {
     gint nb8 = 2 * nb16;
     t->ybase = g_new0 (gint32, nb8);
@@ -438,15 +441,15 @@ m2i_fpair_table_new (const gint32 *xs, const float *w0, const float *w1, gint n,
   for (gint b = 0; b < nb16; b++) {
     if (16 * (b + 1) > n)
       continue;                        /* the tail goes through the scalar fill */
-    if (vbmi) {
-      t->direct[b] = fpair_block_windows (t, 2 * b) && fpair_block_windows (t, 2 * b + 1);
+    if (vbmi && fpair_block_windows (t, 2 * b) && fpair_block_windows (t, 2 * b + 1)) {
+      t->load[b] = FP_LOAD_PERMUTE;
       continue;
     }
     /* 4-byte gathers at x (luma) and at the chroma offset of x */
     gboolean ok = TRUE;
     for (gint i = 16 * b; i < 16 * (b + 1); i++)
       ok = ok && xs[i] + 4 <= t->wy && fpair_coff (xs[i], nv12) + 4 <= t->wc;
-    t->direct[b] = ok;
+    t->load[b] = ok ? FP_LOAD_GATHER : FP_LOAD_FILL;
   }
   return t;
 }
@@ -976,7 +979,7 @@ fp_byte8 (__m256i g, int shift)
           _mm256_set1_epi32 (0xff)));
 }
 
-/* Lanes of outputs i .. i+7 by 4-byte gathers (t->direct says they stay
+/* Lanes of outputs i .. i+7 by 4-byte gathers (t->load says they stay
  * inside the rows). */
 static AVX2I inline void
 fp_gather8 (const FPairTable *t, gint i, const guint8 *y0, const guint8 *y1,
@@ -1035,7 +1038,7 @@ fpair_rows_avx2 (const FPairTable *t, const guint8 *y0, const guint8 *y1, const 
   fp_planes (t, h0, h1, d);
   for (gint i = 0; i < n; i += 16) {
     FPair8 l = { 0 };
-    if (t->direct[i / 16]) {
+    if (t->load[i / 16] != FP_LOAD_FILL) {       /* (no permutes at this level) */
       for (int half = 0; half < 2; half++) {
         fp_gather8 (t, i + 8 * half, y0, y1, c1, c2, &l);
         fp_block8 (t, i + 8 * half, 8, &l, d);
@@ -1528,48 +1531,55 @@ fp_byte16 (__m512i g, int shift)
           _mm512_set1_epi32 (0xff)));
 }
 
+/* Lanes of outputs i .. i+15 by 4-byte gathers (t->load says they stay
+ * inside the rows). */
+static AVX512I inline void
+fp_gather16 (const FPairTable *t, gint i, const guint8 *y0, const guint8 *y1,
+    const guint8 *c1, const guint8 *c2, FPair16 *l)
+{
+  const __m512i one = _mm512_set1_epi32 (1);
+  __m512i x = _mm512_loadu_si512 ((const void *) (t->xs + i));
+  __m512i g = _mm512_i32gather_epi32 (x, (const void *) y0, 1);
+  l->ya0 = fp_byte16 (g, 0);
+  l->ya1 = fp_byte16 (g, 8);
+  l->yb0 = l->yb1 = _mm512_setzero_ps ();
+  if (y1) {
+    g = _mm512_i32gather_epi32 (x, (const void *) y1, 1);
+    l->yb0 = fp_byte16 (g, 0);
+    l->yb1 = fp_byte16 (g, 8);
+  }
+  __m512i odd = _mm512_and_si512 (x, one);
+  if (t->nv12) {
+    g = _mm512_i32gather_epi32 (_mm512_andnot_si512 (one, x), (const void *) c1, 1);
+    l->u0 = fp_byte16 (g, 0);
+    l->v0 = fp_byte16 (g, 8);
+    g = _mm512_srlv_epi32 (g, _mm512_slli_epi32 (odd, 4));
+    l->u1 = fp_byte16 (g, 0);
+    l->v1 = fp_byte16 (g, 8);
+  } else {
+    __m512i h = _mm512_srli_epi32 (x, 1), sh = _mm512_slli_epi32 (odd, 3);
+    __m512i gu = _mm512_i32gather_epi32 (h, (const void *) c1, 1);
+    __m512i gv = _mm512_i32gather_epi32 (h, (const void *) c2, 1);
+    l->u0 = fp_byte16 (gu, 0);
+    l->v0 = fp_byte16 (gv, 0);
+    l->u1 = fp_byte16 (_mm512_srlv_epi32 (gu, sh), 0);
+    l->v1 = fp_byte16 (_mm512_srlv_epi32 (gv, sh), 0);
+  }
+}
+
 static AVX512 void
 fpair_rows_avx512 (const FPairTable *t, const guint8 *y0, const guint8 *y1, const guint8 *c1,
     const guint8 *c2, float *h0, float *h1)
 {
-  const __m512i one = _mm512_set1_epi32 (1);
   const gint n = t->n;
   float *d[2][3];
   fp_planes (t, h0, h1, d);
   for (gint i = 0; i < n; i += 16) {
     FPair16 l;
-    if (!t->direct[i / 16]) {
+    if (t->load[i / 16] == FP_LOAD_FILL)
       fp_lanes16 (t, i, y0, y1, c1, c2, &l);
-      fp_block16 (t, i, n, &l, d);
-      continue;
-    }
-    __m512i x = _mm512_loadu_si512 ((const void *) (t->xs + i));
-    __m512i g = _mm512_i32gather_epi32 (x, (const void *) y0, 1);
-    l.ya0 = fp_byte16 (g, 0);
-    l.ya1 = fp_byte16 (g, 8);
-    l.yb0 = l.yb1 = _mm512_setzero_ps ();
-    if (y1) {
-      g = _mm512_i32gather_epi32 (x, (const void *) y1, 1);
-      l.yb0 = fp_byte16 (g, 0);
-      l.yb1 = fp_byte16 (g, 8);
-    }
-    __m512i odd = _mm512_and_si512 (x, one);
-    if (t->nv12) {
-      g = _mm512_i32gather_epi32 (_mm512_andnot_si512 (one, x), (const void *) c1, 1);
-      l.u0 = fp_byte16 (g, 0);
-      l.v0 = fp_byte16 (g, 8);
-      g = _mm512_srlv_epi32 (g, _mm512_slli_epi32 (odd, 4));
-      l.u1 = fp_byte16 (g, 0);
-      l.v1 = fp_byte16 (g, 8);
-    } else {
-      __m512i h = _mm512_srli_epi32 (x, 1), sh = _mm512_slli_epi32 (odd, 3);
-      __m512i gu = _mm512_i32gather_epi32 (h, (const void *) c1, 1);
-      __m512i gv = _mm512_i32gather_epi32 (h, (const void *) c2, 1);
-      l.u0 = fp_byte16 (gu, 0);
-      l.v0 = fp_byte16 (gv, 0);
-      l.u1 = fp_byte16 (_mm512_srlv_epi32 (gu, sh), 0);
-      l.v1 = fp_byte16 (_mm512_srlv_epi32 (gv, sh), 0);
-    }
+    else
+      fp_gather16 (t, i, y0, y1, c1, c2, &l);
     fp_block16 (t, i, n, &l, d);
   }
 }
@@ -1670,65 +1680,62 @@ gather_pairs_vbmi (const guint8 *y, const guint8 *c1, const guint8 *c2, const gi
 #define VBMIFI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi,avx2,f16c,fma"), always_inline))
 
 /* Block b's 16 lanes (column x of its 8 outputs, then x + 1), zero-extended
- * to dwords: a byte permute over the 128-byte window at @row + @base; @keep
- * selects the bytes of each dword kept (byte 0, or bytes 0-1 for NV12's U, V). */
+ * to dwords: a byte permute over 128 bytes, @lo then @hi (64 each); @keep
+ * selects the bytes of each dword kept (byte 0 for luma, bytes 0-1 for the
+ * U | V << 8 of chroma). */
 static VBMIFI inline __m512i
-fp_perm (const guint8 *row, gint32 base, const guint8 *idx, __mmask64 keep)
+fp_perm (const guint8 *lo, const guint8 *hi, const guint8 *idx, __mmask64 keep)
 {
-  const guint8 *w = row + base;
-  return _mm512_maskz_permutex2var_epi8 (keep, _mm512_loadu_si512 ((const void *) w),
-      _mm512_loadu_si512 ((const void *) idx), _mm512_loadu_si512 ((const void *) (w + 64)));
+  return _mm512_maskz_permutex2var_epi8 (keep, _mm512_loadu_si512 ((const void *) lo),
+      _mm512_loadu_si512 ((const void *) idx), _mm512_loadu_si512 ((const void *) hi));
 }
 
-/* Blocks b and b + 1 (outputs i .. i+15) regrouped per tap: *t0 the lanes of
- * column x, *t1 of column x + 1. */
+/* Blocks b and b + 1 (outputs 8b .. 8b+15) regrouped per tap: *t0 the lanes
+ * of column x, *t1 of column x + 1. Block j's tables are lo + base[j] and
+ * hi + base[j]. */
 static VBMIFI inline void
-fp_perm_pair (const guint8 *row, const gint32 *base, const guint8 *idx, gint b, __mmask64 keep,
-    __m512i *t0, __m512i *t1)
+fp_perm_pair (const guint8 *lo, const guint8 *hi, const gint32 *base, const guint8 *idx, gint b,
+    __mmask64 keep, __m512i *t0, __m512i *t1)
 {
   const __m512i i0 = _mm512_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
   const __m512i i1 = _mm512_setr_epi32 (8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
-  __m512i a = fp_perm (row, base[b], idx + 64 * b, keep);
-  __m512i c = fp_perm (row, base[b + 1], idx + 64 * (b + 1), keep);
+  __m512i a = fp_perm (lo + base[b], hi + base[b], idx + 64 * b, keep);
+  __m512i c = fp_perm (lo + base[b + 1], hi + base[b + 1], idx + 64 * (b + 1), keep);
   *t0 = _mm512_permutex2var_epi32 (a, i0, c);
   *t1 = _mm512_permutex2var_epi32 (a, i1, c);
 }
 
-/* The lanes of outputs i .. i+15 (byte permutes, or the scalar fill). */
+/* The lanes of outputs i .. i+15 (byte permutes, gathers or the scalar fill). */
 static VBMIFI inline void
 fp_load16_vbmi (const FPairTable *t, gint i, const guint8 *y0, const guint8 *y1,
     const guint8 *c1, const guint8 *c2, FPair16 *l)
 {
   const __mmask64 b0 = 0x1111111111111111ull, b01 = 0x3333333333333333ull;
-  if (!t->direct[i / 16]) {
-    fp_lanes16 (t, i, y0, y1, c1, c2, l);
+  if (t->load[i / 16] != FP_LOAD_PERMUTE) {
+    if (t->load[i / 16] == FP_LOAD_GATHER)
+      fp_gather16 (t, i, y0, y1, c1, c2, l);
+    else
+      fp_lanes16 (t, i, y0, y1, c1, c2, l);
     return;
   }
   gint b = i / 8;
   __m512i a0, a1;
-  fp_perm_pair (y0, t->ybase, t->yidx, b, b0, &a0, &a1);
+  fp_perm_pair (y0, y0 + 64, t->ybase, t->yidx, b, b0, &a0, &a1);
   l->ya0 = _mm512_cvtepi32_ps (a0);
   l->ya1 = _mm512_cvtepi32_ps (a1);
   l->yb0 = l->yb1 = _mm512_setzero_ps ();
   if (y1) {
-    fp_perm_pair (y1, t->ybase, t->yidx, b, b0, &a0, &a1);
+    fp_perm_pair (y1, y1 + 64, t->ybase, t->yidx, b, b0, &a0, &a1);
     l->yb0 = _mm512_cvtepi32_ps (a0);
     l->yb1 = _mm512_cvtepi32_ps (a1);
   }
-  if (t->nv12) {                       /* one permute for U and V: U | V << 8 */
-    fp_perm_pair (c1, t->cbase, t->cidx, b, b01, &a0, &a1);
-    l->u0 = fp_byte16 (a0, 0);
-    l->v0 = fp_byte16 (a0, 8);
-    l->u1 = fp_byte16 (a1, 0);
-    l->v1 = fp_byte16 (a1, 8);
-  } else {
-    fp_perm_pair (c1, t->cbase, t->cidx, b, b0, &a0, &a1);
-    l->u0 = _mm512_cvtepi32_ps (a0);
-    l->u1 = _mm512_cvtepi32_ps (a1);
-    fp_perm_pair (c2, t->cbase, t->cidx, b, b0, &a0, &a1);
-    l->v0 = _mm512_cvtepi32_ps (a0);
-    l->v1 = _mm512_cvtepi32_ps (a1);
-  }
+  /* one permute for U and V: U | V << 8 (NV12: 128 bytes of the UV row;
+   * I420: 64 bytes of the U row, then the same 64 of the V row) */
+  fp_perm_pair (c1, t->nv12 ? c1 + 64 : c2, t->cbase, t->cidx, b, b01, &a0, &a1);
+  l->u0 = fp_byte16 (a0, 0);
+  l->v0 = fp_byte16 (a0, 8);
+  l->u1 = fp_byte16 (a1, 0);
+  l->v1 = fp_byte16 (a1, 8);
 }
 
 /* Software-pipelined: the permutes of the next 16 outputs are issued before

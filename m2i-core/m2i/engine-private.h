@@ -82,6 +82,13 @@ typedef struct {
 PairWindows *m2i_pair_windows_new (const gint32 *xs, gint n, gint wy, gboolean nv12);
 void m2i_pair_windows_free (PairWindows *pw);
 
+enum {
+  FP_LOAD_FILL,                /* scalar (the tail; reads that SIMD loads would
+                                  take outside the rows) */
+  FP_LOAD_GATHER,              /* 4-byte gathers */
+  FP_LOAD_PERMUTE,             /* VBMI byte permutes over windows */
+};
+
 /* Plan-time tables of the float pair kernels (CscKernels.fpair_rows): n
  * outputs of a two-tap horizontal resize whose taps read adjacent source
  * columns x[i] and x[i] + 1 with weights w0[i], w1[i] (none negative, so the
@@ -96,11 +103,11 @@ typedef struct {
   gint32 *xs;                  /* n + 16 columns (tap 0), padded with the last */
   float *w0, *w1;              /* n + 16 weights, padded with zeros */
   int plane_of[3];             /* ring plane (memory channel) of R, G, B */
-  guint8 *direct;              /* per block of 16 outputs: the SIMD loads stay
-                                  inside the rows (else the scalar fill) */
+  guint8 *load;                /* per block of 16 outputs, how its source bytes
+                                  are fetched: FP_LOAD_* */
   /* VBMI byte permutes, per block of 8 outputs (NULL without VBMI): window
-   * starts, and 64-byte indices whose bytes 4k (and 4k + 1 for NV12's V)
-   * pick lane k (lanes 0-7: column x, 8-15: column x + 1), luma and chroma. */
+   * starts, and 64-byte indices whose bytes 4k (and 4k + 1 for V) pick lane
+   * k (lanes 0-7: column x, 8-15: column x + 1), luma and chroma. */
   gint32 *ybase, *cbase;
   guint8 *yidx, *cidx;
 } FPairTable;
