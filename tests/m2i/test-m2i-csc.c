@@ -143,6 +143,64 @@ test_scalar_kernel (void)
     }
 }
 
+/* The float pair kernels' fp32 csc (whichever SIMD level is in use) on
+ * every triple: each row of the all-triples frame through fpair_rows with
+ * weights (1, 0) — the sum is then the colour of column x — and (0, 1) for
+ * column x + 1. Luma pairs share the chroma row, like the fused path. */
+static void
+test_float_pairs (void)
+{
+  const CscKernels *k = m2i_csc_kernels ();
+  if (!k->fpair_rows) {
+    g_test_skip ("no float pair kernels at this SIMD level");
+    return;
+  }
+  for (int f = 0; f < 2; f++) {
+    gboolean nv12 = f == 0;
+    TestImage in;
+    test_image_alloc (&in, nv12 ? M2I_FORMAT_SP_NV12_8 : M2I_FORMAT_PL_YUV420_8, W, H, 0, 0);
+    fill_frame (&in);
+    const M2iImage *im = &in.img;
+    gint n = W - 1;
+    gint32 *xs = g_new (gint32, n);
+    float *one = g_new (float, n), *zero = g_new0 (float, n);
+    for (gint i = 0; i < n; i++) {
+      xs[i] = i;
+      one[i] = 1.0f;
+    }
+    float *h0 = g_new (float, 3 * (gsize) n), *h1 = g_new (float, 3 * (gsize) n);
+    guint64 bad = 0;
+    for (int tap = 0; tap < 2; tap++) {
+      FPairTable *t = m2i_fpair_table_new (xs, tap ? zero : one, tap ? one : zero, n, W, nv12,
+          FALSE, k->gather_pairs_win != NULL);
+      for (gint y = 0; y < H; y += 2) {
+        const guint8 *c1 = im->data[1] + (gsize) (y / 2) * im->stride[1];
+        const guint8 *c2 = nv12 ? NULL : im->data[2] + (gsize) (y / 2) * im->stride[2];
+        k->fpair_rows (t, im->data[0] + (gsize) y * im->stride[0],
+            im->data[0] + (gsize) (y + 1) * im->stride[0], c1, c2, h0, h1);
+        for (int r = 0; r < 2; r++)
+          for (gint i = 0; i < n; i++) {
+            int Y, U, V, rgb[3];
+            triple_at (i + tap, y + r, &Y, &U, &V);
+            spec_rgb (Y, U, V, rgb);
+            for (int c = 0; c < 3; c++)
+              if ((r ? h1 : h0)[(gsize) c * n + i] != (float) rgb[c] && bad++ < 5)
+                g_printerr ("%s Y=%d U=%d V=%d channel %d: got %g, spec %d\n",
+                    nv12 ? "NV12" : "I420", Y, U, V, c, (r ? h1 : h0)[(gsize) c * n + i], rgb[c]);
+          }
+      }
+      m2i_fpair_table_free (t);
+    }
+    g_assert_cmpuint (bad, ==, 0);
+    g_free (xs);
+    g_free (one);
+    g_free (zero);
+    g_free (h0);
+    g_free (h1);
+    test_image_free (&in);
+  }
+}
+
 /* The divide-by-1000 identity the kernels rely on. */
 static void
 test_div1000 (void)
@@ -161,5 +219,6 @@ main (int argc, char **argv)
   g_test_add_func ("/m2i/csc/reference-i420-all-triples", test_reference_i420);
   g_test_add_func ("/m2i/csc/fused-nv12-bgr-all-triples", test_fused_nv12_bgr);
   g_test_add_func ("/m2i/csc/fused-i420-rgb-all-triples", test_fused_i420_rgb);
+  g_test_add_func ("/m2i/csc/float-pairs-all-triples", test_float_pairs);
   return g_test_run ();
 }

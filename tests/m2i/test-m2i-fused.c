@@ -231,6 +231,35 @@ test_8k (void)
   g_rand_free (rand);
 }
 
+/* Two-tap linear downscales at scales and widths that take every load mode
+ * of the float pair kernels (byte permutes over windows, gathers when a
+ * block spans more than a window, the scalar fill for tails), rows pairs
+ * that share a chroma row and pairs that do not, NV12 and I420, both
+ * channel orders, one and two slices; u8 (exact), fp16 and fp16 + norm. */
+static void
+test_float_pairs (void)
+{
+  GRand *rand = g_rand_new_with_seed (8);
+  static const gint cases[][4] = {       /* in w, in h, out w, out h */
+    { 1920, 1080, 224, 224 }, { 1920, 1080, 300, 169 }, { 1280, 720, 213, 120 },
+    { 640, 480, 100, 75 }, { 3840, 360, 224, 60 }, { 2600, 64, 70, 9 },
+    { 256, 40, 17, 19 }, { 130, 18, 40, 7 }, { 1000, 30, 499, 14 },
+  };
+  static const int chain_ids[] = { 4, 5, 6 };
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+    for (guint c = 0; c < G_N_ELEMENTS (chain_ids); c++) {
+      M2iResizeParams rp;
+      resize_params (&rp, M2I_RESIZE_LINEAR, cases[k][2], cases[k][3]);
+      compare_one (k & 1 ? M2I_FORMAT_PL_YUV420_8 : M2I_FORMAT_SP_NV12_8, cases[k][0],
+          cases[k][1], &chains[chain_ids[c]], (k + c) & 1 ? M2I_ORDER_BGR : M2I_ORDER_RGB,
+          &rp, M2I_PROFILE_EXTENDED, 1 + (gint) (k % 2), 0, 0, rand);
+      compare_one (k & 1 ? M2I_FORMAT_SP_NV12_8 : M2I_FORMAT_PL_YUV420_8, cases[k][0],
+          cases[k][1], &chains[chain_ids[c]], (k + c) & 1 ? M2I_ORDER_RGB : M2I_ORDER_BGR,
+          &rp, M2I_PROFILE_DEFAULT, 2, 0, 0, rand);
+    }
+  g_rand_free (rand);
+}
+
 /* The ops that do not start with csc, alone, as elements use them. */
 static void
 test_single_ops (void)
@@ -298,5 +327,6 @@ main (int argc, char **argv)
   g_test_add_func ("/m2i/fused/padded-strides", test_padded_strides);
   g_test_add_func ("/m2i/fused/single-ops", test_single_ops);
   g_test_add_func ("/m2i/fused/8k", test_8k);
+  g_test_add_func ("/m2i/fused/float-pairs", test_float_pairs);
   return g_test_run ();
 }
