@@ -269,71 +269,9 @@ pair_c (const guint8 *y0, const guint8 *y1, const guint8 *c1, const guint8 *c2, 
 }
 
 static const CscKernels kernels_c = {
-  "c", 1, prep_444_c, row_c, pair_c, u8_to_f16_c, gather_c, gather_pairs_c, NULL,
-  hpass_expanded_c, finish_f16_norm_c, NULL, NULL, norm_f16_c,
+  "c", 1, prep_444_c, row_c, pair_c, u8_to_f16_c, gather_c, gather_pairs_c,
+  hpass_expanded_c, finish_f16_norm_c, NULL, FALSE, NULL, norm_f16_c,
 };
-
-/* ---- pair windows ---------------------------------------------------------- */
-
-PairWindows *
-m2i_pair_windows_new (const gint32 *xs, gint n, gint wy, gboolean nv12)
-{
-  PairWindows *pw = g_new0 (PairWindows, 1);
-  gint nb = n / 8;
-  gint wc = nv12 ? wy : wy / 2, cwin = nv12 ? 128 : 64;
-  pw->n_blocks = nb;
-  pw->ybase = g_new0 (gint32, MAX (nb, 1));
-  pw->cbase = g_new0 (gint32, MAX (nb, 1));
-  pw->yidx = g_new0 (guint8, (gsize) MAX (nb, 1) * 64);
-  pw->cidx = g_new0 (guint8, (gsize) MAX (nb, 1) * 64);
-  pw->ok = g_new0 (guint8, MAX (nb, 1));
-  for (gint b = 0; b < nb; b++) {
-    const gint32 *x = xs + 8 * b;
-    gint ylo = G_MAXINT, yhi = 0, clo = G_MAXINT, chi = 0;
-    for (int j = 0; j < 8; j++) {
-      ylo = MIN (ylo, x[j]);
-      yhi = MAX (yhi, x[j] + 1);
-      gint c0 = nv12 ? (x[j] & ~1) : x[j] >> 1;
-      gint c1 = nv12 ? ((x[j] + 1) & ~1) + 1 : (x[j] + 1) >> 1;
-      clo = MIN (clo, c0);
-      chi = MAX (chi, c1);
-    }
-    if (wy < 128 || wc < cwin || yhi - ylo >= 128 || chi - clo >= cwin)
-      continue;
-    gint yb = MIN (ylo, wy - 128), cb = MIN (clo, wc - cwin);
-    pw->ybase[b] = yb;
-    pw->cbase[b] = cb;
-    guint8 *yi = pw->yidx + 64 * b, *ci = pw->cidx + 64 * b;
-    for (int j = 0; j < 8; j++) {
-      yi[j] = (guint8) (x[j] - yb);
-      yi[8 + j] = (guint8) (x[j] + 1 - yb);
-      if (nv12) {
-        ci[j] = (guint8) ((x[j] & ~1) - cb);                 /* U of x */
-        ci[8 + j] = (guint8) (((x[j] + 1) & ~1) - cb);       /* U of x+1 */
-        ci[16 + j] = (guint8) ((x[j] & ~1) + 1 - cb);        /* V of x */
-        ci[24 + j] = (guint8) (((x[j] + 1) & ~1) + 1 - cb);  /* V of x+1 */
-      } else {
-        ci[j] = (guint8) ((x[j] >> 1) - cb);
-        ci[8 + j] = (guint8) (((x[j] + 1) >> 1) - cb);
-      }
-    }
-    pw->ok[b] = 1;
-  }
-  return pw;
-}
-
-void
-m2i_pair_windows_free (PairWindows *pw)
-{
-  if (!pw)
-    return;
-  g_free (pw->ybase);
-  g_free (pw->cbase);
-  g_free (pw->yidx);
-  g_free (pw->cidx);
-  g_free (pw->ok);
-  g_free (pw);
-}
 
 /* ---- float pair path: tables and the scalar fill ---------------------------- */
 
@@ -867,46 +805,6 @@ gather_avx2 (const guint8 *y, gint wy, const guint8 *c1, const guint8 *c2, gint 
 }
 
 static AVX2 void
-gather_pairs_avx2 (const guint8 *y, gint wy, const guint8 *c1, const guint8 *c2, gint wc,
-    const gint32 *xs, gint n, guint8 *restrict cy, guint8 *restrict cu, guint8 *restrict cv)
-{
-  gint i = 0;
-  if (wy >= 4 && wc >= 4) {
-    const __m256i ymax = _mm256_set1_epi32 (wy - 4), cmax = _mm256_set1_epi32 (wc - 4);
-    const __m256i one = _mm256_set1_epi32 (1);
-    for (; i + 8 <= n; i += 8) {
-      __m256i x = _mm256_loadu_si256 ((const __m256i *) (xs + i));
-      if (y) {
-        __m256i g = gather8 (y, x, ymax);                   /* Y[x], Y[x+1] */
-        store_b8 (cy + i, g);
-        store_b8 (cy + n + i, _mm256_srli_epi32 (g, 8));
-      }
-      if (!c1)
-        continue;
-      /* column x+1 uses the next chroma sample when x is odd */
-      __m256i odd = _mm256_and_si256 (x, one);
-      if (!c2) {
-        __m256i g = gather8 (c1, _mm256_andnot_si256 (one, x), cmax);   /* U0 V0 U1 V1 */
-        store_b8 (cu + i, g);
-        store_b8 (cv + i, _mm256_srli_epi32 (g, 8));
-        __m256i g1 = _mm256_srlv_epi32 (g, _mm256_slli_epi32 (odd, 4));
-        store_b8 (cu + n + i, g1);
-        store_b8 (cv + n + i, _mm256_srli_epi32 (g1, 8));
-      } else {
-        __m256i h = _mm256_srli_epi32 (x, 1);
-        __m256i gu = gather8 (c1, h, cmax), gv = gather8 (c2, h, cmax);
-        store_b8 (cu + i, gu);
-        store_b8 (cv + i, gv);
-        __m256i sh = _mm256_slli_epi32 (odd, 3);
-        store_b8 (cu + n + i, _mm256_srlv_epi32 (gu, sh));
-        store_b8 (cv + n + i, _mm256_srlv_epi32 (gv, sh));
-      }
-    }
-  }
-  gather_pairs_from (y, c1, c2, xs, i, n, n, cy, cu, cv);
-}
-
-static AVX2 void
 hpass_expanded_avx2 (const float *w, gint T, gint n, const guint8 *p, gint K, float *dst)
 {
   hpass_expanded_body (w, T, n, p, K, dst);
@@ -1107,8 +1005,8 @@ norm_f16_avx2 (const m2i_f16 *in, m2i_f16 *out, gint n, float sub, float mul, fl
 
 static const CscKernels kernels_avx2 = {
   "avx2", BLK, prep_444_avx2, row_avx2, pair_avx2,
-  u8_to_f16_avx2, gather_avx2, gather_pairs_avx2, NULL, hpass_expanded_avx2,
-  finish_f16_norm_avx2, fpair_rows_avx2, vfinish_f16_avx2, norm_f16_avx2,
+  u8_to_f16_avx2, gather_avx2, gather_pairs_c, hpass_expanded_avx2,
+  finish_f16_norm_avx2, fpair_rows_avx2, FALSE, vfinish_f16_avx2, norm_f16_avx2,
 };
 
 /* ---- AVX-512 (F, BW): the pair kernel at twice the width ------------------ */
@@ -1327,45 +1225,6 @@ gather_avx512 (const guint8 *y, gint wy, const guint8 *c1, const guint8 *c2, gin
     }
   }
   gather_c (y, wy, c1, c2, wc, xs + k, K - k, cy + k, cu + k, cv + k);
-}
-
-static AVX512 void
-gather_pairs_avx512 (const guint8 *y, gint wy, const guint8 *c1, const guint8 *c2, gint wc,
-    const gint32 *xs, gint n, guint8 *restrict cy, guint8 *restrict cu, guint8 *restrict cv)
-{
-  gint i = 0;
-  if (wy >= 4 && wc >= 4) {
-    const __m512i ymax = _mm512_set1_epi32 (wy - 4), cmax = _mm512_set1_epi32 (wc - 4);
-    const __m512i one = _mm512_set1_epi32 (1);
-    for (; i + 16 <= n; i += 16) {
-      __m512i x = _mm512_loadu_si512 ((const void *) (xs + i));
-      if (y) {
-        __m512i g = gather16 (y, x, ymax);
-        store_b16 (cy + i, g);
-        store_b16 (cy + n + i, _mm512_srli_epi32 (g, 8));
-      }
-      if (!c1)
-        continue;
-      __m512i odd = _mm512_and_si512 (x, one);
-      if (!c2) {
-        __m512i g = gather16 (c1, _mm512_andnot_si512 (one, x), cmax);
-        store_b16 (cu + i, g);
-        store_b16 (cv + i, _mm512_srli_epi32 (g, 8));
-        __m512i g1 = _mm512_srlv_epi32 (g, _mm512_slli_epi32 (odd, 4));
-        store_b16 (cu + n + i, g1);
-        store_b16 (cv + n + i, _mm512_srli_epi32 (g1, 8));
-      } else {
-        __m512i h = _mm512_srli_epi32 (x, 1);
-        __m512i gu = gather16 (c1, h, cmax), gv = gather16 (c2, h, cmax);
-        store_b16 (cu + i, gu);
-        store_b16 (cv + i, gv);
-        __m512i sh = _mm512_slli_epi32 (odd, 3);
-        store_b16 (cu + n + i, _mm512_srlv_epi32 (gu, sh));
-        store_b16 (cv + n + i, _mm512_srlv_epi32 (gv, sh));
-      }
-    }
-  }
-  gather_pairs_from (y, c1, c2, xs, i, n, n, cy, cu, cv);
 }
 
 /* hpass_expanded for two taps, 16 outputs per step; same operations in the
@@ -1623,58 +1482,11 @@ norm_f16_avx512 (const m2i_f16 *in, m2i_f16 *out, gint n, float sub, float mul, 
 
 static const CscKernels kernels_avx512 = {
   "avx512", BLK, prep_444_avx512, row_avx512, pair_avx512, u8_to_f16_avx2, gather_avx512,
-  gather_pairs_avx512, NULL, hpass_expanded_avx512, finish_f16_norm_avx512,
-  fpair_rows_avx512, vfinish_f16_avx512, norm_f16_avx512,
+  gather_pairs_c, hpass_expanded_avx512, finish_f16_norm_avx512,
+  fpair_rows_avx512, FALSE, vfinish_f16_avx512, norm_f16_avx512,
 };
 
-/* ---- AVX-512 VBMI: pair gathers as byte permutes over 128-byte windows --- */
-
-#define VBMI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi")))
-
-static VBMI void
-gather_pairs_vbmi (const guint8 *y, const guint8 *c1, const guint8 *c2, const gint32 *xs,
-    gint n, const PairWindows *pw, guint8 *restrict cy, guint8 *restrict cu,
-    guint8 *restrict cv)
-{
-  for (gint b = 0; b < pw->n_blocks; b++) {
-    gint i0 = 8 * b;
-    if (!pw->ok[b]) {
-      gather_pairs_from (y, c1, c2, xs, i0, i0 + 8, n, cy, cu, cv);
-      continue;
-    }
-    if (y) {
-      const guint8 *w = y + pw->ybase[b];
-      __m512i idx = _mm512_castsi128_si512 (_mm_loadu_si128 ((const __m128i *) (pw->yidx + 64 * b)));
-      __m128i r = _mm512_castsi512_si128 (_mm512_permutex2var_epi8 (
-              _mm512_loadu_si512 ((const void *) w), idx, _mm512_loadu_si512 ((const void *) (w + 64))));
-      _mm_storel_epi64 ((__m128i *) (cy + i0), r);
-      _mm_storel_epi64 ((__m128i *) (cy + n + i0), _mm_unpackhi_epi64 (r, r));
-    }
-    if (!c1)
-      continue;
-    __m512i idx = _mm512_castsi256_si512 (_mm256_loadu_si256 ((const __m256i *) (pw->cidx + 64 * b)));
-    if (!c2) {
-      const guint8 *w = c1 + pw->cbase[b];
-      __m512i r = _mm512_permutex2var_epi8 (_mm512_loadu_si512 ((const void *) w), idx,
-          _mm512_loadu_si512 ((const void *) (w + 64)));
-      __m128i uu = _mm512_castsi512_si128 (r), vv = _mm512_extracti32x4_epi32 (r, 1);
-      _mm_storel_epi64 ((__m128i *) (cu + i0), uu);
-      _mm_storel_epi64 ((__m128i *) (cu + n + i0), _mm_unpackhi_epi64 (uu, uu));
-      _mm_storel_epi64 ((__m128i *) (cv + i0), vv);
-      _mm_storel_epi64 ((__m128i *) (cv + n + i0), _mm_unpackhi_epi64 (vv, vv));
-    } else {
-      __m128i uu = _mm512_castsi512_si128 (_mm512_permutexvar_epi8 (idx,
-              _mm512_loadu_si512 ((const void *) (c1 + pw->cbase[b]))));
-      __m128i vv = _mm512_castsi512_si128 (_mm512_permutexvar_epi8 (idx,
-              _mm512_loadu_si512 ((const void *) (c2 + pw->cbase[b]))));
-      _mm_storel_epi64 ((__m128i *) (cu + i0), uu);
-      _mm_storel_epi64 ((__m128i *) (cu + n + i0), _mm_unpackhi_epi64 (uu, uu));
-      _mm_storel_epi64 ((__m128i *) (cv + i0), vv);
-      _mm_storel_epi64 ((__m128i *) (cv + n + i0), _mm_unpackhi_epi64 (vv, vv));
-    }
-  }
-  gather_pairs_from (y, c1, c2, xs, 8 * pw->n_blocks, n, n, cy, cu, cv);
-}
+/* ---- AVX-512 VBMI: the float pair path's loads as byte permutes ----------- */
 
 #define VBMIF __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi,avx2,f16c,fma")))
 #define VBMIFI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi,avx2,f16c,fma"), always_inline))
@@ -1760,8 +1572,8 @@ fpair_rows_vbmi (const FPairTable *t, const guint8 *y0, const guint8 *y1, const 
 
 static const CscKernels kernels_avx512_vbmi = {
   "avx512-vbmi", BLK, prep_444_avx512, row_avx512, pair_avx512, u8_to_f16_avx2, gather_avx512,
-  gather_pairs_avx512, gather_pairs_vbmi, hpass_expanded_avx512, finish_f16_norm_avx512,
-  fpair_rows_vbmi, vfinish_f16_avx512, norm_f16_avx512,
+  gather_pairs_c, hpass_expanded_avx512, finish_f16_norm_avx512,
+  fpair_rows_vbmi, TRUE, vfinish_f16_avx512, norm_f16_avx512,
 };
 #endif
 

@@ -68,20 +68,6 @@ typedef struct {
   float sub[3], mul[3], add[3];
 } CscOutSpec;
 
-/* Byte-permute windows for gathering adjacent column pairs xs[i], xs[i]+1:
- * per block of 8 outputs, where its luma and chroma bytes start and the
- * permute indices that pick them (csc.c). Built at plan time. */
-typedef struct {
-  gint n_blocks;               /* full blocks of 8 outputs */
-  gint32 *ybase, *cbase;       /* per block: first byte of the luma / chroma window */
-  guint8 *yidx, *cidx;         /* per block: 64 indices into the window */
-  guint8 *ok;                  /* per block: the windows cover all its columns */
-} PairWindows;
-
-/* Windows for @n pairs of luma row length @wy (I420 when !@nv12). */
-PairWindows *m2i_pair_windows_new (const gint32 *xs, gint n, gint wy, gboolean nv12);
-void m2i_pair_windows_free (PairWindows *pw);
-
 enum {
   FP_LOAD_FILL,                /* scalar (the tail; reads that SIMD loads would
                                   take outside the rows) */
@@ -131,15 +117,12 @@ typedef struct {
    * @c1 is set the chroma of column xs[k] from an NV12 UV row (@c2 NULL) or
    * I420 U, V rows; @wy, @wc: luma and chroma row lengths in bytes (reads
    * stay inside them). gather_pairs: columns xs[i] and xs[i] + 1, stored at
-   * [i] and [n + i]. */
+   * [i] and [n + i] (plain C at every level: where pairs apply, the SIMD
+   * levels run the float pair path instead). */
   void (*gather) (const guint8 *y, gint wy, const guint8 *c1, const guint8 *c2, gint wc,
       const gint32 *xs, gint K, guint8 *cy, guint8 *cu, guint8 *cv);
   void (*gather_pairs) (const guint8 *y, gint wy, const guint8 *c1, const guint8 *c2, gint wc,
       const gint32 *xs, gint n, guint8 *cy, guint8 *cu, guint8 *cv);
-  /* gather_pairs with byte permutes over windows (AVX-512 VBMI); NULL when
-   * the CPU cannot. */
-  void (*gather_pairs_win) (const guint8 *y, const guint8 *c1, const guint8 *c2,
-      const gint32 *xs, gint n, const PairWindows *pw, guint8 *cy, guint8 *cu, guint8 *cv);
   /* Horizontal resize over expanded columns (fused.c explains): @wt the x
    * table's weights tap block after tap block (T blocks of n), @p three
    * planes of K = n*T u8 values in the same order; @dst: 3 planes of n sums. */
@@ -156,6 +139,8 @@ typedef struct {
    * channel order — the same values hpass_expanded gives. */
   void (*fpair_rows) (const FPairTable *t, const guint8 *y0, const guint8 *y1,
       const guint8 *c1, const guint8 *c2, float *h0, float *h1);
+  /* fpair_rows fetches by byte permutes (the table needs windows). */
+  gboolean fpair_permutes;
   /* Vertical two-tap pass, fp16 rounding, optional norm (per plane
    * sub/mul/add, the fast formula) and the planar fp16 store, in one sweep:
    * out[c][i] = fp16 (norm (fp16 (wy0·h0[c·n + i] + wy1·h1[c·n + i]))),

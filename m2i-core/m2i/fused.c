@@ -58,7 +58,6 @@ struct Fused {
   gint32 *xs;                          /* the K source columns */
   float *wt;                           /* expanded: weights in the same order */
   gboolean pairs;                      /* expanded, 2 taps on adjacent columns */
-  PairWindows *windows;                /* for k->gather_pairs_win */
   FPairTable *fp;                      /* float pair path (k->fpair_rows) */
   gboolean vfinish;                    /* vertical pass + finishing by k->vfinish_f16 */
   gint pf_lo, pf_hi;                   /* luma columns read, for prefetching */
@@ -132,7 +131,6 @@ m2i_fused_free (Fused *f)
     m2i_resize_plan_free (f->rplan);
   g_free (f->xs);
   g_free (f->wt);
-  m2i_pair_windows_free (f->windows);
   m2i_fpair_table_free (f->fp);
   g_free (f->nsub);
   g_free (f->nmul);
@@ -220,7 +218,7 @@ plan_float_pairs (Fused *f, const M2iImage *in)
     return;
   f->fp = m2i_fpair_table_new (f->xs, f->wt, f->wt + n, n, in->width,
       in->format == M2I_FORMAT_SP_NV12_8, f->order == M2I_ORDER_BGR,
-      f->k->fpair_rows != NULL && f->k->gather_pairs_win != NULL);
+      f->k->fpair_permutes);
   f->pf_lo = ax->index[0];
   f->pf_hi = ax->index[ax->out_size * ax->taps - 1] + 2;
   for (gint i = 0; i < ax->out_size * ax->taps; i++) {
@@ -315,9 +313,6 @@ m2i_fused_new (const M2iImage *in, const M2iOp *ops, guint n_ops,
   plan_columns (f);
   plan_rows (f);
   plan_float_pairs (f, in);
-  if (f->pairs && !f->fp && f->k->gather_pairs_win)
-    f->windows = m2i_pair_windows_new (f->xs, f->n_cols / 2, in->width,
-        in->format == M2I_FORMAT_SP_NV12_8);
   gint K = f->n_cols;
   gsize n = (gsize) f->out_w * 3;
   f->ts = m2i_csc_terms_stride (f->k, K);
@@ -413,10 +408,7 @@ source_row (Fused *f, Slice *sl, gint r)
     const guint8 *c2 = in->format == M2I_FORMAT_SP_NV12_8 ? NULL
         : in->data[2] + (gsize) (r / 2) * in->stride[2];
     gint wc = c2 ? in->width / 2 : in->width;
-    if (f->windows)
-      f->k->gather_pairs_win (yrow, need_chroma ? c1 : NULL, c2, xs, K / 2, f->windows,
-          sl->cy, sl->cu, sl->cv);
-    else if (f->pairs)
+    if (f->pairs)
       f->k->gather_pairs (yrow, in->width, need_chroma ? c1 : NULL, c2, wc, xs, K / 2,
           sl->cy, sl->cu, sl->cv);
     else
