@@ -345,11 +345,17 @@ fast_values (const M2iImage *in, const M2iImage *out, const M2iNormParams *n,
   gint w = in->width, n3 = w * 3;
   float *sub = coef, *mul = coef + n3, *add = coef + 2 * n3;
   if (pin && pout) {                   /* plane by plane, no reshuffling */
+    gboolean f16_norm = n && m2i_format_dtype (in->format) == M2I_DTYPE_F16
+        && m2i_format_dtype (out->format) == M2I_DTYPE_F16;
+    const CscKernels *k = m2i_csc_kernels ();
     for (int c = 0; c < 3; c++) {
       float s0 = 0, m0 = 1, a0 = 0;
       if (n)
         m2i_norm_fast_coeffs (n, c, &s0, &m0, &a0);
-      for (gint y = 0; y < in->height; y++) {
+      for (gint y = 0; y < in->height && f16_norm; y++)   /* one pass, same formula */
+        k->norm_f16 ((const m2i_f16 *) (in->data[c] + (gsize) y * in->stride[c]),
+            (m2i_f16 *) (out->data[c] + (gsize) y * out->stride[c]), w, s0, m0, a0);
+      for (gint y = 0; y < in->height && !f16_norm; y++) {
         load_row_f32 (in, c, y, row, w);
         if (n)
           for (gint x = 0; x < w; x++)
