@@ -1,6 +1,35 @@
+/* m2i-parallel.c — the process-wide worker pool.
+ *
+ * Jobs (one per slice after the caller's own) go into a FIFO under one
+ * mutex. Waking a sleeping thread costs a futex call on each side and, on a
+ * busy machine, a scheduling delay of tens of microseconds — as long as a
+ * whole slice of a 224x224 task. So both sides first spin briefly:
+ *  - an idle worker watches the queue for up to `spin_us` before it sleeps
+ *    on the condition variable; the budget adapts (doubled when a job came
+ *    while spinning, halved when none did, between SPIN_MIN_US and
+ *    SPIN_MAX_US), so back-to-back calls (a pipeline's frames) find a
+ *    running worker while a pool that is idle for long, or fed at long
+ *    intervals, spins next to nothing;
+ *  - a caller whose own slice is done watches its pending count for up to
+ *    WAIT_SPIN_US (the other slices are running and about as long) before it
+ *    sleeps.
+ * Condition variables are signalled only when someone sleeps on them, so a
+ * call that finds spinning workers makes no system call at all.
+ */
 #include "m2i-parallel.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define CPU_RELAX() _mm_pause ()
+#else
+#define CPU_RELAX() do { } while (0)
+#endif
+
 #define MAX_SLICES 64
+#define SPIN_MAX_US 20          /* an idle worker spins at most this long, */
+#define SPIN_MIN_US 1           /* and at least this long (to notice calls coming
+                                   close together again) */
+#define WAIT_SPIN_US 50         /* a caller spins this long for running slices */
 
 typedef struct Job Job;
 typedef struct Call Call;
@@ -14,7 +43,8 @@ struct Job {
 struct Call {
   M2iParallelFunc func;
   gpointer user_data;
-  gint pending;                 /* jobs not yet finished; under pool.lock */
+  gint pending;                 /* jobs not yet finished; written under pool.lock */
+  gboolean sleeping;            /* the caller waits on done; under pool.lock */
   GCond done;
 };
 
@@ -23,7 +53,10 @@ static struct {
   GCond work;
   Job *head, *tail;             /* FIFO of jobs, intrusive (jobs live on callers' stacks) */
   gint n_workers;
-} pool;
+  gint n_sleeping;              /* workers waiting on `work`; under lock */
+  gint queued;                  /* jobs in the FIFO; written under lock, read by spinners */
+  gint spin_us;                 /* current spin budget of idle workers */
+} pool = { .spin_us = SPIN_MAX_US };
 
 static GPrivate in_worker;
 
@@ -35,16 +68,43 @@ pop_locked (void)
     pool.head = j->next;
     if (!pool.head)
       pool.tail = NULL;
+    g_atomic_int_add (&pool.queued, -1);
   }
   return j;
 }
 
+/* Runs @j and reports it done. The call's memory may vanish as soon as the
+ * lock is released after the last job, so nothing touches it afterwards. */
 static void
-finish_locked (Job *j)
+run_job (Job *j)
 {
   Call *c = j->call;
-  if (--c->pending == 0)
-    g_cond_broadcast (&c->done);
+  c->func (j->begin, j->end, j->slice, c->user_data);
+  g_mutex_lock (&pool.lock);
+  g_atomic_int_add (&c->pending, -1);
+  if (g_atomic_int_get (&c->pending) == 0 && c->sleeping)
+    g_cond_signal (&c->done);
+  g_mutex_unlock (&pool.lock);
+}
+
+/* Spins (without the lock) until a job is queued or the budget is spent;
+ * adapts the budget. TRUE if a job showed up. */
+static gboolean
+spin_for_work (void)
+{
+  gint budget = g_atomic_int_get (&pool.spin_us);
+  gint64 end = g_get_monotonic_time () + budget;
+  for (guint i = 1;; i++) {
+    if (g_atomic_int_get (&pool.queued) > 0) {
+      g_atomic_int_set (&pool.spin_us, MIN (SPIN_MAX_US, 2 * budget));
+      return TRUE;
+    }
+    CPU_RELAX ();
+    if ((i & 63) == 0 && g_get_monotonic_time () > end) {
+      g_atomic_int_set (&pool.spin_us, MAX (SPIN_MIN_US, budget / 2));
+      return FALSE;
+    }
+  }
 }
 
 static gpointer
@@ -54,14 +114,20 @@ worker_main (gpointer data)
   g_mutex_lock (&pool.lock);
   for (;;) {
     Job *j = pop_locked ();
-    if (!j) {
-      g_cond_wait (&pool.work, &pool.lock);
+    if (j) {
+      g_mutex_unlock (&pool.lock);
+      run_job (j);
+      g_mutex_lock (&pool.lock);
       continue;
     }
     g_mutex_unlock (&pool.lock);
-    j->call->func (j->begin, j->end, j->slice, j->call->user_data);
+    gboolean found = spin_for_work ();
     g_mutex_lock (&pool.lock);
-    finish_locked (j);
+    if (found || pool.head)
+      continue;
+    pool.n_sleeping++;
+    g_cond_wait (&pool.work, &pool.lock);
+    pool.n_sleeping--;
   }
   return NULL;
 }
@@ -102,7 +168,7 @@ m2i_parallel_for (gint n, gint n_slices, gint min_grain,
   }
 
   Job jobs[MAX_SLICES];
-  Call call = { func, user_data, n_slices - 1 };
+  Call call = { func, user_data, n_slices - 1, FALSE };
   g_cond_init (&call.done);
   for (gint s = 0; s < n_slices; s++) {
     jobs[s].next = NULL;
@@ -121,27 +187,43 @@ m2i_parallel_for (gint n, gint n_slices, gint min_grain,
       pool.head = &jobs[s];
     pool.tail = &jobs[s];
   }
-  g_cond_broadcast (&pool.work);
+  g_atomic_int_add (&pool.queued, n_slices - 1);
+  for (gint s = 0; s < MIN (pool.n_sleeping, n_slices - 1); s++)
+    g_cond_signal (&pool.work);
   g_mutex_unlock (&pool.lock);
 
   func (jobs[0].begin, jobs[0].end, 0, user_data);
 
   /* Help with queued jobs (ours or others') while ours are unfinished, so a
-   * busy pool never stalls a caller. */
-  g_mutex_lock (&pool.lock);
-  while (call.pending > 0) {
-    Job *j = pop_locked ();
-    if (j) {
-      g_mutex_unlock (&pool.lock);
-      g_private_set (&in_worker, GINT_TO_POINTER (1));
-      j->call->func (j->begin, j->end, j->slice, j->call->user_data);
-      g_private_set (&in_worker, NULL);
+   * busy pool never stalls a caller; then wait, spinning first. */
+  gint64 spin_end = 0;
+  for (guint i = 1; g_atomic_int_get (&call.pending) > 0; i++) {
+    if (g_atomic_int_get (&pool.queued) > 0) {
       g_mutex_lock (&pool.lock);
-      finish_locked (j);
-    } else {
-      g_cond_wait (&call.done, &pool.lock);
+      Job *j = pop_locked ();
+      g_mutex_unlock (&pool.lock);
+      if (j) {
+        g_private_set (&in_worker, GINT_TO_POINTER (1));
+        run_job (j);
+        g_private_set (&in_worker, NULL);
+        continue;
+      }
+    }
+    if (spin_end == 0)
+      spin_end = g_get_monotonic_time () + WAIT_SPIN_US;
+    CPU_RELAX ();
+    if ((i & 63) == 0 && g_get_monotonic_time () > spin_end) {
+      g_mutex_lock (&pool.lock);
+      call.sleeping = TRUE;
+      while (g_atomic_int_get (&call.pending) > 0 && !pool.head)
+        g_cond_wait (&call.done, &pool.lock);
+      call.sleeping = FALSE;
+      g_mutex_unlock (&pool.lock);
+      spin_end = 0;
     }
   }
+  /* The last job's run_job may still hold the lock with &call in hand. */
+  g_mutex_lock (&pool.lock);
   g_mutex_unlock (&pool.lock);
   g_cond_clear (&call.done);
 }

@@ -1,6 +1,7 @@
 /* The shared worker pool: every item visited exactly once, from many callers
  * at once, and nested calls do not deadlock. */
 #include <base/m2i-parallel.h>
+#include <time.h>
 
 typedef struct {
   gint *hits;
@@ -74,6 +75,29 @@ test_nested (void)
   g_free (c.hits);
 }
 
+static double
+process_cpu_ms (void)
+{
+  struct timespec t;
+  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* Workers spin a little after a call (so back-to-back calls find them
+ * awake), but an idle pool must not burn CPU: 200 ms without calls cost
+ * (nearly) no CPU time. */
+static void
+test_idle_pool_sleeps (void)
+{
+  for (int k = 0; k < 50; k++)
+    check_once (1000, 4, 1);
+  g_usleep (10000);
+  double c0 = process_cpu_ms ();
+  g_usleep (200000);
+  double spent = process_cpu_ms () - c0;
+  g_assert_cmpfloat (spent, <, 20.0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -82,5 +106,6 @@ main (int argc, char **argv)
   g_test_add_func ("/parallel/cover", test_cover);
   g_test_add_func ("/parallel/concurrent", test_concurrent_callers);
   g_test_add_func ("/parallel/nested", test_nested);
+  g_test_add_func ("/parallel/idle-pool-sleeps", test_idle_pool_sleeps);
   return g_test_run ();
 }
