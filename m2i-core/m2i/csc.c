@@ -1597,8 +1597,10 @@ m2i_csc_kernels_c (void)
   return &kernels_c;
 }
 
-const CscKernels *
-m2i_csc_kernels (void)
+/* Picked once: M2I_CPU_DISABLE is read at the first call (as m2i_cpu_flags
+ * does), so callers may ask for the kernels per run. */
+static const CscKernels *
+choose_kernels (void)
 {
   init_once ();
 #ifdef HAVE_X86
@@ -1615,4 +1617,16 @@ m2i_csc_kernels (void)
     return &kernels_avx2;
 #endif
   return &kernels_c;
+}
+
+const CscKernels *
+m2i_csc_kernels (void)
+{
+  static const CscKernels *chosen;
+  static gsize once = 0;
+  if (g_once_init_enter (&once)) {
+    chosen = choose_kernels ();
+    g_once_init_leave (&once, 1);
+  }
+  return chosen;
 }
