@@ -8,9 +8,10 @@
  *     GstVideoConverter to RGBP 224x224
  * (c) the same from I420.
  * m2i and GstVideoConverter at 1 and 2 threads; libyuv is single-threaded.
- * Contenders of a block are timed in 7 interleaved rounds; each figure is the
- * contender's best round (mean us/frame over the round's repetitions).
- * Usage: bench-m2i [seconds-per-figure, default 0.5]
+ * Contenders of a block are timed in interleaved rounds (7 by default); each
+ * figure is the contender's best round (mean us/frame over the round's
+ * repetitions).
+ * Usage: bench-m2i [seconds-per-figure, default 0.5] [rounds, default 7]
  */
 #include <m2i-core.h>
 #include <gst/gst.h>
@@ -34,7 +35,11 @@ typedef void (*RunFunc) (gpointer data);
  * other processes then hits all of them alike instead of whichever ran at
  * the wrong moment. */
 #define MAX_CONTENDERS 8
-#define ROUNDS 7
+
+/* Interleaved rounds per block (second argument, default 7). On a shared
+ * machine more, shorter rounds make it likelier that some round of a
+ * two-thread contender finds both cores free. */
+static int rounds = 7;
 
 typedef struct {
   gchar *name;
@@ -86,9 +91,9 @@ run_block (void)
   for (int i = 0; i < n_contenders; i++) {
     Contender *c = &contenders[i];
     double per = time_reps (c, 3);
-    reps[i] = MAX (1, (int) (budget * 1e6 / ROUNDS / per));
+    reps[i] = MAX (1, (int) (budget * 1e6 / rounds / per));
   }
-  for (int r = 0; r < ROUNDS; r++)
+  for (int r = 0; r < rounds; r++)
     for (int i = 0; i < n_contenders; i++)
       contenders[i].best = MIN (contenders[i].best, time_reps (&contenders[i], reps[i]));
   printf ("  %-56s %9s %7s %9s %7s\n", "", "wall us", "x", "cpu us", "x");
@@ -281,12 +286,14 @@ main (int argc, char **argv)
   gst_init (&argc, &argv);
   if (argc > 1)
     budget = atof (argv[1]);
+  if (argc > 2)
+    rounds = CLAMP (atoi (argv[2]), 1, 1000);
   make_inputs ();
   printf ("bench-m2i: CPU %s, %d cores; libyuv %d; GStreamer %s\n", m2i_cpu_flags_string (),
       m2i_parallel_n_cores (), LIBYUV_VERSION, gst_version_string ());
   printf ("x: this time / the block's first line (m2i, 1 thread); above 1 means "
       "slower than m2i.\nwall: best round's wall time per frame; cpu: process CPU time "
-      "per frame (all threads), steadier on a busy machine\n");
+      "per frame (all threads), steadier on a busy machine; best of %d rounds\n", rounds);
 
   M2iResizeParams rp;
   m2i_resize_params_init (&rp, S, S);
