@@ -36,9 +36,14 @@ typedef struct {
   const char *chain;
 } Config;
 
+/* configs[] in this order */
+enum { FUSED, FUSED_1T, FUSED_EXT, UNFUSED, RGBP, RGBP_UNFUSED, VCS_1T, VCS_2T };
+
 static const Config configs[] = {
   { "m2i fused   cc ! resize ! norm  (default profile)",
     "m2icolorconvert ! m2iresize ! m2inorm " NORM " ! " TENSOR_224 },
+  { "m2i fused   cc ! resize ! norm  (default, n-threads=1)",
+    "m2icolorconvert ! m2iresize ! m2inorm n-threads=1 " NORM " ! " TENSOR_224 },
   { "m2i fused   cc ! resize ! norm  (extended profile)",
     "m2icolorconvert profile=extended ! m2iresize profile=extended ! m2inorm profile=extended "
     NORM " ! " TENSOR_224 },
@@ -191,13 +196,17 @@ main (int argc, char **argv)
   for (guint i = 0; i < G_N_ELEMENTS (configs); i++)
     printf ("  %-58s %9.1f  %6.3f%s\n", configs[i].name, fps[i], cpu[i],
         ok[i] ? "" : "  (FAILED)");
-  if (fps[0] > 0 && fps[2] > 0 && fps[5] > 0 && fps[6] > 0) {
+  if (fps[FUSED] > 0 && fps[UNFUSED] > 0 && fps[VCS_1T] > 0 && fps[VCS_2T] > 0) {
     printf ("fused (default profile) vs videoconvertscale: %.2fx the rate (n-threads=1), %.2fx "
-        "(n-threads=2), %.2fx less CPU per frame\n", fps[0] / fps[5], fps[0] / fps[6],
-        cpu[5] / cpu[0]);
+        "(n-threads=2), %.2fx less CPU per frame\n", fps[FUSED] / fps[VCS_1T],
+        fps[FUSED] / fps[VCS_2T], cpu[VCS_1T] / cpu[FUSED]);
     printf ("fused vs unfused: %.2fx the rate (default profile), %.2fx (extended), %.2fx less "
-        "CPU per frame\n", fps[0] / fps[2], fps[1] / fps[2], cpu[2] / cpu[0]);
+        "CPU per frame\n", fps[FUSED] / fps[UNFUSED], fps[FUSED_EXT] / fps[UNFUSED],
+        cpu[UNFUSED] / cpu[FUSED]);
   }
+  if (fps[FUSED_1T] > 0 && fps[VCS_1T] > 0)
+    printf ("fused, one thread each, vs videoconvertscale n-threads=1: %.2fx the rate, %.2fx "
+        "less CPU per frame\n", fps[FUSED_1T] / fps[VCS_1T], cpu[VCS_1T] / cpu[FUSED_1T]);
   g_free (frames);
   return 0;
 }
