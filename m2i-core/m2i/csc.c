@@ -337,13 +337,21 @@ fpair_block_windows (FPairTable *t, gint b)
   gint yb = MIN (ylo, t->wy - 128), cb = MIN (clo, t->wc - cwin);
   t->ybase[b] = yb;
   t->cbase[b] = cb;
+  /* block b fills dword lanes 8 (b % 2) .. +7 of its 16-output group: luma
+   * bytes Y(x), Y(x + 1); chroma U(x), V(x), U(x + 1), V(x + 1) (V: the byte
+   * after U in NV12, the second table for I420) */
   guint8 *yi = t->yidx + 64 * b, *ci = t->cidx + 64 * b;
-  for (int k = 0; k < 16; k++) {
-    gint col = x[k & 7] + (k >> 3);            /* lanes 8-15: column x + 1 */
-    gint co = fpair_coff (col, t->nv12) - cb;
-    yi[4 * k] = (guint8) (col - yb);
-    ci[4 * k] = (guint8) co;                   /* U; V in the next byte: */
-    ci[4 * k + 1] = (guint8) (t->nv12 ? co + 1 : 64 + co);  /* NV12 next to U, I420 2nd table */
+  memset (yi, 0, 64);
+  memset (ci, 0, 64);
+  for (int j = 0; j < 8; j++) {
+    gint k = 8 * (b % 2) + j;
+    yi[4 * k] = (guint8) (x[j] - yb);
+    yi[4 * k + 1] = (guint8) (x[j] + 1 - yb);
+    for (int tap = 0; tap < 2; tap++) {
+      gint co = fpair_coff (x[j] + tap, t->nv12) - cb;
+      ci[4 * k + 2 * tap] = (guint8) co;
+      ci[4 * k + 2 * tap + 1] = (guint8) (t->nv12 ? co + 1 : 64 + co);
+    }
   }
   return TRUE;
 }
@@ -1491,38 +1499,30 @@ static const CscKernels kernels_avx512 = {
 #define VBMIF __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi,avx2,f16c,fma")))
 #define VBMIFI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi,avx2,f16c,fma"), always_inline))
 
-/* Block b's 16 lanes (column x of its 8 outputs, then x + 1), zero-extended
- * to dwords: a byte permute over 128 bytes, @lo then @hi (64 each); @keep
- * selects the bytes of each dword kept (byte 0 for luma, bytes 0-1 for the
- * U | V << 8 of chroma). */
+/* Outputs 8b .. 8b+15 (blocks b, b + 1) as 16 dword lanes: each block's
+ * byte permute over its 128-byte window (64 bytes at @lo + base, 64 at
+ * @hi + base) fills its 8 lanes, @keep the bytes of each (luma: Y(x),
+ * Y(x + 1); chroma: U, V of x, then of x + 1). */
 static VBMIFI inline __m512i
-fp_perm (const guint8 *lo, const guint8 *hi, const guint8 *idx, __mmask64 keep)
-{
-  return _mm512_maskz_permutex2var_epi8 (keep, _mm512_loadu_si512 ((const void *) lo),
-      _mm512_loadu_si512 ((const void *) idx), _mm512_loadu_si512 ((const void *) hi));
-}
-
-/* Blocks b and b + 1 (outputs 8b .. 8b+15) regrouped per tap: *t0 the lanes
- * of column x, *t1 of column x + 1. Block j's tables are lo + base[j] and
- * hi + base[j]. */
-static VBMIFI inline void
 fp_perm_pair (const guint8 *lo, const guint8 *hi, const gint32 *base, const guint8 *idx, gint b,
-    __mmask64 keep, __m512i *t0, __m512i *t1)
+    __mmask64 keep)
 {
-  const __m512i i0 = _mm512_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
-  const __m512i i1 = _mm512_setr_epi32 (8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
-  __m512i a = fp_perm (lo + base[b], hi + base[b], idx + 64 * b, keep);
-  __m512i c = fp_perm (lo + base[b + 1], hi + base[b + 1], idx + 64 * (b + 1), keep);
-  *t0 = _mm512_permutex2var_epi32 (a, i0, c);
-  *t1 = _mm512_permutex2var_epi32 (a, i1, c);
+  __m512i a = _mm512_maskz_permutex2var_epi8 (keep & 0xffffffffull,
+      _mm512_loadu_si512 ((const void *) (lo + base[b])),
+      _mm512_loadu_si512 ((const void *) (idx + 64 * b)),
+      _mm512_loadu_si512 ((const void *) (hi + base[b])));
+  __m512i c = _mm512_maskz_permutex2var_epi8 (keep & ~0xffffffffull,
+      _mm512_loadu_si512 ((const void *) (lo + base[b + 1])),
+      _mm512_loadu_si512 ((const void *) (idx + 64 * (b + 1))),
+      _mm512_loadu_si512 ((const void *) (hi + base[b + 1])));
+  return _mm512_or_si512 (a, c);
 }
 
-/* The lanes of outputs i .. i+15 (byte permutes, gathers or the scalar fill). */
 static VBMIFI inline void
 fp_load16_vbmi (const FPairTable *t, gint i, const guint8 *y0, const guint8 *y1,
     const guint8 *c1, const guint8 *c2, FPair16 *l)
 {
-  const __mmask64 b0 = 0x1111111111111111ull, b01 = 0x3333333333333333ull;
+  const __mmask64 b01 = 0x3333333333333333ull;
   if (t->load[i / 16] != FP_LOAD_PERMUTE) {
     if (t->load[i / 16] == FP_LOAD_GATHER)
       fp_gather16 (t, i, y0, y1, c1, c2, l);
@@ -1531,23 +1531,22 @@ fp_load16_vbmi (const FPairTable *t, gint i, const guint8 *y0, const guint8 *y1,
     return;
   }
   gint b = i / 8;
-  __m512i a0, a1;
-  fp_perm_pair (y0, y0 + 64, t->ybase, t->yidx, b, b0, &a0, &a1);
-  l->ya0 = _mm512_cvtepi32_ps (a0);
-  l->ya1 = _mm512_cvtepi32_ps (a1);
+  __m512i p = fp_perm_pair (y0, y0 + 64, t->ybase, t->yidx, b, b01);
+  l->ya0 = fp_byte16 (p, 0);
+  l->ya1 = _mm512_cvtepi32_ps (_mm512_srli_epi32 (p, 8));
   l->yb0 = l->yb1 = _mm512_setzero_ps ();
   if (y1) {
-    fp_perm_pair (y1, y1 + 64, t->ybase, t->yidx, b, b0, &a0, &a1);
-    l->yb0 = _mm512_cvtepi32_ps (a0);
-    l->yb1 = _mm512_cvtepi32_ps (a1);
+    p = fp_perm_pair (y1, y1 + 64, t->ybase, t->yidx, b, b01);
+    l->yb0 = fp_byte16 (p, 0);
+    l->yb1 = _mm512_cvtepi32_ps (_mm512_srli_epi32 (p, 8));
   }
-  /* one permute for U and V: U | V << 8 (NV12: 128 bytes of the UV row;
-   * I420: 64 bytes of the U row, then the same 64 of the V row) */
-  fp_perm_pair (c1, t->nv12 ? c1 + 64 : c2, t->cbase, t->cidx, b, b01, &a0, &a1);
-  l->u0 = fp_byte16 (a0, 0);
-  l->v0 = fp_byte16 (a0, 8);
-  l->u1 = fp_byte16 (a1, 0);
-  l->v1 = fp_byte16 (a1, 8);
+  /* one permute per block for U and V of both columns (NV12: 128 bytes of
+   * the UV row; I420: 64 bytes of the U row, then the same 64 of V) */
+  p = fp_perm_pair (c1, t->nv12 ? c1 + 64 : c2, t->cbase, t->cidx, b, ~0ull);
+  l->u0 = fp_byte16 (p, 0);
+  l->v0 = fp_byte16 (p, 8);
+  l->u1 = fp_byte16 (p, 16);
+  l->v1 = _mm512_cvtepi32_ps (_mm512_srli_epi32 (p, 24));
 }
 
 /* Software-pipelined: the permutes of the next 16 outputs are issued before
