@@ -584,7 +584,7 @@ run_resize (gint begin, gint end, gint slice, gpointer data)
 
 /* ---- with resize, float pair path ----------------------------------------- */
 
-/* Ring slot of source row r, or -1 (and the slot to fill in *slot). */
+/* The ring row that holds (or is to hold) source row r; *have: it holds r. */
 static float *
 ring_row (Fused *f, Slice *sl, gint r, gboolean *have)
 {
