@@ -427,6 +427,9 @@ m2i_ir_compile (M2iIrModel *model, const M2iIrCompileOptions *options, GError **
   for (gint i = 0; i < n_nodes; i++) {
     const M2iIrNode *n = g_ptr_array_index (model->nodes, model->topo[i]);
     if (!bind_node (cm, reg, n, max_folded, error)) {
+      /* kernels name the layer; the file and line say where it is */
+      if (n->line > 0)
+        g_prefix_error (error, "%s:%d: ", model->xml_path, n->line);
       m2i_ir_compiled_model_unref (cm);
       return NULL;
     }

@@ -44,7 +44,7 @@ const_ints (const M2iOpContext *ctx, gint i, const char *what, gint64 *out, gint
   const M2iTensor *t = &ctx->inputs[i];
   if (!t->data) {
     m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
-        "input %d (%s) is computed at run time; only constant %s are supported "
+        "input %d (%s) is computed at run time; only a constant %s is supported "
         "(static shapes)", i, what, what);
     return FALSE;
   }

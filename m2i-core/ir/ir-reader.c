@@ -31,6 +31,10 @@ typedef struct {
   GString *text;                 /* <dim> text */
   GArray *edges;                 /* RawEdge */
   gboolean seen_net;
+  const char *xml;               /* the text parsed, for positions */
+  gsize xml_len;
+  GArray *line_starts;           /* gsize offset of each line */
+  gint elem_line;                /* line of the start tag being handled */
 } Reader;
 
 /* ---- messages ---------------------------------------------------------- */
@@ -38,9 +42,31 @@ typedef struct {
 static gint
 reader_line (Reader *r)
 {
+  return r->elem_line;
+}
+
+/* GMarkup reports a start tag where it finished reading (often on a later
+ * line); walk back from there to the tag's '<' so messages name the line
+ * the user sees the element on. */
+static gint
+tag_line (Reader *r, const gchar *element)
+{
   gint line = 0, col = 0;
   g_markup_parse_context_get_position (r->ctx, &line, &col);
-  return line;
+  if (line < 1 || (guint) line > r->line_starts->len)
+    return line;
+  const char *p = r->xml + g_array_index (r->line_starts, gsize, line - 1);
+  const char *end = r->xml + r->xml_len;
+  for (gint c = 1; c < col && p < end; c++)
+    p = g_utf8_next_char (p);
+  gsize elen = strlen (element);
+  for (; p >= r->xml; p--) {
+    if (p < end && *p == '<' && (gsize) (end - p) > elen && !memcmp (p + 1, element, elen))
+      return MAX (line, 1);
+    if (p > r->xml && p[-1] == '\n')
+      line--;                    /* stepping back onto the previous line */
+  }
+  return 1;
 }
 
 static void G_GNUC_PRINTF (4, 5)
@@ -286,6 +312,7 @@ on_start (GMarkupParseContext *ctx, const gchar *element, const gchar **names,
     const gchar **values, gpointer user_data, GError **error)
 {
   Reader *r = user_data;
+  r->elem_line = tag_line (r, element);
   if (!r->kinds->len) {
     if (r->seen_net) {
       set_error_at (error, r->origin, reader_line (r), "a second root element <%s>", element);
@@ -630,9 +657,10 @@ sort_topologically (Reader *r, GError **error)
   GString *loop = g_string_new (NULL);
   for (gint i = walk->len - 1; i >= seen_at[v]; i--) {
     M2iIrNode *node = g_ptr_array_index (m->nodes, g_array_index (walk, gint, i));
-    g_string_append_printf (loop, "layer %" G_GINT64_FORMAT " '%s' → ", node->id, node->name);
+    g_string_append_printf (loop, "layer %" G_GINT64_FORMAT " '%s' -> ", node->id, node->name);
   }
-  M2iIrNode *first = g_ptr_array_index (m->nodes, v);
+  /* the walk went against the data flow: close the loop where it was printed first */
+  M2iIrNode *first = g_ptr_array_index (m->nodes, g_array_index (walk, gint, walk->len - 1));
   g_string_append_printf (loop, "layer %" G_GINT64_FORMAT " '%s'", first->id, first->name);
   set_error_at (error, r->origin, first->line, "the graph has a cycle: %s", loop->str);
   g_string_free (loop, TRUE);
@@ -770,7 +798,10 @@ load_const (Reader *r, M2iIrNode *n, const char *bin_path, GError **error)
         r->model->bin_path ? r->model->bin_path : "");
     return FALSE;
   }
-  const guint8 *data = (const guint8 *) g_bytes_get_data (r->model->weights, NULL) + offset;
+  /* an empty constant still has data (kernels tell constants by data != NULL) */
+  static const guint64 empty[1];
+  const guint8 *base = g_bytes_get_data (r->model->weights, NULL);
+  const guint8 *data = size == 0 || !base ? (const guint8 *) empty : base + offset;
   n->const_declared = type;
   n->const_value.shape = shape;
   if (type == M2I_ET_F16) {
@@ -899,6 +930,17 @@ load (const char *xml, gsize xml_len, GBytes *weights, const char *bin_path,
   };
   if (weights)
     r.model->weights = g_bytes_ref (weights);
+  r.xml = xml;
+  r.xml_len = xml_len;
+  r.line_starts = g_array_new (FALSE, FALSE, sizeof (gsize));
+  gsize zero = 0;
+  g_array_append_val (r.line_starts, zero);
+  for (gsize i = 0; i < xml_len; i++) {
+    if (xml[i] == '\n') {
+      gsize next = i + 1;
+      g_array_append_val (r.line_starts, next);
+    }
+  }
   r.ctx = g_markup_parse_context_new (&parser_callbacks, G_MARKUP_TREAT_CDATA_AS_TEXT, &r, NULL);
   GError *e = NULL;
   gboolean ok = g_markup_parse_context_parse (r.ctx, xml, xml_len, &e) &&
@@ -929,6 +971,7 @@ load (const char *xml, gsize xml_len, GBytes *weights, const char *bin_path,
   g_array_free (r.ports, TRUE);
   g_string_free (r.text, TRUE);
   g_array_free (r.edges, TRUE);
+  g_array_free (r.line_starts, TRUE);
   if (!ok) {
     m2i_ir_model_unref (r.model);
     return NULL;
