@@ -202,6 +202,13 @@ m2i_op_registry_lookup (M2iOpRegistry *r, const char *type, const char *version)
   return NULL;
 }
 
+/* g_ptr_array_sort passes pointers to the elements */
+static gint
+cmp_str_ptr (gconstpointer a, gconstpointer b)
+{
+  return g_strcmp0 (*(const gchar *const *) a, *(const gchar *const *) b);
+}
+
 gchar *
 m2i_op_registry_list_opsets (M2iOpRegistry *r, const char *type)
 {
@@ -229,7 +236,7 @@ m2i_op_registry_list_opsets (M2iOpRegistry *r, const char *type)
     g_ptr_array_free (found, TRUE);
     return NULL;
   }
-  g_ptr_array_sort (found, (GCompareFunc) g_strcmp0);
+  g_ptr_array_sort (found, cmp_str_ptr);
   g_ptr_array_add (found, NULL);
   gchar **v = (gchar **) g_ptr_array_free (found, FALSE);
   gchar *s = g_strjoinv (" ", v);

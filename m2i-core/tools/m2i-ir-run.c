@@ -461,7 +461,6 @@ benchmark (M2iIrCompiledModel *cm, M2iIrInferRequest *first, GError **error)
 static gboolean
 run (const char *model_path, GError **error)
 {
-  g_autoptr (GError) e = NULL;
   gdouble t0 = now_ms ();
   M2iIrModel *model = m2i_ir_model_load (model_path, NULL, error);
   if (!model)
