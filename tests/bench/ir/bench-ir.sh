@@ -1,0 +1,58 @@
+#!/bin/sh
+# IR runtime benchmark: m2i-ir-run's latency next to ONNX Runtime's (CPU, 1
+# and 2 threads) on the same networks, printed as one table.
+#
+#   tests/bench/ir/bench-ir.sh [BUILD_DIR]         (default: build)
+#
+# ONNX Runtime comes from npm's onnxruntime-node, installed (with
+# --ignore-scripts) into a scratch folder outside the repository:
+# $M2I_ORT_DIR, default ~/.cache/m2i-bench-ort. The ONNX files are the same
+# networks exported by the models/ scripts into that folder. Iterations:
+# $M2I_BENCH_ITERATIONS (default 300).
+set -eu
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+build=$(cd "${1:-$root/build}" && pwd)
+here="$root/tests/bench/ir"
+ort_dir=${M2I_ORT_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/m2i-bench-ort}
+iterations=${M2I_BENCH_ITERATIONS:-300}
+run="$build/m2i-core/tools/m2i-ir-run"
+shared="$root/../shared/models/external"
+py=/usr/bin/python3
+
+if [ ! -d "$ort_dir/node_modules/onnxruntime-node" ]; then
+  echo "installing onnxruntime-node into $ort_dir" >&2
+  mkdir -p "$ort_dir"
+  (cd "$ort_dir" && { [ -f package.json ] || npm init -y >/dev/null; } &&
+    npm install --ignore-scripts --no-audit --no-fund onnxruntime-node >/dev/null)
+fi
+
+# name|IR .xml|ONNX file|how to make the ONNX file when missing
+models="fashion-mnist|$root/models/fashion-mnist/fashion-mnist.xml|$root/models/fashion-mnist/fashion-mnist.onnx|
+squeezenet1.1|$shared/squeezenet1.1/squeezenet1.1.xml|$ort_dir/squeezenet1.1.onnx|$py $root/models/ir2onnx.py $shared/squeezenet1.1/squeezenet1.1.xml $ort_dir/squeezenet1.1.onnx"
+
+printf '%-15s %7s | %10s %9s | %10s %9s | %8s\n' model threads "m2i med" "m2i p90" "ORT med" "ORT p90" "m2i/ORT"
+printf '%s\n' "--------------------------------------------------------------------------------"
+echo "$models" | while IFS='|' read -r name xml onnx make; do
+  if [ ! -f "$xml" ]; then
+    printf '%-15s (skipped: %s is missing)\n' "$name" "$xml"
+    continue
+  fi
+  if [ ! -f "$onnx" ] && [ -n "$make" ]; then
+    $make >/dev/null 2>&1 || true
+  fi
+  for t in 1 2; do
+    ours=$("$run" "$xml" -q -k 0 -b -n "$t" --iterations "$iterations" | sed -n 's/^latency ms: median \([0-9.]*\)  p90 \([0-9.]*\).*/\1 \2/p')
+    if [ -f "$onnx" ]; then
+      peer=$(NODE_PATH="$ort_dir/node_modules" node "$here/ort-latency.js" "$onnx" "$t" "$iterations" |
+        sed -n 's/.*"median":\([0-9.e-]*\),"p90":\([0-9.e-]*\).*/\1 \2/p')
+    else
+      peer="- -"
+    fi
+    set -- $ours $peer
+    ratio=$(awk -v a="$1" -v b="$3" 'BEGIN { if (b + 0 > 0) printf "%.2f", a / b; else print "-" }')
+    printf '%-15s %7s | %10.3f %9.3f | %10s %9s | %8s\n' "$name" "$t" "$1" "$2" \
+      "$(printf '%.3f' "$3" 2>/dev/null || echo -)" "$(printf '%.3f' "$4" 2>/dev/null || echo -)" "$ratio"
+  done
+done
+echo "(latency in ms per inference, batch 1, median and 90th percentile of $iterations runs;" \
+  "m2i/ORT < 1 means m2i is faster)"
