@@ -1,0 +1,89 @@
+#!/usr/bin/python3
+"""Reference vectors for the IR runtime's compute kernels (tests/ir/kernels).
+
+Run with Debian's /usr/bin/python3 (python3-torch, python3-numpy,
+python3-pil): `tests/data/ir-kernels/gen.py`. Writes small .npy files next
+to this script; the tests read them and never need torch at run time.
+
+Values come from PyTorch, NumPy and Pillow — implementations independent of
+ours. Where those libraries have no such op (OpenVINO-specific attribute
+combinations), the expected values are computed here with NumPy directly
+from the operation's OpenVINO specification, written as a plain loop so the
+formula can be read off and compared with the spec text.
+"""
+import math
+import os
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+OUT = os.path.dirname(os.path.abspath(__file__))
+rng = np.random.default_rng(20240611)
+
+
+def save(name, arr):
+    arr = np.ascontiguousarray(arr)
+    if arr.dtype == np.float64:
+        arr = arr.astype(np.float32)
+    np.save(os.path.join(OUT, name + ".npy"), arr)
+
+
+def rand(*shape, lo=-1.0, hi=1.0):
+    return rng.uniform(lo, hi, size=shape).astype(np.float32)
+
+
+def t(a):
+    return torch.from_numpy(np.ascontiguousarray(a))
+
+
+# ---------------------------------------------------------------- convolution
+
+def same_pads(size, k, s, d, upper):
+    """auto_pad same_upper / same_lower per the Convolution-1 spec."""
+    out = -(-size // s)
+    total = max(0, (out - 1) * s + (k - 1) * d + 1 - size)
+    small, big = total // 2, total - total // 2
+    return (small, big) if upper else (big, small)
+
+
+def conv_case(name, x, w, strides, dilations, pads_begin, pads_end, groups=1):
+    """PyTorch conv with explicit (possibly asymmetric) zero pads."""
+    one_d = x.ndim == 3
+    tx = t(x)
+    if one_d:
+        tx = F.pad(tx, (pads_begin[0], pads_end[0]))
+        y = F.conv1d(tx, t(w.reshape(-1, *w.shape[-2:])), stride=strides, dilation=dilations,
+                     groups=groups)
+    else:
+        tx = F.pad(tx, (pads_begin[1], pads_end[1], pads_begin[0], pads_end[0]))
+        y = F.conv2d(tx, t(w.reshape(-1, *w.shape[-3:])), stride=strides, dilation=dilations,
+                     groups=groups)
+    save(name + "_x", x)
+    save(name + "_w", w)
+    save(name + "_y", y.numpy())
+
+
+def gen_conv():
+    x = rand(1, 3, 7, 9)
+    conv_case("conv_basic", x, rand(4, 3, 3, 3), (1, 1), (1, 1), (1, 1), (1, 1))
+    conv_case("conv_stride_dil", rand(2, 3, 9, 8), rand(5, 3, 2, 3), (2, 1), (1, 2), (1, 2), (0, 1))
+    x = rand(1, 2, 7, 8)
+    w = rand(3, 2, 3, 3)
+    ph = same_pads(7, 3, 2, 1, True)
+    pw = same_pads(8, 3, 2, 1, True)
+    conv_case("conv_same_upper", x, w, (2, 2), (1, 1), (ph[0], pw[0]), (ph[1], pw[1]))
+    ph = same_pads(7, 3, 2, 1, False)
+    pw = same_pads(8, 3, 2, 1, False)
+    conv_case("conv_same_lower", x, w, (2, 2), (1, 1), (ph[0], pw[0]), (ph[1], pw[1]))
+    conv_case("conv_valid", rand(1, 2, 6, 5), rand(3, 2, 3, 2), (1, 1), (1, 1), (0, 0), (0, 0))
+    # GroupConvolution weights: [G, C_out/G, C_in/G, kh, kw]
+    conv_case("gconv_groups", rand(1, 6, 5, 6), rand(3, 2, 2, 3, 3), (1, 1), (1, 1), (1, 1),
+              (1, 1), groups=3)
+    conv_case("gconv_depthwise", rand(1, 8, 9, 7), rand(8, 1, 1, 3, 3), (2, 2), (1, 1), (1, 1),
+              (1, 1), groups=8)
+    conv_case("conv1d", rand(1, 3, 11), rand(2, 3, 3), (2,), (1,), (1,), (2,))
+
+
+if __name__ == "__main__":
+    gen_conv()
