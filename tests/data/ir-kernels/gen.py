@@ -23,7 +23,7 @@ rng = np.random.default_rng(20240611)
 
 
 def save(name, arr):
-    arr = np.ascontiguousarray(arr)
+    arr = np.array(arr, order="C")     # (ascontiguousarray would make 0-d arrays 1-d)
     if arr.dtype == np.float64:
         arr = arr.astype(np.float32)
     np.save(os.path.join(OUT, name + ".npy"), arr)
@@ -85,5 +85,30 @@ def gen_conv():
     conv_case("conv1d", rand(1, 3, 11), rand(2, 3, 3), (2,), (1,), (1,), (2,))
 
 
+# --------------------------------------------------------------------- matmul
+
+def matmul_case(name, a, b, ta=False, tb=False):
+    """torch.matmul has MatMul-1's 1-D and broadcasting rules; transposes
+    swap the last two axes of a >= 2-D operand first."""
+    A, B = t(a), t(b)
+    if ta and a.ndim >= 2:
+        A = A.transpose(-1, -2)
+    if tb and b.ndim >= 2:
+        B = B.transpose(-1, -2)
+    save(name + "_a", a)
+    save(name + "_b", b)
+    save(name + "_y", torch.matmul(A, B).numpy())
+
+
+def gen_matmul():
+    matmul_case("mm_basic", rand(3, 5), rand(5, 4))
+    matmul_case("mm_trans_bcast", rand(2, 1, 5, 3), rand(3, 4, 5), ta=True, tb=True)
+    matmul_case("mm_vec_left", rand(5), rand(2, 5, 4))
+    matmul_case("mm_vec_right", rand(3, 5), rand(5), ta=False, tb=True)
+    matmul_case("mm_vec_vec", rand(6), rand(6))
+    matmul_case("mm_fc", rand(1, 50), rand(10, 50), tb=True)
+
+
 if __name__ == "__main__":
     gen_conv()
+    gen_matmul()
