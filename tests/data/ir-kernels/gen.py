@@ -109,6 +109,62 @@ def gen_matmul():
     matmul_case("mm_fc", rand(1, 50), rand(10, 50), tb=True)
 
 
+# ------------------------------------------------------------------- eltwise
+
+def gen_eltwise():
+    """NumPy float32 arithmetic rounds each result once, as the kernels do,
+    so these expectations are exact."""
+    cases = {
+        "add_bcast": (np.add, rand(2, 3, 4, 5), rand(3, 1, 5)),
+        "sub_chan": (np.subtract, rand(1, 8, 5, 5), rand(1, 8, 1, 1)),
+        "mul_scalar": (np.multiply, rand(3, 7), np.array(rand(1)[0], dtype=np.float32)),
+        "div_left": (np.divide, rand(1) + 2, rand(4, 1, 3, lo=0.5, hi=2.0)),
+        "div_same": (np.divide, rand(2, 9), rand(2, 9, lo=0.5, hi=2.0)),
+    }
+    for name, (fn, a, b) in cases.items():
+        save(name + "_a", a)
+        save(name + "_b", b)
+        save(name + "_y", fn(a, b).astype(np.float32))
+    # Integer division: Python's own // (floor) and truncation toward zero.
+    a = rng.integers(-50, 50, size=(4, 6)).astype(np.int32)
+    b = rng.integers(1, 9, size=(6,)).astype(np.int32) * rng.choice([-1, 1], size=(6,)).astype(np.int32)
+    floor = np.array([[int(x) // int(y) for x, y in zip(row, b)] for row in a], dtype=np.int32)
+    trunc = np.array([[int(int(x) / int(y)) if abs(int(x)) < 2**24 else 0 for x, y in zip(row, b)]
+                      for row in a], dtype=np.int32)
+    save("idiv_a", a)
+    save("idiv_b", b)
+    save("idiv_floor", floor)
+    save("idiv_trunc", trunc)
+    a64 = rng.integers(-2**40, 2**40, size=(3, 5)).astype(np.int64)
+    b64 = rng.integers(-2**20, 2**20, size=(5,)).astype(np.int64)
+    save("imul64_a", a64)
+    save("imul64_b", b64)
+    save("imul64_y", a64 * b64)
+
+
+# --------------------------------------------------------------- activations
+
+def gen_activation():
+    x = rand(2, 3, 17, lo=-6, hi=6)
+    save("act_x", x)
+    save("act_sigmoid", torch.sigmoid(t(x)).numpy())
+    save("act_exp", torch.exp(t(x)).numpy())
+    save("act_relu", torch.relu(t(x)).numpy())
+    save("act_clamp", torch.clamp(t(x), -1.5, 2.25).numpy())
+    # PReLU: per-channel slope (torch's prelu takes one weight per channel).
+    x = rand(2, 4, 3, 5, lo=-2, hi=2)
+    w = rand(4, lo=0, hi=0.5)
+    save("prelu_x", x)
+    save("prelu_slope", w)
+    save("prelu_y", F.prelu(t(x), t(w)).numpy())
+    # numpy-broadcast slope [3, 5] over [2, 4, 3, 5]: x < 0 ? slope*x : x
+    w2 = rand(3, 5, lo=0, hi=0.5)
+    save("prelu_full_slope", w2)
+    save("prelu_full_y", np.where(x < 0, x * w2, x).astype(np.float32))
+
+
 if __name__ == "__main__":
     gen_conv()
     gen_matmul()
+    gen_eltwise()
+    gen_activation()
