@@ -212,3 +212,39 @@ test_ir_remove_files (gchar *xml_path)
   g_rmdir (dir);
   g_free (xml_path);
 }
+
+#include <gio/gio.h>
+
+GBytes *
+test_read_file_maybe_gzipped (const char *path, GError **error)
+{
+  gchar *data;
+  gsize len;
+  if (!g_file_get_contents (path, &data, &len, error))
+    return NULL;
+  if (len < 2 || (guint8) data[0] != 0x1f || (guint8) data[1] != 0x8b)
+    return g_bytes_new_take (data, len);
+  GConverter *z = G_CONVERTER (g_zlib_decompressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP));
+  GInputStream *raw = g_memory_input_stream_new_from_data (data, len, g_free);
+  GInputStream *in = g_converter_input_stream_new (raw, z);
+  GOutputStream *out = g_memory_output_stream_new_resizable ();
+  GBytes *b = NULL;
+  if (g_output_stream_splice (out, in, G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, NULL, error) >= 0)
+    b = g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (out));
+  g_object_unref (out);
+  g_object_unref (in);
+  g_object_unref (raw);
+  g_object_unref (z);
+  return b;
+}
+
+static gchar *
+env_path (const char *var, const char *relative)
+{
+  const char *base = g_getenv (var);
+  return base ? g_build_filename (base, relative, NULL) : NULL;
+}
+
+gchar *test_shared_path (const char *relative) { return env_path ("M2I_SHARED_MODELS", relative); }
+gchar *test_models_path (const char *relative) { return env_path ("M2I_MODELS_DIR", relative); }
+gchar *test_data_path (const char *relative) { return env_path ("M2I_TEST_DATA", relative); }

@@ -42,3 +42,17 @@ void test_ir_remove_files (gchar *xml_path);
   ((M2iShape) { sizeof ((gint64[]) { __VA_ARGS__ }) / sizeof (gint64), { __VA_ARGS__ } })
 
 G_END_DECLS
+
+G_BEGIN_DECLS
+
+/* Reads a whole file, gunzipping it when it starts with the gzip magic.
+ * NULL with @error when it cannot be read. */
+GBytes *test_read_file_maybe_gzipped (const char *path, GError **error);
+
+/* Path under $M2I_SHARED_MODELS / $M2I_MODELS_DIR / $M2I_TEST_DATA (free
+ * with g_free); NULL when the variable is unset. */
+gchar *test_shared_path (const char *relative);
+gchar *test_models_path (const char *relative);
+gchar *test_data_path (const char *relative);
+
+G_END_DECLS

@@ -7,12 +7,12 @@
 # ONNX Runtime comes from npm's onnxruntime-node, installed (with
 # --ignore-scripts) into a scratch folder outside the repository:
 # $M2I_ORT_DIR, default ~/.cache/m2i-bench-ort. The ONNX files are the same
-# networks exported by the models/ scripts into that folder. Iterations:
+# networks: tests/bench/onnx/fashion-mnist.onnx, and squeezenet1.1 translated
+# from ../shared by tests/bench/onnx/ir_to_onnx.py into that folder. Iterations:
 # $M2I_BENCH_ITERATIONS (default 300).
 set -eu
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
-here="$root/tests/bench/ir"
 ort_dir=${M2I_ORT_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/m2i-bench-ort}
 iterations=${M2I_BENCH_ITERATIONS:-300}
 run="$build/m2i-core/tools/m2i-ir-run"
@@ -26,9 +26,11 @@ if [ ! -d "$ort_dir/node_modules/onnxruntime-node" ]; then
     npm install --ignore-scripts --no-audit --no-fund onnxruntime-node >/dev/null)
 fi
 
+onnx_dir="$root/tests/bench/onnx"
+mkdir -p "$ort_dir/onnx"
 # name|IR .xml|ONNX file|how to make the ONNX file when missing
-models="fashion-mnist|$root/models/fashion-mnist/fashion-mnist.xml|$root/models/fashion-mnist/fashion-mnist.onnx|
-squeezenet1.1|$shared/squeezenet1.1/squeezenet1.1.xml|$ort_dir/squeezenet1.1.onnx|$py $root/models/ir2onnx.py $shared/squeezenet1.1/squeezenet1.1.xml $ort_dir/squeezenet1.1.onnx"
+models="fashion-mnist|$root/models/fashion-mnist/fashion-mnist.xml|$onnx_dir/fashion-mnist.onnx|
+squeezenet1.1|$shared/squeezenet1.1/squeezenet1.1.xml|$ort_dir/onnx/squeezenet1.1.onnx|$py $onnx_dir/ir_to_onnx.py $shared/squeezenet1.1/squeezenet1.1.xml $ort_dir/onnx/squeezenet1.1.onnx"
 
 printf '%-15s %7s | %10s %9s | %10s %9s | %8s\n' model threads "m2i med" "m2i p90" "ORT med" "ORT p90" "m2i/ORT"
 printf '%s\n' "--------------------------------------------------------------------------------"
@@ -43,8 +45,8 @@ echo "$models" | while IFS='|' read -r name xml onnx make; do
   for t in 1 2; do
     ours=$("$run" "$xml" -q -k 0 -b -n "$t" --iterations "$iterations" | sed -n 's/^latency ms: median \([0-9.]*\)  p90 \([0-9.]*\).*/\1 \2/p')
     if [ -f "$onnx" ]; then
-      peer=$(NODE_PATH="$ort_dir/node_modules" node "$here/ort-latency.js" "$onnx" "$t" "$iterations" |
-        sed -n 's/.*"median":\([0-9.e-]*\),"p90":\([0-9.e-]*\).*/\1 \2/p')
+      peer=$(node "$onnx_dir/ort-run.mjs" --model "$onnx" --threads "$t" --runs "$iterations" \
+        --ort-dir "$ort_dir" | sed -n 's/.* median=\([0-9.]*\) ms p90=\([0-9.]*\) ms.*/\1 \2/p')
     else
       peer="- -"
     fi
