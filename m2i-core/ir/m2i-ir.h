@@ -123,6 +123,38 @@ gint m2i_ir_model_get_n_edges (const M2iIrModel *model);
 gboolean m2i_ir_model_get_edge (const M2iIrModel *model, gint i,
     gint *from_node, gint *from_port, gint *to_node, gint *to_port);
 
+/* ---- Writing ------------------------------------------------------------- */
+
+/*
+ * Appends @model as IR v11 text to @xml and its constants to @bin (Consts are
+ * written as the original file stored them: f16 stays f16). Layer ids, port
+ * ids, names, attributes and rt_info are kept, so the result loads back to
+ * the same graph. FALSE with @error if a constant cannot be written.
+ */
+gboolean m2i_ir_model_serialize (const M2iIrModel *model, GString *xml,
+    GByteArray *bin, GError **error);
+
+/* As m2i_ir_model_serialize(), into the files @xml_path and @bin_path.
+ * FALSE with @error (M2I_ERROR_IO) when they cannot be written. */
+gboolean m2i_ir_model_save (const M2iIrModel *model, const char *xml_path,
+    const char *bin_path, GError **error);
+
+/*
+ * A new model made of the layers @nodes (indices as for
+ * m2i_ir_model_get_node()) and the Consts they read. Every value read from a
+ * layer outside the set becomes a Parameter (one per producing port, named by
+ * its first tensor name, else "layer" or "layer.N", with the producer's dims
+ * and precision); every output read outside the set leaves through a new
+ * Result (named "<tensor>/sink_port_N"); selected Parameters and Results
+ * stay. Layer ids are kept. @name names the new model (NULL: the model's).
+ * This is how split execution cuts a model into sub-models; save them with
+ * m2i_ir_model_save(). Returns a new model (m2i_ir_model_unref()), or NULL
+ * with @error (an index out of range, or a sub-graph that is no valid model,
+ * e.g. without any Result).
+ */
+M2iIrModel *m2i_ir_model_extract (const M2iIrModel *model, const gint *nodes,
+    gint n_nodes, const char *name, GError **error);
+
 /* ---- Compiling ----------------------------------------------------------- */
 
 typedef struct {
