@@ -315,8 +315,12 @@ m2i_k_window_output (const M2iOpContext *ctx, M2iWindow *w, const gint64 *in,
     gint64 s = w->strides[i];
     switch (w->auto_pad) {
       case M2I_PAD_VALID:
+        /* No pads; rounding_type still applies (MaxPool-8 spec, example 5). */
         w->pads_begin[i] = w->pads_end[i] = 0;
-        out[i] = in[i] >= eff ? (in[i] - eff) / s + 1 : 0;
+        if (in[i] < eff)
+          out[i] = 0;
+        else
+          out[i] = (w->ceil ? (in[i] - eff + s - 1) / s : (in[i] - eff) / s) + 1;
         break;
       case M2I_PAD_SAME_UPPER:
       case M2I_PAD_SAME_LOWER: {
