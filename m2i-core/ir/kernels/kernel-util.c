@@ -78,7 +78,8 @@ static gboolean
 const_input (const M2iOpContext *ctx, gint i, gint max, gint *n, GError **error)
 {
   const M2iTensor *t = &ctx->inputs[i];
-  if (!t->data) {
+  /* An empty tensor is known even when no data pointer comes with it. */
+  if (!t->data && m2i_shape_numel (&t->shape) != 0) {
     m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
         "input %d must be a constant (known when the model is compiled)", i);
     return FALSE;

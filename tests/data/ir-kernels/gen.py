@@ -232,9 +232,29 @@ def gen_pool():
         save(name + "_y", y)
 
 
+# ---------------------------------------------- reduce, softmax, batch norm
+
+def gen_norm():
+    x = rand(2, 5, 4, 3, lo=-3, hi=3)
+    save("norm_x", x)
+    save("rmean_23_keep", torch.mean(t(x), dim=(2, 3), keepdim=True).numpy())
+    save("rmean_neg", torch.mean(t(x), dim=(-1, 0)).numpy())
+    save("rmean_all", np.array(torch.mean(t(x)).numpy()))
+    save("softmax_1", torch.softmax(t(x), dim=1).numpy())
+    save("softmax_neg1", torch.softmax(t(x), dim=-1).numpy())
+    save("softmax_0", torch.softmax(t(x), dim=0).numpy())
+    gamma, beta = rand(5, lo=0.5, hi=2), rand(5)
+    mean, var = rand(5), rand(5, lo=0.1, hi=3)
+    for n, v in (("bn_gamma", gamma), ("bn_beta", beta), ("bn_mean", mean), ("bn_var", var)):
+        save(n, v)
+    save("bn_y", F.batch_norm(t(x), t(mean), t(var), t(gamma), t(beta), training=False,
+                              eps=1e-3).numpy())
+
+
 if __name__ == "__main__":
     gen_conv()
     gen_matmul()
     gen_eltwise()
     gen_activation()
     gen_pool()
+    gen_norm()
