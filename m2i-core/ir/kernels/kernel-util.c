@@ -78,7 +78,8 @@ static gboolean
 const_input (const M2iOpContext *ctx, gint i, gint max, gint *n, GError **error)
 {
   const M2iTensor *t = &ctx->inputs[i];
-  if (!t->data) {
+  /* An empty tensor is known even when no data pointer comes with it. */
+  if (!t->data && m2i_shape_numel (&t->shape) != 0) {
     m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
         "input %d must be a constant (known when the model is compiled)", i);
     return FALSE;
@@ -315,8 +316,12 @@ m2i_k_window_output (const M2iOpContext *ctx, M2iWindow *w, const gint64 *in,
     gint64 s = w->strides[i];
     switch (w->auto_pad) {
       case M2I_PAD_VALID:
+        /* No pads; rounding_type still applies (MaxPool-8 spec, example 5). */
         w->pads_begin[i] = w->pads_end[i] = 0;
-        out[i] = in[i] >= eff ? (in[i] - eff) / s + 1 : 0;
+        if (in[i] < eff)
+          out[i] = 0;
+        else
+          out[i] = (w->ceil ? (in[i] - eff + s - 1) / s : (in[i] - eff) / s) + 1;
         break;
       case M2I_PAD_SAME_UPPER:
       case M2I_PAD_SAME_LOWER: {

@@ -163,8 +163,98 @@ def gen_activation():
     save("prelu_full_y", np.where(x < 0, x * w2, x).astype(np.float32))
 
 
+# ------------------------------------------------------------------- pooling
+
+def pool_out(size, k, s, d, pb, pe, ceil):
+    span = size + pb + pe - ((k - 1) * d + 1)
+    return (-(-span // s) if ceil else span // s) + 1
+
+
+def np_pool(x, kernel, strides, pads_begin, pads_end, dilations=None, ceil=False,
+            mode="max", exclude_pad=False, axis=0):
+    """MaxPool-8 / AvgPool-1 from their spec text, one window at a time (2-D)."""
+    n, c, h, w = x.shape
+    d = dilations or (1, 1)
+    oh = pool_out(h, kernel[0], strides[0], d[0], pads_begin[0], pads_end[0], ceil)
+    ow = pool_out(w, kernel[1], strides[1], d[1], pads_begin[1], pads_end[1], ceil)
+    y = np.zeros((n, c, oh, ow), np.float32)
+    idx = np.zeros((n, c, oh, ow), np.int64)
+    any_pad = any(pads_begin) or any(pads_end)
+    for b in range(n):
+        for ch in range(c):
+            for i in range(oh):
+                for j in range(ow):
+                    vals = []
+                    for ki in range(kernel[0]):
+                        for kj in range(kernel[1]):
+                            yy = i * strides[0] - pads_begin[0] + ki * d[0]
+                            xx = j * strides[1] - pads_begin[1] + kj * d[1]
+                            if 0 <= yy < h and 0 <= xx < w:
+                                vals.append((x[b, ch, yy, xx], yy * w + xx))
+                    if mode == "max":
+                        best = max(vals, key=lambda v: v[0])   # first maximum wins
+                        y[b, ch, i, j] = best[0]
+                        off = {0: (b * c + ch) * h * w, 1: ch * h * w}.get(axis, 0)
+                        idx[b, ch, i, j] = best[1] + off
+                    else:
+                        count = kernel[0] * kernel[1] if (any_pad and not exclude_pad) else len(vals)
+                        y[b, ch, i, j] = np.float32(sum(float(v[0]) for v in vals) / count)
+    return y, idx
+
+
+def gen_pool():
+    # MaxPool: symmetric cases cross-checked against torch, then saved.
+    x = rand(2, 3, 9, 11)
+    for name, k, s, pb, pe, dil, ceil in [
+            ("maxpool_sq", (3, 3), (2, 2), (0, 0), (0, 0), (1, 1), True),     # squeezenet
+            ("maxpool_pad_dil", (2, 3), (1, 2), (1, 1), (1, 1), (2, 1), False),
+            ("maxpool_asym", (3, 3), (2, 2), (0, 1), (1, 1), (1, 1), True)]:
+        y, idx = np_pool(x, k, s, pb, pe, dil, ceil, axis=2)   # torch counts per plane
+        if pb == pe:
+            ty, ti = F.max_pool2d(t(x), k, s, pb, dil, ceil_mode=ceil, return_indices=True)
+            assert np.array_equal(ty.numpy(), y) and np.array_equal(ti.numpy(), idx), name
+        save(name + "_y", y)
+        save(name + "_idx", idx)
+    save("pool_x", x)
+    # Indices counted from axis 0 (the default).
+    y, idx = np_pool(x, (2, 2), (2, 2), (0, 0), (0, 0), axis=0)
+    save("maxpool_axis0_idx", idx)
+    # AvgPool: exclude-pad true/false, floor/ceil.
+    for name, k, s, pb, pe, ceil, excl in [
+            ("avgpool_incl", (3, 3), (2, 2), (1, 1), (1, 1), False, False),
+            ("avgpool_excl", (3, 3), (2, 2), (1, 1), (1, 1), False, True),
+            ("avgpool_ceil", (2, 2), (2, 2), (0, 0), (0, 0), True, False),
+            ("avgpool_ceil_pad", (3, 3), (2, 2), (1, 0), (1, 0), True, False)]:
+        y, _ = np_pool(x, k, s, pb, pe, None, ceil, "avg", excl)
+        if pb == pe and not (ceil and any(pb)):
+            ty = F.avg_pool2d(t(x), k, s, pb, ceil_mode=ceil, count_include_pad=not excl)
+            assert np.allclose(ty.numpy(), y, atol=1e-6), name
+        save(name + "_y", y)
+
+
+# ---------------------------------------------- reduce, softmax, batch norm
+
+def gen_norm():
+    x = rand(2, 5, 4, 3, lo=-3, hi=3)
+    save("norm_x", x)
+    save("rmean_23_keep", torch.mean(t(x), dim=(2, 3), keepdim=True).numpy())
+    save("rmean_neg", torch.mean(t(x), dim=(-1, 0)).numpy())
+    save("rmean_all", np.array(torch.mean(t(x)).numpy()))
+    save("softmax_1", torch.softmax(t(x), dim=1).numpy())
+    save("softmax_neg1", torch.softmax(t(x), dim=-1).numpy())
+    save("softmax_0", torch.softmax(t(x), dim=0).numpy())
+    gamma, beta = rand(5, lo=0.5, hi=2), rand(5)
+    mean, var = rand(5), rand(5, lo=0.1, hi=3)
+    for n, v in (("bn_gamma", gamma), ("bn_beta", beta), ("bn_mean", mean), ("bn_var", var)):
+        save(n, v)
+    save("bn_y", F.batch_norm(t(x), t(mean), t(var), t(gamma), t(beta), training=False,
+                              eps=1e-3).numpy())
+
+
 if __name__ == "__main__":
     gen_conv()
     gen_matmul()
     gen_eltwise()
     gen_activation()
+    gen_pool()
+    gen_norm()
