@@ -9,14 +9,15 @@
 # $M2I_ORT_DIR, default ~/.cache/m2i-bench-ort. The ONNX files are the same
 # networks: tests/bench/onnx/fashion-mnist.onnx, and squeezenet1.1 translated
 # from ../shared by tests/bench/onnx/ir_to_onnx.py into that folder. Iterations:
-# $M2I_BENCH_ITERATIONS (default 300).
+# $M2I_BENCH_ITERATIONS (default 300). The external models: $M2I_SHARED_MODELS
+# (default ../shared/models/external).
 set -eu
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
 ort_dir=${M2I_ORT_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/m2i-bench-ort}
 iterations=${M2I_BENCH_ITERATIONS:-300}
 run="$build/m2i-core/tools/m2i-ir-run"
-shared="$root/../shared/models/external"
+shared=${M2I_SHARED_MODELS:-$root/../shared/models/external}
 py=/usr/bin/python3
 
 if [ ! -d "$ort_dir/node_modules/onnxruntime-node" ]; then
