@@ -59,6 +59,8 @@ tag_line (Reader *r, const gchar *element)
   const char *end = r->xml + r->xml_len;
   for (gint c = 1; c < col && p < end; c++)
     p = g_utf8_next_char (p);
+  if (p > end)                   /* a truncated UTF-8 sequence at the end */
+    p = end;
   gsize elen = strlen (element);
   for (; p >= r->xml; p--) {
     if (p < end && *p == '<' && (gsize) (end - p) > elen && !memcmp (p + 1, element, elen))
