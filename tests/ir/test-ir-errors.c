@@ -123,7 +123,7 @@ static const BadCase cases[] = {
   { "sub-graph", "<data axis=\"1\"/>", "<data axis=\"1\"/><body><layers/></body>", TRUE,
     M2I_ERROR_UNSUPPORTED, NULL, { "layer 5 'cat'", "sub-graphs", "not supported" } },
   { "empty document", "", NULL, FALSE, M2I_ERROR_MALFORMED, NULL, { "test.xml: malformed XML" } },
-  { "truncated UTF-8", "", NULL, FALSE, M2I_ERROR_MALFORMED, NULL, { "test.xml: " } },
+  { "truncated UTF-8", "", NULL, FALSE, M2I_ERROR_MALFORMED, NULL, { "test.xml:1: ", "not an OpenVINO IR file" } },
   { "cycle", "", NULL, FALSE, M2I_ERROR_MALFORMED, NULL, { "" } },
   { "bad element type of Parameter", "<data shape=\"1,2,3\" element_type=\"f32\"/>",
     "<data shape=\"1,2,3\" element_type=\"float\"/>", FALSE, M2I_ERROR_MALFORMED, "name=\"in\"",
