@@ -251,6 +251,161 @@ def gen_norm():
                               eps=1e-3).numpy())
 
 
+# --------------------------------------------------------------- interpolate
+
+f32 = np.float32
+
+
+def spec_coord(mode, x, scale, out_len, in_len):
+    """coordinate_transformation_mode, in float32 like the spec's reference."""
+    x, scale, out_len, in_len = f32(x), f32(scale), f32(out_len), f32(in_len)
+    if scale == f32(1) or out_len == in_len:
+        return x
+    if mode == "half_pixel":
+        return (x + f32(0.5)) / scale - f32(0.5)
+    if mode == "pytorch_half_pixel":
+        return (x + f32(0.5)) / scale - f32(0.5) if out_len > 1 else f32(0)
+    if mode == "asymmetric":
+        return x / scale
+    if mode == "tf_half_pixel_for_nn":
+        return (x + f32(0.5)) / scale
+    return f32(0) if out_len == 1 else x * (in_len - f32(1)) / (out_len - f32(1))
+
+
+def spec_nearest(mode, x, down):
+    if mode == "round_prefer_floor":
+        return math.floor(x) if x == int(x) + 0.5 else int(np.sign(x) * math.floor(abs(x) + 0.5))
+    if mode == "round_prefer_ceil":
+        return int(np.sign(x) * math.floor(abs(x) + 0.5))
+    if mode == "floor":
+        return math.floor(x)
+    if mode == "ceil":
+        return math.ceil(x)
+    return math.ceil(x) if down else int(x)      # simple
+
+
+def spec_interpolate(x, out_shape, axes, scales, mode, coord="half_pixel",
+                     nearest="round_prefer_floor", antialias=False, cube=-0.75):
+    """Interpolate-4 on an already padded tensor, straight from the spec's
+    formulas: one output element at a time over the full (non-separable)
+    neighbourhood."""
+    rank = x.ndim
+    all_scales = [1.0] * rank
+    for a, sc in zip(axes, scales):
+        all_scales[a] = sc
+    y = np.zeros(out_shape, np.float64)
+    down = any(sc < 1 for sc in scales)
+    for oc in np.ndindex(*out_shape):
+        if mode == "nearest":
+            ic = []
+            for d in range(rank):
+                c = spec_coord(coord, oc[d], all_scales[d], out_shape[d], x.shape[d])
+                ic.append(min(max(spec_nearest(nearest, c, all_scales[d] < 1), 0), x.shape[d] - 1))
+            y[oc] = x[tuple(ic)]
+            continue
+        coords = {a: spec_coord(coord, oc[a], sc, out_shape[a], x.shape[a]) for a, sc in zip(axes, scales)}
+        if mode == "cubic":
+            total = 0.0
+            base = {a: math.floor(c) for a, c in coords.items()}
+            for offs in np.ndindex(*([4] * len(axes))):
+                idx, w = list(oc), 1.0
+                for k, a in zip(offs, axes):
+                    t_ = abs(float(coords[a]) - base[a])
+                    cf = [cube * (t_ + 1) ** 3 - 5 * cube * (t_ + 1) ** 2 + 8 * cube * (t_ + 1) - 4 * cube,
+                          (cube + 2) * t_ ** 3 - (cube + 3) * t_ ** 2 + 1,
+                          (cube + 2) * (1 - t_) ** 3 - (cube + 3) * (1 - t_) ** 2 + 1,
+                          cube * (2 - t_) ** 3 - 5 * cube * (2 - t_) ** 2 + 8 * cube * (2 - t_) - 4 * cube]
+                    w *= cf[k]
+                    idx[a] = min(max(base[a] + k - 1, 0), x.shape[a] - 1)
+                total += w * x[tuple(idx)]
+            y[oc] = total
+        elif mode == "linear_onnx":
+            total = 0.0
+            for offs in np.ndindex(*([2] * len(axes))):
+                idx, w = list(oc), 1.0
+                for k, a in zip(offs, axes):
+                    c = min(max(float(coords[a]), 0.0), x.shape[a] - 1.0)
+                    i1 = min(int(c), x.shape[a] - 1)
+                    i2 = min(i1 + 1, x.shape[a] - 1)
+                    d1, d2 = (0.5, 0.5) if i1 == i2 else (abs(c - i1), abs(c - i2))
+                    idx[a] = i2 if k else i1
+                    w *= d1 if k else d2
+                total += w * x[tuple(idx)]
+            y[oc] = total
+        else:                                     # linear: triangle filter
+            aa = [sc if (antialias and down) else 1.0 for sc in scales]
+            r = [2 if sc > 1 else math.ceil(2.0 / av) for sc, av in zip(scales, aa)]
+            total = wsum = 0.0
+            for offs in np.ndindex(*[2 * ri + 1 for ri in r]):
+                idx, w = list(oc), float(np.prod(aa))
+                ok = True
+                for k, a, ri, av in zip(offs, axes, r, aa):
+                    src = int(np.sign(coords[a]) * math.floor(abs(coords[a]) + 0.5)) + k - ri
+                    if not 0 <= src < x.shape[a]:
+                        ok = False
+                        break
+                    idx[a] = src
+                    w *= max(0.0, 1.0 - abs(av * (float(coords[a]) - src)))
+                if ok:
+                    total += w * x[tuple(idx)]
+                    wsum += w
+            y[oc] = total / wsum if wsum else 0.0
+    return y.astype(np.float32)
+
+
+def gen_interpolate():
+    x = rand(1, 2, 5, 6)
+    save("interp_x", x)
+    # PyTorch's own resize modes.
+    save("interp_torch_nearest", F.interpolate(t(x), size=(10, 12), mode="nearest").numpy())
+    save("interp_torch_nearest_exact", F.interpolate(t(x), size=(7, 4), mode="nearest-exact").numpy())
+    save("interp_torch_bilinear", F.interpolate(t(x), size=(8, 4), mode="bilinear",
+                                                align_corners=False).numpy())
+    save("interp_torch_bilinear_ac", F.interpolate(t(x), size=(9, 11), mode="bilinear",
+                                                   align_corners=True).numpy())
+    save("interp_torch_bicubic", F.interpolate(t(x), size=(9, 4), mode="bicubic",
+                                               align_corners=False).numpy())
+    x5 = rand(1, 2, 3, 4, 5)
+    save("interp_x5", x5)
+    save("interp_torch_trilinear", F.interpolate(t(x5), size=(5, 3, 7), mode="trilinear",
+                                                 align_corners=False).numpy())
+    # The spec's formulas where torch has no equivalent.
+    save("interp_spec_linear_aa", spec_interpolate(x, (1, 2, 3, 4), [2, 3], [3 / 5, 4 / 6],
+                                                   "linear", antialias=True))
+    save("interp_spec_linear_up", spec_interpolate(x, (1, 2, 7, 9), [2, 3], [7 / 5, 9 / 6],
+                                                   "linear", coord="asymmetric"))
+    save("interp_spec_cubic", spec_interpolate(x, (1, 2, 8, 5), [2, 3], [8 / 5, 5 / 6], "cubic",
+                                               coord="align_corners", cube=-0.5))
+    save("interp_spec_onnx_asym", spec_interpolate(x, (1, 2, 7, 8), [2, 3], [7 / 5, 8 / 6],
+                                                   "linear_onnx", coord="asymmetric"))
+    for nm in ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil", "simple"):
+        for cm in ("half_pixel", "pytorch_half_pixel", "asymmetric", "tf_half_pixel_for_nn",
+                   "align_corners"):
+            y = spec_interpolate(x, (1, 2, 3, 9), [2, 3], [3 / 5, 9 / 6], "nearest", cm, nm)
+            save(f"interp_nearest_{nm}_{cm}", y)
+    # scales mode with pads: pad axis 1 by (1, 0) and axis 3 by (0, 2), then
+    # resize axes 2 and 3 by 1.5 and 0.5 (floor(5·1.5) = 7, floor(8·0.5) = 4).
+    xp = np.pad(x, ((0, 0), (1, 0), (0, 0), (0, 2)))
+    save("interp_spec_pads", spec_interpolate(xp, (1, 3, 7, 4), [2, 3], [1.5, 0.5],
+                                              "linear_onnx", coord="half_pixel"))
+
+
+def gen_pillow():
+    """Pillow itself for the *_pillow modes (float 'F' images and u8 'L')."""
+    from PIL import Image
+    x = rand(7, 9, lo=0, hi=255)
+    save("pillow_x", x)
+    for name, flt in (("bilinear", Image.BILINEAR), ("bicubic", Image.BICUBIC)):
+        for w, h in ((4, 3), (13, 11)):
+            y = np.asarray(Image.fromarray(x, mode="F").resize((w, h), flt), dtype=np.float32)
+            save(f"pillow_{name}_{h}x{w}", y)
+    xu = rng.integers(0, 256, size=(7, 9)).astype(np.uint8)
+    save("pillow_xu8", xu)
+    for name, flt in (("bilinear", Image.BILINEAR), ("bicubic", Image.BICUBIC)):
+        y = np.asarray(Image.fromarray(xu, mode="L").resize((5, 4), flt), dtype=np.uint8)
+        save(f"pillow_{name}_u8", y)
+
+
 if __name__ == "__main__":
     gen_conv()
     gen_matmul()
@@ -258,3 +413,5 @@ if __name__ == "__main__":
     gen_activation()
     gen_pool()
     gen_norm()
+    gen_interpolate()
+    gen_pillow()
