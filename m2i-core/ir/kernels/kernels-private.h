@@ -126,7 +126,7 @@ gboolean m2i_k_window_output (const M2iOpContext *ctx, M2iWindow *w,
 
 /* ---- Broadcasting iteration for element-wise ops ---------------------- */
 
-#define M2I_K_MAX_OPERANDS 5
+#define M2I_K_MAX_OPERANDS 6
 
 /* An output of `rank` dims, with for each operand the element stride along
  * each output dim (0 where the operand is broadcast). Adjacent dims are

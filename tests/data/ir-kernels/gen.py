@@ -406,6 +406,48 @@ def gen_pillow():
         save(f"pillow_{name}_u8", y)
 
 
+# ------------------------------------------------------ colour, FakeQuantize
+
+def spec_yuv_to_rgb(y, u, v):
+    """The NV12toRGB-8 formulas in float32, in the spec's order."""
+    c = y.astype(f32) - f32(16)
+    d = u.astype(f32) - f32(128)
+    e = v.astype(f32) - f32(128)
+    r = f32(1.164) * c + f32(1.596) * e
+    g = f32(1.164) * c - f32(0.391) * d - f32(0.813) * e
+    b = f32(1.164) * c + f32(2.018) * d
+    return np.stack([r, g, b], axis=-1)
+
+
+def gen_color():
+    n, h, w = 2, 4, 6
+    Y = rng.integers(0, 256, size=(n, h, w)).astype(np.uint8)
+    U = rng.integers(0, 256, size=(n, h // 2, w // 2)).astype(np.uint8)
+    V = rng.integers(0, 256, size=(n, h // 2, w // 2)).astype(np.uint8)
+    up = lambda p: p.repeat(2, axis=1).repeat(2, axis=2)        # 4:2:0 → full
+    rgb = spec_yuv_to_rgb(Y, up(U), up(V))
+    save("yuv_y", Y[..., None])
+    save("yuv_u", U[..., None])
+    save("yuv_v", V[..., None])
+    save("yuv_uv", np.stack([U, V], axis=-1))
+    save("yuv_rgb_f32", np.clip(rgb, 0, 255))
+    save("yuv_rgb_u8", np.clip(np.floor(rgb + f32(0.5)), 0, 255).astype(np.uint8))
+
+
+def gen_fake_quantize():
+    x = rand(2, 3, 4, 5, lo=-3, hi=3)
+    il = np.array([-2.0, -1.0, 0.5], f32).reshape(1, 3, 1, 1)
+    ih = np.array([2.0, 1.5, 2.5], f32).reshape(1, 3, 1, 1)
+    ol = np.array(-1.0, f32).reshape(1, 1, 1, 1)
+    oh = np.array(3.0, f32).reshape(1)
+    lv = f32(255 - 1)
+    y = np.where(x <= np.minimum(il, ih), ol,
+                 np.where(x > np.maximum(il, ih), oh,
+                          np.rint((x - il) / (ih - il) * lv) / lv * (oh - ol) + ol)).astype(f32)
+    for k, v in (("fq_x", x), ("fq_il", il), ("fq_ih", ih), ("fq_ol", ol), ("fq_oh", oh), ("fq_y", y)):
+        save(k, v)
+
+
 if __name__ == "__main__":
     gen_conv()
     gen_matmul()
@@ -415,3 +457,5 @@ if __name__ == "__main__":
     gen_norm()
     gen_interpolate()
     gen_pillow()
+    gen_color()
+    gen_fake_quantize()
