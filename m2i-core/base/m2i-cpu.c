@@ -1,6 +1,9 @@
 #include "m2i-cpu.h"
 
 #include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 static M2iCpuFlags
 detect (void)
@@ -14,7 +17,10 @@ detect (void)
     f |= M2I_CPU_AVX2;
   if (__builtin_cpu_supports ("fma"))
     f |= M2I_CPU_FMA;
-  if (__builtin_cpu_supports ("avx") && __builtin_cpu_supports ("f16c"))
+  /* clang's __builtin_cpu_supports does not know "f16c": CPUID.1:ECX[29] */
+  unsigned int eax, ebx, ecx, edx;
+  if (__builtin_cpu_supports ("avx") && __get_cpuid (1, &eax, &ebx, &ecx, &edx) &&
+      (ecx & (1u << 29)))
     f |= M2I_CPU_F16C;
   if (__builtin_cpu_supports ("avx512f") && __builtin_cpu_supports ("avx512bw")
       && __builtin_cpu_supports ("avx512dq") && __builtin_cpu_supports ("avx512vl"))

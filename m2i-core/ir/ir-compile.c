@@ -1,0 +1,444 @@
+/* ir-compile.c — from a loaded model to a compiled one: kernels bound, shapes
+ * inferred and checked against the XML, constants folded, and the memory of
+ * one inference planned (buffers reused once their last reader has run). */
+#include "ir-compile.h"
+
+#include <stdlib.h>
+#include <base/m2i-error.h>
+#include <base/m2i-parallel.h>
+
+#include <string.h>
+
+#define ALIGN 64
+#define DEFAULT_MAX_FOLDED (64u << 20)
+/* Kernels reading past n_inputs/n_outputs find zeroed tensors, not memory
+ * that belongs to someone else. */
+#define TENSOR_PAD 4
+
+static gsize
+align_up (gsize n)
+{
+  return (n + ALIGN - 1) & ~(gsize) (ALIGN - 1);
+}
+
+static M2iElementType
+computed_type (M2iElementType t)
+{
+  return t == M2I_ET_F16 ? M2I_ET_F32 : t;
+}
+
+static void
+step_clear (CmStep *s)
+{
+  if (s->kernel && s->kernel->free_state && s->ctx.state)
+    s->kernel->free_state (s->ctx.state);
+  g_free (s->ctx.inputs);
+  g_free (s->ctx.outputs);
+  g_free (s->in_values);
+  g_free (s->out_values);
+}
+
+M2iIrCompiledModel *
+m2i_ir_compiled_model_ref (M2iIrCompiledModel *cm)
+{
+  g_return_val_if_fail (cm != NULL, NULL);
+  g_atomic_int_inc (&cm->ref_count);
+  return cm;
+}
+
+void
+m2i_ir_compiled_model_unref (M2iIrCompiledModel *cm)
+{
+  if (!cm || !g_atomic_int_dec_and_test (&cm->ref_count))
+    return;
+  for (guint i = 0; i < cm->steps->len; i++)
+    step_clear (&g_array_index (cm->steps, CmStep, i));
+  g_array_free (cm->steps, TRUE);
+  for (gint i = 0; i < cm->n_values; i++)
+    if (cm->values[i].owned)
+      g_aligned_free (cm->values[i].owned);
+  g_free (cm->values);
+  g_free (cm->value_base);
+  g_free (cm->groups);
+  g_free (cm->input_values);
+  g_free (cm->output_values);
+  m2i_op_registry_free (cm->registry_owned);
+  m2i_ir_model_unref (cm->model);
+  g_free (cm);
+}
+
+M2iIrModel *
+m2i_ir_compiled_model_get_model (const M2iIrCompiledModel *cm)
+{
+  return cm->model;
+}
+
+const M2iTensor *
+m2i_ir_compiled_model_get_value (const M2iIrCompiledModel *cm, gint node, gint port)
+{
+  M2iIrNode *n = m2i_ir_model_get_node (cm->model, node);
+  if (!n || port < 0 || port >= n->n_outputs)
+    return NULL;
+  return &cm->values[cm->value_base[node] + port].t;
+}
+
+gint
+m2i_ir_compiled_model_get_n_runtime_nodes (const M2iIrCompiledModel *cm)
+{
+  return cm->steps->len;
+}
+
+gsize
+m2i_ir_compiled_model_get_request_bytes (const M2iIrCompiledModel *cm)
+{
+  return cm->arena_bytes + cm->scratch_bytes;
+}
+
+/* ---- binding and inference ------------------------------------------- */
+
+static const M2iOpKernel *
+find_kernel (M2iOpRegistry *reg, const M2iIrNode *n, GError **error)
+{
+  if (n->has_body) {
+    m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, n,
+        "ops with sub-graphs (TensorIterator, Loop, If) are not supported");
+    return NULL;
+  }
+  const M2iOpKernel *k = m2i_op_registry_lookup (reg, n->type, n->version);
+  if (k)
+    return k;
+  g_autofree gchar *known = m2i_op_registry_list_opsets (reg, n->type);
+  g_autofree gchar *have = known ?
+      g_strdup_printf ("kernels exist for %s in: %s", n->type, known) :
+      g_strdup_printf ("no kernel knows %s at all", n->type);
+  m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, n,
+      "unknown op %s in %s (%s). A custom-op plugin can provide it: a shared library "
+      "exporting " M2I_OP_PLUGIN_REGISTER_SYMBOL "(), passed in "
+      "M2iIrCompileOptions.plugin_paths or to m2i-ir-run --plugin (see docs/ir-runtime.md)",
+      n->type, n->version, have);
+  return NULL;
+}
+
+/* Compares what the kernel computed with what the XML declares. */
+static gboolean
+check_declared (const M2iIrNode *n, const M2iOpContext *ctx, GError **error)
+{
+  for (gint p = 0; p < n->n_outputs; p++) {
+    const M2iTensor *t = &ctx->outputs[p];
+    const M2iIrPort *port = &n->outputs[p];
+    if (t->type == M2I_ET_UNDEFINED || m2i_shape_numel (&t->shape) < 0 ||
+        t->shape.rank < 0 || t->shape.rank > M2I_MAX_RANK) {
+      m2i_ir_node_set_error (error, M2I_ERROR_FAILED, n,
+          "the kernel set no valid type and shape for output %d", p);
+      return FALSE;
+    }
+    if (!m2i_shape_equal (&t->shape, &port->shape)) {
+      g_autofree gchar *s1 = m2i_shape_to_string (&port->shape);
+      g_autofree gchar *s2 = m2i_shape_to_string (&t->shape);
+      m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, n,
+          "shape mismatch on output port %" G_GINT64_FORMAT ": the XML declares %s "
+          "but the op computes %s from its inputs", port->id, s1, s2);
+      return FALSE;
+    }
+    if (port->type != M2I_ET_UNDEFINED && computed_type (port->type) != t->type) {
+      m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, n,
+          "type mismatch on output port %" G_GINT64_FORMAT ": the XML declares %s "
+          "but the op computes %s", port->id, m2i_element_type_to_string (port->type),
+          m2i_element_type_to_string (t->type));
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* Runs a layer whose inputs are all known now and keeps its outputs as
+ * constants. */
+static gboolean
+fold (M2iIrCompiledModel *cm, CmStep *s, GError **error)
+{
+  M2iOpContext *ctx = &s->ctx;
+  gpointer scratch = ctx->scratch_bytes ? g_aligned_alloc0 (1, ctx->scratch_bytes, ALIGN) : NULL;
+  for (gint p = 0; p < ctx->n_outputs; p++) {
+    CmValue *v = &cm->values[s->out_values[p]];
+    v->owned = g_aligned_alloc0 (1, MAX (m2i_tensor_nbytes (&ctx->outputs[p]), 1), ALIGN);
+    ctx->outputs[p].data = v->owned;
+  }
+  ctx->scratch = scratch;
+  gboolean ok = s->kernel->execute (ctx, error);
+  ctx->scratch = NULL;
+  if (scratch)
+    g_aligned_free (scratch);
+  if (!ok) {
+    if (error && !*error)
+      m2i_ir_node_set_error (error, M2I_ERROR_FAILED, ctx->node, "the kernel failed");
+    return FALSE;
+  }
+  for (gint p = 0; p < ctx->n_outputs; p++) {
+    CmValue *v = &cm->values[s->out_values[p]];
+    v->t = ctx->outputs[p];
+    v->is_const = TRUE;
+  }
+  return TRUE;
+}
+
+static gboolean
+bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
+    gsize max_folded, GError **error)
+{
+  CmValue *out = &cm->values[cm->value_base[n->index]];
+  if (!strcmp (n->type, "Parameter")) {
+    for (guint i = 0; i < cm->model->parameters->len; i++) {
+      if (g_ptr_array_index (cm->model->parameters, i) == n) {
+        out->t.type = computed_type (cm->model->input_info[i].type);
+        out->t.shape = cm->model->input_info[i].shape;
+        cm->input_values[i] = cm->value_base[n->index];
+      }
+    }
+    return TRUE;
+  }
+  if (!strcmp (n->type, "Const")) {
+    out->t = n->const_value;
+    out->is_const = TRUE;
+    return TRUE;
+  }
+  if (!strcmp (n->type, "Result"))
+    return TRUE;
+
+  const M2iOpKernel *k = find_kernel (reg, n, error);
+  if (!k)
+    return FALSE;
+  CmStep s = { .node = n->index, .kernel = k };
+  s.ctx.node = n;
+  s.ctx.n_inputs = n->n_inputs;
+  s.ctx.n_outputs = n->n_outputs;
+  s.ctx.inputs = g_new0 (M2iTensor, n->n_inputs + TENSOR_PAD);
+  s.ctx.outputs = g_new0 (M2iTensor, n->n_outputs + TENSOR_PAD);
+  s.ctx.n_threads = cm->n_threads;
+  s.in_values = g_new (gint, MAX (n->n_inputs, 1));
+  s.out_values = g_new (gint, MAX (n->n_outputs, 1));
+  gboolean all_const = TRUE;
+  for (gint i = 0; i < n->n_inputs; i++) {
+    const M2iIrSource *src = &n->sources[i];
+    s.in_values[i] = cm->value_base[src->node->index] + src->port;
+    const CmValue *v = &cm->values[s.in_values[i]];
+    s.ctx.inputs[i] = v->t;
+    if (!v->is_const)
+      s.ctx.inputs[i].data = NULL;
+    all_const &= v->is_const;
+  }
+  for (gint p = 0; p < n->n_outputs; p++)
+    s.out_values[p] = cm->value_base[n->index] + p;
+
+  if (!k->infer (&s.ctx, error)) {
+    if (error && !*error)
+      m2i_ir_node_set_error (error, M2I_ERROR_FAILED, n, "the kernel rejected the layer");
+    step_clear (&s);
+    return FALSE;
+  }
+  if (!check_declared (n, &s.ctx, error)) {
+    step_clear (&s);
+    return FALSE;
+  }
+  for (gint p = 0; p < n->n_outputs; p++)
+    out[p].t = s.ctx.outputs[p];
+  if (!k->execute) {
+    m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, n, "the kernel cannot execute");
+    step_clear (&s);
+    return FALSE;
+  }
+
+  gsize bytes = 0;
+  for (gint p = 0; p < n->n_outputs; p++)
+    bytes += m2i_tensor_nbytes (&s.ctx.outputs[p]);
+  if ((all_const || m2i_ir_kernel_is_shape_only (k)) && bytes <= max_folded) {
+    gboolean ok = fold (cm, &s, error);
+    step_clear (&s);
+    return ok;
+  }
+  g_array_append_val (cm->steps, s);
+  return TRUE;
+}
+
+/* ---- memory planning ---------------------------------------------------- */
+
+static gint
+cmp_group_size (gconstpointer a, gconstpointer b, gpointer user_data)
+{
+  const CmGroup *g = user_data;
+  const CmGroup *x = &g[*(const gint *) a], *y = &g[*(const gint *) b];
+  if (x->size != y->size)
+    return x->size > y->size ? -1 : 1;
+  return x->first - y->first;
+}
+
+typedef struct {
+  gsize offset, end;
+} Span;
+
+static gint
+cmp_span (gconstpointer a, gconstpointer b)
+{
+  const Span *x = a, *y = b;
+  return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* Greedy by size: each buffer, biggest first, goes to the lowest offset not
+ * used by an already placed buffer whose lifetime overlaps its own. */
+static void
+place_groups (M2iIrCompiledModel *cm)
+{
+  gint n = cm->n_groups;
+  g_autofree gint *order = g_new (gint, MAX (n, 1));
+  for (gint i = 0; i < n; i++)
+    order[i] = i;
+  g_qsort_with_data (order, n, sizeof (gint), cmp_group_size, cm->groups);
+  g_autofree Span *busy = g_new (Span, MAX (n, 1));
+  g_autofree gboolean *placed = g_new0 (gboolean, MAX (n, 1));
+  cm->arena_bytes = 0;
+  for (gint oi = 0; oi < n; oi++) {
+    CmGroup *g = &cm->groups[order[oi]];
+    gint nb = 0;
+    for (gint j = 0; j < n; j++) {
+      const CmGroup *h = &cm->groups[j];
+      if (placed[j] && h->first <= g->last && g->first <= h->last)
+        busy[nb++] = (Span) { h->offset, h->offset + h->size };
+    }
+    qsort (busy, nb, sizeof (Span), cmp_span);
+    gsize offset = 0;
+    for (gint j = 0; j < nb; j++) {
+      if (busy[j].offset >= offset + g->size)
+        break;
+      offset = MAX (offset, align_up (busy[j].end));
+    }
+    g->offset = offset;
+    placed[order[oi]] = TRUE;
+    cm->arena_bytes = MAX (cm->arena_bytes, align_up (offset + g->size));
+  }
+}
+
+static void
+plan_memory (M2iIrCompiledModel *cm, const gboolean *needed)
+{
+  /* drop the layers no Result reads */
+  GArray *kept = g_array_new (FALSE, FALSE, sizeof (CmStep));
+  for (guint i = 0; i < cm->steps->len; i++) {
+    CmStep *s = &g_array_index (cm->steps, CmStep, i);
+    if (needed[s->node])
+      g_array_append_val (kept, *s);
+    else
+      step_clear (s);
+  }
+  g_array_free (cm->steps, TRUE);
+  cm->steps = kept;
+  gint n_steps = kept->len;
+
+  /* one buffer group per runtime value; views join their input's group */
+  cm->groups = g_new0 (CmGroup, MAX (cm->n_values, 1));
+  for (gint v = 0; v < cm->n_values; v++)
+    cm->values[v].group = -1;
+  for (guint i = 0; i < cm->model->parameters->len; i++) {
+    CmValue *v = &cm->values[cm->input_values[i]];
+    v->group = cm->n_groups;
+    cm->groups[cm->n_groups++] = (CmGroup) { m2i_tensor_nbytes (&v->t), 0, -1, n_steps };
+  }
+  for (gint si = 0; si < n_steps; si++) {
+    CmStep *s = &g_array_index (cm->steps, CmStep, si);
+    for (gint i = 0; i < s->ctx.n_inputs; i++) {
+      CmValue *v = &cm->values[s->in_values[i]];
+      if (v->group >= 0)
+        cm->groups[v->group].last = MAX (cm->groups[v->group].last, si);
+    }
+    gboolean view = s->ctx.n_inputs > 0 && s->ctx.n_outputs == 1 &&
+        cm->values[s->in_values[0]].group >= 0 && m2i_ir_kernel_is_view (s->kernel, &s->ctx) &&
+        m2i_tensor_nbytes (&s->ctx.outputs[0]) == m2i_tensor_nbytes (&s->ctx.inputs[0]);
+    for (gint p = 0; p < s->ctx.n_outputs; p++) {
+      CmValue *v = &cm->values[s->out_values[p]];
+      if (view) {
+        v->group = cm->values[s->in_values[0]].group;
+        continue;
+      }
+      v->group = cm->n_groups;
+      cm->groups[cm->n_groups++] = (CmGroup) { m2i_tensor_nbytes (&v->t), 0, si, si };
+    }
+  }
+  for (guint i = 0; i < cm->model->results->len; i++) {
+    CmValue *v = &cm->values[cm->output_values[i]];
+    if (v->group >= 0)
+      cm->groups[v->group].last = n_steps;    /* outputs outlive the inference */
+  }
+  place_groups (cm);
+  cm->scratch_bytes = 0;
+  for (gint si = 0; si < n_steps; si++)
+    cm->scratch_bytes = MAX (cm->scratch_bytes,
+        align_up (g_array_index (cm->steps, CmStep, si).ctx.scratch_bytes));
+}
+
+/* Marks the layers some Result depends on. */
+static gboolean *
+needed_nodes (const M2iIrModel *m)
+{
+  gint n = m->nodes->len;
+  gboolean *needed = g_new0 (gboolean, MAX (n, 1));
+  for (gint i = n - 1; i >= 0; i--) {
+    const M2iIrNode *node = g_ptr_array_index (m->nodes, m->topo[i]);
+    if (!strcmp (node->type, "Result"))
+      needed[node->index] = TRUE;
+    if (!needed[node->index])
+      continue;
+    for (gint p = 0; p < node->n_inputs; p++)
+      needed[node->sources[p].node->index] = TRUE;
+  }
+  return needed;
+}
+
+M2iIrCompiledModel *
+m2i_ir_compile (M2iIrModel *model, const M2iIrCompileOptions *options, GError **error)
+{
+  g_return_val_if_fail (model != NULL, NULL);
+  M2iIrCompileOptions defaults = { 0 };
+  if (!options)
+    options = &defaults;
+  M2iIrCompiledModel *cm = g_new0 (M2iIrCompiledModel, 1);
+  cm->ref_count = 1;
+  cm->model = m2i_ir_model_ref (model);
+  cm->n_threads = options->n_threads > 0 ? options->n_threads : m2i_parallel_n_cores ();
+  cm->steps = g_array_new (FALSE, FALSE, sizeof (CmStep));
+  M2iOpRegistry *reg = options->registry ? options->registry : m2i_op_registry_get_default ();
+  if (options->plugin_paths && options->plugin_paths[0]) {
+    cm->registry_owned = reg = m2i_op_registry_new (reg);
+    for (gint i = 0; options->plugin_paths[i]; i++) {
+      if (!m2i_op_registry_load_plugin (reg, options->plugin_paths[i], error)) {
+        m2i_ir_compiled_model_unref (cm);
+        return NULL;
+      }
+    }
+  }
+  gint n_nodes = model->nodes->len;
+  cm->value_base = g_new (gint, MAX (n_nodes, 1));
+  for (gint i = 0; i < n_nodes; i++) {
+    cm->value_base[i] = cm->n_values;
+    cm->n_values += ((M2iIrNode *) g_ptr_array_index (model->nodes, i))->n_outputs;
+  }
+  cm->values = g_new0 (CmValue, MAX (cm->n_values, 1));
+  cm->input_values = g_new0 (gint, MAX (model->parameters->len, 1));
+  cm->output_values = g_new0 (gint, MAX (model->results->len, 1));
+  gsize max_folded = options->max_folded_bytes ? options->max_folded_bytes : DEFAULT_MAX_FOLDED;
+
+  for (gint i = 0; i < n_nodes; i++) {
+    const M2iIrNode *n = g_ptr_array_index (model->nodes, model->topo[i]);
+    if (!bind_node (cm, reg, n, max_folded, error)) {
+      /* kernels name the layer; the file and line say where it is */
+      if (n->line > 0)
+        g_prefix_error (error, "%s:%d: ", model->xml_path, n->line);
+      m2i_ir_compiled_model_unref (cm);
+      return NULL;
+    }
+  }
+  for (guint i = 0; i < model->results->len; i++) {
+    const M2iIrNode *r = g_ptr_array_index (model->results, i);
+    cm->output_values[i] = cm->value_base[r->sources[0].node->index] + r->sources[0].port;
+  }
+  g_autofree gboolean *needed = needed_nodes (model);
+  plan_memory (cm, needed);
+  return cm;
+}

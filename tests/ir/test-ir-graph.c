@@ -1,0 +1,302 @@
+/* The graph and the runtime: constant folding of shape chains, memory reuse
+ * with correct liveness, pruning, f16 inputs, requests on several threads,
+ * opset resolution in the registry. */
+#include "ir-test-util.h"
+#include <base/m2i-error.h>
+#include <base/m2i-fp16.h>
+#include <ir/ir-private.h>
+
+#include <string.h>
+
+static M2iIrCompiledModel *
+compile (TestIr *b, M2iIrModel **model)
+{
+  GError *error = NULL;
+  *model = test_ir_load (b, &error);
+  g_assert_no_error (error);
+  M2iIrCompiledModel *cm = m2i_ir_compile (*model, NULL, &error);
+  g_assert_no_error (error);
+  return cm;
+}
+
+/* x → ShapeOf → StridedSlice [0:2] → Concat with [-1] → Reshape(x): the
+ * person-detection pattern. Everything but the Reshape is evaluated at
+ * compile time, and the Reshape only views x. */
+static void
+test_fold_shape_chain (void)
+{
+  TestIr *b = test_ir_new (10);
+  M2iShape xs = TEST_SHAPE (1, 3, 4, 6), s1 = TEST_SHAPE (1), s2 = TEST_SHAPE (2),
+      s3 = TEST_SHAPE (3), s4 = TEST_SHAPE (4), out = TEST_SHAPE (1, 3, 24);
+  gint x = test_ir_parameter (b, "x", M2I_ET_F32, &xs);
+  gint shape = test_ir_op (b, "ShapeOf", "opset3", "output_type=\"i64\"", 1, &x, M2I_ET_I64, &s4);
+  gint64 begin = 0, end = 2, stride = 1, minus_one = -1;
+  gint ss_in[4] = { shape, test_ir_const (b, M2I_ET_I64, &s1, &begin),
+    test_ir_const (b, M2I_ET_I64, &s1, &end), test_ir_const (b, M2I_ET_I64, &s1, &stride) };
+  gint ss = test_ir_op (b, "StridedSlice", "opset1", "begin_mask=\"0\" end_mask=\"0\" "
+      "new_axis_mask=\"\" shrink_axis_mask=\"\" ellipsis_mask=\"\"", 4, ss_in, M2I_ET_I64, &s2);
+  gint cat_in[2] = { ss, test_ir_const (b, M2I_ET_I64, &s1, &minus_one) };
+  gint cat = test_ir_op (b, "Concat", "opset1", "axis=\"0\"", 2, cat_in, M2I_ET_I64, &s3);
+  gint rs_in[2] = { x, cat };
+  gint rs = test_ir_op (b, "Reshape", "opset1", "special_zero=\"true\"", 2, rs_in, M2I_ET_F32, &out);
+  test_ir_result (b, rs);
+  M2iIrModel *m;
+  M2iIrCompiledModel *cm = compile (b, &m);
+  g_assert_cmpint (m2i_ir_compiled_model_get_n_runtime_nodes (cm), ==, 1);
+  const M2iTensor *v = m2i_ir_compiled_model_get_value (cm, shape, 0);
+  g_assert_nonnull (v->data);
+  const gint64 expect_shape[4] = { 1, 3, 4, 6 }, expect_cat[3] = { 1, 3, -1 };
+  g_assert_cmpmem (v->data, 32, expect_shape, 32);
+  v = m2i_ir_compiled_model_get_value (cm, cat, 0);
+  g_assert_cmpmem (v->data, 24, expect_cat, 24);
+  g_assert_null (m2i_ir_compiled_model_get_value (cm, rs, 0)->data);   /* computed at run time */
+  g_assert_null (m2i_ir_compiled_model_get_value (cm, rs, 1));
+
+  GError *error = NULL;
+  M2iIrInferRequest *req = m2i_ir_infer_request_new (cm, &error);
+  float *in = m2i_ir_infer_request_get_input (req, 0)->data;
+  for (gint i = 0; i < 72; i++)
+    in[i] = i * 0.5f;
+  g_assert_true (m2i_ir_infer_request_infer (req, &error));
+  const M2iTensor *o = m2i_ir_infer_request_get_output (req, 0);
+  g_assert_true (m2i_shape_equal (&o->shape, &out));
+  for (gint i = 0; i < 72; i++)
+    g_assert_cmpfloat (((float *) o->data)[i], ==, i * 0.5f);
+  m2i_ir_infer_request_free (req);
+  m2i_ir_compiled_model_unref (cm);
+  m2i_ir_model_unref (m);
+  test_ir_free (b);
+}
+
+/* A chain of 12 transposes of a 64×48 matrix, plus a skip connection: the
+ * planner reuses buffers (far less memory than one buffer per layer), and
+ * the skip's buffer stays alive until the Concat that reads it. */
+static void
+test_memory_reuse (void)
+{
+  TestIr *b = test_ir_new (11);
+  M2iShape a = TEST_SHAPE (64, 48), t = TEST_SHAPE (48, 64), two = TEST_SHAPE (2),
+      cat_shape = TEST_SHAPE (128, 48);
+  gint x = test_ir_parameter (b, "x", M2I_ET_F32, &a);
+  gint64 perm[2] = { 1, 0 };
+  gint p = test_ir_const (b, M2I_ET_I64, &two, perm);
+  gint cur = x, skip = -1;
+  for (gint i = 0; i < 12; i++) {
+    gint in[2] = { cur, p };
+    cur = test_ir_op (b, "Transpose", "opset1", NULL, 2, in, M2I_ET_F32, i % 2 ? &a : &t);
+    if (i == 1)
+      skip = cur;                /* = x, read again at the end */
+  }
+  gint cat_in[2] = { cur, skip };
+  test_ir_result (b, test_ir_op (b, "Concat", "opset1", "axis=\"0\"", 2, cat_in, M2I_ET_F32, &cat_shape));
+  M2iIrModel *m;
+  M2iIrCompiledModel *cm = compile (b, &m);
+  gsize one = 64 * 48 * 4;
+  /* 14 values of one buffer each (the Concat's two) without reuse; the plan
+   * needs input + result (2) + skip + two ping-pong buffers */
+  g_assert_cmpuint (m2i_ir_compiled_model_get_request_bytes (cm), <=, 6 * one);
+  GError *error = NULL;
+  M2iIrInferRequest *req = m2i_ir_infer_request_new (cm, &error);
+  float *in = m2i_ir_infer_request_get_input (req, 0)->data;
+  for (gint k = 0; k < 2; k++) {
+    for (gint i = 0; i < 64 * 48; i++)
+      in[i] = i + k * 1000;
+    g_assert_true (m2i_ir_infer_request_infer (req, &error));
+    const float *o = m2i_ir_infer_request_get_output (req, 0)->data;
+    /* an even number of transposes is the identity: [x; x] */
+    for (gint i = 0; i < 64 * 48; i++) {
+      g_assert_cmpfloat (o[i], ==, i + k * 1000);
+      g_assert_cmpfloat (o[64 * 48 + i], ==, i + k * 1000);
+    }
+    /* the input survives the inference */
+    g_assert_cmpfloat (in[5], ==, 5 + k * 1000);
+  }
+  m2i_ir_infer_request_free (req);
+  m2i_ir_compiled_model_unref (cm);
+  m2i_ir_model_unref (m);
+  test_ir_free (b);
+}
+
+/* A branch no Result reads is checked but not run. */
+static void
+test_prune (void)
+{
+  TestIr *b = test_ir_new (11);
+  M2iShape s = TEST_SHAPE (4);
+  gint x = test_ir_parameter (b, "x", M2I_ET_F32, &s);
+  gint used = test_ir_op (b, "Convert", "opset1", "destination_type=\"i32\"", 1, &x, M2I_ET_I32, &s);
+  test_ir_op (b, "Convert", "opset1", "destination_type=\"i64\"", 1, &x, M2I_ET_I64, &s);
+  test_ir_result (b, used);
+  M2iIrModel *m;
+  M2iIrCompiledModel *cm = compile (b, &m);
+  g_assert_cmpint (m2i_ir_compiled_model_get_n_runtime_nodes (cm), ==, 1);
+  m2i_ir_compiled_model_unref (cm);
+  m2i_ir_model_unref (m);
+  test_ir_free (b);
+}
+
+/* f16 input and output: computed in f32; the input takes f16 or f32 data. */
+static void
+test_f16_io (void)
+{
+  TestIr *b = test_ir_new (10);
+  M2iShape s = TEST_SHAPE (4), two = TEST_SHAPE (2, 2);
+  gint x = test_ir_parameter (b, "x", M2I_ET_F16, &s);
+  gint64 target[2] = { 2, 2 };
+  gint in[2] = { x, test_ir_const (b, M2I_ET_I64, &TEST_SHAPE (2), target) };
+  test_ir_result (b, test_ir_op (b, "Reshape", "opset1", NULL, 2, in, M2I_ET_F16, &two));
+  M2iIrModel *m;
+  M2iIrCompiledModel *cm = compile (b, &m);
+  g_assert_cmpint (m2i_ir_model_get_input (m, 0)->type, ==, M2I_ET_F16);
+  g_assert_cmpint (m2i_ir_model_get_output (m, 0)->type, ==, M2I_ET_F16);
+  GError *error = NULL;
+  M2iIrInferRequest *req = m2i_ir_infer_request_new (cm, &error);
+  g_assert_cmpint (m2i_ir_infer_request_get_input (req, 0)->type, ==, M2I_ET_F32);
+  m2i_f16 h[4] = { 0x3c00, 0xc000, 0x3555, 0x7bff };  /* 1, -2, 0.333251953125, 65504 */
+  M2iTensor t = { M2I_ET_F16, s, h };
+  g_assert_true (m2i_ir_infer_request_set_input (req, 0, &t, &error));
+  g_assert_true (m2i_ir_infer_request_infer (req, &error));
+  const M2iTensor *o = m2i_ir_infer_request_get_output (req, 0);
+  g_assert_cmpint (o->type, ==, M2I_ET_F32);
+  const float expect[4] = { 1, -2, 0.333251953125f, 65504 };
+  g_assert_cmpmem (o->data, 16, expect, 16);
+  float f[4] = { 4, 3, 2, 1 };
+  t = (M2iTensor) { M2I_ET_F32, s, f };
+  g_assert_true (m2i_ir_infer_request_set_input (req, 0, &t, &error));
+  g_assert_true (m2i_ir_infer_request_infer (req, &error));
+  g_assert_cmpmem (o->data, 16, f, 16);
+  /* wrong type, wrong shape */
+  gint32 i32[4] = { 0 };
+  t = (M2iTensor) { M2I_ET_I32, s, i32 };
+  g_assert_false (m2i_ir_infer_request_set_input (req, 0, &t, &error));
+  g_assert_cmpstr (error->message, ==, "input 'x' takes f16 data, the tensor given is i32");
+  g_clear_error (&error);
+  t = (M2iTensor) { M2I_ET_F32, two, f };
+  g_assert_false (m2i_ir_infer_request_set_input (req, 0, &t, &error));
+  g_assert_cmpstr (error->message, ==, "input 'x' has shape [4], the tensor given has [2,2]");
+  g_clear_error (&error);
+  g_assert_false (m2i_ir_infer_request_set_input (req, 3, &t, &error));
+  g_clear_error (&error);
+  m2i_ir_infer_request_free (req);
+  m2i_ir_compiled_model_unref (cm);
+  m2i_ir_model_unref (m);
+  test_ir_free (b);
+}
+
+typedef struct {
+  M2iIrCompiledModel *cm;
+  gint seed;
+  gboolean ok;
+} ThreadJob;
+
+static gpointer
+thread_main (gpointer data)
+{
+  ThreadJob *j = data;
+  M2iIrInferRequest *req = m2i_ir_infer_request_new (j->cm, NULL);
+  float *in = m2i_ir_infer_request_get_input (req, 0)->data;
+  j->ok = TRUE;
+  for (gint it = 0; it < 200 && j->ok; it++) {
+    for (gint i = 0; i < 64 * 48; i++)
+      in[i] = (float) (j->seed * 100000 + it * 7 + i);
+    j->ok = m2i_ir_infer_request_infer (req, NULL);
+    const float *o = m2i_ir_infer_request_get_output (req, 0)->data;
+    /* output = transpose(x) */
+    for (gint r = 0; r < 48 && j->ok; r++)
+      for (gint c = 0; c < 64 && j->ok; c++)
+        j->ok = o[r * 64 + c] == in[c * 48 + r];
+  }
+  m2i_ir_infer_request_free (req);
+  return NULL;
+}
+
+/* One compiled model, one request per thread, run at the same time. */
+static void
+test_threads (void)
+{
+  TestIr *b = test_ir_new (11);
+  M2iShape a = TEST_SHAPE (64, 48), t = TEST_SHAPE (48, 64);
+  gint64 perm[2] = { 1, 0 };
+  gint in[2] = { test_ir_parameter (b, "x", M2I_ET_F32, &a),
+    test_ir_const (b, M2I_ET_I64, &TEST_SHAPE (2), perm) };
+  test_ir_result (b, test_ir_op (b, "Transpose", "opset1", NULL, 2, in, M2I_ET_F32, &t));
+  M2iIrModel *m;
+  M2iIrCompiledModel *cm = compile (b, &m);
+  ThreadJob jobs[3];
+  GThread *threads[3];
+  for (gint i = 0; i < 3; i++) {
+    jobs[i] = (ThreadJob) { cm, i + 1, FALSE };
+    threads[i] = g_thread_new ("req", thread_main, &jobs[i]);
+  }
+  for (gint i = 0; i < 3; i++) {
+    g_thread_join (threads[i]);
+    g_assert_true (jobs[i].ok);
+  }
+  m2i_ir_compiled_model_unref (cm);
+  m2i_ir_model_unref (m);
+  test_ir_free (b);
+}
+
+static gboolean
+dummy_infer (M2iOpContext *ctx, GError **error)
+{
+  return TRUE;
+}
+
+/* opsetN holds the newest version of each op introduced at or before N. */
+static void
+test_opset_resolution (void)
+{
+  static const M2iOpKernel foo1 = { "Foo", "opset1", dummy_infer };
+  static const M2iOpKernel foo5 = { "Foo", "opset5", dummy_infer };
+  static const M2iOpKernel any = { "Bar", NULL, dummy_infer };
+  static const M2iOpKernel maxpool = { "MaxPool", "opset1 opset8", dummy_infer };
+  static const M2iOpKernel child_foo = { "Foo", "opset1", dummy_infer };
+  M2iOpRegistry *r = m2i_op_registry_new (NULL);
+  m2i_op_registry_add (r, &foo1);
+  m2i_op_registry_add (r, &foo5);
+  m2i_op_registry_add (r, &any);
+  m2i_op_registry_add (r, &maxpool);
+  g_assert_true (m2i_op_registry_lookup (r, "Foo", "opset1") == &foo1);
+  g_assert_true (m2i_op_registry_lookup (r, "Foo", "opset4") == &foo1);
+  g_assert_true (m2i_op_registry_lookup (r, "Foo", "opset5") == &foo5);
+  g_assert_true (m2i_op_registry_lookup (r, "Foo", "opset13") == &foo5);
+  g_assert_null (m2i_op_registry_lookup (r, "Foo", "custom"));
+  g_assert_true (m2i_op_registry_lookup (r, "Bar", "whatever") == &any);
+  /* MaxPool-8 came in opset8 and MaxPool-14 in opset14 */
+  g_assert_true (m2i_op_registry_lookup (r, "MaxPool", "opset7") == &maxpool);
+  g_assert_true (m2i_op_registry_lookup (r, "MaxPool", "opset11") == &maxpool);
+  gchar buf[16];
+  g_assert_cmpstr (m2i_ir_opset_resolve ("MaxPool", "opset11", buf), ==, "opset8");
+  g_assert_cmpstr (m2i_ir_opset_resolve ("MaxPool", "opset7", buf), ==, "opset1");
+  g_assert_cmpstr (m2i_ir_opset_resolve ("Interpolate", "opset10", buf), ==, "opset4");
+  g_assert_cmpstr (m2i_ir_opset_resolve ("SoftMax", "opset8", buf), ==, "opset8");
+  g_assert_null (m2i_op_registry_lookup (r, "MaxPool", "opset14"));
+  g_autofree gchar *list = m2i_op_registry_list_opsets (r, "Foo");
+  g_assert_cmpstr (list, ==, "opset1 opset5");
+  g_assert_null (m2i_op_registry_list_opsets (r, "Nope"));
+  /* a child registry overrides and falls back */
+  M2iOpRegistry *child = m2i_op_registry_new (r);
+  m2i_op_registry_add (child, &child_foo);
+  g_assert_true (m2i_op_registry_lookup (child, "Foo", "opset3") == &child_foo);
+  g_assert_true (m2i_op_registry_lookup (child, "Foo", "opset6") == &foo5);
+  g_assert_true (m2i_op_registry_lookup (child, "Bar", "x") == &any);
+  m2i_op_registry_free (child);
+  m2i_op_registry_free (r);
+  /* the default registry has the structural ops */
+  g_assert_nonnull (m2i_op_registry_lookup (m2i_op_registry_get_default (), "Gather", "opset8"));
+  g_assert_nonnull (m2i_op_registry_lookup (m2i_op_registry_get_default (), "ShapeOf", "opset3"));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/ir/graph/fold-shape-chain", test_fold_shape_chain);
+  g_test_add_func ("/ir/graph/memory-reuse", test_memory_reuse);
+  g_test_add_func ("/ir/graph/prune", test_prune);
+  g_test_add_func ("/ir/graph/f16-io", test_f16_io);
+  g_test_add_func ("/ir/graph/threads", test_threads);
+  g_test_add_func ("/ir/graph/opset-resolution", test_opset_resolution);
+  return g_test_run ();
+}
