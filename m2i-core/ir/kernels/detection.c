@@ -306,7 +306,7 @@ do_infer (M2iOpContext *ctx, GError **error)
   for (gint i = 0; i < ctx->n_inputs; i++)
     if (!m2i_k_check_f32 (ctx, i, error))
       return FALSE;
-  gboolean v8 = g_strcmp0 (m2i_ir_node_get_version (ctx->node), "opset1") != 0;
+  gboolean v8 = m2i_k_op_version (ctx) >= 8;
   DoState s = { 0 };
   gint64 num_classes, bg, top_k, ih, iw, keep[8];
   gint n_keep, code;

@@ -258,7 +258,7 @@ read_attrs_v4 (M2iOpContext *ctx, gint rank, Attrs *a, GError **error)
 {
   gint mode, coord, nearest;
   double cube;
-  gboolean v11 = !g_strcmp0 (m2i_ir_node_get_version (ctx->node), "opset11");
+  gboolean v11 = m2i_k_op_version (ctx) >= 11;
   if (!m2i_ir_node_attr_enum (ctx->node, "mode", "nearest", mode_names, &mode, error) ||
       !m2i_ir_node_attr_enum (ctx->node, "coordinate_transformation_mode", "half_pixel",
           coord_names, &coord, error) ||
@@ -303,8 +303,8 @@ read_attrs_v4 (M2iOpContext *ctx, gint rank, Attrs *a, GError **error)
 static gboolean
 interp_infer (M2iOpContext *ctx, GError **error)
 {
-  const char *version = m2i_ir_node_get_version (ctx->node);
-  gboolean v1 = !g_strcmp0 (version, "opset1"), v11 = !g_strcmp0 (version, "opset11");
+  gint version = m2i_k_op_version (ctx);
+  gboolean v1 = version < 4, v11 = version >= 11;
   static const M2iElementType types[] = { M2I_ET_F32, M2I_ET_U8 };
   if (!m2i_k_check_arity (ctx, v1 || v11 ? 2 : 3, v1 ? 2 : v11 ? 3 : 4, 1, 1, error))
     return FALSE;
