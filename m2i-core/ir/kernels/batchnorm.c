@@ -48,7 +48,7 @@ bn_infer (M2iOpContext *ctx, GError **error)
   if (!m2i_k_check_arity (ctx, 5, 5, 1, 1, error))
     return FALSE;
   BnState s = { 0 };
-  if (!g_strcmp0 (m2i_ir_node_get_version (ctx->node), "opset1")) {
+  if (m2i_k_op_version (ctx) < 5) {
     s = (BnState) { .gamma = 0, .beta = 1, .data = 2, .mean = 3, .var = 4 };
   } else {
     s = (BnState) { .data = 0, .gamma = 1, .beta = 2, .mean = 3, .var = 4 };

@@ -221,6 +221,17 @@ m2i_k_shape_str (const M2iShape *s, gint slot)
 }
 
 gint
+m2i_k_op_version (const M2iOpContext *ctx)
+{
+  gchar buf[16];
+  const char *v = m2i_ir_opset_resolve (m2i_ir_node_get_type (ctx->node),
+      m2i_ir_node_get_version (ctx->node), buf);
+  if (!v || strncmp (v, "opset", 5) || !g_ascii_isdigit (v[5]))
+    return 0;
+  return (gint) g_ascii_strtoll (v + 5, NULL, 10);
+}
+
+gint
 m2i_k_threads (const M2iOpContext *ctx)
 {
   return CLAMP (ctx->n_threads, 1, 64);

@@ -85,6 +85,11 @@ gboolean m2i_k_axis (const M2iOpContext *ctx, gint64 axis, gint rank,
  * the next call with the same @slot (0..3) overwrites. */
 const char *m2i_k_shape_str (const M2iShape *s, gint slot);
 
+/* The op version of the layer as an opset number: its `version` resolved
+ * the way the registry resolves it ("opset11" on MaxPool is MaxPool-8 → 8);
+ * 0 when the version is not an opset name. */
+gint m2i_k_op_version (const M2iOpContext *ctx);
+
 /* The number of worker slices a kernel may use (ctx->n_threads, at least 1,
  * at most 64). */
 gint m2i_k_threads (const M2iOpContext *ctx);
@@ -126,7 +131,7 @@ gboolean m2i_k_window_output (const M2iOpContext *ctx, M2iWindow *w,
 
 /* ---- Broadcasting iteration for element-wise ops ---------------------- */
 
-#define M2I_K_MAX_OPERANDS 5
+#define M2I_K_MAX_OPERANDS 6
 
 /* An output of `rank` dims, with for each operand the element stride along
  * each output dim (0 where the operand is broadcast). Adjacent dims are

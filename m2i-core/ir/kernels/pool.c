@@ -340,7 +340,7 @@ static gboolean
 max_infer (M2iOpContext *ctx, GError **error)
 {
   /* MaxPool-8 adds dilations, indices, index_element_type and axis. */
-  if (!g_strcmp0 (m2i_ir_node_get_version (ctx->node), "opset1"))
+  if (m2i_k_op_version (ctx) < 8)
     return max1_infer (ctx, error);
   return max8_infer (ctx, error);
 }

@@ -53,7 +53,7 @@ softmax_infer (M2iOpContext *ctx, GError **error)
   if (!m2i_k_check_arity (ctx, 1, 1, 1, 1, error) || !m2i_k_check_f32 (ctx, 0, error))
     return FALSE;
   const M2iShape *in = &ctx->inputs[0].shape;
-  gboolean v8 = g_strcmp0 (m2i_ir_node_get_version (ctx->node), "opset1") != 0;
+  gboolean v8 = m2i_k_op_version (ctx) >= 8;
   gint64 axis;
   if (!m2i_ir_node_attr_int (ctx->node, "axis", 1, &axis, error) ||
       !m2i_k_axis (ctx, axis, MAX (in->rank, 1), v8, "axis", &axis, error))
