@@ -237,6 +237,22 @@ test_shape_spellings (void)
   g_assert_true (m2i_shape_equal (&a, &b));
   g_assert_true (m2i_shape_parse ("", &s, NULL));
   g_assert_cmpint (s.rank, ==, 0);
+  /* dynamic dimensions and malformed text */
+  const char *dynamic[] = { "1,3,?,?", "1,-1", "1..8,3", "1,2..4" };
+  for (guint i = 0; i < G_N_ELEMENTS (dynamic); i++) {
+    GError *e = NULL;
+    g_assert_false (m2i_shape_parse (dynamic[i], &s, &e));
+    g_assert_error (e, M2I_ERROR, M2I_ERROR_UNSUPPORTED);
+    g_assert_nonnull (strstr (e->message, "not supported"));
+    g_clear_error (&e);
+  }
+  const char *malformed[] = { "1,,3", "1,3,", "a", "1 3" };
+  for (guint i = 0; i < G_N_ELEMENTS (malformed); i++) {
+    GError *e = NULL;
+    g_assert_false (m2i_shape_parse (malformed[i], &s, &e));
+    g_assert_error (e, M2I_ERROR, M2I_ERROR_MALFORMED);
+    g_clear_error (&e);
+  }
   for (gint spaced = 0; spaced < 2; spaced++) {
     TestIr *t = test_ir_new (11);
     M2iShape shape = TEST_SHAPE (1, 3, 8, 8);
