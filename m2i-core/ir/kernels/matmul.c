@@ -127,7 +127,7 @@ matmul_infer (M2iOpContext *ctx, GError **error)
     if (ctx->inputs[1].data) {
       s->b_mats = m2i_shape_numel (&bb);
       s->packed_b_mat = m2i_gemm_packed_b_size (s->arch, (gint) ka, (gint) n);
-      s->packed_b = g_new (float, s->packed_b_mat * s->b_mats);
+      s->packed_b = g_new (float, MAX (s->packed_b_mat * s->b_mats, 1));
       const float *src = ctx->inputs[1].data;
       for (gint64 i = 0; i < s->b_mats; i++)
         m2i_gemm_pack_b (s->arch, src + i * s->b_mat, s->b_rs, s->b_cs, (gint) ka, (gint) n,

@@ -186,8 +186,8 @@ pool_slice (gint begin, gint end, gint slice, gpointer data)
   const PoolState *s = j->s;
   gsize es = m2i_element_type_size (s->type);
   gint64 in_plane = s->d * s->h * s->w, out_plane = s->od * s->oh * s->ow;
-  guint8 *best = j->scratch + slice * pool_scratch_per_slice (s);
-  gint32 *idx = (gint32 *) (best + s->ow * 8);
+  guint8 *best = s->is_max ? j->scratch + slice * pool_scratch_per_slice (s) : NULL;
+  gint32 *idx = s->is_max ? (gint32 *) (best + s->ow * 8) : NULL;
   for (gint p = begin; p < end; p++) {
     const guint8 *plane = j->in + p * in_plane * es;
     /* MaxPool-8 indices are counted from `axis` on. */
