@@ -34,7 +34,7 @@ micro_c (gint kc, const float *a, const float *b, const gint32 *off, float *c,
   }
 }
 
-const M2iGemmArch m2i_gemm_arch_c = { "c", C_MR, C_NR, 256, micro_c };
+const M2iGemmArch m2i_gemm_arch_c = { "c", C_MR, C_NR, 256, micro_c, C_NR, { NULL, micro_c } };
 
 const M2iGemmArch *
 m2i_gemm_arch (void)
@@ -153,6 +153,9 @@ m2i_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
    * mapped panel) go through the strip. */
   gboolean direct = !out->map && ncols == nr;
   gint m_direct = direct ? m / mr * mr : 0;
+  /* The narrowest kernel that covers the panel's columns. */
+  void (*micro) (gint, const float *, const float *, const gint32 *, float *, gsize, gboolean) =
+      arch->narrow[(ncols + arch->step - 1) / arch->step];
 
   for (gint k0 = 0; k0 < MAX (k, 1); k0 += arch->kc) {
     gint kc = MIN (arch->kc, k - k0);
@@ -162,8 +165,7 @@ m2i_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
       float *c = i0 < m_direct ? out->c + i0 * out->ldc + n0 : strip + i0 * nr;
       gsize ldc = i0 < m_direct ? out->ldc : (gsize) nr;
       if (kc > 0) {
-        arch->micro (kc, packed_a + (gsize) i0 * k + (gsize) k0 * mr, b, off, c,
-            ldc, k0 > 0);
+        micro (kc, packed_a + (gsize) i0 * k + (gsize) k0 * mr, b, off, c, ldc, k0 > 0);
       } else {
         for (gint i = 0; i < mr; i++)
           memset (c + i * ldc, 0, nr * sizeof (float));

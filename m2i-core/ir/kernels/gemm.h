@@ -30,6 +30,11 @@ typedef struct {
    * is kc × mr ([p][mr]) and row p of b is the nr floats at b + off[p]. */
   void (*micro) (gint kc, const float *a, const float *b, const gint32 *off,
       float *c, gsize ldc, gboolean accumulate);
+  /* Narrower kernels for a partly used last panel: narrow[w] computes
+   * w·step columns (w = 1 .. nr/step; narrow[nr/step] is micro). */
+  gint step;
+  void (*narrow[4]) (gint kc, const float *a, const float *b, const gint32 *off,
+      float *c, gsize ldc, gboolean accumulate);
 } M2iGemmArch;
 
 /* The fastest micro-kernel this CPU may use under M2I_CPU_DISABLE. */
