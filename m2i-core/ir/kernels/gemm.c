@@ -172,15 +172,28 @@ m2i_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
       }
     }
   }
+  if (m_direct == m)
+    return;
+  /* Copy the strip out in runs of columns that stay contiguous in C. */
+  struct { gint src, dst, count; } runs[M2I_GEMM_MAX_NR];
+  gint n_runs = 0;
+  if (!out->map) {
+    runs[n_runs++] = (typeof (runs[0])) { 0, n0, ncols };
+  } else {
+    for (gint j = 0; j < ncols; j++) {
+      if (out->map[j] < 0)
+        continue;
+      if (n_runs && runs[n_runs - 1].src + runs[n_runs - 1].count == j &&
+          runs[n_runs - 1].dst + runs[n_runs - 1].count == out->map[j])
+        runs[n_runs - 1].count++;
+      else
+        runs[n_runs++] = (typeof (runs[0])) { j, out->map[j], 1 };
+    }
+  }
   for (gint i = m_direct; i < m; i++) {
     float *dst = out->c + i * out->ldc;
     const float *src = strip + i * nr;
-    if (!out->map) {
-      memcpy (dst + n0, src, ncols * sizeof (float));
-    } else {
-      for (gint j = 0; j < ncols; j++)
-        if (out->map[j] >= 0)
-          dst[out->map[j]] = src[j];
-    }
+    for (gint r = 0; r < n_runs; r++)
+      memcpy (dst + runs[r].dst, src + runs[r].src, runs[r].count * sizeof (float));
   }
 }
