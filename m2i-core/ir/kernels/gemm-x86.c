@@ -40,6 +40,34 @@
     } \
   }
 
+/* One row against NV vectors of B columns, four rows of B at a time into
+ * four sets of accumulators (FMA latency is four cycles). */
+#define GEMV_BODY(VEC, W, NV, ZERO, LOAD, STORE, ADD, SET1, FMA) \
+  VEC r[4][NV]; \
+  for (gint u = 0; u < 4; u++) \
+    for (gint j = 0; j < NV; j++) \
+      r[u][j] = ZERO (); \
+  gint p = 0; \
+  for (; p + 4 <= kc; p += 4) \
+    for (gint u = 0; u < 4; u++) { \
+      const float *bp = b + off[p + u]; \
+      VEC ap = SET1 (a[(p + u) * as]); \
+      for (gint j = 0; j < NV; j++) \
+        r[u][j] = FMA (ap, LOAD (bp + W * j), r[u][j]); \
+    } \
+  for (; p < kc; p++) { \
+    const float *bp = b + off[p]; \
+    VEC ap = SET1 (a[p * as]); \
+    for (gint j = 0; j < NV; j++) \
+      r[0][j] = FMA (ap, LOAD (bp + W * j), r[0][j]); \
+  } \
+  for (gint j = 0; j < NV; j++) { \
+    VEC v = ADD (ADD (r[0][j], r[1][j]), ADD (r[2][j], r[3][j])); \
+    if (accumulate) \
+      v = ADD (v, LOAD (c + W * j)); \
+    STORE (c + W * j, v); \
+  }
+
 /* AVX2: 4 rows × 24 columns = 12 accumulators of 8 floats. */
 #define AVX2_MR 4
 #define AVX2_NR 24
@@ -56,8 +84,18 @@ AVX2_MICRO (1)
 AVX2_MICRO (2)
 AVX2_MICRO (3)
 
+__attribute__ ((target ("avx2,fma")))
+static void
+gemv_avx2 (gint kc, const float *a, gsize as, const float *b, const gint32 *off, float *c,
+    gboolean accumulate)
+{
+  GEMV_BODY (__m256, 8, 3, _mm256_setzero_ps, _mm256_loadu_ps, _mm256_storeu_ps,
+      _mm256_add_ps, _mm256_set1_ps, _mm256_fmadd_ps)
+}
+
 static const M2iGemmArch arch_avx2 = {
-  "avx2", AVX2_MR, AVX2_NR, 256, micro_avx2_3, 8, { NULL, micro_avx2_1, micro_avx2_2, micro_avx2_3 },
+  "avx2", AVX2_MR, AVX2_NR, 256, micro_avx2_3, 8,
+  { NULL, micro_avx2_1, micro_avx2_2, micro_avx2_3 }, gemv_avx2,
 };
 
 /* AVX-512: 8 rows × 48 columns = 24 accumulators of 16 floats; with three
@@ -78,9 +116,18 @@ AVX512_MICRO (1)
 AVX512_MICRO (2)
 AVX512_MICRO (3)
 
+__attribute__ ((target ("avx512f,avx512vl,fma")))
+static void
+gemv_avx512 (gint kc, const float *a, gsize as, const float *b, const gint32 *off, float *c,
+    gboolean accumulate)
+{
+  GEMV_BODY (__m512, 16, 3, _mm512_setzero_ps, _mm512_loadu_ps, _mm512_storeu_ps,
+      _mm512_add_ps, _mm512_set1_ps, _mm512_fmadd_ps)
+}
+
 static const M2iGemmArch arch_avx512 = {
   "avx512", AVX512_MR, AVX512_NR, 256, micro_avx512_3, 16,
-  { NULL, micro_avx512_1, micro_avx512_2, micro_avx512_3 },
+  { NULL, micro_avx512_1, micro_avx512_2, micro_avx512_3 }, gemv_avx512,
 };
 
 const M2iGemmArch *const m2i_gemm_arch_avx2_ptr = &arch_avx2;

@@ -34,7 +34,25 @@ micro_c (gint kc, const float *a, const float *b, const gint32 *off, float *c,
   }
 }
 
-const M2iGemmArch m2i_gemm_arch_c = { "c", C_MR, C_NR, 256, micro_c, C_NR, { NULL, micro_c } };
+static void
+gemv_c (gint kc, const float *a, gsize as, const float *b, const gint32 *off, float *c,
+    gboolean accumulate)
+{
+  float t[C_NR];
+  for (gint j = 0; j < C_NR; j++)
+    t[j] = accumulate ? c[j] : 0.0f;
+  for (gint p = 0; p < kc; p++) {
+    const float *bp = b + off[p];
+    float ap = a[p * as];
+    for (gint j = 0; j < C_NR; j++)
+      t[j] += ap * bp[j];
+  }
+  memcpy (c, t, sizeof t);
+}
+
+const M2iGemmArch m2i_gemm_arch_c = {
+  "c", C_MR, C_NR, 256, micro_c, C_NR, { NULL, micro_c }, gemv_c,
+};
 
 const M2iGemmArch *
 m2i_gemm_arch (void)
@@ -164,7 +182,9 @@ m2i_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
     for (gint i0 = 0; i0 < m; i0 += mr) {
       float *c = i0 < m_direct ? out->c + i0 * out->ldc + n0 : strip + i0 * nr;
       gsize ldc = i0 < m_direct ? out->ldc : (gsize) nr;
-      if (kc > 0) {
+      if (kc > 0 && m == 1) {
+        arch->gemv (kc, packed_a + (gsize) k0 * mr, mr, b, off, c, k0 > 0);
+      } else if (kc > 0) {
         micro (kc, packed_a + (gsize) i0 * k + (gsize) k0 * mr, b, off, c, ldc, k0 > 0);
       } else {
         for (gint i = 0; i < mr; i++)

@@ -143,10 +143,34 @@ MAX_PLANE_ROW (u8, 0)
  * scalar remainders would dominate. Here 16 outputs stay in registers
  * across every kernel tap; masks cover row ends and pads; stride 2 is two
  * loads and a permute, other strides a gather. */
+/* The window of output (od, oy, x) as a scan would see it: the first
+ * element inside the input, or -1 (all pads). */
+static gint32
+first_in_window (const PoolState *s, gint64 od, gint64 oy, gint64 x)
+{
+  for (gint64 kz = 0; kz < s->kd; kz++)
+    for (gint64 ky = 0; ky < s->kh; ky++)
+      for (gint64 kx = 0; kx < s->kw; kx++) {
+        gint64 iz = od * s->sd - s->pd + kz * s->dd;
+        gint64 iy = oy * s->sh - s->pt + ky * s->dh;
+        gint64 ix = x * s->sw - s->pl + kx * s->dw;
+        if (iz >= 0 && iz < s->d && iy >= 0 && iy < s->h && ix >= 0 && ix < s->w)
+          return (gint32) ((iz * s->h + iy) * s->w + ix);
+      }
+  return -1;
+}
+
+/* A whole f32 plane with AVX-512: pooled rows are short (7 to 56 outputs),
+ * too short for compiled vector loops, whose scalar remainders would
+ * dominate. Here 16 outputs stay in registers across every kernel tap;
+ * masks cover row ends and pads; stride 2 is two loads and a permute,
+ * other strides a gather. Values and indices (plus @shift, as
+ * index_type) go straight to the outputs; without indices, positions are
+ * not tracked. */
 static inline __attribute__ ((always_inline, target ("avx512f,avx512vl,avx512bw,avx512dq")))
 void
-max_chunks_avx512 (const PoolState *s, const float *plane, gint64 od, gint64 oy, float *best,
-    gint32 *idx, gboolean with_idx)
+max_plane_avx512 (const PoolState *s, const float *plane, float *out, guint8 *ind,
+    gint64 shift, gboolean with_idx)
 {
   const __m512i lane = _mm512_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   const __m512i even = _mm512_setr_epi32 (0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
@@ -154,108 +178,107 @@ max_chunks_avx512 (const PoolState *s, const float *plane, gint64 od, gint64 oy,
   const __m512i step = _mm512_mullo_epi32 (lane, _mm512_set1_epi32 ((gint32) s->sw));
   const __m512i zero = _mm512_setzero_si512 (), width = _mm512_set1_epi32 ((gint32) s->w);
   const __m512 lowest = _mm512_set1_ps (-INFINITY);
-  for (gint64 x = 0; x < s->ow; x += 16) {
-    gint64 n = MIN (16, s->ow - x);
-    __mmask16 m = (__mmask16) ((1u << n) - 1);
-    /* Inside: every tap of every lane reads within the row, and the
-     * stride-2 loads (32 raw elements) too, so no masks are needed. */
-    gint64 first = x * s->sw - s->pl;
-    gint64 last = (x + 15) * s->sw + (s->kw - 1) * s->dw - s->pl + (s->sw == 2 ? 1 : 0);
-    gboolean inside = n == 16 && first >= 0 && last < s->w;
-    __m512 bv = lowest;
-    __m512i bi = _mm512_set1_epi32 (-1);
-    for (gint64 kz = 0; kz < s->kd; kz++) {
-      gint64 iz = od * s->sd - s->pd + kz * s->dd;
-      if (iz < 0 || iz >= s->d)
-        continue;
-      for (gint64 ky = 0; ky < s->kh; ky++) {
-        gint64 iy = oy * s->sh - s->pt + ky * s->dh;
-        if (iy < 0 || iy >= s->h)
-          continue;
-        gint64 base = (iz * s->h + iy) * s->w;
-        const float *row = plane + base;
-        for (gint64 kx = 0; kx < s->kw; kx++) {
-          gint64 p0 = x * s->sw + kx * s->dw - s->pl;
-          __m512i pos = _mm512_add_epi32 (_mm512_set1_epi32 ((gint32) p0), step);
-          __mmask16 ok = m;
-          __m512 v;
-          if (inside && s->sw == 1) {
-            v = _mm512_loadu_ps (row + p0);
-          } else if (inside && s->sw == 2) {
-            v = _mm512_permutex2var_ps (_mm512_loadu_ps (row + p0), even,
-                _mm512_loadu_ps (row + p0 + 16));
-          } else {
-            ok &= _mm512_cmpge_epi32_mask (pos, zero) & _mm512_cmplt_epi32_mask (pos, width);
-            if (!ok)
+  for (gint64 od = 0; od < s->od; od++)
+    for (gint64 oy = 0; oy < s->oh; oy++)
+      for (gint64 x = 0; x < s->ow; x += 16) {
+        gint64 n = MIN (16, s->ow - x);
+        __mmask16 m = (__mmask16) ((1u << n) - 1);
+        /* Inside: every tap of every lane reads within the row, and the
+         * stride-2 loads (32 raw elements) too, so no masks are needed. */
+        gint64 first = x * s->sw - s->pl;
+        gint64 last = (x + 15) * s->sw + (s->kw - 1) * s->dw - s->pl + (s->sw == 2 ? 1 : 0);
+        gboolean inside = n == 16 && first >= 0 && last < s->w;
+        __m512 bv = lowest;
+        __m512i bi = _mm512_set1_epi32 (-1);
+        for (gint64 kz = 0; kz < s->kd; kz++) {
+          gint64 iz = od * s->sd - s->pd + kz * s->dd;
+          if (iz < 0 || iz >= s->d)
+            continue;
+          for (gint64 ky = 0; ky < s->kh; ky++) {
+            gint64 iy = oy * s->sh - s->pt + ky * s->dh;
+            if (iy < 0 || iy >= s->h)
               continue;
-            if (s->sw == 1) {
-              v = _mm512_maskz_loadu_ps (ok, row + p0);
-            } else if (s->sw == 2) {
-              __m512i r0 = _mm512_add_epi32 (_mm512_set1_epi32 ((gint32) p0), lane);
-              __m512i r1 = _mm512_add_epi32 (r0, _mm512_set1_epi32 (16));
-              __mmask16 k0 = _mm512_cmpge_epi32_mask (r0, zero) & _mm512_cmplt_epi32_mask (r0, width);
-              __mmask16 k1 = _mm512_cmpge_epi32_mask (r1, zero) & _mm512_cmplt_epi32_mask (r1, width);
-              v = _mm512_permutex2var_ps (_mm512_maskz_loadu_ps (k0, row + p0), even,
-                  _mm512_maskz_loadu_ps (k1, row + p0 + 16));
-            } else {
-              v = _mm512_mask_i32gather_ps (lowest, ok, pos, row, 4);
+            gint64 base = (iz * s->h + iy) * s->w;
+            const float *row = plane + base;
+            for (gint64 kx = 0; kx < s->kw; kx++) {
+              gint64 p0 = x * s->sw + kx * s->dw - s->pl;
+              __m512i pos = _mm512_add_epi32 (_mm512_set1_epi32 ((gint32) p0), step);
+              __mmask16 ok = m;
+              __m512 v;
+              if (inside && s->sw == 1) {
+                v = _mm512_loadu_ps (row + p0);
+              } else if (inside && s->sw == 2) {
+                v = _mm512_permutex2var_ps (_mm512_loadu_ps (row + p0), even,
+                    _mm512_loadu_ps (row + p0 + 16));
+              } else {
+                ok &= _mm512_cmpge_epi32_mask (pos, zero) & _mm512_cmplt_epi32_mask (pos, width);
+                if (!ok)
+                  continue;
+                if (s->sw == 1) {
+                  v = _mm512_maskz_loadu_ps (ok, row + p0);
+                } else if (s->sw == 2) {
+                  __m512i r0 = _mm512_add_epi32 (_mm512_set1_epi32 ((gint32) p0), lane);
+                  __m512i r1 = _mm512_add_epi32 (r0, _mm512_set1_epi32 (16));
+                  __mmask16 k0 = _mm512_cmpge_epi32_mask (r0, zero) &
+                      _mm512_cmplt_epi32_mask (r0, width);
+                  __mmask16 k1 = _mm512_cmpge_epi32_mask (r1, zero) &
+                      _mm512_cmplt_epi32_mask (r1, width);
+                  v = _mm512_permutex2var_ps (_mm512_maskz_loadu_ps (k0, row + p0), even,
+                      _mm512_maskz_loadu_ps (k1, row + p0 + 16));
+                } else {
+                  v = _mm512_mask_i32gather_ps (lowest, ok, pos, row, 4);
+                }
+              }
+              if (with_idx) {
+                __mmask16 gt = ok & _mm512_cmp_ps_mask (v, bv, _CMP_GT_OQ);
+                bv = _mm512_mask_mov_ps (bv, gt, v);
+                bi = _mm512_mask_mov_epi32 (bi, gt,
+                    _mm512_add_epi32 (pos, _mm512_set1_epi32 ((gint32) base)));
+              } else {
+                /* max (v, bv) returns bv when v is NaN: the same as v > bv. */
+                bv = _mm512_mask_max_ps (bv, ok, v, bv);
+              }
             }
           }
-          if (with_idx) {
-            __mmask16 gt = ok & _mm512_cmp_ps_mask (v, bv, _CMP_GT_OQ);
-            bv = _mm512_mask_mov_ps (bv, gt, v);
-            bi = _mm512_mask_mov_epi32 (bi, gt,
-                _mm512_add_epi32 (pos, _mm512_set1_epi32 ((gint32) base)));
-          } else {
-            /* max (v, bv) returns bv when v is NaN: the same as v > bv. */
-            bv = _mm512_mask_max_ps (bv, ok, v, bv);
-          }
+        }
+        gint64 o = (od * s->oh + oy) * s->ow + x;
+        /* Lanes where nothing beat -inf: the first element decides. */
+        __mmask16 stuck = m & (with_idx ? _mm512_cmpeq_epi32_mask (bi, _mm512_set1_epi32 (-1))
+            : _mm512_cmp_ps_mask (bv, lowest, _CMP_EQ_OQ));
+        _mm512_mask_storeu_ps (out + o, m, bv);
+        gint32 fix[16];
+        _mm512_storeu_si512 (fix, bi);
+        for (gint l = 0; stuck && l < n; l++) {
+          if (!(stuck & (1u << l)))
+            continue;
+          gint32 f = first_in_window (s, od, oy, x + l);
+          fix[l] = MAX (f, 0);
+          out[o + l] = f >= 0 ? plane[f] : -INFINITY;
+        }
+        if (!with_idx)
+          continue;
+        bi = _mm512_add_epi32 (_mm512_loadu_si512 (fix), _mm512_set1_epi32 ((gint32) shift));
+        if (s->index_type == M2I_ET_I32) {
+          _mm512_mask_storeu_epi32 ((gint32 *) ind + o, m, bi);
+        } else {
+          gint64 *d = (gint64 *) ind + o;
+          _mm512_mask_storeu_epi64 (d, (__mmask8) m,
+              _mm512_cvtepi32_epi64 (_mm512_castsi512_si256 (bi)));
+          _mm512_mask_storeu_epi64 (d + 8, (__mmask8) (m >> 8),
+              _mm512_cvtepi32_epi64 (_mm512_extracti64x4_epi64 (bi, 1)));
         }
       }
-    }
-    _mm512_mask_storeu_ps (best + x, m, bv);
-    if (with_idx)
-      _mm512_mask_storeu_epi32 (idx + x, m, bi);
-    else    /* where the maximum is still -inf, let the fix-up look */
-      _mm512_mask_storeu_epi32 (idx + x, m, _mm512_mask_blend_epi32 (
-              _mm512_cmp_ps_mask (bv, lowest, _CMP_EQ_OQ), zero, _mm512_set1_epi32 (-1)));
-  }
 }
 
-/* The same output row as max_output_row_f32, with AVX-512: pooled rows are
- * short (7 to 56 outputs), too short for compiled vector loops, whose
- * scalar remainders would dominate. Here 16 outputs stay in registers
- * across every kernel tap; masks cover row ends and pads; stride 2 is two
- * loads and a permute, other strides a gather. Without an indices output
- * the positions are not tracked (idx then only marks windows left at
- * -inf). */
 __attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq")))
 static void
-max_output_row_f32_avx512 (const PoolState *s, const float *plane, gint64 od, gint64 oy,
-    float *best, gint32 *idx)
+max_plane_f32_avx512 (const PoolState *s, const float *plane, float *out, guint8 *ind,
+    gint64 shift)
 {
-  if (s->n_outputs > 1)
-    max_chunks_avx512 (s, plane, od, oy, best, idx, TRUE);
+  if (ind)
+    max_plane_avx512 (s, plane, out, ind, shift, TRUE);
   else
-    max_chunks_avx512 (s, plane, od, oy, best, idx, FALSE);
-  /* Windows where nothing beat -inf: the first element decides. */
-  for (gint64 x = 0; x < s->ow; x++) {
-    if (idx[x] >= 0)
-      continue;
-    for (gint64 kz = 0; kz < s->kd && idx[x] < 0; kz++)
-      for (gint64 ky = 0; ky < s->kh && idx[x] < 0; ky++)
-        for (gint64 kx = 0; kx < s->kw && idx[x] < 0; kx++) {
-          gint64 iz = od * s->sd - s->pd + kz * s->dd;
-          gint64 iy = oy * s->sh - s->pt + ky * s->dh;
-          gint64 ix = x * s->sw - s->pl + kx * s->dw;
-          if (iz < 0 || iz >= s->d || iy < 0 || iy >= s->h || ix < 0 || ix >= s->w)
-            continue;
-          idx[x] = (gint32) ((iz * s->h + iy) * s->w + ix);
-          best[x] = plane[idx[x]];
-        }
-    if (idx[x] < 0)
-      idx[x] = 0;
-  }
+    max_plane_avx512 (s, plane, out, NULL, 0, FALSE);
 }
 #endif
 
@@ -332,6 +355,15 @@ pool_slice (gint begin, gint end, gint slice, gpointer data)
     const guint8 *plane = j->in + p * in_plane * es;
     /* MaxPool-8 indices are counted from `axis` on. */
     gint64 shift = s->axis == 0 ? p * in_plane : s->axis == 1 ? (p % s->c) * in_plane : 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (s->is_max && s->type == M2I_ET_F32 && (m2i_cpu_flags () & M2I_CPU_AVX512F) &&
+        shift + in_plane <= G_MAXINT32) {
+      max_plane_f32_avx512 (s, (const float *) plane, (float *) j->out + p * out_plane,
+          s->n_outputs > 1 ? j->indices + p * out_plane *
+              m2i_element_type_size (s->index_type) : NULL, shift);
+      continue;
+    }
+#endif
     for (gint64 od = 0; od < s->od; od++)
       for (gint64 oy = 0; oy < s->oh; oy++) {
         gint64 o = p * out_plane + (od * s->oh + oy) * s->ow;
@@ -342,12 +374,6 @@ pool_slice (gint begin, gint end, gint slice, gpointer data)
         }
         switch (s->type) {
           case M2I_ET_F32:
-#if defined(__x86_64__) && defined(__GNUC__)
-            if (m2i_cpu_flags () & M2I_CPU_AVX512F) {
-              max_output_row_f32_avx512 (s, (const float *) plane, od, oy, (float *) best, idx);
-              break;
-            }
-#endif
             max_output_row_f32 (s, (const float *) plane, od, oy, (float *) best, idx);
             break;
           case M2I_ET_I32:
