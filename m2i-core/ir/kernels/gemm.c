@@ -161,7 +161,7 @@ m2i_gemm_pack_b (const M2iGemmArch *arch, const float *src, gssize rs,
 
 void
 m2i_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
-    const float *packed_a, gint n0, gint ncols, M2iGemmPanelB get_b,
+    const float *packed_a, gsize a1_stride, gint n0, gint ncols, M2iGemmPanelB get_b,
     gpointer user, float *bbuf, float *strip, const M2iGemmOut *out)
 {
   gint mr = arch->mr, nr = arch->nr;
@@ -183,7 +183,7 @@ m2i_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
       float *c = i0 < m_direct ? out->c + i0 * out->ldc + n0 : strip + i0 * nr;
       gsize ldc = i0 < m_direct ? out->ldc : (gsize) nr;
       if (kc > 0 && m == 1) {
-        arch->gemv (kc, packed_a + (gsize) k0 * mr, mr, b, off, c, k0 > 0);
+        arch->gemv (kc, packed_a + (gsize) k0 * a1_stride, a1_stride, b, off, c, k0 > 0);
       } else if (kc > 0) {
         micro (kc, packed_a + (gsize) i0 * k + (gsize) k0 * mr, b, off, c, ldc, k0 > 0);
       } else {

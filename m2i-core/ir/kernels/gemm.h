@@ -91,11 +91,12 @@ typedef struct {
 } M2iGemmOut;
 
 /* Computes one column panel of C = A·B (columns [n0, n0 + ncols), ncols <=
- * nr) for all m rows. @bbuf: kc × nr floats; @strip: ceil(m/mr)·mr × nr
- * floats (used when the panel cannot be written in place). Both scratch,
- * 64-byte aligned for speed. */
+ * nr) for all m rows. @a is A packed; when m is 1 it may also be the row
+ * itself, element p at a[p · a1_stride] (packed: a1_stride = mr). @bbuf:
+ * kc × nr floats; @strip: ceil(m/mr)·mr × nr floats (used when the panel
+ * cannot be written in place). Both scratch, 64-byte aligned for speed. */
 void m2i_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
-    const float *packed_a, gint n0, gint ncols, M2iGemmPanelB get_b,
+    const float *a, gsize a1_stride, gint n0, gint ncols, M2iGemmPanelB get_b,
     gpointer user, float *bbuf, float *strip, const M2iGemmOut *out);
 
 /* Floats of the strip m2i_gemm_column_panel() needs for @m rows. */

@@ -94,6 +94,11 @@ gint m2i_k_op_version (const M2iOpContext *ctx);
  * at most 64). */
 gint m2i_k_threads (const M2iOpContext *ctx);
 
+/* Slices for @work multiply-adds: one per million, at most
+ * m2i_k_threads(); below that, handing work to another core costs more
+ * than it saves. */
+gint m2i_k_slices_for (const M2iOpContext *ctx, gint64 work);
+
 /* ---- Spatial window geometry (convolution and pooling) ---------------- */
 
 typedef enum {
