@@ -183,11 +183,14 @@ max_plane_avx512 (const PoolState *s, const float *plane, float *out, guint8 *in
       for (gint64 x = 0; x < s->ow; x += 16) {
         gint64 n = MIN (16, s->ow - x);
         __mmask16 m = (__mmask16) ((1u << n) - 1);
-        /* Inside: every tap of every lane reads within the row, and the
-         * stride-2 loads (32 raw elements) too, so no masks are needed. */
+        /* Inside: every tap of the n lanes reads within the row, so only
+         * lanes past n need masking, which the final store does; the full
+         * 16 (stride 1) or 32 (stride 2) elements loaded must then merely
+         * stay inside the plane. */
         gint64 first = x * s->sw - s->pl;
-        gint64 last = (x + 15) * s->sw + (s->kw - 1) * s->dw - s->pl + (s->sw == 2 ? 1 : 0);
-        gboolean inside = n == 16 && first >= 0 && last < s->w;
+        gint64 last = (x + n - 1) * s->sw + (s->kw - 1) * s->dw - s->pl;
+        gboolean inside = first >= 0 && last < s->w;
+        gint64 span = s->sw == 2 ? 32 : 16, plane_len = s->d * s->h * s->w;
         __m512 bv = lowest;
         __m512i bi = _mm512_set1_epi32 (-1);
         for (gint64 kz = 0; kz < s->kd; kz++) {
@@ -205,9 +208,10 @@ max_plane_avx512 (const PoolState *s, const float *plane, float *out, guint8 *in
               __m512i pos = _mm512_add_epi32 (_mm512_set1_epi32 ((gint32) p0), step);
               __mmask16 ok = m;
               __m512 v;
-              if (inside && s->sw == 1) {
+              gboolean fast = inside && base + p0 + span <= plane_len;
+              if (fast && s->sw == 1) {
                 v = _mm512_loadu_ps (row + p0);
-              } else if (inside && s->sw == 2) {
+              } else if (fast && s->sw == 2) {
                 v = _mm512_permutex2var_ps (_mm512_loadu_ps (row + p0), even,
                     _mm512_loadu_ps (row + p0 + 16));
               } else {
