@@ -175,8 +175,12 @@ m2i_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
   void (*micro) (gint, const float *, const float *, const gint32 *, float *, gsize, gboolean) =
       arch->narrow[(ncols + arch->step - 1) / arch->step];
 
-  for (gint k0 = 0; k0 < MAX (k, 1); k0 += arch->kc) {
-    gint kc = MIN (arch->kc, k - k0);
+  /* K blocks of equal size (288 = 144 + 144, not 256 + 32): a short block
+   * would pay the tile's load and store for little arithmetic. */
+  gint blocks = MAX (1, (k + arch->kc - 1) / arch->kc);
+  gint kb = (k + blocks - 1) / blocks;
+  for (gint k0 = 0; k0 < MAX (k, 1); k0 += MAX (kb, 1)) {
+    gint kc = MIN (kb, k - k0);
     const gint32 *off = NULL;
     const float *b = kc > 0 ? get_b (user, k0, kc, n0, ncols, bbuf, &off) : NULL;
     for (gint i0 = 0; i0 < m; i0 += mr) {
