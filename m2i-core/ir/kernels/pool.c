@@ -363,7 +363,7 @@ pool_slice (gint begin, gint end, gint slice, gpointer data)
     if (s->is_max && s->type == M2I_ET_F32 && (m2i_cpu_flags () & M2I_CPU_AVX512F) &&
         shift + in_plane <= G_MAXINT32) {
       max_plane_f32_avx512 (s, (const float *) plane, (float *) j->out + p * out_plane,
-          s->n_outputs > 1 ? j->indices + p * out_plane *
+          j->indices ? j->indices + p * out_plane *
               m2i_element_type_size (s->index_type) : NULL, shift);
       continue;
     }
@@ -391,7 +391,7 @@ pool_slice (gint begin, gint end, gint slice, gpointer data)
             break;
         }
         memcpy (dst, best, s->ow * es);
-        if (s->n_outputs < 2)
+        if (!j->indices)
           continue;
         if (s->index_type == M2I_ET_I32) {
           gint32 *ind = (gint32 *) j->indices + o;
@@ -507,6 +507,8 @@ pool_execute (M2iOpContext *ctx, GError **error)
 {
   const PoolState *s = ctx->state;
   PoolJob j = { s, ctx->inputs[0].data, ctx->outputs[0].data,
+    /* A runtime may leave an output nobody reads without memory: then the
+     * indices are not computed. */
     ctx->n_outputs > 1 ? ctx->outputs[1].data : NULL, ctx->scratch };
   gint planes = (gint) (s->n * s->c);
   gint64 work = s->n * s->c * s->od * s->oh * s->ow * s->kd * s->kh * s->kw;
