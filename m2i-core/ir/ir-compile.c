@@ -2,6 +2,7 @@
  * inferred and checked against the XML, constants folded, and the memory of
  * one inference planned (buffers reused once their last reader has run). */
 #include "ir-compile.h"
+#include "kernels/kernels-private.h"
 
 #include <stdlib.h>
 #include <base/m2i-error.h>
@@ -316,6 +317,69 @@ place_groups (M2iIrCompiledModel *cm)
   }
 }
 
+/* Element-wise kernels: output element i depends on input element i only
+ * (for an input of the output's shape), so they may write over that input.
+ * Checked against each kernel's loops (kernels/eltwise.c, activation.c). */
+static gboolean
+is_elementwise (const M2iOpKernel *k)
+{
+  static const M2iOpKernel *const kernels[] = {
+    &m2i_kernel_add, &m2i_kernel_subtract, &m2i_kernel_multiply, &m2i_kernel_divide,
+    &m2i_kernel_relu, &m2i_kernel_prelu, &m2i_kernel_clamp, &m2i_kernel_sigmoid, &m2i_kernel_exp,
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (kernels); i++)
+    if (k == kernels[i])
+      return TRUE;
+  return FALSE;
+}
+
+static gint
+group_root (const gint *alias, gint g)
+{
+  while (alias[g] != g)
+    g = alias[g];
+  return g;
+}
+
+/* In place: an element-wise layer whose input of the output's shape and
+ * type is read by nobody after it writes its output into that input's
+ * buffer (Conv → Add(bias) → PReLU then touches one buffer, not three).
+ * Never over an input of the model (it keeps its contents) nor a buffer
+ * read later. Merges the two groups. */
+static void
+compute_in_place (M2iIrCompiledModel *cm, gint n_steps)
+{
+  g_autofree gint *alias = g_new (gint, MAX (cm->n_groups, 1));
+  for (gint g = 0; g < cm->n_groups; g++)
+    alias[g] = g;
+  for (gint si = 0; si < n_steps; si++) {
+    const CmStep *s = &g_array_index (cm->steps, CmStep, si);
+    if (s->ctx.n_outputs != 1 || !is_elementwise (s->kernel))
+      continue;
+    const CmValue *out = &cm->values[s->out_values[0]];
+    if (out->group < 0)
+      continue;
+    gint og = group_root (alias, out->group);
+    for (gint k = 0; k < s->ctx.n_inputs; k++) {
+      const CmValue *in = &cm->values[s->in_values[k]];
+      if (in->group < 0 || in->t.type != out->t.type || !m2i_shape_equal (&in->t.shape, &out->t.shape))
+        continue;
+      gint ig = group_root (alias, in->group);
+      CmGroup *g = &cm->groups[ig];
+      if (ig == og || g->first < 0 || g->last != si)
+        continue;
+      g->last = MAX (g->last, cm->groups[og].last);
+      g->size = MAX (g->size, cm->groups[og].size);
+      cm->groups[og] = (CmGroup) { 0, 0, -2, -2 };    /* empty, placed nowhere */
+      alias[og] = ig;
+      break;
+    }
+  }
+  for (gint v = 0; v < cm->n_values; v++)
+    if (cm->values[v].group >= 0)
+      cm->values[v].group = group_root (alias, cm->values[v].group);
+}
+
 static void
 plan_memory (M2iIrCompiledModel *cm, const gboolean *needed)
 {
@@ -366,6 +430,7 @@ plan_memory (M2iIrCompiledModel *cm, const gboolean *needed)
     if (v->group >= 0)
       cm->groups[v->group].last = n_steps;    /* outputs outlive the inference */
   }
+  compute_in_place (cm, n_steps);
   place_groups (cm);
   cm->scratch_bytes = 0;
   for (gint si = 0; si < n_steps; si++)

@@ -4,6 +4,7 @@
 #include <base/m2i-error.h>
 
 #include <string.h>
+#include <time.h>
 
 #define ALIGN 64
 
@@ -16,6 +17,8 @@ struct _M2iIrInferRequest {
   M2iTensor *tensors;            /* the contexts' inputs and outputs */
   M2iTensor *inputs;             /* one per Parameter */
   M2iTensor *outputs;            /* one per Result */
+  gboolean profiling;
+  M2iIrLayerProfile *profile;    /* one per step */
 };
 
 static inline gpointer
@@ -56,6 +59,7 @@ m2i_ir_infer_request_new (M2iIrCompiledModel *cm, GError **error)
     n_tensors += s->ctx.n_inputs + s->ctx.n_outputs;
   }
   req->ctxs = g_new0 (M2iOpContext, MAX (n_steps, 1));
+  req->profile = g_new0 (M2iIrLayerProfile, MAX (n_steps, 1));
   req->tensors = g_new0 (M2iTensor, MAX (n_tensors, 1));
   M2iTensor *t = req->tensors;
   for (gint i = 0; i < n_steps; i++) {
@@ -75,6 +79,7 @@ m2i_ir_infer_request_new (M2iIrCompiledModel *cm, GError **error)
       ctx->outputs[k].data = value_data (req, s->out_values[k]);
     }
     ctx->scratch = s->ctx.scratch_bytes ? req->scratch : NULL;
+    req->profile[i].node = s->ctx.node;
   }
   gint n_in = cm->model->parameters->len, n_out = cm->model->results->len;
   req->inputs = g_new0 (M2iTensor, MAX (n_in, 1));
@@ -98,6 +103,7 @@ m2i_ir_infer_request_free (M2iIrInferRequest *req)
   g_free (req->arena_raw);
   g_free (req->scratch_raw);
   g_free (req->ctxs);
+  g_free (req->profile);
   g_free (req->tensors);
   g_free (req->inputs);
   g_free (req->outputs);
@@ -139,6 +145,14 @@ m2i_ir_infer_request_set_input (M2iIrInferRequest *req, gint i, const M2iTensor 
   return TRUE;
 }
 
+static guint64
+now_ns (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (guint64) ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
 gboolean
 m2i_ir_infer_request_infer (M2iIrInferRequest *req, GError **error)
 {
@@ -146,13 +160,33 @@ m2i_ir_infer_request_infer (M2iIrInferRequest *req, GError **error)
   for (guint i = 0; i < cm->steps->len; i++) {
     const CmStep *s = &g_array_index (cm->steps, CmStep, i);
     M2iOpContext *ctx = &req->ctxs[i];
+    guint64 t0 = req->profiling ? now_ns () : 0;
     if (!s->kernel->execute (ctx, error)) {
       if (error && !*error)
         m2i_ir_node_set_error (error, M2I_ERROR_FAILED, ctx->node, "the kernel failed");
       return FALSE;
     }
+    if (req->profiling) {
+      req->profile[i].total_ns += now_ns () - t0;
+      req->profile[i].count++;
+    }
   }
   return TRUE;
+}
+
+void
+m2i_ir_infer_request_set_profiling (M2iIrInferRequest *req, gboolean on)
+{
+  req->profiling = on;
+  for (guint i = 0; i < req->cm->steps->len; i++)
+    req->profile[i].total_ns = req->profile[i].count = 0;
+}
+
+const M2iIrLayerProfile *
+m2i_ir_infer_request_get_profile (M2iIrInferRequest *req, gint *n_out)
+{
+  *n_out = req->cm->steps->len;
+  return req->profile;
 }
 
 const M2iTensor *

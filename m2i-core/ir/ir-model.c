@@ -24,6 +24,7 @@ m2i_ir_model_unref (M2iIrModel *m)
   g_free (m->topo);
   g_free (m->input_info);
   g_free (m->output_info);
+  g_ptr_array_free (m->names, TRUE);
   if (m->rt_info)
     g_hash_table_unref (m->rt_info);
   if (m->weights)

@@ -63,6 +63,7 @@ struct _M2iIrModel {
   GPtrArray *results;            /* M2iIrNode*, XML order (borrowed) */
   M2iIrIoInfo *input_info;       /* parameters->len entries */
   M2iIrIoInfo *output_info;      /* results->len entries */
+  GPtrArray *names;              /* gchar*: strings the io infos point to */
   GHashTable *rt_info;           /* model-level rt_info: "a/b" path → value */
   GBytes *weights;               /* the .bin (mapped), or NULL */
 };

@@ -870,9 +870,9 @@ check_result (Reader *r, M2iIrNode *n, M2iIrIoInfo *info, GError **error)
     name = g_strdup_printf ("%s.%d", src->name, port);
   else
     name = g_strdup (src->name);
-  /* the name must live with the model: keep it in the Result's attributes */
-  m2i_ir_node_set_attr (n, "m2i-output-name", name);
-  info->name = m2i_ir_node_get_attr (n, "m2i-output-name");
+  /* the model owns the name (freed with it) */
+  g_ptr_array_add (r->model->names, g_steal_pointer (&name));
+  info->name = g_ptr_array_index (r->model->names, r->model->names->len - 1);
   info->type = src->outputs[port].type;
   info->shape = src->outputs[port].shape;
   info->node = n;
@@ -914,6 +914,7 @@ model_new (const char *origin)
   m->edges = g_array_new (FALSE, FALSE, sizeof (M2iIrEdge));
   m->parameters = g_ptr_array_new ();
   m->results = g_ptr_array_new ();
+  m->names = g_ptr_array_new_with_free_func (g_free);
   return m;
 }
 

@@ -153,11 +153,12 @@ lookup_key (M2iOpRegistry *r, const char *type, const char *opset)
   return k;
 }
 
-/* The highest registered "opsetM" of @type with M <= @n, in the chain. */
-static gint
-newest_registered_at_most (M2iOpRegistry *r, const char *type, gint n)
+/* The opsets @type has kernels for in @r and its fallbacks, each once ("*"
+ * for a kernel of any version), in no particular order. */
+static GPtrArray *
+registered_opsets (M2iOpRegistry *r, const char *type)
 {
-  gint best = 0;
+  GPtrArray *found = g_ptr_array_new_with_free_func (g_free);
   gsize tlen = strlen (type);
   for (; r; r = r->fallback) {
     g_mutex_lock (&r->lock);
@@ -166,13 +167,31 @@ newest_registered_at_most (M2iOpRegistry *r, const char *type, gint n)
     g_hash_table_iter_init (&it, r->kernels);
     while (g_hash_table_iter_next (&it, &key, NULL)) {
       const char *k = key;
-      gint m;
-      if (!strncmp (k, type, tlen) && k[tlen] == '\n' && parse_opset (k + tlen + 1, &m) &&
-          m <= n && m > best)
-        best = m;
+      if (strncmp (k, type, tlen) || k[tlen] != '\n')
+        continue;
+      gboolean dup = FALSE;
+      for (guint i = 0; i < found->len; i++)
+        dup |= !strcmp (g_ptr_array_index (found, i), k + tlen + 1);
+      if (!dup)
+        g_ptr_array_add (found, g_strdup (k + tlen + 1));
     }
     g_mutex_unlock (&r->lock);
   }
+  return found;
+}
+
+/* The highest registered "opsetM" of @type with M <= @n, in the chain. */
+static gint
+newest_registered_at_most (M2iOpRegistry *r, const char *type, gint n)
+{
+  gint best = 0;
+  GPtrArray *opsets = registered_opsets (r, type);
+  for (guint i = 0; i < opsets->len; i++) {
+    gint m;
+    if (parse_opset (g_ptr_array_index (opsets, i), &m) && m <= n && m > best)
+      best = m;
+  }
+  g_ptr_array_free (opsets, TRUE);
   return best;
 }
 
@@ -212,25 +231,12 @@ cmp_str_ptr (gconstpointer a, gconstpointer b)
 gchar *
 m2i_op_registry_list_opsets (M2iOpRegistry *r, const char *type)
 {
-  GPtrArray *found = g_ptr_array_new_with_free_func (g_free);
-  gsize tlen = strlen (type);
-  for (; r; r = r->fallback) {
-    g_mutex_lock (&r->lock);
-    GHashTableIter it;
-    gpointer key;
-    g_hash_table_iter_init (&it, r->kernels);
-    while (g_hash_table_iter_next (&it, &key, NULL)) {
-      const char *k = key;
-      if (!strncmp (k, type, tlen) && k[tlen] == '\n') {
-        const char *opset = !strcmp (k + tlen + 1, "*") ? "any opset" : k + tlen + 1;
-        gboolean dup = FALSE;
-        for (guint i = 0; i < found->len; i++)
-          dup |= !strcmp (g_ptr_array_index (found, i), opset);
-        if (!dup)
-          g_ptr_array_add (found, g_strdup (opset));
-      }
+  GPtrArray *found = registered_opsets (r, type);
+  for (guint i = 0; i < found->len; i++) {
+    if (!strcmp (g_ptr_array_index (found, i), "*")) {
+      g_free (found->pdata[i]);
+      found->pdata[i] = g_strdup ("any opset");
     }
-    g_mutex_unlock (&r->lock);
   }
   if (!found->len) {
     g_ptr_array_free (found, TRUE);

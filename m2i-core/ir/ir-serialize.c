@@ -149,8 +149,8 @@ write_layer (Writer *w, const M2iIrNode *n, GError **error)
   gboolean any = FALSE;
   for (guint i = 0; i < keys->len; i++) {
     const char *k = keys->pdata[i];
-    /* the reader's own note, and offsets that are rewritten */
-    if (!strcmp (k, "m2i-output-name") || (is_const && (!strcmp (k, "offset") || !strcmp (k, "size"))))
+    /* a Const's offsets are rewritten */
+    if (is_const && (!strcmp (k, "offset") || !strcmp (k, "size")))
       continue;
     if (!any) {
       indent (s, 3);

@@ -96,8 +96,12 @@ typedef struct {
    * threads, each with its own context (tensors, scratch) but the same
    * ctx->state: execute() must only read the state. An output never
    * overlaps an input, except that a view op (the runtime's own Reshape,
-   * Squeeze, Unsqueeze) may get an output aliasing its input. Also called
-   * once at compile time when every input is constant (constant folding). */
+   * Squeeze, Unsqueeze) may get an output aliasing its input, and the
+   * built-in element-wise kernels (Add, Subtract, Multiply, Divide, ReLU,
+   * PReLU, Clamp, Sigmoid, Exp: listed in ir-compile.c) may get an output
+   * that is the very buffer of an input of the same shape and type (they
+   * must compute element i from input element i only). Also called once at
+   * compile time when every input is constant (constant folding). */
   gboolean (*execute) (M2iOpContext *ctx, GError **error);
   /* Frees ctx->state; may be NULL. */
   void (*free_state) (gpointer state);

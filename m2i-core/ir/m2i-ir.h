@@ -235,6 +235,23 @@ gboolean m2i_ir_infer_request_set_input (M2iIrInferRequest *req, gint i,
  * fails. Allocates nothing. */
 gboolean m2i_ir_infer_request_infer (M2iIrInferRequest *req, GError **error);
 
+/* Per-layer timing (like benchmark_app -pc): when on, each layer run by
+ * infer() adds its wall time to a counter (the clock costs ~50 ns a layer;
+ * off by default). */
+void m2i_ir_infer_request_set_profiling (M2iIrInferRequest *req, gboolean on);
+
+typedef struct {
+  const M2iIrNode *node;       /* the layer */
+  guint64 total_ns;            /* summed over the inferences profiled */
+  guint64 count;               /* inferences profiled */
+} M2iIrLayerProfile;
+
+/* The layers run per inference, in execution order, with their times since
+ * profiling was switched on. *n_out receives the count. Owned by the
+ * request. */
+const M2iIrLayerProfile *m2i_ir_infer_request_get_profile (M2iIrInferRequest *req,
+    gint *n_out);
+
 /* Output @i of the last inference (NULL when out of range): type (f32 for
  * f16 outputs), shape and data, owned by the request, valid until the next
  * infer() or free. */

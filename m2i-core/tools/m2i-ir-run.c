@@ -32,6 +32,7 @@ static gchar *opt_scale;
 static gboolean opt_rgb;
 static gchar *opt_dump;
 static gboolean opt_quiet;
+static gboolean opt_profile;
 
 static const GOptionEntry entries[] = {
   { "input", 'i', 0, G_OPTION_ARG_FILENAME, &opt_input, "Input: raw f32/u8/f16 tensor, PGM/PPM "
@@ -54,6 +55,8 @@ static const GOptionEntry entries[] = {
   { "rgb", 0, 0, G_OPTION_ARG_NONE, &opt_rgb, "Feed images as RGB (default BGR, as OpenVINO models)", NULL },
   { "dump", 0, 0, G_OPTION_ARG_FILENAME, &opt_dump, "Write output 0 as raw f32 to FILE", "FILE" },
   { "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet, "Print only results", NULL },
+  { "profile", 0, 0, G_OPTION_ARG_NONE, &opt_profile,
+    "Time every layer over --iterations inferences; print the time per op type", NULL },
   { NULL }
 };
 
@@ -456,6 +459,62 @@ benchmark (M2iIrCompiledModel *cm, M2iIrInferRequest *first, GError **error)
   return ok;
 }
 
+/* ---- per-layer profile ---------------------------------------------------- */
+
+typedef struct {
+  const char *type;
+  gint layers;
+  guint64 ns;
+} TypeTime;
+
+static gint
+cmp_type_time (gconstpointer a, gconstpointer b)
+{
+  const TypeTime *x = a, *y = b;
+  return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : 0;
+}
+
+static gboolean
+profile (M2iIrInferRequest *req, GError **error)
+{
+  m2i_ir_infer_request_set_profiling (req, TRUE);
+  gint n = MAX (opt_iterations, 1);
+  for (gint i = 0; i < n; i++)
+    if (!m2i_ir_infer_request_infer (req, error))
+      return FALSE;
+  gint n_layers;
+  const M2iIrLayerProfile *p = m2i_ir_infer_request_get_profile (req, &n_layers);
+  GArray *types = g_array_new (FALSE, TRUE, sizeof (TypeTime));
+  guint64 total = 0;
+  for (gint i = 0; i < n_layers; i++) {
+    const char *type = m2i_ir_node_get_type (p[i].node);
+    guint k;
+    for (k = 0; k < types->len; k++)
+      if (!strcmp (g_array_index (types, TypeTime, k).type, type))
+        break;
+    if (k == types->len) {
+      TypeTime t = { type };
+      g_array_append_val (types, t);
+    }
+    TypeTime *t = &g_array_index (types, TypeTime, k);
+    t->layers++;
+    t->ns += p[i].total_ns;
+    total += p[i].total_ns;
+  }
+  g_array_sort (types, cmp_type_time);
+  printf ("profile: %d layers per inference, %.3f ms per inference (%d inferences)\n", n_layers,
+      total / 1e6 / n, n);
+  printf ("  %-22s %6s %10s %6s\n", "op type", "layers", "ms/infer", "%");
+  for (guint k = 0; k < types->len; k++) {
+    const TypeTime *t = &g_array_index (types, TypeTime, k);
+    printf ("  %-22s %6d %10.3f %5.1f%%\n", t->type, t->layers, t->ns / 1e6 / n,
+        total ? 100.0 * t->ns / total : 0);
+  }
+  g_array_free (types, TRUE);
+  m2i_ir_infer_request_set_profiling (req, FALSE);
+  return TRUE;
+}
+
 /* ---- main --------------------------------------------------------------- */
 
 static gboolean
@@ -514,6 +573,8 @@ run (const char *model_path, GError **error)
     else if (opt_top_k > 0)
       print_top_k (out, labels);
   }
+  if (ok && opt_profile)
+    ok = profile (req, error);
   if (ok && opt_bench)
     ok = benchmark (cm, req, error);
   g_strfreev (labels);

@@ -248,3 +248,38 @@ env_path (const char *var, const char *relative)
 gchar *test_shared_path (const char *relative) { return env_path ("M2I_SHARED_MODELS", relative); }
 gchar *test_models_path (const char *relative) { return env_path ("M2I_MODELS_DIR", relative); }
 gchar *test_data_path (const char *relative) { return env_path ("M2I_TEST_DATA", relative); }
+
+/* Concat's input ports are listed 4 then 2: ordinal 0 is port 4 (the
+ * Const), so the output is [w; x] — the order OpenVINO gives them. */
+const char test_ir_v10_model[] =
+  "<?xml version=\"1.0\"?>\n"
+  "<net name=\"demo10\" version=\"10\">\n"
+  "  <layers>\n"
+  "    <layer id=\"7\" name=\"in\" type=\"Parameter\" version=\"opset1\">\n"
+  "      <data shape=\"1, 2, 3\" element_type=\"f32\"/>\n"
+  "      <output><port id=\"0\" precision=\"FP32\"><dim>1</dim><dim>2</dim><dim>3</dim></port></output>\n"
+  "    </layer>\n"
+  "    <layer id=\"3\" name=\"w\" type=\"Const\" version=\"opset1\">\n"
+  "      <data element_type=\"f32\" shape=\"1,1,3\" offset=\"4\" size=\"12\"/>\n"
+  "      <output><port id=\"1\" precision=\"FP32\"><dim>1</dim><dim>1</dim><dim>3</dim></port></output>\n"
+  "    </layer>\n"
+  "    <layer id=\"5\" name=\"cat\" type=\"Concat\" version=\"opset1\">\n"
+  "      <data axis=\"1\"/>\n"
+  "      <rt_info><attribute name=\"fused_names\" version=\"0\" value=\"cat,cat2\"/></rt_info>\n"
+  "      <input>\n"
+  "        <port id=\"4\"><dim>1</dim><dim>1</dim><dim>3</dim></port>\n"
+  "        <port id=\"2\"><dim>1</dim><dim>2</dim><dim>3</dim></port>\n"
+  "      </input>\n"
+  "      <output><port id=\"9\" precision=\"FP32\"><dim>1</dim><dim>3</dim><dim>3</dim></port></output>\n"
+  "    </layer>\n"
+  "    <layer id=\"1\" name=\"out\" type=\"Result\" version=\"opset1\">\n"
+  "      <input><port id=\"0\"><dim>1</dim><dim>3</dim><dim>3</dim></port></input>\n"
+  "    </layer>\n"
+  "  </layers>\n"
+  "  <edges>\n"
+  "    <edge from-layer=\"7\" from-port=\"0\" to-layer=\"5\" to-port=\"2\"/>\n"
+  "    <edge from-layer=\"3\" from-port=\"1\" to-layer=\"5\" to-port=\"4\"/>\n"
+  "    <edge from-layer=\"5\" from-port=\"9\" to-layer=\"1\" to-port=\"0\"/>\n"
+  "  </edges>\n"
+  "  <meta_data><MO_version value=\"2021.1\"/><cli_parameters><data_type value=\"FP32\"/></cli_parameters></meta_data>\n"
+  "</net>\n";

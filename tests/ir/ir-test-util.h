@@ -56,3 +56,13 @@ gchar *test_models_path (const char *relative);
 gchar *test_data_path (const char *relative);
 
 G_END_DECLS
+
+G_BEGIN_DECLS
+
+/* A small IR v10 model: Parameter "in" f32 [1,2,3] (id 7), Const "w"
+ * [1,1,3] f32 at offset 4 of a 16-byte .bin (id 3), Concat "cat" (id 5, axis
+ * 1) whose input ports are listed 4 (the Const) then 2, Result "out" (id 1);
+ * layer rt_info and v10 meta_data. The reader and error tests start from it. */
+extern const char test_ir_v10_model[];
+
+G_END_DECLS

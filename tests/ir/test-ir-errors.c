@@ -6,44 +6,13 @@
 
 #include <string.h>
 
-/* A valid model the cases below break one way each. Weights: 16 bytes, the
- * Const reads 12 of them at offset 4. */
-static const char base_model[] =
-  "<?xml version=\"1.0\"?>\n"
-  "<net name=\"base\" version=\"10\">\n"
-  "  <layers>\n"
-  "    <layer id=\"7\" name=\"in\" type=\"Parameter\" version=\"opset1\">\n"
-  "      <data shape=\"1,2,3\" element_type=\"f32\"/>\n"
-  "      <output><port id=\"0\" precision=\"FP32\"><dim>1</dim><dim>2</dim><dim>3</dim></port></output>\n"
-  "    </layer>\n"
-  "    <layer id=\"3\" name=\"w\" type=\"Const\" version=\"opset1\">\n"
-  "      <data element_type=\"f32\" shape=\"1,1,3\" offset=\"4\" size=\"12\"/>\n"
-  "      <output><port id=\"1\" precision=\"FP32\"><dim>1</dim><dim>1</dim><dim>3</dim></port></output>\n"
-  "    </layer>\n"
-  "    <layer id=\"5\" name=\"cat\" type=\"Concat\" version=\"opset1\">\n"
-  "      <data axis=\"1\"/>\n"
-  "      <input>\n"
-  "        <port id=\"4\"><dim>1</dim><dim>1</dim><dim>3</dim></port>\n"
-  "        <port id=\"2\"><dim>1</dim><dim>2</dim><dim>3</dim></port>\n"
-  "      </input>\n"
-  "      <output><port id=\"9\" precision=\"FP32\"><dim>1</dim><dim>3</dim><dim>3</dim></port></output>\n"
-  "    </layer>\n"
-  "    <layer id=\"1\" name=\"out\" type=\"Result\" version=\"opset1\">\n"
-  "      <input><port id=\"0\"><dim>1</dim><dim>3</dim><dim>3</dim></port></input>\n"
-  "    </layer>\n"
-  "  </layers>\n"
-  "  <edges>\n"
-  "    <edge from-layer=\"7\" from-port=\"0\" to-layer=\"5\" to-port=\"2\"/>\n"
-  "    <edge from-layer=\"3\" from-port=\"1\" to-layer=\"5\" to-port=\"4\"/>\n"
-  "    <edge from-layer=\"5\" from-port=\"9\" to-layer=\"1\" to-port=\"0\"/>\n"
-  "  </edges>\n"
-  "</net>\n";
-
+/* The cases below break test_ir_v10_model one way each. Weights: 16 bytes,
+ * the Const reads 12 of them at offset 4. */
 static const float weights_data[4] = { 0, 1, 2, 3 };
 
 typedef struct {
   const char *name;
-  const char *find;              /* replaced once in base_model ... */
+  const char *find;              /* replaced once in test_ir_v10_model ... */
   const char *replace;           /* ... by this (NULL: the case's xml is whole) */
   gboolean at_compile;           /* the error comes from m2i_ir_compile() */
   gint code;
@@ -54,7 +23,7 @@ typedef struct {
 static const BadCase cases[] = {
   { "malformed XML", "  </layers>\n", "", FALSE, M2I_ERROR_MALFORMED, NULL,
     { "test.xml: malformed XML", "line", "layers" } },
-  { "not IR", "<net name=\"base\" version=\"10\">", "<network version=\"10\">", FALSE,
+  { "not IR", "<net name=\"demo10\" version=\"10\">", "<network version=\"10\">", FALSE,
     M2I_ERROR_MALFORMED, "<network", { "root element is <network>", "not an OpenVINO IR" } },
   { "IR version 7", "version=\"10\">", "version=\"7\">", FALSE, M2I_ERROR_UNSUPPORTED, "<net",
     { "IR version 7 is not supported", "10 and 11" } },
@@ -125,8 +94,8 @@ static const BadCase cases[] = {
   { "empty document", "", NULL, FALSE, M2I_ERROR_MALFORMED, NULL, { "test.xml: malformed XML" } },
   { "truncated UTF-8", "", NULL, FALSE, M2I_ERROR_MALFORMED, NULL, { "test.xml:1: ", "not an OpenVINO IR file" } },
   { "cycle", "", NULL, FALSE, M2I_ERROR_MALFORMED, NULL, { "" } },
-  { "bad element type of Parameter", "<data shape=\"1,2,3\" element_type=\"f32\"/>",
-    "<data shape=\"1,2,3\" element_type=\"float\"/>", FALSE, M2I_ERROR_MALFORMED, "name=\"in\"",
+  { "bad element type of Parameter", "<data shape=\"1, 2, 3\" element_type=\"f32\"/>",
+    "<data shape=\"1, 2, 3\" element_type=\"float\"/>", FALSE, M2I_ERROR_MALFORMED, "name=\"in\"",
     { "layer 7 'in' (Parameter)", "unknown element type \"float\"" } },
 };
 
@@ -164,7 +133,7 @@ case_xml (const BadCase *c)
       "<edge from-layer=\"2\" from-port=\"1\" to-layer=\"3\" to-port=\"0\"/>\n"
       "<edge from-layer=\"2\" from-port=\"1\" to-layer=\"4\" to-port=\"0\"/>\n"
       "</edges>\n</net>\n");
-  GString *s = g_string_new (base_model);
+  GString *s = g_string_new (test_ir_v10_model);
   if (!c->replace) {
     /* declared dims of Concat's output and the Result's input both [1,4,3] */
     g_assert_cmpint (g_string_replace (s, "<port id=\"9\" precision=\"FP32\"><dim>1</dim><dim>3</dim>",
@@ -251,7 +220,7 @@ static void
 test_files (void)
 {
   GError *error = NULL;
-  gchar *path = test_ir_write_files (base_model, NULL);
+  gchar *path = test_ir_write_files (test_ir_v10_model, NULL);
   M2iIrModel *m = m2i_ir_model_load (path, NULL, &error);
   g_assert_null (m);
   g_assert_error (error, M2I_ERROR, M2I_ERROR_IO);

@@ -4,7 +4,7 @@
 #include "ir-test-util.h"
 #include <base/m2i-error.h>
 #include <base/m2i-fp16.h>
-#include <ir/ir-private.h>
+#include <ir/ir-compile.h>
 
 #include <string.h>
 
@@ -111,6 +111,63 @@ test_memory_reuse (void)
     /* the input survives the inference */
     g_assert_cmpfloat (in[5], ==, 5 + k * 1000);
   }
+  m2i_ir_infer_request_free (req);
+  m2i_ir_compiled_model_unref (cm);
+  m2i_ir_model_unref (m);
+  test_ir_free (b);
+}
+
+/* Element-wise layers write over an input nobody reads later: Transpose →
+ * Add(bias) → ReLU → Multiply share one buffer; an input read again later
+ * (the skip into the Concat) and the model's input are never overwritten. */
+static void
+test_in_place (void)
+{
+  TestIr *b = test_ir_new (11);
+  M2iShape a = TEST_SHAPE (2, 3), t = TEST_SHAPE (3, 2), one = TEST_SHAPE (1), cat = TEST_SHAPE (6, 2);
+  gint x = test_ir_parameter (b, "x", M2I_ET_F32, &a);
+  gint64 perm[2] = { 1, 0 };
+  gint tin[2] = { x, test_ir_const (b, M2I_ET_I64, &TEST_SHAPE (2), perm) };
+  gint tr = test_ir_op (b, "Transpose", "opset1", NULL, 2, tin, M2I_ET_F32, &t);
+  float bias = -2, two = 2;
+  gint add_in[2] = { tr, test_ir_const (b, M2I_ET_F32, &one, &bias) };
+  gint add = test_ir_op (b, "Add", "opset1", NULL, 2, add_in, M2I_ET_F32, &t);
+  gint relu = test_ir_op (b, "ReLU", "opset1", NULL, 1, &add, M2I_ET_F32, &t);
+  gint mul_in[2] = { test_ir_const (b, M2I_ET_F32, &one, &two), relu };    /* aliases input 1 */
+  gint mul = test_ir_op (b, "Multiply", "opset1", NULL, 2, mul_in, M2I_ET_F32, &t);
+  gint x2_in[2] = { x, test_ir_const (b, M2I_ET_I64, &TEST_SHAPE (2), perm) };
+  gint tr2 = test_ir_op (b, "Transpose", "opset1", NULL, 2, x2_in, M2I_ET_F32, &t);
+  gint add2_in[2] = { tr2, test_ir_const (b, M2I_ET_F32, &one, &bias) };
+  gint add2 = test_ir_op (b, "Add", "opset1", NULL, 2, add2_in, M2I_ET_F32, &t);   /* tr2 read later */
+  gint cat_in[3] = { mul, add2, tr2 };
+  (void) cat;
+  test_ir_result (b, test_ir_op (b, "Concat", "opset1", "axis=\"0\"", 3, cat_in, M2I_ET_F32,
+      &TEST_SHAPE (9, 2)));
+  M2iIrModel *m;
+  M2iIrCompiledModel *cm = compile (b, &m);
+  GError *error = NULL;
+  M2iIrInferRequest *req = m2i_ir_infer_request_new (cm, &error);
+  float *in = m2i_ir_infer_request_get_input (req, 0)->data;
+  const float xv[6] = { 1, 5, -3, 4, 2, 0 };               /* [[1,5,-3],[4,2,0]] */
+  memcpy (in, xv, sizeof xv);
+  g_assert_true (m2i_ir_infer_request_infer (req, &error));
+  /* xᵀ = [[1,4],[5,2],[-3,0]] */
+  const float expect[18] = {
+    0, 4, 6, 0, 0, 0,            /* 2·relu(xᵀ − 2) */
+    -1, 2, 3, 0, -5, -2,         /* xᵀ − 2 */
+    1, 4, 5, 2, -3, 0,           /* xᵀ */
+  };
+  g_assert_cmpmem (m2i_ir_infer_request_get_output (req, 0)->data, sizeof expect, expect, sizeof expect);
+  g_assert_cmpmem (in, sizeof xv, xv, sizeof xv);           /* the input is intact */
+  /* the chain shares one buffer group; tr2, read after add2, does not */
+#define GROUP(node) (cm->values[cm->value_base[node]].group)
+  g_assert_cmpint (GROUP (tr), >=, 0);
+  g_assert_cmpint (GROUP (add), ==, GROUP (tr));
+  g_assert_cmpint (GROUP (relu), ==, GROUP (tr));
+  g_assert_cmpint (GROUP (mul), ==, GROUP (tr));
+  g_assert_cmpint (GROUP (add2), !=, GROUP (tr2));
+  g_assert_cmpint (GROUP (tr), !=, GROUP (x));
+#undef GROUP
   m2i_ir_infer_request_free (req);
   m2i_ir_compiled_model_unref (cm);
   m2i_ir_model_unref (m);
@@ -295,6 +352,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ir/graph/fold-shape-chain", test_fold_shape_chain);
   g_test_add_func ("/ir/graph/memory-reuse", test_memory_reuse);
   g_test_add_func ("/ir/graph/prune", test_prune);
+  g_test_add_func ("/ir/graph/in-place", test_in_place);
   g_test_add_func ("/ir/graph/f16-io", test_f16_io);
   g_test_add_func ("/ir/graph/threads", test_threads);
   g_test_add_func ("/ir/graph/opset-resolution", test_opset_resolution);

@@ -6,41 +6,6 @@
 
 #include <string.h>
 
-/* Concat's input ports are listed 4 then 2: ordinal 0 is port 4 (the
- * Const), so the output is [w; x] — the order OpenVINO gives them. */
-static const char v10_model[] =
-  "<?xml version=\"1.0\"?>\n"
-  "<net name=\"demo10\" version=\"10\">\n"
-  "  <layers>\n"
-  "    <layer id=\"7\" name=\"in\" type=\"Parameter\" version=\"opset1\">\n"
-  "      <data shape=\"1, 2, 3\" element_type=\"f32\"/>\n"
-  "      <output><port id=\"0\" precision=\"FP32\"><dim>1</dim><dim>2</dim><dim>3</dim></port></output>\n"
-  "    </layer>\n"
-  "    <layer id=\"3\" name=\"w\" type=\"Const\" version=\"opset1\">\n"
-  "      <data element_type=\"f32\" shape=\"1,1,3\" offset=\"4\" size=\"12\"/>\n"
-  "      <output><port id=\"1\" precision=\"FP32\"><dim>1</dim><dim>1</dim><dim>3</dim></port></output>\n"
-  "    </layer>\n"
-  "    <layer id=\"5\" name=\"cat\" type=\"Concat\" version=\"opset1\">\n"
-  "      <data axis=\"1\"/>\n"
-  "      <rt_info><attribute name=\"fused_names\" version=\"0\" value=\"cat,cat2\"/></rt_info>\n"
-  "      <input>\n"
-  "        <port id=\"4\"><dim>1</dim><dim>1</dim><dim>3</dim></port>\n"
-  "        <port id=\"2\"><dim>1</dim><dim>2</dim><dim>3</dim></port>\n"
-  "      </input>\n"
-  "      <output><port id=\"9\" precision=\"FP32\"><dim>1</dim><dim>3</dim><dim>3</dim></port></output>\n"
-  "    </layer>\n"
-  "    <layer id=\"1\" name=\"out\" type=\"Result\" version=\"opset1\">\n"
-  "      <input><port id=\"0\"><dim>1</dim><dim>3</dim><dim>3</dim></port></input>\n"
-  "    </layer>\n"
-  "  </layers>\n"
-  "  <edges>\n"
-  "    <edge from-layer=\"7\" from-port=\"0\" to-layer=\"5\" to-port=\"2\"/>\n"
-  "    <edge from-layer=\"3\" from-port=\"1\" to-layer=\"5\" to-port=\"4\"/>\n"
-  "    <edge from-layer=\"5\" from-port=\"9\" to-layer=\"1\" to-port=\"0\"/>\n"
-  "  </edges>\n"
-  "  <meta_data><MO_version value=\"2021.1\"/><cli_parameters><data_type value=\"FP32\"/></cli_parameters></meta_data>\n"
-  "</net>\n";
-
 /* v11: tensor names on ports, a scalar Const (shape ""), model rt_info. */
 static const char v11_model[] =
   "<?xml version=\"1.0\"?>\n"
@@ -85,7 +50,7 @@ test_v10 (void)
   /* bytes 0..3 are padding: the Const starts at offset 4 */
   float bin[4] = { 99, 0.5f, -1.5f, 2.25f };
   g_autoptr (GBytes) weights = g_bytes_new (bin, sizeof bin);
-  gchar *path = test_ir_write_files (v10_model, weights);
+  gchar *path = test_ir_write_files (test_ir_v10_model, weights);
   GError *error = NULL;
   /* no bin path: model.bin beside model.xml */
   M2iIrModel *m = m2i_ir_model_load (path, NULL, &error);
@@ -272,6 +237,22 @@ test_shape_spellings (void)
   g_assert_true (m2i_shape_equal (&a, &b));
   g_assert_true (m2i_shape_parse ("", &s, NULL));
   g_assert_cmpint (s.rank, ==, 0);
+  /* dynamic dimensions and malformed text */
+  const char *dynamic[] = { "1,3,?,?", "1,-1", "1..8,3", "1,2..4" };
+  for (guint i = 0; i < G_N_ELEMENTS (dynamic); i++) {
+    GError *e = NULL;
+    g_assert_false (m2i_shape_parse (dynamic[i], &s, &e));
+    g_assert_error (e, M2I_ERROR, M2I_ERROR_UNSUPPORTED);
+    g_assert_nonnull (strstr (e->message, "not supported"));
+    g_clear_error (&e);
+  }
+  const char *malformed[] = { "1,,3", "1,3,", "a", "1 3" };
+  for (guint i = 0; i < G_N_ELEMENTS (malformed); i++) {
+    GError *e = NULL;
+    g_assert_false (m2i_shape_parse (malformed[i], &s, &e));
+    g_assert_error (e, M2I_ERROR, M2I_ERROR_MALFORMED);
+    g_clear_error (&e);
+  }
   for (gint spaced = 0; spaced < 2; spaced++) {
     TestIr *t = test_ir_new (11);
     M2iShape shape = TEST_SHAPE (1, 3, 8, 8);

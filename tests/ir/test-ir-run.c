@@ -126,7 +126,7 @@ test_detections (void)
     g_test_skip ("../shared/models/external is not here");
     return;
   }
-  g_autofree gchar *photo = test_data_path ("ir/astronaut-544x320.ppm");
+  g_autofree gchar *photo = test_data_path ("ir/astronaut-272x160.ppm");
   gint status;
   g_autofree gchar *err = NULL;
   g_autofree gchar *out = run_tool (&status, &err, model, "-q", "-i", photo, "-t", "0.5", NULL);
