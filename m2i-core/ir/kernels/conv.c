@@ -322,7 +322,7 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
       o.map = map;
     }
     m2i_gemm_column_panel (s->arch, (gint) s->cout_g, (gint) s->k,
-        j->packed + g * s->packed_group, n0, ncols,
+        j->packed + g * s->packed_group, s->arch->mr, n0, ncols,
         shifted ? conv_shifted_b : conv_im2col_b, &cp, bbuf, strip, &o);
   }
 }
@@ -345,9 +345,12 @@ pad_slice (gint begin, gint end, gint slice, gpointer data)
     memset (dst, 0, s->pt * s->wp * sizeof (float));
     dst += s->pt * s->wp;
     for (gint64 y = 0; y < s->h; y++) {
-      memset (dst, 0, s->pl * sizeof (float));
+      /* Side pads are a pixel or two: plain stores beat memset calls. */
+      for (gint64 x = 0; x < s->pl; x++)
+        dst[x] = 0.0f;
       memcpy (dst + s->pl, src + y * s->w, s->w * sizeof (float));
-      memset (dst + s->pl + s->w, 0, s->pr * sizeof (float));
+      for (gint64 x = s->pl + s->w; x < s->wp; x++)
+        dst[x] = 0.0f;
       dst += s->wp;
     }
     memset (dst, 0, s->pb * s->wp * sizeof (float));
@@ -450,7 +453,8 @@ static gboolean
 conv_execute (M2iOpContext *ctx, GError **error)
 {
   const ConvState *s = ctx->state;
-  gint slices = MIN (m2i_k_threads (ctx), s->slices);
+  gint64 macs = s->batch * s->c_out * s->oh * s->ow * s->k;
+  gint slices = MIN (m2i_k_slices_for (ctx, macs), s->slices);
   if (s->mode == CONV_DEPTHWISE) {
     DwJob j = { s, ctx->inputs[0].data, ctx->inputs[1].data, ctx->outputs[0].data };
     m2i_parallel_for ((gint) (s->batch * s->c_out), slices, 1, dw_slice, &j);

@@ -1,91 +1,134 @@
 /* AVX2+FMA and AVX-512 micro-kernels of the GEMM (see gemm.h). Compiled
  * with per-function target attributes, so the library runs on any x86-64;
- * m2i_gemm_arch() only hands them out when the CPU has the extensions. */
+ * m2i_gemm_arch() only hands them out when the CPU has the extensions.
+ *
+ * Each instruction set has a full-width kernel and narrower ones (one and
+ * two vectors of columns) for a last column panel that is only partly
+ * used: a 14×14 output plane is 196 columns, four full 48-wide panels and
+ * 4 columns, which a 16-wide kernel covers at a third of the cost. */
 #include "gemm.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
-/* AVX2: 4 rows × 24 columns = 12 accumulators of 8 floats. A row of B is
- * three loads, each A value one broadcast. */
+/* The body of a micro-kernel: MR rows × NV vectors of W floats. Row p of B
+ * is NV loads, each A value one broadcast, MR·NV FMAs. */
+#define MICRO_BODY(VEC, W, MR, NV, ZERO, LOAD, STORE, ADD, SET1, FMA) \
+  VEC r[MR][NV]; \
+  for (gint i = 0; i < MR; i++) \
+    for (gint j = 0; j < NV; j++) \
+      r[i][j] = ZERO (); \
+  for (gint p = 0; p < kc; p++) { \
+    const float *bp = b + off[p]; \
+    VEC bv[NV]; \
+    for (gint j = 0; j < NV; j++) \
+      bv[j] = LOAD (bp + W * j); \
+    for (gint i = 0; i < MR; i++) { \
+      VEC ai = SET1 (a[i]); \
+      for (gint j = 0; j < NV; j++) \
+        r[i][j] = FMA (ai, bv[j], r[i][j]); \
+    } \
+    a += MR; \
+  } \
+  for (gint i = 0; i < MR; i++) { \
+    float *row = c + i * ldc; \
+    for (gint j = 0; j < NV; j++) { \
+      VEC v = r[i][j]; \
+      if (accumulate) \
+        v = ADD (v, LOAD (row + W * j)); \
+      STORE (row + W * j, v); \
+    } \
+  }
+
+/* One row against NV vectors of B columns, four rows of B at a time into
+ * four sets of accumulators (FMA latency is four cycles). */
+#define GEMV_BODY(VEC, W, NV, ZERO, LOAD, STORE, ADD, SET1, FMA) \
+  VEC r[4][NV]; \
+  for (gint u = 0; u < 4; u++) \
+    for (gint j = 0; j < NV; j++) \
+      r[u][j] = ZERO (); \
+  gint p = 0; \
+  for (; p + 4 <= kc; p += 4) \
+    for (gint u = 0; u < 4; u++) { \
+      const float *bp = b + off[p + u]; \
+      VEC ap = SET1 (a[(p + u) * as]); \
+      for (gint j = 0; j < NV; j++) \
+        r[u][j] = FMA (ap, LOAD (bp + W * j), r[u][j]); \
+    } \
+  for (; p < kc; p++) { \
+    const float *bp = b + off[p]; \
+    VEC ap = SET1 (a[p * as]); \
+    for (gint j = 0; j < NV; j++) \
+      r[0][j] = FMA (ap, LOAD (bp + W * j), r[0][j]); \
+  } \
+  for (gint j = 0; j < NV; j++) { \
+    VEC v = ADD (ADD (r[0][j], r[1][j]), ADD (r[2][j], r[3][j])); \
+    if (accumulate) \
+      v = ADD (v, LOAD (c + W * j)); \
+    STORE (c + W * j, v); \
+  }
+
+/* AVX2: 4 rows × 24 columns = 12 accumulators of 8 floats. */
 #define AVX2_MR 4
 #define AVX2_NR 24
+#define AVX2_MICRO(NV) \
+  __attribute__ ((target ("avx2,fma"))) \
+  static void \
+  micro_avx2_##NV (gint kc, const float *a, const float *b, const gint32 *off, float *c, \
+      gsize ldc, gboolean accumulate) \
+  { \
+    MICRO_BODY (__m256, 8, AVX2_MR, NV, _mm256_setzero_ps, _mm256_loadu_ps, \
+        _mm256_storeu_ps, _mm256_add_ps, _mm256_set1_ps, _mm256_fmadd_ps) \
+  }
+AVX2_MICRO (1)
+AVX2_MICRO (2)
+AVX2_MICRO (3)
 
 __attribute__ ((target ("avx2,fma")))
 static void
-micro_avx2 (gint kc, const float *a, const float *b, const gint32 *off,
-    float *c, gsize ldc, gboolean accumulate)
+gemv_avx2 (gint kc, const float *a, gsize as, const float *b, const gint32 *off, float *c,
+    gboolean accumulate)
 {
-  __m256 r[AVX2_MR][3];
-  for (gint i = 0; i < AVX2_MR; i++)
-    for (gint j = 0; j < 3; j++)
-      r[i][j] = _mm256_setzero_ps ();
-  for (gint p = 0; p < kc; p++) {
-    const float *bp = b + off[p];
-    __m256 b0 = _mm256_loadu_ps (bp);
-    __m256 b1 = _mm256_loadu_ps (bp + 8);
-    __m256 b2 = _mm256_loadu_ps (bp + 16);
-    for (gint i = 0; i < AVX2_MR; i++) {
-      __m256 ai = _mm256_broadcast_ss (a + i);
-      r[i][0] = _mm256_fmadd_ps (ai, b0, r[i][0]);
-      r[i][1] = _mm256_fmadd_ps (ai, b1, r[i][1]);
-      r[i][2] = _mm256_fmadd_ps (ai, b2, r[i][2]);
-    }
-    a += AVX2_MR;
-  }
-  for (gint i = 0; i < AVX2_MR; i++) {
-    float *row = c + i * ldc;
-    for (gint j = 0; j < 3; j++) {
-      __m256 v = r[i][j];
-      if (accumulate)
-        v = _mm256_add_ps (v, _mm256_loadu_ps (row + 8 * j));
-      _mm256_storeu_ps (row + 8 * j, v);
-    }
-  }
+  GEMV_BODY (__m256, 8, 3, _mm256_setzero_ps, _mm256_loadu_ps, _mm256_storeu_ps,
+      _mm256_add_ps, _mm256_set1_ps, _mm256_fmadd_ps)
 }
 
-static const M2iGemmArch arch_avx2 = { "avx2", AVX2_MR, AVX2_NR, 256, micro_avx2 };
+static const M2iGemmArch arch_avx2 = {
+  "avx2", AVX2_MR, AVX2_NR, 256, micro_avx2_3, 8,
+  { NULL, micro_avx2_1, micro_avx2_2, micro_avx2_3 }, gemv_avx2,
+};
 
 /* AVX-512: 8 rows × 48 columns = 24 accumulators of 16 floats; with three
  * B vectors and a broadcast that is 28 of the 32 registers. Eight rows
  * divide the channel counts networks use, so few rows are wasted. */
 #define AVX512_MR 8
 #define AVX512_NR 48
+#define AVX512_MICRO(NV) \
+  __attribute__ ((target ("avx512f,avx512vl,fma"))) \
+  static void \
+  micro_avx512_##NV (gint kc, const float *a, const float *b, const gint32 *off, float *c, \
+      gsize ldc, gboolean accumulate) \
+  { \
+    MICRO_BODY (__m512, 16, AVX512_MR, NV, _mm512_setzero_ps, _mm512_loadu_ps, \
+        _mm512_storeu_ps, _mm512_add_ps, _mm512_set1_ps, _mm512_fmadd_ps) \
+  }
+AVX512_MICRO (1)
+AVX512_MICRO (2)
+AVX512_MICRO (3)
 
 __attribute__ ((target ("avx512f,avx512vl,fma")))
 static void
-micro_avx512 (gint kc, const float *a, const float *b, const gint32 *off,
-    float *c, gsize ldc, gboolean accumulate)
+gemv_avx512 (gint kc, const float *a, gsize as, const float *b, const gint32 *off, float *c,
+    gboolean accumulate)
 {
-  __m512 r[AVX512_MR][3];
-  for (gint i = 0; i < AVX512_MR; i++)
-    for (gint j = 0; j < 3; j++)
-      r[i][j] = _mm512_setzero_ps ();
-  for (gint p = 0; p < kc; p++) {
-    const float *bp = b + off[p];
-    __m512 b0 = _mm512_loadu_ps (bp);
-    __m512 b1 = _mm512_loadu_ps (bp + 16);
-    __m512 b2 = _mm512_loadu_ps (bp + 32);
-    for (gint i = 0; i < AVX512_MR; i++) {
-      __m512 ai = _mm512_set1_ps (a[i]);
-      r[i][0] = _mm512_fmadd_ps (ai, b0, r[i][0]);
-      r[i][1] = _mm512_fmadd_ps (ai, b1, r[i][1]);
-      r[i][2] = _mm512_fmadd_ps (ai, b2, r[i][2]);
-    }
-    a += AVX512_MR;
-  }
-  for (gint i = 0; i < AVX512_MR; i++) {
-    float *row = c + i * ldc;
-    for (gint j = 0; j < 3; j++) {
-      __m512 v = r[i][j];
-      if (accumulate)
-        v = _mm512_add_ps (v, _mm512_loadu_ps (row + 16 * j));
-      _mm512_storeu_ps (row + 16 * j, v);
-    }
-  }
+  GEMV_BODY (__m512, 16, 3, _mm512_setzero_ps, _mm512_loadu_ps, _mm512_storeu_ps,
+      _mm512_add_ps, _mm512_set1_ps, _mm512_fmadd_ps)
 }
 
-static const M2iGemmArch arch_avx512 = { "avx512", AVX512_MR, AVX512_NR, 256, micro_avx512 };
+static const M2iGemmArch arch_avx512 = {
+  "avx512", AVX512_MR, AVX512_NR, 256, micro_avx512_3, 16,
+  { NULL, micro_avx512_1, micro_avx512_2, micro_avx512_3 }, gemv_avx512,
+};
 
 const M2iGemmArch *const m2i_gemm_arch_avx2_ptr = &arch_avx2;
 const M2iGemmArch *const m2i_gemm_arch_avx512_ptr = &arch_avx512;

@@ -34,7 +34,25 @@ micro_c (gint kc, const float *a, const float *b, const gint32 *off, float *c,
   }
 }
 
-const M2iGemmArch m2i_gemm_arch_c = { "c", C_MR, C_NR, 256, micro_c };
+static void
+gemv_c (gint kc, const float *a, gsize as, const float *b, const gint32 *off, float *c,
+    gboolean accumulate)
+{
+  float t[C_NR];
+  for (gint j = 0; j < C_NR; j++)
+    t[j] = accumulate ? c[j] : 0.0f;
+  for (gint p = 0; p < kc; p++) {
+    const float *bp = b + off[p];
+    float ap = a[p * as];
+    for (gint j = 0; j < C_NR; j++)
+      t[j] += ap * bp[j];
+  }
+  memcpy (c, t, sizeof t);
+}
+
+const M2iGemmArch m2i_gemm_arch_c = {
+  "c", C_MR, C_NR, 256, micro_c, C_NR, { NULL, micro_c }, gemv_c,
+};
 
 const M2iGemmArch *
 m2i_gemm_arch (void)
@@ -143,7 +161,7 @@ m2i_gemm_pack_b (const M2iGemmArch *arch, const float *src, gssize rs,
 
 void
 m2i_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
-    const float *packed_a, gint n0, gint ncols, M2iGemmPanelB get_b,
+    const float *packed_a, gsize a1_stride, gint n0, gint ncols, M2iGemmPanelB get_b,
     gpointer user, float *bbuf, float *strip, const M2iGemmOut *out)
 {
   gint mr = arch->mr, nr = arch->nr;
@@ -153,32 +171,53 @@ m2i_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
    * mapped panel) go through the strip. */
   gboolean direct = !out->map && ncols == nr;
   gint m_direct = direct ? m / mr * mr : 0;
+  /* The narrowest kernel that covers the panel's columns. */
+  void (*micro) (gint, const float *, const float *, const gint32 *, float *, gsize, gboolean) =
+      arch->narrow[(ncols + arch->step - 1) / arch->step];
 
-  for (gint k0 = 0; k0 < MAX (k, 1); k0 += arch->kc) {
-    gint kc = MIN (arch->kc, k - k0);
+  /* K blocks of equal size (288 = 144 + 144, not 256 + 32): a short block
+   * would pay the tile's load and store for little arithmetic. */
+  gint blocks = MAX (1, (k + arch->kc - 1) / arch->kc);
+  gint kb = (k + blocks - 1) / blocks;
+  for (gint k0 = 0; k0 < MAX (k, 1); k0 += MAX (kb, 1)) {
+    gint kc = MIN (kb, k - k0);
     const gint32 *off = NULL;
     const float *b = kc > 0 ? get_b (user, k0, kc, n0, ncols, bbuf, &off) : NULL;
     for (gint i0 = 0; i0 < m; i0 += mr) {
       float *c = i0 < m_direct ? out->c + i0 * out->ldc + n0 : strip + i0 * nr;
       gsize ldc = i0 < m_direct ? out->ldc : (gsize) nr;
-      if (kc > 0) {
-        arch->micro (kc, packed_a + (gsize) i0 * k + (gsize) k0 * mr, b, off, c,
-            ldc, k0 > 0);
+      if (kc > 0 && m == 1) {
+        arch->gemv (kc, packed_a + (gsize) k0 * a1_stride, a1_stride, b, off, c, k0 > 0);
+      } else if (kc > 0) {
+        micro (kc, packed_a + (gsize) i0 * k + (gsize) k0 * mr, b, off, c, ldc, k0 > 0);
       } else {
         for (gint i = 0; i < mr; i++)
           memset (c + i * ldc, 0, nr * sizeof (float));
       }
     }
   }
+  if (m_direct == m)
+    return;
+  /* Copy the strip out in runs of columns that stay contiguous in C. */
+  struct { gint src, dst, count; } runs[M2I_GEMM_MAX_NR];
+  gint n_runs = 0;
+  if (!out->map) {
+    runs[n_runs++] = (typeof (runs[0])) { 0, n0, ncols };
+  } else {
+    for (gint j = 0; j < ncols; j++) {
+      if (out->map[j] < 0)
+        continue;
+      if (n_runs && runs[n_runs - 1].src + runs[n_runs - 1].count == j &&
+          runs[n_runs - 1].dst + runs[n_runs - 1].count == out->map[j])
+        runs[n_runs - 1].count++;
+      else
+        runs[n_runs++] = (typeof (runs[0])) { j, out->map[j], 1 };
+    }
+  }
   for (gint i = m_direct; i < m; i++) {
     float *dst = out->c + i * out->ldc;
     const float *src = strip + i * nr;
-    if (!out->map) {
-      memcpy (dst + n0, src, ncols * sizeof (float));
-    } else {
-      for (gint j = 0; j < ncols; j++)
-        if (out->map[j] >= 0)
-          dst[out->map[j]] = src[j];
-    }
+    for (gint r = 0; r < n_runs; r++)
+      memcpy (dst + runs[r].dst, src + runs[r].src, runs[r].count * sizeof (float));
   }
 }

@@ -30,6 +30,17 @@ typedef struct {
    * is kc × mr ([p][mr]) and row p of b is the nr floats at b + off[p]. */
   void (*micro) (gint kc, const float *a, const float *b, const gint32 *off,
       float *c, gsize ldc, gboolean accumulate);
+  /* Narrower kernels for a partly used last panel: narrow[w] computes
+   * w·step columns (w = 1 .. nr/step; narrow[nr/step] is micro). */
+  gint step;
+  void (*narrow[4]) (gint kc, const float *a, const float *b, const gint32 *off,
+      float *c, gsize ldc, gboolean accumulate);
+  /* One row (m = 1, a fully connected layer at batch 1): c[0..nr) =
+   * (accumulate ? c : 0) + Σ_p a[p·as] · b-row p. A single row would waste
+   * mr − 1 rows of the register tile; this keeps several partial sums per
+   * column instead, so the additions do not wait on each other. */
+  void (*gemv) (gint kc, const float *a, gsize as, const float *b, const gint32 *off,
+      float *c, gboolean accumulate);
 } M2iGemmArch;
 
 /* The fastest micro-kernel this CPU may use under M2I_CPU_DISABLE. */
@@ -80,11 +91,12 @@ typedef struct {
 } M2iGemmOut;
 
 /* Computes one column panel of C = A·B (columns [n0, n0 + ncols), ncols <=
- * nr) for all m rows. @bbuf: kc × nr floats; @strip: ceil(m/mr)·mr × nr
- * floats (used when the panel cannot be written in place). Both scratch,
- * 64-byte aligned for speed. */
+ * nr) for all m rows. @a is A packed; when m is 1 it may also be the row
+ * itself, element p at a[p · a1_stride] (packed: a1_stride = mr). @bbuf:
+ * kc × nr floats; @strip: ceil(m/mr)·mr × nr floats (used when the panel
+ * cannot be written in place). Both scratch, 64-byte aligned for speed. */
 void m2i_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
-    const float *packed_a, gint n0, gint ncols, M2iGemmPanelB get_b,
+    const float *a, gsize a1_stride, gint n0, gint ncols, M2iGemmPanelB get_b,
     gpointer user, float *bbuf, float *strip, const M2iGemmOut *out);
 
 /* Floats of the strip m2i_gemm_column_panel() needs for @m rows. */

@@ -237,6 +237,12 @@ m2i_k_threads (const M2iOpContext *ctx)
   return CLAMP (ctx->n_threads, 1, 64);
 }
 
+gint
+m2i_k_slices_for (const M2iOpContext *ctx, gint64 work)
+{
+  return (gint) CLAMP (work / 1000000, 1, m2i_k_threads (ctx));
+}
+
 /* ---- Window geometry --------------------------------------------------- */
 
 static gboolean

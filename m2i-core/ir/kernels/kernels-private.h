@@ -94,6 +94,11 @@ gint m2i_k_op_version (const M2iOpContext *ctx);
  * at most 64). */
 gint m2i_k_threads (const M2iOpContext *ctx);
 
+/* Slices for @work multiply-adds: one per million, at most
+ * m2i_k_threads(); below that, handing work to another core costs more
+ * than it saves. */
+gint m2i_k_slices_for (const M2iOpContext *ctx, gint64 work);
+
 /* ---- Spatial window geometry (convolution and pooling) ---------------- */
 
 typedef enum {
@@ -167,8 +172,15 @@ void m2i_k_broadcast_run (const M2iBroadcast *b, gint n_threads,
  * builds with -ffp-contract=off); only the vector width differs. */
 #if defined(__x86_64__) && defined(__GNUC__)
 #define M2I_K_TARGET_AVX2 __attribute__ ((target ("avx2,fma")))
+/* GCC vectorizes with 256-bit registers under AVX-512 unless told
+ * otherwise; clang has no such target option. */
+#if defined(__clang__)
+#define M2I_K_TARGET_AVX512 \
+  __attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")))
+#else
 #define M2I_K_TARGET_AVX512 \
   __attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,prefer-vector-width=512")))
+#endif
 #define M2I_K_SIMD_CLONES(name, params, args) \
   static void M2I_K_TARGET_AVX512 name##_avx512 params { name##_body args; } \
   static void M2I_K_TARGET_AVX2 name##_avx2 params { name##_body args; } \

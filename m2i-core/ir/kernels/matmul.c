@@ -127,7 +127,7 @@ matmul_infer (M2iOpContext *ctx, GError **error)
     if (ctx->inputs[1].data) {
       s->b_mats = m2i_shape_numel (&bb);
       s->packed_b_mat = m2i_gemm_packed_b_size (s->arch, (gint) ka, (gint) n);
-      s->packed_b = g_new (float, s->packed_b_mat * s->b_mats);
+      s->packed_b = g_new (float, MAX (s->packed_b_mat * s->b_mats, 1));
       const float *src = ctx->inputs[1].data;
       for (gint64 i = 0; i < s->b_mats; i++)
         m2i_gemm_pack_b (s->arch, src + i * s->b_mat, s->b_rs, s->b_cs, (gint) ka, (gint) n,
@@ -150,7 +150,8 @@ typedef struct {
   const MatMulState *s;
   const float *b;                      /* this batch's B matrix (unpacked) */
   const float *packed_b;               /* or its packed panels */
-  const float *packed_a;
+  const float *packed_a;               /* or, for one row, A itself */
+  gsize a1_stride;
   float *c, *scratch;
 } MatMulJob;
 
@@ -177,7 +178,7 @@ matmul_slice (gint begin, gint end, gint slice, gpointer data)
   M2iGemmOut o = { j->c, (gsize) s->n, NULL };
   for (gint panel = begin; panel < end; panel++) {
     gint n0 = panel * nr;
-    m2i_gemm_column_panel (s->arch, (gint) s->m, (gint) s->k, j->packed_a, n0,
+    m2i_gemm_column_panel (s->arch, (gint) s->m, (gint) s->k, j->packed_a, j->a1_stride, n0,
         (gint) MIN (nr, s->n - n0), matmul_b_panel, (gpointer) j, bbuf,
         bbuf + s->bbuf_floats, &o);
   }
@@ -230,15 +231,19 @@ matmul_execute (M2iOpContext *ctx, GError **error)
       matmul_gint64 (s, (const gint64 *) am, (const gint64 *) bm, (gint64 *) cm);
     } else {
       float *scratch = ctx->scratch;
-      m2i_gemm_pack_a (s->arch, (const float *) am, s->a_rs, s->a_cs, (gint) s->m,
-          (gint) s->k, scratch);
+      /* One row is read in place; more are packed into register panels. */
+      const float *pa = (const float *) am;
+      gsize a1 = s->a_cs;
+      if (s->m > 1) {
+        m2i_gemm_pack_a (s->arch, (const float *) am, s->a_rs, s->a_cs, (gint) s->m,
+            (gint) s->k, scratch);
+        pa = scratch;
+        a1 = s->arch->mr;
+      }
       MatMulJob j = { s, (const float *) bm,
-        s->packed_b ? s->packed_b + bi * s->packed_b_mat : NULL, scratch, (float *) cm,
+        s->packed_b ? s->packed_b + bi * s->packed_b_mat : NULL, pa, a1, (float *) cm,
         scratch };
-      gint slices = MIN (m2i_k_threads (ctx), s->slices);
-      /* Threads only when each gets a fair share of work. */
-      if (s->m * s->n * s->k < 65536)
-        slices = 1;
+      gint slices = MIN (m2i_k_slices_for (ctx, s->m * s->n * s->k), s->slices);
       m2i_parallel_for ((gint) panels, slices, 1, matmul_slice, &j);
     }
   }

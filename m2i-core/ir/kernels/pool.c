@@ -27,34 +27,53 @@ typedef struct {
   gint64 n, c, d, h, w, od, oh, ow;    /* unit axes fill up to 3 spatial */
   gint64 kd, kh, kw, sd, sh, sw, dd, dh, dw, pd, pt, pl;
   gint slices;
+  /* For each kernel column kx: the output columns [col_lo, col_hi] whose
+   * input column x·sw + kx·dw − pl lies inside the row (computed once:
+   * 64-bit divisions per row would cost more than the maxima). */
+  gint64 *col_lo, *col_hi;
 } PoolState;
 
-/* Range of output columns x whose input column x·sw + off lies in [0, w). */
-static inline void
-valid_columns (const PoolState *s, gint64 off, gint64 *lo, gint64 *hi)
+static void
+pool_state_free (gpointer p)
 {
-  *lo = off >= 0 ? 0 : (-off + s->sw - 1) / s->sw;
-  *hi = s->w - 1 - off < 0 ? -1 : (s->w - 1 - off) / s->sw;
-  *hi = MIN (*hi, s->ow - 1);
+  PoolState *s = p;
+  if (s) {
+    g_free (s->col_lo);
+    g_free (s->col_hi);
+    g_free (s);
+  }
 }
 
 /* ---- MaxPool rows ------------------------------------------------------ */
 
-#define MAX_ROW(T) \
-  M2I_K_INLINE void \
-  max_row_##T##_body (const T *row, gint64 off, gint64 sw, gint64 lo, gint64 hi, \
-      T *best, gint32 *idx, gint32 base) \
-  { \
+/* best[x] = max (best[x], row[x·sw + off]) for x in [lo, hi], remembering
+ * where the maximum came from. Strides 1 and 2 (nearly every network) get
+ * their own loops: with a constant stride the compiler vectorizes the
+ * loads with permutes instead of gathers. */
+#define MAX_ROW_LOOP(STRIDE) \
     for (gint64 x = lo; x <= hi; x++) { \
-      gint64 p = x * sw + off; \
-      T v = row[p]; \
+      gint64 p = x * (STRIDE) + off; \
+      __typeof__ (*best) v = row[p]; \
       gboolean gt = v > best[x]; \
       best[x] = gt ? v : best[x]; \
       idx[x] = gt ? (gint32) (base + p) : idx[x]; \
+    }
+#define MAX_ROW(T) \
+  M2I_K_INLINE void \
+  max_row_##T##_body (const T *restrict row, gint64 off, gint64 sw, gint64 lo, gint64 hi, \
+      T *restrict best, gint32 *restrict idx, gint32 base) \
+  { \
+    if (sw == 1) { \
+      MAX_ROW_LOOP (1) \
+    } else if (sw == 2) { \
+      MAX_ROW_LOOP (2) \
+    } else { \
+      MAX_ROW_LOOP (sw) \
     } \
   } \
-  M2I_K_SIMD_CLONES (max_row_##T, (const T *row, gint64 off, gint64 sw, gint64 lo, \
-      gint64 hi, T *best, gint32 *idx, gint32 base), (row, off, sw, lo, hi, best, idx, base))
+  M2I_K_SIMD_CLONES (max_row_##T, (const T *restrict row, gint64 off, gint64 sw, gint64 lo, \
+      gint64 hi, T *restrict best, gint32 *restrict idx, gint32 base), \
+      (row, off, sw, lo, hi, best, idx, base))
 
 typedef float f32;
 typedef guint8 u8;
@@ -85,9 +104,8 @@ MAX_ROW (u8)
           continue; \
         gint32 base = (gint32) ((iz * s->h + iy) * s->w); \
         for (gint64 kx = 0; kx < s->kw; kx++) { \
-          gint64 off = kx * s->dw - s->pl, lo, hi; \
-          valid_columns (s, off, &lo, &hi); \
-          max_row_##T (plane + base, off, s->sw, lo, hi, best, idx, base); \
+          max_row_##T (plane + base, kx * s->dw - s->pl, s->sw, s->col_lo[kx], \
+              s->col_hi[kx], best, idx, base); \
         } \
       } \
     } \
@@ -116,6 +134,157 @@ MAX_PLANE_ROW (f32, -INFINITY)
 MAX_PLANE_ROW (gint32, G_MININT32)
 MAX_PLANE_ROW (gint64, G_MININT64)
 MAX_PLANE_ROW (u8, 0)
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+/* The same output row as max_output_row_f32, with AVX-512: pooled rows are
+ * short (7 to 56 outputs), too short for compiled vector loops, whose
+ * scalar remainders would dominate. Here 16 outputs stay in registers
+ * across every kernel tap; masks cover row ends and pads; stride 2 is two
+ * loads and a permute, other strides a gather. */
+/* The window of output (od, oy, x) as a scan would see it: the first
+ * element inside the input, or -1 (all pads). */
+static gint32
+first_in_window (const PoolState *s, gint64 od, gint64 oy, gint64 x)
+{
+  for (gint64 kz = 0; kz < s->kd; kz++)
+    for (gint64 ky = 0; ky < s->kh; ky++)
+      for (gint64 kx = 0; kx < s->kw; kx++) {
+        gint64 iz = od * s->sd - s->pd + kz * s->dd;
+        gint64 iy = oy * s->sh - s->pt + ky * s->dh;
+        gint64 ix = x * s->sw - s->pl + kx * s->dw;
+        if (iz >= 0 && iz < s->d && iy >= 0 && iy < s->h && ix >= 0 && ix < s->w)
+          return (gint32) ((iz * s->h + iy) * s->w + ix);
+      }
+  return -1;
+}
+
+/* A whole f32 plane with AVX-512: pooled rows are short (7 to 56 outputs),
+ * too short for compiled vector loops, whose scalar remainders would
+ * dominate. Here 16 outputs stay in registers across every kernel tap;
+ * masks cover row ends and pads; stride 2 is two loads and a permute,
+ * other strides a gather. Values and indices (plus @shift, as
+ * index_type) go straight to the outputs; without indices, positions are
+ * not tracked. */
+static inline __attribute__ ((always_inline, target ("avx512f,avx512vl,avx512bw,avx512dq")))
+void
+max_plane_avx512 (const PoolState *s, const float *plane, float *out, guint8 *ind,
+    gint64 shift, gboolean with_idx)
+{
+  const __m512i lane = _mm512_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const __m512i even = _mm512_setr_epi32 (0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
+      28, 30);
+  const __m512i step = _mm512_mullo_epi32 (lane, _mm512_set1_epi32 ((gint32) s->sw));
+  const __m512i zero = _mm512_setzero_si512 (), width = _mm512_set1_epi32 ((gint32) s->w);
+  const __m512 lowest = _mm512_set1_ps (-INFINITY);
+  for (gint64 od = 0; od < s->od; od++)
+    for (gint64 oy = 0; oy < s->oh; oy++)
+      for (gint64 x = 0; x < s->ow; x += 16) {
+        gint64 n = MIN (16, s->ow - x);
+        __mmask16 m = (__mmask16) ((1u << n) - 1);
+        /* Inside: every tap of the n lanes reads within the row, so only
+         * lanes past n need masking, which the final store does; the full
+         * 16 (stride 1) or 32 (stride 2) elements loaded must then merely
+         * stay inside the plane. */
+        gint64 first = x * s->sw - s->pl;
+        gint64 last = (x + n - 1) * s->sw + (s->kw - 1) * s->dw - s->pl;
+        gboolean inside = first >= 0 && last < s->w;
+        gint64 span = s->sw == 2 ? 32 : 16, plane_len = s->d * s->h * s->w;
+        __m512 bv = lowest;
+        __m512i bi = _mm512_set1_epi32 (-1);
+        for (gint64 kz = 0; kz < s->kd; kz++) {
+          gint64 iz = od * s->sd - s->pd + kz * s->dd;
+          if (iz < 0 || iz >= s->d)
+            continue;
+          for (gint64 ky = 0; ky < s->kh; ky++) {
+            gint64 iy = oy * s->sh - s->pt + ky * s->dh;
+            if (iy < 0 || iy >= s->h)
+              continue;
+            gint64 base = (iz * s->h + iy) * s->w;
+            const float *row = plane + base;
+            for (gint64 kx = 0; kx < s->kw; kx++) {
+              gint64 p0 = x * s->sw + kx * s->dw - s->pl;
+              __m512i pos = _mm512_add_epi32 (_mm512_set1_epi32 ((gint32) p0), step);
+              __mmask16 ok = m;
+              __m512 v;
+              gboolean fast = inside && base + p0 + span <= plane_len;
+              if (fast && s->sw == 1) {
+                v = _mm512_loadu_ps (row + p0);
+              } else if (fast && s->sw == 2) {
+                v = _mm512_permutex2var_ps (_mm512_loadu_ps (row + p0), even,
+                    _mm512_loadu_ps (row + p0 + 16));
+              } else {
+                ok &= _mm512_cmpge_epi32_mask (pos, zero) & _mm512_cmplt_epi32_mask (pos, width);
+                if (!ok)
+                  continue;
+                if (s->sw == 1) {
+                  v = _mm512_maskz_loadu_ps (ok, row + p0);
+                } else if (s->sw == 2) {
+                  __m512i r0 = _mm512_add_epi32 (_mm512_set1_epi32 ((gint32) p0), lane);
+                  __m512i r1 = _mm512_add_epi32 (r0, _mm512_set1_epi32 (16));
+                  __mmask16 k0 = _mm512_cmpge_epi32_mask (r0, zero) &
+                      _mm512_cmplt_epi32_mask (r0, width);
+                  __mmask16 k1 = _mm512_cmpge_epi32_mask (r1, zero) &
+                      _mm512_cmplt_epi32_mask (r1, width);
+                  v = _mm512_permutex2var_ps (_mm512_maskz_loadu_ps (k0, row + p0), even,
+                      _mm512_maskz_loadu_ps (k1, row + p0 + 16));
+                } else {
+                  v = _mm512_mask_i32gather_ps (lowest, ok, pos, row, 4);
+                }
+              }
+              if (with_idx) {
+                __mmask16 gt = ok & _mm512_cmp_ps_mask (v, bv, _CMP_GT_OQ);
+                bv = _mm512_mask_mov_ps (bv, gt, v);
+                bi = _mm512_mask_mov_epi32 (bi, gt,
+                    _mm512_add_epi32 (pos, _mm512_set1_epi32 ((gint32) base)));
+              } else {
+                /* max (v, bv) returns bv when v is NaN: the same as v > bv. */
+                bv = _mm512_mask_max_ps (bv, ok, v, bv);
+              }
+            }
+          }
+        }
+        gint64 o = (od * s->oh + oy) * s->ow + x;
+        /* Lanes where nothing beat -inf: the first element decides. */
+        __mmask16 stuck = m & (with_idx ? _mm512_cmpeq_epi32_mask (bi, _mm512_set1_epi32 (-1))
+            : _mm512_cmp_ps_mask (bv, lowest, _CMP_EQ_OQ));
+        _mm512_mask_storeu_ps (out + o, m, bv);
+        gint32 fix[16];
+        _mm512_storeu_si512 (fix, bi);
+        for (gint l = 0; stuck && l < n; l++) {
+          if (!(stuck & (1u << l)))
+            continue;
+          gint32 f = first_in_window (s, od, oy, x + l);
+          fix[l] = MAX (f, 0);
+          out[o + l] = f >= 0 ? plane[f] : -INFINITY;
+        }
+        if (!with_idx)
+          continue;
+        bi = _mm512_add_epi32 (_mm512_loadu_si512 (fix), _mm512_set1_epi32 ((gint32) shift));
+        if (s->index_type == M2I_ET_I32) {
+          _mm512_mask_storeu_epi32 ((gint32 *) ind + o, m, bi);
+        } else {
+          gint64 *d = (gint64 *) ind + o;
+          _mm512_mask_storeu_epi64 (d, (__mmask8) m,
+              _mm512_cvtepi32_epi64 (_mm512_castsi512_si256 (bi)));
+          _mm512_mask_storeu_epi64 (d + 8, (__mmask8) (m >> 8),
+              _mm512_cvtepi32_epi64 (_mm512_extracti64x4_epi64 (bi, 1)));
+        }
+      }
+}
+
+__attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq")))
+static void
+max_plane_f32_avx512 (const PoolState *s, const float *plane, float *out, guint8 *ind,
+    gint64 shift)
+{
+  if (ind)
+    max_plane_avx512 (s, plane, out, ind, shift, TRUE);
+  else
+    max_plane_avx512 (s, plane, out, NULL, 0, FALSE);
+}
+#endif
 
 /* ---- AvgPool rows ------------------------------------------------------ */
 
@@ -149,9 +318,7 @@ avg_output_row (const PoolState *s, const float *plane, gint64 od, gint64 oy, fl
         continue;
       const float *row = plane + (iz * s->h + iy) * s->w;
       for (gint64 kx = 0; kx < s->kw; kx++) {
-        gint64 off = kx - s->pl, lo, hi;
-        valid_columns (s, off, &lo, &hi);
-        sum_row (row, off, s->sw, lo, hi, out);
+        sum_row (row, kx - s->pl, s->sw, s->col_lo[kx], s->col_hi[kx], out);
       }
     }
   }
@@ -186,12 +353,21 @@ pool_slice (gint begin, gint end, gint slice, gpointer data)
   const PoolState *s = j->s;
   gsize es = m2i_element_type_size (s->type);
   gint64 in_plane = s->d * s->h * s->w, out_plane = s->od * s->oh * s->ow;
-  guint8 *best = j->scratch + slice * pool_scratch_per_slice (s);
-  gint32 *idx = (gint32 *) (best + s->ow * 8);
+  guint8 *best = s->is_max ? j->scratch + slice * pool_scratch_per_slice (s) : NULL;
+  gint32 *idx = s->is_max ? (gint32 *) (best + s->ow * 8) : NULL;
   for (gint p = begin; p < end; p++) {
     const guint8 *plane = j->in + p * in_plane * es;
     /* MaxPool-8 indices are counted from `axis` on. */
     gint64 shift = s->axis == 0 ? p * in_plane : s->axis == 1 ? (p % s->c) * in_plane : 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (s->is_max && s->type == M2I_ET_F32 && (m2i_cpu_flags () & M2I_CPU_AVX512F) &&
+        shift + in_plane <= G_MAXINT32) {
+      max_plane_f32_avx512 (s, (const float *) plane, (float *) j->out + p * out_plane,
+          j->indices ? j->indices + p * out_plane *
+              m2i_element_type_size (s->index_type) : NULL, shift);
+      continue;
+    }
+#endif
     for (gint64 od = 0; od < s->od; od++)
       for (gint64 oy = 0; oy < s->oh; oy++) {
         gint64 o = p * out_plane + (od * s->oh + oy) * s->ow;
@@ -215,7 +391,7 @@ pool_slice (gint begin, gint end, gint slice, gpointer data)
             break;
         }
         memcpy (dst, best, s->ow * es);
-        if (s->n_outputs < 2)
+        if (!j->indices)
           continue;
         if (s->index_type == M2I_ET_I32) {
           gint32 *ind = (gint32 *) j->indices + o;
@@ -283,7 +459,7 @@ pool_infer (M2iOpContext *ctx, gboolean is_max, gboolean v8, GError **error)
   if (!is_max) {
     gboolean exclude;
     if (!m2i_ir_node_attr_bool (ctx->node, "exclude-pad", FALSE, &exclude, error)) {
-      g_free (s);
+      pool_state_free (s);
       return FALSE;
     }
     s->exclude_pad = exclude;
@@ -296,16 +472,23 @@ pool_infer (M2iOpContext *ctx, gboolean is_max, gboolean v8, GError **error)
     if (!m2i_ir_node_attr_enum (ctx->node, "index_element_type", "i64", itypes, &it, error) ||
         !m2i_ir_node_attr_int (ctx->node, "axis", 0, &axis, error) ||
         !m2i_k_axis (ctx, axis, in->rank, TRUE, "axis", &s->axis, error)) {
-      g_free (s);
+      pool_state_free (s);
       return FALSE;
     }
     s->index_type = it == 0 ? M2I_ET_I64 : M2I_ET_I32;
     if (it == 1 && s->axis == 0 && m2i_shape_numel (in) > G_MAXINT32) {
       m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
           "indices of input %s do not fit index_element_type i32", m2i_k_shape_str (in, 0));
-      g_free (s);
+      pool_state_free (s);
       return FALSE;
     }
+  }
+  s->col_lo = g_new (gint64, s->kw);
+  s->col_hi = g_new (gint64, s->kw);
+  for (gint64 kx = 0; kx < s->kw; kx++) {
+    gint64 off = kx * s->dw - s->pl;
+    s->col_lo[kx] = off >= 0 ? 0 : (-off + s->sw - 1) / s->sw;
+    s->col_hi[kx] = MIN (s->w - 1 - off < 0 ? -1 : (s->w - 1 - off) / s->sw, s->ow - 1);
   }
   s->slices = m2i_k_threads (ctx);
   ctx->scratch_bytes = is_max ? s->slices * pool_scratch_per_slice (s) : 0;
@@ -324,6 +507,8 @@ pool_execute (M2iOpContext *ctx, GError **error)
 {
   const PoolState *s = ctx->state;
   PoolJob j = { s, ctx->inputs[0].data, ctx->outputs[0].data,
+    /* A runtime may leave an output nobody reads without memory: then the
+     * indices are not computed. */
     ctx->n_outputs > 1 ? ctx->outputs[1].data : NULL, ctx->scratch };
   gint planes = (gint) (s->n * s->c);
   gint64 work = s->n * s->c * s->od * s->oh * s->ow * s->kd * s->kh * s->kw;
@@ -346,9 +531,9 @@ max_infer (M2iOpContext *ctx, GError **error)
 }
 
 const M2iOpKernel m2i_kernel_max_pool = {
-  "MaxPool", "opset1 opset8", max_infer, pool_execute, g_free,
+  "MaxPool", "opset1 opset8", max_infer, pool_execute, pool_state_free,
 };
 
 const M2iOpKernel m2i_kernel_avg_pool = {
-  "AvgPool", "opset1", avg_infer, pool_execute, g_free,
+  "AvgPool", "opset1", avg_infer, pool_execute, pool_state_free,
 };

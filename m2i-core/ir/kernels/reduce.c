@@ -33,8 +33,22 @@ reduce_row (const gint64 *off, gint64 n, gpointer user)
     case M2I_ET_F32: {
       const float *x = (const float *) j->in + off[0];
       double *acc = (double *) j->acc + off[1];
-      for (gint64 i = 0; i < n; i++)
-        acc[i * so] += x[i * si];
+      if (so == 0 && si == 1) {
+        /* A contiguous run into one sum (a global average pool): eight
+         * partial sums, so the additions need not wait on each other. */
+        double part[8] = { 0 };
+        gint64 i = 0;
+        for (; i + 8 <= n; i += 8)
+          for (gint k = 0; k < 8; k++)
+            part[k] += x[i + k];
+        for (; i < n; i++)
+          part[0] += x[i];
+        acc[0] += ((part[0] + part[1]) + (part[2] + part[3])) +
+            ((part[4] + part[5]) + (part[6] + part[7]));
+      } else {
+        for (gint64 i = 0; i < n; i++)
+          acc[i * so] += x[i * si];
+      }
       break;
     }
     case M2I_ET_I32: {

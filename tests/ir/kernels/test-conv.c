@@ -231,18 +231,20 @@ test_shapes_random (void)
   g_rand_free (r);
 }
 
-/* Layers big enough for every blocking level: several K blocks, many
- * column panels, row counts off the register tile. */
+/* Layers big enough for every blocking level (several K blocks, many
+ * column panels, row counts off the register tile) and for the work to be
+ * split over threads (a million multiply-adds per slice). */
 static void
 test_shapes_large (void)
 {
   static const ConvCase cases[] = {
     { 1, 70, 20, 23, 37, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
-    { 1, 300, 9, 9, 20, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
-    { 1, 40, 31, 29, 17, 1, 3, 3, 2, 2, 1, 1, { 1, 0 }, { 0, 1 }, NULL, FALSE },
+    { 2, 300, 12, 13, 70, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 40, 61, 59, 17, 1, 3, 3, 2, 2, 1, 1, { 1, 0 }, { 0, 1 }, NULL, FALSE },
+    { 1, 64, 60, 50, 64, 64, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    check_case (&cases[i], FALSE, 2);
+    check_case (&cases[i], FALSE, 3);
 }
 
 /* PyTorch's conv2d/conv1d on the vectors made by gen.py. */

@@ -150,84 +150,78 @@ test_detection_output (void)
   check_detection ("do_arm", arm_attrs, "opset1", TRUE);
 }
 
+/* A PriorBoxClustered layer with @offset (NULL: none) on a 2×2 grid. */
+static KTest *
+pbc_new (const char *offset, gboolean grid_const, const gint64 *img)
+{
+  static const gint64 grid[] = { 2, 2 };
+  KTest *t = kt_new (&m2i_kernel_prior_box_clustered, "opset1");
+  if (offset)
+    kt_attr (t, "offset", offset);
+  kt_input (t, M2I_ET_I64, SHAPE (2), grid, grid_const);
+  kt_input (t, M2I_ET_I64, SHAPE (2), img, FALSE);
+  return t;
+}
+
+/* A DetectionOutput layer with @attrs and box logits, class predictions and
+ * priors of the given widths. */
+static KTest *
+do_new (const Attr *attrs, gint64 loc, gint64 conf, gint64 priors)
+{
+  static float buf[4096];
+  KTest *t = kt_new (&m2i_kernel_detection_output, "opset1");
+  for (const Attr *a = attrs; a->key; a++)
+    kt_attr (t, a->key, a->value);
+  kt_input (t, M2I_ET_F32, SHAPE (1, loc), buf, FALSE);
+  kt_input (t, M2I_ET_F32, SHAPE (1, conf), buf, FALSE);
+  kt_input (t, M2I_ET_F32, SHAPE (1, 2, priors), buf, TRUE);
+  return t;
+}
+
 static void
 test_errors (void)
 {
-  static float buf[4096];
-  static const gint64 grid[] = { 2, 2 }, img[] = { 8, 8 };
-  KTest *t = kt_new (&m2i_kernel_prior_box_clustered, "opset1");
+  static const gint64 img[] = { 8, 8 }, zero_img[] = { 0, 8 };
+  KTest *t = pbc_new ("0.5", TRUE, img);
   kt_attr (t, "width", "1,2");
   kt_attr (t, "height", "1");
-  kt_attr (t, "offset", "0.5");
-  kt_input (t, M2I_ET_I64, SHAPE (2), grid, TRUE);
-  kt_input (t, M2I_ET_I64, SHAPE (2), img, TRUE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "pair up");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_prior_box_clustered, "opset1");
-  kt_attr (t, "offset", "0.5");
-  kt_input (t, M2I_ET_I64, SHAPE (2), grid, FALSE);
-  kt_input (t, M2I_ET_I64, SHAPE (2), img, TRUE);
+  t = pbc_new ("0.5", FALSE, img);
   kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "input 0 must be a constant");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_prior_box_clustered, "opset1");
+  t = pbc_new ("0.5", TRUE, img);
   kt_attr (t, "variance", "0.1,0.2");
-  kt_attr (t, "offset", "0.5");
-  kt_input (t, M2I_ET_I64, SHAPE (2), grid, TRUE);
-  kt_input (t, M2I_ET_I64, SHAPE (2), img, TRUE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "0, 1 or 4");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_prior_box_clustered, "opset1");
-  kt_input (t, M2I_ET_I64, SHAPE (2), grid, TRUE);
-  kt_input (t, M2I_ET_I64, SHAPE (2), img, TRUE);
+  t = pbc_new (NULL, TRUE, img);
   kt_expect_error (t, 1, M2I_ERROR_MALFORMED, "offset is required");
   kt_free (t);
 
-  static const gint64 zero_img[] = { 0, 8 };
-  t = kt_new (&m2i_kernel_prior_box_clustered, "opset1");
-  kt_attr (t, "offset", "0.5");
-  kt_input (t, M2I_ET_I64, SHAPE (2), grid, TRUE);
-  kt_input (t, M2I_ET_I64, SHAPE (2), zero_img, FALSE);
+  t = pbc_new ("0.5", TRUE, zero_img);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "image_size");
   kt_free (t);
 
-  /* DetectionOutput: shapes that disagree, missing attributes. */
-  t = kt_new (&m2i_kernel_detection_output, "opset1");
-  for (const Attr *a = ssd_attrs; a->key; a++)
-    kt_attr (t, a->key, a->value);
-  kt_input (t, M2I_ET_F32, SHAPE (1, 40), buf, FALSE);
-  kt_input (t, M2I_ET_F32, SHAPE (1, 20), buf, FALSE);
-  kt_input (t, M2I_ET_F32, SHAPE (1, 2, 44), buf, TRUE);
+  /* DetectionOutput: shapes that disagree, missing or unknown attributes. */
+  static const Attr bare[] = { { "num_classes", "2" }, { NULL, NULL } };
+  t = do_new (ssd_attrs, 40, 20, 44);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "do not agree");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_detection_output, "opset1");
-  kt_attr (t, "num_classes", "2");
-  kt_input (t, M2I_ET_F32, SHAPE (1, 40), buf, FALSE);
-  kt_input (t, M2I_ET_F32, SHAPE (1, 20), buf, FALSE);
-  kt_input (t, M2I_ET_F32, SHAPE (1, 2, 40), buf, TRUE);
+  t = do_new (bare, 40, 20, 40);
   kt_expect_error (t, 1, M2I_ERROR_MALFORMED, "nms_threshold and keep_top_k are required");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_detection_output, "opset1");
-  for (const Attr *a = ssd_attrs; a->key; a++)
-    kt_attr (t, a->key, a->value);
+  t = do_new (ssd_attrs, 40, 20, 40);
   kt_attr (t, "code_type", "caffe.PriorBoxParameter.CORNER_SIZE");
-  kt_input (t, M2I_ET_F32, SHAPE (1, 40), buf, FALSE);
-  kt_input (t, M2I_ET_F32, SHAPE (1, 20), buf, FALSE);
-  kt_input (t, M2I_ET_F32, SHAPE (1, 2, 40), buf, TRUE);
   kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "code_type");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_detection_output, "opset1");
-  for (const Attr *a = ssd_attrs; a->key; a++)
-    kt_attr (t, a->key, a->value);
-  kt_input (t, M2I_ET_F32, SHAPE (1, 40), buf, FALSE);
-  kt_input (t, M2I_ET_F32, SHAPE (1, 20), buf, FALSE);
-  kt_input (t, M2I_ET_F32, SHAPE (1, 2, 40), buf, TRUE);
-  kt_input (t, M2I_ET_F32, SHAPE (1, 20), buf, FALSE);
+  t = do_new (ssd_attrs, 40, 20, 40);
+  kt_input (t, M2I_ET_F32, SHAPE (1, 20), t->input_data[1], FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "3 or 5 inputs, has 4");
   kt_free (t);
 }

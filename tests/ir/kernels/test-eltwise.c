@@ -362,6 +362,39 @@ test_prelu (void)
   kt_free (t);
 }
 
+/* The runtime may run element-wise layers in place: the output buffer is an
+ * input of the same shape. */
+static void
+test_in_place (void)
+{
+  const gint64 c = 5, hw = 37;
+  float *a = g_new (float, c * hw), *b = g_new (float, c), *want = g_new (float, c * hw);
+  kt_fill (a, c * hw, 21, -3, 3);
+  kt_fill (b, c, 22, -1, 1);
+  for (gint64 i = 0; i < c * hw; i++) {
+    float v = a[i] * b[i / hw];
+    want[i] = v > 0 ? v : 0;
+  }
+  KTest *t = kt_new (&m2i_kernel_multiply, "opset1");
+  kt_input (t, M2I_ET_F32, SHAPE (1, c, hw), a, FALSE);
+  kt_input (t, M2I_ET_F32, SHAPE (1, c, 1), b, TRUE);
+  GError *error = NULL;
+  g_assert_true (kt_infer (t, 1, &error));
+  t->outputs[0].data = a;                        /* over input 0 */
+  g_assert_true (kt_execute (t, &error));
+  kt_free (t);
+  t = kt_new (&m2i_kernel_relu, "opset1");
+  kt_input (t, M2I_ET_F32, SHAPE (1, c, hw), a, FALSE);
+  g_assert_true (kt_infer (t, 1, &error));
+  t->outputs[0].data = a;
+  g_assert_true (kt_execute (t, &error));
+  kt_free (t);
+  kt_assert_close ("in place", a, want, c * hw, 0, 0);
+  g_free (a);
+  g_free (b);
+  g_free (want);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -374,5 +407,6 @@ main (int argc, char **argv)
   g_test_add_func ("/activation/special", test_activation_special);
   g_test_add_func ("/activation/errors", test_activation_errors);
   g_test_add_func ("/activation/prelu", test_prelu);
+  g_test_add_func ("/eltwise/in-place", test_in_place);
   return g_test_run ();
 }

@@ -108,6 +108,7 @@ test_shapes (void)
     { SHAPE (7, 9), SHAPE (9, 50), FALSE, FALSE },
     { SHAPE (9, 7), SHAPE (50, 9), TRUE, TRUE },
     { SHAPE (17, 300), SHAPE (300, 97), FALSE, FALSE },       /* several K blocks */
+    { SHAPE (2, 60, 300), SHAPE (300, 200), FALSE, FALSE },   /* threads */
     { SHAPE (2, 3, 5, 4), SHAPE (4, 6), FALSE, FALSE },       /* batch broadcast */
     { SHAPE (3, 1, 4, 5), SHAPE (2, 5, 3), FALSE, FALSE },
     { SHAPE (5), SHAPE (5, 3), FALSE, FALSE },                /* 1-D left */

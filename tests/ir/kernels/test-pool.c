@@ -297,6 +297,17 @@ test_large (void)
   g_assert_cmpint (t->outputs[0].shape.dims[2], ==, oh);
   kt_assert_close ("squeezenet pool1", kt_out_f32 (t, 0), want, c * oh * ow, 0, 0);
   kt_free (t);
+
+  /* MaxPool-8 whose indices output has no memory (nobody reads it). */
+  t = pool_new (&m2i_kernel_max_pool, "opset8", "3,3", "2,2", "0,0", "0,0");
+  kt_attr (t, "rounding_type", "ceil");
+  kt_input (t, M2I_ET_F32, SHAPE (1, c, h, w), x, FALSE);
+  GError *error = NULL;
+  g_assert_true (kt_infer (t, 2, &error));
+  t->outputs[1].data = NULL;
+  g_assert_true (kt_execute (t, &error));
+  kt_assert_close ("pool1 without indices", kt_out_f32 (t, 0), want, c * oh * ow, 0, 0);
+  kt_free (t);
   g_free (x);
   g_free (want);
 }
