@@ -396,6 +396,16 @@ plan_memory (M2iIrCompiledModel *cm, const gboolean *needed)
   cm->steps = kept;
   gint n_steps = kept->len;
 
+  /* values some layer or Result reads */
+  g_autofree gboolean *read = g_new0 (gboolean, MAX (cm->n_values, 1));
+  for (gint si = 0; si < n_steps; si++) {
+    const CmStep *s = &g_array_index (cm->steps, CmStep, si);
+    for (gint i = 0; i < s->ctx.n_inputs; i++)
+      read[s->in_values[i]] = TRUE;
+  }
+  for (guint i = 0; i < cm->model->results->len; i++)
+    read[cm->output_values[i]] = TRUE;
+
   /* one buffer group per runtime value; views join their input's group */
   cm->groups = g_new0 (CmGroup, MAX (cm->n_values, 1));
   for (gint v = 0; v < cm->n_values; v++)
@@ -421,6 +431,8 @@ plan_memory (M2iIrCompiledModel *cm, const gboolean *needed)
         v->group = cm->values[s->in_values[0]].group;
         continue;
       }
+      if (p > 0 && !read[s->out_values[p]])
+        continue;                /* no memory: the kernel skips it (m2i-ir-op.h) */
       v->group = cm->n_groups;
       cm->groups[cm->n_groups++] = (CmGroup) { m2i_tensor_nbytes (&v->t), 0, si, si };
     }

@@ -174,6 +174,43 @@ test_in_place (void)
   test_ir_free (b);
 }
 
+/* MaxPool-8's indices, read by nobody, get no memory (and are not computed). */
+static void
+test_unread_output (void)
+{
+  GString *xml = g_string_new (
+    "<?xml version=\"1.0\"?>\n<net name=\"pool\" version=\"11\"><layers>\n"
+    "<layer id=\"0\" name=\"x\" type=\"Parameter\" version=\"opset1\"><data shape=\"1,1,2,4\" element_type=\"f32\"/>"
+    "<output><port id=\"0\" precision=\"FP32\"><dim>1</dim><dim>1</dim><dim>2</dim><dim>4</dim></port></output></layer>\n"
+    "<layer id=\"1\" name=\"pool\" type=\"MaxPool\" version=\"opset8\"><data strides=\"2,2\" dilations=\"1,1\" "
+    "pads_begin=\"0,0\" pads_end=\"0,0\" kernel=\"2,2\" rounding_type=\"floor\" auto_pad=\"explicit\" "
+    "index_element_type=\"i64\" axis=\"0\"/>"
+    "<input><port id=\"0\"><dim>1</dim><dim>1</dim><dim>2</dim><dim>4</dim></port></input>"
+    "<output><port id=\"1\" precision=\"FP32\"><dim>1</dim><dim>1</dim><dim>1</dim><dim>2</dim></port>"
+    "<port id=\"2\" precision=\"I64\"><dim>1</dim><dim>1</dim><dim>1</dim><dim>2</dim></port></output></layer>\n"
+    "<layer id=\"2\" name=\"out\" type=\"Result\" version=\"opset1\">"
+    "<input><port id=\"0\"><dim>1</dim><dim>1</dim><dim>1</dim><dim>2</dim></port></input></layer>\n"
+    "</layers><edges><edge from-layer=\"0\" from-port=\"0\" to-layer=\"1\" to-port=\"0\"/>"
+    "<edge from-layer=\"1\" from-port=\"1\" to-layer=\"2\" to-port=\"0\"/></edges></net>\n");
+  GError *error = NULL;
+  M2iIrModel *m = m2i_ir_model_load_from_memory (xml->str, xml->len, NULL, "pool.xml", &error);
+  g_assert_no_error (error);
+  M2iIrCompiledModel *cm = m2i_ir_compile (m, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (cm->values[cm->value_base[1] + 1].group, ==, -1);
+  g_assert_cmpint (cm->values[cm->value_base[1]].group, >=, 0);
+  M2iIrInferRequest *req = m2i_ir_infer_request_new (cm, &error);
+  const float x[8] = { 1, 7, 2, 3, -4, 0, 9, -1 };
+  memcpy (m2i_ir_infer_request_get_input (req, 0)->data, x, sizeof x);
+  g_assert_true (m2i_ir_infer_request_infer (req, &error));
+  const float expect[2] = { 7, 9 };
+  g_assert_cmpmem (m2i_ir_infer_request_get_output (req, 0)->data, 8, expect, 8);
+  m2i_ir_infer_request_free (req);
+  m2i_ir_compiled_model_unref (cm);
+  m2i_ir_model_unref (m);
+  g_string_free (xml, TRUE);
+}
+
 /* A branch no Result reads is checked but not run. */
 static void
 test_prune (void)
@@ -353,6 +390,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ir/graph/memory-reuse", test_memory_reuse);
   g_test_add_func ("/ir/graph/prune", test_prune);
   g_test_add_func ("/ir/graph/in-place", test_in_place);
+  g_test_add_func ("/ir/graph/unread-output", test_unread_output);
   g_test_add_func ("/ir/graph/f16-io", test_f16_io);
   g_test_add_func ("/ir/graph/threads", test_threads);
   g_test_add_func ("/ir/graph/opset-resolution", test_opset_resolution);
