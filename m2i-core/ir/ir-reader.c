@@ -575,6 +575,14 @@ connect_edges (Reader *r, GError **error)
           layer_label (to, b, sizeof b), e->to_port, s2);
       return FALSE;
     }
+    M2iElementType ft = from->outputs[fp].type, tt = to->inputs[tp].type;
+    if (ft != M2I_ET_UNDEFINED && tt != M2I_ET_UNDEFINED && ft != tt) {
+      set_error_at (error, r->origin, e->line, "type mismatch on edge: %s output port %"
+          G_GINT64_FORMAT " is %s but %s input port %" G_GINT64_FORMAT " declares %s",
+          layer_label (from, a, sizeof a), e->from_port, m2i_element_type_to_string (ft),
+          layer_label (to, b, sizeof b), e->to_port, m2i_element_type_to_string (tt));
+      return FALSE;
+    }
     to->sources[tp].node = from;
     to->sources[tp].port = fp;
     M2iIrEdge edge = { from->index, fp, to->index, tp };

@@ -53,6 +53,10 @@ static const BadCase cases[] = {
     "<input><port id=\"0\"><dim>1</dim><dim>4</dim>", FALSE, M2I_ERROR_MALFORMED, "to-layer=\"1\"",
     { "shape mismatch on edge", "layer 5 'cat' (Concat) output port 9 has dims [1,3,3]",
       "layer 1 'out' (Result) input port 0 declares [1,4,3]" } },
+  { "type mismatch on an edge", "<port id=\"4\"><dim>1</dim>", "<port id=\"4\" precision=\"I32\"><dim>1</dim>",
+    FALSE, M2I_ERROR_MALFORMED, "to-port=\"4\"",
+    { "type mismatch on edge", "layer 3 'w' (Const) output port 1 is f32",
+      "layer 5 'cat' (Concat) input port 4 declares i32" } },
   { "declared dims differ from the op's", "<port id=\"9\" precision=\"FP32\"><dim>1</dim><dim>3</dim></port>"
     "</output>\n    </layer>\n    <layer id=\"1\" name=\"out\" type=\"Result\" version=\"opset1\">\n"
     "      <input><port id=\"0\"><dim>1</dim><dim>3</dim><dim>3</dim>",
