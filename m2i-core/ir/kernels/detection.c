@@ -19,7 +19,6 @@
 #include "kernels-private.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* ---- PriorBoxClustered ------------------------------------------------- */
@@ -208,14 +207,48 @@ jaccard (const Box *a, const Box *b)
 
 /* Descending score, then ascending prior index, then label. */
 static int
-cand_cmp (const void *pa, const void *pb)
+cand_cmp (const Cand *a, const Cand *b)
 {
-  const Cand *a = pa, *b = pb;
   if (a->score != b->score)
     return a->score > b->score ? -1 : 1;
   if (a->index != b->index)
     return a->index < b->index ? -1 : 1;
   return (a->label > b->label) - (a->label < b->label);
+}
+
+/* Restores the heap (largest by cand_cmp on top) below @root in c[0..end). */
+static void
+sift_down (Cand *c, gint64 root, gint64 end)
+{
+  for (;;) {
+    gint64 child = 2 * root + 1;
+    if (child >= end)
+      return;
+    if (child + 1 < end && cand_cmp (&c[child], &c[child + 1]) < 0)
+      child++;
+    if (cand_cmp (&c[root], &c[child]) >= 0)
+      return;
+    Cand t = c[root];
+    c[root] = c[child];
+    c[child] = t;
+    root = child;
+  }
+}
+
+/* Sorts @n candidates in place by cand_cmp (a heap sort: glibc's qsort may
+ * allocate a merge buffer, and execute() must not allocate). cand_cmp is a
+ * total order, so the result is the one a stable sort would give. */
+static void
+sort_cands (Cand *c, gint64 n)
+{
+  for (gint64 root = n / 2 - 1; root >= 0; root--)
+    sift_down (c, root, n);
+  for (gint64 end = n - 1; end > 0; end--) {
+    Cand t = c[0];
+    c[0] = c[end];
+    c[end] = t;
+    sift_down (c, 0, end);
+  }
 }
 
 static float
@@ -475,7 +508,7 @@ do_execute (M2iOpContext *ctx, GError **error)
           if (sc > s->confidence_threshold)
             cands[n++] = (Cand) { sc, c, (gint32) p };
         }
-        qsort (cands, n, sizeof (Cand), cand_cmp);
+        sort_cands (cands, n);
         if (s->top_k > -1 && n > s->top_k)
           n = s->top_k;
         const Box *b = boxes + (s->share_location ? 0 : c) * P;
@@ -502,7 +535,7 @@ do_execute (M2iOpContext *ctx, GError **error)
         if (id > 0 && best >= s->confidence_threshold)
           list[n++] = (Cand) { best, id, (gint32) p };
       }
-      qsort (list, n, sizeof (Cand), cand_cmp);
+      sort_cands (list, n);
       if (s->top_k != -1 && n > s->top_k)
         n = s->top_k;
       for (gint64 i = 0; i < n; i++) {
@@ -523,7 +556,7 @@ do_execute (M2iOpContext *ctx, GError **error)
           gint32 p = kept[c * P + k];
           all[n++] = (Cand) { class_score (s, img_conf, img_arm_conf, c, p), c, p };
         }
-      qsort (all, n, sizeof (Cand), cand_cmp);
+      sort_cands (all, n);
       for (gint c = 0; c < C; c++)
         counts[c] = 0;
       for (gint64 i = 0; i < s->keep_top_k; i++) {

@@ -136,7 +136,7 @@ MAX_PLANE_ROW (gint64, G_MININT64)
 MAX_PLANE_ROW (u8, 0)
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
+#include "row-x86.h"
 
 /* The same output row as max_output_row_f32, with AVX-512: pooled rows are
  * short (7 to 56 outputs), too short for compiled vector loops, whose
@@ -173,10 +173,7 @@ max_plane_avx512 (const PoolState *s, const float *plane, float *out, guint8 *in
     gint64 shift, gboolean with_idx)
 {
   const __m512i lane = _mm512_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  const __m512i even = _mm512_setr_epi32 (0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
-      28, 30);
   const __m512i step = _mm512_mullo_epi32 (lane, _mm512_set1_epi32 ((gint32) s->sw));
-  const __m512i zero = _mm512_setzero_si512 (), width = _mm512_set1_epi32 ((gint32) s->w);
   const __m512 lowest = _mm512_set1_ps (-INFINITY);
   for (gint64 od = 0; od < s->od; od++)
     for (gint64 oy = 0; oy < s->oh; oy++)
@@ -205,39 +202,16 @@ max_plane_avx512 (const PoolState *s, const float *plane, float *out, guint8 *in
             const float *row = plane + base;
             for (gint64 kx = 0; kx < s->kw; kx++) {
               gint64 p0 = x * s->sw + kx * s->dw - s->pl;
-              __m512i pos = _mm512_add_epi32 (_mm512_set1_epi32 ((gint32) p0), step);
-              __mmask16 ok = m;
-              __m512 v;
-              gboolean fast = inside && base + p0 + span <= plane_len;
-              if (fast && s->sw == 1) {
-                v = _mm512_loadu_ps (row + p0);
-              } else if (fast && s->sw == 2) {
-                v = _mm512_permutex2var_ps (_mm512_loadu_ps (row + p0), even,
-                    _mm512_loadu_ps (row + p0 + 16));
-              } else {
-                ok &= _mm512_cmpge_epi32_mask (pos, zero) & _mm512_cmplt_epi32_mask (pos, width);
-                if (!ok)
-                  continue;
-                if (s->sw == 1) {
-                  v = _mm512_maskz_loadu_ps (ok, row + p0);
-                } else if (s->sw == 2) {
-                  __m512i r0 = _mm512_add_epi32 (_mm512_set1_epi32 ((gint32) p0), lane);
-                  __m512i r1 = _mm512_add_epi32 (r0, _mm512_set1_epi32 (16));
-                  __mmask16 k0 = _mm512_cmpge_epi32_mask (r0, zero) &
-                      _mm512_cmplt_epi32_mask (r0, width);
-                  __mmask16 k1 = _mm512_cmpge_epi32_mask (r1, zero) &
-                      _mm512_cmplt_epi32_mask (r1, width);
-                  v = _mm512_permutex2var_ps (_mm512_maskz_loadu_ps (k0, row + p0), even,
-                      _mm512_maskz_loadu_ps (k1, row + p0 + 16));
-                } else {
-                  v = _mm512_mask_i32gather_ps (lowest, ok, pos, row, 4);
-                }
-              }
+              __mmask16 ok;
+              __m512 v = m2i_k_load_row16 (row, p0, s->sw, s->w,
+                  inside && base + p0 + span <= plane_len, m, &ok);
+              if (!ok)
+                continue;
               if (with_idx) {
+                __m512i pos = _mm512_add_epi32 (_mm512_set1_epi32 ((gint32) (base + p0)), step);
                 __mmask16 gt = ok & _mm512_cmp_ps_mask (v, bv, _CMP_GT_OQ);
                 bv = _mm512_mask_mov_ps (bv, gt, v);
-                bi = _mm512_mask_mov_epi32 (bi, gt,
-                    _mm512_add_epi32 (pos, _mm512_set1_epi32 ((gint32) base)));
+                bi = _mm512_mask_mov_epi32 (bi, gt, pos);
               } else {
                 /* max (v, bv) returns bv when v is NaN: the same as v > bv. */
                 bv = _mm512_mask_max_ps (bv, ok, v, bv);
