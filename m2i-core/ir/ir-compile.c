@@ -333,25 +333,46 @@ is_elementwise (const M2iOpKernel *k)
   return FALSE;
 }
 
+/* Groups merged into others: each group's parent and its byte offset in
+ * the parent (union-find; a root is its own parent at offset 0). */
+typedef struct {
+  gint *parent;
+  gsize *offset;
+} GroupAlias;
+
 static gint
-group_root (const gint *alias, gint g)
+group_root (const GroupAlias *a, gint g, gsize *offset)
 {
-  while (alias[g] != g)
-    g = alias[g];
+  gsize off = 0;
+  while (a->parent[g] != g) {
+    off += a->offset[g];
+    g = a->parent[g];
+  }
+  if (offset)
+    *offset = off;
   return g;
 }
 
-/* In place: an element-wise layer whose input of the output's shape and
+/* Group @child now lives inside @root at byte @offset, from its first use. */
+static void
+merge_group (M2iIrCompiledModel *cm, GroupAlias *a, gint child, gint root, gsize offset)
+{
+  CmGroup *r = &cm->groups[root], *c = &cm->groups[child];
+  r->first = MIN (r->first, c->first);
+  r->last = MAX (r->last, c->last);
+  r->size = MAX (r->size, offset + c->size);
+  *c = (CmGroup) { 0, 0, -2, -2 };           /* empty, placed nowhere */
+  a->parent[child] = root;
+  a->offset[child] = offset;
+}
+
+/* In place, element-wise: a layer whose input of the output's shape and
  * type is read by nobody after it writes its output into that input's
  * buffer (Conv → Add(bias) → PReLU then touches one buffer, not three).
- * Never over an input of the model (it keeps its contents) nor a buffer
- * read later. Merges the two groups. */
+ * Never over an input of the model (it keeps its contents). */
 static void
-compute_in_place (M2iIrCompiledModel *cm, gint n_steps)
+elementwise_in_place (M2iIrCompiledModel *cm, GroupAlias *a, gint n_steps)
 {
-  g_autofree gint *alias = g_new (gint, MAX (cm->n_groups, 1));
-  for (gint g = 0; g < cm->n_groups; g++)
-    alias[g] = g;
   for (gint si = 0; si < n_steps; si++) {
     const CmStep *s = &g_array_index (cm->steps, CmStep, si);
     if (s->ctx.n_outputs != 1 || !is_elementwise (s->kernel))
@@ -359,25 +380,70 @@ compute_in_place (M2iIrCompiledModel *cm, gint n_steps)
     const CmValue *out = &cm->values[s->out_values[0]];
     if (out->group < 0)
       continue;
-    gint og = group_root (alias, out->group);
+    gint og = group_root (a, out->group, NULL);
     for (gint k = 0; k < s->ctx.n_inputs; k++) {
       const CmValue *in = &cm->values[s->in_values[k]];
       if (in->group < 0 || in->t.type != out->t.type || !m2i_shape_equal (&in->t.shape, &out->t.shape))
         continue;
-      gint ig = group_root (alias, in->group);
-      CmGroup *g = &cm->groups[ig];
+      gint ig = group_root (a, in->group, NULL);
+      const CmGroup *g = &cm->groups[ig];
       if (ig == og || g->first < 0 || g->last != si)
         continue;
-      g->last = MAX (g->last, cm->groups[og].last);
-      g->size = MAX (g->size, cm->groups[og].size);
-      cm->groups[og] = (CmGroup) { 0, 0, -2, -2 };    /* empty, placed nowhere */
-      alias[og] = ig;
+      merge_group (cm, a, og, ig, 0);
       break;
     }
   }
+}
+
+/* In place, Concat: when every dim before the axis is 1, each input is one
+ * contiguous block of the output, so its producer can write straight there
+ * (squeezenet's fire modules: no copy). Only for an input that fills its
+ * own buffer, is read by nobody after the Concat, is no model input, and
+ * lands on a 64-byte boundary (kernels may count on aligned outputs). */
+static void
+concat_in_place (M2iIrCompiledModel *cm, GroupAlias *a, gint n_steps)
+{
+  for (gint si = 0; si < n_steps; si++) {
+    const CmStep *s = &g_array_index (cm->steps, CmStep, si);
+    if (!m2i_ir_kernel_is_concat (s->kernel) || s->ctx.n_outputs != 1)
+      continue;
+    const CmValue *out = &cm->values[s->out_values[0]];
+    gint axis = GPOINTER_TO_INT (s->ctx.state);
+    gboolean contiguous = out->group >= 0;
+    for (gint d = 0; d < axis; d++)
+      contiguous &= out->t.shape.dims[d] == 1;
+    if (!contiguous)
+      continue;
+    gsize out_off;
+    gint og = group_root (a, out->group, &out_off);
+    gsize at = 0;                              /* the input's byte offset in the output */
+    for (gint k = 0; k < s->ctx.n_inputs; k++) {
+      const CmValue *in = &cm->values[s->in_values[k]];
+      gsize bytes = m2i_tensor_nbytes (&in->t), in_off;
+      gint ig = in->group >= 0 ? group_root (a, in->group, &in_off) : -1;
+      if (ig >= 0 && ig != og && in_off == 0 && cm->groups[ig].size == bytes &&
+          cm->groups[ig].first >= 0 && cm->groups[ig].last == si && (out_off + at) % ALIGN == 0)
+        merge_group (cm, a, ig, og, out_off + at);
+      at += bytes;
+    }
+  }
+}
+
+/* Merges buffers that can be shared in place, then gives every value its
+ * root group and offset. */
+static void
+compute_in_place (M2iIrCompiledModel *cm, gint n_steps)
+{
+  GroupAlias a = { g_new (gint, MAX (cm->n_groups, 1)), g_new0 (gsize, MAX (cm->n_groups, 1)) };
+  for (gint g = 0; g < cm->n_groups; g++)
+    a.parent[g] = g;
+  elementwise_in_place (cm, &a, n_steps);
+  concat_in_place (cm, &a, n_steps);
   for (gint v = 0; v < cm->n_values; v++)
     if (cm->values[v].group >= 0)
-      cm->values[v].group = group_root (alias, cm->values[v].group);
+      cm->values[v].group = group_root (&a, cm->values[v].group, &cm->values[v].offset);
+  g_free (a.parent);
+  g_free (a.offset);
 }
 
 static void

@@ -6,6 +6,7 @@
 #include <base/m2i-fp16.h>
 #include <ir/ir-compile.h>
 
+#include <math.h>
 #include <string.h>
 
 static M2iIrCompiledModel *
@@ -168,6 +169,63 @@ test_in_place (void)
   g_assert_cmpint (GROUP (add2), !=, GROUP (tr2));
   g_assert_cmpint (GROUP (tr), !=, GROUP (x));
 #undef GROUP
+  m2i_ir_infer_request_free (req);
+  m2i_ir_compiled_model_unref (cm);
+  m2i_ir_model_unref (m);
+  test_ir_free (b);
+}
+
+/* Concat on an axis after 1-dims: producers write straight into their
+ * block of the output when it starts on a 64-byte boundary. */
+static void
+test_concat_in_place (void)
+{
+  TestIr *b = test_ir_new (11);
+  M2iShape s = TEST_SHAPE (1, 4, 4), s3 = TEST_SHAPE (1, 1, 3), c = TEST_SHAPE (1, 8, 4), c3 = TEST_SHAPE (1, 2, 3);
+  gint x = test_ir_parameter (b, "x", M2I_ET_F32, &s);
+  gint y = test_ir_parameter (b, "y", M2I_ET_F32, &s3);
+  gint64 perm[3] = { 0, 2, 1 };
+  gint p = test_ir_const (b, M2I_ET_I64, &TEST_SHAPE (3), perm);
+  gint t1_in[2] = { x, p };
+  gint t1 = test_ir_op (b, "Transpose", "opset1", NULL, 2, t1_in, M2I_ET_F32, &s);      /* 64 bytes */
+  gint r1 = test_ir_op (b, "ReLU", "opset1", NULL, 1, &x, M2I_ET_F32, &s);
+  gint cat_in[2] = { t1, r1 };
+  gint cat = test_ir_op (b, "Concat", "opset1", "axis=\"1\"", 2, cat_in, M2I_ET_F32, &c);
+  test_ir_result (b, cat);
+  /* 12-byte blocks: the second would be misaligned, so it is copied */
+  gint u1 = test_ir_op (b, "ReLU", "opset1", NULL, 1, &y, M2I_ET_F32, &s3);
+  gint u2 = test_ir_op (b, "Sigmoid", "opset1", NULL, 1, &y, M2I_ET_F32, &s3);
+  gint cat2_in[2] = { u1, u2 };
+  gint cat2 = test_ir_op (b, "Concat", "opset1", "axis=\"-2\"", 2, cat2_in, M2I_ET_F32, &c3);
+  test_ir_result (b, cat2);
+  M2iIrModel *m;
+  M2iIrCompiledModel *cm = compile (b, &m);
+#define VALUE(node) (&cm->values[cm->value_base[node]])
+  g_assert_cmpint (VALUE (t1)->group, ==, VALUE (cat)->group);
+  g_assert_cmpint (VALUE (r1)->group, ==, VALUE (cat)->group);
+  g_assert_cmpuint (VALUE (t1)->offset, ==, VALUE (cat)->offset);
+  g_assert_cmpuint (VALUE (r1)->offset, ==, VALUE (cat)->offset + 64);
+  g_assert_cmpint (VALUE (u1)->group, ==, VALUE (cat2)->group);
+  g_assert_cmpint (VALUE (u2)->group, !=, VALUE (cat2)->group);
+#undef VALUE
+  GError *error = NULL;
+  M2iIrInferRequest *req = m2i_ir_infer_request_new (cm, &error);
+  float *xd = m2i_ir_infer_request_get_input (req, 0)->data;
+  float *yd = m2i_ir_infer_request_get_input (req, 1)->data;
+  for (gint i = 0; i < 16; i++)
+    xd[i] = i - 8;
+  yd[0] = -1, yd[1] = 0, yd[2] = 2;
+  g_assert_true (m2i_ir_infer_request_infer (req, &error));
+  const float *o = m2i_ir_infer_request_get_output (req, 0)->data;
+  for (gint r = 0; r < 4; r++)
+    for (gint k = 0; k < 4; k++) {
+      g_assert_cmpfloat (o[r * 4 + k], ==, xd[k * 4 + r]);            /* transpose */
+      g_assert_cmpfloat (o[16 + r * 4 + k], ==, MAX (xd[r * 4 + k], 0)); /* relu */
+    }
+  const float *o2 = m2i_ir_infer_request_get_output (req, 1)->data;
+  const float expect2[6] = { 0, 0, 2, 1 / (1 + expf (1)), 0.5f, 1 / (1 + expf (-2)) };
+  for (gint i = 0; i < 6; i++)
+    g_assert_cmpfloat_with_epsilon (o2[i], expect2[i], 1e-6);
   m2i_ir_infer_request_free (req);
   m2i_ir_compiled_model_unref (cm);
   m2i_ir_model_unref (m);
@@ -391,6 +449,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ir/graph/prune", test_prune);
   g_test_add_func ("/ir/graph/in-place", test_in_place);
   g_test_add_func ("/ir/graph/unread-output", test_unread_output);
+  g_test_add_func ("/ir/graph/concat-in-place", test_concat_in_place);
   g_test_add_func ("/ir/graph/f16-io", test_f16_io);
   g_test_add_func ("/ir/graph/threads", test_threads);
   g_test_add_func ("/ir/graph/opset-resolution", test_opset_resolution);
