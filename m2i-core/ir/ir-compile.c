@@ -120,6 +120,25 @@ find_kernel (M2iOpRegistry *reg, const M2iIrNode *n, GError **error)
   return NULL;
 }
 
+/* No tensor may need more than this: keeps every size sum of the memory
+ * plan far from overflowing (and no machine has it anyway). */
+#define MAX_TENSOR_BYTES ((guint64) 1 << 40)
+
+static gboolean
+check_size (const M2iIrNode *n, gint port, const M2iTensor *t, GError **error)
+{
+  gint64 numel = m2i_shape_numel (&t->shape);
+  gsize es = m2i_element_type_size (t->type);
+  if (numel < 0 || (guint64) numel > MAX_TENSOR_BYTES / MAX (es, 1)) {
+    g_autofree gchar *shape = m2i_shape_to_string (&t->shape);
+    m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, n,
+        "output %d (%s %s) is larger than the 1 TiB a tensor may take", port,
+        m2i_element_type_to_string (t->type), shape);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* Compares what the kernel computed with what the XML declares. */
 static gboolean
 check_declared (const M2iIrNode *n, const M2iOpContext *ctx, GError **error)
@@ -133,6 +152,8 @@ check_declared (const M2iIrNode *n, const M2iOpContext *ctx, GError **error)
           "the kernel set no valid type and shape for output %d", p);
       return FALSE;
     }
+    if (!check_size (n, p, t, error))
+      return FALSE;
     if (!m2i_shape_equal (&t->shape, &port->shape)) {
       g_autofree gchar *s1 = m2i_shape_to_string (&port->shape);
       g_autofree gchar *s2 = m2i_shape_to_string (&t->shape);
@@ -195,7 +216,7 @@ bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
         cm->input_values[i] = cm->value_base[n->index];
       }
     }
-    return TRUE;
+    return check_size (n, 0, &out->t, error);
   }
   if (!strcmp (n->type, "Const")) {
     out->t = n->const_value;
