@@ -3,11 +3,10 @@
  * one inference planned (buffers reused once their last reader has run). */
 #include "ir-compile.h"
 #include "kernels/kernels-private.h"
-
-#include <stdlib.h>
 #include <base/m2i-error.h>
 #include <base/m2i-parallel.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #define ALIGN 64
