@@ -269,6 +269,43 @@ test_unread_output (void)
   g_string_free (xml, TRUE);
 }
 
+/* A layer with many ports: 20000 inputs of one Concat load, compile and run
+ * quickly (port lookups are not quadratic). */
+static void
+test_many_ports (void)
+{
+  enum { N = 20000 };
+  GString *xml = g_string_new ("<?xml version=\"1.0\"?>\n<net name=\"wide\" version=\"11\"><layers>\n"
+      "<layer id=\"0\" name=\"x\" type=\"Parameter\" version=\"opset1\"><data shape=\"1\" element_type=\"f32\"/>"
+      "<output><port id=\"0\" precision=\"FP32\"><dim>1</dim></port></output></layer>\n"
+      "<layer id=\"1\" name=\"cat\" type=\"Concat\" version=\"opset1\"><data axis=\"0\"/><input>");
+  for (gint i = 0; i < N; i++)
+    g_string_append_printf (xml, "<port id=\"%d\"><dim>1</dim></port>", 2 * i + 1);   /* odd ids */
+  g_string_append_printf (xml, "</input><output><port id=\"0\" precision=\"FP32\"><dim>%d</dim></port>"
+      "</output></layer>\n<layer id=\"2\" name=\"out\" type=\"Result\" version=\"opset1\"><input>"
+      "<port id=\"0\"><dim>%d</dim></port></input></layer>\n</layers><edges>", N, N);
+  for (gint i = N - 1; i >= 0; i--)
+    g_string_append_printf (xml, "<edge from-layer=\"0\" from-port=\"0\" to-layer=\"1\" to-port=\"%d\"/>", 2 * i + 1);
+  g_string_append (xml, "<edge from-layer=\"1\" from-port=\"0\" to-layer=\"2\" to-port=\"0\"/></edges></net>\n");
+  gint64 t0 = g_get_monotonic_time ();
+  GError *error = NULL;
+  M2iIrModel *m = m2i_ir_model_load_from_memory (xml->str, xml->len, NULL, "wide.xml", &error);
+  g_assert_no_error (error);
+  M2iIrCompiledModel *cm = m2i_ir_compile (m, NULL, &error);
+  g_assert_no_error (error);
+  M2iIrInferRequest *req = m2i_ir_infer_request_new (cm, &error);
+  *(float *) m2i_ir_infer_request_get_input (req, 0)->data = 2.5f;
+  g_assert_true (m2i_ir_infer_request_infer (req, &error));
+  const float *o = m2i_ir_infer_request_get_output (req, 0)->data;
+  for (gint i = 0; i < N; i++)
+    g_assert_cmpfloat (o[i], ==, 2.5f);
+  g_test_message ("%d ports: %.0f ms", N, (g_get_monotonic_time () - t0) / 1e3);
+  m2i_ir_infer_request_free (req);
+  m2i_ir_compiled_model_unref (cm);
+  m2i_ir_model_unref (m);
+  g_string_free (xml, TRUE);
+}
+
 /* A branch no Result reads is checked but not run. */
 static void
 test_prune (void)
@@ -450,6 +487,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ir/graph/in-place", test_in_place);
   g_test_add_func ("/ir/graph/unread-output", test_unread_output);
   g_test_add_func ("/ir/graph/concat-in-place", test_concat_in_place);
+  g_test_add_func ("/ir/graph/many-ports", test_many_ports);
   g_test_add_func ("/ir/graph/f16-io", test_f16_io);
   g_test_add_func ("/ir/graph/threads", test_threads);
   g_test_add_func ("/ir/graph/opset-resolution", test_opset_resolution);
