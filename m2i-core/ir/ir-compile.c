@@ -271,6 +271,15 @@ bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
   gsize bytes = 0;
   for (gint p = 0; p < n->n_outputs; p++)
     bytes += m2i_tensor_nbytes (&s.ctx.outputs[p]);
+  if (all_const && n->n_outputs == 1 && m2i_ir_kernel_is_view (k, &s.ctx) &&
+      bytes == m2i_tensor_nbytes (&s.ctx.inputs[0])) {
+    /* a view of a constant (Reshape of weights, the Convert f16 → f32 of a
+     * compressed v11 model once the weights are widened) is that constant */
+    out->t.data = s.ctx.inputs[0].data;
+    out->is_const = TRUE;
+    step_clear (&s);
+    return TRUE;
+  }
   if ((all_const || m2i_ir_kernel_is_shape_only (k)) && bytes <= max_folded) {
     gboolean ok = fold (cm, &s, error);
     step_clear (&s);

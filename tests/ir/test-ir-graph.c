@@ -306,6 +306,41 @@ test_many_ports (void)
   g_string_free (xml, TRUE);
 }
 
+/* v11 weight compression: Const(f16) → Convert(f32) → Reshape. The f16 data
+ * is widened once at load; the Convert and the Reshape of it are the same
+ * constant, not copies. */
+static void
+test_const_views (void)
+{
+  TestIr *b = test_ir_new (11);
+  M2iShape s = TEST_SHAPE (2, 2), flat = TEST_SHAPE (4);
+  guint16 half[4] = { 0x3c00, 0x4000, 0x4200, 0x4400 };        /* 1 2 3 4 */
+  gint w = test_ir_const (b, M2I_ET_F16, &s, half);
+  gint cv = test_ir_op (b, "Convert", "opset1", "destination_type=\"f32\"", 1, &w, M2I_ET_F32, &s);
+  gint64 four = 4;
+  gint rin[2] = { cv, test_ir_const (b, M2I_ET_I64, &TEST_SHAPE (1), &four) };
+  gint rs = test_ir_op (b, "Reshape", "opset1", NULL, 2, rin, M2I_ET_F32, &flat);
+  gint x = test_ir_parameter (b, "x", M2I_ET_F32, &flat);
+  gint add_in[2] = { x, rs };
+  test_ir_result (b, test_ir_op (b, "Add", "opset1", NULL, 2, add_in, M2I_ET_F32, &flat));
+  M2iIrModel *m;
+  M2iIrCompiledModel *cm = compile (b, &m);
+  const M2iTensor *wv = m2i_ir_compiled_model_get_value (cm, w, 0);
+  g_assert_true (m2i_ir_compiled_model_get_value (cm, cv, 0)->data == wv->data);
+  g_assert_true (m2i_ir_compiled_model_get_value (cm, rs, 0)->data == wv->data);
+  g_assert_cmpint (m2i_ir_compiled_model_get_n_runtime_nodes (cm), ==, 1);
+  GError *error = NULL;
+  M2iIrInferRequest *req = m2i_ir_infer_request_new (cm, &error);
+  const float xv[4] = { 10, 20, 30, 40 }, expect[4] = { 11, 22, 33, 44 };
+  memcpy (m2i_ir_infer_request_get_input (req, 0)->data, xv, sizeof xv);
+  g_assert_true (m2i_ir_infer_request_infer (req, &error));
+  g_assert_cmpmem (m2i_ir_infer_request_get_output (req, 0)->data, 16, expect, 16);
+  m2i_ir_infer_request_free (req);
+  m2i_ir_compiled_model_unref (cm);
+  m2i_ir_model_unref (m);
+  test_ir_free (b);
+}
+
 /* A branch no Result reads is checked but not run. */
 static void
 test_prune (void)
@@ -488,6 +523,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ir/graph/unread-output", test_unread_output);
   g_test_add_func ("/ir/graph/concat-in-place", test_concat_in_place);
   g_test_add_func ("/ir/graph/many-ports", test_many_ports);
+  g_test_add_func ("/ir/graph/const-views", test_const_views);
   g_test_add_func ("/ir/graph/f16-io", test_f16_io);
   g_test_add_func ("/ir/graph/threads", test_threads);
   g_test_add_func ("/ir/graph/opset-resolution", test_opset_resolution);
