@@ -1,5 +1,6 @@
 /* The GEMM driver, packing, and the plain-C micro-kernel (see gemm.h). */
 #include "gemm.h"
+#include "kernels-private.h"
 #include <base/m2i-cpu.h>
 
 #include <string.h>
@@ -170,6 +171,30 @@ m2i_gemm_pack_b (const M2iGemmArch *arch, const float *src, gssize rs,
   }
 }
 
+/* The fused bias and ReLU on rows × cols of c (see M2iGemmOut). */
+M2I_K_INLINE void
+epilogue_body (float *c, gsize ldc, gint rows, gint cols, const float *row_bias,
+    const float *col_bias, gboolean relu)
+{
+  for (gint i = 0; i < rows; i++) {
+    float *r = c + i * ldc;
+    if (col_bias)
+      for (gint j = 0; j < cols; j++)
+        r[j] = r[j] + col_bias[j];
+    if (row_bias) {
+      float rb = row_bias[i];
+      for (gint j = 0; j < cols; j++)
+        r[j] = r[j] + rb;
+    }
+    if (relu)
+      for (gint j = 0; j < cols; j++)
+        r[j] = r[j] > 0.0f ? r[j] : 0.0f;
+  }
+}
+M2I_K_SIMD_CLONES (epilogue, (float *c, gsize ldc, gint rows, gint cols,
+        const float *row_bias, const float *col_bias, gboolean relu),
+    (c, ldc, rows, cols, row_bias, col_bias, relu))
+
 void
 m2i_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
     const float *packed_a, gsize a1_stride, gint n0, gint ncols, M2iGemmPanelB get_b,
@@ -206,6 +231,15 @@ m2i_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
           memset (c + i * ldc, 0, nr * sizeof (float));
       }
     }
+  }
+  if (out->row_bias || out->col_bias || out->relu) {
+    g_assert (!(out->map && out->col_bias));
+    const float *cb = out->col_bias ? out->col_bias + n0 : NULL;
+    if (m_direct)
+      epilogue (out->c + n0, out->ldc, m_direct, ncols, out->row_bias, cb, out->relu);
+    if (m_direct < m)
+      epilogue (strip + m_direct * nr, nr, m - m_direct, ncols,
+          out->row_bias ? out->row_bias + m_direct : NULL, cb, out->relu);
   }
   if (m_direct == m)
     return;

@@ -88,6 +88,12 @@ typedef struct {
   /* NULL: column j of the panel is C column n0 + j, the first ncols kept.
    * Otherwise map[j] is the C column of panel column j, or -1 to drop it. */
   const gint32 *map;
+  /* Applied as each result is stored, after the last K block: + row_bias[i]
+   * (row i of C), + col_bias[c] (column c of C; not with @map), then
+   * max (·, 0) when @relu — the same float operations, in the same order,
+   * as a following Add and ReLU layer. NULL / FALSE for none. */
+  const float *row_bias, *col_bias;
+  gboolean relu;
 } M2iGemmOut;
 
 /* Computes one column panel of C = A·B (columns [n0, n0 + ncols), ncols <=

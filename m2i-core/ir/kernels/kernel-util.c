@@ -220,6 +220,34 @@ m2i_k_shape_str (const M2iShape *s, gint slot)
   return dst;
 }
 
+gboolean
+m2i_k_fuse_bias_relu (M2iOpContext *ctx, const float *bias, gint64 n_bias,
+    gboolean relu, GError **error)
+{
+  const char *type = m2i_ir_node_get_type (ctx->node);
+  gboolean conv = !strcmp (type, "Convolution") || !strcmp (type, "GroupConvolution");
+  gboolean mm = !strcmp (type, "MatMul");
+  gint64 channels = !ctx->state ? -1 : conv ? m2i_k_conv_channels (ctx)
+      : mm ? m2i_k_matmul_channels (ctx) : -1;
+  if (channels < 0) {
+    m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
+        "a bias and ReLU can only be fused into a compiled f32 Convolution, "
+        "GroupConvolution or MatMul");
+    return FALSE;
+  }
+  if (bias && n_bias != channels) {
+    m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+        "a fused bias needs %" G_GINT64_FORMAT " values (one per output channel), got %"
+        G_GINT64_FORMAT, channels, n_bias);
+    return FALSE;
+  }
+  if (conv)
+    m2i_k_conv_fuse (ctx, bias, relu);
+  else
+    m2i_k_matmul_fuse (ctx, bias, relu);
+  return TRUE;
+}
+
 gint
 m2i_k_op_version (const M2iOpContext *ctx)
 {
