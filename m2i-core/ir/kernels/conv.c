@@ -35,8 +35,7 @@ typedef struct {
   /* CONV_SHIFTED: output pixels live on a grid as wide as the source rows
    * (hp × wp, the input plus its pads); B row k = (ci, kh, kw) is that
    * source shifted by off[k]; grid columns past ow are dropped. */
-  float *bias;                         /* fused (m2i_k_fuse_bias_relu), or NULL */
-  gboolean relu;
+  M2iKFusion fused;                    /* m2i_k_fuse_bias_relu () */
   gboolean padded;                     /* the source is a padded copy in scratch */
   gint64 hp, wp, plane;                /* source plane: hp × wp, plane = hp · wp */
   gint32 *off;                         /* k entries */
@@ -50,7 +49,7 @@ conv_state_free (gpointer p)
     return;
   g_free (s->packed);
   g_free (s->off);
-  g_free (s->bias);
+  g_free (s->fused.bias);
   g_free (s);
 }
 
@@ -346,7 +345,7 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
     gint n0 = (gint) (panel * nr);
     gint ncols = (gint) MIN (nr, j->grid - n0);
     M2iGemmOut o = { j->out + (n * s->c_out + g * s->cout_g) * ohw, ohw, NULL,
-      s->bias ? s->bias + g * s->cout_g : NULL, NULL, s->relu };
+      s->fused.bias ? s->fused.bias + g * s->cout_g : NULL, NULL, s->fused.relu };
     if (shifted && s->wp != s->ow) {
       /* Grid column q is output pixel (q / wp, q % wp) when q % wp < ow. */
       for (gint c = 0; c < ncols; c++) {
@@ -511,7 +510,7 @@ dw_plane_avx512x (const ConvState *s, const float *in, const float *wts, const f
         /* Fused bias and ReLU: the operations of the Add and ReLU layers. */
         if (bias)
           acc[c] = _mm512_add_ps (acc[c], _mm512_set1_ps (*bias));
-        if (s->relu)
+        if (s->fused.relu)
           acc[c] = _mm512_maskz_mov_ps (_mm512_cmp_ps_mask (acc[c], _mm512_setzero_ps (),
                   _CMP_GT_OQ), acc[c]);
         _mm512_mask_storeu_ps (out + oh * s->ow + x0 + 16 * c, m[c], acc[c]);
@@ -526,19 +525,6 @@ typedef struct {
   float *out;
 } DwJob;
 
-/* Fused bias and ReLU over a finished depthwise plane. */
-M2I_K_INLINE void
-dw_epilogue_body (float *p, gsize n, float bias, gboolean with_bias, gboolean relu)
-{
-  if (with_bias)
-    for (gsize i = 0; i < n; i++)
-      p[i] = p[i] + bias;
-  if (relu)
-    for (gsize i = 0; i < n; i++)
-      p[i] = p[i] > 0.0f ? p[i] : 0.0f;
-}
-M2I_K_SIMD_CLONES (dw_epilogue, (float *p, gsize n, float bias, gboolean with_bias,
-        gboolean relu), (p, n, bias, with_bias, relu))
 
 static void
 dw_slice (gint begin, gint end, gint slice, gpointer data)
@@ -553,14 +539,15 @@ dw_slice (gint begin, gint end, gint slice, gpointer data)
 #if defined(__x86_64__) && defined(__GNUC__)
     if (m2i_cpu_flags () & M2I_CPU_AVX512F) {
       dw_plane_avx512x (s, j->in + (n * s->c_in + g) * hw, j->wts + co * khw,
-          s->bias ? s->bias + co : NULL, j->out + (n * s->c_out + co) * ohw);
+          s->fused.bias ? s->fused.bias + co : NULL, j->out + (n * s->c_out + co) * ohw);
       continue;
     }
 #endif
     float *plane = j->out + (n * s->c_out + co) * ohw;
     dw_plane (s, j->in + (n * s->c_in + g) * hw, j->wts + co * khw, plane);
-    if (s->bias || s->relu)
-      dw_epilogue (plane, ohw, s->bias ? s->bias[co] : 0.0f, s->bias != NULL, s->relu);
+    if (s->fused.bias || s->fused.relu)
+      m2i_gemm_epilogue (plane, ohw, 1, (gint) ohw,
+          s->fused.bias ? s->fused.bias + co : NULL, NULL, s->fused.relu);
   }
 }
 
@@ -579,20 +566,12 @@ conv_execute (M2iOpContext *ctx, GError **error)
   return TRUE;
 }
 
-gint64
-m2i_k_conv_channels (const M2iOpContext *ctx)
-{
-  const ConvState *s = ctx->state;
-  return s->c_out;
-}
-
-void
-m2i_k_conv_fuse (M2iOpContext *ctx, const float *bias, gboolean relu)
+M2iKFusion *
+m2i_k_conv_fusion (M2iOpContext *ctx, gint64 *channels)
 {
   ConvState *s = ctx->state;
-  g_free (s->bias);
-  s->bias = bias ? g_memdup2 (bias, s->c_out * sizeof (float)) : NULL;
-  s->relu = relu;
+  *channels = s->c_out;
+  return &s->fused;
 }
 
 const M2iOpKernel m2i_kernel_convolution = {

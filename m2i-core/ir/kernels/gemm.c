@@ -196,6 +196,13 @@ M2I_K_SIMD_CLONES (epilogue, (float *c, gsize ldc, gint rows, gint cols,
     (c, ldc, rows, cols, row_bias, col_bias, relu))
 
 void
+m2i_gemm_epilogue (float *c, gsize ldc, gint rows, gint cols, const float *row_bias,
+    const float *col_bias, gboolean relu)
+{
+  epilogue (c, ldc, rows, cols, row_bias, col_bias, relu);
+}
+
+void
 m2i_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
     const float *packed_a, gsize a1_stride, gint n0, gint ncols, M2iGemmPanelB get_b,
     gpointer user, float *bbuf, float *strip, const M2iGemmOut *out)

@@ -105,6 +105,12 @@ void m2i_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
     const float *a, gsize a1_stride, gint n0, gint ncols, M2iGemmPanelB get_b,
     gpointer user, float *bbuf, float *strip, const M2iGemmOut *out);
 
+/* The fused bias and ReLU of M2iGemmOut on rows × cols of @c (row stride
+ * @ldc): + row_bias[i], + col_bias[j], max (·, 0) — also used on depthwise
+ * planes. */
+void m2i_gemm_epilogue (float *c, gsize ldc, gint rows, gint cols, const float *row_bias,
+    const float *col_bias, gboolean relu);
+
 /* Floats of the strip m2i_gemm_column_panel() needs for @m rows. */
 gsize m2i_gemm_strip_size (const M2iGemmArch *arch, gint m);
 

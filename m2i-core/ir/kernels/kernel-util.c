@@ -225,11 +225,15 @@ m2i_k_fuse_bias_relu (M2iOpContext *ctx, const float *bias, gint64 n_bias,
     gboolean relu, GError **error)
 {
   const char *type = m2i_ir_node_get_type (ctx->node);
-  gboolean conv = !strcmp (type, "Convolution") || !strcmp (type, "GroupConvolution");
-  gboolean mm = !strcmp (type, "MatMul");
-  gint64 channels = !ctx->state ? -1 : conv ? m2i_k_conv_channels (ctx)
-      : mm ? m2i_k_matmul_channels (ctx) : -1;
-  if (channels < 0) {
+  gint64 channels = 0;
+  M2iKFusion *f = NULL;
+  if (!ctx->state)
+    f = NULL;
+  else if (!strcmp (type, "Convolution") || !strcmp (type, "GroupConvolution"))
+    f = m2i_k_conv_fusion (ctx, &channels);
+  else if (!strcmp (type, "MatMul"))
+    f = m2i_k_matmul_fusion (ctx, &channels);
+  if (!f) {
     m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
         "a bias and ReLU can only be fused into a compiled f32 Convolution, "
         "GroupConvolution or MatMul");
@@ -241,10 +245,9 @@ m2i_k_fuse_bias_relu (M2iOpContext *ctx, const float *bias, gint64 n_bias,
         G_GINT64_FORMAT, channels, n_bias);
     return FALSE;
   }
-  if (conv)
-    m2i_k_conv_fuse (ctx, bias, relu);
-  else
-    m2i_k_matmul_fuse (ctx, bias, relu);
+  g_free (f->bias);
+  f->bias = bias ? g_memdup2 (bias, channels * sizeof (float)) : NULL;
+  f->relu = relu;
   return TRUE;
 }
 

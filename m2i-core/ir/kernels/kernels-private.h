@@ -63,12 +63,17 @@ extern const M2iOpKernel *const m2i_compute_kernels[];
 gboolean m2i_k_fuse_bias_relu (M2iOpContext *ctx, const float *bias, gint64 n_bias,
     gboolean relu, GError **error);
 
-/* The per-op halves of m2i_k_fuse_bias_relu(): the number of output
- * channels (-1 when the state cannot take a bias), and the setter. */
-gint64 m2i_k_conv_channels (const M2iOpContext *ctx);
-void m2i_k_conv_fuse (M2iOpContext *ctx, const float *bias, gboolean relu);
-gint64 m2i_k_matmul_channels (const M2iOpContext *ctx);
-void m2i_k_matmul_fuse (M2iOpContext *ctx, const float *bias, gboolean relu);
+/* What a fused layer applies; part of the Convolution and MatMul states. */
+typedef struct {
+  float *bias;                         /* owned; NULL for none */
+  gboolean relu;
+} M2iKFusion;
+
+/* The per-op halves of m2i_k_fuse_bias_relu(): the fusion slot of a
+ * compiled layer's state and its number of output channels, or NULL when
+ * the state cannot take one. */
+M2iKFusion *m2i_k_conv_fusion (M2iOpContext *ctx, gint64 *channels);
+M2iKFusion *m2i_k_matmul_fusion (M2iOpContext *ctx, gint64 *channels);
 
 /* ---- Checks used by infer() ------------------------------------------- */
 

@@ -27,8 +27,7 @@ typedef struct {
   gsize packed_b_mat;                  /* floats per packed B matrix */
   gint slices;
   gsize packed_a, bbuf_floats, strip_floats;
-  float *bias;                         /* fused (m2i_k_fuse_bias_relu), or NULL */
-  gboolean relu;
+  M2iKFusion fused;                    /* m2i_k_fuse_bias_relu () */
   gboolean b_vector;                   /* 1-D right operand: no N axis in the output */
 } MatMulState;
 
@@ -38,7 +37,7 @@ matmul_state_free (gpointer p)
   MatMulState *s = p;
   if (s) {
     g_free (s->packed_b);
-    g_free (s->bias);
+    g_free (s->fused.bias);
     g_free (s);
   }
 }
@@ -180,7 +179,7 @@ matmul_slice (gint begin, gint end, gint slice, gpointer data)
   const MatMulState *s = j->s;
   gint nr = s->arch->nr;
   float *bbuf = j->scratch + s->packed_a + slice * (s->bbuf_floats + s->strip_floats);
-  M2iGemmOut o = { j->c, (gsize) s->n, NULL, NULL, s->bias, s->relu };
+  M2iGemmOut o = { j->c, (gsize) s->n, NULL, NULL, s->fused.bias, s->fused.relu };
   for (gint panel = begin; panel < end; panel++) {
     gint n0 = panel * nr;
     m2i_gemm_column_panel (s->arch, (gint) s->m, (gint) s->k, j->packed_a, j->a1_stride, n0,
@@ -255,20 +254,12 @@ matmul_execute (M2iOpContext *ctx, GError **error)
   return TRUE;
 }
 
-gint64
-m2i_k_matmul_channels (const M2iOpContext *ctx)
-{
-  const MatMulState *s = ctx->state;
-  return s->type == M2I_ET_F32 && !s->b_vector ? s->n : -1;
-}
-
-void
-m2i_k_matmul_fuse (M2iOpContext *ctx, const float *bias, gboolean relu)
+M2iKFusion *
+m2i_k_matmul_fusion (M2iOpContext *ctx, gint64 *channels)
 {
   MatMulState *s = ctx->state;
-  g_free (s->bias);
-  s->bias = bias ? g_memdup2 (bias, s->n * sizeof (float)) : NULL;
-  s->relu = relu;
+  *channels = s->n;
+  return s->type == M2I_ET_F32 && !s->b_vector ? &s->fused : NULL;
 }
 
 const M2iOpKernel m2i_kernel_matmul = {
