@@ -1,8 +1,17 @@
 #include "m2i-cpu.h"
 
 #include <string.h>
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+
+/* clang 14 has no "f16c" for __builtin_cpu_supports: read CPUID.1:ECX[29]. */
+static gboolean
+has_f16c (void)
+{
+  unsigned a, b, c, d;
+  return __get_cpuid (1, &a, &b, &c, &d) && (c & (1u << 29));
+}
 #endif
 
 static M2iCpuFlags
@@ -17,10 +26,7 @@ detect (void)
     f |= M2I_CPU_AVX2;
   if (__builtin_cpu_supports ("fma"))
     f |= M2I_CPU_FMA;
-  /* clang's __builtin_cpu_supports does not know "f16c": CPUID.1:ECX[29] */
-  unsigned int eax, ebx, ecx, edx;
-  if (__builtin_cpu_supports ("avx") && __get_cpuid (1, &eax, &ebx, &ecx, &edx) &&
-      (ecx & (1u << 29)))
+  if (__builtin_cpu_supports ("avx") && has_f16c ())
     f |= M2I_CPU_F16C;
   if (__builtin_cpu_supports ("avx512f") && __builtin_cpu_supports ("avx512bw")
       && __builtin_cpu_supports ("avx512dq") && __builtin_cpu_supports ("avx512vl"))

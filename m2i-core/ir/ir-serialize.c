@@ -265,6 +265,18 @@ boundary_result (Writer *w, const M2iIrNode *src, gint port, GString *edges)
       G_GINT64_FORMAT "\" to-layer=\"%" G_GINT64_FORMAT "\" to-port=\"0\"/>\n", src->id, p->id, id);
 }
 
+/* A plain XML element name: a letter or '_', then letters, digits, '_', '-', '.'. */
+static gboolean
+is_xml_name (const char *p)
+{
+  if (!g_ascii_isalpha (*p) && *p != '_')
+    return FALSE;
+  for (; *p; p++)
+    if (!g_ascii_isalnum (*p) && *p != '_' && *p != '-' && *p != '.')
+      return FALSE;
+  return TRUE;
+}
+
 static void
 write_model_rt_info (GString *s, GHashTable *rt)
 {
@@ -279,9 +291,21 @@ write_model_rt_info (GString *s, GHashTable *rt)
       g_string_append (s, "<rt_info>\n");
       open = TRUE;
     }
-    /* "a/b" → <a><b value=.../></a> */
+    /* "a/b" → <a><b value=.../></a>; a key that is no XML name path
+     * → <attribute name="key" value=.../>, which reads back as "key" */
     g_auto (GStrv) parts = g_strsplit (k, "/", -1);
     gint n = g_strv_length (parts);
+    gboolean names_ok = TRUE;
+    for (gint j = 0; j < n; j++)
+      names_ok &= is_xml_name (parts[j]) && strcmp (parts[j], "attribute");
+    if (!names_ok) {
+      indent (s, 2);
+      g_string_append (s, "<attribute");
+      attr (s, "name", k);
+      attr (s, "value", g_hash_table_lookup (rt, k));
+      g_string_append (s, "/>\n");
+      continue;
+    }
     for (gint j = 0; j < n; j++) {
       indent (s, 2 + j);
       g_string_append_printf (s, "<%s", parts[j]);

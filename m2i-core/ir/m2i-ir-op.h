@@ -72,7 +72,9 @@ typedef struct {
    * inputs that are constants (NULL otherwise), so shape-computing ops and
    * weight packing can read them. */
   M2iTensor *inputs;
-  /* infer() sets type and shape; execute() writes data (preallocated). */
+  /* infer() sets type and shape; execute() writes data (preallocated).
+   * An output other than the first that no layer reads and no Result
+   * returns has data == NULL at execute(): the kernel skips computing it. */
   M2iTensor *outputs;
   gpointer state;          /* the kernel's own, made by infer() */
   gsize scratch_bytes;     /* infer() sets: temporary bytes execute() needs */

@@ -139,7 +139,7 @@ def build_ir(sd):
     return g
 
 
-def ir_predictions(ex, images, batch=1):
+def ir_predictions(ex, images):
     """Run the IR one image at a time (its batch is 1) over images."""
     probs = np.empty((len(images), 10), dtype=np.float32)
     x_all = fm.normalize(images)

@@ -1,9 +1,10 @@
-/* libFuzzer harness over the IR reader and compiler.
+/* libFuzzer harness over the IR reader, writer and compiler.
  *
  * An input is the .xml text, a NUL byte, then the .bin bytes (no NUL: no
  * weights). Every input must load or fail with a GError, never crash, hang
- * or leak; models that load are compiled (kernels check attributes and
- * shapes) and, when small, run once on zeroed inputs. */
+ * or leak; a model that loads must serialize and load back to the same
+ * graph, compile or fail with a GError (kernels check attributes and
+ * shapes), and, when small, run once on zeroed inputs. */
 #include <ir/m2i-ir.h>
 
 #include <stdint.h>
@@ -43,6 +44,24 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     g_error_free (error);
     return 0;
   }
+  /* a model that loads writes out and loads back to the same graph */
+  GString *text = g_string_new (NULL);
+  GByteArray *bin = g_byte_array_new ();
+  if (!m2i_ir_model_serialize (m, text, bin, &error))
+    g_error ("a loaded model failed to serialize: %s", error->message);
+  GBytes *w = g_byte_array_free_to_bytes (bin);
+  M2iIrModel *back = m2i_ir_model_load_from_memory (text->str, text->len, w, "round-trip.xml", &error);
+  if (!back)
+    g_error ("a serialized model failed to load: %s\n%s", error->message, text->str);
+  g_assert (m2i_ir_model_get_n_nodes (back) == m2i_ir_model_get_n_nodes (m));
+  g_assert (m2i_ir_model_get_n_edges (back) == m2i_ir_model_get_n_edges (m));
+  g_assert (m2i_ir_model_get_n_outputs (back) == m2i_ir_model_get_n_outputs (m));
+  for (gint i = 0; i < m2i_ir_model_get_n_outputs (m); i++)
+    g_assert (!strcmp (m2i_ir_model_get_output (back, i)->name, m2i_ir_model_get_output (m, i)->name));
+  m2i_ir_model_unref (back);
+  g_bytes_unref (w);
+  g_string_free (text, TRUE);
+
   M2iIrCompileOptions opts = { .n_threads = 1, .max_folded_bytes = MAX_FOLDED };
   M2iIrCompiledModel *cm = m2i_ir_compile (m, &opts, &error);
   if (!cm) {

@@ -53,6 +53,10 @@ static const BadCase cases[] = {
     "<input><port id=\"0\"><dim>1</dim><dim>4</dim>", FALSE, M2I_ERROR_MALFORMED, "to-layer=\"1\"",
     { "shape mismatch on edge", "layer 5 'cat' (Concat) output port 9 has dims [1,3,3]",
       "layer 1 'out' (Result) input port 0 declares [1,4,3]" } },
+  { "type mismatch on an edge", "<port id=\"4\"><dim>1</dim>", "<port id=\"4\" precision=\"I32\"><dim>1</dim>",
+    FALSE, M2I_ERROR_MALFORMED, "to-port=\"4\"",
+    { "type mismatch on edge", "layer 3 'w' (Const) output port 1 is f32",
+      "layer 5 'cat' (Concat) input port 4 declares i32" } },
   { "declared dims differ from the op's", "<port id=\"9\" precision=\"FP32\"><dim>1</dim><dim>3</dim></port>"
     "</output>\n    </layer>\n    <layer id=\"1\" name=\"out\" type=\"Result\" version=\"opset1\">\n"
     "      <input><port id=\"0\"><dim>1</dim><dim>3</dim><dim>3</dim>",
@@ -252,6 +256,24 @@ test_files (void)
   test_ir_free (b);
 }
 
+/* A Parameter of 2^61 i64 elements (2^64 bytes) is refused at compile. */
+static void
+test_huge_tensor (void)
+{
+  TestIr *b = test_ir_new (11);
+  M2iShape s = TEST_SHAPE (G_GINT64_CONSTANT (1) << 61);
+  test_ir_result (b, test_ir_parameter (b, "x", M2I_ET_I64, &s));
+  GError *error = NULL;
+  M2iIrModel *m = test_ir_load (b, &error);
+  g_assert_no_error (error);
+  g_assert_null (m2i_ir_compile (m, NULL, &error));
+  g_assert_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED);
+  g_assert_nonnull (strstr (error->message, "output 0 (i64 [2305843009213693952]) is larger than the 1 TiB"));
+  g_clear_error (&error);
+  m2i_ir_model_unref (m);
+  test_ir_free (b);
+}
+
 /* A Reshape whose target shape is computed at run time. */
 static void
 test_dynamic_shape_input (void)
@@ -282,5 +304,6 @@ main (int argc, char **argv)
   g_test_add_func ("/ir/errors/messages", test_specific_messages);
   g_test_add_func ("/ir/errors/files", test_files);
   g_test_add_func ("/ir/errors/dynamic-shape-input", test_dynamic_shape_input);
+  g_test_add_func ("/ir/errors/huge-tensor", test_huge_tensor);
   return g_test_run ();
 }

@@ -67,7 +67,7 @@ chain_model (TestIr **builder)
   g_string_replace (xml, "<data axis=\"1\"/>",
       "<data axis=\"1\"/>\n      <rt_info><attribute name=\"affinity\" version=\"0\" value=\"CPU\"/></rt_info>", 1);
   g_string_replace (xml, "</edges>\n", "</edges>\n  <rt_info><conversion_parameters><framework value=\"test\"/>"
-      "</conversion_parameters></rt_info>\n", 1);
+      "</conversion_parameters><attribute name=\"not a &lt;name&gt;\" value=\"a&amp;b\"/></rt_info>\n", 1);
   M2iIrModel *m = m2i_ir_model_load_from_memory (xml->str, xml->len, test_ir_weights (b), "chain.xml", &error);
   g_assert_no_error (error);
   g_string_free (xml, TRUE);
@@ -115,6 +115,8 @@ test_round_trip (void)
   }
   g_assert_cmpstr (m2i_ir_node_get_rt_info (m2i_ir_model_find_node (back, 6), "affinity"), ==, "CPU");
   g_assert_cmpstr (m2i_ir_model_get_rt_info (back, "conversion_parameters/framework"), ==, "test");
+  g_assert_cmpstr (m2i_ir_model_get_rt_info (m, "not a <name>"), ==, "a&b");
+  g_assert_cmpstr (m2i_ir_model_get_rt_info (back, "not a <name>"), ==, "a&b");
   /* the f16 constant is written as f16 again */
   g_assert_cmpint (m2i_ir_node_get_output_type (m2i_ir_model_find_node (back, 5), 0), ==, M2I_ET_F16);
 
