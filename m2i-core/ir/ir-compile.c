@@ -475,21 +475,153 @@ compute_in_place (M2iIrCompiledModel *cm, gint n_steps)
   g_free (a.offset);
 }
 
+/* Keeps the steps @keep marks (indexed by node), frees the others. */
 static void
-plan_memory (M2iIrCompiledModel *cm, const gboolean *needed)
+keep_steps (M2iIrCompiledModel *cm, const gboolean *keep)
 {
-  /* drop the layers no Result reads */
   GArray *kept = g_array_new (FALSE, FALSE, sizeof (CmStep));
   for (guint i = 0; i < cm->steps->len; i++) {
     CmStep *s = &g_array_index (cm->steps, CmStep, i);
-    if (needed[s->node])
+    if (keep[s->node])
       g_array_append_val (kept, *s);
     else
       step_clear (s);
   }
   g_array_free (cm->steps, TRUE);
   cm->steps = kept;
-  gint n_steps = kept->len;
+}
+
+/* ---- epilogue fusion ------------------------------------------------------ */
+
+static gboolean
+is_result_value (const M2iIrCompiledModel *cm, gint v)
+{
+  for (guint i = 0; i < cm->model->results->len; i++)
+    if (cm->output_values[i] == v)
+      return TRUE;
+  return FALSE;
+}
+
+/* The one step reading value @v after step @from, or -1 when @v has another
+ * reader (a second step, a second input of the same step, a Result). */
+static gint
+only_reader (const M2iIrCompiledModel *cm, gint v, gint from)
+{
+  if (is_result_value (cm, v))
+    return -1;
+  gint reader = -1;
+  for (guint si = from + 1; si < cm->steps->len; si++) {
+    const CmStep *s = &g_array_index (cm->steps, CmStep, si);
+    for (gint i = 0; i < s->ctx.n_inputs; i++) {
+      if (s->in_values[i] != v)
+        continue;
+      if (reader >= 0)
+        return -1;
+      reader = si;
+    }
+  }
+  return reader;
+}
+
+/* A constant f32 bias of @channels values that broadcasts along axis @axis
+ * of @out only (Convolution: [1,C,1,1] or [C,1,1]; MatMul: [C] or [1,C]). */
+static const float *
+channel_bias (const CmValue *b, const M2iShape *out, gint axis, gint64 channels)
+{
+  if (!b->is_const || b->t.type != M2I_ET_F32 || b->t.shape.rank > out->rank ||
+      m2i_shape_numel (&b->t.shape) != channels)
+    return NULL;
+  for (gint d = 0; d < b->t.shape.rank; d++) {
+    gint od = out->rank - b->t.shape.rank + d;
+    if (b->t.shape.dims[d] != (od == axis ? channels : 1))
+      return NULL;
+  }
+  return b->t.data;
+}
+
+/* Convolution / GroupConvolution / MatMul → Add(per-channel constant) →
+ * ReLU, each read only by the next: the layer adds the bias and applies
+ * ReLU as it stores (m2i_k_fuse_bias_relu, bit-identical to the separate
+ * layers), the Add and ReLU steps go, and their readers read the layer's
+ * output instead. */
+static void
+fuse_epilogues (M2iIrCompiledModel *cm)
+{
+  gint n_nodes = cm->model->nodes->len;
+  g_autofree gboolean *keep = g_new (gboolean, MAX (n_nodes, 1));
+  g_autofree gint *remap = g_new (gint, MAX (cm->n_values, 1));
+  for (gint i = 0; i < n_nodes; i++)
+    keep[i] = TRUE;
+  for (gint v = 0; v < cm->n_values; v++)
+    remap[v] = v;
+  gboolean any = FALSE;
+  for (guint si = 0; si < cm->steps->len; si++) {
+    CmStep *a = &g_array_index (cm->steps, CmStep, si);
+    gboolean matmul = a->kernel == &m2i_kernel_matmul;
+    if (!matmul && a->kernel != &m2i_kernel_convolution &&
+        a->kernel != &m2i_kernel_group_convolution)
+      continue;
+    gint v = a->out_values[0];
+    const M2iShape *out = &cm->values[v].t.shape;
+    if (a->ctx.n_outputs != 1 || cm->values[v].t.type != M2I_ET_F32 || out->rank < 2)
+      continue;
+    gint axis = matmul ? out->rank - 1 : 1;
+    const float *bias = NULL;
+    gint b = only_reader (cm, v, si), relu_step = -1;
+    if (b < 0)
+      continue;
+    const CmStep *bs = &g_array_index (cm->steps, CmStep, b);
+    if (bs->kernel == &m2i_kernel_add && bs->ctx.n_inputs == 2 &&
+        m2i_shape_equal (&cm->values[bs->out_values[0]].t.shape, out)) {
+      const char *mode = m2i_ir_node_get_attr (bs->ctx.node, "auto_broadcast");
+      gint other = bs->in_values[0] == v ? bs->in_values[1] : bs->in_values[0];
+      if (!mode || !g_ascii_strcasecmp (mode, "numpy"))
+        bias = channel_bias (&cm->values[other], out, axis, out->dims[axis]);
+      if (!bias)
+        continue;
+      gint c = only_reader (cm, bs->out_values[0], b);
+      if (c >= 0 && g_array_index (cm->steps, CmStep, c).kernel == &m2i_kernel_relu)
+        relu_step = c;
+    } else if (bs->kernel == &m2i_kernel_relu) {
+      relu_step = b;
+      b = -1;
+    } else
+      continue;
+    GError *e = NULL;
+    if (!m2i_k_fuse_bias_relu (&a->ctx, bias, bias ? out->dims[axis] : 0, relu_step >= 0, &e)) {
+      g_clear_error (&e);                      /* not fusable: the layers run */
+      continue;
+    }
+    /* the Add and the ReLU go; whoever read them reads the layer */
+    const gint gone[2] = { b, relu_step };
+    for (gint k = 0; k < 2; k++) {
+      if (gone[k] < 0)
+        continue;
+      const CmStep *t = &g_array_index (cm->steps, CmStep, gone[k]);
+      keep[t->node] = FALSE;
+      remap[t->out_values[0]] = v;
+    }
+    any = TRUE;
+  }
+  if (!any)
+    return;
+  keep_steps (cm, keep);
+  for (guint si = 0; si < cm->steps->len; si++) {
+    CmStep *s = &g_array_index (cm->steps, CmStep, si);
+    for (gint i = 0; i < s->ctx.n_inputs; i++)
+      s->in_values[i] = remap[s->in_values[i]];
+  }
+  for (guint i = 0; i < cm->model->results->len; i++)
+    cm->output_values[i] = remap[cm->output_values[i]];
+}
+
+static void
+plan_memory (M2iIrCompiledModel *cm, const gboolean *needed)
+{
+  /* drop the layers no Result reads, then the ones fused into others */
+  keep_steps (cm, needed);
+  fuse_epilogues (cm);
+  gint n_steps = cm->steps->len;
 
   /* values some layer or Result reads */
   g_autofree gboolean *read = g_new0 (gboolean, MAX (cm->n_values, 1));

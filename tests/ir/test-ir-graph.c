@@ -341,6 +341,53 @@ test_const_views (void)
   test_ir_free (b);
 }
 
+/* Convolution → Add(per-channel bias) → ReLU runs as one layer (the kernel's
+ * fused epilogue); a bias that broadcasts along another axis, or a
+ * convolution whose output is read twice, keeps its layers. Values by hand:
+ * a 1×1 convolution of 2 channels is a 2×2 matrix per pixel. */
+static void
+test_fuse_bias_relu (void)
+{
+  M2iShape xs = TEST_SHAPE (1, 2, 1, 2), ws = TEST_SHAPE (2, 2, 1, 1), cb = TEST_SHAPE (1, 2, 1, 1),
+      wb = TEST_SHAPE (2);
+  const float w[4] = { 1, 2, -3, 1 };        /* out0 = x0 + 2 x1, out1 = -3 x0 + x1 */
+  const float bias[2] = { 0.5f, -1 }, wbias[2] = { 100, 200 };
+  const float x[4] = { 1, -2, 3, 4 };        /* x0 = (1, -2), x1 = (3, 4) per pixel */
+  /* conv: out0 = (7, 6), out1 = (0, 10) */
+  const float fused[4] = { 7.5f, 6.5f, 0, 9 };             /* relu (conv + [0.5, -1] per channel) */
+  const float along_w[4] = { 107, 206, 100, 210 };         /* conv + [100, 200] along W, no ReLU */
+  for (gint variant = 0; variant < 3; variant++) {
+    TestIr *b = test_ir_new (11);
+    gint xin = test_ir_parameter (b, "x", M2I_ET_F32, &xs);
+    gint cin[2] = { xin, test_ir_const (b, M2I_ET_F32, &ws, w) };
+    gint conv = test_ir_op (b, "Convolution", "opset1", "strides=\"1,1\" dilations=\"1,1\" "
+        "pads_begin=\"0,0\" pads_end=\"0,0\" auto_pad=\"explicit\"", 2, cin, M2I_ET_F32, &xs);
+    gint ain[2] = { conv, variant == 1 ? test_ir_const (b, M2I_ET_F32, &wb, wbias) :
+        test_ir_const (b, M2I_ET_F32, &cb, bias) };
+    gint add = test_ir_op (b, "Add", "opset1", NULL, 2, ain, M2I_ET_F32, &xs);
+    gint last = variant == 1 ? add : test_ir_op (b, "ReLU", "opset1", NULL, 1, &add, M2I_ET_F32, &xs);
+    test_ir_result (b, last);
+    if (variant == 2)
+      test_ir_result (b, conv);              /* the convolution's output is read twice */
+    M2iIrModel *m;
+    M2iIrCompiledModel *cm = compile (b, &m);
+    g_assert_cmpint (m2i_ir_compiled_model_get_n_runtime_nodes (cm), ==, variant == 0 ? 1 : variant == 1 ? 2 : 3);
+    GError *error = NULL;
+    M2iIrInferRequest *req = m2i_ir_infer_request_new (cm, &error);
+    memcpy (m2i_ir_infer_request_get_input (req, 0)->data, x, sizeof x);
+    g_assert_true (m2i_ir_infer_request_infer (req, &error));
+    g_assert_cmpmem (m2i_ir_infer_request_get_output (req, 0)->data, 16, variant == 1 ? along_w : fused, 16);
+    if (variant == 2) {
+      const float conv_out[4] = { 7, 6, 0, 10 };
+      g_assert_cmpmem (m2i_ir_infer_request_get_output (req, 1)->data, 16, conv_out, 16);
+    }
+    m2i_ir_infer_request_free (req);
+    m2i_ir_compiled_model_unref (cm);
+    m2i_ir_model_unref (m);
+    test_ir_free (b);
+  }
+}
+
 /* A branch no Result reads is checked but not run. */
 static void
 test_prune (void)
@@ -524,6 +571,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ir/graph/concat-in-place", test_concat_in_place);
   g_test_add_func ("/ir/graph/many-ports", test_many_ports);
   g_test_add_func ("/ir/graph/const-views", test_const_views);
+  g_test_add_func ("/ir/graph/fuse-bias-relu", test_fuse_bias_relu);
   g_test_add_func ("/ir/graph/f16-io", test_f16_io);
   g_test_add_func ("/ir/graph/threads", test_threads);
   g_test_add_func ("/ir/graph/opset-resolution", test_opset_resolution);
