@@ -9,3 +9,4 @@
 #include <m2i/m2i-resize.h>
 #include <ir/m2i-ir-types.h>
 #include <ir/m2i-ir-op.h>
+#include <mli/m2i-mli.h>
