@@ -10,3 +10,4 @@
 #include <ir/m2i-ir-types.h>
 #include <ir/m2i-ir-op.h>
 #include <mli/m2i-mli.h>
+#include <npu/m2i-npu.h>

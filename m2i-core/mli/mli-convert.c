@@ -133,9 +133,8 @@ round_up_from (gint64 twice_rem, gint64 den, gint64 q, M2iMliRound mode)
       || (twice_rem == den && (mode == M2I_MLI_ROUND_HALF_UP || (q & 1)));
 }
 
-/* round(num / den), den >= 1, |num| < 2^62, den < 2^62. */
-static inline gint64
-div_round64 (gint64 num, gint64 den, M2iMliRound mode)
+gint64
+m2i_mli_div_round (gint64 num, gint64 den, M2iMliRound mode)
 {
   if (den == 1)
     return num;
@@ -318,7 +317,7 @@ convert_row (const Plan *p, const guint8 *s, gint64 s_step, guint8 *d,
       if (p->fast) {
         for (gint64 i = 0; i < n; i++, s += s_step, d += d_step) {
           gint64 v = (load_int (s, p->st) - p->sq.zero) * p->mul;
-          store_int (d, p->dt, saturate (div_round64 (v, p->den, p->round),
+          store_int (d, p->dt, saturate (m2i_mli_div_round (v, p->den, p->round),
                   p->dq.zero, p->lo, p->hi));
         }
       } else {

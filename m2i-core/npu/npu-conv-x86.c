@@ -1,0 +1,334 @@
+/* x86 micro-kernels of the convolution: int8 with AVX-512 VNNI (vpdpbusd on
+ * u8 = x + 128, corrected by the folded weight sums) or AVX2 (vpmaddwd on
+ * s16 = x - z: exact, where vpmaddubsw's saturating pair sums would not
+ * be), fp16 with FMA on fp32 (AVX-512 or AVX2) and F16C for the output.
+ *
+ * A kernel computes M output pixels × NZ vectors of output channels for one
+ * tile: for every tap and input block, NZ weight vectors are loaded once and
+ * each pixel's activations are broadcast against them. M and NZ are
+ * compile-time constants of each instantiation so the accumulators stay in
+ * registers (M*NZ + NZ + 1 <= 32 zmm, or 16 ymm).
+ */
+#include "npu-private.h"
+
+#include <string.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+
+#include <immintrin.h>
+
+#define T_AVX2 __attribute__((target("avx2")))
+#define T_AVX2_FMA __attribute__((target("avx2,fma,f16c")))
+#define T_VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx2")))
+#define T_AVX512_FMA __attribute__((target("avx512f,avx512bw,avx512vl,avx2,fma,f16c")))
+#define INLINE static inline __attribute__((always_inline))
+
+/* ---- int8 epilogue: requantize 8 channels, store 8 bytes ------------------ */
+
+/* The vector form of npu_round_shift / npu_mbqm; bit-identical. */
+INLINE T_AVX2 __m256i
+requant8 (const M2iNpuConv *c, __m256i v, const gint32 *mult,
+    const gint32 *lsh, const gint32 *rsh)
+{
+  const __m256i one = _mm256_set1_epi32 (1), zero = _mm256_setzero_si256 ();
+  __m256i r = _mm256_loadu_si256 ((const __m256i *) rsh);
+  __m256i mask = _mm256_sub_epi32 (_mm256_sllv_epi32 (one, r), one);
+  __m256i q;
+  if (c->scheme == M2I_NPU_REQUANT_SHIFT) {
+    __m256i fl = _mm256_srav_epi32 (v, r);
+    __m256i rem = _mm256_and_si256 (v, mask);
+    __m256i half = _mm256_srli_epi32 (_mm256_add_epi32 (mask, one), 1);
+    __m256i gt = _mm256_cmpgt_epi32 (rem, half);
+    __m256i eq = _mm256_andnot_si256 (_mm256_cmpeq_epi32 (half, zero),
+        _mm256_cmpeq_epi32 (rem, half));
+    if (c->round == M2I_MLI_ROUND_HALF_EVEN)
+      eq = _mm256_and_si256 (eq, _mm256_cmpeq_epi32 (_mm256_and_si256 (fl, one), one));
+    q = _mm256_sub_epi32 (fl, _mm256_or_si256 (gt, eq));      /* masks are -1 */
+  } else {
+    __m256i l = _mm256_loadu_si256 ((const __m256i *) lsh);
+    __m256i m = _mm256_loadu_si256 ((const __m256i *) mult);
+    /* Sat32(v * 2^l): lanes whose shift loses bits take the bound of v's sign. */
+    __m256i x = _mm256_sllv_epi32 (v, l);
+    __m256i kept = _mm256_cmpeq_epi32 (_mm256_srav_epi32 (x, l), v);
+    __m256i bound = _mm256_xor_si256 (_mm256_srai_epi32 (v, 31), _mm256_set1_epi32 (G_MAXINT32));
+    x = _mm256_blendv_epi8 (bound, x, kept);
+    /* (x*m + 2^30) >> 31 on even and odd lanes in 64 bits. */
+    const __m256i nudge = _mm256_set1_epi64x ((gint64) 1 << 30);
+    __m256i pe = _mm256_add_epi64 (_mm256_mul_epi32 (x, m), nudge);
+    __m256i po = _mm256_add_epi64 (_mm256_mul_epi32 (_mm256_srli_epi64 (x, 32),
+            _mm256_srli_epi64 (m, 32)), nudge);
+    pe = _mm256_srli_epi64 (pe, 31);
+    po = _mm256_slli_epi64 (_mm256_srli_epi64 (po, 31), 32);
+    __m256i h = _mm256_blend_epi32 (pe, po, 0xaa);
+    /* rounding divide by 2^r, half away from zero */
+    __m256i rem = _mm256_and_si256 (h, mask);
+    __m256i thr = _mm256_add_epi32 (_mm256_srli_epi32 (mask, 1), _mm256_srli_epi32 (h, 31));
+    q = _mm256_sub_epi32 (_mm256_srav_epi32 (h, r), _mm256_cmpgt_epi32 (rem, thr));
+  }
+  q = _mm256_min_epi32 (_mm256_max_epi32 (q, _mm256_set1_epi32 (-512)), _mm256_set1_epi32 (512));
+  q = _mm256_add_epi32 (q, _mm256_set1_epi32 (c->out_zero));
+  q = _mm256_max_epi32 (q, _mm256_set1_epi32 (c->act_min));
+  return _mm256_min_epi32 (q, _mm256_set1_epi32 (c->act_max));
+}
+
+/* Stores 8 int32 lanes already inside [-128, 127] as 8 bytes. */
+INLINE T_AVX2 void
+store8 (guint8 *dst, __m256i q)
+{
+  __m256i p = _mm256_packs_epi32 (q, q);
+  p = _mm256_packs_epi16 (p, p);
+  p = _mm256_permutevar8x32_epi32 (p, _mm256_setr_epi32 (0, 4, 0, 0, 0, 0, 0, 0));
+  _mm_storel_epi64 ((__m128i *) dst, _mm256_castsi256_si128 (p));
+}
+
+/* Bias, requantization and store of one block (8 channels) of pixel p. */
+INLINE T_AVX2 void
+finish_block_int8 (const NpuTileArgs *A, __m256i acc, gint block, gint p)
+{
+  const gint k = block * 8;
+  acc = _mm256_add_epi32 (acc, _mm256_loadu_si256 ((const __m256i *) (A->bias + k)));
+  store8 (A->out + block * A->out_block + p * 8,
+      requant8 (A->conv, acc, A->mult + k, A->lshift + k, A->rshift + k));
+}
+
+INLINE T_AVX2_FMA void
+finish_block_fp16 (const NpuTileArgs *A, __m256 acc, gint block, gint p)
+{
+  const M2iNpuConv *c = A->conv;
+  __m256 v = _mm256_add_ps (acc, _mm256_loadu_ps (A->fbias + block * 8));
+  /* max(lo, v), min(hi, .): NaN passes through, as in the C kernel */
+  v = _mm256_min_ps (_mm256_set1_ps (c->f_max), _mm256_max_ps (_mm256_set1_ps (c->f_min), v));
+  _mm_storeu_si128 ((__m128i *) (A->out + block * A->out_block + p * 16),
+      _mm256_cvtps_ph (v, _MM_FROUND_TO_NEAREST_INT));
+}
+
+static inline gint32
+load_i32 (const guint8 *p)
+{
+  gint32 v;
+  memcpy (&v, p, sizeof v);
+  return v;
+}
+
+/* ---- int8, AVX-512 VNNI: 16 channels per zmm, 4 input channels per lane --- */
+
+INLINE T_VNNI void
+vnni_tile (const NpuTileArgs *A, const int M, const int NZ)
+{
+  const M2iNpuConv *c = A->conv;
+  __m512i acc[NPU_AVX512_MAX_M][2];
+#pragma GCC unroll 16
+  for (int p = 0; p < M; p++)
+    acc[p][0] = acc[p][1] = _mm512_setzero_si512 ();
+  const gint8 *w = A->w;
+  for (gint t = 0; t < c->taps; t++) {
+    const guint8 *a = A->a + c->tap_off[t];
+    for (gint cb = 0; cb < A->ncb; cb++, a += A->cb_pitch) {
+#pragma GCC unroll 2
+      for (int h = 0; h < 2; h++) {
+        __m512i w0 = _mm512_loadu_si512 (w);
+        __m512i w1 = NZ > 1 ? _mm512_loadu_si512 (w + 64) : _mm512_setzero_si512 ();
+        w += 64 * NZ;
+#pragma GCC unroll 16
+        for (int p = 0; p < M; p++) {
+          __m512i b = _mm512_set1_epi32 (load_i32 (a + p * 8 + h * 4));
+          acc[p][0] = _mm512_dpbusd_epi32 (acc[p][0], b, w0);
+          if (NZ > 1)
+            acc[p][1] = _mm512_dpbusd_epi32 (acc[p][1], b, w1);
+        }
+      }
+    }
+  }
+#pragma GCC unroll 16
+  for (int p = 0; p < M; p++) {
+    if (p >= A->m)
+      break;
+#pragma GCC unroll 2
+    for (int z = 0; z < NZ; z++) {
+      if (2 * z < A->nb)
+        finish_block_int8 (A, _mm512_castsi512_si256 (acc[p][z]), 2 * z, p);
+      if (2 * z + 1 < A->nb)
+        finish_block_int8 (A, _mm512_extracti64x4_epi64 (acc[p][z], 1), 2 * z + 1, p);
+    }
+  }
+}
+
+/* ---- int8, AVX2: 8 channels per ymm, pairs of s16 inputs per lane --------- */
+
+INLINE T_AVX2 void
+avx2_tile_int8 (const NpuTileArgs *A, const int M, const int NZ)
+{
+  const M2iNpuConv *c = A->conv;
+  __m256i acc[NPU_AVX2_MAX_M][2];
+#pragma GCC unroll 8
+  for (int p = 0; p < M; p++)
+    acc[p][0] = acc[p][1] = _mm256_setzero_si256 ();
+  const gint16 *w = A->w;
+  for (gint t = 0; t < c->taps; t++) {
+    const guint8 *a = A->a + c->tap_off[t];
+    for (gint cb = 0; cb < A->ncb; cb++, a += A->cb_pitch) {
+#pragma GCC unroll 4
+      for (int i2 = 0; i2 < 4; i2++) {
+        __m256i w0 = _mm256_loadu_si256 ((const __m256i *) w);
+        __m256i w1 = NZ > 1 ? _mm256_loadu_si256 ((const __m256i *) (w + 16)) : _mm256_setzero_si256 ();
+        w += 16 * NZ;
+#pragma GCC unroll 8
+        for (int p = 0; p < M; p++) {
+          __m256i b = _mm256_set1_epi32 (load_i32 (a + (p * 8 + i2 * 2) * 2));
+          acc[p][0] = _mm256_add_epi32 (acc[p][0], _mm256_madd_epi16 (b, w0));
+          if (NZ > 1)
+            acc[p][1] = _mm256_add_epi32 (acc[p][1], _mm256_madd_epi16 (b, w1));
+        }
+      }
+    }
+  }
+#pragma GCC unroll 8
+  for (int p = 0; p < M; p++) {
+    if (p >= A->m)
+      break;
+#pragma GCC unroll 2
+    for (int z = 0; z < NZ; z++)
+      if (z < A->nb)
+        finish_block_int8 (A, acc[p][z], z, p);
+  }
+}
+
+/* ---- fp16, AVX-512: 16 channels per zmm ----------------------------------- */
+
+INLINE T_AVX512_FMA void
+avx512_tile_fp16 (const NpuTileArgs *A, const int M, const int NZ)
+{
+  const M2iNpuConv *c = A->conv;
+  __m512 acc[NPU_AVX512_MAX_M][2];
+#pragma GCC unroll 16
+  for (int p = 0; p < M; p++)
+    acc[p][0] = acc[p][1] = _mm512_setzero_ps ();
+  const float *w = A->w;
+  for (gint t = 0; t < c->taps; t++) {
+    const guint8 *a = A->a + c->tap_off[t];
+    for (gint cb = 0; cb < A->ncb; cb++, a += A->cb_pitch) {
+      const float *x = (const float *) a;
+#pragma GCC unroll 8
+      for (int i = 0; i < 8; i++) {
+        __m512 w0 = _mm512_loadu_ps (w);
+        __m512 w1 = NZ > 1 ? _mm512_loadu_ps (w + 16) : _mm512_setzero_ps ();
+        w += 16 * NZ;
+#pragma GCC unroll 16
+        for (int p = 0; p < M; p++) {
+          __m512 b = _mm512_set1_ps (x[p * 8 + i]);
+          acc[p][0] = _mm512_fmadd_ps (b, w0, acc[p][0]);
+          if (NZ > 1)
+            acc[p][1] = _mm512_fmadd_ps (b, w1, acc[p][1]);
+        }
+      }
+    }
+  }
+#pragma GCC unroll 16
+  for (int p = 0; p < M; p++) {
+    if (p >= A->m)
+      break;
+#pragma GCC unroll 2
+    for (int z = 0; z < NZ; z++) {
+      if (2 * z < A->nb)
+        finish_block_fp16 (A, _mm512_castps512_ps256 (acc[p][z]), 2 * z, p);
+      if (2 * z + 1 < A->nb)
+        finish_block_fp16 (A, _mm256_castpd_ps (_mm512_extractf64x4_pd (
+                    _mm512_castps_pd (acc[p][z]), 1)), 2 * z + 1, p);
+    }
+  }
+}
+
+/* ---- fp16, AVX2 + FMA: 8 channels per ymm --------------------------------- */
+
+INLINE T_AVX2_FMA void
+avx2_tile_fp16 (const NpuTileArgs *A, const int M, const int NZ)
+{
+  const M2iNpuConv *c = A->conv;
+  __m256 acc[NPU_AVX2_MAX_M][2];
+#pragma GCC unroll 8
+  for (int p = 0; p < M; p++)
+    acc[p][0] = acc[p][1] = _mm256_setzero_ps ();
+  const float *w = A->w;
+  for (gint t = 0; t < c->taps; t++) {
+    const guint8 *a = A->a + c->tap_off[t];
+    for (gint cb = 0; cb < A->ncb; cb++, a += A->cb_pitch) {
+      const float *x = (const float *) a;
+#pragma GCC unroll 8
+      for (int i = 0; i < 8; i++) {
+        __m256 w0 = _mm256_loadu_ps (w);
+        __m256 w1 = NZ > 1 ? _mm256_loadu_ps (w + 8) : _mm256_setzero_ps ();
+        w += 8 * NZ;
+#pragma GCC unroll 8
+        for (int p = 0; p < M; p++) {
+          __m256 b = _mm256_broadcast_ss (x + p * 8 + i);
+          acc[p][0] = _mm256_fmadd_ps (b, w0, acc[p][0]);
+          if (NZ > 1)
+            acc[p][1] = _mm256_fmadd_ps (b, w1, acc[p][1]);
+        }
+      }
+    }
+  }
+#pragma GCC unroll 8
+  for (int p = 0; p < M; p++) {
+    if (p >= A->m)
+      break;
+#pragma GCC unroll 2
+    for (int z = 0; z < NZ; z++)
+      if (z < A->nb)
+        finish_block_fp16 (A, acc[p][z], z, p);
+  }
+}
+
+/* ---- instantiations --------------------------------------------------------- */
+
+#define INST(name, impl, target, M) \
+  static target void name##_##M##_1 (const NpuTileArgs *a) { impl (a, M, 1); } \
+  static target void name##_##M##_2 (const NpuTileArgs *a) { impl (a, M, 2); }
+
+#define INST6(name, impl, target) \
+  INST (name, impl, target, 1) INST (name, impl, target, 2) INST (name, impl, target, 3) \
+  INST (name, impl, target, 4) INST (name, impl, target, 5) INST (name, impl, target, 6)
+
+#define INST14(name, impl, target) \
+  INST6 (name, impl, target) \
+  INST (name, impl, target, 7) INST (name, impl, target, 8) INST (name, impl, target, 9) \
+  INST (name, impl, target, 10) INST (name, impl, target, 11) INST (name, impl, target, 12) \
+  INST (name, impl, target, 13) INST (name, impl, target, 14)
+
+INST14 (vnni, vnni_tile, T_VNNI)
+INST14 (f512, avx512_tile_fp16, T_AVX512_FMA)
+INST6 (i256, avx2_tile_int8, T_AVX2)
+INST6 (f256, avx2_tile_fp16, T_AVX2_FMA)
+
+#define ROW(name, M) { name##_##M##_1, name##_##M##_2 }
+#define TABLE6(name) ROW (name, 1), ROW (name, 2), ROW (name, 3), ROW (name, 4), \
+  ROW (name, 5), ROW (name, 6)
+#define TABLE14(name) TABLE6 (name), ROW (name, 7), ROW (name, 8), ROW (name, 9), \
+  ROW (name, 10), ROW (name, 11), ROW (name, 12), ROW (name, 13), ROW (name, 14)
+
+static const NpuTileFunc vnni_fns[NPU_AVX512_MAX_M][2] = { TABLE14 (vnni) };
+static const NpuTileFunc f512_fns[NPU_AVX512_MAX_M][2] = { TABLE14 (f512) };
+static const NpuTileFunc i256_fns[NPU_AVX2_MAX_M][2] = { TABLE6 (i256) };
+static const NpuTileFunc f256_fns[NPU_AVX2_MAX_M][2] = { TABLE6 (f256) };
+
+NpuTileFunc
+npu_x86_tile_func (NpuPath path, M2iNpuPrecision p, gint M, gint nz)
+{
+  if (nz < 1 || nz > 2 || M < 1)
+    return NULL;
+  if (path == NPU_PATH_AVX512 && M <= NPU_AVX512_MAX_M)
+    return (p == M2I_NPU_INT8 ? vnni_fns : f512_fns)[M - 1][nz - 1];
+  if (path == NPU_PATH_AVX2 && M <= NPU_AVX2_MAX_M)
+    return (p == M2I_NPU_INT8 ? i256_fns : f256_fns)[M - 1][nz - 1];
+  return NULL;
+}
+
+#else
+
+NpuTileFunc
+npu_x86_tile_func (NpuPath path, M2iNpuPrecision p, gint M, gint nz)
+{
+  return NULL;
+}
+
+#endif
