@@ -23,52 +23,69 @@
 #define T_AVX512_FMA __attribute__((target("avx512f,avx512bw,avx512vl,avx2,fma,f16c")))
 #define INLINE static inline __attribute__((always_inline))
 
-/* ---- int8 epilogue: requantize 8 channels, store 8 bytes ------------------ */
+/* ---- int8 epilogue ------------------------------------------------------------
+ *
+ * The vector forms of npu_round_shift / npu_mbqm, bit-identical to them:
+ * SHIFT: floor(v / 2^r) plus the rounding bump; MULTIPLIER: Sat32(v·2^l),
+ * then (x·m + 2^30) >> 31 on even and odd lanes in 64 bits, then the
+ * rounding divide by 2^r. The result is clamped to [act_min - zo,
+ * act_max - zo] and zo added (the same as clamping after adding zo). The
+ * per-channel vectors are loaded once per tile. */
 
-/* The vector form of npu_round_shift / npu_mbqm; bit-identical. */
-INLINE T_AVX2 __m256i
-requant8 (const M2iNpuConv *c, __m256i v, const gint32 *mult,
-    const gint32 *lsh, const gint32 *rsh)
+typedef struct {
+  __m256i bias, mult, lsh, rsh;
+} Requant8;
+
+INLINE T_AVX2 Requant8
+requant8_load (const NpuTileArgs *A, gint k)
 {
-  const __m256i one = _mm256_set1_epi32 (1), zero = _mm256_setzero_si256 ();
-  __m256i r = _mm256_loadu_si256 ((const __m256i *) rsh);
-  __m256i mask = _mm256_sub_epi32 (_mm256_sllv_epi32 (one, r), one);
+  Requant8 q;
+  q.bias = _mm256_loadu_si256 ((const __m256i *) (A->bias + k));
+  q.mult = _mm256_loadu_si256 ((const __m256i *) (A->mult + k));
+  q.lsh = _mm256_loadu_si256 ((const __m256i *) (A->lshift + k));
+  q.rsh = _mm256_loadu_si256 ((const __m256i *) (A->rshift + k));
+  return q;
+}
+
+INLINE T_AVX2 __m256i
+requant8 (const M2iNpuConv *c, __m256i v, const Requant8 *R)
+{
+  const __m256i one = _mm256_set1_epi32 (1);
+  v = _mm256_add_epi32 (v, R->bias);
+  __m256i mask = _mm256_sub_epi32 (_mm256_sllv_epi32 (one, R->rsh), one);
   __m256i q;
   if (c->scheme == M2I_NPU_REQUANT_SHIFT) {
-    __m256i fl = _mm256_srav_epi32 (v, r);
+    __m256i fl = _mm256_srav_epi32 (v, R->rsh);
     __m256i rem = _mm256_and_si256 (v, mask);
     __m256i half = _mm256_srli_epi32 (_mm256_add_epi32 (mask, one), 1);
     __m256i gt = _mm256_cmpgt_epi32 (rem, half);
-    __m256i eq = _mm256_andnot_si256 (_mm256_cmpeq_epi32 (half, zero),
+    __m256i eq = _mm256_andnot_si256 (_mm256_cmpeq_epi32 (half, _mm256_setzero_si256 ()),
         _mm256_cmpeq_epi32 (rem, half));
     if (c->round == M2I_MLI_ROUND_HALF_EVEN)
       eq = _mm256_and_si256 (eq, _mm256_cmpeq_epi32 (_mm256_and_si256 (fl, one), one));
     q = _mm256_sub_epi32 (fl, _mm256_or_si256 (gt, eq));      /* masks are -1 */
   } else {
-    __m256i l = _mm256_loadu_si256 ((const __m256i *) lsh);
-    __m256i m = _mm256_loadu_si256 ((const __m256i *) mult);
-    /* Sat32(v * 2^l): lanes whose shift loses bits take the bound of v's sign. */
-    __m256i x = _mm256_sllv_epi32 (v, l);
-    __m256i kept = _mm256_cmpeq_epi32 (_mm256_srav_epi32 (x, l), v);
-    __m256i bound = _mm256_xor_si256 (_mm256_srai_epi32 (v, 31), _mm256_set1_epi32 (G_MAXINT32));
-    x = _mm256_blendv_epi8 (bound, x, kept);
-    /* (x*m + 2^30) >> 31 on even and odd lanes in 64 bits. */
+    __m256i x = v;
+    if (c->any_lshift) {
+      /* lanes whose shift loses bits take the bound of v's sign */
+      x = _mm256_sllv_epi32 (v, R->lsh);
+      __m256i kept = _mm256_cmpeq_epi32 (_mm256_srav_epi32 (x, R->lsh), v);
+      __m256i bound = _mm256_xor_si256 (_mm256_srai_epi32 (v, 31), _mm256_set1_epi32 (G_MAXINT32));
+      x = _mm256_blendv_epi8 (bound, x, kept);
+    }
     const __m256i nudge = _mm256_set1_epi64x ((gint64) 1 << 30);
-    __m256i pe = _mm256_add_epi64 (_mm256_mul_epi32 (x, m), nudge);
+    __m256i pe = _mm256_add_epi64 (_mm256_mul_epi32 (x, R->mult), nudge);
     __m256i po = _mm256_add_epi64 (_mm256_mul_epi32 (_mm256_srli_epi64 (x, 32),
-            _mm256_srli_epi64 (m, 32)), nudge);
-    pe = _mm256_srli_epi64 (pe, 31);
-    po = _mm256_slli_epi64 (_mm256_srli_epi64 (po, 31), 32);
-    __m256i h = _mm256_blend_epi32 (pe, po, 0xaa);
-    /* rounding divide by 2^r, half away from zero */
+            _mm256_srli_epi64 (R->mult, 32)), nudge);
+    /* bits 31..62: the low dword of pe >> 31, the high dword of po << 1 */
+    __m256i h = _mm256_blend_epi32 (_mm256_srli_epi64 (pe, 31), _mm256_slli_epi64 (po, 1), 0xaa);
     __m256i rem = _mm256_and_si256 (h, mask);
     __m256i thr = _mm256_add_epi32 (_mm256_srli_epi32 (mask, 1), _mm256_srli_epi32 (h, 31));
-    q = _mm256_sub_epi32 (_mm256_srav_epi32 (h, r), _mm256_cmpgt_epi32 (rem, thr));
+    q = _mm256_sub_epi32 (_mm256_srav_epi32 (h, R->rsh), _mm256_cmpgt_epi32 (rem, thr));
   }
-  q = _mm256_min_epi32 (_mm256_max_epi32 (q, _mm256_set1_epi32 (-512)), _mm256_set1_epi32 (512));
-  q = _mm256_add_epi32 (q, _mm256_set1_epi32 (c->out_zero));
-  q = _mm256_max_epi32 (q, _mm256_set1_epi32 (c->act_min));
-  return _mm256_min_epi32 (q, _mm256_set1_epi32 (c->act_max));
+  q = _mm256_max_epi32 (q, _mm256_set1_epi32 (c->act_min - c->out_zero));
+  q = _mm256_min_epi32 (q, _mm256_set1_epi32 (c->act_max - c->out_zero));
+  return _mm256_add_epi32 (q, _mm256_set1_epi32 (c->out_zero));
 }
 
 /* Stores 8 int32 lanes already inside [-128, 127] as 8 bytes. */
@@ -81,14 +98,72 @@ store8 (guint8 *dst, __m256i q)
   _mm_storel_epi64 ((__m128i *) dst, _mm256_castsi256_si128 (p));
 }
 
-/* Bias, requantization and store of one block (8 channels) of pixel p. */
-INLINE T_AVX2 void
-finish_block_int8 (const NpuTileArgs *A, __m256i acc, gint block, gint p)
+typedef struct {
+  __m512i bias, mult, lsh, rsh;
+} Requant16;
+
+INLINE T_VNNI Requant16
+requant16_load (const NpuTileArgs *A, gint k)
 {
-  const gint k = block * 8;
-  acc = _mm256_add_epi32 (acc, _mm256_loadu_si256 ((const __m256i *) (A->bias + k)));
-  store8 (A->out + block * A->out_block + p * 8,
-      requant8 (A->conv, acc, A->mult + k, A->lshift + k, A->rshift + k));
+  Requant16 q;
+  q.bias = _mm512_loadu_si512 (A->bias + k);
+  q.mult = _mm512_loadu_si512 (A->mult + k);
+  q.lsh = _mm512_loadu_si512 (A->lshift + k);
+  q.rsh = _mm512_loadu_si512 (A->rshift + k);
+  return q;
+}
+
+INLINE T_VNNI __m512i
+requant16 (const M2iNpuConv *c, __m512i v, const Requant16 *R)
+{
+  const __m512i one = _mm512_set1_epi32 (1);
+  v = _mm512_add_epi32 (v, R->bias);
+  __m512i mask = _mm512_sub_epi32 (_mm512_sllv_epi32 (one, R->rsh), one);
+  __m512i q;
+  if (c->scheme == M2I_NPU_REQUANT_SHIFT) {
+    __m512i fl = _mm512_srav_epi32 (v, R->rsh);
+    __m512i rem = _mm512_and_si512 (v, mask);
+    __m512i half = _mm512_srli_epi32 (_mm512_add_epi32 (mask, one), 1);
+    __mmask16 eq = _mm512_cmpeq_epi32_mask (rem, half)
+        & _mm512_test_epi32_mask (half, half);
+    if (c->round == M2I_MLI_ROUND_HALF_EVEN)
+      eq &= _mm512_test_epi32_mask (fl, one);
+    __mmask16 bump = _mm512_cmpgt_epi32_mask (rem, half) | eq;
+    q = _mm512_mask_add_epi32 (fl, bump, fl, one);
+  } else {
+    __m512i x = v;
+    if (c->any_lshift) {
+      x = _mm512_sllv_epi32 (v, R->lsh);
+      __mmask16 kept = _mm512_cmpeq_epi32_mask (_mm512_srav_epi32 (x, R->lsh), v);
+      __m512i bound = _mm512_xor_si512 (_mm512_srai_epi32 (v, 31), _mm512_set1_epi32 (G_MAXINT32));
+      x = _mm512_mask_blend_epi32 (kept, bound, x);
+    }
+    const __m512i nudge = _mm512_set1_epi64 ((gint64) 1 << 30);
+    __m512i pe = _mm512_add_epi64 (_mm512_mul_epi32 (x, R->mult), nudge);
+    __m512i po = _mm512_add_epi64 (_mm512_mul_epi32 (_mm512_srli_epi64 (x, 32),
+            _mm512_srli_epi64 (R->mult, 32)), nudge);
+    __m512i h = _mm512_mask_blend_epi32 (0xaaaa, _mm512_srli_epi64 (pe, 31),
+        _mm512_slli_epi64 (po, 1));
+    __m512i rem = _mm512_and_si512 (h, mask);
+    __m512i thr = _mm512_add_epi32 (_mm512_srli_epi32 (mask, 1), _mm512_srli_epi32 (h, 31));
+    __m512i fl = _mm512_srav_epi32 (h, R->rsh);
+    q = _mm512_mask_add_epi32 (fl, _mm512_cmpgt_epi32_mask (rem, thr), fl, one);
+  }
+  q = _mm512_max_epi32 (q, _mm512_set1_epi32 (c->act_min - c->out_zero));
+  q = _mm512_min_epi32 (q, _mm512_set1_epi32 (c->act_max - c->out_zero));
+  return _mm512_add_epi32 (q, _mm512_set1_epi32 (c->out_zero));
+}
+
+/* Stores 16 lanes (two output blocks) of pixel p, the second only if the
+ * tile has it. */
+INLINE T_VNNI void
+store16 (const NpuTileArgs *A, __m512i q, gint block, gint p)
+{
+  __m128i b = _mm512_cvtsepi32_epi8 (q);
+  _mm_storel_epi64 ((__m128i *) (A->out + block * A->out_block + p * 8), b);
+  if (block + 1 < A->nb)
+    _mm_storel_epi64 ((__m128i *) (A->out + (block + 1) * A->out_block + p * 8),
+        _mm_unpackhi_epi64 (b, b));
 }
 
 INLINE T_AVX2_FMA void
@@ -139,17 +214,18 @@ vnni_tile (const NpuTileArgs *A, const int M, const int NZ)
       }
     }
   }
+  Requant16 R[2];
+#pragma GCC unroll 2
+  for (int z = 0; z < NZ; z++)
+    R[z] = requant16_load (A, 16 * z);
 #pragma GCC unroll 16
   for (int p = 0; p < M; p++) {
     if (p >= A->m)
       break;
 #pragma GCC unroll 2
-    for (int z = 0; z < NZ; z++) {
+    for (int z = 0; z < NZ; z++)
       if (2 * z < A->nb)
-        finish_block_int8 (A, _mm512_castsi512_si256 (acc[p][z]), 2 * z, p);
-      if (2 * z + 1 < A->nb)
-        finish_block_int8 (A, _mm512_extracti64x4_epi64 (acc[p][z], 1), 2 * z + 1, p);
-    }
+        store16 (A, requant16 (c, acc[p][z], &R[z]), 2 * z, p);
   }
 }
 
@@ -182,6 +258,10 @@ avx2_tile_int8 (const NpuTileArgs *A, const int M, const int NZ)
       }
     }
   }
+  Requant8 R[2];
+#pragma GCC unroll 2
+  for (int z = 0; z < NZ; z++)
+    R[z] = requant8_load (A, 8 * z);
 #pragma GCC unroll 8
   for (int p = 0; p < M; p++) {
     if (p >= A->m)
@@ -189,7 +269,7 @@ avx2_tile_int8 (const NpuTileArgs *A, const int M, const int NZ)
 #pragma GCC unroll 2
     for (int z = 0; z < NZ; z++)
       if (z < A->nb)
-        finish_block_int8 (A, acc[p][z], z, p);
+        store8 (A->out + z * A->out_block + p * 8, requant8 (c, acc[p][z], &R[z]));
   }
 }
 

@@ -403,6 +403,16 @@ plan (M2iNpuConv *c, const void *weights, GError **error)
       c->tap_off[ky * g->kernel_w + kx] = e * (gint64) c->pad_elem;
     }
   c->scratch_bytes = (gsize) c->ph * c->row_pitch * c->pad_elem + 64;
+
+  /* Waking a worker costs microseconds: give each slice at least ~64 KB
+   * to copy, or ~4M multiply-adds (about 10 µs of VNNI work). */
+  guint64 item_macs = 0;
+  for (gint i = 0; i < c->n_tiles; i++)
+    item_macs += (guint64) c->ow * c->tiles[i].nb * 8 * c->taps
+        * (c->path == NPU_PATH_DEPTHWISE ? 1 : c->tiles[i].ncb * 8);
+  item_macs = MAX (item_macs / c->n_tiles, 1);
+  c->conv_grain = (gint) CLAMP ((4u << 20) / item_macs, 1, G_MAXINT / 2);
+  c->pad_grain = (gint) CLAMP ((64u << 10) / (c->cb_pitch * c->pad_elem), 1, G_MAXINT / 2);
   if (c->scratch_bytes > ((gsize) 1 << 34)) {
     g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
         "conv: the padded input would need %" G_GSIZE_FORMAT " bytes",
@@ -506,6 +516,7 @@ m2i_npu_conv_new_int8 (const M2iNpuConvGeometry *g, const gint8 *weights,
     else {
       c->mult[o] = rq->multiplier[k];
       c->lshift[o] = MAX (s, 0);
+      c->any_lshift |= s > 0;
       c->rshift[o] = MAX (-s, 0);
     }
     guint32 b = bias ? (guint32) bias[o] : 0;
@@ -792,8 +803,8 @@ m2i_npu_conv_run (M2iNpuConv *c, const M2iNpuTensor *in, M2iNpuTensor *out,
   for (gint b = 0; b < in->n; b++) {
     j.in = (const guint8 *) in->data + b * ibt * (gint64) es;
     j.out = (guint8 *) out->data + b * obt * (gint64) es;
-    m2i_parallel_for (c->ph * c->cb_in, n_threads, 8, pad_rows, &j);
-    m2i_parallel_for (c->n_tiles * c->oh, n_threads, 1, conv_rows, &j);
+    m2i_parallel_for (c->ph * c->cb_in, n_threads, c->pad_grain, pad_rows, &j);
+    m2i_parallel_for (c->n_tiles * c->oh, n_threads, c->conv_grain, conv_rows, &j);
   }
   return TRUE;
 }

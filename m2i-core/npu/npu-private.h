@@ -55,6 +55,7 @@ struct _M2iNpuConv {
   gint32 *mult, *lshift, *rshift;   /* MULTIPLIER; SHIFT uses rshift */
   float *fbias;
   M2iNpuRequantScheme scheme;
+  gboolean any_lshift;     /* some MULTIPLIER shift is > 0 */
   M2iMliRound round;
   gint32 in_zero, out_zero, act_min, act_max;
   float f_min, f_max;
@@ -64,6 +65,8 @@ struct _M2iNpuConv {
   gint64 cb_pitch, row_pitch;
   gint64 *tap_off;
   gint M;                  /* output pixels per micro-tile */
+  /* Smallest slices worth a worker thread (items of pad_rows / conv_rows). */
+  gint pad_grain, conv_grain;
 
   gsize scratch_bytes;
   gpointer own_scratch;
