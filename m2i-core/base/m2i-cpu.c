@@ -2,6 +2,18 @@
 
 #include <string.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+
+/* clang 14 has no "f16c" for __builtin_cpu_supports: read CPUID.1:ECX[29]. */
+static gboolean
+has_f16c (void)
+{
+  unsigned a, b, c, d;
+  return __get_cpuid (1, &a, &b, &c, &d) && (c & (1u << 29));
+}
+#endif
+
 static M2iCpuFlags
 detect (void)
 {
@@ -14,7 +26,7 @@ detect (void)
     f |= M2I_CPU_AVX2;
   if (__builtin_cpu_supports ("fma"))
     f |= M2I_CPU_FMA;
-  if (__builtin_cpu_supports ("avx") && __builtin_cpu_supports ("f16c"))
+  if (__builtin_cpu_supports ("avx") && has_f16c ())
     f |= M2I_CPU_F16C;
   if (__builtin_cpu_supports ("avx512f") && __builtin_cpu_supports ("avx512bw")
       && __builtin_cpu_supports ("avx512dq") && __builtin_cpu_supports ("avx512vl"))

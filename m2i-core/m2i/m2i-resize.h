@@ -47,12 +47,15 @@ typedef struct {
   gint out_height;
 } M2iResizeParams;
 
-/* Fills @p with Interpolate's defaults (mode nearest... see m2i-resize.c) and
- * the given output size. */
+/* Fills @p with the spec's defaults — coordinate_transformation_mode
+ * half_pixel, nearest_mode round_prefer_floor, antialias false, cube_coeff
+ * -0.75 — mode nearest (the spec has no default mode) and the given output
+ * size. Sizes are checked when a plan is made, not here. */
 void m2i_resize_params_init (M2iResizeParams *p, gint out_width, gint out_height);
 
-/* Spec spelling ("linear_onnx", "half_pixel", "round_prefer_floor", ...) to
- * enum; return FALSE for an unknown string and leave *out alone. */
+/* Spec spelling ("linear_onnx", "half_pixel", "round_prefer_floor", ...,
+ * ASCII case ignored) to enum; return FALSE for an unknown or NULL string and
+ * leave *out alone. */
 gboolean m2i_resize_mode_from_string (const char *s, M2iResizeMode *out);
 gboolean m2i_coord_mode_from_string (const char *s, M2iCoordMode *out);
 gboolean m2i_nearest_mode_from_string (const char *s, M2iNearestMode *out);
