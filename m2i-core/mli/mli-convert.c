@@ -9,6 +9,7 @@
  */
 #include "mli-private.h"
 
+#include <base/m2i-cpu.h>
 #include <base/m2i-fp16.h>
 #include <math.h>
 
@@ -291,6 +292,90 @@ float_to_int (const Plan *p, float f)
   return saturate (q, p->dq.zero, p->lo, p->hi);
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define HAVE_X86_ROW 1
+
+/* Four at a time with AVX2: the same double arithmetic as the scalar loop
+ * (IEEE division and floor are exact operations per lane), so the results
+ * are identical. Returns how many elements it converted; it stops before a
+ * group holding a value that needs float_to_int's slow cases. */
+__attribute__((target("avx2"))) static gint64
+fp32_to_int8_avx2 (const Plan *p, const float *s, gint8 *d, gint64 n)
+{
+  const __m256d scale = _mm256_set1_pd (p->dst_p2), den = _mm256_set1_pd (p->dq.scale);
+  const __m256d lim = _mm256_set1_pd (1e9), half = _mm256_set1_pd (0.5);
+  const __m256d sign = _mm256_set1_pd (-0.0);
+  const __m128i one = _mm_set1_epi32 (1), zero = _mm_set1_epi32 (p->dq.zero);
+  const __m128i up = _mm_set1_epi32 (p->round == M2I_MLI_ROUND_HALF_UP ? -1 : 0);
+  gint64 i = 0;
+  for (; i + 4 <= n; i += 4) {
+    __m256d t = _mm256_div_pd (_mm256_mul_pd (_mm256_cvtps_pd (_mm_loadu_ps (s + i)), scale), den);
+    /* NaN compares false too */
+    if (_mm256_movemask_pd (_mm256_cmp_pd (_mm256_andnot_pd (sign, t), lim, _CMP_LT_OQ)) != 0xf)
+      break;
+    __m256d fl = _mm256_floor_pd (t), diff = _mm256_sub_pd (t, fl);
+    __m128i q = _mm256_cvttpd_epi32 (fl);
+    __m128i gt = _mm256_castsi256_si128 (_mm256_permutevar8x32_epi32 (_mm256_castpd_si256 (
+                _mm256_cmp_pd (diff, half, _CMP_GT_OQ)), _mm256_setr_epi32 (0, 2, 4, 6, 0, 0, 0, 0)));
+    __m128i eq = _mm256_castsi256_si128 (_mm256_permutevar8x32_epi32 (_mm256_castpd_si256 (
+                _mm256_cmp_pd (diff, half, _CMP_EQ_OQ)), _mm256_setr_epi32 (0, 2, 4, 6, 0, 0, 0, 0)));
+    __m128i odd = _mm_cmpeq_epi32 (_mm_and_si128 (q, one), one);
+    __m128i bump = _mm_or_si128 (gt, _mm_and_si128 (eq, _mm_or_si128 (up, odd)));
+    q = _mm_add_epi32 (_mm_sub_epi32 (q, bump), zero);
+    q = _mm_packs_epi32 (q, q);
+    q = _mm_packs_epi16 (q, q);
+    gint32 v = _mm_cvtsi128_si32 (q);
+    memcpy (d + i, &v, sizeof v);
+  }
+  return i;
+}
+#endif
+
+/* The device's input boundary (fp32 → sa8/fx8), kept branch-light: the
+ * same arithmetic as float_to_int's fast path, which handles the rare
+ * large, infinite or NaN values. */
+static void
+fp32_to_int8_row (const Plan *p, const guint8 *s, gint64 s_step, guint8 *d,
+    gint64 d_step, gint64 n)
+{
+  const double scale = p->dst_p2, den = (double) p->dq.scale;
+  const gint64 zero = p->dq.zero;
+  const gboolean up = p->round == M2I_MLI_ROUND_HALF_UP;
+#ifdef HAVE_X86_ROW
+  while (s_step == 4 && d_step == 1 && n >= 4 && (m2i_cpu_flags () & M2I_CPU_AVX2)) {
+    gint64 done = fp32_to_int8_avx2 (p, (const float *) s, (gint8 *) d, n);
+    s += done * 4;
+    d += done;
+    n -= done;
+    if (n == 0)
+      return;
+    /* one element the vector loop left to the scalar one */
+    float f;
+    memcpy (&f, s, sizeof f);
+    *(gint8 *) d = (gint8) float_to_int (p, f);
+    s += 4;
+    d += 1;
+    n -= 1;
+  }
+#endif
+  for (gint64 i = 0; i < n; i++, s += s_step, d += d_step) {
+    float f;
+    memcpy (&f, s, sizeof f);
+    double t = (double) f * scale / den;
+    if (G_UNLIKELY (!(fabs (t) < 1e9))) {
+      *(gint8 *) d = (gint8) float_to_int (p, f);
+      continue;
+    }
+    gint64 q = (gint64) t;          /* truncation; floor() is a libm call on baseline x86-64 */
+    q -= t < (double) q;
+    double diff = t - (double) q;   /* exact: |t| < 1e9 */
+    q += diff > 0.5 || (diff == 0.5 && (up || (q & 1)));
+    q += zero;
+    *(gint8 *) d = (gint8) (q < -128 ? -128 : q > 127 ? 127 : q);
+  }
+}
+
 /* (x - zs) * ss * 2^-ns as a double that holds the exact value rounded to
  * odd at 53 bits, so that one more rounding (to fp32 or fp16) is correct. */
 static inline double
@@ -333,6 +418,10 @@ convert_row (const Plan *p, const guint8 *s, gint64 s_step, guint8 *d,
         store_float (d, p->dt, int_to_double (p, load_int (s, p->st)));
       break;
     case FLOAT_TO_INT:
+      if (p->fast && p->st == M2I_MLI_FP32 && m2i_mli_type_size (p->dt) == 1) {
+        fp32_to_int8_row (p, s, s_step, d, d_step, n);
+        break;
+      }
       for (gint64 i = 0; i < n; i++, s += s_step, d += d_step)
         store_int (d, p->dt, float_to_int (p, load_float (s, p->st)));
       break;
@@ -352,6 +441,45 @@ convert_row (const Plan *p, const guint8 *s, gint64 s_step, guint8 *d,
           memcpy (d, &f, sizeof f);
         }
       }
+      break;
+  }
+}
+
+/* An 8-bit source has 256 possible values: for a large slice, convert
+ * them once (exactly, by convert_row) and look every element up. */
+#define TABLE_MIN_ELEMENTS 2048
+
+typedef struct {
+  guint8 v[256 * 4];        /* destination containers, indexed by x + 128 */
+  guint size;
+} Table;
+
+static void
+table_build (const Plan *p, Table *t)
+{
+  gint8 all[256];
+  for (int i = 0; i < 256; i++)
+    all[i] = (gint8) (i - 128);
+  t->size = m2i_mli_type_size (p->dt);
+  convert_row (p, (const guint8 *) all, 1, t->v, t->size, 256);
+}
+
+static void
+table_row (const Table *t, const guint8 *s, gint64 s_step, guint8 *d,
+    gint64 d_step, gint64 n)
+{
+  switch (t->size) {
+    case 1:
+      for (gint64 i = 0; i < n; i++)
+        d[i * d_step] = t->v[(guint8) (s[i * s_step] ^ 0x80)];
+      break;
+    case 2:
+      for (gint64 i = 0; i < n; i++)
+        memcpy (d + i * d_step, t->v + 2 * (guint8) (s[i * s_step] ^ 0x80), 2);
+      break;
+    default:
+      for (gint64 i = 0; i < n; i++)
+        memcpy (d + i * d_step, t->v + 4 * (guint8) (s[i * s_step] ^ 0x80), 4);
       break;
   }
 }
@@ -423,16 +551,24 @@ m2i_mli_convert (const M2iMliTensor *src, M2iMliTensor *dst, M2iMliRound round)
       ? (type_is_float (p.dt) ? FLOAT_TO_FLOAT : FLOAT_TO_INT)
       : (type_is_float (p.dt) ? INT_TO_FLOAT : INT_TO_INT);
 
+  gboolean use_table = ses == 1
+      && m2i_mli_count_elements (src, 0) / n_slices >= TABLE_MIN_ELEMENTS;
+  Table table;
   for (guint32 a = 0; a < n_slices; a++) {
     m2i_mli_quant_at (src, a, &p.sq);
     m2i_mli_quant_at (dst, a, &p.dq);
     plan_slice (&p);
+    if (use_table)
+      table_build (&p, &table);
     gint64 soff = axis >= 0 ? a * ss[axis] * ses : 0;
     gint64 doff = axis >= 0 ? a * ds[axis] * des : 0;
     /* Odometer over the outer loop dimensions. */
     guint32 idx[M2I_MLI_MAX_RANK] = { 0 };
     for (;;) {
-      convert_row (&p, s0 + soff, row_ss, d0 + doff, row_ds, row_n);
+      if (use_table)
+        table_row (&table, s0 + soff, row_ss, d0 + doff, row_ds, row_n);
+      else
+        convert_row (&p, s0 + soff, row_ss, d0 + doff, row_ds, row_n);
       gint k = (gint) nloop - 1;
       for (; k >= 0; k--) {
         guint dim = loop[k];
