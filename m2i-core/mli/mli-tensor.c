@@ -66,17 +66,23 @@ m2i_mli_count_elements (const M2iMliTensor *t, guint start_dim)
     return 0;
   guint64 n = 1;
   for (guint d = start_dim; d < t->rank; d++)
-    n *= t->shape[d];
+    if (__builtin_mul_overflow (n, (guint64) t->shape[d], &n))
+      return G_MAXUINT64;
   return n;
 }
 
 void
 m2i_mli_effective_strides (const M2iMliTensor *t, gint64 *strides)
 {
+  /* Dense strides saturate at 2^40 elements: no real buffer reaches that,
+   * so such a tensor fails its capacity check, and offset arithmetic on
+   * checked tensors stays far from overflow. */
+  const gint64 cap = (gint64) 1 << 40;
   gint64 next = 1;
   for (gint d = (gint) t->rank - 1; d >= 0; d--) {
     strides[d] = t->mem_stride[d] ? t->mem_stride[d] : next;
-    next = strides[d] * (gint64) t->shape[d];
+    if (__builtin_mul_overflow (strides[d], (gint64) t->shape[d], &next) || next > cap)
+      next = cap;
   }
 }
 
@@ -139,12 +145,17 @@ m2i_mli_tensor_span_bytes (const M2iMliTensor *t)
     return 0;
   gint64 s[M2I_MLI_MAX_RANK];
   m2i_mli_effective_strides (t, s);
-  /* Strides are < 2^31 and dims < 2^32, so each term fits; the sum of at
-   * most six terms fits in 2^63. */
-  guint64 last = 0;
+  /* Dense strides can reach 2^32^5: saturate, so that such a tensor fails
+   * the capacity check instead of wrapping past it. */
+  guint64 last = 0, term, bytes;
   for (guint d = 0; d < t->rank; d++)
-    last += (guint64) (t->shape[d] - 1) * (guint64) s[d];
-  return (gsize) ((last + 1) * m2i_mli_type_size (t->type));
+    if (__builtin_mul_overflow ((guint64) (t->shape[d] - 1), (guint64) s[d], &term)
+        || __builtin_add_overflow (last, term, &last))
+      return G_MAXSIZE;
+  if (__builtin_mul_overflow (last + 1, (guint64) m2i_mli_type_size (t->type), &bytes)
+      || bytes > G_MAXSIZE)
+    return G_MAXSIZE;
+  return (gsize) bytes;
 }
 
 M2iMliStatus

@@ -48,8 +48,10 @@ npu_tensor_strides (const M2iNpuTensor *t, gint64 *block, gint64 *row,
   *batch = t->batch_stride ? t->batch_stride : (gint64) t->h * *row;
 }
 
-/* Largest dimension accepted; keeps every offset far inside gint64. */
+/* Largest dimension and stride accepted; together they keep every offset
+ * far inside gint64. */
 #define NPU_MAX_DIM (1 << 20)
+#define NPU_MAX_STRIDE ((gint64) 1 << 40)
 
 gboolean
 m2i_npu_tensor_check (const M2iNpuTensor *t, GError **error)
@@ -71,8 +73,19 @@ m2i_npu_tensor_check (const M2iNpuTensor *t, GError **error)
         t->n, t->c, t->h, t->w, NPU_MAX_DIM);
     return FALSE;
   }
+  if ((gint64) t->n * t->h * CEIL8 (t->c) > G_MAXINT) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+        "blocked tensor: %dx%dx%dx%d has more than 2^31 rows of blocks",
+        t->n, t->c, t->h, t->w);
+    return FALSE;
+  }
   gint64 block, row, batch;
   npu_tensor_strides (t, &block, &row, &batch);
+  if (block > NPU_MAX_STRIDE || row > NPU_MAX_STRIDE || batch > NPU_MAX_STRIDE) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+        "blocked tensor: strides above 2^40 elements");
+    return FALSE;
+  }
   if (block < (gint64) t->w * 8 || row < CEIL8 (t->c) * block || batch < t->h * row) {
     g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
         "blocked tensor: strides (block %" G_GINT64_FORMAT ", row %" G_GINT64_FORMAT

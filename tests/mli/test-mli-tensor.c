@@ -60,6 +60,17 @@ test_strides_and_span (void)
   g_assert_cmpint (m2i_mli_tensor_check (&t), ==, M2I_MLI_NOT_ENOUGH_MEM);
   t.capacity = 58;
   g_assert_cmpint (m2i_mli_tensor_check (&t), ==, M2I_MLI_OK);
+
+  /* Shapes whose span does not fit 64 bits fail the capacity check
+   * instead of wrapping past it. */
+  guint32 huge[] = { G_MAXUINT32, G_MAXUINT32, G_MAXUINT32, G_MAXUINT32 };
+  M2iMliTensor h;
+  m2i_mli_tensor_init (&h, M2I_MLI_FP32, buf, G_MAXSIZE, 4, huge);
+  g_assert_cmpint (m2i_mli_tensor_check (&h), ==, M2I_MLI_NOT_ENOUGH_MEM);
+  g_assert_cmpuint (m2i_mli_count_elements (&h, 0), ==, G_MAXUINT64);
+  guint32 tall[] = { G_MAXUINT32, 1, 1 };
+  m2i_mli_tensor_init (&h, M2I_MLI_FX8, buf, sizeof buf, 3, tall);
+  g_assert_cmpint (m2i_mli_tensor_check (&h), ==, M2I_MLI_NOT_ENOUGH_MEM);
 }
 
 static void

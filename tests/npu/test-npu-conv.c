@@ -387,6 +387,10 @@ test_errors (void)
   to.block_stride = 7;
   g_assert_false (m2i_npu_conv_run (c, &ti, &to, NULL, 1, &err));          /* strides */
   g_clear_error (&err);
+  m2i_npu_tensor_init (&to, M2I_NPU_INT8, 3, 8, 5, 5, out, G_MAXSIZE);
+  to.batch_stride = (gint64) 1 << 62;                                      /* overflow */
+  g_assert_false (m2i_npu_conv_run (c, &ti, &to, NULL, 1, &err));
+  g_clear_error (&err);
   for (gsize i = 0; i < sizeof out; i++)
     g_assert_cmpint (out[i], ==, 0x33);
   g_assert_false (m2i_npu_conv_run (NULL, &ti, &to, NULL, 1, &err));
