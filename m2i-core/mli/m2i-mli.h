@@ -148,7 +148,8 @@ guint64 m2i_mli_count_elements (const M2iMliTensor *t, guint start_dim);
 void m2i_mli_set_dense_strides (M2iMliTensor *t);
 
 /* Bytes from data to the end of the last element, honouring the strides:
- * the capacity the tensor needs. 0 if @t is invalid. */
+ * the capacity the tensor needs. 0 if @t is invalid, G_MAXSIZE if the span
+ * does not fit in a gsize. */
 gsize m2i_mli_tensor_span_bytes (const M2iMliTensor *t);
 
 /*

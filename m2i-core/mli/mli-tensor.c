@@ -166,7 +166,8 @@ m2i_mli_tensor_check (const M2iMliTensor *t)
     return s;
   if ((s = check_quant (t)) != M2I_MLI_OK)
     return s;
-  return m2i_mli_tensor_span_bytes (t) <= t->capacity ? M2I_MLI_OK : M2I_MLI_NOT_ENOUGH_MEM;
+  gsize span = m2i_mli_tensor_span_bytes (t);   /* G_MAXSIZE: does not fit */
+  return span < G_MAXSIZE && span <= t->capacity ? M2I_MLI_OK : M2I_MLI_NOT_ENOUGH_MEM;
 }
 
 void
