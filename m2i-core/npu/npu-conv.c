@@ -248,20 +248,35 @@ typedef struct {
   const void *blocked;
 } WeightSource;
 
+/* The caller's weight (o, i, tap) with i counted inside the group. */
+static double
+blocked_weight (const WeightSource *s, gint o, gint local, gint tap)
+{
+  const M2iNpuConvGeometry *g = &s->c->g;
+  gint ig = g->in_channels / g->groups;
+  gsize idx = (((gsize) (o / 8) * CEIL8 (ig) + local / 8) * g->kernel_h * g->kernel_w
+      + tap) * 64 + (local % 8) * 8 + o % 8;
+  if (s->c->precision == M2I_NPU_INT8)
+    return ((const gint8 *) s->blocked)[idx];
+  return m2i_f16_to_f32 (((const m2i_f16 *) s->blocked)[idx]);
+}
+
+/* The weight the kernels see for output channel @o, (kernel-geometry)
+ * input channel @ci and tap @t. */
 static double
 weight_at (const WeightSource *s, gint o, gint ci, gint t)
 {
   const M2iNpuConv *c = s->c;
-  if (o >= c->g.out_channels || ci >= c->g.in_channels)
+  if (o >= c->kg.out_channels || ci >= c->kg.in_channels)
     return 0;
+  if (c->fold) {            /* ci = kx*C + channel, t = ky */
+    gint C = c->g.in_channels;
+    return blocked_weight (s, o, ci % C, t * c->g.kernel_w + ci / C);
+  }
   gint grp = o / c->og, local = ci - grp * c->ig;
   if (local < 0 || local >= c->ig)
     return 0;
-  gsize idx = (((gsize) (o / 8) * CEIL8 (c->ig) + local / 8) * c->taps + t) * 64
-      + (local % 8) * 8 + o % 8;
-  if (c->precision == M2I_NPU_INT8)
-    return ((const gint8 *) s->blocked)[idx];
-  return m2i_f16_to_f32 (((const m2i_f16 *) s->blocked)[idx]);
+  return blocked_weight (s, o, local, t);
 }
 
 /* Packed-weight element per path. */
@@ -335,10 +350,30 @@ choose_m (gint ow, gint max_m)
   return best;
 }
 
+/* Folding pays when the kernel's columns fit in fewer channel blocks than
+ * the kernel has columns (3 channels × 3 columns: 2 blocks instead of 3). */
+static void
+choose_fold (M2iNpuConv *c)
+{
+  const M2iNpuConvGeometry *g = &c->g;
+  c->kg = *g;
+  c->fold = g->groups == 1 && g->in_channels < 8 && g->kernel_w > 1
+      && CEIL8 (g->in_channels * g->kernel_w) < g->kernel_w;
+  if (!c->fold)
+    return;
+  c->kg.in_channels = g->in_channels * g->kernel_w;
+  c->kg.in_w = c->ow;
+  c->kg.kernel_w = 1;
+  c->kg.stride_w = 1;
+  c->kg.dilation_w = 1;
+  c->kg.pad_left = c->kg.pad_right = 0;
+}
+
 static gboolean
 plan (M2iNpuConv *c, const void *weights, GError **error)
 {
-  const M2iNpuConvGeometry *g = &c->g;
+  choose_fold (c);
+  const M2iNpuConvGeometry *g = &c->kg;
   c->ig = g->in_channels / g->groups;
   c->og = g->out_channels / g->groups;
   c->cb_in = CEIL8 (g->in_channels);
@@ -525,7 +560,7 @@ m2i_npu_conv_new_int8 (const M2iNpuConvGeometry *g, const gint8 *weights,
        * (z+128)Σw = Σ(x−z)w, and padding (u8 z+128) cancels too. */
       gint64 wsum = 0;
       for (gint t = 0; t < c->taps; t++)
-        for (gint ci = 0; ci < g->in_channels; ci++)
+        for (gint ci = 0; ci < c->kg.in_channels; ci++)
           wsum += (gint64) weight_at (&src, o, ci, t);
       b -= (guint32) ((gint64) (in_zero_point + 128) * wsum);
     }
@@ -677,12 +712,74 @@ convert_pixels (const M2iNpuConv *c, guint8 *d, const guint8 *s, gint64 step,
       fill_pad (c, d + (p * 8 + lanes) * c->pad_elem, 8 - lanes);
 }
 
+/* The folded copy: lane l of virtual block cb at virtual column x is
+ * channel k % C of input column x*sx + (k / C)*dx - pl, k = 8*cb + l.
+ * Each lane is a strided walk over the input row, converted in place. */
+static void
+pad_rows_folded (gint begin, gint end, gint slice, gpointer data)
+{
+  const RunJob *j = data;
+  const M2iNpuConv *c = j->c;
+  const M2iNpuConvGeometry *g = &c->g;
+  gsize ies = c->precision == M2I_NPU_FP16 ? 2 : 1;
+  gint sx = g->stride_w;
+  for (gint item = begin; item < end; item++) {
+    gint py = item / c->cb_in, cb = item % c->cb_in;
+    guint8 *d = j->pad + (py * c->row_pitch + cb * c->cb_pitch) * c->pad_elem;
+    gint iy = py - g->pad_top;
+    fill_pad (c, d, c->cb_pitch);
+    if (iy < 0 || iy >= g->in_h)
+      continue;
+    const guint8 *s = j->in + iy * j->in_row * ies;
+    for (gint l = 0; l < 8 && cb * 8 + l < c->kg.in_channels; l++) {
+      gint k = cb * 8 + l, ch = k % g->in_channels;
+      gint off = (k / g->in_channels) * g->dilation_w - g->pad_left;
+      /* x with 0 <= x*sx + off < in_w */
+      gint x0 = off >= 0 ? 0 : CEIL_DIV (-off, sx);
+      gint x1 = MIN (c->ow, CEIL_DIV (g->in_w - off, sx));
+      const guint8 *sp = s + ((gint64) (x0 * sx + off) * 8 + ch) * ies;
+      gint64 step = (gint64) sx * 8;
+      switch (c->pad_format) {
+        case NPU_PAD_U8: {
+          guint8 *dp = d + l;
+          for (gint x = x0; x < x1; x++, sp += step)
+            dp[x * 8] = *sp ^ 0x80;
+          break;
+        }
+        case NPU_PAD_S16: {
+          gint16 *dp = (gint16 *) d + l;
+          for (gint x = x0; x < x1; x++, sp += step)
+            dp[x * 8] = (gint16) (*(const gint8 *) sp - c->in_zero);
+          break;
+        }
+        case NPU_PAD_F32: {
+          /* gather, widen with F16C when present, scatter */
+          enum { CHUNK = 256 };
+          m2i_f16 h[CHUNK];
+          float f[CHUNK];
+          float *dp = (float *) d + l;
+          const m2i_f16 *hp = (const m2i_f16 *) sp;
+          for (gint xc = x0; xc < x1; xc += CHUNK) {
+            gint n = MIN (CHUNK, x1 - xc);
+            for (gint i = 0; i < n; i++)
+              h[i] = hp[(gint64) (xc - x0 + i) * step];
+            m2i_f16_to_f32_n (h, f, n);
+            for (gint i = 0; i < n; i++)
+              dp[(gint64) (xc + i) * 8] = f[i];
+          }
+          break;
+        }
+      }
+    }
+  }
+}
+
 static void
 pad_rows (gint begin, gint end, gint slice, gpointer data)
 {
   const RunJob *j = data;
   const M2iNpuConv *c = j->c;
-  const M2iNpuConvGeometry *g = &c->g;
+  const M2iNpuConvGeometry *g = &c->kg;
   gsize ies = c->precision == M2I_NPU_FP16 ? 2 : 1;
   gint sx = g->stride_w;
   for (gint item = begin; item < end; item++) {
@@ -803,7 +900,8 @@ m2i_npu_conv_run (M2iNpuConv *c, const M2iNpuTensor *in, M2iNpuTensor *out,
   for (gint b = 0; b < in->n; b++) {
     j.in = (const guint8 *) in->data + b * ibt * (gint64) es;
     j.out = (guint8 *) out->data + b * obt * (gint64) es;
-    m2i_parallel_for (c->ph * c->cb_in, n_threads, c->pad_grain, pad_rows, &j);
+    m2i_parallel_for (c->ph * c->cb_in, n_threads, c->pad_grain,
+        c->fold ? pad_rows_folded : pad_rows, &j);
     m2i_parallel_for (c->n_tiles * c->oh, n_threads, c->conv_grain, conv_rows, &j);
   }
   return TRUE;
@@ -830,10 +928,10 @@ m2i_npu_conv_get_cost (const M2iNpuConv *c, gint batch, M2iNpuCost *cost)
   for (gint i = 0; i < c->n_tiles; i++)
     blocks += (guint64) c->tiles[i].nb * (c->path == NPU_PATH_DEPTHWISE ? 1 : c->tiles[i].ncb);
   cost->macs = pixels * c->taps * blocks * (c->path == NPU_PATH_DEPTHWISE ? 8 : 64);
-  cost->bytes_in = (guint64) MAX (batch, 0) * g->in_h * g->in_w * c->cb_in * 8 * es;
+  cost->bytes_in = (guint64) MAX (batch, 0) * g->in_h * g->in_w * CEIL8 (g->in_channels) * 8 * es;
   cost->bytes_out = pixels * c->cb_out * 8 * es;
-  cost->bytes_weights = m2i_npu_weights_blocked_count (g->out_channels, c->ig,
-      g->kernel_h, g->kernel_w) * es;
+  cost->bytes_weights = m2i_npu_weights_blocked_count (g->out_channels,
+      g->in_channels / g->groups, g->kernel_h, g->kernel_w) * es;
   guint64 rate = c->precision == M2I_NPU_INT8 ? DEV_INT8_MACS : DEV_FP16_MACS;
   if (c->path == NPU_PATH_DEPTHWISE)
     rate /= 8;

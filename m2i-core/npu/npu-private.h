@@ -36,7 +36,13 @@ typedef struct {
 
 struct _M2iNpuConv {
   M2iNpuPrecision precision;
-  M2iNpuConvGeometry g;
+  M2iNpuConvGeometry g;    /* the layer, as the caller described it */
+  /* The geometry the kernels compute: g, or for a layer with few input
+   * channels the "folded" one, where the kernel's columns become channels
+   * (channel kx*C + c of virtual pixel x is input pixel x*sx + kx*dx - pl)
+   * and the kernel is kh × 1 on a virtual input ow wide. */
+  M2iNpuConvGeometry kg;
+  gboolean fold;
   gint oh, ow;
   gint ig, og;             /* channels per group */
   gint cb_in, cb_out, taps;

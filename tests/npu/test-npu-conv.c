@@ -192,6 +192,8 @@ static const Case cases[] = {
   { 1,  9, 17,  1,  6,  7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, MULT, FALSE, HU, ACT_NONE, 30 }, /* Sat32 */
   { 1, 70, 130, 1, 10, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, MULT, TRUE, HE, ACT_RELU },     /* wide channels */
   { 1,  6, 64,  2, 29, 31, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, SHIFT, TRUE, HE, ACT_NONE },    /* groups 2, 3->32 */
+  { 1,  3, 24,  1, 19, 23, 5, 5, 2, 2, 2, 2, 3, 1, 2, 4, MULT, TRUE, HU, ACT_NONE },     /* C=3 folded, s2 d2 */
+  { 2,  1,  9,  1, 12, 17, 3, 3, 1, 3, 1, 1, 1, 2, 1, 0, SHIFT, TRUE, HE, ACT_RELU },   /* C=1 folded, s(1,3) */
 };
 
 static void

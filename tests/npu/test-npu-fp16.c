@@ -153,6 +153,8 @@ static const Case cases[] = {
   { 1, 15, 21,  3,  7,  8, 3, 3, 1, 2, 1, 1, 1, 1, 1, 1, -INFINITY, INFINITY },
   { 2, 100, 37, 1,  1,  1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, -INFINITY, INFINITY, TRUE },
   { 1, 64, 64,  1, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, INFINITY },
+  { 1,  3, 24,  1, 19, 23, 5, 5, 2, 2, 2, 2, 3, 1, 2, 4, -INFINITY, INFINITY },
+  { 2,  1,  9,  1, 12, 17, 3, 3, 1, 3, 1, 1, 1, 2, 1, 0, 0, INFINITY },
 };
 
 static void
