@@ -442,6 +442,18 @@ test_cost (void)
   g_assert_cmpuint (cost.cycles, ==, cost.macs / 256 + 64);
   m2i_npu_conv_free (c);
   g_free (wb);
+
+  /* conv1 (3 channels, 3x3, stride 2): the kernel's columns fold into 9
+   * channels, 2 blocks, so 3 taps × 2 input blocks × 8 output blocks. */
+  M2iNpuConvGeometry g1 = { 3, 64, 1, 227, 227, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0 };
+  wb = g_malloc0 (m2i_npu_weights_blocked_count (64, 3, 3, 3));
+  c = m2i_npu_conv_new_int8 (&g1, wb, NULL, 0, &rq, NULL);
+  m2i_npu_conv_get_cost (c, 1, &cost);
+  g_assert_cmpuint (cost.macs, ==, 113ull * 113 * 3 * 2 * 8 * 64);
+  g_assert_cmpuint (cost.bytes_in, ==, 227ull * 227 * 8);
+  g_assert_cmpuint (cost.bytes_weights, ==, 8ull * 9 * 64);
+  m2i_npu_conv_free (c);
+  g_free (wb);
 }
 
 int
