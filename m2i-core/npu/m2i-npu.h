@@ -146,6 +146,20 @@ typedef struct {
 gboolean m2i_npu_quantize_multiplier (double real, gint32 *multiplier,
     gint8 *shift);
 
+/*
+ * Fills @rq with the MULTIPLIER scheme for a layer whose input, weights and
+ * output have the real scales @in_scale, @w_scales (@n_w entries: 1 or one
+ * per output channel) and @out_scale: multiplier · 2^(shift - 31) =
+ * in_scale · w_scale / out_scale, as TFLite computes it. @mult and @shift
+ * are the caller's arrays of @n_w entries, which @rq then points to. The
+ * clamp is the full int8 range, or [out_zero_point, 127] with @relu.
+ * FALSE with a GError for a non-positive or non-finite scale, a zero point
+ * outside [-128, 127], or a ratio no multiplier can express.
+ */
+gboolean m2i_npu_requant_from_scales (double in_scale, const double *w_scales,
+    gint n_w, double out_scale, gint32 out_zero_point, gboolean relu,
+    gint32 *mult, gint8 *shift, M2iNpuRequant *rq, GError **error);
+
 typedef struct _M2iNpuConv M2iNpuConv;
 
 /*

@@ -324,3 +324,27 @@ m2i_npu_quantize_multiplier (double real, gint32 *multiplier, gint8 *shift)
   *shift = (gint8) e;
   return TRUE;
 }
+
+gboolean
+m2i_npu_requant_from_scales (double in_scale, const double *w_scales, gint n_w,
+    double out_scale, gint32 out_zero_point, gboolean relu, gint32 *mult,
+    gint8 *shift, M2iNpuRequant *rq, GError **error)
+{
+  gboolean ok = w_scales && mult && shift && rq && n_w >= 1
+      && in_scale > 0 && out_scale > 0 && !isinf (in_scale) && !isinf (out_scale)
+      && out_zero_point >= -128 && out_zero_point <= 127;
+  for (gint i = 0; ok && i < n_w; i++)
+    ok = w_scales[i] > 0 && !isinf (w_scales[i])
+        && m2i_npu_quantize_multiplier (in_scale * w_scales[i] / out_scale,
+            &mult[i], &shift[i]);
+  if (!ok) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+        "requantization from scales: scales must be positive and finite, the "
+        "zero point in [-128, 127], and in·w/out between 2^-32 and 2^30");
+    return FALSE;
+  }
+  M2iNpuRequant r = { M2I_NPU_REQUANT_MULTIPLIER, n_w, mult, shift,
+    M2I_MLI_ROUND_HALF_UP, out_zero_point, relu ? out_zero_point : -128, 127 };
+  *rq = r;
+  return TRUE;
+}

@@ -423,6 +423,54 @@ test_quantize_multiplier (void)
   g_assert_false (m2i_npu_quantize_multiplier (ldexp (1, 40), &m, &s));
 }
 
+/* Requantization parameters from real scales: the multipliers express
+ * in·w/out to 31 bits, and a conv using them tracks the real-valued
+ * result to within one output step. */
+static void
+test_requant_from_scales (void)
+{
+  double ws[3] = { 0.002, 0.0005, 0.01 };
+  gint32 mult[3];
+  gint8 shift[3];
+  M2iNpuRequant rq;
+  GError *err = NULL;
+  g_assert_true (m2i_npu_requant_from_scales (0.05, ws, 3, 0.1, -5, TRUE, mult, shift, &rq, &err));
+  g_assert_no_error (err);
+  g_assert_cmpint (rq.scheme, ==, M2I_NPU_REQUANT_MULTIPLIER);
+  g_assert_cmpint (rq.n, ==, 3);
+  g_assert_true (rq.multiplier == mult && rq.shift == shift);
+  g_assert_cmpint (rq.act_min, ==, -5);
+  g_assert_cmpint (rq.act_max, ==, 127);
+  for (int i = 0; i < 3; i++) {
+    double real = 0.05 * ws[i] / 0.1;
+    g_assert_cmpfloat (fabs (ldexp (mult[i], shift[i] - 31) - real), <=, ldexp (real, -30));
+  }
+  /* 1x1 conv, 1 input channel: out = Round(x·w·in·ws/out) + zo */
+  M2iNpuConvGeometry g = { 1, 3, 1, 1, 4, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0 };
+  gint8 w[3] = { 100, -120, 90 }, wb[64] = { 0 }, x[4] = { 127, -128, 50, -3 };
+  gint8 xb[32] = { 0 }, yb[32];
+  gint8 pad = 0;
+  tu_block_weights (w, wb, 1, 3, 1, 1, 1);
+  tu_block (x, xb, 1, 1, 1, 1, 4, &pad);
+  g_assert_true (m2i_npu_requant_from_scales (0.05, ws, 3, 0.1, -5, FALSE, mult, shift, &rq, &err));
+  M2iNpuConv *c = m2i_npu_conv_new_int8 (&g, wb, NULL, 0, &rq, &err);
+  g_assert_no_error (err);
+  M2iNpuTensor ti, to;
+  m2i_npu_tensor_init (&ti, M2I_NPU_INT8, 1, 1, 1, 4, xb, sizeof xb);
+  m2i_npu_tensor_init (&to, M2I_NPU_INT8, 1, 3, 1, 4, yb, sizeof yb);
+  g_assert_true (m2i_npu_conv_run (c, &ti, &to, NULL, 1, &err));
+  for (int o = 0; o < 3; o++)
+    for (int i = 0; i < 4; i++) {
+      double real = x[i] * 0.05 * w[o] * ws[o] / 0.1 - 5;
+      g_assert_cmpfloat (fabs (yb[i * 8 + o] - CLAMP (real, -128, 127)), <=, 0.5 + 1e-6);
+    }
+  m2i_npu_conv_free (c);
+  double bad[1] = { -1 };
+  g_assert_false (m2i_npu_requant_from_scales (0.05, bad, 1, 0.1, 0, FALSE, mult, shift, &rq, &err));
+  g_assert_error (err, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&err);
+}
+
 /* Device cost of a squeezenet fire2/expand3x3 layer from the model's
  * definition: 56·56 pixels × 9 taps × (8 out × 2 in) blocks × 64 MACs. */
 static void
@@ -465,6 +513,7 @@ main (int argc, char **argv)
   g_test_add_func ("/npu/conv-int8/concat-views", test_concat_views);
   g_test_add_func ("/npu/conv-int8/errors", test_errors);
   g_test_add_func ("/npu/conv-int8/quantize-multiplier", test_quantize_multiplier);
+  g_test_add_func ("/npu/conv-int8/requant-from-scales", test_requant_from_scales);
   g_test_add_func ("/npu/conv-int8/cost", test_cost);
   return g_test_run ();
 }
