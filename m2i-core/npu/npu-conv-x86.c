@@ -11,6 +11,7 @@
  */
 #include "npu-private.h"
 
+#include <base/m2i-cpu.h>
 #include <string.h>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -19,8 +20,10 @@
 
 #define T_AVX2 __attribute__((target("avx2")))
 #define T_AVX2_FMA __attribute__((target("avx2,fma,f16c")))
-#define T_VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx2")))
-#define T_AVX512_FMA __attribute__((target("avx512f,avx512bw,avx512vl,avx2,fma,f16c")))
+/* M2I_CPU_AVX512F means F, BW, DQ and VL. */
+#define T_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2")))
+#define T_VNNI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx2")))
+#define T_AVX512_FMA __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c")))
 #define INLINE static inline __attribute__((always_inline))
 
 /* ---- int8 epilogue ------------------------------------------------------------
@@ -102,7 +105,7 @@ typedef struct {
   __m512i bias, mult, lsh, rsh;
 } Requant16;
 
-INLINE T_VNNI Requant16
+INLINE T_AVX512 Requant16
 requant16_load (const NpuTileArgs *A, gint k)
 {
   Requant16 q;
@@ -113,7 +116,7 @@ requant16_load (const NpuTileArgs *A, gint k)
   return q;
 }
 
-INLINE T_VNNI __m512i
+INLINE T_AVX512 __m512i
 requant16 (const M2iNpuConv *c, __m512i v, const Requant16 *R)
 {
   const __m512i one = _mm512_set1_epi32 (1);
@@ -156,7 +159,7 @@ requant16 (const M2iNpuConv *c, __m512i v, const Requant16 *R)
 
 /* Stores 16 lanes (two output blocks) of pixel p, the second only if the
  * tile has it. */
-INLINE T_VNNI void
+INLINE T_AVX512 void
 store16 (const NpuTileArgs *A, __m512i q, gint block, gint p)
 {
   __m128i b = _mm512_cvtsepi32_epi8 (q);
@@ -359,6 +362,144 @@ avx2_tile_fp16 (const NpuTileArgs *A, const int M, const int NZ)
   }
 }
 
+/* ---- depthwise: pixels in lanes ----------------------------------------------
+ *
+ * Each lane meets only its own channel, so a vector holds channels of
+ * consecutive pixels: 16 lanes = 2 pixels × 8 channels (zmm), 8 = one pixel
+ * (ymm). Consecutive output pixels read consecutive buffer pixels for every
+ * tap (stride phases), so both pixels come from one contiguous load. The
+ * buffer's slack columns cover the second pixel of an odd tail. */
+
+INLINE T_AVX512 __m512i
+dup8_epi32 (const gint32 *p)
+{
+  return _mm512_broadcast_i32x8 (_mm256_loadu_si256 ((const __m256i *) p));
+}
+
+static T_AVX512 void
+dw_int8_avx512 (const NpuTileArgs *A)
+{
+  const M2iNpuConv *c = A->conv;
+  Requant16 R = { dup8_epi32 (A->bias), dup8_epi32 (A->mult), dup8_epi32 (A->lshift),
+    dup8_epi32 (A->rshift) };
+  for (gint p = 0; p < A->m; p += 2) {
+    __m512i acc = _mm512_setzero_si512 ();
+    const gint32 *w = A->w;
+    for (gint t = 0; t < c->taps; t++, w += 8) {
+      const gint16 *x = (const gint16 *) (A->a + c->tap_off[t]) + p * 8;
+      __m512i xv = _mm512_cvtepi16_epi32 (_mm256_loadu_si256 ((const __m256i *) x));
+      acc = _mm512_add_epi32 (acc, _mm512_mullo_epi32 (xv, dup8_epi32 (w)));
+    }
+    __m128i b = _mm512_cvtsepi32_epi8 (requant16 (c, acc, &R));
+    if (p + 1 < A->m)
+      _mm_storeu_si128 ((__m128i *) (A->out + p * 8), b);
+    else
+      _mm_storel_epi64 ((__m128i *) (A->out + p * 8), b);
+  }
+}
+
+static T_AVX2 void
+dw_int8_avx2 (const NpuTileArgs *A)
+{
+  const M2iNpuConv *c = A->conv;
+  Requant8 R = requant8_load (A, 0);
+  for (gint p = 0; p < A->m; p++) {
+    __m256i acc = _mm256_setzero_si256 ();
+    const gint32 *w = A->w;
+    for (gint t = 0; t < c->taps; t++, w += 8) {
+      const gint16 *x = (const gint16 *) (A->a + c->tap_off[t]) + p * 8;
+      __m256i xv = _mm256_cvtepi16_epi32 (_mm_loadu_si128 ((const __m128i *) x));
+      acc = _mm256_add_epi32 (acc, _mm256_mullo_epi32 (xv,
+              _mm256_loadu_si256 ((const __m256i *) w)));
+    }
+    store8 (A->out + p * 8, requant8 (c, acc, &R));
+  }
+}
+
+static T_AVX512_FMA void
+dw_fp16_avx512 (const NpuTileArgs *A)
+{
+  const M2iNpuConv *c = A->conv;
+  const __m512 bias = _mm512_broadcast_f32x8 (_mm256_loadu_ps (A->fbias));
+  const __m512 lo = _mm512_set1_ps (c->f_min), hi = _mm512_set1_ps (c->f_max);
+  for (gint p = 0; p < A->m; p += 2) {
+    __m512 acc = _mm512_setzero_ps ();
+    const float *w = A->w;
+    for (gint t = 0; t < c->taps; t++, w += 8) {
+      const float *x = (const float *) (A->a + c->tap_off[t]) + p * 8;
+      acc = _mm512_fmadd_ps (_mm512_loadu_ps (x), _mm512_broadcast_f32x8 (_mm256_loadu_ps (w)), acc);
+    }
+    __m512 v = _mm512_min_ps (hi, _mm512_max_ps (lo, _mm512_add_ps (acc, bias)));
+    __m256i h = _mm512_cvtps_ph (v, _MM_FROUND_TO_NEAREST_INT);
+    if (p + 1 < A->m)
+      _mm256_storeu_si256 ((__m256i *) (A->out + p * 16), h);
+    else
+      _mm_storeu_si128 ((__m128i *) (A->out + p * 16), _mm256_castsi256_si128 (h));
+  }
+}
+
+static T_AVX2_FMA void
+dw_fp16_avx2 (const NpuTileArgs *A)
+{
+  const M2iNpuConv *c = A->conv;
+  for (gint p = 0; p < A->m; p++) {
+    __m256 acc = _mm256_setzero_ps ();
+    const float *w = A->w;
+    for (gint t = 0; t < c->taps; t++, w += 8) {
+      const float *x = (const float *) (A->a + c->tap_off[t]) + p * 8;
+      acc = _mm256_fmadd_ps (_mm256_loadu_ps (x), _mm256_loadu_ps (w), acc);
+    }
+    finish_block_fp16 (A, acc, 0, p);
+  }
+}
+
+NpuTileFunc
+npu_x86_dw_func (NpuPath isa, M2iNpuPrecision p)
+{
+  if (isa == NPU_PATH_AVX512)
+    return p == M2I_NPU_INT8 ? dw_int8_avx512 : dw_fp16_avx512;
+  if (isa == NPU_PATH_AVX2)
+    return p == M2I_NPU_INT8 ? dw_int8_avx2 : dw_fp16_avx2;
+  return NULL;
+}
+
+/* ---- the padded copy ------------------------------------------------------------- */
+
+/* One instruction per pixel: u8 = x ^ 0x80, s16 = x - z, f32 = fp16 widened. */
+static T_AVX2_FMA void
+convert_pixels_avx2 (const M2iNpuConv *c, guint8 *d, const guint8 *s,
+    gint64 step, gint64 n)
+{
+  switch (c->pad_format) {
+    case NPU_PAD_U8: {
+      const __m128i flip = _mm_set1_epi8 ((char) 0x80);
+      for (gint64 p = 0; p < n; p++)
+        _mm_storel_epi64 ((__m128i *) (d + p * 8), _mm_xor_si128 (flip,
+                _mm_loadl_epi64 ((const __m128i *) (s + p * step))));
+      break;
+    }
+    case NPU_PAD_S16: {
+      const __m128i z = _mm_set1_epi16 ((short) c->in_zero);
+      for (gint64 p = 0; p < n; p++)
+        _mm_storeu_si128 ((__m128i *) (d + p * 16), _mm_sub_epi16 (_mm_cvtepi8_epi16 (
+                    _mm_loadl_epi64 ((const __m128i *) (s + p * step))), z));
+      break;
+    }
+    case NPU_PAD_F32:
+      for (gint64 p = 0; p < n; p++)
+        _mm256_storeu_ps ((float *) (d + p * 32), _mm256_cvtph_ps (
+                _mm_loadu_si128 ((const __m128i *) (s + p * step * 2))));
+      break;
+  }
+}
+
+NpuConvertFunc
+npu_x86_convert_func (void)
+{
+  M2iCpuFlags need = M2I_CPU_AVX2 | M2I_CPU_F16C;
+  return (m2i_cpu_flags () & need) == need ? convert_pixels_avx2 : NULL;
+}
+
 /* ---- instantiations --------------------------------------------------------- */
 
 #define INST(name, impl, target, M) \
@@ -407,6 +548,18 @@ npu_x86_tile_func (NpuPath path, M2iNpuPrecision p, gint M, gint nz)
 
 NpuTileFunc
 npu_x86_tile_func (NpuPath path, M2iNpuPrecision p, gint M, gint nz)
+{
+  return NULL;
+}
+
+NpuTileFunc
+npu_x86_dw_func (NpuPath isa, M2iNpuPrecision p)
+{
+  return NULL;
+}
+
+NpuConvertFunc
+npu_x86_convert_func (void)
 {
   return NULL;
 }

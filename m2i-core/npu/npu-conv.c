@@ -174,43 +174,44 @@ c_tile_fp16 (const NpuTileArgs *A)
       out[p * 8 + o] = finish_f16 (c, acc[p][o] + A->fbias[o]);
 }
 
-/* Depthwise: weights [tap][8 channels]; each lane only meets its own
- * channel, so the loop over lanes vectorizes with no reduction. */
+/* Depthwise: weights [tap][8 channels] (int32 for int8 layers); each lane
+ * only meets its own channel, so the loop over lanes vectorizes with no
+ * reduction. Any number of pixels. */
 static void
 dw_tile_int8 (const NpuTileArgs *A)
 {
   const M2iNpuConv *c = A->conv;
-  guint32 acc[C_TILE_M][8] = { { 0 } };
-  const gint16 *w = A->w;
-  for (gint t = 0; t < c->taps; t++, w += 8) {
-    const gint16 *x = (const gint16 *) (A->a + c->tap_off[t]);
-    for (gint p = 0; p < A->m; p++)
-      for (gint o = 0; o < 8; o++)
-        acc[p][o] += (guint32) (x[p * 8 + o] * w[o]);
-  }
   gint8 *out = (gint8 *) A->out;
-  for (gint p = 0; p < A->m; p++)
+  for (gint p = 0; p < A->m; p++) {
+    guint32 acc[8] = { 0 };
+    const gint32 *w = A->w;
+    for (gint t = 0; t < c->taps; t++, w += 8) {
+      const gint16 *x = (const gint16 *) (A->a + c->tap_off[t]) + p * 8;
+      for (gint o = 0; o < 8; o++)
+        acc[o] += (guint32) (x[o] * w[o]);
+    }
     for (gint o = 0; o < 8; o++)
-      out[p * 8 + o] = requant_lane (c, (gint32) (acc[p][o] + (guint32) A->bias[o]),
+      out[p * 8 + o] = requant_lane (c, (gint32) (acc[o] + (guint32) A->bias[o]),
           A->mult[o], A->lshift[o], A->rshift[o]);
+  }
 }
 
 static void
 dw_tile_fp16 (const NpuTileArgs *A)
 {
   const M2iNpuConv *c = A->conv;
-  float acc[C_TILE_M][8] = { { 0 } };
-  const float *w = A->w;
-  for (gint t = 0; t < c->taps; t++, w += 8) {
-    const float *x = (const float *) (A->a + c->tap_off[t]);
-    for (gint p = 0; p < A->m; p++)
-      for (gint o = 0; o < 8; o++)
-        acc[p][o] += x[p * 8 + o] * w[o];
-  }
   m2i_f16 *out = (m2i_f16 *) A->out;
-  for (gint p = 0; p < A->m; p++)
+  for (gint p = 0; p < A->m; p++) {
+    float acc[8] = { 0 };
+    const float *w = A->w;
+    for (gint t = 0; t < c->taps; t++, w += 8) {
+      const float *x = (const float *) (A->a + c->tap_off[t]) + p * 8;
+      for (gint o = 0; o < 8; o++)
+        acc[o] += x[o] * w[o];
+    }
     for (gint o = 0; o < 8; o++)
-      out[p * 8 + o] = finish_f16 (c, acc[p][o] + A->fbias[o]);
+      out[p * 8 + o] = finish_f16 (c, acc[o] + A->fbias[o]);
+  }
 }
 
 /* ---- compile ----------------------------------------------------------------- */
@@ -219,6 +220,23 @@ static const char *const path_names[2][4] = {
   { "c", "c-depthwise", "avx2", "avx512-vnni" },
   { "c", "c-depthwise", "avx2-fma-f16c", "avx512-fma" },
 };
+static const char *const dw_names[2][4] = {
+  { "c-depthwise", "", "avx2-depthwise", "avx512-depthwise" },
+  { "c-depthwise", "", "avx2-fma-depthwise", "avx512-fma-depthwise" },
+};
+
+/* The instruction set a depthwise layer's kernels use. */
+static NpuPath
+choose_dw_isa (M2iNpuPrecision p)
+{
+  M2iCpuFlags f = m2i_cpu_flags ();
+  M2iCpuFlags need = p == M2I_NPU_FP16 ? (M2I_CPU_FMA | M2I_CPU_F16C) : 0;
+  if ((f & need) == need && (f & M2I_CPU_AVX512F))
+    return NPU_PATH_AVX512;
+  if ((f & need) == need && (f & M2I_CPU_AVX2))
+    return NPU_PATH_AVX2;
+  return NPU_PATH_C;
+}
 
 static NpuPath
 choose_path (M2iNpuPrecision p, gboolean depthwise)
@@ -283,8 +301,8 @@ weight_at (const WeightSource *s, gint o, gint ci, gint t)
 static gsize
 packed_elem (const M2iNpuConv *c)
 {
-  if (c->precision == M2I_NPU_FP16)
-    return sizeof (float);
+  if (c->precision == M2I_NPU_FP16 || c->path == NPU_PATH_DEPTHWISE)
+    return 4;
   return c->path == NPU_PATH_AVX512 ? 1 : 2;
 }
 
@@ -293,6 +311,8 @@ put_packed (const M2iNpuConv *c, guint8 *dst, double v)
 {
   if (c->precision == M2I_NPU_FP16)
     *(float *) dst = (float) v;
+  else if (c->path == NPU_PATH_DEPTHWISE)
+    *(gint32 *) dst = (gint32) v;
   else if (c->path == NPU_PATH_AVX512)
     *(gint8 *) dst = (gint8) v;
   else
@@ -381,6 +401,7 @@ plan (M2iNpuConv *c, const void *weights, GError **error)
   c->taps = g->kernel_h * g->kernel_w;
   gboolean depthwise = g->groups > 1 && c->ig == 1 && c->og == 1;
   c->path = choose_path (c->precision, depthwise);
+  c->dw_isa = depthwise ? choose_dw_isa (c->precision) : NPU_PATH_C;
   c->pad_format = c->precision == M2I_NPU_FP16 ? NPU_PAD_F32
       : c->path == NPU_PATH_AVX512 ? NPU_PAD_U8 : NPU_PAD_S16;
   c->pad_elem = c->pad_format == NPU_PAD_F32 ? 4 : c->pad_format == NPU_PAD_S16 ? 2 : 1;
@@ -389,6 +410,7 @@ plan (M2iNpuConv *c, const void *weights, GError **error)
   switch (c->path) {
     case NPU_PATH_AVX512: tile_blocks = 4; c->lanes = 16; max_m = NPU_AVX512_MAX_M; break;
     case NPU_PATH_AVX2: tile_blocks = 2; c->lanes = 8; max_m = NPU_AVX2_MAX_M; break;
+    case NPU_PATH_DEPTHWISE: tile_blocks = 1; c->lanes = 8; max_m = 16; break;
     default: tile_blocks = 1; c->lanes = 8; max_m = C_TILE_M; break;
   }
   c->M = choose_m (c->ow, max_m);
@@ -420,12 +442,13 @@ plan (M2iNpuConv *c, const void *weights, GError **error)
     pack_tile (c, &c->tiles[i], &src, c->packed + c->tiles[i].w_offset);
 
   /* Padded buffer: stride-phase columns, enough slack for the last tile's
-   * extra pixels (computed, never stored). */
+   * extra pixels (computed, never stored) and for the depthwise kernels'
+   * pixel pairs (one more). */
   gint sx = g->stride_w;
   gint max_shift = ((g->kernel_w - 1) * g->dilation_w) / sx;
   c->ph = g->in_h + g->pad_top + g->pad_bottom;
   c->pws = MAX (CEIL_DIV (g->in_w + g->pad_left + g->pad_right, sx),
-      c->ow + c->M - 1 + max_shift);
+      c->ow + c->M + max_shift);
   c->pw = sx * c->pws;
   c->cb_pitch = (gint64) c->pw * 8;
   c->row_pitch = c->cb_in * c->cb_pitch;
@@ -446,6 +469,8 @@ plan (M2iNpuConv *c, const void *weights, GError **error)
     item_macs += (guint64) c->ow * c->tiles[i].nb * 8 * c->taps
         * (c->path == NPU_PATH_DEPTHWISE ? 1 : c->tiles[i].ncb * 8);
   item_macs = MAX (item_macs / c->n_tiles, 1);
+  if (c->path == NPU_PATH_DEPTHWISE)     /* requantization dominates: ~8x a dense MAC */
+    item_macs *= 8;
   c->conv_grain = (gint) CLAMP ((4u << 20) / item_macs, 1, G_MAXINT / 2);
   c->pad_grain = (gint) CLAMP ((64u << 10) / (c->cb_pitch * c->pad_elem), 1, G_MAXINT / 2);
   if (c->scratch_bytes > ((gsize) 1 << 34)) {
@@ -647,6 +672,8 @@ m2i_npu_conv_get_output_size (const M2iNpuConv *c, gint *out_h, gint *out_w)
 const char *
 m2i_npu_conv_get_path (const M2iNpuConv *c)
 {
+  if (c->path == NPU_PATH_DEPTHWISE)
+    return dw_names[c->precision == M2I_NPU_FP16][c->dw_isa];
   return path_names[c->precision == M2I_NPU_FP16][c->path];
 }
 
@@ -682,7 +709,10 @@ static void
 convert_pixels (const M2iNpuConv *c, guint8 *d, const guint8 *s, gint64 step,
     gint64 n, gint lanes)
 {
-  switch (c->pad_format) {
+  NpuConvertFunc fast = npu_x86_convert_func ();
+  if (fast)
+    fast (c, d, s, step, n);
+  else switch (c->pad_format) {
     case NPU_PAD_U8:
       for (gint64 p = 0; p < n; p++)
         for (gint l = 0; l < 8; l++)
@@ -854,7 +884,9 @@ pick_kernels (M2iNpuConv *c, RunJob *j)
       j->fn[1] = c->precision == M2I_NPU_INT8 ? c_tile_int8 : c_tile_fp16;
       return TRUE;
     case NPU_PATH_DEPTHWISE:
-      j->fn[1] = c->precision == M2I_NPU_INT8 ? dw_tile_int8 : dw_tile_fp16;
+      j->fn[1] = npu_x86_dw_func (c->dw_isa, c->precision);
+      if (!j->fn[1])
+        j->fn[1] = c->precision == M2I_NPU_INT8 ? dw_tile_int8 : dw_tile_fp16;
       return TRUE;
     default:
       j->fn[1] = npu_x86_tile_func (c->path, c->precision, c->M, 1);

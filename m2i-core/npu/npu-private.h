@@ -47,6 +47,7 @@ struct _M2iNpuConv {
   gint ig, og;             /* channels per group */
   gint cb_in, cb_out, taps;
   NpuPath path;
+  NpuPath dw_isa;          /* depthwise layers: AVX512, AVX2 or C kernels */
   NpuPadFormat pad_format;
   gsize pad_elem;          /* bytes per padded-buffer element */
 
@@ -100,6 +101,14 @@ typedef void (*NpuTileFunc) (const NpuTileArgs *args);
 #define NPU_AVX512_MAX_M 14
 #define NPU_AVX2_MAX_M 6
 NpuTileFunc npu_x86_tile_func (NpuPath path, M2iNpuPrecision p, gint M, gint nz);
+/* Converts @n input pixels (8 lanes, @step input elements apart) into the
+ * padded buffer's format; NULL when the CPU lacks AVX2 + F16C. */
+typedef void (*NpuConvertFunc) (const M2iNpuConv *c, guint8 *d, const guint8 *s,
+    gint64 step, gint64 n);
+NpuConvertFunc npu_x86_convert_func (void);
+
+/* Depthwise kernels (any number of pixels), or NULL for @isa C. */
+NpuTileFunc npu_x86_dw_func (NpuPath isa, M2iNpuPrecision p);
 
 /* Scalar requantization shared by the C kernels and the element-wise ops:
  * the int8 output for accumulator @acc of channel @ch of @c. */

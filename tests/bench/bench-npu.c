@@ -23,6 +23,7 @@ typedef struct {
   const char *name;
   gint c_in, h, w, c_out, k, stride, pad;
   gint repeats;                  /* times the shape occurs in squeezenet1.1 */
+  gint groups;                   /* 0 or 1: dense */
 } Layer;
 
 /* From squeezenet1.1.xml (OpenVINO IR): every Convolution's input, weights
@@ -46,6 +47,11 @@ static const Layer layers[] = {
   { "fire8/expand3x3", 64, 14, 14, 256, 3, 1, 1, 2 },
   { "fire9/squeeze1x1", 512, 14, 14, 64, 1, 1, 0, 1 },
   { "conv10", 512, 14, 14, 1000, 1, 1, 0, 1 },
+  /* not squeezenet (repeats 0): depthwise 3x3 layers of the kind
+   * person-detection-retail-0013 has (GroupConvolution, one channel per
+   * group) */
+  { "dw3x3/s1", 64, 80, 136, 64, 3, 1, 1, 0, 64 },
+  { "dw3x3/s2", 64, 80, 136, 64, 3, 2, 1, 0, 64 },
 };
 
 typedef gboolean (*RunFunc) (gpointer ctx);
@@ -118,10 +124,11 @@ time_npu (const Layer *L, M2iNpuPrecision prec, gint threads, double min_ms,
 {
   guint32 seed = 7;
   gint oh = (L->h + 2 * L->pad - L->k) / L->stride + 1, ow = (L->w + 2 * L->pad - L->k) / L->stride + 1;
-  M2iNpuConvGeometry g = { L->c_in, L->c_out, 1, L->h, L->w, L->k, L->k, L->stride, L->stride,
-    1, 1, L->pad, L->pad, L->pad, L->pad };
+  gint groups = MAX (L->groups, 1);
+  M2iNpuConvGeometry g = { L->c_in, L->c_out, groups, L->h, L->w, L->k, L->k, L->stride,
+    L->stride, 1, 1, L->pad, L->pad, L->pad, L->pad };
   gsize es = prec == M2I_NPU_INT8 ? 1 : 2;
-  gsize nwb = m2i_npu_weights_blocked_count (L->c_out, L->c_in, L->k, L->k);
+  gsize nwb = m2i_npu_weights_blocked_count (L->c_out, L->c_in / groups, L->k, L->k);
   guint8 *wb = g_malloc (nwb * es);
   fill_u32 (&seed, wb, nwb * es);
   if (prec == M2I_NPU_FP16)              /* finite halves in [-1, 1) */
@@ -169,14 +176,16 @@ time_npu (const Layer *L, M2iNpuPrecision prec, gint threads, double min_ms,
 static double
 time_ir (const Layer *L, gint threads, double min_ms)
 {
-  gsize n_in = (gsize) L->c_in * L->h * L->w, n_w = (gsize) L->c_out * L->c_in * L->k * L->k;
+  gint groups = MAX (L->groups, 1);
+  gsize n_in = (gsize) L->c_in * L->h * L->w;
+  gsize n_w = (gsize) L->c_out * (L->c_in / groups) * L->k * L->k;
   float *in = g_new (float, n_in), *w = g_new (float, n_w);
   for (gsize i = 0; i < n_in; i++)
     in[i] = (float) ((i * 7919) % 2001) / 1000.0f - 1.0f;
   for (gsize i = 0; i < n_w; i++)
     w[i] = (float) ((i * 104729) % 2001) / 10000.0f - 0.1f;
   GError *error = NULL;
-  IrRun r = { tu_ir_conv_new (1, L->c_in, L->h, L->w, L->c_out, 1, L->k, L->k, L->stride,
+  IrRun r = { tu_ir_conv_new (1, L->c_in, L->h, L->w, L->c_out, groups, L->k, L->k, L->stride,
         L->stride, 1, 1, L->pad, L->pad, L->pad, L->pad, w, threads, &error), in };
   if (!r.ir)
     g_error ("%s: %s", L->name, error->message);
@@ -212,7 +221,7 @@ main (int argc, char **argv)
     if (filter && !strstr (L->name, filter))
       continue;
     gint oh = (L->h + 2 * L->pad - L->k) / L->stride + 1, ow = (L->w + 2 * L->pad - L->k) / L->stride + 1;
-    double ops = 2.0 * L->c_out * oh * ow * L->c_in * L->k * L->k;
+    double ops = 2.0 * L->c_out * oh * ow * (L->c_in / MAX (L->groups, 1)) * L->k * L->k;
     double s[6];
     for (gint t = 1; t <= 2; t++) {
       s[t - 1] = time_npu (L, M2I_NPU_INT8, t, min_ms, &p8);
@@ -227,7 +236,8 @@ main (int argc, char **argv)
       header = TRUE;
     }
     gchar shape[32];
-    g_snprintf (shape, sizeof shape, "%dx%dx%d k%d s%d", L->c_in, L->h, L->w, L->k, L->stride);
+    g_snprintf (shape, sizeof shape, "%dx%dx%d k%d s%d%s", L->c_in, L->h, L->w, L->k,
+        L->stride, L->groups > 1 ? " dw" : "");
     printf ("%-17s %-15s %6.1f |", L->name, shape, ops / 1e6);
     for (gint i = 0; i < 6; i++) {
       printf (" %6.3f %6.1f  %s", s[i] * 1e3, ops / s[i] / 1e9, i % 2 ? "|" : "");
