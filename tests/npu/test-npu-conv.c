@@ -194,6 +194,7 @@ static const Case cases[] = {
   { 1,  6, 64,  2, 29, 31, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, SHIFT, TRUE, HE, ACT_NONE },    /* groups 2, 3->32 */
   { 1,  3, 24,  1, 19, 23, 5, 5, 2, 2, 2, 2, 3, 1, 2, 4, MULT, TRUE, HU, ACT_NONE },     /* C=3 folded, s2 d2 */
   { 2,  1,  9,  1, 12, 17, 3, 3, 1, 3, 1, 1, 1, 2, 1, 0, SHIFT, TRUE, HE, ACT_RELU },   /* C=1 folded, s(1,3) */
+  { 1, 16, 16, 16,  5,  3, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, MULT, TRUE, HU, ACT_NONE },     /* depthwise, ow = 1 */
 };
 
 static void
