@@ -430,6 +430,12 @@ convert_row (const Plan *p, const guint8 *s, gint64 s_step, guint8 *d,
         gsize es = m2i_mli_type_size (p->st);
         for (gint64 i = 0; i < n; i++, s += s_step, d += d_step)
           memmove (d, s, es);
+      } else if (p->dt == M2I_MLI_FP16 && s_step == 4 && d_step == 2) {
+        /* contiguous rows (containers differ, so the driver has ruled out
+         * overlap): the bulk converters use F16C when present */
+        m2i_f32_to_f16_n ((const float *) s, (m2i_f16 *) d, n);
+      } else if (p->dt == M2I_MLI_FP32 && s_step == 2 && d_step == 4) {
+        m2i_f16_to_f32_n ((const m2i_f16 *) s, (float *) d, n);
       } else if (p->dt == M2I_MLI_FP16) {
         for (gint64 i = 0; i < n; i++, s += s_step, d += d_step) {
           guint16 h = m2i_f32_to_f16 (load_float (s, p->st));
