@@ -83,6 +83,24 @@ gboolean m2i_npu_from_blocked (const M2iNpuTensor *blocked, M2iMliTensor *nchw,
     gint n_threads, GError **error);
 
 /*
+ * The same with a type change in the same pass (the CPU/device boundary):
+ * the blocked elements are of @type — sa8 or fx8 for an int8 tensor,
+ * quantized per tensor by @q; fp16 for an fp16 tensor — and the NCHW tensor
+ * any MLI type, per-tensor or per-axis. Values convert exactly as
+ * m2i_mli_convert() does, with @round for ties and saturation. E.g. fp32
+ * NCHW → int8 blocked quantized by a FakeQuantize's scale, and back.
+ * to_blocked fills padding lanes with the code of 0. FALSE with a GError
+ * for invalid tensors, mismatched shapes, a type that does not fit the
+ * blocked precision, or strides above 2^31 elements.
+ */
+gboolean m2i_npu_convert_to_blocked (const M2iMliTensor *nchw, M2iMliType type,
+    const M2iMliQuant *q, M2iNpuTensor *blocked, M2iMliRound round,
+    gint n_threads, GError **error);
+gboolean m2i_npu_convert_from_blocked (const M2iNpuTensor *blocked,
+    M2iMliType type, const M2iMliQuant *q, M2iMliTensor *nchw,
+    M2iMliRound round, gint n_threads, GError **error);
+
+/*
  * Convolution weights: OIYX (out_channels × in_channels/groups × kh × kw,
  * as OpenVINO's Convolution and GroupConvolution flattened to O) into the
  * blocked layout {ceil(O/8)}{ceil(Ig/8)}YX{I8}{O8}, padding with zeros.

@@ -161,110 +161,138 @@ m2i_npu_tensor_channel_view (const M2iNpuTensor *t, gint c0, gint nc,
 
 /* ---- NCHW ↔ blocked ----------------------------------------------------- */
 
+/* Each (image, channel block) is a rank-3 [lanes, H, W] view on both sides —
+ * strides {1, row, 8} in the blocked tensor — converted by m2i_mli_convert,
+ * so layout and type change in one pass with MLI's rounding and saturation. */
 typedef struct {
   const M2iMliTensor *nchw;
   const M2iNpuTensor *blocked;
-  gint64 ms[4];             /* NCHW strides, bytes */
-  gint64 block, row, batch; /* blocked strides, bytes */
-  gsize es;
-  guint16 pad;              /* padding-lane value (low byte for int8) */
+  M2iMliType type;          /* of the blocked elements */
+  M2iMliQuant q;            /* of the blocked elements */
+  M2iMliRound round;
   gboolean to_blocked;
+  gint64 ms[4];             /* NCHW strides, elements */
+  gint64 block, row, batch; /* blocked strides, elements */
+  gint status;              /* first failure (atomic), M2I_MLI_OK */
 } LayoutJob;
 
-static inline void
-put_elem (guint8 *d, const guint8 *s, gsize es)
-{
-  d[0] = s[0];
-  if (es == 2)
-    d[1] = s[1];
-}
-
-/* One (n, y, channel block) row of W pixels. */
 static void
-layout_rows (gint begin, gint end, gint slice, gpointer data)
+layout_items (gint begin, gint end, gint slice, gpointer data)
 {
-  const LayoutJob *j = data;
+  LayoutJob *j = data;
   const M2iNpuTensor *b = j->blocked;
+  const M2iMliTensor *m = j->nchw;
   gint cbs = CEIL8 (b->c);
-  guint8 pad[2] = { (guint8) j->pad, (guint8) (j->pad >> 8) };
+  gsize bes = npu_precision_size (b->precision);
   for (gint item = begin; item < end; item++) {
-    gint cb = item % cbs, y = (item / cbs) % b->h, n = item / cbs / b->h;
-    guint8 *brow = (guint8 *) b->data + n * j->batch + y * j->row + cb * j->block;
-    guint8 *mbase = (guint8 *) j->nchw->data + n * j->ms[0] + y * j->ms[2];
-    for (gint l = 0; l < 8; l++) {
-      gint c = cb * 8 + l;
-      guint8 *bp = brow + l * j->es;
-      if (c >= b->c) {
-        if (j->to_blocked)
-          for (gint x = 0; x < b->w; x++)
-            put_elem (bp + x * 8 * j->es, pad, j->es);
-        continue;
-      }
-      guint8 *mp = mbase + c * j->ms[1];
-      if (j->to_blocked)
+    gint cb = item % cbs, n = item / cbs, lanes = MIN (8, b->c - cb * 8);
+    gsize boff = (gsize) (n * j->batch + cb * j->block) * bes;
+    guint32 shape[3] = { lanes, b->h, b->w };
+    M2iMliTensor bv, mv;
+    m2i_mli_tensor_init (&bv, j->type, (guint8 *) b->data + boff, b->capacity - boff, 3, shape);
+    bv.q = j->q;
+    bv.mem_stride[0] = 1;
+    bv.mem_stride[1] = (gint32) j->row;
+    bv.mem_stride[2] = 8;
+    /* the sub-tensor carries per-axis parameters along */
+    M2iMliSubTensorCfg cfg = { { n, cb * 8, 0, 0 }, { 1, lanes, b->h, b->w }, 3 };
+    M2iMliStatus st = m2i_mli_subtensor (m, &cfg, &mv);
+    if (st == M2I_MLI_OK)
+      st = j->to_blocked ? m2i_mli_convert (&mv, &bv, j->round)
+          : m2i_mli_convert (&bv, &mv, j->round);
+    if (st != M2I_MLI_OK) {
+      g_atomic_int_compare_and_exchange (&j->status, M2I_MLI_OK, st);
+      continue;
+    }
+    if (j->to_blocked && lanes < 8) {     /* padding lanes: the code of 0 */
+      guint8 *base = (guint8 *) b->data + boff;
+      gint8 zero = j->type == M2I_MLI_SA8 ? (gint8) CLAMP (j->q.zero_point, -128, 127) : 0;
+      for (gint y = 0; y < b->h; y++)
         for (gint x = 0; x < b->w; x++)
-          put_elem (bp + x * 8 * j->es, mp + x * j->ms[3], j->es);
-      else
-        for (gint x = 0; x < b->w; x++)
-          put_elem (mp + x * j->ms[3], bp + x * 8 * j->es, j->es);
+          for (gint l = lanes; l < 8; l++) {
+            gsize e = (gsize) (y * j->row + x * 8 + l);
+            if (bes == 1)
+              base[e] = (guint8) zero;
+            else
+              ((m2i_f16 *) base)[e] = 0;
+          }
     }
   }
 }
 
 static gboolean
 layout_convert (const M2iMliTensor *nchw, const M2iNpuTensor *blocked,
+    M2iMliType type, const M2iMliQuant *q, M2iMliRound round,
     gboolean to_blocked, gint n_threads, GError **error)
 {
   if (!m2i_npu_tensor_check (blocked, error))
     return FALSE;
   if (!m2i_mli_set_error (m2i_mli_tensor_check (nchw), error, "NCHW tensor"))
     return FALSE;
-  gboolean int8 = nchw->type == M2I_MLI_SA8 || nchw->type == M2I_MLI_FX8;
-  if (nchw->rank != 4 || (blocked->precision == M2I_NPU_INT8 ? !int8 : nchw->type != M2I_MLI_FP16)
-      || (nchw->type == M2I_MLI_SA8 && nchw->q.axis >= 0)) {
+  gboolean int8 = type == M2I_MLI_SA8 || type == M2I_MLI_FX8;
+  if (!q || (blocked->precision == M2I_NPU_INT8 ? !int8 : type != M2I_MLI_FP16)
+      || (type == M2I_MLI_SA8 && q->axis >= 0)) {
     g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
-        "layout conversion needs a rank-4 NCHW %s tensor (per-tensor "
-        "quantization), got rank %u %s", blocked->precision == M2I_NPU_INT8
-        ? "sa8 or fx8" : "fp16", nchw->rank, m2i_mli_type_to_string (nchw->type));
+        "layout conversion: an %s blocked tensor holds %s elements with "
+        "per-tensor quantization, not %s", blocked->precision == M2I_NPU_INT8
+        ? "int8" : "fp16", blocked->precision == M2I_NPU_INT8 ? "sa8 or fx8"
+        : "fp16", m2i_mli_type_to_string (type));
     return FALSE;
   }
-  if ((gint64) nchw->shape[0] != blocked->n || (gint64) nchw->shape[1] != blocked->c
-      || (gint64) nchw->shape[2] != blocked->h || (gint64) nchw->shape[3] != blocked->w) {
+  if (nchw->rank != 4 || (gint64) nchw->shape[0] != blocked->n
+      || (gint64) nchw->shape[1] != blocked->c || (gint64) nchw->shape[2] != blocked->h
+      || (gint64) nchw->shape[3] != blocked->w) {
     g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
-        "layout conversion: NCHW shape %ux%ux%ux%u differs from the blocked "
-        "%dx%dx%dx%d", nchw->shape[0], nchw->shape[1], nchw->shape[2],
-        nchw->shape[3], blocked->n, blocked->c, blocked->h, blocked->w);
+        "layout conversion: the NCHW tensor (rank %u, %ux%ux%ux%u) does not "
+        "match the blocked %dx%dx%dx%d", nchw->rank, nchw->shape[0],
+        nchw->shape[1], nchw->shape[2], nchw->shape[3], blocked->n, blocked->c,
+        blocked->h, blocked->w);
     return FALSE;
   }
-  LayoutJob j = { nchw, blocked };
-  j.es = npu_precision_size (blocked->precision);
-  j.to_blocked = to_blocked;
-  j.pad = nchw->type == M2I_MLI_SA8 ? (guint16) (guint8) (gint8) CLAMP (nchw->q.zero_point, -128, 127) : 0;
-  gint64 ms[4];
-  m2i_mli_effective_strides (nchw, ms);
-  for (int i = 0; i < 4; i++)
-    j.ms[i] = ms[i] * (gint64) j.es;
+  LayoutJob j = { nchw, blocked, type, *q, round, to_blocked };
+  m2i_mli_effective_strides (nchw, j.ms);
   npu_tensor_strides (blocked, &j.block, &j.row, &j.batch);
-  j.block *= j.es;
-  j.row *= j.es;
-  j.batch *= j.es;
-  gint items = blocked->n * blocked->h * CEIL8 (blocked->c);
-  m2i_parallel_for (items, n_threads, 4, layout_rows, &j);
-  return TRUE;
+  if (j.row > G_MAXINT32 || j.ms[1] > G_MAXINT32 || j.ms[2] > G_MAXINT32 || j.ms[3] > G_MAXINT32) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+        "layout conversion: a row or plane above 2^31 elements");
+    return FALSE;
+  }
+  j.status = M2I_MLI_OK;
+  m2i_parallel_for (blocked->n * CEIL8 (blocked->c), n_threads, 4, layout_items, &j);
+  return m2i_mli_set_error (j.status, error, to_blocked ? "conversion to blocked"
+      : "conversion from blocked");
+}
+
+gboolean
+m2i_npu_convert_to_blocked (const M2iMliTensor *nchw, M2iMliType type,
+    const M2iMliQuant *q, M2iNpuTensor *blocked, M2iMliRound round,
+    gint n_threads, GError **error)
+{
+  return layout_convert (nchw, blocked, type, q, round, TRUE, n_threads, error);
+}
+
+gboolean
+m2i_npu_convert_from_blocked (const M2iNpuTensor *blocked, M2iMliType type,
+    const M2iMliQuant *q, M2iMliTensor *nchw, M2iMliRound round,
+    gint n_threads, GError **error)
+{
+  return layout_convert (nchw, blocked, type, q, round, FALSE, n_threads, error);
 }
 
 gboolean
 m2i_npu_to_blocked (const M2iMliTensor *nchw, M2iNpuTensor *blocked,
     gint n_threads, GError **error)
 {
-  return layout_convert (nchw, blocked, TRUE, n_threads, error);
+  return layout_convert (nchw, blocked, nchw ? nchw->type : M2I_MLI_FP32,
+      nchw ? &nchw->q : NULL, M2I_MLI_ROUND_HALF_UP, TRUE, n_threads, error);
 }
 
 gboolean
 m2i_npu_from_blocked (const M2iNpuTensor *blocked, M2iMliTensor *nchw,
     gint n_threads, GError **error)
 {
-  return layout_convert (nchw, blocked, FALSE, n_threads, error);
+  return layout_convert (nchw, blocked, nchw ? nchw->type : M2I_MLI_FP32,
+      nchw ? &nchw->q : NULL, M2I_MLI_ROUND_HALF_UP, FALSE, n_threads, error);
 }
 
 /* ---- weights -------------------------------------------------------------- */
@@ -297,7 +325,7 @@ m2i_npu_weights_to_blocked (const void *oiyx, gsize es, gint O, gint Ig,
               gint oc = ob * 8 + o, ic = ib * 8 + i;
               const guint8 *v = (oc < O && ic < Ig)
                   ? s + ((((gsize) oc * Ig + ic) * kh + ky) * kw + kx) * es : zero;
-              put_elem (d, v, es);
+              memcpy (d, v, es);
             }
 }
 

@@ -102,6 +102,121 @@ test_layout_errors (void)
   g_clear_error (&err);
 }
 
+/* The CPU/device boundary in one pass: fp32 NCHW → sa8 blocked (the
+ * test's own quantizer: ties are measure-zero for random floats) and back,
+ * fp32 → fp16 blocked (the base RNE helper), and a per-channel sa8 source
+ * requantized per tensor. */
+static void
+test_convert_blocked (void)
+{
+  GRand *r = g_rand_new_with_seed (21);
+  gint N = 2, C = 11, H = 3, W = 5;
+  gsize n = (gsize) N * C * H * W;
+  guint32 shape[] = { N, C, H, W };
+  float *f = g_new (float, n), *back = g_new (float, n);
+  for (gsize i = 0; i < n; i++)
+    f[i] = (float) g_rand_double_range (r, -12, 12);
+  M2iMliTensor src, dst;
+  m2i_mli_tensor_init (&src, M2I_MLI_FP32, f, n * 4, 4, shape);
+  m2i_mli_tensor_init (&dst, M2I_MLI_FP32, back, n * 4, 4, shape);
+  M2iMliQuant q = { 0 };
+  q.axis = -1;
+  q.zero_point = 3;
+  q.scale = 77;
+  q.scale_frac_bits = 12;                  /* step 77/4096 ≈ 0.0188: ±12 saturates */
+  gsize bb = m2i_npu_tensor_bytes (M2I_NPU_INT8, N, C, H, W);
+  gint8 *blk = g_malloc (bb);
+  M2iNpuTensor t;
+  m2i_npu_tensor_init (&t, M2I_NPU_INT8, N, C, H, W, blk, bb);
+  GError *err = NULL;
+  g_assert_true (m2i_npu_convert_to_blocked (&src, M2I_MLI_SA8, &q, &t, M2I_MLI_ROUND_HALF_UP, 2, &err));
+  g_assert_no_error (err);
+  for (gint b = 0; b < N; b++)
+    for (gint c = 0; c < 16; c++)
+      for (gint y = 0; y < H; y++)
+        for (gint x = 0; x < W; x++) {
+          gint8 got = blk[tu_blocked_index (C, H, W, b, c, y, x)];
+          if (c >= C) {
+            g_assert_cmpint (got, ==, 3);
+            continue;
+          }
+          double v = f[(((gsize) b * C + c) * H + y) * W + x];
+          double want = CLAMP (floor (v * 4096 / 77 + 0.5) + 3, -128, 127);
+          g_assert_cmpint (got, ==, (gint) want);
+        }
+  g_assert_true (m2i_npu_convert_from_blocked (&t, M2I_MLI_SA8, &q, &dst, M2I_MLI_ROUND_HALF_UP, 1, &err));
+  g_assert_no_error (err);
+  for (gint b = 0; b < N; b++)
+    for (gint c = 0; c < C; c++)
+      for (gint y = 0; y < H; y++)
+        for (gint x = 0; x < W; x++) {
+          gsize i = (((gsize) b * C + c) * H + y) * W + x;
+          gint8 code = blk[tu_blocked_index (C, H, W, b, c, y, x)];
+          g_assert_cmpfloat (back[i], ==, (code - 3) * 77 / 4096.0);
+        }
+
+  /* fp32 → fp16 blocked */
+  gsize bh = m2i_npu_tensor_bytes (M2I_NPU_FP16, N, C, H, W);
+  m2i_f16 *hb = g_malloc (bh);
+  M2iNpuTensor th;
+  m2i_npu_tensor_init (&th, M2I_NPU_FP16, N, C, H, W, hb, bh);
+  g_assert_true (m2i_npu_convert_to_blocked (&src, M2I_MLI_FP16, &q, &th, M2I_MLI_ROUND_HALF_UP, 2, &err));
+  for (gint b = 0; b < N; b++)
+    for (gint c = 0; c < 16; c++)
+      for (gint y = 0; y < H; y++)
+        for (gint x = 0; x < W; x++) {
+          m2i_f16 got = hb[tu_blocked_index (C, H, W, b, c, y, x)];
+          m2i_f16 want = c < C ? m2i_f32_to_f16 (f[(((gsize) b * C + c) * H + y) * W + x]) : 0;
+          g_assert_cmphex (got, ==, want);
+        }
+
+  /* sa8 NCHW quantized per channel → sa8 blocked per tensor (scale 1/8) */
+  gint8 *s8 = g_malloc (n);
+  gint32 zc[11], sc[11];
+  gint8 fc[11];
+  for (gint c = 0; c < C; c++) {
+    zc[c] = c - 5;
+    sc[c] = 1 + c;
+    fc[c] = 4;
+  }
+  for (gsize i = 0; i < n; i++)
+    s8[i] = (gint8) g_rand_int_range (r, -128, 128);
+  M2iMliTensor s8t;
+  m2i_mli_tensor_init (&s8t, M2I_MLI_SA8, s8, n, 4, shape);
+  m2i_mli_tensor_set_sa_axis (&s8t, 1, zc, sc, fc);
+  M2iMliQuant q8 = { 0 };
+  q8.axis = -1;
+  q8.scale = 1;
+  q8.scale_frac_bits = 3;
+  g_assert_true (m2i_npu_convert_to_blocked (&s8t, M2I_MLI_SA8, &q8, &t, M2I_MLI_ROUND_HALF_EVEN, 1, &err));
+  for (gint b = 0; b < N; b++)
+    for (gint c = 0; c < C; c++)
+      for (gint y = 0; y < H; y++)
+        for (gint x = 0; x < W; x++) {
+          gint v = s8[(((gsize) b * C + c) * H + y) * W + x];
+          /* (v - z)·s/16 in steps of 1/8 = (v - z)·s/2: ties to even */
+          gint num = (v - zc[c]) * sc[c];
+          gint q2 = num / 2 + ((num % 2 != 0 && ((num / 2) % 2 != 0)) ? (num > 0 ? 1 : -1) : 0);
+          g_assert_cmpint (blk[tu_blocked_index (C, H, W, b, c, y, x)], ==, CLAMP (q2, -128, 127));
+        }
+
+  /* fp16 elements do not fit an int8 tensor; per-axis blocked quantization
+   * is refused. */
+  g_assert_false (m2i_npu_convert_to_blocked (&src, M2I_MLI_FP16, &q, &t, M2I_MLI_ROUND_HALF_UP, 1, &err));
+  g_assert_error (err, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&err);
+  M2iMliQuant qa = q;
+  qa.axis = 1;
+  g_assert_false (m2i_npu_convert_to_blocked (&src, M2I_MLI_SA8, &qa, &t, M2I_MLI_ROUND_HALF_UP, 1, &err));
+  g_clear_error (&err);
+  g_free (f);
+  g_free (back);
+  g_free (blk);
+  g_free (hb);
+  g_free (s8);
+  g_rand_free (r);
+}
+
 static void
 test_weights_blocked (void)
 {
@@ -407,6 +522,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/npu/ops/layout", test_layout);
   g_test_add_func ("/npu/ops/layout-errors", test_layout_errors);
+  g_test_add_func ("/npu/ops/convert-blocked", test_convert_blocked);
   g_test_add_func ("/npu/ops/weights-blocked", test_weights_blocked);
   g_test_add_func ("/npu/ops/pool-sizes", test_pool_sizes);
   g_test_add_func ("/npu/ops/pool", test_pool);
