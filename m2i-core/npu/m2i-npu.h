@@ -40,7 +40,7 @@ typedef enum {
  */
 typedef struct {
   M2iNpuPrecision precision;
-  gpointer data;           /* borrowed */
+  gpointer data;           /* borrowed; aligned to the element size */
   gsize capacity;          /* bytes available from data */
   gint n, c, h, w;
   gint64 block_stride, row_stride, batch_stride;
@@ -54,8 +54,10 @@ void m2i_npu_tensor_init (M2iNpuTensor *t, M2iNpuPrecision p, gint n, gint c,
     gint h, gint w, gpointer data, gsize capacity);
 
 /* FALSE with a GError when @t is NULL, has NULL data, an unknown
- * precision, a dimension < 1, strides that do not nest, or a capacity
- * smaller than its span. */
+ * precision, fp16 data at an odd address, a dimension outside [1, 2^20],
+ * more than 2^31 rows of blocks,
+ * a stride above 2^40 or strides that do not nest, or a capacity smaller
+ * than its span. */
 gboolean m2i_npu_tensor_check (const M2iNpuTensor *t, GError **error);
 
 /*
@@ -231,11 +233,12 @@ gsize m2i_npu_conv_get_scratch_size (const M2iNpuConv *conv);
 /*
  * Runs the layer on @in (N×in_channels×in_h×in_w, blocked, the layer's
  * precision) into @out (N×out_channels×out_h×out_w; may be a channel
- * view). @scratch: m2i_npu_conv_get_scratch_size() bytes, 64-byte aligned,
- * or NULL to use a buffer the layer owns (then runs of the same layer must
- * not overlap in time). @n_threads slices of m2i_parallel_for (<= 0: one
- * per core). FALSE with a GError when a tensor is invalid or its shape or
- * precision does not match; @out is untouched then.
+ * view; it must not overlap @in). @scratch: m2i_npu_conv_get_scratch_size()
+ * bytes, or NULL to use a buffer the layer owns, allocated on the first such
+ * run (then runs of the same layer must not overlap in time). @n_threads
+ * slices of m2i_parallel_for (<= 0: one per core). FALSE with a GError when
+ * a tensor is invalid or its shape or precision does not match; @out is
+ * untouched then.
  */
 gboolean m2i_npu_conv_run (M2iNpuConv *conv, const M2iNpuTensor *in,
     M2iNpuTensor *out, gpointer scratch, gint n_threads, GError **error);

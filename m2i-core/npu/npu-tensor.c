@@ -66,6 +66,11 @@ m2i_npu_tensor_check (const M2iNpuTensor *t, GError **error)
         "blocked tensor: unknown precision %d", t->precision);
     return FALSE;
   }
+  if ((guintptr) t->data % npu_precision_size (t->precision)) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+        "blocked tensor: fp16 data at an odd address");
+    return FALSE;
+  }
   if (t->n < 1 || t->c < 1 || t->h < 1 || t->w < 1 || t->n > NPU_MAX_DIM
       || t->c > NPU_MAX_DIM || t->h > NPU_MAX_DIM || t->w > NPU_MAX_DIM) {
     g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
