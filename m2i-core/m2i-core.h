@@ -10,3 +10,5 @@
 #include <ir/m2i-ir-types.h>
 #include <ir/m2i-ir-op.h>
 #include <ir/m2i-ir.h>
+#include <mli/m2i-mli.h>
+#include <npu/m2i-npu.h>
