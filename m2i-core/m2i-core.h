@@ -6,7 +6,7 @@
 #include <base/m2i-fp16.h>
 #include <base/m2i-cpu.h>
 #include <base/m2i-parallel.h>
-#include <m2i/m2i-resize.h>
+#include <m2i/m2i.h>
 #include <ir/m2i-ir-types.h>
 #include <ir/m2i-ir-op.h>
 #include <ir/m2i-ir.h>

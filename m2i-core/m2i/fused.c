@@ -1,0 +1,558 @@
+/* fused.c — the one-pass kernel for csc-headed chains.
+ *
+ * Covers csc, then in this order: [convert] [resize] [permute] [norm], where
+ * convert may also come after resize, permute may sit anywhere after csc, and
+ * norm follows the fp conversion (and the resize, if any). Without resize,
+ * each pair of luma rows shares one chroma-term row and every output row is
+ * written straight from the csc registers. With resize, only the source rows
+ * and columns the filter tables use are converted: each needed source row is
+ * colour-converted (on the compacted list of needed columns when that is much
+ * narrower than the frame), resized horizontally into a small ring of rows,
+ * and every output row is one vertical pass over the ring — the evaluation
+ * order of resize-private.h, so results equal the reference bit for bit.
+ * Compacted columns are scattered back into a full-width row that is zero
+ * elsewhere, so the resize module's own kernels and tables run unchanged
+ * (they read only the columns their tables name).
+ * Output rows are sliced over threads, each slice with its own scratch.
+ */
+#include "engine-private.h"
+
+#include <base/m2i-error.h>
+#include <base/m2i-parallel.h>
+#include <string.h>
+
+typedef struct {
+  gint16 *terms;
+  guint8 *cy, *cu, *cv;        /* compacted source columns */
+  guint8 *crow;                /* compacted csc output, interleaved u8, or
+                                  expanded: three planes of K values */
+  guint8 *frow8;               /* full-width source rows for hpass: needed */
+  m2i_f16 *frow16;             /* columns filled, the rest stays zero */
+  float *frow32;
+  float *ring;                 /* ring_n rows of out_w * 3 hpass sums */
+  gint *tags;                  /* source row held by each ring slot, -1: none */
+  gint terms_row;              /* chroma row whose terms `terms` holds, -1: none */
+  const float **rows;
+  float *vrow;
+  guint8 *orow8;
+  m2i_f16 *orow16;
+  float *orowf;
+} Slice;
+
+struct Fused {
+  const CscKernels *k;
+  M2iFormat src_format;
+  M2iChannelOrder order;
+  gint in_w, in_h, out_w, out_h;
+  M2iDataType out_dt, resize_dt;
+  M2iLayout out_layout;
+  gboolean has_resize, has_norm;
+  float sub[3], mul[3], add[3];        /* norm, per channel in memory order */
+  float *nsub, *nmul, *nadd;           /* the same repeated along a resized row */
+  CscOutSpec spec;                     /* non-resize output */
+  int plane_of[3];                     /* plane index of R, G, B */
+  /* resize */
+  M2iResizePlan *rplan;
+  gboolean compact;
+  gboolean expanded;                   /* columns listed tap by tap (see below) */
+  gint n_cols;                         /* K: columns converted per source row */
+  gint32 *xs;                          /* the K source columns */
+  float *wt;                           /* expanded: weights in the same order */
+  gboolean pairs;                      /* expanded, 2 taps on adjacent columns */
+  PairWindows *windows;                /* for k->gather_pairs_win */
+  gboolean planar_rows;                /* ring rows hold R..., G..., B... (expanded) */
+  gint ring_n, rows_needed;
+  gsize ts;
+  gint n_slices;
+  Slice *slices;
+  const M2iImage *in;                  /* per run */
+  M2iImage *out;
+};
+
+gboolean
+m2i_fused_supported (const M2iImage *in, const M2iOp *ops, guint n_ops,
+    const M2iImage *out)
+{
+  if (!m2i_format_is_yuv (in->format) || n_ops == 0 || ops[0].kind != M2I_OP_CSC)
+    return FALSE;
+  int n_conv = 0, n_resize = 0, n_perm = 0, n_norm = 0;
+  for (guint i = 1; i < n_ops; i++) {
+    switch (ops[i].kind) {
+      case M2I_OP_CONVERT: n_conv++; break;
+      case M2I_OP_RESIZE:
+        if (n_norm)
+          return FALSE;          /* norm before resize: op by op */
+        n_resize++;
+        break;
+      case M2I_OP_PERMUTE: n_perm++; break;
+      case M2I_OP_NORM: n_norm++; break;
+      default: return FALSE;
+    }
+  }
+  if (n_conv > 1 || n_resize > 1 || n_perm > 1 || n_norm > 1)
+    return FALSE;
+  /* The device never writes interleaved fp data; neither does this kernel. */
+  if (m2i_format_layout (out->format) == M2I_LAYOUT_INTERLEAVED
+      && m2i_format_dtype (out->format) != M2I_DTYPE_U8)
+    return FALSE;
+  return TRUE;
+}
+
+static void
+slice_free (Slice *s)
+{
+  g_free (s->terms);
+  g_free (s->cy);
+  g_free (s->cu);
+  g_free (s->cv);
+  g_free (s->crow);
+  g_free (s->frow8);
+  g_free (s->frow16);
+  g_free (s->frow32);
+  g_free (s->ring);
+  g_free (s->tags);
+  g_free (s->rows);
+  g_free (s->vrow);
+  g_free (s->orow8);
+  g_free (s->orow16);
+  g_free (s->orowf);
+}
+
+void
+m2i_fused_free (Fused *f)
+{
+  if (!f)
+    return;
+  for (gint i = 0; f->slices && i < f->n_slices; i++)
+    slice_free (&f->slices[i]);
+  g_free (f->slices);
+  if (f->rplan)
+    m2i_resize_plan_free (f->rplan);
+  g_free (f->xs);
+  g_free (f->wt);
+  m2i_pair_windows_free (f->windows);
+  g_free (f->nsub);
+  g_free (f->nmul);
+  g_free (f->nadd);
+  g_free (f);
+}
+
+/* Chooses the source columns to convert.
+ * - expanded (downscales without intermediate rounding): the column list is
+ *   the x table itself, one block per tap (xs[t*n + i] = index[i*taps + t];
+ *   a column used by two outputs appears twice). The horizontal pass over
+ *   it is then a regular, gather-free loop (CscKernels.hpass_expanded)
+ *   evaluating exactly the contract's sums (taps in table order, fp32 from
+ *   0.0f, no FMA) into planar rows; no scatter and no gathering hpass. Two
+ *   taps on adjacent columns (linear downscales) gather both at once.
+ * - compact: the distinct columns the table names, scattered back into a
+ *   zeroed full-width row for the resize module's hpass (pillow modes, whose
+ *   intermediate rounding belongs to the module).
+ * - otherwise whole rows. */
+static void
+plan_columns (Fused *f)
+{
+  const M2iResizeAxis *ax = &f->rplan->x;
+  gint n_taps = ax->out_size * ax->taps;
+  if (!f->rplan->round_intermediate && n_taps * 2 <= ax->in_size) {
+    gint n = ax->out_size, T = ax->taps;
+    f->expanded = TRUE;
+    f->planar_rows = TRUE;
+    f->n_cols = n_taps;
+    f->xs = g_new (gint32, n_taps);
+    f->wt = g_new (float, n_taps);
+    for (gint i = 0; i < n; i++)
+      for (gint t = 0; t < T; t++) {
+        f->xs[t * n + i] = ax->index[i * T + t];
+        f->wt[t * n + i] = ax->weight[i * T + t];
+      }
+    f->pairs = T == 2;
+    for (gint i = 0; i < n && f->pairs; i++)
+      f->pairs = f->xs[n + i] == f->xs[i] + 1;
+    return;
+  }
+  guint8 *used = g_new0 (guint8, ax->in_size);
+  for (gint i = 0; i < n_taps; i++)
+    used[ax->index[i]] = 1;
+  gint K = 0;
+  for (gint i = 0; i < ax->in_size; i++)
+    K += used[i];
+  if (K * 2 > ax->in_size) {
+    f->compact = FALSE;
+    f->n_cols = ax->in_size;
+  } else {
+    f->compact = TRUE;
+    f->n_cols = K;
+    f->xs = g_new (gint32, K);
+    K = 0;
+    for (gint i = 0; i < ax->in_size; i++)
+      if (used[i])
+        f->xs[K++] = i;
+  }
+  g_free (used);
+}
+
+static void
+plan_rows (Fused *f)
+{
+  const M2iResizeAxis *ay = &f->rplan->y;
+  guint8 *used = g_new0 (guint8, ay->in_size);
+  gint ring = 1;
+  for (gint i = 0; i < ay->out_size; i++) {
+    ring = MAX (ring, ay->last[i] - ay->first[i] + 1);
+    for (gint t = 0; t < ay->taps; t++)
+      used[ay->index[i * ay->taps + t]] = 1;
+  }
+  f->rows_needed = 0;
+  for (gint i = 0; i < ay->in_size; i++)
+    f->rows_needed += used[i];
+  f->ring_n = ring;
+  g_free (used);
+}
+
+Fused *
+m2i_fused_new (const M2iImage *in, const M2iOp *ops, guint n_ops,
+    const M2iImage *out, gint n_threads, GError **error)
+{
+  g_return_val_if_fail (m2i_fused_supported (in, ops, n_ops, out), NULL);
+  Fused *f = g_new0 (Fused, 1);
+  f->k = m2i_csc_kernels ();
+  f->src_format = in->format;
+  f->order = ops[0].u.csc.order;
+  f->in_w = in->width;
+  f->in_h = in->height;
+  f->out_w = out->width;
+  f->out_h = out->height;
+  f->out_dt = m2i_format_dtype (out->format);
+  f->out_layout = m2i_format_layout (out->format);
+  f->resize_dt = M2I_DTYPE_U8;
+  M2iDataType dt = M2I_DTYPE_U8;
+  for (guint i = 1; i < n_ops; i++) {
+    const M2iOp *op = &ops[i];
+    if (op->kind == M2I_OP_CONVERT)
+      dt = op->u.convert.to;
+    if (op->kind == M2I_OP_RESIZE) {
+      f->has_resize = TRUE;
+      f->resize_dt = dt;
+      f->rplan = m2i_resize_plan_new (&op->u.resize, in->width, in->height, error);
+      if (!f->rplan) {
+        m2i_fused_free (f);
+        return NULL;
+      }
+    }
+    if (op->kind == M2I_OP_NORM) {
+      f->has_norm = TRUE;
+      for (int c = 0; c < 3; c++)
+        m2i_norm_fast_coeffs (&op->u.norm, c, &f->sub[c], &f->mul[c], &f->add[c]);
+    }
+  }
+  gboolean bgr = f->order == M2I_ORDER_BGR;
+  f->plane_of[0] = bgr ? 2 : 0;
+  f->plane_of[1] = 1;
+  f->plane_of[2] = bgr ? 0 : 2;
+
+  f->n_slices = n_threads > 0 ? n_threads : m2i_parallel_n_cores ();
+  f->slices = g_new0 (Slice, f->n_slices);
+  if (!f->has_resize) {
+    f->spec.bgr = bgr;
+    f->spec.norm = f->has_norm;
+    for (int c = 0; c < 3; c++) {         /* kernel channel c is R, G or B */
+      int p = f->plane_of[c];
+      f->spec.sub[c] = f->sub[p];
+      f->spec.mul[c] = f->mul[p];
+      f->spec.add[c] = f->add[p];
+    }
+    if (f->out_layout == M2I_LAYOUT_INTERLEAVED)
+      f->spec.mode = CSC_OUT_IL_U8;
+    else
+      f->spec.mode = f->out_dt == M2I_DTYPE_U8 ? CSC_OUT_PL_U8
+          : f->out_dt == M2I_DTYPE_F16 ? CSC_OUT_PL_F16 : CSC_OUT_PL_F32;
+    f->ts = m2i_csc_terms_stride (f->k, in->width);
+    for (gint s = 0; s < f->n_slices; s++)
+      f->slices[s].terms = g_new0 (gint16, f->ts * CSC_N_TERMS);
+    return f;
+  }
+
+  plan_columns (f);
+  plan_rows (f);
+  if (f->pairs && f->k->gather_pairs_win)
+    f->windows = m2i_pair_windows_new (f->xs, f->n_cols / 2, in->width,
+        in->format == M2I_FORMAT_SP_NV12_8);
+  gint K = f->n_cols;
+  gsize n = (gsize) f->out_w * 3;
+  f->ts = m2i_csc_terms_stride (f->k, K);
+  f->nsub = g_new (float, n);
+  f->nmul = g_new (float, n);
+  f->nadd = g_new (float, n);
+  for (gsize i = 0; i < n; i++) {
+    gsize c = f->planar_rows ? i / (gsize) f->out_w : i % 3;
+    f->nsub[i] = f->sub[c];
+    f->nmul[i] = f->mul[c];
+    f->nadd[i] = f->add[c];
+  }
+  for (gint s = 0; s < f->n_slices; s++) {
+    Slice *sl = &f->slices[s];
+    sl->terms = g_new0 (gint16, f->ts * CSC_N_TERMS);
+    if (f->compact || f->expanded) {
+      sl->cy = g_new0 (guint8, K);
+      sl->cu = g_new0 (guint8, K);
+      sl->cv = g_new0 (guint8, K);
+    }
+    gsize wn = (gsize) f->in_w * 3;
+    sl->crow = g_new0 (guint8, (gsize) K * 3);
+    sl->frow8 = g_new0 (guint8, wn);
+    if (f->resize_dt == M2I_DTYPE_F16 && f->rplan->round_intermediate)
+      sl->frow16 = g_new0 (m2i_f16, wn);
+    if (f->resize_dt == M2I_DTYPE_F32)
+      sl->frow32 = g_new0 (float, wn);
+    sl->ring = g_new0 (float, n * (gsize) f->ring_n);
+    sl->tags = g_new (gint, f->ring_n);
+    sl->rows = g_new0 (const float *, f->rplan->y.taps);
+    sl->vrow = g_new0 (float, n);
+    sl->orow8 = g_new0 (guint8, n);
+    sl->orow16 = g_new0 (m2i_f16, n);
+    sl->orowf = g_new0 (float, n);
+  }
+  return f;
+}
+
+void
+m2i_fused_source_extent (const Fused *f, gint *rows, gint *cols)
+{
+  *rows = f->has_resize ? f->rows_needed : f->in_h;
+  *cols = f->has_resize ? f->n_cols : f->in_w;
+}
+
+/* ---- without resize ----------------------------------------------------- */
+
+static void
+run_pairs (gint begin, gint end, gint slice, gpointer data)
+{
+  Fused *f = data;
+  const M2iImage *in = f->in;
+  const M2iImage *out = f->out;
+  gboolean nv12 = in->format == M2I_FORMAT_SP_NV12_8;
+  for (gint p = begin; p < end; p++) {
+    guint8 *dst[2][3] = { { NULL } };
+    for (gint r = 0; r < 2; r++) {
+      gint y = 2 * p + r;
+      if (f->spec.mode == CSC_OUT_IL_U8)
+        dst[r][0] = out->data[0] + (gsize) y * out->stride[0];
+      else
+        for (int c = 0; c < 3; c++)
+          dst[r][c] = out->data[f->plane_of[c]] + (gsize) y * out->stride[f->plane_of[c]];
+    }
+    const guint8 *c1 = in->data[1] + (gsize) p * in->stride[1];
+    const guint8 *c2 = nv12 ? NULL : in->data[2] + (gsize) p * in->stride[2];
+    f->k->pair (in->data[0] + (gsize) (2 * p) * in->stride[0],
+        in->data[0] + (gsize) (2 * p + 1) * in->stride[0], c1, c2, in->width,
+        dst[0], dst[1], &f->spec);
+  }
+}
+
+/* ---- with resize -------------------------------------------------------- */
+
+static const float *
+source_row (Fused *f, Slice *sl, gint r)
+{
+  gint slot = r % f->ring_n;
+  float *dst = sl->ring + (gsize) slot * f->out_w * 3;
+  if (sl->tags[slot] == r)
+    return dst;
+  const M2iImage *in = f->in;
+  const guint8 *yrow = in->data[0] + (gsize) r * in->stride[0];
+  const guint8 *c1 = in->data[1] + (gsize) (r / 2) * in->stride[1];
+  CscOutSpec il = { .mode = CSC_OUT_IL_U8, .bgr = f->order == M2I_ORDER_BGR };
+  gint K = f->n_cols;
+  const gint32 *xs = f->xs;
+  if (f->compact || f->expanded) {
+    guint8 *const crow[3] = { sl->crow, NULL, NULL };
+    /* The chroma terms depend only on the chroma row: rows 2j and 2j+1 share
+     * them (the tag is reset at every run, the frame changes). */
+    gboolean need_chroma = sl->terms_row != r / 2;
+    const guint8 *c2 = in->format == M2I_FORMAT_SP_NV12_8 ? NULL
+        : in->data[2] + (gsize) (r / 2) * in->stride[2];
+    gint wc = c2 ? in->width / 2 : in->width;
+    if (f->windows)
+      f->k->gather_pairs_win (yrow, need_chroma ? c1 : NULL, c2, xs, K / 2, f->windows,
+          sl->cy, sl->cu, sl->cv);
+    else if (f->pairs)
+      f->k->gather_pairs (yrow, in->width, need_chroma ? c1 : NULL, c2, wc, xs, K / 2,
+          sl->cy, sl->cu, sl->cv);
+    else
+      f->k->gather (yrow, in->width, need_chroma ? c1 : NULL, c2, wc, xs, K,
+          sl->cy, sl->cu, sl->cv);
+    if (need_chroma) {
+      f->k->prep_444 (sl->cu, sl->cv, K, sl->terms, f->ts);
+      sl->terms_row = r / 2;
+    }
+    if (f->expanded) {
+      CscOutSpec pl = { .mode = CSC_OUT_PL_U8 };
+      gboolean bgr = f->order == M2I_ORDER_BGR;
+      guint8 *const planes[3] = { sl->crow + (bgr ? 2 : 0) * (gsize) K,
+        sl->crow + (gsize) K, sl->crow + (bgr ? 0 : 2) * (gsize) K };
+      f->k->row (sl->cy, sl->terms, f->ts, K, planes, &pl);
+      f->k->hpass_expanded (f->wt, f->rplan->x.taps, f->out_w, sl->crow, K, dst);
+      sl->tags[slot] = r;
+      return dst;
+    }
+    f->k->row (sl->cy, sl->terms, f->ts, K, crow, &il);
+  } else {
+    guint8 *const frow[3] = { sl->frow8, NULL, NULL };
+    const guint8 *c2 = in->format == M2I_FORMAT_SP_NV12_8 ? NULL
+        : in->data[2] + (gsize) (r / 2) * in->stride[2];
+    f->k->pair (yrow, NULL, c1, c2, K, frow, NULL, &il);
+  }
+  const M2iResizePlan *rp = f->rplan;
+  const guint8 *c8 = sl->crow;
+  /* fp16 data holding u8 values: the module's u8 and fp16 kernels read the
+   * same fp32 values, so the u8 one (narrower loads, no conversion) gives the
+   * same sums — except when pillow modes round the intermediate to the data
+   * type, which differs between u8 and fp16. */
+  M2iDataType hdt = f->resize_dt;
+  if (hdt == M2I_DTYPE_F16 && !rp->round_intermediate)
+    hdt = M2I_DTYPE_U8;
+  switch (hdt) {
+    case M2I_DTYPE_U8:
+      if (f->compact)
+        for (gint k = 0; k < K; k++)
+          memcpy (sl->frow8 + 3 * (gsize) xs[k], c8 + 3 * k, 3);
+      m2i_resize_hpass_u8 (rp, sl->frow8, 3, dst);
+      break;
+    case M2I_DTYPE_F16:
+      if (f->compact) {
+        /* convert the compacted values, then scatter them */
+        m2i_f16 tmp[3 * 64];
+        for (gint k0 = 0; k0 < K; k0 += 64) {
+          gint m = MIN (64, K - k0);
+          f->k->u8_to_f16 (c8 + 3 * k0, tmp, 3 * m);
+          for (gint k = 0; k < m; k++)
+            memcpy (sl->frow16 + 3 * (gsize) xs[k0 + k], tmp + 3 * k, 3 * sizeof (m2i_f16));
+        }
+      } else {
+        f->k->u8_to_f16 (sl->frow8, sl->frow16, f->in_w * 3);
+      }
+      m2i_resize_hpass_f16 (rp, sl->frow16, 3, dst);
+      break;
+    default:
+      if (f->compact) {
+        for (gint k = 0; k < K; k++)
+          for (int c = 0; c < 3; c++)
+            sl->frow32[3 * (gsize) xs[k] + c] = c8[3 * k + c];
+      } else {
+        for (gint i = 0; i < f->in_w * 3; i++)
+          sl->frow32[i] = sl->frow8[i];
+      }
+      m2i_resize_hpass_f32 (rp, sl->frow32, 3, dst);
+      break;
+  }
+  sl->tags[slot] = r;
+  return dst;
+}
+
+/* Writes one row of values (@bps bytes each; interleaved, or three planes
+ * of out_w if f->planar_rows) to output row @oy. */
+static void
+write_row (Fused *f, gint oy, const void *vals, guint bps)
+{
+  const M2iImage *out = f->out;
+  gint w = f->out_w;
+  const guint8 *v = vals;
+  if (f->out_layout == M2I_LAYOUT_INTERLEAVED && !f->planar_rows) {
+    memcpy (out->data[0] + (gsize) oy * out->stride[0], vals, (gsize) w * 3 * bps);
+    return;
+  }
+  if (f->out_layout == M2I_LAYOUT_PLANAR && f->planar_rows) {
+    for (int c = 0; c < 3; c++)
+      memcpy (out->data[c] + (gsize) oy * out->stride[c], v + (gsize) c * w * bps,
+          (gsize) w * bps);
+    return;
+  }
+  /* interleave <-> planar: value i of channel c is at src[si] -> dst[di] */
+  gboolean to_planar = f->out_layout == M2I_LAYOUT_PLANAR;
+  for (int c = 0; c < 3; c++) {
+    guint8 *d = out->data[to_planar ? c : 0] + (gsize) oy * out->stride[to_planar ? c : 0];
+    for (gint i = 0; i < w; i++) {
+      gsize si = to_planar ? (gsize) 3 * i + c : (gsize) c * w + i;
+      gsize di = to_planar ? (gsize) i : (gsize) 3 * i + c;
+      memcpy (d + di * bps, v + si * bps, bps);
+    }
+  }
+}
+
+/* One output row from the vertical sums (interleaved, memory order): round
+ * to the type the resize ran in, then convert / norm / store. */
+static void
+finish_row (Fused *f, Slice *sl, gint oy)
+{
+  gint n = f->out_w * 3;
+  float *x = sl->orowf;
+  switch (f->resize_dt) {
+    case M2I_DTYPE_U8:
+      m2i_resize_round_u8_row (f->rplan, sl->vrow, sl->orow8, n);
+      if (f->out_dt == M2I_DTYPE_U8) {
+        write_row (f, oy, sl->orow8, 1);
+        return;
+      }
+      for (gint i = 0; i < n; i++)
+        x[i] = sl->orow8[i];
+      break;
+    case M2I_DTYPE_F16:
+      if (f->has_norm && f->out_dt == M2I_DTYPE_F16) {
+        f->k->finish_f16_norm (sl->vrow, f->nsub, f->nmul, f->nadd, n, sl->orow16);
+        write_row (f, oy, sl->orow16, 2);
+        return;
+      }
+      m2i_f32_to_f16_n (sl->vrow, sl->orow16, (gsize) n);
+      if (!f->has_norm) {
+        write_row (f, oy, sl->orow16, 2);
+        return;
+      }
+      m2i_f16_to_f32_n (sl->orow16, x, (gsize) n);
+      break;
+    default:
+      x = sl->vrow;
+      break;
+  }
+  if (f->has_norm) {
+    const float *sub = f->nsub, *mul = f->nmul, *add = f->nadd;
+    for (gint i = 0; i < n; i++)
+      x[i] = (x[i] - sub[i]) * mul[i] + add[i];
+  }
+  if (f->out_dt == M2I_DTYPE_F16) {
+    m2i_f32_to_f16_n (x, sl->orow16, (gsize) n);
+    write_row (f, oy, sl->orow16, 2);
+  } else {
+    write_row (f, oy, x, 4);
+  }
+}
+
+static void
+run_resize (gint begin, gint end, gint slice, gpointer data)
+{
+  Fused *f = data;
+  Slice *sl = &f->slices[slice];
+  const M2iResizeAxis *ay = &f->rplan->y;
+  for (gint i = 0; i < f->ring_n; i++)
+    sl->tags[i] = -1;
+  sl->terms_row = -1;
+  for (gint oy = begin; oy < end; oy++) {
+    for (gint t = 0; t < ay->taps; t++)
+      sl->rows[t] = source_row (f, sl, ay->index[oy * ay->taps + t]);
+    m2i_resize_vpass (f->rplan, oy, sl->rows, f->out_w * 3, sl->vrow);
+    finish_row (f, sl, oy);
+  }
+}
+
+void
+m2i_fused_run (Fused *f, const M2iImage *in, M2iImage *out)
+{
+  f->in = in;
+  f->out = out;
+  if (f->has_resize)
+    m2i_parallel_for (f->out_h, f->n_slices, 4, run_resize, f);
+  else
+    m2i_parallel_for (f->in_h / 2, f->n_slices, 8, run_pairs, f);
+  f->in = NULL;
+  f->out = NULL;
+}

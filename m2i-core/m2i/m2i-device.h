@@ -1,0 +1,88 @@
+/* m2i-device.h — the simulated M2I device shared by the whole process.
+ *
+ * One device object serves every element and pipeline: a FIFO submission
+ * queue, engine threads that run queued plan runs, completion fences (wait
+ * with a timeout, or a callback), cancellation of runs still queued, and
+ * counters of what ran where, for tests and statistics. The device is
+ * thread-safe; it lives until the process ends.
+ */
+#pragma once
+
+#include <glib.h>
+#include <m2i/m2i-plan.h>
+
+G_BEGIN_DECLS
+
+typedef struct M2iDevice M2iDevice;
+typedef struct M2iFence M2iFence;
+
+/* Called once when a submitted run finished, failed or was cancelled.
+ * @error is NULL on success (owned by the fence; copy it to keep it). Runs on
+ * an engine thread, or on the thread that cancelled the run. Must not block
+ * for long, wait on fences or free the run's plan (that waits for the run
+ * to end); may submit more work and may unref @fence's other references. */
+typedef void (*M2iFenceFunc) (M2iFence *fence, const GError *error, gpointer user_data);
+
+typedef struct {
+  guint64 runs;            /* plan runs completed (sync and async) */
+  guint64 tasks_total;     /* tasks executed */
+  guint64 tasks_device;    /*   of which on the M2I device */
+  guint64 tasks_cpu;       /*   of which on the CPU */
+  guint64 bytes_read;      /* by all tasks, per the cost model */
+  guint64 bytes_written;
+  guint64 cycles;          /* simulated device cycles (device tasks only) */
+  guint64 cancelled;       /* submitted runs cancelled before they ran */
+  guint64 failed;          /* runs that returned an error */
+} M2iDeviceCounters;
+
+/* The process-wide device (created on first use, never freed). */
+M2iDevice *m2i_device_get_default (void);
+
+/* Number of engine threads (from env M2I_DEVICE_ENGINES, default 1). */
+guint m2i_device_n_engines (M2iDevice *dev);
+
+/* Copies the counters (a consistent snapshot) into @out. */
+void m2i_device_get_counters (M2iDevice *dev, M2iDeviceCounters *out);
+
+/* Zeroes the counters (tests). */
+void m2i_device_reset_counters (M2iDevice *dev);
+
+/*
+ * Queues one run of @plan on @in -> @out (images copied by value; the pixel
+ * buffers stay the caller's and must stay valid until the fence completes).
+ * Geometry is checked now: on a mismatch returns NULL with @error and queues
+ * nothing. Otherwise returns a fence holding one reference for the caller
+ * (m2i_fence_unref). @func (may be NULL) is called once on completion. Runs
+ * of one plan execute in submission order. Fences are recycled by the
+ * device, so steady-state submission allocates nothing.
+ */
+M2iFence *m2i_plan_submit (M2iPlan *plan, const M2iImage *in, M2iImage *out,
+    M2iFenceFunc func, gpointer user_data, GError **error);
+
+/* Waits until the run completed or @timeout_us (< 0: forever) passed.
+ * Returns TRUE when it completed successfully; FALSE with M2I_ERROR_FAILED
+ * ("timed out") on timeout, or with the run's error (M2I_ERROR_CANCELLED for a
+ * cancelled run). */
+gboolean m2i_fence_wait (M2iFence *fence, gint64 timeout_us, GError **error);
+
+/* TRUE once the run completed, failed or was cancelled. */
+gboolean m2i_fence_is_done (M2iFence *fence);
+
+/* Cancels the run if it is still queued: it will not run, its callback is
+ * called with M2I_ERROR_CANCELLED on this thread, and TRUE is returned.
+ * Returns FALSE if it already started or finished. */
+gboolean m2i_fence_cancel (M2iFence *fence);
+
+/* Cancels every queued run of @plan (all plans if NULL), calling their
+ * callbacks with M2I_ERROR_CANCELLED on this thread, then waits until no
+ * engine runs @plan; returns how many runs were cancelled. m2i_plan_free()
+ * calls it. */
+guint m2i_device_cancel_plan (M2iDevice *dev, M2iPlan *plan);
+
+/* Adds a reference to @fence; returns it. */
+M2iFence *m2i_fence_ref (M2iFence *fence);
+/* Drops a reference; the last one returns the fence to the device's free
+ * list (do not use it afterwards). NULL is ignored. */
+void m2i_fence_unref (M2iFence *fence);
+
+G_END_DECLS

@@ -1,0 +1,165 @@
+/* csc over all 256^3 (Y, U, V) triples: the reference path, the fused path
+ * (whichever SIMD level M2I_CPU_DISABLE leaves) and the plain-C kernels
+ * against the DESIGN.md formula, evaluated here independently in double
+ * precision: round-half-up of (1164(Y-16) + k·(C-128)) / 1000, clamped. */
+#include "m2i-test-util.h"
+#include <m2i/engine-private.h>
+#include <math.h>
+
+#define W 4096
+#define H 4096
+
+static int
+spec_channel (long num)
+{
+  double v = floor ((double) num / 1000.0 + 0.5);
+  return v < 0 ? 0 : v > 255 ? 255 : (int) v;
+}
+
+static void
+spec_rgb (int Y, int U, int V, int rgb[3])
+{
+  long y = 1164L * (Y - 16);
+  rgb[0] = spec_channel (y + 1596L * (V - 128));
+  rgb[1] = spec_channel (y - 813L * (V - 128) - 391L * (U - 128));
+  rgb[2] = spec_channel (y + 2018L * (U - 128));
+}
+
+/* Block b (2x2 pixels) carries chroma pair b/64 and Y values 4(b%64)+0..3,
+ * so the 4096x4096 frame holds every triple exactly once. */
+static void
+triple_at (gint x, gint y, int *Y, int *U, int *V)
+{
+  gint b = (y / 2) * (W / 2) + x / 2;
+  gint pair = b >> 6;
+  *U = pair >> 8;
+  *V = pair & 255;
+  *Y = (b & 63) * 4 + (y & 1) * 2 + (x & 1);
+}
+
+static void
+fill_frame (TestImage *t)
+{
+  const M2iImage *im = &t->img;
+  for (gint y = 0; y < H; y++)
+    for (gint x = 0; x < W; x++) {
+      int Y, U, V;
+      triple_at (x, y, &Y, &U, &V);
+      im->data[0][y * im->stride[0] + x] = (guint8) Y;
+      if ((x | y) & 1)
+        continue;
+      if (im->format == M2I_FORMAT_SP_NV12_8) {
+        im->data[1][(y / 2) * im->stride[1] + x] = (guint8) U;
+        im->data[1][(y / 2) * im->stride[1] + x + 1] = (guint8) V;
+      } else {
+        im->data[1][(y / 2) * im->stride[1] + x / 2] = (guint8) U;
+        im->data[2][(y / 2) * im->stride[2] + x / 2] = (guint8) V;
+      }
+    }
+}
+
+static void
+check_against_spec (const M2iImage *out, gboolean bgr)
+{
+  guint64 bad = 0;
+  for (gint y = 0; y < H; y++) {
+    const guint8 *row = out->data[0] + y * out->stride[0];
+    for (gint x = 0; x < W; x++) {
+      int Y, U, V, rgb[3];
+      triple_at (x, y, &Y, &U, &V);
+      spec_rgb (Y, U, V, rgb);
+      for (int c = 0; c < 3; c++)
+        if (row[3 * x + (bgr ? 2 - c : c)] != rgb[c] && bad++ < 5)
+          g_printerr ("Y=%d U=%d V=%d channel %d: got %d, spec %d\n", Y, U, V, c,
+              row[3 * x + (bgr ? 2 - c : c)], rgb[c]);
+    }
+  }
+  g_assert_cmpuint (bad, ==, 0);
+}
+
+static void
+run_case (M2iFormat in_fmt, M2iChannelOrder order, gboolean reference)
+{
+  TestImage in, out;
+  test_image_alloc (&in, in_fmt, W, H, 0, 0);
+  fill_frame (&in);
+  M2iFormat of = order == M2I_ORDER_BGR ? M2I_FORMAT_IL_BGR888 : M2I_FORMAT_IL_RGB888;
+  test_image_alloc (&out, of, W, H, 0, 0);
+  M2iOpList ops;
+  m2i_op_list_init (&ops);
+  m2i_op_list_add_csc (&ops, order);
+  GError *err = NULL;
+  if (reference) {
+    g_assert_true (m2i_reference_run (&in.img, &ops, &out.img, &err));
+  } else {
+    M2iPlanOptions o;
+    m2i_plan_options_init (&o);
+    M2iPlan *plan = m2i_plan_new (&in.img, &ops, &out.img, &o, &err);
+    g_assert_no_error (err);
+    g_assert_true (m2i_plan_run (plan, &in.img, &out.img, &err));
+    g_assert_no_error (err);
+    m2i_plan_free (plan);
+  }
+  check_against_spec (&out.img, order == M2I_ORDER_BGR);
+  test_image_free (&in);
+  test_image_free (&out);
+}
+
+static void
+test_reference_i420 (void)
+{
+  run_case (M2I_FORMAT_PL_YUV420_8, M2I_ORDER_RGB, TRUE);
+}
+
+static void
+test_fused_nv12_bgr (void)
+{
+  run_case (M2I_FORMAT_SP_NV12_8, M2I_ORDER_BGR, FALSE);
+}
+
+static void
+test_fused_i420_rgb (void)
+{
+  run_case (M2I_FORMAT_PL_YUV420_8, M2I_ORDER_RGB, FALSE);
+}
+
+/* The plain-C kernel's scalar formula on every triple (it is also the tail
+ * and fallback of the others). */
+static void
+test_scalar_kernel (void)
+{
+  for (int U = 0; U < 256; U++)
+    for (int V = 0; V < 256; V++) {
+      gint16 t[CSC_N_TERMS];
+      m2i_csc_chroma_terms (U - 128, V - 128, t);
+      for (int Y = 0; Y < 256; Y++) {
+        int rgb[3];
+        spec_rgb (Y, U, V, rgb);
+        if (m2i_csc_pixel (Y, t[CSC_QR], t[CSC_RR]) != rgb[0]
+            || m2i_csc_pixel (Y, t[CSC_QG], t[CSC_RG]) != rgb[1]
+            || m2i_csc_pixel (Y, t[CSC_QB], t[CSC_RB]) != rgb[2])
+          g_error ("scalar kernel wrong at Y=%d U=%d V=%d", Y, U, V);
+      }
+    }
+}
+
+/* The divide-by-1000 identity the kernels rely on. */
+static void
+test_div1000 (void)
+{
+  for (guint z = 0; z < 59074; z++)
+    g_assert_cmpuint ((z * 33555u) >> 25, ==, z / 1000);
+  g_assert_cmpuint ((59999u * 33555u) >> 25, !=, 59999u / 1000);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/m2i/csc/div1000", test_div1000);
+  g_test_add_func ("/m2i/csc/scalar-kernel-all-triples", test_scalar_kernel);
+  g_test_add_func ("/m2i/csc/reference-i420-all-triples", test_reference_i420);
+  g_test_add_func ("/m2i/csc/fused-nv12-bgr-all-triples", test_fused_nv12_bgr);
+  g_test_add_func ("/m2i/csc/fused-i420-rgb-all-triples", test_fused_i420_rgb);
+  return g_test_run ();
+}
