@@ -204,6 +204,27 @@ typedef struct {
   gint64 limit;                        /* floats readable from in (shifted mode) */
 } ConvPanel;
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include "row-x86.h"
+
+/* d[t] = row[iw0 + t·sw] (0 outside the row) for t < count, 16 at a time;
+ * @avail is how many floats may be read from @row on. */
+__attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq")))
+static void
+im2col_run_avx512 (const float *row, gint64 iw0, gint64 sw, gint64 w, gint64 avail,
+    float *d, gint count)
+{
+  gint64 span = sw == 2 ? 32 : 16;
+  for (gint t = 0; t < count; t += 16) {
+    gint n = MIN (16, count - t);
+    __mmask16 m = (__mmask16) ((1u << n) - 1), ok;
+    gint64 p0 = iw0 + t * sw;
+    gboolean fast = p0 >= 0 && p0 + (n - 1) * sw < w && p0 + span <= avail;
+    _mm512_mask_storeu_ps (d + t, m, m2i_k_load_row16 (row, p0, sw, w, fast, m, &ok));
+  }
+}
+#endif
+
 /* CONV_IM2COL: gathers rows [k0, k0+kc) of the implicit im2col matrix,
  * columns (output pixels) [n0, n0+ncols), into a [kc][nr] micro-panel. */
 static const float *
@@ -231,6 +252,9 @@ conv_im2col_b (gpointer user, gint k0, gint kc, gint n0, gint ncols, float *buf,
   }
 
   gint64 khw = s->kh * s->kw;
+#if defined(__x86_64__) && defined(__GNUC__)
+  gboolean avx512 = (m2i_cpu_flags () & M2I_CPU_AVX512F) != 0;
+#endif
   for (gint p = 0; p < kc; p++) {
     gint64 kk = k0 + p;
     gint64 ci = kk / khw, r = kk % khw;
@@ -247,6 +271,12 @@ conv_im2col_b (gpointer user, gint k0, gint kc, gint n0, gint ncols, float *buf,
       }
       const float *row = src + ih * s->w;
       gint64 iw0 = runs[q].ow0 * s->sw - s->pl + kw * s->dw;
+#if defined(__x86_64__) && defined(__GNUC__)
+      if (avx512) {
+        im2col_run_avx512 (row, iw0, s->sw, s->w, (gint64) plane - ih * s->w, d, count);
+        continue;
+      }
+#endif
       for (gint t = 0; t < count; t++) {
         gint64 iw = iw0 + t * s->sw;
         d[t] = iw >= 0 && iw < s->w ? row[iw] : 0.0f;
@@ -429,8 +459,6 @@ M2I_K_SIMD_CLONES (dw_plane, (const ConvState *s, const float *in,
         const float *wts, float *out), (s, in, wts, out))
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#include "row-x86.h"
-
 /* The same plane with AVX-512: 16 outputs stay in a register across all
  * kernel taps (one FMA per tap) instead of going through memory per tap;
  * strided rows load as in pooling (row-x86.h). */
