@@ -549,7 +549,10 @@ m2i_split_plan_load (const char *dir, GError **error)
   GError *e = NULL;
   M2iSplitPlan *plan = NULL;
   if (!json_parser_load_from_file (parser, path, &e)) {
-    bad (&l, e->domain == G_FILE_ERROR ? M2I_ERROR_IO : M2I_ERROR_MALFORMED, "%s", e->message);
+    /* json-glib's messages start with the file name already */
+    g_set_error (error, M2I_ERROR, e->domain == G_FILE_ERROR ? M2I_ERROR_IO : M2I_ERROR_MALFORMED,
+        "%s%s%s", g_str_has_prefix (e->message, path) ? "" : path,
+        g_str_has_prefix (e->message, path) ? "" : ": ", e->message);
     g_error_free (e);
     goto out;
   }
