@@ -124,10 +124,43 @@ split_piece_new (void)
   return p;
 }
 
+static gint
+cmp_count (gconstpointer a, gconstpointer b, gpointer table)
+{
+  gint ca = GPOINTER_TO_INT (g_hash_table_lookup (table, *(const char *const *) a));
+  gint cb = GPOINTER_TO_INT (g_hash_table_lookup (table, *(const char *const *) b));
+  return ca != cb ? cb - ca : strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+void
+split_piece_count_ops (SplitPiece *p, M2iIrModel *m, const gint *nodes, gint n)
+{
+  GHashTable *count = g_hash_table_new (g_str_hash, g_str_equal);
+  GPtrArray *types = g_ptr_array_new ();
+  for (gint k = 0; k < n; k++) {
+    const char *t = m2i_ir_node_get_type (m2i_ir_model_get_node (m, nodes[k]));
+    gint c = GPOINTER_TO_INT (g_hash_table_lookup (count, t));
+    if (!c)
+      g_ptr_array_add (types, (gpointer) t);
+    g_hash_table_insert (count, (gpointer) t, GINT_TO_POINTER (c + 1));
+  }
+  g_ptr_array_sort_with_data (types, cmp_count, count);
+  GString *s = g_string_new (NULL);
+  for (guint k = 0; k < types->len; k++)
+    g_string_append_printf (s, "%s%s %d", k ? ", " : "", (const char *) types->pdata[k],
+        GPOINTER_TO_INT (g_hash_table_lookup (count, types->pdata[k])));
+  g_free (p->op_summary);
+  p->op_summary = g_string_free (s, FALSE);
+  p->n_ops = n;
+  g_ptr_array_free (types, TRUE);
+  g_hash_table_unref (count);
+}
+
 static void
 piece_free (gpointer data)
 {
   SplitPiece *p = data;
+  g_free (p->op_summary);
   if (p->model)
     m2i_ir_model_unref (p->model);
   g_array_free (p->inputs, TRUE);
@@ -698,7 +731,10 @@ build_pieces (M2iSplitPlan *plan, Partition *pt, const gint *group, gint n_group
     p->cost_ns += p->engine == M2I_SPLIT_ENGINE_CPU ? pt->cpu_ns[u] : pt->dev_ns[u];
     const SplitUnit *unit = unit_at (a, u);
     g_array_append_vals (p->nodes, unit->nodes->data, unit->nodes->len);
-    p->n_ops += unit->nodes->len;
+  }
+  for (gint g = 0; g < n_groups; g++) {
+    SplitPiece *p = g_ptr_array_index (plan->pieces, g);
+    split_piece_count_ops (p, model, (const gint *) p->nodes->data, p->nodes->len);
   }
   /* tensors: model inputs, model outputs, then what crosses between pieces */
   GHashTable *value_tensor = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -975,18 +1011,20 @@ split_plan_cost_pieces (M2iSplitPlan *plan, GError **error)
       g_prefix_error (error, "graph %u: ", p);
       return FALSE;
     }
-    pc->n_ops = 0;
     pc->cost_ns = 0;
+    GArray *ops = g_array_new (FALSE, FALSE, sizeof (gint));
     for (guint u = 0; u < a->units->len; u++) {
       const SplitUnit *unit = g_ptr_array_index (a->units, u);
       guint64 cpu = 0;
       for (guint k = 0; k < unit->nodes->len; k++)
         cpu += split_cost_cpu_node (a, g_array_index (unit->nodes, gint, k));
       plan->cpu_only_ns += cpu;
-      pc->n_ops += unit->nodes->len;
+      g_array_append_vals (ops, unit->nodes->data, unit->nodes->len);
       pc->cost_ns += pc->engine == M2I_SPLIT_ENGINE_CPU ? cpu :
           split_cost_device_unit (a, u, pc->engine, plan->m2i_profile);
     }
+    split_piece_count_ops (pc, pc->model, (const gint *) ops->data, ops->len);
+    g_array_free (ops, TRUE);
     split_analysis_free (a);
   }
   split_plan_estimate (plan);
@@ -1035,7 +1073,7 @@ m2i_split_plan_to_string (const M2iSplitPlan *plan)
         m2i_split_device_to_string (pc->device), m2i_split_engine_to_string (pc->engine),
         pc->n_ops, pc->n_ops == 1 ? "" : "s");
     append_ns (s, pc->cost_ns);
-    g_string_append_c (s, '\n');
+    g_string_append_printf (s, "\n    ops %s\n", pc->op_summary ? pc->op_summary : "");
     for (int dir = 0; dir < 2; dir++) {
       GArray *list = dir ? pc->outputs : pc->inputs;
       for (guint k = 0; k < list->len; k++) {
