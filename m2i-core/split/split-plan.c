@@ -249,6 +249,7 @@ m2i_split_plan_unref (M2iSplitPlan *plan)
   g_array_free (plan->outputs, TRUE);
   g_free (plan->node_piece);
   g_free (plan->devices);
+  g_free (plan->decisions);
   if (plan->model)
     m2i_ir_model_unref (plan->model);
   g_free (plan);
@@ -568,43 +569,86 @@ group_boundary_cost (const Partition *pt, const gint *group, gint g, M2iSplitEng
   return ns;
 }
 
-/* One round of the cost rule: sends the device group that loses most back
- * to the CPU. TRUE when one was sent back. */
-static gboolean
-revert_worst_group (Partition *pt, const gint *group, gint n_groups)
+/* What each group costs where it is and on the CPU (ns). */
+typedef struct {
+  guint64 cpu, dev;            /* the layers' own time */
+  guint64 on_dev, on_cpu;      /* plus the boundary transfers, each way */
+  gboolean forced;             /* a layer forced onto the device */
+  gint engine;
+  gint first;                  /* its first unit */
+  gint n_ops;
+} GroupCost;
+
+static GroupCost *
+group_costs (Partition *pt, const gint *group, gint n_groups)
 {
-  guint64 *cpu = g_new0 (guint64, n_groups), *dev = g_new0 (guint64, n_groups);
-  gboolean *forced = g_new0 (gboolean, n_groups);
-  gint *engine = g_new (gint, n_groups);
+  GroupCost *gc = g_new0 (GroupCost, MAX (n_groups, 1));
+  for (gint g = 0; g < n_groups; g++)
+    gc[g].first = -1;
   for (gint u = 0; u < pt->n_units; u++) {
-    gint g = group[u];
-    cpu[g] += pt->cpu_ns[u];
-    dev[g] += pt->dev_ns[u];
-    forced[g] |= unit_at (pt->a, u)->forced == M2I_SPLIT_DEVICE_M2I;
-    engine[g] = pt->label[u];
+    GroupCost *c = &gc[group[u]];
+    c->cpu += pt->cpu_ns[u];
+    c->dev += pt->dev_ns[u];
+    c->forced |= unit_at (pt->a, u)->forced == M2I_SPLIT_DEVICE_M2I;
+    c->engine = pt->label[u];
+    c->n_ops += unit_at (pt->a, u)->nodes->len;
+    if (c->first < 0)
+      c->first = u;
   }
+  for (gint g = 0; g < n_groups; g++)
+    if (gc[g].engine != M2I_SPLIT_ENGINE_CPU) {
+      gc[g].on_dev = gc[g].dev + group_boundary_cost (pt, group, g, gc[g].engine);
+      gc[g].on_cpu = gc[g].cpu + group_boundary_cost (pt, group, g, M2I_SPLIT_ENGINE_CPU);
+    }
+  return gc;
+}
+
+static void
+log_group (Partition *pt, GString *log, const GroupCost *c, const char *verdict)
+{
+  g_string_append_printf (log, "%s: %d op%s from '%s' on %s: device %.1f us + transfers %.1f us "
+      "%s CPU %.1f us + transfers %.1f us\n", verdict, c->n_ops, c->n_ops == 1 ? "" : "s",
+      unit_name (pt->a, c->first), m2i_split_engine_to_string (c->engine), c->dev / 1e3,
+      (c->on_dev - c->dev) / 1e3, c->on_dev < c->on_cpu ? "<" : ">=", c->cpu / 1e3,
+      (c->on_cpu - c->cpu) / 1e3);
+}
+
+/* One round of the cost rule: sends the device group that loses most back
+ * to the CPU (logged in @log). TRUE when one was sent back. */
+static gboolean
+revert_worst_group (Partition *pt, const gint *group, gint n_groups, GString *log)
+{
+  GroupCost *gc = group_costs (pt, group, n_groups);
   gint worst = -1;
   gint64 worst_loss = -1;
   for (gint g = 0; g < n_groups; g++) {
-    if (engine[g] == M2I_SPLIT_ENGINE_CPU || forced[g])
+    if (gc[g].engine == M2I_SPLIT_ENGINE_CPU || gc[g].forced)
       continue;
-    gint64 on_dev = dev[g] + group_boundary_cost (pt, group, g, engine[g]);
-    gint64 on_cpu = cpu[g] + group_boundary_cost (pt, group, g, M2I_SPLIT_ENGINE_CPU);
-    gint64 loss = on_dev - on_cpu;
+    gint64 loss = (gint64) gc[g].on_dev - (gint64) gc[g].on_cpu;
     if (loss >= 0 && loss > worst_loss) {
       worst = g;
       worst_loss = loss;
     }
   }
-  if (worst >= 0)
+  if (worst >= 0) {
+    log_group (pt, log, &gc[worst], "to the CPU");
     for (gint u = 0; u < pt->n_units; u++)
       if (group[u] == worst)
         pt->label[u] = M2I_SPLIT_ENGINE_CPU;
-  g_free (cpu);
-  g_free (dev);
-  g_free (forced);
-  g_free (engine);
+  }
+  g_free (gc);
   return worst >= 0;
+}
+
+/* The device groups that stay, with their figures. */
+static void
+log_kept (Partition *pt, const gint *group, gint n_groups, GString *log)
+{
+  GroupCost *gc = group_costs (pt, group, n_groups);
+  for (gint g = 0; g < n_groups; g++)
+    if (gc[g].engine != M2I_SPLIT_ENGINE_CPU)
+      log_group (pt, log, &gc[g], gc[g].forced ? "forced" : "kept");
+  g_free (gc);
 }
 
 static gint
@@ -923,14 +967,18 @@ m2i_split_plan_new (M2iIrModel *model, const M2iSplitOptions *options, GError **
   for (gint k = 0; k < pt.n_order; k++)
     cpu_listed |= pt.order[k] == M2I_SPLIT_DEVICE_CPU;
   gint n_groups = group_units (&pt, group);
-  while (cpu_listed && !opts->keep_all_device_pieces && revert_worst_group (&pt, group, n_groups))
+  GString *log = g_string_new (NULL);
+  while (cpu_listed && !opts->keep_all_device_pieces &&
+      revert_worst_group (&pt, group, n_groups, log))
     n_groups = group_units (&pt, group);
+  log_kept (&pt, group, n_groups, log);
 
   plan = split_plan_alloc ();
   plan->model = m2i_ir_model_ref (model);
   plan->devices = g_strdup (opts->devices ? opts->devices : "HETERO:M2I,CPU");
   plan->m2i_profile = opts->m2i_profile;
   plan->cpu_only_ns = cpu_only;
+  plan->decisions = g_string_free (log, FALSE);
   gboolean ok = build_pieces (plan, &pt, group, n_groups, error);
   for (gint g = 0; g < n_groups && ok; g++)
     ok = extract_piece (plan, a, g, error);

@@ -239,6 +239,7 @@ struct _M2iSplitPlan {
   gint n_nodes;
   guint64 cpu_only_ns, split_ns;
   M2iProfile m2i_profile;
+  gchar *decisions;            /* the cost rule's verdicts, a line each (plans from a model) */
 };
 
 /* An empty plan (for the builder and the loader). */
