@@ -169,6 +169,8 @@ M2iIrModel *m2i_ir_model_extract_with_outputs (const M2iIrModel *model,
 
 /* ---- Compiling ----------------------------------------------------------- */
 
+/* Zero-initialise it ({ 0 } or designated initialisers): fields may be
+ * added at the end, and zero is every field's default. */
 typedef struct {
   /* Threads each inference may use (slices of m2i_parallel_for); 0 = one
    * per core. */

@@ -35,6 +35,7 @@ typedef struct {
   /* CONV_SHIFTED: output pixels live on a grid as wide as the source rows
    * (hp × wp, the input plus its pads); B row k = (ci, kh, kw) is that
    * source shifted by off[k]; grid columns past ow are dropped. */
+  M2iKFusion fused;                    /* m2i_k_fuse_bias_relu () */
   gboolean padded;                     /* the source is a padded copy in scratch */
   gint64 hp, wp, plane;                /* source plane: hp × wp, plane = hp · wp */
   gint32 *off;                         /* k entries */
@@ -48,6 +49,7 @@ conv_state_free (gpointer p)
     return;
   g_free (s->packed);
   g_free (s->off);
+  g_free (s->fused.bias);
   g_free (s);
 }
 
@@ -342,7 +344,8 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
       (gint64) ((n + 1) * s->c_in - first) * (gint64) src_plane };
     gint n0 = (gint) (panel * nr);
     gint ncols = (gint) MIN (nr, j->grid - n0);
-    M2iGemmOut o = { j->out + (n * s->c_out + g * s->cout_g) * ohw, ohw, NULL };
+    M2iGemmOut o = { j->out + (n * s->c_out + g * s->cout_g) * ohw, ohw, NULL,
+      s->fused.bias ? s->fused.bias + g * s->cout_g : NULL, NULL, s->fused.relu };
     if (shifted && s->wp != s->ow) {
       /* Grid column q is output pixel (q / wp, q % wp) when q % wp < ow. */
       for (gint c = 0; c < ncols; c++) {
@@ -464,7 +467,8 @@ M2I_K_SIMD_CLONES (dw_plane, (const ConvState *s, const float *in,
  * strided rows load as in pooling (row-x86.h). */
 __attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq,fma")))
 static void
-dw_plane_avx512x (const ConvState *s, const float *in, const float *wts, float *out)
+dw_plane_avx512x (const ConvState *s, const float *in, const float *wts, const float *bias,
+    float *out)
 {
   /* Four chunks of 16 outputs at a time: four independent FMA chains, so
    * the FMA latency is hidden. */
@@ -500,9 +504,17 @@ dw_plane_avx512x (const ConvState *s, const float *in, const float *wts, float *
           }
         }
       }
-      for (gint c = 0; c < CHUNKS; c++)
-        if (m[c])
-          _mm512_mask_storeu_ps (out + oh * s->ow + x0 + 16 * c, m[c], acc[c]);
+      for (gint c = 0; c < CHUNKS; c++) {
+        if (!m[c])
+          continue;
+        /* Fused bias and ReLU: the operations of the Add and ReLU layers. */
+        if (bias)
+          acc[c] = _mm512_add_ps (acc[c], _mm512_set1_ps (*bias));
+        if (s->fused.relu)
+          acc[c] = _mm512_maskz_mov_ps (_mm512_cmp_ps_mask (acc[c], _mm512_setzero_ps (),
+                  _CMP_GT_OQ), acc[c]);
+        _mm512_mask_storeu_ps (out + oh * s->ow + x0 + 16 * c, m[c], acc[c]);
+      }
     }
 }
 #endif
@@ -512,6 +524,7 @@ typedef struct {
   const float *in, *wts;
   float *out;
 } DwJob;
+
 
 static void
 dw_slice (gint begin, gint end, gint slice, gpointer data)
@@ -526,12 +539,15 @@ dw_slice (gint begin, gint end, gint slice, gpointer data)
 #if defined(__x86_64__) && defined(__GNUC__)
     if (m2i_cpu_flags () & M2I_CPU_AVX512F) {
       dw_plane_avx512x (s, j->in + (n * s->c_in + g) * hw, j->wts + co * khw,
-          j->out + (n * s->c_out + co) * ohw);
+          s->fused.bias ? s->fused.bias + co : NULL, j->out + (n * s->c_out + co) * ohw);
       continue;
     }
 #endif
-    dw_plane (s, j->in + (n * s->c_in + g) * hw, j->wts + co * khw,
-        j->out + (n * s->c_out + co) * ohw);
+    float *plane = j->out + (n * s->c_out + co) * ohw;
+    dw_plane (s, j->in + (n * s->c_in + g) * hw, j->wts + co * khw, plane);
+    if (s->fused.bias || s->fused.relu)
+      m2i_gemm_epilogue (plane, ohw, 1, (gint) ohw,
+          s->fused.bias ? s->fused.bias + co : NULL, NULL, s->fused.relu);
   }
 }
 
@@ -548,6 +564,14 @@ conv_execute (M2iOpContext *ctx, GError **error)
     conv_gemm (ctx, s, slices);
   }
   return TRUE;
+}
+
+M2iKFusion *
+m2i_k_conv_fusion (M2iOpContext *ctx, gint64 *channels)
+{
+  ConvState *s = ctx->state;
+  *channels = s->c_out;
+  return &s->fused;
 }
 
 const M2iOpKernel m2i_kernel_convolution = {
