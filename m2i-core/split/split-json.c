@@ -463,7 +463,7 @@ check_graph (Loader *l, M2iSplitPlan *plan)
   }
   split_plan_link (plan);
   /* a graph reading what a later graph writes: a cycle, or a wrong order */
-  gint a, b;
+  gint a = 0, b = 0;
   if (find_cycle (plan, &a, &b))
     return bad (l, M2I_ERROR_MALFORMED, "graphs %d and %d depend on each other (a cycle)",
         MIN (a, b), MAX (a, b));
