@@ -1113,7 +1113,8 @@ gchar *
 m2i_split_plan_to_string (const M2iSplitPlan *plan)
 {
   GString *s = g_string_new (NULL);
-  g_string_append_printf (s, "%u pieces, %u tensors (%s)\n", plan->pieces->len,
+  g_string_append_printf (s, "%u piece%s, %u tensors (%s)\n", plan->pieces->len,
+      plan->pieces->len == 1 ? "" : "s",
       plan->tensors->len, plan->devices ? plan->devices : "loaded");
   for (guint p = 0; p < plan->pieces->len; p++) {
     const SplitPiece *pc = g_ptr_array_index (plan->pieces, p);
