@@ -1,0 +1,18 @@
+/* gstm2i.c — the m2i plugin: media-to-inference pre-processing on the M2I
+ * block (m2icolorconvert, m2iresize, m2inorm), fused across elements. */
+#include "gstm2ielements.h"
+
+static gboolean
+plugin_init (GstPlugin *plugin)
+{
+  gboolean ok = FALSE;
+  ok |= GST_ELEMENT_REGISTER (m2icolorconvert, plugin);
+  ok |= GST_ELEMENT_REGISTER (m2iresize, plugin);
+  ok |= GST_ELEMENT_REGISTER (m2inorm, plugin);
+  return ok;
+}
+
+GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, m2i,
+    "Colour conversion, resize and normalization for neural networks on the M2I block, "
+    "fused across adjacent elements into one device task",
+    plugin_init, PACKAGE_VERSION, GST_LICENSE, GST_PACKAGE_NAME, GST_PACKAGE_ORIGIN)

@@ -1,0 +1,128 @@
+/* gstm2icaps.h — caps of the m2i elements (private to the plugin).
+ *
+ * Every caps structure an m2i pad deals with is one of a fixed set of "caps
+ * formats": NV12 and I420 video in, RGB/BGR/RGBP/BGRP video, and planar or
+ * interleaved fp16/fp32 tensors in NNStreamer's convention
+ * (other/tensors,format=static,num_tensors=1,types=float16,dimensions=...,
+ * dimensions innermost first: planar CHW is "W:H:3:1", interleaved HWC is
+ * "3:W:H:1"). Each may carry the caps feature memory:M2I (a deferred frame,
+ * see gstm2ideferred.h). These helpers map structures to caps formats and
+ * back, so that the elements' transform_caps only say which format becomes
+ * which.
+ */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <m2i/m2i.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  GST_M2I_CF_NV12,
+  GST_M2I_CF_I420,
+  GST_M2I_CF_RGB,
+  GST_M2I_CF_BGR,
+  GST_M2I_CF_RGBP,
+  GST_M2I_CF_BGRP,
+  GST_M2I_CF_F16_PLANAR,
+  GST_M2I_CF_F32_PLANAR,
+  GST_M2I_CF_F16_INTERLEAVED,
+  GST_M2I_CF_F32_INTERLEAVED,
+  GST_M2I_CF_COUNT
+} GstM2iCapsFormat;
+
+#define GST_M2I_CF_BIT(cf) (1u << (cf))
+#define GST_M2I_CF_YUV_MASK (GST_M2I_CF_BIT (GST_M2I_CF_NV12) | GST_M2I_CF_BIT (GST_M2I_CF_I420))
+#define GST_M2I_CF_RGB8_MASK (GST_M2I_CF_BIT (GST_M2I_CF_RGB) | GST_M2I_CF_BIT (GST_M2I_CF_BGR) \
+    | GST_M2I_CF_BIT (GST_M2I_CF_RGBP) | GST_M2I_CF_BIT (GST_M2I_CF_BGRP))
+#define GST_M2I_CF_TENSOR_MASK (GST_M2I_CF_BIT (GST_M2I_CF_F16_PLANAR) \
+    | GST_M2I_CF_BIT (GST_M2I_CF_F32_PLANAR) | GST_M2I_CF_BIT (GST_M2I_CF_F16_INTERLEAVED) \
+    | GST_M2I_CF_BIT (GST_M2I_CF_F32_INTERLEAVED))
+
+/* Largest width or height any m2i pad accepts (the engine's resize limit). */
+#define GST_M2I_MAX_SIZE 65536
+
+/* Pad-template caps strings. */
+#define GST_M2I_VIDEO_CAPS(features, formats) \
+  "video/x-raw" features ", format=(string)" formats ", width=(int)[1, 65536], " \
+  "height=(int)[1, 65536], framerate=(fraction)[0/1, 2147483647/1]"
+#define GST_M2I_TENSOR_CAPS(features) \
+  "other/tensors" features ", format=(string)static, num_tensors=(int)1, " \
+  "types=(string){ float16, float32 }, framerate=(fraction)[0/1, 2147483647/1]"
+
+/* What a caps format is: its media ("video/x-raw" or "other/tensors"), the
+ * name used in the caps (video format or tensor type), the engine format
+ * (RGB order for tensors, which do not say their channel order). */
+gboolean gst_m2i_caps_format_is_tensor (GstM2iCapsFormat cf);
+const char *gst_m2i_caps_format_name (GstM2iCapsFormat cf);
+M2iFormat gst_m2i_caps_format_to_m2i (GstM2iCapsFormat cf, M2iChannelOrder order);
+/* Short description for messages: "NV12", "RGBP", "planar fp16 tensor". */
+const char *gst_m2i_caps_format_describe (GstM2iCapsFormat cf);
+
+/* Caps formats that @s (any caps structure, fixed or not) can stand for,
+ * as a bit mask; 0 for a structure no m2i pad deals with. */
+guint gst_m2i_structure_formats (const GstStructure *s);
+
+/* Width and height @s gives for caps format @cf (ints or ranges; ranges
+ * [1, GST_M2I_MAX_SIZE] when it says nothing). Unset GValues are
+ * initialised here; the caller unsets them. FALSE if @s is not @cf. */
+gboolean gst_m2i_structure_size (const GstStructure *s, GstM2iCapsFormat cf,
+    GValue *width, GValue *height);
+
+/* A new structure for @cf with the given size (ints or ranges) and, when
+ * non-NULL, framerate and pixel-aspect-ratio (the latter video only).
+ * Tensors get "dimensions" (gst_m2i_tensor_dims_value) only when both sizes
+ * are fixed. */
+GstStructure *gst_m2i_structure_new (GstM2iCapsFormat cf, const GValue *width,
+    const GValue *height, const GValue *framerate, const GValue *par);
+
+/* The tensor "dimensions" string for @cf of @width x @height ("W:H:3:1"
+ * planar, "3:W:H:1" interleaved): @buf (@buf_size bytes) is filled and
+ * returned. */
+const char *gst_m2i_tensor_dims (GstM2iCapsFormat cf, gint width, gint height,
+    char *buf, gsize buf_size);
+/* The spellings of those dimensions that m2i pads accept, as a list (with
+ * and without the trailing ":1", which newer NNStreamer leaves out), in the
+ * uninitialised @value. */
+void gst_m2i_tensor_dims_value (GstM2iCapsFormat cf, gint width, gint height, GValue *value);
+
+/* Everything the elements need to know about one side of a negotiated
+ * link. */
+typedef struct {
+  GstM2iCapsFormat cf;
+  gboolean deferred;             /* caps feature memory:M2I */
+  gint width, height;
+  gint fps_n, fps_d;
+  GstVideoInfo vinfo;            /* video caps only */
+  /* The default buffer layout of these caps (GStreamer's video layout, or a
+   * tight tensor): engine geometry with NULL data, plane offsets, size. */
+  M2iImage layout;
+  gsize offset[M2I_MAX_PLANES];
+  gsize size;
+} GstM2iCapsInfo;
+
+/* Parses fixed @caps into @info. FALSE with @error (M2I_ERROR_INVALID_ARGUMENT)
+ * naming what is wrong for caps that are not one of the m2i caps formats. */
+gboolean gst_m2i_caps_info_from_caps (GstM2iCapsInfo *info, const GstCaps *caps,
+    GError **error);
+
+/* The engine image of @buf, which has @info's caps, mapped in @map (already
+ * mapped by the caller). Strides and plane offsets come from the buffer's
+ * GstVideoMeta when it has one, else from the caps. @order: channel order of
+ * tensors. Plane sizes are what the mapping holds from each plane on, so the
+ * engine's own checks catch short buffers. FALSE with @error if the video
+ * meta does not describe @info's frame. */
+gboolean gst_m2i_image_from_buffer (const GstM2iCapsInfo *info, GstBuffer *buf,
+    const GstMapInfo *map, M2iChannelOrder order, M2iImage *img,
+    gsize offset[M2I_MAX_PLANES], GError **error);
+
+/* Whether hardware profile @profile can take or produce @cf at all; when it
+ * cannot, *why (static string) says why and what to do instead. */
+gboolean gst_m2i_profile_accepts (M2iProfile profile, GstM2iCapsFormat cf,
+    const char **why);
+
+/* TRUE if @caps's structure @i carries the memory:M2I feature. */
+gboolean gst_m2i_caps_is_deferred (const GstCaps *caps, guint i);
+
+G_END_DECLS

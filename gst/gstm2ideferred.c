@@ -1,0 +1,468 @@
+/* gstm2ideferred.c — deferred frames: meta, placeholder memory, pool and
+ * the neighbour query. See gstm2ideferred.h. */
+#include "gstm2ideferred.h"
+#include "gstm2iexec.h"
+
+#include <base/m2i-error.h>
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (m2i_deferred_debug);
+#define GST_CAT_DEFAULT m2i_deferred_debug
+
+static void
+ensure_debug (void)
+{
+  static gsize once = 0;
+  if (g_once_init_enter (&once)) {
+    GST_DEBUG_CATEGORY_INIT (m2i_deferred_debug, "m2ideferred", 0, "m2i deferred frames");
+    g_once_init_leave (&once, 1);
+  }
+}
+
+/* ---- frames --------------------------------------------------------------- */
+
+void
+gst_m2i_deferred_frame_init (GstM2iDeferredFrame *f)
+{
+  memset (f, 0, sizeof *f);
+  m2i_op_list_init (&f->ops);
+}
+
+void
+gst_m2i_deferred_frame_clear (GstM2iDeferredFrame *f)
+{
+  gst_clear_buffer (&f->source);
+  gst_m2i_deferred_frame_init (f);
+}
+
+void
+gst_m2i_deferred_frame_copy (GstM2iDeferredFrame *dst, const GstM2iDeferredFrame *src)
+{
+  GstBuffer *old = dst->source;
+  *dst = *src;
+  if (dst->source)
+    gst_buffer_ref (dst->source);
+  if (old)
+    gst_buffer_unref (old);
+}
+
+gboolean
+gst_m2i_deferred_frame_ops_output (const GstM2iDeferredFrame *f, M2iFormat *format,
+    gint *width, gint *height)
+{
+  return gst_m2i_ops_output (f->source_image.format, f->source_image.width,
+      f->source_image.height, f->ops.ops, f->ops.n_ops, format, width, height);
+}
+
+gboolean
+gst_m2i_deferred_frame_map_source (const GstM2iDeferredFrame *f, GstMapInfo *map,
+    M2iImage *img, GError **error)
+{
+  if (!f->source || !gst_buffer_map (f->source, map, GST_MAP_READ)) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+        "the deferred frame's source buffer %s", f->source ? "cannot be mapped" : "is missing");
+    return FALSE;
+  }
+  *img = f->source_image;
+  guint n = m2i_format_n_planes (img->format);
+  for (guint p = 0; p < M2I_MAX_PLANES; p++) {
+    gsize off = f->source_offset[p];
+    if (p < n && off <= map->size) {
+      img->data[p] = map->data + off;
+      img->size[p] = map->size - off;
+    } else {
+      img->data[p] = p < n ? map->data : NULL;
+      img->size[p] = 0;
+    }
+  }
+  return TRUE;
+}
+
+/* ---- meta ------------------------------------------------------------------ */
+
+GType
+gst_m2i_deferred_meta_api_get_type (void)
+{
+  static GType type = 0;
+  /* "memory": the meta describes the buffer's (placeholder) memory, so
+   * elements that make new memory (GstBaseTransform's default) drop it. */
+  static const gchar *tags[] = { GST_META_TAG_MEMORY_STR, NULL };
+  if (g_once_init_enter (&type)) {
+    GType t = gst_meta_api_type_register ("GstM2iDeferredMetaAPI", tags);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+static gboolean
+deferred_meta_init (GstMeta *meta, gpointer params, GstBuffer *buffer)
+{
+  gst_m2i_deferred_frame_init (&((GstM2iDeferredMeta *) meta)->frame);
+  return TRUE;
+}
+
+static void
+deferred_meta_free (GstMeta *meta, GstBuffer *buffer)
+{
+  gst_m2i_deferred_frame_clear (&((GstM2iDeferredMeta *) meta)->frame);
+}
+
+static gboolean
+deferred_meta_transform (GstBuffer *dest, GstMeta *meta, GstBuffer *buffer, GQuark type,
+    gpointer data)
+{
+  if (!GST_META_TRANSFORM_IS_COPY (type))
+    return FALSE;
+  GstM2iDeferredMeta *m = (GstM2iDeferredMeta *) gst_buffer_add_meta (dest,
+      gst_m2i_deferred_meta_get_info (), NULL);
+  if (!m)
+    return FALSE;
+  gst_m2i_deferred_frame_copy (&m->frame, &((GstM2iDeferredMeta *) meta)->frame);
+  return TRUE;
+}
+
+const GstMetaInfo *
+gst_m2i_deferred_meta_get_info (void)
+{
+  static const GstMetaInfo *info = NULL;
+  if (g_once_init_enter ((GstMetaInfo **) &info)) {
+    const GstMetaInfo *mi = gst_meta_register (GST_M2I_DEFERRED_META_API_TYPE,
+        "GstM2iDeferredMeta", sizeof (GstM2iDeferredMeta), deferred_meta_init,
+        deferred_meta_free, deferred_meta_transform);
+    g_once_init_leave ((GstMetaInfo **) &info, (GstMetaInfo *) mi);
+  }
+  return info;
+}
+
+GstM2iDeferredMeta *
+gst_buffer_get_m2i_deferred_meta (GstBuffer *buf)
+{
+  return (GstM2iDeferredMeta *) gst_buffer_get_meta (buf, GST_M2I_DEFERRED_META_API_TYPE);
+}
+
+/* ---- neighbour query ----------------------------------------------------- */
+
+#define NEIGHBOUR_QUERY_NAME "GstM2iNeighbourQuery"
+
+GstQuery *
+gst_m2i_neighbour_query_new (void)
+{
+  return gst_query_new_custom (GST_QUERY_CUSTOM, gst_structure_new_empty (NEIGHBOUR_QUERY_NAME));
+}
+
+gboolean
+gst_m2i_query_is_neighbour (GstQuery *query)
+{
+  if (GST_QUERY_TYPE (query) != GST_QUERY_CUSTOM)
+    return FALSE;
+  const GstStructure *s = gst_query_get_structure (query);
+  return s && gst_structure_has_name (s, NEIGHBOUR_QUERY_NAME);
+}
+
+void
+gst_m2i_neighbour_query_answer (GstQuery *query, GstPad *sinkpad, gboolean accepts_deferred)
+{
+  GstStructure *s = gst_query_writable_structure (query);
+  GstObject *parent = gst_pad_get_parent (sinkpad);
+  gst_structure_set (s, "pad", G_TYPE_POINTER, sinkpad,
+      "element", G_TYPE_STRING, parent ? GST_OBJECT_NAME (parent) : "",
+      "accepts-deferred", G_TYPE_BOOLEAN, accepts_deferred, NULL);
+  if (parent)
+    gst_object_unref (parent);
+}
+
+/* The pad data from @srcpad really reaches first: its peer, looking through
+ * ghost pads (into a bin through a ghost sink pad, out of a bin through the
+ * internal pad of a ghost source pad). Returns a reference or NULL. */
+static GstPad *
+resolve_peer (GstPad *srcpad)
+{
+  GstPad *pad = gst_pad_get_peer (srcpad);
+  for (int depth = 0; pad && depth < 32; depth++) {
+    GstPad *next;
+    if (GST_IS_GHOST_PAD (pad)) {
+      next = gst_ghost_pad_get_target (GST_GHOST_PAD (pad));
+    } else if (GST_IS_PROXY_PAD (pad)) {
+      GstProxyPad *ghost = gst_proxy_pad_get_internal (GST_PROXY_PAD (pad));
+      next = ghost ? gst_pad_get_peer (GST_PAD (ghost)) : NULL;
+      if (ghost)
+        gst_object_unref (ghost);
+    } else {
+      return pad;
+    }
+    gst_object_unref (pad);
+    pad = next;
+  }
+  if (pad)
+    gst_object_unref (pad);
+  return NULL;
+}
+
+gboolean
+gst_m2i_pad_peer_takes_deferred (GstPad *srcpad, gchar **peer_name)
+{
+  ensure_debug ();
+  GstPad *peer = resolve_peer (srcpad);
+  if (!peer)
+    return FALSE;
+  gboolean yes = FALSE;
+  if (GST_PAD_IS_SINK (peer)) {
+    GstQuery *q = gst_m2i_neighbour_query_new ();
+    if (gst_pad_query (peer, q)) {
+      const GstStructure *s = gst_query_get_structure (q);
+      gpointer answered = NULL;
+      gboolean accepts = FALSE;
+      if (gst_structure_get (s, "pad", G_TYPE_POINTER, &answered,
+              "accepts-deferred", G_TYPE_BOOLEAN, &accepts, NULL)
+          && answered == (gpointer) peer) {
+        yes = accepts;
+        if (yes && peer_name)
+          *peer_name = g_strdup (gst_structure_get_string (s, "element"));
+      } else if (answered) {
+        GST_LOG_OBJECT (srcpad, "an m2i pad further downstream answered, not the peer "
+            "%" GST_PTR_FORMAT ": no fusion across it", peer);
+      }
+    }
+    gst_query_unref (q);
+  }
+  gst_object_unref (peer);
+  return yes;
+}
+
+/* ---- placeholder memory -------------------------------------------------- */
+
+typedef struct {
+  GstMemory mem;
+  GMutex lock;
+  GstM2iDeferredFrame frame;
+  guint8 *pixels;            /* materialised on the first map, else NULL */
+} DeferredMemory;
+
+typedef struct {
+  GstAllocator parent;
+} GstM2iDeferredAllocator;
+
+typedef struct {
+  GstAllocatorClass parent_class;
+} GstM2iDeferredAllocatorClass;
+
+static GType gst_m2i_deferred_allocator_get_type (void);
+G_DEFINE_TYPE (GstM2iDeferredAllocator, gst_m2i_deferred_allocator, GST_TYPE_ALLOCATOR);
+
+#define DEFERRED_MEMORY_TYPE "M2IDeferred"
+
+static GstMemory *
+deferred_alloc (GstAllocator *allocator, gsize size, GstAllocationParams *params)
+{
+  /* Placeholders are made by the deferred pool only. */
+  return NULL;
+}
+
+static void
+deferred_free (GstAllocator *allocator, GstMemory *mem)
+{
+  DeferredMemory *dm = (DeferredMemory *) mem;
+  gst_m2i_deferred_frame_clear (&dm->frame);
+  g_free (dm->pixels);
+  g_mutex_clear (&dm->lock);
+  g_free (dm);
+}
+
+/* The safety net: something that is not an m2i element maps a deferred
+ * frame. Compute it now, in the caps' default layout, with a one-off plan. */
+static gpointer
+deferred_map (GstMemory *mem, gsize maxsize, GstMapFlags flags)
+{
+  DeferredMemory *dm = (DeferredMemory *) mem;
+  g_mutex_lock (&dm->lock);
+  if (!dm->pixels && dm->frame.source) {
+    GstM2iDeferredFrame *f = &dm->frame;
+    guint8 *px = g_malloc0 (mem->maxsize);
+    M2iImage out = f->result;
+    for (guint p = 0; p < m2i_format_n_planes (out.format); p++) {
+      gsize off = MIN (f->result_offset[p], mem->maxsize);
+      out.data[p] = px + off;
+      out.size[p] = mem->maxsize - off;
+    }
+    GstM2iPlanCache cache;
+    M2iPlanOptions opts;
+    GError *err = NULL;
+    gst_m2i_plan_cache_init (&cache);
+    m2i_plan_options_init (&opts);
+    if (gst_m2i_plan_cache_run (&cache, f, &out, &opts, NULL, &err)) {
+      GST_INFO ("materialised a deferred frame for a mapper: %s", cache.description);
+      dm->pixels = px;
+    } else {
+      GST_ERROR ("cannot materialise a deferred frame: %s", err->message);
+      g_clear_error (&err);
+      g_free (px);
+    }
+    gst_m2i_plan_cache_clear (&cache);
+  }
+  gpointer ret = dm->pixels;
+  g_mutex_unlock (&dm->lock);
+  return ret;
+}
+
+static void
+deferred_unmap (GstMemory *mem)
+{
+}
+
+static GstMemory *
+deferred_share (GstMemory *mem, gssize offset, gssize size)
+{
+  return NULL;                /* GST_MEMORY_FLAG_NO_SHARE: copies are made instead */
+}
+
+static void
+gst_m2i_deferred_allocator_class_init (GstM2iDeferredAllocatorClass *klass)
+{
+  GstAllocatorClass *ac = GST_ALLOCATOR_CLASS (klass);
+  ac->alloc = deferred_alloc;
+  ac->free = deferred_free;
+}
+
+static void
+gst_m2i_deferred_allocator_init (GstM2iDeferredAllocator *self)
+{
+  GstAllocator *a = GST_ALLOCATOR (self);
+  a->mem_type = DEFERRED_MEMORY_TYPE;
+  a->mem_map = deferred_map;
+  a->mem_unmap = deferred_unmap;
+  a->mem_share = deferred_share;
+  GST_OBJECT_FLAG_SET (self, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
+}
+
+static GstAllocator *
+deferred_allocator (void)
+{
+  static GstAllocator *alloc = NULL;
+  if (g_once_init_enter (&alloc)) {
+    GstAllocator *a = g_object_new (gst_m2i_deferred_allocator_get_type (), NULL);
+    gst_object_ref_sink (a);
+    GST_OBJECT_FLAG_SET (a, GST_OBJECT_FLAG_MAY_BE_LEAKED);
+    g_once_init_leave (&alloc, a);
+  }
+  return alloc;
+}
+
+static GstMemory *
+deferred_memory_new (gsize size)
+{
+  DeferredMemory *dm = g_new0 (DeferredMemory, 1);
+  g_mutex_init (&dm->lock);
+  gst_m2i_deferred_frame_init (&dm->frame);
+  gst_memory_init (GST_MEMORY_CAST (dm), GST_MEMORY_FLAG_NO_SHARE, deferred_allocator (),
+      NULL, MAX (size, 1), 0, 0, MAX (size, 1));
+  return GST_MEMORY_CAST (dm);
+}
+
+static DeferredMemory *
+buffer_deferred_memory (GstBuffer *buf)
+{
+  if (gst_buffer_n_memory (buf) != 1)
+    return NULL;
+  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+  if (!gst_memory_is_type (mem, DEFERRED_MEMORY_TYPE))
+    return NULL;
+  return (DeferredMemory *) mem;
+}
+
+static void
+deferred_memory_reset (DeferredMemory *dm)
+{
+  g_mutex_lock (&dm->lock);
+  gst_m2i_deferred_frame_clear (&dm->frame);
+  g_clear_pointer (&dm->pixels, g_free);
+  g_mutex_unlock (&dm->lock);
+}
+
+gboolean
+gst_m2i_deferred_buffer_set_frame (GstBuffer *buf, const GstM2iDeferredFrame *frame)
+{
+  GstM2iDeferredMeta *meta = gst_buffer_get_m2i_deferred_meta (buf);
+  DeferredMemory *dm = buffer_deferred_memory (buf);
+  if (!meta || !dm)
+    return FALSE;
+  gst_m2i_deferred_frame_copy (&meta->frame, frame);
+  deferred_memory_reset (dm);
+  g_mutex_lock (&dm->lock);
+  gst_m2i_deferred_frame_copy (&dm->frame, frame);
+  g_mutex_unlock (&dm->lock);
+  return TRUE;
+}
+
+/* ---- pool ------------------------------------------------------------------ */
+
+typedef struct {
+  GstBufferPool parent;
+  gsize size;
+} GstM2iDeferredPool;
+
+typedef struct {
+  GstBufferPoolClass parent_class;
+} GstM2iDeferredPoolClass;
+
+static GType gst_m2i_deferred_pool_get_type (void);
+G_DEFINE_TYPE (GstM2iDeferredPool, gst_m2i_deferred_pool, GST_TYPE_BUFFER_POOL);
+
+static gboolean
+deferred_pool_set_config (GstBufferPool *pool, GstStructure *config)
+{
+  GstM2iDeferredPool *self = (GstM2iDeferredPool *) pool;
+  GstCaps *caps;
+  guint size, min, max;
+  if (!gst_buffer_pool_config_get_params (config, &caps, &size, &min, &max))
+    return FALSE;
+  self->size = size;
+  return GST_BUFFER_POOL_CLASS (gst_m2i_deferred_pool_parent_class)->set_config (pool, config);
+}
+
+static GstFlowReturn
+deferred_pool_alloc (GstBufferPool *pool, GstBuffer **buffer, GstBufferPoolAcquireParams *params)
+{
+  GstM2iDeferredPool *self = (GstM2iDeferredPool *) pool;
+  GstBuffer *buf = gst_buffer_new ();
+  gst_buffer_append_memory (buf, deferred_memory_new (self->size));
+  GstMeta *meta = gst_buffer_add_meta (buf, gst_m2i_deferred_meta_get_info (), NULL);
+  GST_META_FLAG_SET (meta, GST_META_FLAG_POOLED);
+  *buffer = buf;
+  return GST_FLOW_OK;
+}
+
+static void
+deferred_pool_reset (GstBufferPool *pool, GstBuffer *buffer)
+{
+  /* Let go of the source frame as soon as the buffer comes back. */
+  GstM2iDeferredMeta *meta = gst_buffer_get_m2i_deferred_meta (buffer);
+  if (meta)
+    gst_m2i_deferred_frame_clear (&meta->frame);
+  DeferredMemory *dm = buffer_deferred_memory (buffer);
+  if (dm)
+    deferred_memory_reset (dm);
+  GST_BUFFER_POOL_CLASS (gst_m2i_deferred_pool_parent_class)->reset_buffer (pool, buffer);
+}
+
+static void
+gst_m2i_deferred_pool_class_init (GstM2iDeferredPoolClass *klass)
+{
+  GstBufferPoolClass *pc = GST_BUFFER_POOL_CLASS (klass);
+  pc->set_config = deferred_pool_set_config;
+  pc->alloc_buffer = deferred_pool_alloc;
+  pc->reset_buffer = deferred_pool_reset;
+}
+
+static void
+gst_m2i_deferred_pool_init (GstM2iDeferredPool *self)
+{
+}
+
+GstBufferPool *
+gst_m2i_deferred_pool_new (void)
+{
+  ensure_debug ();
+  GstBufferPool *pool = g_object_new (gst_m2i_deferred_pool_get_type (), NULL);
+  gst_object_ref_sink (pool);
+  return pool;
+}

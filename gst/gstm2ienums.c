@@ -1,0 +1,79 @@
+/* gstm2ienums.c — GEnum types of the m2i element properties. */
+#include "gstm2ienums.h"
+
+#include <m2i/m2i.h>
+
+#define DEFINE_ENUM(func, TypeName, values)                             \
+  GType                                                                 \
+  func (void)                                                           \
+  {                                                                     \
+    static GType type = 0;                                              \
+    if (g_once_init_enter (&type)) {                                    \
+      GType t = g_enum_register_static (TypeName, values);              \
+      gst_type_mark_as_plugin_api (t, 0);                               \
+      g_once_init_leave (&type, t);                                     \
+    }                                                                   \
+    return type;                                                        \
+  }
+
+static const GEnumValue profile_values[] = {
+  { M2I_PROFILE_DEFAULT, "The seed's M2I block: fuses csc with convert/resize/permute; "
+        "no fp32, no interleaved fp output, norm in a task of its own", "default" },
+  { M2I_PROFILE_EXTENDED, "The default block plus norm fused into the same task, fp32 "
+        "(convertU8F32, resize and norm on fp32) and CPU-finished interleaved fp output",
+        "extended" },
+  { 0, NULL, NULL },
+};
+DEFINE_ENUM (gst_m2i_profile_get_type, "GstM2iProfile", profile_values)
+
+static const GEnumValue resize_mode_values[] = {
+  { M2I_RESIZE_NEAREST, "Nearest neighbour (nearest)", "nearest" },
+  { M2I_RESIZE_LINEAR, "Triangle filter, N-d (linear)", "linear" },
+  { M2I_RESIZE_LINEAR_ONNX, "Bilinear on the 2x2 neighbourhood (linear_onnx)", "linear-onnx" },
+  { M2I_RESIZE_CUBIC, "Bicubic with cube-coeff (cubic)", "cubic" },
+  { M2I_RESIZE_BILINEAR_PILLOW, "Pillow's bilinear, Interpolate-11 (bilinear_pillow)",
+        "bilinear-pillow" },
+  { M2I_RESIZE_BICUBIC_PILLOW, "Pillow's bicubic, Interpolate-11 (bicubic_pillow)",
+        "bicubic-pillow" },
+  { 0, NULL, NULL },
+};
+DEFINE_ENUM (gst_m2i_resize_mode_get_type, "GstM2iResizeMode", resize_mode_values)
+
+static const GEnumValue coord_mode_values[] = {
+  { M2I_COORD_HALF_PIXEL, "half_pixel: in = (out + 0.5) / scale - 0.5", "half-pixel" },
+  { M2I_COORD_PYTORCH_HALF_PIXEL, "pytorch_half_pixel: as half_pixel, 0 for a 1-pixel output",
+        "pytorch-half-pixel" },
+  { M2I_COORD_ASYMMETRIC, "asymmetric: in = out / scale", "asymmetric" },
+  { M2I_COORD_TF_HALF_PIXEL_FOR_NN, "tf_half_pixel_for_nn: in = (out + 0.5) / scale",
+        "tf-half-pixel-for-nn" },
+  { M2I_COORD_ALIGN_CORNERS, "align_corners: in = out * (in_size - 1) / (out_size - 1)",
+        "align-corners" },
+  { 0, NULL, NULL },
+};
+DEFINE_ENUM (gst_m2i_coord_mode_get_type, "GstM2iCoordMode", coord_mode_values)
+
+static const GEnumValue nearest_mode_values[] = {
+  { M2I_NEAREST_ROUND_PREFER_FLOOR, "round_prefer_floor: round, halves down",
+        "round-prefer-floor" },
+  { M2I_NEAREST_ROUND_PREFER_CEIL, "round_prefer_ceil: round, halves up", "round-prefer-ceil" },
+  { M2I_NEAREST_FLOOR, "floor", "floor" },
+  { M2I_NEAREST_CEIL, "ceil", "ceil" },
+  { M2I_NEAREST_SIMPLE, "simple: ceil when downscaling, else truncation toward zero", "simple" },
+  { 0, NULL, NULL },
+};
+DEFINE_ENUM (gst_m2i_nearest_mode_get_type, "GstM2iNearestMode", nearest_mode_values)
+
+static const GEnumValue channel_order_values[] = {
+  { M2I_ORDER_RGB, "R, G, B", "rgb" },
+  { M2I_ORDER_BGR, "B, G, R", "bgr" },
+  { 0, NULL, NULL },
+};
+DEFINE_ENUM (gst_m2i_channel_order_get_type, "GstM2iChannelOrder", channel_order_values)
+
+static const GEnumValue norm_mode_values[] = {
+  { GST_M2I_NORM_MEAN_STD, "out = (in * input-scale - mean) / std", "mean-std" },
+  { GST_M2I_NORM_BATCH_NORM, "BatchNormInference-5: out = (in * input-scale - mean) / "
+        "sqrt(variance + epsilon) * gamma + beta", "batch-norm" },
+  { 0, NULL, NULL },
+};
+DEFINE_ENUM (gst_m2i_norm_mode_get_type, "GstM2iNormMode", norm_mode_values)

@@ -1,0 +1,42 @@
+/* gstm2ienums.h — GEnum types of the m2i element properties. The values are
+ * the engine's enums (m2i-plan.h, m2i-resize.h, m2i-format.h); the nicks are
+ * the specification's spellings with dashes ("linear-onnx", "half-pixel"). */
+#pragma once
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+/* M2iProfile: "default", "extended". */
+GType gst_m2i_profile_get_type (void);
+#define GST_TYPE_M2I_PROFILE (gst_m2i_profile_get_type ())
+
+/* M2iResizeMode: "nearest", "linear", "linear-onnx", "cubic",
+ * "bilinear-pillow", "bicubic-pillow". */
+GType gst_m2i_resize_mode_get_type (void);
+#define GST_TYPE_M2I_RESIZE_MODE (gst_m2i_resize_mode_get_type ())
+
+/* M2iCoordMode: "half-pixel", "pytorch-half-pixel", "asymmetric",
+ * "tf-half-pixel-for-nn", "align-corners". */
+GType gst_m2i_coord_mode_get_type (void);
+#define GST_TYPE_M2I_COORD_MODE (gst_m2i_coord_mode_get_type ())
+
+/* M2iNearestMode: "round-prefer-floor", "round-prefer-ceil", "floor",
+ * "ceil", "simple". */
+GType gst_m2i_nearest_mode_get_type (void);
+#define GST_TYPE_M2I_NEAREST_MODE (gst_m2i_nearest_mode_get_type ())
+
+/* M2iChannelOrder: "rgb", "bgr". */
+GType gst_m2i_channel_order_get_type (void);
+#define GST_TYPE_M2I_CHANNEL_ORDER (gst_m2i_channel_order_get_type ())
+
+/* How m2inorm's coefficients are given. */
+typedef enum {
+  GST_M2I_NORM_MEAN_STD,
+  GST_M2I_NORM_BATCH_NORM,
+} GstM2iNormMode;
+
+GType gst_m2i_norm_mode_get_type (void);
+#define GST_TYPE_M2I_NORM_MODE (gst_m2i_norm_mode_get_type ())
+
+G_END_DECLS

@@ -1,0 +1,287 @@
+/* gst-test-util.h — helpers of the m2i element tests: tight test images,
+ * packing them into buffers the way GStreamer lays frames out (or with
+ * padded strides and a GstVideoMeta), unpacking element output through
+ * GStreamer's own GstVideoFrame, caps strings and comparisons.
+ *
+ * Expected values always come from the core's reference path
+ * (m2i_reference_run, plain C one op at a time) or from arithmetic written
+ * here, never from the elements.
+ */
+#pragma once
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include <m2i/m2i.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+  M2iImage img;          /* tight layout, data into mem */
+  guint8 *mem;
+  gsize size;
+} TestImage;
+
+static inline void
+test_image_alloc (TestImage *t, M2iFormat f, gint w, gint h)
+{
+  t->size = m2i_image_wrap_size (f, w, h, 0);
+  t->mem = g_malloc0 (t->size);
+  fail_unless (m2i_image_wrap (&t->img, f, w, h, t->mem, t->size, 0, NULL));
+}
+
+static inline void
+test_image_free (TestImage *t)
+{
+  g_free (t->mem);
+  memset (t, 0, sizeof *t);
+}
+
+/* Deterministic pseudo-random samples: bytes for u8 images, integral values
+ * 0..255 for float images (what a csc or u8 source would give). */
+static inline void
+test_image_fill (TestImage *t, guint32 seed)
+{
+  guint32 x = seed * 2654435761u + 1;
+  M2iDataType dt = m2i_format_dtype (t->img.format);
+  gsize n = t->size / m2i_format_bytes_per_sample (t->img.format);
+  for (gsize i = 0; i < n; i++) {
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    guint8 v = (guint8) (x >> 24);
+    if (dt == M2I_DTYPE_U8)
+      t->mem[i] = v;
+    else if (dt == M2I_DTYPE_F16)
+      ((m2i_f16 *) t->mem)[i] = m2i_f32_to_f16 ((float) v);
+    else
+      ((float *) t->mem)[i] = (float) v;
+  }
+}
+
+static inline GstVideoFormat
+test_video_format (M2iFormat f)
+{
+  switch (f) {
+    case M2I_FORMAT_SP_NV12_8: return GST_VIDEO_FORMAT_NV12;
+    case M2I_FORMAT_PL_YUV420_8: return GST_VIDEO_FORMAT_I420;
+    case M2I_FORMAT_IL_RGB888: return GST_VIDEO_FORMAT_RGB;
+    case M2I_FORMAT_IL_BGR888: return GST_VIDEO_FORMAT_BGR;
+    case M2I_FORMAT_PL_RGB24: return GST_VIDEO_FORMAT_RGBP;
+    case M2I_FORMAT_PL_BGR24: return GST_VIDEO_FORMAT_BGRP;
+    default: return GST_VIDEO_FORMAT_UNKNOWN;
+  }
+}
+
+/* Caps string for a frame of @f: video/x-raw for u8 formats, NNStreamer
+ * tensors (planar "W:H:3:1", interleaved "3:W:H:1") for float ones. */
+static inline gchar *
+test_caps_string (M2iFormat f, gint w, gint h)
+{
+  GstVideoFormat vf = test_video_format (f);
+  if (vf != GST_VIDEO_FORMAT_UNKNOWN)
+    return g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,framerate=30/1",
+        gst_video_format_to_string (vf), w, h);
+  gboolean planar = m2i_format_layout (f) == M2I_LAYOUT_PLANAR;
+  const char *type = m2i_format_dtype (f) == M2I_DTYPE_F16 ? "float16" : "float32";
+  if (planar)
+    return g_strdup_printf ("other/tensors,format=static,num_tensors=1,types=%s,"
+        "dimensions=%d:%d:3:1,framerate=30/1", type, w, h);
+  return g_strdup_printf ("other/tensors,format=static,num_tensors=1,types=%s,"
+      "dimensions=3:%d:%d:1,framerate=30/1", type, w, h);
+}
+
+static inline GstCaps *
+test_caps (M2iFormat f, gint w, gint h)
+{
+  gchar *s = test_caps_string (f, w, h);
+  GstCaps *c = gst_caps_from_string (s);
+  g_free (s);
+  return c;
+}
+
+/* Packs @t into a new buffer: GStreamer's default layout for the caps, or,
+ * when @pad is not 0, every plane row @pad bytes longer, planes 64 bytes
+ * apart, described by a GstVideoMeta. Tensors are tight. */
+static inline GstBuffer *
+test_image_to_buffer (const TestImage *t, gsize pad)
+{
+  const M2iImage *im = &t->img;
+  GstVideoFormat vf = test_video_format (im->format);
+  if (vf == GST_VIDEO_FORMAT_UNKNOWN)
+    return gst_buffer_new_memdup (t->mem, t->size);
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, vf, im->width, im->height);
+  guint n = GST_VIDEO_INFO_N_PLANES (&info);
+  gsize offset[GST_VIDEO_MAX_PLANES] = { 0 };
+  gint stride[GST_VIDEO_MAX_PLANES] = { 0 };
+  gsize total = 0;
+  for (guint p = 0; p < n; p++) {
+    gsize row;
+    gint rows;
+    fail_unless (m2i_format_plane_geometry (im->format, im->width, im->height, p, &row, &rows));
+    if (pad) {
+      stride[p] = (gint) (row + pad);
+      offset[p] = total;
+      total += (gsize) stride[p] * rows + 64;
+    } else {
+      stride[p] = GST_VIDEO_INFO_PLANE_STRIDE (&info, p);
+      offset[p] = GST_VIDEO_INFO_PLANE_OFFSET (&info, p);
+      total = GST_VIDEO_INFO_SIZE (&info);
+    }
+  }
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, total, NULL);
+  GstMapInfo map;
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  memset (map.data, 0xA5, map.size);      /* padding is garbage, never read */
+  for (guint p = 0; p < n; p++) {
+    gsize row;
+    gint rows;
+    m2i_format_plane_geometry (im->format, im->width, im->height, p, &row, &rows);
+    for (gint y = 0; y < rows; y++)
+      memcpy (map.data + offset[p] + (gsize) y * stride[p], im->data[p] + (gsize) y * im->stride[p], row);
+  }
+  gst_buffer_unmap (buf, &map);
+  if (pad)
+    gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE, vf, im->width, im->height,
+        n, offset, stride);
+  return buf;
+}
+
+/* Unpacks a buffer of caps @caps holding a frame of format @f into the
+ * tight image @t (allocated here), through GstVideoFrame for video (so the
+ * buffer's GstVideoMeta is honoured) or as a tight tensor. */
+static inline void
+test_image_from_buffer (TestImage *t, GstBuffer *buf, GstCaps *caps, M2iFormat f)
+{
+  GstVideoInfo info;
+  GstStructure *s = gst_caps_get_structure (caps, 0);
+  if (gst_structure_has_name (s, "other/tensors")) {
+    const char *dims = gst_structure_get_string (s, "dimensions");
+    gint d0, d1, d2;
+    fail_unless (dims && sscanf (dims, "%d:%d:%d", &d0, &d1, &d2) == 3);
+    gboolean planar = m2i_format_layout (f) == M2I_LAYOUT_PLANAR;
+    test_image_alloc (t, f, planar ? d0 : d1, planar ? d1 : d2);
+    fail_unless_equals_uint64 (gst_buffer_get_size (buf), t->size);
+    gst_buffer_extract (buf, 0, t->mem, t->size);
+    return;
+  }
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  test_image_alloc (t, f, GST_VIDEO_INFO_WIDTH (&info), GST_VIDEO_INFO_HEIGHT (&info));
+  GstVideoFrame frame;
+  fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_READ));
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++) {
+    gsize row;
+    gint rows;
+    m2i_format_plane_geometry (f, t->img.width, t->img.height, p, &row, &rows);
+    const guint8 *src = GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
+    gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
+    for (gint y = 0; y < rows; y++)
+      memcpy (t->img.data[p] + (gsize) y * t->img.stride[p], src + (gsize) y * stride, row);
+  }
+  gst_video_frame_unmap (&frame);
+}
+
+/* Runs the core's reference path: @ops on @in into a new tight @out. */
+static inline void
+test_reference (const TestImage *in, const M2iOpList *ops, M2iFormat f, gint w, gint h,
+    TestImage *out)
+{
+  GError *err = NULL;
+  test_image_alloc (out, f, w, h);
+  if (!m2i_reference_run (&in->img, ops, &out->img, &err))
+    fail ("reference run failed: %s", err->message);
+}
+
+static inline float
+test_sample (const TestImage *t, gint x, gint y, int c)
+{
+  const M2iImage *im = &t->img;
+  gsize bps = m2i_format_bytes_per_sample (im->format);
+  const guint8 *p = m2i_format_layout (im->format) == M2I_LAYOUT_PLANAR
+      ? im->data[c] + (gsize) y * im->stride[c] + (gsize) x * bps
+      : im->data[0] + (gsize) y * im->stride[0] + ((gsize) x * 3 + c) * bps;
+  switch (m2i_format_dtype (im->format)) {
+    case M2I_DTYPE_U8: return *p;
+    case M2I_DTYPE_F16: return m2i_f16_to_f32 (*(const m2i_f16 *) p);
+    default: return *(const float *) p;
+  }
+}
+
+/* Byte-for-byte equality; the first difference is reported. */
+static inline void
+test_assert_identical (const TestImage *a, const TestImage *b, const char *what)
+{
+  fail_unless (a->img.format == b->img.format && a->img.width == b->img.width
+      && a->img.height == b->img.height, "%s: %s %dx%d vs %s %dx%d", what,
+      m2i_format_to_string (a->img.format), a->img.width, a->img.height,
+      m2i_format_to_string (b->img.format), b->img.width, b->img.height);
+  for (gsize i = 0; i < a->size; i++)
+    if (a->mem[i] != b->mem[i])
+      fail ("%s: byte %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " differs: %u vs %u", what, i,
+          a->size, a->mem[i], b->mem[i]);
+}
+
+/* One fp16 unit in the last place at @v. */
+static inline float
+test_f16_ulp (float v)
+{
+  int e;
+  frexpf (fabsf (v), &e);
+  return e - 11 < -24 ? ldexpf (1.0f, -24) : ldexpf (1.0f, e - 11);
+}
+
+/* Every sample within @tol_ulps fp16 ulps (fp16) or the relative @tol_rel
+ * (fp32); u8 exact. */
+static inline void
+test_assert_close (const TestImage *a, const TestImage *b, float tol_ulps, const char *what)
+{
+  fail_unless (a->img.format == b->img.format && a->img.width == b->img.width
+      && a->img.height == b->img.height, "%s: geometry differs", what);
+  M2iDataType dt = m2i_format_dtype (a->img.format);
+  for (gint y = 0; y < a->img.height; y++)
+    for (gint x = 0; x < a->img.width; x++)
+      for (int c = 0; c < 3; c++) {
+        float u = test_sample (a, x, y, c), v = test_sample (b, x, y, c);
+        float tol = dt == M2I_DTYPE_U8 ? 0.0f : dt == M2I_DTYPE_F16
+            ? tol_ulps * test_f16_ulp (v) : 1e-5f * fabsf (v) + 1e-6f;
+        if (fabsf (u - v) > tol)
+          fail ("%s: (%d,%d) channel %d: %g vs %g", what, x, y, c, u, v);
+      }
+}
+
+/* A bus on @h's element, to read error messages from. */
+static inline GstBus *
+test_harness_bus (GstHarness *h)
+{
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  return bus;
+}
+
+/* The text and debug details of the first error on @bus ("" if none). */
+static inline gchar *
+test_bus_error (GstBus *bus)
+{
+  GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  if (!m)
+    return g_strdup ("");
+  GError *err = NULL;
+  gchar *dbg = NULL;
+  gst_message_parse_error (m, &err, &dbg);
+  gchar *s = g_strdup_printf ("%s | %s", err->message, dbg ? dbg : "");
+  g_clear_error (&err);
+  g_free (dbg);
+  gst_message_unref (m);
+  return s;
+}
+
+/* The string property @name of @el. */
+static inline gchar *
+test_get_string (GstElement *el, const char *name)
+{
+  gchar *s = NULL;
+  g_object_get (el, name, &s, NULL);
+  return s ? s : g_strdup ("");
+}
