@@ -837,11 +837,19 @@ set_sink_caps (GstM2iInfer *self, GstCaps *caps)
   clear_negotiated (self);
   if (!self->model)
     return refuse_caps (self, "no model loaded (the element is not PAUSED yet)");
-  GstCaps *accepted = sink_caps (self, NULL);
-  gboolean fits = gst_caps_is_subset (caps, accepted);
-  gst_caps_unref (accepted);
   const GstStructure *s = gst_caps_get_structure (caps, 0);
   gboolean deferred = gst_m2i_caps_is_deferred (caps, 0);
+  gboolean plain_tensors = !deferred && gst_structure_has_name (s, "other/tensors")
+      && (self->input_kind == GST_M2I_INPUT_TENSORS || self->input_kind == GST_M2I_INPUT_IMAGE);
+  /* Plain tensors are checked one by one below (any mix of f16 and f32 for
+   * float inputs, which the caps query cannot list); the rest must be what
+   * the caps query offers. */
+  gboolean fits = plain_tensors;
+  if (!fits) {
+    GstCaps *accepted = sink_caps (self, NULL);
+    fits = gst_caps_is_subset (caps, accepted);
+    gst_caps_unref (accepted);
+  }
   gchar *want = describe_inputs (self->model);
   if (!fits) {
     gchar *got = gst_caps_to_string (caps);
@@ -859,9 +867,7 @@ set_sink_caps (GstM2iInfer *self, GstCaps *caps)
   }
   g_free (want);
   gst_structure_get_fraction (s, "framerate", &self->fps_n, &self->fps_d);
-  if (self->input_kind == GST_M2I_INPUT_TENSORS
-      || (!deferred && gst_structure_has_name (s, "other/tensors")
-          && self->input_kind == GST_M2I_INPUT_IMAGE)) {
+  if (plain_tensors) {
     if (!setup_tensor_input (self, s))
       return FALSE;
   } else {
@@ -917,6 +923,18 @@ gst_m2i_infer_sink_query (GstPad *pad, GstObject *parent, GstQuery *query)
     return TRUE;
   }
   switch (GST_QUERY_TYPE (query)) {
+    case GST_QUERY_ACCEPT_CAPS: {
+      /* Anything of the template (deferred frames only with fusion): caps
+       * that do not fit the model are refused when they arrive, with a
+       * message saying why and what would fit. */
+      GstCaps *caps, *tmpl = gst_pad_get_pad_template_caps (pad);
+      gst_query_parse_accept_caps (query, &caps);
+      gboolean ok = gst_caps_is_subset (caps, tmpl)
+          && (!gst_m2i_caps_is_deferred (caps, 0) || fusion_on (self));
+      gst_caps_unref (tmpl);
+      gst_query_set_accept_caps_result (query, ok);
+      return TRUE;
+    }
     case GST_QUERY_CAPS: {
       GstCaps *filter, *caps;
       gst_query_parse_caps (query, &filter);
@@ -1006,9 +1024,11 @@ append_model_ops (GstM2iInfer *self, GstM2iDeferredFrame *f, M2iFormat *out_form
   M2iOpList *ops = &f->ops;
   guint before = ops->n_ops;
   gboolean ok = TRUE, moves = FALSE;
+  M2iLayout layout = m2i_format_layout (cur);
   if (m2i_format_is_yuv (cur)) {
     ok = m2i_op_list_add_csc (ops, order);
     moves = TRUE;
+    layout = M2I_LAYOUT_INTERLEAVED;
   }
   if (ok && pixels)
     ok = m2i_op_list_add_convert (ops, dt);
@@ -1019,7 +1039,7 @@ append_model_ops (GstM2iInfer *self, GstM2iDeferredFrame *f, M2iFormat *out_form
     ok = m2i_op_list_add_resize (ops, &rp);
     moves = TRUE;
   }
-  if (ok && m2i_format_layout (cur) == M2I_LAYOUT_INTERLEAVED)
+  if (ok && layout == M2I_LAYOUT_INTERLEAVED)
     ok = m2i_op_list_add_permute (ops);
   if (ok && pixels && self->norm_active)
     ok = m2i_op_list_add_norm (ops, &self->norm);
@@ -1850,6 +1870,8 @@ gst_m2i_infer_class_init (GstM2iInferClass *klass)
       "input; attaches the outputs (tensor meta), classes and detections (region-of-interest "
       "metas, DL Streamer style) and posts them on the bus", "m2i developers");
   gst_type_mark_as_plugin_api (GST_TYPE_M2I_INFER_OUTPUT, 0);
+  /* Register the meta now, so readers can find it by name. */
+  gst_m2i_tensor_meta_get_info ();
 }
 
 static void

@@ -176,29 +176,3 @@ gst_buffer_add_m2i_tensor_meta (GstBuffer *buf, const gchar *model, guint n,
       names);
   return m;
 }
-
-GstM2iTensorMeta *
-gst_buffer_get_m2i_tensor_meta (GstBuffer *buf)
-{
-  return (GstM2iTensorMeta *) gst_buffer_get_meta (buf, GST_M2I_TENSOR_META_API_TYPE);
-}
-
-const GstM2iTensor *
-gst_m2i_tensor_meta_find (const GstM2iTensorMeta *meta, const gchar *name)
-{
-  if (!meta || !name)
-    return NULL;
-  for (guint i = 0; i < meta->n_tensors; i++)
-    if (!strcmp (meta->tensors[i].name, name))
-      return &meta->tensors[i];
-  return NULL;
-}
-
-gsize
-gst_m2i_tensor_numel (const GstM2iTensor *t)
-{
-  gsize n = 1;
-  for (guint i = 0; i < t->n_dims; i++)
-    n *= (gsize) t->dims[i];
-  return n;
-}

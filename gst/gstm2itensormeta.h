@@ -40,6 +40,7 @@ typedef struct {
   gpointer block;
 } GstM2iTensorMeta;
 
+/* In the plugin: registering the meta and adding it (m2iinfer does). */
 GType gst_m2i_tensor_meta_api_get_type (void);
 #define GST_M2I_TENSOR_META_API_TYPE (gst_m2i_tensor_meta_api_get_type ())
 const GstMetaInfo *gst_m2i_tensor_meta_get_info (void);
@@ -55,13 +56,36 @@ const GstMetaInfo *gst_m2i_tensor_meta_get_info (void);
 GstM2iTensorMeta *gst_buffer_add_m2i_tensor_meta (GstBuffer *buf, const gchar *model,
     guint n, const M2iTensor *tensors, const gchar *const *names);
 
+/* Reading the meta needs no link to the plugin: the helpers below are
+ * inline and find the meta by its API type's name ("GstM2iTensorMetaAPI",
+ * registered by the plugin when m2iinfer is created). */
+
 /* The first tensor meta of @buf, or NULL. Owned by the buffer. */
-GstM2iTensorMeta *gst_buffer_get_m2i_tensor_meta (GstBuffer *buf);
+static inline GstM2iTensorMeta *
+gst_buffer_get_m2i_tensor_meta (GstBuffer *buf)
+{
+  GType api = g_type_from_name ("GstM2iTensorMetaAPI");
+  return api ? (GstM2iTensorMeta *) gst_buffer_get_meta (buf, api) : NULL;
+}
 
 /* The tensor called @name in @meta, or NULL. */
-const GstM2iTensor *gst_m2i_tensor_meta_find (const GstM2iTensorMeta *meta, const gchar *name);
+static inline const GstM2iTensor *
+gst_m2i_tensor_meta_find (const GstM2iTensorMeta *meta, const gchar *name)
+{
+  for (guint i = 0; meta && name && i < meta->n_tensors; i++)
+    if (g_str_equal (meta->tensors[i].name, name))
+      return &meta->tensors[i];
+  return NULL;
+}
 
 /* Number of elements of @t (1 for a scalar). */
-gsize gst_m2i_tensor_numel (const GstM2iTensor *t);
+static inline gsize
+gst_m2i_tensor_numel (const GstM2iTensor *t)
+{
+  gsize n = 1;
+  for (guint i = 0; i < t->n_dims; i++)
+    n *= (gsize) t->dims[i];
+  return n;
+}
 
 G_END_DECLS
