@@ -77,6 +77,16 @@ source_path (const char *rel)
   return g_build_filename (M2I_SOURCE_ROOT, rel, NULL);
 }
 
+/* @launch as shown to the user: paths relative to the source tree. */
+static gchar *
+shown_pipeline (const char *launch)
+{
+  gchar **parts = g_strsplit (launch, M2I_SOURCE_ROOT "/", -1);
+  gchar *s = g_strjoinv ("", parts);
+  g_strfreev (parts);
+  return s;
+}
+
 /* ---- data ------------------------------------------------------------------ */
 
 /* The payload of a gzipped idx file after its @header bytes. */
@@ -262,7 +272,7 @@ run_fashion_mnist (void)
   printf ("m2i demo: the %d Fashion-MNIST test images as an NV12 stream (%dx%d, each 28x28 "
       "image drawn %dx larger)\n\n", opt_count, w, w, opt_scale);
   {
-    gchar *shown = g_strdup (launch);
+    gchar *shown = shown_pipeline (launch);
     gchar *p = strstr (shown, " ! m2icolorconvert");
     printf ("pipeline:\n  appsrc (NV12 %dx%d)%s\n\n", w, w, p ? p : shown);
     g_free (shown);
@@ -444,8 +454,10 @@ run_person (void)
     fprintf (stderr, "m2i-infer-demo: %s\n", error->message);
     return 2;
   }
-  printf ("m2i demo: person detection on %s (%dx%d)\n\npipeline:\n  %s\n\n", image, pic.width,
-      pic.height, strstr (launch, "videoconvert"));
+  gchar *shown = shown_pipeline (strstr (launch, "videoconvert"));
+  printf ("m2i demo: person detection on %s (%dx%d)\n\npipeline:\n  appsrc (RGB) ! %s\n\n",
+      image, pic.width, pic.height, shown);
+  g_free (shown);
   GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
