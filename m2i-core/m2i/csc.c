@@ -131,13 +131,20 @@ static inline __attribute__((always_inline)) void
 hpass_expanded_body (const float *wt, gint T, gint n, const guint8 *p, gint K, float *dst)
 {
   for (int c = 0; c < 3; c++) {
-    const guint8 *v = p + (gsize) c * K;
-    float *d = dst + (gsize) c * n;
+    const guint8 *restrict v = p + (gsize) c * K;
+    float *restrict d = dst + (gsize) c * n;
+    if (T == 2) {
+      const float *restrict w0 = wt, *restrict w1 = wt + n;
+      const guint8 *restrict v1 = v + n;
+      for (gint i = 0; i < n; i++)
+        d[i] = (0.0f + w0[i] * (float) v[i]) + w1[i] * (float) v1[i];
+      continue;
+    }
     for (gint i = 0; i < n; i++)
       d[i] = 0.0f + wt[i] * (float) v[i];
     for (gint t = 1; t < T; t++) {
-      const float *w = wt + (gsize) t * n;
-      const guint8 *vt = v + (gsize) t * n;
+      const float *restrict w = wt + (gsize) t * n;
+      const guint8 *restrict vt = v + (gsize) t * n;
       for (gint i = 0; i < n; i++)
         d[i] = d[i] + w[i] * (float) vt[i];
     }
@@ -1019,9 +1026,105 @@ gather_pairs_avx512 (const guint8 *y, gint wy, const guint8 *c1, const guint8 *c
   gather_pairs_from (y, c1, c2, xs, i, n, n, cy, cu, cv);
 }
 
+/* hpass_expanded for two taps, 16 outputs per step; same operations in the
+ * same order as hpass_expanded_body (mul, then add to 0.0f, mul, add). */
+static AVX512 void
+hpass_expanded_avx512 (const float *wt, gint T, gint n, const guint8 *p, gint K, float *dst)
+{
+  if (T != 2) {
+    hpass_expanded_avx2 (wt, T, n, p, K, dst);
+    return;
+  }
+  const __m512 zero = _mm512_setzero_ps ();
+  for (int c = 0; c < 3; c++) {
+    const guint8 *v = p + (gsize) c * K;
+    float *d = dst + (gsize) c * n;
+    gint i = 0;
+    for (; i + 16 <= n; i += 16) {
+      __m512 x0 = _mm512_cvtepi32_ps (_mm512_cvtepu8_epi32 (_mm_loadu_si128 ((const __m128i *) (v + i))));
+      __m512 x1 = _mm512_cvtepi32_ps (_mm512_cvtepu8_epi32 (_mm_loadu_si128 ((const __m128i *) (v + n + i))));
+      __m512 acc = _mm512_add_ps (zero, _mm512_mul_ps (_mm512_loadu_ps (wt + i), x0));
+      acc = _mm512_add_ps (acc, _mm512_mul_ps (_mm512_loadu_ps (wt + n + i), x1));
+      _mm512_storeu_ps (d + i, acc);
+    }
+    for (; i < n; i++)
+      d[i] = (0.0f + wt[i] * (float) v[i]) + wt[n + i] * (float) v[n + i];
+  }
+}
+
+static AVX512 void
+finish_f16_norm_avx512 (const float *v, const float *sub, const float *mul, const float *add,
+    gint n, m2i_f16 *out)
+{
+  gint i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m512 x = _mm512_cvtph_ps (_mm512_cvtps_ph (_mm512_loadu_ps (v + i), _MM_FROUND_TO_NEAREST_INT));
+    __m512 y = _mm512_add_ps (_mm512_mul_ps (_mm512_sub_ps (x, _mm512_loadu_ps (sub + i)),
+            _mm512_loadu_ps (mul + i)), _mm512_loadu_ps (add + i));
+    _mm256_storeu_si256 ((__m256i *) (out + i), _mm512_cvtps_ph (y, _MM_FROUND_TO_NEAREST_INT));
+  }
+  finish_f16_norm_avx2 (v + i, sub + i, mul + i, add + i, n - i, out + i);
+}
+
+/* prep_444 at twice the width, writing the AVX2 block layout row_avx2 reads
+ * (a zmm byte unpack yields the "a" halves of two AVX2 blocks). */
+static AVX512 void
+prep_444_avx512 (const guint8 *pu, const guint8 *pv, gint n, gint16 *t, gsize ts)
+{
+  const __m512i k128 = _mm512_set1_epi16 (128), zero = _mm512_setzero_si512 ();
+  gint i = 0;
+  for (; i + 64 <= n; i += 64) {
+    __m512i a = _mm512_loadu_si512 ((const void *) (pu + i));
+    __m512i b = _mm512_loadu_si512 ((const void *) (pv + i));
+    __m512i lo[CSC_N_TERMS], hi[CSC_N_TERMS];
+    terms32 (_mm512_sub_epi16 (_mm512_unpacklo_epi8 (a, zero), k128),
+        _mm512_sub_epi16 (_mm512_unpacklo_epi8 (b, zero), k128), lo);
+    terms32 (_mm512_sub_epi16 (_mm512_unpackhi_epi8 (a, zero), k128),
+        _mm512_sub_epi16 (_mm512_unpackhi_epi8 (b, zero), k128), hi);
+    for (int j = 0; j < CSC_N_TERMS; j++) {
+      gint16 *d = t + j * ts + i;
+      _mm256_storeu_si256 ((__m256i *) d, _mm512_castsi512_si256 (lo[j]));
+      _mm256_storeu_si256 ((__m256i *) (d + 16), _mm512_castsi512_si256 (hi[j]));
+      _mm256_storeu_si256 ((__m256i *) (d + 32), _mm512_extracti64x4_epi64 (lo[j], 1));
+      _mm256_storeu_si256 ((__m256i *) (d + 48), _mm512_extracti64x4_epi64 (hi[j], 1));
+    }
+  }
+  if (i < n)
+    prep_444_avx2 (pu + i, pv + i, n - i, t + i, ts);
+}
+
+/* row at twice the width over the AVX2 terms layout: a zmm of "a" terms is
+ * the a halves of two consecutive AVX2 blocks. */
+static AVX512 void
+row_avx512 (const guint8 *y, const gint16 *t, gsize ts, gint n, guint8 *const dst[3],
+    const CscOutSpec *spec)
+{
+  gint i = 0;
+  for (; i + BLK5 <= n; i += BLK5) {
+    __m512i ka[CSC_N_TERMS], kb[CSC_N_TERMS];
+    for (int j = 0; j < CSC_N_TERMS; j++) {
+      const gint16 *p = t + j * ts + i;
+      ka[j] = _mm512_inserti64x4 (_mm512_castsi256_si512 (_mm256_loadu_si256 ((const __m256i *) p)),
+          _mm256_loadu_si256 ((const __m256i *) (p + 32)), 1);
+      kb[j] = _mm512_inserti64x4 (_mm512_castsi256_si512 (_mm256_loadu_si256 ((const __m256i *) (p + 16))),
+          _mm256_loadu_si256 ((const __m256i *) (p + 48)), 1);
+    }
+    __m512i r8, g8, b8;
+    block64 (y + i, ka, kb, &r8, &g8, &b8);
+    emit64 (r8, g8, b8, dst, i, BLK5, spec);
+  }
+  if (i < n) {
+    guint bps = out_bps (spec);
+    guint8 *d[3];
+    for (int c = 0; c < 3; c++)
+      d[c] = dst[c] ? dst[c] + (spec->mode == CSC_OUT_IL_U8 ? 3 : bps) * (gsize) i : NULL;
+    row_avx2 (y + i, t + i, ts, n - i, d, spec);
+  }
+}
+
 static const CscKernels kernels_avx512 = {
-  "avx512", BLK, prep_444_avx2, row_avx2, pair_avx512, u8_to_f16_avx2, gather_avx512,
-  gather_pairs_avx512, NULL, hpass_expanded_avx2, finish_f16_norm_avx2,
+  "avx512", BLK, prep_444_avx512, row_avx512, pair_avx512, u8_to_f16_avx2, gather_avx512,
+  gather_pairs_avx512, NULL, hpass_expanded_avx512, finish_f16_norm_avx512,
 };
 
 /* ---- AVX-512 VBMI: pair gathers as byte permutes over 128-byte windows --- */
@@ -1074,8 +1177,8 @@ gather_pairs_vbmi (const guint8 *y, const guint8 *c1, const guint8 *c2, const gi
 }
 
 static const CscKernels kernels_avx512_vbmi = {
-  "avx512-vbmi", BLK, prep_444_avx2, row_avx2, pair_avx512, u8_to_f16_avx2, gather_avx512,
-  gather_pairs_avx512, gather_pairs_vbmi, hpass_expanded_avx2, finish_f16_norm_avx2,
+  "avx512-vbmi", BLK, prep_444_avx512, row_avx512, pair_avx512, u8_to_f16_avx2, gather_avx512,
+  gather_pairs_avx512, gather_pairs_vbmi, hpass_expanded_avx512, finish_f16_norm_avx512,
 };
 #endif
 

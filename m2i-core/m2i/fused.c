@@ -3,17 +3,15 @@
  * Covers csc, then in this order: [convert] [resize] [permute] [norm], where
  * convert may also come after resize, permute may sit anywhere after csc, and
  * norm follows the fp conversion (and the resize, if any). Without resize,
- * each pair of luma rows shares one chroma-term row and every output row is
- * written straight from the csc registers. With resize, only the source rows
- * and columns the filter tables use are converted: each needed source row is
- * colour-converted (on the compacted list of needed columns when that is much
- * narrower than the frame), resized horizontally into a small ring of rows,
- * and every output row is one vertical pass over the ring — the evaluation
- * order of resize-private.h, so results equal the reference bit for bit.
- * Compacted columns are scattered back into a full-width row that is zero
- * elsewhere, so the resize module's own kernels and tables run unchanged
- * (they read only the columns their tables name).
- * Output rows are sliced over threads, each slice with its own scratch.
+ * each pair of luma rows shares its chroma terms (kept in registers by the
+ * pair kernels) and every output row is written straight from the csc
+ * registers. With resize, only the source rows and columns the filter tables
+ * use are converted: each needed source row is colour-converted (on the
+ * listed columns when that is much narrower than the frame; see
+ * plan_columns), resized horizontally into a small ring of rows, and every
+ * output row is one vertical pass over the ring — the evaluation order of
+ * resize-private.h, so results equal the reference bit for bit. Output rows
+ * are sliced over threads, each slice with its own scratch.
  */
 #include "engine-private.h"
 
@@ -138,8 +136,8 @@ m2i_fused_free (Fused *f)
 }
 
 /* Chooses the source columns to convert.
- * - expanded (downscales without intermediate rounding): the column list is
- *   the x table itself, one block per tap (xs[t*n + i] = index[i*taps + t];
+ * - expanded (out_size * taps <= in_size, no intermediate rounding): the
+ *   column list is the x table itself, one block per tap (xs[t*n + i] = index[i*taps + t];
  *   a column used by two outputs appears twice). The horizontal pass over
  *   it is then a regular, gather-free loop (CscKernels.hpass_expanded)
  *   evaluating exactly the contract's sums (taps in table order, fp32 from
@@ -154,7 +152,7 @@ plan_columns (Fused *f)
 {
   const M2iResizeAxis *ax = &f->rplan->x;
   gint n_taps = ax->out_size * ax->taps;
-  if (!f->rplan->round_intermediate && n_taps * 2 <= ax->in_size) {
+  if (!f->rplan->round_intermediate && n_taps <= ax->in_size) {
     gint n = ax->out_size, T = ax->taps;
     f->expanded = TRUE;
     f->planar_rows = TRUE;
@@ -267,10 +265,7 @@ m2i_fused_new (const M2iImage *in, const M2iOp *ops, guint n_ops,
     else
       f->spec.mode = f->out_dt == M2I_DTYPE_U8 ? CSC_OUT_PL_U8
           : f->out_dt == M2I_DTYPE_F16 ? CSC_OUT_PL_F16 : CSC_OUT_PL_F32;
-    f->ts = m2i_csc_terms_stride (f->k, in->width);
-    for (gint s = 0; s < f->n_slices; s++)
-      f->slices[s].terms = g_new0 (gint16, f->ts * CSC_N_TERMS);
-    return f;
+    return f;                          /* the pair kernels need no scratch */
   }
 
   plan_columns (f);
@@ -468,15 +463,21 @@ write_row (Fused *f, gint oy, const void *vals, guint bps)
           (gsize) w * bps);
     return;
   }
-  /* interleave <-> planar: value i of channel c is at src[si] -> dst[di] */
+  /* interleaved <-> planar: value i of channel c moves from src[si] to dst[di] */
   gboolean to_planar = f->out_layout == M2I_LAYOUT_PLANAR;
   for (int c = 0; c < 3; c++) {
     guint8 *d = out->data[to_planar ? c : 0] + (gsize) oy * out->stride[to_planar ? c : 0];
-    for (gint i = 0; i < w; i++) {
-      gsize si = to_planar ? (gsize) 3 * i + c : (gsize) c * w + i;
-      gsize di = to_planar ? (gsize) i : (gsize) 3 * i + c;
-      memcpy (d + di * bps, v + si * bps, bps);
-    }
+    gsize s_step = to_planar ? 3 : 1, s_off = to_planar ? (gsize) c : (gsize) c * w;
+    gsize d_step = to_planar ? 1 : 3, d_off = to_planar ? 0 : (gsize) c;
+    if (bps == 1)
+      for (gint i = 0; i < w; i++)
+        d[d_off + i * d_step] = v[s_off + i * s_step];
+    else if (bps == 2)
+      for (gint i = 0; i < w; i++)
+        ((m2i_f16 *) d)[d_off + i * d_step] = ((const m2i_f16 *) v)[s_off + i * s_step];
+    else
+      for (gint i = 0; i < w; i++)
+        ((float *) d)[d_off + i * d_step] = ((const float *) v)[s_off + i * s_step];
   }
 }
 

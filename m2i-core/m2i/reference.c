@@ -344,6 +344,21 @@ fast_values (const M2iImage *in, const M2iImage *out, const M2iNormParams *n,
   gboolean pout = m2i_format_layout (out->format) == M2I_LAYOUT_PLANAR;
   gint w = in->width, n3 = w * 3;
   float *sub = coef, *mul = coef + n3, *add = coef + 2 * n3;
+  if (pin && pout) {                   /* plane by plane, no reshuffling */
+    for (int c = 0; c < 3; c++) {
+      float s0 = 0, m0 = 1, a0 = 0;
+      if (n)
+        m2i_norm_fast_coeffs (n, c, &s0, &m0, &a0);
+      for (gint y = 0; y < in->height; y++) {
+        load_row_f32 (in, c, y, row, w);
+        if (n)
+          for (gint x = 0; x < w; x++)
+            row[x] = (row[x] - s0) * m0 + a0;
+        store_row_f32 (out, c, y, row, w);
+      }
+    }
+    return;
+  }
   if (n)
     for (gint i = 0; i < n3; i++)      /* interleaved pattern of coefficients */
       m2i_norm_fast_coeffs (n, i % 3, &sub[i], &mul[i], &add[i]);
