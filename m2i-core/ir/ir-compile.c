@@ -3,11 +3,10 @@
  * one inference planned (buffers reused once their last reader has run). */
 #include "ir-compile.h"
 #include "kernels/kernels-private.h"
-
-#include <stdlib.h>
 #include <base/m2i-error.h>
 #include <base/m2i-parallel.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #define ALIGN 64
@@ -120,6 +119,25 @@ find_kernel (M2iOpRegistry *reg, const M2iIrNode *n, GError **error)
   return NULL;
 }
 
+/* No tensor may need more than this: keeps every size sum of the memory
+ * plan far from overflowing (and no machine has it anyway). */
+#define MAX_TENSOR_BYTES ((guint64) 1 << 40)
+
+static gboolean
+check_size (const M2iIrNode *n, gint port, const M2iTensor *t, GError **error)
+{
+  gint64 numel = m2i_shape_numel (&t->shape);
+  gsize es = m2i_element_type_size (t->type);
+  if (numel < 0 || (guint64) numel > MAX_TENSOR_BYTES / MAX (es, 1)) {
+    g_autofree gchar *shape = m2i_shape_to_string (&t->shape);
+    m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, n,
+        "output %d (%s %s) is larger than the 1 TiB a tensor may take", port,
+        m2i_element_type_to_string (t->type), shape);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* Compares what the kernel computed with what the XML declares. */
 static gboolean
 check_declared (const M2iIrNode *n, const M2iOpContext *ctx, GError **error)
@@ -133,6 +151,8 @@ check_declared (const M2iIrNode *n, const M2iOpContext *ctx, GError **error)
           "the kernel set no valid type and shape for output %d", p);
       return FALSE;
     }
+    if (!check_size (n, p, t, error))
+      return FALSE;
     if (!m2i_shape_equal (&t->shape, &port->shape)) {
       g_autofree gchar *s1 = m2i_shape_to_string (&port->shape);
       g_autofree gchar *s2 = m2i_shape_to_string (&t->shape);
@@ -195,7 +215,7 @@ bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
         cm->input_values[i] = cm->value_base[n->index];
       }
     }
-    return TRUE;
+    return check_size (n, 0, &out->t, error);
   }
   if (!strcmp (n->type, "Const")) {
     out->t = n->const_value;
@@ -251,6 +271,15 @@ bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
   gsize bytes = 0;
   for (gint p = 0; p < n->n_outputs; p++)
     bytes += m2i_tensor_nbytes (&s.ctx.outputs[p]);
+  if (all_const && n->n_outputs == 1 && m2i_ir_kernel_is_view (k, &s.ctx) &&
+      bytes == m2i_tensor_nbytes (&s.ctx.inputs[0])) {
+    /* a view of a constant (Reshape of weights, the Convert f16 → f32 of a
+     * compressed v11 model once the weights are widened) is that constant */
+    out->t.data = s.ctx.inputs[0].data;
+    out->is_const = TRUE;
+    step_clear (&s);
+    return TRUE;
+  }
   if ((all_const || m2i_ir_kernel_is_shape_only (k)) && bytes <= max_folded) {
     gboolean ok = fold (cm, &s, error);
     step_clear (&s);
@@ -333,25 +362,46 @@ is_elementwise (const M2iOpKernel *k)
   return FALSE;
 }
 
+/* Groups merged into others: each group's parent and its byte offset in
+ * the parent (union-find; a root is its own parent at offset 0). */
+typedef struct {
+  gint *parent;
+  gsize *offset;
+} GroupAlias;
+
 static gint
-group_root (const gint *alias, gint g)
+group_root (const GroupAlias *a, gint g, gsize *offset)
 {
-  while (alias[g] != g)
-    g = alias[g];
+  gsize off = 0;
+  while (a->parent[g] != g) {
+    off += a->offset[g];
+    g = a->parent[g];
+  }
+  if (offset)
+    *offset = off;
   return g;
 }
 
-/* In place: an element-wise layer whose input of the output's shape and
+/* Group @child now lives inside @root at byte @offset, from its first use. */
+static void
+merge_group (M2iIrCompiledModel *cm, GroupAlias *a, gint child, gint root, gsize offset)
+{
+  CmGroup *r = &cm->groups[root], *c = &cm->groups[child];
+  r->first = MIN (r->first, c->first);
+  r->last = MAX (r->last, c->last);
+  r->size = MAX (r->size, offset + c->size);
+  *c = (CmGroup) { 0, 0, -2, -2 };           /* empty, placed nowhere */
+  a->parent[child] = root;
+  a->offset[child] = offset;
+}
+
+/* In place, element-wise: a layer whose input of the output's shape and
  * type is read by nobody after it writes its output into that input's
  * buffer (Conv → Add(bias) → PReLU then touches one buffer, not three).
- * Never over an input of the model (it keeps its contents) nor a buffer
- * read later. Merges the two groups. */
+ * Never over an input of the model (it keeps its contents). */
 static void
-compute_in_place (M2iIrCompiledModel *cm, gint n_steps)
+elementwise_in_place (M2iIrCompiledModel *cm, GroupAlias *a, gint n_steps)
 {
-  g_autofree gint *alias = g_new (gint, MAX (cm->n_groups, 1));
-  for (gint g = 0; g < cm->n_groups; g++)
-    alias[g] = g;
   for (gint si = 0; si < n_steps; si++) {
     const CmStep *s = &g_array_index (cm->steps, CmStep, si);
     if (s->ctx.n_outputs != 1 || !is_elementwise (s->kernel))
@@ -359,42 +409,219 @@ compute_in_place (M2iIrCompiledModel *cm, gint n_steps)
     const CmValue *out = &cm->values[s->out_values[0]];
     if (out->group < 0)
       continue;
-    gint og = group_root (alias, out->group);
+    gint og = group_root (a, out->group, NULL);
     for (gint k = 0; k < s->ctx.n_inputs; k++) {
       const CmValue *in = &cm->values[s->in_values[k]];
       if (in->group < 0 || in->t.type != out->t.type || !m2i_shape_equal (&in->t.shape, &out->t.shape))
         continue;
-      gint ig = group_root (alias, in->group);
-      CmGroup *g = &cm->groups[ig];
+      gint ig = group_root (a, in->group, NULL);
+      const CmGroup *g = &cm->groups[ig];
       if (ig == og || g->first < 0 || g->last != si)
         continue;
-      g->last = MAX (g->last, cm->groups[og].last);
-      g->size = MAX (g->size, cm->groups[og].size);
-      cm->groups[og] = (CmGroup) { 0, 0, -2, -2 };    /* empty, placed nowhere */
-      alias[og] = ig;
+      merge_group (cm, a, og, ig, 0);
       break;
     }
   }
-  for (gint v = 0; v < cm->n_values; v++)
-    if (cm->values[v].group >= 0)
-      cm->values[v].group = group_root (alias, cm->values[v].group);
 }
 
+/* In place, Concat: when every dim before the axis is 1, each input is one
+ * contiguous block of the output, so its producer can write straight there
+ * (squeezenet's fire modules: no copy). Only for an input that fills its
+ * own buffer, is read by nobody after the Concat, is no model input, and
+ * lands on a 64-byte boundary (kernels may count on aligned outputs). */
 static void
-plan_memory (M2iIrCompiledModel *cm, const gboolean *needed)
+concat_in_place (M2iIrCompiledModel *cm, GroupAlias *a, gint n_steps)
 {
-  /* drop the layers no Result reads */
+  for (gint si = 0; si < n_steps; si++) {
+    const CmStep *s = &g_array_index (cm->steps, CmStep, si);
+    if (!m2i_ir_kernel_is_concat (s->kernel) || s->ctx.n_outputs != 1)
+      continue;
+    const CmValue *out = &cm->values[s->out_values[0]];
+    gint axis = GPOINTER_TO_INT (s->ctx.state);
+    gboolean contiguous = out->group >= 0;
+    for (gint d = 0; d < axis; d++)
+      contiguous &= out->t.shape.dims[d] == 1;
+    if (!contiguous)
+      continue;
+    gsize out_off;
+    gint og = group_root (a, out->group, &out_off);
+    gsize at = 0;                              /* the input's byte offset in the output */
+    for (gint k = 0; k < s->ctx.n_inputs; k++) {
+      const CmValue *in = &cm->values[s->in_values[k]];
+      gsize bytes = m2i_tensor_nbytes (&in->t), in_off;
+      gint ig = in->group >= 0 ? group_root (a, in->group, &in_off) : -1;
+      if (ig >= 0 && ig != og && in_off == 0 && cm->groups[ig].size == bytes &&
+          cm->groups[ig].first >= 0 && cm->groups[ig].last == si && (out_off + at) % ALIGN == 0)
+        merge_group (cm, a, ig, og, out_off + at);
+      at += bytes;
+    }
+  }
+}
+
+/* Merges buffers that can be shared in place, then gives every value its
+ * root group and offset. */
+static void
+compute_in_place (M2iIrCompiledModel *cm, gint n_steps)
+{
+  GroupAlias a = { g_new (gint, MAX (cm->n_groups, 1)), g_new0 (gsize, MAX (cm->n_groups, 1)) };
+  for (gint g = 0; g < cm->n_groups; g++)
+    a.parent[g] = g;
+  elementwise_in_place (cm, &a, n_steps);
+  concat_in_place (cm, &a, n_steps);
+  for (gint v = 0; v < cm->n_values; v++)
+    if (cm->values[v].group >= 0)
+      cm->values[v].group = group_root (&a, cm->values[v].group, &cm->values[v].offset);
+  g_free (a.parent);
+  g_free (a.offset);
+}
+
+/* Keeps the steps @keep marks (indexed by node), frees the others. */
+static void
+keep_steps (M2iIrCompiledModel *cm, const gboolean *keep)
+{
   GArray *kept = g_array_new (FALSE, FALSE, sizeof (CmStep));
   for (guint i = 0; i < cm->steps->len; i++) {
     CmStep *s = &g_array_index (cm->steps, CmStep, i);
-    if (needed[s->node])
+    if (keep[s->node])
       g_array_append_val (kept, *s);
     else
       step_clear (s);
   }
   g_array_free (cm->steps, TRUE);
   cm->steps = kept;
-  gint n_steps = kept->len;
+}
+
+/* ---- epilogue fusion ------------------------------------------------------ */
+
+static gboolean
+is_result_value (const M2iIrCompiledModel *cm, gint v)
+{
+  for (guint i = 0; i < cm->model->results->len; i++)
+    if (cm->output_values[i] == v)
+      return TRUE;
+  return FALSE;
+}
+
+/* The one step reading value @v after step @from, or -1 when @v has another
+ * reader (a second step, a second input of the same step, a Result). */
+static gint
+only_reader (const M2iIrCompiledModel *cm, gint v, gint from)
+{
+  if (is_result_value (cm, v))
+    return -1;
+  gint reader = -1;
+  for (guint si = from + 1; si < cm->steps->len; si++) {
+    const CmStep *s = &g_array_index (cm->steps, CmStep, si);
+    for (gint i = 0; i < s->ctx.n_inputs; i++) {
+      if (s->in_values[i] != v)
+        continue;
+      if (reader >= 0)
+        return -1;
+      reader = si;
+    }
+  }
+  return reader;
+}
+
+/* A constant f32 bias of @channels values that broadcasts along axis @axis
+ * of @out only (Convolution: [1,C,1,1] or [C,1,1]; MatMul: [C] or [1,C]). */
+static const float *
+channel_bias (const CmValue *b, const M2iShape *out, gint axis, gint64 channels)
+{
+  if (!b->is_const || b->t.type != M2I_ET_F32 || b->t.shape.rank > out->rank ||
+      m2i_shape_numel (&b->t.shape) != channels)
+    return NULL;
+  for (gint d = 0; d < b->t.shape.rank; d++) {
+    gint od = out->rank - b->t.shape.rank + d;
+    if (b->t.shape.dims[d] != (od == axis ? channels : 1))
+      return NULL;
+  }
+  return b->t.data;
+}
+
+/* Convolution / GroupConvolution / MatMul → Add(per-channel constant) →
+ * ReLU, each read only by the next: the layer adds the bias and applies
+ * ReLU as it stores (m2i_k_fuse_bias_relu, bit-identical to the separate
+ * layers), the Add and ReLU steps go, and their readers read the layer's
+ * output instead. */
+static void
+fuse_epilogues (M2iIrCompiledModel *cm)
+{
+  gint n_nodes = cm->model->nodes->len;
+  g_autofree gboolean *keep = g_new (gboolean, MAX (n_nodes, 1));
+  g_autofree gint *remap = g_new (gint, MAX (cm->n_values, 1));
+  for (gint i = 0; i < n_nodes; i++)
+    keep[i] = TRUE;
+  for (gint v = 0; v < cm->n_values; v++)
+    remap[v] = v;
+  gboolean any = FALSE;
+  for (guint si = 0; si < cm->steps->len; si++) {
+    CmStep *a = &g_array_index (cm->steps, CmStep, si);
+    gboolean matmul = a->kernel == &m2i_kernel_matmul;
+    if (!matmul && a->kernel != &m2i_kernel_convolution &&
+        a->kernel != &m2i_kernel_group_convolution)
+      continue;
+    gint v = a->out_values[0];
+    const M2iShape *out = &cm->values[v].t.shape;
+    if (a->ctx.n_outputs != 1 || cm->values[v].t.type != M2I_ET_F32 || out->rank < 2)
+      continue;
+    gint axis = matmul ? out->rank - 1 : 1;
+    const float *bias = NULL;
+    gint b = only_reader (cm, v, si), relu_step = -1;
+    if (b < 0)
+      continue;
+    const CmStep *bs = &g_array_index (cm->steps, CmStep, b);
+    if (bs->kernel == &m2i_kernel_add && bs->ctx.n_inputs == 2 &&
+        m2i_shape_equal (&cm->values[bs->out_values[0]].t.shape, out)) {
+      const char *mode = m2i_ir_node_get_attr (bs->ctx.node, "auto_broadcast");
+      gint other = bs->in_values[0] == v ? bs->in_values[1] : bs->in_values[0];
+      if (!mode || !g_ascii_strcasecmp (mode, "numpy"))
+        bias = channel_bias (&cm->values[other], out, axis, out->dims[axis]);
+      if (!bias)
+        continue;
+      gint c = only_reader (cm, bs->out_values[0], b);
+      if (c >= 0 && g_array_index (cm->steps, CmStep, c).kernel == &m2i_kernel_relu)
+        relu_step = c;
+    } else if (bs->kernel == &m2i_kernel_relu) {
+      relu_step = b;
+      b = -1;
+    } else
+      continue;
+    GError *e = NULL;
+    if (!m2i_k_fuse_bias_relu (&a->ctx, bias, bias ? out->dims[axis] : 0, relu_step >= 0, &e)) {
+      g_clear_error (&e);                      /* not fusable: the layers run */
+      continue;
+    }
+    /* the Add and the ReLU go; whoever read them reads the layer */
+    const gint gone[2] = { b, relu_step };
+    for (gint k = 0; k < 2; k++) {
+      if (gone[k] < 0)
+        continue;
+      const CmStep *t = &g_array_index (cm->steps, CmStep, gone[k]);
+      keep[t->node] = FALSE;
+      remap[t->out_values[0]] = v;
+    }
+    any = TRUE;
+  }
+  if (!any)
+    return;
+  keep_steps (cm, keep);
+  for (guint si = 0; si < cm->steps->len; si++) {
+    CmStep *s = &g_array_index (cm->steps, CmStep, si);
+    for (gint i = 0; i < s->ctx.n_inputs; i++)
+      s->in_values[i] = remap[s->in_values[i]];
+  }
+  for (guint i = 0; i < cm->model->results->len; i++)
+    cm->output_values[i] = remap[cm->output_values[i]];
+}
+
+static void
+plan_memory (M2iIrCompiledModel *cm, const gboolean *needed)
+{
+  /* drop the layers no Result reads, then the ones fused into others */
+  keep_steps (cm, needed);
+  fuse_epilogues (cm);
+  gint n_steps = cm->steps->len;
 
   /* values some layer or Result reads */
   g_autofree gboolean *read = g_new0 (gboolean, MAX (cm->n_values, 1));

@@ -12,6 +12,7 @@ typedef struct {
   gboolean is_const;             /* Const, or folded at compile time */
   gpointer owned;                /* folded data (g_aligned_free) */
   gint group;                    /* buffer group of a runtime value, else -1 */
+  gsize offset;                  /* byte offset of the value in its group */
 } CmValue;
 
 /* A layer run at every inference. ctx is the template each request copies. */

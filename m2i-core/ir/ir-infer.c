@@ -33,7 +33,7 @@ value_data (M2iIrInferRequest *req, gint value)
   const CmValue *v = &req->cm->values[value];
   if (v->is_const || v->group < 0)
     return v->t.data;
-  return req->arena + req->cm->groups[v->group].offset;
+  return req->arena + req->cm->groups[v->group].offset + v->offset;
 }
 
 M2iIrInferRequest *

@@ -339,7 +339,8 @@ concat_execute (M2iOpContext *ctx, GError **error)
   for (gint i = 0; i < ctx->n_inputs; i++) {
     gsize row = ctx->inputs[i].shape.dims[axis] * inner;
     const guint8 *in = ctx->inputs[i].data;
-    for (gsize o = 0; o < outer && row; o++)
+    /* the planner may have had the producer write in place already */
+    for (gsize o = 0; o < outer && row && in != out + offset; o++)
       memcpy (out + o * out_row + offset, in + o * row, row);
     offset += row;
   }
@@ -830,6 +831,12 @@ m2i_ir_kernel_is_view (const M2iOpKernel *k, const M2iOpContext *ctx)
     return TRUE;
   return k == &convert_kernel && ctx->inputs[0].type == ctx->outputs[0].type &&
       GPOINTER_TO_INT (ctx->state) != M2I_ET_F16;
+}
+
+gboolean
+m2i_ir_kernel_is_concat (const M2iOpKernel *k)
+{
+  return k == &concat_kernel;
 }
 
 gboolean

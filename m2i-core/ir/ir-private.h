@@ -82,6 +82,10 @@ void m2i_ir_register_compute_kernels (M2iOpRegistry *r);
  * types), so the memory planner may give both the same buffer. */
 gboolean m2i_ir_kernel_is_view (const M2iOpKernel *k, const M2iOpContext *ctx);
 
+/* TRUE when @k is the built-in Concat, whose ctx->state is the axis and
+ * which copies nothing for an input already in place in its output. */
+gboolean m2i_ir_kernel_is_concat (const M2iOpKernel *k);
+
 /* TRUE when @k only reads the shapes of its inputs (ShapeOf), so it can be
  * evaluated at compile time whatever its input. */
 gboolean m2i_ir_kernel_is_shape_only (const M2iOpKernel *k);

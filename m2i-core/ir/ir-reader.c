@@ -26,6 +26,7 @@ typedef struct {
   GPtrArray *path;               /* element names of model rt_info/meta_data */
   M2iIrNode *layer;              /* layer being read */
   GArray *ports;                 /* M2iIrPort of the <input>/<output> being read */
+  GHashTable *port_ids;          /* gint64* ids of those ports */
   M2iIrPort port;                /* port being read */
   GHashTable **rt_target;        /* rt_info table being filled */
   GString *text;                 /* <dim> text */
@@ -35,6 +36,8 @@ typedef struct {
   gsize xml_len;
   GArray *line_starts;           /* gsize offset of each line */
   gint elem_line;                /* line of the start tag being handled */
+  gint last_line, last_col;      /* the last position converted ... */
+  const char *last_pos;          /* ... and where it is in the text */
 } Reader;
 
 /* ---- messages ---------------------------------------------------------- */
@@ -55,10 +58,20 @@ tag_line (Reader *r, const gchar *element)
   g_markup_parse_context_get_position (r->ctx, &line, &col);
   if (line < 1 || (guint) line > r->line_starts->len)
     return line;
-  const char *p = r->xml + g_array_index (r->line_starts, gsize, line - 1);
+  /* positions only move forward: continue from the last one on its line
+   * (a whole model on one line must not cost a walk from its start) */
   const char *end = r->xml + r->xml_len;
-  for (gint c = 1; c < col && p < end; c++)
+  const char *p = r->xml + g_array_index (r->line_starts, gsize, line - 1);
+  gint c = 1;
+  if (line == r->last_line && col >= r->last_col && r->last_pos) {
+    p = r->last_pos;
+    c = r->last_col;
+  }
+  for (; c < col && p < end; c++)
     p = g_utf8_next_char (p);
+  r->last_line = line;
+  r->last_col = c;
+  r->last_pos = p;
   if (p > end)                   /* a truncated UTF-8 sequence at the end */
     p = end;
   gsize elen = strlen (element);
@@ -244,14 +257,16 @@ start_port (Reader *r, const gchar **names, const gchar **values, GError **error
   M2iIrPort p = { 0 };
   if (!int_attr (r, names, values, "port", "id", &p.id, error))
     return FALSE;
-  for (guint i = 0; i < r->ports->len; i++) {
-    if (g_array_index (r->ports, M2iIrPort, i).id == p.id) {
-      set_error_at (error, r->origin, reader_line (r), "layer %" G_GINT64_FORMAT
-          ": duplicate %s port id %" G_GINT64_FORMAT, r->layer->id,
-          top_kind (r) == K_INPUT ? "input" : "output", p.id);
-      return FALSE;
-    }
+  /* ids seen in this <input>/<output> (a set: layers may have many ports) */
+  if (g_hash_table_contains (r->port_ids, &p.id)) {
+    set_error_at (error, r->origin, reader_line (r), "layer %" G_GINT64_FORMAT
+        ": duplicate %s port id %" G_GINT64_FORMAT, r->layer->id,
+        top_kind (r) == K_INPUT ? "input" : "output", p.id);
+    return FALSE;
   }
+  gint64 *key = g_new (gint64, 1);
+  *key = p.id;
+  g_hash_table_add (r->port_ids, key);
   const char *precision = find_attr (names, values, "precision");
   if (precision) {
     GError *e = NULL;
@@ -357,6 +372,7 @@ on_start (GMarkupParseContext *ctx, const gchar *element, const gchar **names,
           return;
         }
         g_array_set_size (r->ports, 0);
+        g_hash_table_remove_all (r->port_ids);
         push (r, in ? K_INPUT : K_OUTPUT);
       } else if (!strcmp (element, "rt_info")) {
         r->rt_target = &r->layer->rt_info;
@@ -525,13 +541,52 @@ layer_label (const M2iIrNode *n, gchar *buf, gsize len)
   return buf;
 }
 
-static gint
-find_port (const M2iIrPort *ports, gint n, gint64 id)
+/* Port ordinals by (layer index, direction, port id): edges look ports up
+ * in constant time however many ports a layer has. */
+typedef struct {
+  gint node;
+  gint output;
+  gint64 id;
+} PortKey;
+
+static guint
+port_key_hash (gconstpointer p)
 {
-  for (gint i = 0; i < n; i++)
-    if (ports[i].id == id)
-      return i;
-  return -1;
+  const PortKey *k = p;
+  return g_int64_hash (&k->id) ^ ((guint) k->node * 2654435761u) ^ (guint) k->output;
+}
+
+static gboolean
+port_key_equal (gconstpointer a, gconstpointer b)
+{
+  const PortKey *x = a, *y = b;
+  return x->node == y->node && x->output == y->output && x->id == y->id;
+}
+
+static GHashTable *
+port_index (const M2iIrModel *m)
+{
+  GHashTable *t = g_hash_table_new_full (port_key_hash, port_key_equal, g_free, NULL);
+  for (guint i = 0; i < m->nodes->len; i++) {
+    const M2iIrNode *n = g_ptr_array_index (m->nodes, i);
+    for (gint dir = 0; dir < 2; dir++) {
+      const M2iIrPort *ports = dir ? n->outputs : n->inputs;
+      gint count = dir ? n->n_outputs : n->n_inputs;
+      for (gint p = 0; p < count; p++) {
+        PortKey *k = g_new (PortKey, 1);
+        *k = (PortKey) { n->index, dir, ports[p].id };
+        g_hash_table_insert (t, k, GINT_TO_POINTER (p + 1));
+      }
+    }
+  }
+  return t;
+}
+
+static gint
+find_port (GHashTable *index, const M2iIrNode *n, gboolean output, gint64 id)
+{
+  PortKey k = { n->index, output, id };
+  return GPOINTER_TO_INT (g_hash_table_lookup (index, &k)) - 1;
 }
 
 static gboolean
@@ -539,6 +594,7 @@ connect_edges (Reader *r, GError **error)
 {
   M2iIrModel *m = r->model;
   gchar a[256], b[256];
+  g_autoptr (GHashTable) ports = port_index (m);
   for (guint i = 0; i < r->edges->len; i++) {
     RawEdge *e = &g_array_index (r->edges, RawEdge, i);
     M2iIrNode *from = g_hash_table_lookup (m->by_id, &e->from_layer);
@@ -548,8 +604,8 @@ connect_edges (Reader *r, GError **error)
           G_GINT64_FORMAT, from ? e->to_layer : e->from_layer);
       return FALSE;
     }
-    gint fp = find_port (from->outputs, from->n_outputs, e->from_port);
-    gint tp = find_port (to->inputs, to->n_inputs, e->to_port);
+    gint fp = find_port (ports, from, TRUE, e->from_port);
+    gint tp = find_port (ports, to, FALSE, e->to_port);
     if (fp < 0) {
       set_error_at (error, r->origin, e->line, "dangling edge: %s has no output port %"
           G_GINT64_FORMAT, layer_label (from, a, sizeof a), e->from_port);
@@ -936,6 +992,7 @@ load (const char *xml, gsize xml_len, GBytes *weights, const char *bin_path,
     .kinds = g_array_new (FALSE, FALSE, sizeof (Kind)),
     .path = g_ptr_array_new_with_free_func (g_free),
     .ports = g_array_new (FALSE, TRUE, sizeof (M2iIrPort)),
+    .port_ids = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL),
     .text = g_string_new (NULL),
     .edges = g_array_new (FALSE, FALSE, sizeof (RawEdge)),
   };
@@ -980,6 +1037,7 @@ load (const char *xml, gsize xml_len, GBytes *weights, const char *bin_path,
   g_array_free (r.kinds, TRUE);
   g_ptr_array_free (r.path, TRUE);
   g_array_free (r.ports, TRUE);
+  g_hash_table_unref (r.port_ids);
   g_string_free (r.text, TRUE);
   g_array_free (r.edges, TRUE);
   g_array_free (r.line_starts, TRUE);

@@ -340,8 +340,9 @@ write_model (Writer *w, const char *name, GError **error)
     w->next_id = MAX (w->next_id, n->id + 1);
   }
   gboolean ok = TRUE;
+  /* the XML order of the model: it keeps the order of inputs and outputs */
   for (guint t = 0; t < m->nodes->len && ok; t++) {
-    const M2iIrNode *n = g_ptr_array_index (m->nodes, m->topo[t]);
+    const M2iIrNode *n = g_ptr_array_index (m->nodes, t);
     if (!w->selected[n->index])
       continue;
     for (gint i = 0; i < n->n_inputs; i++) {

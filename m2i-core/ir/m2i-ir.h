@@ -157,6 +157,8 @@ M2iIrModel *m2i_ir_model_extract (const M2iIrModel *model, const gint *nodes,
 
 /* ---- Compiling ----------------------------------------------------------- */
 
+/* Zero-initialise it ({ 0 } or designated initialisers): fields may be
+ * added at the end, and zero is every field's default. */
 typedef struct {
   /* Threads each inference may use (slices of m2i_parallel_for); 0 = one
    * per core. */

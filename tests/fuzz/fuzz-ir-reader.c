@@ -58,6 +58,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_assert (m2i_ir_model_get_n_outputs (back) == m2i_ir_model_get_n_outputs (m));
   for (gint i = 0; i < m2i_ir_model_get_n_outputs (m); i++)
     g_assert (!strcmp (m2i_ir_model_get_output (back, i)->name, m2i_ir_model_get_output (m, i)->name));
+  g_assert (m2i_ir_model_get_n_inputs (back) == m2i_ir_model_get_n_inputs (m));
+  for (gint i = 0; i < m2i_ir_model_get_n_inputs (m); i++)
+    g_assert (!strcmp (m2i_ir_model_get_input (back, i)->name, m2i_ir_model_get_input (m, i)->name));
   m2i_ir_model_unref (back);
   g_bytes_unref (w);
   g_string_free (text, TRUE);

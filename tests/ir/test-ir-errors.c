@@ -256,6 +256,24 @@ test_files (void)
   test_ir_free (b);
 }
 
+/* A Parameter of 2^61 i64 elements (2^64 bytes) is refused at compile. */
+static void
+test_huge_tensor (void)
+{
+  TestIr *b = test_ir_new (11);
+  M2iShape s = TEST_SHAPE (G_GINT64_CONSTANT (1) << 61);
+  test_ir_result (b, test_ir_parameter (b, "x", M2I_ET_I64, &s));
+  GError *error = NULL;
+  M2iIrModel *m = test_ir_load (b, &error);
+  g_assert_no_error (error);
+  g_assert_null (m2i_ir_compile (m, NULL, &error));
+  g_assert_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED);
+  g_assert_nonnull (strstr (error->message, "output 0 (i64 [2305843009213693952]) is larger than the 1 TiB"));
+  g_clear_error (&error);
+  m2i_ir_model_unref (m);
+  test_ir_free (b);
+}
+
 /* A Reshape whose target shape is computed at run time. */
 static void
 test_dynamic_shape_input (void)
@@ -286,5 +304,6 @@ main (int argc, char **argv)
   g_test_add_func ("/ir/errors/messages", test_specific_messages);
   g_test_add_func ("/ir/errors/files", test_files);
   g_test_add_func ("/ir/errors/dynamic-shape-input", test_dynamic_shape_input);
+  g_test_add_func ("/ir/errors/huge-tensor", test_huge_tensor);
   return g_test_run ();
 }

@@ -6,6 +6,7 @@
 #include <base/m2i-fp16.h>
 #include <ir/ir-compile.h>
 
+#include <math.h>
 #include <string.h>
 
 static M2iIrCompiledModel *
@@ -174,6 +175,63 @@ test_in_place (void)
   test_ir_free (b);
 }
 
+/* Concat on an axis after 1-dims: producers write straight into their
+ * block of the output when it starts on a 64-byte boundary. */
+static void
+test_concat_in_place (void)
+{
+  TestIr *b = test_ir_new (11);
+  M2iShape s = TEST_SHAPE (1, 4, 4), s3 = TEST_SHAPE (1, 1, 3), c = TEST_SHAPE (1, 8, 4), c3 = TEST_SHAPE (1, 2, 3);
+  gint x = test_ir_parameter (b, "x", M2I_ET_F32, &s);
+  gint y = test_ir_parameter (b, "y", M2I_ET_F32, &s3);
+  gint64 perm[3] = { 0, 2, 1 };
+  gint p = test_ir_const (b, M2I_ET_I64, &TEST_SHAPE (3), perm);
+  gint t1_in[2] = { x, p };
+  gint t1 = test_ir_op (b, "Transpose", "opset1", NULL, 2, t1_in, M2I_ET_F32, &s);      /* 64 bytes */
+  gint r1 = test_ir_op (b, "ReLU", "opset1", NULL, 1, &x, M2I_ET_F32, &s);
+  gint cat_in[2] = { t1, r1 };
+  gint cat = test_ir_op (b, "Concat", "opset1", "axis=\"1\"", 2, cat_in, M2I_ET_F32, &c);
+  test_ir_result (b, cat);
+  /* 12-byte blocks: the second would be misaligned, so it is copied */
+  gint u1 = test_ir_op (b, "ReLU", "opset1", NULL, 1, &y, M2I_ET_F32, &s3);
+  gint u2 = test_ir_op (b, "Sigmoid", "opset1", NULL, 1, &y, M2I_ET_F32, &s3);
+  gint cat2_in[2] = { u1, u2 };
+  gint cat2 = test_ir_op (b, "Concat", "opset1", "axis=\"-2\"", 2, cat2_in, M2I_ET_F32, &c3);
+  test_ir_result (b, cat2);
+  M2iIrModel *m;
+  M2iIrCompiledModel *cm = compile (b, &m);
+#define VALUE(node) (&cm->values[cm->value_base[node]])
+  g_assert_cmpint (VALUE (t1)->group, ==, VALUE (cat)->group);
+  g_assert_cmpint (VALUE (r1)->group, ==, VALUE (cat)->group);
+  g_assert_cmpuint (VALUE (t1)->offset, ==, VALUE (cat)->offset);
+  g_assert_cmpuint (VALUE (r1)->offset, ==, VALUE (cat)->offset + 64);
+  g_assert_cmpint (VALUE (u1)->group, ==, VALUE (cat2)->group);
+  g_assert_cmpint (VALUE (u2)->group, !=, VALUE (cat2)->group);
+#undef VALUE
+  GError *error = NULL;
+  M2iIrInferRequest *req = m2i_ir_infer_request_new (cm, &error);
+  float *xd = m2i_ir_infer_request_get_input (req, 0)->data;
+  float *yd = m2i_ir_infer_request_get_input (req, 1)->data;
+  for (gint i = 0; i < 16; i++)
+    xd[i] = i - 8;
+  yd[0] = -1, yd[1] = 0, yd[2] = 2;
+  g_assert_true (m2i_ir_infer_request_infer (req, &error));
+  const float *o = m2i_ir_infer_request_get_output (req, 0)->data;
+  for (gint r = 0; r < 4; r++)
+    for (gint k = 0; k < 4; k++) {
+      g_assert_cmpfloat (o[r * 4 + k], ==, xd[k * 4 + r]);            /* transpose */
+      g_assert_cmpfloat (o[16 + r * 4 + k], ==, MAX (xd[r * 4 + k], 0)); /* relu */
+    }
+  const float *o2 = m2i_ir_infer_request_get_output (req, 1)->data;
+  const float expect2[6] = { 0, 0, 2, 1 / (1 + expf (1)), 0.5f, 1 / (1 + expf (-2)) };
+  for (gint i = 0; i < 6; i++)
+    g_assert_cmpfloat_with_epsilon (o2[i], expect2[i], 1e-6);
+  m2i_ir_infer_request_free (req);
+  m2i_ir_compiled_model_unref (cm);
+  m2i_ir_model_unref (m);
+  test_ir_free (b);
+}
+
 /* MaxPool-8's indices, read by nobody, get no memory (and are not computed). */
 static void
 test_unread_output (void)
@@ -209,6 +267,125 @@ test_unread_output (void)
   m2i_ir_compiled_model_unref (cm);
   m2i_ir_model_unref (m);
   g_string_free (xml, TRUE);
+}
+
+/* A layer with many ports: 20000 inputs of one Concat load, compile and run
+ * quickly (port lookups are not quadratic). */
+static void
+test_many_ports (void)
+{
+  enum { N = 20000 };
+  GString *xml = g_string_new ("<?xml version=\"1.0\"?>\n<net name=\"wide\" version=\"11\"><layers>\n"
+      "<layer id=\"0\" name=\"x\" type=\"Parameter\" version=\"opset1\"><data shape=\"1\" element_type=\"f32\"/>"
+      "<output><port id=\"0\" precision=\"FP32\"><dim>1</dim></port></output></layer>\n"
+      "<layer id=\"1\" name=\"cat\" type=\"Concat\" version=\"opset1\"><data axis=\"0\"/><input>");
+  for (gint i = 0; i < N; i++)
+    g_string_append_printf (xml, "<port id=\"%d\"><dim>1</dim></port>", 2 * i + 1);   /* odd ids */
+  g_string_append_printf (xml, "</input><output><port id=\"0\" precision=\"FP32\"><dim>%d</dim></port>"
+      "</output></layer>\n<layer id=\"2\" name=\"out\" type=\"Result\" version=\"opset1\"><input>"
+      "<port id=\"0\"><dim>%d</dim></port></input></layer>\n</layers><edges>", N, N);
+  for (gint i = N - 1; i >= 0; i--)
+    g_string_append_printf (xml, "<edge from-layer=\"0\" from-port=\"0\" to-layer=\"1\" to-port=\"%d\"/>", 2 * i + 1);
+  g_string_append (xml, "<edge from-layer=\"1\" from-port=\"0\" to-layer=\"2\" to-port=\"0\"/></edges></net>\n");
+  gint64 t0 = g_get_monotonic_time ();
+  GError *error = NULL;
+  M2iIrModel *m = m2i_ir_model_load_from_memory (xml->str, xml->len, NULL, "wide.xml", &error);
+  g_assert_no_error (error);
+  M2iIrCompiledModel *cm = m2i_ir_compile (m, NULL, &error);
+  g_assert_no_error (error);
+  M2iIrInferRequest *req = m2i_ir_infer_request_new (cm, &error);
+  *(float *) m2i_ir_infer_request_get_input (req, 0)->data = 2.5f;
+  g_assert_true (m2i_ir_infer_request_infer (req, &error));
+  const float *o = m2i_ir_infer_request_get_output (req, 0)->data;
+  for (gint i = 0; i < N; i++)
+    g_assert_cmpfloat (o[i], ==, 2.5f);
+  g_test_message ("%d ports: %.0f ms", N, (g_get_monotonic_time () - t0) / 1e3);
+  m2i_ir_infer_request_free (req);
+  m2i_ir_compiled_model_unref (cm);
+  m2i_ir_model_unref (m);
+  g_string_free (xml, TRUE);
+}
+
+/* v11 weight compression: Const(f16) → Convert(f32) → Reshape. The f16 data
+ * is widened once at load; the Convert and the Reshape of it are the same
+ * constant, not copies. */
+static void
+test_const_views (void)
+{
+  TestIr *b = test_ir_new (11);
+  M2iShape s = TEST_SHAPE (2, 2), flat = TEST_SHAPE (4);
+  guint16 half[4] = { 0x3c00, 0x4000, 0x4200, 0x4400 };        /* 1 2 3 4 */
+  gint w = test_ir_const (b, M2I_ET_F16, &s, half);
+  gint cv = test_ir_op (b, "Convert", "opset1", "destination_type=\"f32\"", 1, &w, M2I_ET_F32, &s);
+  gint64 four = 4;
+  gint rin[2] = { cv, test_ir_const (b, M2I_ET_I64, &TEST_SHAPE (1), &four) };
+  gint rs = test_ir_op (b, "Reshape", "opset1", NULL, 2, rin, M2I_ET_F32, &flat);
+  gint x = test_ir_parameter (b, "x", M2I_ET_F32, &flat);
+  gint add_in[2] = { x, rs };
+  test_ir_result (b, test_ir_op (b, "Add", "opset1", NULL, 2, add_in, M2I_ET_F32, &flat));
+  M2iIrModel *m;
+  M2iIrCompiledModel *cm = compile (b, &m);
+  const M2iTensor *wv = m2i_ir_compiled_model_get_value (cm, w, 0);
+  g_assert_true (m2i_ir_compiled_model_get_value (cm, cv, 0)->data == wv->data);
+  g_assert_true (m2i_ir_compiled_model_get_value (cm, rs, 0)->data == wv->data);
+  g_assert_cmpint (m2i_ir_compiled_model_get_n_runtime_nodes (cm), ==, 1);
+  GError *error = NULL;
+  M2iIrInferRequest *req = m2i_ir_infer_request_new (cm, &error);
+  const float xv[4] = { 10, 20, 30, 40 }, expect[4] = { 11, 22, 33, 44 };
+  memcpy (m2i_ir_infer_request_get_input (req, 0)->data, xv, sizeof xv);
+  g_assert_true (m2i_ir_infer_request_infer (req, &error));
+  g_assert_cmpmem (m2i_ir_infer_request_get_output (req, 0)->data, 16, expect, 16);
+  m2i_ir_infer_request_free (req);
+  m2i_ir_compiled_model_unref (cm);
+  m2i_ir_model_unref (m);
+  test_ir_free (b);
+}
+
+/* Convolution → Add(per-channel bias) → ReLU runs as one layer (the kernel's
+ * fused epilogue); a bias that broadcasts along another axis, or a
+ * convolution whose output is read twice, keeps its layers. Values by hand:
+ * a 1×1 convolution of 2 channels is a 2×2 matrix per pixel. */
+static void
+test_fuse_bias_relu (void)
+{
+  M2iShape xs = TEST_SHAPE (1, 2, 1, 2), ws = TEST_SHAPE (2, 2, 1, 1), cb = TEST_SHAPE (1, 2, 1, 1),
+      wb = TEST_SHAPE (2);
+  const float w[4] = { 1, 2, -3, 1 };        /* out0 = x0 + 2 x1, out1 = -3 x0 + x1 */
+  const float bias[2] = { 0.5f, -1 }, wbias[2] = { 100, 200 };
+  const float x[4] = { 1, -2, 3, 4 };        /* x0 = (1, -2), x1 = (3, 4) per pixel */
+  /* conv: out0 = (7, 6), out1 = (0, 10) */
+  const float fused[4] = { 7.5f, 6.5f, 0, 9 };             /* relu (conv + [0.5, -1] per channel) */
+  const float along_w[4] = { 107, 206, 100, 210 };         /* conv + [100, 200] along W, no ReLU */
+  for (gint variant = 0; variant < 3; variant++) {
+    TestIr *b = test_ir_new (11);
+    gint xin = test_ir_parameter (b, "x", M2I_ET_F32, &xs);
+    gint cin[2] = { xin, test_ir_const (b, M2I_ET_F32, &ws, w) };
+    gint conv = test_ir_op (b, "Convolution", "opset1", "strides=\"1,1\" dilations=\"1,1\" "
+        "pads_begin=\"0,0\" pads_end=\"0,0\" auto_pad=\"explicit\"", 2, cin, M2I_ET_F32, &xs);
+    gint ain[2] = { conv, variant == 1 ? test_ir_const (b, M2I_ET_F32, &wb, wbias) :
+        test_ir_const (b, M2I_ET_F32, &cb, bias) };
+    gint add = test_ir_op (b, "Add", "opset1", NULL, 2, ain, M2I_ET_F32, &xs);
+    gint last = variant == 1 ? add : test_ir_op (b, "ReLU", "opset1", NULL, 1, &add, M2I_ET_F32, &xs);
+    test_ir_result (b, last);
+    if (variant == 2)
+      test_ir_result (b, conv);              /* the convolution's output is read twice */
+    M2iIrModel *m;
+    M2iIrCompiledModel *cm = compile (b, &m);
+    g_assert_cmpint (m2i_ir_compiled_model_get_n_runtime_nodes (cm), ==, variant == 0 ? 1 : variant == 1 ? 2 : 3);
+    GError *error = NULL;
+    M2iIrInferRequest *req = m2i_ir_infer_request_new (cm, &error);
+    memcpy (m2i_ir_infer_request_get_input (req, 0)->data, x, sizeof x);
+    g_assert_true (m2i_ir_infer_request_infer (req, &error));
+    g_assert_cmpmem (m2i_ir_infer_request_get_output (req, 0)->data, 16, variant == 1 ? along_w : fused, 16);
+    if (variant == 2) {
+      const float conv_out[4] = { 7, 6, 0, 10 };
+      g_assert_cmpmem (m2i_ir_infer_request_get_output (req, 1)->data, 16, conv_out, 16);
+    }
+    m2i_ir_infer_request_free (req);
+    m2i_ir_compiled_model_unref (cm);
+    m2i_ir_model_unref (m);
+    test_ir_free (b);
+  }
 }
 
 /* A branch no Result reads is checked but not run. */
@@ -391,6 +568,10 @@ main (int argc, char **argv)
   g_test_add_func ("/ir/graph/prune", test_prune);
   g_test_add_func ("/ir/graph/in-place", test_in_place);
   g_test_add_func ("/ir/graph/unread-output", test_unread_output);
+  g_test_add_func ("/ir/graph/concat-in-place", test_concat_in_place);
+  g_test_add_func ("/ir/graph/many-ports", test_many_ports);
+  g_test_add_func ("/ir/graph/const-views", test_const_views);
+  g_test_add_func ("/ir/graph/fuse-bias-relu", test_fuse_bias_relu);
   g_test_add_func ("/ir/graph/f16-io", test_f16_io);
   g_test_add_func ("/ir/graph/threads", test_threads);
   g_test_add_func ("/ir/graph/opset-resolution", test_opset_resolution);

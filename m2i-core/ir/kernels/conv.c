@@ -35,6 +35,7 @@ typedef struct {
   /* CONV_SHIFTED: output pixels live on a grid as wide as the source rows
    * (hp × wp, the input plus its pads); B row k = (ci, kh, kw) is that
    * source shifted by off[k]; grid columns past ow are dropped. */
+  M2iKFusion fused;                    /* m2i_k_fuse_bias_relu () */
   gboolean padded;                     /* the source is a padded copy in scratch */
   gint64 hp, wp, plane;                /* source plane: hp × wp, plane = hp · wp */
   gint32 *off;                         /* k entries */
@@ -48,6 +49,7 @@ conv_state_free (gpointer p)
     return;
   g_free (s->packed);
   g_free (s->off);
+  g_free (s->fused.bias);
   g_free (s);
 }
 
@@ -204,6 +206,27 @@ typedef struct {
   gint64 limit;                        /* floats readable from in (shifted mode) */
 } ConvPanel;
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include "row-x86.h"
+
+/* d[t] = row[iw0 + t·sw] (0 outside the row) for t < count, 16 at a time;
+ * @avail is how many floats may be read from @row on. */
+__attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq")))
+static void
+im2col_run_avx512 (const float *row, gint64 iw0, gint64 sw, gint64 w, gint64 avail,
+    float *d, gint count)
+{
+  gint64 span = sw == 2 ? 32 : 16;
+  for (gint t = 0; t < count; t += 16) {
+    gint n = MIN (16, count - t);
+    __mmask16 m = (__mmask16) ((1u << n) - 1), ok;
+    gint64 p0 = iw0 + t * sw;
+    gboolean fast = p0 >= 0 && p0 + (n - 1) * sw < w && p0 + span <= avail;
+    _mm512_mask_storeu_ps (d + t, m, m2i_k_load_row16 (row, p0, sw, w, fast, m, &ok));
+  }
+}
+#endif
+
 /* CONV_IM2COL: gathers rows [k0, k0+kc) of the implicit im2col matrix,
  * columns (output pixels) [n0, n0+ncols), into a [kc][nr] micro-panel. */
 static const float *
@@ -231,6 +254,9 @@ conv_im2col_b (gpointer user, gint k0, gint kc, gint n0, gint ncols, float *buf,
   }
 
   gint64 khw = s->kh * s->kw;
+#if defined(__x86_64__) && defined(__GNUC__)
+  gboolean avx512 = (m2i_cpu_flags () & M2I_CPU_AVX512F) != 0;
+#endif
   for (gint p = 0; p < kc; p++) {
     gint64 kk = k0 + p;
     gint64 ci = kk / khw, r = kk % khw;
@@ -247,6 +273,12 @@ conv_im2col_b (gpointer user, gint k0, gint kc, gint n0, gint ncols, float *buf,
       }
       const float *row = src + ih * s->w;
       gint64 iw0 = runs[q].ow0 * s->sw - s->pl + kw * s->dw;
+#if defined(__x86_64__) && defined(__GNUC__)
+      if (avx512) {
+        im2col_run_avx512 (row, iw0, s->sw, s->w, (gint64) plane - ih * s->w, d, count);
+        continue;
+      }
+#endif
       for (gint t = 0; t < count; t++) {
         gint64 iw = iw0 + t * s->sw;
         d[t] = iw >= 0 && iw < s->w ? row[iw] : 0.0f;
@@ -312,7 +344,8 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
       (gint64) ((n + 1) * s->c_in - first) * (gint64) src_plane };
     gint n0 = (gint) (panel * nr);
     gint ncols = (gint) MIN (nr, j->grid - n0);
-    M2iGemmOut o = { j->out + (n * s->c_out + g * s->cout_g) * ohw, ohw, NULL };
+    M2iGemmOut o = { j->out + (n * s->c_out + g * s->cout_g) * ohw, ohw, NULL,
+      s->fused.bias ? s->fused.bias + g * s->cout_g : NULL, NULL, s->fused.relu };
     if (shifted && s->wp != s->ow) {
       /* Grid column q is output pixel (q / wp, q % wp) when q % wp < ow. */
       for (gint c = 0; c < ncols; c++) {
@@ -429,14 +462,13 @@ M2I_K_SIMD_CLONES (dw_plane, (const ConvState *s, const float *in,
         const float *wts, float *out), (s, in, wts, out))
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#include "row-x86.h"
-
 /* The same plane with AVX-512: 16 outputs stay in a register across all
  * kernel taps (one FMA per tap) instead of going through memory per tap;
  * strided rows load as in pooling (row-x86.h). */
 __attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq,fma")))
 static void
-dw_plane_avx512x (const ConvState *s, const float *in, const float *wts, float *out)
+dw_plane_avx512x (const ConvState *s, const float *in, const float *wts, const float *bias,
+    float *out)
 {
   /* Four chunks of 16 outputs at a time: four independent FMA chains, so
    * the FMA latency is hidden. */
@@ -472,9 +504,17 @@ dw_plane_avx512x (const ConvState *s, const float *in, const float *wts, float *
           }
         }
       }
-      for (gint c = 0; c < CHUNKS; c++)
-        if (m[c])
-          _mm512_mask_storeu_ps (out + oh * s->ow + x0 + 16 * c, m[c], acc[c]);
+      for (gint c = 0; c < CHUNKS; c++) {
+        if (!m[c])
+          continue;
+        /* Fused bias and ReLU: the operations of the Add and ReLU layers. */
+        if (bias)
+          acc[c] = _mm512_add_ps (acc[c], _mm512_set1_ps (*bias));
+        if (s->fused.relu)
+          acc[c] = _mm512_maskz_mov_ps (_mm512_cmp_ps_mask (acc[c], _mm512_setzero_ps (),
+                  _CMP_GT_OQ), acc[c]);
+        _mm512_mask_storeu_ps (out + oh * s->ow + x0 + 16 * c, m[c], acc[c]);
+      }
     }
 }
 #endif
@@ -484,6 +524,7 @@ typedef struct {
   const float *in, *wts;
   float *out;
 } DwJob;
+
 
 static void
 dw_slice (gint begin, gint end, gint slice, gpointer data)
@@ -498,12 +539,15 @@ dw_slice (gint begin, gint end, gint slice, gpointer data)
 #if defined(__x86_64__) && defined(__GNUC__)
     if (m2i_cpu_flags () & M2I_CPU_AVX512F) {
       dw_plane_avx512x (s, j->in + (n * s->c_in + g) * hw, j->wts + co * khw,
-          j->out + (n * s->c_out + co) * ohw);
+          s->fused.bias ? s->fused.bias + co : NULL, j->out + (n * s->c_out + co) * ohw);
       continue;
     }
 #endif
-    dw_plane (s, j->in + (n * s->c_in + g) * hw, j->wts + co * khw,
-        j->out + (n * s->c_out + co) * ohw);
+    float *plane = j->out + (n * s->c_out + co) * ohw;
+    dw_plane (s, j->in + (n * s->c_in + g) * hw, j->wts + co * khw, plane);
+    if (s->fused.bias || s->fused.relu)
+      m2i_gemm_epilogue (plane, ohw, 1, (gint) ohw,
+          s->fused.bias ? s->fused.bias + co : NULL, NULL, s->fused.relu);
   }
 }
 
@@ -520,6 +564,14 @@ conv_execute (M2iOpContext *ctx, GError **error)
     conv_gemm (ctx, s, slices);
   }
   return TRUE;
+}
+
+M2iKFusion *
+m2i_k_conv_fusion (M2iOpContext *ctx, gint64 *channels)
+{
+  ConvState *s = ctx->state;
+  *channels = s->c_out;
+  return &s->fused;
 }
 
 const M2iOpKernel m2i_kernel_convolution = {

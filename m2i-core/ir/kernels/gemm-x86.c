@@ -68,67 +68,43 @@
     STORE (c + W * j, v); \
   }
 
-/* AVX2: 4 rows × 24 columns = 12 accumulators of 8 floats. */
-#define AVX2_MR 4
-#define AVX2_NR 24
-#define AVX2_MICRO(NV) \
-  __attribute__ ((target ("avx2,fma"))) \
+/* Everything one instruction set needs: micro-kernels of 1, 2 and 3
+ * vectors of columns, the one-row kernel and the arch table. The operand
+ * list is VEC, W (floats per vector), then the intrinsics ZERO, LOAD,
+ * STORE, ADD, SET1, FMA. */
+#define DEF_MICRO(NAME, TARGET, MR, NV, VEC, W, ...) \
+  __attribute__ ((target (TARGET))) \
   static void \
-  micro_avx2_##NV (gint kc, const float *a, const float *b, const gint32 *off, float *c, \
-      gsize ldc, gboolean accumulate) \
+  micro_##NAME##_##NV (gint kc, const float *a, const float *b, const gint32 *off, \
+      float *c, gsize ldc, gboolean accumulate) \
   { \
-    MICRO_BODY (__m256, 8, AVX2_MR, NV, _mm256_setzero_ps, _mm256_loadu_ps, \
-        _mm256_storeu_ps, _mm256_add_ps, _mm256_set1_ps, _mm256_fmadd_ps) \
+    MICRO_BODY (VEC, W, MR, NV, __VA_ARGS__) \
   }
-AVX2_MICRO (1)
-AVX2_MICRO (2)
-AVX2_MICRO (3)
+#define DEF_ISA(NAME, TARGET, MR, VEC, W, ...) \
+  DEF_MICRO (NAME, TARGET, MR, 1, VEC, W, __VA_ARGS__) \
+  DEF_MICRO (NAME, TARGET, MR, 2, VEC, W, __VA_ARGS__) \
+  DEF_MICRO (NAME, TARGET, MR, 3, VEC, W, __VA_ARGS__) \
+  __attribute__ ((target (TARGET))) \
+  static void \
+  gemv_##NAME (gint kc, const float *a, gsize as, const float *b, const gint32 *off, \
+      float *c, gboolean accumulate) \
+  { \
+    GEMV_BODY (VEC, W, 3, __VA_ARGS__) \
+  } \
+  static const M2iGemmArch arch_##NAME = { \
+    #NAME, MR, 3 * W, 256, micro_##NAME##_3, W, \
+    { NULL, micro_##NAME##_1, micro_##NAME##_2, micro_##NAME##_3 }, gemv_##NAME, \
+  };
 
-__attribute__ ((target ("avx2,fma")))
-static void
-gemv_avx2 (gint kc, const float *a, gsize as, const float *b, const gint32 *off, float *c,
-    gboolean accumulate)
-{
-  GEMV_BODY (__m256, 8, 3, _mm256_setzero_ps, _mm256_loadu_ps, _mm256_storeu_ps,
-      _mm256_add_ps, _mm256_set1_ps, _mm256_fmadd_ps)
-}
-
-static const M2iGemmArch arch_avx2 = {
-  "avx2", AVX2_MR, AVX2_NR, 256, micro_avx2_3, 8,
-  { NULL, micro_avx2_1, micro_avx2_2, micro_avx2_3 }, gemv_avx2,
-};
+/* AVX2: 4 rows × 24 columns = 12 accumulators of 8 floats. */
+DEF_ISA (avx2, "avx2,fma", 4, __m256, 8, _mm256_setzero_ps, _mm256_loadu_ps,
+    _mm256_storeu_ps, _mm256_add_ps, _mm256_set1_ps, _mm256_fmadd_ps)
 
 /* AVX-512: 8 rows × 48 columns = 24 accumulators of 16 floats; with three
  * B vectors and a broadcast that is 28 of the 32 registers. Eight rows
  * divide the channel counts networks use, so few rows are wasted. */
-#define AVX512_MR 8
-#define AVX512_NR 48
-#define AVX512_MICRO(NV) \
-  __attribute__ ((target ("avx512f,avx512vl,fma"))) \
-  static void \
-  micro_avx512_##NV (gint kc, const float *a, const float *b, const gint32 *off, float *c, \
-      gsize ldc, gboolean accumulate) \
-  { \
-    MICRO_BODY (__m512, 16, AVX512_MR, NV, _mm512_setzero_ps, _mm512_loadu_ps, \
-        _mm512_storeu_ps, _mm512_add_ps, _mm512_set1_ps, _mm512_fmadd_ps) \
-  }
-AVX512_MICRO (1)
-AVX512_MICRO (2)
-AVX512_MICRO (3)
-
-__attribute__ ((target ("avx512f,avx512vl,fma")))
-static void
-gemv_avx512 (gint kc, const float *a, gsize as, const float *b, const gint32 *off, float *c,
-    gboolean accumulate)
-{
-  GEMV_BODY (__m512, 16, 3, _mm512_setzero_ps, _mm512_loadu_ps, _mm512_storeu_ps,
-      _mm512_add_ps, _mm512_set1_ps, _mm512_fmadd_ps)
-}
-
-static const M2iGemmArch arch_avx512 = {
-  "avx512", AVX512_MR, AVX512_NR, 256, micro_avx512_3, 16,
-  { NULL, micro_avx512_1, micro_avx512_2, micro_avx512_3 }, gemv_avx512,
-};
+DEF_ISA (avx512, "avx512f,avx512vl,fma", 8, __m512, 16, _mm512_setzero_ps, _mm512_loadu_ps,
+    _mm512_storeu_ps, _mm512_add_ps, _mm512_set1_ps, _mm512_fmadd_ps)
 
 const M2iGemmArch *const m2i_gemm_arch_avx2_ptr = &arch_avx2;
 const M2iGemmArch *const m2i_gemm_arch_avx512_ptr = &arch_avx512;

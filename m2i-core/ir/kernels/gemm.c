@@ -1,36 +1,48 @@
 /* The GEMM driver, packing, and the plain-C micro-kernel (see gemm.h). */
 #include "gemm.h"
+#include "kernels-private.h"
 #include <base/m2i-cpu.h>
 
 #include <string.h>
 
 #define C_MR 4
-#define C_NR 16
+#define C_NR 8
 
-/* Plain C: the compiler vectorizes the j loop for whatever the baseline
- * is (SSE2 on x86-64). */
+/* Plain C with GNU vector types (4 floats, SSE2 on x86-64, NEON elsewhere):
+ * 4 rows × 8 columns = 8 vector accumulators, which stay in registers. */
+typedef float v4sf __attribute__ ((vector_size (16)));
+
+static inline v4sf
+load_v4 (const float *p)
+{
+  v4sf v;
+  memcpy (&v, p, sizeof v);
+  return v;
+}
+
 static void
 micro_c (gint kc, const float *a, const float *b, const gint32 *off, float *c,
     gsize ldc, gboolean accumulate)
 {
-  float t[C_MR][C_NR];
-  memset (t, 0, sizeof t);
+  v4sf t[C_MR][2] = { { { 0 } } };
   for (gint p = 0; p < kc; p++) {
     const float *bp = b + off[p];
+    v4sf b0 = load_v4 (bp), b1 = load_v4 (bp + 4);
     for (gint i = 0; i < C_MR; i++) {
-      float ai = a[i];
-      for (gint j = 0; j < C_NR; j++)
-        t[i][j] += ai * bp[j];
+      v4sf ai = { a[i], a[i], a[i], a[i] };
+      t[i][0] += ai * b0;
+      t[i][1] += ai * b1;
     }
     a += C_MR;
   }
   for (gint i = 0; i < C_MR; i++) {
     float *row = c + i * ldc;
-    if (accumulate)
-      for (gint j = 0; j < C_NR; j++)
-        row[j] += t[i][j];
-    else
-      memcpy (row, t[i], sizeof t[i]);
+    if (accumulate) {
+      t[i][0] += load_v4 (row);
+      t[i][1] += load_v4 (row + 4);
+    }
+    memcpy (row, &t[i][0], sizeof t[i][0]);
+    memcpy (row + 4, &t[i][1], sizeof t[i][1]);
   }
 }
 
@@ -159,6 +171,37 @@ m2i_gemm_pack_b (const M2iGemmArch *arch, const float *src, gssize rs,
   }
 }
 
+/* The fused bias and ReLU on rows × cols of c (see M2iGemmOut). */
+M2I_K_INLINE void
+epilogue_body (float *c, gsize ldc, gint rows, gint cols, const float *row_bias,
+    const float *col_bias, gboolean relu)
+{
+  for (gint i = 0; i < rows; i++) {
+    float *r = c + i * ldc;
+    if (col_bias)
+      for (gint j = 0; j < cols; j++)
+        r[j] = r[j] + col_bias[j];
+    if (row_bias) {
+      float rb = row_bias[i];
+      for (gint j = 0; j < cols; j++)
+        r[j] = r[j] + rb;
+    }
+    if (relu)
+      for (gint j = 0; j < cols; j++)
+        r[j] = r[j] > 0.0f ? r[j] : 0.0f;
+  }
+}
+M2I_K_SIMD_CLONES (epilogue, (float *c, gsize ldc, gint rows, gint cols,
+        const float *row_bias, const float *col_bias, gboolean relu),
+    (c, ldc, rows, cols, row_bias, col_bias, relu))
+
+void
+m2i_gemm_epilogue (float *c, gsize ldc, gint rows, gint cols, const float *row_bias,
+    const float *col_bias, gboolean relu)
+{
+  epilogue (c, ldc, rows, cols, row_bias, col_bias, relu);
+}
+
 void
 m2i_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
     const float *packed_a, gsize a1_stride, gint n0, gint ncols, M2iGemmPanelB get_b,
@@ -195,6 +238,15 @@ m2i_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
           memset (c + i * ldc, 0, nr * sizeof (float));
       }
     }
+  }
+  if (out->row_bias || out->col_bias || out->relu) {
+    g_assert (!(out->map && out->col_bias));
+    const float *cb = out->col_bias ? out->col_bias + n0 : NULL;
+    if (m_direct)
+      epilogue (out->c + n0, out->ldc, m_direct, ncols, out->row_bias, cb, out->relu);
+    if (m_direct < m)
+      epilogue (strip + m_direct * nr, nr, m - m_direct, ncols,
+          out->row_bias ? out->row_bias + m_direct : NULL, cb, out->relu);
   }
   if (m_direct == m)
     return;

@@ -88,6 +88,12 @@ typedef struct {
   /* NULL: column j of the panel is C column n0 + j, the first ncols kept.
    * Otherwise map[j] is the C column of panel column j, or -1 to drop it. */
   const gint32 *map;
+  /* Applied as each result is stored, after the last K block: + row_bias[i]
+   * (row i of C), + col_bias[c] (column c of C; not with @map), then
+   * max (·, 0) when @relu — the same float operations, in the same order,
+   * as a following Add and ReLU layer. NULL / FALSE for none. */
+  const float *row_bias, *col_bias;
+  gboolean relu;
 } M2iGemmOut;
 
 /* Computes one column panel of C = A·B (columns [n0, n0 + ncols), ncols <=
@@ -98,6 +104,12 @@ typedef struct {
 void m2i_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
     const float *a, gsize a1_stride, gint n0, gint ncols, M2iGemmPanelB get_b,
     gpointer user, float *bbuf, float *strip, const M2iGemmOut *out);
+
+/* The fused bias and ReLU of M2iGemmOut on rows × cols of @c (row stride
+ * @ldc): + row_bias[i], + col_bias[j], max (·, 0) — also used on depthwise
+ * planes. */
+void m2i_gemm_epilogue (float *c, gsize ldc, gint rows, gint cols, const float *row_bias,
+    const float *col_bias, gboolean relu);
 
 /* Floats of the strip m2i_gemm_column_panel() needs for @m rows. */
 gsize m2i_gemm_strip_size (const M2iGemmArch *arch, gint m);

@@ -20,6 +20,7 @@
  */
 #include "kernels-private.h"
 #include <base/m2i-parallel.h>
+#include <m2i/resize-private.h>
 
 #include <math.h>
 #include <string.h>
@@ -59,9 +60,29 @@ typedef struct {
   gboolean round_after;                /* pillow on u8: round this pass */
 } AxisTable;
 
+/* The 2-D case the M2I engine's resize covers (resize-private.h): two
+ * resized axes, H then W, either the last two (planes: NCHW) or the two
+ * before a last axis of 1 to 4 interleaved channels (NHWC), no pads, sizes
+ * (or scales that are exactly out/in). Going through the engine's tables
+ * and row kernels gives the engine's bits, so a model head the device
+ * takes over (split execution, PrePostProcessor lowering) computes the same
+ * values on either side. */
+typedef struct {
+  M2iResizePlan *plan;
+  M2iResizeData data;
+  gint64 images;                       /* planes (NCHW) or images (NHWC) */
+  gint channels;                       /* interleaved per pixel */
+  gsize in_image, out_image;           /* bytes per plane / image */
+  gsize in_row, out_row;               /* bytes per row */
+  gint64 out_h;
+  gsize scratch_floats;                /* per slice */
+} EnginePath;
+
 typedef struct {
   M2iElementType type;
   M2iShape in, out;
+  EnginePath engine;                   /* when engine.plan is set */
+  gboolean u8_truncate;                /* u8 results: truncate (else round) */
   gboolean nearest;                    /* a gather, any element type */
   gint n_tables;
   AxisTable tables[M2I_MAX_RANK];      /* in the order they are applied */
@@ -75,6 +96,7 @@ interp_state_free (gpointer p)
   InterpState *s = p;
   if (!s)
     return;
+  m2i_resize_plan_free (s->engine.plan);
   for (gint i = 0; i < s->n_tables; i++) {
     g_free (s->tables[i].index);
     g_free (s->tables[i].weight);
@@ -300,6 +322,64 @@ read_attrs_v4 (M2iOpContext *ctx, gint rank, Attrs *a, GError **error)
   return TRUE;
 }
 
+/* Sets up s->engine when the layer is the 2-D case of the M2I resize. */
+static gboolean
+engine_path (InterpState *s, const Attrs *a, const gint64 *axes, gint n_axes,
+    gboolean use_scales, const float *axis_scale)
+{
+  const M2iShape *in = &s->in, *out = &s->out;
+  gint r = in->rank;
+  if (n_axes != 2 || (s->type != M2I_ET_F32 && s->type != M2I_ET_U8))
+    return FALSE;
+  for (gint d = 0; d < r; d++)
+    if (a->pads_begin[d] || a->pads_end[d])
+      return FALSE;
+  gint hy = (gint) MIN (axes[0], axes[1]), wx = (gint) MAX (axes[0], axes[1]);
+  gboolean planar = r >= 2 && hy == r - 2 && wx == r - 1;
+  gboolean interleaved = r >= 3 && hy == r - 3 && wx == r - 2 && in->dims[r - 1] <= 4;
+  if (!planar && !interleaved)
+    return FALSE;
+  /* Scales mode: the coordinates use the given scale, which must then be
+   * exactly the sizes' ratio for the engine (which works from sizes). */
+  for (gint i = 0; i < 2 && use_scales; i++) {
+    gint d = (gint) axes[i];
+    if (axis_scale[d] != (float) out->dims[d] / (float) in->dims[d])
+      return FALSE;
+  }
+  if (in->dims[hy] > M2I_RESIZE_MAX_SIZE || in->dims[wx] > M2I_RESIZE_MAX_SIZE ||
+      out->dims[hy] > M2I_RESIZE_MAX_SIZE || out->dims[wx] > M2I_RESIZE_MAX_SIZE)
+    return FALSE;
+  static const M2iResizeMode modes[] = { M2I_RESIZE_NEAREST, M2I_RESIZE_LINEAR,
+    M2I_RESIZE_LINEAR_ONNX, M2I_RESIZE_CUBIC, M2I_RESIZE_BILINEAR_PILLOW,
+    M2I_RESIZE_BICUBIC_PILLOW };
+  static const M2iCoordMode coords[] = { M2I_COORD_HALF_PIXEL, M2I_COORD_PYTORCH_HALF_PIXEL,
+    M2I_COORD_ASYMMETRIC, M2I_COORD_TF_HALF_PIXEL_FOR_NN, M2I_COORD_ALIGN_CORNERS };
+  static const M2iNearestMode nearests[] = { M2I_NEAREST_ROUND_PREFER_FLOOR,
+    M2I_NEAREST_ROUND_PREFER_CEIL, M2I_NEAREST_FLOOR, M2I_NEAREST_CEIL, M2I_NEAREST_SIMPLE };
+  M2iResizeParams p;
+  m2i_resize_params_init (&p, (gint) out->dims[wx], (gint) out->dims[hy]);
+  p.mode = modes[a->mode];
+  p.coord = coords[a->coord];
+  p.nearest = nearests[a->nearest];
+  p.antialias = a->antialias;
+  p.cube_coeff = a->cube_coeff;
+  EnginePath *e = &s->engine;
+  e->plan = m2i_resize_plan_new (&p, (gint) in->dims[wx], (gint) in->dims[hy], NULL);
+  if (!e->plan)
+    return FALSE;
+  gsize es = m2i_element_type_size (s->type);
+  e->data = s->type == M2I_ET_U8 ? M2I_RESIZE_DATA_U8 : M2I_RESIZE_DATA_F32;
+  e->channels = interleaved ? (gint) in->dims[r - 1] : 1;
+  e->images = m2i_shape_numel (in) / (in->dims[hy] * in->dims[wx] * e->channels);
+  e->in_row = in->dims[wx] * e->channels * es;
+  e->out_row = out->dims[wx] * e->channels * es;
+  e->in_image = e->in_row * in->dims[hy];
+  e->out_image = e->out_row * out->dims[hy];
+  e->out_h = out->dims[hy];
+  e->scratch_floats = (m2i_resize_scratch_floats (e->plan, e->channels) + 15) & ~(gsize) 15;
+  return TRUE;
+}
+
 static gboolean
 interp_infer (M2iOpContext *ctx, GError **error)
 {
@@ -473,6 +553,16 @@ interp_infer (M2iOpContext *ctx, GError **error)
   s->out = out;
   s->nearest = a.mode == MODE_NEAREST;
   s->slices = m2i_k_threads (ctx);
+  /* OpenVINO's reference casts the sums of linear_onnx and cubic to u8
+   * (truncation) and rounds the others; so do we, after clamping. */
+  s->u8_truncate = a.mode == MODE_LINEAR_ONNX || a.mode == MODE_CUBIC;
+  if (engine_path (s, &a, axes, n_axes, use_scales, axis_scale)) {
+    ctx->scratch_bytes = s->slices * s->engine.scratch_floats * sizeof (float);
+    ctx->outputs[0].type = s->type;
+    ctx->outputs[0].shape = out;
+    ctx->state = s;
+    return TRUE;
+  }
   /* Tables; pillow does W (the second axis) first, then H, as Pillow. The
    * other modes resize the most shrinking axes first, so later passes
    * touch less data. */
@@ -560,11 +650,12 @@ pass_slice (gint begin, gint end, gint slice, gpointer data)
   }
 }
 
+/* Clamped to [0, 255], then rounded half away from zero or truncated. */
 static inline float
-round_u8 (float v)
+round_u8 (float v, gboolean truncate)
 {
-  v = v >= 0 ? floorf (v + 0.5f) : ceilf (v - 0.5f);
-  return CLAMP (v, 0.0f, 255.0f);
+  v = CLAMP (v, 0.0f, 255.0f);
+  return truncate ? truncf (v) : floorf (v + 0.5f);
 }
 
 typedef struct {
@@ -614,6 +705,30 @@ gather_slice (gint begin, gint end, gint slice, gpointer data)
   }
 }
 
+typedef struct {
+  const InterpState *s;
+  const guint8 *src;
+  guint8 *dst;
+  float *scratch;
+} EngineJob;
+
+/* Slices of (image, band of output rows) through the engine's kernels. */
+#define ENGINE_BAND 16
+
+static void
+engine_slice (gint begin, gint end, gint slice, gpointer data)
+{
+  const EngineJob *j = data;
+  const EnginePath *e = &j->s->engine;
+  gint64 bands = (e->out_h + ENGINE_BAND - 1) / ENGINE_BAND;
+  for (gint t = begin; t < end; t++) {
+    gint64 img = t / bands, y0 = (t % bands) * ENGINE_BAND;
+    m2i_resize_image_rows (e->plan, e->data, e->channels, j->src + img * e->in_image,
+        e->in_row, j->dst + img * e->out_image, e->out_row, (gint) y0,
+        (gint) MIN (y0 + ENGINE_BAND, e->out_h), j->scratch + slice * e->scratch_floats, NULL);
+  }
+}
+
 static gboolean
 interp_execute (M2iOpContext *ctx, GError **error)
 {
@@ -622,6 +737,12 @@ interp_execute (M2iOpContext *ctx, GError **error)
   if (out_numel == 0)
     return TRUE;
   gint slices = out_numel >= 32768 ? MIN (m2i_k_threads (ctx), s->slices) : 1;
+  if (s->engine.plan) {
+    EngineJob j = { s, ctx->inputs[0].data, ctx->outputs[0].data, ctx->scratch };
+    gint64 bands = (s->engine.out_h + ENGINE_BAND - 1) / ENGINE_BAND;
+    m2i_parallel_for ((gint) (s->engine.images * bands), slices, 1, engine_slice, &j);
+    return TRUE;
+  }
   if (s->nearest) {
     GatherJob j = { s, ctx->inputs[0].data, ctx->outputs[0].data,
       m2i_element_type_size (s->type) };
@@ -660,7 +781,7 @@ interp_execute (M2iOpContext *ctx, GError **error)
     if (t->round_after) {
       gint64 n = m2i_shape_numel (&cur);
       for (gint64 k = 0; k < n; k++)
-        dst[k] = round_u8 (dst[k]);
+        dst[k] = round_u8 (dst[k], FALSE);
     }
     src = dst;
   }
@@ -669,7 +790,7 @@ interp_execute (M2iOpContext *ctx, GError **error)
   if (s->type == M2I_ET_U8) {
     guint8 *o = ctx->outputs[0].data;
     for (gint64 k = 0; k < out_numel; k++)
-      o[k] = (guint8) round_u8 (src[k]);
+      o[k] = (guint8) round_u8 (src[k], s->u8_truncate);
   }
   return TRUE;
 }

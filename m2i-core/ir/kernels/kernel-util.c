@@ -220,6 +220,37 @@ m2i_k_shape_str (const M2iShape *s, gint slot)
   return dst;
 }
 
+gboolean
+m2i_k_fuse_bias_relu (M2iOpContext *ctx, const float *bias, gint64 n_bias,
+    gboolean relu, GError **error)
+{
+  const char *type = m2i_ir_node_get_type (ctx->node);
+  gint64 channels = 0;
+  M2iKFusion *f = NULL;
+  if (!ctx->state)
+    f = NULL;
+  else if (!strcmp (type, "Convolution") || !strcmp (type, "GroupConvolution"))
+    f = m2i_k_conv_fusion (ctx, &channels);
+  else if (!strcmp (type, "MatMul"))
+    f = m2i_k_matmul_fusion (ctx, &channels);
+  if (!f) {
+    m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
+        "a bias and ReLU can only be fused into a compiled f32 Convolution, "
+        "GroupConvolution or MatMul");
+    return FALSE;
+  }
+  if (bias && n_bias != channels) {
+    m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+        "a fused bias needs %" G_GINT64_FORMAT " values (one per output channel), got %"
+        G_GINT64_FORMAT, channels, n_bias);
+    return FALSE;
+  }
+  g_free (f->bias);
+  f->bias = bias ? g_memdup2 (bias, channels * sizeof (float)) : NULL;
+  f->relu = relu;
+  return TRUE;
+}
+
 gint
 m2i_k_op_version (const M2iOpContext *ctx)
 {

@@ -46,6 +46,35 @@ extern const M2iOpKernel m2i_kernel_detection_output;
 /* All of the above, NULL-terminated. */
 extern const M2iOpKernel *const m2i_compute_kernels[];
 
+/* ---- Fusion ------------------------------------------------------------- */
+
+/*
+ * Lets a compiled Convolution, GroupConvolution or MatMul layer (f32, after
+ * its infer()) also add a per-channel @bias and apply ReLU as it writes its
+ * output, so a runtime that finds Conv → Add (constant bias) → ReLU, each
+ * feeding only the next, can drop the Add and ReLU layers and their passes
+ * over memory. @bias has one value per output channel — Convolution: axis
+ * 1 of the output, MatMul: its last axis — and is copied; NULL for none.
+ * The results are bit-identical to running the Add and ReLU layers (the
+ * same float operations in the same order). FALSE with a GError naming the
+ * layer when it is another op or @n_bias does not match; the layer is then
+ * unchanged.
+ */
+gboolean m2i_k_fuse_bias_relu (M2iOpContext *ctx, const float *bias, gint64 n_bias,
+    gboolean relu, GError **error);
+
+/* What a fused layer applies; part of the Convolution and MatMul states. */
+typedef struct {
+  float *bias;                         /* owned; NULL for none */
+  gboolean relu;
+} M2iKFusion;
+
+/* The per-op halves of m2i_k_fuse_bias_relu(): the fusion slot of a
+ * compiled layer's state and its number of output channels, or NULL when
+ * the state cannot take one. */
+M2iKFusion *m2i_k_conv_fusion (M2iOpContext *ctx, gint64 *channels);
+M2iKFusion *m2i_k_matmul_fusion (M2iOpContext *ctx, gint64 *channels);
+
 /* ---- Checks used by infer() ------------------------------------------- */
 
 /* TRUE when the layer has between @min_in and @max_in inputs and between

@@ -27,6 +27,8 @@ typedef struct {
   gsize packed_b_mat;                  /* floats per packed B matrix */
   gint slices;
   gsize packed_a, bbuf_floats, strip_floats;
+  M2iKFusion fused;                    /* m2i_k_fuse_bias_relu () */
+  gboolean b_vector;                   /* 1-D right operand: no N axis in the output */
 } MatMulState;
 
 static void
@@ -35,6 +37,7 @@ matmul_state_free (gpointer p)
   MatMulState *s = p;
   if (s) {
     g_free (s->packed_b);
+    g_free (s->fused.bias);
     g_free (s);
   }
 }
@@ -113,6 +116,7 @@ matmul_infer (M2iOpContext *ctx, GError **error)
   s->b_cs = tb ? ka : 1;
   s->a_mat = m * ka;
   s->b_mat = ka * n;
+  s->b_vector = b_vec;
   const M2iShape *ops[2] = { &ab, &bb };
   m2i_k_broadcast_plan (&s->batch, &ob, ops, 2);
   s->batches = m2i_shape_numel (&ob);
@@ -175,7 +179,7 @@ matmul_slice (gint begin, gint end, gint slice, gpointer data)
   const MatMulState *s = j->s;
   gint nr = s->arch->nr;
   float *bbuf = j->scratch + s->packed_a + slice * (s->bbuf_floats + s->strip_floats);
-  M2iGemmOut o = { j->c, (gsize) s->n, NULL };
+  M2iGemmOut o = { j->c, (gsize) s->n, NULL, NULL, s->fused.bias, s->fused.relu };
   for (gint panel = begin; panel < end; panel++) {
     gint n0 = panel * nr;
     m2i_gemm_column_panel (s->arch, (gint) s->m, (gint) s->k, j->packed_a, j->a1_stride, n0,
@@ -248,6 +252,14 @@ matmul_execute (M2iOpContext *ctx, GError **error)
     }
   }
   return TRUE;
+}
+
+M2iKFusion *
+m2i_k_matmul_fusion (M2iOpContext *ctx, gint64 *channels)
+{
+  MatMulState *s = ctx->state;
+  *channels = s->n;
+  return s->type == M2I_ET_F32 && !s->b_vector ? &s->fused : NULL;
 }
 
 const M2iOpKernel m2i_kernel_matmul = {

@@ -170,10 +170,10 @@ first_in_window (const PoolState *s, gint64 od, gint64 oy, gint64 x)
 static inline __attribute__ ((always_inline, target ("avx512f,avx512vl,avx512bw,avx512dq")))
 void
 max_plane_avx512 (const PoolState *s, const float *plane, float *out, guint8 *ind,
-    gint64 shift, gboolean with_idx)
+    gint64 shift, gboolean with_idx, gint64 sw)
 {
   const __m512i lane = _mm512_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  const __m512i step = _mm512_mullo_epi32 (lane, _mm512_set1_epi32 ((gint32) s->sw));
+  const __m512i step = _mm512_mullo_epi32 (lane, _mm512_set1_epi32 ((gint32) sw));
   const __m512 lowest = _mm512_set1_ps (-INFINITY);
   for (gint64 od = 0; od < s->od; od++)
     for (gint64 oy = 0; oy < s->oh; oy++)
@@ -184,10 +184,10 @@ max_plane_avx512 (const PoolState *s, const float *plane, float *out, guint8 *in
          * lanes past n need masking, which the final store does; the full
          * 16 (stride 1) or 32 (stride 2) elements loaded must then merely
          * stay inside the plane. */
-        gint64 first = x * s->sw - s->pl;
-        gint64 last = (x + n - 1) * s->sw + (s->kw - 1) * s->dw - s->pl;
+        gint64 first = x * sw - s->pl;
+        gint64 last = (x + n - 1) * sw + (s->kw - 1) * s->dw - s->pl;
         gboolean inside = first >= 0 && last < s->w;
-        gint64 span = s->sw == 2 ? 32 : 16, plane_len = s->d * s->h * s->w;
+        gint64 span = sw == 2 ? 32 : 16, plane_len = s->d * s->h * s->w;
         __m512 bv = lowest;
         __m512i bi = _mm512_set1_epi32 (-1);
         for (gint64 kz = 0; kz < s->kd; kz++) {
@@ -201,9 +201,9 @@ max_plane_avx512 (const PoolState *s, const float *plane, float *out, guint8 *in
             gint64 base = (iz * s->h + iy) * s->w;
             const float *row = plane + base;
             for (gint64 kx = 0; kx < s->kw; kx++) {
-              gint64 p0 = x * s->sw + kx * s->dw - s->pl;
+              gint64 p0 = x * sw + kx * s->dw - s->pl;
               __mmask16 ok;
-              __m512 v = m2i_k_load_row16 (row, p0, s->sw, s->w,
+              __m512 v = m2i_k_load_row16 (row, p0, sw, s->w,
                   inside && base + p0 + span <= plane_len, m, &ok);
               if (!ok)
                 continue;
@@ -253,10 +253,17 @@ static void
 max_plane_f32_avx512 (const PoolState *s, const float *plane, float *out, guint8 *ind,
     gint64 shift)
 {
-  if (ind)
-    max_plane_avx512 (s, plane, out, ind, shift, TRUE);
+  /* Strides 1 and 2 as constants: the loads' branches fold away. */
+  if (ind && s->sw == 2)
+    max_plane_avx512 (s, plane, out, ind, shift, TRUE, 2);
+  else if (ind)
+    max_plane_avx512 (s, plane, out, ind, shift, TRUE, s->sw);
+  else if (s->sw == 2)
+    max_plane_avx512 (s, plane, out, NULL, 0, FALSE, 2);
+  else if (s->sw == 1)
+    max_plane_avx512 (s, plane, out, NULL, 0, FALSE, 1);
   else
-    max_plane_avx512 (s, plane, out, NULL, 0, FALSE);
+    max_plane_avx512 (s, plane, out, NULL, 0, FALSE, s->sw);
 }
 #endif
 

@@ -290,6 +290,84 @@ test_torch_vectors (void)
   }
 }
 
+static KTest *err_conv (const M2iOpKernel *k, M2iShape xs, M2iShape ws, M2iElementType type);
+
+/* A convolution with a fused bias and ReLU gives exactly (bit for bit) what
+ * the Convolution, Add and ReLU kernels give one after the other, on every
+ * path: stride 1 with pads (strip), pointwise (direct), strided (im2col),
+ * depthwise, groups, one output channel. */
+static void
+test_fused_bias_relu (void)
+{
+  static const ConvCase cases[] = {
+    { 1, 16, 14, 14, 40, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 24, 13, 13, 64, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 2, 3, 31, 29, 20, 1, 3, 3, 2, 2, 1, 1, { 0, 1 }, { 1, 0 }, NULL, FALSE },
+    { 1, 12, 21, 37, 12, 12, 3, 3, 2, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 12, 9, 9, 24, 3, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 5, 10, 10, 1, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    const ConvCase *c = &cases[i];
+    gsize n_in = c->n * c->c_in * c->h * c->w;
+    gsize n_w = c->c_out * (c->c_in / c->groups) * c->kh * c->kw;
+    float *in = g_new (float, n_in), *w = g_new (float, n_w), *bias = g_new (float, c->c_out);
+    kt_fill (in, n_in, 41 + i, -1, 1);
+    kt_fill (w, n_w, 42 + i, -1, 1);
+    kt_fill (bias, c->c_out, 43 + i, -1, 1);
+    for (gint relu = 0; relu < 2; relu++) {
+      /* Separate layers. */
+      KTest *conv = conv_test_new (c, in, w, FALSE, 2);
+      kt_run (conv, 1);
+      M2iShape os = conv->outputs[0].shape;
+      gsize n_out = m2i_shape_numel (&os);
+      M2iShape bs = { os.rank };
+      for (gint d = 0; d < os.rank; d++)
+        bs.dims[d] = d == 1 ? c->c_out : 1;
+      KTest *add = kt_new (&m2i_kernel_add, "opset1");
+      kt_input (add, M2I_ET_F32, os, conv->outputs[0].data, FALSE);
+      kt_input (add, M2I_ET_F32, bs, bias, TRUE);
+      kt_run (add, 1);
+      KTest *act = kt_new (&m2i_kernel_relu, "opset1");
+      kt_input (act, M2I_ET_F32, os, add->outputs[0].data, FALSE);
+      kt_run (act, 1);
+      const float *want = relu ? kt_out_f32 (act, 0) : kt_out_f32 (add, 0);
+      /* Fused. */
+      KTest *fused = conv_test_new (c, in, w, FALSE, 2);
+      GError *error = NULL;
+      g_assert_true (kt_infer (fused, 1, &error));
+      g_assert_true (m2i_k_fuse_bias_relu (&fused->ctx, bias, c->c_out, relu, &error));
+      g_assert_true (kt_execute (fused, &error));
+      g_assert_cmpmem (fused->outputs[0].data, n_out * 4, want, n_out * 4);
+      kt_free (conv);
+      kt_free (add);
+      kt_free (act);
+      kt_free (fused);
+    }
+    g_free (in);
+    g_free (w);
+    g_free (bias);
+  }
+
+  /* Not a fusable layer, or a bias of the wrong length. */
+  static float buf[64];
+  KTest *t = kt_new (&m2i_kernel_relu, "opset1");
+  kt_input (t, M2I_ET_F32, SHAPE (4), buf, FALSE);
+  kt_run (t, 1);
+  GError *error = NULL;
+  g_assert_false (m2i_k_fuse_bias_relu (&t->ctx, buf, 4, TRUE, &error));
+  g_assert_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED);
+  g_clear_error (&error);
+  kt_free (t);
+  t = err_conv (&m2i_kernel_convolution, SHAPE (1, 3, 8, 8), SHAPE (4, 3, 3, 3), M2I_ET_F32);
+  g_assert_true (kt_infer (t, 1, &error));
+  g_assert_false (m2i_k_fuse_bias_relu (&t->ctx, buf, 3, TRUE, &error));
+  g_assert_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "needs 4 values"));
+  g_clear_error (&error);
+  kt_free (t);
+}
+
 static KTest *
 err_conv (const M2iOpKernel *k, M2iShape xs, M2iShape ws, M2iElementType type)
 {
@@ -378,5 +456,6 @@ main (int argc, char **argv)
   g_test_add_func ("/conv/shapes-large", test_shapes_large);
   g_test_add_func ("/conv/torch", test_torch_vectors);
   g_test_add_func ("/conv/errors", test_errors);
+  g_test_add_func ("/conv/fused-bias-relu", test_fused_bias_relu);
   return g_test_run ();
 }

@@ -214,19 +214,23 @@ test_types (void)
   g_assert_cmpmem (t->outputs[0].data, sizeof want, want, sizeof want);
   kt_free (t);
 
-  /* u8 linear_onnx rounds half away from zero: [0, 255] → 3 samples with
-   * align_corners: 0, 127.5 → 128, 255 */
+  /* u8 results, as OpenVINO's reference: [0, 255] → 3 samples with
+   * align_corners has 127.5 in the middle, which linear_onnx truncates
+   * (static_cast) to 127 and linear rounds half away from zero to 128. */
   static const guint8 u[] = { 0, 255 };
   static const gint64 three[] = { 3 };
   KtArray xu = { M2I_ET_U8, SHAPE (2), (gpointer) u };
-  t = interp_new ("opset11", &xu, "linear_onnx", three, ax0, 1);
-  kt_attr (t, "coordinate_transformation_mode", "align_corners");
-  kt_run (t, 1);
-  const guint8 *y = t->outputs[0].data;
-  g_assert_cmpint (y[0], ==, 0);
-  g_assert_cmpint (y[1], ==, 128);
-  g_assert_cmpint (y[2], ==, 255);
-  kt_free (t);
+  static const char *const u8_modes[] = { "linear_onnx", "linear" };
+  for (gint m = 0; m < 2; m++) {
+    t = interp_new ("opset11", &xu, u8_modes[m], three, ax0, 1);
+    kt_attr (t, "coordinate_transformation_mode", "align_corners");
+    kt_run (t, 1);
+    const guint8 *y = t->outputs[0].data;
+    g_assert_cmpint (y[0], ==, 0);
+    g_assert_cmpint (y[1], ==, m == 0 ? 127 : 128);
+    g_assert_cmpint (y[2], ==, 255);
+    kt_free (t);
+  }
 
   /* Identity: same size on every axis copies the data. */
   static const float f[] = { 1, 2, 3, 4 };
@@ -236,6 +240,91 @@ test_types (void)
   kt_run (t, 1);
   kt_assert_close ("identity", kt_out_f32 (t, 0), f, 4, 0, 0);
   kt_free (t);
+}
+
+/* Rank-4 transpose of @x (shape @s) by @perm into a new buffer. */
+static float *
+permute4 (const float *x, const M2iShape *s, const gint *perm, M2iShape *out)
+{
+  out->rank = 4;
+  for (gint d = 0; d < 4; d++)
+    out->dims[d] = s->dims[perm[d]];
+  float *y = g_new (float, m2i_shape_numel (s));
+  gint64 st[4] = { s->dims[1] * s->dims[2] * s->dims[3], s->dims[2] * s->dims[3], s->dims[3], 1 };
+  gint64 i = 0;
+  for (gint64 a = 0; a < out->dims[0]; a++)
+    for (gint64 b = 0; b < out->dims[1]; b++)
+      for (gint64 c = 0; c < out->dims[2]; c++)
+        for (gint64 d = 0; d < out->dims[3]; d++)
+          y[i++] = x[a * st[perm[0]] + b * st[perm[1]] + c * st[perm[2]] + d * st[perm[3]]];
+  return y;
+}
+
+/* Two implementations of the same spec against each other: NCHW and NHWC
+ * resizes (axes H, W) go through the M2I engine's resize tables and row
+ * kernels (resize-private.h); the same data laid out [N, H, C, W] — axes 1
+ * and 3, which the engine cannot take — goes through this file's own
+ * per-axis tables. Every mode, coordinate rule and nearest rule, up and
+ * down, antialias on and off, f32. */
+static void
+test_engine_vs_tables (void)
+{
+  static const char *const modes[] = { "nearest", "linear", "linear_onnx", "cubic",
+    "bilinear_pillow", "bicubic_pillow" };
+  static const char *const coords[] = { "half_pixel", "pytorch_half_pixel", "asymmetric",
+    "tf_half_pixel_for_nn", "align_corners" };
+  static const char *const nearest[] = { "round_prefer_floor", "round_prefer_ceil", "floor",
+    "ceil", "simple" };
+  static const gint64 sizes[][2] = { { 11, 6 }, { 4, 13 }, { 3, 3 } };
+  const gint nchw_to_nhcw[] = { 0, 2, 1, 3 }, nhcw_to_nchw[] = { 0, 2, 1, 3 };
+  const gint nchw_to_nhwc[] = { 0, 2, 3, 1 }, nhwc_to_nchw[] = { 0, 3, 1, 2 };
+  M2iShape xs = SHAPE (2, 3, 7, 9);
+  float *x = g_new (float, m2i_shape_numel (&xs));
+  kt_fill (x, m2i_shape_numel (&xs), 61, -2, 2);
+  M2iShape xs_t, xs_l;
+  float *x_t = permute4 (x, &xs, nchw_to_nhcw, &xs_t);    /* tables: axes 1, 3 */
+  float *x_l = permute4 (x, &xs, nchw_to_nhwc, &xs_l);    /* engine, interleaved */
+  static const gint64 ax_nchw[] = { 2, 3 }, ax_nhcw[] = { 1, 3 }, ax_nhwc[] = { 1, 2 };
+  gint checked = 0;
+  for (guint m = 0; m < G_N_ELEMENTS (modes); m++)
+    for (guint c = 0; c < G_N_ELEMENTS (coords); c++)
+      for (guint n = 0; n < (m == 0 ? G_N_ELEMENTS (nearest) : 1); n++)
+        for (guint z = 0; z < G_N_ELEMENTS (sizes); z++)
+          for (gint aa = 0; aa < (m == 1 ? 2 : 1); aa++) {
+            KtArray in[3] = { { M2I_ET_F32, xs, x }, { M2I_ET_F32, xs_t, x_t },
+              { M2I_ET_F32, xs_l, x_l } };
+            const gint64 *axes[3] = { ax_nchw, ax_nhcw, ax_nhwc };
+            float *res[3];
+            M2iShape rs[3];
+            for (gint v = 0; v < 3; v++) {
+              KTest *t = interp_new ("opset11", &in[v], modes[m], sizes[z], axes[v], 2);
+              kt_attr (t, "coordinate_transformation_mode", coords[c]);
+              kt_attr (t, "nearest_mode", nearest[n]);
+              kt_attr (t, "antialias", aa ? "true" : "false");
+              kt_attr (t, "cube_coeff", m == 5 ? "-0.5" : "-0.75");
+              kt_run (t, 1);
+              rs[v] = t->outputs[0].shape;
+              res[v] = g_memdup2 (t->outputs[0].data, m2i_tensor_nbytes (&t->outputs[0]));
+              kt_free (t);
+            }
+            M2iShape back;
+            float *r_t = permute4 (res[1], &rs[1], nhcw_to_nchw, &back);
+            float *r_l = permute4 (res[2], &rs[2], nhwc_to_nchw, &back);
+            g_autofree gchar *what = g_strdup_printf ("%s %s %s aa=%d %" G_GINT64_FORMAT "x%"
+                G_GINT64_FORMAT, modes[m], coords[c], nearest[n], aa, sizes[z][0], sizes[z][1]);
+            gsize cnt = m2i_shape_numel (&rs[0]);
+            kt_assert_close (what, r_t, res[0], cnt, 2e-5, 2e-5);
+            kt_assert_close (what, r_l, res[0], cnt, 0, 0);     /* same engine, same bits */
+            for (gint v = 0; v < 3; v++)
+              g_free (res[v]);
+            g_free (r_t);
+            g_free (r_l);
+            checked++;
+          }
+  g_test_message ("%d resize settings compared", checked);
+  g_free (x);
+  g_free (x_t);
+  g_free (x_l);
 }
 
 static void
@@ -324,5 +413,6 @@ main (int argc, char **argv)
   g_test_add_func ("/interpolate/pillow", test_pillow);
   g_test_add_func ("/interpolate/types", test_types);
   g_test_add_func ("/interpolate/errors", test_errors);
+  g_test_add_func ("/interpolate/engine-vs-tables", test_engine_vs_tables);
   return g_test_run ();
 }

@@ -192,6 +192,57 @@ test_integers (void)
   kt_free (t);
 }
 
+/* A fully connected layer with its bias and ReLU fused gives exactly what
+ * MatMul, Add and ReLU give one after the other (one row, several rows,
+ * batched, constant and run-time weights). */
+static void
+test_fused_bias_relu (void)
+{
+  const struct { M2iShape a, b; gboolean tb, const_b; } cases[] = {
+    { SHAPE (1, 300), SHAPE (70, 300), TRUE, TRUE },
+    { SHAPE (13, 40), SHAPE (40, 50), FALSE, FALSE },
+    { SHAPE (2, 3, 20), SHAPE (20, 33), FALSE, TRUE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gsize na = m2i_shape_numel (&cases[i].a), nb = m2i_shape_numel (&cases[i].b);
+    gint64 n = cases[i].tb ? cases[i].b.dims[0] : cases[i].b.dims[cases[i].b.rank - 1];
+    float *a = g_new (float, na), *b = g_new (float, nb), *bias = g_new (float, n);
+    kt_fill (a, na, 51 + i, -1, 1);
+    kt_fill (b, nb, 52 + i, -1, 1);
+    kt_fill (bias, n, 53 + i, -1, 1);
+    KTest *mm = kt_new (&m2i_kernel_matmul, "opset1");
+    kt_attr (mm, "transpose_b", cases[i].tb ? "true" : "false");
+    kt_input (mm, M2I_ET_F32, cases[i].a, a, FALSE);
+    kt_input (mm, M2I_ET_F32, cases[i].b, b, cases[i].const_b);
+    kt_run (mm, 1);
+    M2iShape os = mm->outputs[0].shape;
+    KTest *add = kt_new (&m2i_kernel_add, "opset1");
+    kt_input (add, M2I_ET_F32, os, mm->outputs[0].data, FALSE);
+    kt_input (add, M2I_ET_F32, SHAPE (n), bias, TRUE);
+    kt_run (add, 1);
+    KTest *act = kt_new (&m2i_kernel_relu, "opset1");
+    kt_input (act, M2I_ET_F32, os, add->outputs[0].data, FALSE);
+    kt_run (act, 1);
+    KTest *fused = kt_new (&m2i_kernel_matmul, "opset1");
+    kt_attr (fused, "transpose_b", cases[i].tb ? "true" : "false");
+    kt_input (fused, M2I_ET_F32, cases[i].a, a, FALSE);
+    kt_input (fused, M2I_ET_F32, cases[i].b, b, cases[i].const_b);
+    GError *error = NULL;
+    g_assert_true (kt_infer (fused, 1, &error));
+    g_assert_true (m2i_k_fuse_bias_relu (&fused->ctx, bias, n, TRUE, &error));
+    g_assert_true (kt_execute (fused, &error));
+    gsize bytes = m2i_tensor_nbytes (&act->outputs[0]);
+    g_assert_cmpmem (fused->outputs[0].data, bytes, act->outputs[0].data, bytes);
+    kt_free (mm);
+    kt_free (add);
+    kt_free (act);
+    kt_free (fused);
+    g_free (a);
+    g_free (b);
+    g_free (bias);
+  }
+}
+
 static void
 test_errors (void)
 {
@@ -247,5 +298,6 @@ main (int argc, char **argv)
   g_test_add_func ("/matmul/torch", test_torch_vectors);
   g_test_add_func ("/matmul/integers", test_integers);
   g_test_add_func ("/matmul/errors", test_errors);
+  g_test_add_func ("/matmul/fused-bias-relu", test_fused_bias_relu);
   return g_test_run ();
 }
