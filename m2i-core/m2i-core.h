@@ -12,3 +12,4 @@
 #include <ir/m2i-ir.h>
 #include <mli/m2i-mli.h>
 #include <npu/m2i-npu.h>
+#include <split/m2i-split.h>

@@ -15,6 +15,9 @@ typedef struct {
   gint64 next_id;
   /* boundary: one Parameter per (producer, port) read from outside */
   GHashTable *params;            /* "node:port" → gint64* new layer id */
+  /* "node:port" outputs that leave through a Result; NULL: every output
+   * read outside the selection (m2i_ir_model_extract_with_outputs) */
+  GHashTable *leaving;
 } Writer;
 
 static void
@@ -361,7 +364,11 @@ write_model (Writer *w, const char *name, GError **error)
     /* outputs read outside the selection leave through a Result */
     for (gint p = 0; p < n->n_outputs && ok; p++) {
       gboolean outside = FALSE;
-      for (guint e = 0; e < m->edges->len && !outside; e++) {
+      if (w->leaving) {
+        g_autofree gchar *key = g_strdup_printf ("%d:%d", n->index, p);
+        outside = g_hash_table_contains (w->leaving, key);
+      }
+      for (guint e = 0; e < m->edges->len && !outside && !w->leaving; e++) {
         const M2iIrEdge *edge = &g_array_index (m->edges, M2iIrEdge, e);
         outside = edge->from_node == n->index && edge->from_port == p &&
             !w->selected[edge->to_node];
@@ -381,11 +388,11 @@ write_model (Writer *w, const char *name, GError **error)
 }
 
 static gboolean
-serialize (const M2iIrModel *model, const gboolean *selected, const char *name, GString *xml,
-    GByteArray *bin, GError **error)
+serialize (const M2iIrModel *model, const gboolean *selected, GHashTable *leaving,
+    const char *name, GString *xml, GByteArray *bin, GError **error)
 {
   Writer w = { model, selected, xml, bin, 0,
-    g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free) };
+    g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free), leaving };
   gboolean ok = write_model (&w, name, error);
   g_hash_table_unref (w.params);
   return ok;
@@ -397,7 +404,7 @@ m2i_ir_model_serialize (const M2iIrModel *model, GString *xml, GByteArray *bin, 
   g_autofree gboolean *all = g_new (gboolean, MAX (model->nodes->len, 1));
   for (guint i = 0; i < model->nodes->len; i++)
     all[i] = TRUE;
-  return serialize (model, all, m2i_ir_model_get_name (model), xml, bin, error);
+  return serialize (model, all, NULL, m2i_ir_model_get_name (model), xml, bin, error);
 }
 
 gboolean
@@ -419,8 +426,8 @@ m2i_ir_model_save (const M2iIrModel *model, const char *xml_path, const char *bi
   return ok;
 }
 
-M2iIrModel *
-m2i_ir_model_extract (const M2iIrModel *model, const gint *nodes, gint n_nodes,
+static M2iIrModel *
+extract (const M2iIrModel *model, const gint *nodes, gint n_nodes, GHashTable *leaving,
     const char *name, GError **error)
 {
   gint n = model->nodes->len;
@@ -444,7 +451,7 @@ m2i_ir_model_extract (const M2iIrModel *model, const gint *nodes, gint n_nodes,
   GByteArray *bin = g_byte_array_new ();
   const char *sub_name = name ? name : m2i_ir_model_get_name (model);
   M2iIrModel *sub = NULL;
-  if (serialize (model, selected, sub_name, xml, bin, error)) {
+  if (serialize (model, selected, leaving, sub_name, xml, bin, error)) {
     GBytes *weights = g_byte_array_free_to_bytes (bin);
     bin = NULL;
     g_autofree gchar *origin = g_strdup_printf ("%s (extract)", model->xml_path);
@@ -454,5 +461,38 @@ m2i_ir_model_extract (const M2iIrModel *model, const gint *nodes, gint n_nodes,
   if (bin)
     g_byte_array_unref (bin);
   g_string_free (xml, TRUE);
+  return sub;
+}
+
+M2iIrModel *
+m2i_ir_model_extract (const M2iIrModel *model, const gint *nodes, gint n_nodes,
+    const char *name, GError **error)
+{
+  return extract (model, nodes, n_nodes, NULL, name, error);
+}
+
+M2iIrModel *
+m2i_ir_model_extract_with_outputs (const M2iIrModel *model, const gint *nodes, gint n_nodes,
+    const gint *outputs, gint n_outputs, const char *name, GError **error)
+{
+  GHashTable *leaving = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  gboolean ok = TRUE;
+  for (gint i = 0; i < n_outputs && ok; i++) {
+    const M2iIrNode *n = m2i_ir_model_get_node (model, outputs[2 * i]);
+    gint port = outputs[2 * i + 1];
+    gboolean listed = FALSE;
+    for (gint k = 0; n && k < n_nodes && !listed; k++)
+      listed = nodes[k] == outputs[2 * i];
+    if (!n || port < 0 || port >= n->n_outputs || !listed) {
+      g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+          "output %d (node %d, port %d) is no output of a selected layer", i,
+          outputs[2 * i], port);
+      ok = FALSE;
+    } else {
+      g_hash_table_add (leaving, g_strdup_printf ("%d:%d", outputs[2 * i], port));
+    }
+  }
+  M2iIrModel *sub = ok ? extract (model, nodes, n_nodes, leaving, name, error) : NULL;
+  g_hash_table_unref (leaving);
   return sub;
 }

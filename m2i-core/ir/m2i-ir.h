@@ -155,6 +155,18 @@ gboolean m2i_ir_model_save (const M2iIrModel *model, const char *xml_path,
 M2iIrModel *m2i_ir_model_extract (const M2iIrModel *model, const gint *nodes,
     gint n_nodes, const char *name, GError **error);
 
+/*
+ * As m2i_ir_model_extract(), but only the outputs listed leave through a
+ * Result: @outputs holds @n_outputs pairs (node index, output ordinal), each
+ * an output of a layer in @nodes. Other values read outside the set (a Const
+ * shared with layers outside, a constant sub-graph copied into several
+ * sub-models) leave no Result. NULL with @error for a pair that is not an
+ * output of a listed layer, and as m2i_ir_model_extract().
+ */
+M2iIrModel *m2i_ir_model_extract_with_outputs (const M2iIrModel *model,
+    const gint *nodes, gint n_nodes, const gint *outputs, gint n_outputs,
+    const char *name, GError **error);
+
 /* ---- Compiling ----------------------------------------------------------- */
 
 /* Zero-initialise it ({ 0 } or designated initialisers): fields may be
