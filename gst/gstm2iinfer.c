@@ -387,8 +387,15 @@ build_model_caps (GstM2iInfer *self, GstM2iInferModel *m, gboolean with_deferred
   static const char *const nv12[] = { "NV12", NULL }, *const i420[] = { "I420", NULL };
   gint w, h;
   GstCaps *caps = gst_caps_new_empty ();
+  const M2iSplitHead *head = gst_m2i_infer_model_head (m);
   switch (gst_m2i_infer_model_input_kind (m, &w, &h)) {
     case GST_M2I_INPUT_IMAGE:
+      if (head) {
+        /* The model's own frame first (what its head was made for). */
+        const char *const fmt[] = { head->in_format == M2I_FORMAT_SP_NV12_8 ? "NV12" : "I420",
+          NULL };
+        append_m2i (caps, video_structure (fmt, head->in_width, head->in_height), FALSE);
+      }
       if (with_deferred) {
         append_m2i (caps, image_tensor_structure (GST_M2I_CF_F16_PLANAR, w, h), TRUE);
         append_m2i (caps, image_tensor_structure (GST_M2I_CF_F32_PLANAR, w, h), TRUE);
@@ -397,8 +404,11 @@ build_model_caps (GstM2iInfer *self, GstM2iInferModel *m, gboolean with_deferred
         append_m2i (caps, image_tensor_structure (GST_M2I_CF_F32_PLANAR, 0, 0), TRUE);
         append_m2i (caps, video_structure (rgb_formats, 0, 0), TRUE);
       }
-      append_m2i (caps, image_tensor_structure (GST_M2I_CF_F32_PLANAR, w, h), FALSE);
-      append_m2i (caps, image_tensor_structure (GST_M2I_CF_F16_PLANAR, w, h), FALSE);
+      /* (with a head, the model's input is the frame, not a tensor) */
+      if (!head) {
+        append_m2i (caps, image_tensor_structure (GST_M2I_CF_F32_PLANAR, w, h), FALSE);
+        append_m2i (caps, image_tensor_structure (GST_M2I_CF_F16_PLANAR, w, h), FALSE);
+      }
       /* NV12/I420 need even sizes: offer them at the model's size only if
        * it is even. */
       append_m2i (caps, video_structure (w % 2 || h % 2 ? rgb_only : video_formats, w, h),
@@ -510,9 +520,12 @@ load_model (GstM2iInfer *self)
   opts.split_dir = split_dir;
 
   GstM2iInferModel *m = NULL;
-  if (!gst_m2i_device_parse (device, &opts.device, &err))
+  gchar *canonical = NULL;
+  if (!gst_m2i_device_parse (device, &opts.device, &canonical, &err))
     goto settings_error;
+  opts.device_string = canonical;
   m = gst_m2i_infer_model_load (path, &opts, &err);
+  g_free (canonical);
   if (!m)
     goto model_error;
   if (labels && !(self->labels = gst_m2i_read_labels (labels, &err)))
@@ -732,12 +745,12 @@ setup_tensor_input (GstM2iInfer *self, const GstStructure *s)
   return TRUE;
 }
 
-/* The fp16 tensor the plan writes when it cannot write the model's f32
- * input itself. */
+/* The tensor the plan writes when its type is not the model input's
+ * (fp16 from the M2I block for an f32 input, or fp32 for an f16 one). */
 static void
 ensure_staging (GstM2iInfer *self)
 {
-  gsize size = (gsize) 3 * self->model_w * self->model_h * sizeof (m2i_f16);
+  gsize size = (gsize) 3 * self->model_w * self->model_h * sizeof (float);
   if (self->staging_size != size) {
     g_free (self->staging);
     self->staging = g_malloc (size);
@@ -840,7 +853,8 @@ set_sink_caps (GstM2iInfer *self, GstCaps *caps)
   const GstStructure *s = gst_caps_get_structure (caps, 0);
   gboolean deferred = gst_m2i_caps_is_deferred (caps, 0);
   gboolean plain_tensors = !deferred && gst_structure_has_name (s, "other/tensors")
-      && (self->input_kind == GST_M2I_INPUT_TENSORS || self->input_kind == GST_M2I_INPUT_IMAGE);
+      && (self->input_kind == GST_M2I_INPUT_TENSORS || (self->input_kind == GST_M2I_INPUT_IMAGE
+              && !gst_m2i_infer_model_head (self->model)));
   /* Plain tensors are checked one by one below (any mix of f16 and f32 for
    * float inputs, which the caps query cannot list); the rest must be what
    * the caps query offers. */
@@ -1000,44 +1014,77 @@ gst_m2i_infer_sink_event (GstPad *pad, GstObject *parent, GstEvent *event)
 
 /* ---- pre-processing ------------------------------------------------------- */
 
-/* Appends to @f the ops that turn what it holds (its result) into the
- * model's input: planar fp of the model's size, normalised when the data
- * were pixels. Fills @out_format. */
+/* Appends the op @op to @ops; FALSE when the list is full. */
 static gboolean
-append_model_ops (GstM2iInfer *self, GstM2iDeferredFrame *f, M2iFormat *out_format,
-    GError **error)
+add_op (M2iOpList *ops, const M2iOp *op)
 {
+  if (ops->n_ops >= M2I_MAX_OPS)
+    return FALSE;
+  ops->ops[ops->n_ops++] = *op;
+  return TRUE;
+}
+
+/* Appends to @f the ops that turn what it holds (its result) into the
+ * model's input: planar float of the model's size, normalised when the data
+ * were pixels. With a split plan's pre-processing head those are the head's
+ * own ops (the model's csc order, resize and normalisation); otherwise they
+ * come from the properties. Pixels become @pixel_type. Fills @out_format. */
+static gboolean
+append_model_ops (GstM2iInfer *self, GstM2iDeferredFrame *f, M2iDataType pixel_type,
+    M2iFormat *out_format, GError **error)
+{
+  const M2iSplitHead *head = gst_m2i_infer_model_head (self->model);
   GST_OBJECT_LOCK (self);
   M2iChannelOrder order = self->channel_order;
   M2iResizeMode mode = self->resize_mode;
-  M2iProfile profile = self->profile;
   GST_OBJECT_UNLOCK (self);
   M2iFormat cur = f->result.format;
   gint w = f->result.width, h = f->result.height;
   gboolean pixels = m2i_format_dtype (cur) == M2I_DTYPE_U8;
-  M2iDataType dt = m2i_format_dtype (cur);
-  if (pixels) {
-    /* The M2I block's type, unless the extended profile can write the
-     * model's own f32 input directly. */
-    dt = profile == M2I_PROFILE_EXTENDED ? M2I_DTYPE_F32 : M2I_DTYPE_F16;
-  }
+  gboolean yuv = m2i_format_is_yuv (cur);
+  M2iLayout layout = yuv ? M2I_LAYOUT_INTERLEAVED : m2i_format_layout (cur);
+  gboolean resize = w != self->model_w || h != self->model_h;
   M2iOpList *ops = &f->ops;
   guint before = ops->n_ops;
-  gboolean ok = TRUE, moves = FALSE;
-  M2iLayout layout = m2i_format_layout (cur);
-  if (m2i_format_is_yuv (cur)) {
-    ok = m2i_op_list_add_csc (ops, order);
-    moves = TRUE;
-    layout = M2I_LAYOUT_INTERLEAVED;
+  gboolean ok = TRUE;
+  M2iOp op;
+  if (head && pixels) {
+    /* The head's ops, those that apply to what arrives: its csc only for
+     * YUV, its resize only when the size differs. */
+    for (guint i = 0; ok && i < head->ops.n_ops; i++) {
+      const M2iOp *hop = &head->ops.ops[i];
+      switch (hop->kind) {
+        case M2I_OP_CSC:
+          ok = !yuv || add_op (ops, hop);
+          break;
+        case M2I_OP_RESIZE:
+          ok = !resize || add_op (ops, hop);
+          resize = FALSE;
+          break;
+        case M2I_OP_PERMUTE:
+          ok = layout != M2I_LAYOUT_INTERLEAVED || add_op (ops, hop);
+          layout = M2I_LAYOUT_PLANAR;
+          break;
+        default:
+          ok = add_op (ops, hop);
+          break;
+      }
+    }
+    yuv = pixels = FALSE;
   }
+  if (ok && yuv)
+    ok = m2i_op_list_add_csc (ops, order);
   if (ok && pixels)
-    ok = m2i_op_list_add_convert (ops, dt);
-  if (ok && (w != self->model_w || h != self->model_h)) {
+    ok = m2i_op_list_add_convert (ops, pixel_type);
+  if (ok && resize) {
+    /* Before the permute, as the seed's fused pattern has it. */
     M2iResizeParams rp;
     m2i_resize_params_init (&rp, self->model_w, self->model_h);
     rp.mode = mode;
-    ok = m2i_op_list_add_resize (ops, &rp);
-    moves = TRUE;
+    memset (&op, 0, sizeof op);
+    op.kind = M2I_OP_RESIZE;
+    op.u.resize = rp;
+    ok = add_op (ops, &op);
   }
   if (ok && layout == M2I_LAYOUT_INTERLEAVED)
     ok = m2i_op_list_add_permute (ops);
@@ -1050,20 +1097,23 @@ append_model_ops (GstM2iInfer *self, GstM2iDeferredFrame *f, M2iFormat *out_form
         self->model_w, self->model_h);
     return FALSE;
   }
-  if (moves && f->letterbox.active) {
-    g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
-        "the m2i chain upstream letterboxes to %dx%d, but the model takes %dx%d: make "
-        "m2iresize produce the model's size", w, h, self->model_w, self->model_h);
-    return FALSE;
+  for (guint i = before; i < ops->n_ops && f->letterbox.active; i++) {
+    M2iOpKind k = ops->ops[i].kind;
+    if (k == M2I_OP_CSC || k == M2I_OP_RESIZE) {
+      g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
+          "the m2i chain upstream letterboxes to %dx%d, but the model takes %dx%d: make "
+          "m2iresize produce the model's size", w, h, self->model_w, self->model_h);
+      return FALSE;
+    }
   }
   gint ow, oh;
   if (!gst_m2i_ops_output (f->source_image.format, f->source_image.width,
           f->source_image.height, ops->ops, ops->n_ops, out_format, &ow, &oh)) {
-    gchar *s = m2i_op_list_to_string (ops);
+    gchar *str = m2i_op_list_to_string (ops);
     g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
-        "the pre-processing %s does not apply to a %s frame", s,
+        "the pre-processing %s does not apply to a %s frame", str,
         m2i_format_to_string (f->source_image.format));
-    g_free (s);
+    g_free (str);
     return FALSE;
   }
   return TRUE;
@@ -1095,55 +1145,95 @@ frame_from_video (GstM2iInfer *self, GstBuffer *buf, GstM2iDeferredFrame *f, GEr
   return TRUE;
 }
 
-/* Runs @f's ops into the model's input (directly for f32 results, through
- * the fp16 staging tensor otherwise), planes in the model's channel order. */
+/* Converts the planar image @src into @dst (same size and channel
+ * order, fp16 <-> fp32), plane by plane, row by row. */
+static void
+convert_planes (const M2iImage *src, const M2iImage *dst)
+{
+  gboolean widen = m2i_format_dtype (src->format) == M2I_DTYPE_F16;
+  for (int p = 0; p < 3; p++)
+    for (gint y = 0; y < src->height; y++) {
+      const guint8 *s = src->data[p] + (gsize) y * src->stride[p];
+      guint8 *d = dst->data[p] + (gsize) y * dst->stride[p];
+      if (widen)
+        m2i_f16_to_f32_n ((const m2i_f16 *) s, (float *) d, (gsize) src->width);
+      else
+        m2i_f32_to_f16_n ((const float *) s, (m2i_f16 *) d, (gsize) src->width);
+    }
+}
+
+/* Runs @f's ops (and the model's, appended) into the model's input image:
+ * directly when the plan's output type is the input's, through the staging
+ * tensor otherwise; planes in the model's channel order (the head's when
+ * the split plan has one, else channel-order). */
 static gboolean
 run_preprocessing (GstM2iInfer *self, GstM2iDeferredFrame *f, GError **error)
 {
-  M2iFormat fmt;
-  if (!append_model_ops (self, f, &fmt, error))
+  M2iImage target;
+  if (!gst_m2i_infer_model_image (self->model, &target, error))
     return FALSE;
-  M2iTensor *in = gst_m2i_infer_model_input (self->model, 0);
-  gsize plane = (gsize) self->model_w * self->model_h;
-  gboolean direct = m2i_format_dtype (fmt) == M2I_DTYPE_F32 && in->type == M2I_ET_F32;
-  guint8 *base = direct ? in->data : self->staging;
-  gsize bps = direct ? sizeof (float) : sizeof (m2i_f16);
-  if (!direct && m2i_format_dtype (fmt) != M2I_DTYPE_F16) {
-    g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
-        "the pre-processing yields %s, which the model's %s input cannot take",
-        m2i_format_to_string (fmt), m2i_element_type_to_string (in->type));
-    return FALSE;
-  }
-  M2iImage out;
-  m2i_image_wrap (&out, fmt, self->model_w, self->model_h, base, 3 * plane * bps, 0, NULL);
+  const M2iSplitHead *head = gst_m2i_infer_model_head (self->model);
   GST_OBJECT_LOCK (self);
-  M2iChannelOrder order = self->channel_order;
+  M2iChannelOrder order = head ? m2i_format_order (head->out_format) : self->channel_order;
   M2iPlanOptions opts;
   m2i_plan_options_init (&opts);
   opts.profile = self->profile;
   opts.n_threads = (gint) self->n_threads;
   GST_OBJECT_UNLOCK (self);
-  for (int p = 0; p < 3; p++)
-    out.size[p] = plane * bps;
+  M2iDataType tdt = m2i_format_dtype (target.format);
+  /* u8 pixels become fp16 (the M2I block's type) unless the target is f32
+   * and the extended profile can write fp32. */
+  M2iDataType pixel_type = tdt == M2I_DTYPE_F32 && opts.profile == M2I_PROFILE_EXTENDED
+      ? M2I_DTYPE_F32 : M2I_DTYPE_F16;
+  M2iFormat fmt;
+  if (!append_model_ops (self, f, pixel_type, &fmt, error))
+    return FALSE;
+  M2iDataType dt = m2i_format_dtype (fmt);
+  if (m2i_format_layout (fmt) != M2I_LAYOUT_PLANAR || (dt != M2I_DTYPE_F16 && dt != M2I_DTYPE_F32)) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
+        "the pre-processing yields %s, not the planar fp16/fp32 tensor the model takes",
+        m2i_format_to_string (fmt));
+    return FALSE;
+  }
+  gboolean direct = dt == tdt;
+  M2iImage out;
+  if (direct) {
+    out = target;
+  } else {
+    m2i_image_wrap (&out, fmt, self->model_w, self->model_h, self->staging, self->staging_size,
+        0, NULL);
+  }
+  out.format = fmt;
   if (m2i_format_order (fmt) != order) {
     /* Tensor channel c holds the frame's channel 2 - c: swap the planes. */
     guint8 *t = out.data[0];
+    gsize ts = out.size[0], st = out.stride[0];
     out.data[0] = out.data[2];
+    out.size[0] = out.size[2];
+    out.stride[0] = out.stride[2];
     out.data[2] = t;
+    out.size[2] = ts;
+    out.stride[2] = st;
   }
   gboolean replanned = FALSE;
   if (!gst_m2i_plan_cache_run (&self->cache, f, &out, &opts, &replanned, error))
     return FALSE;
-  if (!direct)
-    m2i_f16_to_f32_n ((const m2i_f16 *) self->staging, in->data, 3 * plane);
+  if (!direct) {
+    /* out's planes are in the model's order now, as target's */
+    M2iImage staged;
+    m2i_image_wrap (&staged, fmt, self->model_w, self->model_h, self->staging,
+        self->staging_size, 0, NULL);
+    convert_planes (&staged, &target);
+  }
   if (replanned || self->report) {
     self->report = FALSE;
     const char *swap = m2i_format_order (fmt) != order ? ", channels swapped" : "";
     set_fused (self, g_strdup_printf ("%s%s%s: %s -> model input %s (%s)%s; model on %s",
             f->chain, f->chain[0] ? " + " : "", GST_ELEMENT_NAME (self),
-            self->cache.description, direct ? "f32" : "f16 widened to f32",
+            self->cache.description, direct ? m2i_format_to_string (fmt)
+            : dt == M2I_DTYPE_F16 ? "fp16 widened to fp32" : "fp32 narrowed to fp16",
             order == M2I_ORDER_RGB ? "RGB" : "BGR", swap,
-            gst_m2i_infer_model_device (self->model)));
+            gst_m2i_infer_model_describe (self->model)));
   }
   return TRUE;
 }
@@ -1174,7 +1264,7 @@ feed_planes (GstM2iInfer *self, GstBuffer *buf, GError **error)
     self->report = FALSE;
     set_fused (self, g_strdup_printf ("%s: %s planes straight into the model's "
             "PrePostProcessor head; model on %s", GST_ELEMENT_NAME (self),
-            m2i_format_to_string (img.format), gst_m2i_infer_model_device (self->model)));
+            m2i_format_to_string (img.format), gst_m2i_infer_model_describe (self->model)));
   }
   return ok;
 }
@@ -1187,6 +1277,8 @@ copy_tensor (GstM2iInfer *self, guint i, const guint8 *src)
   gsize bytes = self->in_tensor_bytes[i];
   if (self->in_tensor_type[i] == M2I_ET_F16 && t->type == M2I_ET_F32)
     m2i_f16_to_f32_n ((const m2i_f16 *) src, t->data, bytes / sizeof (m2i_f16));
+  else if (self->in_tensor_type[i] == M2I_ET_F32 && t->type == M2I_ET_F16)
+    m2i_f32_to_f16_n ((const float *) src, t->data, bytes / sizeof (float));
   else
     memcpy (t->data, src, bytes);   /* setup_tensor_input checked the types */
 }
@@ -1241,7 +1333,7 @@ feed_tensors (GstM2iInfer *self, GstBuffer *buf, GError **error)
     self->report = FALSE;
     set_fused (self, g_strdup_printf ("%s: %u input tensor%s copied in; model on %s",
             GST_ELEMENT_NAME (self), n, n == 1 ? "" : "s",
-            gst_m2i_infer_model_device (self->model)));
+            gst_m2i_infer_model_describe (self->model)));
   }
   return ok;
 }
@@ -1785,9 +1877,10 @@ gst_m2i_infer_class_init (GstM2iInferClass *klass)
   g_object_class_install_property (gobject_class, PROP_DEVICE,
       g_param_spec_string ("device", "Device", "Where the model runs: \"CPU\" (the IR "
           "runtime), \"M2I\" (the device alone), \"HETERO:M2I,CPU\" (split between the "
-          "device and the CPU, in that priority) or \"AUTO\" (the best that works: "
-          "HETERO:M2I,CPU when split execution is available, else CPU). M2I and HETERO need "
-          "split execution (m2i-core/split)", DEFAULT_DEVICE, ready));
+          "device and the CPU, first listed first: m2i-core/split) or \"AUTO\" (the best that "
+          "works: HETERO:M2I,CPU when the model splits, else CPU). A split plan that lowers "
+          "the model's PrePostProcessor head to the M2I block makes m2iinfer plan the head's "
+          "own ops", DEFAULT_DEVICE, ready));
   g_object_class_install_property (gobject_class, PROP_LABELS,
       g_param_spec_string ("labels", "Labels", "Text file with one label a line, line 1 = "
           "class 0 (e.g. models/fashion-mnist/labels.txt); without it labels read "

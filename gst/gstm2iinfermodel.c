@@ -2,13 +2,20 @@
 #include "gstm2iinfermodel.h"
 
 #include <base/m2i-error.h>
+#include <base/m2i-fp16.h>
 #include <math.h>
 #include <string.h>
 
 struct _GstM2iInferModel {
   M2iIrModel *model;
+  /* device CPU: the IR runtime */
   M2iIrCompiledModel *cm;
   M2iIrInferRequest *req;
+  /* M2I / HETERO: split execution */
+  M2iSplitPlan *plan;
+  M2iSplitRunner *runner;
+  gboolean has_head;
+  M2iSplitHead head;
   gchar *device;
   gchar *description;
   GstM2iInputKind input_kind;
@@ -23,8 +30,11 @@ struct _GstM2iInferModel {
 #define DEVICE_HELP "use CPU, M2I, HETERO:M2I,CPU or AUTO (the best that works)"
 
 gboolean
-gst_m2i_device_parse (const char *device, GstM2iDeviceKind *kind, GError **error)
+gst_m2i_device_parse (const char *device, GstM2iDeviceKind *kind, gchar **canonical,
+    GError **error)
 {
+  if (canonical)
+    *canonical = NULL;
   if (!device || !*device || !g_ascii_strcasecmp (device, "AUTO")) {
     *kind = GST_M2I_DEVICE_AUTO;
     return TRUE;
@@ -35,23 +45,33 @@ gst_m2i_device_parse (const char *device, GstM2iDeviceKind *kind, GError **error
   }
   if (!g_ascii_strcasecmp (device, "M2I")) {
     *kind = GST_M2I_DEVICE_M2I;
+    if (canonical)
+      *canonical = g_strdup ("M2I");
     return TRUE;
   }
   if (!g_ascii_strncasecmp (device, "HETERO:", 7)) {
     gchar **parts = g_strsplit (device + 7, ",", -1);
     gboolean ok = parts[0] != NULL, has_m2i = FALSE;
+    GString *canon = g_string_new ("HETERO:");
     for (gchar **p = parts; *p; p++) {
       g_strstrip (*p);
       if (!g_ascii_strcasecmp (*p, "M2I"))
         has_m2i = TRUE;
       else if (g_ascii_strcasecmp (*p, "CPU"))
         ok = FALSE;
+      g_string_append_printf (canon, "%s%s", p == parts ? "" : ",",
+          g_ascii_strcasecmp (*p, "M2I") ? "CPU" : "M2I");
     }
     g_strfreev (parts);
     if (ok) {
       *kind = has_m2i ? GST_M2I_DEVICE_HETERO : GST_M2I_DEVICE_CPU;
+      if (canonical && has_m2i)
+        *canonical = g_string_free (canon, FALSE);
+      else
+        g_string_free (canon, TRUE);
       return TRUE;
     }
+    g_string_free (canon, TRUE);
   }
   g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
       "unknown device \"%s\": " DEVICE_HELP, device);
@@ -71,6 +91,14 @@ analyse_input (GstM2iInferModel *m)
 {
   gint n = m2i_ir_model_get_n_inputs (m->model);
   m->input_kind = GST_M2I_INPUT_TENSORS;
+  if (m->has_head) {
+    /* The plan lowered the model's pre-processing head to the M2I block:
+     * the model is fed the head's output image. */
+    m->input_kind = GST_M2I_INPUT_IMAGE;
+    m->width = m->head.out_width;
+    m->height = m->head.out_height;
+    return;
+  }
   if (n == 1) {
     const M2iIrIoInfo *io = m2i_ir_model_get_input (m->model, 0);
     const M2iShape *s = &io->shape;
@@ -150,6 +178,51 @@ load_cpu (GstM2iInferModel *m, guint n_threads, GError **error)
   return TRUE;
 }
 
+/* Plans and prepares split execution for @devices ("HETERO:M2I,CPU",
+ * "M2I"); writes the plan into @split_dir when given. */
+static gboolean
+load_split (GstM2iInferModel *m, const char *devices, const GstM2iInferModelOptions *opts,
+    GError **error)
+{
+  M2iSplitOptions so;
+  m2i_split_options_init (&so);
+  so.devices = devices;
+  m->plan = m2i_split_plan_new (m->model, &so, error);
+  if (!m->plan)
+    return FALSE;
+  if (opts->split_dir && !m2i_split_plan_save (m->plan, opts->split_dir, error))
+    return FALSE;
+  M2iSplitRunOptions ro = { .n_threads = (gint) opts->n_threads };
+  m->runner = m2i_split_runner_new (m->plan, &ro, error);
+  if (!m->runner)
+    return FALSE;
+  m->has_head = m2i_split_plan_get_head (m->plan, &m->head);
+  gint n_dev = 0, n = m2i_split_plan_get_n_pieces (m->plan);
+  for (gint i = 0; i < n; i++) {
+    M2iSplitPieceInfo pi;
+    m2i_split_plan_get_piece (m->plan, i, &pi);
+    n_dev += pi.device == M2I_SPLIT_DEVICE_M2I;
+  }
+  m->device = g_strdup (devices);
+  m->description = g_strdup_printf ("%s: %d piece%s, %d on the device%s", devices, n,
+      n == 1 ? "" : "s", n_dev, m->has_head ? ", pre-processing head on the M2I block" : "");
+  return TRUE;
+}
+
+static void
+unload_split (GstM2iInferModel *m)
+{
+  if (m->runner)
+    m2i_split_runner_free (m->runner);
+  if (m->plan)
+    m2i_split_plan_unref (m->plan);
+  m->runner = NULL;
+  m->plan = NULL;
+  m->has_head = FALSE;
+  g_clear_pointer (&m->device, g_free);
+  g_clear_pointer (&m->description, g_free);
+}
+
 GstM2iInferModel *
 gst_m2i_infer_model_load (const char *xml_path, const GstM2iInferModelOptions *opts,
     GError **error)
@@ -167,33 +240,46 @@ gst_m2i_infer_model_load (const char *xml_path, const GstM2iInferModelOptions *o
     return NULL;
   }
   GstM2iInferModel *m = g_new0 (GstM2iInferModel, 1);
+  GError *split_error = NULL;
   m->model = m2i_ir_model_load (xml_path, NULL, error);
   if (!m->model)
     goto fail;
-  analyse_input (m);
-  analyse_output (m);
   switch (opts->device) {
     case GST_M2I_DEVICE_CPU:
-    case GST_M2I_DEVICE_AUTO:
-      /* AUTO: split execution (m2i-core/split) is not in this build yet, so
-       * the best that works is the CPU. */
       if (opts->split_dir) {
-        g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
-            "split-dir=%s asks for a split plan, but split execution (m2i-core/split) is not "
-            "in this build; unset split-dir", opts->split_dir);
+        g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+            "split-dir=%s writes a split plan, but device=CPU does not split: set "
+            "device=HETERO:M2I,CPU (or M2I, AUTO) or unset split-dir", opts->split_dir);
         goto fail;
       }
       if (!load_cpu (m, opts->n_threads, error))
         goto fail;
       break;
+    case GST_M2I_DEVICE_AUTO:
+      /* The best that works: split between the device and the CPU, else
+       * the CPU alone (a model the partitioner cannot plan). */
+      if (!load_split (m, "HETERO:M2I,CPU", opts, &split_error)) {
+        g_info ("%s: split execution is not possible (%s); running on the CPU", xml_path,
+            split_error->message);
+        unload_split (m);
+        if (!load_cpu (m, opts->n_threads, error))
+          goto fail;
+        gchar *d = g_strdup_printf ("%s (AUTO: split not possible: %s)", m->description,
+            split_error->message);
+        g_free (m->description);
+        m->description = d;
+        g_clear_error (&split_error);
+      }
+      break;
     case GST_M2I_DEVICE_M2I:
     case GST_M2I_DEVICE_HETERO:
-      g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
-          "device %s needs split execution (m2i-core/split), which this build does not "
-          "have yet: use device=CPU (or AUTO)",
-          opts->device == GST_M2I_DEVICE_M2I ? "M2I" : "HETERO:M2I,CPU");
-      goto fail;
+      if (!load_split (m, opts->device_string ? opts->device_string
+              : opts->device == GST_M2I_DEVICE_M2I ? "M2I" : "HETERO:M2I,CPU", opts, error))
+        goto fail;
+      break;
   }
+  analyse_input (m);
+  analyse_output (m);
   return m;
 
 fail:
@@ -206,6 +292,7 @@ gst_m2i_infer_model_free (GstM2iInferModel *m)
 {
   if (!m)
     return;
+  unload_split (m);
   if (m->req)
     m2i_ir_infer_request_free (m->req);
   if (m->cm)
@@ -254,18 +341,45 @@ gst_m2i_infer_model_input_kind (const GstM2iInferModel *m, gint *width, gint *he
 M2iTensor *
 gst_m2i_infer_model_input (GstM2iInferModel *m, gint i)
 {
+  if (m->runner)
+    return m2i_split_runner_get_input (m->runner, i);
   return m2i_ir_infer_request_get_input (m->req, i);
+}
+
+const M2iSplitHead *
+gst_m2i_infer_model_head (const GstM2iInferModel *m)
+{
+  return m->has_head ? &m->head : NULL;
+}
+
+gboolean
+gst_m2i_infer_model_image (GstM2iInferModel *m, M2iImage *img, GError **error)
+{
+  if (m->input_kind != GST_M2I_INPUT_IMAGE) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "the model takes no image");
+    return FALSE;
+  }
+  if (m->has_head)
+    return m2i_split_runner_get_head_image (m->runner, img, error);
+  M2iTensor *t = gst_m2i_infer_model_input (m, 0);
+  M2iFormat f = t->type == M2I_ET_F16 ? M2I_FORMAT_PL_FP16_RGB : M2I_FORMAT_PL_FP32_RGB;
+  return m2i_image_wrap (img, f, m->width, m->height, t->data, m2i_tensor_nbytes (t), 0, error);
 }
 
 gboolean
 gst_m2i_infer_model_infer (GstM2iInferModel *m, GError **error)
 {
+  if (m->runner)
+    return m->has_head ? m2i_split_runner_run_after_head (m->runner, error)
+        : m2i_split_runner_run (m->runner, error);
   return m2i_ir_infer_request_infer (m->req, error);
 }
 
 const M2iTensor *
 gst_m2i_infer_model_output (GstM2iInferModel *m, gint i)
 {
+  if (m->runner)
+    return m2i_split_runner_get_output (m->runner, i);
   return m2i_ir_infer_request_get_output (m->req, i);
 }
 

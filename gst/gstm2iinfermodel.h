@@ -10,6 +10,7 @@
 #include <glib.h>
 #include <ir/m2i-ir.h>
 #include <m2i/m2i.h>
+#include <split/m2i-split.h>
 
 G_BEGIN_DECLS
 
@@ -22,9 +23,12 @@ typedef enum {
 } GstM2iDeviceKind;
 
 /* Parses a device string: "AUTO", "CPU", "M2I", "HETERO:<list>" whose list
- * names M2I and/or CPU in priority order (case-insensitive). FALSE with
- * @error naming the accepted spellings otherwise. */
-gboolean gst_m2i_device_parse (const char *device, GstM2iDeviceKind *kind, GError **error);
+ * names M2I and/or CPU in priority order (case-insensitive; a list without
+ * M2I is the CPU). @canonical (may be NULL) receives, for M2I and HETERO,
+ * the upper-case string to split with (g_free). FALSE with @error naming the
+ * accepted spellings otherwise. */
+gboolean gst_m2i_device_parse (const char *device, GstM2iDeviceKind *kind, gchar **canonical,
+    GError **error);
 
 /* What the model's input is, as m2iinfer feeds it. */
 typedef enum {
@@ -51,16 +55,22 @@ typedef struct _GstM2iInferModel GstM2iInferModel;
 
 typedef struct {
   GstM2iDeviceKind device;
+  const char *device_string;   /* M2I/HETERO: the priority list to split with
+                                * ("HETERO:M2I,CPU"); NULL: the kind's default */
   guint n_threads;             /* 0: one per core */
   const char *split_dir;       /* NULL: do not write the plan */
 } GstM2iInferModelOptions;
 
 /*
- * Loads @xml_path (the .bin beside it) and compiles it for @opts->device.
- * Returns a model ready to infer (free with gst_m2i_infer_model_free()), or
- * NULL with @error: the file is missing or malformed (the reader's message:
- * file, line, reason), an op has no kernel, the device cannot be used (the
- * message says what to set instead).
+ * Loads @xml_path (the .bin beside it) and prepares it for @opts->device:
+ * CPU compiles it for the IR runtime; M2I and HETERO split it
+ * (m2i-core/split) and prepare the split runner, writing the plan into
+ * @opts->split_dir when set; AUTO splits for HETERO:M2I,CPU and falls back to
+ * the CPU when the partitioner cannot plan the model. Returns a model ready
+ * to infer (free with gst_m2i_infer_model_free()), or NULL with @error: the
+ * file is missing or malformed (the reader's message: file, line, reason),
+ * an op has no kernel, the device cannot run the model, split-dir with
+ * device=CPU (the message says what to set instead).
  */
 GstM2iInferModel *gst_m2i_infer_model_load (const char *xml_path,
     const GstM2iInferModelOptions *opts, GError **error);
@@ -79,13 +89,26 @@ M2iIrModel *gst_m2i_infer_model_ir (const GstM2iInferModel *m);
 GstM2iInputKind gst_m2i_infer_model_input_kind (const GstM2iInferModel *m, gint *width,
     gint *height);
 
-/* Input @i's tensor to write into (type as the runtime computes: f32 for
- * float inputs, the declared type otherwise); NULL when out of range. Owned
- * by the model, stable until it is freed. */
+/* Input @i's tensor to write into; NULL when out of range. Its type: on the
+ * CPU what the runtime computes (f32 for float inputs), split the declared
+ * type (f16 stays f16). Owned by the model, stable until it is freed. */
 M2iTensor *gst_m2i_infer_model_input (GstM2iInferModel *m, gint i);
 
-/* Runs one inference on the current inputs. Allocates nothing. FALSE with
- * @error when a kernel fails. */
+/* The split plan's pre-processing head lowered to the M2I block (its op
+ * list is the model's own pre-processing), or NULL when there is none.
+ * Owned by the model. */
+const M2iSplitHead *gst_m2i_infer_model_head (const GstM2iInferModel *m);
+
+/* For GST_M2I_INPUT_IMAGE: the planar image the pre-processing writes,
+ * planes in the model's channel order, data set (the model's input 0, or
+ * the head's output buffer of a split plan): PL_FP32_RGB or PL_FP16_RGB
+ * (or the head's format), the model's width and height. FALSE with @error
+ * for other models. */
+gboolean gst_m2i_infer_model_image (GstM2iInferModel *m, M2iImage *img, GError **error);
+
+/* Runs one inference on the current inputs (with a head, on the image of
+ * gst_m2i_infer_model_image()). Allocates nothing. FALSE with @error when a
+ * kernel or piece fails. */
 gboolean gst_m2i_infer_model_infer (GstM2iInferModel *m, GError **error);
 
 /* Output @i of the last inference (f32 for float outputs), valid until the

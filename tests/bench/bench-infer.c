@@ -10,6 +10,10 @@
  *             m2iinfer mean/std (GStreamer converts and scales; m2iinfer
  *             only normalises), with n-threads=1 (default) and 2
  *
+ * all with the model on the CPU (device=CPU), so that the pre-processing is
+ * what differs; a last row runs the fused pipeline with the model split
+ * between the simulated device and the CPU (the default, AUTO).
+ *
  * Frames: the first 64 Fashion-MNIST test images (tests/data/fashion-mnist)
  * drawn S times larger as NV12 (Y from the grey value, U = V = 128), as the
  * demo does; S = 4 (112x112, the demo) and S = 20 (560x560, where the
@@ -48,18 +52,21 @@ typedef struct {
 
 static const Config configs[] = {
   { "fused    cc ! resize ! norm ! m2iinfer",
-    "m2icolorconvert ! m2iresize ! m2inorm " NORM " ! m2iinfer model=%s labels=%s" },
+    "m2icolorconvert ! m2iresize ! m2inorm " NORM " ! m2iinfer model=%s labels=%s device=CPU" },
   { "unfused  cc ! resize ! norm ! m2iinfer (fusion=false)",
     "m2icolorconvert fusion=false ! m2iresize fusion=false ! m2inorm fusion=false " NORM
-    " ! m2iinfer fusion=false model=%s labels=%s" },
+    " ! m2iinfer fusion=false model=%s labels=%s device=CPU" },
   { "own      m2iinfer pre-processing itself",
-    "m2iinfer " NORM " model=%s labels=%s" },
+    "m2iinfer " NORM " model=%s labels=%s device=CPU" },
   { "vcs      videoconvertscale ! RGB 28x28 ! m2iinfer",
     "videoconvertscale ! video/x-raw,format=RGB,width=28,height=28 ! m2iinfer " NORM
-    " model=%s labels=%s" },
+    " model=%s labels=%s device=CPU" },
   { "vcs      videoconvertscale n-threads=2 ! ... ! m2iinfer",
     "videoconvertscale n-threads=2 ! video/x-raw,format=RGB,width=28,height=28 ! m2iinfer "
-    NORM " model=%s labels=%s" },
+    NORM " model=%s labels=%s device=CPU" },
+  { "fused    ... ! m2iinfer device=HETERO:M2I,CPU (AUTO)",
+    "m2icolorconvert ! m2iresize ! m2inorm " NORM " ! m2iinfer model=%s labels=%s "
+    "device=HETERO:M2I,CPU" },
 };
 #define N_CONFIGS G_N_ELEMENTS (configs)
 

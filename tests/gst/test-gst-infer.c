@@ -20,6 +20,7 @@
 #include <base/m2i-error.h>
 #include <gst/video/gstvideometa.h>
 #include <ir/m2i-ir.h>
+#include <split/m2i-split.h>
 #include <glib/gstdio.h>
 
 #define FM_SIDE 28
@@ -272,7 +273,7 @@ GST_START_TEST (test_tensor_input_known_labels)
   GBytes *preds = read_data ("fashion-mnist/t10k.torch-pred.u8");
   gchar *model = fm_model (), *labels = fm_labels ();
   gchar **names = read_labels ();
-  gchar *launch = g_strdup_printf ("m2iinfer model=%s labels=%s", model, labels);
+  gchar *launch = g_strdup_printf ("m2iinfer model=%s labels=%s device=CPU", model, labels);
   GstHarness *h = harness (launch, F32_28_CAPS);
   Direct d;
   direct_open (&d, model);
@@ -367,14 +368,14 @@ GST_START_TEST (test_fused_unfused_identical)
 {
   gchar *model = fm_model ();
   gchar *fused = g_strdup_printf ("m2icolorconvert ! m2iresize ! m2inorm " FM_NORM " ! "
-      "m2iinfer name=inf model=%s", model);
+      "m2iinfer name=inf model=%s device=CPU", model);
   gchar *off = g_strdup_printf ("m2icolorconvert fusion=false ! m2iresize fusion=false ! "
-      "m2inorm fusion=false " FM_NORM " ! m2iinfer name=inf fusion=false model=%s", model);
+      "m2inorm fusion=false " FM_NORM " ! m2iinfer name=inf fusion=false model=%s device=CPU", model);
   gchar *broken = g_strdup_printf ("m2icolorconvert ! m2iresize ! m2inorm " FM_NORM " ! "
-      "identity ! m2iinfer name=inf model=%s", model);
+      "identity ! m2iinfer name=inf model=%s device=CPU", model);
   /* m2iinfer pre-processing the video itself: csc -> convert -> resize ->
    * permute -> norm, the same plan once permute is moved past the resize. */
-  gchar *own = g_strdup_printf ("m2iinfer name=inf model=%s " FM_NORM, model);
+  gchar *own = g_strdup_printf ("m2iinfer name=inf model=%s device=CPU " FM_NORM, model);
   ChainRun a, b, c, e;
   run_fm_chain (fused, &a);
   run_fm_chain (off, &b);
@@ -422,7 +423,7 @@ GST_START_TEST (test_fused_vs_reference)
   GBytes *preds = read_data ("fashion-mnist/t10k.torch-pred.u8");
   gchar *model = fm_model ();
   gchar *launch = g_strdup_printf ("m2icolorconvert ! m2iresize ! m2inorm " FM_NORM " ! "
-      "m2iinfer name=inf model=%s", model);
+      "m2iinfer name=inf model=%s device=CPU", model);
   ChainRun a;
   run_fm_chain (launch, &a);
   Direct d;
@@ -517,7 +518,7 @@ GST_START_TEST (test_two_tensor_inputs_logits)
 {
   gchar *dir = g_dir_make_tmp ("m2iinfer-XXXXXX", NULL);
   gchar *model = write_tiny_model (dir, FALSE);
-  gchar *launch = g_strdup_printf ("m2iinfer model=%s top-k=3", model);
+  gchar *launch = g_strdup_printf ("m2iinfer model=%s top-k=3 device=CPU", model);
   GstHarness *h = harness (launch, "other/tensors,format=static,num_tensors=2,"
       "types=(string)\"float32,float16\",dimensions=(string)\"4:1,4:1\",framerate=30/1");
   GstBus *bus = test_harness_bus (h);
@@ -573,7 +574,7 @@ GST_START_TEST (test_output_tensors_softmax)
 {
   gchar *dir = g_dir_make_tmp ("m2iinfer-XXXXXX", NULL);
   gchar *model = write_tiny_model (dir, TRUE);
-  gchar *launch = g_strdup_printf ("m2iinfer model=%s output=tensors", model);
+  gchar *launch = g_strdup_printf ("m2iinfer model=%s output=tensors device=CPU", model);
   GstHarness *h = harness (launch, "other/tensors,format=static,num_tensors=1,"
       "types=float32,dimensions=(string)4:1,framerate=30/1");
   GstBus *bus = test_harness_bus (h);
@@ -617,7 +618,7 @@ GST_START_TEST (test_inference_interval)
 {
   GBytes *inputs = read_data ("fashion-mnist/first64.input.f32");
   gchar *model = fm_model ();
-  gchar *launch = g_strdup_printf ("m2iinfer model=%s inference-interval=3", model);
+  gchar *launch = g_strdup_printf ("m2iinfer model=%s inference-interval=3 device=CPU", model);
   GstHarness *h = harness (launch, F32_28_CAPS);
   GstBus *bus = test_harness_bus (h);
   gsize n_in = 3 * FM_SIDE * FM_SIDE;
@@ -658,7 +659,7 @@ GST_START_TEST (test_ppp_nv12_head)
 {
   static const char *cases[] = { "t10k-0", "t10k-1", "gradient", "noise" };
   gchar *model = env_path ("M2I_MODELS_DIR", "fashion-mnist-ppp/fashion-mnist-ppp.xml");
-  gchar *launch = g_strdup_printf ("m2iinfer name=inf model=%s", model);
+  gchar *launch = g_strdup_printf ("m2iinfer name=inf model=%s device=CPU", model);
   GstHarness *h = harness (launch, "video/x-raw,format=NV12,width=64,height=48,framerate=30/1");
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     gchar *nv = g_strdup_printf ("ppp/%s.nv12", cases[i]);
@@ -747,7 +748,7 @@ GST_START_TEST (test_detection_regions)
   }
   Photo ph;
   read_photo (&ph);
-  gchar *launch = g_strdup_printf ("m2iinfer model=%s channel-order=bgr threshold=0.3", model);
+  gchar *launch = g_strdup_printf ("m2iinfer model=%s channel-order=bgr threshold=0.3 device=CPU", model);
   gchar *caps = g_strdup_printf ("video/x-raw,format=RGB,width=%d,height=%d,framerate=1/1",
       ph.width, ph.height);
   GstHarness *h = harness (launch, caps);
@@ -898,10 +899,10 @@ GST_START_TEST (test_detection_letterbox)
         ph.rgb.img.data[0] + (gsize) y * ph.rgb.img.stride[0], (gsize) ph.width * 3);
   rgb_to_nv12 (&tall, &nv);
   gchar *boxed = g_strdup_printf ("m2icolorconvert channel-order=bgr ! m2iresize "
-      "keep-aspect-ratio=true pad-value=128 ! m2iinfer name=inf model=%s channel-order=bgr",
+      "keep-aspect-ratio=true pad-value=128 ! m2iinfer name=inf model=%s channel-order=bgr device=CPU",
       model);
   gchar *stretched = g_strdup_printf ("m2icolorconvert channel-order=bgr ! m2iresize ! "
-      "m2iinfer name=inf model=%s channel-order=bgr", model);
+      "m2iinfer name=inf model=%s channel-order=bgr device=CPU", model);
   guint a[4], b[4];
   gchar *fa, *fb;
   first_box (boxed, &nv, a, &fa);
@@ -1001,7 +1002,7 @@ GST_END_TEST;
 GST_START_TEST (test_caps_errors)
 {
   gchar *model = fm_model ();
-  gchar *launch = g_strdup_printf ("m2iinfer model=%s", model);
+  gchar *launch = g_strdup_printf ("m2iinfer model=%s device=CPU", model);
   static const struct {
     const char *caps, *needle;
   } cases[] = {
@@ -1035,43 +1036,158 @@ GST_START_TEST (test_caps_errors)
 }
 GST_END_TEST;
 
-/* Devices: CPU and AUTO run; M2I and HETERO need split execution, which is
- * not in this build yet (the message says so). */
-GST_START_TEST (test_devices)
+/* Runs torch's 64 inputs through m2iinfer on @device; the probabilities
+ * into @prob, the fused text into @fused. */
+static void
+run_fm_tensors (const char *device, const char *extra, float prob[64][10], gchar **fused)
 {
   GBytes *inputs = read_data ("fashion-mnist/first64.input.f32");
   gchar *model = fm_model ();
-  float prob[2][10];
-  const char *devices[] = { "CPU", "AUTO" };
-  for (guint k = 0; k < 2; k++) {
-    gchar *launch = g_strdup_printf ("m2iinfer name=inf model=%s device=%s", model, devices[k]);
-    GstHarness *h = harness (launch, F32_28_CAPS);
-    GstBuffer *b = gst_buffer_new_memdup (g_bytes_get_data (inputs, NULL), 9408);
+  gchar *launch = g_strdup_printf ("m2iinfer name=inf model=%s device=%s %s", model, device,
+      extra);
+  GstHarness *h = harness (launch, F32_28_CAPS);
+  const float *in = g_bytes_get_data (inputs, NULL);
+  for (guint i = 0; i < 64; i++) {
+    GstBuffer *b = gst_buffer_new_memdup (in + i * 2352, 9408);
     fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
     GstBuffer *o = gst_harness_pull (h);
-    memcpy (prob[k], output_tensor (o, "prob")->data, sizeof prob[k]);
-    GstElement *inf = gst_bin_get_by_name (GST_BIN (h->element), "inf");
-    gchar *fused = test_get_string (inf, "fused");
-    assert_contains (fused, "model on CPU");
-    g_free (fused);
-    gst_object_unref (inf);
+    memcpy (prob[i], output_tensor (o, "prob")->data, sizeof prob[i]);
     gst_buffer_unref (o);
-    gst_harness_teardown (h);
-    g_free (launch);
   }
-  fail_unless (memcmp (prob[0], prob[1], sizeof prob[0]) == 0);
-  for (const char *const *dev = (const char *const[]) { "M2I", "HETERO:M2I,CPU", NULL }; *dev;
-      dev++) {
-    gchar *launch = g_strdup_printf ("fakesrc ! m2iinfer model=%s device=%s ! fakesink", model,
-        *dev);
-    gchar *t = paused_error (launch);
-    assert_contains (t, "needs split execution");
-    assert_contains (t, "use device=CPU");
-    g_free (t);
-    g_free (launch);
-  }
+  GstElement *inf = gst_bin_get_by_name (GST_BIN (h->element), "inf");
+  *fused = test_get_string (inf, "fused");
+  gst_object_unref (inf);
+  gst_harness_teardown (h);
+  g_free (launch);
   g_free (model);
   g_bytes_unref (inputs);
+}
+
+/* CPU vs split between the device and the CPU (HETERO:M2I,CPU, and AUTO,
+ * which picks it): the same top-1 on all 64 images, probabilities close
+ * (the device computes in fp16), and torch's labels. The plan is written
+ * with split-dir and loads back. */
+GST_START_TEST (test_devices_cpu_vs_hetero)
+{
+  static float cpu[64][10], het[64][10], aut[64][10];
+  GBytes *preds = read_data ("fashion-mnist/t10k.torch-pred.u8");
+  const guint8 *pred = g_bytes_get_data (preds, NULL);
+  gchar *dir = g_dir_make_tmp ("m2iinfer-split-XXXXXX", NULL);
+  gchar *extra = g_strdup_printf ("split-dir=%s", dir);
+  gchar *fc, *fh, *fa;
+  run_fm_tensors ("CPU", "", cpu, &fc);
+  run_fm_tensors ("HETERO:M2I,CPU", extra, het, &fh);
+  run_fm_tensors ("AUTO", "", aut, &fa);
+  assert_contains (fc, "model on CPU");
+  assert_contains (fh, "model on HETERO:M2I,CPU: 2 pieces, 1 on the device");
+  assert_contains (fa, "model on HETERO:M2I,CPU");
+  for (guint i = 0; i < 64; i++) {
+    fail_unless_equals_int (argmax (het[i], 10), argmax (cpu[i], 10));
+    fail_unless_equals_int (argmax (het[i], 10), pred[i]);
+    fail_unless (memcmp (het[i], aut[i], sizeof het[i]) == 0, "image %u: AUTO != HETERO", i);
+    for (int c = 0; c < 10; c++)
+      fail_unless (fabsf (het[i][c] - cpu[i][c]) <= 1e-2f, "image %u class %d: %g vs %g", i, c,
+          het[i][c], cpu[i][c]);
+  }
+  GError *err = NULL;
+  M2iSplitPlan *plan = m2i_split_plan_load (dir, &err);
+  fail_unless (plan != NULL, "%s", err ? err->message : "");
+  fail_unless_equals_int (m2i_split_plan_get_n_pieces (plan), 2);
+  m2i_split_plan_unref (plan);
+  g_free (fc);
+  g_free (fh);
+  g_free (fa);
+  g_free (extra);
+  remove_dir (dir);
+  g_bytes_unref (preds);
+}
+GST_END_TEST;
+
+/* The PrePostProcessor model split: its head runs as the M2I task m2iinfer
+ * plans (the model's own csc, resize and mean/scale), the network on the
+ * device; results close to the reference data and the same class. A frame
+ * twice the head's size goes through the same head ops (resize from
+ * 128x96) and gives the same class. */
+GST_START_TEST (test_ppp_head_on_device)
+{
+  static const char *cases[] = { "t10k-0", "t10k-1", "t10k-2", "t10k-4" };
+  gchar *model = env_path ("M2I_MODELS_DIR", "fashion-mnist-ppp/fashion-mnist-ppp.xml");
+  gchar *launch = g_strdup_printf ("m2iinfer name=inf model=%s device=HETERO:M2I,CPU", model);
+  GstHarness *h = harness (launch, "video/x-raw,format=NV12,width=64,height=48,framerate=30/1");
+  GstHarness *h2 = harness (launch, "video/x-raw,format=NV12,width=128,height=96,framerate=30/1");
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gchar *nv = g_strdup_printf ("ppp/%s.nv12", cases[i]);
+    gchar *pr = g_strdup_printf ("ppp/%s.prob.f32", cases[i]);
+    GBytes *frame = read_data (nv), *prob = read_data (pr);
+    const guint8 *f = g_bytes_get_data (frame, NULL);
+    TestImage t, big;
+    test_image_alloc (&t, M2I_FORMAT_SP_NV12_8, 64, 48);
+    memcpy (t.mem, f, 4608);
+    /* 2x nearest: each Y sample and each UV pair twice across and down */
+    test_image_alloc (&big, M2I_FORMAT_SP_NV12_8, 128, 96);
+    for (gint y = 0; y < 96; y++)
+      for (gint x = 0; x < 128; x++)
+        big.img.data[0][y * 128 + x] = f[(y / 2) * 64 + x / 2];
+    for (gint y = 0; y < 48; y++)
+      for (gint x = 0; x < 64; x++)
+        big.img.data[1][y * 128 + 2 * x + 0] = f[3072 + (y / 2) * 64 + (x / 2) * 2],
+        big.img.data[1][y * 128 + 2 * x + 1] = f[3072 + (y / 2) * 64 + (x / 2) * 2 + 1];
+    fail_unless_equals_int (gst_harness_push (h, test_image_to_buffer (&t, 0)), GST_FLOW_OK);
+    fail_unless_equals_int (gst_harness_push (h2, test_image_to_buffer (&big, 0)), GST_FLOW_OK);
+    GstBuffer *o = gst_harness_pull (h), *o2 = gst_harness_pull (h2);
+    const float *p = output_tensor (o, "prob")->data, *want = g_bytes_get_data (prob, NULL);
+    const float *p2 = output_tensor (o2, "prob")->data;
+    for (int c = 0; c < 10; c++)
+      fail_unless (fabsf (p[c] - want[c]) <= 1e-2f, "%s class %d: %g vs %g", cases[i], c, p[c],
+          want[c]);
+    fail_unless_equals_int (argmax (p, 10), argmax (want, 10));
+    fail_unless_equals_int (argmax (p2, 10), argmax (want, 10));
+    gst_buffer_unref (o);
+    gst_buffer_unref (o2);
+    test_image_free (&t);
+    test_image_free (&big);
+    g_bytes_unref (frame);
+    g_bytes_unref (prob);
+    g_free (nv);
+    g_free (pr);
+  }
+  GstElement *inf = gst_bin_get_by_name (GST_BIN (h->element), "inf");
+  gchar *fused = test_get_string (inf, "fused");
+  assert_contains (fused, "pre-processing head on the M2I block");
+  assert_contains (fused, "inf: csc(RGB) -> convertU8F16 -> resize(28x28");
+  g_free (fused);
+  gst_object_unref (inf);
+  gst_harness_teardown (h);
+  gst_harness_teardown (h2);
+  g_free (launch);
+  g_free (model);
+}
+GST_END_TEST;
+
+/* Device errors: unknown names, M2I alone for a model with an op the device
+ * cannot run (split's message), split-dir without splitting. */
+GST_START_TEST (test_device_errors)
+{
+  gchar *model = fm_model ();
+  gchar *launch = g_strdup_printf ("fakesrc ! m2iinfer model=%s device=M2I ! fakesink", model);
+  gchar *t = paused_error (launch);
+  assert_contains (t, "cannot run on the listed devices");
+  assert_contains (t, "add CPU to the device list");
+  g_free (t);
+  g_free (launch);
+  launch = g_strdup_printf ("fakesrc ! m2iinfer model=%s device=CPU split-dir=/tmp/x ! fakesink",
+      model);
+  t = paused_error (launch);
+  assert_contains (t, "device=CPU does not split: set device=HETERO:M2I,CPU");
+  g_free (t);
+  g_free (launch);
+  launch = g_strdup_printf ("fakesrc ! m2iinfer model=%s device=HETERO:M2I,GPU ! fakesink",
+      model);
+  t = paused_error (launch);
+  assert_contains (t, "unknown device \"HETERO:M2I,GPU\"");
+  g_free (t);
+  g_free (launch);
+  g_free (model);
 }
 GST_END_TEST;
 
@@ -1169,7 +1285,9 @@ m2i_infer_suite (void)
   tcase_add_test (tc, test_detection_letterbox);
   tcase_add_test (tc, test_model_errors);
   tcase_add_test (tc, test_caps_errors);
-  tcase_add_test (tc, test_devices);
+  tcase_add_test (tc, test_devices_cpu_vs_hetero);
+  tcase_add_test (tc, test_ppp_head_on_device);
+  tcase_add_test (tc, test_device_errors);
   tcase_add_test (tc, test_state_changes);
   tcase_add_test (tc, test_documentation_complete);
   return s;
