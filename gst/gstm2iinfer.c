@@ -112,6 +112,7 @@ struct _GstM2iInfer {
   gint n_classes;
   gboolean softmax;
   gchar **labels;
+  gchar *classification_name;
   GstM2iResultContext ctx;
   GstM2iClass *classes;           /* MAX_TOP_K */
   GstM2iDetection *dets;          /* n_classes rows (detectors) */
@@ -466,6 +467,7 @@ unload_model (GstM2iInfer *self)
   gst_m2i_infer_model_free (m);
   gst_clear_caps (&self->output_tensor_caps);
   g_clear_pointer (&self->labels, g_strfreev);
+  g_clear_pointer (&self->classification_name, g_free);
   g_clear_pointer (&self->classes, g_free);
   g_clear_pointer (&self->dets, g_free);
   g_clear_pointer (&self->outputs, g_free);
@@ -536,6 +538,8 @@ load_model (GstM2iInfer *self)
   self->ctx.n_labels = self->labels ? g_strv_length (self->labels) : 0;
   gint n_out = gst_m2i_infer_model_n_outputs (m);
   self->ctx.output_name = n_out > 0 ? gst_m2i_infer_model_output_name (m, 0) : "";
+  self->classification_name = gst_m2i_classification_name (self->ctx.output_name);
+  self->ctx.classification_name = self->classification_name;
   if (self->output_kind == GST_M2I_OUTPUT_CLASSES && self->labels
       && self->ctx.n_labels != (guint) self->n_classes)
     GST_WARNING_OBJECT (self, "labels file %s has %u labels, the model %d classes", labels,
@@ -568,8 +572,10 @@ load_model (GstM2iInfer *self)
   return TRUE;
 
 model_error:
+  if (!path)                    /* the message says what to set */
+    goto settings_error;
   GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("%s: cannot use model %s: %s",
-          GST_ELEMENT_NAME (self), path ? path : "(none)", err->message),
+          GST_ELEMENT_NAME (self), path, err->message),
       ("device=%s", device ? device : DEFAULT_DEVICE));
   goto fail;
 settings_error:
@@ -580,6 +586,7 @@ fail:
   g_clear_error (&err);
   gst_m2i_infer_model_free (m);
   g_clear_pointer (&self->labels, g_strfreev);
+  g_clear_pointer (&self->classification_name, g_free);
   g_clear_pointer (&self->classes, g_free);
   g_clear_pointer (&self->dets, g_free);
   g_clear_pointer (&self->outputs, g_free);

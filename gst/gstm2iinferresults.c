@@ -14,6 +14,15 @@
 #include <gst/video/gstvideometa.h>
 #include <math.h>
 
+gchar *
+gst_m2i_classification_name (const char *output_name)
+{
+  gchar *name = g_strdup_printf ("classification_layer_name:%s", output_name);
+  /* GstStructure names must be valid: keep letters, digits and "_-:/." */
+  g_strcanon (name, G_CSET_a_2_z G_CSET_A_2_Z G_CSET_DIGITS "_-:/.", '_');
+  return name;
+}
+
 const char *
 gst_m2i_result_label (const GstM2iResultContext *ctx, gint id, char *buf, gsize buf_size)
 {
@@ -57,16 +66,12 @@ static GstStructure *
 classification_structure (const GstM2iResultContext *ctx, const GstM2iClass *classes, guint n)
 {
   char buf[32];
-  gchar *name = g_strdup_printf ("classification_layer_name:%s", ctx->output_name);
-  /* GstStructure names must be valid: keep letters, digits and "_-:/." */
-  g_strcanon (name, G_CSET_a_2_z G_CSET_A_2_Z G_CSET_DIGITS "_-:/.", '_');
-  GstStructure *s = gst_structure_new (name,
+  GstStructure *s = gst_structure_new (ctx->classification_name,
       "label", G_TYPE_STRING, gst_m2i_result_label (ctx, classes[0].class_id, buf, sizeof buf),
       "label_id", G_TYPE_INT, classes[0].class_id,
       "confidence", G_TYPE_DOUBLE, (double) classes[0].confidence,
       "layer_name", G_TYPE_STRING, ctx->output_name,
       "model_name", G_TYPE_STRING, ctx->model_name, NULL);
-  g_free (name);
   if (n > 1) {
     GValue labels = G_VALUE_INIT, ids = G_VALUE_INIT, confs = G_VALUE_INIT;
     gst_value_array_init (&labels, n);

@@ -24,9 +24,15 @@ typedef struct {
 typedef struct {
   const char *model_name;
   const char *output_name;
+  const char *classification_name;   /* gst_m2i_classification_name (output_name) */
   gchar **labels;
   guint n_labels;
 } GstM2iResultContext;
+
+/* DL Streamer's structure name for a classification of output
+ * @output_name: "classification_layer_name:<output>", characters a
+ * structure name cannot hold replaced by '_'. Free with g_free. */
+gchar *gst_m2i_classification_name (const char *output_name);
 
 /* The label of class @id: the labels file's line, else "class-<id>" written
  * into @buf (@buf_size bytes). */
