@@ -377,6 +377,56 @@ check_io (Loader *l, M2iSplitPlan *plan, gint p, const char *xml)
   return TRUE;
 }
 
+/* A cycle among the graphs (an edge from a tensor's writer to each reader):
+ * TRUE with two graphs on it. Iterative depth-first search, O(V + E). */
+static gboolean
+find_cycle (const M2iSplitPlan *plan, gint *a, gint *b)
+{
+  gint n = plan->pieces->len;
+  GArray **succ = g_new0 (GArray *, MAX (n, 1));
+  for (gint p = 0; p < n; p++)
+    succ[p] = g_array_new (FALSE, FALSE, sizeof (gint));
+  for (guint i = 0; i < plan->tensors->len; i++) {
+    const SplitTensor *t = g_ptr_array_index (plan->tensors, i);
+    if (t->producer >= 0)
+      g_array_append_vals (succ[t->producer], t->consumers->data, t->consumers->len);
+  }
+  gint *state = g_new0 (gint, MAX (n, 1));      /* 0 new, 1 on the stack, 2 done */
+  gint *stack = g_new (gint, MAX (n, 1)), *next = g_new0 (gint, MAX (n, 1));
+  gboolean found = FALSE;
+  for (gint root = 0; root < n && !found; root++) {
+    if (state[root])
+      continue;
+    gint top = 0;
+    stack[top++] = root;
+    state[root] = 1;
+    while (top && !found) {
+      gint p = stack[top - 1];
+      if (next[p] == (gint) succ[p]->len) {
+        state[p] = 2;
+        top--;
+        continue;
+      }
+      gint s = g_array_index (succ[p], gint, next[p]++);
+      if (state[s] == 1) {
+        *a = s;
+        *b = p;
+        found = TRUE;
+      } else if (state[s] == 0) {
+        state[s] = 1;
+        stack[top++] = s;
+      }
+    }
+  }
+  for (gint p = 0; p < n; p++)
+    g_array_free (succ[p], TRUE);
+  g_free (succ);
+  g_free (state);
+  g_free (stack);
+  g_free (next);
+  return found;
+}
+
 /* Producers, consumers, attrs and the graphs' order. */
 static gboolean
 check_graph (Loader *l, M2iSplitPlan *plan)
@@ -399,44 +449,32 @@ check_graph (Loader *l, M2iSplitPlan *plan)
       t->producer = p;
     }
   }
-  /* a graph reading what a later graph writes: a cycle, or a wrong order */
-  gboolean *reach = g_new0 (gboolean, (gsize) n_pieces * n_pieces);
   for (gint p = 0; p < n_pieces; p++) {
     SplitPiece *pc = g_ptr_array_index (plan->pieces, p);
     for (guint k = 0; k < pc->inputs->len; k++) {
       SplitTensor *t = g_ptr_array_index (plan->tensors, g_array_index (pc->inputs, gint, k));
-      if (t->attr != M2I_SPLIT_TENSOR_INPUT && t->producer < 0) {
-        g_free (reach);
+      if (t->attr != M2I_SPLIT_TENSOR_INPUT && t->producer < 0)
         return bad (l, M2I_ERROR_MALFORMED, "graph %d reads tensor '%s', which no graph writes",
             p, t->name);
-      }
-      if (t->producer == p) {
-        g_free (reach);
+      if (t->producer == p)
         return bad (l, M2I_ERROR_MALFORMED, "graph %d reads its own output '%s' (a cycle)", p,
             t->name);
-      }
-      if (t->producer >= 0)
-        reach[t->producer * n_pieces + p] = TRUE;
     }
   }
-  for (gint k = 0; k < n_pieces; k++)        /* transitive closure */
-    for (gint i = 0; i < n_pieces; i++)
-      if (reach[i * n_pieces + k])
-        for (gint j = 0; j < n_pieces; j++)
-          reach[i * n_pieces + j] |= reach[k * n_pieces + j];
-  for (gint i = 0; i < n_pieces; i++)
-    for (gint j = i + 1; j < n_pieces; j++)
-      if (reach[j * n_pieces + i]) {
-        gboolean cycle = reach[i * n_pieces + j];
-        g_free (reach);
-        if (cycle)
-          return bad (l, M2I_ERROR_MALFORMED, "graphs %d and %d depend on each other (a cycle)",
-              i, j);
-        return bad (l, M2I_ERROR_MALFORMED, "graph %d needs the output of graph %d, listed "
-            "after it: graphs must be in a topological order", i, j);
-      }
-  g_free (reach);
   split_plan_link (plan);
+  /* a graph reading what a later graph writes: a cycle, or a wrong order */
+  gint a = 0, b = 0;
+  if (find_cycle (plan, &a, &b))
+    return bad (l, M2I_ERROR_MALFORMED, "graphs %d and %d depend on each other (a cycle)",
+        MIN (a, b), MAX (a, b));
+  for (guint i = 0; i < plan->tensors->len; i++) {
+    const SplitTensor *t = g_ptr_array_index (plan->tensors, i);
+    for (guint k = 0; t->producer >= 0 && k < t->consumers->len; k++)
+      if (g_array_index (t->consumers, gint, k) < t->producer)
+        return bad (l, M2I_ERROR_MALFORMED, "graph %d needs the output of graph %d, listed "
+            "after it: graphs must be in a topological order",
+            g_array_index (t->consumers, gint, k), t->producer);
+  }
   for (guint i = 0; i < plan->tensors->len; i++) {
     const SplitTensor *t = g_ptr_array_index (plan->tensors, i);
     if (t->attr != M2I_SPLIT_TENSOR_INPUT && t->producer < 0)

@@ -124,10 +124,43 @@ split_piece_new (void)
   return p;
 }
 
+static gint
+cmp_count (gconstpointer a, gconstpointer b, gpointer table)
+{
+  gint ca = GPOINTER_TO_INT (g_hash_table_lookup (table, *(const char *const *) a));
+  gint cb = GPOINTER_TO_INT (g_hash_table_lookup (table, *(const char *const *) b));
+  return ca != cb ? cb - ca : strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+void
+split_piece_count_ops (SplitPiece *p, M2iIrModel *m, const gint *nodes, gint n)
+{
+  GHashTable *count = g_hash_table_new (g_str_hash, g_str_equal);
+  GPtrArray *types = g_ptr_array_new ();
+  for (gint k = 0; k < n; k++) {
+    const char *t = m2i_ir_node_get_type (m2i_ir_model_get_node (m, nodes[k]));
+    gint c = GPOINTER_TO_INT (g_hash_table_lookup (count, t));
+    if (!c)
+      g_ptr_array_add (types, (gpointer) t);
+    g_hash_table_insert (count, (gpointer) t, GINT_TO_POINTER (c + 1));
+  }
+  g_ptr_array_sort_with_data (types, cmp_count, count);
+  GString *s = g_string_new (NULL);
+  for (guint k = 0; k < types->len; k++)
+    g_string_append_printf (s, "%s%s %d", k ? ", " : "", (const char *) types->pdata[k],
+        GPOINTER_TO_INT (g_hash_table_lookup (count, types->pdata[k])));
+  g_free (p->op_summary);
+  p->op_summary = g_string_free (s, FALSE);
+  p->n_ops = n;
+  g_ptr_array_free (types, TRUE);
+  g_hash_table_unref (count);
+}
+
 static void
 piece_free (gpointer data)
 {
   SplitPiece *p = data;
+  g_free (p->op_summary);
   if (p->model)
     m2i_ir_model_unref (p->model);
   g_array_free (p->inputs, TRUE);
@@ -216,6 +249,7 @@ m2i_split_plan_unref (M2iSplitPlan *plan)
   g_array_free (plan->outputs, TRUE);
   g_free (plan->node_piece);
   g_free (plan->devices);
+  g_free (plan->decisions);
   if (plan->model)
     m2i_ir_model_unref (plan->model);
   g_free (plan);
@@ -535,43 +569,86 @@ group_boundary_cost (const Partition *pt, const gint *group, gint g, M2iSplitEng
   return ns;
 }
 
-/* One round of the cost rule: sends the device group that loses most back
- * to the CPU. TRUE when one was sent back. */
-static gboolean
-revert_worst_group (Partition *pt, const gint *group, gint n_groups)
+/* What each group costs where it is and on the CPU (ns). */
+typedef struct {
+  guint64 cpu, dev;            /* the layers' own time */
+  guint64 on_dev, on_cpu;      /* plus the boundary transfers, each way */
+  gboolean forced;             /* a layer forced onto the device */
+  gint engine;
+  gint first;                  /* its first unit */
+  gint n_ops;
+} GroupCost;
+
+static GroupCost *
+group_costs (Partition *pt, const gint *group, gint n_groups)
 {
-  guint64 *cpu = g_new0 (guint64, n_groups), *dev = g_new0 (guint64, n_groups);
-  gboolean *forced = g_new0 (gboolean, n_groups);
-  gint *engine = g_new (gint, n_groups);
+  GroupCost *gc = g_new0 (GroupCost, MAX (n_groups, 1));
+  for (gint g = 0; g < n_groups; g++)
+    gc[g].first = -1;
   for (gint u = 0; u < pt->n_units; u++) {
-    gint g = group[u];
-    cpu[g] += pt->cpu_ns[u];
-    dev[g] += pt->dev_ns[u];
-    forced[g] |= unit_at (pt->a, u)->forced == M2I_SPLIT_DEVICE_M2I;
-    engine[g] = pt->label[u];
+    GroupCost *c = &gc[group[u]];
+    c->cpu += pt->cpu_ns[u];
+    c->dev += pt->dev_ns[u];
+    c->forced |= unit_at (pt->a, u)->forced == M2I_SPLIT_DEVICE_M2I;
+    c->engine = pt->label[u];
+    c->n_ops += unit_at (pt->a, u)->nodes->len;
+    if (c->first < 0)
+      c->first = u;
   }
+  for (gint g = 0; g < n_groups; g++)
+    if (gc[g].engine != M2I_SPLIT_ENGINE_CPU) {
+      gc[g].on_dev = gc[g].dev + group_boundary_cost (pt, group, g, gc[g].engine);
+      gc[g].on_cpu = gc[g].cpu + group_boundary_cost (pt, group, g, M2I_SPLIT_ENGINE_CPU);
+    }
+  return gc;
+}
+
+static void
+log_group (Partition *pt, GString *log, const GroupCost *c, const char *verdict)
+{
+  g_string_append_printf (log, "%s: %d op%s from '%s' on %s: device %.1f us + transfers %.1f us "
+      "%s CPU %.1f us + transfers %.1f us\n", verdict, c->n_ops, c->n_ops == 1 ? "" : "s",
+      unit_name (pt->a, c->first), m2i_split_engine_to_string (c->engine), c->dev / 1e3,
+      (c->on_dev - c->dev) / 1e3, c->on_dev < c->on_cpu ? "<" : ">=", c->cpu / 1e3,
+      (c->on_cpu - c->cpu) / 1e3);
+}
+
+/* One round of the cost rule: sends the device group that loses most back
+ * to the CPU (logged in @log). TRUE when one was sent back. */
+static gboolean
+revert_worst_group (Partition *pt, const gint *group, gint n_groups, GString *log)
+{
+  GroupCost *gc = group_costs (pt, group, n_groups);
   gint worst = -1;
   gint64 worst_loss = -1;
   for (gint g = 0; g < n_groups; g++) {
-    if (engine[g] == M2I_SPLIT_ENGINE_CPU || forced[g])
+    if (gc[g].engine == M2I_SPLIT_ENGINE_CPU || gc[g].forced)
       continue;
-    gint64 on_dev = dev[g] + group_boundary_cost (pt, group, g, engine[g]);
-    gint64 on_cpu = cpu[g] + group_boundary_cost (pt, group, g, M2I_SPLIT_ENGINE_CPU);
-    gint64 loss = on_dev - on_cpu;
+    gint64 loss = (gint64) gc[g].on_dev - (gint64) gc[g].on_cpu;
     if (loss >= 0 && loss > worst_loss) {
       worst = g;
       worst_loss = loss;
     }
   }
-  if (worst >= 0)
+  if (worst >= 0) {
+    log_group (pt, log, &gc[worst], "to the CPU");
     for (gint u = 0; u < pt->n_units; u++)
       if (group[u] == worst)
         pt->label[u] = M2I_SPLIT_ENGINE_CPU;
-  g_free (cpu);
-  g_free (dev);
-  g_free (forced);
-  g_free (engine);
+  }
+  g_free (gc);
   return worst >= 0;
+}
+
+/* The device groups that stay, with their figures. */
+static void
+log_kept (Partition *pt, const gint *group, gint n_groups, GString *log)
+{
+  GroupCost *gc = group_costs (pt, group, n_groups);
+  for (gint g = 0; g < n_groups; g++)
+    if (gc[g].engine != M2I_SPLIT_ENGINE_CPU)
+      log_group (pt, log, &gc[g], gc[g].forced ? "forced" : "kept");
+  g_free (gc);
 }
 
 static gint
@@ -698,7 +775,10 @@ build_pieces (M2iSplitPlan *plan, Partition *pt, const gint *group, gint n_group
     p->cost_ns += p->engine == M2I_SPLIT_ENGINE_CPU ? pt->cpu_ns[u] : pt->dev_ns[u];
     const SplitUnit *unit = unit_at (a, u);
     g_array_append_vals (p->nodes, unit->nodes->data, unit->nodes->len);
-    p->n_ops += unit->nodes->len;
+  }
+  for (gint g = 0; g < n_groups; g++) {
+    SplitPiece *p = g_ptr_array_index (plan->pieces, g);
+    split_piece_count_ops (p, model, (const gint *) p->nodes->data, p->nodes->len);
   }
   /* tensors: model inputs, model outputs, then what crosses between pieces */
   GHashTable *value_tensor = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -887,14 +967,18 @@ m2i_split_plan_new (M2iIrModel *model, const M2iSplitOptions *options, GError **
   for (gint k = 0; k < pt.n_order; k++)
     cpu_listed |= pt.order[k] == M2I_SPLIT_DEVICE_CPU;
   gint n_groups = group_units (&pt, group);
-  while (cpu_listed && !opts->keep_all_device_pieces && revert_worst_group (&pt, group, n_groups))
+  GString *log = g_string_new (NULL);
+  while (cpu_listed && !opts->keep_all_device_pieces &&
+      revert_worst_group (&pt, group, n_groups, log))
     n_groups = group_units (&pt, group);
+  log_kept (&pt, group, n_groups, log);
 
   plan = split_plan_alloc ();
   plan->model = m2i_ir_model_ref (model);
   plan->devices = g_strdup (opts->devices ? opts->devices : "HETERO:M2I,CPU");
   plan->m2i_profile = opts->m2i_profile;
   plan->cpu_only_ns = cpu_only;
+  plan->decisions = g_string_free (log, FALSE);
   gboolean ok = build_pieces (plan, &pt, group, n_groups, error);
   for (gint g = 0; g < n_groups && ok; g++)
     ok = extract_piece (plan, a, g, error);
@@ -975,18 +1059,20 @@ split_plan_cost_pieces (M2iSplitPlan *plan, GError **error)
       g_prefix_error (error, "graph %u: ", p);
       return FALSE;
     }
-    pc->n_ops = 0;
     pc->cost_ns = 0;
+    GArray *ops = g_array_new (FALSE, FALSE, sizeof (gint));
     for (guint u = 0; u < a->units->len; u++) {
       const SplitUnit *unit = g_ptr_array_index (a->units, u);
       guint64 cpu = 0;
       for (guint k = 0; k < unit->nodes->len; k++)
         cpu += split_cost_cpu_node (a, g_array_index (unit->nodes, gint, k));
       plan->cpu_only_ns += cpu;
-      pc->n_ops += unit->nodes->len;
+      g_array_append_vals (ops, unit->nodes->data, unit->nodes->len);
       pc->cost_ns += pc->engine == M2I_SPLIT_ENGINE_CPU ? cpu :
           split_cost_device_unit (a, u, pc->engine, plan->m2i_profile);
     }
+    split_piece_count_ops (pc, pc->model, (const gint *) ops->data, ops->len);
+    g_array_free (ops, TRUE);
     split_analysis_free (a);
   }
   split_plan_estimate (plan);
@@ -1027,7 +1113,8 @@ gchar *
 m2i_split_plan_to_string (const M2iSplitPlan *plan)
 {
   GString *s = g_string_new (NULL);
-  g_string_append_printf (s, "%u pieces, %u tensors (%s)\n", plan->pieces->len,
+  g_string_append_printf (s, "%u piece%s, %u tensors (%s)\n", plan->pieces->len,
+      plan->pieces->len == 1 ? "" : "s",
       plan->tensors->len, plan->devices ? plan->devices : "loaded");
   for (guint p = 0; p < plan->pieces->len; p++) {
     const SplitPiece *pc = g_ptr_array_index (plan->pieces, p);
@@ -1035,7 +1122,7 @@ m2i_split_plan_to_string (const M2iSplitPlan *plan)
         m2i_split_device_to_string (pc->device), m2i_split_engine_to_string (pc->engine),
         pc->n_ops, pc->n_ops == 1 ? "" : "s");
     append_ns (s, pc->cost_ns);
-    g_string_append_c (s, '\n');
+    g_string_append_printf (s, "\n    ops %s\n", pc->op_summary ? pc->op_summary : "");
     for (int dir = 0; dir < 2; dir++) {
       GArray *list = dir ? pc->outputs : pc->inputs;
       for (guint k = 0; k < list->len; k++) {

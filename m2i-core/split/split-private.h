@@ -213,6 +213,7 @@ typedef struct {
   GArray *inputs, *outputs;    /* gint tensor indices */
   guint64 cost_ns;
   GArray *nodes;               /* gint original node indices of its ops (plans from a model) */
+  gchar *op_summary;           /* "Convolution 26, MaxPool 3, ..." */
 } SplitPiece;
 
 typedef struct {
@@ -238,6 +239,7 @@ struct _M2iSplitPlan {
   gint n_nodes;
   guint64 cpu_only_ns, split_ns;
   M2iProfile m2i_profile;
+  gchar *decisions;            /* the cost rule's verdicts, a line each (plans from a model) */
 };
 
 /* An empty plan (for the builder and the loader). */
@@ -246,6 +248,8 @@ M2iSplitPlan *split_plan_alloc (void);
 gint split_plan_add_tensor (M2iSplitPlan *plan, const char *name, M2iElementType type,
     const M2iShape *shape, M2iSplitTensorAttr attr);
 SplitPiece *split_piece_new (void);
+/* Sets @p's op count and op_summary from the layers @nodes of @m. */
+void split_piece_count_ops (SplitPiece *p, M2iIrModel *m, const gint *nodes, gint n);
 /* Fills producer/consumers of every tensor from the pieces' lists. */
 void split_plan_link (M2iSplitPlan *plan);
 /* Boundary cost estimate of the plan's pieces (split_ns). */

@@ -22,6 +22,7 @@ typedef struct {
   /* CPU */
   M2iIrCompiledModel *cm;
   M2iIrInferRequest *req;
+  gboolean *shape_only;            /* per input: only ShapeOf reads it (no copy) */
   /* compute engine */
   SplitNpuProgram *prog;
   const M2iTensor **in_ptrs;
@@ -91,6 +92,21 @@ prepare_cpu (M2iSplitRunner *r, RPiece *rp, GError **error)
     return FALSE;
   for (gint j = 0; j < m2i_ir_model_get_n_outputs (rp->pc->model); j++)
     r->values[rp->out_tensor[j]] = *m2i_ir_infer_request_get_output (rp->req, j);
+  /* inputs read only for their shape (PriorBox sizes through ShapeOf,
+   * folded at compile time) are not copied in */
+  M2iIrModel *m = rp->pc->model;
+  gint ni = m2i_ir_model_get_n_inputs (m);
+  rp->shape_only = g_new (gboolean, MAX (ni, 1));
+  for (gint i = 0; i < ni; i++) {
+    gint param = m2i_ir_node_get_index (m2i_ir_model_get_input (m, i)->node);
+    rp->shape_only[i] = TRUE;
+    for (gint e = 0; e < m2i_ir_model_get_n_edges (m); e++) {
+      gint from, to;
+      m2i_ir_model_get_edge (m, e, &from, NULL, &to, NULL);
+      if (from == param)
+        rp->shape_only[i] &= !strcmp (m2i_ir_node_get_type (m2i_ir_model_get_node (m, to)), "ShapeOf");
+    }
+  }
   return TRUE;
 }
 
@@ -211,6 +227,7 @@ m2i_split_runner_free (M2iSplitRunner *r)
     RPiece *rp = &r->pieces[p];
     g_free (rp->in_tensor);
     g_free (rp->out_tensor);
+    g_free (rp->shape_only);
     if (rp->req)
       m2i_ir_infer_request_free (rp->req);
     if (rp->cm)
@@ -305,6 +322,8 @@ run_cpu (M2iSplitRunner *r, RPiece *rp, GError **error)
   M2iIrModel *m = rp->pc->model;
   for (gint i = 0; i < m2i_ir_model_get_n_inputs (m); i++) {
     M2iTensor *dst = m2i_ir_infer_request_get_input (rp->req, i);
+    if (rp->shape_only[i])
+      continue;
     if (!copy_in (&r->values[rp->in_tensor[i]], dst, rp->index, error))
       return FALSE;
     rp->stats.boundary_bytes += m2i_tensor_nbytes (dst);

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-static gchar *opt_input;
+static gchar **opt_inputs;
 static gint opt_index = -1;
 static gint opt_top_k = 5;
 static gchar *opt_labels;
@@ -35,8 +35,9 @@ static gboolean opt_quiet;
 static gboolean opt_profile;
 
 static const GOptionEntry entries[] = {
-  { "input", 'i', 0, G_OPTION_ARG_FILENAME, &opt_input, "Input: raw f32/u8/f16 tensor, PGM/PPM "
-    "image, or idx images file (gzipped or not) with FILE:INDEX", "FILE" },
+  { "input", 'i', 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_inputs, "Input: raw f32/u8/f16 tensor, "
+    "PGM/PPM image, or idx images file (gzipped or not) with FILE:INDEX; repeat for the next "
+    "inputs, or name one with NAME=FILE", "FILE" },
   { "index", 0, 0, G_OPTION_ARG_INT, &opt_index, "Image index in an idx file", "N" },
   { "top-k", 'k', 0, G_OPTION_ARG_INT, &opt_top_k, "Classes to print (default 5)", "K" },
   { "labels", 'l', 0, G_OPTION_ARG_FILENAME, &opt_labels, "Labels file, one per line", "FILE" },
@@ -234,9 +235,11 @@ image_to_tensor (const Image *img, const M2iTensor *in, float *dst, GError **err
 }
 
 static gboolean
-load_input (M2iIrInferRequest *req, const char *spec, GError **error)
+load_input (M2iIrInferRequest *req, gint input, const char *spec, GError **error)
 {
-  M2iTensor *in = m2i_ir_infer_request_get_input (req, 0);
+  M2iTensor *in = m2i_ir_infer_request_get_input (req, input);
+  if (!in)
+    return fail (error, "the model has no input %d for \"%s\"", input, spec);
   g_autofree gchar *path = g_strdup (spec);
   gint index = opt_index;
   char *colon = strrchr (path, ':');
@@ -288,7 +291,30 @@ load_input (M2iIrInferRequest *req, const char *spec, GError **error)
       dst[i] = d[i];
     return TRUE;
   }
-  return m2i_ir_infer_request_set_input (req, 0, &t, error);
+  return m2i_ir_infer_request_set_input (req, input, &t, error);
+}
+
+/* -i specs: "NAME=FILE" feeds the input called NAME, a plain FILE the next
+ * input in order. */
+static gboolean
+load_inputs (M2iIrInferRequest *req, const M2iIrModel *model, GError **error)
+{
+  for (gint k = 0; opt_inputs && opt_inputs[k]; k++) {
+    const char *spec = opt_inputs[k];
+    gint input = k;
+    const char *eq = strchr (spec, '=');
+    if (eq) {
+      g_autofree gchar *name = g_strndup (spec, eq - spec);
+      gint found = m2i_ir_model_find_input (model, name);
+      if (found >= 0) {
+        input = found;
+        spec = eq + 1;
+      }
+    }
+    if (!load_input (req, input, spec, error))
+      return FALSE;
+  }
+  return TRUE;
 }
 
 /* ---- results ------------------------------------------------------------ */
@@ -553,8 +579,8 @@ run (const char *model_path, GError **error)
   M2iIrInferRequest *req = m2i_ir_infer_request_new (cm, error);
   gboolean ok = req != NULL;
   gchar **labels = NULL;
-  if (ok && opt_input)
-    ok = load_input (req, opt_input, error);
+  if (ok)
+    ok = load_inputs (req, model, error);
   if (ok && opt_labels)
     ok = (labels = read_labels (error)) != NULL;
   if (ok)
@@ -603,7 +629,7 @@ main (int argc, char **argv)
     fprintf (stderr, "m2i-ir-run: %s\n", error ? error->message : "failed");
     g_clear_error (&error);
   }
-  g_free (opt_input);
+  g_strfreev (opt_inputs);
   g_free (opt_labels);
   g_free (opt_mean);
   g_free (opt_scale);

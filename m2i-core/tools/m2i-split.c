@@ -17,6 +17,7 @@
 #include <base/m2i-error.h>
 #include <m2i/m2i-device.h>
 #include <split/m2i-split.h>
+#include <split/split-private.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -35,6 +36,7 @@ static gint opt_threads;
 static gint opt_iterations = 1;
 static gchar *opt_compare;
 static gint opt_top_k = 5;
+static gboolean opt_explain;
 
 static const GOptionEntry entries[] = {
   { "output", 'o', 0, G_OPTION_ARG_FILENAME, &opt_out, "split: folder to write the plan into", "DIR" },
@@ -54,6 +56,8 @@ static const GOptionEntry entries[] = {
   { "iterations", 0, 0, G_OPTION_ARG_INT, &opt_iterations, "run: inferences to time (default 1)", "N" },
   { "compare", 'c', 0, G_OPTION_ARG_FILENAME, &opt_compare,
     "run: also run this model unsplit on the CPU and compare", "MODEL.xml" },
+  { "explain", 'x', 0, G_OPTION_ARG_NONE, &opt_explain,
+    "split: print the cost rule's verdict on every device island", NULL },
   { "top-k", 'k', 0, G_OPTION_ARG_INT, &opt_top_k, "run: classes to print (default 5)", "K" },
   { NULL }
 };
@@ -115,6 +119,8 @@ cmd_split (const char *xml)
     return die (error);
   g_autofree gchar *text = m2i_split_plan_to_string (plan);
   printf ("%s -> %s\n%s\n", xml, opt_out, text);
+  if (opt_explain)
+    printf ("cost rule (docs/split.md):\n%s", plan->decisions ? plan->decisions : "");
   m2i_split_plan_unref (plan);
   return 0;
 }

@@ -104,6 +104,40 @@ test_idx_input (void)
   g_assert_nonnull (strstr (out, "Pullover"));
 }
 
+/* Two inputs, named: the PrePostProcessor model on an NV12 frame split in
+ * its Y and UV planes (tests/data/ppp: t10k-0 is an Ankle boot, 0.9991). */
+static void
+test_named_inputs (void)
+{
+  g_autofree gchar *model = test_models_path ("fashion-mnist-ppp/fashion-mnist-ppp.xml");
+  g_autofree gchar *labels = test_models_path ("fashion-mnist/labels.txt");
+  g_autofree gchar *nv12_path = test_data_path ("ppp/t10k-0.nv12");
+  gchar *nv12;
+  gsize len;
+  g_assert_true (g_file_get_contents (nv12_path, &nv12, &len, NULL));
+  g_assert_cmpuint (len, ==, 4608);
+  g_autofree gchar *dir = g_dir_make_tmp ("m2i-ir-run-XXXXXX", NULL);
+  g_autofree gchar *y = g_build_filename (dir, "y.u8", NULL);
+  g_autofree gchar *uv = g_build_filename (dir, "uv.u8", NULL);
+  g_assert_true (g_file_set_contents (y, nv12, 3072, NULL));
+  g_assert_true (g_file_set_contents (uv, nv12 + 3072, 1536, NULL));
+  g_autofree gchar *y_spec = g_strdup_printf ("input/y=%s", y);
+  g_autofree gchar *uv_spec = g_strdup_printf ("input/uv=%s", uv);
+  gint status;
+  g_autofree gchar *err = NULL;
+  /* given in the other order: the names decide */
+  g_autofree gchar *out = run_tool (&status, &err, model, "-q", "-i", uv_spec, "-i", y_spec, "-k", "1",
+      "--labels", labels, NULL);
+  g_test_message ("%s%s", out, err);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_nonnull (strstr (out, "top 1:\n      9  0.999"));
+  g_assert_nonnull (strstr (out, "Ankle boot"));
+  g_unlink (y);
+  g_unlink (uv);
+  g_rmdir (dir);
+  g_free (nv12);
+}
+
 static void
 test_benchmark_mode (void)
 {
@@ -161,6 +195,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/ir/run/pgm-top-k", test_pgm_top_k);
   g_test_add_func ("/ir/run/idx-input", test_idx_input);
+  g_test_add_func ("/ir/run/named-inputs", test_named_inputs);
   g_test_add_func ("/ir/run/benchmark-mode", test_benchmark_mode);
   g_test_add_func ("/ir/run/detections", test_detections);
   g_test_add_func ("/ir/run/errors", test_errors);
