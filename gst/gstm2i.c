@@ -1,6 +1,7 @@
 /* gstm2i.c — the m2i plugin: media-to-inference pre-processing on the M2I
  * block (m2icolorconvert, m2iresize, m2inorm), fused across elements. */
 #include "gstm2ielements.h"
+#include "gstm2iinfer.h"
 
 static gboolean
 plugin_init (GstPlugin *plugin)
@@ -9,6 +10,7 @@ plugin_init (GstPlugin *plugin)
   ok |= GST_ELEMENT_REGISTER (m2icolorconvert, plugin);
   ok |= GST_ELEMENT_REGISTER (m2iresize, plugin);
   ok |= GST_ELEMENT_REGISTER (m2inorm, plugin);
+  ok |= GST_ELEMENT_REGISTER (m2iinfer, plugin);
   return ok;
 }
 

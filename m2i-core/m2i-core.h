@@ -9,3 +9,7 @@
 #include <m2i/m2i.h>
 #include <ir/m2i-ir-types.h>
 #include <ir/m2i-ir-op.h>
+#include <ir/m2i-ir.h>
+#include <mli/m2i-mli.h>
+#include <npu/m2i-npu.h>
+#include <split/m2i-split.h>

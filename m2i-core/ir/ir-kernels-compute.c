@@ -1,7 +1,39 @@
-/* Registration of the compute kernels (kernels/); filled by the kernels work. */
+/* Registration of the compute kernels (kernels/) into the default registry. */
 #include "ir-private.h"
+#include "kernels/kernels-private.h"
+
+const M2iOpKernel *const m2i_compute_kernels[] = {
+  &m2i_kernel_convolution,
+  &m2i_kernel_group_convolution,
+  &m2i_kernel_matmul,
+  &m2i_kernel_add,
+  &m2i_kernel_subtract,
+  &m2i_kernel_multiply,
+  &m2i_kernel_divide,
+  &m2i_kernel_relu,
+  &m2i_kernel_prelu,
+  &m2i_kernel_clamp,
+  &m2i_kernel_sigmoid,
+  &m2i_kernel_exp,
+  &m2i_kernel_max_pool,
+  &m2i_kernel_avg_pool,
+  &m2i_kernel_reduce_mean,
+  &m2i_kernel_softmax,
+  &m2i_kernel_batch_norm,
+  &m2i_kernel_interpolate,
+  &m2i_kernel_nv12_to_rgb,
+  &m2i_kernel_nv12_to_bgr,
+  &m2i_kernel_i420_to_rgb,
+  &m2i_kernel_i420_to_bgr,
+  &m2i_kernel_fake_quantize,
+  &m2i_kernel_prior_box_clustered,
+  &m2i_kernel_detection_output,
+  NULL,
+};
 
 void
 m2i_ir_register_compute_kernels (M2iOpRegistry *r)
 {
+  for (const M2iOpKernel *const *k = m2i_compute_kernels; *k; k++)
+    m2i_op_registry_add (r, *k);
 }

@@ -14,6 +14,7 @@ m2i_ir_node_new (gint64 id, const char *name, const char *type, const char *vers
   n->type = g_strdup (type ? type : "");
   n->version = g_strdup (version ? version : "");
   n->attrs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  n->index = -1;
   return n;
 }
 
@@ -26,7 +27,32 @@ m2i_ir_node_free (M2iIrNode *n)
   g_free (n->type);
   g_free (n->version);
   g_hash_table_unref (n->attrs);
+  m2i_ir_node_clear_graph_fields (n);
   g_free (n);
+}
+
+static void
+ports_free (M2iIrPort *ports, gint n)
+{
+  for (gint i = 0; i < n; i++) {
+    g_free (ports[i].names);
+    if (ports[i].rt_info)
+      g_hash_table_unref (ports[i].rt_info);
+  }
+  g_free (ports);
+}
+
+void
+m2i_ir_node_clear_graph_fields (M2iIrNode *n)
+{
+  ports_free (n->inputs, n->n_inputs);
+  ports_free (n->outputs, n->n_outputs);
+  n->inputs = n->outputs = NULL;
+  n->n_inputs = n->n_outputs = 0;
+  g_clear_pointer (&n->sources, g_free);
+  g_clear_pointer (&n->rt_info, g_hash_table_unref);
+  g_clear_pointer (&n->const_owned, g_free);
+  memset (&n->const_value, 0, sizeof n->const_value);
 }
 
 void

@@ -2,8 +2,25 @@
 #pragma once
 
 #include <ir/m2i-ir-op.h>
+#include <ir/m2i-ir.h>
 
 G_BEGIN_DECLS
+
+/* One <port> of a layer as the XML declares it. */
+typedef struct {
+  gint64 id;                     /* the port id of the XML */
+  M2iElementType type;           /* declared precision; UNDEFINED when absent */
+  M2iShape shape;                /* declared dims (rank 0 when no <dim>) */
+  gchar *names;                  /* v11 tensor names ("a,b"), or NULL */
+  GHashTable *rt_info;           /* name → value, or NULL */
+  gint line;                     /* line of <port> in the XML, for errors */
+} M2iIrPort;
+
+/* Where an input of a layer comes from: output ordinal @port of @node. */
+typedef struct {
+  M2iIrNode *node;
+  gint port;
+} M2iIrSource;
 
 struct _M2iIrNode {
   gint64 id;
@@ -12,12 +29,79 @@ struct _M2iIrNode {
   gchar *version;
   GHashTable *attrs;             /* gchar* → gchar*, the <data> attributes */
   /* The reader and graph may add fields below (ports, rt_info, ...). */
+  gint index;                    /* position in the model's node list */
+  gint line;                     /* line of <layer>, 0 for free-standing nodes */
+  gint n_inputs, n_outputs;
+  M2iIrPort *inputs;             /* in XML order: the ordinal is the index */
+  M2iIrPort *outputs;
+  M2iIrSource *sources;          /* n_inputs entries, filled by the edges */
+  GHashTable *rt_info;           /* name → value of <rt_info><attribute>, or NULL */
+  gboolean has_body;             /* a sub-graph (<body>, ...): unsupported */
+  /* Const layers: the value (data borrowed from the weights or owned). */
+  M2iTensor const_value;
+  gpointer const_owned;          /* g_free()d with the node; widened f16 or aligned copy */
+  M2iElementType const_declared; /* element type as stored in the .bin */
 };
+
+/* An <edge>, in ordinals. */
+typedef struct {
+  gint from_node, from_port;     /* node index, output ordinal */
+  gint to_node, to_port;         /* node index, input ordinal */
+} M2iIrEdge;
+
+struct _M2iIrModel {
+  gint ref_count;
+  gchar *name;
+  gchar *xml_path;               /* for messages; "<memory>" when parsed from memory */
+  gchar *bin_path;               /* NULL when no weights were needed */
+  gint ir_version;
+  GPtrArray *nodes;              /* M2iIrNode*, XML order, owned */
+  GHashTable *by_id;             /* gint64* id → M2iIrNode* */
+  GArray *edges;                 /* M2iIrEdge, XML order */
+  gint *topo;                    /* node indices in a topological order */
+  GPtrArray *parameters;         /* M2iIrNode*, XML order (borrowed) */
+  GPtrArray *results;            /* M2iIrNode*, XML order (borrowed) */
+  M2iIrIoInfo *input_info;       /* parameters->len entries */
+  M2iIrIoInfo *output_info;      /* results->len entries */
+  GPtrArray *names;              /* gchar*: strings the io infos point to */
+  GHashTable *rt_info;           /* model-level rt_info: "a/b" path → value */
+  GBytes *weights;               /* the .bin (mapped), or NULL */
+};
+
+/* Frees the ports, sources and rt_info of @n (used by m2i_ir_node_free). */
+void m2i_ir_node_clear_graph_fields (M2iIrNode *n);
 
 /* Built-in kernels, registered into the default registry on first use.
  * Structural ops (Parameter, Const, Result, Reshape, ...) live with the
  * runtime; compute kernels live in kernels/. */
 void m2i_ir_register_structural_kernels (M2iOpRegistry *r);
 void m2i_ir_register_compute_kernels (M2iOpRegistry *r);
+
+/* TRUE when @k is a built-in kernel whose output is a pure view of input 0
+ * (same bytes: Reshape, Squeeze, Unsqueeze, and Convert between identical
+ * types), so the memory planner may give both the same buffer. */
+gboolean m2i_ir_kernel_is_view (const M2iOpKernel *k, const M2iOpContext *ctx);
+
+/* TRUE when @k is the built-in Concat, whose ctx->state is the axis and
+ * which copies nothing for an input already in place in its output. */
+gboolean m2i_ir_kernel_is_concat (const M2iOpKernel *k);
+
+/* TRUE when @k only reads the shapes of its inputs (ShapeOf), so it can be
+ * evaluated at compile time whatever its input. */
+gboolean m2i_ir_kernel_is_shape_only (const M2iOpKernel *k);
+
+/* Resolves @version of @type to the opset of the op version it denotes, as
+ * OpenVINO's opsets do ("opset11" holds MaxPool-8, so MaxPool opset11 →
+ * "opset8"). Returns @version itself when no table entry says otherwise. */
+const char *m2i_ir_opset_resolve (const char *type, const char *version,
+    gchar buf[16]);
+
+/* Parses an element type; sub-byte and unknown types are errors that say so. */
+gboolean m2i_ir_parse_element_type (const char *s, M2iElementType *out,
+    GError **error);
+
+/* Copies/converts @n elements between element types with Convert-1 rules. */
+void m2i_ir_convert_elements (const void *src, M2iElementType st, void *dst,
+    M2iElementType dt, gsize n);
 
 G_END_DECLS

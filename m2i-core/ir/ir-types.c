@@ -110,7 +110,18 @@ m2i_shape_parse (const char *s, M2iShape *out, GError **error)
     }
     char *end;
     errno = 0;
+    if (*p == '?' || g_str_has_prefix (p, "..")) {
+      /* OpenVINO's spelling of dynamic dimensions and ranges ("?", "1..8") */
+      g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
+          "shape \"%s\": dynamic dimensions are not supported (only static shapes)", s);
+      return FALSE;
+    }
     gint64 d = g_ascii_strtoll (p, &end, 10);
+    if (end != p && g_str_has_prefix (end, "..")) {
+      g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
+          "shape \"%s\": dynamic dimensions are not supported (only static shapes)", s);
+      return FALSE;
+    }
     if (end == p || errno) {
       g_set_error (error, M2I_ERROR, M2I_ERROR_MALFORMED,
           "shape \"%s\": \"%s\" is not a dimension", s, p);

@@ -72,7 +72,9 @@ typedef struct {
    * inputs that are constants (NULL otherwise), so shape-computing ops and
    * weight packing can read them. */
   M2iTensor *inputs;
-  /* infer() sets type and shape; execute() writes data (preallocated). */
+  /* infer() sets type and shape; execute() writes data (preallocated).
+   * An output other than the first that no layer reads and no Result
+   * returns has data == NULL at execute(): the kernel skips computing it. */
   M2iTensor *outputs;
   gpointer state;          /* the kernel's own, made by infer() */
   gsize scratch_bytes;     /* infer() sets: temporary bytes execute() needs */
@@ -91,7 +93,17 @@ typedef struct {
    * on anything invalid. Required. */
   gboolean (*infer) (M2iOpContext *ctx, GError **error);
   /* Run time: compute outputs from inputs. Must not allocate. NULL only for
-   * the layers the runtime handles itself (Parameter, Const, Result). */
+   * the layers the runtime handles itself (Parameter, Const, Result).
+   * Infer requests of one compiled model run at the same time on different
+   * threads, each with its own context (tensors, scratch) but the same
+   * ctx->state: execute() must only read the state. An output never
+   * overlaps an input, except that a view op (the runtime's own Reshape,
+   * Squeeze, Unsqueeze) may get an output aliasing its input, and the
+   * built-in element-wise kernels (Add, Subtract, Multiply, Divide, ReLU,
+   * PReLU, Clamp, Sigmoid, Exp: listed in ir-compile.c) may get an output
+   * that is the very buffer of an input of the same shape and type (they
+   * must compute element i from input element i only). Also called once at
+   * compile time when every input is constant (constant folding). */
   gboolean (*execute) (M2iOpContext *ctx, GError **error);
   /* Frees ctx->state; may be NULL. */
   void (*free_state) (gpointer state);
@@ -104,12 +116,29 @@ typedef struct _M2iOpRegistry M2iOpRegistry;
 /* The process-wide registry with every built-in kernel. Not freed. */
 M2iOpRegistry *m2i_op_registry_get_default (void);
 
+/* A new, empty registry whose lookups fall back to @fallback (may be NULL;
+ * it must outlive the new registry). Kernels added here take precedence over
+ * @fallback's. Free with m2i_op_registry_free(). */
+M2iOpRegistry *m2i_op_registry_new (M2iOpRegistry *fallback);
+/* Frees a registry made by m2i_op_registry_new() (the default one is never
+ * freed: passing it does nothing). Kernels are not touched. */
+void m2i_op_registry_free (M2iOpRegistry *r);
+
+/* The opsets @type has kernels for in @r and its fallbacks, space separated
+ * and sorted ("opset1 opset8"), or NULL when there is none. Free with
+ * g_free(). Used in "unknown op" messages. */
+gchar *m2i_op_registry_list_opsets (M2iOpRegistry *r, const char *type);
+
 /* Adds @kernel (which must stay valid for the life of the process: use a
  * static const). A kernel for the same type and an overlapping opset
  * replaces the earlier one (plugins may override built-ins). Thread-safe. */
 void m2i_op_registry_add (M2iOpRegistry *r, const M2iOpKernel *kernel);
 
-/* The kernel for @type in @version, or NULL. */
+/* The kernel for @type in @version, or NULL. @version "opsetN" denotes, as
+ * in OpenVINO, the newest version of the op introduced at or before opset N
+ * ("MaxPool" in "opset11" is MaxPool-8, found under "opset8"); kernels list
+ * the opsets that introduced the versions they implement. Other version
+ * strings (custom ops) match exactly; a kernel with no opsets matches any. */
 const M2iOpKernel *m2i_op_registry_lookup (M2iOpRegistry *r, const char *type,
     const char *version);
 

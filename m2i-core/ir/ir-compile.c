@@ -1,0 +1,748 @@
+/* ir-compile.c — from a loaded model to a compiled one: kernels bound, shapes
+ * inferred and checked against the XML, constants folded, and the memory of
+ * one inference planned (buffers reused once their last reader has run). */
+#include "ir-compile.h"
+#include "kernels/kernels-private.h"
+#include <base/m2i-error.h>
+#include <base/m2i-parallel.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ALIGN 64
+#define DEFAULT_MAX_FOLDED (64u << 20)
+/* Kernels reading past n_inputs/n_outputs find zeroed tensors, not memory
+ * that belongs to someone else. */
+#define TENSOR_PAD 4
+
+static gsize
+align_up (gsize n)
+{
+  return (n + ALIGN - 1) & ~(gsize) (ALIGN - 1);
+}
+
+static M2iElementType
+computed_type (M2iElementType t)
+{
+  return t == M2I_ET_F16 ? M2I_ET_F32 : t;
+}
+
+static void
+step_clear (CmStep *s)
+{
+  if (s->kernel && s->kernel->free_state && s->ctx.state)
+    s->kernel->free_state (s->ctx.state);
+  g_free (s->ctx.inputs);
+  g_free (s->ctx.outputs);
+  g_free (s->in_values);
+  g_free (s->out_values);
+}
+
+M2iIrCompiledModel *
+m2i_ir_compiled_model_ref (M2iIrCompiledModel *cm)
+{
+  g_return_val_if_fail (cm != NULL, NULL);
+  g_atomic_int_inc (&cm->ref_count);
+  return cm;
+}
+
+void
+m2i_ir_compiled_model_unref (M2iIrCompiledModel *cm)
+{
+  if (!cm || !g_atomic_int_dec_and_test (&cm->ref_count))
+    return;
+  for (guint i = 0; i < cm->steps->len; i++)
+    step_clear (&g_array_index (cm->steps, CmStep, i));
+  g_array_free (cm->steps, TRUE);
+  for (gint i = 0; i < cm->n_values; i++)
+    if (cm->values[i].owned)
+      g_aligned_free (cm->values[i].owned);
+  g_free (cm->values);
+  g_free (cm->value_base);
+  g_free (cm->groups);
+  g_free (cm->input_values);
+  g_free (cm->output_values);
+  m2i_op_registry_free (cm->registry_owned);
+  m2i_ir_model_unref (cm->model);
+  g_free (cm);
+}
+
+M2iIrModel *
+m2i_ir_compiled_model_get_model (const M2iIrCompiledModel *cm)
+{
+  return cm->model;
+}
+
+const M2iTensor *
+m2i_ir_compiled_model_get_value (const M2iIrCompiledModel *cm, gint node, gint port)
+{
+  M2iIrNode *n = m2i_ir_model_get_node (cm->model, node);
+  if (!n || port < 0 || port >= n->n_outputs)
+    return NULL;
+  return &cm->values[cm->value_base[node] + port].t;
+}
+
+gint
+m2i_ir_compiled_model_get_n_runtime_nodes (const M2iIrCompiledModel *cm)
+{
+  return cm->steps->len;
+}
+
+gsize
+m2i_ir_compiled_model_get_request_bytes (const M2iIrCompiledModel *cm)
+{
+  return cm->arena_bytes + cm->scratch_bytes;
+}
+
+/* ---- binding and inference ------------------------------------------- */
+
+static const M2iOpKernel *
+find_kernel (M2iOpRegistry *reg, const M2iIrNode *n, GError **error)
+{
+  if (n->has_body) {
+    m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, n,
+        "ops with sub-graphs (TensorIterator, Loop, If) are not supported");
+    return NULL;
+  }
+  const M2iOpKernel *k = m2i_op_registry_lookup (reg, n->type, n->version);
+  if (k)
+    return k;
+  g_autofree gchar *known = m2i_op_registry_list_opsets (reg, n->type);
+  g_autofree gchar *have = known ?
+      g_strdup_printf ("kernels exist for %s in: %s", n->type, known) :
+      g_strdup_printf ("no kernel knows %s at all", n->type);
+  m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, n,
+      "unknown op %s in %s (%s). A custom-op plugin can provide it: a shared library "
+      "exporting " M2I_OP_PLUGIN_REGISTER_SYMBOL "(), passed in "
+      "M2iIrCompileOptions.plugin_paths or to m2i-ir-run --plugin (see docs/ir-runtime.md)",
+      n->type, n->version, have);
+  return NULL;
+}
+
+/* No tensor may need more than this: keeps every size sum of the memory
+ * plan far from overflowing (and no machine has it anyway). */
+#define MAX_TENSOR_BYTES ((guint64) 1 << 40)
+
+static gboolean
+check_size (const M2iIrNode *n, gint port, const M2iTensor *t, GError **error)
+{
+  gint64 numel = m2i_shape_numel (&t->shape);
+  gsize es = m2i_element_type_size (t->type);
+  if (numel < 0 || (guint64) numel > MAX_TENSOR_BYTES / MAX (es, 1)) {
+    g_autofree gchar *shape = m2i_shape_to_string (&t->shape);
+    m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, n,
+        "output %d (%s %s) is larger than the 1 TiB a tensor may take", port,
+        m2i_element_type_to_string (t->type), shape);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Compares what the kernel computed with what the XML declares. */
+static gboolean
+check_declared (const M2iIrNode *n, const M2iOpContext *ctx, GError **error)
+{
+  for (gint p = 0; p < n->n_outputs; p++) {
+    const M2iTensor *t = &ctx->outputs[p];
+    const M2iIrPort *port = &n->outputs[p];
+    if (t->type == M2I_ET_UNDEFINED || m2i_shape_numel (&t->shape) < 0 ||
+        t->shape.rank < 0 || t->shape.rank > M2I_MAX_RANK) {
+      m2i_ir_node_set_error (error, M2I_ERROR_FAILED, n,
+          "the kernel set no valid type and shape for output %d", p);
+      return FALSE;
+    }
+    if (!check_size (n, p, t, error))
+      return FALSE;
+    if (!m2i_shape_equal (&t->shape, &port->shape)) {
+      g_autofree gchar *s1 = m2i_shape_to_string (&port->shape);
+      g_autofree gchar *s2 = m2i_shape_to_string (&t->shape);
+      m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, n,
+          "shape mismatch on output port %" G_GINT64_FORMAT ": the XML declares %s "
+          "but the op computes %s from its inputs", port->id, s1, s2);
+      return FALSE;
+    }
+    if (port->type != M2I_ET_UNDEFINED && computed_type (port->type) != t->type) {
+      m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, n,
+          "type mismatch on output port %" G_GINT64_FORMAT ": the XML declares %s "
+          "but the op computes %s", port->id, m2i_element_type_to_string (port->type),
+          m2i_element_type_to_string (t->type));
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* Runs a layer whose inputs are all known now and keeps its outputs as
+ * constants. */
+static gboolean
+fold (M2iIrCompiledModel *cm, CmStep *s, GError **error)
+{
+  M2iOpContext *ctx = &s->ctx;
+  gpointer scratch = ctx->scratch_bytes ? g_aligned_alloc0 (1, ctx->scratch_bytes, ALIGN) : NULL;
+  for (gint p = 0; p < ctx->n_outputs; p++) {
+    CmValue *v = &cm->values[s->out_values[p]];
+    v->owned = g_aligned_alloc0 (1, MAX (m2i_tensor_nbytes (&ctx->outputs[p]), 1), ALIGN);
+    ctx->outputs[p].data = v->owned;
+  }
+  ctx->scratch = scratch;
+  gboolean ok = s->kernel->execute (ctx, error);
+  ctx->scratch = NULL;
+  if (scratch)
+    g_aligned_free (scratch);
+  if (!ok) {
+    if (error && !*error)
+      m2i_ir_node_set_error (error, M2I_ERROR_FAILED, ctx->node, "the kernel failed");
+    return FALSE;
+  }
+  for (gint p = 0; p < ctx->n_outputs; p++) {
+    CmValue *v = &cm->values[s->out_values[p]];
+    v->t = ctx->outputs[p];
+    v->is_const = TRUE;
+  }
+  return TRUE;
+}
+
+static gboolean
+bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
+    gsize max_folded, GError **error)
+{
+  CmValue *out = &cm->values[cm->value_base[n->index]];
+  if (!strcmp (n->type, "Parameter")) {
+    for (guint i = 0; i < cm->model->parameters->len; i++) {
+      if (g_ptr_array_index (cm->model->parameters, i) == n) {
+        out->t.type = computed_type (cm->model->input_info[i].type);
+        out->t.shape = cm->model->input_info[i].shape;
+        cm->input_values[i] = cm->value_base[n->index];
+      }
+    }
+    return check_size (n, 0, &out->t, error);
+  }
+  if (!strcmp (n->type, "Const")) {
+    out->t = n->const_value;
+    out->is_const = TRUE;
+    return TRUE;
+  }
+  if (!strcmp (n->type, "Result"))
+    return TRUE;
+
+  const M2iOpKernel *k = find_kernel (reg, n, error);
+  if (!k)
+    return FALSE;
+  CmStep s = { .node = n->index, .kernel = k };
+  s.ctx.node = n;
+  s.ctx.n_inputs = n->n_inputs;
+  s.ctx.n_outputs = n->n_outputs;
+  s.ctx.inputs = g_new0 (M2iTensor, n->n_inputs + TENSOR_PAD);
+  s.ctx.outputs = g_new0 (M2iTensor, n->n_outputs + TENSOR_PAD);
+  s.ctx.n_threads = cm->n_threads;
+  s.in_values = g_new (gint, MAX (n->n_inputs, 1));
+  s.out_values = g_new (gint, MAX (n->n_outputs, 1));
+  gboolean all_const = TRUE;
+  for (gint i = 0; i < n->n_inputs; i++) {
+    const M2iIrSource *src = &n->sources[i];
+    s.in_values[i] = cm->value_base[src->node->index] + src->port;
+    const CmValue *v = &cm->values[s.in_values[i]];
+    s.ctx.inputs[i] = v->t;
+    if (!v->is_const)
+      s.ctx.inputs[i].data = NULL;
+    all_const &= v->is_const;
+  }
+  for (gint p = 0; p < n->n_outputs; p++)
+    s.out_values[p] = cm->value_base[n->index] + p;
+
+  if (!k->infer (&s.ctx, error)) {
+    if (error && !*error)
+      m2i_ir_node_set_error (error, M2I_ERROR_FAILED, n, "the kernel rejected the layer");
+    step_clear (&s);
+    return FALSE;
+  }
+  if (!check_declared (n, &s.ctx, error)) {
+    step_clear (&s);
+    return FALSE;
+  }
+  for (gint p = 0; p < n->n_outputs; p++)
+    out[p].t = s.ctx.outputs[p];
+  if (!k->execute) {
+    m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, n, "the kernel cannot execute");
+    step_clear (&s);
+    return FALSE;
+  }
+
+  gsize bytes = 0;
+  for (gint p = 0; p < n->n_outputs; p++)
+    bytes += m2i_tensor_nbytes (&s.ctx.outputs[p]);
+  if (all_const && n->n_outputs == 1 && m2i_ir_kernel_is_view (k, &s.ctx) &&
+      bytes == m2i_tensor_nbytes (&s.ctx.inputs[0])) {
+    /* a view of a constant (Reshape of weights, the Convert f16 → f32 of a
+     * compressed v11 model once the weights are widened) is that constant */
+    out->t.data = s.ctx.inputs[0].data;
+    out->is_const = TRUE;
+    step_clear (&s);
+    return TRUE;
+  }
+  if ((all_const || m2i_ir_kernel_is_shape_only (k)) && bytes <= max_folded) {
+    gboolean ok = fold (cm, &s, error);
+    step_clear (&s);
+    return ok;
+  }
+  g_array_append_val (cm->steps, s);
+  return TRUE;
+}
+
+/* ---- memory planning ---------------------------------------------------- */
+
+static gint
+cmp_group_size (gconstpointer a, gconstpointer b, gpointer user_data)
+{
+  const CmGroup *g = user_data;
+  const CmGroup *x = &g[*(const gint *) a], *y = &g[*(const gint *) b];
+  if (x->size != y->size)
+    return x->size > y->size ? -1 : 1;
+  return x->first - y->first;
+}
+
+typedef struct {
+  gsize offset, end;
+} Span;
+
+static gint
+cmp_span (gconstpointer a, gconstpointer b)
+{
+  const Span *x = a, *y = b;
+  return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* Greedy by size: each buffer, biggest first, goes to the lowest offset not
+ * used by an already placed buffer whose lifetime overlaps its own. */
+static void
+place_groups (M2iIrCompiledModel *cm)
+{
+  gint n = cm->n_groups;
+  g_autofree gint *order = g_new (gint, MAX (n, 1));
+  for (gint i = 0; i < n; i++)
+    order[i] = i;
+  g_qsort_with_data (order, n, sizeof (gint), cmp_group_size, cm->groups);
+  g_autofree Span *busy = g_new (Span, MAX (n, 1));
+  g_autofree gboolean *placed = g_new0 (gboolean, MAX (n, 1));
+  cm->arena_bytes = 0;
+  for (gint oi = 0; oi < n; oi++) {
+    CmGroup *g = &cm->groups[order[oi]];
+    gint nb = 0;
+    for (gint j = 0; j < n; j++) {
+      const CmGroup *h = &cm->groups[j];
+      if (placed[j] && h->first <= g->last && g->first <= h->last)
+        busy[nb++] = (Span) { h->offset, h->offset + h->size };
+    }
+    qsort (busy, nb, sizeof (Span), cmp_span);
+    gsize offset = 0;
+    for (gint j = 0; j < nb; j++) {
+      if (busy[j].offset >= offset + g->size)
+        break;
+      offset = MAX (offset, align_up (busy[j].end));
+    }
+    g->offset = offset;
+    placed[order[oi]] = TRUE;
+    cm->arena_bytes = MAX (cm->arena_bytes, align_up (offset + g->size));
+  }
+}
+
+/* Element-wise kernels: output element i depends on input element i only
+ * (for an input of the output's shape), so they may write over that input.
+ * Checked against each kernel's loops (kernels/eltwise.c, activation.c). */
+static gboolean
+is_elementwise (const M2iOpKernel *k)
+{
+  static const M2iOpKernel *const kernels[] = {
+    &m2i_kernel_add, &m2i_kernel_subtract, &m2i_kernel_multiply, &m2i_kernel_divide,
+    &m2i_kernel_relu, &m2i_kernel_prelu, &m2i_kernel_clamp, &m2i_kernel_sigmoid, &m2i_kernel_exp,
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (kernels); i++)
+    if (k == kernels[i])
+      return TRUE;
+  return FALSE;
+}
+
+/* Groups merged into others: each group's parent and its byte offset in
+ * the parent (union-find; a root is its own parent at offset 0). */
+typedef struct {
+  gint *parent;
+  gsize *offset;
+} GroupAlias;
+
+static gint
+group_root (const GroupAlias *a, gint g, gsize *offset)
+{
+  gsize off = 0;
+  while (a->parent[g] != g) {
+    off += a->offset[g];
+    g = a->parent[g];
+  }
+  if (offset)
+    *offset = off;
+  return g;
+}
+
+/* Group @child now lives inside @root at byte @offset, from its first use. */
+static void
+merge_group (M2iIrCompiledModel *cm, GroupAlias *a, gint child, gint root, gsize offset)
+{
+  CmGroup *r = &cm->groups[root], *c = &cm->groups[child];
+  r->first = MIN (r->first, c->first);
+  r->last = MAX (r->last, c->last);
+  r->size = MAX (r->size, offset + c->size);
+  *c = (CmGroup) { 0, 0, -2, -2 };           /* empty, placed nowhere */
+  a->parent[child] = root;
+  a->offset[child] = offset;
+}
+
+/* In place, element-wise: a layer whose input of the output's shape and
+ * type is read by nobody after it writes its output into that input's
+ * buffer (Conv → Add(bias) → PReLU then touches one buffer, not three).
+ * Never over an input of the model (it keeps its contents). */
+static void
+elementwise_in_place (M2iIrCompiledModel *cm, GroupAlias *a, gint n_steps)
+{
+  for (gint si = 0; si < n_steps; si++) {
+    const CmStep *s = &g_array_index (cm->steps, CmStep, si);
+    if (s->ctx.n_outputs != 1 || !is_elementwise (s->kernel))
+      continue;
+    const CmValue *out = &cm->values[s->out_values[0]];
+    if (out->group < 0)
+      continue;
+    gint og = group_root (a, out->group, NULL);
+    for (gint k = 0; k < s->ctx.n_inputs; k++) {
+      const CmValue *in = &cm->values[s->in_values[k]];
+      if (in->group < 0 || in->t.type != out->t.type || !m2i_shape_equal (&in->t.shape, &out->t.shape))
+        continue;
+      gint ig = group_root (a, in->group, NULL);
+      const CmGroup *g = &cm->groups[ig];
+      if (ig == og || g->first < 0 || g->last != si)
+        continue;
+      merge_group (cm, a, og, ig, 0);
+      break;
+    }
+  }
+}
+
+/* In place, Concat: when every dim before the axis is 1, each input is one
+ * contiguous block of the output, so its producer can write straight there
+ * (squeezenet's fire modules: no copy). Only for an input that fills its
+ * own buffer, is read by nobody after the Concat, is no model input, and
+ * lands on a 64-byte boundary (kernels may count on aligned outputs). */
+static void
+concat_in_place (M2iIrCompiledModel *cm, GroupAlias *a, gint n_steps)
+{
+  for (gint si = 0; si < n_steps; si++) {
+    const CmStep *s = &g_array_index (cm->steps, CmStep, si);
+    if (!m2i_ir_kernel_is_concat (s->kernel) || s->ctx.n_outputs != 1)
+      continue;
+    const CmValue *out = &cm->values[s->out_values[0]];
+    gint axis = GPOINTER_TO_INT (s->ctx.state);
+    gboolean contiguous = out->group >= 0;
+    for (gint d = 0; d < axis; d++)
+      contiguous &= out->t.shape.dims[d] == 1;
+    if (!contiguous)
+      continue;
+    gsize out_off;
+    gint og = group_root (a, out->group, &out_off);
+    gsize at = 0;                              /* the input's byte offset in the output */
+    for (gint k = 0; k < s->ctx.n_inputs; k++) {
+      const CmValue *in = &cm->values[s->in_values[k]];
+      gsize bytes = m2i_tensor_nbytes (&in->t), in_off;
+      gint ig = in->group >= 0 ? group_root (a, in->group, &in_off) : -1;
+      if (ig >= 0 && ig != og && in_off == 0 && cm->groups[ig].size == bytes &&
+          cm->groups[ig].first >= 0 && cm->groups[ig].last == si && (out_off + at) % ALIGN == 0)
+        merge_group (cm, a, ig, og, out_off + at);
+      at += bytes;
+    }
+  }
+}
+
+/* Merges buffers that can be shared in place, then gives every value its
+ * root group and offset. */
+static void
+compute_in_place (M2iIrCompiledModel *cm, gint n_steps)
+{
+  GroupAlias a = { g_new (gint, MAX (cm->n_groups, 1)), g_new0 (gsize, MAX (cm->n_groups, 1)) };
+  for (gint g = 0; g < cm->n_groups; g++)
+    a.parent[g] = g;
+  elementwise_in_place (cm, &a, n_steps);
+  concat_in_place (cm, &a, n_steps);
+  for (gint v = 0; v < cm->n_values; v++)
+    if (cm->values[v].group >= 0)
+      cm->values[v].group = group_root (&a, cm->values[v].group, &cm->values[v].offset);
+  g_free (a.parent);
+  g_free (a.offset);
+}
+
+/* Keeps the steps @keep marks (indexed by node), frees the others. */
+static void
+keep_steps (M2iIrCompiledModel *cm, const gboolean *keep)
+{
+  GArray *kept = g_array_new (FALSE, FALSE, sizeof (CmStep));
+  for (guint i = 0; i < cm->steps->len; i++) {
+    CmStep *s = &g_array_index (cm->steps, CmStep, i);
+    if (keep[s->node])
+      g_array_append_val (kept, *s);
+    else
+      step_clear (s);
+  }
+  g_array_free (cm->steps, TRUE);
+  cm->steps = kept;
+}
+
+/* ---- epilogue fusion ------------------------------------------------------ */
+
+static gboolean
+is_result_value (const M2iIrCompiledModel *cm, gint v)
+{
+  for (guint i = 0; i < cm->model->results->len; i++)
+    if (cm->output_values[i] == v)
+      return TRUE;
+  return FALSE;
+}
+
+/* The one step reading value @v after step @from, or -1 when @v has another
+ * reader (a second step, a second input of the same step, a Result). */
+static gint
+only_reader (const M2iIrCompiledModel *cm, gint v, gint from)
+{
+  if (is_result_value (cm, v))
+    return -1;
+  gint reader = -1;
+  for (guint si = from + 1; si < cm->steps->len; si++) {
+    const CmStep *s = &g_array_index (cm->steps, CmStep, si);
+    for (gint i = 0; i < s->ctx.n_inputs; i++) {
+      if (s->in_values[i] != v)
+        continue;
+      if (reader >= 0)
+        return -1;
+      reader = si;
+    }
+  }
+  return reader;
+}
+
+/* A constant f32 bias of @channels values that broadcasts along axis @axis
+ * of @out only (Convolution: [1,C,1,1] or [C,1,1]; MatMul: [C] or [1,C]). */
+static const float *
+channel_bias (const CmValue *b, const M2iShape *out, gint axis, gint64 channels)
+{
+  if (!b->is_const || b->t.type != M2I_ET_F32 || b->t.shape.rank > out->rank ||
+      m2i_shape_numel (&b->t.shape) != channels)
+    return NULL;
+  for (gint d = 0; d < b->t.shape.rank; d++) {
+    gint od = out->rank - b->t.shape.rank + d;
+    if (b->t.shape.dims[d] != (od == axis ? channels : 1))
+      return NULL;
+  }
+  return b->t.data;
+}
+
+/* Convolution / GroupConvolution / MatMul → Add(per-channel constant) →
+ * ReLU, each read only by the next: the layer adds the bias and applies
+ * ReLU as it stores (m2i_k_fuse_bias_relu, bit-identical to the separate
+ * layers), the Add and ReLU steps go, and their readers read the layer's
+ * output instead. */
+static void
+fuse_epilogues (M2iIrCompiledModel *cm)
+{
+  gint n_nodes = cm->model->nodes->len;
+  g_autofree gboolean *keep = g_new (gboolean, MAX (n_nodes, 1));
+  g_autofree gint *remap = g_new (gint, MAX (cm->n_values, 1));
+  for (gint i = 0; i < n_nodes; i++)
+    keep[i] = TRUE;
+  for (gint v = 0; v < cm->n_values; v++)
+    remap[v] = v;
+  gboolean any = FALSE;
+  for (guint si = 0; si < cm->steps->len; si++) {
+    CmStep *a = &g_array_index (cm->steps, CmStep, si);
+    gboolean matmul = a->kernel == &m2i_kernel_matmul;
+    if (!matmul && a->kernel != &m2i_kernel_convolution &&
+        a->kernel != &m2i_kernel_group_convolution)
+      continue;
+    gint v = a->out_values[0];
+    const M2iShape *out = &cm->values[v].t.shape;
+    if (a->ctx.n_outputs != 1 || cm->values[v].t.type != M2I_ET_F32 || out->rank < 2)
+      continue;
+    gint axis = matmul ? out->rank - 1 : 1;
+    const float *bias = NULL;
+    gint b = only_reader (cm, v, si), relu_step = -1;
+    if (b < 0)
+      continue;
+    const CmStep *bs = &g_array_index (cm->steps, CmStep, b);
+    if (bs->kernel == &m2i_kernel_add && bs->ctx.n_inputs == 2 &&
+        m2i_shape_equal (&cm->values[bs->out_values[0]].t.shape, out)) {
+      const char *mode = m2i_ir_node_get_attr (bs->ctx.node, "auto_broadcast");
+      gint other = bs->in_values[0] == v ? bs->in_values[1] : bs->in_values[0];
+      if (!mode || !g_ascii_strcasecmp (mode, "numpy"))
+        bias = channel_bias (&cm->values[other], out, axis, out->dims[axis]);
+      if (!bias)
+        continue;
+      gint c = only_reader (cm, bs->out_values[0], b);
+      if (c >= 0 && g_array_index (cm->steps, CmStep, c).kernel == &m2i_kernel_relu)
+        relu_step = c;
+    } else if (bs->kernel == &m2i_kernel_relu) {
+      relu_step = b;
+      b = -1;
+    } else
+      continue;
+    GError *e = NULL;
+    if (!m2i_k_fuse_bias_relu (&a->ctx, bias, bias ? out->dims[axis] : 0, relu_step >= 0, &e)) {
+      g_clear_error (&e);                      /* not fusable: the layers run */
+      continue;
+    }
+    /* the Add and the ReLU go; whoever read them reads the layer */
+    const gint gone[2] = { b, relu_step };
+    for (gint k = 0; k < 2; k++) {
+      if (gone[k] < 0)
+        continue;
+      const CmStep *t = &g_array_index (cm->steps, CmStep, gone[k]);
+      keep[t->node] = FALSE;
+      remap[t->out_values[0]] = v;
+    }
+    any = TRUE;
+  }
+  if (!any)
+    return;
+  keep_steps (cm, keep);
+  for (guint si = 0; si < cm->steps->len; si++) {
+    CmStep *s = &g_array_index (cm->steps, CmStep, si);
+    for (gint i = 0; i < s->ctx.n_inputs; i++)
+      s->in_values[i] = remap[s->in_values[i]];
+  }
+  for (guint i = 0; i < cm->model->results->len; i++)
+    cm->output_values[i] = remap[cm->output_values[i]];
+}
+
+static void
+plan_memory (M2iIrCompiledModel *cm, const gboolean *needed)
+{
+  /* drop the layers no Result reads, then the ones fused into others */
+  keep_steps (cm, needed);
+  fuse_epilogues (cm);
+  gint n_steps = cm->steps->len;
+
+  /* values some layer or Result reads */
+  g_autofree gboolean *read = g_new0 (gboolean, MAX (cm->n_values, 1));
+  for (gint si = 0; si < n_steps; si++) {
+    const CmStep *s = &g_array_index (cm->steps, CmStep, si);
+    for (gint i = 0; i < s->ctx.n_inputs; i++)
+      read[s->in_values[i]] = TRUE;
+  }
+  for (guint i = 0; i < cm->model->results->len; i++)
+    read[cm->output_values[i]] = TRUE;
+
+  /* one buffer group per runtime value; views join their input's group */
+  cm->groups = g_new0 (CmGroup, MAX (cm->n_values, 1));
+  for (gint v = 0; v < cm->n_values; v++)
+    cm->values[v].group = -1;
+  for (guint i = 0; i < cm->model->parameters->len; i++) {
+    CmValue *v = &cm->values[cm->input_values[i]];
+    v->group = cm->n_groups;
+    cm->groups[cm->n_groups++] = (CmGroup) { m2i_tensor_nbytes (&v->t), 0, -1, n_steps };
+  }
+  for (gint si = 0; si < n_steps; si++) {
+    CmStep *s = &g_array_index (cm->steps, CmStep, si);
+    for (gint i = 0; i < s->ctx.n_inputs; i++) {
+      CmValue *v = &cm->values[s->in_values[i]];
+      if (v->group >= 0)
+        cm->groups[v->group].last = MAX (cm->groups[v->group].last, si);
+    }
+    gboolean view = s->ctx.n_inputs > 0 && s->ctx.n_outputs == 1 &&
+        cm->values[s->in_values[0]].group >= 0 && m2i_ir_kernel_is_view (s->kernel, &s->ctx) &&
+        m2i_tensor_nbytes (&s->ctx.outputs[0]) == m2i_tensor_nbytes (&s->ctx.inputs[0]);
+    for (gint p = 0; p < s->ctx.n_outputs; p++) {
+      CmValue *v = &cm->values[s->out_values[p]];
+      if (view) {
+        v->group = cm->values[s->in_values[0]].group;
+        continue;
+      }
+      if (p > 0 && !read[s->out_values[p]])
+        continue;                /* no memory: the kernel skips it (m2i-ir-op.h) */
+      v->group = cm->n_groups;
+      cm->groups[cm->n_groups++] = (CmGroup) { m2i_tensor_nbytes (&v->t), 0, si, si };
+    }
+  }
+  for (guint i = 0; i < cm->model->results->len; i++) {
+    CmValue *v = &cm->values[cm->output_values[i]];
+    if (v->group >= 0)
+      cm->groups[v->group].last = n_steps;    /* outputs outlive the inference */
+  }
+  compute_in_place (cm, n_steps);
+  place_groups (cm);
+  cm->scratch_bytes = 0;
+  for (gint si = 0; si < n_steps; si++)
+    cm->scratch_bytes = MAX (cm->scratch_bytes,
+        align_up (g_array_index (cm->steps, CmStep, si).ctx.scratch_bytes));
+}
+
+/* Marks the layers some Result depends on. */
+static gboolean *
+needed_nodes (const M2iIrModel *m)
+{
+  gint n = m->nodes->len;
+  gboolean *needed = g_new0 (gboolean, MAX (n, 1));
+  for (gint i = n - 1; i >= 0; i--) {
+    const M2iIrNode *node = g_ptr_array_index (m->nodes, m->topo[i]);
+    if (!strcmp (node->type, "Result"))
+      needed[node->index] = TRUE;
+    if (!needed[node->index])
+      continue;
+    for (gint p = 0; p < node->n_inputs; p++)
+      needed[node->sources[p].node->index] = TRUE;
+  }
+  return needed;
+}
+
+M2iIrCompiledModel *
+m2i_ir_compile (M2iIrModel *model, const M2iIrCompileOptions *options, GError **error)
+{
+  g_return_val_if_fail (model != NULL, NULL);
+  M2iIrCompileOptions defaults = { 0 };
+  if (!options)
+    options = &defaults;
+  M2iIrCompiledModel *cm = g_new0 (M2iIrCompiledModel, 1);
+  cm->ref_count = 1;
+  cm->model = m2i_ir_model_ref (model);
+  cm->n_threads = options->n_threads > 0 ? options->n_threads : m2i_parallel_n_cores ();
+  cm->steps = g_array_new (FALSE, FALSE, sizeof (CmStep));
+  M2iOpRegistry *reg = options->registry ? options->registry : m2i_op_registry_get_default ();
+  if (options->plugin_paths && options->plugin_paths[0]) {
+    cm->registry_owned = reg = m2i_op_registry_new (reg);
+    for (gint i = 0; options->plugin_paths[i]; i++) {
+      if (!m2i_op_registry_load_plugin (reg, options->plugin_paths[i], error)) {
+        m2i_ir_compiled_model_unref (cm);
+        return NULL;
+      }
+    }
+  }
+  gint n_nodes = model->nodes->len;
+  cm->value_base = g_new (gint, MAX (n_nodes, 1));
+  for (gint i = 0; i < n_nodes; i++) {
+    cm->value_base[i] = cm->n_values;
+    cm->n_values += ((M2iIrNode *) g_ptr_array_index (model->nodes, i))->n_outputs;
+  }
+  cm->values = g_new0 (CmValue, MAX (cm->n_values, 1));
+  cm->input_values = g_new0 (gint, MAX (model->parameters->len, 1));
+  cm->output_values = g_new0 (gint, MAX (model->results->len, 1));
+  gsize max_folded = options->max_folded_bytes ? options->max_folded_bytes : DEFAULT_MAX_FOLDED;
+
+  for (gint i = 0; i < n_nodes; i++) {
+    const M2iIrNode *n = g_ptr_array_index (model->nodes, model->topo[i]);
+    if (!bind_node (cm, reg, n, max_folded, error)) {
+      /* kernels name the layer; the file and line say where it is */
+      if (n->line > 0)
+        g_prefix_error (error, "%s:%d: ", model->xml_path, n->line);
+      m2i_ir_compiled_model_unref (cm);
+      return NULL;
+    }
+  }
+  for (guint i = 0; i < model->results->len; i++) {
+    const M2iIrNode *r = g_ptr_array_index (model->results, i);
+    cm->output_values[i] = cm->value_base[r->sources[0].node->index] + r->sources[0].port;
+  }
+  g_autofree gboolean *needed = needed_nodes (model);
+  plan_memory (cm, needed);
+  return cm;
+}

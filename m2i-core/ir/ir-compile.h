@@ -1,0 +1,52 @@
+/* ir-compile.h — the compiled model's layout, shared by ir-compile.c and
+ * ir-infer.c (private to m2i-core/ir). */
+#pragma once
+
+#include "ir-private.h"
+
+G_BEGIN_DECLS
+
+/* One output of one layer. */
+typedef struct {
+  M2iTensor t;                   /* type, shape; data when is_const */
+  gboolean is_const;             /* Const, or folded at compile time */
+  gpointer owned;                /* folded data (g_aligned_free) */
+  gint group;                    /* buffer group of a runtime value, else -1 */
+  gsize offset;                  /* byte offset of the value in its group */
+} CmValue;
+
+/* A layer run at every inference. ctx is the template each request copies. */
+typedef struct {
+  gint node;
+  const M2iOpKernel *kernel;
+  M2iOpContext ctx;              /* inputs/outputs: type and shape; state */
+  gint *in_values;               /* value index of each input */
+  gint *out_values;              /* value index of each output */
+} CmStep;
+
+/* Values sharing one buffer (a value and its views), alive from the step
+ * that writes it to the last step that reads it (-1: before the first step;
+ * n_steps: after the last, for inputs and outputs). */
+typedef struct {
+  gsize size;
+  gsize offset;                  /* in the request's arena */
+  gint first, last;
+} CmGroup;
+
+struct _M2iIrCompiledModel {
+  gint ref_count;
+  M2iIrModel *model;
+  M2iOpRegistry *registry_owned; /* per-compile registry holding plugins */
+  gint n_threads;
+  gint n_values;
+  CmValue *values;
+  gint *value_base;              /* node index → its first value */
+  GArray *steps;                 /* CmStep, in execution order */
+  gint n_groups;
+  CmGroup *groups;
+  gsize arena_bytes, scratch_bytes;
+  gint *input_values;            /* value of each Parameter */
+  gint *output_values;           /* value read by each Result */
+};
+
+G_END_DECLS

@@ -1,0 +1,583 @@
+/* Convolution-1 and GroupConvolution-1 on 1-D and 2-D NC(H)W tensors.
+ *
+ * Each group is a matrix product: the group's weights as A (C_out/G rows,
+ * C_in/G·KH·KW columns, packed once in infer()), the input as B (one column
+ * per output pixel, gathered im2col-style one micro-panel at a time straight
+ * into the packed layout, so no im2col buffer exists), C the output planes.
+ * Work is split over output column panels across the worker pool.
+ * Depthwise layers (one input channel per group) skip the matrix product
+ * and run a direct per-plane loop instead.
+ */
+#include "kernels-private.h"
+#include "gemm.h"
+#include <base/m2i-parallel.h>
+
+#include <string.h>
+
+typedef enum {
+  CONV_DEPTHWISE,      /* one input channel per group: a direct loop per plane */
+  CONV_SHIFTED,        /* stride 1: B rows read in place from the (padded) input */
+  CONV_IM2COL,         /* otherwise: B panels gathered im2col-style */
+} ConvMode;
+
+typedef struct {
+  const M2iGemmArch *arch;
+  ConvMode mode;
+  gint64 batch, c_in, h, w;            /* input; 1-D layers have h = 1 */
+  gint64 c_out, oh, ow;
+  gint64 kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
+  gint64 groups, cin_g, cout_g;
+  gint64 k;                            /* cin_g · kh · kw */
+  float *packed;                       /* packed A per group (GEMM modes), or NULL */
+  gsize packed_group;                  /* floats per group in packed */
+  gint slices;
+  gsize bbuf_floats, strip_floats;     /* per slice, multiples of 16 */
+  /* CONV_SHIFTED: output pixels live on a grid as wide as the source rows
+   * (hp × wp, the input plus its pads); B row k = (ci, kh, kw) is that
+   * source shifted by off[k]; grid columns past ow are dropped. */
+  M2iKFusion fused;                    /* m2i_k_fuse_bias_relu () */
+  gboolean padded;                     /* the source is a padded copy in scratch */
+  gint64 hp, wp, plane;                /* source plane: hp × wp, plane = hp · wp */
+  gint32 *off;                         /* k entries */
+} ConvState;
+
+static void
+conv_state_free (gpointer p)
+{
+  ConvState *s = p;
+  if (!s)
+    return;
+  g_free (s->packed);
+  g_free (s->off);
+  g_free (s->fused.bias);
+  g_free (s);
+}
+
+/* Packs the weights of every group (layout [G][C_out/G][C_in/G·KH·KW]). */
+static void
+conv_pack_weights (const ConvState *s, const float *wts, float *dst)
+{
+  for (gint64 g = 0; g < s->groups; g++)
+    m2i_gemm_pack_a (s->arch, wts + g * s->cout_g * s->k, s->k, 1,
+        (gint) s->cout_g, (gint) s->k, dst + g * s->packed_group);
+}
+
+static gboolean
+conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
+{
+  if (!m2i_k_check_arity (ctx, 2, 2, 1, 1, error) ||
+      !m2i_k_check_f32 (ctx, 0, error) || !m2i_k_check_f32 (ctx, 1, error) ||
+      !m2i_k_check_rank (ctx, 0, 3, 5, error))
+    return FALSE;
+  const M2iShape *in = &ctx->inputs[0].shape, *ws = &ctx->inputs[1].shape;
+  gint spatial = in->rank - 2;
+  if (spatial > 2) {
+    m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
+        "input %s: only 1-D and 2-D convolutions are supported",
+        m2i_k_shape_str (in, 0));
+    return FALSE;
+  }
+  gint want_rank = in->rank + (grouped ? 1 : 0);
+  if (ws->rank != want_rank) {
+    m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+        "filter shape %s does not match input %s: expected rank %d (%s)",
+        m2i_k_shape_str (ws, 0), m2i_k_shape_str (in, 1), want_rank,
+        grouped ? "[G, C_out/G, C_in/G, kernel...]" : "[C_out, C_in, kernel...]");
+    return FALSE;
+  }
+  gint64 groups = grouped ? ws->dims[0] : 1;
+  gint64 cout_g = ws->dims[grouped ? 1 : 0];
+  gint64 cin_g = ws->dims[grouped ? 2 : 1];
+  if (groups < 1 || cout_g < 1 || cin_g * groups != in->dims[1]) {
+    m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+        "filter shape %s does not match input %s: %" G_GINT64_FORMAT
+        " groups of %" G_GINT64_FORMAT " input channels, the input has %" G_GINT64_FORMAT,
+        m2i_k_shape_str (ws, 0), m2i_k_shape_str (in, 1), groups, cin_g, in->dims[1]);
+    return FALSE;
+  }
+
+  M2iWindow win;
+  if (!m2i_k_window_attrs (ctx, spatial, TRUE, NULL, &win, error))
+    return FALSE;
+  gint64 in_sp[2], out_sp[2];
+  for (gint i = 0; i < spatial; i++) {
+    in_sp[i] = in->dims[2 + i];
+    win.kernel[i] = ws->dims[ws->rank - spatial + i];
+  }
+  if (!m2i_k_window_output (ctx, &win, in_sp, out_sp, error))
+    return FALSE;
+
+  ConvState *s = g_new0 (ConvState, 1);
+  s->arch = m2i_gemm_arch ();
+  s->batch = in->dims[0];
+  s->c_in = in->dims[1];
+  s->groups = groups;
+  s->cin_g = cin_g;
+  s->cout_g = cout_g;
+  s->c_out = groups * cout_g;
+  gint a = spatial == 2 ? 0 : -1;       /* 1-D: the H axis is a unit one */
+  s->h = a < 0 ? 1 : in_sp[0];
+  s->w = in_sp[spatial - 1];
+  s->oh = a < 0 ? 1 : out_sp[0];
+  s->ow = out_sp[spatial - 1];
+  s->kh = a < 0 ? 1 : win.kernel[0];
+  s->kw = win.kernel[spatial - 1];
+  s->sh = a < 0 ? 1 : win.strides[0];
+  s->sw = win.strides[spatial - 1];
+  s->dh = a < 0 ? 1 : win.dilations[0];
+  s->dw = win.dilations[spatial - 1];
+  s->pt = a < 0 ? 0 : win.pads_begin[0];
+  s->pl = win.pads_begin[spatial - 1];
+  s->pb = a < 0 ? 0 : win.pads_end[0];
+  s->pr = win.pads_end[spatial - 1];
+  s->k = cin_g * s->kh * s->kw;
+  if (s->oh * s->ow > G_MAXINT / 4 || s->k > G_MAXINT / 4 || s->c_out > G_MAXINT / 4 ||
+      s->c_in * (s->h + s->pt + s->pb) * (s->w + s->pl + s->pr) > G_MAXINT / 4) {
+    conv_state_free (s);
+    m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
+        "input %s with filter %s is too large", m2i_k_shape_str (in, 0),
+        m2i_k_shape_str (ws, 1));
+    return FALSE;
+  }
+  s->slices = m2i_k_threads (ctx);
+  if (cin_g == 1)
+    s->mode = CONV_DEPTHWISE;
+  else if (s->sh == 1 && s->sw == 1)
+    s->mode = CONV_SHIFTED;
+  else
+    s->mode = CONV_IM2COL;
+
+  if (s->mode != CONV_DEPTHWISE) {
+    s->packed_group = m2i_gemm_packed_a_size (s->arch, (gint) cout_g, (gint) s->k);
+    s->bbuf_floats = ((gsize) s->arch->kc * s->arch->nr + 15) & ~(gsize) 15;
+    s->strip_floats = (m2i_gemm_strip_size (s->arch, (gint) cout_g) + 15) & ~(gsize) 15;
+    ctx->scratch_bytes = s->slices * (s->bbuf_floats + s->strip_floats) * sizeof (float);
+    if (ctx->inputs[1].data) {
+      s->packed = g_new (float, s->packed_group * groups);
+      conv_pack_weights (s, ctx->inputs[1].data, s->packed);
+    } else {
+      /* Weights computed at run time: pack them into scratch each time. */
+      ctx->scratch_bytes += s->packed_group * groups * sizeof (float);
+    }
+  }
+  if (s->mode == CONV_SHIFTED) {
+    s->padded = s->pt || s->pb || s->pl || s->pr;
+    s->hp = s->h + s->pt + s->pb;
+    s->wp = s->w + s->pl + s->pr;
+    s->plane = s->hp * s->wp;
+    s->off = g_new (gint32, s->k);
+    for (gint64 kk = 0; kk < s->k; kk++) {
+      gint64 ci = kk / (s->kh * s->kw), r = kk % (s->kh * s->kw);
+      s->off[kk] = (gint32) (ci * s->plane + (r / s->kw) * s->dh * s->wp +
+          (r % s->kw) * s->dw);
+    }
+    if (s->padded)
+      ctx->scratch_bytes += (gsize) s->c_in * s->plane * sizeof (float);
+  }
+
+  M2iTensor *out = &ctx->outputs[0];
+  out->type = M2I_ET_F32;
+  out->shape.rank = in->rank;
+  out->shape.dims[0] = s->batch;
+  out->shape.dims[1] = s->c_out;
+  for (gint i = 0; i < spatial; i++)
+    out->shape.dims[2 + i] = out_sp[i];
+  ctx->state = s;
+  return TRUE;
+}
+
+static gboolean
+conv_infer (M2iOpContext *ctx, GError **error)
+{
+  return conv_infer_common (ctx, FALSE, error);
+}
+
+static gboolean
+group_conv_infer (M2iOpContext *ctx, GError **error)
+{
+  return conv_infer_common (ctx, TRUE, error);
+}
+
+/* ---- GEMM paths ------------------------------------------------------ */
+
+typedef struct {
+  const ConvState *s;
+  const float *in;                     /* source channels of this image and group */
+  gint64 limit;                        /* floats readable from in (shifted mode) */
+} ConvPanel;
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include "row-x86.h"
+
+/* d[t] = row[iw0 + t·sw] (0 outside the row) for t < count, 16 at a time;
+ * @avail is how many floats may be read from @row on. */
+__attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq")))
+static void
+im2col_run_avx512 (const float *row, gint64 iw0, gint64 sw, gint64 w, gint64 avail,
+    float *d, gint count)
+{
+  gint64 span = sw == 2 ? 32 : 16;
+  for (gint t = 0; t < count; t += 16) {
+    gint n = MIN (16, count - t);
+    __mmask16 m = (__mmask16) ((1u << n) - 1), ok;
+    gint64 p0 = iw0 + t * sw;
+    gboolean fast = p0 >= 0 && p0 + (n - 1) * sw < w && p0 + span <= avail;
+    _mm512_mask_storeu_ps (d + t, m, m2i_k_load_row16 (row, p0, sw, w, fast, m, &ok));
+  }
+}
+#endif
+
+/* CONV_IM2COL: gathers rows [k0, k0+kc) of the implicit im2col matrix,
+ * columns (output pixels) [n0, n0+ncols), into a [kc][nr] micro-panel. */
+static const float *
+conv_im2col_b (gpointer user, gint k0, gint kc, gint n0, gint ncols, float *buf,
+    const gint32 **off)
+{
+  const ConvPanel *cp = user;
+  const ConvState *s = cp->s;
+  gint nr = s->arch->nr;
+  gsize plane = (gsize) s->h * s->w;
+
+  /* The panel's pixels as runs along output rows. */
+  struct { gint64 oh, ow0; gint j0, count; } runs[M2I_GEMM_MAX_NR];
+  gint n_runs = 0;
+  for (gint j = 0; j < ncols;) {
+    gint64 p = n0 + j;
+    gint64 oh = p / s->ow, ow0 = p % s->ow;
+    gint count = (gint) MIN (ncols - j, s->ow - ow0);
+    runs[n_runs].oh = oh;
+    runs[n_runs].ow0 = ow0;
+    runs[n_runs].j0 = j;
+    runs[n_runs].count = count;
+    n_runs++;
+    j += count;
+  }
+
+  gint64 khw = s->kh * s->kw;
+#if defined(__x86_64__) && defined(__GNUC__)
+  gboolean avx512 = (m2i_cpu_flags () & M2I_CPU_AVX512F) != 0;
+#endif
+  for (gint p = 0; p < kc; p++) {
+    gint64 kk = k0 + p;
+    gint64 ci = kk / khw, r = kk % khw;
+    gint64 kh = r / s->kw, kw = r % s->kw;
+    const float *src = cp->in + ci * plane;
+    float *dst = buf + (gsize) p * nr;
+    for (gint q = 0; q < n_runs; q++) {
+      float *d = dst + runs[q].j0;
+      gint count = runs[q].count;
+      gint64 ih = runs[q].oh * s->sh - s->pt + kh * s->dh;
+      if (ih < 0 || ih >= s->h) {
+        memset (d, 0, count * sizeof (float));
+        continue;
+      }
+      const float *row = src + ih * s->w;
+      gint64 iw0 = runs[q].ow0 * s->sw - s->pl + kw * s->dw;
+#if defined(__x86_64__) && defined(__GNUC__)
+      if (avx512) {
+        im2col_run_avx512 (row, iw0, s->sw, s->w, (gint64) plane - ih * s->w, d, count);
+        continue;
+      }
+#endif
+      for (gint t = 0; t < count; t++) {
+        gint64 iw = iw0 + t * s->sw;
+        d[t] = iw >= 0 && iw < s->w ? row[iw] : 0.0f;
+      }
+    }
+    memset (dst + ncols, 0, (nr - ncols) * sizeof (float));
+  }
+  *off = m2i_gemm_packed_offsets (s->arch);
+  return buf;
+}
+
+/* CONV_SHIFTED: row k of the panel is the source at in + n0 + off[k]. Only a
+ * panel that would read past the source (the grid's last columns) is copied
+ * into @buf, with zeros past the end; those columns are dropped anyway. */
+static const float *
+conv_shifted_b (gpointer user, gint k0, gint kc, gint n0, gint ncols, float *buf,
+    const gint32 **off)
+{
+  const ConvPanel *cp = user;
+  const ConvState *s = cp->s;
+  gint nr = s->arch->nr;
+  if (n0 + (gint64) s->off[k0 + kc - 1] + nr <= cp->limit) {
+    *off = s->off + k0;
+    return cp->in + n0;
+  }
+  for (gint p = 0; p < kc; p++) {
+    gint64 start = n0 + (gint64) s->off[k0 + p];
+    gint64 avail = CLAMP (cp->limit - start, 0, nr);
+    float *dst = buf + (gsize) p * nr;
+    memcpy (dst, cp->in + start, avail * sizeof (float));
+    memset (dst + avail, 0, (nr - avail) * sizeof (float));
+  }
+  *off = m2i_gemm_packed_offsets (s->arch);
+  return buf;
+}
+
+typedef struct {
+  const ConvState *s;
+  const float *src;                    /* source of the current image(s) */
+  const float *packed;
+  float *out, *scratch;
+  gint64 panels;                       /* column panels per (image, group) */
+  gint64 grid;                         /* output columns computed per plane */
+} ConvJob;
+
+static void
+conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
+{
+  const ConvJob *j = data;
+  const ConvState *s = j->s;
+  gint nr = s->arch->nr;
+  gboolean shifted = s->mode == CONV_SHIFTED;
+  gsize src_plane = shifted ? (gsize) s->plane : (gsize) s->h * s->w;
+  gsize ohw = (gsize) s->oh * s->ow;
+  float *bbuf = j->scratch + slice * (s->bbuf_floats + s->strip_floats);
+  float *strip = bbuf + s->bbuf_floats;
+  gint32 map[M2I_GEMM_MAX_NR];
+  for (gint t = begin; t < end; t++) {
+    gint64 panel = t % j->panels, ng = t / j->panels;
+    gint64 g = ng % s->groups, n = ng / s->groups;
+    gint64 first = n * s->c_in + g * s->cin_g;        /* first source channel */
+    ConvPanel cp = { s, j->src + first * src_plane,
+      (gint64) ((n + 1) * s->c_in - first) * (gint64) src_plane };
+    gint n0 = (gint) (panel * nr);
+    gint ncols = (gint) MIN (nr, j->grid - n0);
+    M2iGemmOut o = { j->out + (n * s->c_out + g * s->cout_g) * ohw, ohw, NULL,
+      s->fused.bias ? s->fused.bias + g * s->cout_g : NULL, NULL, s->fused.relu };
+    if (shifted && s->wp != s->ow) {
+      /* Grid column q is output pixel (q / wp, q % wp) when q % wp < ow. */
+      for (gint c = 0; c < ncols; c++) {
+        gint64 q = n0 + c, ox = q % s->wp;
+        map[c] = ox < s->ow ? (gint32) ((q / s->wp) * s->ow + ox) : -1;
+      }
+      o.map = map;
+    }
+    m2i_gemm_column_panel (s->arch, (gint) s->cout_g, (gint) s->k,
+        j->packed + g * s->packed_group, s->arch->mr, n0, ncols,
+        shifted ? conv_shifted_b : conv_im2col_b, &cp, bbuf, strip, &o);
+  }
+}
+
+typedef struct {
+  const ConvState *s;
+  const float *in;
+  float *dst;
+} PadJob;
+
+/* Copies channels [begin, end) of one image into the zero-bordered source. */
+static void
+pad_slice (gint begin, gint end, gint slice, gpointer data)
+{
+  const PadJob *j = data;
+  const ConvState *s = j->s;
+  for (gint c = begin; c < end; c++) {
+    const float *src = j->in + (gsize) c * s->h * s->w;
+    float *dst = j->dst + (gsize) c * s->plane;
+    memset (dst, 0, s->pt * s->wp * sizeof (float));
+    dst += s->pt * s->wp;
+    for (gint64 y = 0; y < s->h; y++) {
+      /* Side pads are a pixel or two: plain stores beat memset calls. */
+      for (gint64 x = 0; x < s->pl; x++)
+        dst[x] = 0.0f;
+      memcpy (dst + s->pl, src + y * s->w, s->w * sizeof (float));
+      for (gint64 x = s->pl + s->w; x < s->wp; x++)
+        dst[x] = 0.0f;
+      dst += s->wp;
+    }
+    memset (dst, 0, s->pb * s->wp * sizeof (float));
+  }
+}
+
+static void
+conv_gemm (const M2iOpContext *ctx, const ConvState *s, gint slices)
+{
+  const float *in = ctx->inputs[0].data, *wts = ctx->inputs[1].data;
+  float *scratch = ctx->scratch;
+  float *extra = scratch + s->slices * (s->bbuf_floats + s->strip_floats);
+  const float *packed = s->packed;
+  if (!packed) {
+    conv_pack_weights (s, wts, extra);
+    packed = extra;
+    extra += s->packed_group * s->groups;
+  }
+  gint64 grid = s->mode == CONV_SHIFTED ? s->oh * s->wp : s->oh * s->ow;
+  gint64 panels = (grid + s->arch->nr - 1) / s->arch->nr;
+  ConvJob j = { s, in, packed, ctx->outputs[0].data, scratch, panels, grid };
+  if (!s->padded) {
+    gint64 tasks = s->batch * s->groups * panels;
+    m2i_parallel_for ((gint) tasks, slices, 1, conv_gemm_slice, &j);
+    return;
+  }
+  /* Padded source: one image at a time through the padded copy. */
+  for (gint64 n = 0; n < s->batch; n++) {
+    PadJob pj = { s, in + n * s->c_in * s->h * s->w, extra };
+    m2i_parallel_for ((gint) s->c_in, slices, 16, pad_slice, &pj);
+    /* The slices see a batch of one: the copy of image n, its output. */
+    j.src = extra;
+    j.out = (float *) ctx->outputs[0].data + n * s->c_out * s->oh * s->ow;
+    m2i_parallel_for ((gint) (s->groups * panels), slices, 1, conv_gemm_slice, &j);
+  }
+}
+
+/* ---- Depthwise path ---------------------------------------------------- */
+
+/* One output plane of a depthwise layer: out = Σ w[kh][kw] · shifted input,
+ * accumulated one kernel tap at a time over a whole output row (the inner
+ * loop runs along the row, so it vectorizes for stride 1). */
+M2I_K_INLINE void
+dw_plane_body (const ConvState *s, const float *in, const float *wts, float *out)
+{
+  for (gint64 oh = 0; oh < s->oh; oh++) {
+    float *o = out + oh * s->ow;
+    memset (o, 0, s->ow * sizeof (float));
+    for (gint64 kh = 0; kh < s->kh; kh++) {
+      gint64 ih = oh * s->sh - s->pt + kh * s->dh;
+      if (ih < 0 || ih >= s->h)
+        continue;
+      const float *row = in + ih * s->w;
+      for (gint64 kw = 0; kw < s->kw; kw++) {
+        float wv = wts[kh * s->kw + kw];
+        gint64 off = kw * s->dw - s->pl;
+        /* Output columns whose input column ow·sw + off is inside the row. */
+        gint64 lo = off >= 0 ? 0 : (-off + s->sw - 1) / s->sw;
+        gint64 hi = s->w - 1 - off < 0 ? -1 : (s->w - 1 - off) / s->sw;
+        hi = MIN (hi, s->ow - 1);
+        if (s->sw == 1) {
+          const float *r = row + off;
+          for (gint64 x = lo; x <= hi; x++)
+            o[x] += wv * r[x];
+        } else {
+          gint64 sw = s->sw;
+          for (gint64 x = lo; x <= hi; x++)
+            o[x] += wv * row[x * sw + off];
+        }
+      }
+    }
+  }
+}
+
+M2I_K_SIMD_CLONES (dw_plane, (const ConvState *s, const float *in,
+        const float *wts, float *out), (s, in, wts, out))
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* The same plane with AVX-512: 16 outputs stay in a register across all
+ * kernel taps (one FMA per tap) instead of going through memory per tap;
+ * strided rows load as in pooling (row-x86.h). */
+__attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq,fma")))
+static void
+dw_plane_avx512x (const ConvState *s, const float *in, const float *wts, const float *bias,
+    float *out)
+{
+  /* Four chunks of 16 outputs at a time: four independent FMA chains, so
+   * the FMA latency is hidden. */
+  enum { CHUNKS = 4 };
+  gint64 plane_len = s->h * s->w, span = s->sw == 2 ? 32 : 16;
+  for (gint64 oh = 0; oh < s->oh; oh++)
+    for (gint64 x0 = 0; x0 < s->ow; x0 += 16 * CHUNKS) {
+      __mmask16 m[CHUNKS];
+      gboolean inside[CHUNKS];
+      __m512 acc[CHUNKS];
+      for (gint c = 0; c < CHUNKS; c++) {
+        gint64 x = x0 + 16 * c, n = CLAMP (s->ow - x, 0, 16);
+        m[c] = (__mmask16) ((1u << n) - 1);
+        inside[c] = n > 0 && x * s->sw - s->pl >= 0 &&
+            (x + n - 1) * s->sw + (s->kw - 1) * s->dw - s->pl < s->w;
+        acc[c] = _mm512_setzero_ps ();
+      }
+      for (gint64 kh = 0; kh < s->kh; kh++) {
+        gint64 ih = oh * s->sh - s->pt + kh * s->dh;
+        if (ih < 0 || ih >= s->h)
+          continue;
+        gint64 base = ih * s->w;
+        for (gint64 kw = 0; kw < s->kw; kw++) {
+          __m512 wv = _mm512_set1_ps (wts[kh * s->kw + kw]);
+          for (gint c = 0; c < CHUNKS; c++) {
+            if (!m[c])
+              continue;
+            gint64 p0 = (x0 + 16 * c) * s->sw + kw * s->dw - s->pl;
+            __mmask16 ok;
+            __m512 v = m2i_k_load_row16 (in + base, p0, s->sw, s->w,
+                inside[c] && base + p0 + span <= plane_len, m[c], &ok);
+            acc[c] = _mm512_fmadd_ps (wv, v, acc[c]);     /* v is 0 outside */
+          }
+        }
+      }
+      for (gint c = 0; c < CHUNKS; c++) {
+        if (!m[c])
+          continue;
+        /* Fused bias and ReLU: the operations of the Add and ReLU layers. */
+        if (bias)
+          acc[c] = _mm512_add_ps (acc[c], _mm512_set1_ps (*bias));
+        if (s->fused.relu)
+          acc[c] = _mm512_maskz_mov_ps (_mm512_cmp_ps_mask (acc[c], _mm512_setzero_ps (),
+                  _CMP_GT_OQ), acc[c]);
+        _mm512_mask_storeu_ps (out + oh * s->ow + x0 + 16 * c, m[c], acc[c]);
+      }
+    }
+}
+#endif
+
+typedef struct {
+  const ConvState *s;
+  const float *in, *wts;
+  float *out;
+} DwJob;
+
+
+static void
+dw_slice (gint begin, gint end, gint slice, gpointer data)
+{
+  const DwJob *j = data;
+  const ConvState *s = j->s;
+  gsize hw = (gsize) s->h * s->w, ohw = (gsize) s->oh * s->ow;
+  gint64 khw = s->kh * s->kw;
+  for (gint t = begin; t < end; t++) {
+    gint64 co = t % s->c_out, n = t / s->c_out;
+    gint64 g = co / s->cout_g;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (m2i_cpu_flags () & M2I_CPU_AVX512F) {
+      dw_plane_avx512x (s, j->in + (n * s->c_in + g) * hw, j->wts + co * khw,
+          s->fused.bias ? s->fused.bias + co : NULL, j->out + (n * s->c_out + co) * ohw);
+      continue;
+    }
+#endif
+    float *plane = j->out + (n * s->c_out + co) * ohw;
+    dw_plane (s, j->in + (n * s->c_in + g) * hw, j->wts + co * khw, plane);
+    if (s->fused.bias || s->fused.relu)
+      m2i_gemm_epilogue (plane, ohw, 1, (gint) ohw,
+          s->fused.bias ? s->fused.bias + co : NULL, NULL, s->fused.relu);
+  }
+}
+
+static gboolean
+conv_execute (M2iOpContext *ctx, GError **error)
+{
+  const ConvState *s = ctx->state;
+  gint64 macs = s->batch * s->c_out * s->oh * s->ow * s->k;
+  gint slices = MIN (m2i_k_slices_for (ctx, macs), s->slices);
+  if (s->mode == CONV_DEPTHWISE) {
+    DwJob j = { s, ctx->inputs[0].data, ctx->inputs[1].data, ctx->outputs[0].data };
+    m2i_parallel_for ((gint) (s->batch * s->c_out), slices, 1, dw_slice, &j);
+  } else {
+    conv_gemm (ctx, s, slices);
+  }
+  return TRUE;
+}
+
+M2iKFusion *
+m2i_k_conv_fusion (M2iOpContext *ctx, gint64 *channels)
+{
+  ConvState *s = ctx->state;
+  *channels = s->c_out;
+  return &s->fused;
+}
+
+const M2iOpKernel m2i_kernel_convolution = {
+  "Convolution", "opset1", conv_infer, conv_execute, conv_state_free,
+};
+
+const M2iOpKernel m2i_kernel_group_convolution = {
+  "GroupConvolution", "opset1", group_conv_infer, conv_execute, conv_state_free,
+};

@@ -1,0 +1,595 @@
+/* PriorBoxClustered-1 and DetectionOutput-1/-8 (SSD post-processing), f32.
+ *
+ * PriorBoxClustered: for each cell (h, w) of the output_size grid and each
+ * (width_s, height_s) pair, a box centred at ((w + offset)·step_w,
+ * (h + offset)·step_h), normalised by the image size, optionally clipped;
+ * the second row holds the variances. The grid size (input 0) must be
+ * known when the model is compiled since it sets the output shape.
+ *
+ * DetectionOutput: decodes every prior with its location prediction
+ * (CORNER or CENTER_SIZE, variances from the priors or encoded in the
+ * target), runs greedy non-maximum suppression per class (Caffe) or across
+ * classes with the best class per prior (decrease_label_id, MXNet), keeps
+ * keep_top_k detections per image by score, and writes
+ * [image, label, confidence, xmin, ymin, xmax, ymax] rows, a row with
+ * image = -1 after the last one. Ties in score go to the lower prior index,
+ * which is the order OpenVINO's reference (a stable sort) produces. All
+ * working memory is scratch sized in infer(): nothing is allocated per run.
+ */
+#include "kernels-private.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- PriorBoxClustered ------------------------------------------------- */
+
+#define MAX_PRIORS 256
+
+typedef struct {
+  gint n_priors;
+  float widths[MAX_PRIORS], heights[MAX_PRIORS];
+  float variance[4];
+  gint n_variance;
+  gboolean clip;
+  float step, step_w, step_h, offset;
+  gint64 layer_h, layer_w;
+} PbcState;
+
+static gboolean
+pbc_infer (M2iOpContext *ctx, GError **error)
+{
+  if (!m2i_k_check_arity (ctx, 2, 2, 1, 1, error))
+    return FALSE;
+  PbcState s = { 0 };
+  gint nw, nh;
+  double step, step_w, step_h, offset;
+  if (!m2i_ir_node_attr_floats (ctx->node, "width", s.widths, MAX_PRIORS, &nw, error) ||
+      !m2i_ir_node_attr_floats (ctx->node, "height", s.heights, MAX_PRIORS, &nh, error) ||
+      !m2i_ir_node_attr_floats (ctx->node, "variance", s.variance, 4, &s.n_variance, error) ||
+      !m2i_ir_node_attr_bool (ctx->node, "clip", TRUE, &s.clip, error) ||
+      !m2i_ir_node_attr_float (ctx->node, "step", 0, &step, error) ||
+      !m2i_ir_node_attr_float (ctx->node, "step_w", 0, &step_w, error) ||
+      !m2i_ir_node_attr_float (ctx->node, "step_h", 0, &step_h, error) ||
+      !m2i_ir_node_attr_float (ctx->node, "offset", NAN, &offset, error))
+    return FALSE;
+  if (nw < 0) {
+    s.widths[0] = 1.0f;
+    nw = 1;
+  }
+  if (nh < 0) {
+    s.heights[0] = 1.0f;
+    nh = 1;
+  }
+  if (nw != nh || nw == 0) {
+    m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+        "attributes width and height have %d and %d values; they must pair up", nw, nh);
+    return FALSE;
+  }
+  if (isnan (offset)) {
+    m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, ctx->node, "attribute offset is required");
+    return FALSE;
+  }
+  if (s.n_variance < 0)
+    s.n_variance = 0;
+  if (s.n_variance != 0 && s.n_variance != 1 && s.n_variance != 4) {
+    m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+        "attribute variance has %d values; 0, 1 or 4 are allowed", s.n_variance);
+    return FALSE;
+  }
+  if (s.n_variance == 0) {                 /* the reference's default */
+    s.variance[0] = 0.1f;
+    s.n_variance = 1;
+  }
+  s.n_priors = nw;
+  s.step = (float) step;
+  s.step_w = (float) step_w;
+  s.step_h = (float) step_h;
+  s.offset = (float) offset;
+  gint64 size[2];
+  gint n;
+  if (!m2i_k_const_ints (ctx, 0, size, 2, &n, error))
+    return FALSE;
+  if (n != 2 || size[0] < 1 || size[1] < 1 || ctx->inputs[1].shape.rank != 1 ||
+      ctx->inputs[1].shape.dims[0] != 2) {
+    m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+        "output_size and image_size must each be two positive integers [height, width]");
+    return FALSE;
+  }
+  static const M2iElementType ints[] = { M2I_ET_I32, M2I_ET_I64 };
+  if (!m2i_k_check_type (ctx, 1, ints, 2, error))
+    return FALSE;
+  s.layer_h = size[0];
+  s.layer_w = size[1];
+  if (s.layer_h * s.layer_w * s.n_priors > G_MAXINT32 / 8) {
+    m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node, "too many priors");
+    return FALSE;
+  }
+  ctx->outputs[0].type = M2I_ET_F32;
+  ctx->outputs[0].shape = (M2iShape) { 2, { 2, 4 * s.layer_h * s.layer_w * s.n_priors } };
+  ctx->state = g_memdup2 (&s, sizeof s);
+  return TRUE;
+}
+
+static gboolean
+pbc_execute (M2iOpContext *ctx, GError **error)
+{
+  const PbcState *s = ctx->state;
+  const M2iTensor *img = &ctx->inputs[1];
+  gint64 img_h = img->type == M2I_ET_I32 ? ((const gint32 *) img->data)[0]
+      : ((const gint64 *) img->data)[0];
+  gint64 img_w = img->type == M2I_ET_I32 ? ((const gint32 *) img->data)[1]
+      : ((const gint64 *) img->data)[1];
+  if (img_h < 1 || img_w < 1) {
+    m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+        "image_size [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "] is not positive", img_h, img_w);
+    return FALSE;
+  }
+  float step_w = s->step_w == 0 ? s->step : s->step_w;
+  float step_h = s->step_h == 0 ? s->step : s->step_h;
+  if (step_w == 0 && step_h == 0) {
+    step_w = (float) img_w / (float) s->layer_w;
+    step_h = (float) img_h / (float) s->layer_h;
+  }
+  float *box = ctx->outputs[0].data;
+  gint64 half = ctx->outputs[0].shape.dims[1];
+  float *var = box + half;
+  for (gint64 h = 0; h < s->layer_h; h++)
+    for (gint64 w = 0; w < s->layer_w; w++) {
+      float cx = ((float) w + s->offset) * step_w, cy = ((float) h + s->offset) * step_h;
+      for (gint p = 0; p < s->n_priors; p++) {
+        float c[4] = {
+          (cx - s->widths[p] / 2.0f) / (float) img_w,
+          (cy - s->heights[p] / 2.0f) / (float) img_h,
+          (cx + s->widths[p] / 2.0f) / (float) img_w,
+          (cy + s->heights[p] / 2.0f) / (float) img_h,
+        };
+        gint64 at = ((h * s->layer_w + w) * s->n_priors + p) * 4;
+        for (gint k = 0; k < 4; k++) {
+          box[at + k] = s->clip ? MIN (MAX (c[k], 0.0f), 1.0f) : c[k];
+          var[at + k] = s->variance[s->n_variance == 1 ? 0 : k];
+        }
+      }
+    }
+  return TRUE;
+}
+
+const M2iOpKernel m2i_kernel_prior_box_clustered = {
+  "PriorBoxClustered", "opset1", pbc_infer, pbc_execute, g_free,
+};
+
+/* ---- DetectionOutput --------------------------------------------------- */
+
+typedef struct {
+  float xmin, ymin, xmax, ymax;
+} Box;
+
+typedef struct {
+  float score;
+  gint32 label, index;
+} Cand;
+
+typedef struct {
+  /* attributes */
+  gint num_classes, background, top_k, keep_top_k;
+  gboolean var_in_target, center_size, share_location, clip_after, clip_before;
+  gboolean decrease_label, normalized;
+  float nms_threshold, confidence_threshold, objectness;
+  gint64 input_h, input_w;
+  /* shapes */
+  gint64 images, priors, prior_size, prior_batches, loc_classes, results;
+  gboolean with_arm;
+  /* scratch layout (bytes) */
+  gsize off_boxes, off_arm_boxes, off_cands, off_kept, off_counts, off_all;
+} DoState;
+
+/* Caffe's intersection-over-union on normalised boxes. */
+static float
+box_size (const Box *b)
+{
+  if (b->xmax < b->xmin || b->ymax < b->ymin)
+    return 0.0f;
+  return (b->xmax - b->xmin) * (b->ymax - b->ymin);
+}
+
+static float
+jaccard (const Box *a, const Box *b)
+{
+  if (b->xmin > a->xmax || b->xmax < a->xmin || b->ymin > a->ymax || b->ymax < a->ymin)
+    return 0.0f;
+  Box i = { MAX (a->xmin, b->xmin), MAX (a->ymin, b->ymin), MIN (a->xmax, b->xmax),
+    MIN (a->ymax, b->ymax) };
+  float w = i.xmax - i.xmin, h = i.ymax - i.ymin;
+  if (!(w > 0 && h > 0))
+    return 0.0f;
+  float inter = w * h;
+  return inter / (box_size (a) + box_size (b) - inter);
+}
+
+/* Descending score, then ascending prior index, then label. */
+static int
+cand_cmp (const Cand *a, const Cand *b)
+{
+  if (a->score != b->score)
+    return a->score > b->score ? -1 : 1;
+  if (a->index != b->index)
+    return a->index < b->index ? -1 : 1;
+  return (a->label > b->label) - (a->label < b->label);
+}
+
+/* Restores the heap (largest by cand_cmp on top) below @root in c[0..end). */
+static void
+sift_down (Cand *c, gint64 root, gint64 end)
+{
+  for (;;) {
+    gint64 child = 2 * root + 1;
+    if (child >= end)
+      return;
+    if (child + 1 < end && cand_cmp (&c[child], &c[child + 1]) < 0)
+      child++;
+    if (cand_cmp (&c[root], &c[child]) >= 0)
+      return;
+    Cand t = c[root];
+    c[root] = c[child];
+    c[child] = t;
+    root = child;
+  }
+}
+
+/* Sorts @n candidates in place by cand_cmp (a heap sort: glibc's qsort may
+ * allocate a merge buffer, and execute() must not allocate). cand_cmp is a
+ * total order, so the result is the one a stable sort would give. */
+static void
+sort_cands (Cand *c, gint64 n)
+{
+  for (gint64 root = n / 2 - 1; root >= 0; root--)
+    sift_down (c, root, n);
+  for (gint64 end = n - 1; end > 0; end--) {
+    Cand t = c[0];
+    c[0] = c[end];
+    c[end] = t;
+    sift_down (c, 0, end);
+  }
+}
+
+static float
+clip01 (float v)
+{
+  return MAX (0.0f, MIN (1.0f, v));
+}
+
+/* Decodes @n boxes of @loc (4 floats each) against @priors (prior_size
+ * floats each, offset 1 when not normalized) and @var (4 each, or NULL when
+ * the variance is encoded in the target). */
+static void
+decode_boxes (const DoState *s, const float *priors, const float *var, const Box *prior_boxes,
+    const float *loc, gint64 loc_stride, Box *out)
+{
+  gint64 off = s->normalized ? 0 : 1;
+  for (gint64 p = 0; p < s->priors; p++) {
+    Box pr;
+    if (prior_boxes) {
+      pr = prior_boxes[p];
+    } else {
+      const float *q = priors + p * s->prior_size + off;
+      pr = (Box) { q[0], q[1], q[2], q[3] };
+    }
+    if (!s->normalized) {
+      pr.xmin /= (float) s->input_w;
+      pr.ymin /= (float) s->input_h;
+      pr.xmax /= (float) s->input_w;
+      pr.ymax /= (float) s->input_h;
+    }
+    const float *l = loc + p * loc_stride;
+    float v[4] = { 1, 1, 1, 1 };
+    if (var)
+      memcpy (v, var + p * 4, sizeof v);
+    Box d;
+    if (!s->center_size) {
+      d = (Box) { pr.xmin + v[0] * l[0], pr.ymin + v[1] * l[1], pr.xmax + v[2] * l[2],
+        pr.ymax + v[3] * l[3] };
+    } else {
+      float pw = pr.xmax - pr.xmin, ph = pr.ymax - pr.ymin;
+      float pcx = (pr.xmin + pr.xmax) / 2, pcy = (pr.ymin + pr.ymax) / 2;
+      float cx = v[0] * l[0] * pw + pcx, cy = v[1] * l[1] * ph + pcy;
+      float w = expf (v[2] * l[2]) * pw, h = expf (v[3] * l[3]) * ph;
+      d = (Box) { cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2 };
+    }
+    if (s->clip_before)
+      d = (Box) { clip01 (d.xmin), clip01 (d.ymin), clip01 (d.xmax), clip01 (d.ymax) };
+    out[p] = d;
+  }
+}
+
+/* Greedy NMS over @n candidates sorted by score: appends kept prior indices
+ * of boxes that overlap no kept one by more than the threshold. */
+static gint64
+greedy_nms (const DoState *s, const Cand *c, gint64 n, const Box *boxes, gint32 *kept,
+    gint64 n_kept)
+{
+  for (gint64 i = 0; i < n; i++) {
+    gboolean keep = TRUE;
+    for (gint64 k = 0; k < n_kept && keep; k++)
+      keep = !(jaccard (&boxes[c[i].index], &boxes[kept[k]]) > s->nms_threshold);
+    if (keep)
+      kept[n_kept++] = c[i].index;
+  }
+  return n_kept;
+}
+
+/* Score of class @c for prior @p; with the additional (ARM) inputs, priors
+ * whose objectness is below objectness_score count as background. */
+static inline float
+class_score (const DoState *s, const float *conf, const float *arm_conf, gint c, gint64 p)
+{
+  if (arm_conf && arm_conf[p * 2 + 1] < s->objectness)
+    return c == s->background ? 1.0f : 0.0f;
+  return conf[p * s->num_classes + c];
+}
+
+static gboolean
+do_infer (M2iOpContext *ctx, GError **error)
+{
+  if (!m2i_k_check_arity (ctx, 3, 5, 1, 1, error))
+    return FALSE;
+  if (ctx->n_inputs == 4) {
+    m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+        "expects 3 or 5 inputs, has 4");
+    return FALSE;
+  }
+  for (gint i = 0; i < ctx->n_inputs; i++)
+    if (!m2i_k_check_f32 (ctx, i, error))
+      return FALSE;
+  gboolean v8 = m2i_k_op_version (ctx) >= 8;
+  DoState s = { 0 };
+  gint64 num_classes, bg, top_k, ih, iw, keep[8];
+  gint n_keep, code;
+  double nms, conf, obj;
+  static const char *const codes[] = { "caffe.PriorBoxParameter.CORNER",
+    "caffe.PriorBoxParameter.CENTER_SIZE", NULL };
+  if (!m2i_ir_node_attr_int (ctx->node, "num_classes", -1, &num_classes, error) ||
+      !m2i_ir_node_attr_int (ctx->node, "background_label_id", 0, &bg, error) ||
+      !m2i_ir_node_attr_int (ctx->node, "top_k", -1, &top_k, error) ||
+      !m2i_ir_node_attr_ints (ctx->node, "keep_top_k", keep, 8, &n_keep, error) ||
+      !m2i_ir_node_attr_enum (ctx->node, "code_type", codes[0], codes, &code, error) ||
+      !m2i_ir_node_attr_bool (ctx->node, "variance_encoded_in_target", FALSE, &s.var_in_target, error) ||
+      !m2i_ir_node_attr_bool (ctx->node, "share_location", TRUE, &s.share_location, error) ||
+      !m2i_ir_node_attr_float (ctx->node, "nms_threshold", NAN, &nms, error) ||
+      !m2i_ir_node_attr_float (ctx->node, "confidence_threshold", 0, &conf, error) ||
+      !m2i_ir_node_attr_bool (ctx->node, "clip_after_nms", FALSE, &s.clip_after, error) ||
+      !m2i_ir_node_attr_bool (ctx->node, "clip_before_nms", FALSE, &s.clip_before, error) ||
+      !m2i_ir_node_attr_bool (ctx->node, "decrease_label_id", FALSE, &s.decrease_label, error) ||
+      !m2i_ir_node_attr_bool (ctx->node, "normalized", FALSE, &s.normalized, error) ||
+      !m2i_ir_node_attr_int (ctx->node, "input_height", 1, &ih, error) ||
+      !m2i_ir_node_attr_int (ctx->node, "input_width", 1, &iw, error) ||
+      !m2i_ir_node_attr_float (ctx->node, "objectness_score", 0, &obj, error))
+    return FALSE;
+  if (isnan (nms) || n_keep < 1) {
+    m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, ctx->node,
+        "attributes nms_threshold and keep_top_k are required");
+    return FALSE;
+  }
+  if (ih < 1 || iw < 1) {
+    m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+        "input_height and input_width must be positive");
+    return FALSE;
+  }
+  const M2iShape *loc = &ctx->inputs[0].shape, *cls = &ctx->inputs[1].shape;
+  const M2iShape *pri = &ctx->inputs[2].shape;
+  if (loc->rank != 2 || cls->rank != 2 || pri->rank != 3 || cls->dims[0] != loc->dims[0]) {
+    m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+        "inputs %s, %s, %s: expected box logits [N, P·4·L], class predictions [N, P·C] "
+        "and priors [1 or N, 1 or 2, P·4 (or 5)]", m2i_k_shape_str (loc, 0),
+        m2i_k_shape_str (cls, 1), m2i_k_shape_str (pri, 2));
+    return FALSE;
+  }
+  s.prior_size = s.normalized ? 4 : 5;
+  s.priors = pri->dims[2] / s.prior_size;
+  s.images = loc->dims[0];
+  s.prior_batches = pri->dims[0];
+  if (v8 && s.priors > 0)
+    num_classes = cls->dims[1] / s.priors;
+  if (num_classes < 1 || num_classes > G_MAXINT32 / 2) {
+    m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+        "num_classes must be a positive integer (got %" G_GINT64_FORMAT ")", num_classes);
+    return FALSE;
+  }
+  s.num_classes = (gint) num_classes;
+  s.loc_classes = s.share_location ? 1 : num_classes;
+  gint64 want_pri1 = s.var_in_target ? 1 : 2;
+  if (s.priors < 1 || pri->dims[2] % s.prior_size || pri->dims[1] != want_pri1 ||
+      (s.prior_batches != 1 && s.prior_batches != s.images) ||
+      loc->dims[1] != s.priors * s.loc_classes * 4 || cls->dims[1] != s.priors * num_classes) {
+    m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+        "inputs %s, %s, %s do not agree: %" G_GINT64_FORMAT " priors of %" G_GINT64_FORMAT
+        " values need box logits [N,%" G_GINT64_FORMAT "], class predictions [N,%"
+        G_GINT64_FORMAT "], priors [1 or N,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT "]",
+        m2i_k_shape_str (loc, 0), m2i_k_shape_str (cls, 1), m2i_k_shape_str (pri, 2),
+        s.priors, s.prior_size, s.priors * s.loc_classes * 4, s.priors * num_classes,
+        want_pri1, s.priors * s.prior_size);
+    return FALSE;
+  }
+  if (ctx->n_inputs == 5) {
+    if (!m2i_shape_equal (&ctx->inputs[4].shape, loc) ||
+        ctx->inputs[3].shape.rank != 2 || ctx->inputs[3].shape.dims[0] != s.images ||
+        ctx->inputs[3].shape.dims[1] != s.priors * 2 || s.prior_batches != s.images) {
+      m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+          "additional inputs %s and %s: expected [N,%" G_GINT64_FORMAT "] and the box "
+          "logits' shape %s (with per-image priors)", m2i_k_shape_str (&ctx->inputs[3].shape, 0),
+          m2i_k_shape_str (&ctx->inputs[4].shape, 1), s.priors * 2, m2i_k_shape_str (loc, 2));
+      return FALSE;
+    }
+    s.with_arm = TRUE;
+  }
+  s.background = (gint) bg;
+  s.top_k = (gint) CLAMP (top_k, -1, G_MAXINT32);
+  s.keep_top_k = (gint) CLAMP (keep[0], -1, G_MAXINT32);
+  s.center_size = code == 1;
+  s.nms_threshold = (float) nms;
+  s.confidence_threshold = (float) conf;
+  s.objectness = (float) obj;
+  s.input_h = ih;
+  s.input_w = iw;
+  if (s.keep_top_k > 0)
+    s.results = s.images * s.keep_top_k;
+  else if (s.top_k > 0)
+    s.results = s.images * s.top_k * num_classes;
+  else
+    s.results = s.images * num_classes * s.priors;
+
+  /* Scratch for one image at a time. */
+  gsize boxes = (gsize) s.loc_classes * s.priors * sizeof (Box);
+  gsize pairs = (gsize) num_classes * s.priors;
+  s.off_boxes = 0;
+  s.off_arm_boxes = boxes;
+  s.off_cands = s.off_arm_boxes + (s.with_arm ? boxes : 0);
+  s.off_kept = s.off_cands + s.priors * sizeof (Cand);
+  s.off_counts = s.off_kept + pairs * sizeof (gint32);
+  s.off_all = s.off_counts + ((num_classes * sizeof (gint64) + 15) & ~(gsize) 15);
+  ctx->scratch_bytes = s.off_all + pairs * sizeof (Cand) +
+      (s.decrease_label ? pairs * sizeof (Cand) : 0);
+  ctx->outputs[0].type = M2I_ET_F32;
+  ctx->outputs[0].shape = (M2iShape) { 4, { 1, 1, s.results, 7 } };
+  ctx->state = g_memdup2 (&s, sizeof s);
+  return TRUE;
+}
+
+static gboolean
+do_execute (M2iOpContext *ctx, GError **error)
+{
+  const DoState *s = ctx->state;
+  const float *loc = ctx->inputs[0].data, *conf = ctx->inputs[1].data;
+  const float *pri = ctx->inputs[2].data;
+  const float *arm_conf = s->with_arm ? ctx->inputs[3].data : NULL;
+  const float *arm_loc = s->with_arm ? ctx->inputs[4].data : NULL;
+  guint8 *scratch = ctx->scratch;
+  Box *boxes = (Box *) (scratch + s->off_boxes), *arm_boxes = (Box *) (scratch + s->off_arm_boxes);
+  Cand *cands = (Cand *) (scratch + s->off_cands);
+  gint32 *kept = (gint32 *) (scratch + s->off_kept);   /* [class][priors] */
+  gint64 *counts = (gint64 *) (scratch + s->off_counts);
+  Cand *all = (Cand *) (scratch + s->off_all);
+  float *out = ctx->outputs[0].data;
+  gint C = s->num_classes;
+  gint64 P = s->priors, count = 0;
+  memset (out, 0, s->results * 7 * sizeof (float));
+
+  for (gint64 img = 0; img < s->images; img++) {
+    const float *img_conf = conf + img * P * C;
+    const float *img_arm_conf = arm_conf ? arm_conf + img * P * 2 : NULL;
+    /* Per-image (or shared) priors; variances follow the boxes. */
+    gint64 pb = s->prior_batches == 1 ? 0 : img;
+    gint64 stride = (s->var_in_target ? 1 : 2) * P * s->prior_size;
+    const float *pr = pri + pb * stride;
+    const float *var = s->var_in_target ? NULL : pr + P * s->prior_size;
+    for (gint64 lc = 0; lc < s->loc_classes; lc++) {
+      if (!s->share_location && s->background > -1 && lc == s->background)
+        continue;
+      const float *l = loc + img * P * s->loc_classes * 4 + lc * 4;
+      Box *dst = boxes + lc * P;
+      if (arm_loc) {
+        decode_boxes (s, pr, var, NULL, arm_loc + img * P * s->loc_classes * 4 + lc * 4,
+            s->loc_classes * 4, arm_boxes + lc * P);
+        decode_boxes (s, pr, var, arm_boxes + lc * P, l, s->loc_classes * 4, dst);
+      } else {
+        decode_boxes (s, pr, var, NULL, l, s->loc_classes * 4, dst);
+      }
+    }
+
+    gint64 n_det = 0;
+    for (gint c = 0; c < C; c++)
+      counts[c] = 0;
+    if (!s->decrease_label) {
+      /* Caffe: NMS per class over the priors scoring above the threshold. */
+      for (gint c = 0; c < C; c++) {
+        if (c == s->background)
+          continue;
+        gint64 n = 0;
+        for (gint64 p = 0; p < P; p++) {
+          float sc = class_score (s, img_conf, img_arm_conf, c, p);
+          if (sc > s->confidence_threshold)
+            cands[n++] = (Cand) { sc, c, (gint32) p };
+        }
+        sort_cands (cands, n);
+        if (s->top_k > -1 && n > s->top_k)
+          n = s->top_k;
+        const Box *b = boxes + (s->share_location ? 0 : c) * P;
+        counts[c] = greedy_nms (s, cands, n, b, kept + c * P, 0);
+        n_det += counts[c];
+      }
+    } else {
+      /* MXNet: each prior's best class (background excluded), one sorted
+       * list, NMS within each class. */
+      Cand *list = all + (gsize) C * P;
+      gint64 n = 0;
+      for (gint64 p = 0; p < P; p++) {
+        float best = -1;
+        gint id = 0;
+        for (gint c = 1; c < C; c++) {
+          if (s->background > -1 && c == s->background)
+            continue;
+          float sc = class_score (s, img_conf, img_arm_conf, c, p);
+          if (sc > best) {
+            best = sc;
+            id = c;
+          }
+        }
+        if (id > 0 && best >= s->confidence_threshold)
+          list[n++] = (Cand) { best, id, (gint32) p };
+      }
+      sort_cands (list, n);
+      if (s->top_k != -1 && n > s->top_k)
+        n = s->top_k;
+      for (gint64 i = 0; i < n; i++) {
+        gint c = list[i].label;
+        const Box *b = boxes + (s->share_location ? 0 : c) * P;
+        gint64 before = counts[c];
+        counts[c] = greedy_nms (s, &list[i], 1, b, kept + c * P, counts[c]);
+        n_det += counts[c] - before;
+      }
+    }
+
+    /* keep_top_k across classes: the best scores, then regrouped by class
+     * in score order. */
+    if (s->keep_top_k > -1 && n_det > s->keep_top_k) {
+      gint64 n = 0;
+      for (gint c = 0; c < C; c++)
+        for (gint64 k = 0; k < counts[c]; k++) {
+          gint32 p = kept[c * P + k];
+          all[n++] = (Cand) { class_score (s, img_conf, img_arm_conf, c, p), c, p };
+        }
+      sort_cands (all, n);
+      for (gint c = 0; c < C; c++)
+        counts[c] = 0;
+      for (gint64 i = 0; i < s->keep_top_k; i++) {
+        gint c = all[i].label;
+        kept[c * P + counts[c]++] = all[i].index;
+      }
+    }
+
+    /* Rows in class order, each class in its kept order. */
+    for (gint c = 0; c < C; c++) {
+      const Box *b = boxes + (s->share_location ? 0 : c) * P;
+      for (gint64 k = 0; k < counts[c] && count < s->results; k++) {
+        gint32 p = kept[c * P + k];
+        float *row = out + count * 7;
+        Box d = b[p];
+        if (s->clip_after)
+          d = (Box) { clip01 (d.xmin), clip01 (d.ymin), clip01 (d.xmax), clip01 (d.ymax) };
+        row[0] = (float) img;
+        row[1] = (float) (s->decrease_label ? c - 1 : c);
+        row[2] = class_score (s, img_conf, img_arm_conf, c, p);
+        row[3] = d.xmin;
+        row[4] = d.ymin;
+        row[5] = d.xmax;
+        row[6] = d.ymax;
+        count++;
+      }
+    }
+  }
+  if (count < s->results)
+    out[count * 7] = -1.0f;
+  return TRUE;
+}
+
+const M2iOpKernel m2i_kernel_detection_output = {
+  "DetectionOutput", "opset1 opset8", do_infer, do_execute, g_free,
+};

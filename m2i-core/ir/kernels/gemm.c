@@ -1,0 +1,275 @@
+/* The GEMM driver, packing, and the plain-C micro-kernel (see gemm.h). */
+#include "gemm.h"
+#include "kernels-private.h"
+#include <base/m2i-cpu.h>
+
+#include <string.h>
+
+#define C_MR 4
+#define C_NR 8
+
+/* Plain C with GNU vector types (4 floats, SSE2 on x86-64, NEON elsewhere):
+ * 4 rows × 8 columns = 8 vector accumulators, which stay in registers. */
+typedef float v4sf __attribute__ ((vector_size (16)));
+
+static inline v4sf
+load_v4 (const float *p)
+{
+  v4sf v;
+  memcpy (&v, p, sizeof v);
+  return v;
+}
+
+static void
+micro_c (gint kc, const float *a, const float *b, const gint32 *off, float *c,
+    gsize ldc, gboolean accumulate)
+{
+  v4sf t[C_MR][2] = { { { 0 } } };
+  for (gint p = 0; p < kc; p++) {
+    const float *bp = b + off[p];
+    v4sf b0 = load_v4 (bp), b1 = load_v4 (bp + 4);
+    for (gint i = 0; i < C_MR; i++) {
+      v4sf ai = { a[i], a[i], a[i], a[i] };
+      t[i][0] += ai * b0;
+      t[i][1] += ai * b1;
+    }
+    a += C_MR;
+  }
+  for (gint i = 0; i < C_MR; i++) {
+    float *row = c + i * ldc;
+    if (accumulate) {
+      t[i][0] += load_v4 (row);
+      t[i][1] += load_v4 (row + 4);
+    }
+    memcpy (row, &t[i][0], sizeof t[i][0]);
+    memcpy (row + 4, &t[i][1], sizeof t[i][1]);
+  }
+}
+
+static void
+gemv_c (gint kc, const float *a, gsize as, const float *b, const gint32 *off, float *c,
+    gboolean accumulate)
+{
+  float t[C_NR];
+  for (gint j = 0; j < C_NR; j++)
+    t[j] = accumulate ? c[j] : 0.0f;
+  for (gint p = 0; p < kc; p++) {
+    const float *bp = b + off[p];
+    float ap = a[p * as];
+    for (gint j = 0; j < C_NR; j++)
+      t[j] += ap * bp[j];
+  }
+  memcpy (c, t, sizeof t);
+}
+
+const M2iGemmArch m2i_gemm_arch_c = {
+  "c", C_MR, C_NR, 256, micro_c, C_NR, { NULL, micro_c }, gemv_c,
+};
+
+const M2iGemmArch *
+m2i_gemm_arch (void)
+{
+  M2iCpuFlags f = m2i_cpu_flags ();
+  if (m2i_gemm_arch_avx512_ptr && (f & M2I_CPU_AVX512F) && (f & M2I_CPU_FMA))
+    return m2i_gemm_arch_avx512_ptr;
+  if (m2i_gemm_arch_avx2_ptr && (f & M2I_CPU_AVX2) && (f & M2I_CPU_FMA))
+    return m2i_gemm_arch_avx2_ptr;
+  return &m2i_gemm_arch_c;
+}
+
+const M2iGemmArch *
+m2i_gemm_arch_by_name (const char *name)
+{
+  M2iCpuFlags f = m2i_cpu_flags ();
+  if (!g_strcmp0 (name, "c"))
+    return &m2i_gemm_arch_c;
+  if (!g_strcmp0 (name, "avx2") && m2i_gemm_arch_avx2_ptr && (f & M2I_CPU_AVX2)
+      && (f & M2I_CPU_FMA))
+    return m2i_gemm_arch_avx2_ptr;
+  if (!g_strcmp0 (name, "avx512") && m2i_gemm_arch_avx512_ptr
+      && (f & M2I_CPU_AVX512F) && (f & M2I_CPU_FMA))
+    return m2i_gemm_arch_avx512_ptr;
+  return NULL;
+}
+
+const gint32 *
+m2i_gemm_packed_offsets (const M2iGemmArch *arch)
+{
+  /* One table per panel width in use (16, 24, 48). */
+  static gint32 tables[M2I_GEMM_MAX_NR + 1][M2I_GEMM_MAX_KC];
+  static gsize once[M2I_GEMM_MAX_NR + 1];
+  gint nr = arch->nr;
+  g_assert (nr > 0 && nr <= M2I_GEMM_MAX_NR);
+  if (g_once_init_enter (&once[nr])) {
+    for (gint p = 0; p < M2I_GEMM_MAX_KC; p++)
+      tables[nr][p] = p * nr;
+    g_once_init_leave (&once[nr], 1);
+  }
+  return tables[nr];
+}
+
+gsize
+m2i_gemm_packed_a_size (const M2iGemmArch *arch, gint m, gint k)
+{
+  return (gsize) ((m + arch->mr - 1) / arch->mr) * arch->mr * (gsize) k;
+}
+
+gsize
+m2i_gemm_strip_size (const M2iGemmArch *arch, gint m)
+{
+  return (gsize) ((m + arch->mr - 1) / arch->mr) * arch->mr * arch->nr;
+}
+
+void
+m2i_gemm_pack_a (const M2iGemmArch *arch, const float *src, gssize rs,
+    gssize cs, gint m, gint k, float *dst)
+{
+  gint mr = arch->mr;
+  for (gint i0 = 0; i0 < m; i0 += mr) {
+    gint rows = MIN (mr, m - i0);
+    for (gint p = 0; p < k; p++) {
+      for (gint i = 0; i < rows; i++)
+        dst[i] = src[(i0 + i) * rs + p * cs];
+      for (gint i = rows; i < mr; i++)
+        dst[i] = 0.0f;
+      dst += mr;
+    }
+  }
+}
+
+gsize
+m2i_gemm_packed_b_size (const M2iGemmArch *arch, gint k, gint n)
+{
+  return (gsize) ((n + arch->nr - 1) / arch->nr) * arch->nr * (gsize) k;
+}
+
+void
+m2i_gemm_pack_b_panel (const M2iGemmArch *arch, const float *src, gssize rs,
+    gssize cs, gint k0, gint kc, gint n0, gint ncols, float *dst)
+{
+  gint nr = arch->nr;
+  for (gint p = 0; p < kc; p++) {
+    const float *row = src + (k0 + p) * rs + n0 * cs;
+    if (cs == 1)
+      memcpy (dst, row, ncols * sizeof (float));
+    else
+      for (gint j = 0; j < ncols; j++)
+        dst[j] = row[j * cs];
+    for (gint j = ncols; j < nr; j++)
+      dst[j] = 0.0f;
+    dst += nr;
+  }
+}
+
+void
+m2i_gemm_pack_b (const M2iGemmArch *arch, const float *src, gssize rs,
+    gssize cs, gint k, gint n, float *dst)
+{
+  for (gint n0 = 0; n0 < n; n0 += arch->nr) {
+    m2i_gemm_pack_b_panel (arch, src, rs, cs, 0, k, n0, MIN (arch->nr, n - n0), dst);
+    dst += (gsize) arch->nr * k;
+  }
+}
+
+/* The fused bias and ReLU on rows × cols of c (see M2iGemmOut). */
+M2I_K_INLINE void
+epilogue_body (float *c, gsize ldc, gint rows, gint cols, const float *row_bias,
+    const float *col_bias, gboolean relu)
+{
+  for (gint i = 0; i < rows; i++) {
+    float *r = c + i * ldc;
+    if (col_bias)
+      for (gint j = 0; j < cols; j++)
+        r[j] = r[j] + col_bias[j];
+    if (row_bias) {
+      float rb = row_bias[i];
+      for (gint j = 0; j < cols; j++)
+        r[j] = r[j] + rb;
+    }
+    if (relu)
+      for (gint j = 0; j < cols; j++)
+        r[j] = r[j] > 0.0f ? r[j] : 0.0f;
+  }
+}
+M2I_K_SIMD_CLONES (epilogue, (float *c, gsize ldc, gint rows, gint cols,
+        const float *row_bias, const float *col_bias, gboolean relu),
+    (c, ldc, rows, cols, row_bias, col_bias, relu))
+
+void
+m2i_gemm_epilogue (float *c, gsize ldc, gint rows, gint cols, const float *row_bias,
+    const float *col_bias, gboolean relu)
+{
+  epilogue (c, ldc, rows, cols, row_bias, col_bias, relu);
+}
+
+void
+m2i_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
+    const float *packed_a, gsize a1_stride, gint n0, gint ncols, M2iGemmPanelB get_b,
+    gpointer user, float *bbuf, float *strip, const M2iGemmOut *out)
+{
+  gint mr = arch->mr, nr = arch->nr;
+  g_assert (ncols <= nr);
+  /* Row panels go straight into C when the panel is full width and
+   * contiguous there; the rest (a partial last row panel, a narrow or
+   * mapped panel) go through the strip. */
+  gboolean direct = !out->map && ncols == nr;
+  gint m_direct = direct ? m / mr * mr : 0;
+  /* The narrowest kernel that covers the panel's columns. */
+  void (*micro) (gint, const float *, const float *, const gint32 *, float *, gsize, gboolean) =
+      arch->narrow[(ncols + arch->step - 1) / arch->step];
+
+  /* K blocks of equal size (288 = 144 + 144, not 256 + 32): a short block
+   * would pay the tile's load and store for little arithmetic. */
+  gint blocks = MAX (1, (k + arch->kc - 1) / arch->kc);
+  gint kb = (k + blocks - 1) / blocks;
+  for (gint k0 = 0; k0 < MAX (k, 1); k0 += MAX (kb, 1)) {
+    gint kc = MIN (kb, k - k0);
+    const gint32 *off = NULL;
+    const float *b = kc > 0 ? get_b (user, k0, kc, n0, ncols, bbuf, &off) : NULL;
+    for (gint i0 = 0; i0 < m; i0 += mr) {
+      float *c = i0 < m_direct ? out->c + i0 * out->ldc + n0 : strip + i0 * nr;
+      gsize ldc = i0 < m_direct ? out->ldc : (gsize) nr;
+      if (kc > 0 && m == 1) {
+        arch->gemv (kc, packed_a + (gsize) k0 * a1_stride, a1_stride, b, off, c, k0 > 0);
+      } else if (kc > 0) {
+        micro (kc, packed_a + (gsize) i0 * k + (gsize) k0 * mr, b, off, c, ldc, k0 > 0);
+      } else {
+        for (gint i = 0; i < mr; i++)
+          memset (c + i * ldc, 0, nr * sizeof (float));
+      }
+    }
+  }
+  if (out->row_bias || out->col_bias || out->relu) {
+    g_assert (!(out->map && out->col_bias));
+    const float *cb = out->col_bias ? out->col_bias + n0 : NULL;
+    if (m_direct)
+      epilogue (out->c + n0, out->ldc, m_direct, ncols, out->row_bias, cb, out->relu);
+    if (m_direct < m)
+      epilogue (strip + m_direct * nr, nr, m - m_direct, ncols,
+          out->row_bias ? out->row_bias + m_direct : NULL, cb, out->relu);
+  }
+  if (m_direct == m)
+    return;
+  /* Copy the strip out in runs of columns that stay contiguous in C. */
+  struct { gint src, dst, count; } runs[M2I_GEMM_MAX_NR];
+  gint n_runs = 0;
+  if (!out->map) {
+    runs[n_runs++] = (typeof (runs[0])) { 0, n0, ncols };
+  } else {
+    for (gint j = 0; j < ncols; j++) {
+      if (out->map[j] < 0)
+        continue;
+      if (n_runs && runs[n_runs - 1].src + runs[n_runs - 1].count == j &&
+          runs[n_runs - 1].dst + runs[n_runs - 1].count == out->map[j])
+        runs[n_runs - 1].count++;
+      else
+        runs[n_runs++] = (typeof (runs[0])) { j, out->map[j], 1 };
+    }
+  }
+  for (gint i = m_direct; i < m; i++) {
+    float *dst = out->c + i * out->ldc;
+    const float *src = strip + i * nr;
+    for (gint r = 0; r < n_runs; r++)
+      memcpy (dst + runs[r].dst, src + runs[r].src, runs[r].count * sizeof (float));
+  }
+}

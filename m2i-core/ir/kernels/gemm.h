@@ -1,0 +1,122 @@
+/* gemm.h — the blocked single-precision matrix product under Convolution and
+ * MatMul (not installed).
+ *
+ * C[m × n] = A[m × k] · B[k × n], C row-major. A is packed once (weights at
+ * compile time, or a runtime operand into scratch) into panels of MR rows:
+ * [panel][k][MR], rows past m zero. B is read one column panel (NR columns)
+ * at a time through a row table: row p of the panel is the NR floats at
+ * base + off[p]. That covers both a packed panel (off[p] = p·NR) and B read
+ * in place — the stride-1 convolution's shifted input rows, where packing
+ * would cost as much as the arithmetic on small images (an "indirect"
+ * GEMM). Each (A panel, B panel) pair goes to a register-blocked
+ * micro-kernel; the instruction set (AVX-512, AVX2+FMA or plain C) is
+ * picked once, from m2i_cpu_flags().
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define M2I_GEMM_MAX_MR 8
+#define M2I_GEMM_MAX_NR 48
+#define M2I_GEMM_MAX_KC 256
+
+typedef struct {
+  const char *name;          /* "avx512", "avx2", "c" */
+  gint mr, nr;               /* register tile */
+  gint kc;                   /* rows of B per block (L1-sized for packed B) */
+  /* c[0..mr)[0..nr) (row stride ldc) = (accumulate ? c : 0) + a·b, where a
+   * is kc × mr ([p][mr]) and row p of b is the nr floats at b + off[p]. */
+  void (*micro) (gint kc, const float *a, const float *b, const gint32 *off,
+      float *c, gsize ldc, gboolean accumulate);
+  /* Narrower kernels for a partly used last panel: narrow[w] computes
+   * w·step columns (w = 1 .. nr/step; narrow[nr/step] is micro). */
+  gint step;
+  void (*narrow[4]) (gint kc, const float *a, const float *b, const gint32 *off,
+      float *c, gsize ldc, gboolean accumulate);
+  /* One row (m = 1, a fully connected layer at batch 1): c[0..nr) =
+   * (accumulate ? c : 0) + Σ_p a[p·as] · b-row p. A single row would waste
+   * mr − 1 rows of the register tile; this keeps several partial sums per
+   * column instead, so the additions do not wait on each other. */
+  void (*gemv) (gint kc, const float *a, gsize as, const float *b, const gint32 *off,
+      float *c, gboolean accumulate);
+} M2iGemmArch;
+
+/* The fastest micro-kernel this CPU may use under M2I_CPU_DISABLE. */
+const M2iGemmArch *m2i_gemm_arch (void);
+
+/* The micro-kernels by name ("avx512", "avx2", "c"); NULL when unknown or
+ * ruled out by the CPU or M2I_CPU_DISABLE. For benchmarks and tests. */
+const M2iGemmArch *m2i_gemm_arch_by_name (const char *name);
+
+/* The row table of a packed panel: p·nr for p in [0, M2I_GEMM_MAX_KC). */
+const gint32 *m2i_gemm_packed_offsets (const M2iGemmArch *arch);
+
+/* Floats of a packed A of m × k: ceil(m / mr) · mr · k. */
+gsize m2i_gemm_packed_a_size (const M2iGemmArch *arch, gint m, gint k);
+
+/* Packs A (element (i, j) at src[i·rs + j·cs]) into @dst. */
+void m2i_gemm_pack_a (const M2iGemmArch *arch, const float *src, gssize rs,
+    gssize cs, gint m, gint k, float *dst);
+
+/* Floats of a packed B of k × n: ceil(n / nr) · nr · k. */
+gsize m2i_gemm_packed_b_size (const M2iGemmArch *arch, gint k, gint n);
+
+/* Packs B (element (i, j) at src[i·rs + j·cs]) into panels [n / nr][k][nr]
+ * with zero columns past n. The panel for columns n0.. and rows k0.. then
+ * starts at dst + (n0 / nr) · nr · k + k0 · nr. */
+void m2i_gemm_pack_b (const M2iGemmArch *arch, const float *src, gssize rs,
+    gssize cs, gint k, gint n, float *dst);
+
+/* Packs rows [k0, k0+kc) and columns [n0, n0+ncols) of a strided B into one
+ * micro-panel [kc][nr] (zero columns past ncols). */
+void m2i_gemm_pack_b_panel (const M2iGemmArch *arch, const float *src,
+    gssize rs, gssize cs, gint k0, gint kc, gint n0, gint ncols, float *dst);
+
+/* Rows [k0, k0+kc) of the B panel for columns [n0, n0+ncols): sets *off to
+ * a row table of kc entries and returns the base pointer; may fill @buf
+ * (kc × nr floats) with a packed panel and return it with
+ * m2i_gemm_packed_offsets(). */
+typedef const float *(*M2iGemmPanelB) (gpointer user, gint k0, gint kc, gint n0,
+    gint ncols, float *buf, const gint32 **off);
+
+/* Where a panel's results go. */
+typedef struct {
+  float *c;                  /* C[0][0] */
+  gsize ldc;                 /* row stride of C */
+  /* NULL: column j of the panel is C column n0 + j, the first ncols kept.
+   * Otherwise map[j] is the C column of panel column j, or -1 to drop it. */
+  const gint32 *map;
+  /* Applied as each result is stored, after the last K block: + row_bias[i]
+   * (row i of C), + col_bias[c] (column c of C; not with @map), then
+   * max (·, 0) when @relu — the same float operations, in the same order,
+   * as a following Add and ReLU layer. NULL / FALSE for none. */
+  const float *row_bias, *col_bias;
+  gboolean relu;
+} M2iGemmOut;
+
+/* Computes one column panel of C = A·B (columns [n0, n0 + ncols), ncols <=
+ * nr) for all m rows. @a is A packed; when m is 1 it may also be the row
+ * itself, element p at a[p · a1_stride] (packed: a1_stride = mr). @bbuf:
+ * kc × nr floats; @strip: ceil(m/mr)·mr × nr floats (used when the panel
+ * cannot be written in place). Both scratch, 64-byte aligned for speed. */
+void m2i_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
+    const float *a, gsize a1_stride, gint n0, gint ncols, M2iGemmPanelB get_b,
+    gpointer user, float *bbuf, float *strip, const M2iGemmOut *out);
+
+/* The fused bias and ReLU of M2iGemmOut on rows × cols of @c (row stride
+ * @ldc): + row_bias[i], + col_bias[j], max (·, 0) — also used on depthwise
+ * planes. */
+void m2i_gemm_epilogue (float *c, gsize ldc, gint rows, gint cols, const float *row_bias,
+    const float *col_bias, gboolean relu);
+
+/* Floats of the strip m2i_gemm_column_panel() needs for @m rows. */
+gsize m2i_gemm_strip_size (const M2iGemmArch *arch, gint m);
+
+/* The micro-kernels (gemm-x86.c); NULL where not compiled. */
+extern const M2iGemmArch m2i_gemm_arch_c;
+extern const M2iGemmArch *const m2i_gemm_arch_avx2_ptr;
+extern const M2iGemmArch *const m2i_gemm_arch_avx512_ptr;
+
+G_END_DECLS

@@ -1,0 +1,800 @@
+/* Interpolate-1, -4 and -11 on N-D tensors, f32 and u8 (nearest: any type).
+ *
+ * Every mode of the specification is separable: the spec's "linear" weight
+ * is a product of per-axis triangles normalised by the product of per-axis
+ * sums, cubic and linear_onnx are products of per-axis coefficients, the
+ * pillow modes are two one-axis passes. So each resized axis gets a filter
+ * table — for every output index, `taps` (source index, weight) pairs
+ * computed exactly as the spec computes coordinates (in float, with its
+ * nearest_mode and coordinate_transformation_mode rules) — and the tensor
+ * is resized one axis at a time. Pads (pads_begin/pads_end) are zeros: a
+ * tap that lands in them is dropped. u8 results are rounded half away from
+ * zero and clamped; the pillow modes round after the horizontal pass too,
+ * as Pillow does.
+ *
+ * Interpolate-1 is mapped onto the -4 attributes the way OpenVINO's
+ * reference does: linear becomes linear_onnx below rank 5, coordinates are
+ * asymmetric unless align_corners (or half_pixel for linear without pads
+ * outside the NCHW spatial case), nearest rounds "simple"; mode "area" is
+ * not supported.
+ */
+#include "kernels-private.h"
+#include <base/m2i-parallel.h>
+#include <m2i/resize-private.h>
+
+#include <math.h>
+#include <string.h>
+
+typedef enum { MODE_NEAREST, MODE_LINEAR, MODE_LINEAR_ONNX, MODE_CUBIC,
+  MODE_BILINEAR_PILLOW, MODE_BICUBIC_PILLOW } Mode;
+typedef enum { COORD_HALF_PIXEL, COORD_PYTORCH_HALF_PIXEL, COORD_ASYMMETRIC,
+  COORD_TF_HALF_PIXEL_FOR_NN, COORD_ALIGN_CORNERS } Coord;
+typedef enum { NEAREST_ROUND_PREFER_FLOOR, NEAREST_ROUND_PREFER_CEIL, NEAREST_FLOOR,
+  NEAREST_CEIL, NEAREST_SIMPLE } Nearest;
+
+static const char *const mode_names[] = { "nearest", "linear", "linear_onnx", "cubic",
+  "bilinear_pillow", "bicubic_pillow", NULL };
+static const char *const coord_names[] = { "half_pixel", "pytorch_half_pixel",
+  "asymmetric", "tf_half_pixel_for_nn", "align_corners", NULL };
+static const char *const nearest_names[] = { "round_prefer_floor", "round_prefer_ceil",
+  "floor", "ceil", "simple", NULL };
+
+typedef struct {
+  Mode mode;
+  Coord coord;
+  Nearest nearest;
+  gboolean antialias;
+  float cube_coeff;
+  gint64 pads_begin[M2I_MAX_RANK], pads_end[M2I_MAX_RANK];
+} Attrs;
+
+/* One axis: out_len outputs, each the weighted sum of `taps` inputs;
+ * index -1 is a pad (zero). Axes that are neither resized nor padded have
+ * no table. */
+typedef struct {
+  gint axis;
+  gint64 in_len, out_len;
+  gint taps;
+  gint32 *index;
+  float *weight;
+  gboolean round_after;                /* pillow on u8: round this pass */
+} AxisTable;
+
+/* The 2-D case the M2I engine's resize covers (resize-private.h): two
+ * resized axes, H then W, either the last two (planes: NCHW) or the two
+ * before a last axis of 1 to 4 interleaved channels (NHWC), no pads, sizes
+ * (or scales that are exactly out/in). Going through the engine's tables
+ * and row kernels gives the engine's bits, so a model head the device
+ * takes over (split execution, PrePostProcessor lowering) computes the same
+ * values on either side. */
+typedef struct {
+  M2iResizePlan *plan;
+  M2iResizeData data;
+  gint64 images;                       /* planes (NCHW) or images (NHWC) */
+  gint channels;                       /* interleaved per pixel */
+  gsize in_image, out_image;           /* bytes per plane / image */
+  gsize in_row, out_row;               /* bytes per row */
+  gint64 out_h;
+  gsize scratch_floats;                /* per slice */
+} EnginePath;
+
+typedef struct {
+  M2iElementType type;
+  M2iShape in, out;
+  EnginePath engine;                   /* when engine.plan is set */
+  gboolean u8_truncate;                /* u8 results: truncate (else round) */
+  gboolean nearest;                    /* a gather, any element type */
+  gint n_tables;
+  AxisTable tables[M2I_MAX_RANK];      /* in the order they are applied */
+  gsize stage_floats;                  /* largest intermediate tensor */
+  gint slices;
+} InterpState;
+
+static void
+interp_state_free (gpointer p)
+{
+  InterpState *s = p;
+  if (!s)
+    return;
+  m2i_resize_plan_free (s->engine.plan);
+  for (gint i = 0; i < s->n_tables; i++) {
+    g_free (s->tables[i].index);
+    g_free (s->tables[i].weight);
+  }
+  g_free (s);
+}
+
+/* ---- Coordinates, as the spec's reference computes them (in float) ----- */
+
+static float
+original_coord (Coord c, float x, float scale, float out_len, float in_len)
+{
+  if (scale == 1.0f || out_len == in_len)
+    return x;
+  switch (c) {
+    case COORD_PYTORCH_HALF_PIXEL: return out_len > 1 ? (x + 0.5f) / scale - 0.5f : 0.0f;
+    case COORD_ASYMMETRIC: return x / scale;
+    case COORD_TF_HALF_PIXEL_FOR_NN: return (x + 0.5f) / scale;
+    case COORD_ALIGN_CORNERS: return out_len == 1 ? 0.0f : x * (in_len - 1) / (out_len - 1);
+    default: return (x + 0.5f) / scale - 0.5f;
+  }
+}
+
+static gint64
+nearest_pixel (Nearest n, float x, gboolean downsample)
+{
+  switch (n) {
+    case NEAREST_ROUND_PREFER_CEIL: return (gint64) roundf (x);
+    case NEAREST_FLOOR: return (gint64) floorf (x);
+    case NEAREST_CEIL: return (gint64) ceilf (x);
+    case NEAREST_SIMPLE: return downsample ? (gint64) ceilf (x) : (gint64) x;
+    default:
+      if (x == (float) (gint64) x + 0.5f)
+        return (gint64) floorf (x);
+      return (gint64) roundf (x);
+  }
+}
+
+static void
+cubic_coeffs (float s, float a, float *c)
+{
+  float t = fabsf (s);
+  c[0] = ((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a;
+  c[1] = ((a + 2) * t - (a + 3)) * t * t + 1;
+  c[2] = ((a + 2) * (1 - t) - (a + 3)) * (1 - t) * (1 - t) + 1;
+  c[3] = ((a * (2 - t) - 5 * a) * (2 - t) + 8 * a) * (2 - t) - 4 * a;
+}
+
+static double
+pillow_filter (Mode m, double x, double a)
+{
+  x = fabs (x);
+  if (m == MODE_BILINEAR_PILLOW)
+    return x < 1.0 ? 1.0 - x : 0.0;
+  if (x < 1.0)
+    return ((a + 2.0) * x - (a + 3.0)) * x * x + 1;
+  if (x < 2.0)
+    return (((x - 5) * x + 8) * x - 4) * a;
+  return 0.0;
+}
+
+/* ---- Building the tables ----------------------------------------------- */
+
+static void
+table_alloc (AxisTable *t, gint taps)
+{
+  t->taps = taps;
+  t->index = g_new (gint32, t->out_len * taps);
+  t->weight = g_new0 (float, t->out_len * taps);
+  for (gint64 i = 0; i < t->out_len * taps; i++)
+    t->index[i] = -1;
+}
+
+/* Records tap @k of output @o: padded source @src (dropped when it falls in
+ * the pads or outside), weight @w. */
+static inline void
+table_set (AxisTable *t, gint64 pad_begin, gint64 o, gint k, gint64 src, float w)
+{
+  gint64 u = src - pad_begin;
+  if (u < 0 || u >= t->in_len)
+    return;
+  t->index[o * t->taps + k] = (gint32) u;
+  t->weight[o * t->taps + k] = w;
+}
+
+static void
+build_table (AxisTable *t, const Attrs *a, gint64 pad_begin, gint64 padded_len, float scale,
+    gboolean any_downsample, gboolean resized)
+{
+  float in_f = (float) padded_len, out_f = (float) t->out_len;
+  if (!resized) {                      /* only pads: a shifted copy */
+    table_alloc (t, 1);
+    for (gint64 o = 0; o < t->out_len; o++)
+      table_set (t, pad_begin, o, 0, o, 1.0f);
+    return;
+  }
+  switch (a->mode) {
+    case MODE_NEAREST:
+      table_alloc (t, 1);
+      for (gint64 o = 0; o < t->out_len; o++) {
+        float x = original_coord (a->coord, (float) o, scale, out_f, in_f);
+        gint64 p = nearest_pixel (a->nearest, x, scale < 1.0f);
+        table_set (t, pad_begin, o, 0, CLAMP (p, 0, padded_len - 1), 1.0f);
+      }
+      break;
+    case MODE_LINEAR: {
+      gboolean aa = a->antialias && any_downsample;
+      float fa = aa ? scale : 1.0f;
+      gint64 r = scale > 1.0f ? 2 : (gint64) ceilf (2.0f / fa);
+      table_alloc (t, (gint) (2 * r + 1));
+      for (gint64 o = 0; o < t->out_len; o++) {
+        float x = original_coord (a->coord, (float) o, scale, out_f, in_f);
+        gint64 xr = (gint64) roundf (x);
+        double sum = 0;
+        for (gint k = 0; k < t->taps; k++) {
+          gint64 src = xr + k - r;
+          if (src < 0 || src >= padded_len)
+            continue;
+          float w = fa * MAX (0.0f, 1.0f - fabsf (fa * (x - (float) src)));
+          sum += w;
+          table_set (t, pad_begin, o, k, src, w);
+        }
+        /* The spec divides by the sum of all weights, pads included. */
+        for (gint k = 0; k < t->taps && sum != 0; k++)
+          t->weight[o * t->taps + k] = (float) (t->weight[o * t->taps + k] / sum);
+      }
+      break;
+    }
+    case MODE_LINEAR_ONNX:
+      table_alloc (t, 2);
+      for (gint64 o = 0; o < t->out_len; o++) {
+        float x = original_coord (a->coord, (float) o, scale, out_f, in_f);
+        x = MAX (0.0f, MIN (x, in_f - 1));
+        gint64 i1 = MIN ((gint64) x, padded_len - 1), i2 = MIN (i1 + 1, padded_len - 1);
+        float d1 = fabsf (x - (float) i1), d2 = fabsf (x - (float) i2);
+        if (i1 == i2)
+          d1 = d2 = 0.5f;
+        table_set (t, pad_begin, o, 0, i1, d2);
+        table_set (t, pad_begin, o, 1, i2, d1);
+      }
+      break;
+    case MODE_CUBIC:
+      table_alloc (t, 4);
+      for (gint64 o = 0; o < t->out_len; o++) {
+        float x = original_coord (a->coord, (float) o, scale, out_f, in_f);
+        gint64 xi = (gint64) floorf (x);
+        float c[4];
+        cubic_coeffs (x - (float) xi, a->cube_coeff, c);
+        for (gint k = 0; k < 4; k++)
+          table_set (t, pad_begin, o, k, CLAMP (xi + k - 1, 0, padded_len - 1), c[k]);
+      }
+      break;
+    default: {                         /* pillow: Pillow's precompute_coeffs */
+      double support = a->mode == MODE_BILINEAR_PILLOW ? 1.0 : 2.0;
+      double sc = (double) padded_len / (double) t->out_len, fs = MAX (sc, 1.0);
+      support *= fs;
+      table_alloc (t, (gint) ceil (support) * 2 + 1);
+      double *k = g_new (double, t->taps);
+      for (gint64 o = 0; o < t->out_len; o++) {
+        double center = (o + 0.5) * sc, ww = 0.0;
+        gint64 xmin = MAX ((gint64) (center - support + 0.5), 0);
+        gint64 xmax = MIN ((gint64) (center + support + 0.5), padded_len) - xmin;
+        xmax = MIN (xmax, t->taps);
+        for (gint64 x = 0; x < xmax; x++) {
+          k[x] = pillow_filter (a->mode, (x + xmin - center + 0.5) / fs, a->cube_coeff);
+          ww += k[x];
+        }
+        for (gint64 x = 0; x < xmax; x++)
+          table_set (t, pad_begin, o, (gint) x, xmin + x, (float) (ww != 0.0 ? k[x] / ww : k[x]));
+      }
+      g_free (k);
+      break;
+    }
+  }
+}
+
+/* ---- infer ------------------------------------------------------------- */
+
+static gboolean
+read_attrs_v4 (M2iOpContext *ctx, gint rank, Attrs *a, GError **error)
+{
+  gint mode, coord, nearest;
+  double cube;
+  gboolean v11 = m2i_k_op_version (ctx) >= 11;
+  if (!m2i_ir_node_attr_enum (ctx->node, "mode", "nearest", mode_names, &mode, error) ||
+      !m2i_ir_node_attr_enum (ctx->node, "coordinate_transformation_mode", "half_pixel",
+          coord_names, &coord, error) ||
+      !m2i_ir_node_attr_enum (ctx->node, "nearest_mode", "round_prefer_floor",
+          nearest_names, &nearest, error) ||
+      !m2i_ir_node_attr_bool (ctx->node, "antialias", FALSE, &a->antialias, error) ||
+      !m2i_ir_node_attr_float (ctx->node, "cube_coeff", -0.75, &cube, error))
+    return FALSE;
+  if (!m2i_ir_node_get_attr (ctx->node, "mode")) {
+    m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, ctx->node, "attribute mode is required");
+    return FALSE;
+  }
+  if (!v11 && mode >= MODE_BILINEAR_PILLOW) {
+    m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+        "mode %s exists from Interpolate-11 on", mode_names[mode]);
+    return FALSE;
+  }
+  a->mode = mode;
+  a->coord = coord;
+  a->nearest = nearest;
+  a->cube_coeff = (float) cube;
+  const char *keys[2] = { "pads_begin", "pads_end" };
+  gint64 *dst[2] = { a->pads_begin, a->pads_end };
+  for (gint k = 0; k < 2; k++) {
+    gint64 v[M2I_MAX_RANK];
+    gint n;
+    if (!m2i_ir_node_attr_ints (ctx->node, keys[k], v, M2I_MAX_RANK, &n, error))
+      return FALSE;
+    /* Shorter lists are padded with zeros, as OpenVINO resizes them. */
+    for (gint i = 0; i < rank; i++) {
+      dst[k][i] = i < n ? v[i] : 0;
+      if (dst[k][i] < 0) {
+        m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+            "attribute %s has a negative value", keys[k]);
+        return FALSE;
+      }
+    }
+  }
+  return TRUE;
+}
+
+/* Sets up s->engine when the layer is the 2-D case of the M2I resize. */
+static gboolean
+engine_path (InterpState *s, const Attrs *a, const gint64 *axes, gint n_axes,
+    gboolean use_scales, const float *axis_scale)
+{
+  const M2iShape *in = &s->in, *out = &s->out;
+  gint r = in->rank;
+  if (n_axes != 2 || (s->type != M2I_ET_F32 && s->type != M2I_ET_U8))
+    return FALSE;
+  for (gint d = 0; d < r; d++)
+    if (a->pads_begin[d] || a->pads_end[d])
+      return FALSE;
+  gint hy = (gint) MIN (axes[0], axes[1]), wx = (gint) MAX (axes[0], axes[1]);
+  gboolean planar = r >= 2 && hy == r - 2 && wx == r - 1;
+  gboolean interleaved = r >= 3 && hy == r - 3 && wx == r - 2 && in->dims[r - 1] <= 4;
+  if (!planar && !interleaved)
+    return FALSE;
+  /* Scales mode: the coordinates use the given scale, which must then be
+   * exactly the sizes' ratio for the engine (which works from sizes). */
+  for (gint i = 0; i < 2 && use_scales; i++) {
+    gint d = (gint) axes[i];
+    if (axis_scale[d] != (float) out->dims[d] / (float) in->dims[d])
+      return FALSE;
+  }
+  if (in->dims[hy] > M2I_RESIZE_MAX_SIZE || in->dims[wx] > M2I_RESIZE_MAX_SIZE ||
+      out->dims[hy] > M2I_RESIZE_MAX_SIZE || out->dims[wx] > M2I_RESIZE_MAX_SIZE)
+    return FALSE;
+  static const M2iResizeMode modes[] = { M2I_RESIZE_NEAREST, M2I_RESIZE_LINEAR,
+    M2I_RESIZE_LINEAR_ONNX, M2I_RESIZE_CUBIC, M2I_RESIZE_BILINEAR_PILLOW,
+    M2I_RESIZE_BICUBIC_PILLOW };
+  static const M2iCoordMode coords[] = { M2I_COORD_HALF_PIXEL, M2I_COORD_PYTORCH_HALF_PIXEL,
+    M2I_COORD_ASYMMETRIC, M2I_COORD_TF_HALF_PIXEL_FOR_NN, M2I_COORD_ALIGN_CORNERS };
+  static const M2iNearestMode nearests[] = { M2I_NEAREST_ROUND_PREFER_FLOOR,
+    M2I_NEAREST_ROUND_PREFER_CEIL, M2I_NEAREST_FLOOR, M2I_NEAREST_CEIL, M2I_NEAREST_SIMPLE };
+  M2iResizeParams p;
+  m2i_resize_params_init (&p, (gint) out->dims[wx], (gint) out->dims[hy]);
+  p.mode = modes[a->mode];
+  p.coord = coords[a->coord];
+  p.nearest = nearests[a->nearest];
+  p.antialias = a->antialias;
+  p.cube_coeff = a->cube_coeff;
+  EnginePath *e = &s->engine;
+  e->plan = m2i_resize_plan_new (&p, (gint) in->dims[wx], (gint) in->dims[hy], NULL);
+  if (!e->plan)
+    return FALSE;
+  gsize es = m2i_element_type_size (s->type);
+  e->data = s->type == M2I_ET_U8 ? M2I_RESIZE_DATA_U8 : M2I_RESIZE_DATA_F32;
+  e->channels = interleaved ? (gint) in->dims[r - 1] : 1;
+  e->images = m2i_shape_numel (in) / (in->dims[hy] * in->dims[wx] * e->channels);
+  e->in_row = in->dims[wx] * e->channels * es;
+  e->out_row = out->dims[wx] * e->channels * es;
+  e->in_image = e->in_row * in->dims[hy];
+  e->out_image = e->out_row * out->dims[hy];
+  e->out_h = out->dims[hy];
+  e->scratch_floats = (m2i_resize_scratch_floats (e->plan, e->channels) + 15) & ~(gsize) 15;
+  return TRUE;
+}
+
+static gboolean
+interp_infer (M2iOpContext *ctx, GError **error)
+{
+  gint version = m2i_k_op_version (ctx);
+  gboolean v1 = version < 4, v11 = version >= 11;
+  static const M2iElementType types[] = { M2I_ET_F32, M2I_ET_U8 };
+  if (!m2i_k_check_arity (ctx, v1 || v11 ? 2 : 3, v1 ? 2 : v11 ? 3 : 4, 1, 1, error))
+    return FALSE;
+  const M2iShape *in = &ctx->inputs[0].shape;
+  gint rank = in->rank;
+  Attrs a = { 0 };
+  gint64 axes[M2I_MAX_RANK];
+  gint n_axes;
+  gboolean use_scales = FALSE;
+  float scales[M2I_MAX_RANK];
+  gint64 sizes[M2I_MAX_RANK];
+
+  if (v1) {
+    static const char *const v1_modes[] = { "nearest", "linear", "cubic", "area", NULL };
+    gint mode;
+    gboolean align;
+    if (!m2i_ir_node_attr_enum (ctx->node, "mode", "nearest", v1_modes, &mode, error) ||
+        !m2i_ir_node_attr_bool (ctx->node, "align_corners", TRUE, &align, error) ||
+        !m2i_ir_node_attr_bool (ctx->node, "antialias", FALSE, &a.antialias, error) ||
+        !m2i_ir_node_attr_ints (ctx->node, "axes", axes, M2I_MAX_RANK, &n_axes, error))
+      return FALSE;
+    if (mode == 3) {
+      m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
+          "mode area is not supported (nearest, linear and cubic are)");
+      return FALSE;
+    }
+    if (n_axes < 0) {
+      m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, ctx->node, "attribute axes is required");
+      return FALSE;
+    }
+    gint n;
+    if (!m2i_k_const_ints (ctx, 1, sizes, M2I_MAX_RANK, &n, error))
+      return FALSE;
+    if (n != n_axes) {
+      m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+          "target_spatial_shape has %d values for %d axes", n, n_axes);
+      return FALSE;
+    }
+    gint64 pb[M2I_MAX_RANK], pe[M2I_MAX_RANK];
+    gint npb, npe;
+    if (!m2i_ir_node_attr_ints (ctx->node, "pads_begin", pb, M2I_MAX_RANK, &npb, error) ||
+        !m2i_ir_node_attr_ints (ctx->node, "pads_end", pe, M2I_MAX_RANK, &npe, error))
+      return FALSE;
+    gboolean pads = FALSE;
+    for (gint i = 0; i < rank; i++) {
+      a.pads_begin[i] = i < npb ? pb[i] : 0;
+      a.pads_end[i] = i < npe ? pe[i] : 0;
+      pads |= a.pads_begin[i] || a.pads_end[i];
+    }
+    if (pads) {
+      m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
+          "Interpolate-1 with pads is not supported");
+      return FALSE;
+    }
+    a.mode = mode == 0 ? MODE_NEAREST : mode == 2 ? MODE_CUBIC
+        : rank < 5 ? MODE_LINEAR_ONNX : MODE_LINEAR;
+    a.nearest = NEAREST_SIMPLE;
+    a.cube_coeff = -0.75f;
+    gboolean nchw_spatial = rank == 4 && n_axes == 2 && axes[0] == 2 && axes[1] == 3;
+    if (align)
+      a.coord = COORD_ALIGN_CORNERS;
+    else if (a.mode != MODE_NEAREST && a.mode != MODE_CUBIC && !nchw_spatial)
+      a.coord = COORD_HALF_PIXEL;
+    else
+      a.coord = COORD_ASYMMETRIC;
+  } else {
+    if (!read_attrs_v4 (ctx, rank, &a, error))
+      return FALSE;
+    static const char *const calc[] = { "sizes", "scales", NULL };
+    gint sc;
+    if (!m2i_ir_node_attr_enum (ctx->node, "shape_calculation_mode", "sizes", calc, &sc, error))
+      return FALSE;
+    if (!m2i_ir_node_get_attr (ctx->node, "shape_calculation_mode")) {
+      m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, ctx->node,
+          "attribute shape_calculation_mode is required");
+      return FALSE;
+    }
+    use_scales = sc == 1;
+    gint axes_port = v11 ? 2 : 3;
+    if (ctx->n_inputs > axes_port) {
+      if (!m2i_k_const_ints (ctx, axes_port, axes, M2I_MAX_RANK, &n_axes, error))
+        return FALSE;
+    } else {
+      n_axes = rank;
+      for (gint i = 0; i < rank; i++)
+        axes[i] = i;
+    }
+    gint port = v11 ? 1 : use_scales ? 2 : 1, n;
+    gboolean ok = use_scales ? m2i_k_const_floats (ctx, port, scales, M2I_MAX_RANK, &n, error)
+        : m2i_k_const_ints (ctx, port, sizes, M2I_MAX_RANK, &n, error);
+    if (!ok)
+      return FALSE;
+    if (n < n_axes) {
+      m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+          "input %d has %d %s for %d axes", port, n, use_scales ? "scales" : "sizes", n_axes);
+      return FALSE;
+    }
+  }
+  if (a.mode != MODE_NEAREST && !m2i_k_check_type (ctx, 0, types, G_N_ELEMENTS (types), error))
+    return FALSE;
+  if (m2i_element_type_size (ctx->inputs[0].type) == 0) {
+    m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
+        "input 0 has element type %s", m2i_element_type_to_string (ctx->inputs[0].type));
+    return FALSE;
+  }
+
+  /* Axes: in range, not repeated. */
+  gint axis_slot[M2I_MAX_RANK];
+  for (gint d = 0; d < rank; d++)
+    axis_slot[d] = -1;
+  for (gint i = 0; i < n_axes; i++) {
+    gint64 ax;
+    if (!m2i_k_axis (ctx, axes[i], rank, FALSE, "axis", &ax, error))
+      return FALSE;
+    if (axis_slot[ax] >= 0) {
+      m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+          "axis %" G_GINT64_FORMAT " is listed twice", ax);
+      return FALSE;
+    }
+    axis_slot[ax] = i;
+    axes[i] = ax;
+  }
+  if (a.mode >= MODE_BILINEAR_PILLOW && n_axes != 2) {
+    m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+        "mode %s needs exactly two axes (H, W), got %d", mode_names[a.mode], n_axes);
+    return FALSE;
+  }
+
+  /* Output shape and the scale of each resized axis. */
+  M2iShape out = *in;
+  float axis_scale[M2I_MAX_RANK];
+  gboolean any_down = FALSE;
+  for (gint d = 0; d < rank; d++) {
+    gint64 padded = in->dims[d] + a.pads_begin[d] + a.pads_end[d];
+    out.dims[d] = padded;
+    axis_scale[d] = 1.0f;
+    gint i = axis_slot[d];
+    if (i < 0)
+      continue;
+    if (use_scales) {
+      if (!(scales[i] > 0)) {
+        m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+            "scale %g for axis %d is not positive", scales[i], d);
+        return FALSE;
+      }
+      /* OpenVINO's shape rule: floor(dim · (scale + 1e-6)). */
+      out.dims[d] = scales[i] == 1.0f ? padded
+          : (gint64) ((float) padded * (scales[i] + 1.0e-6f));
+      axis_scale[d] = scales[i];
+    } else {
+      out.dims[d] = sizes[i];
+      axis_scale[d] = padded ? (float) sizes[i] / (float) padded : 1.0f;
+    }
+    if (out.dims[d] < 1 || out.dims[d] > G_MAXINT32 || padded < 1) {
+      m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+          "axis %d: cannot resize %" G_GINT64_FORMAT " (with pads) to %" G_GINT64_FORMAT,
+          d, padded, out.dims[d]);
+      return FALSE;
+    }
+    any_down |= axis_scale[d] < 1.0f;
+  }
+
+  InterpState *s = g_new0 (InterpState, 1);
+  s->type = ctx->inputs[0].type;
+  s->in = *in;
+  s->out = out;
+  s->nearest = a.mode == MODE_NEAREST;
+  s->slices = m2i_k_threads (ctx);
+  /* OpenVINO's reference casts the sums of linear_onnx and cubic to u8
+   * (truncation) and rounds the others; so do we, after clamping. */
+  s->u8_truncate = a.mode == MODE_LINEAR_ONNX || a.mode == MODE_CUBIC;
+  if (engine_path (s, &a, axes, n_axes, use_scales, axis_scale)) {
+    ctx->scratch_bytes = s->slices * s->engine.scratch_floats * sizeof (float);
+    ctx->outputs[0].type = s->type;
+    ctx->outputs[0].shape = out;
+    ctx->state = s;
+    return TRUE;
+  }
+  /* Tables; pillow does W (the second axis) first, then H, as Pillow. The
+   * other modes resize the most shrinking axes first, so later passes
+   * touch less data. */
+  gint order[M2I_MAX_RANK], n_order = 0;
+  for (gint d = 0; d < rank; d++)
+    if (axis_slot[d] >= 0 || a.pads_begin[d] || a.pads_end[d])
+      order[n_order++] = d;
+  if (a.mode >= MODE_BILINEAR_PILLOW) {
+    n_order = 0;
+    order[n_order++] = (gint) axes[1];
+    order[n_order++] = (gint) axes[0];
+    for (gint d = 0; d < rank; d++)
+      if (axis_slot[d] < 0 && (a.pads_begin[d] || a.pads_end[d]))
+        order[n_order++] = d;
+  } else {
+    for (gint i = 1; i < n_order; i++)
+      for (gint j = i; j > 0; j--) {
+        gint p = order[j - 1], q = order[j];
+        double rp = (double) out.dims[p] / in->dims[p], rq = (double) out.dims[q] / in->dims[q];
+        if (rq < rp) {
+          order[j - 1] = q;
+          order[j] = p;
+        }
+      }
+  }
+  M2iShape cur = *in;
+  gsize stage = m2i_shape_numel (in);
+  for (gint i = 0; i < n_order; i++) {
+    gint d = order[i];
+    AxisTable *t = &s->tables[s->n_tables++];
+    t->axis = d;
+    t->in_len = in->dims[d];
+    t->out_len = out.dims[d];
+    build_table (t, &a, a.pads_begin[d], in->dims[d] + a.pads_begin[d] + a.pads_end[d],
+        axis_scale[d], any_down, axis_slot[d] >= 0);
+    t->round_after = a.mode >= MODE_BILINEAR_PILLOW && s->type == M2I_ET_U8 && i == 0;
+    cur.dims[d] = out.dims[d];
+    stage = MAX (stage, (gsize) m2i_shape_numel (&cur));
+  }
+  s->stage_floats = (stage + 15) & ~(gsize) 15;
+  ctx->scratch_bytes = s->nearest ? 0 : 2 * s->stage_floats * sizeof (float);
+  ctx->outputs[0].type = s->type;
+  ctx->outputs[0].shape = out;
+  ctx->state = s;
+  return TRUE;
+}
+
+/* ---- execute ----------------------------------------------------------- */
+
+typedef struct {
+  const AxisTable *t;
+  const float *src;
+  float *dst;
+  gint64 inner;
+} PassJob;
+
+/* dst[o][x] = Σ_k w[o][k] · src[index[o][k]][x] for rows (outer, o). */
+M2I_K_INLINE void
+pass_row_body (const float *src, float *dst, gint64 inner, const gint32 *idx,
+    const float *w, gint taps)
+{
+  for (gint64 x = 0; x < inner; x++)
+    dst[x] = 0.0f;
+  for (gint k = 0; k < taps; k++) {
+    if (idx[k] < 0)
+      continue;
+    const float *s = src + idx[k] * inner;
+    float wk = w[k];
+    for (gint64 x = 0; x < inner; x++)
+      dst[x] += wk * s[x];
+  }
+}
+M2I_K_SIMD_CLONES (pass_row, (const float *src, float *dst, gint64 inner,
+        const gint32 *idx, const float *w, gint taps), (src, dst, inner, idx, w, taps))
+
+static void
+pass_slice (gint begin, gint end, gint slice, gpointer data)
+{
+  const PassJob *j = data;
+  const AxisTable *t = j->t;
+  for (gint r = begin; r < end; r++) {
+    gint64 outer = r / t->out_len, o = r % t->out_len;
+    pass_row (j->src + outer * t->in_len * j->inner, j->dst + (outer * t->out_len + o) * j->inner,
+        j->inner, t->index + o * t->taps, t->weight + o * t->taps, t->taps);
+  }
+}
+
+/* Clamped to [0, 255], then rounded half away from zero or truncated. */
+static inline float
+round_u8 (float v, gboolean truncate)
+{
+  v = CLAMP (v, 0.0f, 255.0f);
+  return truncate ? truncf (v) : floorf (v + 0.5f);
+}
+
+typedef struct {
+  const InterpState *s;
+  const guint8 *src;
+  guint8 *dst;
+  gsize es;
+} GatherJob;
+
+/* Nearest: every output element copies one input element (or zero). */
+static void
+gather_slice (gint begin, gint end, gint slice, gpointer data)
+{
+  const GatherJob *j = data;
+  const InterpState *s = j->s;
+  const AxisTable *by_axis[M2I_MAX_RANK] = { NULL };
+  for (gint i = 0; i < s->n_tables; i++)
+    by_axis[s->tables[i].axis] = &s->tables[i];
+  gint rank = s->out.rank, last = rank - 1;
+  gint64 in_stride[M2I_MAX_RANK];
+  gint64 st = 1;
+  for (gint d = rank - 1; d >= 0; d--) {
+    in_stride[d] = st;
+    st *= s->in.dims[d];
+  }
+  gint64 row_len = rank ? s->out.dims[last] : 1;
+  for (gint r = begin; r < end; r++) {
+    /* Source offset of this output row, or -1 when it is all pads. */
+    gint64 rem = r, off = 0;
+    for (gint d = last - 1; d >= 0; d--) {
+      gint64 o = rem % s->out.dims[d];
+      rem /= s->out.dims[d];
+      gint64 src = by_axis[d] ? by_axis[d]->index[o] : o;
+      if (src < 0 || off < 0)
+        off = -1;
+      else
+        off += src * in_stride[d];
+    }
+    guint8 *dst = j->dst + r * row_len * j->es;
+    for (gint64 x = 0; x < row_len; x++) {
+      gint64 src = rank == 0 ? 0 : by_axis[last] ? by_axis[last]->index[x] : x;
+      if (off < 0 || src < 0)
+        memset (dst + x * j->es, 0, j->es);
+      else
+        memcpy (dst + x * j->es, j->src + (off + src) * j->es, j->es);
+    }
+  }
+}
+
+typedef struct {
+  const InterpState *s;
+  const guint8 *src;
+  guint8 *dst;
+  float *scratch;
+} EngineJob;
+
+/* Slices of (image, band of output rows) through the engine's kernels. */
+#define ENGINE_BAND 16
+
+static void
+engine_slice (gint begin, gint end, gint slice, gpointer data)
+{
+  const EngineJob *j = data;
+  const EnginePath *e = &j->s->engine;
+  gint64 bands = (e->out_h + ENGINE_BAND - 1) / ENGINE_BAND;
+  for (gint t = begin; t < end; t++) {
+    gint64 img = t / bands, y0 = (t % bands) * ENGINE_BAND;
+    m2i_resize_image_rows (e->plan, e->data, e->channels, j->src + img * e->in_image,
+        e->in_row, j->dst + img * e->out_image, e->out_row, (gint) y0,
+        (gint) MIN (y0 + ENGINE_BAND, e->out_h), j->scratch + slice * e->scratch_floats, NULL);
+  }
+}
+
+static gboolean
+interp_execute (M2iOpContext *ctx, GError **error)
+{
+  const InterpState *s = ctx->state;
+  gint64 out_numel = m2i_shape_numel (&s->out);
+  if (out_numel == 0)
+    return TRUE;
+  gint slices = out_numel >= 32768 ? MIN (m2i_k_threads (ctx), s->slices) : 1;
+  if (s->engine.plan) {
+    EngineJob j = { s, ctx->inputs[0].data, ctx->outputs[0].data, ctx->scratch };
+    gint64 bands = (s->engine.out_h + ENGINE_BAND - 1) / ENGINE_BAND;
+    m2i_parallel_for ((gint) (s->engine.images * bands), slices, 1, engine_slice, &j);
+    return TRUE;
+  }
+  if (s->nearest) {
+    GatherJob j = { s, ctx->inputs[0].data, ctx->outputs[0].data,
+      m2i_element_type_size (s->type) };
+    gint64 rows = s->out.rank ? out_numel / s->out.dims[s->out.rank - 1] : 1;
+    m2i_parallel_for ((gint) rows, slices, 1, gather_slice, &j);
+    return TRUE;
+  }
+  float *buf[2] = { ctx->scratch, (float *) ctx->scratch + s->stage_floats };
+  gint64 in_numel = m2i_shape_numel (&s->in);
+  const float *src;
+  if (s->type == M2I_ET_U8) {
+    const guint8 *u = ctx->inputs[0].data;
+    for (gint64 i = 0; i < in_numel; i++)
+      buf[1][i] = u[i];
+    src = buf[1];
+  } else {
+    src = ctx->inputs[0].data;
+  }
+  M2iShape cur = s->in;
+  for (gint i = 0; i < s->n_tables; i++) {
+    const AxisTable *t = &s->tables[i];
+    gboolean last = i == s->n_tables - 1;
+    float *dst = last && s->type == M2I_ET_F32 ? ctx->outputs[0].data : buf[i % 2];
+    if (src == dst)
+      dst = buf[(i + 1) % 2];
+    gint64 outer = 1, inner = 1;
+    for (gint d = 0; d < cur.rank; d++) {
+      if (d < t->axis)
+        outer *= cur.dims[d];
+      else if (d > t->axis)
+        inner *= cur.dims[d];
+    }
+    PassJob j = { t, src, dst, inner };
+    m2i_parallel_for ((gint) (outer * t->out_len), slices, 1, pass_slice, &j);
+    cur.dims[t->axis] = t->out_len;
+    if (t->round_after) {
+      gint64 n = m2i_shape_numel (&cur);
+      for (gint64 k = 0; k < n; k++)
+        dst[k] = round_u8 (dst[k], FALSE);
+    }
+    src = dst;
+  }
+  if (s->n_tables == 0 && s->type == M2I_ET_F32)
+    memcpy (ctx->outputs[0].data, src, out_numel * sizeof (float));
+  if (s->type == M2I_ET_U8) {
+    guint8 *o = ctx->outputs[0].data;
+    for (gint64 k = 0; k < out_numel; k++)
+      o[k] = (guint8) round_u8 (src[k], s->u8_truncate);
+  }
+  return TRUE;
+}
+
+const M2iOpKernel m2i_kernel_interpolate = {
+  "Interpolate", "opset1 opset4 opset11", interp_infer, interp_execute, interp_state_free,
+};

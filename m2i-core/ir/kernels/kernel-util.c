@@ -1,0 +1,512 @@
+/* Helpers shared by the compute kernels: checks, constant inputs, window
+ * geometry of convolution and pooling, and broadcasting iteration. */
+#include "kernels-private.h"
+#include <base/m2i-parallel.h>
+
+#include <math.h>
+#include <string.h>
+
+gboolean
+m2i_k_check_arity (const M2iOpContext *ctx, gint min_in, gint max_in,
+    gint min_out, gint max_out, GError **error)
+{
+  if (ctx->n_inputs < min_in || ctx->n_inputs > max_in) {
+    if (min_in == max_in)
+      m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+          "expects %d inputs, has %d", min_in, ctx->n_inputs);
+    else
+      m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+          "expects %d to %d inputs, has %d", min_in, max_in, ctx->n_inputs);
+    return FALSE;
+  }
+  if (ctx->n_outputs < min_out || ctx->n_outputs > max_out) {
+    if (min_out == max_out)
+      m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+          "expects %d outputs, has %d", min_out, ctx->n_outputs);
+    else
+      m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+          "expects %d to %d outputs, has %d", min_out, max_out, ctx->n_outputs);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+m2i_k_check_type (const M2iOpContext *ctx, gint i, const M2iElementType *allowed,
+    gint n, GError **error)
+{
+  M2iElementType t = ctx->inputs[i].type;
+  for (gint k = 0; k < n; k++)
+    if (allowed[k] == t)
+      return TRUE;
+  GString *list = g_string_new (NULL);
+  for (gint k = 0; k < n; k++)
+    g_string_append_printf (list, "%s%s", k ? ", " : "",
+        m2i_element_type_to_string (allowed[k]));
+  m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
+      "input %d has element type %s; this kernel supports %s", i,
+      m2i_element_type_to_string (t), list->str);
+  g_string_free (list, TRUE);
+  return FALSE;
+}
+
+gboolean
+m2i_k_check_f32 (const M2iOpContext *ctx, gint i, GError **error)
+{
+  static const M2iElementType f32[] = { M2I_ET_F32 };
+  return m2i_k_check_type (ctx, i, f32, 1, error);
+}
+
+gboolean
+m2i_k_check_rank (const M2iOpContext *ctx, gint i, gint min, gint max,
+    GError **error)
+{
+  const M2iShape *s = &ctx->inputs[i].shape;
+  if (s->rank >= min && s->rank <= max)
+    return TRUE;
+  if (min == max)
+    m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+        "input %d has shape %s; expected rank %d", i, m2i_k_shape_str (s, 0), min);
+  else
+    m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+        "input %d has shape %s; expected rank %d to %d", i,
+        m2i_k_shape_str (s, 0), min, max);
+  return FALSE;
+}
+
+static gboolean
+const_input (const M2iOpContext *ctx, gint i, gint max, gint *n, GError **error)
+{
+  const M2iTensor *t = &ctx->inputs[i];
+  /* An empty tensor is known even when no data pointer comes with it. */
+  if (!t->data && m2i_shape_numel (&t->shape) != 0) {
+    m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
+        "input %d must be a constant (known when the model is compiled)", i);
+    return FALSE;
+  }
+  if (t->shape.rank > 1) {
+    m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+        "input %d has shape %s; expected a 1-D tensor or a scalar", i,
+        m2i_k_shape_str (&t->shape, 0));
+    return FALSE;
+  }
+  gint64 numel = m2i_shape_numel (&t->shape);
+  if (numel < 0 || numel > max) {
+    m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+        "input %d has %" G_GINT64_FORMAT " values; at most %d are supported",
+        i, numel, max);
+    return FALSE;
+  }
+  *n = (gint) numel;
+  return TRUE;
+}
+
+/* Reads element @k of @t as a double (integer and float types). */
+static gboolean
+element_as_double (const M2iTensor *t, gint64 k, double *out)
+{
+  const guint8 *p = t->data;
+  switch (t->type) {
+    case M2I_ET_BOOLEAN:
+    case M2I_ET_U8: *out = p[k]; return TRUE;
+    case M2I_ET_I8: *out = ((const gint8 *) p)[k]; return TRUE;
+    case M2I_ET_U16: *out = ((const guint16 *) p)[k]; return TRUE;
+    case M2I_ET_I16: *out = ((const gint16 *) p)[k]; return TRUE;
+    case M2I_ET_U32: *out = ((const guint32 *) p)[k]; return TRUE;
+    case M2I_ET_I32: *out = ((const gint32 *) p)[k]; return TRUE;
+    case M2I_ET_U64: *out = (double) ((const guint64 *) p)[k]; return TRUE;
+    case M2I_ET_I64: *out = (double) ((const gint64 *) p)[k]; return TRUE;
+    case M2I_ET_F32: *out = ((const float *) p)[k]; return TRUE;
+    case M2I_ET_F64: *out = ((const double *) p)[k]; return TRUE;
+    default: return FALSE;
+  }
+}
+
+gboolean
+m2i_k_const_ints (const M2iOpContext *ctx, gint i, gint64 *out, gint max,
+    gint *n, GError **error)
+{
+  const M2iTensor *t = &ctx->inputs[i];
+  if (!const_input (ctx, i, max, n, error))
+    return FALSE;
+  for (gint k = 0; k < *n; k++) {
+    switch (t->type) {
+      case M2I_ET_I64: out[k] = ((const gint64 *) t->data)[k]; break;
+      case M2I_ET_I32: out[k] = ((const gint32 *) t->data)[k]; break;
+      case M2I_ET_U64: {
+        guint64 v = ((const guint64 *) t->data)[k];
+        if (v > G_MAXINT64) {
+          m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+              "input %d value %" G_GUINT64_FORMAT " is too large", i, v);
+          return FALSE;
+        }
+        out[k] = (gint64) v;
+        break;
+      }
+      case M2I_ET_U32: out[k] = ((const guint32 *) t->data)[k]; break;
+      case M2I_ET_I16: out[k] = ((const gint16 *) t->data)[k]; break;
+      case M2I_ET_U16: out[k] = ((const guint16 *) t->data)[k]; break;
+      case M2I_ET_I8: out[k] = ((const gint8 *) t->data)[k]; break;
+      case M2I_ET_U8: out[k] = ((const guint8 *) t->data)[k]; break;
+      default:
+        m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
+            "input %d has element type %s; expected an integer type", i,
+            m2i_element_type_to_string (t->type));
+        return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+gboolean
+m2i_k_const_floats (const M2iOpContext *ctx, gint i, float *out, gint max,
+    gint *n, GError **error)
+{
+  const M2iTensor *t = &ctx->inputs[i];
+  if (!const_input (ctx, i, max, n, error))
+    return FALSE;
+  for (gint k = 0; k < *n; k++) {
+    double v;
+    if (!element_as_double (t, k, &v)) {
+      m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
+          "input %d has element type %s; expected a number type", i,
+          m2i_element_type_to_string (t->type));
+      return FALSE;
+    }
+    out[k] = (float) v;
+  }
+  return TRUE;
+}
+
+gboolean
+m2i_k_axis (const M2iOpContext *ctx, gint64 axis, gint rank,
+    gboolean allow_negative, const char *what, gint64 *out, GError **error)
+{
+  gint64 a = axis;
+  if (allow_negative && a < 0)
+    a += rank;
+  if (a < 0 || a >= rank) {
+    if (allow_negative)
+      m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+          "%s %" G_GINT64_FORMAT " is out of range [%d, %d] for rank %d",
+          what, axis, -rank, rank - 1, rank);
+    else
+      m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+          "%s %" G_GINT64_FORMAT " is out of range [0, %d] for rank %d",
+          what, axis, rank - 1, rank);
+    return FALSE;
+  }
+  *out = a;
+  return TRUE;
+}
+
+const char *
+m2i_k_shape_str (const M2iShape *s, gint slot)
+{
+  static GPrivate bufs = G_PRIVATE_INIT (g_free);
+  gchar *b = g_private_get (&bufs);
+  if (!b) {
+    b = g_malloc (4 * 200);
+    g_private_set (&bufs, b);
+  }
+  gchar *dst = b + 200 * CLAMP (slot, 0, 3);
+  gsize off = 0;
+  dst[off++] = '[';
+  for (gint i = 0; i < s->rank && off < 180; i++)
+    off += g_snprintf (dst + off, 200 - off, i ? ",%" G_GINT64_FORMAT : "%" G_GINT64_FORMAT,
+        s->dims[i]);
+  dst[off++] = ']';
+  dst[off] = 0;
+  return dst;
+}
+
+gboolean
+m2i_k_fuse_bias_relu (M2iOpContext *ctx, const float *bias, gint64 n_bias,
+    gboolean relu, GError **error)
+{
+  const char *type = m2i_ir_node_get_type (ctx->node);
+  gint64 channels = 0;
+  M2iKFusion *f = NULL;
+  if (!ctx->state)
+    f = NULL;
+  else if (!strcmp (type, "Convolution") || !strcmp (type, "GroupConvolution"))
+    f = m2i_k_conv_fusion (ctx, &channels);
+  else if (!strcmp (type, "MatMul"))
+    f = m2i_k_matmul_fusion (ctx, &channels);
+  if (!f) {
+    m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
+        "a bias and ReLU can only be fused into a compiled f32 Convolution, "
+        "GroupConvolution or MatMul");
+    return FALSE;
+  }
+  if (bias && n_bias != channels) {
+    m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+        "a fused bias needs %" G_GINT64_FORMAT " values (one per output channel), got %"
+        G_GINT64_FORMAT, channels, n_bias);
+    return FALSE;
+  }
+  g_free (f->bias);
+  f->bias = bias ? g_memdup2 (bias, channels * sizeof (float)) : NULL;
+  f->relu = relu;
+  return TRUE;
+}
+
+gint
+m2i_k_op_version (const M2iOpContext *ctx)
+{
+  gchar buf[16];
+  const char *v = m2i_ir_opset_resolve (m2i_ir_node_get_type (ctx->node),
+      m2i_ir_node_get_version (ctx->node), buf);
+  if (!v || strncmp (v, "opset", 5) || !g_ascii_isdigit (v[5]))
+    return 0;
+  return (gint) g_ascii_strtoll (v + 5, NULL, 10);
+}
+
+gint
+m2i_k_threads (const M2iOpContext *ctx)
+{
+  return CLAMP (ctx->n_threads, 1, 64);
+}
+
+gint
+m2i_k_slices_for (const M2iOpContext *ctx, gint64 work)
+{
+  return (gint) CLAMP (work / 1000000, 1, m2i_k_threads (ctx));
+}
+
+/* ---- Window geometry --------------------------------------------------- */
+
+static gboolean
+window_list (const M2iOpContext *ctx, const char *key, gint n, gint64 def,
+    gboolean required, gint64 min, gint64 *out, GError **error)
+{
+  gint64 v[M2I_MAX_RANK];
+  gint got;
+  if (!m2i_ir_node_attr_ints (ctx->node, key, v, M2I_MAX_RANK, &got, error))
+    return FALSE;
+  if (got < 0) {
+    if (required) {
+      m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, ctx->node,
+          "attribute %s is required", key);
+      return FALSE;
+    }
+    for (gint i = 0; i < n; i++)
+      out[i] = def;
+    return TRUE;
+  }
+  if (got != n) {
+    m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+        "attribute %s=\"%s\" has %d values; the input has %d spatial axes",
+        key, m2i_ir_node_get_attr (ctx->node, key), got, n);
+    return FALSE;
+  }
+  for (gint i = 0; i < n; i++) {
+    if (v[i] < min || v[i] > (1 << 24)) {
+      m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+          "attribute %s=\"%s\": value %" G_GINT64_FORMAT " is out of range",
+          key, m2i_ir_node_get_attr (ctx->node, key), v[i]);
+      return FALSE;
+    }
+    out[i] = v[i];
+  }
+  return TRUE;
+}
+
+gboolean
+m2i_k_window_attrs (const M2iOpContext *ctx, gint n, gboolean with_dilations,
+    const char *kernel_attr, M2iWindow *w, GError **error)
+{
+  static const char *const pads[] = { "explicit", "same_upper", "same_lower",
+    "valid", "notset", NULL };
+  static const char *const rounding[] = { "floor", "ceil", NULL };
+  memset (w, 0, sizeof *w);
+  if (n < 1 || n > M2I_K_MAX_SPATIAL) {
+    m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
+        "%d spatial axes are not supported (1 to %d)", n, M2I_K_MAX_SPATIAL);
+    return FALSE;
+  }
+  w->n = n;
+  gint pad_mode;
+  if (!m2i_ir_node_attr_enum (ctx->node, "auto_pad", "explicit", pads, &pad_mode, error))
+    return FALSE;
+  w->auto_pad = pad_mode == 4 ? M2I_PAD_EXPLICIT : (M2iAutoPad) pad_mode;
+  gboolean is_explicit = w->auto_pad == M2I_PAD_EXPLICIT;
+  if (!window_list (ctx, "strides", n, 1, TRUE, 1, w->strides, error))
+    return FALSE;
+  if (with_dilations) {
+    if (!window_list (ctx, "dilations", n, 1, FALSE, 1, w->dilations, error))
+      return FALSE;
+  } else {
+    for (gint i = 0; i < n; i++)
+      w->dilations[i] = 1;
+  }
+  /* Pads are ignored (and may be absent) unless auto_pad is explicit. */
+  if (!window_list (ctx, "pads_begin", n, 0, is_explicit, 0, w->pads_begin, error) ||
+      !window_list (ctx, "pads_end", n, 0, is_explicit, 0, w->pads_end, error))
+    return FALSE;
+  if (kernel_attr) {
+    if (!window_list (ctx, kernel_attr, n, 1, TRUE, 1, w->kernel, error))
+      return FALSE;
+    gint r;
+    if (!m2i_ir_node_attr_enum (ctx->node, "rounding_type", "floor", rounding, &r, error))
+      return FALSE;
+    w->ceil = r == 1;
+  }
+  return TRUE;
+}
+
+gboolean
+m2i_k_window_output (const M2iOpContext *ctx, M2iWindow *w, const gint64 *in,
+    gint64 *out, GError **error)
+{
+  for (gint i = 0; i < w->n; i++) {
+    gint64 eff = (w->kernel[i] - 1) * w->dilations[i] + 1;
+    gint64 s = w->strides[i];
+    switch (w->auto_pad) {
+      case M2I_PAD_VALID:
+        /* No pads; rounding_type still applies (MaxPool-8 spec, example 5). */
+        w->pads_begin[i] = w->pads_end[i] = 0;
+        if (in[i] < eff)
+          out[i] = 0;
+        else
+          out[i] = (w->ceil ? (in[i] - eff + s - 1) / s : (in[i] - eff) / s) + 1;
+        break;
+      case M2I_PAD_SAME_UPPER:
+      case M2I_PAD_SAME_LOWER: {
+        out[i] = (in[i] + s - 1) / s;
+        gint64 total = MAX ((out[i] - 1) * s + eff - in[i], 0);
+        gint64 small = total / 2, big = total - small;
+        w->pads_begin[i] = w->auto_pad == M2I_PAD_SAME_UPPER ? small : big;
+        w->pads_end[i] = w->auto_pad == M2I_PAD_SAME_UPPER ? big : small;
+        break;
+      }
+      default: {
+        gint64 span = in[i] + w->pads_begin[i] + w->pads_end[i] - eff;
+        if (span < 0)
+          out[i] = 0;
+        else if (w->ceil)
+          out[i] = (span + s - 1) / s + 1;
+        else
+          out[i] = span / s + 1;
+        break;
+      }
+    }
+    if (out[i] < 1) {
+      m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+          "spatial axis %d: a window of %" G_GINT64_FORMAT " (kernel %" G_GINT64_FORMAT
+          ", dilation %" G_GINT64_FORMAT ") does not fit an input of %" G_GINT64_FORMAT
+          " with pads %" G_GINT64_FORMAT "+%" G_GINT64_FORMAT, i, eff, w->kernel[i],
+          w->dilations[i], in[i], w->pads_begin[i], w->pads_end[i]);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* ---- Broadcasting ------------------------------------------------------ */
+
+void
+m2i_k_broadcast_plan (M2iBroadcast *b, const M2iShape *out,
+    const M2iShape *const *operands, gint n)
+{
+  memset (b, 0, sizeof *b);
+  b->n_operands = n;
+  /* Full-rank strides first. */
+  gint64 st[M2I_K_MAX_OPERANDS][M2I_MAX_RANK];
+  for (gint k = 0; k < n; k++) {
+    const M2iShape *s = operands[k];
+    gint64 stride = 1;
+    for (gint d = out->rank - 1; d >= 0; d--) {
+      gint sd = d - (out->rank - s->rank);
+      gint64 dim = sd >= 0 ? s->dims[sd] : 1;
+      st[k][d] = dim == 1 ? 0 : stride;
+      stride *= dim;
+    }
+  }
+  /* Drop size-1 dims, then merge a dim into the next inner one when every
+   * operand steps through both contiguously (or broadcasts both). */
+  gint r = 0;
+  for (gint d = 0; d < out->rank; d++) {
+    if (out->dims[d] == 1)
+      continue;
+    gboolean merge = r > 0;
+    for (gint k = 0; k < n && merge; k++) {
+      gint64 outer = b->strides[k][r - 1], inner = st[k][d];
+      if (!((outer == 0 && inner == 0) || (inner != 0 && outer == inner * out->dims[d])))
+        merge = FALSE;
+    }
+    if (merge) {
+      b->dims[r - 1] *= out->dims[d];
+      for (gint k = 0; k < n; k++)
+        b->strides[k][r - 1] = st[k][d];
+    } else {
+      b->dims[r] = out->dims[d];
+      for (gint k = 0; k < n; k++)
+        b->strides[k][r] = st[k][d];
+      r++;
+    }
+  }
+  if (r == 0) {                       /* a scalar or all-ones output */
+    b->dims[0] = 1;
+    r = 1;
+  }
+  b->rank = r;
+}
+
+typedef struct {
+  const M2iBroadcast *b;
+  M2iBroadcastRow row;
+  gpointer user;
+} BroadcastJob;
+
+static void
+broadcast_rows (gint begin, gint end, gint slice, gpointer data)
+{
+  const BroadcastJob *j = data;
+  const M2iBroadcast *b = j->b;
+  gint outer = b->rank - 1;
+  for (gint r = begin; r < end; r++) {
+    gint64 off[M2I_K_MAX_OPERANDS] = { 0 };
+    gint64 rem = r;
+    for (gint d = outer - 1; d >= 0; d--) {
+      gint64 idx = rem % b->dims[d];
+      rem /= b->dims[d];
+      for (gint k = 0; k < b->n_operands; k++)
+        off[k] += idx * b->strides[k][d];
+    }
+    j->row (off, b->dims[outer], j->user);
+  }
+}
+
+void
+m2i_k_broadcast_run (const M2iBroadcast *b, gint n_threads, M2iBroadcastRow row,
+    gpointer user)
+{
+  gint64 rows = 1;
+  for (gint d = 0; d < b->rank - 1; d++)
+    rows *= b->dims[d];
+  gint64 inner = b->dims[b->rank - 1];
+  BroadcastJob j = { b, row, user };
+  /* Threads pay off only for tensors well beyond the L1 cache. */
+  gint slices = rows * inner >= 32768 ? n_threads : 1;
+  if (rows == 1 && slices > 1 && inner >= 65536) {
+    /* One long row: split it into pieces by hand. */
+    M2iBroadcast split = *b;
+    gint64 pieces = slices * 4;
+    while (inner % pieces)
+      pieces--;
+    if (pieces > 1 && b->rank < M2I_MAX_RANK) {
+      split.rank = 2;
+      split.dims[0] = pieces;
+      split.dims[1] = inner / pieces;
+      for (gint k = 0; k < b->n_operands; k++) {
+        split.strides[k][1] = b->strides[k][0];
+        split.strides[k][0] = b->strides[k][0] * split.dims[1];
+      }
+      BroadcastJob js = { &split, row, user };
+      m2i_parallel_for ((gint) pieces, slices, 1, broadcast_rows, &js);
+      return;
+    }
+  }
+  m2i_parallel_for ((gint) rows, slices, 1, broadcast_rows, &j);
+}

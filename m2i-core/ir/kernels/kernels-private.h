@@ -1,0 +1,234 @@
+/* kernels-private.h — the compute kernels of the IR runtime and the helpers
+ * they share (not installed).
+ *
+ * Every kernel follows its OpenVINO operation specification and is driven
+ * through M2iOpContext (see m2i-ir-op.h): infer() checks the layer and sets
+ * the outputs, packing constant weights into ctx->state; execute() computes
+ * without allocating. Float kernels compute in f32 (the runtime widens f16
+ * models to f32 before they reach a kernel).
+ */
+#pragma once
+
+#include <ir/ir-private.h>
+#include <base/m2i-cpu.h>
+#include <base/m2i-error.h>
+
+G_BEGIN_DECLS
+
+/* ---- The kernels (registered by m2i_ir_register_compute_kernels) ------- */
+
+extern const M2iOpKernel m2i_kernel_convolution;
+extern const M2iOpKernel m2i_kernel_group_convolution;
+extern const M2iOpKernel m2i_kernel_matmul;
+extern const M2iOpKernel m2i_kernel_add;
+extern const M2iOpKernel m2i_kernel_subtract;
+extern const M2iOpKernel m2i_kernel_multiply;
+extern const M2iOpKernel m2i_kernel_divide;
+extern const M2iOpKernel m2i_kernel_relu;
+extern const M2iOpKernel m2i_kernel_prelu;
+extern const M2iOpKernel m2i_kernel_clamp;
+extern const M2iOpKernel m2i_kernel_sigmoid;
+extern const M2iOpKernel m2i_kernel_exp;
+extern const M2iOpKernel m2i_kernel_max_pool;
+extern const M2iOpKernel m2i_kernel_avg_pool;
+extern const M2iOpKernel m2i_kernel_reduce_mean;
+extern const M2iOpKernel m2i_kernel_softmax;
+extern const M2iOpKernel m2i_kernel_batch_norm;
+extern const M2iOpKernel m2i_kernel_interpolate;
+extern const M2iOpKernel m2i_kernel_nv12_to_rgb;
+extern const M2iOpKernel m2i_kernel_nv12_to_bgr;
+extern const M2iOpKernel m2i_kernel_i420_to_rgb;
+extern const M2iOpKernel m2i_kernel_i420_to_bgr;
+extern const M2iOpKernel m2i_kernel_fake_quantize;
+extern const M2iOpKernel m2i_kernel_prior_box_clustered;
+extern const M2iOpKernel m2i_kernel_detection_output;
+
+/* All of the above, NULL-terminated. */
+extern const M2iOpKernel *const m2i_compute_kernels[];
+
+/* ---- Fusion ------------------------------------------------------------- */
+
+/*
+ * Lets a compiled Convolution, GroupConvolution or MatMul layer (f32, after
+ * its infer()) also add a per-channel @bias and apply ReLU as it writes its
+ * output, so a runtime that finds Conv → Add (constant bias) → ReLU, each
+ * feeding only the next, can drop the Add and ReLU layers and their passes
+ * over memory. @bias has one value per output channel — Convolution: axis
+ * 1 of the output, MatMul: its last axis — and is copied; NULL for none.
+ * The results are bit-identical to running the Add and ReLU layers (the
+ * same float operations in the same order). FALSE with a GError naming the
+ * layer when it is another op or @n_bias does not match; the layer is then
+ * unchanged.
+ */
+gboolean m2i_k_fuse_bias_relu (M2iOpContext *ctx, const float *bias, gint64 n_bias,
+    gboolean relu, GError **error);
+
+/* What a fused layer applies; part of the Convolution and MatMul states. */
+typedef struct {
+  float *bias;                         /* owned; NULL for none */
+  gboolean relu;
+} M2iKFusion;
+
+/* The per-op halves of m2i_k_fuse_bias_relu(): the fusion slot of a
+ * compiled layer's state and its number of output channels, or NULL when
+ * the state cannot take one. */
+M2iKFusion *m2i_k_conv_fusion (M2iOpContext *ctx, gint64 *channels);
+M2iKFusion *m2i_k_matmul_fusion (M2iOpContext *ctx, gint64 *channels);
+
+/* ---- Checks used by infer() ------------------------------------------- */
+
+/* TRUE when the layer has between @min_in and @max_in inputs and between
+ * @min_out and @max_out outputs; otherwise FALSE with a GError naming the
+ * layer and the counts. */
+gboolean m2i_k_check_arity (const M2iOpContext *ctx, gint min_in, gint max_in,
+    gint min_out, gint max_out, GError **error);
+
+/* TRUE when input @i has one of the @n types in @allowed; otherwise FALSE
+ * with a GError naming the input, its type and the allowed ones. */
+gboolean m2i_k_check_type (const M2iOpContext *ctx, gint i,
+    const M2iElementType *allowed, gint n, GError **error);
+
+/* Shorthand: input @i must be f32. */
+gboolean m2i_k_check_f32 (const M2iOpContext *ctx, gint i, GError **error);
+
+/* TRUE when input @i has a rank in [@min, @max]. */
+gboolean m2i_k_check_rank (const M2iOpContext *ctx, gint i, gint min, gint max,
+    GError **error);
+
+/* Reads input @i, which must be a constant 1-D (or scalar) tensor of an
+ * integer type, into @out (at most @max values; *n gets the count). FALSE
+ * with a GError when it is not constant, not integer, or too long. */
+gboolean m2i_k_const_ints (const M2iOpContext *ctx, gint i, gint64 *out,
+    gint max, gint *n, GError **error);
+
+/* The same for a constant tensor of any real type (integers are converted). */
+gboolean m2i_k_const_floats (const M2iOpContext *ctx, gint i, float *out,
+    gint max, gint *n, GError **error);
+
+/* Normalizes @axis (negative counts from the end when @allow_negative) to
+ * [0, rank); FALSE with a GError naming @what when out of range. */
+gboolean m2i_k_axis (const M2iOpContext *ctx, gint64 axis, gint rank,
+    gboolean allow_negative, const char *what, gint64 *out, GError **error);
+
+/* The shape as text for messages; returns a static per-thread buffer that
+ * the next call with the same @slot (0..3) overwrites. */
+const char *m2i_k_shape_str (const M2iShape *s, gint slot);
+
+/* The op version of the layer as an opset number: its `version` resolved
+ * the way the registry resolves it ("opset11" on MaxPool is MaxPool-8 → 8);
+ * 0 when the version is not an opset name. */
+gint m2i_k_op_version (const M2iOpContext *ctx);
+
+/* The number of worker slices a kernel may use (ctx->n_threads, at least 1,
+ * at most 64). */
+gint m2i_k_threads (const M2iOpContext *ctx);
+
+/* Slices for @work multiply-adds: one per million, at most
+ * m2i_k_threads(); below that, handing work to another core costs more
+ * than it saves. */
+gint m2i_k_slices_for (const M2iOpContext *ctx, gint64 work);
+
+/* ---- Spatial window geometry (convolution and pooling) ---------------- */
+
+typedef enum {
+  M2I_PAD_EXPLICIT,
+  M2I_PAD_SAME_UPPER,
+  M2I_PAD_SAME_LOWER,
+  M2I_PAD_VALID,
+} M2iAutoPad;
+
+#define M2I_K_MAX_SPATIAL 3
+
+typedef struct {
+  gint n;                                  /* spatial rank */
+  gint64 kernel[M2I_K_MAX_SPATIAL];
+  gint64 strides[M2I_K_MAX_SPATIAL];
+  gint64 dilations[M2I_K_MAX_SPATIAL];
+  gint64 pads_begin[M2I_K_MAX_SPATIAL];
+  gint64 pads_end[M2I_K_MAX_SPATIAL];
+  M2iAutoPad auto_pad;
+  gboolean ceil;                           /* rounding_type (pooling) */
+} M2iWindow;
+
+/* Reads strides, dilations (when @with_dilations, else 1), pads_begin,
+ * pads_end and auto_pad for @n spatial axes; for pooling (@kernel_attr set)
+ * also "kernel" and rounding_type. Each list must have exactly @n values. */
+gboolean m2i_k_window_attrs (const M2iOpContext *ctx, gint n,
+    gboolean with_dilations, const char *kernel_attr, M2iWindow *w,
+    GError **error);
+
+/* Resolves auto_pad against the input spatial sizes @in (updating
+ * pads_begin/pads_end) and computes the output sizes into @out. FALSE with
+ * a GError when an output size would be < 1. */
+gboolean m2i_k_window_output (const M2iOpContext *ctx, M2iWindow *w,
+    const gint64 *in, gint64 *out, GError **error);
+
+/* ---- Broadcasting iteration for element-wise ops ---------------------- */
+
+#define M2I_K_MAX_OPERANDS 6
+
+/* An output of `rank` dims, with for each operand the element stride along
+ * each output dim (0 where the operand is broadcast). Adjacent dims are
+ * merged where every operand allows it, so the common cases end up as one
+ * or two dims. */
+typedef struct {
+  gint rank;
+  gint n_operands;
+  gint64 dims[M2I_MAX_RANK];
+  gint64 strides[M2I_K_MAX_OPERANDS][M2I_MAX_RANK];
+} M2iBroadcast;
+
+/* Plans numpy broadcasting of @n operand shapes into @out (the output
+ * shape, which must be their broadcast). */
+void m2i_k_broadcast_plan (M2iBroadcast *b, const M2iShape *out,
+    const M2iShape *const *operands, gint n);
+
+/* Runs @row over the plan: for each index of all dims but the last, calls
+ * @row with the operand offsets (in elements) and the innermost extent; the
+ * innermost strides are b->strides[k][rank-1]. Rows are split over
+ * @n_threads when the work is large enough. */
+typedef void (*M2iBroadcastRow) (const gint64 *offsets, gint64 count,
+    gpointer user);
+void m2i_k_broadcast_run (const M2iBroadcast *b, gint n_threads,
+    M2iBroadcastRow row, gpointer user);
+
+/* ---- Plain-C loops compiled for several instruction sets --------------- */
+
+/* Defines `static void name params` that calls name##_body (a static inline
+ * function the caller wrote) through a copy compiled for AVX-512, one for
+ * AVX2 and a generic one, chosen by m2i_cpu_flags(). The copies are the same
+ * C code, so they give identical results (no FMA contraction: the project
+ * builds with -ffp-contract=off); only the vector width differs. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define M2I_K_TARGET_AVX2 __attribute__ ((target ("avx2,fma")))
+/* GCC vectorizes with 256-bit registers under AVX-512 unless told
+ * otherwise; clang has no such target option. */
+#if defined(__clang__)
+#define M2I_K_TARGET_AVX512 \
+  __attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")))
+#else
+#define M2I_K_TARGET_AVX512 \
+  __attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,prefer-vector-width=512")))
+#endif
+#define M2I_K_SIMD_CLONES(name, params, args) \
+  static void M2I_K_TARGET_AVX512 name##_avx512 params { name##_body args; } \
+  static void M2I_K_TARGET_AVX2 name##_avx2 params { name##_body args; } \
+  static void name##_generic params { name##_body args; } \
+  static void name params \
+  { \
+    M2iCpuFlags f_ = m2i_cpu_flags (); \
+    if (f_ & M2I_CPU_AVX512F) \
+      name##_avx512 args; \
+    else if (f_ & M2I_CPU_AVX2) \
+      name##_avx2 args; \
+    else \
+      name##_generic args; \
+  }
+#else
+#define M2I_K_SIMD_CLONES(name, params, args) \
+  static void name params { name##_body args; }
+#endif
+
+#define M2I_K_INLINE static inline __attribute__ ((always_inline))
+
+G_END_DECLS

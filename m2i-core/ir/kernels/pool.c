@@ -1,0 +1,520 @@
+/* MaxPool-1, MaxPool-8 and AvgPool-1 over 1 to 3 spatial axes (NCW, NCHW,
+ * NCDHW).
+ *
+ * Geometry (auto_pad, pads, rounding_type, dilations) is shared with
+ * Convolution (kernel-util.c). Pads count as -inf for MaxPool; the second
+ * output of MaxPool-8 is the position of the maximum in the input
+ * flattened from `axis` on (pads not counted), the first maximum in
+ * row-major window order winning ties. AvgPool divides by the kernel size
+ * when exclude-pad is false and pads exist (OpenVINO's reference), and by
+ * the number of input elements in the window otherwise.
+ *
+ * Each output row is computed a kernel tap at a time over the whole row, so
+ * the inner loops run along contiguous memory and vectorize.
+ */
+#include "kernels-private.h"
+#include <base/m2i-parallel.h>
+
+#include <math.h>
+#include <string.h>
+
+typedef struct {
+  gboolean is_max;
+  gboolean exclude_pad, pads_in_avg;   /* AvgPool */
+  M2iElementType type, index_type;
+  gint n_outputs;
+  gint64 axis;                         /* MaxPool-8 indices, normalized */
+  gint64 n, c, d, h, w, od, oh, ow;    /* unit axes fill up to 3 spatial */
+  gint64 kd, kh, kw, sd, sh, sw, dd, dh, dw, pd, pt, pl;
+  gint slices;
+  /* For each kernel column kx: the output columns [col_lo, col_hi] whose
+   * input column x·sw + kx·dw − pl lies inside the row (computed once:
+   * 64-bit divisions per row would cost more than the maxima). */
+  gint64 *col_lo, *col_hi;
+} PoolState;
+
+static void
+pool_state_free (gpointer p)
+{
+  PoolState *s = p;
+  if (s) {
+    g_free (s->col_lo);
+    g_free (s->col_hi);
+    g_free (s);
+  }
+}
+
+/* ---- MaxPool rows ------------------------------------------------------ */
+
+/* best[x] = max (best[x], row[x·sw + off]) for x in [lo, hi], remembering
+ * where the maximum came from. Strides 1 and 2 (nearly every network) get
+ * their own loops: with a constant stride the compiler vectorizes the
+ * loads with permutes instead of gathers. */
+#define MAX_ROW_LOOP(STRIDE) \
+    for (gint64 x = lo; x <= hi; x++) { \
+      gint64 p = x * (STRIDE) + off; \
+      __typeof__ (*best) v = row[p]; \
+      gboolean gt = v > best[x]; \
+      best[x] = gt ? v : best[x]; \
+      idx[x] = gt ? (gint32) (base + p) : idx[x]; \
+    }
+#define MAX_ROW(T) \
+  M2I_K_INLINE void \
+  max_row_##T##_body (const T *restrict row, gint64 off, gint64 sw, gint64 lo, gint64 hi, \
+      T *restrict best, gint32 *restrict idx, gint32 base) \
+  { \
+    if (sw == 1) { \
+      MAX_ROW_LOOP (1) \
+    } else if (sw == 2) { \
+      MAX_ROW_LOOP (2) \
+    } else { \
+      MAX_ROW_LOOP (sw) \
+    } \
+  } \
+  M2I_K_SIMD_CLONES (max_row_##T, (const T *restrict row, gint64 off, gint64 sw, gint64 lo, \
+      gint64 hi, T *restrict best, gint32 *restrict idx, gint32 base), \
+      (row, off, sw, lo, hi, best, idx, base))
+
+typedef float f32;
+typedef guint8 u8;
+MAX_ROW (f32)
+MAX_ROW (gint32)
+MAX_ROW (gint64)
+MAX_ROW (u8)
+
+/* One output row (od, oy) of one plane. best/idx hold ow entries; idx is
+ * the position inside the plane (d·h·w), -1 while nothing beat the start
+ * value (the type's lowest). */
+#define MAX_PLANE_ROW(T, LOWEST) \
+  static void \
+  max_output_row_##T (const PoolState *s, const T *plane, gint64 od, gint64 oy, T *best, \
+      gint32 *idx) \
+  { \
+    for (gint64 x = 0; x < s->ow; x++) { \
+      best[x] = LOWEST; \
+      idx[x] = -1; \
+    } \
+    for (gint64 kz = 0; kz < s->kd; kz++) { \
+      gint64 iz = od * s->sd - s->pd + kz * s->dd; \
+      if (iz < 0 || iz >= s->d) \
+        continue; \
+      for (gint64 ky = 0; ky < s->kh; ky++) { \
+        gint64 iy = oy * s->sh - s->pt + ky * s->dh; \
+        if (iy < 0 || iy >= s->h) \
+          continue; \
+        gint32 base = (gint32) ((iz * s->h + iy) * s->w); \
+        for (gint64 kx = 0; kx < s->kw; kx++) { \
+          max_row_##T (plane + base, kx * s->dw - s->pl, s->sw, s->col_lo[kx], \
+              s->col_hi[kx], best, idx, base); \
+        } \
+      } \
+    } \
+    /* Windows where no element beat LOWEST (all lowest or NaN, or only \
+     * pads): the first element of the window decides, as a scan would. */ \
+    for (gint64 x = 0; x < s->ow; x++) { \
+      if (idx[x] >= 0) \
+        continue; \
+      for (gint64 kz = 0; kz < s->kd && idx[x] < 0; kz++) \
+        for (gint64 ky = 0; ky < s->kh && idx[x] < 0; ky++) \
+          for (gint64 kx = 0; kx < s->kw && idx[x] < 0; kx++) { \
+            gint64 iz = od * s->sd - s->pd + kz * s->dd; \
+            gint64 iy = oy * s->sh - s->pt + ky * s->dh; \
+            gint64 ix = x * s->sw - s->pl + kx * s->dw; \
+            if (iz < 0 || iz >= s->d || iy < 0 || iy >= s->h || ix < 0 || ix >= s->w) \
+              continue; \
+            idx[x] = (gint32) ((iz * s->h + iy) * s->w + ix); \
+            best[x] = plane[idx[x]]; \
+          } \
+      if (idx[x] < 0) \
+        idx[x] = 0; \
+    } \
+  }
+
+MAX_PLANE_ROW (f32, -INFINITY)
+MAX_PLANE_ROW (gint32, G_MININT32)
+MAX_PLANE_ROW (gint64, G_MININT64)
+MAX_PLANE_ROW (u8, 0)
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include "row-x86.h"
+
+/* The same output row as max_output_row_f32, with AVX-512: pooled rows are
+ * short (7 to 56 outputs), too short for compiled vector loops, whose
+ * scalar remainders would dominate. Here 16 outputs stay in registers
+ * across every kernel tap; masks cover row ends and pads; stride 2 is two
+ * loads and a permute, other strides a gather. */
+/* The window of output (od, oy, x) as a scan would see it: the first
+ * element inside the input, or -1 (all pads). */
+static gint32
+first_in_window (const PoolState *s, gint64 od, gint64 oy, gint64 x)
+{
+  for (gint64 kz = 0; kz < s->kd; kz++)
+    for (gint64 ky = 0; ky < s->kh; ky++)
+      for (gint64 kx = 0; kx < s->kw; kx++) {
+        gint64 iz = od * s->sd - s->pd + kz * s->dd;
+        gint64 iy = oy * s->sh - s->pt + ky * s->dh;
+        gint64 ix = x * s->sw - s->pl + kx * s->dw;
+        if (iz >= 0 && iz < s->d && iy >= 0 && iy < s->h && ix >= 0 && ix < s->w)
+          return (gint32) ((iz * s->h + iy) * s->w + ix);
+      }
+  return -1;
+}
+
+/* A whole f32 plane with AVX-512: pooled rows are short (7 to 56 outputs),
+ * too short for compiled vector loops, whose scalar remainders would
+ * dominate. Here 16 outputs stay in registers across every kernel tap;
+ * masks cover row ends and pads; stride 2 is two loads and a permute,
+ * other strides a gather. Values and indices (plus @shift, as
+ * index_type) go straight to the outputs; without indices, positions are
+ * not tracked. */
+static inline __attribute__ ((always_inline, target ("avx512f,avx512vl,avx512bw,avx512dq")))
+void
+max_plane_avx512 (const PoolState *s, const float *plane, float *out, guint8 *ind,
+    gint64 shift, gboolean with_idx, gint64 sw)
+{
+  const __m512i lane = _mm512_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const __m512i step = _mm512_mullo_epi32 (lane, _mm512_set1_epi32 ((gint32) sw));
+  const __m512 lowest = _mm512_set1_ps (-INFINITY);
+  for (gint64 od = 0; od < s->od; od++)
+    for (gint64 oy = 0; oy < s->oh; oy++)
+      for (gint64 x = 0; x < s->ow; x += 16) {
+        gint64 n = MIN (16, s->ow - x);
+        __mmask16 m = (__mmask16) ((1u << n) - 1);
+        /* Inside: every tap of the n lanes reads within the row, so only
+         * lanes past n need masking, which the final store does; the full
+         * 16 (stride 1) or 32 (stride 2) elements loaded must then merely
+         * stay inside the plane. */
+        gint64 first = x * sw - s->pl;
+        gint64 last = (x + n - 1) * sw + (s->kw - 1) * s->dw - s->pl;
+        gboolean inside = first >= 0 && last < s->w;
+        gint64 span = sw == 2 ? 32 : 16, plane_len = s->d * s->h * s->w;
+        __m512 bv = lowest;
+        __m512i bi = _mm512_set1_epi32 (-1);
+        for (gint64 kz = 0; kz < s->kd; kz++) {
+          gint64 iz = od * s->sd - s->pd + kz * s->dd;
+          if (iz < 0 || iz >= s->d)
+            continue;
+          for (gint64 ky = 0; ky < s->kh; ky++) {
+            gint64 iy = oy * s->sh - s->pt + ky * s->dh;
+            if (iy < 0 || iy >= s->h)
+              continue;
+            gint64 base = (iz * s->h + iy) * s->w;
+            const float *row = plane + base;
+            for (gint64 kx = 0; kx < s->kw; kx++) {
+              gint64 p0 = x * sw + kx * s->dw - s->pl;
+              __mmask16 ok;
+              __m512 v = m2i_k_load_row16 (row, p0, sw, s->w,
+                  inside && base + p0 + span <= plane_len, m, &ok);
+              if (!ok)
+                continue;
+              if (with_idx) {
+                __m512i pos = _mm512_add_epi32 (_mm512_set1_epi32 ((gint32) (base + p0)), step);
+                __mmask16 gt = ok & _mm512_cmp_ps_mask (v, bv, _CMP_GT_OQ);
+                bv = _mm512_mask_mov_ps (bv, gt, v);
+                bi = _mm512_mask_mov_epi32 (bi, gt, pos);
+              } else {
+                /* max (v, bv) returns bv when v is NaN: the same as v > bv. */
+                bv = _mm512_mask_max_ps (bv, ok, v, bv);
+              }
+            }
+          }
+        }
+        gint64 o = (od * s->oh + oy) * s->ow + x;
+        /* Lanes where nothing beat -inf: the first element decides. */
+        __mmask16 stuck = m & (with_idx ? _mm512_cmpeq_epi32_mask (bi, _mm512_set1_epi32 (-1))
+            : _mm512_cmp_ps_mask (bv, lowest, _CMP_EQ_OQ));
+        _mm512_mask_storeu_ps (out + o, m, bv);
+        gint32 fix[16];
+        _mm512_storeu_si512 (fix, bi);
+        for (gint l = 0; stuck && l < n; l++) {
+          if (!(stuck & (1u << l)))
+            continue;
+          gint32 f = first_in_window (s, od, oy, x + l);
+          fix[l] = MAX (f, 0);
+          out[o + l] = f >= 0 ? plane[f] : -INFINITY;
+        }
+        if (!with_idx)
+          continue;
+        bi = _mm512_add_epi32 (_mm512_loadu_si512 (fix), _mm512_set1_epi32 ((gint32) shift));
+        if (s->index_type == M2I_ET_I32) {
+          _mm512_mask_storeu_epi32 ((gint32 *) ind + o, m, bi);
+        } else {
+          gint64 *d = (gint64 *) ind + o;
+          _mm512_mask_storeu_epi64 (d, (__mmask8) m,
+              _mm512_cvtepi32_epi64 (_mm512_castsi512_si256 (bi)));
+          _mm512_mask_storeu_epi64 (d + 8, (__mmask8) (m >> 8),
+              _mm512_cvtepi32_epi64 (_mm512_extracti64x4_epi64 (bi, 1)));
+        }
+      }
+}
+
+__attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq")))
+static void
+max_plane_f32_avx512 (const PoolState *s, const float *plane, float *out, guint8 *ind,
+    gint64 shift)
+{
+  /* Strides 1 and 2 as constants: the loads' branches fold away. */
+  if (ind && s->sw == 2)
+    max_plane_avx512 (s, plane, out, ind, shift, TRUE, 2);
+  else if (ind)
+    max_plane_avx512 (s, plane, out, ind, shift, TRUE, s->sw);
+  else if (s->sw == 2)
+    max_plane_avx512 (s, plane, out, NULL, 0, FALSE, 2);
+  else if (s->sw == 1)
+    max_plane_avx512 (s, plane, out, NULL, 0, FALSE, 1);
+  else
+    max_plane_avx512 (s, plane, out, NULL, 0, FALSE, s->sw);
+}
+#endif
+
+/* ---- AvgPool rows ------------------------------------------------------ */
+
+M2I_K_INLINE void
+sum_row_body (const float *row, gint64 off, gint64 sw, gint64 lo, gint64 hi, float *acc)
+{
+  for (gint64 x = lo; x <= hi; x++)
+    acc[x] += row[x * sw + off];
+}
+M2I_K_SIMD_CLONES (sum_row, (const float *row, gint64 off, gint64 sw, gint64 lo,
+        gint64 hi, float *acc), (row, off, sw, lo, hi, acc))
+
+/* Number of taps along one axis that land inside [0, size). */
+static inline gint64
+taps_inside (gint64 start, gint64 k, gint64 size)
+{
+  return MAX (0, MIN (start + k, size) - MAX (start, 0));
+}
+
+static void
+avg_output_row (const PoolState *s, const float *plane, gint64 od, gint64 oy, float *out)
+{
+  memset (out, 0, s->ow * sizeof (float));
+  for (gint64 kz = 0; kz < s->kd; kz++) {
+    gint64 iz = od * s->sd - s->pd + kz;
+    if (iz < 0 || iz >= s->d)
+      continue;
+    for (gint64 ky = 0; ky < s->kh; ky++) {
+      gint64 iy = oy * s->sh - s->pt + ky;
+      if (iy < 0 || iy >= s->h)
+        continue;
+      const float *row = plane + (iz * s->h + iy) * s->w;
+      for (gint64 kx = 0; kx < s->kw; kx++) {
+        sum_row (row, kx - s->pl, s->sw, s->col_lo[kx], s->col_hi[kx], out);
+      }
+    }
+  }
+  gint64 rows = taps_inside (od * s->sd - s->pd, s->kd, s->d) *
+      taps_inside (oy * s->sh - s->pt, s->kh, s->h);
+  for (gint64 x = 0; x < s->ow; x++) {
+    gint64 count = s->pads_in_avg ? s->kd * s->kh * s->kw
+        : rows * taps_inside (x * s->sw - s->pl, s->kw, s->w);
+    out[x] = count ? out[x] / (float) count : 0.0f;
+  }
+}
+
+/* ---- Driver ------------------------------------------------------------ */
+
+typedef struct {
+  const PoolState *s;
+  const guint8 *in;
+  guint8 *out, *indices;
+  guint8 *scratch;                     /* per slice: ow values + ow gint32 */
+} PoolJob;
+
+static gsize
+pool_scratch_per_slice (const PoolState *s)
+{
+  return ((s->ow * (8 + 4)) + 63) & ~(gsize) 63;
+}
+
+static void
+pool_slice (gint begin, gint end, gint slice, gpointer data)
+{
+  const PoolJob *j = data;
+  const PoolState *s = j->s;
+  gsize es = m2i_element_type_size (s->type);
+  gint64 in_plane = s->d * s->h * s->w, out_plane = s->od * s->oh * s->ow;
+  guint8 *best = s->is_max ? j->scratch + slice * pool_scratch_per_slice (s) : NULL;
+  gint32 *idx = s->is_max ? (gint32 *) (best + s->ow * 8) : NULL;
+  for (gint p = begin; p < end; p++) {
+    const guint8 *plane = j->in + p * in_plane * es;
+    /* MaxPool-8 indices are counted from `axis` on. */
+    gint64 shift = s->axis == 0 ? p * in_plane : s->axis == 1 ? (p % s->c) * in_plane : 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (s->is_max && s->type == M2I_ET_F32 && (m2i_cpu_flags () & M2I_CPU_AVX512F) &&
+        shift + in_plane <= G_MAXINT32) {
+      max_plane_f32_avx512 (s, (const float *) plane, (float *) j->out + p * out_plane,
+          j->indices ? j->indices + p * out_plane *
+              m2i_element_type_size (s->index_type) : NULL, shift);
+      continue;
+    }
+#endif
+    for (gint64 od = 0; od < s->od; od++)
+      for (gint64 oy = 0; oy < s->oh; oy++) {
+        gint64 o = p * out_plane + (od * s->oh + oy) * s->ow;
+        guint8 *dst = j->out + o * es;
+        if (!s->is_max) {
+          avg_output_row (s, (const float *) plane, od, oy, (float *) dst);
+          continue;
+        }
+        switch (s->type) {
+          case M2I_ET_F32:
+            max_output_row_f32 (s, (const float *) plane, od, oy, (float *) best, idx);
+            break;
+          case M2I_ET_I32:
+            max_output_row_gint32 (s, (const gint32 *) plane, od, oy, (gint32 *) best, idx);
+            break;
+          case M2I_ET_I64:
+            max_output_row_gint64 (s, (const gint64 *) plane, od, oy, (gint64 *) best, idx);
+            break;
+          default:
+            max_output_row_u8 (s, plane, od, oy, best, idx);
+            break;
+        }
+        memcpy (dst, best, s->ow * es);
+        if (!j->indices)
+          continue;
+        if (s->index_type == M2I_ET_I32) {
+          gint32 *ind = (gint32 *) j->indices + o;
+          for (gint64 x = 0; x < s->ow; x++)
+            ind[x] = (gint32) (idx[x] + shift);
+        } else {
+          gint64 *ind = (gint64 *) j->indices + o;
+          for (gint64 x = 0; x < s->ow; x++)
+            ind[x] = idx[x] + shift;
+        }
+      }
+  }
+}
+
+static gboolean
+pool_infer (M2iOpContext *ctx, gboolean is_max, gboolean v8, GError **error)
+{
+  static const M2iElementType max_types[] = { M2I_ET_F32, M2I_ET_I32, M2I_ET_I64, M2I_ET_U8 };
+  if (!m2i_k_check_arity (ctx, 1, 1, 1, v8 ? 2 : 1, error) ||
+      !m2i_k_check_type (ctx, 0, max_types, is_max ? G_N_ELEMENTS (max_types) : 1, error) ||
+      !m2i_k_check_rank (ctx, 0, 3, 5, error))
+    return FALSE;
+  const M2iShape *in = &ctx->inputs[0].shape;
+  gint spatial = in->rank - 2;
+  M2iWindow win;
+  if (!m2i_k_window_attrs (ctx, spatial, v8, "kernel", &win, error))
+    return FALSE;
+  gint64 in_sp[3], out_sp[3];
+  for (gint i = 0; i < spatial; i++)
+    in_sp[i] = in->dims[2 + i];
+  if (!m2i_k_window_output (ctx, &win, in_sp, out_sp, error))
+    return FALSE;
+  if (m2i_shape_numel (in) / MAX (in->dims[0] * in->dims[1], 1) > G_MAXINT32) {
+    m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
+        "input %s: spatial planes over 2^31 elements are not supported",
+        m2i_k_shape_str (in, 0));
+    return FALSE;
+  }
+
+  PoolState *s = g_new0 (PoolState, 1);
+  s->is_max = is_max;
+  s->type = ctx->inputs[0].type;
+  s->n_outputs = ctx->n_outputs;
+  s->n = in->dims[0];
+  s->c = in->dims[1];
+  /* Spatial axes right-aligned into (d, h, w); missing ones are units. */
+  gint64 *dims[3][6] = {
+    { &s->d, &s->od, &s->kd, &s->sd, &s->dd, &s->pd },
+    { &s->h, &s->oh, &s->kh, &s->sh, &s->dh, &s->pt },
+    { &s->w, &s->ow, &s->kw, &s->sw, &s->dw, &s->pl },
+  };
+  for (gint a = 0; a < 3; a++) {
+    gint i = a - (3 - spatial);
+    *dims[a][0] = i >= 0 ? in_sp[i] : 1;
+    *dims[a][1] = i >= 0 ? out_sp[i] : 1;
+    *dims[a][2] = i >= 0 ? win.kernel[i] : 1;
+    *dims[a][3] = i >= 0 ? win.strides[i] : 1;
+    *dims[a][4] = i >= 0 ? win.dilations[i] : 1;
+    *dims[a][5] = i >= 0 ? win.pads_begin[i] : 0;
+  }
+  gboolean any_pad = FALSE;
+  for (gint i = 0; i < spatial; i++)
+    any_pad |= win.pads_begin[i] != 0 || win.pads_end[i] != 0;
+
+  if (!is_max) {
+    gboolean exclude;
+    if (!m2i_ir_node_attr_bool (ctx->node, "exclude-pad", FALSE, &exclude, error)) {
+      pool_state_free (s);
+      return FALSE;
+    }
+    s->exclude_pad = exclude;
+    s->pads_in_avg = !exclude && any_pad;
+  }
+  if (v8) {
+    static const char *const itypes[] = { "i64", "i32", NULL };
+    gint it;
+    gint64 axis;
+    if (!m2i_ir_node_attr_enum (ctx->node, "index_element_type", "i64", itypes, &it, error) ||
+        !m2i_ir_node_attr_int (ctx->node, "axis", 0, &axis, error) ||
+        !m2i_k_axis (ctx, axis, in->rank, TRUE, "axis", &s->axis, error)) {
+      pool_state_free (s);
+      return FALSE;
+    }
+    s->index_type = it == 0 ? M2I_ET_I64 : M2I_ET_I32;
+    if (it == 1 && s->axis == 0 && m2i_shape_numel (in) > G_MAXINT32) {
+      m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
+          "indices of input %s do not fit index_element_type i32", m2i_k_shape_str (in, 0));
+      pool_state_free (s);
+      return FALSE;
+    }
+  }
+  s->col_lo = g_new (gint64, s->kw);
+  s->col_hi = g_new (gint64, s->kw);
+  for (gint64 kx = 0; kx < s->kw; kx++) {
+    gint64 off = kx * s->dw - s->pl;
+    s->col_lo[kx] = off >= 0 ? 0 : (-off + s->sw - 1) / s->sw;
+    s->col_hi[kx] = MIN (s->w - 1 - off < 0 ? -1 : (s->w - 1 - off) / s->sw, s->ow - 1);
+  }
+  s->slices = m2i_k_threads (ctx);
+  ctx->scratch_bytes = is_max ? s->slices * pool_scratch_per_slice (s) : 0;
+  for (gint o = 0; o < ctx->n_outputs; o++) {
+    ctx->outputs[o].type = o == 0 ? s->type : s->index_type;
+    ctx->outputs[o].shape = *in;
+    for (gint i = 0; i < spatial; i++)
+      ctx->outputs[o].shape.dims[2 + i] = out_sp[i];
+  }
+  ctx->state = s;
+  return TRUE;
+}
+
+static gboolean
+pool_execute (M2iOpContext *ctx, GError **error)
+{
+  const PoolState *s = ctx->state;
+  PoolJob j = { s, ctx->inputs[0].data, ctx->outputs[0].data,
+    /* A runtime may leave an output nobody reads without memory: then the
+     * indices are not computed. */
+    ctx->n_outputs > 1 ? ctx->outputs[1].data : NULL, ctx->scratch };
+  gint planes = (gint) (s->n * s->c);
+  gint64 work = s->n * s->c * s->od * s->oh * s->ow * s->kd * s->kh * s->kw;
+  gint slices = work >= 65536 ? MIN (m2i_k_threads (ctx), s->slices) : 1;
+  m2i_parallel_for (planes, slices, 1, pool_slice, &j);
+  return TRUE;
+}
+
+static gboolean max1_infer (M2iOpContext *c, GError **e) { return pool_infer (c, TRUE, FALSE, e); }
+static gboolean max8_infer (M2iOpContext *c, GError **e) { return pool_infer (c, TRUE, TRUE, e); }
+static gboolean avg_infer (M2iOpContext *c, GError **e) { return pool_infer (c, FALSE, FALSE, e); }
+
+static gboolean
+max_infer (M2iOpContext *ctx, GError **error)
+{
+  /* MaxPool-8 adds dilations, indices, index_element_type and axis. */
+  if (m2i_k_op_version (ctx) < 8)
+    return max1_infer (ctx, error);
+  return max8_infer (ctx, error);
+}
+
+const M2iOpKernel m2i_kernel_max_pool = {
+  "MaxPool", "opset1 opset8", max_infer, pool_execute, pool_state_free,
+};
+
+const M2iOpKernel m2i_kernel_avg_pool = {
+  "AvgPool", "opset1", avg_infer, pool_execute, pool_state_free,
+};

@@ -1,0 +1,327 @@
+/* Pooling and element-wise add on blocked tensors (int8 and fp16). The
+ * loops run over the 8 lanes of a block, which compilers vectorize. */
+#include "npu-private.h"
+
+#include <base/m2i-error.h>
+#include <base/m2i-parallel.h>
+#include <mli/mli-private.h>
+#include <math.h>
+#include <string.h>
+
+#define CEIL8(x) (((x) + 7) / 8)
+#define NPU_MAX_POOL 4096
+
+/* Writes the representation of 0 into the padding lanes (channels >= c)
+ * of @w pixels of the last block. */
+static void
+zero_padding_lanes (guint8 *block, gint w, gint c, M2iNpuPrecision p, gint8 zero)
+{
+  gint lanes = c % 8;
+  if (lanes == 0)
+    return;
+  for (gint x = 0; x < w; x++)
+    for (gint l = lanes; l < 8; l++) {
+      if (p == M2I_NPU_INT8)
+        block[x * 8 + l] = (guint8) zero;
+      else
+        ((m2i_f16 *) block)[x * 8 + l] = 0;
+    }
+}
+
+/* ---- pooling ----------------------------------------------------------------- */
+
+static gboolean
+pool_check (const M2iNpuPoolParams *p, GError **error)
+{
+  const char *why = NULL;
+  if (!p)
+    why = "parameters are NULL";
+  else if (p->kind != M2I_NPU_POOL_MAX && p->kind != M2I_NPU_POOL_AVG)
+    why = "unknown kind";
+  else if (p->kernel_h < 1 || p->kernel_w < 1 || p->kernel_h > NPU_MAX_POOL || p->kernel_w > NPU_MAX_POOL)
+    why = "kernel sizes must be in [1, 4096]";
+  else if (p->stride_h < 1 || p->stride_w < 1 || p->stride_h > NPU_MAX_POOL || p->stride_w > NPU_MAX_POOL)
+    why = "strides must be in [1, 4096]";
+  else if (p->pad_top < 0 || p->pad_bottom < 0 || p->pad_left < 0 || p->pad_right < 0
+      || p->pad_top >= p->kernel_h || p->pad_bottom >= p->kernel_h
+      || p->pad_left >= p->kernel_w || p->pad_right >= p->kernel_w)
+    why = "pads must be >= 0 and smaller than the kernel";
+  else if (p->round != M2I_MLI_ROUND_HALF_UP && p->round != M2I_MLI_ROUND_HALF_EVEN)
+    why = "unknown rounding mode";
+  else if (p->zero_point < -128 || p->zero_point > 127)
+    why = "zero_point must be in [-128, 127]";
+  if (why) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "pool: %s", why);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gint
+pool_extent (gint in, gint pb, gint pe, gint k, gint s, gboolean ceil_mode)
+{
+  gint span = in + pb + pe - k;
+  if (span < 0)
+    return 0;
+  gint out = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+  if (ceil_mode && (out - 1) * s >= in + pb)  /* last window would start in the end pad */
+    out--;
+  return out;
+}
+
+gboolean
+m2i_npu_pool_output_size (const M2iNpuPoolParams *p, gint in_h, gint in_w,
+    gint *out_h, gint *out_w, GError **error)
+{
+  if (!pool_check (p, error))
+    return FALSE;
+  gint oh = pool_extent (in_h, p->pad_top, p->pad_bottom, p->kernel_h, p->stride_h, p->ceil_mode);
+  gint ow = pool_extent (in_w, p->pad_left, p->pad_right, p->kernel_w, p->stride_w, p->ceil_mode);
+  if (in_h < 1 || in_w < 1 || oh < 1 || ow < 1) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+        "pool: a %dx%d kernel leaves no output on a %dx%d input", p->kernel_h,
+        p->kernel_w, in_h, in_w);
+    return FALSE;
+  }
+  *out_h = oh;
+  *out_w = ow;
+  return TRUE;
+}
+
+typedef struct {
+  const M2iNpuPoolParams *p;
+  const M2iNpuTensor *in;
+  M2iNpuTensor *out;
+  gint64 ib, ir, ibt, ob, orow, obt;    /* elements */
+} PoolJob;
+
+/* Window of output index @o along one axis: padded-area [lo, hi) and the
+ * part inside the input [vlo, vhi). */
+static void
+window (gint o, gint s, gint pb, gint pe, gint k, gint in, gint *lo, gint *hi,
+    gint *vlo, gint *vhi)
+{
+  *lo = o * s - pb;
+  *hi = MIN (*lo + k, in + pe);
+  *vlo = MAX (*lo, 0);
+  *vhi = MIN (*hi, in);
+}
+
+static void
+pool_rows (gint begin, gint end, gint slice, gpointer data)
+{
+  const PoolJob *j = data;
+  const M2iNpuPoolParams *p = j->p;
+  const M2iNpuTensor *in = j->in;
+  M2iNpuTensor *out = j->out;
+  gint cbs = CEIL8 (in->c);
+  gboolean f16 = in->precision == M2I_NPU_FP16;
+  gsize es = f16 ? 2 : 1;
+  gint8 zero = (gint8) p->zero_point;
+  for (gint item = begin; item < end; item++) {
+    gint cb = item % cbs, oy = (item / cbs) % out->h, n = item / cbs / out->h;
+    gint y0, y1, vy0, vy1;
+    window (oy, p->stride_h, p->pad_top, p->pad_bottom, p->kernel_h, in->h, &y0, &y1, &vy0, &vy1);
+    const guint8 *src = (const guint8 *) in->data + (n * j->ibt + cb * j->ib) * es;
+    guint8 *dst = (guint8 *) out->data + (n * j->obt + oy * j->orow + cb * j->ob) * es;
+    for (gint ox = 0; ox < out->w; ox++) {
+      gint x0, x1, vx0, vx1;
+      window (ox, p->stride_w, p->pad_left, p->pad_right, p->kernel_w, in->w, &x0, &x1, &vx0, &vx1);
+      gint count = p->exclude_pad ? (vy1 - vy0) * (vx1 - vx0) : (y1 - y0) * (x1 - x0);
+      if (!f16) {
+        gint32 acc[8];
+        for (gint l = 0; l < 8; l++)
+          acc[l] = p->kind == M2I_NPU_POOL_MAX ? G_MININT32 : 0;
+        for (gint y = vy0; y < vy1; y++)
+          for (gint x = vx0; x < vx1; x++) {
+            const gint8 *v = (const gint8 *) src + y * j->ir + x * 8;
+            for (gint l = 0; l < 8; l++)
+              acc[l] = p->kind == M2I_NPU_POOL_MAX ? MAX (acc[l], v[l]) : acc[l] + (v[l] - p->zero_point);
+          }
+        for (gint l = 0; l < 8; l++) {
+          gint64 r = p->kind == M2I_NPU_POOL_MAX ? acc[l]
+              : p->zero_point + m2i_mli_div_round (acc[l], count, p->round);
+          ((gint8 *) dst)[ox * 8 + l] = (gint8) CLAMP (r, -128, 127);
+        }
+      } else {
+        float acc[8];
+        for (gint l = 0; l < 8; l++)
+          acc[l] = p->kind == M2I_NPU_POOL_MAX ? -INFINITY : 0.0f;
+        for (gint y = vy0; y < vy1; y++)
+          for (gint x = vx0; x < vx1; x++) {
+            const m2i_f16 *v = (const m2i_f16 *) src + y * j->ir + x * 8;
+            for (gint l = 0; l < 8; l++) {
+              float f = m2i_f16_to_f32 (v[l]);
+              acc[l] = p->kind == M2I_NPU_POOL_MAX ? (f > acc[l] ? f : acc[l]) : acc[l] + f;
+            }
+          }
+        for (gint l = 0; l < 8; l++)
+          ((m2i_f16 *) dst)[ox * 8 + l] = m2i_f32_to_f16 (p->kind == M2I_NPU_POOL_MAX
+              ? acc[l] : acc[l] / (float) count);
+      }
+    }
+    if (cb == cbs - 1)
+      zero_padding_lanes (dst, out->w, out->c, out->precision, zero);
+  }
+}
+
+gboolean
+m2i_npu_pool_run (const M2iNpuPoolParams *p, const M2iNpuTensor *in,
+    M2iNpuTensor *out, gint n_threads, GError **error)
+{
+  if (!m2i_npu_tensor_check (in, error))
+    return FALSE;
+  gint oh, ow;
+  if (!m2i_npu_pool_output_size (p, in->h, in->w, &oh, &ow, error))
+    return FALSE;
+  if (!npu_tensor_expect (out, "pool output", in->precision, in->n, in->c, oh, ow, error))
+    return FALSE;
+  PoolJob j = { p, in, out };
+  npu_tensor_strides (in, &j.ib, &j.ir, &j.ibt);
+  npu_tensor_strides (out, &j.ob, &j.orow, &j.obt);
+  m2i_parallel_for (in->n * oh * CEIL8 (in->c), n_threads, 4, pool_rows, &j);
+  return TRUE;
+}
+
+/* ---- element-wise add -------------------------------------------------------- */
+
+gboolean
+m2i_npu_add_params_from_scales (double a_scale, gint32 a_zero_point,
+    double b_scale, gint32 b_zero_point, double out_scale,
+    gint32 out_zero_point, M2iNpuAddParams *p, GError **error)
+{
+  if (!p || !(a_scale > 0) || !(b_scale > 0) || !(out_scale > 0)
+      || isinf (a_scale) || isinf (b_scale) || isinf (out_scale)
+      || a_zero_point < -128 || a_zero_point > 127 || b_zero_point < -128
+      || b_zero_point > 127 || out_zero_point < -128 || out_zero_point > 127) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+        "add: scales must be positive and finite, zero points in [-128, 127]");
+    return FALSE;
+  }
+  memset (p, 0, sizeof *p);
+  p->a_zero_point = a_zero_point;
+  p->b_zero_point = b_zero_point;
+  p->out_zero_point = out_zero_point;
+  p->left_shift = 20;
+  double twice_max = 2 * MAX (a_scale, b_scale);
+  if (!m2i_npu_quantize_multiplier (a_scale / twice_max, &p->a_multiplier, &p->a_shift)
+      || !m2i_npu_quantize_multiplier (b_scale / twice_max, &p->b_multiplier, &p->b_shift)
+      || !m2i_npu_quantize_multiplier (twice_max / ((1 << 20) * out_scale),
+          &p->out_multiplier, &p->out_shift)) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+        "add: the scale ratios %g / %g / %g cannot be expressed as multipliers",
+        a_scale, b_scale, out_scale);
+    return FALSE;
+  }
+  p->act_min = -128;
+  p->act_max = 127;
+  p->f_min = -INFINITY;
+  p->f_max = INFINITY;
+  return TRUE;
+}
+
+static gboolean
+add_check (const M2iNpuAddParams *p, GError **error)
+{
+  const char *why = NULL;
+  if (!p)
+    why = "parameters are NULL";
+  else if (p->left_shift < 0 || p->left_shift > 20)
+    why = "left_shift must be in [0, 20]";
+  else if (p->a_multiplier < 0 || p->b_multiplier < 0 || p->out_multiplier < 0)
+    why = "multipliers must be >= 0";
+  else if (p->a_shift < -31 || p->a_shift > 30 || p->b_shift < -31 || p->b_shift > 30
+      || p->out_shift < -31 || p->out_shift > 30)
+    why = "shifts must be in [-31, 30]";
+  else if (p->a_zero_point < -128 || p->a_zero_point > 127 || p->b_zero_point < -128
+      || p->b_zero_point > 127 || p->out_zero_point < -128 || p->out_zero_point > 127)
+    why = "zero points must be in [-128, 127]";
+  else if (p->act_min < -128 || p->act_max > 127 || p->act_min > p->act_max)
+    why = "need -128 <= act_min <= act_max <= 127";
+  else if (isnan (p->f_min) || isnan (p->f_max) || p->f_min > p->f_max)
+    why = "f_min..f_max is not a range";
+  if (why) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "add: %s", why);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+typedef struct {
+  const M2iNpuAddParams *p;
+  const M2iNpuTensor *a, *b;
+  M2iNpuTensor *out;
+  gint64 s[3][3];               /* block, row, batch strides of a, b, out */
+} AddJob;
+
+static inline gint32
+mbqm_exp (gint32 x, gint32 m, gint shift)
+{
+  return npu_mbqm (x, m, MAX (shift, 0), MAX (-shift, 0));
+}
+
+static void
+add_rows (gint begin, gint end, gint slice, gpointer data)
+{
+  const AddJob *j = data;
+  const M2iNpuAddParams *p = j->p;
+  const M2iNpuTensor *out = j->out;
+  gint cbs = CEIL8 (out->c);
+  gboolean f16 = out->precision == M2I_NPU_FP16;
+  gsize es = f16 ? 2 : 1;
+  gint64 len = (gint64) out->w * 8;
+  gint8 zero = (gint8) CLAMP (p->out_zero_point, p->act_min, p->act_max);
+  for (gint item = begin; item < end; item++) {
+    gint cb = item % cbs, y = (item / cbs) % out->h, n = item / cbs / out->h;
+    const guint8 *row[3];
+    const M2iNpuTensor *t[3] = { j->a, j->b, out };
+    for (int k = 0; k < 3; k++)
+      row[k] = (const guint8 *) t[k]->data
+          + (n * j->s[k][2] + y * j->s[k][1] + cb * j->s[k][0]) * (gint64) es;
+    guint8 *dst = (guint8 *) row[2];
+    if (!f16) {
+      const gint8 *a = (const gint8 *) row[0], *b = (const gint8 *) row[1];
+      for (gint64 i = 0; i < len; i++) {
+        gint32 sa = mbqm_exp ((a[i] - p->a_zero_point) * (1 << p->left_shift),
+            p->a_multiplier, p->a_shift);
+        gint32 sb = mbqm_exp ((b[i] - p->b_zero_point) * (1 << p->left_shift),
+            p->b_multiplier, p->b_shift);
+        gint32 r = mbqm_exp (sa + sb, p->out_multiplier, p->out_shift);
+        r = CLAMP (r, -512, 512) + p->out_zero_point;
+        ((gint8 *) dst)[i] = (gint8) CLAMP (r, p->act_min, p->act_max);
+      }
+    } else {
+      enum { CHUNK = 256 };
+      float fa[CHUNK], fb[CHUNK];
+      for (gint64 i0 = 0; i0 < len; i0 += CHUNK) {
+        gsize n_el = (gsize) MIN (CHUNK, len - i0);
+        m2i_f16_to_f32_n ((const m2i_f16 *) row[0] + i0, fa, n_el);
+        m2i_f16_to_f32_n ((const m2i_f16 *) row[1] + i0, fb, n_el);
+        for (gsize i = 0; i < n_el; i++) {
+          float v = fa[i] + fb[i];
+          fa[i] = v < p->f_min ? p->f_min : v > p->f_max ? p->f_max : v;
+        }
+        m2i_f32_to_f16_n (fa, (m2i_f16 *) dst + i0, n_el);
+      }
+    }
+    if (cb == cbs - 1)
+      zero_padding_lanes (dst, out->w, out->c, out->precision, zero);
+  }
+}
+
+gboolean
+m2i_npu_add_run (const M2iNpuAddParams *p, const M2iNpuTensor *a,
+    const M2iNpuTensor *b, M2iNpuTensor *out, gint n_threads, GError **error)
+{
+  if (!add_check (p, error) || !m2i_npu_tensor_check (a, error))
+    return FALSE;
+  if (!npu_tensor_expect (b, "add input b", a->precision, a->n, a->c, a->h, a->w, error)
+      || !npu_tensor_expect (out, "add output", a->precision, a->n, a->c, a->h, a->w, error))
+    return FALSE;
+  AddJob j = { p, a, b, out };
+  const M2iNpuTensor *t[3] = { a, b, out };
+  for (int k = 0; k < 3; k++)
+    npu_tensor_strides (t[k], &j.s[k][0], &j.s[k][1], &j.s[k][2]);
+  m2i_parallel_for (a->n * a->h * CEIL8 (a->c), n_threads, 4, add_rows, &j);
+  return TRUE;
+}

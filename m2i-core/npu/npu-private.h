@@ -1,0 +1,126 @@
+/* npu-private.h — internals of the compute engine (not installed).
+ *
+ * Convolution runs in two steps per batch item:
+ *  1. the input is copied into a padded buffer in the kernel's element
+ *     format (u8 = x+128 for VNNI, s16 = x-z for AVX2 and C, f32 for fp16),
+ *     with the padding value written explicitly and, for stride sx > 1, the
+ *     columns split into sx phases so that consecutive output pixels read
+ *     consecutive buffer pixels for every tap;
+ *  2. micro-kernels compute tiles of M output pixels × one tile of output
+ *     channels from the padded buffer and packed weights, then requantize
+ *     and store into the blocked output.
+ * Padded buffer: [ph][cb_in][pw][8], pw = sx * pws.
+ */
+#pragma once
+
+#include <npu/m2i-npu.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  NPU_PATH_C = 0,          /* plain C, one output block per tile */
+  NPU_PATH_DEPTHWISE,      /* plain C (vectorizable), groups == channels */
+  NPU_PATH_AVX2,           /* int8: vpmaddwd on s16; fp16: FMA on f32 */
+  NPU_PATH_AVX512,         /* int8: vpdpbusd on u8 (VNNI); fp16: zmm FMA */
+} NpuPath;
+
+/* Element formats of the padded buffer. */
+typedef enum { NPU_PAD_U8, NPU_PAD_S16, NPU_PAD_F32 } NpuPadFormat;
+
+typedef struct {
+  gint ob0, nb;            /* first output block and block count */
+  gint nz;                 /* vector registers per pixel */
+  gint cb0, ncb;           /* input blocks the tile reads */
+  gsize w_offset;          /* bytes into packed */
+} NpuTile;
+
+struct _M2iNpuConv {
+  M2iNpuPrecision precision;
+  M2iNpuConvGeometry g;    /* the layer, as the caller described it */
+  /* The geometry the kernels compute: g, or for a layer with few input
+   * channels the "folded" one, where the kernel's columns become channels
+   * (channel kx*C + c of virtual pixel x is input pixel x*sx + kx*dx - pl)
+   * and the kernel is kh × 1 on a virtual input ow wide. */
+  M2iNpuConvGeometry kg;
+  gboolean fold;
+  gint oh, ow;
+  gint ig, og;             /* channels per group */
+  gint cb_in, cb_out, taps;
+  NpuPath path;
+  NpuPath dw_isa;          /* depthwise layers: AVX512, AVX2 or C kernels */
+  NpuPadFormat pad_format;
+  gsize pad_elem;          /* bytes per padded-buffer element */
+
+  gint n_tiles;
+  NpuTile *tiles;
+  gint lanes;              /* output channels per vector (16 zmm, 8 ymm / C) */
+  guint8 *packed;
+  gsize packed_bytes;
+
+  /* Per output channel, padded to the tiles' full width. */
+  gint32 *bias;            /* int8; VNNI folds -(z + 128)·Σw in */
+  gint32 *mult, *lshift, *rshift;   /* MULTIPLIER; SHIFT uses rshift */
+  float *fbias;
+  M2iNpuRequantScheme scheme;
+  gboolean any_lshift;     /* some MULTIPLIER shift is > 0 */
+  M2iMliRound round;
+  gint32 in_zero, out_zero, act_min, act_max;
+  float f_min, f_max;
+
+  /* Padded buffer geometry (elements) and tap offsets (bytes). */
+  gint ph, pws, pw;
+  gint64 cb_pitch, row_pitch;
+  gint64 *tap_off;
+  gint M;                  /* output pixels per micro-tile */
+  /* Smallest slices worth a worker thread (items of pad_rows / conv_rows). */
+  gint pad_grain, conv_grain;
+
+  gsize scratch_bytes;
+  gpointer own_scratch;
+};
+
+/* What one micro-kernel call computes and where it stores. */
+typedef struct {
+  const M2iNpuConv *conv;
+  const guint8 *a;         /* tile origin in the padded buffer */
+  gint64 cb_pitch;         /* bytes */
+  gint ncb;
+  const void *w;           /* the tile's packed weights */
+  const gint32 *bias, *mult, *lshift, *rshift;   /* from the tile's first channel */
+  const float *fbias;
+  guint8 *out;             /* output element (b, oy, first block, ox0) */
+  gint64 out_block;        /* bytes between output blocks */
+  gint nb;                 /* blocks to store */
+  gint m;                  /* pixels to store (<= the kernel's M) */
+} NpuTileArgs;
+
+typedef void (*NpuTileFunc) (const NpuTileArgs *args);
+
+/* x86 kernels (npu-conv-x86.c). Returns NULL when @path has no kernel for
+ * this precision, @M or @nz. Max M per path: */
+#define NPU_AVX512_MAX_M 14
+#define NPU_AVX2_MAX_M 6
+NpuTileFunc npu_x86_tile_func (NpuPath path, M2iNpuPrecision p, gint M, gint nz);
+/* Converts @n input pixels (8 lanes, @step input elements apart) into the
+ * padded buffer's format; NULL when the CPU lacks AVX2 + F16C. */
+typedef void (*NpuConvertFunc) (const M2iNpuConv *c, guint8 *d, const guint8 *s,
+    gint64 step, gint64 n);
+NpuConvertFunc npu_x86_convert_func (void);
+
+/* Depthwise kernels (any number of pixels), or NULL for @isa C. */
+NpuTileFunc npu_x86_dw_func (NpuPath isa, M2iNpuPrecision p);
+
+/* Scalar requantization shared by the C kernels and the element-wise ops:
+ * the int8 output for accumulator @acc of channel @ch of @c. */
+gint8 npu_requant_one (const M2iNpuConv *c, gint ch, gint32 acc);
+gint32 npu_mbqm (gint32 x, gint32 multiplier, gint lshift, gint rshift);
+gint32 npu_round_shift (gint32 acc, gint shift, M2iMliRound round);
+
+/* Shared checks. */
+gboolean npu_tensor_expect (const M2iNpuTensor *t, const char *what,
+    M2iNpuPrecision p, gint n, gint c, gint h, gint w, GError **error);
+void npu_tensor_strides (const M2iNpuTensor *t, gint64 *block, gint64 *row,
+    gint64 *batch);
+gsize npu_precision_size (M2iNpuPrecision p);
+
+G_END_DECLS

@@ -1,0 +1,221 @@
+/* bench-conv — GFLOPS of the Convolution kernel on every convolution shape of
+ * squeezenet1.1 and of a small Fashion-MNIST CNN, one and two threads.
+ *
+ * Usage: bench-conv [--min-ms N] [--filter SUBSTRING]
+ * The instruction set is the best the CPU allows; run under
+ * M2I_CPU_DISABLE=avx512 (or avx2, all) to measure the other paths.
+ *
+ * Peer: ONNX Runtime's CPU provider on the same layers, same data, one and
+ * two intra-op threads, timed in the same run by ort-conv.cjs under node when
+ * M2I_ORT_NODE_MODULES names a node_modules folder with onnxruntime-node.
+ * Its times include the node binding's per-call cost (tens of µs), which
+ * matters only for the smallest layers.
+ */
+#include "kernel-test.h"
+#include <ir/kernels/gemm.h>
+#include <gio/gio.h>
+
+typedef struct {
+  const char *name;
+  gint c_in, h, w, c_out, k, stride, pad, groups;
+} Layer;
+
+static const Layer layers[] = {
+  /* squeezenet1.1, 227×227 input */
+  { "conv1", 3, 227, 227, 64, 3, 2, 0, 1 },
+  { "fire2/squeeze1x1", 64, 56, 56, 16, 1, 1, 0, 1 },
+  { "fire2/expand1x1", 16, 56, 56, 64, 1, 1, 0, 1 },
+  { "fire2/expand3x3", 16, 56, 56, 64, 3, 1, 1, 1 },
+  { "fire3/squeeze1x1", 128, 56, 56, 16, 1, 1, 0, 1 },
+  { "fire4/squeeze1x1", 128, 28, 28, 32, 1, 1, 0, 1 },
+  { "fire4/expand1x1", 32, 28, 28, 128, 1, 1, 0, 1 },
+  { "fire4/expand3x3", 32, 28, 28, 128, 3, 1, 1, 1 },
+  { "fire5/squeeze1x1", 256, 28, 28, 32, 1, 1, 0, 1 },
+  { "fire6/squeeze1x1", 256, 14, 14, 48, 1, 1, 0, 1 },
+  { "fire6/expand1x1", 48, 14, 14, 192, 1, 1, 0, 1 },
+  { "fire6/expand3x3", 48, 14, 14, 192, 3, 1, 1, 1 },
+  { "fire7/squeeze1x1", 384, 14, 14, 48, 1, 1, 0, 1 },
+  { "fire8/squeeze1x1", 384, 14, 14, 64, 1, 1, 0, 1 },
+  { "fire8/expand1x1", 64, 14, 14, 256, 1, 1, 0, 1 },
+  { "fire8/expand3x3", 64, 14, 14, 256, 3, 1, 1, 1 },
+  { "fire9/squeeze1x1", 512, 14, 14, 64, 1, 1, 0, 1 },
+  { "conv10", 512, 14, 14, 1000, 1, 1, 0, 1 },
+  /* small CNN on 28×28 (Fashion-MNIST style) */
+  { "mnist/conv1", 3, 28, 28, 32, 3, 1, 1, 1 },
+  { "mnist/conv2", 32, 14, 14, 64, 3, 1, 1, 1 },
+  { "mnist/conv3", 64, 7, 7, 128, 3, 1, 1, 1 },
+  /* depthwise (person-detection-retail-0013 style) */
+  { "dw3x3/s1", 64, 80, 136, 64, 3, 1, 1, 64 },
+  { "dw3x3/s2", 64, 80, 136, 64, 3, 2, 1, 64 },
+};
+
+/* Squeezenet's repeated shapes (fire3, fire5, fire7, fire9 expands) counted
+ * in the network total. */
+static gint
+squeezenet_multiplicity (const char *name)
+{
+  if (g_str_has_prefix (name, "fire2/expand") || g_str_has_prefix (name, "fire4/expand") ||
+      g_str_has_prefix (name, "fire6/expand") || g_str_has_prefix (name, "fire8/expand"))
+    return 2;
+  return g_str_has_prefix (name, "mnist") || g_str_has_prefix (name, "dw") ? 0 : 1;
+}
+
+static double
+now_s (void)
+{
+  return g_get_monotonic_time () / 1e6;
+}
+
+/* Runs execute() in batches of about 2 ms until @min_ms have passed;
+ * returns the seconds per run of the fastest batch (the machine is shared,
+ * so the minimum is the figure least disturbed by other work). */
+static double
+time_runs (KTest *t, double min_ms)
+{
+  GError *error = NULL;
+  if (!kt_execute (t, &error))          /* warm-up, and the batch size */
+    g_error ("%s", error->message);
+  double t0 = now_s ();
+  kt_execute (t, NULL);
+  double once = MAX (now_s () - t0, 1e-7);
+  gint batch = (gint) CLAMP (2e-3 / once, 1, 10000);
+  double best = G_MAXDOUBLE, start = now_s ();
+  do {
+    double b0 = now_s ();
+    for (gint i = 0; i < batch; i++)
+      kt_execute (t, NULL);
+    best = MIN (best, (now_s () - b0) / batch);
+  } while ((now_s () - start) * 1e3 < min_ms);
+  return best;
+}
+
+/* Times every selected layer on ONNX Runtime; fills ort_ms[layer][thread]
+ * (-1 where unknown). Returns the peer's description, or NULL. */
+static gchar *
+run_ort_peer (const gboolean *selected, double (*ort_ms)[2], double min_ms)
+{
+  const char *modules = g_getenv ("M2I_ORT_NODE_MODULES");
+  if (!modules)
+    return NULL;
+  GString *req = g_string_new (NULL);
+  for (guint l = 0; l < G_N_ELEMENTS (layers); l++) {
+    const Layer *L = &layers[l];
+    for (gint threads = 1; threads <= 2 && selected[l]; threads++)
+      g_string_append_printf (req, "%u %d %d %d %d %d %d %d %d %d %g\n", l, L->c_in, L->h,
+          L->w, L->c_out, L->k, L->stride, L->pad, L->groups, threads, min_ms);
+  }
+  GError *error = NULL;
+  gchar *out = NULL;
+  GSubprocess *p = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE |
+      G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, "node", M2I_BENCH_DIR "/ort-conv.cjs", NULL);
+  if (!p || !g_subprocess_communicate_utf8 (p, req->str, NULL, &out, NULL, &error) ||
+      !g_subprocess_get_successful (p)) {
+    fprintf (stderr, "ONNX Runtime peer failed: %s\n", error ? error->message : "node exited");
+    g_clear_error (&error);
+    g_clear_object (&p);
+    g_string_free (req, TRUE);
+    g_free (out);
+    return NULL;
+  }
+  gchar *version = NULL;
+  gchar **lines = g_strsplit (out, "\n", -1);
+  for (gchar **line = lines; *line; line++) {
+    guint l;
+    gint threads;
+    double ms;
+    char v[64];
+    if (sscanf (*line, "version %63s", v) == 1)
+      version = g_strdup_printf ("ONNX Runtime %s (CPU provider, via onnxruntime-node)", v);
+    else if (sscanf (*line, "%u %d %lf", &l, &threads, &ms) == 3 &&
+        l < G_N_ELEMENTS (layers) && threads >= 1 && threads <= 2)
+      ort_ms[l][threads - 1] = ms;
+  }
+  g_strfreev (lines);
+  g_free (out);
+  g_object_unref (p);
+  g_string_free (req, TRUE);
+  return version;
+}
+
+int
+main (int argc, char **argv)
+{
+  double min_ms = 200;
+  const char *filter = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp (argv[i], "--min-ms") && i + 1 < argc)
+      min_ms = g_ascii_strtod (argv[++i], NULL);
+    else if (!strcmp (argv[i], "--filter") && i + 1 < argc)
+      filter = argv[++i];
+    else {
+      fprintf (stderr, "usage: %s [--min-ms N] [--filter SUBSTRING]\n", argv[0]);
+      return 2;
+    }
+  }
+  gboolean selected[G_N_ELEMENTS (layers)];
+  double ort_ms[G_N_ELEMENTS (layers)][2];
+  for (guint l = 0; l < G_N_ELEMENTS (layers); l++) {
+    selected[l] = !filter || strstr (layers[l].name, filter);
+    ort_ms[l][0] = ort_ms[l][1] = -1;
+  }
+  g_autofree gchar *ort = run_ort_peer (selected, ort_ms, min_ms);
+  printf ("m2i Convolution: gemm micro-kernel %s (cpu: %s)\n",
+      m2i_gemm_arch ()->name, m2i_cpu_flags_string ());
+  printf ("peer: %s\n", ort ? ort :
+      "none (set M2I_ORT_NODE_MODULES to a node_modules folder with onnxruntime-node)");
+  printf ("%-18s %-22s %7s | %9s %9s | %9s %9s | %9s %9s\n", "layer", "shape", "MFLOP",
+      "m2i 1t ms", "GFLOPS", "m2i 2t ms", "GFLOPS", "ort 1t ms", "ort 2t ms");
+
+  double total[4] = { 0 };
+  for (guint l = 0; l < G_N_ELEMENTS (layers); l++) {
+    const Layer *L = &layers[l];
+    if (!selected[l])
+      continue;
+    gint64 oh = (L->h + 2 * L->pad - L->k) / L->stride + 1;
+    gint64 ow = (L->w + 2 * L->pad - L->k) / L->stride + 1;
+    gint cin_g = L->c_in / L->groups;
+    double flop = 2.0 * L->c_out * oh * ow * cin_g * L->k * L->k;
+    gsize n_in = (gsize) L->c_in * L->h * L->w, n_w = (gsize) L->c_out * cin_g * L->k * L->k;
+    float *in = g_new (float, n_in), *wts = g_new (float, n_w);
+    kt_fill (in, n_in, 1, -1, 1);
+    kt_fill (wts, n_w, 2, -0.1f, 0.1f);
+    g_autofree gchar *pad = g_strdup_printf ("%d,%d", L->pad, L->pad);
+    g_autofree gchar *stride = g_strdup_printf ("%d,%d", L->stride, L->stride);
+    double ms[4] = { -1, -1, -1, -1 };
+    for (gint threads = 1; threads <= 2; threads++) {
+      KTest *t = kt_new (L->groups > 1 ? &m2i_kernel_group_convolution
+          : &m2i_kernel_convolution, "opset1");
+      t->ctx.n_threads = threads;
+      kt_attr (t, "strides", stride);
+      kt_attr (t, "dilations", "1,1");
+      kt_attr (t, "pads_begin", pad);
+      kt_attr (t, "pads_end", pad);
+      kt_input (t, M2I_ET_F32, SHAPE (1, L->c_in, L->h, L->w), in, FALSE);
+      if (L->groups > 1)
+        kt_input (t, M2I_ET_F32, SHAPE (L->groups, L->c_out / L->groups, cin_g, L->k, L->k),
+            wts, TRUE);
+      else
+        kt_input (t, M2I_ET_F32, SHAPE (L->c_out, L->c_in, L->k, L->k), wts, TRUE);
+      GError *error = NULL;
+      if (!kt_infer (t, 1, &error))
+        g_error ("%s", error->message);
+      ms[threads - 1] = time_runs (t, min_ms) * 1e3;
+      kt_free (t);
+      ms[2 + threads - 1] = ort_ms[l][threads - 1];
+    }
+    g_autofree gchar *shape = g_strdup_printf ("%dx%dx%d k%d s%d g%d", L->c_in, L->h, L->w,
+        L->k, L->stride, L->groups);
+    printf ("%-18s %-22s %7.1f | %9.3f %9.1f | %9.3f %9.1f | %9.3f %9.3f\n", L->name, shape,
+        flop / 1e6, ms[0], flop / ms[0] / 1e6, ms[1], flop / ms[1] / 1e6, ms[2], ms[3]);
+    gint mult = squeezenet_multiplicity (L->name);
+    for (gint i = 0; i < 4; i++)
+      total[i] += mult * ms[i];
+    g_free (in);
+    g_free (wts);
+  }
+  if (!filter)
+    printf ("%-18s %-22s %7s | %9.3f %9s | %9.3f %9s | %9.3f %9.3f\n",
+        "squeezenet convs", "(sum, repeats counted)", "", total[0], "", total[1], "",
+        ort ? total[2] : -1.0, ort ? total[3] : -1.0);
+  return 0;
+}

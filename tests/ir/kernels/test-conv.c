@@ -1,0 +1,461 @@
+/* Convolution-1 and GroupConvolution-1: the blocked kernels against a naive
+ * loop written from the specification, over many shapes (odd channel
+ * counts, strides, dilations, groups, every auto_pad mode, 1-D and 2-D),
+ * against PyTorch's conv1d/conv2d on committed vectors, and the error
+ * cases. meson runs this program once per M2I_CPU_DISABLE level, so every
+ * micro-kernel is checked. */
+#include "kernel-test.h"
+#include <ir/kernels/gemm.h>
+
+typedef struct {
+  gint64 n, c_in, h, w, c_out, groups, kh, kw, sh, sw, dh, dw;
+  gint64 pads_begin[2], pads_end[2];
+  const char *auto_pad;                /* NULL: explicit */
+  gboolean one_d;                      /* rank-3 input, h = kh = 1 */
+} ConvCase;
+
+/* Output size and effective pads per the spec's auto_pad rules. */
+static gint64
+ref_out_size (gint64 in, gint64 k, gint64 s, gint64 d, const char *auto_pad,
+    gint64 *pb, gint64 *pe)
+{
+  gint64 eff = (k - 1) * d + 1;
+  if (!auto_pad || !strcmp (auto_pad, "explicit"))
+    return (in + *pb + *pe - eff) / s + 1;
+  if (!strcmp (auto_pad, "valid")) {
+    *pb = *pe = 0;
+    return (in - eff) / s + 1;
+  }
+  gint64 out = (in + s - 1) / s;
+  gint64 total = MAX (0, (out - 1) * s + eff - in);
+  gboolean upper = !strcmp (auto_pad, "same_upper");
+  *pb = upper ? total / 2 : total - total / 2;
+  *pe = total - *pb;
+  return out;
+}
+
+static void
+ref_conv (const ConvCase *c, const float *in, const float *w, gint64 oh, gint64 ow,
+    gint64 pt, gint64 pl, float *out)
+{
+  gint64 cin_g = c->c_in / c->groups, cout_g = c->c_out / c->groups;
+  for (gint64 n = 0; n < c->n; n++)
+    for (gint64 co = 0; co < c->c_out; co++) {
+      gint64 g = co / cout_g;
+      for (gint64 y = 0; y < oh; y++)
+        for (gint64 x = 0; x < ow; x++) {
+          double acc = 0;
+          for (gint64 ci = 0; ci < cin_g; ci++)
+            for (gint64 ky = 0; ky < c->kh; ky++)
+              for (gint64 kx = 0; kx < c->kw; kx++) {
+                gint64 iy = y * c->sh - pt + ky * c->dh;
+                gint64 ix = x * c->sw - pl + kx * c->dw;
+                if (iy < 0 || iy >= c->h || ix < 0 || ix >= c->w)
+                  continue;
+                acc += (double) in[((n * c->c_in + g * cin_g + ci) * c->h + iy) * c->w + ix] *
+                    w[((co * cin_g + ci) * c->kh + ky) * c->kw + kx];
+              }
+          out[((n * c->c_out + co) * oh + y) * ow + x] = (float) acc;
+        }
+    }
+}
+
+static gchar *
+list2 (const ConvCase *c, gint64 a, gint64 b)
+{
+  return c->one_d ? g_strdup_printf ("%" G_GINT64_FORMAT, b)
+      : g_strdup_printf ("%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT, a, b);
+}
+
+/* Builds the layer for @c (weights constant unless @runtime_weights). */
+static KTest *
+conv_test_new (const ConvCase *c, const float *in, const float *w,
+    gboolean runtime_weights, gint threads)
+{
+  gboolean grouped = c->groups > 1 || (c->c_in == c->c_out && c->groups == 1 && c->kh == 3);
+  KTest *t = kt_new (grouped ? &m2i_kernel_group_convolution : &m2i_kernel_convolution,
+      "opset1");
+  t->ctx.n_threads = threads;
+  g_autofree gchar *st = list2 (c, c->sh, c->sw);
+  g_autofree gchar *dl = list2 (c, c->dh, c->dw);
+  g_autofree gchar *pb = list2 (c, c->pads_begin[0], c->pads_begin[1]);
+  g_autofree gchar *pe = list2 (c, c->pads_end[0], c->pads_end[1]);
+  kt_attr (t, "strides", st);
+  kt_attr (t, "dilations", dl);
+  kt_attr (t, "pads_begin", pb);
+  kt_attr (t, "pads_end", pe);
+  if (c->auto_pad)
+    kt_attr (t, "auto_pad", c->auto_pad);
+  gint64 cin_g = c->c_in / c->groups, cout_g = c->c_out / c->groups;
+  if (c->one_d)
+    kt_input (t, M2I_ET_F32, SHAPE (c->n, c->c_in, c->w), in, FALSE);
+  else
+    kt_input (t, M2I_ET_F32, SHAPE (c->n, c->c_in, c->h, c->w), in, FALSE);
+  M2iShape ws;
+  if (grouped && c->one_d)
+    ws = SHAPE (c->groups, cout_g, cin_g, c->kw);
+  else if (grouped)
+    ws = SHAPE (c->groups, cout_g, cin_g, c->kh, c->kw);
+  else if (c->one_d)
+    ws = SHAPE (c->c_out, c->c_in, c->kw);
+  else
+    ws = SHAPE (c->c_out, c->c_in, c->kh, c->kw);
+  kt_input (t, M2I_ET_F32, ws, w, !runtime_weights);
+  return t;
+}
+
+static void
+check_case (const ConvCase *c, gboolean runtime_weights, gint threads)
+{
+  gint64 pt = c->pads_begin[0], pl = c->pads_begin[1];
+  gint64 pbh = c->pads_end[0], pbw = c->pads_end[1];
+  gint64 oh = ref_out_size (c->h, c->kh, c->sh, c->dh, c->auto_pad, &pt, &pbh);
+  gint64 ow = ref_out_size (c->w, c->kw, c->sw, c->dw, c->auto_pad, &pl, &pbw);
+  g_assert_cmpint (oh, >, 0);
+  g_assert_cmpint (ow, >, 0);
+  gsize n_in = c->n * c->c_in * c->h * c->w;
+  gsize n_w = c->c_out * (c->c_in / c->groups) * c->kh * c->kw;
+  gsize n_out = c->n * c->c_out * oh * ow;
+  float *in = g_new (float, n_in), *w = g_new (float, n_w);
+  float *want = g_new (float, n_out);
+  kt_fill (in, n_in, (guint32) (n_in + 3), -1, 1);
+  kt_fill (w, n_w, (guint32) (n_w + 7), -1, 1);
+  ref_conv (c, in, w, oh, ow, pt, pl, want);
+
+  KTest *t = conv_test_new (c, in, w, runtime_weights, threads);
+  kt_run (t, 1);
+  const M2iShape *os = &t->outputs[0].shape;
+  g_assert_cmpint (os->rank, ==, c->one_d ? 3 : 4);
+  g_assert_cmpint (os->dims[0], ==, c->n);
+  g_assert_cmpint (os->dims[1], ==, c->c_out);
+  g_assert_cmpint (os->dims[os->rank - 1], ==, ow);
+  if (!c->one_d)
+    g_assert_cmpint (os->dims[2], ==, oh);
+  g_autofree gchar *what = g_strdup_printf ("conv n%" G_GINT64_FORMAT " c%" G_GINT64_FORMAT
+      "->%" G_GINT64_FORMAT " g%" G_GINT64_FORMAT " %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
+      " k%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " s%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
+      " d%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT " %s", c->n, c->c_in, c->c_out, c->groups,
+      c->h, c->w, c->kh, c->kw, c->sh, c->sw, c->dh, c->dw, c->auto_pad ? c->auto_pad : "explicit");
+  kt_assert_close (what, kt_out_f32 (t, 0), want, n_out, 1e-4, 1e-4);
+  /* A second run reuses state and scratch: same result. */
+  memset (t->outputs[0].data, 0, n_out * sizeof (float));
+  g_assert_true (kt_execute (t, NULL));
+  kt_assert_close (what, kt_out_f32 (t, 0), want, n_out, 1e-4, 1e-4);
+  kt_free (t);
+  g_free (in);
+  g_free (w);
+  g_free (want);
+}
+
+/* The instruction set this run is meant to exercise is really in use. */
+static void
+test_arch (void)
+{
+  const char *off = g_getenv ("M2I_CPU_DISABLE");
+  const char *arch = m2i_gemm_arch ()->name;
+  g_test_message ("gemm micro-kernel: %s (M2I_CPU_DISABLE=%s)", arch, off ? off : "");
+  if (off && !strcmp (off, "all"))
+    g_assert_cmpstr (arch, ==, "c");
+  else if (off && !strcmp (off, "avx2"))
+    g_assert_cmpstr (arch, ==, "c");
+  else if (off && !strcmp (off, "avx512"))
+    g_assert_true (!strcmp (arch, "avx2") || !strcmp (arch, "c"));
+}
+
+static void
+test_shapes_fixed (void)
+{
+  static const ConvCase cases[] = {
+    /* n cin h w cout g kh kw sh sw dh dw pb pe auto */
+    { 1, 3, 9, 11, 5, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 3, 15, 15, 8, 1, 3, 3, 2, 2, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },  /* squeezenet conv1 */
+    { 1, 16, 13, 13, 24, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE }, /* pointwise */
+    { 2, 7, 6, 5, 9, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 5, 10, 12, 7, 1, 3, 2, 1, 1, 2, 3, { 2, 1 }, { 0, 3 }, NULL, FALSE },  /* dilated */
+    { 1, 4, 8, 8, 6, 1, 3, 3, 2, 1, 1, 1, { 0, 0 }, { 0, 0 }, "same_upper", FALSE },
+    { 1, 4, 8, 8, 6, 1, 2, 2, 2, 2, 1, 1, { 0, 0 }, { 0, 0 }, "same_lower", FALSE },
+    { 1, 4, 9, 7, 6, 1, 4, 4, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, "same_upper", FALSE },
+    { 1, 4, 9, 7, 6, 1, 4, 4, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, "same_lower", FALSE },
+    { 1, 4, 9, 9, 6, 1, 3, 3, 2, 2, 1, 1, { 5, 5 }, { 5, 5 }, "valid", FALSE },
+    { 1, 6, 7, 7, 6, 6, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },    /* depthwise */
+    { 1, 6, 9, 9, 12, 6, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },   /* multiplier 2 */
+    { 2, 8, 7, 9, 12, 4, 3, 3, 1, 2, 2, 1, { 2, 0 }, { 1, 1 }, NULL, FALSE },   /* 4 groups */
+    { 1, 6, 1, 17, 4, 1, 1, 5, 1, 2, 1, 1, { 0, 2 }, { 0, 2 }, NULL, TRUE },    /* 1-D */
+    { 1, 4, 1, 20, 4, 2, 1, 3, 1, 1, 1, 3, { 0, 0 }, { 0, 0 }, "same_upper", TRUE },
+    { 1, 1, 28, 28, 8, 1, 5, 5, 1, 1, 1, 1, { 2, 2 }, { 2, 2 }, NULL, FALSE },  /* one input channel */
+    { 1, 33, 14, 14, 70, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 3, 3, 3, 2, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },    /* 1x1 output */
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    check_case (&cases[i], FALSE, 2);
+    check_case (&cases[i], i % 3 == 0, i % 2 ? 1 : 3);
+  }
+}
+
+/* Random shapes: many odd sizes, channel counts around the register tiles,
+ * strides, dilations, pads and groups. */
+static void
+test_shapes_random (void)
+{
+  static const char *const modes[] = { NULL, "same_upper", "same_lower", "valid" };
+  GRand *r = g_rand_new_with_seed (1234);
+  gint done = 0;
+  while (done < 160) {
+    ConvCase c = { 0 };
+    c.one_d = g_rand_int_range (r, 0, 6) == 0;
+    c.n = g_rand_int_range (r, 1, 3);
+    c.groups = g_rand_int_range (r, 0, 4) == 0 ? g_rand_int_range (r, 2, 5) : 1;
+    c.c_in = c.groups * g_rand_int_range (r, 1, 20);
+    c.c_out = c.groups * g_rand_int_range (r, 1, 60);
+    c.h = c.one_d ? 1 : g_rand_int_range (r, 1, 20);
+    c.w = g_rand_int_range (r, 1, 30);
+    c.kh = c.one_d ? 1 : g_rand_int_range (r, 1, 5);
+    c.kw = g_rand_int_range (r, 1, 5);
+    c.sh = c.one_d ? 1 : g_rand_int_range (r, 1, 4);
+    c.sw = g_rand_int_range (r, 1, 4);
+    c.dh = c.one_d ? 1 : g_rand_int_range (r, 1, 3);
+    c.dw = g_rand_int_range (r, 1, 3);
+    c.pads_begin[0] = c.one_d ? 0 : g_rand_int_range (r, 0, 3);
+    c.pads_end[0] = c.one_d ? 0 : g_rand_int_range (r, 0, 3);
+    c.pads_begin[1] = g_rand_int_range (r, 0, 3);
+    c.pads_end[1] = g_rand_int_range (r, 0, 3);
+    c.auto_pad = modes[g_rand_int_range (r, 0, 4)];
+    gint64 pt = c.pads_begin[0], pb = c.pads_end[0], pl = c.pads_begin[1], pr = c.pads_end[1];
+    if (ref_out_size (c.h, c.kh, c.sh, c.dh, c.auto_pad, &pt, &pb) < 1 ||
+        ref_out_size (c.w, c.kw, c.sw, c.dw, c.auto_pad, &pl, &pr) < 1 ||
+        c.h + pt + pb < (c.kh - 1) * c.dh + 1 || c.w + pl + pr < (c.kw - 1) * c.dw + 1)
+      continue;
+    check_case (&c, done % 5 == 4, 1 + done % 3);
+    done++;
+  }
+  g_rand_free (r);
+}
+
+/* Layers big enough for every blocking level (several K blocks, many
+ * column panels, row counts off the register tile) and for the work to be
+ * split over threads (a million multiply-adds per slice). */
+static void
+test_shapes_large (void)
+{
+  static const ConvCase cases[] = {
+    { 1, 70, 20, 23, 37, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 2, 300, 12, 13, 70, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 40, 61, 59, 17, 1, 3, 3, 2, 2, 1, 1, { 1, 0 }, { 0, 1 }, NULL, FALSE },
+    { 1, 64, 60, 50, 64, 64, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    check_case (&cases[i], FALSE, 3);
+}
+
+/* PyTorch's conv2d/conv1d on the vectors made by gen.py. */
+static void
+test_torch_vectors (void)
+{
+  static const struct {
+    const char *name, *strides, *dilations, *pads_begin, *pads_end, *auto_pad;
+    gint groups;
+  } cases[] = {
+    { "conv_basic", "1,1", "1,1", "1,1", "1,1", NULL, 1 },
+    { "conv_stride_dil", "2,1", "1,2", "1,2", "0,1", NULL, 1 },
+    { "conv_same_upper", "2,2", "1,1", "0,0", "0,0", "same_upper", 1 },
+    { "conv_same_lower", "2,2", "1,1", "0,0", "0,0", "same_lower", 1 },
+    { "conv_valid", "1,1", "1,1", "3,3", "3,3", "valid", 1 },
+    { "gconv_groups", "1,1", "1,1", "1,1", "1,1", NULL, 3 },
+    { "gconv_depthwise", "2,2", "1,1", "1,1", "1,1", NULL, 8 },
+    { "conv1d", "2", "1", "1", "2", NULL, 1 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autofree gchar *xn = g_strdup_printf ("%s_x", cases[i].name);
+    g_autofree gchar *wn = g_strdup_printf ("%s_w", cases[i].name);
+    g_autofree gchar *yn = g_strdup_printf ("%s_y", cases[i].name);
+    KtArray *x = kt_load (xn), *w = kt_load (wn), *y = kt_load (yn);
+    KTest *t = kt_new (cases[i].groups > 1 ? &m2i_kernel_group_convolution
+        : &m2i_kernel_convolution, "opset1");
+    kt_attr (t, "strides", cases[i].strides);
+    kt_attr (t, "dilations", cases[i].dilations);
+    kt_attr (t, "pads_begin", cases[i].pads_begin);
+    kt_attr (t, "pads_end", cases[i].pads_end);
+    if (cases[i].auto_pad)
+      kt_attr (t, "auto_pad", cases[i].auto_pad);
+    kt_input (t, x->type, x->shape, x->data, FALSE);
+    kt_input (t, w->type, w->shape, w->data, TRUE);
+    kt_run (t, 1);
+    g_assert_true (m2i_shape_equal (&t->outputs[0].shape, &y->shape));
+    kt_assert_close (cases[i].name, kt_out_f32 (t, 0), y->data,
+        m2i_shape_numel (&y->shape), 1e-5, 1e-5);
+    kt_free (t);
+    kt_array_free (x);
+    kt_array_free (w);
+    kt_array_free (y);
+  }
+}
+
+static KTest *err_conv (const M2iOpKernel *k, M2iShape xs, M2iShape ws, M2iElementType type);
+
+/* A convolution with a fused bias and ReLU gives exactly (bit for bit) what
+ * the Convolution, Add and ReLU kernels give one after the other, on every
+ * path: stride 1 with pads (strip), pointwise (direct), strided (im2col),
+ * depthwise, groups, one output channel. */
+static void
+test_fused_bias_relu (void)
+{
+  static const ConvCase cases[] = {
+    { 1, 16, 14, 14, 40, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 24, 13, 13, 64, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 2, 3, 31, 29, 20, 1, 3, 3, 2, 2, 1, 1, { 0, 1 }, { 1, 0 }, NULL, FALSE },
+    { 1, 12, 21, 37, 12, 12, 3, 3, 2, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 12, 9, 9, 24, 3, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 5, 10, 10, 1, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    const ConvCase *c = &cases[i];
+    gsize n_in = c->n * c->c_in * c->h * c->w;
+    gsize n_w = c->c_out * (c->c_in / c->groups) * c->kh * c->kw;
+    float *in = g_new (float, n_in), *w = g_new (float, n_w), *bias = g_new (float, c->c_out);
+    kt_fill (in, n_in, 41 + i, -1, 1);
+    kt_fill (w, n_w, 42 + i, -1, 1);
+    kt_fill (bias, c->c_out, 43 + i, -1, 1);
+    for (gint relu = 0; relu < 2; relu++) {
+      /* Separate layers. */
+      KTest *conv = conv_test_new (c, in, w, FALSE, 2);
+      kt_run (conv, 1);
+      M2iShape os = conv->outputs[0].shape;
+      gsize n_out = m2i_shape_numel (&os);
+      M2iShape bs = { os.rank };
+      for (gint d = 0; d < os.rank; d++)
+        bs.dims[d] = d == 1 ? c->c_out : 1;
+      KTest *add = kt_new (&m2i_kernel_add, "opset1");
+      kt_input (add, M2I_ET_F32, os, conv->outputs[0].data, FALSE);
+      kt_input (add, M2I_ET_F32, bs, bias, TRUE);
+      kt_run (add, 1);
+      KTest *act = kt_new (&m2i_kernel_relu, "opset1");
+      kt_input (act, M2I_ET_F32, os, add->outputs[0].data, FALSE);
+      kt_run (act, 1);
+      const float *want = relu ? kt_out_f32 (act, 0) : kt_out_f32 (add, 0);
+      /* Fused. */
+      KTest *fused = conv_test_new (c, in, w, FALSE, 2);
+      GError *error = NULL;
+      g_assert_true (kt_infer (fused, 1, &error));
+      g_assert_true (m2i_k_fuse_bias_relu (&fused->ctx, bias, c->c_out, relu, &error));
+      g_assert_true (kt_execute (fused, &error));
+      g_assert_cmpmem (fused->outputs[0].data, n_out * 4, want, n_out * 4);
+      kt_free (conv);
+      kt_free (add);
+      kt_free (act);
+      kt_free (fused);
+    }
+    g_free (in);
+    g_free (w);
+    g_free (bias);
+  }
+
+  /* Not a fusable layer, or a bias of the wrong length. */
+  static float buf[64];
+  KTest *t = kt_new (&m2i_kernel_relu, "opset1");
+  kt_input (t, M2I_ET_F32, SHAPE (4), buf, FALSE);
+  kt_run (t, 1);
+  GError *error = NULL;
+  g_assert_false (m2i_k_fuse_bias_relu (&t->ctx, buf, 4, TRUE, &error));
+  g_assert_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED);
+  g_clear_error (&error);
+  kt_free (t);
+  t = err_conv (&m2i_kernel_convolution, SHAPE (1, 3, 8, 8), SHAPE (4, 3, 3, 3), M2I_ET_F32);
+  g_assert_true (kt_infer (t, 1, &error));
+  g_assert_false (m2i_k_fuse_bias_relu (&t->ctx, buf, 3, TRUE, &error));
+  g_assert_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "needs 4 values"));
+  g_clear_error (&error);
+  kt_free (t);
+}
+
+static KTest *
+err_conv (const M2iOpKernel *k, M2iShape xs, M2iShape ws, M2iElementType type)
+{
+  static float buf[4096];
+  KTest *t = kt_new (k, "opset1");
+  kt_attr (t, "strides", "1,1");
+  kt_attr (t, "pads_begin", "0,0");
+  kt_attr (t, "pads_end", "0,0");
+  kt_attr (t, "dilations", "1,1");
+  kt_input (t, type, xs, buf, FALSE);
+  kt_input (t, type, ws, buf, TRUE);
+  return t;
+}
+
+static void
+test_errors (void)
+{
+  const M2iOpKernel *cv = &m2i_kernel_convolution, *gc = &m2i_kernel_group_convolution;
+  KTest *t;
+
+  t = err_conv (cv, SHAPE (1, 3, 8, 8), SHAPE (4, 2, 3, 3), M2I_ET_F32);
+  kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "does not match input");
+  kt_free (t);
+
+  t = err_conv (cv, SHAPE (1, 3, 8, 8), SHAPE (4, 3, 3), M2I_ET_F32);
+  kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "expected rank 4");
+  kt_free (t);
+
+  t = err_conv (gc, SHAPE (1, 6, 8, 8), SHAPE (4, 1, 1, 3, 3), M2I_ET_F32);
+  kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "groups");
+  kt_free (t);
+
+  t = err_conv (cv, SHAPE (1, 3, 8, 8), SHAPE (4, 3, 3, 3), M2I_ET_I32);
+  kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "element type i32");
+  kt_free (t);
+
+  t = err_conv (cv, SHAPE (1, 3, 4, 8, 8), SHAPE (4, 3, 1, 3, 3), M2I_ET_F32);
+  kt_attr (t, "strides", "1,1,1");
+  kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "only 1-D and 2-D");
+  kt_free (t);
+
+  t = err_conv (cv, SHAPE (1, 3, 8, 8), SHAPE (4, 3, 3, 3), M2I_ET_F32);
+  kt_attr (t, "strides", "1");
+  kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "strides");
+  kt_free (t);
+
+  t = err_conv (cv, SHAPE (1, 3, 8, 8), SHAPE (4, 3, 3, 3), M2I_ET_F32);
+  kt_attr (t, "strides", "0,1");
+  kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "out of range");
+  kt_free (t);
+
+  t = err_conv (cv, SHAPE (1, 3, 8, 8), SHAPE (4, 3, 3, 3), M2I_ET_F32);
+  kt_attr (t, "strides", "a,b");
+  kt_expect_error (t, 1, M2I_ERROR_MALFORMED, "strides");
+  kt_free (t);
+
+  t = err_conv (cv, SHAPE (1, 3, 8, 8), SHAPE (4, 3, 3, 3), M2I_ET_F32);
+  kt_attr (t, "auto_pad", "sometimes");
+  kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "auto_pad");
+  kt_free (t);
+
+  t = err_conv (cv, SHAPE (1, 3, 2, 2), SHAPE (4, 3, 3, 3), M2I_ET_F32);
+  kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "does not fit");
+  kt_free (t);
+
+  t = err_conv (cv, SHAPE (1, 3, 8, 8), SHAPE (4, 3, 3, 3), M2I_ET_F32);
+  t->ctx.n_inputs = 1;
+  kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "expects 2 inputs, has 1");
+  kt_free (t);
+
+  /* Missing required strides. */
+  t = kt_new (cv, "opset1");
+  kt_input (t, M2I_ET_F32, SHAPE (1, 3, 8, 8), NULL, FALSE);
+  kt_input (t, M2I_ET_F32, SHAPE (4, 3, 3, 3), NULL, FALSE);
+  kt_expect_error (t, 1, M2I_ERROR_MALFORMED, "strides is required");
+  kt_free (t);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/conv/arch", test_arch);
+  g_test_add_func ("/conv/shapes-fixed", test_shapes_fixed);
+  g_test_add_func ("/conv/shapes-random", test_shapes_random);
+  g_test_add_func ("/conv/shapes-large", test_shapes_large);
+  g_test_add_func ("/conv/torch", test_torch_vectors);
+  g_test_add_func ("/conv/errors", test_errors);
+  g_test_add_func ("/conv/fused-bias-relu", test_fused_bias_relu);
+  return g_test_run ();
+}

@@ -1,0 +1,224 @@
+/* execute() allocates nothing: every compute kernel (each convolution path,
+ * MatMul, pooling, element-wise, reductions, Interpolate, colour, FakeQuantize,
+ * detection) runs three more times after a first run (which may grow the
+ * worker pool) while malloc and friends are counted, on one and two threads.
+ * Skipped under sanitizers, which own malloc. */
+#include "kernel-test.h"
+#include <base/m2i-parallel.h>
+
+#include <malloc.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_SANITIZER 1
+#endif
+#endif
+
+static gint counting, n_allocs;
+
+#ifndef UNDER_SANITIZER
+extern void *__libc_malloc (size_t n);
+extern void *__libc_calloc (size_t n, size_t size);
+extern void *__libc_realloc (void *p, size_t n);
+extern void *__libc_memalign (size_t align, size_t n);
+
+/* Every allocation entry point counts, then forwards to glibc. */
+#define COUNTED(call) (g_atomic_int_get (&counting) ? g_atomic_int_inc (&n_allocs) : (void) 0, call)
+void *malloc (size_t n) { return COUNTED (__libc_malloc (n)); }
+void *calloc (size_t n, size_t s) { return COUNTED (__libc_calloc (n, s)); }
+void *realloc (void *p, size_t n) { return COUNTED (__libc_realloc (p, n)); }
+void *aligned_alloc (size_t a, size_t n) { return COUNTED (__libc_memalign (a, n)); }
+void *memalign (size_t a, size_t n) { return COUNTED (__libc_memalign (a, n)); }
+int posix_memalign (void **out, size_t a, size_t n)
+{
+  *out = COUNTED (__libc_memalign (a, n));
+  return *out ? 0 : 12;
+}
+#endif
+
+static float fbuf[1 << 19];      /* covers the largest tensor below */
+
+/* Runs @t (inputs set, attributes set) and counts allocations in 3 runs. */
+static void
+check (KTest *t, gint n_outputs, const char *what)
+{
+  for (gint threads = 1; threads <= 2; threads++) {
+    t->ctx.n_threads = threads;
+    GError *error = NULL;
+    if (threads == 1 && !kt_infer (t, n_outputs, &error))
+      g_error ("%s: %s", what, error->message);
+    g_assert_true (kt_execute (t, &error));
+    g_atomic_int_set (&n_allocs, 0);
+    g_atomic_int_set (&counting, 1);
+    for (gint i = 0; i < 3; i++)
+      kt_execute (t, NULL);
+    g_atomic_int_set (&counting, 0);
+    if (g_atomic_int_get (&n_allocs))
+      g_error ("%s (%d threads): %d allocations in 3 runs", what, threads, n_allocs);
+  }
+  kt_free (t);
+}
+
+static KTest *
+conv (const M2iOpKernel *k, M2iShape x, M2iShape w, const char *stride, const char *pad)
+{
+  KTest *t = kt_new (k, "opset1");
+  kt_attr (t, "strides", stride);
+  kt_attr (t, "pads_begin", pad);
+  kt_attr (t, "pads_end", pad);
+  kt_attr (t, "dilations", "1,1");
+  kt_input (t, M2I_ET_F32, x, fbuf, FALSE);
+  kt_input (t, M2I_ET_F32, w, fbuf, TRUE);
+  return t;
+}
+
+static KTest *
+unary (const M2iOpKernel *k, const char *version, M2iShape x)
+{
+  KTest *t = kt_new (k, version);
+  kt_input (t, M2I_ET_F32, x, fbuf, FALSE);
+  return t;
+}
+
+static void
+test_kernels (void)
+{
+#ifdef UNDER_SANITIZER
+  g_test_skip ("malloc belongs to the sanitizer");
+  return;
+#endif
+  kt_fill (fbuf, G_N_ELEMENTS (fbuf), 5, 0.01f, 1);
+  const M2iOpKernel *cv = &m2i_kernel_convolution;
+  check (conv (cv, SHAPE (1, 64, 56, 56), SHAPE (64, 64, 3, 3), "1,1", "1,1"), 1, "conv 3x3");
+  check (conv (cv, SHAPE (1, 64, 28, 28), SHAPE (128, 64, 1, 1), "1,1", "0,0"), 1, "conv 1x1");
+  check (conv (cv, SHAPE (1, 3, 57, 57), SHAPE (64, 3, 3, 3), "2,2", "0,0"), 1, "conv s2");
+  check (conv (&m2i_kernel_group_convolution, SHAPE (1, 32, 40, 40), SHAPE (32, 1, 1, 3, 3),
+      "2,2", "1,1"), 1, "depthwise");
+  KTest *t = conv (cv, SHAPE (1, 16, 20, 20), SHAPE (24, 16, 3, 3), "1,1", "1,1");
+  t->input_const[1] = FALSE;
+  check (t, 1, "conv, weights at run time");
+
+  static const gint64 axes23[] = { 2, 3 }, sizes[] = { 37, 41 }, grid[] = { 10, 17 };
+  static const gint64 img[] = { 160, 272 };
+  t = kt_new (&m2i_kernel_matmul, "opset1");
+  kt_attr (t, "transpose_b", "true");
+  kt_input (t, M2I_ET_F32, SHAPE (1, 3136), fbuf, FALSE);
+  kt_input (t, M2I_ET_F32, SHAPE (128, 3136), fbuf, TRUE);
+  check (t, 1, "fully connected");
+  t = kt_new (&m2i_kernel_matmul, "opset1");
+  kt_input (t, M2I_ET_F32, SHAPE (2, 64, 100), fbuf, FALSE);
+  kt_input (t, M2I_ET_F32, SHAPE (100, 90), fbuf, FALSE);
+  check (t, 1, "batched matmul");
+
+  static const char *const pools[] = { "opset1", "opset8" };
+  for (gint v = 0; v < 2; v++) {
+    t = unary (&m2i_kernel_max_pool, pools[v], SHAPE (1, 64, 57, 57));
+    kt_attr (t, "kernel", "3,3");
+    kt_attr (t, "strides", "2,2");
+    kt_attr (t, "pads_begin", "0,0");
+    kt_attr (t, "pads_end", "0,0");
+    kt_attr (t, "rounding_type", "ceil");
+    check (t, v + 1, "max pool");
+  }
+  t = unary (&m2i_kernel_avg_pool, "opset1", SHAPE (1, 16, 20, 20));
+  kt_attr (t, "kernel", "3,3");
+  kt_attr (t, "strides", "2,2");
+  kt_attr (t, "pads_begin", "1,1");
+  kt_attr (t, "pads_end", "1,1");
+  check (t, 1, "avg pool");
+
+  const M2iOpKernel *bins[] = { &m2i_kernel_add, &m2i_kernel_divide };
+  for (guint i = 0; i < G_N_ELEMENTS (bins); i++) {
+    t = unary (bins[i], "opset1", SHAPE (1, 64, 56, 56));
+    kt_input (t, M2I_ET_F32, SHAPE (1, 64, 1, 1), fbuf, TRUE);
+    check (t, 1, bins[i]->type);
+  }
+  const M2iOpKernel *acts[] = { &m2i_kernel_relu, &m2i_kernel_sigmoid, &m2i_kernel_exp,
+    &m2i_kernel_clamp };
+  for (guint i = 0; i < G_N_ELEMENTS (acts); i++) {
+    t = unary (acts[i], "opset1", SHAPE (1, 64, 56, 56));
+    kt_attr (t, "min", "0");
+    kt_attr (t, "max", "6");
+    check (t, 1, acts[i]->type);
+  }
+  t = unary (&m2i_kernel_prelu, "opset1", SHAPE (1, 64, 56, 56));
+  kt_input (t, M2I_ET_F32, SHAPE (64), fbuf, TRUE);
+  check (t, 1, "prelu");
+
+  t = unary (&m2i_kernel_reduce_mean, "opset1", SHAPE (1, 1000, 14, 14));
+  kt_input (t, M2I_ET_I64, SHAPE (2), axes23, TRUE);
+  check (t, 1, "reduce mean");
+  t = unary (&m2i_kernel_softmax, "opset8", SHAPE (1, 1000, 4, 4));
+  check (t, 1, "softmax");
+  t = unary (&m2i_kernel_batch_norm, "opset5", SHAPE (1, 8, 30, 30));
+  for (gint i = 0; i < 4; i++)
+    kt_input (t, M2I_ET_F32, SHAPE (8), fbuf, TRUE);
+  kt_attr (t, "epsilon", "0.001");
+  check (t, 1, "batch norm");
+
+  static const char *const modes[] = { "linear", "cubic", "nearest", "bilinear_pillow" };
+  for (guint i = 0; i < G_N_ELEMENTS (modes); i++) {
+    t = unary (&m2i_kernel_interpolate, "opset11", SHAPE (1, 3, 50, 60));
+    kt_attr (t, "mode", modes[i]);
+    kt_attr (t, "shape_calculation_mode", "sizes");
+    kt_attr (t, "antialias", "true");
+    kt_input (t, M2I_ET_I64, SHAPE (2), sizes, TRUE);
+    kt_input (t, M2I_ET_I64, SHAPE (2), axes23, TRUE);
+    check (t, 1, modes[i]);
+  }
+  static guint8 yuv[96 * 64 * 3 / 2];
+  t = kt_new (&m2i_kernel_i420_to_bgr, "opset8");
+  kt_input (t, M2I_ET_U8, SHAPE (1, 96, 64, 1), yuv, FALSE);
+  check (t, 1, "i420");
+
+  t = unary (&m2i_kernel_fake_quantize, "opset1", SHAPE (1, 8, 20, 20));
+  for (gint i = 0; i < 4; i++)
+    kt_input (t, M2I_ET_F32, SHAPE (1, 8, 1, 1), fbuf + i * 8, TRUE);
+  kt_attr (t, "levels", "256");
+  check (t, 1, "fake quantize");
+
+  t = kt_new (&m2i_kernel_prior_box_clustered, "opset1");
+  kt_attr (t, "width", "10,20,30");
+  kt_attr (t, "height", "15,25,35");
+  kt_attr (t, "offset", "0.5");
+  kt_attr (t, "step", "16");
+  kt_input (t, M2I_ET_I64, SHAPE (2), grid, TRUE);
+  kt_input (t, M2I_ET_I64, SHAPE (2), img, FALSE);
+  check (t, 1, "prior box clustered");
+
+  /* person-detection-retail-0013's head: 8160 priors, 2 classes. */
+  t = kt_new (&m2i_kernel_detection_output, "opset1");
+  kt_attr (t, "num_classes", "2");
+  kt_attr (t, "keep_top_k", "200");
+  kt_attr (t, "top_k", "400");
+  kt_attr (t, "nms_threshold", "0.45");
+  kt_attr (t, "confidence_threshold", "0.01");
+  kt_attr (t, "code_type", "caffe.PriorBoxParameter.CENTER_SIZE");
+  kt_attr (t, "normalized", "1");
+  kt_input (t, M2I_ET_F32, SHAPE (1, 8160 * 4), fbuf, FALSE);
+  kt_input (t, M2I_ET_F32, SHAPE (1, 8160 * 2), fbuf, FALSE);
+  kt_input (t, M2I_ET_F32, SHAPE (1, 2, 8160 * 4), fbuf, TRUE);
+  check (t, 1, "detection output");
+}
+
+static void
+spin (gint begin, gint end, gint slice, gpointer data)
+{
+  for (volatile gint i = 0; i < 20000; i++)
+    ;
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  /* The worker pool's first uses allocate (threads, a thread-local key the
+   * first time a caller runs a queued slice itself): get them over with
+   * before anything is counted. */
+  for (gint i = 0; i < 200; i++)
+    m2i_parallel_for (8, 8, 1, spin, NULL);
+  g_test_add_func ("/kernels/no-allocation", test_kernels);
+  return g_test_run ();
+}

@@ -1,0 +1,384 @@
+/* MaxPool-1/8 and AvgPool-1: the examples worked out in the MaxPool-8
+ * specification, vectors from a spec-following NumPy loop cross-checked
+ * with torch's max_pool2d/avg_pool2d (tests/data/ir-kernels/gen.py),
+ * 1-D/3-D inputs, integer types and the error cases. */
+#include "kernel-test.h"
+
+static KTest *
+pool_new (const M2iOpKernel *k, const char *version, const char *kernel,
+    const char *strides, const char *pb, const char *pe)
+{
+  KTest *t = kt_new (k, version);
+  kt_attr (t, "kernel", kernel);
+  kt_attr (t, "strides", strides);
+  if (pb)
+    kt_attr (t, "pads_begin", pb);
+  if (pe)
+    kt_attr (t, "pads_end", pe);
+  return t;
+}
+
+static void
+check_max (KTest *t, const float *want, const gint64 *want_idx, gsize n)
+{
+  g_assert_cmpint (m2i_shape_numel (&t->outputs[0].shape), ==, n);
+  kt_assert_close ("maxpool values", kt_out_f32 (t, 0), want, n, 0, 0);
+  if (!want_idx)
+    return;
+  const M2iTensor *ind = &t->outputs[1];
+  for (gsize i = 0; i < n; i++) {
+    gint64 got = ind->type == M2I_ET_I32 ? ((const gint32 *) ind->data)[i]
+        : ((const gint64 *) ind->data)[i];
+    if (got != want_idx[i])
+      g_error ("maxpool index %" G_GSIZE_FORMAT ": %" G_GINT64_FORMAT ", expected %"
+          G_GINT64_FORMAT, i, got, want_idx[i]);
+  }
+}
+
+/* The seven examples of the MaxPool-8 specification. */
+static void
+test_spec_examples (void)
+{
+  static const float x33[] = { -1, 2, 3, 4, 5, -6, -7, 8, 9 };
+  KTest *t;
+
+  /* 1: explicit pads 1, kernel 2, stride 1. The spec prints -6 (index 5)
+   * at row 1, column 3, but that window covers rows 0..1, columns 2..3,
+   * i.e. 3 and -6: the maximum is 3 at index 2 (torch.max_pool2d agrees). */
+  t = pool_new (&m2i_kernel_max_pool, "opset8", "2,2", "1,1", "1,1", "1,1");
+  kt_input (t, M2I_ET_F32, SHAPE (1, 1, 3, 3), x33, FALSE);
+  kt_run (t, 2);
+  {
+    static const float y[] = { -1, 2, 3, 3, 4, 5, 5, 3, 4, 8, 9, 9, -7, 8, 9, 9 };
+    static const gint64 i[] = { 0, 1, 2, 2, 3, 4, 4, 2, 3, 7, 8, 8, 6, 7, 8, 8 };
+    check_max (t, y, i, 16);
+  }
+  kt_free (t);
+
+  /* 2: 1-D, valid */
+  static const float x7[] = { -1, 2, 3, 5, -7, 9, 1 };
+  t = pool_new (&m2i_kernel_max_pool, "opset8", "3", "1", NULL, NULL);
+  kt_attr (t, "auto_pad", "valid");
+  kt_input (t, M2I_ET_F32, SHAPE (1, 1, 7), x7, FALSE);
+  kt_run (t, 2);
+  {
+    static const float y[] = { 3, 5, 5, 9, 9 };
+    static const gint64 i[] = { 2, 3, 3, 5, 5 };
+    check_max (t, y, i, 5);
+  }
+  kt_free (t);
+
+  /* 3: same_lower */
+  t = pool_new (&m2i_kernel_max_pool, "opset8", "2,2", "1,1", NULL, NULL);
+  kt_attr (t, "auto_pad", "same_lower");
+  kt_input (t, M2I_ET_F32, SHAPE (1, 1, 3, 3), x33, FALSE);
+  kt_run (t, 2);
+  {
+    static const float y[] = { -1, 2, 3, 4, 5, 5, 4, 8, 9 };
+    static const gint64 i[] = { 0, 1, 2, 3, 4, 4, 3, 7, 8 };
+    check_max (t, y, i, 9);
+  }
+  kt_free (t);
+
+  /* 4: same_upper on two channels, indices from axis 0 */
+  static const float x233[] = { -1, 2, 3, 4, 5, -6, -7, 8, 9, 2, -1, 5, 6, -7, 1, 8, 2, -3 };
+  t = pool_new (&m2i_kernel_max_pool, "opset8", "2,2", "1,1", NULL, NULL);
+  kt_attr (t, "auto_pad", "same_upper");
+  kt_input (t, M2I_ET_F32, SHAPE (1, 2, 3, 3), x233, FALSE);
+  kt_run (t, 2);
+  {
+    static const float y[] = { 5, 5, 3, 8, 9, 9, 8, 9, 9, 6, 5, 5, 8, 2, 1, 8, 2, -3 };
+    static const gint64 i[] = { 4, 4, 2, 7, 8, 8, 7, 8, 8, 12, 11, 11, 15, 16, 14, 15, 16, 17 };
+    check_max (t, y, i, 18);
+  }
+  kt_free (t);
+
+  /* 5: valid with ceil rounding, stride 2 */
+  t = pool_new (&m2i_kernel_max_pool, "opset8", "2,2", "2,2", NULL, NULL);
+  kt_attr (t, "auto_pad", "valid");
+  kt_attr (t, "rounding_type", "ceil");
+  kt_input (t, M2I_ET_F32, SHAPE (1, 1, 3, 3), x33, FALSE);
+  kt_run (t, 2);
+  {
+    static const float y[] = { 5, 3, 8, 9 };
+    static const gint64 i[] = { 4, 2, 7, 8 };
+    check_max (t, y, i, 4);
+  }
+  kt_free (t);
+
+  /* 6: dilations 2 with pads 1 */
+  static const float x19[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+  t = pool_new (&m2i_kernel_max_pool, "opset8", "2,2", "1,1", "1,1", "1,1");
+  kt_attr (t, "dilations", "2,2");
+  kt_input (t, M2I_ET_F32, SHAPE (1, 1, 3, 3), x19, FALSE);
+  kt_run (t, 2);
+  {
+    static const float y[] = { 5, 6, 5, 8, 9, 8, 5, 6, 5 };
+    static const gint64 i[] = { 4, 5, 4, 7, 8, 7, 4, 5, 4 };
+    check_max (t, y, i, 9);
+  }
+  kt_free (t);
+
+  /* 7: axis 2, i32 indices */
+  static const float x18[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18 };
+  t = pool_new (&m2i_kernel_max_pool, "opset8", "2,2", "1,1", "0,0", "0,0");
+  kt_attr (t, "axis", "2");
+  kt_attr (t, "index_element_type", "i32");
+  kt_input (t, M2I_ET_F32, SHAPE (1, 2, 3, 3), x18, FALSE);
+  kt_run (t, 2);
+  g_assert_cmpint (t->outputs[1].type, ==, M2I_ET_I32);
+  {
+    static const float y[] = { 5, 6, 8, 9, 14, 15, 17, 18 };
+    static const gint64 i[] = { 4, 5, 7, 8, 4, 5, 7, 8 };
+    check_max (t, y, i, 8);
+  }
+  kt_free (t);
+}
+
+static void
+test_max_vectors (void)
+{
+  static const struct {
+    const char *name, *kernel, *strides, *pb, *pe, *dil;
+    gboolean ceil;
+  } cases[] = {
+    { "maxpool_sq", "3,3", "2,2", "0,0", "0,0", "1,1", TRUE },
+    { "maxpool_pad_dil", "2,3", "1,2", "1,1", "1,1", "2,1", FALSE },
+    { "maxpool_asym", "3,3", "2,2", "0,1", "1,1", "1,1", TRUE },
+  };
+  KtArray *x = kt_load ("pool_x");
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
+    g_autofree gchar *yn = g_strdup_printf ("%s_y", cases[c].name);
+    g_autofree gchar *in = g_strdup_printf ("%s_idx", cases[c].name);
+    KtArray *y = kt_load (yn), *idx = kt_load (in);
+    for (gint v8 = 0; v8 < 2; v8++) {
+      if (!v8 && strcmp (cases[c].dil, "1,1"))
+        continue;                       /* MaxPool-1 has no dilations */
+      KTest *t = pool_new (&m2i_kernel_max_pool, v8 ? "opset8" : "opset1", cases[c].kernel,
+          cases[c].strides, cases[c].pb, cases[c].pe);
+      kt_attr (t, "rounding_type", cases[c].ceil ? "ceil" : "floor");
+      if (v8) {
+        kt_attr (t, "dilations", cases[c].dil);
+        kt_attr (t, "axis", "-2");      /* = 2: per plane, as torch counts */
+      }
+      kt_input (t, x->type, x->shape, x->data, FALSE);
+      t->ctx.n_threads = 1 + c;
+      kt_run (t, v8 ? 2 : 1);
+      g_assert_true (m2i_shape_equal (&t->outputs[0].shape, &y->shape));
+      check_max (t, y->data, v8 ? idx->data : NULL, m2i_shape_numel (&y->shape));
+      kt_free (t);
+    }
+    kt_array_free (y);
+    kt_array_free (idx);
+  }
+  /* Default axis 0: indices over the whole tensor. */
+  KtArray *idx = kt_load ("maxpool_axis0_idx");
+  KTest *t = pool_new (&m2i_kernel_max_pool, "opset8", "2,2", "2,2", "0,0", "0,0");
+  kt_input (t, x->type, x->shape, x->data, FALSE);
+  kt_run (t, 2);
+  const gint64 *got = t->outputs[1].data;
+  for (gint64 i = 0; i < m2i_shape_numel (&idx->shape); i++)
+    g_assert_cmpint (got[i], ==, ((const gint64 *) idx->data)[i]);
+  kt_free (t);
+  kt_array_free (idx);
+  kt_array_free (x);
+}
+
+static void
+test_avg_vectors (void)
+{
+  static const struct {
+    const char *name, *kernel, *strides, *pb, *pe;
+    gboolean ceil, exclude;
+  } cases[] = {
+    { "avgpool_incl", "3,3", "2,2", "1,1", "1,1", FALSE, FALSE },
+    { "avgpool_excl", "3,3", "2,2", "1,1", "1,1", FALSE, TRUE },
+    { "avgpool_ceil", "2,2", "2,2", "0,0", "0,0", TRUE, FALSE },
+    { "avgpool_ceil_pad", "3,3", "2,2", "1,0", "1,0", TRUE, FALSE },
+  };
+  KtArray *x = kt_load ("pool_x");
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
+    g_autofree gchar *yn = g_strdup_printf ("%s_y", cases[c].name);
+    KtArray *y = kt_load (yn);
+    KTest *t = pool_new (&m2i_kernel_avg_pool, "opset1", cases[c].kernel, cases[c].strides,
+        cases[c].pb, cases[c].pe);
+    kt_attr (t, "rounding_type", cases[c].ceil ? "ceil" : "floor");
+    kt_attr (t, "exclude-pad", cases[c].exclude ? "true" : "false");
+    kt_input (t, x->type, x->shape, x->data, FALSE);
+    kt_run (t, 1);
+    g_assert_true (m2i_shape_equal (&t->outputs[0].shape, &y->shape));
+    kt_assert_close (cases[c].name, kt_out_f32 (t, 0), y->data, m2i_shape_numel (&y->shape),
+        1e-6, 1e-6);
+    kt_free (t);
+    kt_array_free (y);
+  }
+  kt_array_free (x);
+}
+
+/* 3-D pooling and integer inputs, by hand. */
+static void
+test_other_ranks_types (void)
+{
+  /* A 2×2×2 cube of 1..8 and the global 2×2×2 window. */
+  static const float cube[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+  KTest *t = pool_new (&m2i_kernel_avg_pool, "opset1", "2,2,2", "1,1,1", "0,0,0", "0,0,0");
+  kt_input (t, M2I_ET_F32, SHAPE (1, 1, 2, 2, 2), cube, FALSE);
+  kt_run (t, 1);
+  g_assert_cmpfloat (kt_out_f32 (t, 0)[0], ==, 4.5f);
+  kt_free (t);
+
+  t = pool_new (&m2i_kernel_max_pool, "opset8", "2,1,2", "1,1,1", "0,0,0", "0,0,0");
+  kt_input (t, M2I_ET_F32, SHAPE (1, 1, 2, 2, 2), cube, FALSE);
+  kt_run (t, 2);
+  {
+    static const float y[] = { 6, 8 };
+    static const gint64 i[] = { 5, 7 };
+    check_max (t, y, i, 2);
+  }
+  kt_free (t);
+
+  static const gint32 xi[] = { 3, -9, 7, 7, 1, 0 };
+  t = pool_new (&m2i_kernel_max_pool, "opset1", "2", "2", "0", "0");
+  kt_input (t, M2I_ET_I32, SHAPE (1, 2, 3), xi, FALSE);
+  kt_attr (t, "rounding_type", "ceil");
+  kt_run (t, 1);
+  const gint32 *yi = t->outputs[0].data;
+  g_assert_cmpint (yi[0], ==, 3);
+  g_assert_cmpint (yi[1], ==, 7);
+  g_assert_cmpint (yi[2], ==, 7);
+  g_assert_cmpint (yi[3], ==, 0);
+  kt_free (t);
+
+  static const guint8 xu[] = { 10, 200, 30, 40 };
+  t = pool_new (&m2i_kernel_max_pool, "opset8", "2", "2", "0", "0");
+  kt_input (t, M2I_ET_U8, SHAPE (1, 1, 4), xu, FALSE);
+  kt_run (t, 2);
+  const guint8 *yu = t->outputs[0].data;
+  g_assert_cmpint (yu[0], ==, 200);
+  g_assert_cmpint (yu[1], ==, 40);
+  g_assert_cmpint (((const gint64 *) t->outputs[1].data)[1], ==, 3);
+  kt_free (t);
+
+  /* NaN and -inf only windows still point at an element of the window. */
+  static const float odd[] = { -INFINITY, -INFINITY, NAN, 1 };
+  t = pool_new (&m2i_kernel_max_pool, "opset8", "2", "2", "0", "0");
+  kt_input (t, M2I_ET_F32, SHAPE (1, 1, 4), odd, FALSE);
+  kt_run (t, 2);
+  g_assert_true (isinf (kt_out_f32 (t, 0)[0]));
+  g_assert_cmpfloat (kt_out_f32 (t, 0)[1], ==, 1.0f);
+  g_assert_cmpint (((const gint64 *) t->outputs[1].data)[0], ==, 0);
+  g_assert_cmpint (((const gint64 *) t->outputs[1].data)[1], ==, 3);
+  kt_free (t);
+}
+
+/* A squeezenet-sized MaxPool, threaded, against a plain loop. */
+static void
+test_large (void)
+{
+  const gint64 c = 64, h = 113, w = 113, oh = 56, ow = 56;
+  float *x = g_new (float, c * h * w), *want = g_new (float, c * oh * ow);
+  kt_fill (x, c * h * w, 9, -3, 3);
+  for (gint64 ch = 0; ch < c; ch++)
+    for (gint64 i = 0; i < oh; i++)
+      for (gint64 j = 0; j < ow; j++) {
+        float m = -INFINITY;
+        for (gint64 a = 0; a < 3; a++)
+          for (gint64 b = 0; b < 3; b++) {
+            gint64 y = i * 2 + a, xx = j * 2 + b;
+            if (y < h && xx < w && x[(ch * h + y) * w + xx] > m)
+              m = x[(ch * h + y) * w + xx];
+          }
+        want[(ch * oh + i) * ow + j] = m;
+      }
+  KTest *t = pool_new (&m2i_kernel_max_pool, "opset1", "3,3", "2,2", "0,0", "0,0");
+  kt_attr (t, "rounding_type", "ceil");
+  kt_input (t, M2I_ET_F32, SHAPE (1, c, h, w), x, FALSE);
+  kt_run (t, 1);
+  g_assert_cmpint (t->outputs[0].shape.dims[2], ==, oh);
+  kt_assert_close ("squeezenet pool1", kt_out_f32 (t, 0), want, c * oh * ow, 0, 0);
+  kt_free (t);
+
+  /* MaxPool-8 whose indices output has no memory (nobody reads it). */
+  t = pool_new (&m2i_kernel_max_pool, "opset8", "3,3", "2,2", "0,0", "0,0");
+  kt_attr (t, "rounding_type", "ceil");
+  kt_input (t, M2I_ET_F32, SHAPE (1, c, h, w), x, FALSE);
+  GError *error = NULL;
+  g_assert_true (kt_infer (t, 2, &error));
+  t->outputs[1].data = NULL;
+  g_assert_true (kt_execute (t, &error));
+  kt_assert_close ("pool1 without indices", kt_out_f32 (t, 0), want, c * oh * ow, 0, 0);
+  kt_free (t);
+  g_free (x);
+  g_free (want);
+}
+
+static void
+test_errors (void)
+{
+  static float buf[64];
+  KTest *t;
+
+  t = pool_new (&m2i_kernel_max_pool, "opset1", "2,2", "1,1", "0,0", "0,0");
+  kt_input (t, M2I_ET_F32, SHAPE (4, 4), buf, FALSE);
+  kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "expected rank 3 to 5");
+  kt_free (t);
+
+  t = pool_new (&m2i_kernel_max_pool, "opset8", "2,2,2", "1,1", "0,0", "0,0");
+  kt_input (t, M2I_ET_F32, SHAPE (1, 1, 4, 4), buf, FALSE);
+  kt_expect_error (t, 2, M2I_ERROR_INVALID_ARGUMENT, "kernel");
+  kt_free (t);
+
+  t = pool_new (&m2i_kernel_max_pool, "opset8", "2,2", "1,1", "0,0", "0,0");
+  kt_attr (t, "axis", "4");
+  kt_input (t, M2I_ET_F32, SHAPE (1, 1, 4, 4), buf, FALSE);
+  kt_expect_error (t, 2, M2I_ERROR_INVALID_ARGUMENT, "axis 4 is out of range");
+  kt_free (t);
+
+  t = pool_new (&m2i_kernel_max_pool, "opset8", "2,2", "1,1", "0,0", "0,0");
+  kt_attr (t, "index_element_type", "u8");
+  kt_input (t, M2I_ET_F32, SHAPE (1, 1, 4, 4), buf, FALSE);
+  kt_expect_error (t, 2, M2I_ERROR_UNSUPPORTED, "index_element_type");
+  kt_free (t);
+
+  t = pool_new (&m2i_kernel_max_pool, "opset1", "2,2", "1,1", "0,0", "0,0");
+  kt_input (t, M2I_ET_F32, SHAPE (1, 1, 4, 4), buf, FALSE);
+  kt_expect_error (t, 2, M2I_ERROR_INVALID_ARGUMENT, "expects 1 outputs, has 2");
+  kt_free (t);
+
+  t = pool_new (&m2i_kernel_avg_pool, "opset1", "5,5", "1,1", "0,0", "0,0");
+  kt_input (t, M2I_ET_F32, SHAPE (1, 1, 4, 4), buf, FALSE);
+  kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "does not fit");
+  kt_free (t);
+
+  t = pool_new (&m2i_kernel_avg_pool, "opset1", "2,2", "1,1", "0,0", "0,0");
+  kt_input (t, M2I_ET_I32, SHAPE (1, 1, 4, 4), buf, FALSE);
+  kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "element type i32");
+  kt_free (t);
+
+  t = pool_new (&m2i_kernel_avg_pool, "opset1", "2,2", "1,1", "0,0", "0,0");
+  kt_attr (t, "rounding_type", "round");
+  kt_input (t, M2I_ET_F32, SHAPE (1, 1, 4, 4), buf, FALSE);
+  kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "rounding_type");
+  kt_free (t);
+
+  t = kt_new (&m2i_kernel_avg_pool, "opset1");
+  kt_attr (t, "strides", "1,1");
+  kt_attr (t, "pads_begin", "0,0");
+  kt_attr (t, "pads_end", "0,0");
+  kt_input (t, M2I_ET_F32, SHAPE (1, 1, 4, 4), buf, FALSE);
+  kt_expect_error (t, 1, M2I_ERROR_MALFORMED, "kernel is required");
+  kt_free (t);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/pool/spec-examples", test_spec_examples);
+  g_test_add_func ("/pool/max-vectors", test_max_vectors);
+  g_test_add_func ("/pool/avg-vectors", test_avg_vectors);
+  g_test_add_func ("/pool/ranks-types", test_other_ranks_types);
+  g_test_add_func ("/pool/large", test_large);
+  g_test_add_func ("/pool/errors", test_errors);
+  return g_test_run ();
+}

@@ -1,0 +1,532 @@
+/* Layout converters, weight blocking, pooling and element-wise add against
+ * references written here from the definitions. */
+#include "npu-test-util.h"
+
+/* ---- layouts ----------------------------------------------------------------- */
+
+static void
+check_layout (M2iNpuPrecision prec, M2iMliType type, gint N, gint C, gint H, gint W)
+{
+  GRand *r = g_rand_new_with_seed (N * 1000 + C);
+  gsize es = prec == M2I_NPU_FP16 ? 2 : 1;
+  /* NCHW with padded channel planes: strides {C*cs, cs, W+3, 1}, cs = H*(W+3)+5 */
+  gint rs = W + 3, cs = H * rs + 5;
+  gsize span = ((gsize) N * C * cs) * es;
+  guint8 *src = g_malloc (span), *back = g_malloc (span);
+  for (gsize i = 0; i < span; i++)
+    src[i] = (guint8) g_rand_int (r);
+  memset (back, 0xee, span);
+  guint32 shape[] = { N, C, H, W };
+  M2iMliTensor m, mb;
+  m2i_mli_tensor_init (&m, type, src, span, 4, shape);
+  m.mem_stride[0] = C * cs;
+  m.mem_stride[1] = cs;
+  m.mem_stride[2] = rs;
+  if (type == M2I_MLI_SA8)
+    m2i_mli_tensor_set_sa (&m, -7, 1, 0);
+  mb = m;
+  mb.data = back;
+  gsize bb = m2i_npu_tensor_bytes (prec, N, C, H, W);
+  guint8 *blk = g_malloc (bb);
+  M2iNpuTensor t;
+  m2i_npu_tensor_init (&t, prec, N, C, H, W, blk, bb);
+  GError *err = NULL;
+  g_assert_true (m2i_npu_to_blocked (&m, &t, 2, &err));
+  g_assert_no_error (err);
+  for (gint n = 0; n < N; n++)
+    for (gint c = 0; c < TU_CEIL8 (C) * 8; c++)
+      for (gint y = 0; y < H; y++)
+        for (gint x = 0; x < W; x++) {
+          const guint8 *got = blk + tu_blocked_index (C, H, W, n, c, y, x) * es;
+          if (c < C)
+            g_assert_cmpmem (got, es, src + (((gsize) n * C + c) * cs + y * rs + x) * es, es);
+          else if (es == 1)
+            g_assert_cmpint ((gint8) got[0], ==, type == M2I_MLI_SA8 ? -7 : 0);
+          else
+            g_assert_cmpint (got[0] | got[1], ==, 0);
+        }
+  g_assert_true (m2i_npu_from_blocked (&t, &mb, 1, &err));
+  g_assert_no_error (err);
+  for (gint n = 0; n < N; n++)
+    for (gint c = 0; c < C; c++)
+      for (gint y = 0; y < H; y++) {
+        gsize o = (((gsize) n * C + c) * cs + y * rs) * es;
+        g_assert_cmpmem (back + o, W * es, src + o, W * es);
+        g_assert_cmpint (back[o + W * es], ==, 0xee);     /* row gap untouched */
+      }
+  g_free (src);
+  g_free (back);
+  g_free (blk);
+  g_rand_free (r);
+}
+
+static void
+test_layout (void)
+{
+  check_layout (M2I_NPU_INT8, M2I_MLI_SA8, 2, 13, 5, 7);
+  check_layout (M2I_NPU_INT8, M2I_MLI_FX8, 1, 8, 3, 4);
+  check_layout (M2I_NPU_FP16, M2I_MLI_FP16, 2, 3, 4, 9);
+  check_layout (M2I_NPU_FP16, M2I_MLI_FP16, 1, 17, 6, 1);
+}
+
+static void
+test_layout_errors (void)
+{
+  gint8 a[512], b[512];
+  guint32 shape[] = { 1, 4, 4, 4 };
+  M2iMliTensor m;
+  M2iNpuTensor t;
+  GError *err = NULL;
+  m2i_npu_tensor_init (&t, M2I_NPU_INT8, 1, 4, 4, 4, b, sizeof b);
+  m2i_mli_tensor_init (&m, M2I_MLI_SA8, a, sizeof a, 3, shape);      /* rank 3 */
+  g_assert_false (m2i_npu_to_blocked (&m, &t, 1, &err));
+  g_assert_error (err, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&err);
+  m2i_mli_tensor_init (&m, M2I_MLI_FX16, a, sizeof a, 4, shape);     /* 16-bit into int8 */
+  g_assert_false (m2i_npu_to_blocked (&m, &t, 1, &err));
+  g_clear_error (&err);
+  m2i_mli_tensor_init (&m, M2I_MLI_SA8, a, sizeof a, 4, shape);
+  gint32 z[4] = { 0 }, s[4] = { 1, 1, 1, 1 };
+  gint8 f[4] = { 0 };
+  m2i_mli_tensor_set_sa_axis (&m, 1, z, s, f);                        /* per axis */
+  g_assert_false (m2i_npu_to_blocked (&m, &t, 1, &err));
+  g_clear_error (&err);
+  m2i_mli_tensor_init (&m, M2I_MLI_SA8, a, sizeof a, 4, shape);
+  t.w = 3;                                                            /* shape */
+  g_assert_false (m2i_npu_to_blocked (&m, &t, 1, &err));
+  g_clear_error (&err);
+  m2i_mli_tensor_init (&m, M2I_MLI_SA8, a, 10, 4, shape);             /* capacity */
+  t.w = 4;
+  g_assert_false (m2i_npu_from_blocked (&t, &m, 1, &err));
+  g_assert_error (err, M2I_ERROR, M2I_ERROR_BUFFER_TOO_SMALL);
+  g_clear_error (&err);
+}
+
+/* The CPU/device boundary in one pass: fp32 NCHW → sa8 blocked (the
+ * test's own quantizer: ties are measure-zero for random floats) and back,
+ * fp32 → fp16 blocked (the base RNE helper), and a per-channel sa8 source
+ * requantized per tensor. */
+static void
+test_convert_blocked (void)
+{
+  GRand *r = g_rand_new_with_seed (21);
+  gint N = 2, C = 11, H = 3, W = 5;
+  gsize n = (gsize) N * C * H * W;
+  guint32 shape[] = { N, C, H, W };
+  float *f = g_new (float, n), *back = g_new (float, n);
+  for (gsize i = 0; i < n; i++)
+    f[i] = (float) g_rand_double_range (r, -12, 12);
+  M2iMliTensor src, dst;
+  m2i_mli_tensor_init (&src, M2I_MLI_FP32, f, n * 4, 4, shape);
+  m2i_mli_tensor_init (&dst, M2I_MLI_FP32, back, n * 4, 4, shape);
+  M2iMliQuant q = { 0 };
+  q.axis = -1;
+  q.zero_point = 3;
+  q.scale = 77;
+  q.scale_frac_bits = 12;                  /* step 77/4096 ≈ 0.0188: ±12 saturates */
+  gsize bb = m2i_npu_tensor_bytes (M2I_NPU_INT8, N, C, H, W);
+  gint8 *blk = g_malloc (bb);
+  M2iNpuTensor t;
+  m2i_npu_tensor_init (&t, M2I_NPU_INT8, N, C, H, W, blk, bb);
+  GError *err = NULL;
+  g_assert_true (m2i_npu_convert_to_blocked (&src, M2I_MLI_SA8, &q, &t, M2I_MLI_ROUND_HALF_UP, 2, &err));
+  g_assert_no_error (err);
+  for (gint b = 0; b < N; b++)
+    for (gint c = 0; c < 16; c++)
+      for (gint y = 0; y < H; y++)
+        for (gint x = 0; x < W; x++) {
+          gint8 got = blk[tu_blocked_index (C, H, W, b, c, y, x)];
+          if (c >= C) {
+            g_assert_cmpint (got, ==, 3);
+            continue;
+          }
+          double v = f[(((gsize) b * C + c) * H + y) * W + x];
+          double want = CLAMP (floor (v * 4096 / 77 + 0.5) + 3, -128, 127);
+          g_assert_cmpint (got, ==, (gint) want);
+        }
+  g_assert_true (m2i_npu_convert_from_blocked (&t, M2I_MLI_SA8, &q, &dst, M2I_MLI_ROUND_HALF_UP, 1, &err));
+  g_assert_no_error (err);
+  for (gint b = 0; b < N; b++)
+    for (gint c = 0; c < C; c++)
+      for (gint y = 0; y < H; y++)
+        for (gint x = 0; x < W; x++) {
+          gsize i = (((gsize) b * C + c) * H + y) * W + x;
+          gint8 code = blk[tu_blocked_index (C, H, W, b, c, y, x)];
+          g_assert_cmpfloat (back[i], ==, (code - 3) * 77 / 4096.0);
+        }
+
+  /* fp32 → fp16 blocked */
+  gsize bh = m2i_npu_tensor_bytes (M2I_NPU_FP16, N, C, H, W);
+  m2i_f16 *hb = g_malloc (bh);
+  M2iNpuTensor th;
+  m2i_npu_tensor_init (&th, M2I_NPU_FP16, N, C, H, W, hb, bh);
+  g_assert_true (m2i_npu_convert_to_blocked (&src, M2I_MLI_FP16, &q, &th, M2I_MLI_ROUND_HALF_UP, 2, &err));
+  for (gint b = 0; b < N; b++)
+    for (gint c = 0; c < 16; c++)
+      for (gint y = 0; y < H; y++)
+        for (gint x = 0; x < W; x++) {
+          m2i_f16 got = hb[tu_blocked_index (C, H, W, b, c, y, x)];
+          m2i_f16 want = c < C ? m2i_f32_to_f16 (f[(((gsize) b * C + c) * H + y) * W + x]) : 0;
+          g_assert_cmphex (got, ==, want);
+        }
+
+  /* sa8 NCHW quantized per channel → sa8 blocked per tensor (scale 1/8) */
+  gint8 *s8 = g_malloc (n);
+  gint32 zc[11], sc[11];
+  gint8 fc[11];
+  for (gint c = 0; c < C; c++) {
+    zc[c] = c - 5;
+    sc[c] = 1 + c;
+    fc[c] = 4;
+  }
+  for (gsize i = 0; i < n; i++)
+    s8[i] = (gint8) g_rand_int_range (r, -128, 128);
+  M2iMliTensor s8t;
+  m2i_mli_tensor_init (&s8t, M2I_MLI_SA8, s8, n, 4, shape);
+  m2i_mli_tensor_set_sa_axis (&s8t, 1, zc, sc, fc);
+  M2iMliQuant q8 = { 0 };
+  q8.axis = -1;
+  q8.scale = 1;
+  q8.scale_frac_bits = 3;
+  g_assert_true (m2i_npu_convert_to_blocked (&s8t, M2I_MLI_SA8, &q8, &t, M2I_MLI_ROUND_HALF_EVEN, 1, &err));
+  for (gint b = 0; b < N; b++)
+    for (gint c = 0; c < C; c++)
+      for (gint y = 0; y < H; y++)
+        for (gint x = 0; x < W; x++) {
+          gint v = s8[(((gsize) b * C + c) * H + y) * W + x];
+          /* (v - z)·s/16 in steps of 1/8 = (v - z)·s/2: ties to even */
+          gint num = (v - zc[c]) * sc[c];
+          gint q2 = num / 2 + ((num % 2 != 0 && ((num / 2) % 2 != 0)) ? (num > 0 ? 1 : -1) : 0);
+          g_assert_cmpint (blk[tu_blocked_index (C, H, W, b, c, y, x)], ==, CLAMP (q2, -128, 127));
+        }
+
+  /* fp16 elements do not fit an int8 tensor; per-axis blocked quantization
+   * is refused. */
+  g_assert_false (m2i_npu_convert_to_blocked (&src, M2I_MLI_FP16, &q, &t, M2I_MLI_ROUND_HALF_UP, 1, &err));
+  g_assert_error (err, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&err);
+  M2iMliQuant qa = q;
+  qa.axis = 1;
+  g_assert_false (m2i_npu_convert_to_blocked (&src, M2I_MLI_SA8, &qa, &t, M2I_MLI_ROUND_HALF_UP, 1, &err));
+  g_clear_error (&err);
+  g_free (f);
+  g_free (back);
+  g_free (blk);
+  g_free (hb);
+  g_free (s8);
+  g_rand_free (r);
+}
+
+static void
+test_weights_blocked (void)
+{
+  GRand *r = g_rand_new_with_seed (9);
+  for (int iter = 0; iter < 20; iter++) {
+    gint O = g_rand_int_range (r, 1, 30), I = g_rand_int_range (r, 1, 30);
+    gint kh = g_rand_int_range (r, 1, 4), kw = g_rand_int_range (r, 1, 4);
+    gsize es = iter % 2 ? 2 : 1, n = (gsize) O * I * kh * kw;
+    gsize nb = m2i_npu_weights_blocked_count (O, I, kh, kw);
+    g_assert_cmpuint (nb, ==, (gsize) TU_CEIL8 (O) * TU_CEIL8 (I) * kh * kw * 64);
+    guint8 *w = g_malloc (n * es), *a = g_malloc (nb * es), *b = g_malloc (nb * es);
+    for (gsize i = 0; i < n * es; i++)
+      w[i] = (guint8) g_rand_int (r);
+    memset (a, 0x99, nb * es);
+    m2i_npu_weights_to_blocked (w, es, O, I, kh, kw, a);
+    tu_block_weights (w, b, es, O, I, kh, kw);
+    g_assert_cmpmem (a, nb * es, b, nb * es);
+    g_free (w);
+    g_free (a);
+    g_free (b);
+  }
+  g_assert_cmpuint (m2i_npu_weights_blocked_count (0, 1, 1, 1), ==, 0);
+  g_rand_free (r);
+}
+
+/* ---- pooling ------------------------------------------------------------------- */
+
+static void
+test_pool_sizes (void)
+{
+  /* squeezenet1.1's max pools (3x3, stride 2, ceil) and global average */
+  static const struct { gint in, k, s, pb, pe; gboolean ceil_mode; gint out; } c[] = {
+    { 113, 3, 2, 0, 0, TRUE, 56 }, { 56, 3, 2, 0, 0, TRUE, 28 },
+    { 28, 3, 2, 0, 0, TRUE, 14 }, { 14, 14, 1, 0, 0, FALSE, 1 },
+    { 56, 3, 2, 0, 0, FALSE, 27 },
+    { 6, 3, 4, 2, 2, TRUE, 2 },     /* a third window would start in the end pad */
+    { 6, 3, 4, 2, 2, FALSE, 2 },
+    { 5, 2, 2, 0, 1, TRUE, 3 }, { 5, 2, 2, 0, 1, FALSE, 3 }, { 5, 2, 2, 0, 0, TRUE, 3 },
+    { 5, 2, 2, 0, 0, FALSE, 2 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (c); i++) {
+    M2iNpuPoolParams p = { M2I_NPU_POOL_MAX, c[i].k, 1, c[i].s, 1, c[i].pb, 0, c[i].pe, 0,
+      c[i].ceil_mode };
+    gint oh, ow;
+    g_assert_true (m2i_npu_pool_output_size (&p, c[i].in, 3, &oh, &ow, NULL));
+    g_assert_cmpint (oh, ==, c[i].out);
+    g_assert_cmpint (ow, ==, 3);
+  }
+  GError *err = NULL;
+  gint oh, ow;
+  M2iNpuPoolParams bad = { M2I_NPU_POOL_AVG, 3, 3, 1, 1, 3, 0, 0, 0 };   /* pad == kernel */
+  g_assert_false (m2i_npu_pool_output_size (&bad, 5, 5, &oh, &ow, &err));
+  g_assert_error (err, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&err);
+  M2iNpuPoolParams big = { M2I_NPU_POOL_MAX, 6, 6, 1, 1 };
+  g_assert_false (m2i_npu_pool_output_size (&big, 5, 5, &oh, &ow, &err));
+  g_clear_error (&err);
+}
+
+/* Round(num / den) by floor division and the remainder (den > 0). */
+static gint64
+ref_round_div (gint64 num, gint64 den, M2iMliRound mode)
+{
+  gint64 q = num / den, r = num % den;
+  if (r < 0) {
+    q--;
+    r += den;
+  }
+  if (2 * r > den || (2 * r == den && (mode == M2I_MLI_ROUND_HALF_UP || q % 2 != 0)))
+    q++;
+  return q;
+}
+
+static void
+run_pool (const M2iNpuPoolParams *p, M2iNpuPrecision prec, gint N, gint C, gint H,
+    gint W, GRand *r)
+{
+  gint OH, OW;
+  g_assert_true (m2i_npu_pool_output_size (p, H, W, &OH, &OW, NULL));
+  gsize es = prec == M2I_NPU_FP16 ? 2 : 1, nx = (gsize) N * C * H * W;
+  guint8 *x = g_malloc (nx * es);
+  for (gsize i = 0; i < nx; i++) {
+    if (es == 1)
+      x[i] = (guint8) g_rand_int (r);
+    else
+      ((m2i_f16 *) x)[i] = m2i_f32_to_f16 ((float) g_rand_double_range (r, -8, 8));
+  }
+  gsize bx = m2i_npu_tensor_bytes (prec, N, C, H, W), by = m2i_npu_tensor_bytes (prec, N, C, OH, OW);
+  guint8 *xb = g_malloc (bx), *yb = g_malloc (by);
+  guint16 garbage = 0x7e00;
+  tu_block (x, xb, es, N, C, H, W, &garbage);
+  memset (yb, 0xcd, by);
+  M2iNpuTensor ti, to;
+  m2i_npu_tensor_init (&ti, prec, N, C, H, W, xb, bx);
+  m2i_npu_tensor_init (&to, prec, N, C, OH, OW, yb, by);
+  GError *err = NULL;
+  g_assert_true (m2i_npu_pool_run (p, &ti, &to, 2, &err));
+  g_assert_no_error (err);
+  for (gint n = 0; n < N; n++)
+    for (gint c = 0; c < TU_CEIL8 (C) * 8; c++)
+      for (gint oy = 0; oy < OH; oy++)
+        for (gint ox = 0; ox < OW; ox++) {
+          gsize bi = tu_blocked_index (C, OH, OW, n, c, oy, ox);
+          if (c >= C) {
+            if (es == 1)
+              g_assert_cmpint ((gint8) yb[bi], ==, p->zero_point);
+            else
+              g_assert_cmphex (((m2i_f16 *) yb)[bi], ==, 0);
+            continue;
+          }
+          gint y0 = oy * p->stride_h - p->pad_top, x0 = ox * p->stride_w - p->pad_left;
+          gint64 isum = 0, imax = G_MININT64, count = 0;
+          double fsum = 0, fmax = -INFINITY, fabs_sum = 0;
+          for (gint y = y0; y < y0 + p->kernel_h; y++)
+            for (gint xx = x0; xx < x0 + p->kernel_w; xx++) {
+              gboolean in_pad_area = y < H + p->pad_bottom && xx < W + p->pad_right;
+              gboolean inside = y >= 0 && y < H && xx >= 0 && xx < W;
+              if (p->exclude_pad ? inside : in_pad_area)
+                count++;
+              if (!inside)
+                continue;
+              gsize xi = (((gsize) n * C + c) * H + y) * W + xx;
+              if (es == 1) {
+                gint64 v = (gint8) x[xi];
+                isum += v - p->zero_point;
+                imax = MAX (imax, v);
+              } else {
+                double v = m2i_f16_to_f32 (((m2i_f16 *) x)[xi]);
+                fsum += v;
+                fabs_sum += fabs (v);
+                fmax = MAX (fmax, v);
+              }
+            }
+          if (es == 1) {
+            gint64 want = p->kind == M2I_NPU_POOL_MAX ? imax
+                : CLAMP (p->zero_point + ref_round_div (isum, count, p->round), -128, 127);
+            g_assert_cmpint ((gint8) yb[bi], ==, want);
+          } else {
+            double got = m2i_f16_to_f32 (((m2i_f16 *) yb)[bi]);
+            if (p->kind == M2I_NPU_POOL_MAX)
+              g_assert_cmpfloat (got, ==, fmax);
+            else {
+              double ref = fsum / count, k = p->kernel_h * p->kernel_w;
+              double bound = ldexp (fabs (ref), -11)
+                  + (k + 1) * ldexp (1, -24) * fabs_sum / count + ldexp (1, -24);
+              g_assert_cmpfloat (fabs (got - ref), <=, bound);
+            }
+          }
+        }
+  g_free (x);
+  g_free (xb);
+  g_free (yb);
+}
+
+static void
+test_pool (void)
+{
+  tu_log_cpu ();
+  GRand *r = g_rand_new_with_seed (12);
+  static const M2iNpuPoolParams ps[] = {
+    { M2I_NPU_POOL_MAX, 3, 3, 2, 2, 0, 0, 0, 0, TRUE, FALSE, 0, 5 },
+    { M2I_NPU_POOL_MAX, 2, 3, 2, 1, 1, 2, 1, 0, FALSE, FALSE, 0, -3 },
+    { M2I_NPU_POOL_AVG, 3, 3, 1, 1, 1, 1, 1, 1, FALSE, TRUE, M2I_MLI_ROUND_HALF_UP, 4 },
+    { M2I_NPU_POOL_AVG, 3, 3, 1, 1, 1, 1, 1, 1, FALSE, FALSE, M2I_MLI_ROUND_HALF_EVEN, -9 },
+    { M2I_NPU_POOL_AVG, 2, 2, 2, 2, 0, 0, 0, 0, FALSE, TRUE, M2I_MLI_ROUND_HALF_EVEN, 0 },
+    { M2I_NPU_POOL_AVG, 3, 2, 3, 2, 2, 1, 1, 1, TRUE, FALSE, M2I_MLI_ROUND_HALF_UP, 17 },
+    { M2I_NPU_POOL_AVG, 3, 2, 3, 2, 2, 1, 1, 1, TRUE, TRUE, M2I_MLI_ROUND_HALF_EVEN, 17 },
+    { M2I_NPU_POOL_AVG, 7, 9, 1, 1, 0, 0, 0, 0, FALSE, TRUE, M2I_MLI_ROUND_HALF_UP, 1 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (ps); i++) {
+    run_pool (&ps[i], M2I_NPU_INT8, 2, 13, 7, 9, r);
+    run_pool (&ps[i], M2I_NPU_FP16, 1, 11, 7, 9, r);
+    run_pool (&ps[i], M2I_NPU_INT8, 1, 8, 11, 10, r);
+  }
+  g_rand_free (r);
+}
+
+/* ---- add ------------------------------------------------------------------------ */
+
+static void
+test_add_int8 (void)
+{
+  GRand *r = g_rand_new_with_seed (13);
+  gint N = 2, C = 13, H = 5, W = 6;
+  gsize n = (gsize) N * C * H * W, bb = m2i_npu_tensor_bytes (M2I_NPU_INT8, N, C, H, W);
+  gint8 *a = g_malloc (n), *b = g_malloc (n), *ab = g_malloc (bb), *bbk = g_malloc (bb), *ob = g_malloc (bb);
+  for (int trial = 0; trial < 6; trial++) {
+    double sa = g_rand_double_range (r, 0.01, 0.2), sb = g_rand_double_range (r, 0.01, 0.2);
+    double so = g_rand_double_range (r, 0.02, 0.3);
+    gint32 za = g_rand_int_range (r, -30, 30), zb = g_rand_int_range (r, -30, 30), zo = g_rand_int_range (r, -10, 10);
+    M2iNpuAddParams p;
+    GError *err = NULL;
+    g_assert_true (m2i_npu_add_params_from_scales (sa, za, sb, zb, so, zo, &p, &err));
+    if (trial % 2) {                  /* fused ReLU */
+      p.act_min = zo;
+      p.act_max = 127;
+    }
+    for (gsize i = 0; i < n; i++) {
+      a[i] = (gint8) g_rand_int_range (r, -128, 128);
+      b[i] = (gint8) g_rand_int_range (r, -128, 128);
+    }
+    gint8 pad = 99;
+    tu_block (a, ab, 1, N, C, H, W, &pad);
+    tu_block (b, bbk, 1, N, C, H, W, &pad);
+    M2iNpuTensor ta, tb, to;
+    m2i_npu_tensor_init (&ta, M2I_NPU_INT8, N, C, H, W, ab, bb);
+    m2i_npu_tensor_init (&tb, M2I_NPU_INT8, N, C, H, W, bbk, bb);
+    m2i_npu_tensor_init (&to, M2I_NPU_INT8, N, C, H, W, ob, bb);
+    g_assert_true (m2i_npu_add_run (&p, &ta, &tb, &to, 2, &err));
+    g_assert_no_error (err);
+    for (gint nn = 0; nn < N; nn++)
+      for (gint c = 0; c < C; c++)
+        for (gint y = 0; y < H; y++)
+          for (gint x = 0; x < W; x++) {
+            gsize i = (((gsize) nn * C + c) * H + y) * W + x;
+            /* TFLite's quantized Add, literally */
+            gint32 sa_ = tu_mbqm ((gint64) (a[i] - za) * (1 << p.left_shift), p.a_multiplier, p.a_shift);
+            gint32 sb_ = tu_mbqm ((gint64) (b[i] - zb) * (1 << p.left_shift), p.b_multiplier, p.b_shift);
+            gint64 q = (gint64) tu_mbqm (sa_ + sb_, p.out_multiplier, p.out_shift) + zo;
+            gint8 want = (gint8) CLAMP (q, p.act_min, p.act_max);
+            gint8 got = ob[tu_blocked_index (C, H, W, nn, c, y, x)];
+            g_assert_cmpint (got, ==, want);
+            /* and the parameters implement the real-valued sum */
+            double real = ((a[i] - za) * sa + (b[i] - zb) * sb) / so + zo;
+            if (real > p.act_min + 1 && real < p.act_max - 1)
+              g_assert_cmpfloat (fabs (got - real), <=, 0.5 + 1e-3);
+          }
+  }
+  GError *err = NULL;
+  M2iNpuAddParams p;
+  g_assert_false (m2i_npu_add_params_from_scales (0, 0, 1, 0, 1, 0, &p, &err));
+  g_assert_error (err, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&err);
+  g_free (a);
+  g_free (b);
+  g_free (ab);
+  g_free (bbk);
+  g_free (ob);
+  g_rand_free (r);
+}
+
+static void
+test_add_fp16 (void)
+{
+  GRand *r = g_rand_new_with_seed (14);
+  gint N = 1, C = 21, H = 4, W = 37;
+  gsize n = (gsize) N * C * H * W, bb = m2i_npu_tensor_bytes (M2I_NPU_FP16, N, C, H, W);
+  m2i_f16 *a = g_new (m2i_f16, n), *b = g_new (m2i_f16, n);
+  m2i_f16 *ab = g_malloc (bb), *bbk = g_malloc (bb), *ob = g_malloc (bb);
+  for (gsize i = 0; i < n; i++) {
+    a[i] = m2i_f32_to_f16 ((float) g_rand_double_range (r, -100, 100));
+    b[i] = m2i_f32_to_f16 ((float) (g_rand_double_range (r, -1, 1) * pow (10, g_rand_int_range (r, -4, 3))));
+  }
+  m2i_f16 pad = 0x7c00;
+  tu_block (a, ab, 2, N, C, H, W, &pad);
+  tu_block (b, bbk, 2, N, C, H, W, &pad);
+  M2iNpuAddParams p = { 0 };
+  p.f_min = -50;
+  p.f_max = INFINITY;
+  M2iNpuTensor ta, tb, to;
+  m2i_npu_tensor_init (&ta, M2I_NPU_FP16, N, C, H, W, ab, bb);
+  m2i_npu_tensor_init (&tb, M2I_NPU_FP16, N, C, H, W, bbk, bb);
+  m2i_npu_tensor_init (&to, M2I_NPU_FP16, N, C, H, W, ob, bb);
+  GError *err = NULL;
+  g_assert_true (m2i_npu_add_run (&p, &ta, &tb, &to, 1, &err));
+  g_assert_no_error (err);
+  for (gint c = 0; c < TU_CEIL8 (C) * 8; c++)
+    for (gint y = 0; y < H; y++)
+      for (gint x = 0; x < W; x++) {
+        m2i_f16 got = ob[tu_blocked_index (C, H, W, 0, c, y, x)];
+        if (c >= C) {
+          g_assert_cmphex (got, ==, 0);
+          continue;
+        }
+        gsize i = ((gsize) c * H + y) * W + x;
+        double exact = (double) m2i_f16_to_f32 (a[i]) + m2i_f16_to_f32 (b[i]);
+        exact = MAX (exact, -50.0);
+        /* one rounding to fp16: within half an ulp */
+        g_assert_cmpfloat (fabs (m2i_f16_to_f32 (got) - exact), <=,
+            ldexp (fabs (exact), -11) + ldexp (1, -25));
+      }
+  /* shapes must match */
+  to.w = W - 1;
+  g_assert_false (m2i_npu_add_run (&p, &ta, &tb, &to, 1, &err));
+  g_assert_error (err, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&err);
+  p.f_min = 1;
+  p.f_max = 0;
+  to.w = W;
+  g_assert_false (m2i_npu_add_run (&p, &ta, &tb, &to, 1, &err));
+  g_clear_error (&err);
+  g_free (a);
+  g_free (b);
+  g_free (ab);
+  g_free (bbk);
+  g_free (ob);
+  g_rand_free (r);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/npu/ops/layout", test_layout);
+  g_test_add_func ("/npu/ops/layout-errors", test_layout_errors);
+  g_test_add_func ("/npu/ops/convert-blocked", test_convert_blocked);
+  g_test_add_func ("/npu/ops/weights-blocked", test_weights_blocked);
+  g_test_add_func ("/npu/ops/pool-sizes", test_pool_sizes);
+  g_test_add_func ("/npu/ops/pool", test_pool);
+  g_test_add_func ("/npu/ops/add-int8", test_add_int8);
+  g_test_add_func ("/npu/ops/add-fp16", test_add_fp16);
+  return g_test_run ();
+}

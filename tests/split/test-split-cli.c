@@ -1,0 +1,119 @@
+/* m2i-split, spawned as a user would: "split" writes a folder and prints the
+ * plan, "run" runs it on a raw input and prints the class torch gives
+ * (tests/data/fashion-mnist) and the comparison with the unsplit model;
+ * bad arguments fail with a message. */
+#include "../ir/ir-test-util.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+static gchar *
+run_tool (gint *status, gchar **err, ...)
+{
+  GPtrArray *argv = g_ptr_array_new ();
+  g_ptr_array_add (argv, (gpointer) g_getenv ("M2I_SPLIT"));
+  va_list ap;
+  va_start (ap, err);
+  for (const char *a; (a = va_arg (ap, const char *));)
+    g_ptr_array_add (argv, (gpointer) a);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  gchar *out = NULL;
+  GError *error = NULL;
+  g_assert_true (g_spawn_sync (NULL, (gchar **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+      &out, err, status, &error));
+  g_assert_no_error (error);
+  g_ptr_array_free (argv, TRUE);
+  return out;
+}
+
+static void
+remove_dir (const char *dir)
+{
+  GDir *d = g_dir_open (dir, 0, NULL);
+  if (!d)
+    return;
+  const char *name;
+  while ((name = g_dir_read_name (d))) {
+    g_autofree gchar *p = g_build_filename (dir, name, NULL);
+    g_unlink (p);
+  }
+  g_dir_close (d);
+  g_rmdir (dir);
+}
+
+static void
+test_split_and_run (void)
+{
+  g_autofree gchar *model = test_models_path ("fashion-mnist/fashion-mnist.xml");
+  g_autofree gchar *tmp = g_dir_make_tmp ("m2i-split-cli-XXXXXX", NULL);
+  g_autofree gchar *dir = g_build_filename (tmp, "plan", NULL);
+  g_autofree gchar *dot = g_build_filename (tmp, "plan.dot", NULL);
+  gint status;
+  g_autofree gchar *err = NULL;
+  g_autofree gchar *out = run_tool (&status, &err, "split", model, "-o", dir, "--dot", dot,
+      "--explain", NULL);
+  g_test_message ("%s%s", out, err);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_nonnull (strstr (out, "2 pieces, 3 tensors (HETERO:M2I,CPU)"));
+  g_assert_nonnull (strstr (out, "piece 0: M2I npu-fp16, 14 ops"));
+  g_assert_nonnull (strstr (out, "    ops Add 4, ReLU 3, Convolution 2, MatMul 2, MaxPool 2, Reshape 1\n"));
+  g_assert_nonnull (strstr (out, "    in  input [1,3,28,28] f32 9408 B (input)\n"));
+  g_assert_nonnull (strstr (out, "    out fc2 [1,10] f32 40 B (intermediate, to piece 1)\n"));
+  g_assert_nonnull (strstr (out, "piece 1: CPU cpu, 1 op"));
+  g_assert_nonnull (strstr (out, "kept: 14 ops from 'conv1/Convolution' on npu-fp16"));
+  g_autofree gchar *json = g_build_filename (dir, "graph_infos.json", NULL);
+  g_assert_true (g_file_test (json, G_FILE_TEST_EXISTS));
+  gchar *dot_text;
+  g_assert_true (g_file_get_contents (dot, &dot_text, NULL, NULL));
+  g_assert_true (g_str_has_prefix (dot_text, "digraph split {"));
+  g_assert_nonnull (strstr (dot_text, "subgraph cluster_1"));
+  g_free (dot_text);
+
+  /* image 4 of first64.input.f32: torch says Shirt (6) */
+  g_autofree gchar *inputs = test_data_path ("fashion-mnist/first64.input.f32");
+  gchar *f32;
+  gsize len;
+  g_assert_true (g_file_get_contents (inputs, &f32, &len, NULL));
+  g_autofree gchar *raw = g_build_filename (tmp, "img4.f32", NULL);
+  g_assert_true (g_file_set_contents (raw, f32 + 4 * 9408, 9408, NULL));
+  g_free (f32);
+  g_autofree gchar *in_arg = g_strdup_printf ("input=%s", raw);
+  g_autofree gchar *err2 = NULL;
+  g_autofree gchar *out2 = run_tool (&status, &err2, "run", dir, "-i", in_arg, "--compare", model,
+      "--iterations", "3", "-n", "1", NULL);
+  g_test_message ("%s%s", out2, err2);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_nonnull (strstr (out2, "output prob [1,10] f32: top 5  6:"));
+  g_assert_nonnull (strstr (out2, "piece 0 M2I npu-fp16"));
+  g_assert_nonnull (strstr (out2, "device 6 layers "));
+  g_assert_nonnull (strstr (out2, "largest difference from the unsplit model on the CPU: "));
+
+  /* errors: a wrong-sized input, a missing folder, a bad device string */
+  g_autofree gchar *err3 = NULL;
+  g_autofree gchar *bad_in = g_strdup_printf ("input=%s", json);
+  g_free (run_tool (&status, &err3, "run", dir, "-i", bad_in, NULL));
+  g_assert_false (g_spawn_check_wait_status (status, NULL));
+  g_assert_nonnull (strstr (err3, "input 'input' (f32) needs 9408"));
+  g_autofree gchar *err4 = NULL;
+  g_free (run_tool (&status, &err4, "run", tmp, NULL));
+  g_assert_false (g_spawn_check_wait_status (status, NULL));
+  g_assert_nonnull (strstr (err4, "no graph_infos.json"));
+  g_autofree gchar *err5 = NULL;
+  g_free (run_tool (&status, &err5, "split", model, "-o", dir, "--device",
+      "HETERO:GPU,CPU", NULL));
+  g_assert_false (g_spawn_check_wait_status (status, NULL));
+  g_assert_nonnull (strstr (err5, "unknown device \"GPU\""));
+  remove_dir (dir);
+  g_unlink (dot);
+  g_unlink (raw);
+  g_rmdir (tmp);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/split/cli/split-and-run", test_split_and_run);
+  return g_test_run ();
+}
