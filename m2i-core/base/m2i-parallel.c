@@ -135,8 +135,16 @@ worker_main (gpointer data)
 gint
 m2i_parallel_n_cores (void)
 {
-  gint n = (gint) g_get_num_processors ();
-  return n > 0 ? n : 1;
+  /* asked once: g_get_num_processors() reads a sysfs file each time, which
+   * costs more than a whole dispatch */
+  static gint n_cores;
+  static gsize once = 0;
+  if (g_once_init_enter (&once)) {
+    gint n = (gint) g_get_num_processors ();
+    n_cores = n > 0 ? n : 1;
+    g_once_init_leave (&once, 1);
+  }
+  return n_cores;
 }
 
 static void
