@@ -80,7 +80,7 @@ enum {
  * columns x[i] and x[i] + 1 with weights w0[i], w1[i] (none negative, so the
  * contract's "0.0f +" changes nothing and is left out). csc runs in fp32,
  * exactly (docs/m2i-engine.md, "float pair path"): p = Y·1.164 + K(U, V),
- * out = clamp(floor(p)), K from two FMAs per channel.
+ * out = clamp(floor(p)), K from one or two multiply-adds per channel.
  * Built by m2i_fpair_table_new for the kernels in use. */
 typedef struct {
   gint n;                      /* outputs per row */
@@ -91,9 +91,10 @@ typedef struct {
   int plane_of[3];             /* ring plane (memory channel) of R, G, B */
   guint8 *load;                /* per block of 16 outputs, how its source bytes
                                   are fetched: FP_LOAD_* */
-  /* VBMI byte permutes, per block of 8 outputs (NULL without VBMI): window
-   * starts, and 64-byte indices whose bytes 4k (and 4k + 1 for V) pick lane
-   * k (lanes 0-7: column x, 8-15: column x + 1), luma and chroma. */
+  /* VBMI byte permutes, per block b of 8 outputs (NULL without VBMI): window
+   * starts, and 64-byte indices filling dword lanes 8 (b % 2) .. +7 of the
+   * block's 16-output group with Y(x), Y(x + 1) (luma) and U(x), V(x),
+   * U(x + 1), V(x + 1) (chroma). */
   gint32 *ybase, *cbase;
   guint8 *yidx, *cidx;
 } FPairTable;
@@ -132,7 +133,7 @@ typedef struct {
    * the fast norm. */
   void (*finish_f16_norm) (const float *v, const float *sub, const float *mul,
       const float *add, gint n, m2i_f16 *out);
-  /* Float pair path (NULL when the CPU cannot; needs FMA): colour conversion
+  /* Float pair path (NULL in the plain-C set): colour conversion
    * of the columns @t lists in luma rows @y0 and @y1 (NULL: one row) sharing
    * one chroma row (@c1 NV12 UV, or @c1, @c2 I420 U, V), and the two-tap
    * horizontal pass, into @h0 / @h1: three planes of t->n sums in memory
