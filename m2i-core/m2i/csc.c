@@ -1,11 +1,15 @@
-/* csc.c — NV12/I420 -> RGB/BGR colour conversion kernels (plain C, AVX2).
+/* csc.c — NV12/I420 -> RGB/BGR colour conversion kernels (plain C, AVX2,
+ * AVX-512, AVX-512 VBMI).
  *
- * Both versions compute exactly floor((1164(Y-16) + k·chroma + 500)/1000),
+ * The integer kernels compute exactly floor((1164(Y-16) + k·chroma + 500)/1000),
  * clamped, as docs/m2i-engine.md derives: chroma terms are precomputed per
  * chroma sample as a quotient and remainder of 1000, so the per-pixel work
  * fits 16-bit lanes. The AVX2 version keeps its terms arrays in "block order"
  * (per 32 pixels: 0-7,16-23,8-15,24-31) so that byte unpacking of Y and the
- * final packus need no lane-crossing shuffles.
+ * final packus need no lane-crossing shuffles. The float pair kernels (two-tap
+ * resizes of the SIMD levels) get the same integers from an fp32 evaluation
+ * whose error provably stays below the distance to the next integer (see
+ * FP_CY), and fuse the horizontal and vertical passes of the resize.
  */
 #include "engine-private.h"
 
