@@ -14,13 +14,13 @@
  *
  * (the plugin directory of the build is used when GST_PLUGIN_PATH is unset).
  */
+#include "bench-cpu.h"
 #include <gst/gst.h>
 #include <gst/app/gstappsrc.h>
 #include <m2i/m2i.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define W 1920
 #define H 1080
@@ -63,29 +63,24 @@ static const Config configs[] = {
 typedef struct {
   gint64 first, last;            /* wall clock, us */
   double cpu_first, cpu_last;    /* process CPU time, s */
-  guint count;
+  guint count, expected;
 } Timing;
-
-static double
-cpu_seconds (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static void
 on_handoff (GstElement *sink, GstBuffer *buf, GstPad *pad, gpointer data)
 {
   Timing *t = data;
   gint64 now = g_get_monotonic_time ();
-  double cpu = cpu_seconds ();
-  if (t->count++ == 0) {
+  guint i = t->count++;
+  /* the CPU clock at the first and the last buffer only: reading every
+   * thread's clock costs some microseconds */
+  if (i == 0) {
     t->first = now;
-    t->cpu_first = cpu;
+    t->cpu_first = bench_cpu_us () * 1e-6;
+  } else if (i + 1 == t->expected) {
+    t->last = now;
+    t->cpu_last = bench_cpu_us () * 1e-6;
   }
-  t->last = now;
-  t->cpu_last = cpu;
 }
 
 /* NV12 frames with a gradient, moving bars and noise, so that no frame is
@@ -130,7 +125,7 @@ run (const Config *cfg, guint8 *frames, gsize frame_size, guint n_frames, gboole
     g_clear_error (&err);
     return 0;
   }
-  Timing t = { 0 };
+  Timing t = { .expected = n_frames };
   GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "src");
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
   g_signal_connect (sink, "handoff", G_CALLBACK (on_handoff), &t);

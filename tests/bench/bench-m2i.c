@@ -13,6 +13,7 @@
  * repetitions).
  * Usage: bench-m2i [seconds-per-figure, default 0.5] [rounds, default 7]
  */
+#include "bench-cpu.h"
 #include <m2i-core.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
@@ -61,26 +62,15 @@ add (const char *name, RunFunc fn, gpointer data)
   c->best = c->best_cpu = 1e30;
 }
 
-/* Process CPU time in us: on a busy machine it is the steadier figure for
- * single-threaded contenders (time spent descheduled does not count); for
- * multi-threaded ones it is the sum over threads. */
-static double
-cpu_us (void)
-{
-  struct timespec t;
-  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &t);
-  return (double) t.tv_sec * 1e6 + (double) t.tv_nsec / 1e3;
-}
-
 static double
 time_reps (Contender *c, int reps)
 {
-  double c0 = cpu_us ();
+  double c0 = bench_cpu_us ();
   gint64 t0 = g_get_monotonic_time ();
   for (int i = 0; i < reps; i++)
     c->fn (c->data);
   double wall = (double) (g_get_monotonic_time () - t0) / reps;
-  c->best_cpu = MIN (c->best_cpu, (cpu_us () - c0) / reps);
+  c->best_cpu = MIN (c->best_cpu, (bench_cpu_us () - c0) / reps);
   return wall;
 }
 
