@@ -381,3 +381,43 @@ m2i_npu_requant_from_scales (double in_scale, const double *w_scales, gint n_w,
   *rq = r;
   return TRUE;
 }
+
+gboolean
+npu_quantize_signed (double real, gint32 *multiplier, gint8 *shift)
+{
+  if (!isfinite (real))
+    return FALSE;
+  if (fabs (real) < ldexp (1, -32)) {    /* |acc·real| < 1/2 for any int32 acc */
+    *multiplier = 0;
+    *shift = 0;
+    return TRUE;
+  }
+  if (!m2i_npu_quantize_multiplier (fabs (real), multiplier, shift))
+    return FALSE;
+  if (real < 0)
+    *multiplier = -*multiplier;
+  return TRUE;
+}
+
+gboolean
+m2i_npu_requant_set_prelu (M2iNpuRequant *rq, double in_scale, const double *w_scales,
+    double out_scale, const float *slopes, gint n_slopes, gint32 *neg_mult,
+    gint8 *neg_shift, GError **error)
+{
+  gboolean ok = rq && rq->scheme == M2I_NPU_REQUANT_MULTIPLIER && rq->n >= 1 && w_scales &&
+      slopes && neg_mult && neg_shift && (n_slopes == 1 || n_slopes == rq->n) &&
+      in_scale > 0 && out_scale > 0 && isfinite (in_scale) && isfinite (out_scale);
+  for (gint i = 0; ok && i < rq->n; i++)
+    ok = w_scales[i] > 0 && isfinite (w_scales[i]) &&
+        npu_quantize_signed (slopes[n_slopes == 1 ? 0 : i] * in_scale * w_scales[i] / out_scale,
+            &neg_mult[i], &neg_shift[i]);
+  if (!ok) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+        "PReLU requantization: needs a MULTIPLIER requantization, positive finite scales, "
+        "1 or n finite slopes, and |slope·in·w/out| below 2^30");
+    return FALSE;
+  }
+  rq->neg_multiplier = neg_mult;
+  rq->neg_shift = neg_shift;
+  return TRUE;
+}
