@@ -335,7 +335,9 @@ gboolean m2i_npu_pool_run (const M2iNpuPoolParams *p, const M2iNpuTensor *in,
  *   b' = MBQM((b - b_zero_point) * 2^left_shift, b_multiplier, b_shift)
  *   out = Clamp(MBQM(a' + b', out_multiplier, out_shift) + out_zero_point,
  *               act_min, act_max)
- * fp16: out = Clamp(a + b in fp32, f_min, f_max) rounded to fp16.
+ * fp16: v = a + b in fp32; with f_slope (a fused PReLU, e.g. a residual
+ * block's activation) v = v < 0 ? v · f_slope[c] : v; out = Clamp(v, f_min,
+ * f_max) rounded to fp16.
  */
 typedef struct {
   gint32 a_zero_point, b_zero_point, out_zero_point;
@@ -344,6 +346,8 @@ typedef struct {
   gint8 a_shift, b_shift, out_shift;                 /* [-31, 30] */
   gint32 act_min, act_max;
   float f_min, f_max;
+  const float *f_slope;    /* fp16 PReLU: n_slope finite slopes, or NULL */
+  gint n_slope;            /* 1 or the channel count */
 } M2iNpuAddParams;
 
 /* Fills the int8 fields from real scales as TFLite does (left_shift 20,

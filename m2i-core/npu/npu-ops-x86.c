@@ -1,4 +1,4 @@
-/* x86 kernels of fp16 pooling: one channel block (8 lanes) of a pixel is
+/* x86 kernels of fp16 pooling, add and PReLU: one channel block (8 lanes) of a pixel is
  * one 128-bit load widened by F16C's vcvtph2ps, so a window costs a load, a
  * conversion and a max or add per tap instead of eight scalar conversions.
  *
@@ -137,6 +137,62 @@ pool_row_avx512 (const NpuPoolRow *r)
     pool_row16 (r, FALSE);
 }
 
+/* ---- PReLU, fp16: v < 0 ? v·slope : v per lane, one pixel per ymm ------ */
+
+static T_AVX2 void
+prelu_f16_avx2 (const m2i_f16 *src, m2i_f16 *dst, gint64 n_px, const float *slope8)
+{
+  const __m256 s = _mm256_loadu_ps (slope8), zero = _mm256_setzero_ps ();
+  for (gint64 p = 0; p < n_px; p++) {
+    __m256 v = load8 (src + p * 8);
+    v = _mm256_blendv_ps (v, _mm256_mul_ps (v, s), _mm256_cmp_ps (v, zero, _CMP_LT_OQ));
+    _mm_storeu_si128 ((__m128i *) (dst + p * 8), _mm256_cvtps_ph (v, _MM_FROUND_TO_NEAREST_INT));
+  }
+}
+
+NpuPreluF16Func
+npu_x86_prelu_f16_func (void)
+{
+  M2iCpuFlags need = M2I_CPU_AVX2 | M2I_CPU_F16C;
+  return (m2i_cpu_flags () & need) == need ? prelu_f16_avx2 : NULL;
+}
+
+/* ---- add, fp16 (with a fused PReLU) ---------------------------------------- */
+
+INLINE T_AVX2 void
+add_f16 (const m2i_f16 *a, const m2i_f16 *b, m2i_f16 *dst, gint64 n_px, float lo, float hi,
+    const float *slope8, const gboolean prelu)
+{
+  const __m256 vlo = _mm256_set1_ps (lo), vhi = _mm256_set1_ps (hi), zero = _mm256_setzero_ps ();
+  const __m256 s = prelu ? _mm256_loadu_ps (slope8) : zero;
+  for (gint64 p = 0; p < n_px; p++) {
+    __m256 v = _mm256_add_ps (load8 (a + p * 8), load8 (b + p * 8));
+    if (prelu)
+      v = _mm256_blendv_ps (v, _mm256_mul_ps (v, s), _mm256_cmp_ps (v, zero, _CMP_LT_OQ));
+    /* v < lo ? lo : v > hi ? hi : v, NaN kept (as the C loop) */
+    v = _mm256_blendv_ps (v, vlo, _mm256_cmp_ps (v, vlo, _CMP_LT_OQ));
+    v = _mm256_blendv_ps (v, vhi, _mm256_cmp_ps (v, vhi, _CMP_GT_OQ));
+    _mm_storeu_si128 ((__m128i *) (dst + p * 8), _mm256_cvtps_ph (v, _MM_FROUND_TO_NEAREST_INT));
+  }
+}
+
+static T_AVX2 void
+add_f16_avx2 (const m2i_f16 *a, const m2i_f16 *b, m2i_f16 *dst, gint64 n_px, float lo,
+    float hi, const float *slope8)
+{
+  if (slope8)
+    add_f16 (a, b, dst, n_px, lo, hi, slope8, TRUE);
+  else
+    add_f16 (a, b, dst, n_px, lo, hi, slope8, FALSE);
+}
+
+NpuAddF16Func
+npu_x86_add_f16_func (void)
+{
+  M2iCpuFlags need = M2I_CPU_AVX2 | M2I_CPU_F16C;
+  return (m2i_cpu_flags () & need) == need ? add_f16_avx2 : NULL;
+}
+
 NpuPoolRowFunc
 npu_x86_pool_f16_func (void)
 {
@@ -154,6 +210,18 @@ npu_x86_pool_f16_func (void)
 
 NpuPoolRowFunc
 npu_x86_pool_f16_func (void)
+{
+  return NULL;
+}
+
+NpuPreluF16Func
+npu_x86_prelu_f16_func (void)
+{
+  return NULL;
+}
+
+NpuAddF16Func
+npu_x86_add_f16_func (void)
 {
   return NULL;
 }

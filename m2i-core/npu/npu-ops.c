@@ -222,7 +222,7 @@ m2i_npu_add_params_from_scales (double a_scale, gint32 a_zero_point,
 }
 
 static gboolean
-add_check (const M2iNpuAddParams *p, GError **error)
+add_check (const M2iNpuAddParams *p, const M2iNpuTensor *a, GError **error)
 {
   const char *why = NULL;
   if (!p)
@@ -241,6 +241,11 @@ add_check (const M2iNpuAddParams *p, GError **error)
     why = "need -128 <= act_min <= act_max <= 127";
   else if (isnan (p->f_min) || isnan (p->f_max) || p->f_min > p->f_max)
     why = "f_min..f_max is not a range";
+  else if (p->f_slope && (a->precision != M2I_NPU_FP16 || (p->n_slope != 1 && p->n_slope != a->c)))
+    why = "a fused PReLU runs in fp16 with 1 or one slope per channel";
+  for (gint i = 0; !why && p->f_slope && i < p->n_slope; i++)
+    if (!isfinite (p->f_slope[i]))
+      why = "PReLU slopes must be finite";
   if (why) {
     g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "add: %s", why);
     return FALSE;
@@ -253,6 +258,7 @@ typedef struct {
   const M2iNpuTensor *a, *b;
   M2iNpuTensor *out;
   gint64 s[3][3];               /* block, row, batch strides of a, b, out */
+  NpuAddF16Func f16_fast;       /* vector kernel, or NULL */
 } AddJob;
 
 static inline gint32
@@ -292,17 +298,22 @@ add_rows (gint begin, gint end, gint slice, gpointer data)
         ((gint8 *) dst)[i] = (gint8) CLAMP (r, p->act_min, p->act_max);
       }
     } else {
-      enum { CHUNK = 256 };
-      float fa[CHUNK], fb[CHUNK];
-      for (gint64 i0 = 0; i0 < len; i0 += CHUNK) {
-        gsize n_el = (gsize) MIN (CHUNK, len - i0);
-        m2i_f16_to_f32_n ((const m2i_f16 *) row[0] + i0, fa, n_el);
-        m2i_f16_to_f32_n ((const m2i_f16 *) row[1] + i0, fb, n_el);
-        for (gsize i = 0; i < n_el; i++) {
-          float v = fa[i] + fb[i];
-          fa[i] = v < p->f_min ? p->f_min : v > p->f_max ? p->f_max : v;
+      float slope[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
+      for (gint l = 0; p->f_slope && l < 8; l++)
+        slope[l] = p->f_slope[p->n_slope == 1 ? 0 : MIN (cb * 8 + l, p->n_slope - 1)];
+      const float *s8 = p->f_slope ? slope : NULL;
+      if (j->f16_fast) {
+        j->f16_fast ((const m2i_f16 *) row[0], (const m2i_f16 *) row[1], (m2i_f16 *) dst,
+            out->w, p->f_min, p->f_max, s8);
+      } else {
+        const m2i_f16 *ha = (const m2i_f16 *) row[0], *hb = (const m2i_f16 *) row[1];
+        for (gint64 i = 0; i < len; i++) {
+          float v = m2i_f16_to_f32 (ha[i]) + m2i_f16_to_f32 (hb[i]);
+          if (s8 && v < 0.0f)
+            v = v * s8[i % 8];
+          v = v < p->f_min ? p->f_min : v > p->f_max ? p->f_max : v;
+          ((m2i_f16 *) dst)[i] = m2i_f32_to_f16 (v);
         }
-        m2i_f32_to_f16_n (fa, (m2i_f16 *) dst + i0, n_el);
       }
     }
     if (cb == cbs - 1)
@@ -314,12 +325,13 @@ gboolean
 m2i_npu_add_run (const M2iNpuAddParams *p, const M2iNpuTensor *a,
     const M2iNpuTensor *b, M2iNpuTensor *out, gint n_threads, GError **error)
 {
-  if (!add_check (p, error) || !m2i_npu_tensor_check (a, error))
+  if (!m2i_npu_tensor_check (a, error) || !add_check (p, a, error))
     return FALSE;
   if (!npu_tensor_expect (b, "add input b", a->precision, a->n, a->c, a->h, a->w, error)
       || !npu_tensor_expect (out, "add output", a->precision, a->n, a->c, a->h, a->w, error))
     return FALSE;
   AddJob j = { p, a, b, out };
+  j.f16_fast = a->precision == M2I_NPU_FP16 ? npu_x86_add_f16_func () : NULL;
   const M2iNpuTensor *t[3] = { a, b, out };
   for (int k = 0; k < 3; k++)
     npu_tensor_strides (t[k], &j.s[k][0], &j.s[k][1], &j.s[k][2]);
@@ -404,6 +416,7 @@ typedef struct {
   const M2iNpuTensor *in;
   M2iNpuTensor *out;
   gint64 s[2][3];               /* block, row, batch strides of in, out */
+  NpuPreluF16Func f16_fast;     /* vector kernel, or NULL */
 } PreluJob;
 
 static void
@@ -429,14 +442,16 @@ prelu_rows (gint begin, gint end, gint slice, gpointer data)
       float slope[8];
       for (gint l = 0; l < 8; l++)
         slope[l] = p->slope[p->n == 1 ? 0 : MIN (k0 + l, p->n - 1)];
-      enum { CHUNK = 256 };
-      float f[CHUNK];
-      for (gint64 i0 = 0; i0 < len; i0 += CHUNK) {
-        gsize n_el = (gsize) MIN (CHUNK, len - i0);
-        m2i_f16_to_f32_n ((const m2i_f16 *) src + i0, f, n_el);
-        for (gsize i = 0; i < n_el; i++)
-          f[i] = f[i] < 0.0f ? f[i] * slope[i % 8] : f[i];
-        m2i_f32_to_f16_n (f, (m2i_f16 *) dst + i0, n_el);
+      if (j->f16_fast) {
+        j->f16_fast ((const m2i_f16 *) src, (m2i_f16 *) dst, out->w, slope);
+      } else {
+        const m2i_f16 *sh = (const m2i_f16 *) src;
+        m2i_f16 *dh = (m2i_f16 *) dst;
+        for (gint64 px = 0; px < out->w; px++)
+          for (gint l = 0; l < 8; l++) {
+            float v = m2i_f16_to_f32 (sh[px * 8 + l]);
+            dh[px * 8 + l] = m2i_f32_to_f16 (v < 0.0f ? v * slope[l] : v);
+          }
       }
     } else {
       gint32 nm[8], nl[8], nr[8];
@@ -470,6 +485,7 @@ m2i_npu_prelu_run (const M2iNpuPreluParams *p, const M2iNpuTensor *in, M2iNpuTen
   if (!npu_tensor_expect (out, "prelu output", in->precision, in->n, in->c, in->h, in->w, error))
     return FALSE;
   PreluJob j = { p, in, out };
+  j.f16_fast = in->precision == M2I_NPU_FP16 ? npu_x86_prelu_f16_func () : NULL;
   npu_tensor_strides (in, &j.s[0][0], &j.s[0][1], &j.s[0][2]);
   npu_tensor_strides (out, &j.s[1][0], &j.s[1][1], &j.s[1][2]);
   if (in->data != out->data && ((const guint8 *) in->data < (const guint8 *) out->data +

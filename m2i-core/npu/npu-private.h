@@ -148,6 +148,41 @@ typedef void (*NpuPoolRowFunc) (const NpuPoolRow *r);
  * NULL for the plain-C loops. */
 NpuPoolRowFunc npu_x86_pool_f16_func (void);
 
+/* fp16 PReLU of @n_px pixels (8 lanes each, dense; @dst may be @src) with
+ * the block's 8 slopes; NULL without AVX2 + F16C. Same results as the C
+ * loop (x < 0 ? x·slope : x in fp32, one rounding). */
+typedef void (*NpuPreluF16Func) (const m2i_f16 *src, m2i_f16 *dst, gint64 n_px,
+    const float *slope8);
+NpuPreluF16Func npu_x86_prelu_f16_func (void);
+
+/* fp16 add of @n_px pixels: v = a + b, PReLU with the block's 8 slopes
+ * when @slope8 is not NULL, clamp to [lo, hi], one rounding; NULL without
+ * AVX2 + F16C. Same results as the C loop of npu-ops.c. */
+typedef void (*NpuAddF16Func) (const m2i_f16 *a, const m2i_f16 *b, m2i_f16 *dst, gint64 n_px,
+    float lo, float hi, const float *slope8);
+NpuAddF16Func npu_x86_add_f16_func (void);
+
+/* One row of one channel block converted between NCHW (f32 or f16, W
+ * contiguous, channel rows @plane elements apart) and an fp16 blocked row
+ * (@w pixels of 8): to blocked, lanes >= @lanes get +0; back, only @lanes
+ * rows are written. f32 → f16 rounds to nearest even (m2i_f32_to_f16),
+ * f16 → f32 is exact, f16 → f16 copies. */
+typedef struct {
+  gboolean to_blocked;
+  gboolean f32;              /* the NCHW side's type: f32, else f16 */
+  gpointer nchw;             /* channel 0 of the block, row y */
+  gint64 plane;              /* elements between channel rows */
+  m2i_f16 *blocked;          /* pixel 0 of the block's row y */
+  gint lanes, w;
+} NpuLayoutRow;
+
+typedef void (*NpuLayoutRowFunc) (const NpuLayoutRow *r);
+/* Pixels [x0, w) of @r, one element at a time (the C path, and the vector
+ * kernel's tail). */
+void npu_layout_row_tail (const NpuLayoutRow *r, gint x0);
+/* The F16C kernel, or NULL without AVX2 + F16C. */
+NpuLayoutRowFunc npu_x86_layout_row_func (void);
+
 /* Scalar requantization shared by the C kernels and the element-wise ops:
  * the int8 output for accumulator @acc of channel @ch of @c. */
 gint8 npu_requant_one (const M2iNpuConv *c, gint ch, gint32 acc);

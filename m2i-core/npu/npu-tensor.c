@@ -166,6 +166,23 @@ m2i_npu_tensor_channel_view (const M2iNpuTensor *t, gint c0, gint nc,
 
 /* ---- NCHW ↔ blocked ----------------------------------------------------- */
 
+void
+npu_layout_row_tail (const NpuLayoutRow *r, gint x0)
+{
+  for (gint x = x0; x < r->w; x++)
+    for (gint l = 0; l < 8; l++) {
+      m2i_f16 *b = r->blocked + (gint64) x * 8 + l;
+      gint64 e = l * r->plane + x;
+      if (r->to_blocked)
+        *b = l >= r->lanes ? 0 : r->f32 ? m2i_f32_to_f16 (((const float *) r->nchw)[e])
+            : ((const m2i_f16 *) r->nchw)[e];
+      else if (l < r->lanes && r->f32)
+        ((float *) r->nchw)[e] = m2i_f16_to_f32 (*b);
+      else if (l < r->lanes)
+        ((m2i_f16 *) r->nchw)[e] = *b;
+    }
+}
+
 /* Each (image, channel block) is a rank-3 [lanes, H, W] view on both sides —
  * strides {1, row, 8} in the blocked tensor — converted by m2i_mli_convert,
  * so layout and type change in one pass with MLI's rounding and saturation. */
@@ -179,6 +196,11 @@ typedef struct {
   gint64 ms[4];             /* NCHW strides, elements */
   gint64 block, row, batch; /* blocked strides, elements */
   gint status;              /* first failure (atomic), M2I_MLI_OK */
+  /* fp16 blocked ↔ f32/f16 NCHW with contiguous rows: row by row, the
+   * values exactly as m2i_mli_convert makes them (f32 → f16 to nearest
+   * even, the rest exact) */
+  gboolean fast;
+  NpuLayoutRowFunc row_fn;
 } LayoutJob;
 
 static void
@@ -192,6 +214,19 @@ layout_items (gint begin, gint end, gint slice, gpointer data)
   for (gint item = begin; item < end; item++) {
     gint cb = item % cbs, n = item / cbs, lanes = MIN (8, b->c - cb * 8);
     gsize boff = (gsize) (n * j->batch + cb * j->block) * bes;
+    if (j->fast) {
+      gsize ms = m->type == M2I_MLI_FP32 ? 4 : 2;
+      NpuLayoutRow r = { j->to_blocked, m->type == M2I_MLI_FP32, NULL, j->ms[1], NULL, lanes, b->w };
+      for (gint y = 0; y < b->h; y++) {
+        r.nchw = (guint8 *) m->data + (n * j->ms[0] + (gint64) cb * 8 * j->ms[1] + y * j->ms[2]) * ms;
+        r.blocked = (m2i_f16 *) ((guint8 *) b->data + boff) + y * j->row;
+        if (j->row_fn)
+          j->row_fn (&r);
+        else
+          npu_layout_row_tail (&r, 0);
+      }
+      continue;
+    }
     guint32 shape[3] = { lanes, b->h, b->w };
     M2iMliTensor bv, mv;
     m2i_mli_tensor_init (&bv, j->type, (guint8 *) b->data + boff, b->capacity - boff, 3, shape);
@@ -263,6 +298,9 @@ layout_convert (const M2iMliTensor *nchw, const M2iNpuTensor *blocked,
     return FALSE;
   }
   j.status = M2I_MLI_OK;
+  j.fast = blocked->precision == M2I_NPU_FP16 && (nchw->type == M2I_MLI_FP32 ||
+      nchw->type == M2I_MLI_FP16) && j.ms[3] == 1;
+  j.row_fn = j.fast ? npu_x86_layout_row_func () : NULL;
   m2i_parallel_for (blocked->n * CEIL8 (blocked->c), n_threads, 4, layout_items, &j);
   return m2i_mli_set_error (j.status, error, to_blocked ? "conversion to blocked"
       : "conversion from blocked");

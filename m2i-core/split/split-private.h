@@ -70,6 +70,7 @@ typedef struct {
   float *bias;                 /* out_channels; owned */
   gboolean relu;
   float act_min, act_max;      /* -inf / +inf when there is no clamp */
+  float *slopes;               /* PReLU: out_channels slopes (owned), or NULL */
   gint in_node, in_port;       /* the value the unit reads */
   gint out_node, out_port;     /* the value it produces */
   gint n_pools;                /* MaxPools of an int8 tail, in order */
@@ -149,6 +150,11 @@ gboolean split_analysis_const_input (const SplitAnalysis *a, gint node, gint i,
 gboolean split_analysis_phys (const SplitAnalysis *a, gint node, gint port,
     gint dims[4]);
 
+/* The slopes of a PReLU @node whose data has @channels channels (axis 1):
+ * @channels floats into @out (g_free) when the slope is a float constant
+ * with one value or one per channel; NULL otherwise. */
+float *split_prelu_slopes (const SplitAnalysis *a, gint node, gint channels);
+
 /* Pooling parameters of a MaxPool, AvgPool or ReduceMean (over H and W)
  * layer the engine can run; FALSE with @why set otherwise. */
 gboolean split_pool_params (const SplitAnalysis *a, gint node, M2iNpuPoolParams *p,
@@ -197,6 +203,7 @@ guint64 split_cost_device_unit (const SplitAnalysis *a, gint u, M2iSplitEngine e
 guint64 split_cost_npu_pool (const M2iNpuPoolParams *p, const gint in[4], gint oh, gint ow,
     gboolean int8);
 guint64 split_cost_npu_add (const gint out[4], gboolean int8);
+guint64 split_cost_npu_prelu (const gint out[4], gboolean int8);
 guint64 split_cost_npu_concat (const gint out[4], gboolean int8);
 /* Moving a tensor of @numel elements of @elem_bytes each across a boundary
  * from @from to @to. 0 when both are the CPU. */

@@ -71,6 +71,99 @@ test_layout (void)
   check_layout (M2I_NPU_FP16, M2I_MLI_FP16, 1, 17, 6, 1);
 }
 
+/* fp16 blocked ↔ f32 / f16 NCHW (the split boundary): every element exactly
+ * m2i_f32_to_f16 of its source (ties, overflow to inf, subnormals, signed
+ * zeros) or its exact widening, over widths that are and are not multiples
+ * of 8, channel counts below, at and above a block, and NCHW rows with a
+ * gap. */
+static void
+check_convert_f16 (gint N, gint C, gint H, gint W, GRand *r)
+{
+  gint rs = W + 2, cs = H * rs + 3;                 /* padded rows and planes */
+  gsize span = (gsize) N * C * cs;
+  float *f = g_new0 (float, span), *back = g_new (float, span);
+  m2i_f16 *h = g_new0 (m2i_f16, span), *hback = g_new (m2i_f16, span);
+  for (gsize i = 0; i < span; i++) {
+    switch (g_rand_int_range (r, 0, 12)) {
+      case 0: f[i] = 1.0f + ldexpf (1, -11); break;            /* a tie, to even */
+      case 1: f[i] = 1.0f + 3 * ldexpf (1, -11); break;        /* a tie, up */
+      case 2: f[i] = 70000.0f; break;                           /* inf */
+      case 3: f[i] = -ldexpf (1, -20); break;                   /* subnormal */
+      case 4: f[i] = -0.0f; break;
+      default: f[i] = (float) g_rand_double_range (r, -1000, 1000);
+    }
+    h[i] = m2i_f32_to_f16 ((float) g_rand_double_range (r, -10, 10));
+  }
+  guint32 shape[] = { N, C, H, W };
+  for (gint from_f32 = 0; from_f32 < 2; from_f32++) {
+    M2iMliTensor m, mb;
+    M2iMliType type = from_f32 ? M2I_MLI_FP32 : M2I_MLI_FP16;
+    gsize es = from_f32 ? 4 : 2;
+    m2i_mli_tensor_init (&m, type, from_f32 ? (gpointer) f : (gpointer) h, span * es, 4, shape);
+    m.mem_stride[0] = C * cs;
+    m.mem_stride[1] = cs;
+    m.mem_stride[2] = rs;
+    mb = m;
+    mb.data = from_f32 ? (gpointer) back : (gpointer) hback;
+    memset (mb.data, 0xee, span * es);
+    gsize bb = m2i_npu_tensor_bytes (M2I_NPU_FP16, N, C, H, W);
+    m2i_f16 *blk = g_malloc (bb);
+    M2iNpuTensor t;
+    m2i_npu_tensor_init (&t, M2I_NPU_FP16, N, C, H, W, blk, bb);
+    M2iMliQuant q = { 0 };
+    q.axis = -1;
+    GError *err = NULL;
+    g_assert_true (m2i_npu_convert_to_blocked (&m, M2I_MLI_FP16, &q, &t, M2I_MLI_ROUND_HALF_UP,
+            2, &err));
+    g_assert_no_error (err);
+    for (gint n = 0; n < N; n++)
+      for (gint c = 0; c < TU_CEIL8 (C) * 8; c++)
+        for (gint y = 0; y < H; y++)
+          for (gint x = 0; x < W; x++) {
+            m2i_f16 got = blk[tu_blocked_index (C, H, W, n, c, y, x)];
+            gsize i = ((gsize) n * C + c) * cs + y * rs + x;
+            m2i_f16 want = c >= C ? 0 : from_f32 ? m2i_f32_to_f16 (f[i]) : h[i];
+            if (got != want)
+              g_error ("to blocked (%s, %dx%dx%dx%d) n %d c %d y %d x %d: 0x%04x, expected 0x%04x",
+                  from_f32 ? "f32" : "f16", N, C, H, W, n, c, y, x, got, want);
+          }
+    g_assert_true (m2i_npu_convert_from_blocked (&t, M2I_MLI_FP16, &q, &mb,
+            M2I_MLI_ROUND_HALF_UP, 1, &err));
+    g_assert_no_error (err);
+    for (gint n = 0; n < N; n++)
+      for (gint c = 0; c < C; c++)
+        for (gint y = 0; y < H; y++) {
+          for (gint x = 0; x < W; x++) {
+            gsize i = ((gsize) n * C + c) * cs + y * rs + x;
+            m2i_f16 code = blk[tu_blocked_index (C, H, W, n, c, y, x)];
+            if (from_f32)
+              g_assert_cmpfloat (back[i], ==, m2i_f16_to_f32 (code));
+            else
+              g_assert_cmphex (hback[i], ==, code);
+          }
+          gsize gap = ((gsize) n * C + c) * cs + y * rs + W;          /* row gap untouched */
+          g_assert_cmphex (((guint8 *) mb.data)[gap * es], ==, 0xee);
+        }
+    g_free (blk);
+  }
+  g_free (f);
+  g_free (back);
+  g_free (h);
+  g_free (hback);
+}
+
+static void
+test_convert_blocked_f16 (void)
+{
+  tu_log_cpu ();
+  GRand *r = g_rand_new_with_seed (22);
+  check_convert_f16 (1, 3, 5, 37, r);        /* squeezenet's input: 3 lanes */
+  check_convert_f16 (2, 11, 3, 16, r);
+  check_convert_f16 (1, 16, 2, 9, r);
+  check_convert_f16 (1, 8, 4, 3, r);
+  g_rand_free (r);
+}
+
 static void
 test_layout_errors (void)
 {
@@ -772,6 +865,70 @@ test_add_fp16 (void)
   g_rand_free (r);
 }
 
+/* fp16 add with a fused PReLU and clamp, exactly: v = a + b in fp32,
+ * v < 0 ? v·slope : v, clamp, one rounding; per channel and one slope. */
+static void
+test_add_fp16_prelu (void)
+{
+  tu_log_cpu ();
+  GRand *r = g_rand_new_with_seed (18);
+  gint N = 2, C = 13, H = 3, W = 21;
+  gsize n = (gsize) N * C * H * W, bb = m2i_npu_tensor_bytes (M2I_NPU_FP16, N, C, H, W);
+  m2i_f16 *a = g_new (m2i_f16, n), *b = g_new (m2i_f16, n);
+  m2i_f16 *ab = g_malloc (bb), *bbk = g_malloc (bb), *ob = g_malloc (bb);
+  float slopes[13];
+  for (gint c = 0; c < C; c++)
+    slopes[c] = (float) g_rand_double_range (r, -1, 1);
+  for (gsize i = 0; i < n; i++) {
+    a[i] = m2i_f32_to_f16 ((float) g_rand_double_range (r, -100, 100));
+    b[i] = m2i_f32_to_f16 ((float) g_rand_double_range (r, -100, 100));
+  }
+  m2i_f16 pad = 0x7e00;
+  tu_block (a, ab, 2, N, C, H, W, &pad);
+  tu_block (b, bbk, 2, N, C, H, W, &pad);
+  for (gint mode = 0; mode < 2; mode++) {
+    M2iNpuAddParams p = { 0 };
+    p.f_min = mode ? -30 : -INFINITY;
+    p.f_max = mode ? 70 : INFINITY;
+    p.f_slope = mode ? &slopes[4] : slopes;
+    p.n_slope = mode ? 1 : C;
+    M2iNpuTensor ta, tb, to;
+    m2i_npu_tensor_init (&ta, M2I_NPU_FP16, N, C, H, W, ab, bb);
+    m2i_npu_tensor_init (&tb, M2I_NPU_FP16, N, C, H, W, bbk, bb);
+    m2i_npu_tensor_init (&to, M2I_NPU_FP16, N, C, H, W, ob, bb);
+    GError *err = NULL;
+    g_assert_true (m2i_npu_add_run (&p, &ta, &tb, &to, 2, &err));
+    g_assert_no_error (err);
+    for (gint bn = 0; bn < N; bn++)
+      for (gint c = 0; c < TU_CEIL8 (C) * 8; c++)
+        for (gint y = 0; y < H; y++)
+          for (gint x = 0; x < W; x++) {
+            m2i_f16 got = ob[tu_blocked_index (C, H, W, bn, c, y, x)];
+            if (c >= C) {
+              g_assert_cmphex (got, ==, 0);
+              continue;
+            }
+            gsize i = (((gsize) bn * C + c) * H + y) * W + x;
+            float v = m2i_f16_to_f32 (a[i]) + m2i_f16_to_f32 (b[i]);
+            float s = mode ? slopes[4] : slopes[c];
+            v = v < 0 ? v * s : v;
+            v = v < p.f_min ? p.f_min : v > p.f_max ? p.f_max : v;
+            g_assert_cmphex (got, ==, m2i_f32_to_f16 (v));
+          }
+    /* a slope count that is neither 1 nor C; int8 */
+    p.n_slope = 2;
+    g_assert_false (m2i_npu_add_run (&p, &ta, &tb, &to, 1, &err));
+    g_assert_error (err, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
+    g_clear_error (&err);
+  }
+  g_free (a);
+  g_free (b);
+  g_free (ab);
+  g_free (bbk);
+  g_free (ob);
+  g_rand_free (r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -779,6 +936,7 @@ main (int argc, char **argv)
   g_test_add_func ("/npu/ops/layout", test_layout);
   g_test_add_func ("/npu/ops/layout-errors", test_layout_errors);
   g_test_add_func ("/npu/ops/convert-blocked", test_convert_blocked);
+  g_test_add_func ("/npu/ops/convert-blocked-fp16", test_convert_blocked_f16);
   g_test_add_func ("/npu/ops/weights-blocked", test_weights_blocked);
   g_test_add_func ("/npu/ops/pool-sizes", test_pool_sizes);
   g_test_add_func ("/npu/ops/pool", test_pool);
@@ -788,5 +946,6 @@ main (int argc, char **argv)
   g_test_add_func ("/npu/ops/prelu-errors", test_prelu_errors);
   g_test_add_func ("/npu/ops/add-int8", test_add_int8);
   g_test_add_func ("/npu/ops/add-fp16", test_add_fp16);
+  g_test_add_func ("/npu/ops/add-fp16-prelu", test_add_fp16_prelu);
   return g_test_run ();
 }
