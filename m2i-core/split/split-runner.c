@@ -11,7 +11,7 @@
  */
 #include "split-private.h"
 #include <base/m2i-error.h>
-#include <m2i/engine-private.h>
+#include <m2i/m2i-device.h>
 
 #include <string.h>
 
@@ -342,7 +342,7 @@ run_npu (M2iSplitRunner *r, RPiece *rp, GError **error)
     return FALSE;
   guint64 layers, cycles, br, bw;
   split_npu_program_cost (rp->prog, &layers, &cycles, &br, &bw);
-  m2i_device_account (layers, 0, br, bw, cycles, FALSE);
+  m2i_device_account_work (NULL, M2I_DEVICE_TARGET_DEVICE, layers, br, bw, cycles);
   return TRUE;
 }
 

@@ -208,6 +208,14 @@ test_fashion (void)
   g_assert_true (m2i_split_runner_get_piece_stats (r, 0, &st));
   g_assert_cmpuint (st.runs, ==, 64);
   g_assert_cmpuint (st.device_layers, ==, 64 * 6);
+  /* exactly the engine piece's work, one device run per inference
+   * (m2i_device_account_work) */
+  g_assert_cmpuint (c.runs, ==, 64);
+  g_assert_cmpuint (c.tasks_device, ==, st.device_layers);
+  g_assert_cmpuint (c.tasks_cpu, ==, 0);
+  g_assert_cmpuint (c.cycles, ==, st.device_cycles);
+  g_assert_cmpuint (c.bytes_read % 64, ==, 0);
+  g_assert_cmpuint (c.bytes_read, >, 64 * 28 * 28 * 8 * 2);   /* at least the input, blocked fp16 */
   /* written, read back, run: the same outputs */
   gchar *dir;
   M2iSplitPlan *back = save_and_load (plan, &dir);
@@ -220,6 +228,28 @@ test_fashion (void)
   m2i_split_runner_free (r);
   m2i_split_plan_unref (plan);
   m2i_ir_model_unref (m);
+}
+
+/* The public accounting call split's runner uses, against its contract. */
+static void
+test_device_accounting (void)
+{
+  M2iDevice *dev = m2i_device_get_default ();
+  m2i_device_reset_counters (dev);
+  m2i_device_account_work (NULL, M2I_DEVICE_TARGET_DEVICE, 3, 100, 50, 1000);
+  m2i_device_account_work (dev, M2I_DEVICE_TARGET_CPU, 2, 10, 5, 999);
+  m2i_device_account_work (dev, (M2iDeviceTarget) 7, 9, 9, 9, 9);      /* ignored */
+  M2iDeviceCounters c;
+  m2i_device_get_counters (dev, &c);
+  g_assert_cmpuint (c.runs, ==, 2);
+  g_assert_cmpuint (c.tasks_total, ==, 5);
+  g_assert_cmpuint (c.tasks_device, ==, 3);
+  g_assert_cmpuint (c.tasks_cpu, ==, 2);
+  g_assert_cmpuint (c.bytes_read, ==, 110);
+  g_assert_cmpuint (c.bytes_written, ==, 55);
+  g_assert_cmpuint (c.cycles, ==, 1000);             /* CPU work takes no device cycles */
+  g_assert_cmpuint (c.failed, ==, 0);
+  m2i_device_reset_counters (dev);
 }
 
 /* Affinities: from the options (conv2 onto the CPU) and from the layers'
@@ -666,6 +696,7 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/split/models/device-accounting", test_device_accounting);
   g_test_add_func ("/split/models/fashion-mnist", test_fashion);
   g_test_add_func ("/split/models/fashion-mnist-affinity", test_fashion_affinity);
   g_test_add_func ("/split/models/ppp", test_ppp);
