@@ -41,6 +41,7 @@ typedef struct {
   GArray *parts;               /* P_CONCAT: (value, c0) pairs still to copy */
   M2iMliType type;             /* P_IN, P_OUT: the blocked side's type */
   M2iMliQuant q;
+  gboolean skip;               /* P_OUT: nobody reads the data */
   guint64 cycles, bytes_read, bytes_written;
 } PStep;
 
@@ -586,6 +587,16 @@ gint split_npu_program_n_inputs (const SplitNpuProgram *prog) { return prog->n_i
 gint split_npu_program_n_outputs (const SplitNpuProgram *prog) { return prog->n_outputs; }
 
 void
+split_npu_program_set_output_needed (SplitNpuProgram *prog, gint j, gboolean needed)
+{
+  for (guint k = 0; k < prog->steps->len; k++) {
+    PStep *s = &g_array_index (prog->steps, PStep, k);
+    if (s->kind == P_OUT && s->host == j)
+      s->skip = !needed;
+  }
+}
+
+void
 split_npu_program_cost (const SplitNpuProgram *prog, guint64 *layers, guint64 *cycles,
     guint64 *bytes_read, guint64 *bytes_written)
 {
@@ -676,6 +687,8 @@ split_npu_program_run (SplitNpuProgram *prog, const M2iTensor *const *in, M2iTen
         break;
       }
       case P_OUT: {
+        if (s->skip)
+          break;
         PValue *v = VAL (prog, s->a);
         M2iMliTensor m;
         ok = host_view (out[s->host], v, &m, error) &&

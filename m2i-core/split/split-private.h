@@ -309,6 +309,9 @@ gint split_npu_program_n_outputs (const SplitNpuProgram *prog);
  * writes f32 outputs to @out[i]. Adds the simulated cost to @stats. */
 gboolean split_npu_program_run (SplitNpuProgram *prog, const M2iTensor *const *in,
     M2iTensor *const *out, M2iSplitPieceStats *stats, GError **error);
+/* Whether output @j is converted back to the host at each run (TRUE by
+ * default; FALSE when no piece reads its data). */
+void split_npu_program_set_output_needed (SplitNpuProgram *prog, gint j, gboolean needed);
 /* Layers and simulated cycles of one run. */
 void split_npu_program_cost (const SplitNpuProgram *prog, guint64 *layers,
     guint64 *cycles, guint64 *bytes_read, guint64 *bytes_written);
