@@ -685,7 +685,7 @@ test_prelu_int8 (void)
           }
           gint k = ns == 1 ? 0 : c;
           gint32 d = x[((gsize) c * H + y) * W + xx] - zi;
-          gint64 ds = (gint64) d << p.left_shift;
+          gint64 ds = (gint64) d * ((gint64) 1 << p.left_shift);
           gint64 q = d >= 0 ? tu_mbqm (ds, p.pos_multiplier, p.pos_shift)
               : tu_mbqm (ds, nm[k], nsh[k]);
           g_assert_cmpint (got, ==, CLAMP (q + zo, p.act_min, p.act_max));
