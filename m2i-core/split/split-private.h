@@ -150,9 +150,9 @@ gboolean split_analysis_const_input (const SplitAnalysis *a, gint node, gint i,
 gboolean split_analysis_phys (const SplitAnalysis *a, gint node, gint port,
     gint dims[4]);
 
-/* The slopes of a PReLU @node whose data has @channels channels (axis 1):
- * @channels floats into @out (g_free) when the slope is a float constant
- * with one value or one per channel; NULL otherwise. */
+/* The slopes of a PReLU @node whose data has @channels channels (axis 1),
+ * expanded to @channels floats (a new array, g_free) when the slope is a
+ * float constant with one value or one per channel; NULL otherwise. */
 float *split_prelu_slopes (const SplitAnalysis *a, gint node, gint channels);
 
 /* Pooling parameters of a MaxPool, AvgPool or ReduceMean (over H and W)
