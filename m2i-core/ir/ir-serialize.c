@@ -16,7 +16,7 @@ typedef struct {
   /* boundary: one Parameter per (producer, port) read from outside */
   GHashTable *params;            /* "node:port" → gint64* new layer id */
   /* "node:port" outputs that leave through a Result; NULL: every output
-   * read outside the selection (m2i_ir_model_extract_with_outputs) */
+   * of a selected layer other than a Const read outside the selection */
   GHashTable *leaving;
 } Writer;
 
@@ -361,14 +361,16 @@ write_model (Writer *w, const char *name, GError **error)
           "\"/>\n", from, from_port, n->id, n->inputs[i].id);
     }
     ok = write_layer (w, n, error);
-    /* outputs read outside the selection leave through a Result */
+    /* outputs read outside the selection leave through a Result; a Const
+     * does not: each side that reads it has its own copy */
+    gboolean is_const = !strcmp (n->type, "Const");
     for (gint p = 0; p < n->n_outputs && ok; p++) {
       gboolean outside = FALSE;
       if (w->leaving) {
         g_autofree gchar *key = g_strdup_printf ("%d:%d", n->index, p);
         outside = g_hash_table_contains (w->leaving, key);
       }
-      for (guint e = 0; e < m->edges->len && !outside && !w->leaving; e++) {
+      for (guint e = 0; e < m->edges->len && !outside && !w->leaving && !is_const; e++) {
         const M2iIrEdge *edge = &g_array_index (m->edges, M2iIrEdge, e);
         outside = edge->from_node == n->index && edge->from_port == p &&
             !w->selected[edge->to_node];
@@ -466,15 +468,10 @@ extract (const M2iIrModel *model, const gint *nodes, gint n_nodes, GHashTable *l
 
 M2iIrModel *
 m2i_ir_model_extract (const M2iIrModel *model, const gint *nodes, gint n_nodes,
-    const char *name, GError **error)
-{
-  return extract (model, nodes, n_nodes, NULL, name, error);
-}
-
-M2iIrModel *
-m2i_ir_model_extract_with_outputs (const M2iIrModel *model, const gint *nodes, gint n_nodes,
     const gint *outputs, gint n_outputs, const char *name, GError **error)
 {
+  if (!outputs)
+    return extract (model, nodes, n_nodes, NULL, name, error);
   GHashTable *leaving = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   gboolean ok = TRUE;
   for (gint i = 0; i < n_outputs && ok; i++) {

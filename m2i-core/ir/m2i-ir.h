@@ -144,28 +144,25 @@ gboolean m2i_ir_model_save (const M2iIrModel *model, const char *xml_path,
  * m2i_ir_model_get_node()) and the Consts they read. Every value read from a
  * layer outside the set becomes a Parameter (one per producing port, named by
  * its first tensor name, else "layer" or "layer.N", with the producer's dims
- * and precision); every output read outside the set leaves through a new
- * Result (named "<tensor>/sink_port_N"); selected Parameters and Results
- * stay. Layer ids are kept. @name names the new model (NULL: the model's).
- * This is how split execution cuts a model into sub-models; save them with
+ * and precision); selected Parameters and Results stay. Which values leave
+ * through a new Result (named "<tensor>/sink_port_N"):
+ *  - @outputs NULL: every output of a selected layer that a layer outside
+ *    the set reads, except Consts' — a Const read on both sides is copied
+ *    into each sub-model that reads it, never passed between them;
+ *  - else exactly the @n_outputs pairs (node index, output ordinal) of
+ *    @outputs, each an output of a layer in @nodes (split execution lists
+ *    the tensors crossing its pieces; values both sides compute, such as a
+ *    constant sub-graph copied into each piece, then leave no Result).
+ * Layer ids are kept. @name names the new model (NULL: the model's). This
+ * is how split execution cuts a model into sub-models; save them with
  * m2i_ir_model_save(). Returns a new model (m2i_ir_model_unref()), or NULL
- * with @error (an index out of range, or a sub-graph that is no valid model,
- * e.g. without any Result).
+ * with @error (an index out of range, an @outputs pair that is no output of
+ * a selected layer, or a sub-graph that is no valid model, e.g. without any
+ * Result).
  */
 M2iIrModel *m2i_ir_model_extract (const M2iIrModel *model, const gint *nodes,
-    gint n_nodes, const char *name, GError **error);
-
-/*
- * As m2i_ir_model_extract(), but only the outputs listed leave through a
- * Result: @outputs holds @n_outputs pairs (node index, output ordinal), each
- * an output of a layer in @nodes. Other values read outside the set (a Const
- * shared with layers outside, a constant sub-graph copied into several
- * sub-models) leave no Result. NULL with @error for a pair that is not an
- * output of a listed layer, and as m2i_ir_model_extract().
- */
-M2iIrModel *m2i_ir_model_extract_with_outputs (const M2iIrModel *model,
-    const gint *nodes, gint n_nodes, const gint *outputs, gint n_outputs,
-    const char *name, GError **error);
+    gint n_nodes, const gint *outputs, gint n_outputs, const char *name,
+    GError **error);
 
 /* ---- Compiling ----------------------------------------------------------- */
 

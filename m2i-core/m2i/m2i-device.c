@@ -102,6 +102,28 @@ m2i_device_account (guint n_device, guint n_cpu, guint64 bytes_read,
   g_mutex_unlock (&dev->lock);
 }
 
+void
+m2i_device_account_work (M2iDevice *dev, M2iDeviceTarget target, guint n_tasks,
+    guint64 bytes_read, guint64 bytes_written, guint64 cycles)
+{
+  if (target != M2I_DEVICE_TARGET_DEVICE && target != M2I_DEVICE_TARGET_CPU)
+    return;
+  if (!dev)
+    dev = m2i_device_get_default ();
+  g_mutex_lock (&dev->lock);
+  dev->c.runs++;
+  dev->c.tasks_total += n_tasks;
+  if (target == M2I_DEVICE_TARGET_DEVICE) {
+    dev->c.tasks_device += n_tasks;
+    dev->c.cycles += cycles;
+  } else {
+    dev->c.tasks_cpu += n_tasks;
+  }
+  dev->c.bytes_read += bytes_read;
+  dev->c.bytes_written += bytes_written;
+  g_mutex_unlock (&dev->lock);
+}
+
 /* ---- fences ---------------------------------------------------------------- */
 
 static void

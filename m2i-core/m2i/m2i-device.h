@@ -47,6 +47,23 @@ void m2i_device_get_counters (M2iDevice *dev, M2iDeviceCounters *out);
 /* Zeroes the counters (tests). */
 void m2i_device_reset_counters (M2iDevice *dev);
 
+/* Where accounted work ran: on the device, or on the CPU in its place. */
+typedef enum {
+  M2I_DEVICE_TARGET_DEVICE = 0,
+  M2I_DEVICE_TARGET_CPU,
+} M2iDeviceTarget;
+
+/*
+ * Adds work that ran outside a plan (for example a compute-engine piece of
+ * split execution) to the counters as one completed run of @n_tasks tasks
+ * on @target, moving @bytes_read and @bytes_written and taking @cycles
+ * simulated device cycles (counted for M2I_DEVICE_TARGET_DEVICE only), as
+ * the caller's cost model has them. @dev NULL means the default device.
+ * Thread-safe; never fails. Does nothing for an unknown @target.
+ */
+void m2i_device_account_work (M2iDevice *dev, M2iDeviceTarget target, guint n_tasks,
+    guint64 bytes_read, guint64 bytes_written, guint64 cycles);
+
 /*
  * Queues one run of @plan on @in -> @out (images copied by value; the pixel
  * buffers stay the caller's and must stay valid until the fence completes).

@@ -149,6 +149,17 @@ typedef enum {
  * int8 output = Clamp(q + out_zero_point, act_min, act_max), q from the
  * scheme applied to acc = Σ (x - in_zero_point)·w + bias. ReLU is act_min =
  * out_zero_point; ReLU6 adds act_max = the int8 code of 6.
+ *
+ * PReLU (MULTIPLIER scheme only): with neg_multiplier and neg_shift set, an
+ * accumulator below 0 (a negative real value; acc includes the bias) is
+ * requantized with them instead:
+ *   q = acc >= 0 ? MBQM(acc, multiplier, shift) : MBQM(acc, neg_multiplier, neg_shift)
+ * where neg_multiplier · 2^(neg_shift - 31) = slope · s_in · s_w / s_out,
+ * the slope's sign carried by the multiplier (neg_multiplier in
+ * (-2^31, 2^31); m2i_npu_requant_set_prelu fills them from real slopes).
+ * MBQM is the formula above with any multiplier sign: floor((x·m + 2^30) /
+ * 2^31), then the rounding divide. Fields added at the end: zero them
+ * (NULL) for no PReLU.
  */
 typedef struct {
   M2iNpuRequantScheme scheme;
@@ -158,6 +169,8 @@ typedef struct {
   M2iMliRound round;         /* SHIFT only */
   gint32 out_zero_point;     /* [-128, 127] */
   gint32 act_min, act_max;   /* -128 <= act_min <= act_max <= 127 */
+  const gint32 *neg_multiplier;  /* PReLU's negative branch: n entries, or NULL */
+  const gint8 *neg_shift;        /* [-31, 30]; n entries, or NULL */
 } M2iNpuRequant;
 
 /* TFLite's QuantizeMultiplier: @real = multiplier * 2^(shift - 31) with
@@ -179,6 +192,20 @@ gboolean m2i_npu_quantize_multiplier (double real, gint32 *multiplier,
 gboolean m2i_npu_requant_from_scales (double in_scale, const double *w_scales,
     gint n_w, double out_scale, gint32 out_zero_point, gboolean relu,
     gint32 *mult, gint8 *shift, M2iNpuRequant *rq, GError **error);
+
+/*
+ * Adds PReLU's negative branch to @rq (MULTIPLIER, made by
+ * m2i_npu_requant_from_scales with the same scales and without @relu):
+ * for each of @rq->n entries, neg_multiplier · 2^(neg_shift - 31) =
+ * slope · in_scale · w_scale / out_scale, negative for a negative slope.
+ * @slopes has @n_slopes entries (1, or rq->n); @w_scales has rq->n. @neg_mult
+ * and @neg_shift are the caller's arrays of rq->n entries, which @rq then
+ * points to. FALSE with a GError for a non-finite slope, a scheme other than
+ * MULTIPLIER, mismatched counts or a ratio no multiplier can express.
+ */
+gboolean m2i_npu_requant_set_prelu (M2iNpuRequant *rq, double in_scale,
+    const double *w_scales, double out_scale, const float *slopes, gint n_slopes,
+    gint32 *neg_mult, gint8 *neg_shift, GError **error);
 
 typedef struct _M2iNpuConv M2iNpuConv;
 
@@ -218,6 +245,18 @@ M2iNpuConv *m2i_npu_fc_new_int8 (gint in_features, gint out_features,
 M2iNpuConv *m2i_npu_fc_new_fp16 (gint in_features, gint out_features,
     const m2i_f16 *weights, const float *bias, float act_min, float act_max,
     GError **error);
+
+/*
+ * Gives an fp16 layer a PReLU epilogue: after the bias, v = v < 0 ?
+ * v · slope[o] : v in fp32, then the clamp and the one rounding to fp16
+ * (OpenVINO's PReLU-1: x < 0 ? slope·x : x). @slopes: @n_slopes floats,
+ * 1 (shared) or out_channels, copied. Call before the layer runs (not
+ * while it runs). FALSE with a GError for an int8 layer (its negative
+ * branch is in M2iNpuRequant), a NULL or non-finite slope, or a count other
+ * than 1 or out_channels.
+ */
+gboolean m2i_npu_conv_set_prelu (M2iNpuConv *conv, const float *slopes,
+    gint n_slopes, GError **error);
 
 void m2i_npu_conv_free (M2iNpuConv *conv);
 
@@ -296,7 +335,9 @@ gboolean m2i_npu_pool_run (const M2iNpuPoolParams *p, const M2iNpuTensor *in,
  *   b' = MBQM((b - b_zero_point) * 2^left_shift, b_multiplier, b_shift)
  *   out = Clamp(MBQM(a' + b', out_multiplier, out_shift) + out_zero_point,
  *               act_min, act_max)
- * fp16: out = Clamp(a + b in fp32, f_min, f_max) rounded to fp16.
+ * fp16: v = a + b in fp32; with f_slope (a fused PReLU, e.g. a residual
+ * block's activation) v = v < 0 ? v · f_slope[c] : v; out = Clamp(v, f_min,
+ * f_max) rounded to fp16.
  */
 typedef struct {
   gint32 a_zero_point, b_zero_point, out_zero_point;
@@ -305,6 +346,8 @@ typedef struct {
   gint8 a_shift, b_shift, out_shift;                 /* [-31, 30] */
   gint32 act_min, act_max;
   float f_min, f_max;
+  const float *f_slope;    /* fp16 PReLU: n_slope finite slopes, or NULL */
+  gint n_slope;            /* 1 or the channel count */
 } M2iNpuAddParams;
 
 /* Fills the int8 fields from real scales as TFLite does (left_shift 20,
@@ -319,5 +362,50 @@ gboolean m2i_npu_add_params_from_scales (double a_scale, gint32 a_zero_point,
  * (no broadcasting). FALSE with a GError otherwise. */
 gboolean m2i_npu_add_run (const M2iNpuAddParams *p, const M2iNpuTensor *a,
     const M2iNpuTensor *b, M2iNpuTensor *out, gint n_threads, GError **error);
+
+/* ---- PReLU ---------------------------------------------------------------- */
+
+/*
+ * Standalone PReLU (OpenVINO's PReLU-1, x < 0 ? slope·x : x) on a blocked
+ * tensor, per channel or with one slope:
+ *  fp16: out = x < 0 ? x · slope[c] : x, in fp32, rounded to fp16.
+ *  int8 (TFLite's quantized PReLU with the slope folded into the negative
+ *  branch's multiplier, and TFLite Add's left shift so that the small
+ *  differences keep their precision through the multiply), with
+ *  d = (x - in_zero_point) · 2^left_shift:
+ *    q = d >= 0 ? MBQM(d, pos_multiplier, pos_shift)
+ *               : MBQM(d, neg_multiplier[c], neg_shift[c])
+ *    out = Clamp(q + out_zero_point, act_min, act_max)
+ *  pos_multiplier · 2^(pos_shift - 31) = s_in / (s_out · 2^left_shift), and
+ *  neg_multiplier · 2^(neg_shift - 31) = slope · s_in / (s_out · 2^left_shift)
+ *  (any sign; m2i_npu_prelu_params_from_scales fills them with left_shift
+ *  20). MBQM as M2iNpuRequant's.
+ */
+typedef struct {
+  gint n;                          /* slope entries: 1 or channels */
+  const float *slope;              /* fp16 */
+  gint32 in_zero_point, out_zero_point;   /* int8, [-128, 127] */
+  gint left_shift;                 /* int8, [0, 22] */
+  gint32 pos_multiplier;           /* [0, 2^31) */
+  gint8 pos_shift;                 /* [-31, 30] */
+  const gint32 *neg_multiplier;    /* n entries, (-2^31, 2^31) */
+  const gint8 *neg_shift;          /* n entries, [-31, 30] */
+  gint32 act_min, act_max;         /* int8 clamp */
+} M2iNpuPreluParams;
+
+/* Fills the int8 fields of @p from real scales and @n_slopes slopes (1 or
+ * channels), @neg_mult and @neg_shift being the caller's arrays of
+ * @n_slopes entries; the clamp is the full range. FALSE with a GError for a
+ * non-positive scale, a non-finite slope, a zero point outside
+ * [-128, 127] or a ratio no multiplier can express. */
+gboolean m2i_npu_prelu_params_from_scales (double in_scale, gint32 in_zero_point,
+    double out_scale, gint32 out_zero_point, const float *slopes, gint n_slopes,
+    gint32 *neg_mult, gint8 *neg_shift, M2iNpuPreluParams *p, GError **error);
+
+/* out = PReLU(in); same precision and shape; @out may be @in (in place).
+ * FALSE with a GError for invalid parameters or tensors, or a slope count
+ * other than 1 or the channel count. */
+gboolean m2i_npu_prelu_run (const M2iNpuPreluParams *p, const M2iNpuTensor *in,
+    M2iNpuTensor *out, gint n_threads, GError **error);
 
 G_END_DECLS

@@ -33,10 +33,14 @@
  * then (x·m + 2^30) >> 31 on even and odd lanes in 64 bits, then the
  * rounding divide by 2^r. The result is clamped to [act_min - zo,
  * act_max - zo] and zo added (the same as clamping after adding zo). The
- * per-channel vectors are loaded once per tile. */
+ * per-channel vectors are loaded once per tile. PReLU: lanes whose
+ * accumulator is negative take the negative branch's multiplier and
+ * shifts before the same steps (a multiplier of either sign works: the
+ * products are signed 64-bit and the floor is a shift). */
 
 typedef struct {
   __m256i bias, mult, lsh, rsh;
+  __m256i nmult, nlsh, nrsh;     /* PReLU */
 } Requant8;
 
 INLINE T_AVX2 Requant8
@@ -47,6 +51,12 @@ requant8_load (const NpuTileArgs *A, gint k)
   q.mult = _mm256_loadu_si256 ((const __m256i *) (A->mult + k));
   q.lsh = _mm256_loadu_si256 ((const __m256i *) (A->lshift + k));
   q.rsh = _mm256_loadu_si256 ((const __m256i *) (A->rshift + k));
+  q.nmult = q.nlsh = q.nrsh = _mm256_setzero_si256 ();
+  if (A->nmult) {
+    q.nmult = _mm256_loadu_si256 ((const __m256i *) (A->nmult + k));
+    q.nlsh = _mm256_loadu_si256 ((const __m256i *) (A->nlshift + k));
+    q.nrsh = _mm256_loadu_si256 ((const __m256i *) (A->nrshift + k));
+  }
   return q;
 }
 
@@ -55,10 +65,17 @@ requant8 (const M2iNpuConv *c, __m256i v, const Requant8 *R)
 {
   const __m256i one = _mm256_set1_epi32 (1);
   v = _mm256_add_epi32 (v, R->bias);
-  __m256i mask = _mm256_sub_epi32 (_mm256_sllv_epi32 (one, R->rsh), one);
+  __m256i mult = R->mult, lsh = R->lsh, rsh = R->rsh;
+  if (c->prelu) {
+    __m256i neg = _mm256_cmpgt_epi32 (_mm256_setzero_si256 (), v);
+    mult = _mm256_blendv_epi8 (mult, R->nmult, neg);
+    lsh = _mm256_blendv_epi8 (lsh, R->nlsh, neg);
+    rsh = _mm256_blendv_epi8 (rsh, R->nrsh, neg);
+  }
+  __m256i mask = _mm256_sub_epi32 (_mm256_sllv_epi32 (one, rsh), one);
   __m256i q;
   if (c->scheme == M2I_NPU_REQUANT_SHIFT) {
-    __m256i fl = _mm256_srav_epi32 (v, R->rsh);
+    __m256i fl = _mm256_srav_epi32 (v, rsh);
     __m256i rem = _mm256_and_si256 (v, mask);
     __m256i half = _mm256_srli_epi32 (_mm256_add_epi32 (mask, one), 1);
     __m256i gt = _mm256_cmpgt_epi32 (rem, half);
@@ -71,20 +88,20 @@ requant8 (const M2iNpuConv *c, __m256i v, const Requant8 *R)
     __m256i x = v;
     if (c->any_lshift) {
       /* lanes whose shift loses bits take the bound of v's sign */
-      x = _mm256_sllv_epi32 (v, R->lsh);
-      __m256i kept = _mm256_cmpeq_epi32 (_mm256_srav_epi32 (x, R->lsh), v);
+      x = _mm256_sllv_epi32 (v, lsh);
+      __m256i kept = _mm256_cmpeq_epi32 (_mm256_srav_epi32 (x, lsh), v);
       __m256i bound = _mm256_xor_si256 (_mm256_srai_epi32 (v, 31), _mm256_set1_epi32 (G_MAXINT32));
       x = _mm256_blendv_epi8 (bound, x, kept);
     }
     const __m256i nudge = _mm256_set1_epi64x ((gint64) 1 << 30);
-    __m256i pe = _mm256_add_epi64 (_mm256_mul_epi32 (x, R->mult), nudge);
+    __m256i pe = _mm256_add_epi64 (_mm256_mul_epi32 (x, mult), nudge);
     __m256i po = _mm256_add_epi64 (_mm256_mul_epi32 (_mm256_srli_epi64 (x, 32),
-            _mm256_srli_epi64 (R->mult, 32)), nudge);
+            _mm256_srli_epi64 (mult, 32)), nudge);
     /* bits 31..62: the low dword of pe >> 31, the high dword of po << 1 */
     __m256i h = _mm256_blend_epi32 (_mm256_srli_epi64 (pe, 31), _mm256_slli_epi64 (po, 1), 0xaa);
     __m256i rem = _mm256_and_si256 (h, mask);
     __m256i thr = _mm256_add_epi32 (_mm256_srli_epi32 (mask, 1), _mm256_srli_epi32 (h, 31));
-    q = _mm256_sub_epi32 (_mm256_srav_epi32 (h, R->rsh), _mm256_cmpgt_epi32 (rem, thr));
+    q = _mm256_sub_epi32 (_mm256_srav_epi32 (h, rsh), _mm256_cmpgt_epi32 (rem, thr));
   }
   q = _mm256_max_epi32 (q, _mm256_set1_epi32 (c->act_min - c->out_zero));
   q = _mm256_min_epi32 (q, _mm256_set1_epi32 (c->act_max - c->out_zero));
@@ -103,6 +120,7 @@ store8 (guint8 *dst, __m256i q)
 
 typedef struct {
   __m512i bias, mult, lsh, rsh;
+  __m512i nmult, nlsh, nrsh;     /* PReLU */
 } Requant16;
 
 INLINE T_AVX512 Requant16
@@ -113,6 +131,12 @@ requant16_load (const NpuTileArgs *A, gint k)
   q.mult = _mm512_loadu_si512 (A->mult + k);
   q.lsh = _mm512_loadu_si512 (A->lshift + k);
   q.rsh = _mm512_loadu_si512 (A->rshift + k);
+  q.nmult = q.nlsh = q.nrsh = _mm512_setzero_si512 ();
+  if (A->nmult) {
+    q.nmult = _mm512_loadu_si512 (A->nmult + k);
+    q.nlsh = _mm512_loadu_si512 (A->nlshift + k);
+    q.nrsh = _mm512_loadu_si512 (A->nrshift + k);
+  }
   return q;
 }
 
@@ -121,10 +145,17 @@ requant16 (const M2iNpuConv *c, __m512i v, const Requant16 *R)
 {
   const __m512i one = _mm512_set1_epi32 (1);
   v = _mm512_add_epi32 (v, R->bias);
-  __m512i mask = _mm512_sub_epi32 (_mm512_sllv_epi32 (one, R->rsh), one);
+  __m512i mult = R->mult, lsh = R->lsh, rsh = R->rsh;
+  if (c->prelu) {
+    __mmask16 neg = _mm512_cmplt_epi32_mask (v, _mm512_setzero_si512 ());
+    mult = _mm512_mask_blend_epi32 (neg, mult, R->nmult);
+    lsh = _mm512_mask_blend_epi32 (neg, lsh, R->nlsh);
+    rsh = _mm512_mask_blend_epi32 (neg, rsh, R->nrsh);
+  }
+  __m512i mask = _mm512_sub_epi32 (_mm512_sllv_epi32 (one, rsh), one);
   __m512i q;
   if (c->scheme == M2I_NPU_REQUANT_SHIFT) {
-    __m512i fl = _mm512_srav_epi32 (v, R->rsh);
+    __m512i fl = _mm512_srav_epi32 (v, rsh);
     __m512i rem = _mm512_and_si512 (v, mask);
     __m512i half = _mm512_srli_epi32 (_mm512_add_epi32 (mask, one), 1);
     __mmask16 eq = _mm512_cmpeq_epi32_mask (rem, half)
@@ -136,20 +167,20 @@ requant16 (const M2iNpuConv *c, __m512i v, const Requant16 *R)
   } else {
     __m512i x = v;
     if (c->any_lshift) {
-      x = _mm512_sllv_epi32 (v, R->lsh);
-      __mmask16 kept = _mm512_cmpeq_epi32_mask (_mm512_srav_epi32 (x, R->lsh), v);
+      x = _mm512_sllv_epi32 (v, lsh);
+      __mmask16 kept = _mm512_cmpeq_epi32_mask (_mm512_srav_epi32 (x, lsh), v);
       __m512i bound = _mm512_xor_si512 (_mm512_srai_epi32 (v, 31), _mm512_set1_epi32 (G_MAXINT32));
       x = _mm512_mask_blend_epi32 (kept, bound, x);
     }
     const __m512i nudge = _mm512_set1_epi64 ((gint64) 1 << 30);
-    __m512i pe = _mm512_add_epi64 (_mm512_mul_epi32 (x, R->mult), nudge);
+    __m512i pe = _mm512_add_epi64 (_mm512_mul_epi32 (x, mult), nudge);
     __m512i po = _mm512_add_epi64 (_mm512_mul_epi32 (_mm512_srli_epi64 (x, 32),
-            _mm512_srli_epi64 (R->mult, 32)), nudge);
+            _mm512_srli_epi64 (mult, 32)), nudge);
     __m512i h = _mm512_mask_blend_epi32 (0xaaaa, _mm512_srli_epi64 (pe, 31),
         _mm512_slli_epi64 (po, 1));
     __m512i rem = _mm512_and_si512 (h, mask);
     __m512i thr = _mm512_add_epi32 (_mm512_srli_epi32 (mask, 1), _mm512_srli_epi32 (h, 31));
-    __m512i fl = _mm512_srav_epi32 (h, R->rsh);
+    __m512i fl = _mm512_srav_epi32 (h, rsh);
     q = _mm512_mask_add_epi32 (fl, _mm512_cmpgt_epi32_mask (rem, thr), fl, one);
   }
   q = _mm512_max_epi32 (q, _mm512_set1_epi32 (c->act_min - c->out_zero));
@@ -174,6 +205,10 @@ finish_block_fp16 (const NpuTileArgs *A, __m256 acc, gint block, gint p)
 {
   const M2iNpuConv *c = A->conv;
   __m256 v = _mm256_add_ps (acc, _mm256_loadu_ps (A->fbias + block * 8));
+  if (A->fslope) {            /* PReLU: v < 0 ? v·slope : v (-0 and NaN kept) */
+    __m256 neg = _mm256_cmp_ps (v, _mm256_setzero_ps (), _CMP_LT_OQ);
+    v = _mm256_blendv_ps (v, _mm256_mul_ps (v, _mm256_loadu_ps (A->fslope + block * 8)), neg);
+  }
   /* max(lo, v), min(hi, .): NaN passes through, as in the C kernel */
   v = _mm256_min_ps (_mm256_set1_ps (c->f_max), _mm256_max_ps (_mm256_set1_ps (c->f_min), v));
   _mm_storeu_si128 ((__m128i *) (A->out + block * A->out_block + p * 16),
@@ -381,7 +416,13 @@ dw_int8_avx512 (const NpuTileArgs *A)
 {
   const M2iNpuConv *c = A->conv;
   Requant16 R = { dup8_epi32 (A->bias), dup8_epi32 (A->mult), dup8_epi32 (A->lshift),
-    dup8_epi32 (A->rshift) };
+    dup8_epi32 (A->rshift), _mm512_setzero_si512 (), _mm512_setzero_si512 (),
+    _mm512_setzero_si512 () };
+  if (A->nmult) {
+    R.nmult = dup8_epi32 (A->nmult);
+    R.nlsh = dup8_epi32 (A->nlshift);
+    R.nrsh = dup8_epi32 (A->nrshift);
+  }
   for (gint p = 0; p < A->m; p += 2) {
     __m512i acc = _mm512_setzero_si512 ();
     const gint32 *w = A->w;
@@ -421,6 +462,8 @@ dw_fp16_avx512 (const NpuTileArgs *A)
 {
   const M2iNpuConv *c = A->conv;
   const __m512 bias = _mm512_broadcast_f32x8 (_mm256_loadu_ps (A->fbias));
+  const __m512 slope = A->fslope ? _mm512_broadcast_f32x8 (_mm256_loadu_ps (A->fslope))
+      : _mm512_setzero_ps ();
   const __m512 lo = _mm512_set1_ps (c->f_min), hi = _mm512_set1_ps (c->f_max);
   for (gint p = 0; p < A->m; p += 2) {
     __m512 acc = _mm512_setzero_ps ();
@@ -429,7 +472,11 @@ dw_fp16_avx512 (const NpuTileArgs *A)
       const float *x = (const float *) (A->a + c->tap_off[t]) + p * 8;
       acc = _mm512_fmadd_ps (_mm512_loadu_ps (x), _mm512_broadcast_f32x8 (_mm256_loadu_ps (w)), acc);
     }
-    __m512 v = _mm512_min_ps (hi, _mm512_max_ps (lo, _mm512_add_ps (acc, bias)));
+    __m512 v = _mm512_add_ps (acc, bias);
+    if (A->fslope)
+      v = _mm512_mask_mul_ps (v, _mm512_cmp_ps_mask (v, _mm512_setzero_ps (), _CMP_LT_OQ), v,
+          slope);
+    v = _mm512_min_ps (hi, _mm512_max_ps (lo, v));
     __m256i h = _mm512_cvtps_ph (v, _MM_FROUND_TO_NEAREST_INT);
     if (p + 1 < A->m)
       _mm256_storeu_si256 ((__m256i *) (A->out + p * 16), h);

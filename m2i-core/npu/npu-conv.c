@@ -100,24 +100,45 @@ npu_mbqm (gint32 x, gint32 multiplier, gint lshift, gint rshift)
   return (h >> rshift) + (rem > thr ? 1 : 0);
 }
 
+/* The int8 output of accumulator @acc (bias included) of channel @o of
+ * the arrays' first channel; PReLU takes the negative branch's parameters
+ * for acc < 0. */
 static inline gint8
-requant_lane (const M2iNpuConv *c, gint32 acc, gint32 mult, gint32 lsh, gint32 rsh)
+requant_lane (const M2iNpuConv *c, gint32 acc, const gint32 *mult, const gint32 *lsh,
+    const gint32 *rsh, const gint32 *nmult, const gint32 *nlsh, const gint32 *nrsh, gint o)
 {
-  gint32 q = c->scheme == M2I_NPU_REQUANT_SHIFT
-      ? npu_round_shift (acc, rsh, c->round) : npu_mbqm (acc, mult, lsh, rsh);
+  gint32 q;
+  if (c->scheme == M2I_NPU_REQUANT_SHIFT)
+    q = npu_round_shift (acc, rsh[o], c->round);
+  else if (c->prelu && acc < 0)
+    q = npu_mbqm (acc, nmult[o], nlsh[o], nrsh[o]);
+  else
+    q = npu_mbqm (acc, mult[o], lsh[o], rsh[o]);
   q = CLAMP (q, -512, 512) + c->out_zero;
   return (gint8) CLAMP (q, c->act_min, c->act_max);
+}
+
+static inline gint8
+requant_tile (const NpuTileArgs *A, gint o, gint32 acc)
+{
+  return requant_lane (A->conv, acc, A->mult, A->lshift, A->rshift, A->nmult, A->nlshift,
+      A->nrshift, o);
 }
 
 gint8
 npu_requant_one (const M2iNpuConv *c, gint ch, gint32 acc)
 {
-  return requant_lane (c, acc, c->mult[ch], c->lshift[ch], c->rshift[ch]);
+  return requant_lane (c, acc, c->mult, c->lshift, c->rshift, c->nmult, c->nlshift,
+      c->nrshift, ch);
 }
 
+/* fp16 epilogue of output lane @o: PReLU, clamp, one rounding. */
 static inline m2i_f16
-finish_f16 (const M2iNpuConv *c, float v)
+finish_f16 (const NpuTileArgs *A, gint o, float v)
 {
+  const M2iNpuConv *c = A->conv;
+  if (A->fslope && v < 0.0f)
+    v = v * A->fslope[o];
   v = v < c->f_min ? c->f_min : v > c->f_max ? c->f_max : v;
   return m2i_f32_to_f16 (v);
 }
@@ -146,8 +167,7 @@ c_tile_int8 (const NpuTileArgs *A)
   gint8 *out = (gint8 *) A->out;
   for (gint p = 0; p < A->m; p++)
     for (gint o = 0; o < 8; o++)
-      out[p * 8 + o] = requant_lane (c, (gint32) (acc[p][o] + (guint32) A->bias[o]),
-          A->mult[o], A->lshift[o], A->rshift[o]);
+      out[p * 8 + o] = requant_tile (A, o, (gint32) (acc[p][o] + (guint32) A->bias[o]));
 }
 
 static void
@@ -171,7 +191,7 @@ c_tile_fp16 (const NpuTileArgs *A)
   m2i_f16 *out = (m2i_f16 *) A->out;
   for (gint p = 0; p < A->m; p++)
     for (gint o = 0; o < 8; o++)
-      out[p * 8 + o] = finish_f16 (c, acc[p][o] + A->fbias[o]);
+      out[p * 8 + o] = finish_f16 (A, o, acc[p][o] + A->fbias[o]);
 }
 
 /* Depthwise: weights [tap][8 channels] (int32 for int8 layers); each lane
@@ -191,8 +211,7 @@ dw_tile_int8 (const NpuTileArgs *A)
         acc[o] += (guint32) (x[o] * w[o]);
     }
     for (gint o = 0; o < 8; o++)
-      out[p * 8 + o] = requant_lane (c, (gint32) (acc[o] + (guint32) A->bias[o]),
-          A->mult[o], A->lshift[o], A->rshift[o]);
+      out[p * 8 + o] = requant_tile (A, o, (gint32) (acc[o] + (guint32) A->bias[o]));
   }
 }
 
@@ -210,7 +229,7 @@ dw_tile_fp16 (const NpuTileArgs *A)
         acc[o] += x[o] * w[o];
     }
     for (gint o = 0; o < 8; o++)
-      out[p * 8 + o] = finish_f16 (c, acc[o] + A->fbias[o]);
+      out[p * 8 + o] = finish_f16 (A, o, acc[o] + A->fbias[o]);
   }
 }
 
@@ -508,8 +527,13 @@ conv_alloc (M2iNpuPrecision p, const M2iNpuConvGeometry *g, const void *weights,
     c->mult = g_new0 (gint32, n);
     c->lshift = g_new0 (gint32, n);
     c->rshift = g_new0 (gint32, n);
-  } else
+    c->nmult = g_new0 (gint32, n);
+    c->nlshift = g_new0 (gint32, n);
+    c->nrshift = g_new0 (gint32, n);
+  } else {
     c->fbias = g_new0 (float, n);
+    c->fslope = g_new0 (float, n);
+  }
   return c;
 }
 
@@ -539,6 +563,16 @@ check_requant (const M2iNpuRequant *rq, gint out_channels, GError **error)
           && (rq->shift[i] < -31 || rq->shift[i] > 30 || rq->multiplier[i] < 0))
         why = "MULTIPLIER needs multipliers >= 0 and shifts in [-31, 30]";
     }
+  if (!why && (rq->neg_multiplier || rq->neg_shift)) {
+    if (rq->scheme != M2I_NPU_REQUANT_MULTIPLIER)
+      why = "PReLU's negative branch needs the MULTIPLIER scheme";
+    else if (!rq->neg_multiplier || !rq->neg_shift)
+      why = "PReLU needs both neg_multiplier and neg_shift";
+    else
+      for (gint i = 0; i < rq->n && !why; i++)
+        if (rq->neg_shift[i] < -31 || rq->neg_shift[i] > 30 || rq->neg_multiplier[i] == G_MININT32)
+          why = "PReLU needs neg_multiplier > -2^31 and neg_shift in [-31, 30]";
+  }
   if (why) {
     g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "conv requantization: %s", why);
     return FALSE;
@@ -578,6 +612,14 @@ m2i_npu_conv_new_int8 (const M2iNpuConvGeometry *g, const gint8 *weights,
       c->lshift[o] = MAX (s, 0);
       c->any_lshift |= s > 0;
       c->rshift[o] = MAX (-s, 0);
+    }
+    if (rq->neg_multiplier) {
+      gint ns = rq->neg_shift[k];
+      c->prelu = TRUE;
+      c->nmult[o] = rq->neg_multiplier[k];
+      c->nlshift[o] = MAX (ns, 0);
+      c->any_lshift |= ns > 0;
+      c->nrshift[o] = MAX (-ns, 0);
     }
     guint32 b = bias ? (guint32) bias[o] : 0;
     if (c->path == NPU_PATH_AVX512) {
@@ -637,6 +679,29 @@ m2i_npu_fc_new_fp16 (gint in_features, gint out_features, const m2i_f16 *weights
   return m2i_npu_conv_new_fp16 (&g, weights, bias, act_min, act_max, error);
 }
 
+gboolean
+m2i_npu_conv_set_prelu (M2iNpuConv *c, const float *slopes, gint n_slopes, GError **error)
+{
+  const char *why = NULL;
+  if (!c)
+    why = "layer is NULL";
+  else if (c->precision != M2I_NPU_FP16)
+    why = "an int8 layer takes PReLU's negative branch in its M2iNpuRequant";
+  else if (!slopes || (n_slopes != 1 && n_slopes != c->g.out_channels))
+    why = "slopes must be 1 or out_channels floats";
+  for (gint i = 0; !why && i < n_slopes; i++)
+    if (!isfinite (slopes[i]))
+      why = "slopes must be finite";
+  if (why) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "conv PReLU: %s", why);
+    return FALSE;
+  }
+  for (gint o = 0; o < c->g.out_channels; o++)
+    c->fslope[o] = slopes[n_slopes == 1 ? 0 : o];
+  c->prelu = TRUE;
+  return TRUE;
+}
+
 void
 m2i_npu_conv_free (M2iNpuConv *c)
 {
@@ -648,7 +713,11 @@ m2i_npu_conv_free (M2iNpuConv *c)
   g_free (c->mult);
   g_free (c->lshift);
   g_free (c->rshift);
+  g_free (c->nmult);
+  g_free (c->nlshift);
+  g_free (c->nrshift);
   g_free (c->fbias);
+  g_free (c->fslope);
   g_free (c->tap_off);
   g_free (c->own_scratch);
   g_free (c);
@@ -852,15 +921,22 @@ conv_rows (gint begin, gint end, gint slice, gpointer data)
     A.ncb = T->ncb;
     A.w = c->packed + T->w_offset;
     gint ch0 = T->ob0 * 8;
+    A.bias = A.mult = A.lshift = A.rshift = A.nmult = A.nlshift = A.nrshift = NULL;
+    A.fbias = A.fslope = NULL;
     if (c->precision == M2I_NPU_INT8) {
       A.bias = c->bias + ch0;
       A.mult = c->mult + ch0;
       A.lshift = c->lshift + ch0;
       A.rshift = c->rshift + ch0;
-      A.fbias = NULL;
+      if (c->prelu) {
+        A.nmult = c->nmult + ch0;
+        A.nlshift = c->nlshift + ch0;
+        A.nrshift = c->nrshift + ch0;
+      }
     } else {
-      A.bias = A.mult = A.lshift = A.rshift = NULL;
       A.fbias = c->fbias + ch0;
+      if (c->prelu)
+        A.fslope = c->fslope + ch0;
     }
     A.out_block = j->out_block;
     A.nb = T->nb;

@@ -1,5 +1,6 @@
-/* Pooling and element-wise add on blocked tensors (int8 and fp16). The
- * loops run over the 8 lanes of a block, which compilers vectorize. */
+/* Pooling, element-wise add and PReLU on blocked tensors (int8 and fp16).
+ * The loops run over the 8 lanes of a block, which compilers vectorize;
+ * fp16 pooling has F16C kernels (npu-ops-x86.c) that compute the same. */
 #include "npu-private.h"
 
 #include <base/m2i-error.h>
@@ -93,19 +94,8 @@ typedef struct {
   const M2iNpuTensor *in;
   M2iNpuTensor *out;
   gint64 ib, ir, ibt, ob, orow, obt;    /* elements */
+  NpuPoolRowFunc f16_row;               /* vector kernel, or NULL */
 } PoolJob;
-
-/* Window of output index @o along one axis: padded-area [lo, hi) and the
- * part inside the input [vlo, vhi). */
-static void
-window (gint o, gint s, gint pb, gint pe, gint k, gint in, gint *lo, gint *hi,
-    gint *vlo, gint *vhi)
-{
-  *lo = o * s - pb;
-  *hi = MIN (*lo + k, in + pe);
-  *vlo = MAX (*lo, 0);
-  *vhi = MIN (*hi, in);
-}
 
 static void
 pool_rows (gint begin, gint end, gint slice, gpointer data)
@@ -121,12 +111,22 @@ pool_rows (gint begin, gint end, gint slice, gpointer data)
   for (gint item = begin; item < end; item++) {
     gint cb = item % cbs, oy = (item / cbs) % out->h, n = item / cbs / out->h;
     gint y0, y1, vy0, vy1;
-    window (oy, p->stride_h, p->pad_top, p->pad_bottom, p->kernel_h, in->h, &y0, &y1, &vy0, &vy1);
+    npu_pool_window (oy, p->stride_h, p->pad_top, p->pad_bottom, p->kernel_h, in->h, &y0, &y1,
+        &vy0, &vy1);
     const guint8 *src = (const guint8 *) in->data + (n * j->ibt + cb * j->ib) * es;
     guint8 *dst = (guint8 *) out->data + (n * j->obt + oy * j->orow + cb * j->ob) * es;
+    if (f16 && j->f16_row) {
+      NpuPoolRow row = { p, (const m2i_f16 *) src, j->ir, in->w, vy0, vy1, y1 - y0,
+        (m2i_f16 *) dst, out->w };
+      j->f16_row (&row);
+      if (cb == cbs - 1)
+        zero_padding_lanes (dst, out->w, out->c, out->precision, zero);
+      continue;
+    }
     for (gint ox = 0; ox < out->w; ox++) {
       gint x0, x1, vx0, vx1;
-      window (ox, p->stride_w, p->pad_left, p->pad_right, p->kernel_w, in->w, &x0, &x1, &vx0, &vx1);
+      npu_pool_window (ox, p->stride_w, p->pad_left, p->pad_right, p->kernel_w, in->w, &x0, &x1,
+          &vx0, &vx1);
       gint count = p->exclude_pad ? (vy1 - vy0) * (vx1 - vx0) : (y1 - y0) * (x1 - x0);
       if (!f16) {
         gint32 acc[8];
@@ -177,6 +177,7 @@ m2i_npu_pool_run (const M2iNpuPoolParams *p, const M2iNpuTensor *in,
   if (!npu_tensor_expect (out, "pool output", in->precision, in->n, in->c, oh, ow, error))
     return FALSE;
   PoolJob j = { p, in, out };
+  j.f16_row = in->precision == M2I_NPU_FP16 ? npu_x86_pool_f16_func () : NULL;
   npu_tensor_strides (in, &j.ib, &j.ir, &j.ibt);
   npu_tensor_strides (out, &j.ob, &j.orow, &j.obt);
   m2i_parallel_for (in->n * oh * CEIL8 (in->c), n_threads, 4, pool_rows, &j);
@@ -221,7 +222,7 @@ m2i_npu_add_params_from_scales (double a_scale, gint32 a_zero_point,
 }
 
 static gboolean
-add_check (const M2iNpuAddParams *p, GError **error)
+add_check (const M2iNpuAddParams *p, const M2iNpuTensor *a, GError **error)
 {
   const char *why = NULL;
   if (!p)
@@ -240,6 +241,11 @@ add_check (const M2iNpuAddParams *p, GError **error)
     why = "need -128 <= act_min <= act_max <= 127";
   else if (isnan (p->f_min) || isnan (p->f_max) || p->f_min > p->f_max)
     why = "f_min..f_max is not a range";
+  else if (p->f_slope && (a->precision != M2I_NPU_FP16 || (p->n_slope != 1 && p->n_slope != a->c)))
+    why = "a fused PReLU runs in fp16 with 1 or one slope per channel";
+  for (gint i = 0; !why && p->f_slope && i < p->n_slope; i++)
+    if (!isfinite (p->f_slope[i]))
+      why = "PReLU slopes must be finite";
   if (why) {
     g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "add: %s", why);
     return FALSE;
@@ -252,6 +258,7 @@ typedef struct {
   const M2iNpuTensor *a, *b;
   M2iNpuTensor *out;
   gint64 s[3][3];               /* block, row, batch strides of a, b, out */
+  NpuAddF16Func f16_fast;       /* vector kernel, or NULL */
 } AddJob;
 
 static inline gint32
@@ -291,17 +298,22 @@ add_rows (gint begin, gint end, gint slice, gpointer data)
         ((gint8 *) dst)[i] = (gint8) CLAMP (r, p->act_min, p->act_max);
       }
     } else {
-      enum { CHUNK = 256 };
-      float fa[CHUNK], fb[CHUNK];
-      for (gint64 i0 = 0; i0 < len; i0 += CHUNK) {
-        gsize n_el = (gsize) MIN (CHUNK, len - i0);
-        m2i_f16_to_f32_n ((const m2i_f16 *) row[0] + i0, fa, n_el);
-        m2i_f16_to_f32_n ((const m2i_f16 *) row[1] + i0, fb, n_el);
-        for (gsize i = 0; i < n_el; i++) {
-          float v = fa[i] + fb[i];
-          fa[i] = v < p->f_min ? p->f_min : v > p->f_max ? p->f_max : v;
+      float slope[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
+      for (gint l = 0; p->f_slope && l < 8; l++)
+        slope[l] = p->f_slope[p->n_slope == 1 ? 0 : MIN (cb * 8 + l, p->n_slope - 1)];
+      const float *s8 = p->f_slope ? slope : NULL;
+      if (j->f16_fast) {
+        j->f16_fast ((const m2i_f16 *) row[0], (const m2i_f16 *) row[1], (m2i_f16 *) dst,
+            out->w, p->f_min, p->f_max, s8);
+      } else {
+        const m2i_f16 *ha = (const m2i_f16 *) row[0], *hb = (const m2i_f16 *) row[1];
+        for (gint64 i = 0; i < len; i++) {
+          float v = m2i_f16_to_f32 (ha[i]) + m2i_f16_to_f32 (hb[i]);
+          if (s8 && v < 0.0f)
+            v = v * s8[i % 8];
+          v = v < p->f_min ? p->f_min : v > p->f_max ? p->f_max : v;
+          ((m2i_f16 *) dst)[i] = m2i_f32_to_f16 (v);
         }
-        m2i_f32_to_f16_n (fa, (m2i_f16 *) dst + i0, n_el);
       }
     }
     if (cb == cbs - 1)
@@ -313,15 +325,180 @@ gboolean
 m2i_npu_add_run (const M2iNpuAddParams *p, const M2iNpuTensor *a,
     const M2iNpuTensor *b, M2iNpuTensor *out, gint n_threads, GError **error)
 {
-  if (!add_check (p, error) || !m2i_npu_tensor_check (a, error))
+  if (!m2i_npu_tensor_check (a, error) || !add_check (p, a, error))
     return FALSE;
   if (!npu_tensor_expect (b, "add input b", a->precision, a->n, a->c, a->h, a->w, error)
       || !npu_tensor_expect (out, "add output", a->precision, a->n, a->c, a->h, a->w, error))
     return FALSE;
   AddJob j = { p, a, b, out };
+  j.f16_fast = a->precision == M2I_NPU_FP16 ? npu_x86_add_f16_func () : NULL;
   const M2iNpuTensor *t[3] = { a, b, out };
   for (int k = 0; k < 3; k++)
     npu_tensor_strides (t[k], &j.s[k][0], &j.s[k][1], &j.s[k][2]);
   m2i_parallel_for (a->n * a->h * CEIL8 (a->c), n_threads, 4, add_rows, &j);
+  return TRUE;
+}
+
+/* ---- PReLU ----------------------------------------------------------------- */
+
+gboolean
+m2i_npu_prelu_params_from_scales (double in_scale, gint32 in_zero_point, double out_scale,
+    gint32 out_zero_point, const float *slopes, gint n_slopes, gint32 *neg_mult,
+    gint8 *neg_shift, M2iNpuPreluParams *p, GError **error)
+{
+  gboolean ok = p && slopes && neg_mult && neg_shift && n_slopes >= 1 && in_scale > 0 &&
+      out_scale > 0 && isfinite (in_scale) && isfinite (out_scale) &&
+      in_zero_point >= -128 && in_zero_point <= 127 &&
+      out_zero_point >= -128 && out_zero_point <= 127;
+  double ratio = ldexp (in_scale / out_scale, -20);
+  if (ok) {
+    memset (p, 0, sizeof *p);
+    p->left_shift = 20;
+    ok = npu_quantize_signed (ratio, &p->pos_multiplier, &p->pos_shift);
+  }
+  for (gint i = 0; ok && i < n_slopes; i++)
+    ok = npu_quantize_signed (slopes[i] * ratio, &neg_mult[i], &neg_shift[i]);
+  if (!ok) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+        "PReLU from scales: scales must be positive and finite, zero points in [-128, 127], "
+        "slopes finite, and |slope|·in/out below 2^30");
+    return FALSE;
+  }
+  p->n = n_slopes;
+  p->slope = slopes;
+  p->in_zero_point = in_zero_point;
+  p->out_zero_point = out_zero_point;
+  p->neg_multiplier = neg_mult;
+  p->neg_shift = neg_shift;
+  p->act_min = -128;
+  p->act_max = 127;
+  return TRUE;
+}
+
+static gboolean
+prelu_check (const M2iNpuPreluParams *p, const M2iNpuTensor *in, GError **error)
+{
+  const char *why = NULL;
+  if (!p)
+    why = "parameters are NULL";
+  else if (p->n != 1 && p->n != in->c)
+    why = "n must be 1 or the channel count";
+  else if (in->precision == M2I_NPU_FP16) {
+    if (!p->slope)
+      why = "fp16 needs slopes";
+    for (gint i = 0; !why && i < p->n; i++)
+      if (!isfinite (p->slope[i]))
+        why = "slopes must be finite";
+  } else if (!p->neg_multiplier || !p->neg_shift)
+    why = "int8 needs neg_multiplier and neg_shift";
+  else if (p->in_zero_point < -128 || p->in_zero_point > 127 || p->out_zero_point < -128 ||
+      p->out_zero_point > 127)
+    why = "zero points must be in [-128, 127]";
+  else if (p->left_shift < 0 || p->left_shift > 22)
+    why = "left_shift must be in [0, 22]";
+  else if (p->pos_multiplier < 0 || p->pos_shift < -31 || p->pos_shift > 30)
+    why = "pos_multiplier must be >= 0 and pos_shift in [-31, 30]";
+  else if (p->act_min < -128 || p->act_max > 127 || p->act_min > p->act_max)
+    why = "need -128 <= act_min <= act_max <= 127";
+  else
+    for (gint i = 0; !why && i < p->n; i++)
+      if (p->neg_multiplier[i] == G_MININT32 || p->neg_shift[i] < -31 || p->neg_shift[i] > 30)
+        why = "neg_multiplier must be > -2^31 and neg_shift in [-31, 30]";
+  if (why) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "prelu: %s", why);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+typedef struct {
+  const M2iNpuPreluParams *p;
+  const M2iNpuTensor *in;
+  M2iNpuTensor *out;
+  gint64 s[2][3];               /* block, row, batch strides of in, out */
+  NpuPreluF16Func f16_fast;     /* vector kernel, or NULL */
+} PreluJob;
+
+static void
+prelu_rows (gint begin, gint end, gint slice, gpointer data)
+{
+  const PreluJob *j = data;
+  const M2iNpuPreluParams *p = j->p;
+  const M2iNpuTensor *out = j->out;
+  gint cbs = CEIL8 (out->c);
+  gboolean f16 = out->precision == M2I_NPU_FP16;
+  gsize es = f16 ? 2 : 1;
+  gint64 len = (gint64) out->w * 8;
+  gint8 zero = (gint8) CLAMP (p->out_zero_point, p->act_min, p->act_max);
+  for (gint item = begin; item < end; item++) {
+    gint cb = item % cbs, y = (item / cbs) % out->h, n = item / cbs / out->h;
+    const guint8 *src = (const guint8 *) j->in->data
+        + (n * j->s[0][2] + y * j->s[0][1] + cb * j->s[0][0]) * (gint64) es;
+    guint8 *dst = (guint8 *) out->data
+        + (n * j->s[1][2] + y * j->s[1][1] + cb * j->s[1][0]) * (gint64) es;
+    /* the block's 8 slopes (padding lanes: any; they are rewritten) */
+    gint k0 = p->n == 1 ? 0 : cb * 8;
+    if (f16) {
+      float slope[8];
+      for (gint l = 0; l < 8; l++)
+        slope[l] = p->slope[p->n == 1 ? 0 : MIN (k0 + l, p->n - 1)];
+      if (j->f16_fast) {
+        j->f16_fast ((const m2i_f16 *) src, (m2i_f16 *) dst, out->w, slope);
+      } else {
+        const m2i_f16 *sh = (const m2i_f16 *) src;
+        m2i_f16 *dh = (m2i_f16 *) dst;
+        for (gint64 px = 0; px < out->w; px++)
+          for (gint l = 0; l < 8; l++) {
+            float v = m2i_f16_to_f32 (sh[px * 8 + l]);
+            dh[px * 8 + l] = m2i_f32_to_f16 (v < 0.0f ? v * slope[l] : v);
+          }
+      }
+    } else {
+      gint32 nm[8], nl[8], nr[8];
+      gint pl = MAX (p->pos_shift, 0), pr = MAX (-p->pos_shift, 0);
+      for (gint l = 0; l < 8; l++) {
+        gint k = p->n == 1 ? 0 : MIN (k0 + l, p->n - 1);
+        nm[l] = p->neg_multiplier[k];
+        nl[l] = MAX (p->neg_shift[k], 0);
+        nr[l] = MAX (-p->neg_shift[k], 0);
+      }
+      const gint8 *a = (const gint8 *) src;
+      for (gint64 i = 0; i < len; i++) {
+        gint32 d = (a[i] - p->in_zero_point) * (1 << p->left_shift), l = i % 8;
+        gint32 q = d >= 0 ? npu_mbqm (d, p->pos_multiplier, pl, pr)
+            : npu_mbqm (d, nm[l], nl[l], nr[l]);
+        q = CLAMP (q, -512, 512) + p->out_zero_point;
+        ((gint8 *) dst)[i] = (gint8) CLAMP (q, p->act_min, p->act_max);
+      }
+    }
+    if (cb == cbs - 1)
+      zero_padding_lanes (dst, out->w, out->c, out->precision, zero);
+  }
+}
+
+gboolean
+m2i_npu_prelu_run (const M2iNpuPreluParams *p, const M2iNpuTensor *in, M2iNpuTensor *out,
+    gint n_threads, GError **error)
+{
+  if (!m2i_npu_tensor_check (in, error) || !prelu_check (p, in, error))
+    return FALSE;
+  if (!npu_tensor_expect (out, "prelu output", in->precision, in->n, in->c, in->h, in->w, error))
+    return FALSE;
+  PreluJob j = { p, in, out };
+  j.f16_fast = in->precision == M2I_NPU_FP16 ? npu_x86_prelu_f16_func () : NULL;
+  npu_tensor_strides (in, &j.s[0][0], &j.s[0][1], &j.s[0][2]);
+  npu_tensor_strides (out, &j.s[1][0], &j.s[1][1], &j.s[1][2]);
+  if (in->data != out->data && ((const guint8 *) in->data < (const guint8 *) out->data +
+          out->capacity && (const guint8 *) out->data < (const guint8 *) in->data + in->capacity)) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+        "prelu: the output overlaps the input without being it");
+    return FALSE;
+  }
+  if (in->data == out->data && memcmp (j.s[0], j.s[1], sizeof j.s[0])) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+        "prelu: in place needs the same strides");
+    return FALSE;
+  }
+  m2i_parallel_for (in->n * in->h * CEIL8 (in->c), n_threads, 4, prelu_rows, &j);
   return TRUE;
 }

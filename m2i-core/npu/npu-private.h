@@ -60,9 +60,12 @@ struct _M2iNpuConv {
   /* Per output channel, padded to the tiles' full width. */
   gint32 *bias;            /* int8; VNNI folds -(z + 128)·Σw in */
   gint32 *mult, *lshift, *rshift;   /* MULTIPLIER; SHIFT uses rshift */
+  gint32 *nmult, *nlshift, *nrshift;  /* PReLU: the negative branch (int8) */
   float *fbias;
+  float *fslope;           /* PReLU: slopes (fp16 layers) */
+  gboolean prelu;          /* a PReLU epilogue: nmult… (int8) or fslope (fp16) */
   M2iNpuRequantScheme scheme;
-  gboolean any_lshift;     /* some MULTIPLIER shift is > 0 */
+  gboolean any_lshift;     /* some MULTIPLIER shift (either branch) is > 0 */
   M2iMliRound round;
   gint32 in_zero, out_zero, act_min, act_max;
   float f_min, f_max;
@@ -87,7 +90,9 @@ typedef struct {
   gint ncb;
   const void *w;           /* the tile's packed weights */
   const gint32 *bias, *mult, *lshift, *rshift;   /* from the tile's first channel */
+  const gint32 *nmult, *nlshift, *nrshift;        /* PReLU (int8), or NULL */
   const float *fbias;
+  const float *fslope;     /* PReLU (fp16), or NULL */
   guint8 *out;             /* output element (b, oy, first block, ox0) */
   gint64 out_block;        /* bytes between output blocks */
   gint nb;                 /* blocks to store */
@@ -110,11 +115,82 @@ NpuConvertFunc npu_x86_convert_func (void);
 /* Depthwise kernels (any number of pixels), or NULL for @isa C. */
 NpuTileFunc npu_x86_dw_func (NpuPath isa, M2iNpuPrecision p);
 
+/* Pooling window of output index @o along one axis: padded-area [lo, hi)
+ * and the part inside the input [vlo, vhi). */
+static inline void
+npu_pool_window (gint o, gint s, gint pb, gint pe, gint k, gint in, gint *lo, gint *hi,
+    gint *vlo, gint *vhi)
+{
+  *lo = o * s - pb;
+  *hi = MIN (*lo + k, in + pe);
+  *vlo = MAX (*lo, 0);
+  *vhi = MIN (*hi, in);
+}
+
+/* One output row of one channel block of an fp16 pooling: @src is the
+ * block's first input element (pixel (y, x) at src + y*in_row + x*8),
+ * [vy0, vy1) the rows inside the input and wy the window's padded height.
+ * The vector kernels compute exactly what the scalar loops of npu-ops.c do:
+ * MAX keeps f > acc ? f : acc from -inf, AVG adds in window order in fp32
+ * and divides by the count, one rounding to fp16. */
+typedef struct {
+  const M2iNpuPoolParams *p;
+  const m2i_f16 *src;
+  gint64 in_row;
+  gint in_w;
+  gint vy0, vy1, wy;
+  m2i_f16 *dst;
+  gint ow;
+} NpuPoolRow;
+
+typedef void (*NpuPoolRowFunc) (const NpuPoolRow *r);
+/* The fp16 pooling row kernel for this CPU (AVX-512 or AVX2 with F16C), or
+ * NULL for the plain-C loops. */
+NpuPoolRowFunc npu_x86_pool_f16_func (void);
+
+/* fp16 PReLU of @n_px pixels (8 lanes each, dense; @dst may be @src) with
+ * the block's 8 slopes; NULL without AVX2 + F16C. Same results as the C
+ * loop (x < 0 ? x·slope : x in fp32, one rounding). */
+typedef void (*NpuPreluF16Func) (const m2i_f16 *src, m2i_f16 *dst, gint64 n_px,
+    const float *slope8);
+NpuPreluF16Func npu_x86_prelu_f16_func (void);
+
+/* fp16 add of @n_px pixels: v = a + b, PReLU with the block's 8 slopes
+ * when @slope8 is not NULL, clamp to [lo, hi], one rounding; NULL without
+ * AVX2 + F16C. Same results as the C loop of npu-ops.c. */
+typedef void (*NpuAddF16Func) (const m2i_f16 *a, const m2i_f16 *b, m2i_f16 *dst, gint64 n_px,
+    float lo, float hi, const float *slope8);
+NpuAddF16Func npu_x86_add_f16_func (void);
+
+/* One row of one channel block converted between NCHW (f32 or f16, W
+ * contiguous, channel rows @plane elements apart) and an fp16 blocked row
+ * (@w pixels of 8): to blocked, lanes >= @lanes get +0; back, only @lanes
+ * rows are written. f32 → f16 rounds to nearest even (m2i_f32_to_f16),
+ * f16 → f32 is exact, f16 → f16 copies. */
+typedef struct {
+  gboolean to_blocked;
+  gboolean f32;              /* the NCHW side's type: f32, else f16 */
+  gpointer nchw;             /* channel 0 of the block, row y */
+  gint64 plane;              /* elements between channel rows */
+  m2i_f16 *blocked;          /* pixel 0 of the block's row y */
+  gint lanes, w;
+} NpuLayoutRow;
+
+typedef void (*NpuLayoutRowFunc) (const NpuLayoutRow *r);
+/* Pixels [x0, w) of @r, one element at a time (the C path, and the vector
+ * kernel's tail). */
+void npu_layout_row_tail (const NpuLayoutRow *r, gint x0);
+/* The F16C kernel, or NULL without AVX2 + F16C. */
+NpuLayoutRowFunc npu_x86_layout_row_func (void);
+
 /* Scalar requantization shared by the C kernels and the element-wise ops:
  * the int8 output for accumulator @acc of channel @ch of @c. */
 gint8 npu_requant_one (const M2iNpuConv *c, gint ch, gint32 acc);
 gint32 npu_mbqm (gint32 x, gint32 multiplier, gint lshift, gint rshift);
 gint32 npu_round_shift (gint32 acc, gint shift, M2iMliRound round);
+/* m2i_npu_quantize_multiplier for any sign: the multiplier carries the sign
+ * of @real; |real| < 2^-32 gives 0. FALSE for non-finite or too large. */
+gboolean npu_quantize_signed (double real, gint32 *multiplier, gint8 *shift);
 
 /* Shared checks. */
 gboolean npu_tensor_expect (const M2iNpuTensor *t, const char *what,

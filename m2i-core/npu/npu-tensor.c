@@ -166,6 +166,23 @@ m2i_npu_tensor_channel_view (const M2iNpuTensor *t, gint c0, gint nc,
 
 /* ---- NCHW ↔ blocked ----------------------------------------------------- */
 
+void
+npu_layout_row_tail (const NpuLayoutRow *r, gint x0)
+{
+  for (gint x = x0; x < r->w; x++)
+    for (gint l = 0; l < 8; l++) {
+      m2i_f16 *b = r->blocked + (gint64) x * 8 + l;
+      gint64 e = l * r->plane + x;
+      if (r->to_blocked)
+        *b = l >= r->lanes ? 0 : r->f32 ? m2i_f32_to_f16 (((const float *) r->nchw)[e])
+            : ((const m2i_f16 *) r->nchw)[e];
+      else if (l < r->lanes && r->f32)
+        ((float *) r->nchw)[e] = m2i_f16_to_f32 (*b);
+      else if (l < r->lanes)
+        ((m2i_f16 *) r->nchw)[e] = *b;
+    }
+}
+
 /* Each (image, channel block) is a rank-3 [lanes, H, W] view on both sides —
  * strides {1, row, 8} in the blocked tensor — converted by m2i_mli_convert,
  * so layout and type change in one pass with MLI's rounding and saturation. */
@@ -179,6 +196,11 @@ typedef struct {
   gint64 ms[4];             /* NCHW strides, elements */
   gint64 block, row, batch; /* blocked strides, elements */
   gint status;              /* first failure (atomic), M2I_MLI_OK */
+  /* fp16 blocked ↔ f32/f16 NCHW with contiguous rows: row by row, the
+   * values exactly as m2i_mli_convert makes them (f32 → f16 to nearest
+   * even, the rest exact) */
+  gboolean fast;
+  NpuLayoutRowFunc row_fn;
 } LayoutJob;
 
 static void
@@ -192,6 +214,19 @@ layout_items (gint begin, gint end, gint slice, gpointer data)
   for (gint item = begin; item < end; item++) {
     gint cb = item % cbs, n = item / cbs, lanes = MIN (8, b->c - cb * 8);
     gsize boff = (gsize) (n * j->batch + cb * j->block) * bes;
+    if (j->fast) {
+      gsize ms = m->type == M2I_MLI_FP32 ? 4 : 2;
+      NpuLayoutRow r = { j->to_blocked, m->type == M2I_MLI_FP32, NULL, j->ms[1], NULL, lanes, b->w };
+      for (gint y = 0; y < b->h; y++) {
+        r.nchw = (guint8 *) m->data + (n * j->ms[0] + (gint64) cb * 8 * j->ms[1] + y * j->ms[2]) * ms;
+        r.blocked = (m2i_f16 *) ((guint8 *) b->data + boff) + y * j->row;
+        if (j->row_fn)
+          j->row_fn (&r);
+        else
+          npu_layout_row_tail (&r, 0);
+      }
+      continue;
+    }
     guint32 shape[3] = { lanes, b->h, b->w };
     M2iMliTensor bv, mv;
     m2i_mli_tensor_init (&bv, j->type, (guint8 *) b->data + boff, b->capacity - boff, 3, shape);
@@ -263,6 +298,9 @@ layout_convert (const M2iMliTensor *nchw, const M2iNpuTensor *blocked,
     return FALSE;
   }
   j.status = M2I_MLI_OK;
+  j.fast = blocked->precision == M2I_NPU_FP16 && (nchw->type == M2I_MLI_FP32 ||
+      nchw->type == M2I_MLI_FP16) && j.ms[3] == 1;
+  j.row_fn = j.fast ? npu_x86_layout_row_func () : NULL;
   m2i_parallel_for (blocked->n * CEIL8 (blocked->c), n_threads, 4, layout_items, &j);
   return m2i_mli_set_error (j.status, error, to_blocked ? "conversion to blocked"
       : "conversion from blocked");
@@ -379,5 +417,45 @@ m2i_npu_requant_from_scales (double in_scale, const double *w_scales, gint n_w,
   M2iNpuRequant r = { M2I_NPU_REQUANT_MULTIPLIER, n_w, mult, shift,
     M2I_MLI_ROUND_HALF_UP, out_zero_point, relu ? out_zero_point : -128, 127 };
   *rq = r;
+  return TRUE;
+}
+
+gboolean
+npu_quantize_signed (double real, gint32 *multiplier, gint8 *shift)
+{
+  if (!isfinite (real))
+    return FALSE;
+  if (fabs (real) < ldexp (1, -32)) {    /* |acc·real| < 1/2 for any int32 acc */
+    *multiplier = 0;
+    *shift = 0;
+    return TRUE;
+  }
+  if (!m2i_npu_quantize_multiplier (fabs (real), multiplier, shift))
+    return FALSE;
+  if (real < 0)
+    *multiplier = -*multiplier;
+  return TRUE;
+}
+
+gboolean
+m2i_npu_requant_set_prelu (M2iNpuRequant *rq, double in_scale, const double *w_scales,
+    double out_scale, const float *slopes, gint n_slopes, gint32 *neg_mult,
+    gint8 *neg_shift, GError **error)
+{
+  gboolean ok = rq && rq->scheme == M2I_NPU_REQUANT_MULTIPLIER && rq->n >= 1 && w_scales &&
+      slopes && neg_mult && neg_shift && (n_slopes == 1 || n_slopes == rq->n) &&
+      in_scale > 0 && out_scale > 0 && isfinite (in_scale) && isfinite (out_scale);
+  for (gint i = 0; ok && i < rq->n; i++)
+    ok = w_scales[i] > 0 && isfinite (w_scales[i]) &&
+        npu_quantize_signed (slopes[n_slopes == 1 ? 0 : i] * in_scale * w_scales[i] / out_scale,
+            &neg_mult[i], &neg_shift[i]);
+  if (!ok) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+        "PReLU requantization: needs a MULTIPLIER requantization, positive finite scales, "
+        "1 or n finite slopes, and |slope·in·w/out| below 2^30");
+    return FALSE;
+  }
+  rq->neg_multiplier = neg_mult;
+  rq->neg_shift = neg_shift;
   return TRUE;
 }

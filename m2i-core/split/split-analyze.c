@@ -370,6 +370,38 @@ bias_input (const SplitAnalysis *a, gint node, gint channels)
   return -1;
 }
 
+float *
+split_prelu_slopes (const SplitAnalysis *a, gint node, gint channels)
+{
+  const M2iTensor *sl, *x;
+  gint src, port;
+  if (!is_type (node_at (a, node), "PReLU") || channels < 1 ||
+      !split_analysis_const_input (a, node, 1, &sl) || sl->type != M2I_ET_F32 ||
+      !source (a, node, 0, &src, &port) || split_analysis_const_input (a, node, 0, NULL))
+    return NULL;
+  x = split_analysis_value (a, src, port);
+  gint64 numel = m2i_shape_numel (&sl->shape);
+  /* one slope; a 1-D slope as long as the channel axis (PReLU-1's rule);
+   * else numpy broadcasting must put the values on axis 1 */
+  gboolean ok = numel == 1 || (numel == channels && x->shape.rank >= 2 &&
+      x->shape.dims[1] == channels &&
+      ((sl->shape.rank == 1) || per_channel_const (a, node, 1, channels)));
+  if (!ok)
+    return NULL;
+  float *s = g_new (float, channels);
+  for (gint c = 0; c < channels; c++)
+    s[c] = ((const float *) sl->data)[numel == 1 ? 0 : c];
+  return s;
+}
+
+static gboolean
+is_prelu (const SplitAnalysis *a, gint node, gint channels)
+{
+  float *s = split_prelu_slopes (a, node, channels);
+  g_free (s);
+  return s != NULL;
+}
+
 static gint
 output_channels (const SplitAnalysis *a, gint node)
 {
@@ -394,7 +426,8 @@ build_conv_unit (SplitAnalysis *a, gint anchor, const gint *affinity)
     cur = c;
     c = NEXT (cur);
   }
-  if (c >= 0 && (is_type (node_at (a, c), "ReLU") || is_type (node_at (a, c), "Clamp"))) {
+  if (c >= 0 && (is_type (node_at (a, c), "ReLU") || is_type (node_at (a, c), "Clamp") ||
+          is_prelu (a, c, channels))) {
     unit_take (a, u, c);
     cur = c;
     c = NEXT (cur);
@@ -429,6 +462,7 @@ split_conv_desc_free (SplitConvDesc *d)
     return;
   g_free (d->weights);
   g_free (d->bias);
+  g_free (d->slopes);
   g_free (d->w_scale);
   g_free (d->w_codes);
   g_free (d);
@@ -640,6 +674,12 @@ conv_desc (const SplitAnalysis *a, const SplitUnit *u, const char **why)
       }
       d->act_min = lo;
       d->act_max = hi;
+    } else if (is_type (tn, "PReLU")) {
+      d->slopes = split_prelu_slopes (a, t, g->out_channels);
+      if (!d->slopes) {
+        *why = "PReLU's slope is no constant with one value or one per channel";
+        goto fail;
+      }
     } else if (is_type (tn, "MaxPool")) {
       if (d->n_pools == G_N_ELEMENTS (d->pools) ||
           !split_pool_params (a, t, &d->pools[d->n_pools], why))
@@ -894,8 +934,17 @@ single_caps (SplitAnalysis *a, SplitUnit *u)
       why = "FakeQuantize would requantize between two grids (no engine kernel)";
     else
       u->caps |= SPLIT_CAN (M2I_SPLIT_ENGINE_NPU_INT8);
+  } else if (!strcmp (type, "PReLU")) {
+    gint s, p;
+    float *slopes = NULL;
+    if (!source (a, node, 0, &s, &p) || !split_analysis_phys (a, s, p, dims) ||
+        !(slopes = split_prelu_slopes (a, node, dims[1])))
+      why = "PReLU runs on the device on an NCHW or [N, K] tensor with a constant slope, one or per channel";
+    else
+      u->caps |= SPLIT_CAN (M2I_SPLIT_ENGINE_NPU_FP16);
+    g_free (slopes);
   } else if (!strcmp (type, "ReLU") || !strcmp (type, "Clamp")) {
-    why = "activations run on the device only fused after a convolution";
+    why = "ReLU and Clamp run on the device only fused after a convolution";
   } else {
     why = "no device kernel";
   }

@@ -130,6 +130,12 @@ split_cost_npu_add (const gint out[4], gboolean int8)
 }
 
 guint64
+split_cost_npu_prelu (const gint out[4], gboolean int8)
+{
+  return npu_stream_cycles (blocked_bytes (out, TRUE), 2 * blocked_bytes (out, int8), int8);
+}
+
+guint64
 split_cost_npu_concat (const gint out[4], gboolean int8)
 {
   return 2 * blocked_bytes (out, int8) / DMA_BYTES_PER_NS + DEVICE_SETUP_NS;
@@ -198,6 +204,8 @@ split_cost_device_unit (const SplitAnalysis *a, gint ui, M2iSplitEngine engine,
   }
   if (!strcmp (type, "Add"))
     return split_cost_npu_add (out, int8);
+  if (!strcmp (type, "PReLU"))
+    return split_cost_npu_prelu (out, int8);
   if (!strcmp (type, "Concat"))
     return split_cost_npu_concat (out, int8);
   return 0;                     /* views: Reshape, a FakeQuantize already on its grid */

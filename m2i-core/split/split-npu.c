@@ -4,7 +4,7 @@
  * Built once from the sub-model (the same analysis the partitioner used):
  * each convolution unit becomes one engine convolution (weights blocked,
  * bias and activation fused, int8 weights and requantization taken from
- * the FakeQuantize ranges), pooling / add / concat their engine calls,
+ * the FakeQuantize ranges), pooling / add / PReLU / concat their engine calls,
  * flattening Reshapes and FakeQuantizes already on their grid become views.
  * Every value lives in one arena allocated at build time; a Concat's
  * inputs made by convolutions are written straight into channel views of
@@ -28,7 +28,7 @@ typedef struct {
   gboolean ready;
 } PValue;
 
-typedef enum { P_IN, P_OUT, P_CONV, P_POOL, P_ADD, P_CONCAT } PKind;
+typedef enum { P_IN, P_OUT, P_CONV, P_POOL, P_ADD, P_PRELU, P_CONCAT } PKind;
 
 typedef struct {
   PKind kind;
@@ -37,9 +37,11 @@ typedef struct {
   M2iNpuConv *conv;
   M2iNpuPoolParams pool;
   M2iNpuAddParams add;
+  M2iNpuPreluParams prelu;     /* slope: owned */
   GArray *parts;               /* P_CONCAT: (value, c0) pairs still to copy */
   M2iMliType type;             /* P_IN, P_OUT: the blocked side's type */
   M2iMliQuant q;
+  gboolean skip;               /* P_OUT: nobody reads the data */
   guint64 cycles, bytes_read, bytes_written;
 } PStep;
 
@@ -150,16 +152,23 @@ build_conv (SplitNpuProgram *prog, const SplitAnalysis *a, const SplitUnit *u, g
     m2i_f32_to_f16_n (d->weights, w16, n_w);
     m2i_npu_weights_to_blocked (w16, 2, O, per, g->kernel_h, g->kernel_w, blocked);
     conv = m2i_npu_conv_new_fp16 (g, blocked, d->bias, d->act_min, d->act_max, &e);
+    if (conv && d->slopes && !m2i_npu_conv_set_prelu (conv, d->slopes, O, &e))
+      g_clear_pointer (&conv, m2i_npu_conv_free);
     g_free (w16);
     g_free (blocked);
   } else {
     gint8 *blocked = g_new (gint8, count);
     gint32 *bias = g_new (gint32, O), *mult = g_new (gint32, O);
-    gint8 *shift = g_new (gint8, O);
+    gint8 *shift = g_new (gint8, O), *nshift = g_new (gint8, O);
+    gint32 *nmult = g_new (gint32, O);
     M2iNpuRequant rq;
     m2i_npu_weights_to_blocked (d->w_codes, 1, O, per, g->kernel_h, g->kernel_w, blocked);
     gboolean ok = m2i_npu_requant_from_scales (d->in_grid.scale, d->w_scale, O,
         d->out_grid.scale, d->out_grid.zero_point, d->relu, mult, shift, &rq, &e);
+    /* PReLU: the negative branch requantized by slope · s_in · s_w / s_out */
+    if (ok && d->slopes)
+      ok = m2i_npu_requant_set_prelu (&rq, d->in_grid.scale, d->w_scale, d->out_grid.scale,
+          d->slopes, O, nmult, nshift, &e);
     for (gint o = 0; o < O && ok; o++) {
       double b = nearbyint (d->bias[o] / (d->in_grid.scale * d->w_scale[o]));
       bias[o] = (gint32) CLAMP (b, -1e9, 1e9);
@@ -177,6 +186,8 @@ build_conv (SplitNpuProgram *prog, const SplitAnalysis *a, const SplitUnit *u, g
     g_free (bias);
     g_free (mult);
     g_free (shift);
+    g_free (nmult);
+    g_free (nshift);
   }
   if (!conv) {
     gboolean r = fail_node (a, anchor, error, e->message);
@@ -282,6 +293,35 @@ build_single (SplitNpuProgram *prog, const SplitAnalysis *a, gint node, gint *vm
     s->add.f_max = INFINITY;
     s->add.act_min = -128;
     s->add.act_max = 127;
+    vmap[a->value_base[node]] = out;
+  } else if (!strcmp (type, "PReLU")) {
+    float *slopes = split_prelu_slopes (a, node, d[1]);
+    if (!slopes || prog->prec != M2I_NPU_FP16) {
+      g_free (slopes);
+      return fail_node (a, node, error, "PReLU runs on the fp16 engine with a constant slope");
+    }
+    /* after an Add read by nothing else (a residual block's activation):
+     * fused into the add, one pass instead of two */
+    PStep *last = prog->steps->len ? &g_array_index (prog->steps, PStep, prog->steps->len - 1)
+        : NULL;
+    M2iIrNode *src;
+    gint port, nc;
+    if (last && last->kind == P_ADD && last->out == in && !last->add.f_slope &&
+        m2i_ir_node_get_input_source (n, 0, &src, &port)) {
+      split_analysis_consumers (a, m2i_ir_node_get_index (src), port, &nc);
+      if (nc == 1) {
+        last->add.f_slope = slopes;
+        last->add.n_slope = d[1];
+        vmap[a->value_base[node]] = in;
+        return TRUE;
+      }
+    }
+    gint out = new_value (prog, d, NULL);
+    PStep *s = add_step (prog, P_PRELU);
+    s->a = in;
+    s->out = out;
+    s->prelu.n = d[1];
+    s->prelu.slope = slopes;
     vmap[a->value_base[node]] = out;
   } else if (!strcmp (type, "Concat")) {
     gint out = new_value (prog, d, grid);
@@ -502,6 +542,10 @@ split_npu_program_new (M2iIrModel *sub, M2iSplitEngine engine, SplitGridSeeds *s
         s->bytes_read = 2 * ob;
         s->bytes_written = ob;
         break;
+      case P_PRELU:
+        s->cycles = split_cost_npu_prelu (od, int8);
+        s->bytes_read = s->bytes_written = ob;
+        break;
       case P_CONCAT:
         s->cycles = split_cost_npu_concat (od, int8);
         s->bytes_read = s->bytes_written = ob;
@@ -527,6 +571,8 @@ split_npu_program_free (SplitNpuProgram *prog)
   for (guint k = 0; k < prog->steps->len; k++) {
     PStep *s = &g_array_index (prog->steps, PStep, k);
     m2i_npu_conv_free (s->conv);
+    g_free ((gpointer) s->prelu.slope);
+    g_free ((gpointer) s->add.f_slope);
     if (s->parts)
       g_array_free (s->parts, TRUE);
   }
@@ -539,6 +585,16 @@ split_npu_program_free (SplitNpuProgram *prog)
 
 gint split_npu_program_n_inputs (const SplitNpuProgram *prog) { return prog->n_inputs; }
 gint split_npu_program_n_outputs (const SplitNpuProgram *prog) { return prog->n_outputs; }
+
+void
+split_npu_program_set_output_needed (SplitNpuProgram *prog, gint j, gboolean needed)
+{
+  for (guint k = 0; k < prog->steps->len; k++) {
+    PStep *s = &g_array_index (prog->steps, PStep, k);
+    if (s->kind == P_OUT && s->host == j)
+      s->skip = !needed;
+  }
+}
 
 void
 split_npu_program_cost (const SplitNpuProgram *prog, guint64 *layers, guint64 *cycles,
@@ -631,6 +687,8 @@ split_npu_program_run (SplitNpuProgram *prog, const M2iTensor *const *in, M2iTen
         break;
       }
       case P_OUT: {
+        if (s->skip)
+          break;
         PValue *v = VAL (prog, s->a);
         M2iMliTensor m;
         ok = host_view (out[s->host], v, &m, error) &&
@@ -649,6 +707,10 @@ split_npu_program_run (SplitNpuProgram *prog, const M2iTensor *const *in, M2iTen
       case P_ADD:
         ok = m2i_npu_add_run (&s->add, &VAL (prog, s->a)->t, &VAL (prog, s->b)->t,
             &VAL (prog, s->out)->t, th, error);
+        break;
+      case P_PRELU:
+        ok = m2i_npu_prelu_run (&s->prelu, &VAL (prog, s->a)->t, &VAL (prog, s->out)->t, th,
+            error);
         break;
       case P_CONCAT:
         for (guint p = 0; p < s->parts->len; p += 2)

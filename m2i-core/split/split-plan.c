@@ -8,7 +8,8 @@
  *  4. a device group whose run plus transfers costs more than the CPU's run
  *     of the same layers goes back to the CPU (the worst first, then
  *     everything is grouped again), until none does;
- *  5. each group becomes a sub-model (m2i_ir_model_extract_with_outputs)
+ *  5. each group becomes a sub-model (m2i_ir_model_extract with the
+ *     group's crossing tensors as its outputs)
  *     and the tensors crossing between groups are listed.
  */
 #include "split-private.h"
@@ -913,7 +914,7 @@ extract_piece (M2iSplitPlan *plan, const SplitAnalysis *a, gint g, GError **erro
     outs[2 * k + 1] = t->src_port;
   }
   g_autofree gchar *name = g_strdup_printf ("%s/graph_%d", m2i_ir_model_get_name (a->model), g);
-  p->model = m2i_ir_model_extract_with_outputs (a->model, (const gint *) selection->data,
+  p->model = m2i_ir_model_extract (a->model, (const gint *) selection->data,
       selection->len, outs, p->outputs->len, name, error);
   g_free (outs);
   g_free (seen);

@@ -70,6 +70,7 @@ typedef struct {
   float *bias;                 /* out_channels; owned */
   gboolean relu;
   float act_min, act_max;      /* -inf / +inf when there is no clamp */
+  float *slopes;               /* PReLU: out_channels slopes (owned), or NULL */
   gint in_node, in_port;       /* the value the unit reads */
   gint out_node, out_port;     /* the value it produces */
   gint n_pools;                /* MaxPools of an int8 tail, in order */
@@ -149,6 +150,11 @@ gboolean split_analysis_const_input (const SplitAnalysis *a, gint node, gint i,
 gboolean split_analysis_phys (const SplitAnalysis *a, gint node, gint port,
     gint dims[4]);
 
+/* The slopes of a PReLU @node whose data has @channels channels (axis 1),
+ * expanded to @channels floats (a new array, g_free) when the slope is a
+ * float constant with one value or one per channel; NULL otherwise. */
+float *split_prelu_slopes (const SplitAnalysis *a, gint node, gint channels);
+
 /* Pooling parameters of a MaxPool, AvgPool or ReduceMean (over H and W)
  * layer the engine can run; FALSE with @why set otherwise. */
 gboolean split_pool_params (const SplitAnalysis *a, gint node, M2iNpuPoolParams *p,
@@ -197,6 +203,7 @@ guint64 split_cost_device_unit (const SplitAnalysis *a, gint u, M2iSplitEngine e
 guint64 split_cost_npu_pool (const M2iNpuPoolParams *p, const gint in[4], gint oh, gint ow,
     gboolean int8);
 guint64 split_cost_npu_add (const gint out[4], gboolean int8);
+guint64 split_cost_npu_prelu (const gint out[4], gboolean int8);
 guint64 split_cost_npu_concat (const gint out[4], gboolean int8);
 /* Moving a tensor of @numel elements of @elem_bytes each across a boundary
  * from @from to @to. 0 when both are the CPU. */
@@ -302,6 +309,9 @@ gint split_npu_program_n_outputs (const SplitNpuProgram *prog);
  * writes f32 outputs to @out[i]. Adds the simulated cost to @stats. */
 gboolean split_npu_program_run (SplitNpuProgram *prog, const M2iTensor *const *in,
     M2iTensor *const *out, M2iSplitPieceStats *stats, GError **error);
+/* Whether output @j is converted back to the host at each run (TRUE by
+ * default; FALSE when no piece reads its data). */
+void split_npu_program_set_output_needed (SplitNpuProgram *prog, gint j, gboolean needed);
 /* Layers and simulated cycles of one run. */
 void split_npu_program_cost (const SplitNpuProgram *prog, guint64 *layers,
     guint64 *cycles, guint64 *bytes_read, guint64 *bytes_written);

@@ -8,10 +8,16 @@
  * are copied (converting f16 to f32 where needed) into its infer request;
  * a compute-engine piece converts its inputs into its blocked layout
  * itself. Everything is allocated when the runner is made.
+ *
+ * Fewer copies at the boundaries: a tensor whose data only one CPU piece
+ * reads — a model input, or what a compute-engine piece writes — lives in
+ * that piece's request input buffer (which the runtime leaves untouched),
+ * so nothing is copied in; an engine output whose data nobody reads (a
+ * tensor CPU pieces read only through ShapeOf) is not converted back.
  */
 #include "split-private.h"
 #include <base/m2i-error.h>
-#include <m2i/engine-private.h>
+#include <m2i/m2i-device.h>
 
 #include <string.h>
 
@@ -132,6 +138,62 @@ prepare_npu (M2iSplitRunner *r, RPiece *rp, GError **error)
   return TRUE;
 }
 
+/* The pieces that read the data of tensor @t (CPU pieces reading it only
+ * for its shape do not); *cpu_piece / *cpu_input receive the last CPU
+ * reader and its input ordinal. */
+static gint
+data_readers (M2iSplitRunner *r, gint t, gint *cpu_piece, gint *cpu_input)
+{
+  const SplitTensor *st = g_ptr_array_index (r->plan->tensors, t);
+  gint n = 0;
+  for (guint k = 0; k < st->consumers->len; k++) {
+    RPiece *rp = &r->pieces[g_array_index (st->consumers, gint, k)];
+    gint ni = m2i_ir_model_get_n_inputs (rp->pc->model);
+    for (gint i = 0; i < ni; i++) {
+      if (rp->in_tensor[i] != t)
+        continue;
+      if (rp->pc->engine == M2I_SPLIT_ENGINE_CPU) {
+        if (rp->shape_only[i])
+          continue;
+        *cpu_piece = rp->index;
+        *cpu_input = i;
+      }
+      n++;
+    }
+  }
+  /* the head reads its planes by tensor, not as sub-model inputs */
+  for (gint p = 0; p < r->n_pieces; p++)
+    for (gint k = 0; k < r->pieces[p].n_planes; k++)
+      n += r->pieces[p].plane_tensor[k] == t;
+  return n;
+}
+
+/* The boundary copies a plan does not need (see the top of the file). */
+static void
+link_buffers (M2iSplitRunner *r)
+{
+  for (gint t = 0; t < r->n_tensors; t++) {
+    const SplitTensor *st = g_ptr_array_index (r->plan->tensors, t);
+    gboolean model_output = st->attr == M2I_SPLIT_TENSOR_OUTPUT;
+    gint cp = -1, ci = -1;
+    gint n = data_readers (r, t, &cp, &ci);
+    RPiece *prod = st->producer >= 0 ? &r->pieces[st->producer] : NULL;
+    if (prod && prod->prog && n == 0 && !model_output)
+      for (gint j = 0; j < m2i_ir_model_get_n_outputs (prod->pc->model); j++)
+        if (prod->out_tensor[j] == t)
+          split_npu_program_set_output_needed (prod->prog, j, FALSE);
+    if (n != 1 || cp < 0 || model_output || !r->owned[t])
+      continue;
+    if (prod && !prod->prog)
+      continue;                 /* the head's output: converted when copied */
+    M2iTensor *dst = m2i_ir_infer_request_get_input (r->pieces[cp].req, ci);
+    if (dst->type != r->values[t].type || !m2i_shape_equal (&dst->shape, &r->values[t].shape))
+      continue;
+    g_clear_pointer (&r->owned[t], g_free);
+    r->values[t].data = dst->data;
+  }
+}
+
 static gboolean
 prepare_head (M2iSplitRunner *r, RPiece *rp, GError **error)
 {
@@ -206,6 +268,8 @@ m2i_split_runner_new (M2iSplitPlan *plan, const M2iSplitRunOptions *opts, GError
     if (!ok)
       g_prefix_error (error, "piece %d (%s): ", p, m2i_split_engine_to_string (rp->pc->engine));
   }
+  if (ok)
+    link_buffers (r);
   for (guint i = 0; i < plan->outputs->len && ok; i++) {
     gint t = g_array_index (plan->outputs, gint, i);
     if (r->values[t].type == M2I_ET_F16)
@@ -302,6 +366,8 @@ copy_in (const M2iTensor *src, M2iTensor *dst, gint piece, GError **error)
     g_set_error (error, M2I_ERROR, M2I_ERROR_FAILED, "piece %d: an input of the wrong size", piece);
     return FALSE;
   }
+  if (src->data == dst->data)   /* written in place by its producer (link_buffers) */
+    return TRUE;
   if (src->type == dst->type)
     memcpy (dst->data, src->data, m2i_tensor_nbytes (dst));
   else if (src->type == M2I_ET_F16 && dst->type == M2I_ET_F32)
@@ -342,7 +408,7 @@ run_npu (M2iSplitRunner *r, RPiece *rp, GError **error)
     return FALSE;
   guint64 layers, cycles, br, bw;
   split_npu_program_cost (rp->prog, &layers, &cycles, &br, &bw);
-  m2i_device_account (layers, 0, br, bw, cycles, FALSE);
+  m2i_device_account_work (NULL, M2I_DEVICE_TARGET_DEVICE, layers, br, bw, cycles);
   return TRUE;
 }
 

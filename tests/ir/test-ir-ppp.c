@@ -101,10 +101,12 @@ test_ppp (void)
   M2iIrModel *m = m2i_ir_model_load (xml, NULL, &error);
   g_assert_no_error (error);
   GArray *head_nodes = ancestors (m, find_type (m, "Transpose"));
-  M2iIrModel *head = m2i_ir_model_extract (m, (gint *) head_nodes->data, head_nodes->len, "head", &error);
+  M2iIrModel *head = m2i_ir_model_extract (m, (gint *) head_nodes->data, head_nodes->len, NULL, 0,
+      "head", &error);
   g_assert_no_error (error);
   GArray *csc_nodes = ancestors (m, find_type (m, "NV12toRGB"));
-  M2iIrModel *csc = m2i_ir_model_extract (m, (gint *) csc_nodes->data, csc_nodes->len, "csc", &error);
+  M2iIrModel *csc = m2i_ir_model_extract (m, (gint *) csc_nodes->data, csc_nodes->len, NULL, 0,
+      "csc", &error);
   g_assert_no_error (error);
   g_assert_cmpint (m2i_ir_model_get_n_inputs (head), ==, 2);
   g_assert_true (m2i_shape_equal (&m2i_ir_model_get_output (head, 0)->shape, &TEST_SHAPE (1, 3, 28, 28)));

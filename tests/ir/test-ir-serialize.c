@@ -1,6 +1,7 @@
 /* Writing models: a round trip keeps the graph (ids, ports, names,
  * attributes, rt_info, constants) and the results; sub-graphs extracted
- * and chained compute what the whole model computes. */
+ * and chained compute what the whole model computes, a Const shared across
+ * the cut copied into both. */
 #include "ir-test-util.h"
 #include <base/m2i-error.h>
 
@@ -161,9 +162,9 @@ test_extract (void)
   GError *error = NULL;
   gint first[] = { 0, 2 };                   /* x, Transpose (its Const comes along) */
   gint second[] = { 3, 4, 6, 7 };            /* Convert, Convert, Concat, Result */
-  M2iIrModel *p1 = m2i_ir_model_extract (m, first, G_N_ELEMENTS (first), "part1", &error);
+  M2iIrModel *p1 = m2i_ir_model_extract (m, first, G_N_ELEMENTS (first), NULL, 0, "part1", &error);
   g_assert_no_error (error);
-  M2iIrModel *p2 = m2i_ir_model_extract (m, second, G_N_ELEMENTS (second), "part2", &error);
+  M2iIrModel *p2 = m2i_ir_model_extract (m, second, G_N_ELEMENTS (second), NULL, 0, "part2", &error);
   g_assert_no_error (error);
   g_assert_cmpstr (m2i_ir_model_get_name (p1), ==, "part1");
   g_assert_cmpint (m2i_ir_model_get_n_inputs (p1), ==, 1);
@@ -183,11 +184,85 @@ test_extract (void)
   g_assert_cmpmem (chained, 48, whole, 48);
 
   gint bad[] = { 99 };
-  g_assert_null (m2i_ir_model_extract (m, bad, 1, NULL, &error));
+  g_assert_null (m2i_ir_model_extract (m, bad, 1, NULL, 0, NULL, &error));
   g_assert_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
   m2i_ir_model_unref (p1);
   m2i_ir_model_unref (p2);
+  m2i_ir_model_unref (m);
+  test_ir_free (b);
+}
+
+static gint
+index_of (M2iIrModel *m, gint id)
+{
+  return m2i_ir_node_get_index (m2i_ir_model_find_node (m, id));
+}
+
+/* A Const read on both sides of a cut is copied into each sub-model, not
+ * passed between them: x → A = Add(x, k) → B = Multiply(A, k) → Result,
+ * cut after A. Part 1 has one output (A), part 2 one input (A) and its own
+ * k; chained they compute (x + k)·k. With @outputs listed, exactly those
+ * leave (and a Const selected explicitly still does not). */
+static void
+test_extract_shared_const (void)
+{
+  TestIr *b = test_ir_new (11);
+  M2iShape s23 = TEST_SHAPE (2, 3);
+  const float kv[6] = { 1, -2, 3, 0.5f, 10, -1 };
+  gint x = test_ir_parameter (b, "x", M2I_ET_F32, &s23);
+  gint k = test_ir_const (b, M2I_ET_F32, &s23, kv);
+  gint ain[2] = { x, k };
+  gint a = test_ir_op (b, "Add", "opset1", NULL, 2, ain, M2I_ET_F32, &s23);
+  gint min[2] = { a, k };
+  gint mul = test_ir_op (b, "Multiply", "opset1", NULL, 2, min, M2I_ET_F32, &s23);
+  gint res = test_ir_result (b, mul);
+  GError *error = NULL;
+  M2iIrModel *m = test_ir_load (b, &error);
+  g_assert_no_error (error);
+  gint first[] = { index_of (m, x), index_of (m, a) };
+  gint first_k[] = { index_of (m, x), index_of (m, a), index_of (m, k) };
+  gint second[] = { index_of (m, mul), index_of (m, res) };
+  M2iIrModel *p1 = m2i_ir_model_extract (m, first, 2, NULL, 0, "p1", &error);
+  g_assert_no_error (error);
+  M2iIrModel *p2 = m2i_ir_model_extract (m, second, 2, NULL, 0, "p2", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (m2i_ir_model_get_n_outputs (p1), ==, 1);
+  g_assert_cmpint (m2i_ir_model_get_n_inputs (p2), ==, 1);
+  g_assert_nonnull (m2i_ir_node_get_const (m2i_ir_model_find_node (p1, k)));
+  g_assert_nonnull (m2i_ir_node_get_const (m2i_ir_model_find_node (p2, k)));
+  const float xv[6] = { 2, 2, -1, 4, 0, 7 };
+  const float *in1[1] = { xv };
+  g_autofree float *mid = run_once (p1, in1);
+  const float *in2[1] = { mid };
+  g_autofree float *chained = run_once (p2, in2);
+  g_autofree float *whole = run_once (m, in1);
+  for (gint i = 0; i < 6; i++) {
+    g_assert_cmpfloat (mid[i], ==, xv[i] + kv[i]);
+    g_assert_cmpfloat (chained[i], ==, (xv[i] + kv[i]) * kv[i]);
+    g_assert_cmpfloat (whole[i], ==, chained[i]);
+  }
+  /* the Const selected explicitly: still no Result of its own */
+  M2iIrModel *p1k = m2i_ir_model_extract (m, first_k, 3, NULL, 0, "p1k", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (m2i_ir_model_get_n_outputs (p1k), ==, 1);
+  /* listed outputs: exactly those */
+  gint outs[] = { index_of (m, a), 0 };
+  M2iIrModel *p1o = m2i_ir_model_extract (m, first, 2, outs, 1, "p1o", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (m2i_ir_model_get_n_outputs (p1o), ==, 1);
+  g_assert_cmpstr (m2i_ir_model_get_output (p1o, 0)->name, ==, m2i_ir_model_get_output (p1, 0)->name);
+  gint not_selected[] = { index_of (m, mul), 0 }, bad_port[] = { index_of (m, a), 3 };
+  g_assert_null (m2i_ir_model_extract (m, first, 2, not_selected, 1, NULL, &error));
+  g_assert_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_null (m2i_ir_model_extract (m, first, 2, bad_port, 1, NULL, &error));
+  g_assert_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  m2i_ir_model_unref (p1);
+  m2i_ir_model_unref (p2);
+  m2i_ir_model_unref (p1k);
+  m2i_ir_model_unref (p1o);
   m2i_ir_model_unref (m);
   test_ir_free (b);
 }
@@ -198,5 +273,6 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/ir/serialize/round-trip", test_round_trip);
   g_test_add_func ("/ir/serialize/extract", test_extract);
+  g_test_add_func ("/ir/serialize/extract-shared-const", test_extract_shared_const);
   return g_test_run ();
 }

@@ -4,12 +4,14 @@
  * (padding contributes x = zx, i.e. nothing), then
  *   SHIFT:      q = Round(acc / 2^s)      (floor division + remainder)
  *   MULTIPLIER: q = TFLite MultiplyByQuantizedMultiplier(acc, m, shift)
+ *   PReLU:      acc < 0 takes the negative branch's multiplier and shift
+ *               (any sign: slope · scale), MULTIPLIER only
  *   out = Clamp(q + zo, act_min, act_max).
  * meson runs this binary once per M2I_CPU_DISABLE level, so every kernel
  * path meets the same reference. */
 #include "npu-test-util.h"
 
-typedef enum { ACT_NONE, ACT_RELU, ACT_CLAMP } Act;
+typedef enum { ACT_NONE, ACT_RELU, ACT_CLAMP, ACT_PRELU } Act;
 
 typedef struct {
   gint N, C, O, G, H, W, KH, KW, SH, SW, DH, DW, PT, PL, PB, PR;
@@ -72,9 +74,22 @@ run_case (const Case *k, GRand *r)
 
   /* Requantization spreading the outputs over the int8 range. */
   gint nq = k->per_channel ? k->O : 1;
-  gint8 *shift = g_new (gint8, nq);
-  gint32 *mult = g_new (gint32, nq);
+  gint8 *shift = g_new (gint8, nq), *nshift = g_new (gint8, nq);
+  gint32 *mult = g_new (gint32, nq), *nmult = g_new (gint32, nq);
   for (gint i = 0; i < nq; i++) {
+    /* PReLU: slope · scale, slopes of both signs, some 0 */
+    double slope = g_rand_int_range (r, 0, 8) == 0 ? 0 : g_rand_double_range (r, -1.5, 1.5);
+    double nreal = slope * 40.0 / rms * g_rand_double_range (r, 0.7, 1.4);
+    if (k->force_shift) {
+      nmult[i] = g_rand_int_range (r, -G_MAXINT32, G_MAXINT32);
+      nshift[i] = (gint8) k->force_shift;
+    } else if (nreal == 0) {
+      nmult[i] = 0;
+      nshift[i] = 0;
+    } else {
+      tu_quantize (fabs (nreal), &nmult[i], &nshift[i]);
+      nmult[i] = nreal < 0 ? -nmult[i] : nmult[i];
+    }
     double real = 40.0 / rms * g_rand_double_range (r, 0.7, 1.4);
     if (k->scheme == M2I_NPU_REQUANT_SHIFT) {
       shift[i] = (gint8) CLAMP ((gint) lround (-log2 (real)), 0, 31);
@@ -94,11 +109,17 @@ run_case (const Case *k, GRand *r)
     amax = zo + 40;
   }
   M2iNpuRequant rq = { k->scheme, nq, mult, shift, k->round, zo, amin, amax };
+  if (k->act == ACT_PRELU) {
+    g_assert_cmpint (k->scheme, ==, M2I_NPU_REQUANT_MULTIPLIER);
+    rq.neg_multiplier = nmult;
+    rq.neg_shift = nshift;
+  }
 
   gint8 *expect = g_malloc (ny);
   for (gsize i = 0; i < ny; i++) {
     gint o = (i / ((gsize) OH * OW)) % k->O, qi = k->per_channel ? o : 0;
     gint64 q = k->scheme == M2I_NPU_REQUANT_SHIFT ? tu_srs (acc[i], shift[qi], k->round)
+        : k->act == ACT_PRELU && acc[i] < 0 ? tu_mbqm (acc[i], nmult[qi], nshift[qi])
         : tu_mbqm (acc[i], mult[qi], shift[qi]);
     expect[i] = (gint8) CLAMP (q + zo, amin, amax);
   }
@@ -161,6 +182,8 @@ run_case (const Case *k, GRand *r)
   g_free (expect);
   g_free (shift);
   g_free (mult);
+  g_free (nshift);
+  g_free (nmult);
   g_free (acc);
   g_free (bias);
   g_free (w);
@@ -195,6 +218,14 @@ static const Case cases[] = {
   { 1,  3, 24,  1, 19, 23, 5, 5, 2, 2, 2, 2, 3, 1, 2, 4, MULT, TRUE, HU, ACT_NONE },     /* C=3 folded, s2 d2 */
   { 2,  1,  9,  1, 12, 17, 3, 3, 1, 3, 1, 1, 1, 2, 1, 0, SHIFT, TRUE, HE, ACT_RELU },   /* C=1 folded, s(1,3) */
   { 1, 16, 16, 16,  5,  3, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, MULT, TRUE, HU, ACT_NONE },     /* depthwise, ow = 1 */
+  /* PReLU: per channel and shared, depthwise, left shifts and Sat32 */
+  { 1, 13, 21,  1,  9, 11, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, MULT, TRUE, HU, ACT_PRELU },
+  { 1, 16, 40,  1,  7, 12, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, MULT, FALSE, HU, ACT_PRELU },
+  { 1, 24, 24, 24, 11,  9, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, MULT, TRUE, HU, ACT_PRELU },
+  { 1,  3, 16,  1, 15, 17, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, MULT, TRUE, HU, ACT_PRELU },
+  { 2, 100, 37, 1,  1,  1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, MULT, TRUE, HU, ACT_PRELU, 0, TRUE },
+  { 1,  9, 17,  1,  6,  7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, MULT, TRUE, HU, ACT_PRELU, 2 },
+  { 1,  9, 17,  1,  6,  7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, MULT, FALSE, HU, ACT_PRELU, 30 },
 };
 
 static void
@@ -246,7 +277,9 @@ test_random (void)
     k.scheme = g_rand_boolean (r) ? SHIFT : MULT;
     k.per_channel = g_rand_boolean (r);
     k.round = g_rand_boolean (r) ? HU : HE;
-    k.act = g_rand_int_range (r, 0, 3);
+    k.act = g_rand_int_range (r, 0, 4);
+    if (k.act == ACT_PRELU)
+      k.scheme = MULT;
     run_case (&k, r);
   }
   g_rand_free (r);

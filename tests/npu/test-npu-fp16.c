@@ -12,6 +12,9 @@
  *    — what the model computes on the CPU: additionally the rounding of x
  *    and w to fp16, |x̃w̃ - xw| <= (2^-10 + 2^-22)|xw|, so
  *      |got - ref32| <= bound 1 + (2^-10 + 2^-22)·Σ|x·w| + fp32's own E.
+ * 3. With a PReLU epilogue (v < 0 ? v·slope : v before the clamp), the
+ *    pre-activation's error is scaled by at most max(1, |slope|) (also when
+ *    a value near 0 changes sides) and the fp32 product adds 2^-24·|v·slope|.
  * meson runs this binary once per M2I_CPU_DISABLE level. */
 #include "npu-test-util.h"
 #include "ir-conv.h"
@@ -20,6 +23,7 @@ typedef struct {
   gint N, C, O, G, H, W, KH, KW, SH, SW, DH, DW, PT, PL, PB, PR;
   float lo, hi;
   gboolean fc;
+  gint prelu;                 /* 0: none; 1: a slope per channel; 2: one slope */
 } Case;
 
 static gint
@@ -53,6 +57,9 @@ run_case (const Case *k, GRand *r, Stats *st)
   }
   for (gint o = 0; o < k->O; o++)
     bias[o] = (float) g_rand_double_range (r, -0.5, 0.5);
+  float *slopes = g_new (float, k->O);
+  for (gint o = 0; o < k->O; o++)
+    slopes[o] = o % 7 == 3 ? 0 : (float) g_rand_double_range (r, -2, 2);
 
   gsize bx = m2i_npu_tensor_bytes (M2I_NPU_FP16, k->N, k->C, k->H, k->W);
   gsize by = m2i_npu_tensor_bytes (M2I_NPU_FP16, k->N, k->O, OH, OW);
@@ -70,6 +77,9 @@ run_case (const Case *k, GRand *r, Stats *st)
       k->DH, k->DW, k->PT, k->PL, k->PB, k->PR };
     conv = m2i_npu_conv_new_fp16 (&g, wb, bias, k->lo, k->hi, &err);
   }
+  g_assert_no_error (err);
+  if (k->prelu)
+    g_assert_true (m2i_npu_conv_set_prelu (conv, slopes, k->prelu == 1 ? k->O : 1, &err));
   g_assert_no_error (err);
   M2iNpuTensor tin, tout;
   m2i_npu_tensor_init (&tin, M2I_NPU_FP16, k->N, k->C, k->H, k->W, xb, bx);
@@ -110,18 +120,23 @@ run_case (const Case *k, GRand *r, Stats *st)
                 sabs += fabs ((double) x32[xi] * w32[wi]);
               }
           double got = m2i_f16_to_f32 (hv);
-          double refc = CLAMP (ref, (double) k->lo, (double) k->hi);
+          double s = k->prelu == 0 ? 1 : slopes[k->prelu == 1 ? o : 0];
+          double grow = k->prelu ? MAX (1.0, fabs (s)) : 1.0;
+          double refp = k->prelu && ref < 0 ? ref * s : ref;
+          double refc = CLAMP (refp, (double) k->lo, (double) k->hi);
           double e = gamma * sabs16;
-          double bound = ldexp (fabs (refc), -11) + (1 + ldexp (1, -10)) * e + u;
+          double bound = ldexp (fabs (refc), -11) + grow * (1 + ldexp (1, -10)) * e + u
+              + (k->prelu ? u * fabs (refp) : 0);
           if (!(fabs (got - refc) <= bound))
             g_error ("%s: n %d c %d y %d x %d: got %.8g, exact %.8g, bound %.3g",
                 m2i_npu_conv_get_path (conv), b, o, oy, ox, got, refc, bound);
           st->worst_ulp_ratio = MAX (st->worst_ulp_ratio, fabs (got - refc) / bound);
           /* Against the IR runtime's fp32 kernel on the unrounded data. */
           float acc32 = ir->output[(((gsize) b * k->O + o) * OH + oy) * OW + ox] + bias[o];
-          float c32 = CLAMP (acc32, k->lo, k->hi);
-          double bound32 = bound + (ldexp (1, -10) + ldexp (1, -22)) * sabs
-              + gamma * sabs + u * fabs (acc32);
+          float p32 = k->prelu && acc32 < 0 ? acc32 * (float) s : acc32;
+          float c32 = CLAMP (p32, k->lo, k->hi);
+          double bound32 = bound + grow * ((ldexp (1, -10) + ldexp (1, -22)) * sabs
+              + gamma * sabs + u * fabs (acc32)) + u * fabs (p32);
           if (!(fabs (got - c32) <= bound32))
             g_error ("%s vs fp32: n %d c %d y %d x %d: got %.8g, fp32 %.8g, bound %.3g",
                 m2i_npu_conv_get_path (conv), b, o, oy, ox, got, c32, bound32);
@@ -132,6 +147,7 @@ run_case (const Case *k, GRand *r, Stats *st)
   g_free (x32);
   g_free (w32);
   g_free (bias);
+  g_free (slopes);
   g_free (x);
   g_free (w);
   g_free (xb);
@@ -156,6 +172,13 @@ static const Case cases[] = {
   { 1,  3, 24,  1, 19, 23, 5, 5, 2, 2, 2, 2, 3, 1, 2, 4, -INFINITY, INFINITY },
   { 2,  1,  9,  1, 12, 17, 3, 3, 1, 3, 1, 1, 1, 2, 1, 0, 0, INFINITY },
   { 1, 16, 16, 16,  5,  3, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, -INFINITY, INFINITY },
+  /* PReLU (person-detection's bottlenecks: 1x1, depthwise 3x3, stride 2) */
+  { 1, 32, 24,  1, 10, 17, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, -INFINITY, INFINITY, FALSE, 1 },
+  { 1, 24, 24, 24, 11, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, -INFINITY, INFINITY, FALSE, 2 },
+  { 1, 40, 40, 40, 12,  9, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, -INFINITY, INFINITY, FALSE, 1 },
+  { 1,  3, 16,  1, 15, 17, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, -INFINITY, INFINITY, FALSE, 1 },
+  { 1, 13, 21,  1,  9, 11, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, -0.5f, 0.75f, FALSE, 1 },
+  { 2, 100, 37, 1,  1,  1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, -INFINITY, INFINITY, TRUE, 2 },
 };
 
 static void
@@ -200,6 +223,9 @@ test_random (void)
     } while (k.H + k.PT + k.PB < (k.KH - 1) * k.DH + 1 || k.W + k.PL + k.PR < (k.KW - 1) * k.DW + 1);
     k.lo = g_rand_boolean (r) ? -INFINITY : 0;
     k.hi = g_rand_boolean (r) ? INFINITY : 1;
+    k.prelu = g_rand_int_range (r, 0, 3);
+    if (k.prelu)
+      k.lo = -INFINITY;
     run_case (&k, r, &st);
   }
   g_test_message ("worst error / bound: %.3f; worst |fp16 - fp32| / sum|xw|: %.2e",
@@ -223,6 +249,16 @@ test_errors (void)
   M2iNpuConv *c = m2i_npu_conv_new_fp16 (&g, wb, NULL, -INFINITY, INFINITY, &err);
   g_assert_no_error (err);
   g_assert_cmpint (m2i_npu_conv_get_precision (c), ==, M2I_NPU_FP16);
+  float slopes[3] = { 0.25f, INFINITY, 1 };
+  g_assert_false (m2i_npu_conv_set_prelu (c, slopes, 3, &err));       /* neither 1 nor O */
+  g_assert_error (err, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&err);
+  g_assert_false (m2i_npu_conv_set_prelu (c, &slopes[1], 1, &err));   /* not finite */
+  g_clear_error (&err);
+  g_assert_false (m2i_npu_conv_set_prelu (c, NULL, 1, &err));
+  g_clear_error (&err);
+  g_assert_false (m2i_npu_conv_set_prelu (NULL, slopes, 1, &err));
+  g_clear_error (&err);
   gint8 in[128 * 2], out[128 * 2];
   M2iNpuTensor ti, to;
   m2i_npu_tensor_init (&ti, M2I_NPU_INT8, 1, 8, 4, 4, in, sizeof in);

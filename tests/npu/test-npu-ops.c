@@ -1,5 +1,7 @@
-/* Layout converters, weight blocking, pooling and element-wise add against
- * references written here from the definitions. */
+/* Layout converters, weight blocking, pooling, element-wise add and PReLU
+ * against references written here from the definitions. meson runs this
+ * binary once per M2I_CPU_DISABLE level (the fp16 pooling kernels: AVX-512,
+ * AVX2 + F16C, plain C). */
 #include "npu-test-util.h"
 
 /* ---- layouts ----------------------------------------------------------------- */
@@ -67,6 +69,99 @@ test_layout (void)
   check_layout (M2I_NPU_INT8, M2I_MLI_FX8, 1, 8, 3, 4);
   check_layout (M2I_NPU_FP16, M2I_MLI_FP16, 2, 3, 4, 9);
   check_layout (M2I_NPU_FP16, M2I_MLI_FP16, 1, 17, 6, 1);
+}
+
+/* fp16 blocked ↔ f32 / f16 NCHW (the split boundary): every element exactly
+ * m2i_f32_to_f16 of its source (ties, overflow to inf, subnormals, signed
+ * zeros) or its exact widening, over widths that are and are not multiples
+ * of 8, channel counts below, at and above a block, and NCHW rows with a
+ * gap. */
+static void
+check_convert_f16 (gint N, gint C, gint H, gint W, GRand *r)
+{
+  gint rs = W + 2, cs = H * rs + 3;                 /* padded rows and planes */
+  gsize span = (gsize) N * C * cs;
+  float *f = g_new0 (float, span), *back = g_new (float, span);
+  m2i_f16 *h = g_new0 (m2i_f16, span), *hback = g_new (m2i_f16, span);
+  for (gsize i = 0; i < span; i++) {
+    switch (g_rand_int_range (r, 0, 12)) {
+      case 0: f[i] = 1.0f + ldexpf (1, -11); break;            /* a tie, to even */
+      case 1: f[i] = 1.0f + 3 * ldexpf (1, -11); break;        /* a tie, up */
+      case 2: f[i] = 70000.0f; break;                           /* inf */
+      case 3: f[i] = -ldexpf (1, -20); break;                   /* subnormal */
+      case 4: f[i] = -0.0f; break;
+      default: f[i] = (float) g_rand_double_range (r, -1000, 1000);
+    }
+    h[i] = m2i_f32_to_f16 ((float) g_rand_double_range (r, -10, 10));
+  }
+  guint32 shape[] = { N, C, H, W };
+  for (gint from_f32 = 0; from_f32 < 2; from_f32++) {
+    M2iMliTensor m, mb;
+    M2iMliType type = from_f32 ? M2I_MLI_FP32 : M2I_MLI_FP16;
+    gsize es = from_f32 ? 4 : 2;
+    m2i_mli_tensor_init (&m, type, from_f32 ? (gpointer) f : (gpointer) h, span * es, 4, shape);
+    m.mem_stride[0] = C * cs;
+    m.mem_stride[1] = cs;
+    m.mem_stride[2] = rs;
+    mb = m;
+    mb.data = from_f32 ? (gpointer) back : (gpointer) hback;
+    memset (mb.data, 0xee, span * es);
+    gsize bb = m2i_npu_tensor_bytes (M2I_NPU_FP16, N, C, H, W);
+    m2i_f16 *blk = g_malloc (bb);
+    M2iNpuTensor t;
+    m2i_npu_tensor_init (&t, M2I_NPU_FP16, N, C, H, W, blk, bb);
+    M2iMliQuant q = { 0 };
+    q.axis = -1;
+    GError *err = NULL;
+    g_assert_true (m2i_npu_convert_to_blocked (&m, M2I_MLI_FP16, &q, &t, M2I_MLI_ROUND_HALF_UP,
+            2, &err));
+    g_assert_no_error (err);
+    for (gint n = 0; n < N; n++)
+      for (gint c = 0; c < TU_CEIL8 (C) * 8; c++)
+        for (gint y = 0; y < H; y++)
+          for (gint x = 0; x < W; x++) {
+            m2i_f16 got = blk[tu_blocked_index (C, H, W, n, c, y, x)];
+            gsize i = ((gsize) n * C + c) * cs + y * rs + x;
+            m2i_f16 want = c >= C ? 0 : from_f32 ? m2i_f32_to_f16 (f[i]) : h[i];
+            if (got != want)
+              g_error ("to blocked (%s, %dx%dx%dx%d) n %d c %d y %d x %d: 0x%04x, expected 0x%04x",
+                  from_f32 ? "f32" : "f16", N, C, H, W, n, c, y, x, got, want);
+          }
+    g_assert_true (m2i_npu_convert_from_blocked (&t, M2I_MLI_FP16, &q, &mb,
+            M2I_MLI_ROUND_HALF_UP, 1, &err));
+    g_assert_no_error (err);
+    for (gint n = 0; n < N; n++)
+      for (gint c = 0; c < C; c++)
+        for (gint y = 0; y < H; y++) {
+          for (gint x = 0; x < W; x++) {
+            gsize i = ((gsize) n * C + c) * cs + y * rs + x;
+            m2i_f16 code = blk[tu_blocked_index (C, H, W, n, c, y, x)];
+            if (from_f32)
+              g_assert_cmpfloat (back[i], ==, m2i_f16_to_f32 (code));
+            else
+              g_assert_cmphex (hback[i], ==, code);
+          }
+          gsize gap = ((gsize) n * C + c) * cs + y * rs + W;          /* row gap untouched */
+          g_assert_cmphex (((guint8 *) mb.data)[gap * es], ==, 0xee);
+        }
+    g_free (blk);
+  }
+  g_free (f);
+  g_free (back);
+  g_free (h);
+  g_free (hback);
+}
+
+static void
+test_convert_blocked_f16 (void)
+{
+  tu_log_cpu ();
+  GRand *r = g_rand_new_with_seed (22);
+  check_convert_f16 (1, 3, 5, 37, r);        /* squeezenet's input: 3 lanes */
+  check_convert_f16 (2, 11, 3, 16, r);
+  check_convert_f16 (1, 16, 2, 9, r);
+  check_convert_f16 (1, 8, 4, 3, r);
+  g_rand_free (r);
 }
 
 static void
@@ -394,6 +489,260 @@ test_pool (void)
   g_rand_free (r);
 }
 
+/* fp16 pooling, bit for bit: the engine's contract (docs/npu.md) written
+ * here in fp32 — MAX keeps f > acc ? f : acc from -inf, AVG adds the
+ * window's values in row-major order from +0 and divides once by the count,
+ * then one rounding to fp16 — on data with signed zeros, infinities, NaNs
+ * and subnormals. */
+static void
+run_pool_f16_exact (const M2iNpuPoolParams *p, gint N, gint C, gint H, gint W, GRand *r)
+{
+  gint OH, OW;
+  g_assert_true (m2i_npu_pool_output_size (p, H, W, &OH, &OW, NULL));
+  gsize nx = (gsize) N * C * H * W;
+  m2i_f16 *x = g_new (m2i_f16, nx);
+  for (gsize i = 0; i < nx; i++) {
+    switch (g_rand_int_range (r, 0, 40)) {
+      case 0: x[i] = 0x8000; break;                 /* -0 */
+      case 1: x[i] = 0x0000; break;
+      case 2: x[i] = g_rand_boolean (r) ? 0x7c00 : 0xfc00; break;    /* ±inf */
+      case 3: x[i] = 0x7e00; break;                 /* NaN */
+      case 4: x[i] = (m2i_f16) g_rand_int_range (r, 1, 0x400); break;  /* subnormal */
+      default: x[i] = m2i_f32_to_f16 ((float) g_rand_double_range (r, -1000, 1000));
+    }
+  }
+  gsize bx = m2i_npu_tensor_bytes (M2I_NPU_FP16, N, C, H, W);
+  gsize by = m2i_npu_tensor_bytes (M2I_NPU_FP16, N, C, OH, OW);
+  m2i_f16 *xb = g_malloc (bx), *yb = g_malloc (by);
+  m2i_f16 garbage = 0x7e00;
+  tu_block (x, xb, 2, N, C, H, W, &garbage);
+  M2iNpuTensor ti, to;
+  m2i_npu_tensor_init (&ti, M2I_NPU_FP16, N, C, H, W, xb, bx);
+  m2i_npu_tensor_init (&to, M2I_NPU_FP16, N, C, OH, OW, yb, by);
+  for (gint threads = 1; threads <= 2; threads++) {
+    memset (yb, 0xcd, by);
+    GError *err = NULL;
+    g_assert_true (m2i_npu_pool_run (p, &ti, &to, threads, &err));
+    g_assert_no_error (err);
+    for (gint n = 0; n < N; n++)
+      for (gint c = 0; c < TU_CEIL8 (C) * 8; c++)
+        for (gint oy = 0; oy < OH; oy++)
+          for (gint ox = 0; ox < OW; ox++) {
+            m2i_f16 got = yb[tu_blocked_index (C, OH, OW, n, c, oy, ox)];
+            if (c >= C) {
+              g_assert_cmphex (got, ==, 0);
+              continue;
+            }
+            gint y0 = oy * p->stride_h - p->pad_top, x0 = ox * p->stride_w - p->pad_left;
+            gint count = 0;
+            float acc = p->kind == M2I_NPU_POOL_MAX ? -INFINITY : 0.0f;
+            for (gint y = y0; y < y0 + p->kernel_h; y++)
+              for (gint xx = x0; xx < x0 + p->kernel_w; xx++) {
+                gboolean inside = y >= 0 && y < H && xx >= 0 && xx < W;
+                if (p->exclude_pad ? inside : (y < H + p->pad_bottom && xx < W + p->pad_right))
+                  count++;
+                if (!inside)
+                  continue;
+                float v = m2i_f16_to_f32 (x[(((gsize) n * C + c) * H + y) * W + xx]);
+                if (p->kind == M2I_NPU_POOL_MAX)
+                  acc = v > acc ? v : acc;
+                else
+                  acc = acc + v;
+              }
+            if (p->kind == M2I_NPU_POOL_AVG)
+              acc = acc / (float) count;
+            m2i_f16 want = m2i_f32_to_f16 (acc);
+            if (isnan (acc))
+              g_assert_true ((got & 0x7c00) == 0x7c00 && (got & 0x3ff));
+            else if (got != want)
+              g_error ("pool (kind %d, %dx%d s%d,%d) n %d c %d y %d x %d: got 0x%04x, "
+                  "expected 0x%04x", p->kind, p->kernel_h, p->kernel_w, p->stride_h,
+                  p->stride_w, n, c, oy, ox, got, want);
+          }
+  }
+  g_free (x);
+  g_free (xb);
+  g_free (yb);
+}
+
+static void
+test_pool_f16_exact (void)
+{
+  tu_log_cpu ();
+  GRand *r = g_rand_new_with_seed (15);
+  static const M2iNpuPoolParams ps[] = {
+    /* squeezenet's: 3x3 s2 ceil, and the global average (ReduceMean) */
+    { M2I_NPU_POOL_MAX, 3, 3, 2, 2, 0, 0, 0, 0, TRUE, FALSE, 0, 0 },
+    { M2I_NPU_POOL_AVG, 13, 13, 13, 13, 0, 0, 0, 0, FALSE, TRUE, 0, 0 },
+    { M2I_NPU_POOL_MAX, 2, 3, 2, 1, 1, 2, 1, 0, FALSE, FALSE, 0, 0 },
+    { M2I_NPU_POOL_AVG, 3, 3, 1, 1, 1, 1, 1, 1, FALSE, TRUE, 0, 0 },
+    { M2I_NPU_POOL_AVG, 3, 3, 1, 1, 1, 1, 1, 1, FALSE, FALSE, 0, 0 },
+    { M2I_NPU_POOL_AVG, 3, 2, 3, 2, 2, 1, 1, 1, TRUE, FALSE, 0, 0 },
+    { M2I_NPU_POOL_MAX, 3, 2, 3, 2, 2, 1, 1, 1, TRUE, FALSE, 0, 0 },
+    { M2I_NPU_POOL_AVG, 2, 2, 2, 2, 0, 0, 0, 0, FALSE, TRUE, 0, 0 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (ps); i++) {
+    gint H = i == 1 ? 13 : 15, W = i == 1 ? 13 : 18;
+    run_pool_f16_exact (&ps[i], 1, 21, H, W, r);
+    run_pool_f16_exact (&ps[i], 2, 8, i == 1 ? H : H + 1, i == 1 ? W : W - 3, r);
+  }
+  g_rand_free (r);
+}
+
+/* ---- PReLU ---------------------------------------------------------------------- */
+
+/* fp16: x < 0 ? x·slope : x in fp32, one rounding — exactly, per channel and
+ * with one slope, out of place and in place. */
+static void
+test_prelu_fp16 (void)
+{
+  tu_log_cpu ();
+  GRand *r = g_rand_new_with_seed (16);
+  gint N = 2, C = 19, H = 3, W = 11;
+  gsize n = (gsize) N * C * H * W, bb = m2i_npu_tensor_bytes (M2I_NPU_FP16, N, C, H, W);
+  m2i_f16 *x = g_new (m2i_f16, n), *xb = g_malloc (bb), *ob = g_malloc (bb);
+  float slopes[19];
+  for (gint c = 0; c < C; c++)
+    slopes[c] = (float) g_rand_double_range (r, -1.5, 1.5);
+  slopes[3] = 0;
+  for (gsize i = 0; i < n; i++)
+    x[i] = i % 17 == 0 ? 0x8000 : m2i_f32_to_f16 ((float) g_rand_double_range (r, -300, 300));
+  m2i_f16 pad = 0x7e00;
+  for (gint mode = 0; mode < 3; mode++) {      /* per channel; one slope; in place */
+    M2iNpuPreluParams p = { mode == 1 ? 1 : C, mode == 1 ? &slopes[5] : slopes };
+    tu_block (x, xb, 2, N, C, H, W, &pad);
+    memset (ob, 0xcd, bb);
+    M2iNpuTensor ti, to;
+    m2i_npu_tensor_init (&ti, M2I_NPU_FP16, N, C, H, W, xb, bb);
+    m2i_npu_tensor_init (&to, M2I_NPU_FP16, N, C, H, W, mode == 2 ? xb : ob, bb);
+    GError *err = NULL;
+    g_assert_true (m2i_npu_prelu_run (&p, &ti, &to, 2, &err));
+    g_assert_no_error (err);
+    const m2i_f16 *res = mode == 2 ? xb : ob;
+    for (gint b = 0; b < N; b++)
+      for (gint c = 0; c < TU_CEIL8 (C) * 8; c++)
+        for (gint y = 0; y < H; y++)
+          for (gint xx = 0; xx < W; xx++) {
+            m2i_f16 got = res[tu_blocked_index (C, H, W, b, c, y, xx)];
+            if (c >= C) {
+              g_assert_cmphex (got, ==, 0);
+              continue;
+            }
+            float v = m2i_f16_to_f32 (x[(((gsize) b * C + c) * H + y) * W + xx]);
+            float s = mode == 1 ? slopes[5] : slopes[c];
+            g_assert_cmphex (got, ==, m2i_f32_to_f16 (v < 0 ? v * s : v));
+          }
+  }
+  g_free (x);
+  g_free (xb);
+  g_free (ob);
+  g_rand_free (r);
+}
+
+/* int8: TFLite's quantized PReLU (literal SRDHM / RoundingDivideByPOT), the
+ * slope folded into the negative branch; and the parameters implement the
+ * real-valued PReLU within half a step. */
+static void
+test_prelu_int8 (void)
+{
+  GRand *r = g_rand_new_with_seed (17);
+  gint N = 1, C = 21, H = 4, W = 9;
+  gsize n = (gsize) N * C * H * W, bb = m2i_npu_tensor_bytes (M2I_NPU_INT8, N, C, H, W);
+  gint8 *x = g_malloc (n), *xb = g_malloc (bb), *ob = g_malloc (bb);
+  for (int trial = 0; trial < 6; trial++) {
+    gint ns = trial % 2 ? 1 : C;
+    float slopes[21];
+    for (gint c = 0; c < ns; c++)
+      slopes[c] = (float) g_rand_double_range (r, -2, 2);
+    double si = g_rand_double_range (r, 0.005, 0.1), so = g_rand_double_range (r, 0.005, 0.1);
+    gint32 zi = g_rand_int_range (r, -40, 40), zo = g_rand_int_range (r, -40, 40);
+    gint32 nm[21];
+    gint8 nsh[21];
+    M2iNpuPreluParams p;
+    GError *err = NULL;
+    g_assert_true (m2i_npu_prelu_params_from_scales (si, zi, so, zo, slopes, ns, nm, nsh, &p, &err));
+    g_assert_no_error (err);
+    if (trial == 4) {
+      p.act_min = -100;
+      p.act_max = 90;
+    }
+    for (gsize i = 0; i < n; i++)
+      x[i] = (gint8) g_rand_int_range (r, -128, 128);
+    gint8 pad = 77;
+    tu_block (x, xb, 1, N, C, H, W, &pad);
+    M2iNpuTensor ti, to;
+    m2i_npu_tensor_init (&ti, M2I_NPU_INT8, N, C, H, W, xb, bb);
+    m2i_npu_tensor_init (&to, M2I_NPU_INT8, N, C, H, W, ob, bb);
+    g_assert_true (m2i_npu_prelu_run (&p, &ti, &to, 2, &err));
+    g_assert_no_error (err);
+    for (gint c = 0; c < TU_CEIL8 (C) * 8; c++)
+      for (gint y = 0; y < H; y++)
+        for (gint xx = 0; xx < W; xx++) {
+          gint8 got = ob[tu_blocked_index (C, H, W, 0, c, y, xx)];
+          if (c >= C) {
+            g_assert_cmpint (got, ==, CLAMP (zo, p.act_min, p.act_max));
+            continue;
+          }
+          gint k = ns == 1 ? 0 : c;
+          gint32 d = x[((gsize) c * H + y) * W + xx] - zi;
+          gint64 ds = (gint64) d * ((gint64) 1 << p.left_shift);
+          gint64 q = d >= 0 ? tu_mbqm (ds, p.pos_multiplier, p.pos_shift)
+              : tu_mbqm (ds, nm[k], nsh[k]);
+          g_assert_cmpint (got, ==, CLAMP (q + zo, p.act_min, p.act_max));
+          double real = (d < 0 ? slopes[k] : 1.0) * d * si / so + zo;
+          if (real > p.act_min + 1 && real < p.act_max - 1)
+            g_assert_cmpfloat (fabs (got - real), <=, 0.5 + 1e-3);
+        }
+  }
+  g_free (x);
+  g_free (xb);
+  g_free (ob);
+  g_rand_free (r);
+}
+
+static void
+test_prelu_errors (void)
+{
+  m2i_f16 a[8 * 4], b[8 * 4];
+  float slopes[3] = { 0.5f, NAN, 1 };
+  M2iNpuTensor ta, tb;
+  m2i_npu_tensor_init (&ta, M2I_NPU_FP16, 1, 3, 2, 2, a, sizeof a);
+  m2i_npu_tensor_init (&tb, M2I_NPU_FP16, 1, 3, 2, 2, b, sizeof b);
+  GError *err = NULL;
+  M2iNpuPreluParams p = { 2, slopes };             /* neither 1 nor C */
+  g_assert_false (m2i_npu_prelu_run (&p, &ta, &tb, 1, &err));
+  g_assert_error (err, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&err);
+  p.n = 3;                                         /* a NaN slope */
+  g_assert_false (m2i_npu_prelu_run (&p, &ta, &tb, 1, &err));
+  g_clear_error (&err);
+  g_assert_false (m2i_npu_prelu_run (NULL, &ta, &tb, 1, &err));
+  g_clear_error (&err);
+  p.n = 1;
+  tb.w = 1;                                        /* shape */
+  g_assert_false (m2i_npu_prelu_run (&p, &ta, &tb, 1, &err));
+  g_clear_error (&err);
+  M2iNpuTensor half;                               /* overlapping, not in place */
+  m2i_npu_tensor_init (&half, M2I_NPU_FP16, 1, 3, 2, 2, a + 8, sizeof a - 16);
+  half.h = 1;
+  ta.h = 1;
+  g_assert_false (m2i_npu_prelu_run (&p, &ta, &half, 1, &err));
+  g_clear_error (&err);
+  gint8 i8[64];
+  M2iNpuTensor ti;
+  m2i_npu_tensor_init (&ti, M2I_NPU_INT8, 1, 3, 2, 2, i8, sizeof i8);
+  g_assert_false (m2i_npu_prelu_run (&p, &ti, &ti, 1, &err));   /* int8 without multipliers */
+  g_assert_error (err, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&err);
+  gint32 nm[1];
+  gint8 ns[1];
+  g_assert_false (m2i_npu_prelu_params_from_scales (0.1, 0, 0.1, 0, &slopes[1], 1, nm, ns, &p,
+          &err));
+  g_clear_error (&err);
+  g_assert_false (m2i_npu_prelu_params_from_scales (-0.1, 0, 0.1, 0, slopes, 1, nm, ns, &p, &err));
+  g_clear_error (&err);
+}
+
 /* ---- add ------------------------------------------------------------------------ */
 
 static void
@@ -516,6 +865,70 @@ test_add_fp16 (void)
   g_rand_free (r);
 }
 
+/* fp16 add with a fused PReLU and clamp, exactly: v = a + b in fp32,
+ * v < 0 ? v·slope : v, clamp, one rounding; per channel and one slope. */
+static void
+test_add_fp16_prelu (void)
+{
+  tu_log_cpu ();
+  GRand *r = g_rand_new_with_seed (18);
+  gint N = 2, C = 13, H = 3, W = 21;
+  gsize n = (gsize) N * C * H * W, bb = m2i_npu_tensor_bytes (M2I_NPU_FP16, N, C, H, W);
+  m2i_f16 *a = g_new (m2i_f16, n), *b = g_new (m2i_f16, n);
+  m2i_f16 *ab = g_malloc (bb), *bbk = g_malloc (bb), *ob = g_malloc (bb);
+  float slopes[13];
+  for (gint c = 0; c < C; c++)
+    slopes[c] = (float) g_rand_double_range (r, -1, 1);
+  for (gsize i = 0; i < n; i++) {
+    a[i] = m2i_f32_to_f16 ((float) g_rand_double_range (r, -100, 100));
+    b[i] = m2i_f32_to_f16 ((float) g_rand_double_range (r, -100, 100));
+  }
+  m2i_f16 pad = 0x7e00;
+  tu_block (a, ab, 2, N, C, H, W, &pad);
+  tu_block (b, bbk, 2, N, C, H, W, &pad);
+  for (gint mode = 0; mode < 2; mode++) {
+    M2iNpuAddParams p = { 0 };
+    p.f_min = mode ? -30 : -INFINITY;
+    p.f_max = mode ? 70 : INFINITY;
+    p.f_slope = mode ? &slopes[4] : slopes;
+    p.n_slope = mode ? 1 : C;
+    M2iNpuTensor ta, tb, to;
+    m2i_npu_tensor_init (&ta, M2I_NPU_FP16, N, C, H, W, ab, bb);
+    m2i_npu_tensor_init (&tb, M2I_NPU_FP16, N, C, H, W, bbk, bb);
+    m2i_npu_tensor_init (&to, M2I_NPU_FP16, N, C, H, W, ob, bb);
+    GError *err = NULL;
+    g_assert_true (m2i_npu_add_run (&p, &ta, &tb, &to, 2, &err));
+    g_assert_no_error (err);
+    for (gint bn = 0; bn < N; bn++)
+      for (gint c = 0; c < TU_CEIL8 (C) * 8; c++)
+        for (gint y = 0; y < H; y++)
+          for (gint x = 0; x < W; x++) {
+            m2i_f16 got = ob[tu_blocked_index (C, H, W, bn, c, y, x)];
+            if (c >= C) {
+              g_assert_cmphex (got, ==, 0);
+              continue;
+            }
+            gsize i = (((gsize) bn * C + c) * H + y) * W + x;
+            float v = m2i_f16_to_f32 (a[i]) + m2i_f16_to_f32 (b[i]);
+            float s = mode ? slopes[4] : slopes[c];
+            v = v < 0 ? v * s : v;
+            v = v < p.f_min ? p.f_min : v > p.f_max ? p.f_max : v;
+            g_assert_cmphex (got, ==, m2i_f32_to_f16 (v));
+          }
+    /* a slope count that is neither 1 nor C; int8 */
+    p.n_slope = 2;
+    g_assert_false (m2i_npu_add_run (&p, &ta, &tb, &to, 1, &err));
+    g_assert_error (err, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
+    g_clear_error (&err);
+  }
+  g_free (a);
+  g_free (b);
+  g_free (ab);
+  g_free (bbk);
+  g_free (ob);
+  g_rand_free (r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -523,10 +936,16 @@ main (int argc, char **argv)
   g_test_add_func ("/npu/ops/layout", test_layout);
   g_test_add_func ("/npu/ops/layout-errors", test_layout_errors);
   g_test_add_func ("/npu/ops/convert-blocked", test_convert_blocked);
+  g_test_add_func ("/npu/ops/convert-blocked-fp16", test_convert_blocked_f16);
   g_test_add_func ("/npu/ops/weights-blocked", test_weights_blocked);
   g_test_add_func ("/npu/ops/pool-sizes", test_pool_sizes);
   g_test_add_func ("/npu/ops/pool", test_pool);
+  g_test_add_func ("/npu/ops/pool-fp16-exact", test_pool_f16_exact);
+  g_test_add_func ("/npu/ops/prelu-fp16", test_prelu_fp16);
+  g_test_add_func ("/npu/ops/prelu-int8", test_prelu_int8);
+  g_test_add_func ("/npu/ops/prelu-errors", test_prelu_errors);
   g_test_add_func ("/npu/ops/add-int8", test_add_int8);
   g_test_add_func ("/npu/ops/add-fp16", test_add_fp16);
+  g_test_add_func ("/npu/ops/add-fp16-prelu", test_add_fp16_prelu);
   return g_test_run ();
 }

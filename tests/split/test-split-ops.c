@@ -206,6 +206,123 @@ test_pools (void)
   check (b, dev, cpu);
 }
 
+/* PReLU on the engine (PReLU-1: x < 0 ? slope·x : x): fused after a
+ * convolution's bias (a 1-D slope per channel), after a depthwise one (one
+ * slope), after a residual Add (a [1, C, 1, 1] slope: fused into the add),
+ * after a pool (standalone), after a MatMul on [N, K]; a slope numpy
+ * broadcasts along W (not per channel) stays on the CPU. */
+static void
+test_prelu (void)
+{
+  TestIr *b = test_ir_new (11);
+  const gint C = 13;
+  gint x = test_ir_parameter (b, "x", M2I_ET_F32, &TEST_SHAPE (1, 6, 9, 10));
+  const char *k3 = "strides=\"1,1\" dilations=\"1,1\" pads_begin=\"1,1\" pads_end=\"1,1\"";
+  gint c = op2 (b, "Convolution", "opset1", k3, x, weights (b, &TEST_SHAPE (C, 6, 3, 3), 0.4f),
+      &TEST_SHAPE (1, C, 9, 10));
+  gint cb = op2 (b, "Add", "opset1", NULL, c, weights (b, &TEST_SHAPE (1, C, 1, 1), 0.5f),
+      &TEST_SHAPE (1, C, 9, 10));
+  gint p1 = op2 (b, "PReLU", "opset1", NULL, cb, weights (b, &TEST_SHAPE (C), 1.0f),
+      &TEST_SHAPE (1, C, 9, 10));
+  gint dw = op2 (b, "GroupConvolution", "opset1", k3, p1, weights (b, &TEST_SHAPE (C, 1, 1, 3, 3),
+          0.5f), &TEST_SHAPE (1, C, 9, 10));
+  gint p2 = op2 (b, "PReLU", "opset1", NULL, dw, weights (b, &TEST_SHAPE (1), 0.5f),
+      &TEST_SHAPE (1, C, 9, 10));
+  gint res = op2 (b, "Add", "opset1", NULL, p1, p2, &TEST_SHAPE (1, C, 9, 10));
+  gint p3 = op2 (b, "PReLU", "opset1", NULL, res, weights (b, &TEST_SHAPE (1, C, 1, 1), 1.0f),
+      &TEST_SHAPE (1, C, 9, 10));
+  gint pool = op1 (b, "MaxPool", "opset1", "kernel=\"2,2\" strides=\"2,2\" pads_begin=\"0,0\" "
+      "pads_end=\"0,0\" rounding_type=\"floor\"", p3, &TEST_SHAPE (1, C, 4, 5));
+  gint p4 = op2 (b, "PReLU", "opset1", NULL, pool, weights (b, &TEST_SHAPE (C), 1.0f),
+      &TEST_SHAPE (1, C, 4, 5));
+  gint p5 = op2 (b, "PReLU", "opset1", NULL, p4, weights (b, &TEST_SHAPE (5), 1.0f),
+      &TEST_SHAPE (1, C, 4, 5));
+  gint64 flat[] = { 1, C * 4 * 5 };
+  gint fs = test_ir_const (b, M2I_ET_I64, &TEST_SHAPE (2), flat);
+  gint in2[] = { p4, fs };
+  gint rs = test_ir_op (b, "Reshape", "opset1", "special_zero=\"false\"", 2, in2, M2I_ET_F32,
+      &TEST_SHAPE (1, C * 20));
+  gint mm = op2 (b, "MatMul", "opset1", "transpose_a=\"false\" transpose_b=\"true\"", rs,
+      weights (b, &TEST_SHAPE (11, C * 20), 0.2f), &TEST_SHAPE (1, 11));
+  gint p6 = op2 (b, "PReLU", "opset1", NULL, mm, weights (b, &TEST_SHAPE (11), 1.0f),
+      &TEST_SHAPE (1, 11));
+  test_ir_result (b, p5);
+  test_ir_result (b, p6);
+  g_autofree gchar *n1 = g_strdup_printf ("PReLU_%d", p1), *n2 = g_strdup_printf ("PReLU_%d", p2);
+  g_autofree gchar *n3 = g_strdup_printf ("PReLU_%d", p3), *n4 = g_strdup_printf ("PReLU_%d", p4);
+  g_autofree gchar *n5 = g_strdup_printf ("PReLU_%d", p5), *n6 = g_strdup_printf ("PReLU_%d", p6);
+  g_autofree gchar *nr = g_strdup_printf ("Add_%d", res);
+  const char *dev[] = { n1, n2, n3, n4, n6, nr, NULL };
+  const char *cpu[] = { n5, NULL };
+  check (b, dev, cpu);
+}
+
+/* A FakeQuantize of @x onto the grid [lo, hi] (256 levels; one range, or
+ * one per output channel with shape [O, 1, 1, 1]). */
+static gint
+fake_quantize (TestIr *b, gint x, const M2iShape *range_shape, const float *lo, const float *hi,
+    const M2iShape *out)
+{
+  gint l = test_ir_const (b, M2I_ET_F32, range_shape, lo);
+  gint h = test_ir_const (b, M2I_ET_F32, range_shape, hi);
+  gint in[] = { x, l, h, l, h };
+  return test_ir_op (b, "FakeQuantize", "opset1", "levels=\"256\" auto_broadcast=\"numpy\"", 5,
+      in, M2I_ET_F32, out);
+}
+
+/* int8: Convolution → Add → PReLU → FakeQuantize runs on the int8 engine,
+ * the negative branch requantized by slope · s_in · s_w / s_out; against
+ * the CPU's f32 FakeQuantize simulation within the tolerance (one output
+ * step, 0.008, is inside it). */
+static void
+test_prelu_int8 (void)
+{
+  TestIr *b = test_ir_new (11);
+  const gint C = 11;
+  gint x = test_ir_parameter (b, "x", M2I_ET_F32, &TEST_SHAPE (1, 6, 8, 9));
+  float ilo = -128 * 0.02f, ihi = 127 * 0.02f;
+  gint xq = fake_quantize (b, x, &TEST_SHAPE (1), &ilo, &ihi, &TEST_SHAPE (1, 6, 8, 9));
+  /* weights: integer codes times a per-channel scale */
+  float w[11 * 6 * 9], wlo[11], whi[11];
+  for (gint o = 0; o < C; o++) {
+    float sw = 0.0004f * (o + 3);
+    wlo[o] = -128 * sw;
+    whi[o] = 127 * sw;
+    for (gint k = 0; k < 6 * 9; k++)
+      w[o * 54 + k] = g_rand_int_range (rng, -127, 128) * sw;
+  }
+  gint wc = test_ir_const (b, M2I_ET_F32, &TEST_SHAPE (C, 6, 3, 3), w);
+  gint wq = fake_quantize (b, wc, &TEST_SHAPE (C, 1, 1, 1), wlo, whi, &TEST_SHAPE (C, 6, 3, 3));
+  gint c = op2 (b, "Convolution", "opset1", "strides=\"1,1\" dilations=\"1,1\" pads_begin=\"1,1\" "
+      "pads_end=\"1,1\"", xq, wq, &TEST_SHAPE (1, C, 8, 9));
+  gint cb = op2 (b, "Add", "opset1", NULL, c, weights (b, &TEST_SHAPE (1, C, 1, 1), 0.3f),
+      &TEST_SHAPE (1, C, 8, 9));
+  gint p = op2 (b, "PReLU", "opset1", NULL, cb, weights (b, &TEST_SHAPE (C), 1.5f),
+      &TEST_SHAPE (1, C, 8, 9));
+  float olo = -128 * 0.008f, ohi = 127 * 0.008f;
+  test_ir_result (b, fake_quantize (b, p, &TEST_SHAPE (1), &olo, &ohi, &TEST_SHAPE (1, C, 8, 9)));
+  g_autofree gchar *np = g_strdup_printf ("PReLU_%d", p), *nc = g_strdup_printf ("Convolution_%d", c);
+  const char *dev[] = { nc, np, NULL };
+  GError *error = NULL;
+  M2iIrModel *m = test_ir_load (b, &error);
+  g_assert_no_error (error);
+  M2iSplitOptions opts;
+  m2i_split_options_init (&opts);
+  opts.keep_all_device_pieces = TRUE;
+  M2iSplitPlan *plan = m2i_split_plan_new (m, &opts, &error);
+  g_assert_no_error (error);
+  gboolean int8 = FALSE;
+  for (gint i = 0; i < m2i_split_plan_get_n_pieces (plan); i++) {
+    M2iSplitPieceInfo pi;
+    m2i_split_plan_get_piece (plan, i, &pi);
+    int8 |= pi.engine == M2I_SPLIT_ENGINE_NPU_INT8;
+  }
+  g_assert_true (int8);
+  m2i_split_plan_unref (plan);
+  m2i_ir_model_unref (m);
+  check (b, dev, NULL);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -215,6 +332,8 @@ main (int argc, char **argv)
   g_test_add_func ("/split/ops/matmul-and-reduce", test_matmul_and_reduce);
   g_test_add_func ("/split/ops/concat", test_concat);
   g_test_add_func ("/split/ops/pools", test_pools);
+  g_test_add_func ("/split/ops/prelu", test_prelu);
+  g_test_add_func ("/split/ops/prelu-int8", test_prelu_int8);
   int rc = g_test_run ();
   g_rand_free (rng);
   return rc;
