@@ -240,22 +240,12 @@ fill_border (const GstM2iPlanCache *c, const M2iImage *out, gint x, gint y, gint
 /* ---- the cache ---------------------------------------------------------- */
 
 static gboolean
-same_geometry (const M2iImage *a, const M2iImage *b)
-{
-  if (a->format != b->format || a->width != b->width || a->height != b->height)
-    return FALSE;
-  for (guint p = 0; p < m2i_format_n_planes (a->format); p++)
-    if (a->stride[p] != b->stride[p])
-      return FALSE;
-  return TRUE;
-}
-
-static gboolean
 cache_matches (const GstM2iPlanCache *c, const M2iImage *src, const M2iImage *dst,
     const GstM2iDeferredFrame *frame, const M2iPlanOptions *opts)
 {
   const GstM2iLetterbox *a = &c->letterbox, *b = &frame->letterbox;
-  return c->valid && same_geometry (&c->src, src) && same_geometry (&c->dst, dst)
+  return c->valid && m2i_image_same_geometry (&c->src, src)
+      && m2i_image_same_geometry (&c->dst, dst)
       && m2i_op_list_equal (&c->ops, &frame->ops)
       && a->active == b->active && a->after_op == b->after_op && a->x == b->x
       && a->y == b->y && a->value == b->value

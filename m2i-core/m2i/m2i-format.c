@@ -208,6 +208,17 @@ m2i_image_wrap (M2iImage *img, M2iFormat f, gint width, gint height,
 }
 
 gboolean
+m2i_image_same_geometry (const M2iImage *a, const M2iImage *b)
+{
+  if (a->format != b->format || a->width != b->width || a->height != b->height)
+    return FALSE;
+  for (guint p = 0; p < m2i_format_n_planes (a->format); p++)
+    if (a->stride[p] != b->stride[p])
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
 m2i_image_check (const M2iImage *img, const char *what, gboolean check_data,
     GError **error)
 {

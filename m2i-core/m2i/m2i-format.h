@@ -112,6 +112,11 @@ gboolean m2i_image_wrap (M2iImage *img, M2iFormat f, gint width, gint height,
  * invalid request. */
 gsize m2i_image_wrap_size (M2iFormat f, gint width, gint height, gsize row_stride);
 
+/* TRUE when @a and @b have the same format, size and plane strides (what a
+ * plan made for one also runs on the other); data pointers and plane sizes
+ * are not compared. */
+gboolean m2i_image_same_geometry (const M2iImage *a, const M2iImage *b);
+
 /* Checks that @img is usable: known format, positive size, even width and
  * height for NV12/I420, every stride at least the row bytes, and when
  * @check_data every plane pointer non-NULL and its size at least

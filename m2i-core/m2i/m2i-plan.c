@@ -416,18 +416,6 @@ m2i_plan_to_string (const M2iPlan *plan)
 
 /* ---- running ------------------------------------------------------------- */
 
-static gboolean
-same_geometry (const M2iImage *a, const M2iImage *plan_img)
-{
-  if (a->format != plan_img->format || a->width != plan_img->width
-      || a->height != plan_img->height)
-    return FALSE;
-  for (guint p = 0; p < m2i_format_n_planes (a->format); p++)
-    if (a->stride[p] != plan_img->stride[p])
-      return FALSE;
-  return TRUE;
-}
-
 gboolean
 m2i_plan_check_images (M2iPlan *plan, const M2iImage *in, const M2iImage *out,
     GError **error)
@@ -436,7 +424,8 @@ m2i_plan_check_images (M2iPlan *plan, const M2iImage *in, const M2iImage *out,
     g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "no input or output image");
     return FALSE;
   }
-  if (!same_geometry (in, &plan->in) || !same_geometry (out, &plan->out)) {
+  if (!m2i_image_same_geometry (in, &plan->in)
+      || !m2i_image_same_geometry (out, &plan->out)) {
     g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
         "the images (%s %dx%d -> %s %dx%d) differ in format, size or stride from "
         "the ones the plan was made for (%s %dx%d -> %s %dx%d); make a new plan",

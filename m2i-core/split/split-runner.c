@@ -431,17 +431,6 @@ frame_from_inputs (M2iSplitRunner *r, RPiece *rp, M2iImage *img, GError **error)
 }
 
 static gboolean
-same_geometry (const M2iImage *a, const M2iImage *b)
-{
-  if (a->format != b->format || a->width != b->width || a->height != b->height)
-    return FALSE;
-  for (guint p = 0; p < m2i_format_n_planes (a->format); p++)
-    if (a->stride[p] != b->stride[p])
-      return FALSE;
-  return TRUE;
-}
-
-static gboolean
 run_head (M2iSplitRunner *r, RPiece *rp, const M2iImage *frame, GError **error)
 {
   M2iImage img;
@@ -456,9 +445,9 @@ run_head (M2iSplitRunner *r, RPiece *rp, const M2iImage *frame, GError **error)
       return FALSE;
     }
     img = *frame;
-    if (!same_geometry (frame, &rp->in_img)) {
+    if (!m2i_image_same_geometry (frame, &rp->in_img)) {
       /* other strides: a plan for them, kept while they stay */
-      if (!rp->frame_plan || !same_geometry (frame, &rp->frame_geom)) {
+      if (!rp->frame_plan || !m2i_image_same_geometry (frame, &rp->frame_geom)) {
         m2i_plan_free (rp->frame_plan);
         M2iPlanOptions opts;
         m2i_plan_options_init (&opts);
