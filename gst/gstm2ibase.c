@@ -363,13 +363,10 @@ refuse (GstM2iBase *self, const char *text, GError *err)
 static gboolean
 check_side (GstM2iBase *self, const GstM2iCapsInfo *info, const char *side, M2iProfile profile)
 {
-  if ((info->cf == GST_M2I_CF_NV12 || info->cf == GST_M2I_CF_I420)
-      && (info->width % 2 || info->height % 2)) {
-    gchar *msg = g_strdup_printf ("%s: %s %s of %dx%d has an odd width or height; the M2I "
-        "block reads 2x2 chroma blocks and needs even sizes. Scale or crop to an even size "
-        "upstream.", GST_ELEMENT_NAME (self), gst_m2i_caps_format_name (info->cf), side,
-        info->width, info->height);
-    refuse (self, msg, NULL);
+  GError *err = NULL;
+  if (!gst_m2i_caps_info_check_even (info, side, &err)) {
+    gchar *msg = g_strdup_printf ("%s: %s", GST_ELEMENT_NAME (self), err->message);
+    refuse (self, msg, err);
     g_free (msg);
     return FALSE;
   }
@@ -568,43 +565,12 @@ static gboolean
 frame_from_input (GstM2iBase *self, GstBuffer *inbuf, GstM2iDeferredFrame *frame,
     GstM2iStage *in, GError **error)
 {
-  GstM2iBasePrivate *priv = PRIV (self);
-  const GstM2iCapsInfo *info = &priv->in_info;
-  if (info->deferred) {
-    GstM2iDeferredMeta *meta = gst_buffer_get_m2i_deferred_meta (inbuf);
-    if (!meta || !meta->frame.source) {
-      g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
-          "the input caps say memory:M2I, but the buffer carries no deferred frame");
-      return FALSE;
-    }
-    *frame = meta->frame;
-    in->format = frame->result.format;
-    in->width = frame->result.width;
-    in->height = frame->result.height;
-  } else {
-    gst_m2i_deferred_frame_init (frame);
-    GstMapInfo map = GST_MAP_INFO_INIT;
-    M2iImage img;
-    /* Only the geometry is kept; the executor maps the buffer again. */
-    if (!gst_buffer_map (inbuf, &map, GST_MAP_READ)) {
-      g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "cannot map the input buffer");
-      return FALSE;
-    }
-    gboolean ok = gst_m2i_image_from_buffer (info, inbuf, &map, M2I_ORDER_RGB, &img,
-        frame->source_offset, error);
-    gst_buffer_unmap (inbuf, &map);
-    if (!ok)
-      return FALSE;
-    frame->source = inbuf;
-    frame->source_image = img;
-    for (guint p = 0; p < M2I_MAX_PLANES; p++) {
-      frame->source_image.data[p] = NULL;
-      frame->source_image.size[p] = 0;
-    }
-    in->format = img.format;
-    in->width = img.width;
-    in->height = img.height;
-  }
+  const GstM2iCapsInfo *info = &PRIV (self)->in_info;
+  if (!gst_m2i_deferred_frame_borrow (frame, info, inbuf, error))
+    return FALSE;
+  in->format = frame->result.format;
+  in->width = frame->result.width;
+  in->height = frame->result.height;
   if (gst_m2i_caps_format_to_m2i (info->cf, m2i_format_order (in->format)) != in->format
       || in->width != info->width || in->height != info->height) {
     g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,

@@ -67,6 +67,16 @@ gst_m2i_caps_format_to_m2i (GstM2iCapsFormat cf, M2iChannelOrder order)
   return m2i_format_compose (cf_desc[cf].layout, cf_desc[cf].dtype, order);
 }
 
+GstM2iCapsFormat
+gst_m2i_caps_format_from_m2i (M2iFormat f)
+{
+  for (guint cf = 0; cf < GST_M2I_CF_COUNT; cf++)
+    if (f != M2I_FORMAT_UNKNOWN && (f == gst_m2i_caps_format_to_m2i (cf, M2I_ORDER_RGB)
+            || f == gst_m2i_caps_format_to_m2i (cf, M2I_ORDER_BGR)))
+      return (GstM2iCapsFormat) cf;
+  return GST_M2I_CF_COUNT;
+}
+
 /* ---- reading structures ------------------------------------------------- */
 
 /* Whether @v (a string or a list of strings) holds @want. */
@@ -308,6 +318,24 @@ gst_m2i_structure_new (GstM2iCapsFormat cf, const GValue *width, const GValue *h
   return s;
 }
 
+GstStructure *
+gst_m2i_structure_new_sized (GstM2iCapsFormat cf, gint width, gint height)
+{
+  GValue w = G_VALUE_INIT, h = G_VALUE_INIT;
+  if (width > 0)
+    set_int (&w, width);
+  else
+    set_size_range (&w);
+  if (height > 0)
+    set_int (&h, height);
+  else
+    set_size_range (&h);
+  GstStructure *s = gst_m2i_structure_new (cf, &w, &h, NULL, NULL);
+  g_value_unset (&w);
+  g_value_unset (&h);
+  return s;
+}
+
 /* ---- negotiated caps ------------------------------------------------------ */
 
 gboolean
@@ -327,22 +355,31 @@ lowest_bit (guint mask)
   return -1;
 }
 
+/* Sets @error (M2I_ERROR_INVALID_ARGUMENT) to @fmt with the text of @caps in
+ * place of its one %s (g_set_error knows no GST_PTR_FORMAT). */
+static void
+caps_error (GError **error, const char *fmt, const GstCaps *caps)
+{
+  if (!error)
+    return;
+  gchar *str = caps ? gst_caps_to_string (caps) : g_strdup ("(none)");
+  g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, fmt, str);
+  g_free (str);
+}
+
 gboolean
 gst_m2i_caps_info_from_caps (GstM2iCapsInfo *info, const GstCaps *caps, GError **error)
 {
   memset (info, 0, sizeof *info);
   if (!caps || gst_caps_get_size (caps) != 1 || !gst_caps_is_fixed (caps)) {
-    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
-        "caps %" GST_PTR_FORMAT " are not fixed", caps);
+    caps_error (error, "caps %s are not fixed", caps);
     return FALSE;
   }
   const GstStructure *s = gst_caps_get_structure (caps, 0);
   gint cf = lowest_bit (gst_m2i_structure_formats (s));
   if (cf < 0) {
-    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
-        "caps %" GST_PTR_FORMAT " are none of the m2i formats (NV12, I420, RGB, BGR, "
-        "RGBP, BGRP video or one fp16/fp32 tensor with dimensions W:H:3:1 or 3:W:H:1)",
-        caps);
+    caps_error (error, "caps %s are none of the m2i formats (NV12, I420, RGB, BGR, RGBP, "
+        "BGRP video or one fp16/fp32 tensor with dimensions W:H:3:1 or 3:W:H:1)", caps);
     return FALSE;
   }
   info->cf = (GstM2iCapsFormat) cf;
@@ -353,8 +390,8 @@ gst_m2i_caps_info_from_caps (GstM2iCapsInfo *info, const GstCaps *caps, GError *
   M2iFormat f = gst_m2i_caps_format_to_m2i (info->cf, M2I_ORDER_RGB);
   if (!cf_desc[cf].tensor) {
     if (!gst_video_info_from_caps (&info->vinfo, caps)) {
-      g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
-          "cannot read the video caps %" GST_PTR_FORMAT, caps);
+      /* (GStreamer refuses a frame whose size overflows its layout) */
+      caps_error (error, "cannot read the video caps %s (is the frame too large?)", caps);
       return FALSE;
     }
     info->width = GST_VIDEO_INFO_WIDTH (&info->vinfo);
@@ -379,8 +416,7 @@ gst_m2i_caps_info_from_caps (GstM2iCapsInfo *info, const GstCaps *caps, GError *
   g_value_unset (&w);
   g_value_unset (&h);
   if (!fixed) {
-    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
-        "tensor caps %" GST_PTR_FORMAT " have no dimensions", caps);
+    caps_error (error, "tensor caps %s have no dimensions", caps);
     return FALSE;
   }
   m2i_image_init (&info->layout, f, info->width, info->height);
@@ -388,6 +424,36 @@ gst_m2i_caps_info_from_caps (GstM2iCapsInfo *info, const GstCaps *caps, GError *
     info->offset[p] = p * info->layout.stride[p] * (gsize) info->height;
   info->size = m2i_image_wrap_size (f, info->width, info->height, 0);
   return TRUE;
+}
+
+gboolean
+gst_m2i_caps_info_check_even (const GstM2iCapsInfo *info, const char *side, GError **error)
+{
+  if ((info->cf == GST_M2I_CF_NV12 || info->cf == GST_M2I_CF_I420)
+      && (info->width % 2 || info->height % 2)) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+        "%s %s of %dx%d has an odd width or height; the M2I block reads 2x2 chroma blocks "
+        "and needs even sizes. Scale or crop to an even size upstream.",
+        cf_desc[info->cf].name, side, info->width, info->height);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+void
+gst_m2i_image_set_planes (M2iImage *img, const GstMapInfo *map,
+    const gsize offset[M2I_MAX_PLANES])
+{
+  guint n = m2i_format_n_planes (img->format);
+  for (guint p = 0; p < M2I_MAX_PLANES; p++) {
+    if (p < n && offset[p] <= map->size) {
+      img->data[p] = map->data + offset[p];
+      img->size[p] = map->size - offset[p];
+    } else {
+      img->data[p] = p < n ? map->data : NULL;
+      img->size[p] = 0;
+    }
+  }
 }
 
 gboolean
@@ -422,15 +488,7 @@ gst_m2i_image_from_buffer (const GstM2iCapsInfo *info, GstBuffer *buf,
       offset[p] = vmeta->offset[p];
     }
   }
-  for (guint p = 0; p < M2I_MAX_PLANES; p++) {
-    if (p < n && offset[p] <= map->size) {
-      img->data[p] = map->data + offset[p];
-      img->size[p] = map->size - offset[p];
-    } else {
-      img->data[p] = p < n ? map->data : NULL;
-      img->size[p] = 0;
-    }
-  }
+  gst_m2i_image_set_planes (img, map, offset);
   return TRUE;
 }
 

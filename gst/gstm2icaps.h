@@ -59,6 +59,10 @@ const char *gst_m2i_caps_format_name (GstM2iCapsFormat cf);
 M2iFormat gst_m2i_caps_format_to_m2i (GstM2iCapsFormat cf, M2iChannelOrder order);
 /* Short description for messages: "NV12", "RGBP", "planar fp16 tensor". */
 const char *gst_m2i_caps_format_describe (GstM2iCapsFormat cf);
+/* The caps format of engine format @f (the inverse of
+ * gst_m2i_caps_format_to_m2i, channel order dropped for tensors);
+ * GST_M2I_CF_COUNT for a format no m2i pad carries. */
+GstM2iCapsFormat gst_m2i_caps_format_from_m2i (M2iFormat f);
 
 /* Caps formats that @s (any caps structure, fixed or not) can stand for,
  * as a bit mask; 0 for a structure no m2i pad deals with. */
@@ -76,6 +80,10 @@ gboolean gst_m2i_structure_size (const GstStructure *s, GstM2iCapsFormat cf,
  * are fixed. */
 GstStructure *gst_m2i_structure_new (GstM2iCapsFormat cf, const GValue *width,
     const GValue *height, const GValue *framerate, const GValue *par);
+
+/* As gst_m2i_structure_new for a @width x @height frame (0: any width or
+ * height), any framerate, no pixel-aspect-ratio. */
+GstStructure *gst_m2i_structure_new_sized (GstM2iCapsFormat cf, gint width, gint height);
 
 /* The tensor "dimensions" string for @cf of @width x @height ("W:H:3:1"
  * planar, "3:W:H:1" interleaved): @buf (@buf_size bytes) is filled and
@@ -106,6 +114,19 @@ typedef struct {
  * naming what is wrong for caps that are not one of the m2i caps formats. */
 gboolean gst_m2i_caps_info_from_caps (GstM2iCapsInfo *info, const GstCaps *caps,
     GError **error);
+
+/* FALSE with @error (M2I_ERROR_INVALID_ARGUMENT) when @info is NV12 or I420
+ * of an odd width or height, which the M2I block cannot read; the message
+ * names the @side ("input", "output") and what to do. */
+gboolean gst_m2i_caps_info_check_even (const GstM2iCapsInfo *info, const char *side,
+    GError **error);
+
+/* Points @img's planes into @map: plane p starts @offset[p] bytes in and
+ * holds what the mapping has from there on (0 bytes when the offset lies
+ * beyond it, so the engine's checks catch short buffers). Planes the format
+ * does not have get NULL. */
+void gst_m2i_image_set_planes (M2iImage *img, const GstMapInfo *map,
+    const gsize offset[M2I_MAX_PLANES]);
 
 /* The engine image of @buf, which has @info's caps, mapped in @map (already
  * mapped by the caller). Strides and plane offsets come from the buffer's

@@ -156,8 +156,9 @@ gst_m2i_color_convert_class_init (GstM2iColorConvertClass *klass)
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class, "M2I colour converter",
       "Filter/Converter/Video/Colorspace",
-      "Converts NV12/I420 to RGB, BGR, planar RGB/BGR or planar fp16/fp32 tensors on the M2I "
-      "block (OpenVINO NV12toRGB/I420toRGB numerics), fused with adjacent m2i elements",
+      "Converts NV12/I420 to RGB, BGR, planar RGB/BGR or fp16/fp32 tensors (planar; "
+      "interleaved and fp32 with profile=extended) on the M2I block (OpenVINO "
+      "NV12toRGB/I420toRGB numerics), fused with adjacent m2i elements",
       "m2i developers");
 
   base_class->size_rule = GST_M2I_SIZE_SAME;

@@ -64,17 +64,44 @@ gst_m2i_deferred_frame_map_source (const GstM2iDeferredFrame *f, GstMapInfo *map
     return FALSE;
   }
   *img = f->source_image;
-  guint n = m2i_format_n_planes (img->format);
-  for (guint p = 0; p < M2I_MAX_PLANES; p++) {
-    gsize off = f->source_offset[p];
-    if (p < n && off <= map->size) {
-      img->data[p] = map->data + off;
-      img->size[p] = map->size - off;
-    } else {
-      img->data[p] = p < n ? map->data : NULL;
-      img->size[p] = 0;
+  gst_m2i_image_set_planes (img, map, f->source_offset);
+  return TRUE;
+}
+
+gboolean
+gst_m2i_deferred_frame_borrow (GstM2iDeferredFrame *f, const GstM2iCapsInfo *info,
+    GstBuffer *buf, GError **error)
+{
+  gst_m2i_deferred_frame_init (f);
+  if (info->deferred) {
+    GstM2iDeferredMeta *meta = gst_buffer_get_m2i_deferred_meta (buf);
+    if (!meta || !meta->frame.source) {
+      g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+          "the input caps say memory:M2I, but the buffer carries no deferred frame");
+      return FALSE;
     }
+    *f = meta->frame;           /* borrowed: @buf holds the source */
+    return TRUE;
   }
+  GstMapInfo map;
+  M2iImage img;
+  /* Only the geometry is kept; whoever runs the frame maps the buffer again. */
+  if (!gst_buffer_map (buf, &map, GST_MAP_READ)) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "cannot map the input buffer");
+    return FALSE;
+  }
+  gboolean ok = gst_m2i_image_from_buffer (info, buf, &map, M2I_ORDER_RGB, &img,
+      f->source_offset, error);
+  gst_buffer_unmap (buf, &map);
+  if (!ok)
+    return FALSE;
+  for (guint p = 0; p < M2I_MAX_PLANES; p++) {
+    img.data[p] = NULL;
+    img.size[p] = 0;
+  }
+  f->source = buf;
+  f->source_image = img;
+  f->result = img;
   return TRUE;
 }
 

@@ -30,6 +30,7 @@
 
 #include <gst/gst.h>
 #include <m2i/m2i.h>
+#include "gstm2icaps.h"
 
 G_BEGIN_DECLS
 
@@ -94,6 +95,16 @@ void gst_m2i_deferred_frame_copy (GstM2iDeferredFrame *dst, const GstM2iDeferred
  * source (the engine's planner gives the reason). */
 gboolean gst_m2i_deferred_frame_ops_output (const GstM2iDeferredFrame *f,
     M2iFormat *format, gint *width, gint *height);
+
+/* Fills @f with what @buf (of the negotiated caps @info) stands for, borrowing:
+ * no reference is taken, so @f is valid while @buf is. Deferred caps: the
+ * frame the buffer's GstM2iDeferredMeta carries. Plain caps: a frame whose
+ * source is @buf itself (geometry from its GstVideoMeta or the caps, data
+ * pointers NULL), no ops, result = source. FALSE with @error when a deferred
+ * buffer carries no frame, @buf cannot be mapped or its video meta does not
+ * describe @info's frame. */
+gboolean gst_m2i_deferred_frame_borrow (GstM2iDeferredFrame *f, const GstM2iCapsInfo *info,
+    GstBuffer *buf, GError **error);
 
 /* Maps @f's source for reading into @map and fills @img (geometry from @f,
  * data pointers into the mapping, plane sizes what the mapping holds). FALSE

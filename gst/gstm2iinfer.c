@@ -26,6 +26,7 @@
 #include "gstm2iexec.h"
 #include "gstm2iinfermodel.h"
 #include "gstm2iinferresults.h"
+#include "gstm2iprops.h"
 #include "gstm2itensormeta.h"
 
 #include <base/m2i-error.h>
@@ -96,7 +97,8 @@ struct _GstM2iInfer {
   gboolean post_messages;
   M2iChannelOrder channel_order;
   M2iResizeMode resize_mode;
-  gdouble mean[3], std[3], input_scale;
+  GstM2iChannels mean, std;
+  gdouble input_scale;
   M2iProfile profile;
   gboolean fusion;
   gchar *fused;
@@ -269,26 +271,6 @@ dims_match (const char *dims, const M2iShape *shape)
   return TRUE;
 }
 
-static GstM2iCapsFormat
-caps_format_of (M2iFormat f)
-{
-  switch (f) {
-    case M2I_FORMAT_SP_NV12_8: return GST_M2I_CF_NV12;
-    case M2I_FORMAT_PL_YUV420_8: return GST_M2I_CF_I420;
-    case M2I_FORMAT_IL_RGB888: return GST_M2I_CF_RGB;
-    case M2I_FORMAT_IL_BGR888: return GST_M2I_CF_BGR;
-    case M2I_FORMAT_PL_RGB24: return GST_M2I_CF_RGBP;
-    case M2I_FORMAT_PL_BGR24: return GST_M2I_CF_BGRP;
-    case M2I_FORMAT_PL_FP16_RGB:
-    case M2I_FORMAT_PL_FP16_BGR: return GST_M2I_CF_F16_PLANAR;
-    case M2I_FORMAT_PL_FP32_RGB:
-    case M2I_FORMAT_PL_FP32_BGR: return GST_M2I_CF_F32_PLANAR;
-    case M2I_FORMAT_IL_FP16_RGB:
-    case M2I_FORMAT_IL_FP16_BGR: return GST_M2I_CF_F16_INTERLEAVED;
-    default: return GST_M2I_CF_F32_INTERLEAVED;
-  }
-}
-
 /* ---- caps the model takes ----------------------------------------------- */
 
 static void
@@ -320,21 +302,6 @@ video_structure (const char *const *formats, gint w, gint h)
   return s;
 }
 
-/* A planar fp tensor of @w x @h (0: any size, no dimensions field). */
-static GstStructure *
-image_tensor_structure (GstM2iCapsFormat cf, gint w, gint h)
-{
-  GstStructure *s = gst_structure_new ("other/tensors", "format", G_TYPE_STRING, "static",
-      "num_tensors", G_TYPE_INT, 1, "types", G_TYPE_STRING, gst_m2i_caps_format_name (cf), NULL);
-  if (w > 0) {
-    GValue dims = G_VALUE_INIT;
-    gst_m2i_tensor_dims_value (cf, w, h, &dims);
-    gst_structure_take_value (s, "dimensions", &dims);
-  }
-  gst_structure_set (s, "framerate", GST_TYPE_FRACTION_RANGE, 0, 1, G_MAXINT, 1, NULL);
-  return s;
-}
-
 static void
 append_m2i (GstCaps *caps, GstStructure *s, gboolean deferred)
 {
@@ -342,20 +309,35 @@ append_m2i (GstCaps *caps, GstStructure *s, gboolean deferred)
       deferred ? gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_M2I, NULL) : NULL);
 }
 
-/* other/tensors naming every input of @m exactly (types as declared). NULL
- * when an input type has no NNStreamer name. */
+/* How io_tensors_structure names element types. */
+typedef enum {
+  TYPES_DECLARED,          /* as the model declares them */
+  TYPES_FLOAT_AS_F16,      /* float inputs offered as fp16 (widened when copied in) */
+  TYPES_F16_AS_F32,        /* f16 outputs, which the runtime delivers as f32 */
+} TypeMap;
+
+/* other/tensors (static, no framerate) naming every input (or, with
+ * @outputs, every output) of @ir with its dimensions and its type mapped by
+ * @map. NULL when a type has no NNStreamer name; *@unnamed (when not NULL)
+ * is then that tensor. */
 static GstStructure *
-model_tensors_structure (GstM2iInferModel *m, gboolean f16_for_float)
+io_tensors_structure (M2iIrModel *ir, gboolean outputs, TypeMap map,
+    const M2iIrIoInfo **unnamed)
 {
-  M2iIrModel *ir = gst_m2i_infer_model_ir (m);
-  gint n = m2i_ir_model_get_n_inputs (ir);
+  gint n = outputs ? m2i_ir_model_get_n_outputs (ir) : m2i_ir_model_get_n_inputs (ir);
   GString *types = g_string_new (NULL), *dims = g_string_new (NULL);
   for (gint i = 0; i < n; i++) {
-    const M2iIrIoInfo *io = m2i_ir_model_get_input (ir, i);
-    M2iElementType t = f16_for_float && m2i_element_type_is_float (io->type) ? M2I_ET_F16
-        : io->type;
+    const M2iIrIoInfo *io = outputs ? m2i_ir_model_get_output (ir, i)
+        : m2i_ir_model_get_input (ir, i);
+    M2iElementType t = io->type;
+    if (map == TYPES_FLOAT_AS_F16 && m2i_element_type_is_float (t))
+      t = M2I_ET_F16;
+    else if (map == TYPES_F16_AS_F32 && t == M2I_ET_F16)
+      t = M2I_ET_F32;
     const char *name = tensor_type_name (t);
     if (!name) {
+      if (unnamed)
+        *unnamed = io;
       g_string_free (types, TRUE);
       g_string_free (dims, TRUE);
       return NULL;
@@ -367,10 +349,21 @@ model_tensors_structure (GstM2iInferModel *m, gboolean f16_for_float)
   }
   GstStructure *s = gst_structure_new ("other/tensors", "format", G_TYPE_STRING, "static",
       "num_tensors", G_TYPE_INT, n, "types", G_TYPE_STRING, types->str,
-      "dimensions", G_TYPE_STRING, dims->str,
-      "framerate", GST_TYPE_FRACTION_RANGE, 0, 1, G_MAXINT, 1, NULL);
+      "dimensions", G_TYPE_STRING, dims->str, NULL);
   g_string_free (types, TRUE);
   g_string_free (dims, TRUE);
+  return s;
+}
+
+/* other/tensors naming every input of @m exactly, any framerate. NULL when
+ * an input type has no NNStreamer name. */
+static GstStructure *
+model_tensors_structure (GstM2iInferModel *m, gboolean f16_for_float)
+{
+  GstStructure *s = io_tensors_structure (gst_m2i_infer_model_ir (m), FALSE,
+      f16_for_float ? TYPES_FLOAT_AS_F16 : TYPES_DECLARED, NULL);
+  if (s)
+    gst_structure_set (s, "framerate", GST_TYPE_FRACTION_RANGE, 0, 1, G_MAXINT, 1, NULL);
   return s;
 }
 
@@ -398,17 +391,17 @@ build_model_caps (GstM2iInfer *self, GstM2iInferModel *m, gboolean with_deferred
         append_m2i (caps, video_structure (fmt, head->in_width, head->in_height), FALSE);
       }
       if (with_deferred) {
-        append_m2i (caps, image_tensor_structure (GST_M2I_CF_F16_PLANAR, w, h), TRUE);
-        append_m2i (caps, image_tensor_structure (GST_M2I_CF_F32_PLANAR, w, h), TRUE);
+        append_m2i (caps, gst_m2i_structure_new_sized (GST_M2I_CF_F16_PLANAR, w, h), TRUE);
+        append_m2i (caps, gst_m2i_structure_new_sized (GST_M2I_CF_F32_PLANAR, w, h), TRUE);
         append_m2i (caps, video_structure (rgb_formats, w, h), TRUE);
-        append_m2i (caps, image_tensor_structure (GST_M2I_CF_F16_PLANAR, 0, 0), TRUE);
-        append_m2i (caps, image_tensor_structure (GST_M2I_CF_F32_PLANAR, 0, 0), TRUE);
+        append_m2i (caps, gst_m2i_structure_new_sized (GST_M2I_CF_F16_PLANAR, 0, 0), TRUE);
+        append_m2i (caps, gst_m2i_structure_new_sized (GST_M2I_CF_F32_PLANAR, 0, 0), TRUE);
         append_m2i (caps, video_structure (rgb_formats, 0, 0), TRUE);
       }
       /* (with a head, the model's input is the frame, not a tensor) */
       if (!head) {
-        append_m2i (caps, image_tensor_structure (GST_M2I_CF_F32_PLANAR, w, h), FALSE);
-        append_m2i (caps, image_tensor_structure (GST_M2I_CF_F16_PLANAR, w, h), FALSE);
+        append_m2i (caps, gst_m2i_structure_new_sized (GST_M2I_CF_F32_PLANAR, w, h), FALSE);
+        append_m2i (caps, gst_m2i_structure_new_sized (GST_M2I_CF_F16_PLANAR, w, h), FALSE);
       }
       /* NV12/I420 need even sizes: offer them at the model's size only if
        * it is even. */
@@ -479,33 +472,16 @@ unload_model (GstM2iInfer *self)
 static GstCaps *
 build_output_tensor_caps (GstM2iInferModel *m, GError **error)
 {
-  GString *types = g_string_new (NULL), *dims = g_string_new (NULL);
-  gint n = gst_m2i_infer_model_n_outputs (m);
-  M2iIrModel *ir = gst_m2i_infer_model_ir (m);
-  for (gint i = 0; i < n; i++) {
-    const M2iIrIoInfo *io = m2i_ir_model_get_output (ir, i);
-    /* The runtime delivers f16 outputs as f32. */
-    M2iElementType t = io->type == M2I_ET_F16 ? M2I_ET_F32 : io->type;
-    const char *name = tensor_type_name (t);
-    if (!name) {
-      g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
-          "output \"%s\" is %s, which other/tensors cannot carry; use output=meta", io->name,
-          m2i_element_type_to_string (io->type));
-      g_string_free (types, TRUE);
-      g_string_free (dims, TRUE);
-      return NULL;
-    }
-    g_string_append_printf (types, "%s%s", i ? "," : "", name);
-    if (i)
-      g_string_append_c (dims, ',');
-    append_dims (dims, &io->shape);
+  const M2iIrIoInfo *io = NULL;
+  GstStructure *s = io_tensors_structure (gst_m2i_infer_model_ir (m), TRUE, TYPES_F16_AS_F32,
+      &io);
+  if (!s) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
+        "output \"%s\" is %s, which other/tensors cannot carry; use output=meta", io->name,
+        m2i_element_type_to_string (io->type));
+    return NULL;
   }
-  GstCaps *caps = gst_caps_new_simple ("other/tensors", "format", G_TYPE_STRING, "static",
-      "num_tensors", G_TYPE_INT, n, "types", G_TYPE_STRING, types->str,
-      "dimensions", G_TYPE_STRING, dims->str, NULL);
-  g_string_free (types, TRUE);
-  g_string_free (dims, TRUE);
-  return caps;
+  return gst_caps_new_full (s, NULL);
 }
 
 static gboolean
@@ -770,25 +746,12 @@ ensure_staging (GstM2iInfer *self)
 static gboolean
 compute_norm (GstM2iInfer *self, GError **error)
 {
-  float mean[3], std[3];
   GST_OBJECT_LOCK (self);
-  for (int c = 0; c < 3; c++) {
-    mean[c] = (float) self->mean[c];
-    std[c] = (float) self->std[c];
-  }
-  float scale = (float) self->input_scale;
+  gboolean ok = gst_m2i_norm_params_from_mean_std (&self->norm, &self->mean, &self->std,
+      self->input_scale, error);
   GST_OBJECT_UNLOCK (self);
-  if (!m2i_norm_params_from_mean_std (&self->norm, mean, std, scale)) {
-    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
-        "mean <%g, %g, %g> / std <%g, %g, %g> with input-scale %g cannot be held as fp16 "
-        "coefficients (std must be positive, mean/input-scale and std/input-scale within "
-        "fp16 range)", mean[0], mean[1], mean[2], std[0], std[1], std[2], scale);
-    return FALSE;
-  }
-  M2iNormParams id;
-  m2i_norm_params_identity (&id);
-  self->norm_active = memcmp (&self->norm, &id, sizeof id) != 0;
-  return TRUE;
+  self->norm_active = ok && !gst_m2i_norm_params_is_identity (&self->norm);
+  return ok;
 }
 
 /* The caps of the video a fused chain started from: the caps of the
@@ -897,12 +860,11 @@ set_sink_caps (GstM2iInfer *self, GstCaps *caps)
       g_clear_error (&err);
       return ok;
     }
-    if ((self->in_info.cf == GST_M2I_CF_NV12 || self->in_info.cf == GST_M2I_CF_I420)
-        && (self->in_info.width % 2 || self->in_info.height % 2))
-      return refuse_caps (self, "%s input of %dx%d has an odd width or height; the M2I block "
-          "reads 2x2 chroma blocks and needs even sizes. Scale or crop to an even size "
-          "upstream.", gst_m2i_caps_format_name (self->in_info.cf), self->in_info.width,
-          self->in_info.height);
+    if (!gst_m2i_caps_info_check_even (&self->in_info, "input", &err)) {
+      gboolean ok = refuse_caps (self, "%s", err->message);
+      g_clear_error (&err);
+      return ok;
+    }
     self->mode = deferred ? INPUT_DEFERRED : self->input_kind == GST_M2I_INPUT_IMAGE
         ? INPUT_VIDEO : INPUT_PLANES;
   }
@@ -930,6 +892,20 @@ set_sink_caps (GstM2iInfer *self, GstCaps *caps)
     out = gst_caps_ref (caps);
   }
   GST_DEBUG_OBJECT (self, "sink caps %" GST_PTR_FORMAT " (mode %d)", caps, self->mode);
+  /* Say why when downstream refuses them: otherwise the stream just stops
+   * with "not-negotiated". */
+  if (gst_pad_is_linked (self->srcpad) && !gst_pad_peer_query_accept_caps (self->srcpad, out)) {
+    gchar *str = gst_caps_to_string (out);
+    gst_caps_unref (out);
+    clear_negotiated (self);
+    gboolean tensors = output == GST_M2I_INFER_OUTPUT_TENSORS;
+    gboolean ok = refuse_caps (self, "downstream does not accept %s (%s): link an element "
+        "that takes them, or set %s", str, tensors ? "the model's outputs, output=tensors"
+        : "the frames m2iinfer passes on, output=meta", tensors ? "output=meta to pass the "
+        "frames on" : "output=tensors to push the model's outputs instead");
+    g_free (str);
+    return ok;
+  }
   return push_src_caps (self, out);
 }
 
@@ -1123,32 +1099,6 @@ append_model_ops (GstM2iInfer *self, GstM2iDeferredFrame *f, M2iDataType pixel_t
     g_free (str);
     return FALSE;
   }
-  return TRUE;
-}
-
-/* Fills @f (borrowing @buf, holding no reference) from a plain video buffer. */
-static gboolean
-frame_from_video (GstM2iInfer *self, GstBuffer *buf, GstM2iDeferredFrame *f, GError **error)
-{
-  GstMapInfo map;
-  M2iImage img;
-  gst_m2i_deferred_frame_init (f);
-  if (!gst_buffer_map (buf, &map, GST_MAP_READ)) {
-    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "cannot map the input buffer");
-    return FALSE;
-  }
-  gboolean ok = gst_m2i_image_from_buffer (&self->in_info, buf, &map, M2I_ORDER_RGB, &img,
-      f->source_offset, error);
-  gst_buffer_unmap (buf, &map);
-  if (!ok)
-    return FALSE;
-  f->source = buf;
-  f->source_image = img;
-  for (guint p = 0; p < M2I_MAX_PLANES; p++) {
-    f->source_image.data[p] = NULL;
-    f->source_image.size[p] = 0;
-  }
-  f->result = f->source_image;
   return TRUE;
 }
 
@@ -1518,23 +1468,15 @@ publish_results (GstM2iInfer *self, GstBuffer *buf, const GstM2iFrameMap *map,
 static gboolean
 check_source_caps (GstM2iInfer *self, const M2iImage *src)
 {
-  GstM2iCapsFormat cf = caps_format_of (src->format);
+  GstM2iCapsFormat cf = gst_m2i_caps_format_from_m2i (src->format);
   if (self->src_is_video && GST_VIDEO_INFO_WIDTH (&self->src_vinfo) == src->width
       && GST_VIDEO_INFO_HEIGHT (&self->src_vinfo) == src->height
       && !g_strcmp0 (gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&self->src_vinfo)),
           gst_m2i_caps_format_name (cf)))
     return TRUE;
-  GValue w = G_VALUE_INIT, h = G_VALUE_INIT, fr = G_VALUE_INIT;
-  g_value_init (&w, G_TYPE_INT);
-  g_value_set_int (&w, src->width);
-  g_value_init (&h, G_TYPE_INT);
-  g_value_set_int (&h, src->height);
-  g_value_init (&fr, GST_TYPE_FRACTION);
-  gst_value_set_fraction (&fr, self->fps_n, self->fps_d);
-  GstCaps *caps = gst_caps_new_full (gst_m2i_structure_new (cf, &w, &h, &fr, NULL), NULL);
-  g_value_unset (&w);
-  g_value_unset (&h);
-  g_value_unset (&fr);
+  GstStructure *s = gst_m2i_structure_new_sized (cf, src->width, src->height);
+  gst_structure_set (s, "framerate", GST_TYPE_FRACTION, self->fps_n, self->fps_d, NULL);
+  GstCaps *caps = gst_caps_new_full (s, NULL);
   GST_INFO_OBJECT (self, "the chain's source frame is %s %dx%d: renegotiating",
       m2i_format_to_string (src->format), src->width, src->height);
   return push_src_caps (self, caps);
@@ -1558,17 +1500,9 @@ gst_m2i_infer_chain (GstPad *pad, GstObject *parent, GstBuffer *inbuf)
   gboolean infer = index % fs.interval == 0;
 
   gst_m2i_deferred_frame_init (f);
-  if (self->mode == INPUT_DEFERRED) {
-    GstM2iDeferredMeta *meta = gst_buffer_get_m2i_deferred_meta (inbuf);
-    if (!meta || !meta->frame.source) {
-      g_set_error (&err, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
-          "the input caps say memory:M2I, but the buffer carries no deferred frame");
-      goto failed;
-    }
-    *f = meta->frame;           /* borrowed: inbuf holds the source */
-  } else if (self->mode == INPUT_VIDEO && !frame_from_video (self, inbuf, f, &err)) {
+  if ((self->mode == INPUT_DEFERRED || self->mode == INPUT_VIDEO)
+      && !gst_m2i_deferred_frame_borrow (f, &self->in_info, inbuf, &err))
     goto failed;
-  }
   GstM2iFrameMap map;
   frame_map (self, f, &map);
 
@@ -1666,41 +1600,6 @@ failed:
 
 /* ---- properties -------------------------------------------------------------------- */
 
-/* Stores a GstValueArray of 1 (all channels) or 3 numbers into @dst;
- * anything else is ignored with a warning. */
-static void
-set_channels (GstM2iInfer *self, const char *name, const GValue *value, gdouble dst[3])
-{
-  guint n = gst_value_array_get_size (value);
-  gdouble v[3] = { 0 };
-  for (guint i = 0; i < n && i < 3; i++) {
-    GValue d = G_VALUE_INIT;
-    g_value_init (&d, G_TYPE_DOUBLE);
-    gboolean ok = g_value_transform (gst_value_array_get_value (value, i), &d);
-    v[i] = g_value_get_double (&d);
-    g_value_unset (&d);
-    if (!ok)
-      n = 0;
-  }
-  if (n != 1 && n != 3) {
-    GST_WARNING_OBJECT (self, "%s takes 1 or 3 numbers; ignored", name);
-    return;
-  }
-  for (int c = 0; c < 3; c++)
-    dst[c] = v[n == 1 ? 0 : c];
-}
-
-static void
-get_channels (GValue *value, const gdouble src[3])
-{
-  for (int c = 0; c < 3; c++) {
-    GValue d = G_VALUE_INIT;
-    g_value_init (&d, G_TYPE_DOUBLE);
-    g_value_set_double (&d, src[c]);
-    gst_value_array_append_and_take_value (value, &d);
-  }
-}
-
 static void
 gst_m2i_infer_set_property (GObject *object, guint prop_id, const GValue *value,
     GParamSpec *pspec)
@@ -1749,11 +1648,11 @@ gst_m2i_infer_set_property (GObject *object, guint prop_id, const GValue *value,
       self->resize_mode = g_value_get_enum (value);
       break;
     case PROP_MEAN:
-      set_channels (self, "mean", value, self->mean);
+      gst_m2i_channels_set (&self->mean, "mean", value);
       self->params_changed = TRUE;
       break;
     case PROP_STD:
-      set_channels (self, "std", value, self->std);
+      gst_m2i_channels_set (&self->std, "std", value);
       self->params_changed = TRUE;
       break;
     case PROP_INPUT_SCALE:
@@ -1816,10 +1715,10 @@ gst_m2i_infer_get_property (GObject *object, guint prop_id, GValue *value, GPara
       g_value_set_enum (value, self->resize_mode);
       break;
     case PROP_MEAN:
-      get_channels (value, self->mean);
+      gst_m2i_channels_get (&self->mean, value);
       break;
     case PROP_STD:
-      get_channels (value, self->std);
+      gst_m2i_channels_get (&self->std, value);
       break;
     case PROP_INPUT_SCALE:
       g_value_set_double (value, self->input_scale);
@@ -1852,16 +1751,9 @@ gst_m2i_infer_finalize (GObject *object)
   g_free (self->labels_path);
   g_free (self->split_dir);
   g_free (self->fused);
+  gst_m2i_channels_clear (&self->mean);
+  gst_m2i_channels_clear (&self->std);
   G_OBJECT_CLASS (gst_m2i_infer_parent_class)->finalize (object);
-}
-
-static GParamSpec *
-channels_spec (const char *name, const char *nick, const char *blurb)
-{
-  GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING;
-  return gst_param_spec_array (name, nick, blurb,
-      g_param_spec_double ("value", "Value", "One channel's value", -G_MAXDOUBLE, G_MAXDOUBLE,
-          0.0, flags), flags);
 }
 
 static void
@@ -1911,9 +1803,10 @@ gst_m2i_infer_class_init (GstM2iInferClass *klass)
           "used per inference and per M2I task (row slices); 0 = one per CPU core", 0, 64,
           DEFAULT_N_THREADS, ready));
   g_object_class_install_property (gobject_class, PROP_SPLIT_DIR,
-      g_param_spec_string ("split-dir", "Split directory", "With device M2I or HETERO: "
-          "write the split plan (AutoSplit's graph_infos.json and one IR pair per piece) "
-          "into this folder when the model is loaded", NULL, ready));
+      g_param_spec_string ("split-dir", "Split directory", "With device M2I, HETERO or AUTO "
+          "(when it splits): write the split plan (AutoSplit's graph_infos.json and one IR "
+          "pair per piece) into this folder when the model is loaded; a folder that cannot be "
+          "written fails that state change", NULL, ready));
   g_object_class_install_property (gobject_class, PROP_OUTPUT,
       g_param_spec_enum ("output", "Output", "What leaves the element: the frame with "
           "result metas, or the model's outputs as other/tensors", GST_TYPE_M2I_INFER_OUTPUT,
@@ -1933,13 +1826,14 @@ gst_m2i_infer_class_init (GstM2iInferClass *klass)
           "frames to the model's size itself (half_pixel coordinates)",
           GST_TYPE_M2I_RESIZE_MODE, DEFAULT_RESIZE_MODE, playing));
   g_object_class_install_property (gobject_class, PROP_MEAN,
-      channels_spec ("mean", "Mean", "Per-channel mean m2iinfer subtracts when it converts "
-          "pixels itself (video input, or a deferred chain that ends in u8 pixels), in units "
-          "of pixel * input-scale, model channel order; 1 value or 3, e.g. "
-          "mean=\"<0.485, 0.456, 0.406>\" (default <0, 0, 0>). Tensor input is used as is"));
+      gst_m2i_param_spec_channels ("mean", "Mean", "Per-channel mean m2iinfer subtracts "
+          "when it converts pixels itself (video input, or a deferred chain that ends in u8 "
+          "pixels), in units of pixel * input-scale, model channel order; 1 value or 3, e.g. "
+          "mean=\"<0.485, 0.456, 0.406>\" (default <0, 0, 0>); any other count is refused "
+          "with an error. Tensor input is used as is", playing));
   g_object_class_install_property (gobject_class, PROP_STD,
-      channels_spec ("std", "Standard deviation", "Per-channel divisor, same units and "
-          "order as mean, positive (default <1, 1, 1>)"));
+      gst_m2i_param_spec_channels ("std", "Standard deviation", "Per-channel divisor, same "
+          "units and order as mean, positive (default <1, 1, 1>)", playing));
   g_object_class_install_property (gobject_class, PROP_INPUT_SCALE,
       g_param_spec_double ("input-scale", "Input scale", "Factor on pixel values before "
           "mean is subtracted, e.g. 0.00392156862745098 (1/255)", G_MINDOUBLE, G_MAXDOUBLE,
@@ -1965,10 +1859,12 @@ gst_m2i_infer_class_init (GstM2iInferClass *klass)
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class, "M2I inference",
       "Filter/Analyzer/Video",
-      "Runs an OpenVINO IR model on each frame (CPU, or split between the M2I device and "
-      "the CPU), with the pre-processing fused into the M2I plan that writes the model's "
-      "input; attaches the outputs (tensor meta), classes and detections (region-of-interest "
-      "metas, DL Streamer style) and posts them on the bus", "m2i developers");
+      "Runs an OpenVINO IR model (v10/v11) on video frames or other/tensors, on the CPU or "
+      "split between the M2I device and the CPU, with the pre-processing (colour conversion, "
+      "resize, normalisation, including that of adjacent m2i elements) fused into the M2I "
+      "plan that writes the model's input; attaches the outputs (tensor meta), classes and "
+      "detections (region-of-interest metas, DL Streamer style) and posts them on the bus, "
+      "or pushes the outputs as other/tensors", "m2i developers");
   gst_type_mark_as_plugin_api (GST_TYPE_M2I_INFER_OUTPUT, 0);
   /* Register the meta now, so readers can find it by name. */
   gst_m2i_tensor_meta_get_info ();
@@ -1999,10 +1895,8 @@ gst_m2i_infer_init (GstM2iInfer *self)
   self->input_scale = DEFAULT_INPUT_SCALE;
   self->profile = DEFAULT_PROFILE;
   self->fusion = DEFAULT_FUSION;
-  for (int c = 0; c < 3; c++) {
-    self->mean[c] = 0.0;
-    self->std[c] = 1.0;
-  }
+  gst_m2i_channels_init (&self->mean, 0.0);
+  gst_m2i_channels_init (&self->std, 1.0);
   gst_m2i_plan_cache_init (&self->cache);
   gst_m2i_deferred_frame_init (&self->work);
   self->report = TRUE;

@@ -179,19 +179,26 @@ load_cpu (GstM2iInferModel *m, guint n_threads, GError **error)
 }
 
 /* Plans and prepares split execution for @devices ("HETERO:M2I,CPU",
- * "M2I"); writes the plan into @split_dir when given. */
+ * "M2I"); writes the plan into @split_dir when given. *@planned (when not
+ * NULL) says whether the partitioner made a plan, so that a failure after
+ * it (writing the plan, preparing the runner) is told from a model that
+ * does not split. */
 static gboolean
 load_split (GstM2iInferModel *m, const char *devices, const GstM2iInferModelOptions *opts,
-    GError **error)
+    gboolean *planned, GError **error)
 {
   M2iSplitOptions so;
   m2i_split_options_init (&so);
   so.devices = devices;
   m->plan = m2i_split_plan_new (m->model, &so, error);
+  if (planned)
+    *planned = m->plan != NULL;
   if (!m->plan)
     return FALSE;
-  if (opts->split_dir && !m2i_split_plan_save (m->plan, opts->split_dir, error))
+  if (opts->split_dir && !m2i_split_plan_save (m->plan, opts->split_dir, error)) {
+    g_prefix_error (error, "split-dir=%s: ", opts->split_dir);
     return FALSE;
+  }
   M2iSplitRunOptions ro = { .n_threads = (gint) opts->n_threads };
   m->runner = m2i_split_runner_new (m->plan, &ro, error);
   if (!m->runner)
@@ -255,10 +262,18 @@ gst_m2i_infer_model_load (const char *xml_path, const GstM2iInferModelOptions *o
       if (!load_cpu (m, opts->n_threads, error))
         goto fail;
       break;
-    case GST_M2I_DEVICE_AUTO:
+    case GST_M2I_DEVICE_AUTO: {
       /* The best that works: split between the device and the CPU, else
-       * the CPU alone (a model the partitioner cannot plan). */
-      if (!load_split (m, "HETERO:M2I,CPU", opts, &split_error)) {
+       * the CPU alone (a model the partitioner cannot plan). A plan that
+       * cannot be written where split-dir says is an error, not a reason
+       * to leave the device. */
+      gboolean planned = FALSE;
+      gboolean split = load_split (m, "HETERO:M2I,CPU", opts, &planned, &split_error);
+      if (!split && planned && opts->split_dir) {
+        g_propagate_error (error, split_error);
+        goto fail;
+      }
+      if (!split) {
         g_info ("%s: split execution is not possible (%s); running on the CPU", xml_path,
             split_error->message);
         unload_split (m);
@@ -271,10 +286,12 @@ gst_m2i_infer_model_load (const char *xml_path, const GstM2iInferModelOptions *o
         g_clear_error (&split_error);
       }
       break;
+    }
     case GST_M2I_DEVICE_M2I:
     case GST_M2I_DEVICE_HETERO:
       if (!load_split (m, opts->device_string ? opts->device_string
-              : opts->device == GST_M2I_DEVICE_M2I ? "M2I" : "HETERO:M2I,CPU", opts, error))
+              : opts->device == GST_M2I_DEVICE_M2I ? "M2I" : "HETERO:M2I,CPU", opts, NULL,
+              error))
         goto fail;
       break;
   }

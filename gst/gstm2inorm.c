@@ -10,10 +10,9 @@
 #include "gstm2ibase.h"
 #include "gstm2ielements.h"
 #include "gstm2ienums.h"
+#include "gstm2iprops.h"
 
 #include <base/m2i-error.h>
-#include <math.h>
-#include <string.h>
 
 #define DEFAULT_MODE GST_M2I_NORM_MEAN_STD
 #define DEFAULT_INPUT_SCALE 1.0
@@ -34,7 +33,7 @@ enum {
 typedef struct {
   GstM2iBase parent;
   GstM2iNormMode mode;
-  gdouble mean[3], std[3], gamma[3], beta[3], variance[3];
+  GstM2iChannels mean, std, gamma, beta, variance;
   gdouble input_scale, epsilon;
 } GstM2iNorm;
 
@@ -129,36 +128,23 @@ inputs_for_output (GstM2iBase *base, GstM2iCapsFormat out, GstM2iCapsFormat *lis
 static gboolean
 norm_params (GstM2iNorm *self, M2iNormParams *p, GError **error)
 {
-  float s = (float) self->input_scale;
-  if (!(s > 0.0f) || !isfinite (s)) {
-    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
-        "input-scale must be positive and finite (is %g)", self->input_scale);
+  if (self->mode == GST_M2I_NORM_MEAN_STD)
+    return gst_m2i_norm_params_from_mean_std (p, &self->mean, &self->std, self->input_scale,
+        error);
+  if (!gst_m2i_channels_check (&self->gamma, error)
+      || !gst_m2i_channels_check (&self->beta, error)
+      || !gst_m2i_channels_check (&self->mean, error)
+      || !gst_m2i_channels_check (&self->variance, error)
+      || !gst_m2i_input_scale_check (self->input_scale, error))
     return FALSE;
-  }
-  float mean[3], a[3], b[3];
-  for (int c = 0; c < 3; c++)
-    mean[c] = (float) self->mean[c];
-  if (self->mode == GST_M2I_NORM_MEAN_STD) {
-    float std[3];
-    for (int c = 0; c < 3; c++)
-      std[c] = (float) self->std[c];
-    if (!m2i_norm_params_from_mean_std (p, mean, std, s)) {
-      g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
-          "mean <%g, %g, %g> / std <%g, %g, %g> with input-scale %g cannot be held as "
-          "fp16 coefficients (std must be positive, mean/input-scale and std/input-scale "
-          "within fp16 range)", self->mean[0], self->mean[1], self->mean[2], self->std[0],
-          self->std[1], self->std[2], self->input_scale);
-      return FALSE;
-    }
-    return TRUE;
-  }
   /* (in*s - mean)/sqrt(var + eps) == (in - mean/s)/sqrt(var/s^2 + eps/s^2) */
-  float var[3], eps = (float) (self->epsilon / (self->input_scale * self->input_scale));
+  float a[3], b[3], mean[3], var[3];
+  float eps = (float) (self->epsilon / (self->input_scale * self->input_scale));
   for (int c = 0; c < 3; c++) {
-    a[c] = (float) self->gamma[c];
-    b[c] = (float) self->beta[c];
-    mean[c] = (float) (self->mean[c] / self->input_scale);
-    var[c] = (float) (self->variance[c] / (self->input_scale * self->input_scale));
+    a[c] = (float) self->gamma.v[c];
+    b[c] = (float) self->beta.v[c];
+    mean[c] = (float) (self->mean.v[c] / self->input_scale);
+    var[c] = (float) (self->variance.v[c] / (self->input_scale * self->input_scale));
   }
   if (!m2i_norm_params_from_batchnorm (p, a, b, mean, var, eps)) {
     g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
@@ -185,12 +171,11 @@ static gboolean
 is_noop (GstM2iBase *base, const GstM2iCapsInfo *in, const GstM2iCapsInfo *out)
 {
   GstM2iNorm *self = (GstM2iNorm *) base;
-  M2iNormParams p, id;
+  M2iNormParams p;
   GST_OBJECT_LOCK (self);
   gboolean ok = norm_params (self, &p, NULL);
   GST_OBJECT_UNLOCK (self);
-  m2i_norm_params_identity (&id);
-  return ok && in->cf == out->cf && memcmp (&p, &id, sizeof p) == 0;
+  return ok && in->cf == out->cf && gst_m2i_norm_params_is_identity (&p);
 }
 
 static gboolean
@@ -210,9 +195,7 @@ append_ops (GstM2iBase *base, const GstM2iStage *in, const GstM2iStage *out,
   if (ok && m2i_format_layout (in->format) != m2i_format_layout (out->format))
     ok = m2i_op_list_add_permute (ops);
   /* The identity norm changes no value (but -0 to +0): leave it out. */
-  M2iNormParams id;
-  m2i_norm_params_identity (&id);
-  if (ok && memcmp (&p, &id, sizeof p) != 0)
+  if (ok && !gst_m2i_norm_params_is_identity (&p))
     ok = m2i_op_list_add_norm (ops, &p);
   if (!ok)
     g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
@@ -222,41 +205,6 @@ append_ops (GstM2iBase *base, const GstM2iStage *in, const GstM2iStage *out,
 }
 
 /* ---- properties ------------------------------------------------------------- */
-
-/* Stores a GstValueArray of 1 (all channels) or 3 numbers into @dst. */
-static void
-set_triple (GstM2iNorm *self, const char *name, const GValue *value, gdouble dst[3])
-{
-  guint n = gst_value_array_get_size (value);
-  gdouble v[3];
-  if (n != 1 && n != 3) {
-    GST_WARNING_OBJECT (self, "%s needs 1 or 3 values, got %u; ignored", name, n);
-    return;
-  }
-  for (guint i = 0; i < n; i++) {
-    const GValue *e = gst_value_array_get_value (value, i);
-    GValue d = G_VALUE_INIT;
-    g_value_init (&d, G_TYPE_DOUBLE);
-    if (!g_value_transform (e, &d)) {
-      GST_WARNING_OBJECT (self, "%s: value %u is not a number; ignored", name, i);
-      return;
-    }
-    v[i] = g_value_get_double (&d);
-  }
-  for (int c = 0; c < 3; c++)
-    dst[c] = v[n == 1 ? 0 : c];
-}
-
-static void
-get_triple (GValue *value, const gdouble src[3])
-{
-  for (int c = 0; c < 3; c++) {
-    GValue d = G_VALUE_INIT;
-    g_value_init (&d, G_TYPE_DOUBLE);
-    g_value_set_double (&d, src[c]);
-    gst_value_array_append_and_take_value (value, &d);
-  }
-}
 
 static void
 gst_m2i_norm_set_property (GObject *object, guint prop_id, const GValue *value,
@@ -269,22 +217,22 @@ gst_m2i_norm_set_property (GObject *object, guint prop_id, const GValue *value,
       self->mode = g_value_get_enum (value);
       break;
     case PROP_MEAN:
-      set_triple (self, "mean", value, self->mean);
+      gst_m2i_channels_set (&self->mean, "mean", value);
       break;
     case PROP_STD:
-      set_triple (self, "std", value, self->std);
+      gst_m2i_channels_set (&self->std, "std", value);
       break;
     case PROP_INPUT_SCALE:
       self->input_scale = g_value_get_double (value);
       break;
     case PROP_GAMMA:
-      set_triple (self, "gamma", value, self->gamma);
+      gst_m2i_channels_set (&self->gamma, "gamma", value);
       break;
     case PROP_BETA:
-      set_triple (self, "beta", value, self->beta);
+      gst_m2i_channels_set (&self->beta, "beta", value);
       break;
     case PROP_VARIANCE:
-      set_triple (self, "variance", value, self->variance);
+      gst_m2i_channels_set (&self->variance, "variance", value);
       break;
     case PROP_EPSILON:
       self->epsilon = g_value_get_double (value);
@@ -306,22 +254,22 @@ gst_m2i_norm_get_property (GObject *object, guint prop_id, GValue *value, GParam
       g_value_set_enum (value, self->mode);
       break;
     case PROP_MEAN:
-      get_triple (value, self->mean);
+      gst_m2i_channels_get (&self->mean, value);
       break;
     case PROP_STD:
-      get_triple (value, self->std);
+      gst_m2i_channels_get (&self->std, value);
       break;
     case PROP_INPUT_SCALE:
       g_value_set_double (value, self->input_scale);
       break;
     case PROP_GAMMA:
-      get_triple (value, self->gamma);
+      gst_m2i_channels_get (&self->gamma, value);
       break;
     case PROP_BETA:
-      get_triple (value, self->beta);
+      gst_m2i_channels_get (&self->beta, value);
       break;
     case PROP_VARIANCE:
-      get_triple (value, self->variance);
+      gst_m2i_channels_get (&self->variance, value);
       break;
     case PROP_EPSILON:
       g_value_set_double (value, self->epsilon);
@@ -333,13 +281,16 @@ gst_m2i_norm_get_property (GObject *object, guint prop_id, GValue *value, GParam
   GST_OBJECT_UNLOCK (self);
 }
 
-static GParamSpec *
-triple_spec (const char *name, const char *nick, const char *blurb)
+static void
+gst_m2i_norm_finalize (GObject *object)
 {
-  GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING;
-  return gst_param_spec_array (name, nick, blurb,
-      g_param_spec_double ("value", "Value", "One channel's value", -G_MAXDOUBLE, G_MAXDOUBLE,
-          0.0, flags), flags);
+  GstM2iNorm *self = (GstM2iNorm *) object;
+  gst_m2i_channels_clear (&self->mean);
+  gst_m2i_channels_clear (&self->std);
+  gst_m2i_channels_clear (&self->gamma);
+  gst_m2i_channels_clear (&self->beta);
+  gst_m2i_channels_clear (&self->variance);
+  G_OBJECT_CLASS (gst_m2i_norm_parent_class)->finalize (object);
 }
 
 static void
@@ -352,31 +303,35 @@ gst_m2i_norm_class_init (GstM2iNormClass *klass)
 
   gobject_class->set_property = gst_m2i_norm_set_property;
   gobject_class->get_property = gst_m2i_norm_get_property;
+  gobject_class->finalize = gst_m2i_norm_finalize;
 
   g_object_class_install_property (gobject_class, PROP_MODE,
       g_param_spec_enum ("mode", "Mode", "Which properties give the coefficients: mean-std "
           "uses mean, std and input-scale; batch-norm uses gamma, beta, mean, variance, "
           "epsilon and input-scale", GST_TYPE_M2I_NORM_MODE, DEFAULT_MODE, flags));
   g_object_class_install_property (gobject_class, PROP_MEAN,
-      triple_spec ("mean", "Mean", "Per-channel mean, in the units of input * input-scale, "
-          "channels in memory order; 1 value (all channels) or 3, e.g. "
-          "mean=\"<0.485, 0.456, 0.406>\" (default <0, 0, 0>)"));
+      gst_m2i_param_spec_channels ("mean", "Mean", "Per-channel mean, in the units of "
+          "input * input-scale, channels in memory order; 1 value (all channels) or 3, e.g. "
+          "mean=\"<0.485, 0.456, 0.406>\" (default <0, 0, 0>). Any other count is refused "
+          "with an error when the element starts", flags));
   g_object_class_install_property (gobject_class, PROP_STD,
-      triple_spec ("std", "Standard deviation", "Per-channel divisor in mode=mean-std, same "
-          "units and order as mean, positive, e.g. std=\"<0.229, 0.224, 0.225>\" "
-          "(default <1, 1, 1>)"));
+      gst_m2i_param_spec_channels ("std", "Standard deviation", "Per-channel divisor in "
+          "mode=mean-std, same units and order as mean, positive, e.g. "
+          "std=\"<0.229, 0.224, 0.225>\" (default <1, 1, 1>)", flags));
   g_object_class_install_property (gobject_class, PROP_INPUT_SCALE,
       g_param_spec_double ("input-scale", "Input scale",
           "Factor applied to the input values before mean is subtracted, e.g. 0.00392156862745098 "
           "(1/255) for mean/std given in [0,1] units; folded into the coefficients",
           G_MINDOUBLE, G_MAXDOUBLE, DEFAULT_INPUT_SCALE, flags));
   g_object_class_install_property (gobject_class, PROP_GAMMA,
-      triple_spec ("gamma", "Gamma", "Per-channel scale in mode=batch-norm (default <1, 1, 1>)"));
+      gst_m2i_param_spec_channels ("gamma", "Gamma", "Per-channel scale in mode=batch-norm "
+          "(default <1, 1, 1>)", flags));
   g_object_class_install_property (gobject_class, PROP_BETA,
-      triple_spec ("beta", "Beta", "Per-channel offset in mode=batch-norm (default <0, 0, 0>)"));
+      gst_m2i_param_spec_channels ("beta", "Beta", "Per-channel offset in mode=batch-norm "
+          "(default <0, 0, 0>)", flags));
   g_object_class_install_property (gobject_class, PROP_VARIANCE,
-      triple_spec ("variance", "Variance", "Per-channel variance in mode=batch-norm, units "
-          "of (input * input-scale)^2 (default <1, 1, 1>)"));
+      gst_m2i_param_spec_channels ("variance", "Variance", "Per-channel variance in "
+          "mode=batch-norm, units of (input * input-scale)^2 (default <1, 1, 1>)", flags));
   g_object_class_install_property (gobject_class, PROP_EPSILON,
       g_param_spec_double ("epsilon", "Epsilon", "Added to the variance in mode=batch-norm",
           0.0, G_MAXDOUBLE, DEFAULT_EPSILON, flags));
@@ -385,9 +340,10 @@ gst_m2i_norm_class_init (GstM2iNormClass *klass)
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class, "M2I normalization",
       "Filter/Converter/Video",
-      "Normalizes RGB/BGR video or fp tensors per channel on the M2I block "
-      "(BatchNormInference-5 with fp16 coefficients) into planar fp16/fp32 tensors, "
-      "fused with adjacent m2i elements", "m2i developers");
+      "Normalizes RGB/BGR video (interleaved or planar) or fp16/fp32 tensors per channel on "
+      "the M2I block (BatchNormInference-5 with fp16 coefficients) into fp16/fp32 tensors "
+      "(planar; interleaved and fp32 with profile=extended), fused with adjacent m2i "
+      "elements", "m2i developers");
 
   base_class->size_rule = GST_M2I_SIZE_SAME;
   base_class->input_formats = GST_M2I_CF_RGB8_MASK | GST_M2I_CF_TENSOR_MASK;
@@ -407,11 +363,9 @@ gst_m2i_norm_init (GstM2iNorm *self)
   self->mode = DEFAULT_MODE;
   self->input_scale = DEFAULT_INPUT_SCALE;
   self->epsilon = DEFAULT_EPSILON;
-  for (int c = 0; c < 3; c++) {
-    self->mean[c] = 0.0;
-    self->std[c] = 1.0;
-    self->gamma[c] = 1.0;
-    self->beta[c] = 0.0;
-    self->variance[c] = 1.0;
-  }
+  gst_m2i_channels_init (&self->mean, 0.0);
+  gst_m2i_channels_init (&self->std, 1.0);
+  gst_m2i_channels_init (&self->gamma, 1.0);
+  gst_m2i_channels_init (&self->beta, 0.0);
+  gst_m2i_channels_init (&self->variance, 1.0);
 }

@@ -285,8 +285,8 @@ gst_m2i_resize_class_init (GstM2iResizeClass *klass)
   g_object_class_install_property (gobject_class, PROP_CUBE_COEFF,
       g_param_spec_double ("cube-coeff", "Cube coefficient",
           "Parameter a of the cubic kernel in mode=cubic (Interpolate attribute "
-          "\"cube_coeff\"; bicubic-pillow uses -0.5 itself)", -G_MAXDOUBLE, G_MAXDOUBLE,
-          DEFAULT_CUBE_COEFF, flags));
+          "\"cube_coeff\"; bicubic-pillow uses -0.5 itself); held as a float",
+          -G_MAXFLOAT, G_MAXFLOAT, DEFAULT_CUBE_COEFF, flags));
   g_object_class_install_property (gobject_class, PROP_KEEP_ASPECT_RATIO,
       g_param_spec_boolean ("keep-aspect-ratio", "Keep aspect ratio",
           "Scale the picture to fit the output size without distortion, centred, and fill "
@@ -304,7 +304,8 @@ gst_m2i_resize_class_init (GstM2iResizeClass *klass)
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class, "M2I resize",
       "Filter/Converter/Video/Scaler",
-      "Resizes RGB/BGR video and planar fp16/fp32 tensors on the M2I block with OpenVINO "
+      "Resizes RGB/BGR video (interleaved or planar) and fp16/fp32 tensors (planar; "
+      "interleaved and fp32 with profile=extended) on the M2I block with OpenVINO "
       "Interpolate-4/11 numerics (every mode and option), optionally letterboxed, fused "
       "with adjacent m2i elements", "m2i developers");
 

@@ -535,6 +535,42 @@ GST_START_TEST (test_norm_bad_std_refused)
 }
 GST_END_TEST;
 
+GST_START_TEST (test_norm_bad_channel_count_refused)
+{
+  /* Two numbers are neither one for every channel nor one per channel: the
+   * element refuses to start and says so (it once ran on with the old
+   * numbers, a warning in the debug log only). */
+  expect_refused ("m2inorm mean=\"<1, 2>\"", M2I_FORMAT_IL_RGB888, 8, 8, "other/tensors",
+      "mean takes 1 number (every channel) or 3 (one per channel), as in mean=\"<1>\" or "
+      "mean=\"<1, 2, 3>\"; mean=\"<1, 2>\" was refused");
+  expect_refused ("m2inorm mode=batch-norm gamma=\"<1, 2, 3, 4>\"", M2I_FORMAT_IL_RGB888, 8,
+      8, "other/tensors", "gamma=\"<1, 2, 3, 4>\" was refused");
+  /* A good value set after a refused one replaces it: out = x - 100. */
+  TestImage in, got;
+  test_image_alloc (&in, M2I_FORMAT_IL_RGB888, 4, 2);
+  test_image_fill (&in, 31);
+  run_element ("m2inorm mean=\"<1, 2>\" mean=\"<100>\"", &in, 0, M2I_FORMAT_PL_FP16_RGB, 4, 2,
+      &got);
+  for (gint y = 0; y < 2; y++)
+    for (gint x = 0; x < 4; x++)
+      for (int c = 0; c < 3; c++)
+        fail_unless_equals_float (test_sample (&got, x, y, c), test_sample (&in, x, y, c) - 100);
+  test_image_free (&got);
+  test_image_free (&in);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_caps_named_in_messages)
+{
+  /* A frame GStreamer cannot lay out: the message quotes the caps (it once
+   * printed a pointer). */
+  expect_refused ("m2iresize", M2I_FORMAT_IL_RGB888, 8, 8,
+      "video/x-raw,format=RGB,width=65536,height=65536",
+      "cannot read the video caps video/x-raw, format=(string)RGB, width=(int)65536, "
+      "height=(int)65536");
+}
+GST_END_TEST;
+
 /* ---- stream behaviour -------------------------------------------------------------- */
 
 GST_START_TEST (test_renegotiation)
@@ -728,6 +764,8 @@ m2i_elements_suite (void)
   tcase_add_test (tc, test_norm_formats);
   tcase_add_test (tc, test_norm_hand_values);
   tcase_add_test (tc, test_norm_bad_std_refused);
+  tcase_add_test (tc, test_norm_bad_channel_count_refused);
+  tcase_add_test (tc, test_caps_named_in_messages);
   tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_flush_eos_state);
   tcase_add_test (tc, test_short_buffer_is_an_error);

@@ -1022,12 +1022,40 @@ GST_START_TEST (test_caps_errors)
     g_free (t);
     teardown_with_bus (h, bus);
   }
-  /* A buffer shorter than its tensor caps: a stream error, no crash. */
-  GstHarness *h = harness (launch, F32_28_CAPS);
+  /* mean with two numbers (neither one for all channels nor one each): the
+   * element refuses to start instead of running on with the old numbers. */
+  gchar *bad_mean = g_strdup_printf ("%s mean=\"<0.5, 0.5>\"", launch);
+  GstHarness *h = harness (bad_mean, "video/x-raw,format=NV12,width=56,height=42,framerate=30/1");
   GstBus *bus = test_harness_bus (h);
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_new_allocate (NULL, 56 * 42 * 3 / 2,
+              NULL)), GST_FLOW_NOT_NEGOTIATED);
+  gchar *t = test_bus_error (bus);
+  assert_contains (t, "mean takes 1 number (every channel) or 3 (one per channel)");
+  assert_contains (t, "mean=\"<0.5, 0.5>\" was refused");
+  g_free (t);
+  teardown_with_bus (h, bus);
+  g_free (bad_mean);
+  /* output=tensors into something that takes video only: the message says
+   * that downstream refuses the outputs (the stream once just stopped with
+   * "not-negotiated"). */
+  gchar *to_video = g_strdup_printf ("%s output=tensors ! capsfilter caps=video/x-raw", launch);
+  h = harness (to_video, F32_28_CAPS);
+  bus = test_harness_bus (h);
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_new_allocate (NULL, 9408, NULL)),
+      GST_FLOW_NOT_NEGOTIATED);
+  t = test_bus_error (bus);
+  assert_contains (t, "downstream does not accept other/tensors");
+  assert_contains (t, "types=(string)float32, dimensions=(string)10:1");
+  assert_contains (t, "set output=meta");
+  g_free (t);
+  teardown_with_bus (h, bus);
+  g_free (to_video);
+  /* A buffer shorter than its tensor caps: a stream error, no crash. */
+  h = harness (launch, F32_28_CAPS);
+  bus = test_harness_bus (h);
   fail_unless_equals_int (gst_harness_push (h, gst_buffer_new_allocate (NULL, 100, NULL)),
       GST_FLOW_ERROR);
-  gchar *t = test_bus_error (bus);
+  t = test_bus_error (bus);
   assert_contains (t, "the input buffer holds 100 bytes, the caps describe 9408");
   g_free (t);
   teardown_with_bus (h, bus);
@@ -1187,6 +1215,20 @@ GST_START_TEST (test_device_errors)
   assert_contains (t, "unknown device \"HETERO:M2I,GPU\"");
   g_free (t);
   g_free (launch);
+  /* A split-dir that cannot be made (under a file) with AUTO: an error, not
+   * a quiet fall back to the CPU without the plan written. */
+  gchar *dir = g_dir_make_tmp ("m2iinfer-XXXXXX", NULL);
+  gchar *file = g_build_filename (dir, "file", NULL);
+  fail_unless (g_file_set_contents (file, "", 0, NULL));
+  launch = g_strdup_printf ("fakesrc ! m2iinfer model=%s split-dir=%s/plan ! fakesink", model,
+      file);
+  t = paused_error (launch);
+  assert_contains (t, "split-dir=");
+  assert_contains (t, "file/plan: cannot create the folder");
+  g_free (t);
+  g_free (launch);
+  g_free (file);
+  remove_dir (dir);
   g_free (model);
 }
 GST_END_TEST;

@@ -1,0 +1,135 @@
+/* gstm2iprops.c — property helpers shared by the elements, see gstm2iprops.h. */
+#include "gstm2iprops.h"
+
+#include <base/m2i-error.h>
+#include <math.h>
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (m2i_props_debug);
+#define GST_CAT_DEFAULT m2i_props_debug
+
+void
+gst_m2i_channels_init (GstM2iChannels *c, gdouble value)
+{
+  for (int i = 0; i < 3; i++)
+    c->v[i] = value;
+  c->error = NULL;
+}
+
+void
+gst_m2i_channels_clear (GstM2iChannels *c)
+{
+  g_clear_pointer (&c->error, g_free);
+}
+
+GParamSpec *
+gst_m2i_param_spec_channels (const char *name, const char *nick, const char *blurb,
+    GParamFlags flags)
+{
+  return gst_param_spec_array (name, nick, blurb,
+      g_param_spec_double ("value", "Value", "One channel's value", -G_MAXDOUBLE, G_MAXDOUBLE,
+          0.0, flags), flags);
+}
+
+gboolean
+gst_m2i_channels_set (GstM2iChannels *c, const char *name, const GValue *value)
+{
+  static gsize once = 0;
+  if (g_once_init_enter (&once)) {
+    GST_DEBUG_CATEGORY_INIT (m2i_props_debug, "m2iprops", 0, "m2i element properties");
+    g_once_init_leave (&once, 1);
+  }
+  guint n = gst_value_array_get_size (value);
+  gdouble v[3] = { 0 };
+  gboolean numbers = TRUE;
+  for (guint i = 0; i < n && i < 3; i++) {
+    GValue d = G_VALUE_INIT;
+    g_value_init (&d, G_TYPE_DOUBLE);
+    numbers &= g_value_transform (gst_value_array_get_value (value, i), &d);
+    v[i] = g_value_get_double (&d);
+    g_value_unset (&d);
+  }
+  g_free (c->error);
+  c->error = NULL;
+  if (!numbers || (n != 1 && n != 3)) {
+    GString *got = g_string_new ("<");
+    for (guint i = 0; i < n; i++) {
+      gchar *e = gst_value_serialize (gst_value_array_get_value (value, i));
+      g_string_append_printf (got, "%s%s", i ? ", " : "", e ? e : "?");
+      g_free (e);
+    }
+    g_string_append_c (got, '>');
+    c->error = g_strdup_printf ("%s takes 1 number (every channel) or 3 (one per channel), "
+        "as in %s=\"<1>\" or %s=\"<1, 2, 3>\"; %s=\"%s\" was refused", name, name, name,
+        name, got->str);
+    g_string_free (got, TRUE);
+    GST_WARNING ("%s", c->error);
+    return FALSE;
+  }
+  for (int i = 0; i < 3; i++)
+    c->v[i] = v[n == 1 ? 0 : i];
+  return TRUE;
+}
+
+void
+gst_m2i_channels_get (const GstM2iChannels *c, GValue *value)
+{
+  for (int i = 0; i < 3; i++) {
+    GValue d = G_VALUE_INIT;
+    g_value_init (&d, G_TYPE_DOUBLE);
+    g_value_set_double (&d, c->v[i]);
+    gst_value_array_append_and_take_value (value, &d);
+  }
+}
+
+gboolean
+gst_m2i_channels_check (const GstM2iChannels *c, GError **error)
+{
+  if (!c->error)
+    return TRUE;
+  g_set_error_literal (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, c->error);
+  return FALSE;
+}
+
+gboolean
+gst_m2i_input_scale_check (gdouble scale, GError **error)
+{
+  float s = (float) scale;
+  if (!(s > 0.0f) || !isfinite (s)) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+        "input-scale must be positive and finite (is %g)", scale);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+gst_m2i_norm_params_from_mean_std (M2iNormParams *p, const GstM2iChannels *mean,
+    const GstM2iChannels *std, gdouble input_scale, GError **error)
+{
+  if (!gst_m2i_channels_check (mean, error) || !gst_m2i_channels_check (std, error)
+      || !gst_m2i_input_scale_check (input_scale, error))
+    return FALSE;
+  float m[3], s[3];
+  for (int c = 0; c < 3; c++) {
+    m[c] = (float) mean->v[c];
+    s[c] = (float) std->v[c];
+  }
+  if (!m2i_norm_params_from_mean_std (p, m, s, (float) input_scale)) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+        "mean <%g, %g, %g> / std <%g, %g, %g> with input-scale %g cannot be held as fp16 "
+        "coefficients (std must be positive, mean/input-scale and std/input-scale within "
+        "fp16 range)", mean->v[0], mean->v[1], mean->v[2], std->v[0], std->v[1], std->v[2],
+        input_scale);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+gst_m2i_norm_params_is_identity (const M2iNormParams *p)
+{
+  M2iNormParams id;
+  m2i_norm_params_identity (&id);
+  return memcmp (p, &id, sizeof id) == 0;
+}

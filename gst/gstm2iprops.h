@@ -1,0 +1,59 @@
+/* gstm2iprops.h — property helpers shared by m2inorm and m2iinfer (private
+ * to the plugin): per-channel number properties (mean, std, gamma, ...) and
+ * the device's normalisation coefficients made from mean/std.
+ *
+ * A per-channel property is a GstValueArray of 1 number (every channel) or 3
+ * (one per channel, in memory order): mean="<0.485, 0.456, 0.406>". A value
+ * that is not that keeps the previous numbers and is remembered as an error,
+ * so that the element refuses to run with a message saying what was wrong
+ * instead of silently using the old numbers.
+ */
+#pragma once
+
+#include <gst/gst.h>
+#include <m2i/m2i.h>
+
+G_BEGIN_DECLS
+
+typedef struct {
+  gdouble v[3];
+  gchar *error;                 /* why the last value set was refused; NULL if it was not */
+} GstM2iChannels;
+
+/* Every channel @value, no error. */
+void gst_m2i_channels_init (GstM2iChannels *c, gdouble value);
+/* Frees the error text. */
+void gst_m2i_channels_clear (GstM2iChannels *c);
+
+/* A per-channel property @name: a GstValueArray of doubles, @flags. */
+GParamSpec *gst_m2i_param_spec_channels (const char *name, const char *nick,
+    const char *blurb, GParamFlags flags);
+
+/* Stores @value (a GstValueArray) in @c: 1 number for every channel or 3.
+ * Anything else keeps the numbers and sets @c->error to a message naming
+ * property @name; a good value clears it. Returns whether @value was good. */
+gboolean gst_m2i_channels_set (GstM2iChannels *c, const char *name, const GValue *value);
+/* Appends the three numbers to @value (an initialised GstValueArray). */
+void gst_m2i_channels_get (const GstM2iChannels *c, GValue *value);
+
+/* FALSE with @error (M2I_ERROR_INVALID_ARGUMENT, @c->error's text) when the
+ * last value set on @c was refused. */
+gboolean gst_m2i_channels_check (const GstM2iChannels *c, GError **error);
+
+/* FALSE with @error (M2I_ERROR_INVALID_ARGUMENT) when input-scale @scale
+ * is not positive and finite as a float. */
+gboolean gst_m2i_input_scale_check (gdouble scale, GError **error);
+
+/*
+ * The device coefficients of out = (in * input_scale - mean) / std into @p.
+ * FALSE with @error (M2I_ERROR_INVALID_ARGUMENT) when a value set on @mean or
+ * @std was refused, @input_scale is not positive and finite, or the
+ * coefficients cannot be held as fp16 (the message gives the numbers).
+ */
+gboolean gst_m2i_norm_params_from_mean_std (M2iNormParams *p, const GstM2iChannels *mean,
+    const GstM2iChannels *std, gdouble input_scale, GError **error);
+
+/* Whether @p changes no value (the identity norm, which can be left out). */
+gboolean gst_m2i_norm_params_is_identity (const M2iNormParams *p);
+
+G_END_DECLS
