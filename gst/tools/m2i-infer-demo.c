@@ -25,6 +25,8 @@
  * through videoconvert (to NV12) ! m2icolorconvert ! m2iresize ! m2iinfer,
  * prints the boxes and draws them into a PPM.
  */
+#include "m2i-data.h"
+
 #include <gio/gio.h>
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
@@ -89,49 +91,17 @@ shown_pipeline (const char *launch)
 
 /* ---- data ------------------------------------------------------------------ */
 
-/* The payload of a gzipped idx file after its @header bytes. */
+/* The samples of the (gzipped) idx file @path of @n_dims dimensions. */
 static GBytes *
-read_idx_gz (const char *path, gsize header, guint32 magic, GError **error)
+read_idx (const char *path, guint n_dims, GError **error)
 {
-  GFile *file = g_file_new_for_path (path);
-  GFileInputStream *fin = g_file_read (file, NULL, error);
-  g_object_unref (file);
-  if (!fin)
+  guint32 dims[3];
+  GBytes *file = m2i_data_read (path, error);
+  if (!file)
     return NULL;
-  GZlibDecompressor *dec = g_zlib_decompressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP);
-  GInputStream *in = g_converter_input_stream_new (G_INPUT_STREAM (fin), G_CONVERTER (dec));
-  GOutputStream *out = g_memory_output_stream_new_resizable ();
-  gssize n = g_output_stream_splice (out, in, G_OUTPUT_STREAM_SPLICE_CLOSE_SOURCE
-      | G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, NULL, error);
-  GBytes *all = n < 0 ? NULL
-      : g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (out));
-  g_object_unref (out);
-  g_object_unref (in);
-  g_object_unref (dec);
-  g_object_unref (fin);
-  if (!all)
-    return NULL;
-  gsize size;
-  const guint8 *d = g_bytes_get_data (all, &size);
-  if (size < header || GUINT32_FROM_BE (*(const guint32 *) d) != magic) {
-    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s is not an idx file "
-        "(magic 0x%x)", path, magic);
-    g_bytes_unref (all);
-    return NULL;
-  }
-  GBytes *payload = g_bytes_new_from_bytes (all, header, size - header);
-  g_bytes_unref (all);
-  return payload;
-}
-
-static GBytes *
-read_file_bytes (const char *path, GError **error)
-{
-  gchar *data;
-  gsize len;
-  if (!g_file_get_contents (path, &data, &len, error))
-    return NULL;
-  return g_bytes_new_take (data, len);
+  GBytes *samples = m2i_data_idx_samples (file, n_dims, dims, path, error);
+  g_bytes_unref (file);
+  return samples;
 }
 
 /* ---- running a pipeline ------------------------------------------------------ */
@@ -208,19 +178,6 @@ on_sample (GstAppSink *sink, gpointer data)
   return GST_FLOW_OK;
 }
 
-/* One NV12 frame: the image drawn @s times larger, limited-range luma. */
-static void
-draw_frame (guint8 *dst, const guint8 *img, gint s)
-{
-  gint w = SIDE * s;
-  for (gint y = 0; y < w; y++)
-    for (gint x = 0; x < w; x++) {
-      guint p = img[(y / s) * SIDE + x / s];
-      dst[(gsize) y * w + x] = (guint8) ((16 * 255 + p * 219 + 127) / 255);
-    }
-  memset (dst + (gsize) w * w, 128, (gsize) w * w / 2);
-}
-
 static int
 run_fashion_mnist (void)
 {
@@ -233,9 +190,9 @@ run_fashion_mnist (void)
   gchar *torch_path = source_path ("tests/data/fashion-mnist/t10k.torch-pred.u8");
   gchar *model = opt_model ? g_strdup (opt_model) : source_path ("models/fashion-mnist/fashion-mnist.xml");
   gchar *labels_path = source_path ("models/fashion-mnist/labels.txt");
-  GBytes *images = read_idx_gz (img_path, 16, 0x803, &error);
-  GBytes *labels = images ? read_idx_gz (lbl_path, 8, 0x801, &error) : NULL;
-  GBytes *torch = labels ? read_file_bytes (torch_path, &error) : NULL;
+  GBytes *images = read_idx (img_path, 3, &error);
+  GBytes *labels = images ? read_idx (lbl_path, 1, &error) : NULL;
+  GBytes *torch = labels ? m2i_data_read (torch_path, &error) : NULL;
   gchar **names = NULL;
   gchar *text = NULL;
   if (torch && g_file_get_contents (labels_path, &text, NULL, &error))
@@ -306,7 +263,7 @@ run_fashion_mnist (void)
       break;
     GstMapInfo map;
     gst_buffer_map (buf, &map, GST_MAP_WRITE);
-    draw_frame (map.data, pix + (gsize) i * SIDE * SIDE, opt_scale);
+    m2i_data_grey_to_nv12 (pix + (gsize) i * SIDE * SIDE, SIDE, opt_scale, map.data);
     gst_buffer_unmap (buf, &map);
     GST_BUFFER_PTS (buf) = (GstClockTime) i * GST_MSECOND;
     GST_BUFFER_DURATION (buf) = GST_MSECOND;

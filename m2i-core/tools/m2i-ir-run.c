@@ -6,11 +6,12 @@
  *   m2i-ir-run model.xml -i t10k-images-idx3-ubyte.gz:17 --labels labels.txt
  *   m2i-ir-run model.xml -i input.f32 -b -n 2
  */
+#include "m2i-data.h"
+
 #include <base/m2i-error.h>
 #include <base/m2i-parallel.h>
 #include <ir/m2i-ir.h>
 
-#include <gio/gio.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,48 +123,25 @@ read_pnm (const guint8 *d, gsize len, Image *img, GError **error)
   return TRUE;
 }
 
-/* idx3-ubyte: magic 0x00000803, count, rows, cols (big-endian), then pixels. */
+/* Image @index of the idx3-ubyte images file @file (count, rows, cols). */
 static gboolean
-read_idx (const guint8 *d, gsize len, gint index, Image *img, GError **error)
+read_idx (GBytes *file, const char *path, gint index, Image *img, GError **error)
 {
-  if (len < 16 || d[0] || d[1] || d[2] != 8 || d[3] != 3)
-    return fail (error, "not an idx3-ubyte images file");
-  guint32 count = GUINT32_FROM_BE (*(const guint32 *) (d + 4));
-  guint32 rows = GUINT32_FROM_BE (*(const guint32 *) (d + 8));
-  guint32 cols = GUINT32_FROM_BE (*(const guint32 *) (d + 12));
-  if (index < 0 || (guint32) index >= count)
-    return fail (error, "image index %d is outside 0..%u", index, count - 1);
-  gsize size = (gsize) rows * cols;
-  if (rows > 65536 || cols > 65536 || 16 + (guint64) count * size > len)
-    return fail (error, "the idx file is truncated");
-  img->width = cols;
-  img->height = rows;
+  guint32 dims[3];
+  g_autoptr (GBytes) samples = m2i_data_idx_samples (file, 3, dims, path, error);
+  if (!samples)
+    return FALSE;
+  if (index < 0 || (guint32) index >= dims[0])
+    return fail (error, "image index %d is outside 0..%u", index, dims[0] - 1);
+  if (dims[1] > 65536 || dims[2] > 65536)
+    return fail (error, "%s: images of %ux%u are too large", path, dims[2], dims[1]);
+  gsize size = (gsize) dims[1] * dims[2];
+  img->width = dims[2];
+  img->height = dims[1];
   img->channels = 1;
-  img->pixels = g_memdup2 (d + 16 + (gsize) index * size, size);
+  img->pixels = g_memdup2 ((const guint8 *) g_bytes_get_data (samples, NULL)
+      + (gsize) index * size, size);
   return TRUE;
-}
-
-static GBytes *
-read_maybe_gzipped (const char *path, GError **error)
-{
-  gchar *data;
-  gsize len;
-  if (!g_file_get_contents (path, &data, &len, error))
-    return NULL;
-  if (len < 2 || (guint8) data[0] != 0x1f || (guint8) data[1] != 0x8b)
-    return g_bytes_new_take (data, len);
-  GConverter *z = G_CONVERTER (g_zlib_decompressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP));
-  GInputStream *raw = g_memory_input_stream_new_from_data (data, len, g_free);
-  GInputStream *in = g_converter_input_stream_new (raw, z);
-  GOutputStream *out = g_memory_output_stream_new_resizable ();
-  gboolean ok = g_output_stream_splice (out, in, G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, NULL,
-      error) >= 0;
-  GBytes *b = ok ? g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (out)) : NULL;
-  g_object_unref (out);
-  g_object_unref (in);
-  g_object_unref (raw);
-  g_object_unref (z);
-  return b;
 }
 
 static gboolean
@@ -247,7 +225,7 @@ load_input (M2iIrInferRequest *req, gint input, const char *spec, GError **error
     index = atoi (colon + 1);
     *colon = 0;
   }
-  g_autoptr (GBytes) bytes = read_maybe_gzipped (path, error);
+  g_autoptr (GBytes) bytes = m2i_data_read (path, error);
   if (!bytes)
     return FALSE;
   gsize len;
@@ -257,9 +235,9 @@ load_input (M2iIrInferRequest *req, gint input, const char *spec, GError **error
   if (len > 2 && d[0] == 'P' && (d[1] == '5' || d[1] == '6')) {
     is_image = TRUE;
     ok = read_pnm (d, len, &img, error);
-  } else if (len >= 4 && !d[0] && !d[1] && d[2] == 8 && d[3] == 3) {
+  } else if (m2i_data_is_idx (d, len, 3)) {
     is_image = TRUE;
-    ok = read_idx (d, len, index < 0 ? 0 : index, &img, error);
+    ok = read_idx (bytes, path, index < 0 ? 0 : index, &img, error);
   }
   if (!ok)
     return FALSE;

@@ -14,9 +14,7 @@
  *
  * (the plugin directory of the build is used when GST_PLUGIN_PATH is unset).
  */
-#include "bench-cpu.h"
-#include <gst/gst.h>
-#include <gst/app/gstappsrc.h>
+#include "bench-gst-run.h"
 #include <m2i/m2i.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,29 +58,6 @@ static const Config configs[] = {
     "videoconvertscale n-threads=2 ! " RGBP_224 },
 };
 
-typedef struct {
-  gint64 first, last;            /* wall clock, us */
-  double cpu_first, cpu_last;    /* process CPU time, s */
-  guint count, expected;
-} Timing;
-
-static void
-on_handoff (GstElement *sink, GstBuffer *buf, GstPad *pad, gpointer data)
-{
-  Timing *t = data;
-  gint64 now = g_get_monotonic_time ();
-  guint i = t->count++;
-  /* the CPU clock at the first and the last buffer only: reading every
-   * thread's clock costs some microseconds */
-  if (i == 0) {
-    t->first = now;
-    t->cpu_first = bench_cpu_us () * 1e-6;
-  } else if (i + 1 == t->expected) {
-    t->last = now;
-    t->cpu_last = bench_cpu_us () * 1e-6;
-  }
-}
-
 /* NV12 frames with a gradient, moving bars and noise, so that no frame is
  * trivially uniform. */
 static guint8 *
@@ -116,51 +91,12 @@ run (const Config *cfg, guint8 *frames, gsize frame_size, guint n_frames, gboole
   gchar *desc = g_strdup_printf ("appsrc name=src format=time is-live=false "
       "caps=video/x-raw,format=NV12,width=%d,height=%d,framerate=30/1 ! %s ! "
       "fakesink name=sink sync=false signal-handoffs=true", W, H, cfg->chain);
-  GError *err = NULL;
-  GstElement *pipe = gst_parse_launch (desc, &err);
+  BenchTiming t = { .expected = n_frames };
+  double fps = bench_gst_run (cfg->name, desc, frames, frame_size, N_SOURCE_FRAMES, 30, &t,
+      cpu_ms);
   g_free (desc);
-  *ok = FALSE;
-  if (!pipe) {
-    fprintf (stderr, "%s: %s\n", cfg->name, err->message);
-    g_clear_error (&err);
-    return 0;
-  }
-  Timing t = { .expected = n_frames };
-  GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "src");
-  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
-  g_signal_connect (sink, "handoff", G_CALLBACK (on_handoff), &t);
-  for (guint i = 0; i < n_frames; i++) {
-    guint8 *data = frames + frame_size * (i % N_SOURCE_FRAMES);
-    GstBuffer *b = gst_buffer_new_wrapped_full (GST_MEMORY_FLAG_READONLY, data, frame_size, 0,
-        frame_size, NULL, NULL);
-    GST_BUFFER_PTS (b) = gst_util_uint64_scale (i, GST_SECOND, 30);
-    GST_BUFFER_DURATION (b) = GST_SECOND / 30;
-    gst_app_src_push_buffer (GST_APP_SRC (src), b);
-  }
-  gst_app_src_end_of_stream (GST_APP_SRC (src));
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  GstBus *bus = gst_element_get_bus (pipe);
-  GstMessage *m = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
-    gchar *dbg = NULL;
-    gst_message_parse_error (m, &err, &dbg);
-    fprintf (stderr, "%s: %s (%s)\n", cfg->name, err->message, dbg ? dbg : "");
-    g_clear_error (&err);
-    g_free (dbg);
-  } else {
-    *ok = t.count == n_frames;
-  }
-  gst_message_unref (m);
-  gst_object_unref (bus);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (src);
-  gst_object_unref (sink);
-  gst_object_unref (pipe);
-  if (!*ok || t.last <= t.first)
-    return 0;
-  *cpu_ms = (t.cpu_last - t.cpu_first) * 1e3 / (t.count - 1);
-  return (t.count - 1) * 1e6 / (double) (t.last - t.first);
+  *ok = fps > 0;
+  return fps;
 }
 
 int

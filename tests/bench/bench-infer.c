@@ -25,13 +25,12 @@
  *
  *   build/tests/bench/bench-infer [frames]     (default 3000)
  */
-#include <gst/app/gstappsrc.h>
-#include <gst/gst.h>
+#include "bench-gst-run.h"
+#include "m2i-data.h"
+
 #include <gst/video/gstvideometa.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #ifndef M2I_GST_PLUGIN_DIR
 #define M2I_GST_PLUGIN_DIR "build/gst"
@@ -71,38 +70,21 @@ static const Config configs[] = {
 #define N_CONFIGS G_N_ELEMENTS (configs)
 
 typedef struct {
-  gint64 first, last;          /* wall clock, us */
-  double cpu_first, cpu_last;  /* process CPU time, s */
-  guint count, correct;
+  guint correct;
   const guint8 *truth;
-} Timing;
+} Accuracy;
 
-static double
-cpu_seconds (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
+/* Counts the buffers whose region meta has the image's true class. */
 static void
-on_handoff (GstElement *sink, GstBuffer *buf, GstPad *pad, gpointer data)
+count_correct (GstBuffer *buf, gpointer data)
 {
-  Timing *t = data;
-  gint64 now = g_get_monotonic_time ();
-  double cpu = cpu_seconds ();
-  if (t->count++ == 0) {
-    t->first = now;
-    t->cpu_first = cpu;
-  }
-  t->last = now;
-  t->cpu_last = cpu;
+  Accuracy *a = data;
   gpointer state = NULL;
   GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *)
       gst_buffer_iterate_meta_filtered (buf, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE);
   gint id;
   if (roi && roi->params && gst_structure_get_int (roi->params->data, "label_id", &id))
-    t->correct += id == t->truth[GST_BUFFER_OFFSET (buf) % N_IMAGES];
+    a->correct += id == a->truth[GST_BUFFER_OFFSET (buf) % N_IMAGES];
 }
 
 static guint8 *
@@ -125,15 +107,8 @@ make_frames (const guint8 *images, gint s, gsize *frame_size)
   gint w = SIDE * s;
   gsize sz = (gsize) w * w * 3 / 2;
   guint8 *mem = g_malloc (sz * N_IMAGES);
-  for (int f = 0; f < N_IMAGES; f++) {
-    guint8 *dst = mem + sz * f;
-    const guint8 *img = images + f * SIDE * SIDE;
-    for (gint y = 0; y < w; y++)
-      for (gint x = 0; x < w; x++)
-        dst[(gsize) y * w + x] = (guint8) ((16 * 255 + img[(y / s) * SIDE + x / s] * 219 + 127)
-            / 255);
-    memset (dst + (gsize) w * w, 128, (gsize) w * w / 2);
-  }
+  for (int f = 0; f < N_IMAGES; f++)
+    m2i_data_grey_to_nv12 (images + f * SIDE * SIDE, SIDE, s, mem + sz * f);
   *frame_size = sz;
   return mem;
 }
@@ -142,7 +117,7 @@ make_frames (const guint8 *images, gint s, gsize *frame_size)
  * fraction of frames classified as their label. */
 static double
 run (const Config *cfg, gint w, guint8 *frames, gsize frame_size, guint n_frames,
-    const guint8 *truth, double *cpu_ms, double *acc)
+    const guint8 *truth, double *cpu_ms, double *acc_out)
 {
   gchar *model = g_build_filename (M2I_SOURCE_ROOT, "models/fashion-mnist/fashion-mnist.xml", NULL);
   gchar *labels = g_build_filename (M2I_SOURCE_ROOT, "models/fashion-mnist/labels.txt", NULL);
@@ -150,56 +125,15 @@ run (const Config *cfg, gint w, guint8 *frames, gsize frame_size, guint n_frames
   gchar *desc = g_strdup_printf ("appsrc name=src format=time is-live=false "
       "caps=video/x-raw,format=NV12,width=%d,height=%d,framerate=1000/1 ! %s post-messages=false "
       "! fakesink name=sink sync=false signal-handoffs=true", w, w, chain);
-  GError *err = NULL;
-  GstElement *pipe = gst_parse_launch (desc, &err);
-  g_free (desc);
   g_free (chain);
   g_free (model);
   g_free (labels);
-  if (!pipe) {
-    fprintf (stderr, "%s: %s\n", cfg->name, err->message);
-    g_clear_error (&err);
-    return 0;
-  }
-  Timing t = { .truth = truth };
-  GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "src");
-  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
-  g_signal_connect (sink, "handoff", G_CALLBACK (on_handoff), &t);
-  for (guint i = 0; i < n_frames; i++) {
-    guint8 *data = frames + frame_size * (i % N_IMAGES);
-    GstBuffer *b = gst_buffer_new_wrapped_full (GST_MEMORY_FLAG_READONLY, data, frame_size, 0,
-        frame_size, NULL, NULL);
-    GST_BUFFER_PTS (b) = (GstClockTime) i * GST_MSECOND;
-    GST_BUFFER_DURATION (b) = GST_MSECOND;
-    GST_BUFFER_OFFSET (b) = i;
-    gst_app_src_push_buffer (GST_APP_SRC (src), b);
-  }
-  gst_app_src_end_of_stream (GST_APP_SRC (src));
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  GstBus *bus = gst_element_get_bus (pipe);
-  GstMessage *m = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  gboolean ok = FALSE;
-  if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
-    gchar *dbg = NULL;
-    gst_message_parse_error (m, &err, &dbg);
-    fprintf (stderr, "%s: %s (%s)\n", cfg->name, err->message, dbg ? dbg : "");
-    g_clear_error (&err);
-    g_free (dbg);
-  } else {
-    ok = t.count == n_frames;
-  }
-  gst_message_unref (m);
-  gst_object_unref (bus);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (src);
-  gst_object_unref (sink);
-  gst_object_unref (pipe);
-  if (!ok || t.last <= t.first)
-    return 0;
-  *cpu_ms = (t.cpu_last - t.cpu_first) * 1e3 / (t.count - 1);
-  *acc = (double) t.correct / t.count;
-  return (t.count - 1) * 1e6 / (double) (t.last - t.first);
+  Accuracy acc = { 0, truth };
+  BenchTiming t = { .expected = n_frames, .on_buffer = count_correct, .data = &acc };
+  double fps = bench_gst_run (cfg->name, desc, frames, frame_size, N_IMAGES, 1000, &t, cpu_ms);
+  g_free (desc);
+  *acc_out = fps > 0 ? (double) acc.correct / t.count : 0;
+  return fps;
 }
 
 int
