@@ -11,6 +11,7 @@
 
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
+#include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
 #include <m2i/m2i.h>
 #include <math.h>
@@ -284,4 +285,59 @@ test_get_string (GstElement *el, const char *name)
   gchar *s = NULL;
   g_object_get (el, name, &s, NULL);
   return s ? s : g_strdup ("");
+}
+
+/* The "fused" property of the element named @name inside @h's bin (caller
+ * frees; "" when unset). Fails the test when there is no such element. */
+static inline gchar *
+test_harness_fused (GstHarness *h, const char *name)
+{
+  GstElement *el = gst_bin_get_by_name (GST_BIN (h->element), name);
+  fail_unless (el != NULL, "no element %s", name);
+  gchar *s = test_get_string (el, "fused");
+  gst_object_unref (el);
+  return s;
+}
+
+/* Asserts that what gst-inspect-1.0 shows of element @factory_name is
+ * complete: long name, class, description and author; two pad templates;
+ * for every property of its own a description longer than 20 characters
+ * and, for enums, a nick for every value. Returns how many properties are
+ * its own (not GstObject's, GstElement's or GstBaseTransform's). */
+static inline guint
+test_assert_documented (const char *factory_name)
+{
+  GstElementFactory *f = gst_element_factory_find (factory_name);
+  fail_unless (f != NULL, "%s not registered", factory_name);
+  for (const char *const *k = (const char *const[]) { GST_ELEMENT_METADATA_LONGNAME,
+          GST_ELEMENT_METADATA_KLASS, GST_ELEMENT_METADATA_DESCRIPTION,
+          GST_ELEMENT_METADATA_AUTHOR, NULL }; *k; k++) {
+    const char *v = gst_element_factory_get_metadata (f, *k);
+    fail_unless (v && *v, "%s has no %s", factory_name, *k);
+  }
+  fail_unless_equals_int (gst_element_factory_get_num_pad_templates (f), 2);
+  GstElement *el = gst_element_factory_create (f, NULL);
+  fail_unless (el != NULL, "cannot make %s", factory_name);
+  guint n;
+  GParamSpec **props = g_object_class_list_properties (G_OBJECT_GET_CLASS (el), &n);
+  guint own = 0;
+  for (guint p = 0; p < n; p++) {
+    if (props[p]->owner_type == GST_TYPE_ELEMENT || props[p]->owner_type == GST_TYPE_OBJECT
+        || props[p]->owner_type == GST_TYPE_BASE_TRANSFORM)
+      continue;
+    own++;
+    const char *blurb = g_param_spec_get_blurb (props[p]);
+    fail_unless (blurb && strlen (blurb) > 20, "%s::%s has no description", factory_name,
+        props[p]->name);
+    if (G_IS_PARAM_SPEC_ENUM (props[p])) {
+      GEnumClass *ec = G_PARAM_SPEC_ENUM (props[p])->enum_class;
+      for (guint v = 0; v < ec->n_values; v++)
+        fail_unless (ec->values[v].value_nick && *ec->values[v].value_nick,
+            "%s::%s: value %u has no nick", factory_name, props[p]->name, v);
+    }
+  }
+  g_free (props);
+  gst_object_unref (el);
+  gst_object_unref (f);
+  return own;
 }

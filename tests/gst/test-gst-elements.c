@@ -418,11 +418,9 @@ GST_START_TEST (test_resize_passthrough)
   fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
   GstBuffer *o = gst_harness_pull (h);
   fail_unless (o == b);
-  GstElement *rs = gst_bin_get_by_name (GST_BIN (h->element), "rs");
-  gchar *fused = test_get_string (rs, "fused");
+  gchar *fused = test_harness_fused (h, "rs");
   fail_unless (strstr (fused, "passthrough") != NULL, "%s", fused);
   g_free (fused);
-  gst_object_unref (rs);
   gst_buffer_unref (o);
   gst_buffer_unref (b);
   test_image_free (&in);
@@ -707,38 +705,9 @@ GST_START_TEST (test_documentation_complete)
    * property a nick and a description, enum values with nicks. */
   static const char *names[] = { "m2icolorconvert", "m2iresize", "m2inorm" };
   for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
-    GstElementFactory *f = gst_element_factory_find (names[i]);
-    fail_unless (f != NULL, "%s not registered", names[i]);
-    for (const char *const *k = (const char *const[]) { GST_ELEMENT_METADATA_LONGNAME,
-            GST_ELEMENT_METADATA_KLASS, GST_ELEMENT_METADATA_DESCRIPTION,
-            GST_ELEMENT_METADATA_AUTHOR, NULL }; *k; k++) {
-      const char *v = gst_element_factory_get_metadata (f, *k);
-      fail_unless (v && *v, "%s has no %s", names[i], *k);
-    }
-    fail_unless_equals_int (gst_element_factory_get_num_pad_templates (f), 2);
-    GstElement *el = gst_element_factory_create (f, NULL);
-    guint n;
-    GParamSpec **props = g_object_class_list_properties (G_OBJECT_GET_CLASS (el), &n);
-    guint own = 0;
-    for (guint p = 0; p < n; p++) {
-      if (props[p]->owner_type == GST_TYPE_ELEMENT || props[p]->owner_type == GST_TYPE_OBJECT
-          || props[p]->owner_type == GST_TYPE_BASE_TRANSFORM)
-        continue;
-      own++;
-      const char *blurb = g_param_spec_get_blurb (props[p]);
-      fail_unless (blurb && strlen (blurb) > 20, "%s::%s has no description", names[i],
-          props[p]->name);
-      if (G_IS_PARAM_SPEC_ENUM (props[p])) {
-        GEnumClass *ec = G_PARAM_SPEC_ENUM (props[p])->enum_class;
-        for (guint v = 0; v < ec->n_values; v++)
-          fail_unless (ec->values[v].value_nick && *ec->values[v].value_nick);
-      }
-    }
+    guint own = test_assert_documented (names[i]);
     /* profile, n-threads, fusion, fused and the element's own */
     fail_unless (own >= 5, "%s: only %u m2i properties", names[i], own);
-    g_free (props);
-    gst_object_unref (el);
-    gst_object_unref (f);
   }
 }
 GST_END_TEST;

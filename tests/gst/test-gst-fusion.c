@@ -42,20 +42,10 @@ run_chain (Chain *c, const char *launch, const char *sink_caps, gint w, gint h, 
   m2i_device_get_counters (dev, &c->counters);
 }
 
-static gchar *
-fused_of (Chain *c, const char *name)
-{
-  GstElement *el = gst_bin_get_by_name (GST_BIN (c->h->element), name);
-  fail_unless (el != NULL, "no element %s", name);
-  gchar *s = test_get_string (el, "fused");
-  gst_object_unref (el);
-  return s;
-}
-
 static void
 assert_fused_contains (Chain *c, const char *name, const char *needle)
 {
-  gchar *s = fused_of (c, name);
+  gchar *s = test_harness_fused (c->h, name);
   GST_INFO ("%s: fused = %s", name, s);
   fail_unless (strstr (s, needle) != NULL, "%s.fused = \"%s\" lacks \"%s\"", name, s, needle);
   g_free (s);
@@ -316,12 +306,10 @@ GST_START_TEST (test_fused_renegotiation)
       gst_buffer_unref (o);
     }
     test_assert_identical (&out[0], &out[1], "fused vs off after renegotiation");
-    GstElement *rs = gst_bin_get_by_name (GST_BIN (hf->element), "rs");
-    gchar *f = test_get_string (rs, "fused");
+    gchar *f = test_harness_fused (hf, "rs");
     fail_unless (strstr (f, "resize(48x40") != NULL && strstr (f, "(1 device task)") != NULL,
         "%s", f);
     g_free (f);
-    gst_object_unref (rs);
     test_image_free (&out[0]);
     test_image_free (&out[1]);
     test_image_free (&in);

@@ -350,9 +350,7 @@ run_fm_chain (const char *launch, ChainRun *r)
   GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
   r->out_caps = gst_caps_to_string (caps);
   gst_caps_unref (caps);
-  GstElement *inf = gst_bin_get_by_name (GST_BIN (h->element), "inf");
-  r->fused = test_get_string (inf, "fused");
-  gst_object_unref (inf);
+  r->fused = test_harness_fused (h, "inf");
   gst_harness_teardown (h);
   g_bytes_unref (images);
 }
@@ -688,11 +686,9 @@ GST_START_TEST (test_ppp_nv12_head)
     g_free (nv);
     g_free (pr);
   }
-  GstElement *inf = gst_bin_get_by_name (GST_BIN (h->element), "inf");
-  gchar *fused = test_get_string (inf, "fused");
+  gchar *fused = test_harness_fused (h, "inf");
   fail_unless (strstr (fused, "PrePostProcessor head") != NULL, "%s", fused);
   g_free (fused);
-  gst_object_unref (inf);
   gst_harness_teardown (h);
   g_free (launch);
   g_free (model);
@@ -867,9 +863,7 @@ first_box (const char *launch, const TestImage *nv, guint box[4], gchar **fused)
   box[1] = roi->y;
   box[2] = roi->w;
   box[3] = roi->h;
-  GstElement *inf = gst_bin_get_by_name (GST_BIN (h->element), "inf");
-  *fused = test_get_string (inf, "fused");
-  gst_object_unref (inf);
+  *fused = test_harness_fused (h, "inf");
   gst_buffer_unref (o);
   gst_harness_teardown (h);
   g_free (caps);
@@ -1082,9 +1076,7 @@ run_fm_tensors (const char *device, const char *extra, float prob[64][10], gchar
     memcpy (prob[i], output_tensor (o, "prob")->data, sizeof prob[i]);
     gst_buffer_unref (o);
   }
-  GstElement *inf = gst_bin_get_by_name (GST_BIN (h->element), "inf");
-  *fused = test_get_string (inf, "fused");
-  gst_object_unref (inf);
+  *fused = test_harness_fused (h, "inf");
   gst_harness_teardown (h);
   g_free (launch);
   g_free (model);
@@ -1179,12 +1171,10 @@ GST_START_TEST (test_ppp_head_on_device)
     g_free (nv);
     g_free (pr);
   }
-  GstElement *inf = gst_bin_get_by_name (GST_BIN (h->element), "inf");
-  gchar *fused = test_get_string (inf, "fused");
+  gchar *fused = test_harness_fused (h, "inf");
   assert_contains (fused, "pre-processing head on the M2I block");
   assert_contains (fused, "inf: csc(RGB) -> convertU8F16 -> resize(28x28");
   g_free (fused);
-  gst_object_unref (inf);
   gst_harness_teardown (h);
   gst_harness_teardown (h2);
   g_free (launch);
@@ -1270,31 +1260,9 @@ GST_END_TEST;
 
 GST_START_TEST (test_documentation_complete)
 {
-  GstElementFactory *f = gst_element_factory_find ("m2iinfer");
-  fail_unless (f != NULL);
-  for (const char *const *k = (const char *const[]) { GST_ELEMENT_METADATA_LONGNAME,
-          GST_ELEMENT_METADATA_KLASS, GST_ELEMENT_METADATA_DESCRIPTION,
-          GST_ELEMENT_METADATA_AUTHOR, NULL }; *k; k++) {
-    const char *v = gst_element_factory_get_metadata (f, *k);
-    fail_unless (v && *v, "no %s", *k);
-  }
-  fail_unless_equals_int (gst_element_factory_get_num_pad_templates (f), 2);
-  GstElement *el = gst_element_factory_create (f, NULL);
-  guint n;
-  GParamSpec **props = g_object_class_list_properties (G_OBJECT_GET_CLASS (el), &n);
-  guint own = 0;
-  for (guint p = 0; p < n; p++) {
-    if (props[p]->owner_type == GST_TYPE_ELEMENT || props[p]->owner_type == GST_TYPE_OBJECT)
-      continue;
-    own++;
-    const char *blurb = g_param_spec_get_blurb (props[p]);
-    fail_unless (blurb && strlen (blurb) > 20, "%s has no description", props[p]->name);
-    if (G_IS_PARAM_SPEC_ENUM (props[p])) {
-      GEnumClass *ec = G_PARAM_SPEC_ENUM (props[p])->enum_class;
-      for (guint v = 0; v < ec->n_values; v++)
-        fail_unless (ec->values[v].value_nick && *ec->values[v].value_nick);
-    }
-  }
+  guint own = test_assert_documented ("m2iinfer");
+  GstElement *el = gst_element_factory_make ("m2iinfer", NULL);
+  fail_unless (el != NULL);
   /* the properties of the brief, each present */
   for (const char *const *name = (const char *const[]) { "model", "device", "labels",
           "threshold", "top-k", "inference-interval", "n-threads", "split-dir", "output",
@@ -1303,9 +1271,7 @@ GST_START_TEST (test_documentation_complete)
     fail_unless (g_object_class_find_property (G_OBJECT_GET_CLASS (el), *name) != NULL,
         "no property %s", *name);
   fail_unless_equals_int (own, 18);
-  g_free (props);
   gst_object_unref (el);
-  gst_object_unref (f);
 }
 GST_END_TEST;
 
