@@ -57,6 +57,20 @@ csc_ops (M2iOpList *ops, M2iFormat out)
     m2i_op_list_add_permute (ops);
 }
 
+/* Asserts that @got (freed here) is byte for byte the reference path's csc
+ * of @in to @out_f at @in's size; @what names the case in a failure. */
+static void
+assert_csc_reference (const TestImage *in, TestImage *got, M2iFormat out_f, const char *what)
+{
+  M2iOpList ops;
+  TestImage want;
+  csc_ops (&ops, out_f);
+  test_reference (in, &ops, out_f, in->img.width, in->img.height, &want);
+  test_assert_identical (got, &want, what);
+  test_image_free (&want);
+  test_image_free (got);
+}
+
 GST_START_TEST (test_colorconvert_formats)
 {
   static const M2iFormat ins[] = { M2I_FORMAT_SP_NV12_8, M2I_FORMAT_PL_YUV420_8 };
@@ -78,18 +92,13 @@ GST_START_TEST (test_colorconvert_formats)
           && m2i_format_layout (of) == M2I_LAYOUT_INTERLEAVED);
       gchar *desc = g_strdup_printf ("m2icolorconvert profile=%s channel-order=%s",
           ext ? "extended" : "default", m2i_format_order (of) == M2I_ORDER_BGR ? "bgr" : "rgb");
-      TestImage got, want;
+      TestImage got;
       run_element (desc, &in, 0, of, 38, 22, &got);
-      M2iOpList ops;
-      csc_ops (&ops, of);
-      test_reference (&in, &ops, of, 38, 22, &want);
       gchar *what = g_strdup_printf ("%s -> %s", m2i_format_to_string (ins[i]),
           m2i_format_to_string (of));
-      test_assert_identical (&got, &want, what);
+      assert_csc_reference (&in, &got, of, what);
       g_free (what);
       g_free (desc);
-      test_image_free (&got);
-      test_image_free (&want);
     }
     test_image_free (&in);
   }
@@ -178,16 +187,11 @@ GST_START_TEST (test_colorconvert_strides)
    * the output must equal the tight input's reference. */
   static const M2iFormat ins[] = { M2I_FORMAT_SP_NV12_8, M2I_FORMAT_PL_YUV420_8 };
   for (guint i = 0; i < G_N_ELEMENTS (ins); i++) {
-    TestImage in, got, want;
+    TestImage in, got;
     test_image_alloc (&in, ins[i], 64, 36);
     test_image_fill (&in, 99 + i);
     run_element ("m2icolorconvert", &in, 40, M2I_FORMAT_PL_RGB24, 64, 36, &got);
-    M2iOpList ops;
-    csc_ops (&ops, M2I_FORMAT_PL_RGB24);
-    test_reference (&in, &ops, M2I_FORMAT_PL_RGB24, 64, 36, &want);
-    test_assert_identical (&got, &want, "strided input");
-    test_image_free (&got);
-    test_image_free (&want);
+    assert_csc_reference (&in, &got, M2I_FORMAT_PL_RGB24, "strided input");
     test_image_free (&in);
   }
 }
@@ -197,7 +201,7 @@ GST_START_TEST (test_output_video_meta)
 {
   /* Downstream that reads GstVideoMeta gets buffers carrying one, and its
    * strides are what the element wrote with. */
-  TestImage in, got, want;
+  TestImage in, got;
   test_image_alloc (&in, M2I_FORMAT_SP_NV12_8, 30, 10);
   test_image_fill (&in, 5);
   GstHarness *h = gst_harness_new_parse ("m2icolorconvert");
@@ -211,15 +215,10 @@ GST_START_TEST (test_output_video_meta)
   fail_unless (vm->stride[0] >= 90);
   GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
   test_image_from_buffer (&got, o, caps, M2I_FORMAT_IL_BGR888);
-  M2iOpList ops;
-  csc_ops (&ops, M2I_FORMAT_IL_BGR888);
-  test_reference (&in, &ops, M2I_FORMAT_IL_BGR888, 30, 10, &want);
-  test_assert_identical (&got, &want, "output with video meta");
+  assert_csc_reference (&in, &got, M2I_FORMAT_IL_BGR888, "output with video meta");
   gst_caps_unref (caps);
   gst_buffer_unref (o);
   gst_harness_teardown (h);
-  test_image_free (&got);
-  test_image_free (&want);
   test_image_free (&in);
 }
 GST_END_TEST;
@@ -264,16 +263,11 @@ GST_START_TEST (test_profile_refuses_fp16_interleaved)
       "other/tensors,types=float32,dimensions=64:48:3:1", "has no fp32");
   /* The extended profile produces it (the CPU finishes the interleaved fp
    * output), equal to the reference. */
-  TestImage in, got, want;
+  TestImage in, got;
   test_image_alloc (&in, M2I_FORMAT_SP_NV12_8, 64, 48);
   test_image_fill (&in, 3);
   run_element ("m2icolorconvert profile=extended", &in, 0, M2I_FORMAT_IL_FP16_RGB, 64, 48, &got);
-  M2iOpList ops;
-  csc_ops (&ops, M2I_FORMAT_IL_FP16_RGB);
-  test_reference (&in, &ops, M2I_FORMAT_IL_FP16_RGB, 64, 48, &want);
-  test_assert_identical (&got, &want, "interleaved fp16, extended");
-  test_image_free (&got);
-  test_image_free (&want);
+  assert_csc_reference (&in, &got, M2I_FORMAT_IL_FP16_RGB, "interleaved fp16, extended");
   test_image_free (&in);
 }
 GST_END_TEST;
@@ -580,16 +574,11 @@ GST_START_TEST (test_renegotiation)
   for (guint i = 0; i < G_N_ELEMENTS (sizes); i++) {
     gint w = sizes[i][0], hh = sizes[i][1];
     gst_harness_set_src_caps (h, test_caps (M2I_FORMAT_SP_NV12_8, w, hh));
-    TestImage in, got, want;
+    TestImage in, got;
     test_image_alloc (&in, M2I_FORMAT_SP_NV12_8, w, hh);
     test_image_fill (&in, 60 + i);
     push_pull (h, &in, 0, M2I_FORMAT_PL_RGB24, &got);
-    M2iOpList ops;
-    csc_ops (&ops, M2I_FORMAT_PL_RGB24);
-    test_reference (&in, &ops, M2I_FORMAT_PL_RGB24, w, hh, &want);
-    test_assert_identical (&got, &want, "after renegotiation");
-    test_image_free (&got);
-    test_image_free (&want);
+    assert_csc_reference (&in, &got, M2I_FORMAT_PL_RGB24, "after renegotiation");
     test_image_free (&in);
   }
   gst_harness_teardown (h);
