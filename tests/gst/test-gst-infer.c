@@ -653,21 +653,46 @@ GST_END_TEST;
 
 /* ---- the PrePostProcessor NV12 head ------------------------------------------------ */
 
+#define PPP_W 64
+#define PPP_H 48
+#define PPP_CAPS "video/x-raw,format=NV12,width=64,height=48,framerate=30/1"
+
+/* The PrePostProcessor model with its NV12 head. */
+static gchar *
+ppp_model (void)
+{
+  return env_path ("M2I_MODELS_DIR", "fashion-mnist-ppp/fashion-mnist-ppp.xml");
+}
+
+/* Reference case @name of tests/data/ppp: its PPP_W x PPP_H NV12 frame into
+ * @frame (allocated here); returns the reference model's 10 class
+ * probabilities (caller unrefs). */
+static GBytes *
+ppp_case (const char *name, TestImage *frame)
+{
+  gchar *nv = g_strdup_printf ("ppp/%s.nv12", name);
+  gchar *pr = g_strdup_printf ("ppp/%s.prob.f32", name);
+  GBytes *data = read_data (nv), *prob = read_data (pr);
+  test_image_alloc (frame, M2I_FORMAT_SP_NV12_8, PPP_W, PPP_H);
+  fail_unless_equals_int (g_bytes_get_size (data), frame->size);
+  fail_unless_equals_int (g_bytes_get_size (prob), 10 * sizeof (float));
+  memcpy (frame->mem, g_bytes_get_data (data, NULL), frame->size);
+  g_bytes_unref (data);
+  g_free (nv);
+  g_free (pr);
+  return prob;
+}
+
 GST_START_TEST (test_ppp_nv12_head)
 {
   static const char *cases[] = { "t10k-0", "t10k-1", "gradient", "noise" };
-  gchar *model = env_path ("M2I_MODELS_DIR", "fashion-mnist-ppp/fashion-mnist-ppp.xml");
+  gchar *model = ppp_model ();
   gchar *launch = g_strdup_printf ("m2iinfer name=inf model=%s device=CPU", model);
-  GstHarness *h = harness (launch, "video/x-raw,format=NV12,width=64,height=48,framerate=30/1");
+  GstHarness *h = harness (launch, PPP_CAPS);
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
-    gchar *nv = g_strdup_printf ("ppp/%s.nv12", cases[i]);
-    gchar *pr = g_strdup_printf ("ppp/%s.prob.f32", cases[i]);
-    GBytes *frame = read_data (nv), *prob = read_data (pr);
-    fail_unless_equals_int (g_bytes_get_size (frame), 4608);
-    /* Padded strides with a GstVideoMeta: the planes are copied row by row. */
     TestImage t;
-    test_image_alloc (&t, M2I_FORMAT_SP_NV12_8, 64, 48);
-    memcpy (t.mem, g_bytes_get_data (frame, NULL), 4608);
+    GBytes *prob = ppp_case (cases[i], &t);
+    /* Padded strides with a GstVideoMeta: the planes are copied row by row. */
     fail_unless_equals_int (gst_harness_push (h, test_image_to_buffer (&t, i % 2 ? 16 : 0)),
         GST_FLOW_OK);
     GstBuffer *o = gst_harness_pull (h);
@@ -678,13 +703,10 @@ GST_START_TEST (test_ppp_nv12_head)
     guint best = argmax (p, 10);
     gchar label[16];
     g_snprintf (label, sizeof label, "class-%u", best);
-    check_classification (o, 64, 48, label, (gint) best, p[best]);
+    check_classification (o, PPP_W, PPP_H, label, (gint) best, p[best]);
     gst_buffer_unref (o);
     test_image_free (&t);
-    g_bytes_unref (frame);
     g_bytes_unref (prob);
-    g_free (nv);
-    g_free (pr);
   }
   gchar *fused = test_harness_fused (h, "inf");
   fail_unless (strstr (fused, "PrePostProcessor head") != NULL, "%s", fused);
@@ -1131,18 +1153,14 @@ GST_END_TEST;
 GST_START_TEST (test_ppp_head_on_device)
 {
   static const char *cases[] = { "t10k-0", "t10k-1", "t10k-2", "t10k-4" };
-  gchar *model = env_path ("M2I_MODELS_DIR", "fashion-mnist-ppp/fashion-mnist-ppp.xml");
+  gchar *model = ppp_model ();
   gchar *launch = g_strdup_printf ("m2iinfer name=inf model=%s device=HETERO:M2I,CPU", model);
-  GstHarness *h = harness (launch, "video/x-raw,format=NV12,width=64,height=48,framerate=30/1");
+  GstHarness *h = harness (launch, PPP_CAPS);
   GstHarness *h2 = harness (launch, "video/x-raw,format=NV12,width=128,height=96,framerate=30/1");
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
-    gchar *nv = g_strdup_printf ("ppp/%s.nv12", cases[i]);
-    gchar *pr = g_strdup_printf ("ppp/%s.prob.f32", cases[i]);
-    GBytes *frame = read_data (nv), *prob = read_data (pr);
-    const guint8 *f = g_bytes_get_data (frame, NULL);
     TestImage t, big;
-    test_image_alloc (&t, M2I_FORMAT_SP_NV12_8, 64, 48);
-    memcpy (t.mem, f, 4608);
+    GBytes *prob = ppp_case (cases[i], &t);
+    const guint8 *f = t.mem;
     /* 2x nearest: each Y sample and each UV pair twice across and down */
     test_image_alloc (&big, M2I_FORMAT_SP_NV12_8, 128, 96);
     for (gint y = 0; y < 96; y++)
@@ -1166,10 +1184,7 @@ GST_START_TEST (test_ppp_head_on_device)
     gst_buffer_unref (o2);
     test_image_free (&t);
     test_image_free (&big);
-    g_bytes_unref (frame);
     g_bytes_unref (prob);
-    g_free (nv);
-    g_free (pr);
   }
   gchar *fused = test_harness_fused (h, "inf");
   assert_contains (fused, "pre-processing head on the M2I block");
