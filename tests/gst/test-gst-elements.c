@@ -274,6 +274,17 @@ GST_END_TEST;
 
 /* ---- m2iresize ------------------------------------------------------------------ */
 
+/* The reference path's resize of @in with @p into a new @want of the same
+ * format, p->out_width x p->out_height. */
+static void
+resize_reference (const TestImage *in, const M2iResizeParams *p, TestImage *want)
+{
+  M2iOpList ops;
+  m2i_op_list_init (&ops);
+  m2i_op_list_add_resize (&ops, p);
+  test_reference (in, &ops, in->img.format, p->out_width, p->out_height, want);
+}
+
 GST_START_TEST (test_resize_formats_modes)
 {
   static const M2iFormat fmts[] = {
@@ -320,10 +331,7 @@ GST_START_TEST (test_resize_formats_modes)
         p.nearest = modes[m].nearest;
         p.antialias = modes[m].antialias;
         p.cube_coeff = modes[m].cube;
-        M2iOpList ops;
-        m2i_op_list_init (&ops);
-        m2i_op_list_add_resize (&ops, &p);
-        test_reference (&in, &ops, fmts[f], sz[2], sz[3], &want);
+        resize_reference (&in, &p, &want);
         gchar *what = g_strdup_printf ("%s %s %dx%d->%dx%d", m2i_format_to_string (fmts[f]),
             modes[m].props, sz[0], sz[1], sz[2], sz[3]);
         test_assert_identical (&got, &want, what);
@@ -383,10 +391,7 @@ GST_START_TEST (test_resize_letterbox)
     M2iResizeParams p;
     m2i_resize_params_init (&p, 30, 15);
     p.mode = M2I_RESIZE_CUBIC;
-    M2iOpList ops;
-    m2i_op_list_init (&ops);
-    m2i_op_list_add_resize (&ops, &p);
-    test_reference (&in, &ops, fmts[f], 30, 15, &inner);
+    resize_reference (&in, &p, &inner);
     for (gint y = 0; y < 30; y++)
       for (gint x = 0; x < 30; x++)
         for (int c = 0; c < 3; c++) {
@@ -595,10 +600,7 @@ GST_START_TEST (test_flush_eos_state)
   M2iResizeParams p;
   m2i_resize_params_init (&p, 20, 10);
   p.mode = M2I_RESIZE_LINEAR_ONNX;
-  M2iOpList ops;
-  m2i_op_list_init (&ops);
-  m2i_op_list_add_resize (&ops, &p);
-  test_reference (&in, &ops, M2I_FORMAT_IL_RGB888, 20, 10, &want);
+  resize_reference (&in, &p, &want);
 
   push_pull (h, &in, 0, M2I_FORMAT_IL_RGB888, &got);
   test_assert_identical (&got, &want, "first frame");
@@ -674,10 +676,7 @@ GST_START_TEST (test_property_change_mid_stream)
     M2iResizeParams p;
     m2i_resize_params_init (&p, 12, 9);
     p.mode = mv[i];
-    M2iOpList ops;
-    m2i_op_list_init (&ops);
-    m2i_op_list_add_resize (&ops, &p);
-    test_reference (&in, &ops, M2I_FORMAT_PL_RGB24, 12, 9, &want);
+    resize_reference (&in, &p, &want);
     test_assert_identical (&got, &want, modes[i]);
     test_image_free (&got);
     test_image_free (&want);
