@@ -971,43 +971,45 @@ assert_contains (const char *text, const char *needle)
   fail_unless (strstr (text, needle) != NULL, "\"%s\" lacks \"%s\"", text, needle);
 }
 
+/* Asserts that the pipeline made from the printf-style @launch_fmt fails to
+ * go to PAUSED with an error whose text contains @needle and, when not
+ * NULL, @needle2. */
+static void G_GNUC_PRINTF (3, 4)
+assert_paused_error (const char *needle, const char *needle2, const char *launch_fmt, ...)
+{
+  va_list args;
+  va_start (args, launch_fmt);
+  gchar *launch = g_strdup_vprintf (launch_fmt, args);
+  va_end (args);
+  gchar *t = paused_error (launch);
+  assert_contains (t, needle);
+  if (needle2)
+    assert_contains (t, needle2);
+  g_free (t);
+  g_free (launch);
+}
+
 GST_START_TEST (test_model_errors)
 {
-  gchar *t = paused_error ("fakesrc ! m2iinfer ! fakesink");
-  assert_contains (t, "no model: set model=path/to/model.xml");
-  g_free (t);
-
-  t = paused_error ("fakesrc ! m2iinfer model=/nonexistent/model.xml ! fakesink");
-  assert_contains (t, "\"/nonexistent/model.xml\" does not exist");
-  g_free (t);
+  assert_paused_error ("no model: set model=path/to/model.xml", NULL,
+      "fakesrc ! m2iinfer ! fakesink");
+  assert_paused_error ("\"/nonexistent/model.xml\" does not exist", NULL,
+      "fakesrc ! m2iinfer model=/nonexistent/model.xml ! fakesink");
 
   gchar *dir = g_dir_make_tmp ("m2iinfer-XXXXXX", NULL);
   gchar *bad = g_build_filename (dir, "bad.xml", NULL);
   fail_unless (g_file_set_contents (bad, "<?xml version=\"1.0\"?>\n<net name=\"x\" "
           "version=\"11\">\n<layers>\n<layer id=\"0\" name=\"a\" type=\"Parameter\">\n</net>\n",
           -1, NULL));
-  gchar *launch = g_strdup_printf ("fakesrc ! m2iinfer model=%s ! fakesink", bad);
-  t = paused_error (launch);
-  assert_contains (t, "cannot use model");
-  assert_contains (t, "bad.xml");
-  g_free (t);
-  g_free (launch);
+  assert_paused_error ("cannot use model", "bad.xml", "fakesrc ! m2iinfer model=%s ! fakesink",
+      bad);
   g_free (bad);
 
   gchar *model = fm_model ();
-  launch = g_strdup_printf ("fakesrc ! m2iinfer model=%s device=GPU ! fakesink", model);
-  t = paused_error (launch);
-  assert_contains (t, "unknown device \"GPU\": use CPU, M2I, HETERO:M2I,CPU or AUTO");
-  g_free (t);
-  g_free (launch);
-
-  launch = g_strdup_printf ("fakesrc ! m2iinfer model=%s labels=/nonexistent/labels.txt ! "
-      "fakesink", model);
-  t = paused_error (launch);
-  assert_contains (t, "labels file");
-  assert_contains (t, "set labels= to a text file");
-  g_free (t);
-  g_free (launch);
+  assert_paused_error ("unknown device \"GPU\": use CPU, M2I, HETERO:M2I,CPU or AUTO", NULL,
+      "fakesrc ! m2iinfer model=%s device=GPU ! fakesink", model);
+  assert_paused_error ("labels file", "set labels= to a text file",
+      "fakesrc ! m2iinfer model=%s labels=/nonexistent/labels.txt ! fakesink", model);
   g_free (model);
   remove_dir (dir);
 }
@@ -1202,36 +1204,19 @@ GST_END_TEST;
 GST_START_TEST (test_device_errors)
 {
   gchar *model = fm_model ();
-  gchar *launch = g_strdup_printf ("fakesrc ! m2iinfer model=%s device=M2I ! fakesink", model);
-  gchar *t = paused_error (launch);
-  assert_contains (t, "cannot run on the listed devices");
-  assert_contains (t, "add CPU to the device list");
-  g_free (t);
-  g_free (launch);
-  launch = g_strdup_printf ("fakesrc ! m2iinfer model=%s device=CPU split-dir=/tmp/x ! fakesink",
-      model);
-  t = paused_error (launch);
-  assert_contains (t, "device=CPU does not split: set device=HETERO:M2I,CPU");
-  g_free (t);
-  g_free (launch);
-  launch = g_strdup_printf ("fakesrc ! m2iinfer model=%s device=HETERO:M2I,GPU ! fakesink",
-      model);
-  t = paused_error (launch);
-  assert_contains (t, "unknown device \"HETERO:M2I,GPU\"");
-  g_free (t);
-  g_free (launch);
+  assert_paused_error ("cannot run on the listed devices", "add CPU to the device list",
+      "fakesrc ! m2iinfer model=%s device=M2I ! fakesink", model);
+  assert_paused_error ("device=CPU does not split: set device=HETERO:M2I,CPU", NULL,
+      "fakesrc ! m2iinfer model=%s device=CPU split-dir=/tmp/x ! fakesink", model);
+  assert_paused_error ("unknown device \"HETERO:M2I,GPU\"", NULL,
+      "fakesrc ! m2iinfer model=%s device=HETERO:M2I,GPU ! fakesink", model);
   /* A split-dir that cannot be made (under a file) with AUTO: an error, not
    * a quiet fall back to the CPU without the plan written. */
   gchar *dir = g_dir_make_tmp ("m2iinfer-XXXXXX", NULL);
   gchar *file = g_build_filename (dir, "file", NULL);
   fail_unless (g_file_set_contents (file, "", 0, NULL));
-  launch = g_strdup_printf ("fakesrc ! m2iinfer model=%s split-dir=%s/plan ! fakesink", model,
-      file);
-  t = paused_error (launch);
-  assert_contains (t, "split-dir=");
-  assert_contains (t, "file/plan: cannot create the folder");
-  g_free (t);
-  g_free (launch);
+  assert_paused_error ("split-dir=", "file/plan: cannot create the folder",
+      "fakesrc ! m2iinfer model=%s split-dir=%s/plan ! fakesink", model, file);
   g_free (file);
   remove_dir (dir);
   g_free (model);
