@@ -2,6 +2,7 @@
 #include "gstm2ibase.h"
 #include "gstm2iexec.h"
 #include "gstm2ienums.h"
+#include "gstm2iprops.h"
 
 #include <base/m2i-error.h>
 #include <gst/video/gstvideopool.h>
@@ -78,13 +79,7 @@ gst_m2i_base_reconfigure (GstM2iBase *self)
 static void
 set_fused (GstM2iBase *self, gchar *text)
 {
-  GstM2iBasePrivate *priv = PRIV (self);
-  GST_INFO_OBJECT (self, "fused: %s", text);
-  GST_OBJECT_LOCK (self);
-  g_free (priv->fused);
-  priv->fused = text;
-  GST_OBJECT_UNLOCK (self);
-  g_object_notify (G_OBJECT (self), "fused");
+  gst_m2i_set_fused (GST_CAT_DEFAULT, GST_OBJECT (self), &PRIV (self)->fused, text);
 }
 
 static void

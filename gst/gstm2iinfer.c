@@ -187,12 +187,7 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src", GST_P
 static void
 set_fused (GstM2iInfer *self, gchar *text)
 {
-  GST_INFO_OBJECT (self, "fused: %s", text);
-  GST_OBJECT_LOCK (self);
-  g_free (self->fused);
-  self->fused = text;
-  GST_OBJECT_UNLOCK (self);
-  g_object_notify (G_OBJECT (self), "fused");
+  gst_m2i_set_fused (GST_CAT_DEFAULT, GST_OBJECT (self), &self->fused, text);
 }
 
 /* NNStreamer's name of an element type; NULL when it has none. */

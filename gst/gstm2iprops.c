@@ -133,3 +133,14 @@ gst_m2i_norm_params_is_identity (const M2iNormParams *p)
   m2i_norm_params_identity (&id);
   return memcmp (p, &id, sizeof id) == 0;
 }
+
+void
+gst_m2i_set_fused (GstDebugCategory *cat, GstObject *element, gchar **fused, gchar *text)
+{
+  GST_CAT_INFO_OBJECT (cat, element, "fused: %s", text);
+  GST_OBJECT_LOCK (element);
+  g_free (*fused);
+  *fused = text;
+  GST_OBJECT_UNLOCK (element);
+  g_object_notify (G_OBJECT (element), "fused");
+}

@@ -1,6 +1,7 @@
-/* gstm2iprops.h — property helpers shared by m2inorm and m2iinfer (private
- * to the plugin): per-channel number properties (mean, std, gamma, ...) and
- * the device's normalisation coefficients made from mean/std.
+/* gstm2iprops.h — property helpers shared by the elements (private to the
+ * plugin): per-channel number properties (mean, std, gamma, ...) of m2inorm
+ * and m2iinfer, the device's normalisation coefficients made from mean/std,
+ * and the read-only "fused" property every element has.
  *
  * A per-channel property is a GstValueArray of 1 number (every channel) or 3
  * (one per channel, in memory order): mean="<0.485, 0.456, 0.406>". A value
@@ -55,5 +56,10 @@ gboolean gst_m2i_norm_params_from_mean_std (M2iNormParams *p, const GstM2iChanne
 
 /* Whether @p changes no value (the identity norm, which can be left out). */
 gboolean gst_m2i_norm_params_is_identity (const M2iNormParams *p);
+
+/* Replaces *@fused, the string behind @element's read-only property
+ * "fused", by @text (taken; the old text is freed) under the object lock,
+ * logs it in debug category @cat and notifies "fused" (outside the lock). */
+void gst_m2i_set_fused (GstDebugCategory *cat, GstObject *element, gchar **fused, gchar *text);
 
 G_END_DECLS
