@@ -126,7 +126,7 @@ inputs_for_output (GstM2iBase *base, GstM2iCapsFormat out, GstM2iCapsFormat *lis
 
 /* The device coefficients from the properties (object lock held). */
 static gboolean
-norm_params (GstM2iNorm *self, M2iNormParams *p, GError **error)
+norm_params_locked (GstM2iNorm *self, M2iNormParams *p, GError **error)
 {
   if (self->mode == GST_M2I_NORM_MEAN_STD)
     return gst_m2i_norm_params_from_mean_std (p, &self->mean, &self->std, self->input_scale,
@@ -155,16 +155,23 @@ norm_params (GstM2iNorm *self, M2iNormParams *p, GError **error)
   return TRUE;
 }
 
+/* norm_params_locked under the object lock. */
+static gboolean
+norm_params (GstM2iNorm *self, M2iNormParams *p, GError **error)
+{
+  GST_OBJECT_LOCK (self);
+  gboolean ok = norm_params_locked (self, p, error);
+  GST_OBJECT_UNLOCK (self);
+  return ok;
+}
+
 static gboolean
 check_caps (GstM2iBase *base, const GstM2iCapsInfo *in, const GstM2iCapsInfo *out,
     GError **error)
 {
   GstM2iNorm *self = (GstM2iNorm *) base;
   M2iNormParams p;
-  GST_OBJECT_LOCK (self);
-  gboolean ok = norm_params (self, &p, error);
-  GST_OBJECT_UNLOCK (self);
-  return ok;
+  return norm_params (self, &p, error);
 }
 
 static gboolean
@@ -172,10 +179,8 @@ is_noop (GstM2iBase *base, const GstM2iCapsInfo *in, const GstM2iCapsInfo *out)
 {
   GstM2iNorm *self = (GstM2iNorm *) base;
   M2iNormParams p;
-  GST_OBJECT_LOCK (self);
-  gboolean ok = norm_params (self, &p, NULL);
-  GST_OBJECT_UNLOCK (self);
-  return ok && in->cf == out->cf && gst_m2i_norm_params_is_identity (&p);
+  return norm_params (self, &p, NULL) && in->cf == out->cf
+      && gst_m2i_norm_params_is_identity (&p);
 }
 
 static gboolean
@@ -184,12 +189,10 @@ append_ops (GstM2iBase *base, const GstM2iStage *in, const GstM2iStage *out,
 {
   GstM2iNorm *self = (GstM2iNorm *) base;
   M2iNormParams p;
-  GST_OBJECT_LOCK (self);
-  gboolean ok = norm_params (self, &p, error);
-  GST_OBJECT_UNLOCK (self);
-  if (!ok)
+  if (!norm_params (self, &p, error))
     return FALSE;
   M2iOpList *ops = &frame->ops;
+  gboolean ok = TRUE;
   if (m2i_format_dtype (in->format) == M2I_DTYPE_U8)
     ok = m2i_op_list_add_convert (ops, m2i_format_dtype (out->format));
   if (ok && m2i_format_layout (in->format) != m2i_format_layout (out->format))
