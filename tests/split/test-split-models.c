@@ -22,24 +22,11 @@
  * Every plan is also written as a folder, loaded back and run: the outputs
  * equal those of the plan in memory bit for bit. Forced affinities (options
  * and the layers' rt_info) are respected and the result stays correct. */
-#include "../ir/ir-test-util.h"
+#include "split-test-util.h"
 #include <base/m2i-error.h>
 #include <m2i/m2i-device.h>
-#include <split/m2i-split.h>
 
-#include <glib/gstdio.h>
 #include <math.h>
-#include <string.h>
-
-static GBytes *
-read_data (const char *relative)
-{
-  g_autofree gchar *path = test_data_path (relative);
-  GError *error = NULL;
-  GBytes *b = test_read_file_maybe_gzipped (path, &error);
-  g_assert_no_error (error);
-  return b;
-}
 
 static M2iIrModel *
 load_model (const char *path)
@@ -75,12 +62,7 @@ split (M2iIrModel *m, const char *devices, GHashTable *affinity)
   m2i_split_options_init (&opts);
   opts.devices = devices;
   opts.affinity = affinity;
-  GError *error = NULL;
-  M2iSplitPlan *plan = m2i_split_plan_new (m, &opts, &error);
-  g_assert_no_error (error);
-  g_autofree gchar *text = m2i_split_plan_to_string (plan);
-  g_test_message ("%s", text);
-  return plan;
+  return split_logged (m, &opts);
 }
 
 static M2iSplitRunner *
@@ -113,48 +95,6 @@ save_and_load (const M2iSplitPlan *plan, gchar **dir_out)
   g_assert_no_error (error);
   *dir_out = dir;
   return back;
-}
-
-static void
-remove_dir (gchar *dir)
-{
-  GDir *d = g_dir_open (dir, 0, NULL);
-  const char *name;
-  while ((name = g_dir_read_name (d))) {
-    g_autofree gchar *p = g_build_filename (dir, name, NULL);
-    g_unlink (p);
-  }
-  g_dir_close (d);
-  g_rmdir (dir);
-  g_free (dir);
-}
-
-static gint
-argmax (const float *p, gint n)
-{
-  gint best = 0;
-  for (gint i = 1; i < n; i++)
-    if (p[i] > p[best])
-      best = i;
-  return best;
-}
-
-static gint
-piece_of_layer (const M2iSplitPlan *plan, const char *name)
-{
-  M2iIrModel *m = m2i_split_plan_get_model (plan);
-  for (gint i = 0; i < m2i_ir_model_get_n_nodes (m); i++)
-    if (!strcmp (m2i_ir_node_get_name (m2i_ir_model_get_node (m, i)), name))
-      return m2i_split_plan_get_node_piece (plan, i);
-  g_assert_not_reached ();
-}
-
-static M2iSplitEngine
-engine_of_layer (const M2iSplitPlan *plan, const char *name)
-{
-  M2iSplitPieceInfo pi;
-  g_assert_true (m2i_split_plan_get_piece (plan, piece_of_layer (plan, name), &pi));
-  return pi.engine;
 }
 
 /* ---- Fashion-MNIST --------------------------------------------------------------- */
@@ -225,6 +165,7 @@ test_fashion (void)
   m2i_split_runner_free (rb);
   m2i_split_plan_unref (back);
   remove_dir (dir);
+  g_free (dir);
   m2i_split_runner_free (r);
   m2i_split_plan_unref (plan);
   m2i_ir_model_unref (m);
@@ -455,6 +396,7 @@ test_ppp (void)
   m2i_split_runner_free (rb);
   m2i_split_plan_unref (back);
   remove_dir (dir);
+  g_free (dir);
   m2i_split_runner_free (r);
   m2i_split_plan_unref (plan);
 
@@ -552,6 +494,7 @@ test_squeezenet (void)
   m2i_split_runner_free (rb);
   m2i_split_plan_unref (back);
   remove_dir (dir);
+  g_free (dir);
   m2i_split_runner_free (r);
   m2i_split_plan_unref (plan);
   m2i_ir_model_unref (m);
@@ -667,6 +610,7 @@ test_person_detection (void)
   m2i_split_runner_free (rb);
   m2i_split_plan_unref (back);
   remove_dir (dir);
+  g_free (dir);
   m2i_split_runner_free (r);
   m2i_split_plan_unref (plan);
 
