@@ -36,6 +36,43 @@ tu_block (const void *nchw, void *blocked, gsize es, gint N, gint C, gint H,
           }
 }
 
+/* Blocked → dense NCHW, element size @es: the inverse of tu_block. Asserts
+ * that every padding lane (channels C .. 8·ceil(C/8) - 1) holds the @es
+ * bytes at @pad. */
+static inline void
+tu_unblock (const void *blocked, void *nchw, gsize es, gint N, gint C, gint H,
+    gint W, const void *pad)
+{
+  const guint8 *s = blocked;
+  guint8 *d = nchw;
+  for (gint n = 0; n < N; n++)
+    for (gint c = 0; c < TU_CEIL8 (C) * 8; c++)
+      for (gint y = 0; y < H; y++)
+        for (gint x = 0; x < W; x++) {
+          const guint8 *v = s + tu_blocked_index (C, H, W, n, c, y, x) * es;
+          if (c < C)
+            memcpy (d + ((((gsize) n * C + c) * H + y) * W + x) * es, v, es);
+          else if (memcmp (v, pad, es))
+            g_error ("padding lane n %d c %d y %d x %d: not the expected value", n, c, y, x);
+        }
+}
+
+/* A dense blocked tensor of @prec in new memory (free t->data with g_free):
+ * @nchw blocked with padding lanes @pad (tu_block), or when @nchw is NULL
+ * every byte 0xcd. */
+static inline void
+tu_tensor_new (M2iNpuTensor *t, M2iNpuPrecision prec, gint N, gint C, gint H, gint W,
+    const void *nchw, const void *pad)
+{
+  gsize bytes = m2i_npu_tensor_bytes (prec, N, C, H, W);
+  guint8 *data = g_malloc (bytes);
+  if (nchw)
+    tu_block (nchw, data, prec == M2I_NPU_FP16 ? 2 : 1, N, C, H, W, pad);
+  else
+    memset (data, 0xcd, bytes);
+  m2i_npu_tensor_init (t, prec, N, C, H, W, data, bytes);
+}
+
 /* OIYX → {O/8}{I/8}YX{I8}{O8}, zero padded. */
 static inline void
 tu_block_weights (const void *oiyx, void *blocked, gsize es, gint O, gint I,
