@@ -18,43 +18,43 @@ tu_blocked_index (gint C, gint H, gint W, gint n, gint c, gint y, gint x)
   return ((((gsize) n * H + y) * TU_CEIL8 (C) + c / 8) * W + x) * 8 + c % 8;
 }
 
-/* Dense NCHW → blocked, element size @es, padding lanes filled with @pad. */
+/* Dense NCHW ↔ dense blocked, element size @es. With @to_blocked, @nchw is
+ * copied into @blocked and the padding lanes (channels C .. 8·ceil(C/8) - 1)
+ * filled with the @es bytes at @pad; else @blocked is copied back into
+ * @nchw and every padding lane must hold @pad. */
 static inline void
-tu_block (const void *nchw, void *blocked, gsize es, gint N, gint C, gint H,
-    gint W, const void *pad)
+tu_blocked_copy (guint8 *nchw, guint8 *blocked, gsize es, gint N, gint C, gint H, gint W,
+    const void *pad, gboolean to_blocked)
 {
-  const guint8 *s = nchw;
-  guint8 *d = blocked;
   for (gint n = 0; n < N; n++)
     for (gint y = 0; y < H; y++)
       for (gint cb = 0; cb < TU_CEIL8 (C); cb++)
         for (gint x = 0; x < W; x++)
           for (gint l = 0; l < 8; l++) {
             gint c = cb * 8 + l;
-            const guint8 *v = c < C ? s + ((((gsize) n * C + c) * H + y) * W + x) * es : pad;
-            memcpy (d + tu_blocked_index (C, H, W, n, c, y, x) * es, v, es);
+            guint8 *b = blocked + tu_blocked_index (C, H, W, n, c, y, x) * es;
+            guint8 *d = c < C ? nchw + ((((gsize) n * C + c) * H + y) * W + x) * es : NULL;
+            if (to_blocked)
+              memcpy (b, d ? d : pad, es);
+            else if (d)
+              memcpy (d, b, es);
+            else if (memcmp (b, pad, es))
+              g_error ("padding lane n %d c %d y %d x %d: not the expected value", n, c, y, x);
           }
 }
 
-/* Blocked → dense NCHW, element size @es: the inverse of tu_block. Asserts
- * that every padding lane (channels C .. 8·ceil(C/8) - 1) holds the @es
- * bytes at @pad. */
+static inline void
+tu_block (const void *nchw, void *blocked, gsize es, gint N, gint C, gint H,
+    gint W, const void *pad)
+{
+  tu_blocked_copy ((guint8 *) nchw, blocked, es, N, C, H, W, pad, TRUE);
+}
+
 static inline void
 tu_unblock (const void *blocked, void *nchw, gsize es, gint N, gint C, gint H,
     gint W, const void *pad)
 {
-  const guint8 *s = blocked;
-  guint8 *d = nchw;
-  for (gint n = 0; n < N; n++)
-    for (gint c = 0; c < TU_CEIL8 (C) * 8; c++)
-      for (gint y = 0; y < H; y++)
-        for (gint x = 0; x < W; x++) {
-          const guint8 *v = s + tu_blocked_index (C, H, W, n, c, y, x) * es;
-          if (c < C)
-            memcpy (d + ((((gsize) n * C + c) * H + y) * W + x) * es, v, es);
-          else if (memcmp (v, pad, es))
-            g_error ("padding lane n %d c %d y %d x %d: not the expected value", n, c, y, x);
-        }
+  tu_blocked_copy (nchw, (guint8 *) blocked, es, N, C, H, W, pad, FALSE);
 }
 
 /* A dense blocked tensor of @prec in new memory (free t->data with g_free):
