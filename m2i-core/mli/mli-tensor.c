@@ -210,34 +210,32 @@ quant_index_ok (const M2iMliTensor *t, guint idx)
       && t->q.scale_frac_bits_per_axis;
 }
 
+/* The quantization of slice @idx, all zeros when it cannot be read. */
+static M2iMliSliceQuant
+quant_or_zeros (const M2iMliTensor *t, guint idx)
+{
+  M2iMliSliceQuant q = { 0 };
+  if (quant_index_ok (t, idx))
+    m2i_mli_quant_at (t, idx, &q);
+  return q;
+}
+
 gint32
 m2i_mli_tensor_scale (const M2iMliTensor *t, guint idx)
 {
-  if (!quant_index_ok (t, idx))
-    return 0;
-  M2iMliSliceQuant q;
-  m2i_mli_quant_at (t, idx, &q);
-  return q.scale;
+  return quant_or_zeros (t, idx).scale;
 }
 
 gint
 m2i_mli_tensor_scale_shift (const M2iMliTensor *t, guint idx)
 {
-  if (!quant_index_ok (t, idx))
-    return 0;
-  M2iMliSliceQuant q;
-  m2i_mli_quant_at (t, idx, &q);
-  return q.shift;
+  return quant_or_zeros (t, idx).shift;
 }
 
 gint32
 m2i_mli_tensor_zero_offset (const M2iMliTensor *t, guint idx)
 {
-  if (!quant_index_ok (t, idx))
-    return 0;
-  M2iMliSliceQuant q;
-  m2i_mli_quant_at (t, idx, &q);
-  return q.zero;
+  return quant_or_zeros (t, idx).zero;
 }
 
 M2iMliStatus

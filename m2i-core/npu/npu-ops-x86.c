@@ -50,6 +50,19 @@ pool_count (const NpuPoolRow *r, gint x0, gint x1, gint vx0, gint vx1)
   return r->p->exclude_pad ? (r->vy1 - r->vy0) * (vx1 - vx0) : r->wy * (x1 - x0);
 }
 
+/* Output pixel @ox, whose window spans columns [x0, x1), [vx0, vx1) of them
+ * inside the input, pooled and stored. */
+INLINE T_AVX2 void
+pool_store8 (const NpuPoolRow *r, gint ox, gint x0, gint x1, gint vx0, gint vx1,
+    const gboolean is_max)
+{
+  __m256 acc = pool_pixel8 (r, vx0, vx1, is_max);
+  if (!is_max)
+    acc = _mm256_div_ps (acc, _mm256_set1_ps ((float) pool_count (r, x0, x1, vx0, vx1)));
+  _mm_storeu_si128 ((__m128i *) (r->dst + (gint64) ox * 8),
+      _mm256_cvtps_ph (acc, _MM_FROUND_TO_NEAREST_INT));
+}
+
 INLINE T_AVX2 void
 pool_row8 (const NpuPoolRow *r, const gboolean is_max)
 {
@@ -58,11 +71,7 @@ pool_row8 (const NpuPoolRow *r, const gboolean is_max)
     gint x0, x1, vx0, vx1;
     npu_pool_window (ox, p->stride_w, p->pad_left, p->pad_right, p->kernel_w, r->in_w,
         &x0, &x1, &vx0, &vx1);
-    __m256 acc = pool_pixel8 (r, vx0, vx1, is_max);
-    if (!is_max)
-      acc = _mm256_div_ps (acc, _mm256_set1_ps ((float) pool_count (r, x0, x1, vx0, vx1)));
-    _mm_storeu_si128 ((__m128i *) (r->dst + (gint64) ox * 8),
-        _mm256_cvtps_ph (acc, _MM_FROUND_TO_NEAREST_INT));
+    pool_store8 (r, ox, x0, x1, vx0, vx1, is_max);
   }
 }
 
@@ -119,11 +128,7 @@ pool_row16 (const NpuPoolRow *r, const gboolean is_max)
         continue;
       }
     }
-    __m256 acc = pool_pixel8 (r, vx0, vx1, is_max);
-    if (!is_max)
-      acc = _mm256_div_ps (acc, _mm256_set1_ps ((float) pool_count (r, x0, x1, vx0, vx1)));
-    _mm_storeu_si128 ((__m128i *) (r->dst + (gint64) ox * 8),
-        _mm256_cvtps_ph (acc, _MM_FROUND_TO_NEAREST_INT));
+    pool_store8 (r, ox, x0, x1, vx0, vx1, is_max);
     ox++;
   }
 }

@@ -29,6 +29,23 @@ zero_padding_lanes (guint8 *block, gint w, gint c, M2iNpuPrecision p, gint8 zero
     }
 }
 
+/* The first element of block row (n, y, cb) of @t, whose block, row and
+ * batch strides (elements) are @s[0], @s[1], @s[2]. */
+static inline guint8 *
+block_row (const M2iNpuTensor *t, const gint64 s[3], gint n, gint y, gint cb)
+{
+  gsize es = t->precision == M2I_NPU_FP16 ? 2 : 1;
+  return (guint8 *) t->data + (n * s[2] + y * s[1] + cb * s[0]) * (gint64) es;
+}
+
+/* Which of @n per-channel values lane @l of channel block @cb takes: the
+ * only one when @n is 1, else its channel's (padding lanes: the last). */
+static inline gint
+channel_value (gint n, gint cb, gint l)
+{
+  return n == 1 ? 0 : MIN (cb * 8 + l, n - 1);
+}
+
 /* ---- pooling ----------------------------------------------------------------- */
 
 static gboolean
@@ -275,17 +292,13 @@ add_rows (gint begin, gint end, gint slice, gpointer data)
   const M2iNpuTensor *out = j->out;
   gint cbs = CEIL8 (out->c);
   gboolean f16 = out->precision == M2I_NPU_FP16;
-  gsize es = f16 ? 2 : 1;
   gint64 len = (gint64) out->w * 8;
   gint8 zero = (gint8) CLAMP (p->out_zero_point, p->act_min, p->act_max);
   for (gint item = begin; item < end; item++) {
     gint cb = item % cbs, y = (item / cbs) % out->h, n = item / cbs / out->h;
-    const guint8 *row[3];
-    const M2iNpuTensor *t[3] = { j->a, j->b, out };
-    for (int k = 0; k < 3; k++)
-      row[k] = (const guint8 *) t[k]->data
-          + (n * j->s[k][2] + y * j->s[k][1] + cb * j->s[k][0]) * (gint64) es;
-    guint8 *dst = (guint8 *) row[2];
+    const guint8 *row[2] = { block_row (j->a, j->s[0], n, y, cb),
+      block_row (j->b, j->s[1], n, y, cb) };
+    guint8 *dst = block_row (out, j->s[2], n, y, cb);
     if (!f16) {
       const gint8 *a = (const gint8 *) row[0], *b = (const gint8 *) row[1];
       for (gint64 i = 0; i < len; i++) {
@@ -300,7 +313,7 @@ add_rows (gint begin, gint end, gint slice, gpointer data)
     } else {
       float slope[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
       for (gint l = 0; p->f_slope && l < 8; l++)
-        slope[l] = p->f_slope[p->n_slope == 1 ? 0 : MIN (cb * 8 + l, p->n_slope - 1)];
+        slope[l] = p->f_slope[channel_value (p->n_slope, cb, l)];
       const float *s8 = p->f_slope ? slope : NULL;
       if (j->f16_fast) {
         j->f16_fast ((const m2i_f16 *) row[0], (const m2i_f16 *) row[1], (m2i_f16 *) dst,
@@ -427,21 +440,17 @@ prelu_rows (gint begin, gint end, gint slice, gpointer data)
   const M2iNpuTensor *out = j->out;
   gint cbs = CEIL8 (out->c);
   gboolean f16 = out->precision == M2I_NPU_FP16;
-  gsize es = f16 ? 2 : 1;
   gint64 len = (gint64) out->w * 8;
   gint8 zero = (gint8) CLAMP (p->out_zero_point, p->act_min, p->act_max);
   for (gint item = begin; item < end; item++) {
     gint cb = item % cbs, y = (item / cbs) % out->h, n = item / cbs / out->h;
-    const guint8 *src = (const guint8 *) j->in->data
-        + (n * j->s[0][2] + y * j->s[0][1] + cb * j->s[0][0]) * (gint64) es;
-    guint8 *dst = (guint8 *) out->data
-        + (n * j->s[1][2] + y * j->s[1][1] + cb * j->s[1][0]) * (gint64) es;
+    const guint8 *src = block_row (j->in, j->s[0], n, y, cb);
+    guint8 *dst = block_row (out, j->s[1], n, y, cb);
     /* the block's 8 slopes (padding lanes: any; they are rewritten) */
-    gint k0 = p->n == 1 ? 0 : cb * 8;
     if (f16) {
       float slope[8];
       for (gint l = 0; l < 8; l++)
-        slope[l] = p->slope[p->n == 1 ? 0 : MIN (k0 + l, p->n - 1)];
+        slope[l] = p->slope[channel_value (p->n, cb, l)];
       if (j->f16_fast) {
         j->f16_fast ((const m2i_f16 *) src, (m2i_f16 *) dst, out->w, slope);
       } else {
@@ -457,7 +466,7 @@ prelu_rows (gint begin, gint end, gint slice, gpointer data)
       gint32 nm[8], nl[8], nr[8];
       gint pl = MAX (p->pos_shift, 0), pr = MAX (-p->pos_shift, 0);
       for (gint l = 0; l < 8; l++) {
-        gint k = p->n == 1 ? 0 : MIN (k0 + l, p->n - 1);
+        gint k = channel_value (p->n, cb, l);
         nm[l] = p->neg_multiplier[k];
         nl[l] = MAX (p->neg_shift[k], 0);
         nr[l] = MAX (-p->neg_shift[k], 0);

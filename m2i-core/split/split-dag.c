@@ -69,30 +69,32 @@ other_path (Groups *g, gint a, gint b)
   return FALSE;
 }
 
+/* The edges of root @b in one direction (@out[b]: its neighbours that
+ * way, @back[n]: the reverse sets) moved to root @a; an edge between @a
+ * and @b is dropped rather than becoming a loop. Called once with
+ * (succ, pred) and once with (pred, succ). */
+static void
+move_edges (GHashTable **out, GHashTable **back, gint a, gint b)
+{
+  GHashTableIter it;
+  gpointer k;
+  g_hash_table_iter_init (&it, out[b]);
+  while (g_hash_table_iter_next (&it, &k, NULL)) {
+    gint n = IDX (k);
+    g_hash_table_remove (back[n], KEY (b));
+    if (n != a) {
+      g_hash_table_add (out[a], k);
+      g_hash_table_add (back[n], KEY (a));
+    }
+  }
+}
+
 /* Merges root @b into root @a. */
 static void
 merge (Groups *g, gint a, gint b)
 {
-  GHashTableIter it;
-  gpointer k;
-  g_hash_table_iter_init (&it, g->succ[b]);
-  while (g_hash_table_iter_next (&it, &k, NULL)) {
-    gint s = IDX (k);
-    g_hash_table_remove (g->pred[s], KEY (b));
-    if (s != a) {
-      g_hash_table_add (g->succ[a], k);
-      g_hash_table_add (g->pred[s], KEY (a));
-    }
-  }
-  g_hash_table_iter_init (&it, g->pred[b]);
-  while (g_hash_table_iter_next (&it, &k, NULL)) {
-    gint p = IDX (k);
-    g_hash_table_remove (g->succ[p], KEY (b));
-    if (p != a) {
-      g_hash_table_add (g->pred[a], k);
-      g_hash_table_add (g->succ[p], KEY (a));
-    }
-  }
+  move_edges (g->succ, g->pred, a, b);
+  move_edges (g->pred, g->succ, a, b);
   g_hash_table_remove (g->succ[a], KEY (b));
   g_hash_table_remove (g->pred[a], KEY (b));
   g_hash_table_remove_all (g->succ[b]);

@@ -12,6 +12,7 @@
  * matters only for the smallest layers.
  */
 #include "kernel-test.h"
+#include "bench-time.h"
 #include <ir/kernels/gemm.h>
 #include <gio/gio.h>
 
@@ -60,33 +61,10 @@ squeezenet_multiplicity (const char *name)
   return g_str_has_prefix (name, "mnist") || g_str_has_prefix (name, "dw") ? 0 : 1;
 }
 
-static double
-now_s (void)
+static gboolean
+execute_layer (gpointer t, GError **error)
 {
-  return g_get_monotonic_time () / 1e6;
-}
-
-/* Runs execute() in batches of about 2 ms until @min_ms have passed;
- * returns the seconds per run of the fastest batch (the machine is shared,
- * so the minimum is the figure least disturbed by other work). */
-static double
-time_runs (KTest *t, double min_ms)
-{
-  GError *error = NULL;
-  if (!kt_execute (t, &error))          /* warm-up, and the batch size */
-    g_error ("%s", error->message);
-  double t0 = now_s ();
-  kt_execute (t, NULL);
-  double once = MAX (now_s () - t0, 1e-7);
-  gint batch = (gint) CLAMP (2e-3 / once, 1, 10000);
-  double best = G_MAXDOUBLE, start = now_s ();
-  do {
-    double b0 = now_s ();
-    for (gint i = 0; i < batch; i++)
-      kt_execute (t, NULL);
-    best = MIN (best, (now_s () - b0) / batch);
-  } while ((now_s () - start) * 1e3 < min_ms);
-  return best;
+  return kt_execute (t, error);
 }
 
 /* Times every selected layer on ONNX Runtime; fills ort_ms[layer][thread]
@@ -142,16 +120,8 @@ main (int argc, char **argv)
 {
   double min_ms = 200;
   const char *filter = NULL;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp (argv[i], "--min-ms") && i + 1 < argc)
-      min_ms = g_ascii_strtod (argv[++i], NULL);
-    else if (!strcmp (argv[i], "--filter") && i + 1 < argc)
-      filter = argv[++i];
-    else {
-      fprintf (stderr, "usage: %s [--min-ms N] [--filter SUBSTRING]\n", argv[0]);
-      return 2;
-    }
-  }
+  if (!bench_parse_args (argc, argv, &min_ms, &filter))
+    return 2;
   gboolean selected[G_N_ELEMENTS (layers)];
   double ort_ms[G_N_ELEMENTS (layers)][2];
   for (guint l = 0; l < G_N_ELEMENTS (layers); l++) {
@@ -199,7 +169,7 @@ main (int argc, char **argv)
       GError *error = NULL;
       if (!kt_infer (t, 1, &error))
         g_error ("%s", error->message);
-      ms[threads - 1] = time_runs (t, min_ms) * 1e3;
+      ms[threads - 1] = bench_time_runs (execute_layer, t, min_ms) * 1e3;
       kt_free (t);
       ms[2 + threads - 1] = ort_ms[l][threads - 1];
     }

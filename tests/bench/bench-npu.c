@@ -14,6 +14,7 @@
 #include <npu/m2i-npu.h>
 #include <base/m2i-cpu.h>
 #include "ir-conv.h"
+#include "bench-time.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -54,34 +55,6 @@ static const Layer layers[] = {
   { "dw3x3/s2", 64, 80, 136, 64, 3, 2, 1, 0, 64 },
 };
 
-typedef gboolean (*RunFunc) (gpointer ctx);
-
-static double
-now_s (void)
-{
-  return g_get_monotonic_time () / 1e6;
-}
-
-/* Seconds per run: the fastest of ~2 ms batches over @min_ms. */
-static double
-time_runs (RunFunc run, gpointer ctx, double min_ms)
-{
-  if (!run (ctx))
-    g_error ("run failed");
-  double t0 = now_s ();
-  run (ctx);
-  double once = MAX (now_s () - t0, 1e-7);
-  gint batch = (gint) CLAMP (2e-3 / once, 1, 10000);
-  double best = G_MAXDOUBLE, start = now_s ();
-  do {
-    double b0 = now_s ();
-    for (gint i = 0; i < batch; i++)
-      run (ctx);
-    best = MIN (best, (now_s () - b0) / batch);
-  } while ((now_s () - start) * 1e3 < min_ms);
-  return best;
-}
-
 typedef struct {
   M2iNpuConv *conv;
   M2iNpuTensor in, out;
@@ -90,10 +63,10 @@ typedef struct {
 } NpuRun;
 
 static gboolean
-npu_run (gpointer p)
+npu_run (gpointer p, GError **error)
 {
   NpuRun *r = p;
-  return m2i_npu_conv_run (r->conv, &r->in, &r->out, r->scratch, r->threads, NULL);
+  return m2i_npu_conv_run (r->conv, &r->in, &r->out, r->scratch, r->threads, error);
 }
 
 typedef struct {
@@ -102,10 +75,10 @@ typedef struct {
 } IrRun;
 
 static gboolean
-ir_run (gpointer p)
+ir_run (gpointer p, GError **error)
 {
   IrRun *r = p;
-  return tu_ir_conv_run (r->ir, r->input, NULL);
+  return tu_ir_conv_run (r->ir, r->input, error);
 }
 
 static void
@@ -164,7 +137,7 @@ time_npu (const Layer *L, M2iNpuPrecision prec, gint threads, double min_ms,
   m2i_npu_tensor_init (&r.in, prec, 1, L->c_in, L->h, L->w, in, bi);
   m2i_npu_tensor_init (&r.out, prec, 1, L->c_out, oh, ow, out, bo);
   r.scratch = g_aligned_alloc (1, m2i_npu_conv_get_scratch_size (r.conv), 64);
-  double s = time_runs (npu_run, &r, min_ms);
+  double s = bench_time_runs (npu_run, &r, min_ms);
   g_aligned_free (r.scratch);
   m2i_npu_conv_free (r.conv);
   g_free (in);
@@ -189,7 +162,7 @@ time_ir (const Layer *L, gint threads, double min_ms)
         L->stride, 1, 1, L->pad, L->pad, L->pad, L->pad, w, threads, &error), in };
   if (!r.ir)
     g_error ("%s: %s", L->name, error->message);
-  double s = time_runs (ir_run, &r, min_ms);
+  double s = bench_time_runs (ir_run, &r, min_ms);
   tu_ir_conv_free (r.ir);
   g_free (in);
   g_free (w);
@@ -201,16 +174,8 @@ main (int argc, char **argv)
 {
   double min_ms = 200;
   const char *filter = NULL;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp (argv[i], "--min-ms") && i + 1 < argc)
-      min_ms = g_ascii_strtod (argv[++i], NULL);
-    else if (!strcmp (argv[i], "--filter") && i + 1 < argc)
-      filter = argv[++i];
-    else {
-      fprintf (stderr, "usage: %s [--min-ms N] [--filter SUBSTRING]\n", argv[0]);
-      return 2;
-    }
-  }
+  if (!bench_parse_args (argc, argv, &min_ms, &filter))
+    return 2;
   printf ("bench-npu: squeezenet1.1 convolutions, GOPS = 2*MACs/time (cpu: %s)\n",
       m2i_cpu_flags_string ());
   const char *p8 = "?", *p16 = "?";

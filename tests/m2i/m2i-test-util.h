@@ -7,6 +7,17 @@
 #include <base/m2i-error.h>
 #include <string.h>
 
+/* Marsaglia's xorshift32: the next value of @state (never 0 when it
+ * starts non-zero). Deterministic, so failures reproduce. */
+static inline guint32
+test_xorshift32 (guint32 *state)
+{
+  *state ^= *state << 13;
+  *state ^= *state >> 17;
+  *state ^= *state << 5;
+  return *state;
+}
+
 typedef struct {
   M2iImage img;
   guint8 *buf;
@@ -55,9 +66,7 @@ test_image_pattern (TestImage *t, GRand *rand)
     m2i_format_plane_geometry (im->format, im->width, im->height, p, &rb, &rows);
     for (gint y = 0; y < rows; y++)
       for (gsize x = 0; x < rb; x++) {
-        noise ^= noise << 13;
-        noise ^= noise >> 17;
-        noise ^= noise << 5;
+        test_xorshift32 (&noise);
         im->data[p][y * im->stride[p] + x] =
             (guint8) ((x * (3 + p) + (gsize) y * (5 - p) + noise % 24) & 0xff);
       }

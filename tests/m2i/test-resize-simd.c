@@ -9,6 +9,7 @@
  * whichever level they picked.
  */
 #include <m2i/resize-private.h>
+#include "m2i-test-util.h"
 #include <base/m2i-fp16.h>
 #include <string.h>
 
@@ -16,10 +17,7 @@ static guint32 rng_state = 88172645u;
 static guint32
 rng (void)
 {
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 17;
-  rng_state ^= rng_state << 5;
-  return rng_state;
+  return test_xorshift32 (&rng_state);
 }
 
 static void

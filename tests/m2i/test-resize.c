@@ -11,6 +11,7 @@
  * - table invariants, parameter strings, and errors for bad requests.
  */
 #include <m2i/resize-private.h>
+#include "m2i-test-util.h"
 #include <base/m2i-error.h>
 #include <base/m2i-fp16.h>
 #include <math.h>
@@ -26,10 +27,7 @@ static guint32 rng_state = 2463534242u;
 static guint32
 rng (void)
 {
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 17;
-  rng_state ^= rng_state << 5;
-  return rng_state;
+  return test_xorshift32 (&rng_state);
 }
 
 /* ---- strings and defaults ---------------------------------------------- */

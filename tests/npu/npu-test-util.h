@@ -18,22 +18,59 @@ tu_blocked_index (gint C, gint H, gint W, gint n, gint c, gint y, gint x)
   return ((((gsize) n * H + y) * TU_CEIL8 (C) + c / 8) * W + x) * 8 + c % 8;
 }
 
-/* Dense NCHW → blocked, element size @es, padding lanes filled with @pad. */
+/* Dense NCHW ↔ dense blocked, element size @es. With @to_blocked, @nchw is
+ * copied into @blocked and the padding lanes (channels C .. 8·ceil(C/8) - 1)
+ * filled with the @es bytes at @pad; else @blocked is copied back into
+ * @nchw and every padding lane must hold @pad. */
 static inline void
-tu_block (const void *nchw, void *blocked, gsize es, gint N, gint C, gint H,
-    gint W, const void *pad)
+tu_blocked_copy (guint8 *nchw, guint8 *blocked, gsize es, gint N, gint C, gint H, gint W,
+    const void *pad, gboolean to_blocked)
 {
-  const guint8 *s = nchw;
-  guint8 *d = blocked;
   for (gint n = 0; n < N; n++)
     for (gint y = 0; y < H; y++)
       for (gint cb = 0; cb < TU_CEIL8 (C); cb++)
         for (gint x = 0; x < W; x++)
           for (gint l = 0; l < 8; l++) {
             gint c = cb * 8 + l;
-            const guint8 *v = c < C ? s + ((((gsize) n * C + c) * H + y) * W + x) * es : pad;
-            memcpy (d + tu_blocked_index (C, H, W, n, c, y, x) * es, v, es);
+            guint8 *b = blocked + tu_blocked_index (C, H, W, n, c, y, x) * es;
+            guint8 *d = c < C ? nchw + ((((gsize) n * C + c) * H + y) * W + x) * es : NULL;
+            if (to_blocked)
+              memcpy (b, d ? d : pad, es);
+            else if (d)
+              memcpy (d, b, es);
+            else if (memcmp (b, pad, es))
+              g_error ("padding lane n %d c %d y %d x %d: not the expected value", n, c, y, x);
           }
+}
+
+static inline void
+tu_block (const void *nchw, void *blocked, gsize es, gint N, gint C, gint H,
+    gint W, const void *pad)
+{
+  tu_blocked_copy ((guint8 *) nchw, blocked, es, N, C, H, W, pad, TRUE);
+}
+
+static inline void
+tu_unblock (const void *blocked, void *nchw, gsize es, gint N, gint C, gint H,
+    gint W, const void *pad)
+{
+  tu_blocked_copy (nchw, (guint8 *) blocked, es, N, C, H, W, pad, FALSE);
+}
+
+/* A dense blocked tensor of @prec in new memory (free t->data with g_free):
+ * @nchw blocked with padding lanes @pad (tu_block), or when @nchw is NULL
+ * every byte 0xcd. */
+static inline void
+tu_tensor_new (M2iNpuTensor *t, M2iNpuPrecision prec, gint N, gint C, gint H, gint W,
+    const void *nchw, const void *pad)
+{
+  gsize bytes = m2i_npu_tensor_bytes (prec, N, C, H, W);
+  guint8 *data = g_malloc (bytes);
+  if (nchw)
+    tu_block (nchw, data, prec == M2I_NPU_FP16 ? 2 : 1, N, C, H, W, pad);
+  else
+    memset (data, 0xcd, bytes);
+  m2i_npu_tensor_init (t, prec, N, C, H, W, data, bytes);
 }
 
 /* OIYX → {O/8}{I/8}YX{I8}{O8}, zero padded. */

@@ -35,30 +35,24 @@ check_layout (M2iNpuPrecision prec, M2iMliType type, gint N, gint C, gint H, gin
   GError *err = NULL;
   g_assert_true (m2i_npu_to_blocked (&m, &t, 2, &err));
   g_assert_no_error (err);
-  for (gint n = 0; n < N; n++)
-    for (gint c = 0; c < TU_CEIL8 (C) * 8; c++)
-      for (gint y = 0; y < H; y++)
-        for (gint x = 0; x < W; x++) {
-          const guint8 *got = blk + tu_blocked_index (C, H, W, n, c, y, x) * es;
-          if (c < C)
-            g_assert_cmpmem (got, es, src + (((gsize) n * C + c) * cs + y * rs + x) * es, es);
-          else if (es == 1)
-            g_assert_cmpint ((gint8) got[0], ==, type == M2I_MLI_SA8 ? -7 : 0);
-          else
-            g_assert_cmpint (got[0] | got[1], ==, 0);
-        }
+  guint8 *dense = g_malloc ((gsize) N * C * H * W * es);
+  guint8 pad[2] = { type == M2I_MLI_SA8 ? (guint8) -7 : 0, 0 };   /* the zero point */
+  tu_unblock (blk, dense, es, N, C, H, W, pad);
   g_assert_true (m2i_npu_from_blocked (&t, &mb, 1, &err));
   g_assert_no_error (err);
   for (gint n = 0; n < N; n++)
     for (gint c = 0; c < C; c++)
       for (gint y = 0; y < H; y++) {
         gsize o = (((gsize) n * C + c) * cs + y * rs) * es;
+        gsize dense_row = (((gsize) n * C + c) * H + y) * W * es;
+        g_assert_cmpmem (dense + dense_row, W * es, src + o, W * es);
         g_assert_cmpmem (back + o, W * es, src + o, W * es);
         g_assert_cmpint (back[o + W * es], ==, 0xee);     /* row gap untouched */
       }
   g_free (src);
   g_free (back);
   g_free (blk);
+  g_free (dense);
   g_rand_free (r);
 }
 
@@ -392,48 +386,39 @@ run_pool (const M2iNpuPoolParams *p, M2iNpuPrecision prec, gint N, gint C, gint 
   gint OH, OW;
   g_assert_true (m2i_npu_pool_output_size (p, H, W, &OH, &OW, NULL));
   gsize es = prec == M2I_NPU_FP16 ? 2 : 1, nx = (gsize) N * C * H * W;
-  guint8 *x = g_malloc (nx * es);
+  guint8 *x = g_malloc (nx * es), *y = g_malloc ((gsize) N * C * OH * OW * es);
   for (gsize i = 0; i < nx; i++) {
     if (es == 1)
       x[i] = (guint8) g_rand_int (r);
     else
       ((m2i_f16 *) x)[i] = m2i_f32_to_f16 ((float) g_rand_double_range (r, -8, 8));
   }
-  gsize bx = m2i_npu_tensor_bytes (prec, N, C, H, W), by = m2i_npu_tensor_bytes (prec, N, C, OH, OW);
-  guint8 *xb = g_malloc (bx), *yb = g_malloc (by);
-  guint16 garbage = 0x7e00;
-  tu_block (x, xb, es, N, C, H, W, &garbage);
-  memset (yb, 0xcd, by);
+  guint16 garbage = 0x7e00, zero16 = 0;
+  gint8 zero8 = (gint8) p->zero_point;
   M2iNpuTensor ti, to;
-  m2i_npu_tensor_init (&ti, prec, N, C, H, W, xb, bx);
-  m2i_npu_tensor_init (&to, prec, N, C, OH, OW, yb, by);
+  tu_tensor_new (&ti, prec, N, C, H, W, x, &garbage);
+  tu_tensor_new (&to, prec, N, C, OH, OW, NULL, NULL);
   GError *err = NULL;
   g_assert_true (m2i_npu_pool_run (p, &ti, &to, 2, &err));
   g_assert_no_error (err);
+  tu_unblock (to.data, y, es, N, C, OH, OW, es == 1 ? (gconstpointer) &zero8 : &zero16);
   for (gint n = 0; n < N; n++)
-    for (gint c = 0; c < TU_CEIL8 (C) * 8; c++)
+    for (gint c = 0; c < C; c++)
       for (gint oy = 0; oy < OH; oy++)
         for (gint ox = 0; ox < OW; ox++) {
-          gsize bi = tu_blocked_index (C, OH, OW, n, c, oy, ox);
-          if (c >= C) {
-            if (es == 1)
-              g_assert_cmpint ((gint8) yb[bi], ==, p->zero_point);
-            else
-              g_assert_cmphex (((m2i_f16 *) yb)[bi], ==, 0);
-            continue;
-          }
+          gsize yi = (((gsize) n * C + c) * OH + oy) * OW + ox;
           gint y0 = oy * p->stride_h - p->pad_top, x0 = ox * p->stride_w - p->pad_left;
           gint64 isum = 0, imax = G_MININT64, count = 0;
           double fsum = 0, fmax = -INFINITY, fabs_sum = 0;
-          for (gint y = y0; y < y0 + p->kernel_h; y++)
+          for (gint wy = y0; wy < y0 + p->kernel_h; wy++)
             for (gint xx = x0; xx < x0 + p->kernel_w; xx++) {
-              gboolean in_pad_area = y < H + p->pad_bottom && xx < W + p->pad_right;
-              gboolean inside = y >= 0 && y < H && xx >= 0 && xx < W;
+              gboolean in_pad_area = wy < H + p->pad_bottom && xx < W + p->pad_right;
+              gboolean inside = wy >= 0 && wy < H && xx >= 0 && xx < W;
               if (p->exclude_pad ? inside : in_pad_area)
                 count++;
               if (!inside)
                 continue;
-              gsize xi = (((gsize) n * C + c) * H + y) * W + xx;
+              gsize xi = (((gsize) n * C + c) * H + wy) * W + xx;
               if (es == 1) {
                 gint64 v = (gint8) x[xi];
                 isum += v - p->zero_point;
@@ -448,9 +433,9 @@ run_pool (const M2iNpuPoolParams *p, M2iNpuPrecision prec, gint N, gint C, gint 
           if (es == 1) {
             gint64 want = p->kind == M2I_NPU_POOL_MAX ? imax
                 : CLAMP (p->zero_point + ref_round_div (isum, count, p->round), -128, 127);
-            g_assert_cmpint ((gint8) yb[bi], ==, want);
+            g_assert_cmpint ((gint8) y[yi], ==, want);
           } else {
-            double got = m2i_f16_to_f32 (((m2i_f16 *) yb)[bi]);
+            double got = m2i_f16_to_f32 (((m2i_f16 *) y)[yi]);
             if (p->kind == M2I_NPU_POOL_MAX)
               g_assert_cmpfloat (got, ==, fmax);
             else {
@@ -462,8 +447,9 @@ run_pool (const M2iNpuPoolParams *p, M2iNpuPrecision prec, gint N, gint C, gint 
           }
         }
   g_free (x);
-  g_free (xb);
-  g_free (yb);
+  g_free (y);
+  g_free (ti.data);
+  g_free (to.data);
 }
 
 static void
@@ -511,28 +497,22 @@ run_pool_f16_exact (const M2iNpuPoolParams *p, gint N, gint C, gint H, gint W, G
       default: x[i] = m2i_f32_to_f16 ((float) g_rand_double_range (r, -1000, 1000));
     }
   }
-  gsize bx = m2i_npu_tensor_bytes (M2I_NPU_FP16, N, C, H, W);
-  gsize by = m2i_npu_tensor_bytes (M2I_NPU_FP16, N, C, OH, OW);
-  m2i_f16 *xb = g_malloc (bx), *yb = g_malloc (by);
-  m2i_f16 garbage = 0x7e00;
-  tu_block (x, xb, 2, N, C, H, W, &garbage);
+  m2i_f16 *out = g_new (m2i_f16, (gsize) N * C * OH * OW);
+  m2i_f16 garbage = 0x7e00, zero = 0;
   M2iNpuTensor ti, to;
-  m2i_npu_tensor_init (&ti, M2I_NPU_FP16, N, C, H, W, xb, bx);
-  m2i_npu_tensor_init (&to, M2I_NPU_FP16, N, C, OH, OW, yb, by);
+  tu_tensor_new (&ti, M2I_NPU_FP16, N, C, H, W, x, &garbage);
+  tu_tensor_new (&to, M2I_NPU_FP16, N, C, OH, OW, NULL, NULL);
   for (gint threads = 1; threads <= 2; threads++) {
-    memset (yb, 0xcd, by);
+    memset (to.data, 0xcd, to.capacity);
     GError *err = NULL;
     g_assert_true (m2i_npu_pool_run (p, &ti, &to, threads, &err));
     g_assert_no_error (err);
+    tu_unblock (to.data, out, 2, N, C, OH, OW, &zero);
     for (gint n = 0; n < N; n++)
-      for (gint c = 0; c < TU_CEIL8 (C) * 8; c++)
+      for (gint c = 0; c < C; c++)
         for (gint oy = 0; oy < OH; oy++)
           for (gint ox = 0; ox < OW; ox++) {
-            m2i_f16 got = yb[tu_blocked_index (C, OH, OW, n, c, oy, ox)];
-            if (c >= C) {
-              g_assert_cmphex (got, ==, 0);
-              continue;
-            }
+            m2i_f16 got = out[(((gsize) n * C + c) * OH + oy) * OW + ox];
             gint y0 = oy * p->stride_h - p->pad_top, x0 = ox * p->stride_w - p->pad_left;
             gint count = 0;
             float acc = p->kind == M2I_NPU_POOL_MAX ? -INFINITY : 0.0f;
@@ -561,8 +541,9 @@ run_pool_f16_exact (const M2iNpuPoolParams *p, gint N, gint C, gint H, gint W, G
           }
   }
   g_free (x);
-  g_free (xb);
-  g_free (yb);
+  g_free (out);
+  g_free (ti.data);
+  g_free (to.data);
 }
 
 static void
@@ -599,43 +580,38 @@ test_prelu_fp16 (void)
   tu_log_cpu ();
   GRand *r = g_rand_new_with_seed (16);
   gint N = 2, C = 19, H = 3, W = 11;
-  gsize n = (gsize) N * C * H * W, bb = m2i_npu_tensor_bytes (M2I_NPU_FP16, N, C, H, W);
-  m2i_f16 *x = g_new (m2i_f16, n), *xb = g_malloc (bb), *ob = g_malloc (bb);
+  gsize n = (gsize) N * C * H * W;
+  m2i_f16 *x = g_new (m2i_f16, n), *got = g_new (m2i_f16, n);
   float slopes[19];
   for (gint c = 0; c < C; c++)
     slopes[c] = (float) g_rand_double_range (r, -1.5, 1.5);
   slopes[3] = 0;
   for (gsize i = 0; i < n; i++)
     x[i] = i % 17 == 0 ? 0x8000 : m2i_f32_to_f16 ((float) g_rand_double_range (r, -300, 300));
-  m2i_f16 pad = 0x7e00;
+  m2i_f16 pad = 0x7e00, zero = 0;
   for (gint mode = 0; mode < 3; mode++) {      /* per channel; one slope; in place */
     M2iNpuPreluParams p = { mode == 1 ? 1 : C, mode == 1 ? &slopes[5] : slopes };
-    tu_block (x, xb, 2, N, C, H, W, &pad);
-    memset (ob, 0xcd, bb);
     M2iNpuTensor ti, to;
-    m2i_npu_tensor_init (&ti, M2I_NPU_FP16, N, C, H, W, xb, bb);
-    m2i_npu_tensor_init (&to, M2I_NPU_FP16, N, C, H, W, mode == 2 ? xb : ob, bb);
+    tu_tensor_new (&ti, M2I_NPU_FP16, N, C, H, W, x, &pad);
+    if (mode == 2)
+      to = ti;
+    else
+      tu_tensor_new (&to, M2I_NPU_FP16, N, C, H, W, NULL, NULL);
     GError *err = NULL;
     g_assert_true (m2i_npu_prelu_run (&p, &ti, &to, 2, &err));
     g_assert_no_error (err);
-    const m2i_f16 *res = mode == 2 ? xb : ob;
-    for (gint b = 0; b < N; b++)
-      for (gint c = 0; c < TU_CEIL8 (C) * 8; c++)
-        for (gint y = 0; y < H; y++)
-          for (gint xx = 0; xx < W; xx++) {
-            m2i_f16 got = res[tu_blocked_index (C, H, W, b, c, y, xx)];
-            if (c >= C) {
-              g_assert_cmphex (got, ==, 0);
-              continue;
-            }
-            float v = m2i_f16_to_f32 (x[(((gsize) b * C + c) * H + y) * W + xx]);
-            float s = mode == 1 ? slopes[5] : slopes[c];
-            g_assert_cmphex (got, ==, m2i_f32_to_f16 (v < 0 ? v * s : v));
-          }
+    tu_unblock (to.data, got, 2, N, C, H, W, &zero);
+    for (gsize i = 0; i < n; i++) {
+      float v = m2i_f16_to_f32 (x[i]);
+      float s = mode == 1 ? slopes[5] : slopes[i / (H * W) % C];
+      g_assert_cmphex (got[i], ==, m2i_f32_to_f16 (v < 0 ? v * s : v));
+    }
+    if (mode != 2)
+      g_free (to.data);
+    g_free (ti.data);
   }
   g_free (x);
-  g_free (xb);
-  g_free (ob);
+  g_free (got);
   g_rand_free (r);
 }
 
@@ -647,8 +623,8 @@ test_prelu_int8 (void)
 {
   GRand *r = g_rand_new_with_seed (17);
   gint N = 1, C = 21, H = 4, W = 9;
-  gsize n = (gsize) N * C * H * W, bb = m2i_npu_tensor_bytes (M2I_NPU_INT8, N, C, H, W);
-  gint8 *x = g_malloc (n), *xb = g_malloc (bb), *ob = g_malloc (bb);
+  gsize n = (gsize) N * C * H * W;
+  gint8 *x = g_malloc (n), *got = g_malloc (n);
   for (int trial = 0; trial < 6; trial++) {
     gint ns = trial % 2 ? 1 : C;
     float slopes[21];
@@ -668,35 +644,29 @@ test_prelu_int8 (void)
     }
     for (gsize i = 0; i < n; i++)
       x[i] = (gint8) g_rand_int_range (r, -128, 128);
-    gint8 pad = 77;
-    tu_block (x, xb, 1, N, C, H, W, &pad);
+    gint8 pad = 77, zero = (gint8) CLAMP (zo, p.act_min, p.act_max);
     M2iNpuTensor ti, to;
-    m2i_npu_tensor_init (&ti, M2I_NPU_INT8, N, C, H, W, xb, bb);
-    m2i_npu_tensor_init (&to, M2I_NPU_INT8, N, C, H, W, ob, bb);
+    tu_tensor_new (&ti, M2I_NPU_INT8, N, C, H, W, x, &pad);
+    tu_tensor_new (&to, M2I_NPU_INT8, N, C, H, W, NULL, NULL);
     g_assert_true (m2i_npu_prelu_run (&p, &ti, &to, 2, &err));
     g_assert_no_error (err);
-    for (gint c = 0; c < TU_CEIL8 (C) * 8; c++)
-      for (gint y = 0; y < H; y++)
-        for (gint xx = 0; xx < W; xx++) {
-          gint8 got = ob[tu_blocked_index (C, H, W, 0, c, y, xx)];
-          if (c >= C) {
-            g_assert_cmpint (got, ==, CLAMP (zo, p.act_min, p.act_max));
-            continue;
-          }
-          gint k = ns == 1 ? 0 : c;
-          gint32 d = x[((gsize) c * H + y) * W + xx] - zi;
-          gint64 ds = (gint64) d * ((gint64) 1 << p.left_shift);
-          gint64 q = d >= 0 ? tu_mbqm (ds, p.pos_multiplier, p.pos_shift)
-              : tu_mbqm (ds, nm[k], nsh[k]);
-          g_assert_cmpint (got, ==, CLAMP (q + zo, p.act_min, p.act_max));
-          double real = (d < 0 ? slopes[k] : 1.0) * d * si / so + zo;
-          if (real > p.act_min + 1 && real < p.act_max - 1)
-            g_assert_cmpfloat (fabs (got - real), <=, 0.5 + 1e-3);
-        }
+    tu_unblock (to.data, got, 1, N, C, H, W, &zero);
+    for (gsize i = 0; i < n; i++) {
+      gint k = ns == 1 ? 0 : (gint) (i / (H * W) % C);
+      gint32 d = x[i] - zi;
+      gint64 ds = (gint64) d * ((gint64) 1 << p.left_shift);
+      gint64 q = d >= 0 ? tu_mbqm (ds, p.pos_multiplier, p.pos_shift)
+          : tu_mbqm (ds, nm[k], nsh[k]);
+      g_assert_cmpint (got[i], ==, CLAMP (q + zo, p.act_min, p.act_max));
+      double real = (d < 0 ? slopes[k] : 1.0) * d * si / so + zo;
+      if (real > p.act_min + 1 && real < p.act_max - 1)
+        g_assert_cmpfloat (fabs (got[i] - real), <=, 0.5 + 1e-3);
+    }
+    g_free (ti.data);
+    g_free (to.data);
   }
   g_free (x);
-  g_free (xb);
-  g_free (ob);
+  g_free (got);
   g_rand_free (r);
 }
 
@@ -745,13 +715,36 @@ test_prelu_errors (void)
 
 /* ---- add ------------------------------------------------------------------------ */
 
+/* The inputs of an add, dense @a and @b blocked (padding lanes @pad), and
+ * an output filled with 0xcd. */
+typedef struct {
+  M2iNpuTensor a, b, out;
+} AddTensors;
+
+static void
+add_tensors_new (AddTensors *t, M2iNpuPrecision prec, gint N, gint C, gint H, gint W,
+    const void *a, const void *b, const void *pad)
+{
+  tu_tensor_new (&t->a, prec, N, C, H, W, a, pad);
+  tu_tensor_new (&t->b, prec, N, C, H, W, b, pad);
+  tu_tensor_new (&t->out, prec, N, C, H, W, NULL, NULL);
+}
+
+static void
+add_tensors_free (AddTensors *t)
+{
+  g_free (t->a.data);
+  g_free (t->b.data);
+  g_free (t->out.data);
+}
+
 static void
 test_add_int8 (void)
 {
   GRand *r = g_rand_new_with_seed (13);
   gint N = 2, C = 13, H = 5, W = 6;
-  gsize n = (gsize) N * C * H * W, bb = m2i_npu_tensor_bytes (M2I_NPU_INT8, N, C, H, W);
-  gint8 *a = g_malloc (n), *b = g_malloc (n), *ab = g_malloc (bb), *bbk = g_malloc (bb), *ob = g_malloc (bb);
+  gsize n = (gsize) N * C * H * W;
+  gint8 *a = g_malloc (n), *b = g_malloc (n), *got = g_malloc (n);
   for (int trial = 0; trial < 6; trial++) {
     double sa = g_rand_double_range (r, 0.01, 0.2), sb = g_rand_double_range (r, 0.01, 0.2);
     double so = g_rand_double_range (r, 0.02, 0.3);
@@ -767,32 +760,24 @@ test_add_int8 (void)
       a[i] = (gint8) g_rand_int_range (r, -128, 128);
       b[i] = (gint8) g_rand_int_range (r, -128, 128);
     }
-    gint8 pad = 99;
-    tu_block (a, ab, 1, N, C, H, W, &pad);
-    tu_block (b, bbk, 1, N, C, H, W, &pad);
-    M2iNpuTensor ta, tb, to;
-    m2i_npu_tensor_init (&ta, M2I_NPU_INT8, N, C, H, W, ab, bb);
-    m2i_npu_tensor_init (&tb, M2I_NPU_INT8, N, C, H, W, bbk, bb);
-    m2i_npu_tensor_init (&to, M2I_NPU_INT8, N, C, H, W, ob, bb);
-    g_assert_true (m2i_npu_add_run (&p, &ta, &tb, &to, 2, &err));
+    gint8 pad = 99, zero = (gint8) CLAMP (zo, p.act_min, p.act_max);
+    AddTensors t;
+    add_tensors_new (&t, M2I_NPU_INT8, N, C, H, W, a, b, &pad);
+    g_assert_true (m2i_npu_add_run (&p, &t.a, &t.b, &t.out, 2, &err));
     g_assert_no_error (err);
-    for (gint nn = 0; nn < N; nn++)
-      for (gint c = 0; c < C; c++)
-        for (gint y = 0; y < H; y++)
-          for (gint x = 0; x < W; x++) {
-            gsize i = (((gsize) nn * C + c) * H + y) * W + x;
-            /* TFLite's quantized Add, literally */
-            gint32 sa_ = tu_mbqm ((gint64) (a[i] - za) * (1 << p.left_shift), p.a_multiplier, p.a_shift);
-            gint32 sb_ = tu_mbqm ((gint64) (b[i] - zb) * (1 << p.left_shift), p.b_multiplier, p.b_shift);
-            gint64 q = (gint64) tu_mbqm (sa_ + sb_, p.out_multiplier, p.out_shift) + zo;
-            gint8 want = (gint8) CLAMP (q, p.act_min, p.act_max);
-            gint8 got = ob[tu_blocked_index (C, H, W, nn, c, y, x)];
-            g_assert_cmpint (got, ==, want);
-            /* and the parameters implement the real-valued sum */
-            double real = ((a[i] - za) * sa + (b[i] - zb) * sb) / so + zo;
-            if (real > p.act_min + 1 && real < p.act_max - 1)
-              g_assert_cmpfloat (fabs (got - real), <=, 0.5 + 1e-3);
-          }
+    tu_unblock (t.out.data, got, 1, N, C, H, W, &zero);
+    for (gsize i = 0; i < n; i++) {
+      /* TFLite's quantized Add, literally */
+      gint32 sa_ = tu_mbqm ((gint64) (a[i] - za) * (1 << p.left_shift), p.a_multiplier, p.a_shift);
+      gint32 sb_ = tu_mbqm ((gint64) (b[i] - zb) * (1 << p.left_shift), p.b_multiplier, p.b_shift);
+      gint64 q = (gint64) tu_mbqm (sa_ + sb_, p.out_multiplier, p.out_shift) + zo;
+      g_assert_cmpint (got[i], ==, (gint8) CLAMP (q, p.act_min, p.act_max));
+      /* and the parameters implement the real-valued sum */
+      double real = ((a[i] - za) * sa + (b[i] - zb) * sb) / so + zo;
+      if (real > p.act_min + 1 && real < p.act_max - 1)
+        g_assert_cmpfloat (fabs (got[i] - real), <=, 0.5 + 1e-3);
+    }
+    add_tensors_free (&t);
   }
   GError *err = NULL;
   M2iNpuAddParams p;
@@ -801,9 +786,7 @@ test_add_int8 (void)
   g_clear_error (&err);
   g_free (a);
   g_free (b);
-  g_free (ab);
-  g_free (bbk);
-  g_free (ob);
+  g_free (got);
   g_rand_free (r);
 }
 
@@ -812,56 +795,43 @@ test_add_fp16 (void)
 {
   GRand *r = g_rand_new_with_seed (14);
   gint N = 1, C = 21, H = 4, W = 37;
-  gsize n = (gsize) N * C * H * W, bb = m2i_npu_tensor_bytes (M2I_NPU_FP16, N, C, H, W);
-  m2i_f16 *a = g_new (m2i_f16, n), *b = g_new (m2i_f16, n);
-  m2i_f16 *ab = g_malloc (bb), *bbk = g_malloc (bb), *ob = g_malloc (bb);
+  gsize n = (gsize) N * C * H * W;
+  m2i_f16 *a = g_new (m2i_f16, n), *b = g_new (m2i_f16, n), *got = g_new (m2i_f16, n);
   for (gsize i = 0; i < n; i++) {
     a[i] = m2i_f32_to_f16 ((float) g_rand_double_range (r, -100, 100));
     b[i] = m2i_f32_to_f16 ((float) (g_rand_double_range (r, -1, 1) * pow (10, g_rand_int_range (r, -4, 3))));
   }
-  m2i_f16 pad = 0x7c00;
-  tu_block (a, ab, 2, N, C, H, W, &pad);
-  tu_block (b, bbk, 2, N, C, H, W, &pad);
+  m2i_f16 pad = 0x7c00, zero = 0;
+  AddTensors t;
+  add_tensors_new (&t, M2I_NPU_FP16, N, C, H, W, a, b, &pad);
   M2iNpuAddParams p = { 0 };
   p.f_min = -50;
   p.f_max = INFINITY;
-  M2iNpuTensor ta, tb, to;
-  m2i_npu_tensor_init (&ta, M2I_NPU_FP16, N, C, H, W, ab, bb);
-  m2i_npu_tensor_init (&tb, M2I_NPU_FP16, N, C, H, W, bbk, bb);
-  m2i_npu_tensor_init (&to, M2I_NPU_FP16, N, C, H, W, ob, bb);
   GError *err = NULL;
-  g_assert_true (m2i_npu_add_run (&p, &ta, &tb, &to, 1, &err));
+  g_assert_true (m2i_npu_add_run (&p, &t.a, &t.b, &t.out, 1, &err));
   g_assert_no_error (err);
-  for (gint c = 0; c < TU_CEIL8 (C) * 8; c++)
-    for (gint y = 0; y < H; y++)
-      for (gint x = 0; x < W; x++) {
-        m2i_f16 got = ob[tu_blocked_index (C, H, W, 0, c, y, x)];
-        if (c >= C) {
-          g_assert_cmphex (got, ==, 0);
-          continue;
-        }
-        gsize i = ((gsize) c * H + y) * W + x;
-        double exact = (double) m2i_f16_to_f32 (a[i]) + m2i_f16_to_f32 (b[i]);
-        exact = MAX (exact, -50.0);
-        /* one rounding to fp16: within half an ulp */
-        g_assert_cmpfloat (fabs (m2i_f16_to_f32 (got) - exact), <=,
-            ldexp (fabs (exact), -11) + ldexp (1, -25));
-      }
+  tu_unblock (t.out.data, got, 2, N, C, H, W, &zero);
+  for (gsize i = 0; i < n; i++) {
+    double exact = (double) m2i_f16_to_f32 (a[i]) + m2i_f16_to_f32 (b[i]);
+    exact = MAX (exact, -50.0);
+    /* one rounding to fp16: within half an ulp */
+    g_assert_cmpfloat (fabs (m2i_f16_to_f32 (got[i]) - exact), <=,
+        ldexp (fabs (exact), -11) + ldexp (1, -25));
+  }
   /* shapes must match */
-  to.w = W - 1;
-  g_assert_false (m2i_npu_add_run (&p, &ta, &tb, &to, 1, &err));
+  t.out.w = W - 1;
+  g_assert_false (m2i_npu_add_run (&p, &t.a, &t.b, &t.out, 1, &err));
   g_assert_error (err, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
   g_clear_error (&err);
   p.f_min = 1;
   p.f_max = 0;
-  to.w = W;
-  g_assert_false (m2i_npu_add_run (&p, &ta, &tb, &to, 1, &err));
+  t.out.w = W;
+  g_assert_false (m2i_npu_add_run (&p, &t.a, &t.b, &t.out, 1, &err));
   g_clear_error (&err);
+  add_tensors_free (&t);
   g_free (a);
   g_free (b);
-  g_free (ab);
-  g_free (bbk);
-  g_free (ob);
+  g_free (got);
   g_rand_free (r);
 }
 
@@ -873,9 +843,8 @@ test_add_fp16_prelu (void)
   tu_log_cpu ();
   GRand *r = g_rand_new_with_seed (18);
   gint N = 2, C = 13, H = 3, W = 21;
-  gsize n = (gsize) N * C * H * W, bb = m2i_npu_tensor_bytes (M2I_NPU_FP16, N, C, H, W);
-  m2i_f16 *a = g_new (m2i_f16, n), *b = g_new (m2i_f16, n);
-  m2i_f16 *ab = g_malloc (bb), *bbk = g_malloc (bb), *ob = g_malloc (bb);
+  gsize n = (gsize) N * C * H * W;
+  m2i_f16 *a = g_new (m2i_f16, n), *b = g_new (m2i_f16, n), *got = g_new (m2i_f16, n);
   float slopes[13];
   for (gint c = 0; c < C; c++)
     slopes[c] = (float) g_rand_double_range (r, -1, 1);
@@ -883,49 +852,37 @@ test_add_fp16_prelu (void)
     a[i] = m2i_f32_to_f16 ((float) g_rand_double_range (r, -100, 100));
     b[i] = m2i_f32_to_f16 ((float) g_rand_double_range (r, -100, 100));
   }
-  m2i_f16 pad = 0x7e00;
-  tu_block (a, ab, 2, N, C, H, W, &pad);
-  tu_block (b, bbk, 2, N, C, H, W, &pad);
+  m2i_f16 pad = 0x7e00, zero = 0;
+  AddTensors t;
+  add_tensors_new (&t, M2I_NPU_FP16, N, C, H, W, a, b, &pad);
   for (gint mode = 0; mode < 2; mode++) {
     M2iNpuAddParams p = { 0 };
     p.f_min = mode ? -30 : -INFINITY;
     p.f_max = mode ? 70 : INFINITY;
     p.f_slope = mode ? &slopes[4] : slopes;
     p.n_slope = mode ? 1 : C;
-    M2iNpuTensor ta, tb, to;
-    m2i_npu_tensor_init (&ta, M2I_NPU_FP16, N, C, H, W, ab, bb);
-    m2i_npu_tensor_init (&tb, M2I_NPU_FP16, N, C, H, W, bbk, bb);
-    m2i_npu_tensor_init (&to, M2I_NPU_FP16, N, C, H, W, ob, bb);
+    memset (t.out.data, 0xcd, t.out.capacity);
     GError *err = NULL;
-    g_assert_true (m2i_npu_add_run (&p, &ta, &tb, &to, 2, &err));
+    g_assert_true (m2i_npu_add_run (&p, &t.a, &t.b, &t.out, 2, &err));
     g_assert_no_error (err);
-    for (gint bn = 0; bn < N; bn++)
-      for (gint c = 0; c < TU_CEIL8 (C) * 8; c++)
-        for (gint y = 0; y < H; y++)
-          for (gint x = 0; x < W; x++) {
-            m2i_f16 got = ob[tu_blocked_index (C, H, W, bn, c, y, x)];
-            if (c >= C) {
-              g_assert_cmphex (got, ==, 0);
-              continue;
-            }
-            gsize i = (((gsize) bn * C + c) * H + y) * W + x;
-            float v = m2i_f16_to_f32 (a[i]) + m2i_f16_to_f32 (b[i]);
-            float s = mode ? slopes[4] : slopes[c];
-            v = v < 0 ? v * s : v;
-            v = v < p.f_min ? p.f_min : v > p.f_max ? p.f_max : v;
-            g_assert_cmphex (got, ==, m2i_f32_to_f16 (v));
-          }
-    /* a slope count that is neither 1 nor C; int8 */
+    tu_unblock (t.out.data, got, 2, N, C, H, W, &zero);
+    for (gsize i = 0; i < n; i++) {
+      float v = m2i_f16_to_f32 (a[i]) + m2i_f16_to_f32 (b[i]);
+      float s = mode ? slopes[4] : slopes[i / (H * W) % C];
+      v = v < 0 ? v * s : v;
+      v = v < p.f_min ? p.f_min : v > p.f_max ? p.f_max : v;
+      g_assert_cmphex (got[i], ==, m2i_f32_to_f16 (v));
+    }
+    /* a slope count that is neither 1 nor C */
     p.n_slope = 2;
-    g_assert_false (m2i_npu_add_run (&p, &ta, &tb, &to, 1, &err));
+    g_assert_false (m2i_npu_add_run (&p, &t.a, &t.b, &t.out, 1, &err));
     g_assert_error (err, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
     g_clear_error (&err);
   }
+  add_tensors_free (&t);
   g_free (a);
   g_free (b);
-  g_free (ab);
-  g_free (bbk);
-  g_free (ob);
+  g_free (got);
   g_rand_free (r);
 }
 

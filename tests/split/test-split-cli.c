@@ -2,10 +2,7 @@
  * plan, "run" runs it on a raw input and prints the class torch gives
  * (tests/data/fashion-mnist) and the comparison with the unsplit model;
  * bad arguments fail with a message. */
-#include "../ir/ir-test-util.h"
-
-#include <glib/gstdio.h>
-#include <string.h>
+#include "split-test-util.h"
 
 static gchar *
 run_tool (gint *status, gchar **err, ...)
@@ -25,21 +22,6 @@ run_tool (gint *status, gchar **err, ...)
   g_assert_no_error (error);
   g_ptr_array_free (argv, TRUE);
   return out;
-}
-
-static void
-remove_dir (const char *dir)
-{
-  GDir *d = g_dir_open (dir, 0, NULL);
-  if (!d)
-    return;
-  const char *name;
-  while ((name = g_dir_read_name (d))) {
-    g_autofree gchar *p = g_build_filename (dir, name, NULL);
-    g_unlink (p);
-  }
-  g_dir_close (d);
-  g_rmdir (dir);
 }
 
 static void

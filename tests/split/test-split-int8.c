@@ -14,34 +14,12 @@
  * multipliers where the simulation rounds half to even in f32). On the 64
  * reference images (always here) the split outputs are within 0.02 of the
  * unsplit model's on the CPU (which runs FakeQuantize in f32). */
-#include "../ir/ir-test-util.h"
-#include <split/m2i-split.h>
+#include "split-test-util.h"
 
 #include <math.h>
-#include <string.h>
 
 #define T10K_IMAGES "/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz"
 #define N_SUBSET 2000
-
-static GBytes *
-read_data (const char *relative)
-{
-  g_autofree gchar *path = test_data_path (relative);
-  GError *error = NULL;
-  GBytes *b = test_read_file_maybe_gzipped (path, &error);
-  g_assert_no_error (error);
-  return b;
-}
-
-static gint
-argmax (const float *p, gint n)
-{
-  gint best = 0;
-  for (gint i = 1; i < n; i++)
-    if (p[i] > p[best])
-      best = i;
-  return best;
-}
 
 /* The model's input from a grey image, as tests/data/fashion-mnist/README.md
  * defines it: (p/255 − 0.2860)/0.3530 in f32, in that order, on 3 channels. */
@@ -62,23 +40,7 @@ plan_int8 (M2iIrModel **model)
   GError *error = NULL;
   *model = m2i_ir_model_load (xml, NULL, &error);
   g_assert_no_error (error);
-  M2iSplitPlan *plan = m2i_split_plan_new (*model, NULL, &error);
-  g_assert_no_error (error);
-  g_autofree gchar *text = m2i_split_plan_to_string (plan);
-  g_test_message ("%s", text);
-  return plan;
-}
-
-static M2iSplitEngine
-engine_of_layer (const M2iSplitPlan *plan, M2iIrModel *m, const char *name)
-{
-  for (gint i = 0; i < m2i_ir_model_get_n_nodes (m); i++)
-    if (!strcmp (m2i_ir_node_get_name (m2i_ir_model_get_node (m, i)), name)) {
-      M2iSplitPieceInfo pi;
-      g_assert_true (m2i_split_plan_get_piece (plan, m2i_split_plan_get_node_piece (plan, i), &pi));
-      return pi.engine;
-    }
-  g_assert_not_reached ();
+  return split_logged (*model, NULL);
 }
 
 static void
@@ -89,9 +51,9 @@ test_plan_and_first64 (void)
   const char *int8_layers[] = { "input/fq", "conv1/Convolution", "conv1/MaxPool", "conv1/fq",
     "conv2/Convolution", "flatten", "flatten/fq", "fc1/MatMul", "fc1/ReLU", "fc1/fq" };
   for (guint k = 0; k < G_N_ELEMENTS (int8_layers); k++)
-    g_assert_cmpint (engine_of_layer (plan, m, int8_layers[k]), ==, M2I_SPLIT_ENGINE_NPU_INT8);
-  g_assert_cmpint (engine_of_layer (plan, m, "prob"), ==, M2I_SPLIT_ENGINE_CPU);
-  g_assert_cmpint (engine_of_layer (plan, m, "fc2/MatMul"), !=, M2I_SPLIT_ENGINE_NPU_INT8);
+    g_assert_cmpint (engine_of_layer (plan, int8_layers[k]), ==, M2I_SPLIT_ENGINE_NPU_INT8);
+  g_assert_cmpint (engine_of_layer (plan, "prob"), ==, M2I_SPLIT_ENGINE_CPU);
+  g_assert_cmpint (engine_of_layer (plan, "fc2/MatMul"), !=, M2I_SPLIT_ENGINE_NPU_INT8);
 
   GError *error = NULL;
   M2iSplitRunner *r = m2i_split_runner_new (plan, NULL, &error);

@@ -3,12 +3,8 @@
  * and its CPU piece, graph 1: fc2 → prob) with one thing broken, and must
  * give a clear error — the right code and a message naming the culprit —
  * never a crash or a plan. */
-#include "../ir/ir-test-util.h"
+#include "split-test-util.h"
 #include <base/m2i-error.h>
-#include <split/m2i-split.h>
-
-#include <glib/gstdio.h>
-#include <string.h>
 
 static gchar *valid_dir;
 
@@ -28,21 +24,6 @@ copy_dir (const char *from, const char *to)
     g_free (data);
   }
   g_dir_close (d);
-}
-
-static void
-remove_dir (const char *dir)
-{
-  GDir *d = g_dir_open (dir, 0, NULL);
-  if (!d)
-    return;
-  const char *name;
-  while ((name = g_dir_read_name (d))) {
-    g_autofree gchar *p = g_build_filename (dir, name, NULL);
-    g_unlink (p);
-  }
-  g_dir_close (d);
-  g_rmdir (dir);
 }
 
 /* A copy of the valid folder whose graph_infos.json has @from replaced by

@@ -22,24 +22,11 @@
  * Every plan is also written as a folder, loaded back and run: the outputs
  * equal those of the plan in memory bit for bit. Forced affinities (options
  * and the layers' rt_info) are respected and the result stays correct. */
-#include "../ir/ir-test-util.h"
+#include "split-test-util.h"
 #include <base/m2i-error.h>
 #include <m2i/m2i-device.h>
-#include <split/m2i-split.h>
 
-#include <glib/gstdio.h>
 #include <math.h>
-#include <string.h>
-
-static GBytes *
-read_data (const char *relative)
-{
-  g_autofree gchar *path = test_data_path (relative);
-  GError *error = NULL;
-  GBytes *b = test_read_file_maybe_gzipped (path, &error);
-  g_assert_no_error (error);
-  return b;
-}
 
 static M2iIrModel *
 load_model (const char *path)
@@ -75,12 +62,7 @@ split (M2iIrModel *m, const char *devices, GHashTable *affinity)
   m2i_split_options_init (&opts);
   opts.devices = devices;
   opts.affinity = affinity;
-  GError *error = NULL;
-  M2iSplitPlan *plan = m2i_split_plan_new (m, &opts, &error);
-  g_assert_no_error (error);
-  g_autofree gchar *text = m2i_split_plan_to_string (plan);
-  g_test_message ("%s", text);
-  return plan;
+  return split_logged (m, &opts);
 }
 
 static M2iSplitRunner *
@@ -101,60 +83,33 @@ run (M2iSplitRunner *r)
   g_assert_no_error (error);
 }
 
-/* The plan written into a temporary folder and read back. */
-static M2iSplitPlan *
-save_and_load (const M2iSplitPlan *plan, gchar **dir_out)
+/* The plan written into a temporary folder, read back, and a runner of
+ * what was read (reloaded_free removes all three). */
+typedef struct {
+  gchar *dir;
+  M2iSplitPlan *plan;
+  M2iSplitRunner *runner;
+} Reloaded;
+
+static void
+reload (const M2iSplitPlan *plan, Reloaded *rl)
 {
-  gchar *dir = g_dir_make_tmp ("m2i-split-XXXXXX", NULL);
+  rl->dir = g_dir_make_tmp ("m2i-split-XXXXXX", NULL);
   GError *error = NULL;
-  g_assert_true (m2i_split_plan_save (plan, dir, &error));
+  g_assert_true (m2i_split_plan_save (plan, rl->dir, &error));
   g_assert_no_error (error);
-  M2iSplitPlan *back = m2i_split_plan_load (dir, &error);
+  rl->plan = m2i_split_plan_load (rl->dir, &error);
   g_assert_no_error (error);
-  *dir_out = dir;
-  return back;
+  rl->runner = runner (rl->plan);
 }
 
 static void
-remove_dir (gchar *dir)
+reloaded_free (Reloaded *rl)
 {
-  GDir *d = g_dir_open (dir, 0, NULL);
-  const char *name;
-  while ((name = g_dir_read_name (d))) {
-    g_autofree gchar *p = g_build_filename (dir, name, NULL);
-    g_unlink (p);
-  }
-  g_dir_close (d);
-  g_rmdir (dir);
-  g_free (dir);
-}
-
-static gint
-argmax (const float *p, gint n)
-{
-  gint best = 0;
-  for (gint i = 1; i < n; i++)
-    if (p[i] > p[best])
-      best = i;
-  return best;
-}
-
-static gint
-piece_of_layer (const M2iSplitPlan *plan, const char *name)
-{
-  M2iIrModel *m = m2i_split_plan_get_model (plan);
-  for (gint i = 0; i < m2i_ir_model_get_n_nodes (m); i++)
-    if (!strcmp (m2i_ir_node_get_name (m2i_ir_model_get_node (m, i)), name))
-      return m2i_split_plan_get_node_piece (plan, i);
-  g_assert_not_reached ();
-}
-
-static M2iSplitEngine
-engine_of_layer (const M2iSplitPlan *plan, const char *name)
-{
-  M2iSplitPieceInfo pi;
-  g_assert_true (m2i_split_plan_get_piece (plan, piece_of_layer (plan, name), &pi));
-  return pi.engine;
+  m2i_split_runner_free (rl->runner);
+  m2i_split_plan_unref (rl->plan);
+  remove_dir (rl->dir);
+  g_free (rl->dir);
 }
 
 /* ---- Fashion-MNIST --------------------------------------------------------------- */
@@ -217,14 +172,12 @@ test_fashion (void)
   g_assert_cmpuint (c.bytes_read % 64, ==, 0);
   g_assert_cmpuint (c.bytes_read, >, 64 * 28 * 28 * 8 * 2);   /* at least the input, blocked fp16 */
   /* written, read back, run: the same outputs */
-  gchar *dir;
-  M2iSplitPlan *back = save_and_load (plan, &dir);
-  M2iSplitRunner *rb = runner (back);
+  Reloaded rl;
+  reload (plan, &rl);
+  M2iSplitRunner *rb = rl.runner;
   fashion_first64 (rb, again);
   g_assert_cmpmem (got, sizeof got, again, sizeof again);
-  m2i_split_runner_free (rb);
-  m2i_split_plan_unref (back);
-  remove_dir (dir);
+  reloaded_free (&rl);
   m2i_split_runner_free (r);
   m2i_split_plan_unref (plan);
   m2i_ir_model_unref (m);
@@ -382,9 +335,9 @@ test_ppp (void)
   g_assert_cmpstr (ti.name, ==, "input/convert_layout");
 
   M2iSplitRunner *r = runner (plan);
-  gchar *dir;
-  M2iSplitPlan *back = save_and_load (plan, &dir);
-  M2iSplitRunner *rb = runner (back);
+  Reloaded rl;
+  reload (plan, &rl);
+  M2iSplitRunner *rb = rl.runner;
   double worst_head = 0, worst_prob = 0;
   for (guint k = 0; k < G_N_ELEMENTS (ppp_cases); k++) {
     g_autoptr (GBytes) nv12 = ppp_file (ppp_cases[k], "nv12");
@@ -452,9 +405,7 @@ test_ppp (void)
   g_assert_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (error->message, "64x48"));
   g_clear_error (&error);
-  m2i_split_runner_free (rb);
-  m2i_split_plan_unref (back);
-  remove_dir (dir);
+  reloaded_free (&rl);
   m2i_split_runner_free (r);
   m2i_split_plan_unref (plan);
 
@@ -514,9 +465,9 @@ test_squeezenet (void)
   g_assert_cmpint (engine_of_layer (plan, "fire9/concat"), ==, M2I_SPLIT_ENGINE_NPU_FP16);
   g_assert_cmpint (engine_of_layer (plan, "prob"), ==, M2I_SPLIT_ENGINE_CPU);
   M2iSplitRunner *r = runner (plan);
-  gchar *dir;
-  M2iSplitPlan *back = save_and_load (plan, &dir);
-  M2iSplitRunner *rb = runner (back);
+  Reloaded rl;
+  reload (plan, &rl);
+  M2iSplitRunner *rb = rl.runner;
   const char *images[] = { "chelsea", "coffee" };
   for (guint k = 0; k < G_N_ELEMENTS (images); k++) {
     g_autofree gchar *in_rel = g_strdup_printf ("reference/squeezenet1.1.%s.input.f32", images[k]);
@@ -549,9 +500,7 @@ test_squeezenet (void)
     g_free (x);
     g_free (want);
   }
-  m2i_split_runner_free (rb);
-  m2i_split_plan_unref (back);
-  remove_dir (dir);
+  reloaded_free (&rl);
   m2i_split_runner_free (r);
   m2i_split_plan_unref (plan);
   m2i_ir_model_unref (m);
@@ -657,16 +606,14 @@ test_person_detection (void)
   gint n = same_detections (m2i_split_runner_get_output (r, 0)->data, want);
   g_test_message ("person-detection: %d detection(s) above 0.3, as unsplit on the CPU", n);
   g_assert_cmpint (n, >=, 1);
-  gchar *dir;
-  M2iSplitPlan *back = save_and_load (plan, &dir);
-  M2iSplitRunner *rb = runner (back);
+  Reloaded rl;
+  reload (plan, &rl);
+  M2iSplitRunner *rb = rl.runner;
   g_assert_true (m2i_split_runner_set_input (rb, 0, &t, &error));
   run (rb);
   g_assert_cmpmem (m2i_split_runner_get_output (r, 0)->data, 200 * 7 * 4,
       m2i_split_runner_get_output (rb, 0)->data, 200 * 7 * 4);
-  m2i_split_runner_free (rb);
-  m2i_split_plan_unref (back);
-  remove_dir (dir);
+  reloaded_free (&rl);
   m2i_split_runner_free (r);
   m2i_split_plan_unref (plan);
 

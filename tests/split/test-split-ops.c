@@ -4,11 +4,9 @@
  * specifications) within 1e-2 + 1e-2·|x| (fp16 storage). Channel counts
  * are mostly not multiples of 8, so the engine's padding lanes and the
  * lane-by-lane Concat copy are exercised. */
-#include "../ir/ir-test-util.h"
-#include <split/m2i-split.h>
+#include "split-test-util.h"
 
 #include <math.h>
-#include <string.h>
 
 static GRand *rng;
 
@@ -38,6 +36,19 @@ op2 (TestIr *b, const char *type, const char *opset, const char *attrs, gint x, 
   return test_ir_op (b, type, opset, attrs, 2, in, M2I_ET_F32, s);
 }
 
+/* The model @b loaded (into @m) and split with every device piece kept. */
+static M2iSplitPlan *
+split_keep_all (TestIr *b, M2iIrModel **m)
+{
+  GError *error = NULL;
+  *m = test_ir_load (b, &error);
+  g_assert_no_error (error);
+  M2iSplitOptions opts;
+  m2i_split_options_init (&opts);
+  opts.keep_all_device_pieces = TRUE;
+  return split_logged (*m, &opts);
+}
+
 /* Splits with every device piece kept, checks that each layer of @on_device
  * (names, NULL-terminated) runs on the device and each of @on_cpu on the
  * CPU, then compares the outputs with the unsplit model's. */
@@ -45,22 +56,12 @@ static void
 check (TestIr *b, const char *const *on_device, const char *const *on_cpu)
 {
   GError *error = NULL;
-  M2iIrModel *m = test_ir_load (b, &error);
-  g_assert_no_error (error);
-  M2iSplitOptions opts;
-  m2i_split_options_init (&opts);
-  opts.keep_all_device_pieces = TRUE;
-  M2iSplitPlan *plan = m2i_split_plan_new (m, &opts, &error);
-  g_assert_no_error (error);
+  M2iIrModel *m;
+  M2iSplitPlan *plan = split_keep_all (b, &m);
   for (int dev = 0; dev < 2; dev++)
     for (const char *const *n = dev ? on_device : on_cpu; n && *n; n++) {
-      gint found = -1;
-      for (gint i = 0; i < m2i_ir_model_get_n_nodes (m); i++)
-        if (!strcmp (m2i_ir_node_get_name (m2i_ir_model_get_node (m, i)), *n))
-          found = i;
-      g_assert_cmpint (found, >=, 0);
       M2iSplitPieceInfo pi;
-      g_assert_true (m2i_split_plan_get_piece (plan, m2i_split_plan_get_node_piece (plan, found), &pi));
+      g_assert_true (m2i_split_plan_get_piece (plan, piece_of_layer (plan, *n), &pi));
       if ((pi.device == M2I_SPLIT_DEVICE_M2I) != dev)
         g_error ("layer %s runs on %s", *n, m2i_split_device_to_string (pi.device));
     }
@@ -303,14 +304,8 @@ test_prelu_int8 (void)
   test_ir_result (b, fake_quantize (b, p, &TEST_SHAPE (1), &olo, &ohi, &TEST_SHAPE (1, C, 8, 9)));
   g_autofree gchar *np = g_strdup_printf ("PReLU_%d", p), *nc = g_strdup_printf ("Convolution_%d", c);
   const char *dev[] = { nc, np, NULL };
-  GError *error = NULL;
-  M2iIrModel *m = test_ir_load (b, &error);
-  g_assert_no_error (error);
-  M2iSplitOptions opts;
-  m2i_split_options_init (&opts);
-  opts.keep_all_device_pieces = TRUE;
-  M2iSplitPlan *plan = m2i_split_plan_new (m, &opts, &error);
-  g_assert_no_error (error);
+  M2iIrModel *m;
+  M2iSplitPlan *plan = split_keep_all (b, &m);
   gboolean int8 = FALSE;
   for (gint i = 0; i < m2i_split_plan_get_n_pieces (plan); i++) {
     M2iSplitPieceInfo pi;
