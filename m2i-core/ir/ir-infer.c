@@ -174,6 +174,18 @@ m2i_ir_infer_request_infer (M2iIrInferRequest *req, GError **error)
   return TRUE;
 }
 
+gboolean
+m2i_ir_infer_request_run_step (M2iIrInferRequest *req, gint i, GError **error)
+{
+  const M2iIrCompiledModel *cm = req->cm;
+  if (i < 0 || (guint) i >= cm->steps->len) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "step %d does not exist", i);
+    return FALSE;
+  }
+  const CmStep *s = &g_array_index (cm->steps, CmStep, i);
+  return s->kernel->execute (&req->ctxs[i], error);
+}
+
 void
 m2i_ir_infer_request_set_profiling (M2iIrInferRequest *req, gboolean on)
 {
