@@ -148,11 +148,17 @@ micro_peak_gflops (void)
   float *a = g_new0 (float, (gsize) arch->mr * kc), *b = g_new0 (float, (gsize) arch->nr * kc);
   float *c = g_new0 (float, (gsize) arch->mr * arch->nr);
   const gint32 *off = m2i_gemm_packed_offsets (arch);
+  guint8 run_start[4] = { 0, 1, 2, 3 };
+  guint32 run_mask[3] = { ~0u >> (32 - arch->step), ~0u >> (32 - arch->step),
+    ~0u >> (32 - arch->step) };
+  gint32 run_at[3] = { 0, arch->step, 2 * arch->step };
+  M2iGemmTile tile = { c, arch->nr, arch->mr, TRUE, NULL, NULL, FALSE, run_start, run_mask,
+    run_at, M2I_GEMM_PLAIN };
   double best = G_MAXDOUBLE;
   for (gint round = 0; round < 50; round++) {
     double t0 = now_s ();
     for (gint i = 0; i < 1000; i++)
-      arch->micro (kc, a, b, off, c, arch->nr, i > 0);
+      arch->micro (kc, a, b, off, &tile);
     best = MIN (best, now_s () - t0);
   }
   g_free (a);

@@ -150,7 +150,7 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
   if (s->mode != CONV_DEPTHWISE) {
     s->packed_group = m2i_gemm_packed_a_size (s->arch, (gint) cout_g, (gint) s->k);
     s->bbuf_floats = ((gsize) s->arch->kc * s->arch->nr + 15) & ~(gsize) 15;
-    s->strip_floats = (m2i_gemm_strip_size (s->arch, (gint) cout_g) + 15) & ~(gsize) 15;
+    s->strip_floats = (m2i_gemm_strip_size (s->arch) + 15) & ~(gsize) 15;
     ctx->scratch_bytes = s->slices * (s->bbuf_floats + s->strip_floats) * sizeof (float);
     if (ctx->inputs[1].data) {
       s->packed = g_new (float, s->packed_group * groups);
@@ -335,7 +335,10 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
   gsize ohw = (gsize) s->oh * s->ow;
   float *bbuf = j->scratch + slice * (s->bbuf_floats + s->strip_floats);
   float *strip = bbuf + s->bbuf_floats;
-  gint32 map[M2I_GEMM_MAX_NR];
+  guint8 run_start[M2I_GEMM_MAX_NR + 1];
+  guint32 run_mask[M2I_GEMM_MAX_NR];
+  gint32 run_at[M2I_GEMM_MAX_NR];
+  gint step = s->arch->step;
   for (gint t = begin; t < end; t++) {
     gint64 panel = t % j->panels, ng = t / j->panels;
     gint64 g = ng % s->groups, n = ng / s->groups;
@@ -344,15 +347,33 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
       (gint64) ((n + 1) * s->c_in - first) * (gint64) src_plane };
     gint n0 = (gint) (panel * nr);
     gint ncols = (gint) MIN (nr, j->grid - n0);
-    M2iGemmOut o = { j->out + (n * s->c_out + g * s->cout_g) * ohw, ohw, NULL,
+    M2iGemmOut o = { j->out + (n * s->c_out + g * s->cout_g) * ohw, ohw, NULL, NULL, NULL,
       s->fused.bias ? s->fused.bias + g * s->cout_g : NULL, NULL, s->fused.relu };
     if (shifted && s->wp != s->ow) {
-      /* Grid column q is output pixel (q / wp, q % wp) when q % wp < ow. */
-      for (gint c = 0; c < ncols; c++) {
-        gint64 q = n0 + c, ox = q % s->wp;
-        map[c] = ox < s->ow ? (gint32) ((q / s->wp) * s->ow + ox) : -1;
+      /* Grid column q is output pixel (q / wp, q % wp) when q % wp < ow:
+       * a group of lanes is stored as one run per grid row it touches
+       * (lane l of a run goes to pixel at + l), its extra columns
+       * dropped. */
+      gint n_runs = 0;
+      for (gint c0 = 0; c0 < ncols; c0 += step) {
+        run_start[c0 / step] = (guint8) n_runs;
+        gint group_runs = n_runs;
+        for (gint c = c0; c < MIN (c0 + step, ncols); c++) {
+          gint64 q = n0 + c, ox = q % s->wp;
+          if (ox >= s->ow)
+            continue;
+          gint32 at = (gint32) ((q / s->wp) * s->ow + ox - (c - c0));
+          if (n_runs == group_runs || run_at[n_runs - 1] != at) {
+            run_mask[n_runs] = 0;
+            run_at[n_runs++] = at;
+          }
+          run_mask[n_runs - 1] |= 1u << (c - c0);
+        }
       }
-      o.map = map;
+      run_start[(ncols + step - 1) / step] = (guint8) n_runs;
+      o.run_start = run_start;
+      o.run_mask = run_mask;
+      o.run_at = run_at;
     }
     m2i_gemm_column_panel (s->arch, (gint) s->cout_g, (gint) s->k,
         j->packed + g * s->packed_group, s->arch->mr, n0, ncols,

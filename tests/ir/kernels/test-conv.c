@@ -294,8 +294,11 @@ static KTest *err_conv (const M2iOpKernel *k, M2iShape xs, M2iShape ws, M2iEleme
 
 /* A convolution with a fused bias and ReLU gives exactly (bit for bit) what
  * the Convolution, Add and ReLU kernels give one after the other, on every
- * path: stride 1 with pads (strip), pointwise (direct), strided (im2col),
- * depthwise, groups, one output channel. */
+ * path: stride 1 with pads (a grid row per vector, several rows per vector
+ * on small planes), pointwise (whole vectors, a partial last panel),
+ * strided (im2col), depthwise, groups, one output channel, and K over one
+ * block (the results of the first block added back before the epilogue),
+ * with output channels that leave the last row panel part-used. */
 static void
 test_fused_bias_relu (void)
 {
@@ -306,6 +309,9 @@ test_fused_bias_relu (void)
     { 1, 12, 21, 37, 12, 12, 3, 3, 2, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 12, 9, 9, 24, 3, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 5, 10, 10, 1, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 40, 14, 14, 21, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 64, 5, 5, 19, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 300, 7, 9, 13, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     const ConvCase *c = &cases[i];
@@ -315,6 +321,7 @@ test_fused_bias_relu (void)
     kt_fill (in, n_in, 41 + i, -1, 1);
     kt_fill (w, n_w, 42 + i, -1, 1);
     kt_fill (bias, c->c_out, 43 + i, -1, 1);
+    in[n_in / 3] = NAN;         /* ReLU (NaN) is 0, as the ReLU layer gives */
     for (gint relu = 0; relu < 2; relu++) {
       /* Separate layers. */
       KTest *conv = conv_test_new (c, in, w, FALSE, 2);
