@@ -428,17 +428,17 @@ conv_gemm (const M2iOpContext *ctx, const ConvState *s, gint slices)
   ConvJob j = { s, in, packed, ctx->outputs[0].data, scratch, panels, grid };
   if (!s->padded) {
     gint64 tasks = s->batch * s->groups * panels;
-    m2i_parallel_for ((gint) tasks, slices, 1, conv_gemm_slice, &j);
+    m2i_k_parallel_for ((gint) tasks, slices, 1, conv_gemm_slice, &j);
     return;
   }
   /* Padded source: one image at a time through the padded copy. */
   for (gint64 n = 0; n < s->batch; n++) {
     PadJob pj = { s, in + n * s->c_in * s->h * s->w, extra };
-    m2i_parallel_for ((gint) s->c_in, slices, 16, pad_slice, &pj);
+    m2i_k_parallel_for ((gint) s->c_in, slices, 16, pad_slice, &pj);
     /* The slices see a batch of one: the copy of image n, its output. */
     j.src = extra;
     j.out = (float *) ctx->outputs[0].data + n * s->c_out * s->oh * s->ow;
-    m2i_parallel_for ((gint) (s->groups * panels), slices, 1, conv_gemm_slice, &j);
+    m2i_k_parallel_for ((gint) (s->groups * panels), slices, 1, conv_gemm_slice, &j);
   }
 }
 
@@ -580,7 +580,7 @@ conv_execute (M2iOpContext *ctx, GError **error)
   gint slices = MIN (m2i_k_slices_for (ctx, macs), s->slices);
   if (s->mode == CONV_DEPTHWISE) {
     DwJob j = { s, ctx->inputs[0].data, ctx->inputs[1].data, ctx->outputs[0].data };
-    m2i_parallel_for ((gint) (s->batch * s->c_out), slices, 1, dw_slice, &j);
+    m2i_k_parallel_for ((gint) (s->batch * s->c_out), slices, 1, dw_slice, &j);
   } else {
     conv_gemm (ctx, s, slices);
   }

@@ -248,7 +248,7 @@ matmul_execute (M2iOpContext *ctx, GError **error)
         s->packed_b ? s->packed_b + bi * s->packed_b_mat : NULL, pa, a1, (float *) cm,
         scratch };
       gint slices = MIN (m2i_k_slices_for (ctx, s->m * s->n * s->k), s->slices);
-      m2i_parallel_for ((gint) panels, slices, 1, matmul_slice, &j);
+      m2i_k_parallel_for ((gint) panels, slices, 1, matmul_slice, &j);
     }
   }
   return TRUE;

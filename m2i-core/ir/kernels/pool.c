@@ -623,7 +623,7 @@ pool_execute (M2iOpContext *ctx, GError **error)
   gint planes = (gint) (s->n * s->c);
   gint64 work = s->n * s->c * s->od * s->oh * s->ow * s->kd * s->kh * s->kw;
   gint slices = work >= 65536 ? MIN (m2i_k_threads (ctx), s->slices) : 1;
-  m2i_parallel_for (planes, slices, 1, pool_slice, &j);
+  m2i_k_parallel_for (planes, slices, 1, pool_slice, &j);
   return TRUE;
 }
 
