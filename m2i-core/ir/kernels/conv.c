@@ -322,6 +322,8 @@ typedef struct {
   float *out, *scratch;
   gint64 panels;                       /* column panels per (image, group) */
   gint64 grid;                         /* output columns computed per plane */
+  gint64 images;                       /* images in this call */
+  gint64 block_rows;                   /* output channels of a row block */
 } ConvJob;
 
 static void
@@ -339,16 +341,21 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
   guint32 run_mask[M2I_GEMM_MAX_NR];
   gint32 run_at[M2I_GEMM_MAX_NR];
   gint step = s->arch->step;
+  gint64 per_block = j->images * s->groups * j->panels;
   for (gint t = begin; t < end; t++) {
-    gint64 panel = t % j->panels, ng = t / j->panels;
+    /* Tasks: row blocks outermost (each slice then needs only its part
+     * of the weights), then images, groups, column panels. */
+    gint64 r0 = (t / per_block) * j->block_rows, rest = t % per_block;
+    gint64 panel = rest % j->panels, ng = rest / j->panels;
     gint64 g = ng % s->groups, n = ng / s->groups;
+    gint64 rows = MIN (j->block_rows, s->cout_g - r0);
     gint64 first = n * s->c_in + g * s->cin_g;        /* first source channel */
     ConvPanel cp = { s, j->src + first * src_plane,
       (gint64) ((n + 1) * s->c_in - first) * (gint64) src_plane };
     gint n0 = (gint) (panel * nr);
     gint ncols = (gint) MIN (nr, j->grid - n0);
-    M2iGemmOut o = { j->out + (n * s->c_out + g * s->cout_g) * ohw, ohw, NULL, NULL, NULL,
-      s->fused.bias ? s->fused.bias + g * s->cout_g : NULL, NULL, s->fused.relu };
+    M2iGemmOut o = { j->out + (n * s->c_out + g * s->cout_g + r0) * ohw, ohw, NULL, NULL, NULL,
+      s->fused.bias ? s->fused.bias + g * s->cout_g + r0 : NULL, NULL, s->fused.relu };
     if (shifted && s->wp != s->ow) {
       /* Grid column q is output pixel (q / wp, q % wp) when q % wp < ow:
        * a group of lanes is stored as one run per grid row it touches
@@ -375,8 +382,8 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
       o.run_mask = run_mask;
       o.run_at = run_at;
     }
-    m2i_gemm_column_panel (s->arch, (gint) s->cout_g, (gint) s->k,
-        j->packed + g * s->packed_group, s->arch->mr, n0, ncols,
+    m2i_gemm_column_panel (s->arch, (gint) rows, (gint) s->k,
+        j->packed + g * s->packed_group + r0 * s->k, s->arch->mr, n0, ncols,
         shifted ? conv_shifted_b : conv_im2col_b, &cp, bbuf, strip, &o);
   }
 }
@@ -425,10 +432,19 @@ conv_gemm (const M2iOpContext *ctx, const ConvState *s, gint slices)
   }
   gint64 grid = s->mode == CONV_SHIFTED ? s->oh * s->wp : s->oh * s->ow;
   gint64 panels = (grid + s->arch->nr - 1) / s->arch->nr;
-  ConvJob j = { s, in, packed, ctx->outputs[0].data, scratch, panels, grid };
+  gint64 images = s->padded ? 1 : s->batch;
+  /* Column panels are the tasks; when they are few and do not share out
+   * evenly (a 14×14 plane is 5 panels), the output channels are cut into
+   * one block per slice as well. */
+  gint64 tasks = images * s->groups * panels, blocks = 1;
+  gint mr = s->arch->mr;
+  if (slices > 1 && tasks % slices && tasks < 8 * slices && s->cout_g >= 2 * mr * slices)
+    blocks = slices;
+  gint64 block_rows = ((s->cout_g + blocks - 1) / blocks + mr - 1) / mr * mr;
+  blocks = (s->cout_g + block_rows - 1) / block_rows;
+  ConvJob j = { s, in, packed, ctx->outputs[0].data, scratch, panels, grid, images, block_rows };
   if (!s->padded) {
-    gint64 tasks = s->batch * s->groups * panels;
-    m2i_k_parallel_for ((gint) tasks, slices, 1, conv_gemm_slice, &j);
+    m2i_k_parallel_for ((gint) (blocks * tasks), slices, 1, conv_gemm_slice, &j);
     return;
   }
   /* Padded source: one image at a time through the padded copy. */
@@ -438,7 +454,7 @@ conv_gemm (const M2iOpContext *ctx, const ConvState *s, gint slices)
     /* The slices see a batch of one: the copy of image n, its output. */
     j.src = extra;
     j.out = (float *) ctx->outputs[0].data + n * s->c_out * s->oh * s->ow;
-    m2i_k_parallel_for ((gint) (s->groups * panels), slices, 1, conv_gemm_slice, &j);
+    m2i_k_parallel_for ((gint) (blocks * tasks), slices, 1, conv_gemm_slice, &j);
   }
 }
 

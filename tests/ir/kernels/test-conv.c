@@ -242,9 +242,48 @@ test_shapes_large (void)
     { 2, 300, 12, 13, 70, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
     { 1, 40, 61, 59, 17, 1, 3, 3, 2, 2, 1, 1, { 1, 0 }, { 0, 1 }, NULL, FALSE },
     { 1, 64, 60, 50, 64, 64, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    /* A few column panels shared out by output-channel blocks too. */
+    { 1, 64, 14, 14, 200, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 128, 14, 14, 100, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     check_case (&cases[i], FALSE, 3);
+}
+
+/* Inside an inference's team of threads (kernels/team.c), where layers are
+ * cut into slices from 100 000 multiply-adds: small and large layers of
+ * every path, two and three threads. */
+typedef struct {
+  const ConvCase *cases;
+  gint n_cases, threads;
+} TeamCases;
+
+static void
+team_cases (gpointer data)
+{
+  const TeamCases *tc = data;
+  g_assert_true (m2i_k_team_active ());
+  for (gint i = 0; i < tc->n_cases; i++)
+    check_case (&tc->cases[i], i % 2 == 1, tc->threads);
+}
+
+static void
+test_team (void)
+{
+  static const ConvCase cases[] = {
+    { 1, 64, 14, 14, 200, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 16, 28, 28, 40, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 32, 14, 14, 24, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 2, 3, 45, 45, 32, 1, 3, 3, 2, 2, 1, 1, { 0, 0 }, { 1, 1 }, NULL, FALSE },
+    { 1, 24, 20, 22, 24, 24, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 48, 9, 9, 96, 2, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+  };
+  for (gint threads = 2; threads <= 3; threads++) {
+    M2iKTeam *team = m2i_k_team_new (threads);
+    TeamCases tc = { cases, G_N_ELEMENTS (cases), threads };
+    m2i_k_team_run (team, team_cases, &tc);
+    m2i_k_team_free (team);
+  }
 }
 
 /* PyTorch's conv2d/conv1d on the vectors made by gen.py. */
@@ -298,7 +337,8 @@ static KTest *err_conv (const M2iOpKernel *k, M2iShape xs, M2iShape ws, M2iEleme
  * on small planes), pointwise (whole vectors, a partial last panel),
  * strided (im2col), depthwise, groups, one output channel, and K over one
  * block (the results of the first block added back before the epilogue),
- * with output channels that leave the last row panel part-used. */
+ * with output channels that leave the last row panel part-used, and
+ * output channels cut into blocks between two threads. */
 static void
 test_fused_bias_relu (void)
 {
@@ -312,6 +352,7 @@ test_fused_bias_relu (void)
     { 1, 40, 14, 14, 21, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 64, 5, 5, 19, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 300, 7, 9, 13, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 128, 14, 14, 100, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     const ConvCase *c = &cases[i];
@@ -461,6 +502,7 @@ main (int argc, char **argv)
   g_test_add_func ("/conv/shapes-fixed", test_shapes_fixed);
   g_test_add_func ("/conv/shapes-random", test_shapes_random);
   g_test_add_func ("/conv/shapes-large", test_shapes_large);
+  g_test_add_func ("/conv/team", test_team);
   g_test_add_func ("/conv/torch", test_torch_vectors);
   g_test_add_func ("/conv/errors", test_errors);
   g_test_add_func ("/conv/fused-bias-relu", test_fused_bias_relu);
