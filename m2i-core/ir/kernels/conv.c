@@ -34,10 +34,17 @@ typedef struct {
   gsize bbuf_floats, strip_floats;     /* per slice, multiples of 16 */
   /* CONV_SHIFTED: output pixels live on a grid as wide as the source rows
    * (hp × wp, the input plus its pads); B row k = (ci, kh, kw) is that
-   * source shifted by off[k]; grid columns past ow are dropped. */
+   * source shifted by off[k]; grid columns past ow are dropped. In the
+   * padded copy each row is the image row from column x0 on, then zeros
+   * to wp; the zeros at a row's end are also the left pad of the next row
+   * (x0 = 0, wp = w + max (pl, pr)) when the pads allow, so a 3×3 layer
+   * with pads of 1 computes one extra grid column per row, not two. A
+   * guard of `guard` zeros precedes the first plane (read by the first
+   * row's left taps). */
   M2iKFusion fused;                    /* m2i_k_fuse_bias_relu () */
   gboolean padded;                     /* the source is a padded copy in scratch */
   gint64 hp, wp, plane;                /* source plane: hp × wp, plane = hp · wp */
+  gint64 x0, guard;
   gint32 *off;                         /* k entries */
 } ConvState;
 
@@ -163,16 +170,24 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
   if (s->mode == CONV_SHIFTED) {
     s->padded = s->pt || s->pb || s->pl || s->pr;
     s->hp = s->h + s->pt + s->pb;
-    s->wp = s->w + s->pl + s->pr;
+    /* Shared side pads: a left tap at column -j (j <= pl) reads the zeros
+     * at the previous row's end, a right tap at w - 1 + j (j <= pr) those
+     * of its own row; both need max (pl, pr) zeros per row. Every output
+     * column must then still fit in the row: ow <= wp, i.e. min (pl, pr)
+     * <= (kw - 1)·dw (always, unless pads exceed the kernel). */
+    gboolean shared = s->padded && MIN (s->pl, s->pr) <= (s->kw - 1) * s->dw;
+    s->x0 = shared ? 0 : s->pl;
+    s->wp = shared ? s->w + MAX (s->pl, s->pr) : s->w + s->pl + s->pr;
+    s->guard = shared ? (s->pl + 15) / 16 * 16 : 0;
     s->plane = s->hp * s->wp;
     s->off = g_new (gint32, s->k);
     for (gint64 kk = 0; kk < s->k; kk++) {
       gint64 ci = kk / (s->kh * s->kw), r = kk % (s->kh * s->kw);
       s->off[kk] = (gint32) (ci * s->plane + (r / s->kw) * s->dh * s->wp +
-          (r % s->kw) * s->dw);
+          (r % s->kw) * s->dw - s->pl + s->x0);
     }
     if (s->padded)
-      ctx->scratch_bytes += (gsize) s->c_in * s->plane * sizeof (float);
+      ctx->scratch_bytes += (gsize) (s->guard + s->c_in * s->plane) * sizeof (float);
   }
 
   M2iTensor *out = &ctx->outputs[0];
@@ -407,10 +422,10 @@ pad_slice (gint begin, gint end, gint slice, gpointer data)
     dst += s->pt * s->wp;
     for (gint64 y = 0; y < s->h; y++) {
       /* Side pads are a pixel or two: plain stores beat memset calls. */
-      for (gint64 x = 0; x < s->pl; x++)
+      for (gint64 x = 0; x < s->x0; x++)
         dst[x] = 0.0f;
-      memcpy (dst + s->pl, src + y * s->w, s->w * sizeof (float));
-      for (gint64 x = s->pl + s->w; x < s->wp; x++)
+      memcpy (dst + s->x0, src + y * s->w, s->w * sizeof (float));
+      for (gint64 x = s->x0 + s->w; x < s->wp; x++)
         dst[x] = 0.0f;
       dst += s->wp;
     }
@@ -447,7 +462,10 @@ conv_gemm (const M2iOpContext *ctx, const ConvState *s, gint slices)
     m2i_k_parallel_for ((gint) (blocks * tasks), slices, 1, conv_gemm_slice, &j);
     return;
   }
-  /* Padded source: one image at a time through the padded copy. */
+  /* Padded source: one image at a time through the padded copy, after
+   * its guard of zeros. */
+  memset (extra, 0, s->guard * sizeof (float));
+  extra += s->guard;
   for (gint64 n = 0; n < s->batch; n++) {
     PadJob pj = { s, in + n * s->c_in * s->h * s->w, extra };
     m2i_k_parallel_for ((gint) s->c_in, slices, 16, pad_slice, &pj);
