@@ -375,21 +375,25 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
       /* Grid column q is output pixel (q / wp, q % wp) when q % wp < ow:
        * a group of lanes is stored as one run per grid row it touches
        * (lane l of a run goes to pixel at + l), its extra columns
-       * dropped. */
+       * dropped. (y, x) of q is stepped along, not divided out. */
       gint n_runs = 0;
+      gint64 y = n0 / s->wp, x = n0 % s->wp;
       for (gint c0 = 0; c0 < ncols; c0 += step) {
         run_start[c0 / step] = (guint8) n_runs;
         gint group_runs = n_runs;
         for (gint c = c0; c < MIN (c0 + step, ncols); c++) {
-          gint64 q = n0 + c, ox = q % s->wp;
-          if (ox >= s->ow)
-            continue;
-          gint32 at = (gint32) ((q / s->wp) * s->ow + ox - (c - c0));
-          if (n_runs == group_runs || run_at[n_runs - 1] != at) {
-            run_mask[n_runs] = 0;
-            run_at[n_runs++] = at;
+          if (x < s->ow) {
+            gint32 at = (gint32) (y * s->ow + x - (c - c0));
+            if (n_runs == group_runs || run_at[n_runs - 1] != at) {
+              run_mask[n_runs] = 0;
+              run_at[n_runs++] = at;
+            }
+            run_mask[n_runs - 1] |= 1u << (c - c0);
           }
-          run_mask[n_runs - 1] |= 1u << (c - c0);
+          if (++x == s->wp) {
+            x = 0;
+            y++;
+          }
         }
       }
       run_start[(ncols + step - 1) / step] = (guint8) n_runs;
