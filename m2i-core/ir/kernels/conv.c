@@ -4,6 +4,9 @@
  * C_in/G·KH·KW columns, packed once in infer()), the input as B (one column
  * per output pixel, gathered im2col-style one micro-panel at a time straight
  * into the packed layout, so no im2col buffer exists), C the output planes.
+ * Layers with a KxK kernel and strides up to 4 read B in place instead: the
+ * input (padded, and for strides over 1 split into phases of every sh-th
+ * row and sw-th column, which makes them stride 1) shifted per tap.
  * Work is split over output column panels across the worker pool.
  * Depthwise layers (one input channel per group) skip the matrix product
  * and run a direct per-plane loop instead.
@@ -16,9 +19,11 @@
 
 typedef enum {
   CONV_DEPTHWISE,      /* one input channel per group: a direct loop per plane */
-  CONV_SHIFTED,        /* stride 1: B rows read in place from the (padded) input */
+  CONV_SHIFTED,        /* B rows read in place from the (padded, phased) input */
   CONV_IM2COL,         /* otherwise: B panels gathered im2col-style */
 } ConvMode;
+
+#define MAX_PHASES 16                  /* strides up to 4 × 4 take phases */
 
 typedef struct {
   const M2iGemmArch *arch;
@@ -41,11 +46,21 @@ typedef struct {
    * with pads of 1 computes one extra grid column per row, not two. A
    * guard of `guard` zeros precedes the first plane (read by the first
    * row's left taps). */
+  /* Strided layers take the same path through phases: the padded image
+   * split into sh × sw planes of every sh-th row and sw-th column (phase
+   * (pr, pc) holds padded pixels (pr + sh·i, pc + sw·j)), so tap (kh, kw)
+   * of output (y, x) is pixel (y + kh·dh / sh, x + kw·dw / sw) of phase
+   * (kh·dh mod sh, kw·dw mod sw): stride 1 again, with no gathering. Only
+   * the phases some tap reads are kept (n_slots of them, slot_phase[]). */
   M2iKFusion fused;                    /* m2i_k_fuse_bias_relu () */
   gboolean padded;                     /* the source is a padded copy in scratch */
   gint64 hp, wp, plane;                /* source plane: hp × wp, plane = hp · wp */
   gint64 x0, guard;
+  gint64 chan;                         /* floats per source channel (its planes) */
+  gint n_slots;
+  gint slot_phase[MAX_PHASES];         /* phase pr·sw + pc of each slot */
   gint32 *off;                         /* k entries */
+  gint32 *off_hi;                      /* max of off[0..k] */
 } ConvState;
 
 static void
@@ -56,6 +71,7 @@ conv_state_free (gpointer p)
     return;
   g_free (s->packed);
   g_free (s->off);
+  g_free (s->off_hi);
   g_free (s->fused.bias);
   g_free (s);
 }
@@ -149,8 +165,9 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
   s->slices = m2i_k_threads (ctx);
   if (cin_g == 1)
     s->mode = CONV_DEPTHWISE;
-  else if (s->sh == 1 && s->sw == 1)
-    s->mode = CONV_SHIFTED;
+  else if ((s->sh == 1 && s->sw == 1) ||
+      ((s->kh > 1 || s->kw > 1) && s->sh * s->sw <= MAX_PHASES))
+    s->mode = CONV_SHIFTED;       /* strided through phases, but not 1×1 */
   else
     s->mode = CONV_IM2COL;
 
@@ -167,7 +184,33 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
       ctx->scratch_bytes += s->packed_group * groups * sizeof (float);
     }
   }
-  if (s->mode == CONV_SHIFTED) {
+  if (s->mode == CONV_SHIFTED && (s->sh > 1 || s->sw > 1)) {
+    s->padded = TRUE;
+    s->hp = (s->h + s->pt + s->pb + s->sh - 1) / s->sh;
+    s->wp = (s->w + s->pl + s->pr + s->sw - 1) / s->sw;
+    s->plane = s->hp * s->wp;
+    gint slot[MAX_PHASES];
+    for (gint p = 0; p < MAX_PHASES; p++)
+      slot[p] = -1;
+    for (gint64 kh = 0; kh < s->kh; kh++)
+      for (gint64 kw = 0; kw < s->kw; kw++) {
+        gint ph = (gint) (((kh * s->dh) % s->sh) * s->sw + (kw * s->dw) % s->sw);
+        if (slot[ph] < 0) {
+          s->slot_phase[s->n_slots] = ph;
+          slot[ph] = s->n_slots++;
+        }
+      }
+    s->chan = s->n_slots * s->plane;
+    s->off = g_new (gint32, s->k);
+    for (gint64 kk = 0; kk < s->k; kk++) {
+      gint64 ci = kk / (s->kh * s->kw), r = kk % (s->kh * s->kw);
+      gint64 kh = r / s->kw, kw = r % s->kw;
+      gint ph = (gint) (((kh * s->dh) % s->sh) * s->sw + (kw * s->dw) % s->sw);
+      s->off[kk] = (gint32) (ci * s->chan + slot[ph] * s->plane +
+          (kh * s->dh / s->sh) * s->wp + kw * s->dw / s->sw);
+    }
+    ctx->scratch_bytes += (gsize) s->c_in * s->chan * sizeof (float);
+  } else if (s->mode == CONV_SHIFTED) {
     s->padded = s->pt || s->pb || s->pl || s->pr;
     s->hp = s->h + s->pt + s->pb;
     /* Shared side pads: a left tap at column -j (j <= pl) reads the zeros
@@ -179,7 +222,7 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
     s->x0 = shared ? 0 : s->pl;
     s->wp = shared ? s->w + MAX (s->pl, s->pr) : s->w + s->pl + s->pr;
     s->guard = shared ? (s->pl + 15) / 16 * 16 : 0;
-    s->plane = s->hp * s->wp;
+    s->plane = s->chan = s->hp * s->wp;
     s->off = g_new (gint32, s->k);
     for (gint64 kk = 0; kk < s->k; kk++) {
       gint64 ci = kk / (s->kh * s->kw), r = kk % (s->kh * s->kw);
@@ -188,6 +231,11 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
     }
     if (s->padded)
       ctx->scratch_bytes += (gsize) (s->guard + s->c_in * s->plane) * sizeof (float);
+  }
+  if (s->mode == CONV_SHIFTED) {
+    s->off_hi = g_new (gint32, s->k);
+    for (gint64 kk = 0; kk < s->k; kk++)
+      s->off_hi[kk] = kk ? MAX (s->off_hi[kk - 1], s->off[kk]) : s->off[kk];
   }
 
   M2iTensor *out = &ctx->outputs[0];
@@ -315,7 +363,7 @@ conv_shifted_b (gpointer user, gint k0, gint kc, gint n0, gint ncols, float *buf
   const ConvPanel *cp = user;
   const ConvState *s = cp->s;
   gint nr = s->arch->nr;
-  if (n0 + (gint64) s->off[k0 + kc - 1] + nr <= cp->limit) {
+  if (n0 + (gint64) s->off_hi[k0 + kc - 1] + nr <= cp->limit) {
     *off = s->off + k0;
     return cp->in + n0;
   }
@@ -348,7 +396,7 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
   const ConvState *s = j->s;
   gint nr = s->arch->nr;
   gboolean shifted = s->mode == CONV_SHIFTED;
-  gsize src_plane = shifted ? (gsize) s->plane : (gsize) s->h * s->w;
+  gsize src_plane = shifted ? (gsize) s->chan : (gsize) s->h * s->w;
   gsize ohw = (gsize) s->oh * s->ow;
   float *bbuf = j->scratch + slice * (s->bbuf_floats + s->strip_floats);
   float *strip = bbuf + s->bbuf_floats;
@@ -413,12 +461,55 @@ typedef struct {
   float *dst;
 } PadJob;
 
+/* Row i of phase (pr, pc) of one channel: d[j] = the image's pixel
+ * (pr + sh·i - pt, pc + sw·j - pl), 0 outside it (compiled per
+ * instruction set; stride 2 on its own, so the compiler knows it). */
+M2I_K_INLINE void
+phase_row_body (const ConvState *s, const float *img, gint64 pr, gint64 pc, gint64 i, float *d)
+{
+  gint64 y = pr + s->sh * i - s->pt;
+  gint64 c0 = pc - s->pl, sw = s->sw;
+  if (y < 0 || y >= s->h) {
+    for (gint64 j = 0; j < s->wp; j++)
+      d[j] = 0.0f;
+    return;
+  }
+  const float *row = img + y * s->w;
+  /* Columns c0 + sw·j inside [0, w) for j in [lo, hi). */
+  gint64 lo = c0 >= 0 ? 0 : (-c0 + sw - 1) / sw;
+  gint64 hi = c0 >= s->w ? 0 : MIN (s->wp, (s->w - 1 - c0) / sw + 1);
+  lo = MIN (lo, hi);
+  for (gint64 j = 0; j < lo; j++)
+    d[j] = 0.0f;
+  if (sw == 2) {
+    for (gint64 j = lo; j < hi; j++)
+      d[j] = row[c0 + 2 * j];
+  } else {
+    for (gint64 j = lo; j < hi; j++)
+      d[j] = row[c0 + sw * j];
+  }
+  for (gint64 j = hi; j < s->wp; j++)
+    d[j] = 0.0f;
+}
+M2I_K_SIMD_CLONES (phase_row, (const ConvState *s, const float *img, gint64 pr, gint64 pc,
+        gint64 i, float *d), (s, img, pr, pc, i, d))
+
 /* Copies channels [begin, end) of one image into the zero-bordered source. */
 static void
 pad_slice (gint begin, gint end, gint slice, gpointer data)
 {
   const PadJob *j = data;
   const ConvState *s = j->s;
+  if (s->sh > 1 || s->sw > 1) {
+    for (gint c = begin; c < end; c++)
+      for (gint p = 0; p < s->n_slots; p++) {
+        gint64 pr = s->slot_phase[p] / s->sw, pc = s->slot_phase[p] % s->sw;
+        float *dst = j->dst + (gsize) c * s->chan + (gsize) p * s->plane;
+        for (gint64 i = 0; i < s->hp; i++)
+          phase_row (s, j->in + (gsize) c * s->h * s->w, pr, pc, i, dst + i * s->wp);
+      }
+    return;
+  }
   for (gint c = begin; c < end; c++) {
     const float *src = j->in + (gsize) c * s->h * s->w;
     float *dst = j->dst + (gsize) c * s->plane;

@@ -185,6 +185,18 @@ test_shapes_fixed (void)
     { 1, 1, 28, 28, 8, 1, 5, 5, 1, 1, 1, 1, { 2, 2 }, { 2, 2 }, NULL, FALSE },  /* one input channel */
     { 1, 33, 14, 14, 70, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 3, 3, 3, 2, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },    /* 1x1 output */
+    /* Strided layers through phases (conv.c): strides 2 to 4 (16 phases),
+     * dilations that land every tap on one phase, a kernel narrower than
+     * the stride (unread phases), pads on one side only; stride 5 is
+     * gathered (im2col) instead. */
+    { 1, 5, 17, 19, 9, 1, 3, 3, 2, 2, 1, 1, { 1, 0 }, { 0, 1 }, NULL, FALSE },
+    { 2, 4, 23, 22, 7, 1, 5, 5, 3, 3, 1, 1, { 2, 2 }, { 2, 2 }, NULL, FALSE },
+    { 1, 3, 31, 29, 6, 1, 7, 7, 4, 4, 1, 1, { 3, 3 }, { 3, 3 }, NULL, FALSE },
+    { 1, 6, 20, 21, 5, 1, 3, 3, 2, 2, 2, 2, { 2, 2 }, { 2, 2 }, NULL, FALSE },
+    { 1, 4, 16, 18, 5, 1, 2, 1, 3, 3, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 4, 21, 21, 5, 1, 3, 3, 5, 5, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 8, 15, 16, 10, 2, 3, 3, 2, 3, 1, 2, { 0, 2 }, { 1, 0 }, NULL, FALSE },
+    { 1, 4, 1, 23, 6, 1, 1, 4, 1, 3, 1, 1, { 0, 1 }, { 0, 2 }, NULL, TRUE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     check_case (&cases[i], FALSE, 2);
@@ -335,7 +347,7 @@ static KTest *err_conv (const M2iOpKernel *k, M2iShape xs, M2iShape ws, M2iEleme
  * the Convolution, Add and ReLU kernels give one after the other, on every
  * path: stride 1 with pads (a grid row per vector, several rows per vector
  * on small planes), pointwise (whole vectors, a partial last panel),
- * strided (im2col), depthwise, groups, one output channel, and K over one
+ * strided (phases, or im2col for 1x1), depthwise, groups, one output channel, and K over one
  * block (the results of the first block added back before the epilogue),
  * with output channels that leave the last row panel part-used, and
  * output channels cut into blocks between two threads. */
@@ -346,6 +358,7 @@ test_fused_bias_relu (void)
     { 1, 16, 14, 14, 40, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 24, 13, 13, 64, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
     { 2, 3, 31, 29, 20, 1, 3, 3, 2, 2, 1, 1, { 0, 1 }, { 1, 0 }, NULL, FALSE },
+    { 1, 8, 15, 17, 20, 1, 1, 1, 2, 2, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
     { 1, 12, 21, 37, 12, 12, 3, 3, 2, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 12, 9, 9, 24, 3, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 5, 10, 10, 1, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
