@@ -197,6 +197,20 @@ test_shapes_fixed (void)
     { 1, 4, 21, 21, 5, 1, 3, 3, 5, 5, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 8, 15, 16, 10, 2, 3, 3, 2, 3, 1, 2, { 0, 2 }, { 1, 0 }, NULL, FALSE },
     { 1, 4, 1, 23, 6, 1, 1, 4, 1, 3, 1, 1, { 0, 1 }, { 0, 2 }, NULL, TRUE },
+    /* Stride 1 through column copies (conv.c): pads on one side (outputs
+     * narrower than the rows), both sides, the right one only, dilated
+     * taps, a kernel almost as wide as the plane, 5x5, groups, batches,
+     * 1-D, and pads too wide for copies. */
+    { 1, 5, 9, 12, 7, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 0 }, NULL, FALSE },
+    { 2, 6, 8, 10, 9, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 2, 2 }, NULL, FALSE },
+    { 1, 4, 11, 13, 5, 1, 3, 3, 1, 1, 2, 2, { 2, 2 }, { 2, 2 }, NULL, FALSE },
+    { 1, 4, 11, 13, 5, 1, 3, 3, 1, 1, 2, 3, { 1, 3 }, { 2, 1 }, NULL, FALSE },
+    { 1, 3, 6, 6, 4, 1, 5, 5, 1, 1, 1, 1, { 2, 2 }, { 2, 2 }, NULL, FALSE },
+    { 1, 3, 5, 5, 4, 1, 3, 4, 1, 1, 1, 1, { 1, 2 }, { 1, 1 }, NULL, FALSE },
+    { 2, 8, 14, 14, 12, 4, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 3, 1, 19, 5, 1, 1, 5, 1, 1, 1, 1, { 0, 2 }, { 0, 1 }, NULL, TRUE },
+    { 1, 3, 7, 9, 5, 1, 3, 3, 1, 1, 1, 1, { 1, 2 }, { 1, 2 }, NULL, FALSE },
+    { 1, 16, 60, 61, 24, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     check_case (&cases[i], FALSE, 2);
