@@ -4,9 +4,9 @@
  * C_in/G·KH·KW columns, packed once in infer()), the input as B (one column
  * per output pixel, gathered im2col-style one micro-panel at a time straight
  * into the packed layout, so no im2col buffer exists), C the output planes.
- * Layers with a KxK kernel and strides up to 4 read B in place instead: the
- * input (padded, and for strides over 1 split into phases of every sh-th
- * row and sw-th column, which makes them stride 1) shifted per tap.
+ * Layers with a KxK kernel read B in place instead: the input (padded,
+ * and for strides over 1 copied into planes of every sh-th row and sw-th
+ * column per kernel column, which makes them stride 1) shifted per tap.
  * Work is split over output column panels across the worker pool.
  * Depthwise layers (one input channel per group) skip the matrix product
  * and run a direct per-plane loop instead.
@@ -23,7 +23,7 @@ typedef enum {
   CONV_IM2COL,         /* otherwise: B panels gathered im2col-style */
 } ConvMode;
 
-#define MAX_PHASES 16                  /* strides up to 4 × 4 take phases */
+#define MAX_SLOTS 16                   /* row phases × kernel columns */
 #define MAX_COPIES 8                   /* column copies (kernels up to 8 wide) */
 
 typedef struct {
@@ -47,12 +47,13 @@ typedef struct {
    * with pads of 1 computes one extra grid column per row, not two. A
    * guard of `guard` zeros precedes the first plane (read by the first
    * row's left taps). */
-  /* Strided layers take the same path through phases: the padded image
-   * split into sh × sw planes of every sh-th row and sw-th column (phase
-   * (pr, pc) holds padded pixels (pr + sh·i, pc + sw·j)), so tap (kh, kw)
-   * of output (y, x) is pixel (y + kh·dh / sh, x + kw·dw / sw) of phase
-   * (kh·dh mod sh, kw·dw mod sw): stride 1 again, with no gathering. Only
-   * the phases some tap reads are kept (n_slots of them, slot_phase[]). */
+  /* Strided layers take the same path through slots: planes of ow
+   * columns, slot (pr, kw) holding the padded pixels (pr + sh·i,
+   * kw·dw + sw·x), so tap (kh, kw) of output (y, x) is pixel
+   * (y + kh·dh / sh, x) of slot (kh·dh mod sh, kw): stride 1 again, rows
+   * as wide as the output (whole-vector stores), with no gathering. Only
+   * the slots some tap reads are kept (n_slots of them, slot_row[] and
+   * slot_col[] = kw·dw). */
   /* Padded layers at stride 1 drop the pad columns instead, when the pads
    * allow: rows keep their width (wp = w = ow), so the output is stored by
    * whole vectors, without runs, and no grid column is wasted (a 14-wide
@@ -70,7 +71,7 @@ typedef struct {
   gint64 x0, guard;
   gint64 chan;                         /* floats per source channel (its planes) */
   gint n_slots;
-  gint slot_phase[MAX_PHASES];         /* phase pr·sw + pc of each slot */
+  gint64 slot_row[MAX_SLOTS], slot_col[MAX_SLOTS];
   gint n_copies;                       /* 0: not in column copies */
   gint64 gap;
   gint64 copy_z0[MAX_COPIES], copy_z1[MAX_COPIES];
@@ -230,8 +231,10 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
   if (cin_g == 1)
     s->mode = CONV_DEPTHWISE;
   else if ((s->sh == 1 && s->sw == 1) ||
-      ((s->kh > 1 || s->kw > 1) && s->sh * s->sw <= MAX_PHASES))
-    s->mode = CONV_SHIFTED;       /* strided through phases, but not 1×1 */
+      ((s->kh > 1 || s->kw > 1) && MIN (s->sh, s->kh) * s->kw <= MAX_SLOTS &&
+          s->c_in * MIN (s->sh, s->kh) * s->kw * s->ow *
+          ((s->h + s->pt + s->pb + s->sh - 1) / s->sh) <= G_MAXINT / 4))
+    s->mode = CONV_SHIFTED;       /* strided through slots, but not 1×1 */
   else
     s->mode = CONV_IM2COL;
 
@@ -251,27 +254,30 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
   if (s->mode == CONV_SHIFTED && (s->sh > 1 || s->sw > 1)) {
     s->padded = TRUE;
     s->hp = (s->h + s->pt + s->pb + s->sh - 1) / s->sh;
-    s->wp = (s->w + s->pl + s->pr + s->sw - 1) / s->sw;
+    s->wp = s->ow;
     s->plane = s->hp * s->wp;
-    gint slot[MAX_PHASES];
-    for (gint p = 0; p < MAX_PHASES; p++)
-      slot[p] = -1;
-    for (gint64 kh = 0; kh < s->kh; kh++)
-      for (gint64 kw = 0; kw < s->kw; kw++) {
-        gint ph = (gint) (((kh * s->dh) % s->sh) * s->sw + (kw * s->dw) % s->sw);
-        if (slot[ph] < 0) {
-          s->slot_phase[s->n_slots] = ph;
-          slot[ph] = s->n_slots++;
-        }
+    /* Row phases (kh·dh mod sh) take at most min (sh, kh) values: at most
+     * MAX_SLOTS slots (checked when the mode was chosen). */
+    for (gint64 kk = 0; kk < s->kh * s->kw; kk++) {
+      gint64 pr = (kk / s->kw * s->dh) % s->sh, pc = kk % s->kw * s->dw;
+      gint p = 0;
+      while (p < s->n_slots && (s->slot_row[p] != pr || s->slot_col[p] != pc))
+        p++;
+      if (p == s->n_slots) {
+        s->slot_row[p] = pr;
+        s->slot_col[p] = pc;
+        s->n_slots++;
       }
+    }
     s->chan = s->n_slots * s->plane;
     s->off = g_new (gint32, s->k);
     for (gint64 kk = 0; kk < s->k; kk++) {
       gint64 ci = kk / (s->kh * s->kw), r = kk % (s->kh * s->kw);
-      gint64 kh = r / s->kw, kw = r % s->kw;
-      gint ph = (gint) (((kh * s->dh) % s->sh) * s->sw + (kw * s->dw) % s->sw);
-      s->off[kk] = (gint32) (ci * s->chan + slot[ph] * s->plane +
-          (kh * s->dh / s->sh) * s->wp + kw * s->dw / s->sw);
+      gint64 kh = r / s->kw, kw = r % s->kw, pr = (kh * s->dh) % s->sh;
+      gint p = 0;
+      while (s->slot_row[p] != pr || s->slot_col[p] != kw * s->dw)
+        p++;
+      s->off[kk] = (gint32) (ci * s->chan + p * s->plane + (kh * s->dh / s->sh) * s->wp);
     }
     ctx->scratch_bytes += (gsize) s->c_in * s->chan * sizeof (float);
   } else if (s->mode == CONV_SHIFTED && conv_column_copies (s)) {
@@ -527,8 +533,8 @@ typedef struct {
   float *dst;
 } PadJob;
 
-/* Row i of phase (pr, pc) of one channel: d[j] = the image's pixel
- * (pr + sh·i - pt, pc + sw·j - pl), 0 outside it (compiled per
+/* Row i of slot (pr, pc) of one channel: d[j] = the image's pixel
+ * (pr + sh·i - pt, pc + sw·j - pl) for j < wp, 0 outside it (compiled per
  * instruction set; stride 2 on its own, so the compiler knows it). */
 M2I_K_INLINE void
 phase_row_body (const ConvState *s, const float *img, gint64 pr, gint64 pc, gint64 i, float *d)
@@ -585,7 +591,7 @@ pad_slice (gint begin, gint end, gint slice, gpointer data)
   if (s->sh > 1 || s->sw > 1) {
     for (gint c = begin; c < end; c++)
       for (gint p = 0; p < s->n_slots; p++) {
-        gint64 pr = s->slot_phase[p] / s->sw, pc = s->slot_phase[p] % s->sw;
+        gint64 pr = s->slot_row[p], pc = s->slot_col[p];
         float *dst = j->dst + (gsize) c * s->chan + (gsize) p * s->plane;
         for (gint64 i = 0; i < s->hp; i++)
           phase_row (s, j->in + (gsize) c * s->h * s->w, pr, pc, i, dst + i * s->wp);

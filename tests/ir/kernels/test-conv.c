@@ -185,10 +185,10 @@ test_shapes_fixed (void)
     { 1, 1, 28, 28, 8, 1, 5, 5, 1, 1, 1, 1, { 2, 2 }, { 2, 2 }, NULL, FALSE },  /* one input channel */
     { 1, 33, 14, 14, 70, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 3, 3, 3, 2, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },    /* 1x1 output */
-    /* Strided layers through phases (conv.c): strides 2 to 4 (16 phases),
-     * dilations that land every tap on one phase, a kernel narrower than
-     * the stride (unread phases), pads on one side only; stride 5 is
-     * gathered (im2col) instead. */
+    /* Strided layers through slots (conv.c): strides 2 to 5, dilations
+     * that land every tap on one row phase, a kernel narrower than the
+     * stride (unread phases), pads on one side only, groups, 1-D; 7x7 at
+     * stride 4 (28 slots) is gathered (im2col) instead. */
     { 1, 5, 17, 19, 9, 1, 3, 3, 2, 2, 1, 1, { 1, 0 }, { 0, 1 }, NULL, FALSE },
     { 2, 4, 23, 22, 7, 1, 5, 5, 3, 3, 1, 1, { 2, 2 }, { 2, 2 }, NULL, FALSE },
     { 1, 3, 31, 29, 6, 1, 7, 7, 4, 4, 1, 1, { 3, 3 }, { 3, 3 }, NULL, FALSE },
@@ -361,7 +361,7 @@ static KTest *err_conv (const M2iOpKernel *k, M2iShape xs, M2iShape ws, M2iEleme
  * the Convolution, Add and ReLU kernels give one after the other, on every
  * path: stride 1 with pads (a grid row per vector, several rows per vector
  * on small planes), pointwise (whole vectors, a partial last panel),
- * strided (phases, or im2col for 1x1), depthwise, groups, one output channel, and K over one
+ * strided (slots, or im2col for 1x1), depthwise, groups, one output channel, and K over one
  * block (the results of the first block added back before the epilogue),
  * with output channels that leave the last row panel part-used, and
  * output channels cut into blocks between two threads. */
