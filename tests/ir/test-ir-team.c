@@ -100,12 +100,16 @@ body_main (gpointer data)
 static void
 run_team (gint threads, gint loops)
 {
+  /* A run inside a pool job is alone, unless the thread that took the job
+   * is a team's master waiting in a pool call from its body (the pool's
+   * callers help with queued jobs): the job then runs in that team. */
+  gboolean outer = m2i_k_team_active ();
   M2iKTeam *team = m2i_k_team_new (threads);
-  Body b = { loops, TRUE, g_rand_new_with_seed (threads * 1000 + loops), threads > 1 };
+  Body b = { loops, TRUE, g_rand_new_with_seed (threads * 1000 + loops), threads > 1 || outer };
   for (gint run = 0; run < 20; run++)
     m2i_k_team_run (team, body_main, &b);
   g_assert_true (b.ok);
-  g_assert_false (m2i_k_team_active ());
+  g_assert_true (m2i_k_team_active () == outer);
   g_rand_free (b.rand);
   m2i_k_team_free (team);
 }

@@ -133,9 +133,14 @@ helper_main (M2iKTeam *t)
 static void
 master_main (M2iKTeam *t)
 {
+  /* This thread may already be another team's master: a pool job it took
+   * while waiting in a pool call from that team's slice can run a team
+   * of its own. It is that team's master again afterwards. */
+  M2iKTeam *outer_master = master_of, *outer_current = current_team;
   master_of = current_team = t;
   t->body (t->body_data);
-  master_of = current_team = NULL;
+  master_of = outer_master;
+  current_team = outer_current;
   __atomic_store_n (&t->closed, 1, __ATOMIC_RELEASE);
 }
 
