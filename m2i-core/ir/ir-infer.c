@@ -1,6 +1,7 @@
 /* ir-infer.c — infer requests: every buffer of an inference allocated at
  * creation, then the compiled steps run in order with no allocation. */
 #include "ir-compile.h"
+#include "kernels/kernels-private.h"
 #include <base/m2i-error.h>
 
 #include <string.h>
@@ -19,6 +20,10 @@ struct _M2iIrInferRequest {
   M2iTensor *outputs;            /* one per Result */
   gboolean profiling;
   M2iIrLayerProfile *profile;    /* one per step */
+  M2iKTeam *team;                /* the compiled model's threads, or NULL for one */
+  /* The inference in progress, for run_steps() inside the team. */
+  GError **error;
+  gboolean ok;
 };
 
 static inline gpointer
@@ -51,6 +56,7 @@ m2i_ir_infer_request_new (M2iIrCompiledModel *cm, GError **error)
     m2i_ir_infer_request_free (req);
     return NULL;
   }
+  req->team = cm->n_threads > 1 ? m2i_k_team_new (cm->n_threads) : NULL;
   req->arena = aligned (req->arena_raw);
   req->scratch = req->scratch_raw ? aligned (req->scratch_raw) : NULL;
   gint n_steps = cm->steps->len, n_tensors = 0;
@@ -107,6 +113,7 @@ m2i_ir_infer_request_free (M2iIrInferRequest *req)
   g_free (req->tensors);
   g_free (req->inputs);
   g_free (req->outputs);
+  m2i_k_team_free (req->team);
   m2i_ir_compiled_model_unref (req->cm);
   g_free (req);
 }
@@ -153,25 +160,50 @@ now_ns (void)
   return (guint64) ts.tv_sec * 1000000000u + ts.tv_nsec;
 }
 
-gboolean
-m2i_ir_infer_request_infer (M2iIrInferRequest *req, GError **error)
+static void
+run_steps (gpointer data)
 {
+  M2iIrInferRequest *req = data;
   const M2iIrCompiledModel *cm = req->cm;
   for (guint i = 0; i < cm->steps->len; i++) {
     const CmStep *s = &g_array_index (cm->steps, CmStep, i);
     M2iOpContext *ctx = &req->ctxs[i];
     guint64 t0 = req->profiling ? now_ns () : 0;
-    if (!s->kernel->execute (ctx, error)) {
-      if (error && !*error)
-        m2i_ir_node_set_error (error, M2I_ERROR_FAILED, ctx->node, "the kernel failed");
-      return FALSE;
+    if (!s->kernel->execute (ctx, req->error)) {
+      if (req->error && !*req->error)
+        m2i_ir_node_set_error (req->error, M2I_ERROR_FAILED, ctx->node, "the kernel failed");
+      req->ok = FALSE;
+      return;
     }
     if (req->profiling) {
       req->profile[i].total_ns += now_ns () - t0;
       req->profile[i].count++;
     }
   }
-  return TRUE;
+}
+
+gboolean
+m2i_ir_infer_request_infer (M2iIrInferRequest *req, GError **error)
+{
+  /* The layers run on this thread; with several threads, their slices are
+   * shared with the team's helpers, held for the whole inference. */
+  req->error = error;
+  req->ok = TRUE;
+  m2i_k_team_run (req->team, run_steps, req);
+  req->error = NULL;
+  return req->ok;
+}
+
+gboolean
+m2i_ir_infer_request_run_step (M2iIrInferRequest *req, gint i, GError **error)
+{
+  const M2iIrCompiledModel *cm = req->cm;
+  if (i < 0 || (guint) i >= cm->steps->len) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "step %d does not exist", i);
+    return FALSE;
+  }
+  const CmStep *s = &g_array_index (cm->steps, CmStep, i);
+  return s->kernel->execute (&req->ctxs[i], error);
 }
 
 void

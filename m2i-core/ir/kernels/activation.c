@@ -149,7 +149,7 @@ act_execute (M2iOpContext *ctx, GError **error)
   ActJob j = { s, ctx->inputs[0].data, ctx->outputs[0].data };
   gint chunks = (gint) ((s->numel + ACT_CHUNK - 1) / ACT_CHUNK);
   gint slices = s->numel >= 4 * ACT_CHUNK ? m2i_k_threads (ctx) : 1;
-  m2i_parallel_for (chunks, slices, 1, act_slice, &j);
+  m2i_k_parallel_for (chunks, slices, 1, act_slice, &j);
   return TRUE;
 }
 

@@ -100,7 +100,7 @@ bn_execute (M2iOpContext *ctx, GError **error)
     ctx->outputs[0].data };
   gint64 planes = s->batch * s->c;
   gint slices = planes * s->inner >= 32768 ? m2i_k_threads (ctx) : 1;
-  m2i_parallel_for ((gint) planes, slices, 1, bn_slice, &j);
+  m2i_k_parallel_for ((gint) planes, slices, 1, bn_slice, &j);
   return TRUE;
 }
 

@@ -191,7 +191,7 @@ color_execute (M2iOpContext *ctx, GError **error)
     ctx->n_inputs > 2 ? ctx->inputs[2].data : NULL }, ctx->outputs[0].data };
   gint64 rows = s->n * s->h;
   gint slices = rows * s->w >= 65536 ? m2i_k_threads (ctx) : 1;
-  m2i_parallel_for ((gint) rows, slices, 2, color_slice, &j);
+  m2i_k_parallel_for ((gint) rows, slices, 2, color_slice, &j);
   return TRUE;
 }
 

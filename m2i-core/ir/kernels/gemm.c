@@ -21,8 +21,7 @@ load_v4 (const float *p)
 }
 
 static void
-micro_c (gint kc, const float *a, const float *b, const gint32 *off, float *c,
-    gsize ldc, gboolean accumulate)
+micro_c (gint kc, const float *a, const float *b, const gint32 *off, const M2iGemmTile *tile)
 {
   v4sf t[C_MR][2] = { { { 0 } } };
   for (gint p = 0; p < kc; p++) {
@@ -35,14 +34,11 @@ micro_c (gint kc, const float *a, const float *b, const gint32 *off, float *c,
     }
     a += C_MR;
   }
-  for (gint i = 0; i < C_MR; i++) {
-    float *row = c + i * ldc;
-    if (accumulate) {
-      t[i][0] += load_v4 (row);
-      t[i][1] += load_v4 (row + 4);
-    }
-    memcpy (row, &t[i][0], sizeof t[i][0]);
-    memcpy (row + 4, &t[i][1], sizeof t[i][1]);
+  for (gint i = 0; i < tile->rows; i++) {
+    float v[C_NR];
+    memcpy (v, &t[i][0], sizeof t[i][0]);
+    memcpy (v + 4, &t[i][1], sizeof t[i][1]);
+    m2i_gemm_finish_lanes (v, C_NR, tile->c + i * tile->ldc, i, 0, tile);
   }
 }
 
@@ -115,9 +111,9 @@ m2i_gemm_packed_a_size (const M2iGemmArch *arch, gint m, gint k)
 }
 
 gsize
-m2i_gemm_strip_size (const M2iGemmArch *arch, gint m)
+m2i_gemm_strip_size (const M2iGemmArch *arch)
 {
-  return (gsize) ((m + arch->mr - 1) / arch->mr) * arch->mr * arch->nr;
+  return (gsize) arch->nr;
 }
 
 void
@@ -207,69 +203,68 @@ m2i_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
     const float *packed_a, gsize a1_stride, gint n0, gint ncols, M2iGemmPanelB get_b,
     gpointer user, float *bbuf, float *strip, const M2iGemmOut *out)
 {
-  gint mr = arch->mr, nr = arch->nr;
-  g_assert (ncols <= nr);
-  /* Row panels go straight into C when the panel is full width and
-   * contiguous there; the rest (a partial last row panel, a narrow or
-   * mapped panel) go through the strip. */
-  gboolean direct = !out->map && ncols == nr;
-  gint m_direct = direct ? m / mr * mr : 0;
+  gint mr = arch->mr, step = arch->step;
+  g_assert (ncols <= arch->nr && !(out->run_start && out->col_bias));
+  gint groups = (ncols + step - 1) / step;
   /* The narrowest kernel that covers the panel's columns. */
-  void (*micro) (gint, const float *, const float *, const gint32 *, float *, gsize, gboolean) =
-      arch->narrow[(ncols + arch->step - 1) / arch->step];
+  void (*micro) (gint, const float *, const float *, const gint32 *, const M2iGemmTile *) =
+      arch->narrow[groups];
+  guint8 run_start[M2I_GEMM_MAX_NR + 1];
+  guint32 run_mask[M2I_GEMM_MAX_NR];
+  gint32 run_at[M2I_GEMM_MAX_NR];
+  M2iGemmTile tile = { NULL, out->ldc, 0, FALSE, NULL, NULL, FALSE,
+    out->run_start, out->run_mask, out->run_at, M2I_GEMM_RUNS };
+  if (!out->run_start) {
+    /* Consecutive columns from n0: one run per group, the last cut at
+     * ncols. */
+    for (gint g = 0; g < groups; g++) {
+      gint lanes = MIN (step, ncols - g * step);
+      run_start[g] = (guint8) g;
+      run_mask[g] = lanes >= 32 ? ~0u : (1u << lanes) - 1;
+      run_at[g] = n0 + g * step;
+    }
+    run_start[groups] = (guint8) groups;
+    tile.run_start = run_start;
+    tile.run_mask = run_mask;
+    tile.run_at = run_at;
+    if (ncols == groups * step)
+      tile.layout = M2I_GEMM_PLAIN;
+  }
 
   /* K blocks of equal size (288 = 144 + 144, not 256 + 32): a short block
    * would pay the tile's load and store for little arithmetic. */
   gint blocks = MAX (1, (k + arch->kc - 1) / arch->kc);
-  gint kb = (k + blocks - 1) / blocks;
-  for (gint k0 = 0; k0 < MAX (k, 1); k0 += MAX (kb, 1)) {
+  gint kb = MAX ((k + blocks - 1) / blocks, 1);
+  for (gint k0 = 0;; k0 += kb) {
     gint kc = MIN (kb, k - k0);
+    gboolean last = k0 + kc >= k;
     const gint32 *off = NULL;
     const float *b = kc > 0 ? get_b (user, k0, kc, n0, ncols, bbuf, &off) : NULL;
-    for (gint i0 = 0; i0 < m; i0 += mr) {
-      float *c = i0 < m_direct ? out->c + i0 * out->ldc + n0 : strip + i0 * nr;
-      gsize ldc = i0 < m_direct ? out->ldc : (gsize) nr;
-      if (kc > 0 && m == 1) {
-        arch->gemv (kc, packed_a + (gsize) k0 * a1_stride, a1_stride, b, off, c, k0 > 0);
-      } else if (kc > 0) {
-        micro (kc, packed_a + (gsize) i0 * k + (gsize) k0 * mr, b, off, c, ldc, k0 > 0);
-      } else {
-        for (gint i = 0; i < mr; i++)
-          memset (c + i * ldc, 0, nr * sizeof (float));
+    tile.accumulate = k0 > 0;
+    tile.col_bias = last && out->col_bias ? out->col_bias + n0 : NULL;
+    tile.relu = last && out->relu;
+    if (m == 1) {
+      /* One row: partial sums per column in the strip (accumulated there
+       * over the K blocks), then stored like a tile row. */
+      if (kc > 0)
+        arch->gemv (kc, packed_a + (gsize) k0 * a1_stride, a1_stride, b, off, strip, k0 > 0);
+      else
+        memset (strip, 0, arch->nr * sizeof (float));
+      if (last) {
+        tile.accumulate = FALSE;
+        tile.row_bias = out->row_bias;
+        for (gint g = 0; g < groups; g++)
+          m2i_gemm_finish_lanes (strip + g * step, step, out->c, 0, g, &tile);
+      }
+    } else {
+      for (gint i0 = 0; i0 < m; i0 += mr) {
+        tile.c = out->c + (gsize) i0 * out->ldc;
+        tile.rows = MIN (mr, m - i0);
+        tile.row_bias = last && out->row_bias ? out->row_bias + i0 : NULL;
+        micro (kc, packed_a + (gsize) i0 * k + (gsize) k0 * mr, b, off, &tile);
       }
     }
-  }
-  if (out->row_bias || out->col_bias || out->relu) {
-    g_assert (!(out->map && out->col_bias));
-    const float *cb = out->col_bias ? out->col_bias + n0 : NULL;
-    if (m_direct)
-      epilogue (out->c + n0, out->ldc, m_direct, ncols, out->row_bias, cb, out->relu);
-    if (m_direct < m)
-      epilogue (strip + m_direct * nr, nr, m - m_direct, ncols,
-          out->row_bias ? out->row_bias + m_direct : NULL, cb, out->relu);
-  }
-  if (m_direct == m)
-    return;
-  /* Copy the strip out in runs of columns that stay contiguous in C. */
-  struct { gint src, dst, count; } runs[M2I_GEMM_MAX_NR];
-  gint n_runs = 0;
-  if (!out->map) {
-    runs[n_runs++] = (typeof (runs[0])) { 0, n0, ncols };
-  } else {
-    for (gint j = 0; j < ncols; j++) {
-      if (out->map[j] < 0)
-        continue;
-      if (n_runs && runs[n_runs - 1].src + runs[n_runs - 1].count == j &&
-          runs[n_runs - 1].dst + runs[n_runs - 1].count == out->map[j])
-        runs[n_runs - 1].count++;
-      else
-        runs[n_runs++] = (typeof (runs[0])) { j, out->map[j], 1 };
-    }
-  }
-  for (gint i = m_direct; i < m; i++) {
-    float *dst = out->c + i * out->ldc;
-    const float *src = strip + i * nr;
-    for (gint r = 0; r < n_runs; r++)
-      memcpy (dst + runs[r].dst, src + runs[r].src, runs[r].count * sizeof (float));
+    if (last)
+      break;
   }
 }

@@ -20,21 +20,53 @@ G_BEGIN_DECLS
 
 #define M2I_GEMM_MAX_MR 8
 #define M2I_GEMM_MAX_NR 48
-#define M2I_GEMM_MAX_KC 256
+#define M2I_GEMM_MAX_KC 1024
+
+typedef enum {
+  M2I_GEMM_PLAIN,            /* group g is one full run at run_at[0] + g·step */
+  M2I_GEMM_RUNS,             /* anything else */
+} M2iGemmLayout;
+
+/* Where one register tile (mr rows × a panel's columns) goes, and what
+ * happens to it on the way. The panel's columns come in groups of `step`
+ * (one vector each). A group is stored as runs: lane l of run r (bit l of
+ * run_mask[r]) goes to C column run_at[r] + l; group g's runs are
+ * run_start[g] .. run_start[g + 1] - 1. One full run covers a whole group;
+ * a partial last panel drops its lanes past the matrix; the stride-1
+ * convolution's padded grid drops the grid's extra columns, a run per
+ * output row the group touches — all stored straight into C, with masked
+ * stores, without a detour through a buffer. */
+typedef struct {
+  float *c;                  /* row 0 of the tile, column 0 of C */
+  gsize ldc;                 /* row stride of C */
+  gint rows;                 /* rows stored, 1 .. mr (the rest pad A) */
+  gboolean accumulate;       /* add what C holds (an earlier K block) */
+  /* The fused epilogue, given on the last K block only: + col_bias[c] (c
+   * the tile column; only with one run per group, at its start), +
+   * row_bias[i], then max (·, 0) when relu — the float operations of an
+   * Add and a ReLU layer after the product, in that order. */
+  const float *row_bias, *col_bias;
+  gboolean relu;
+  const guint8 *run_start;   /* groups + 1 entries */
+  const guint32 *run_mask;
+  const gint32 *run_at;
+  M2iGemmLayout layout;      /* whole vectors, the kernels' fast case, or not */
+} M2iGemmTile;
 
 typedef struct {
   const char *name;          /* "avx512", "avx2", "c" */
   gint mr, nr;               /* register tile */
-  gint kc;                   /* rows of B per block (L1-sized for packed B) */
-  /* c[0..mr)[0..nr) (row stride ldc) = (accumulate ? c : 0) + a·b, where a
-   * is kc × mr ([p][mr]) and row p of b is the nr floats at b + off[p]. */
+  gint kc;                   /* rows of B per block, at most M2I_GEMM_MAX_KC */
+  /* The tile C = (accumulate ? C : 0) + a·b, finished and stored as @t
+   * says, where a is kc × mr ([p][mr]) and row p of b is the nr floats at
+   * b + off[p] (kc may be 0: the tile is then 0 + the epilogue). */
   void (*micro) (gint kc, const float *a, const float *b, const gint32 *off,
-      float *c, gsize ldc, gboolean accumulate);
+      const M2iGemmTile *t);
   /* Narrower kernels for a partly used last panel: narrow[w] computes
    * w·step columns (w = 1 .. nr/step; narrow[nr/step] is micro). */
   gint step;
   void (*narrow[4]) (gint kc, const float *a, const float *b, const gint32 *off,
-      float *c, gsize ldc, gboolean accumulate);
+      const M2iGemmTile *t);
   /* One row (m = 1, a fully connected layer at batch 1): c[0..nr) =
    * (accumulate ? c : 0) + Σ_p a[p·as] · b-row p. A single row would waste
    * mr − 1 rows of the register tile; this keeps several partial sums per
@@ -42,6 +74,31 @@ typedef struct {
   void (*gemv) (gint kc, const float *a, gsize as, const float *b, const gint32 *off,
       float *c, gboolean accumulate);
 } M2iGemmArch;
+
+/* Stores group @g of a tile row (@n results @v, row @i) as @t says, one
+ * lane at a time: the scalar form of the vector kernels' epilogue — the
+ * same operations in the same order. */
+static inline void
+m2i_gemm_finish_lanes (const float *v, gint n, float *row, gint i, gint g,
+    const M2iGemmTile *t)
+{
+  for (gint r = t->run_start[g]; r < t->run_start[g + 1]; r++)
+    for (gint l = 0; l < n; l++) {
+      if (!(t->run_mask[r] >> l & 1))
+        continue;
+      float *d = row + t->run_at[r] + l;
+      float x = v[l];
+      if (t->accumulate)
+        x = x + *d;
+      if (t->col_bias)
+        x = x + t->col_bias[g * n + l];
+      if (t->row_bias)
+        x = x + t->row_bias[i];
+      if (t->relu)
+        x = x > 0.0f ? x : 0.0f;
+      *d = x;
+    }
+}
 
 /* The fastest micro-kernel this CPU may use under M2I_CPU_DISABLE. */
 const M2iGemmArch *m2i_gemm_arch (void);
@@ -86,10 +143,13 @@ typedef struct {
   float *c;                  /* C[0][0] */
   gsize ldc;                 /* row stride of C */
   /* NULL: column j of the panel is C column n0 + j, the first ncols kept.
-   * Otherwise map[j] is the C column of panel column j, or -1 to drop it. */
-  const gint32 *map;
+   * Otherwise the panel's runs, as M2iGemmTile's (groups of arch->step
+   * columns). */
+  const guint8 *run_start;
+  const guint32 *run_mask;
+  const gint32 *run_at;
   /* Applied as each result is stored, after the last K block: + row_bias[i]
-   * (row i of C), + col_bias[c] (column c of C; not with @map), then
+   * (row i of C), + col_bias[c] (column c of C; not with runs), then
    * max (·, 0) when @relu — the same float operations, in the same order,
    * as a following Add and ReLU layer. NULL / FALSE for none. */
   const float *row_bias, *col_bias;
@@ -99,8 +159,8 @@ typedef struct {
 /* Computes one column panel of C = A·B (columns [n0, n0 + ncols), ncols <=
  * nr) for all m rows. @a is A packed; when m is 1 it may also be the row
  * itself, element p at a[p · a1_stride] (packed: a1_stride = mr). @bbuf:
- * kc × nr floats; @strip: ceil(m/mr)·mr × nr floats (used when the panel
- * cannot be written in place). Both scratch, 64-byte aligned for speed. */
+ * kc × nr floats; @strip: nr floats (one row's results when m is 1). Both
+ * scratch, 64-byte aligned for speed. */
 void m2i_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
     const float *a, gsize a1_stride, gint n0, gint ncols, M2iGemmPanelB get_b,
     gpointer user, float *bbuf, float *strip, const M2iGemmOut *out);
@@ -111,8 +171,8 @@ void m2i_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
 void m2i_gemm_epilogue (float *c, gsize ldc, gint rows, gint cols, const float *row_bias,
     const float *col_bias, gboolean relu);
 
-/* Floats of the strip m2i_gemm_column_panel() needs for @m rows. */
-gsize m2i_gemm_strip_size (const M2iGemmArch *arch, gint m);
+/* Floats of the strip m2i_gemm_column_panel() needs. */
+gsize m2i_gemm_strip_size (const M2iGemmArch *arch);
 
 /* The micro-kernels (gemm-x86.c); NULL where not compiled. */
 extern const M2iGemmArch m2i_gemm_arch_c;

@@ -740,14 +740,14 @@ interp_execute (M2iOpContext *ctx, GError **error)
   if (s->engine.plan) {
     EngineJob j = { s, ctx->inputs[0].data, ctx->outputs[0].data, ctx->scratch };
     gint64 bands = (s->engine.out_h + ENGINE_BAND - 1) / ENGINE_BAND;
-    m2i_parallel_for ((gint) (s->engine.images * bands), slices, 1, engine_slice, &j);
+    m2i_k_parallel_for ((gint) (s->engine.images * bands), slices, 1, engine_slice, &j);
     return TRUE;
   }
   if (s->nearest) {
     GatherJob j = { s, ctx->inputs[0].data, ctx->outputs[0].data,
       m2i_element_type_size (s->type) };
     gint64 rows = s->out.rank ? out_numel / s->out.dims[s->out.rank - 1] : 1;
-    m2i_parallel_for ((gint) rows, slices, 1, gather_slice, &j);
+    m2i_k_parallel_for ((gint) rows, slices, 1, gather_slice, &j);
     return TRUE;
   }
   float *buf[2] = { ctx->scratch, (float *) ctx->scratch + s->stage_floats };
@@ -776,7 +776,7 @@ interp_execute (M2iOpContext *ctx, GError **error)
         inner *= cur.dims[d];
     }
     PassJob j = { t, src, dst, inner };
-    m2i_parallel_for ((gint) (outer * t->out_len), slices, 1, pass_slice, &j);
+    m2i_k_parallel_for ((gint) (outer * t->out_len), slices, 1, pass_slice, &j);
     cur.dims[t->axis] = t->out_len;
     if (t->round_after) {
       gint64 n = m2i_shape_numel (&cur);

@@ -271,7 +271,11 @@ m2i_k_threads (const M2iOpContext *ctx)
 gint
 m2i_k_slices_for (const M2iOpContext *ctx, gint64 work)
 {
-  return (gint) CLAMP (work / 1000000, 1, m2i_k_threads (ctx));
+  /* A team hands a slice over in well under a microsecond: a slice is
+   * worth it from about 100 000 multiply-adds (half a microsecond here).
+   * The pool wakes a sleeping worker (tens of microseconds). */
+  gint64 per_slice = m2i_k_team_active () ? 100000 : 1000000;
+  return (gint) CLAMP (work / per_slice, 1, m2i_k_threads (ctx));
 }
 
 /* ---- Window geometry --------------------------------------------------- */
@@ -504,9 +508,9 @@ m2i_k_broadcast_run (const M2iBroadcast *b, gint n_threads, M2iBroadcastRow row,
         split.strides[k][0] = b->strides[k][0] * split.dims[1];
       }
       BroadcastJob js = { &split, row, user };
-      m2i_parallel_for ((gint) pieces, slices, 1, broadcast_rows, &js);
+      m2i_k_parallel_for ((gint) pieces, slices, 1, broadcast_rows, &js);
       return;
     }
   }
-  m2i_parallel_for ((gint) rows, slices, 1, broadcast_rows, &j);
+  m2i_k_parallel_for ((gint) rows, slices, 1, broadcast_rows, &j);
 }

@@ -12,6 +12,7 @@
 #include <ir/ir-private.h>
 #include <base/m2i-cpu.h>
 #include <base/m2i-error.h>
+#include <base/m2i-parallel.h>
 
 G_BEGIN_DECLS
 
@@ -75,6 +76,35 @@ typedef struct {
 M2iKFusion *m2i_k_conv_fusion (M2iOpContext *ctx, gint64 *channels);
 M2iKFusion *m2i_k_matmul_fusion (M2iOpContext *ctx, gint64 *channels);
 
+/* ---- Threads ------------------------------------------------------------ */
+
+/* An inference's team of threads (team.c): N - 1 pool workers held for the
+ * length of one m2i_k_team_run(), to which m2i_k_parallel_for() hands a
+ * layer's slices through one atomic word (well under a microsecond)
+ * instead of waking pool workers for every layer. */
+typedef struct _M2iKTeam M2iKTeam;
+
+/* A team of @n_threads (the caller and n_threads - 1 helpers). Free with
+ * m2i_k_team_free(). */
+M2iKTeam *m2i_k_team_new (gint n_threads);
+void m2i_k_team_free (M2iKTeam *team);
+
+/* Runs @body (data) on the calling thread with @team's helpers standing by:
+ * m2i_k_parallel_for() calls made by @body on this thread use them.
+ * Helpers that the pool cannot start (busy with other work) are simply
+ * not used; nothing waits for them. A NULL team, a team of one, or a call
+ * from inside a team's run just calls @body. Allocates nothing. */
+void m2i_k_team_run (M2iKTeam *team, void (*body) (gpointer), gpointer data);
+
+/* TRUE on the thread running a team's body. */
+gboolean m2i_k_team_active (void);
+
+/* m2i_parallel_for() for kernels: the same contract, but inside a team's
+ * run on its master thread the slices go to the team (any member may run
+ * any slice; @slice still tells them apart, for scratch). */
+void m2i_k_parallel_for (gint n, gint n_slices, gint min_grain, M2iParallelFunc func,
+    gpointer data);
+
 /* ---- Checks used by infer() ------------------------------------------- */
 
 /* TRUE when the layer has between @min_in and @max_in inputs and between
@@ -123,9 +153,9 @@ gint m2i_k_op_version (const M2iOpContext *ctx);
  * at most 64). */
 gint m2i_k_threads (const M2iOpContext *ctx);
 
-/* Slices for @work multiply-adds: one per million, at most
- * m2i_k_threads(); below that, handing work to another core costs more
- * than it saves. */
+/* Slices for @work multiply-adds, at most m2i_k_threads(): one per
+ * 100 000 inside a team's run, one per million otherwise; below that,
+ * handing work to another core costs more than it saves. */
 gint m2i_k_slices_for (const M2iOpContext *ctx, gint64 work);
 
 /* ---- Spatial window geometry (convolution and pooling) ---------------- */

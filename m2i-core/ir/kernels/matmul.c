@@ -125,7 +125,7 @@ matmul_infer (M2iOpContext *ctx, GError **error)
   if (s->type == M2I_ET_F32) {
     s->packed_a = (m2i_gemm_packed_a_size (s->arch, (gint) m, (gint) ka) + 15) & ~(gsize) 15;
     s->bbuf_floats = ((gsize) s->arch->kc * s->arch->nr + 15) & ~(gsize) 15;
-    s->strip_floats = (m2i_gemm_strip_size (s->arch, (gint) m) + 15) & ~(gsize) 15;
+    s->strip_floats = (m2i_gemm_strip_size (s->arch) + 15) & ~(gsize) 15;
     ctx->scratch_bytes = (s->packed_a + s->slices * (s->bbuf_floats + s->strip_floats))
         * sizeof (float);
     if (ctx->inputs[1].data) {
@@ -179,7 +179,7 @@ matmul_slice (gint begin, gint end, gint slice, gpointer data)
   const MatMulState *s = j->s;
   gint nr = s->arch->nr;
   float *bbuf = j->scratch + s->packed_a + slice * (s->bbuf_floats + s->strip_floats);
-  M2iGemmOut o = { j->c, (gsize) s->n, NULL, NULL, s->fused.bias, s->fused.relu };
+  M2iGemmOut o = { j->c, (gsize) s->n, NULL, NULL, NULL, NULL, s->fused.bias, s->fused.relu };
   for (gint panel = begin; panel < end; panel++) {
     gint n0 = panel * nr;
     m2i_gemm_column_panel (s->arch, (gint) s->m, (gint) s->k, j->packed_a, j->a1_stride, n0,
@@ -248,7 +248,7 @@ matmul_execute (M2iOpContext *ctx, GError **error)
         s->packed_b ? s->packed_b + bi * s->packed_b_mat : NULL, pa, a1, (float *) cm,
         scratch };
       gint slices = MIN (m2i_k_slices_for (ctx, s->m * s->n * s->k), s->slices);
-      m2i_parallel_for ((gint) panels, slices, 1, matmul_slice, &j);
+      m2i_k_parallel_for ((gint) panels, slices, 1, matmul_slice, &j);
     }
   }
   return TRUE;

@@ -31,6 +31,7 @@ typedef struct {
    * input column x·sw + kx·dw − pl lies inside the row (computed once:
    * 64-bit divisions per row would cost more than the maxima). */
   gint64 *col_lo, *col_hi;
+  gboolean separable;                  /* max_plane_sep () applies */
 } PoolState;
 
 static void
@@ -265,6 +266,122 @@ max_plane_f32_avx512 (const PoolState *s, const float *plane, float *out, guint8
   else
     max_plane_avx512 (s, plane, out, NULL, 0, FALSE, s->sw);
 }
+
+/* A 2-D f32 MaxPool without indices, separably, in registers: for 16
+ * outputs of a row, the maxima down the window's rows of the input columns
+ * they read (colmax16: one load and one maximum per row and 16 columns),
+ * then the maxima across the window's columns, by permutes of those
+ * column maxima: stride 1 takes 16 + kw - 1 columns (two vectors, kw ≤ 16),
+ * stride 2 takes 33 (its even and odd columns, and the even ones shifted
+ * by one, kw ≤ 3). About 2 + kw/sw operations per input element instead
+ * of kh·kw per output element, and no round trip through memory. Other
+ * strides, dilated columns and wider windows take max_plane_avx512.
+ *
+ * Every maximum is max (v, best) with best starting at -inf, which
+ * ignores NaN as "v > best" does; lanes left at -inf (windows of only
+ * -inf, NaN or pads) take the window's first element, as a scan would.
+ * The maxima are taken in another order than the scan's, which can only
+ * matter for the sign of a zero. */
+static inline __attribute__ ((always_inline, target ("avx512f,avx512vl,avx512bw,avx512dq")))
+__m512
+colmax16 (const float *r0, gint64 pitch, gint64 n, gint64 c, gint64 w)
+{
+  const __m512 lowest = _mm512_set1_ps (-INFINITY);
+  __m512 v = lowest;
+  if (c >= 0 && c + 16 <= w) {
+    /* The common 3-row window without a loop. Each maximum's second
+     * operand is what it returns for a NaN, so it must never be NaN
+     * itself: the chain starts from -inf. */
+    if (n == 3)
+      return _mm512_max_ps (_mm512_loadu_ps (r0 + 2 * pitch + c),
+          _mm512_max_ps (_mm512_loadu_ps (r0 + pitch + c),
+              _mm512_max_ps (_mm512_loadu_ps (r0 + c), lowest)));
+    for (gint64 r = 0; r < n; r++)
+      v = _mm512_max_ps (_mm512_loadu_ps (r0 + r * pitch + c), v);
+  } else if (c < w && c + 16 > 0) {
+    /* Lanes outside the row stay -inf (a masked load does not touch
+     * them). */
+    guint32 lo = (guint32) CLAMP (-c, 0, 16), hi = (guint32) CLAMP (w - c, 0, 16);
+    __mmask16 m = (__mmask16) (((1u << hi) - 1) & ~((1u << lo) - 1));
+    if (n == 3)
+      return _mm512_max_ps (_mm512_mask_loadu_ps (lowest, m, r0 + 2 * pitch + c),
+          _mm512_max_ps (_mm512_mask_loadu_ps (lowest, m, r0 + pitch + c),
+              _mm512_max_ps (_mm512_mask_loadu_ps (lowest, m, r0 + c), lowest)));
+    for (gint64 r = 0; r < n; r++)
+      v = _mm512_max_ps (_mm512_mask_loadu_ps (lowest, m, r0 + r * pitch + c), v);
+  }
+  return v;
+}
+
+static inline __attribute__ ((always_inline, target ("avx512f,avx512vl,avx512bw,avx512dq")))
+void
+max_plane_sep_sw (const PoolState *s, const float *plane, float *out, gint64 sw)
+{
+  const __m512 lowest = _mm512_set1_ps (-INFINITY);
+  const __m512i lane = _mm512_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const __m512i even = _mm512_add_epi32 (lane, lane), odd = _mm512_add_epi32 (even,
+      _mm512_set1_epi32 (1));
+  gint64 pitch = s->dh * s->w;
+  for (gint64 oy = 0; oy < s->oh; oy++) {
+    /* The window's rows inside the input: ky in [ky0, ky0 + n), equally
+     * spaced, so one pointer and the pitch reach them all. */
+    gint64 iy0 = oy * s->sh - s->pt, ky0 = 0, n = 0;
+    for (gint64 ky = 0; ky < s->kh; ky++) {
+      gint64 iy = iy0 + ky * s->dh;
+      if (iy >= 0 && iy < s->h && n++ == 0)
+        ky0 = ky;
+    }
+    const float *r0 = plane + (iy0 + ky0 * s->dh) * s->w;
+    float *o = out + oy * s->ow;
+    /* Column maxima from input column c on; a carries over from the
+     * previous 16 outputs. */
+    gint64 c = -s->pl;
+    __m512 a = colmax16 (r0, pitch, n, c, s->w);
+    for (gint64 x = 0; x < s->ow; x += 16, c += 16 * sw) {
+      __m512 best;
+      if (sw == 1) {
+        __m512 next = s->kw > 1 || x + 16 < s->ow ? colmax16 (r0, pitch, n, c + 16, s->w)
+            : lowest;
+        best = a;
+        for (gint64 kx = 1; kx < s->kw; kx++)
+          best = _mm512_max_ps (_mm512_permutex2var_ps (a,
+                  _mm512_add_epi32 (lane, _mm512_set1_epi32 ((gint32) kx)), next), best);
+        a = next;
+      } else {
+        __m512 b = colmax16 (r0, pitch, n, c + 16, s->w);
+        __m512 next = s->kw > 2 || x + 16 < s->ow ? colmax16 (r0, pitch, n, c + 32, s->w)
+            : lowest;
+        __m512 e = _mm512_permutex2var_ps (a, even, b);
+        best = e;
+        if (s->kw > 1)
+          best = _mm512_max_ps (_mm512_permutex2var_ps (a, odd, b), best);
+        if (s->kw > 2)        /* columns c + 2, c + 4, ..., c + 32 */
+          best = _mm512_max_ps (_mm512_castsi512_ps (_mm512_alignr_epi32 (
+                      _mm512_castps_si512 (next), _mm512_castps_si512 (e), 1)), best);
+        a = next;
+      }
+      __mmask16 m = (__mmask16) (s->ow - x >= 16 ? 0xffff : (1u << (s->ow - x)) - 1);
+      _mm512_mask_storeu_ps (o + x, m, best);
+      __mmask16 stuck = m & _mm512_cmp_ps_mask (best, lowest, _CMP_EQ_OQ);
+      for (gint l = 0; stuck; l++, stuck >>= 1) {
+        if (!(stuck & 1))
+          continue;
+        gint32 f = first_in_window (s, 0, oy, x + l);
+        o[x + l] = f >= 0 ? plane[f] : -INFINITY;
+      }
+    }
+  }
+}
+
+__attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq")))
+static void
+max_plane_sep (const PoolState *s, const float *plane, float *out)
+{
+  if (s->sw == 2)
+    max_plane_sep_sw (s, plane, out, 2);
+  else
+    max_plane_sep_sw (s, plane, out, 1);
+}
 #endif
 
 /* ---- AvgPool rows ------------------------------------------------------ */
@@ -341,6 +458,10 @@ pool_slice (gint begin, gint end, gint slice, gpointer data)
     /* MaxPool-8 indices are counted from `axis` on. */
     gint64 shift = s->axis == 0 ? p * in_plane : s->axis == 1 ? (p % s->c) * in_plane : 0;
 #if defined(__x86_64__) && defined(__GNUC__)
+    if (s->separable && !j->indices) {
+      max_plane_sep (s, (const float *) plane, (float *) j->out + p * out_plane);
+      continue;
+    }
     if (s->is_max && s->type == M2I_ET_F32 && (m2i_cpu_flags () & M2I_CPU_AVX512F) &&
         shift + in_plane <= G_MAXINT32) {
       max_plane_f32_avx512 (s, (const float *) plane, (float *) j->out + p * out_plane,
@@ -471,6 +592,14 @@ pool_infer (M2iOpContext *ctx, gboolean is_max, gboolean v8, GError **error)
     s->col_lo[kx] = off >= 0 ? 0 : (-off + s->sw - 1) / s->sw;
     s->col_hi[kx] = MIN (s->w - 1 - off < 0 ? -1 : (s->w - 1 - off) / s->sw, s->ow - 1);
   }
+#if defined(__x86_64__) && defined(__GNUC__)
+  /* The separable path (max_plane_sep): 2-D f32 max pooling, columns
+   * not dilated, stride 1 with kw ≤ 16 or stride 2 with kw ≤ 3; used
+   * when no indices are asked for. */
+  s->separable = is_max && s->type == M2I_ET_F32 && s->d == 1 && s->kd == 1 && s->pd == 0 &&
+      s->dw == 1 && ((s->sw == 1 && s->kw <= 16) || (s->sw == 2 && s->kw <= 3)) &&
+      (m2i_cpu_flags () & M2I_CPU_AVX512F);
+#endif
   s->slices = m2i_k_threads (ctx);
   ctx->scratch_bytes = is_max ? s->slices * pool_scratch_per_slice (s) : 0;
   for (gint o = 0; o < ctx->n_outputs; o++) {
@@ -494,7 +623,7 @@ pool_execute (M2iOpContext *ctx, GError **error)
   gint planes = (gint) (s->n * s->c);
   gint64 work = s->n * s->c * s->od * s->oh * s->ow * s->kd * s->kh * s->kw;
   gint slices = work >= 65536 ? MIN (m2i_k_threads (ctx), s->slices) : 1;
-  m2i_parallel_for (planes, slices, 1, pool_slice, &j);
+  m2i_k_parallel_for (planes, slices, 1, pool_slice, &j);
   return TRUE;
 }
 

@@ -14,6 +14,7 @@ typedef struct {
   M2iBroadcast plan;                   /* over the input: operands in, out */
   gint64 count;                        /* elements per mean */
   gint64 out_numel;
+  gboolean trailing;                   /* f32, the reduced axes are the last ones */
 } ReduceState;
 
 typedef struct {
@@ -68,6 +69,42 @@ reduce_row (const gint64 *off, gint64 n, gpointer user)
   }
 }
 
+/* Means of @rows contiguous runs of @count floats (the reduced axes are
+ * the trailing ones: a global average pool), each summed in double with
+ * eight partial sums, as reduce_row does (compiled per instruction set:
+ * the partial sums are one vector). */
+M2I_K_INLINE void
+mean_rows_body (const float *x, gint64 rows, gint64 count, float *out)
+{
+  for (gint64 r = 0; r < rows; r++, x += count) {
+    double part[8] = { 0 };
+    gint64 i = 0;
+    for (; i + 8 <= count; i += 8)
+      for (gint k = 0; k < 8; k++)
+        part[k] += x[i + k];
+    for (; i < count; i++)
+      part[0] += x[i];
+    double sum = ((part[0] + part[1]) + (part[2] + part[3])) +
+        ((part[4] + part[5]) + (part[6] + part[7]));
+    out[r] = (float) (sum / (double) count);
+  }
+}
+M2I_K_SIMD_CLONES (mean_rows, (const float *x, gint64 rows, gint64 count, float *out),
+    (x, rows, count, out))
+
+typedef struct {
+  const ReduceState *s;
+  const float *in;
+  float *out;
+} MeanJob;
+
+static void
+mean_slice (gint begin, gint end, gint slice, gpointer data)
+{
+  const MeanJob *j = data;
+  mean_rows (j->in + (gsize) begin * j->s->count, end - begin, j->s->count, j->out + begin);
+}
+
 static gboolean
 reduce_mean_infer (M2iOpContext *ctx, GError **error)
 {
@@ -103,6 +140,15 @@ reduce_mean_infer (M2iOpContext *ctx, GError **error)
       out.dims[out.rank++] = in->dims[d];
     }
   }
+  /* Reduced axes after every kept one: each mean is a contiguous run. */
+  gint last_kept = -1, first_reduced = in->rank;
+  for (gint d = 0; d < in->rank; d++) {
+    if (reduced[d] && in->dims[d] != 1)
+      first_reduced = MIN (first_reduced, d);
+    else if (!reduced[d] && in->dims[d] != 1)
+      last_kept = d;
+  }
+  s->trailing = s->type == M2I_ET_F32 && last_kept < first_reduced && s->count > 0;
   const M2iShape *ops[2] = { in, &kept };
   m2i_k_broadcast_plan (&s->plan, in, ops, 2);
   s->out_numel = m2i_shape_numel (&out);
@@ -120,6 +166,12 @@ reduce_mean_execute (M2iOpContext *ctx, GError **error)
   ReduceJob j = { s, ctx->inputs[0].data, ctx->scratch };
   if (s->out_numel == 0)
     return TRUE;
+  if (s->trailing) {
+    MeanJob mj = { s, ctx->inputs[0].data, ctx->outputs[0].data };
+    gint slices = s->out_numel * s->count >= 65536 ? m2i_k_threads (ctx) : 1;
+    m2i_k_parallel_for ((gint) s->out_numel, slices, 1, mean_slice, &mj);
+    return TRUE;
+  }
   memset (ctx->scratch, 0, s->out_numel * 8);
   if (s->count > 0 && s->out_numel > 0)
     m2i_k_broadcast_run (&s->plan, 1, reduce_row, &j);   /* rows share sums */

@@ -83,7 +83,7 @@ softmax_execute (M2iOpContext *ctx, GError **error)
   if (s->n == 0 || s->inner == 0)
     return TRUE;
   gint slices = s->outer * s->n * s->inner >= 16384 ? MIN (m2i_k_threads (ctx), s->slices) : 1;
-  m2i_parallel_for ((gint) s->outer, slices, 1, softmax_slice, &j);
+  m2i_k_parallel_for ((gint) s->outer, slices, 1, softmax_slice, &j);
   return TRUE;
 }
 

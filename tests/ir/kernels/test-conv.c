@@ -185,6 +185,32 @@ test_shapes_fixed (void)
     { 1, 1, 28, 28, 8, 1, 5, 5, 1, 1, 1, 1, { 2, 2 }, { 2, 2 }, NULL, FALSE },  /* one input channel */
     { 1, 33, 14, 14, 70, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 3, 3, 3, 2, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },    /* 1x1 output */
+    /* Strided layers through slots (conv.c): strides 2 to 5, dilations
+     * that land every tap on one row phase, a kernel narrower than the
+     * stride (unread phases), pads on one side only, groups, 1-D; 7x7 at
+     * stride 4 (28 slots) is gathered (im2col) instead. */
+    { 1, 5, 17, 19, 9, 1, 3, 3, 2, 2, 1, 1, { 1, 0 }, { 0, 1 }, NULL, FALSE },
+    { 2, 4, 23, 22, 7, 1, 5, 5, 3, 3, 1, 1, { 2, 2 }, { 2, 2 }, NULL, FALSE },
+    { 1, 3, 31, 29, 6, 1, 7, 7, 4, 4, 1, 1, { 3, 3 }, { 3, 3 }, NULL, FALSE },
+    { 1, 6, 20, 21, 5, 1, 3, 3, 2, 2, 2, 2, { 2, 2 }, { 2, 2 }, NULL, FALSE },
+    { 1, 4, 16, 18, 5, 1, 2, 1, 3, 3, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 4, 21, 21, 5, 1, 3, 3, 5, 5, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 8, 15, 16, 10, 2, 3, 3, 2, 3, 1, 2, { 0, 2 }, { 1, 0 }, NULL, FALSE },
+    { 1, 4, 1, 23, 6, 1, 1, 4, 1, 3, 1, 1, { 0, 1 }, { 0, 2 }, NULL, TRUE },
+    /* Stride 1 through column copies (conv.c): pads on one side (outputs
+     * narrower than the rows), both sides, the right one only, dilated
+     * taps, a kernel almost as wide as the plane, 5x5, groups, batches,
+     * 1-D, and pads too wide for copies. */
+    { 1, 5, 9, 12, 7, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 0 }, NULL, FALSE },
+    { 2, 6, 8, 10, 9, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 2, 2 }, NULL, FALSE },
+    { 1, 4, 11, 13, 5, 1, 3, 3, 1, 1, 2, 2, { 2, 2 }, { 2, 2 }, NULL, FALSE },
+    { 1, 4, 11, 13, 5, 1, 3, 3, 1, 1, 2, 3, { 1, 3 }, { 2, 1 }, NULL, FALSE },
+    { 1, 3, 6, 6, 4, 1, 5, 5, 1, 1, 1, 1, { 2, 2 }, { 2, 2 }, NULL, FALSE },
+    { 1, 3, 5, 5, 4, 1, 3, 4, 1, 1, 1, 1, { 1, 2 }, { 1, 1 }, NULL, FALSE },
+    { 2, 8, 14, 14, 12, 4, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 3, 1, 19, 5, 1, 1, 5, 1, 1, 1, 1, { 0, 2 }, { 0, 1 }, NULL, TRUE },
+    { 1, 3, 7, 9, 5, 1, 3, 3, 1, 1, 1, 1, { 1, 2 }, { 1, 2 }, NULL, FALSE },
+    { 1, 16, 60, 61, 24, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     check_case (&cases[i], FALSE, 2);
@@ -242,9 +268,48 @@ test_shapes_large (void)
     { 2, 300, 12, 13, 70, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
     { 1, 40, 61, 59, 17, 1, 3, 3, 2, 2, 1, 1, { 1, 0 }, { 0, 1 }, NULL, FALSE },
     { 1, 64, 60, 50, 64, 64, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    /* A few column panels shared out by output-channel blocks too. */
+    { 1, 64, 14, 14, 200, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 128, 14, 14, 100, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     check_case (&cases[i], FALSE, 3);
+}
+
+/* Inside an inference's team of threads (kernels/team.c), where layers are
+ * cut into slices from 100 000 multiply-adds: small and large layers of
+ * every path, two and three threads. */
+typedef struct {
+  const ConvCase *cases;
+  gint n_cases, threads;
+} TeamCases;
+
+static void
+team_cases (gpointer data)
+{
+  const TeamCases *tc = data;
+  g_assert_true (m2i_k_team_active ());
+  for (gint i = 0; i < tc->n_cases; i++)
+    check_case (&tc->cases[i], i % 2 == 1, tc->threads);
+}
+
+static void
+test_team (void)
+{
+  static const ConvCase cases[] = {
+    { 1, 64, 14, 14, 200, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 16, 28, 28, 40, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 32, 14, 14, 24, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 2, 3, 45, 45, 32, 1, 3, 3, 2, 2, 1, 1, { 0, 0 }, { 1, 1 }, NULL, FALSE },
+    { 1, 24, 20, 22, 24, 24, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 48, 9, 9, 96, 2, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+  };
+  for (gint threads = 2; threads <= 3; threads++) {
+    M2iKTeam *team = m2i_k_team_new (threads);
+    TeamCases tc = { cases, G_N_ELEMENTS (cases), threads };
+    m2i_k_team_run (team, team_cases, &tc);
+    m2i_k_team_free (team);
+  }
 }
 
 /* PyTorch's conv2d/conv1d on the vectors made by gen.py. */
@@ -294,8 +359,12 @@ static KTest *err_conv (const M2iOpKernel *k, M2iShape xs, M2iShape ws, M2iEleme
 
 /* A convolution with a fused bias and ReLU gives exactly (bit for bit) what
  * the Convolution, Add and ReLU kernels give one after the other, on every
- * path: stride 1 with pads (strip), pointwise (direct), strided (im2col),
- * depthwise, groups, one output channel. */
+ * path: stride 1 with pads (a grid row per vector, several rows per vector
+ * on small planes), pointwise (whole vectors, a partial last panel),
+ * strided (slots, or im2col for 1x1), depthwise, groups, one output channel, and K over one
+ * block (the results of the first block added back before the epilogue),
+ * with output channels that leave the last row panel part-used, and
+ * output channels cut into blocks between two threads. */
 static void
 test_fused_bias_relu (void)
 {
@@ -303,9 +372,14 @@ test_fused_bias_relu (void)
     { 1, 16, 14, 14, 40, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 24, 13, 13, 64, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
     { 2, 3, 31, 29, 20, 1, 3, 3, 2, 2, 1, 1, { 0, 1 }, { 1, 0 }, NULL, FALSE },
+    { 1, 8, 15, 17, 20, 1, 1, 1, 2, 2, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
     { 1, 12, 21, 37, 12, 12, 3, 3, 2, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 12, 9, 9, 24, 3, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 5, 10, 10, 1, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 40, 14, 14, 21, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 64, 5, 5, 19, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 300, 7, 9, 13, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 128, 14, 14, 100, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     const ConvCase *c = &cases[i];
@@ -315,6 +389,7 @@ test_fused_bias_relu (void)
     kt_fill (in, n_in, 41 + i, -1, 1);
     kt_fill (w, n_w, 42 + i, -1, 1);
     kt_fill (bias, c->c_out, 43 + i, -1, 1);
+    in[n_in / 3] = NAN;         /* ReLU (NaN) is 0, as the ReLU layer gives */
     for (gint relu = 0; relu < 2; relu++) {
       /* Separate layers. */
       KTest *conv = conv_test_new (c, in, w, FALSE, 2);
@@ -454,6 +529,7 @@ main (int argc, char **argv)
   g_test_add_func ("/conv/shapes-fixed", test_shapes_fixed);
   g_test_add_func ("/conv/shapes-random", test_shapes_random);
   g_test_add_func ("/conv/shapes-large", test_shapes_large);
+  g_test_add_func ("/conv/team", test_team);
   g_test_add_func ("/conv/torch", test_torch_vectors);
   g_test_add_func ("/conv/errors", test_errors);
   g_test_add_func ("/conv/fused-bias-relu", test_fused_bias_relu);

@@ -194,7 +194,8 @@ test_integers (void)
 
 /* A fully connected layer with its bias and ReLU fused gives exactly what
  * MatMul, Add and ReLU give one after the other (one row, several rows,
- * batched, constant and run-time weights). */
+ * batched, constant and run-time weights, K over one block, a partial
+ * last panel). */
 static void
 test_fused_bias_relu (void)
 {
@@ -202,6 +203,7 @@ test_fused_bias_relu (void)
     { SHAPE (1, 300), SHAPE (70, 300), TRUE, TRUE },
     { SHAPE (13, 40), SHAPE (40, 50), FALSE, FALSE },
     { SHAPE (2, 3, 20), SHAPE (20, 33), FALSE, TRUE },
+    { SHAPE (11, 300), SHAPE (300, 70), FALSE, TRUE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     gsize na = m2i_shape_numel (&cases[i].a), nb = m2i_shape_numel (&cases[i].b);

@@ -39,6 +39,38 @@ test_reduce_mean (void)
     kt_free (t);
     kt_array_free (y);
   }
+  /* Means over trailing axes (global average pools): many rows, runs
+   * that are not a multiple of 8, two threads, against a plain double
+   * sum. */
+  const struct { M2iShape shape; gint64 axes[2]; gint n; } runs[] = {
+    { SHAPE (1, 1000, 13, 15), { 2, 3 }, 2 },
+    { SHAPE (37, 301), { 1 }, 1 },
+    { SHAPE (3, 5, 1, 7), { 3, 2 }, 2 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (runs); i++) {
+    gint64 numel = m2i_shape_numel (&runs[i].shape);
+    gint64 count = 1;
+    for (gint a = 0; a < runs[i].n; a++)
+      count *= runs[i].shape.dims[runs[i].axes[a]];
+    KtArray xa = { M2I_ET_F32, runs[i].shape, g_new (float, numel) };
+    kt_fill (xa.data, numel, 60 + i, -2, 3);
+    float *want = g_new (float, numel / count);
+    for (gint64 r = 0; r < numel / count; r++) {
+      double sum = 0;
+      for (gint64 e = 0; e < count; e++)
+        sum += ((const float *) xa.data)[r * count + e];
+      want[r] = (float) (sum / count);
+    }
+    KTest *tb = reduce_new (&xa, runs[i].axes, runs[i].n, FALSE);
+    tb->ctx.n_threads = 2;
+    kt_run (tb, 1);
+    g_assert_cmpint (m2i_shape_numel (&tb->outputs[0].shape), ==, numel / count);
+    kt_assert_close ("mean over trailing axes", kt_out_f32 (tb, 0), want, numel / count, 1e-6, 1e-6);
+    kt_free (tb);
+    g_free (want);
+    g_free (xa.data);
+  }
+
   /* Empty axes: the data itself. */
   KTest *t = reduce_new (x, NULL, 0, FALSE);
   kt_run (t, 1);

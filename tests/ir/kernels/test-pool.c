@@ -312,6 +312,136 @@ test_large (void)
   g_free (want);
 }
 
+/* The window scan of the MaxPool-8 spec, written plainly: the first element
+ * greater than everything before it (from -inf; NaN never is) wins; a
+ * window where none is (only -inf, NaN or pads) gives its first element
+ * inside the input. Output shape from the kernel under test (its rules
+ * are checked by the vectors above). */
+static void
+naive_max2d (const float *x, gint64 c, gint64 h, gint64 w, gint64 oh, gint64 ow,
+    const gint64 *k, const gint64 *st, const gint64 *dl, const gint64 *pb, float *y,
+    gint64 *idx)
+{
+  for (gint64 ch = 0; ch < c; ch++)
+    for (gint64 oy = 0; oy < oh; oy++)
+      for (gint64 ox = 0; ox < ow; ox++) {
+        float best = -INFINITY;
+        gint64 at = -1, first = -1;
+        for (gint64 ky = 0; ky < k[0]; ky++)
+          for (gint64 kx = 0; kx < k[1]; kx++) {
+            gint64 iy = oy * st[0] - pb[0] + ky * dl[0], ix = ox * st[1] - pb[1] + kx * dl[1];
+            if (iy < 0 || iy >= h || ix < 0 || ix >= w)
+              continue;
+            float v = x[(ch * h + iy) * w + ix];
+            if (first < 0)
+              first = iy * w + ix;
+            if (v > best) {
+              best = v;
+              at = iy * w + ix;
+            }
+          }
+        if (at < 0) {
+          at = MAX (first, 0);
+          best = first >= 0 ? x[ch * h * w + first] : -INFINITY;
+        }
+        y[(ch * oh + oy) * ow + ox] = best;
+        idx[(ch * oh + oy) * ow + ox] = at;
+      }
+}
+
+/* 2-D f32 MaxPool on random shapes against naive_max2d: every path of the
+ * kernel (the separable one for strides 1 and 2, the per-tap one with
+ * indices, dilations or other strides, the plain loops under
+ * M2I_CPU_DISABLE), row ends inside and across 16- and 32-column chunks,
+ * pads, ceil overhang, windows of only NaN, -inf or pads, 1–2 threads. */
+static void
+test_max_random (void)
+{
+  GRand *r = g_rand_new_with_seed (20261121);
+  gint checked = 0;
+  for (gint iter = 0; iter < 400; iter++) {
+    gint64 c = g_rand_int_range (r, 1, 4), h = g_rand_int_range (r, 1, 30),
+        w = g_rand_int_range (r, 1, 75);
+    gint64 k[2] = { g_rand_int_range (r, 1, 5), g_rand_int_range (r, 1, 5) };
+    if (g_rand_int_range (r, 0, 8) == 0)
+      k[1] = g_rand_int_range (r, 14, 19);      /* around the 16-tap limit */
+    gint64 st[2] = { g_rand_int_range (r, 1, 4), g_rand_int_range (r, 1, 4) };
+    if (g_rand_int_range (r, 0, 3))
+      st[1] = g_rand_int_range (r, 1, 3);       /* mostly the separable strides */
+    gboolean v8 = g_rand_boolean (r);
+    gint64 dl[2] = { 1, 1 };
+    if (v8 && g_rand_int_range (r, 0, 4) == 0) {
+      dl[0] = g_rand_int_range (r, 1, 3);
+      dl[1] = g_rand_int_range (r, 1, 3);
+    }
+    gint64 pb[2], pe[2];
+    for (gint a = 0; a < 2; a++) {
+      pb[a] = g_rand_int_range (r, 0, (gint32) k[a]);
+      pe[a] = g_rand_int_range (r, 0, (gint32) k[a]);
+    }
+    gboolean ceil_mode = g_rand_boolean (r);
+    if ((k[0] - 1) * dl[0] + 1 > h + pb[0] + pe[0] || (k[1] - 1) * dl[1] + 1 > w + pb[1] + pe[1])
+      continue;
+    gsize n = c * h * w;
+    float *x = g_new (float, n);
+    kt_fill (x, n, iter + 1, -4, 4);
+    static const float specials[] = { NAN, -INFINITY, INFINITY, -0.0f, 0.0f };
+    for (gsize i = 0; i < n; i++)
+      if (g_rand_int_range (r, 0, 100) < 6)
+        x[i] = specials[g_rand_int_range (r, 0, G_N_ELEMENTS (specials))];
+    if (g_rand_boolean (r)) {
+      /* A block of NaN and -inf: windows with nothing above -inf. */
+      gint64 y0 = g_rand_int_range (r, 0, (gint32) h), x0 = g_rand_int_range (r, 0, (gint32) w);
+      for (gint64 y = y0; y < MIN (h, y0 + 4); y++)
+        for (gint64 xx = x0; xx < MIN (w, x0 + 5); xx++)
+          x[y * w + xx] = (y + xx) % 3 ? -INFINITY : NAN;
+    }
+    g_autofree gchar *ks = g_strdup_printf ("%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT, k[0], k[1]);
+    g_autofree gchar *ss = g_strdup_printf ("%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT, st[0], st[1]);
+    g_autofree gchar *bs = g_strdup_printf ("%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT, pb[0], pb[1]);
+    g_autofree gchar *es = g_strdup_printf ("%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT, pe[0], pe[1]);
+    g_autofree gchar *ds = g_strdup_printf ("%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT, dl[0], dl[1]);
+    /* MaxPool-8 runs twice: with indices, and with its indices output
+     * left without memory (what the runtime does when nobody reads it). */
+    for (gint with_idx = 0; with_idx < (v8 ? 2 : 1); with_idx++) {
+      KTest *t = pool_new (&m2i_kernel_max_pool, v8 ? "opset8" : "opset1", ks, ss, bs, es);
+      kt_attr (t, "rounding_type", ceil_mode ? "ceil" : "floor");
+      if (v8) {
+        kt_attr (t, "dilations", ds);
+        kt_attr (t, "axis", "2");
+      }
+      kt_input (t, M2I_ET_F32, SHAPE (1, c, h, w), x, FALSE);
+      t->ctx.n_threads = 1 + iter % 2;
+      GError *error = NULL;
+      if (!kt_infer (t, v8 ? 2 : 1, &error))
+        g_error ("case %d: %s", iter, error->message);
+      if (v8 && !with_idx)
+        t->outputs[1].data = NULL;
+      g_assert_true (kt_execute (t, &error));
+      gint64 oh = t->outputs[0].shape.dims[2], ow = t->outputs[0].shape.dims[3];
+      float *want = g_new (float, c * oh * ow);
+      gint64 *want_idx = g_new (gint64, c * oh * ow);
+      naive_max2d (x, c, h, w, oh, ow, k, st, dl, pb, want, want_idx);
+      g_autofree gchar *what = g_strdup_printf ("case %d: %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
+          "x%" G_GINT64_FORMAT " k %s s %s d %s pads %s/%s %s%s", iter, c, h, w, ks, ss, ds, bs, es,
+          ceil_mode ? "ceil" : "floor", with_idx ? " indices" : "");
+      kt_assert_close (what, kt_out_f32 (t, 0), want, c * oh * ow, 0, 0);
+      if (with_idx)
+        for (gint64 i = 0; i < c * oh * ow; i++)
+          if (((const gint64 *) t->outputs[1].data)[i] != want_idx[i])
+            g_error ("%s: index %" G_GINT64_FORMAT " is %" G_GINT64_FORMAT ", expected %"
+                G_GINT64_FORMAT, what, i, ((const gint64 *) t->outputs[1].data)[i], want_idx[i]);
+      g_free (want);
+      g_free (want_idx);
+      kt_free (t);
+      checked++;
+    }
+    g_free (x);
+  }
+  g_assert_cmpint (checked, >, 300);
+  g_rand_free (r);
+}
+
 static void
 test_errors (void)
 {
@@ -379,6 +509,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pool/avg-vectors", test_avg_vectors);
   g_test_add_func ("/pool/ranks-types", test_other_ranks_types);
   g_test_add_func ("/pool/large", test_large);
+  g_test_add_func ("/pool/max-random", test_max_random);
   g_test_add_func ("/pool/errors", test_errors);
   return g_test_run ();
 }

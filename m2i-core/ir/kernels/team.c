@@ -1,0 +1,215 @@
+/* team.c — one inference's threads: a fork-join team that hands a layer's
+ * slices to the other cores in well under a microsecond.
+ *
+ * An inference runs one layer after another, many of them in tens of
+ * microseconds; handing each layer's slices to the process-wide pool
+ * (m2i_parallel_for) wakes a sleeping worker every time, which costs as
+ * much as the slices themselves. So an inference on N threads takes
+ * N - 1 pool workers once, for its whole length (m2i_k_team_run): they
+ * stay in a spin loop between layers, and m2i_k_parallel_for publishes a
+ * layer's slices through one atomic word that every member takes slices
+ * from. The thread that called infer() (the master) runs the layers and
+ * takes slices too, so a helper that is late — descheduled on a busy
+ * machine, or never started because the pool is busy — costs nothing but
+ * its share: the master simply takes every slice.
+ *
+ * Protocol. A job (a layer's parallel loop) is published as one 64-bit
+ * word: its number (32 bits), its slice count and the next slice to take
+ * (16 bits each), stored after the job's description. A member takes slice
+ * s by moving the word from s to s + 1 (compare-and-swap); the count is in
+ * the word itself, so a member that lags behind can never take a slice of
+ * a job that is over, and one that did take a slice knows the description
+ * is that job's: the master writes the next one only after every slice of
+ * this one is done. So members need no other handshake: helpers come and
+ * go as they are scheduled, and the master only waits for slices that
+ * were taken.
+ */
+#include "kernels-private.h"
+#include <base/m2i-parallel.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define CPU_RELAX() _mm_pause ()
+#else
+#define CPU_RELAX() do { } while (0)
+#endif
+
+#define TEAM_MAX 64
+/* A helper spins this long without work before it also yields its core
+ * at every check (other processes may want it). */
+#define SPIN_BEFORE_YIELD_US 200
+
+#define WORD(job, slices, next) ((guint64) (job) << 32 | (guint64) (slices) << 16 | (next))
+#define WORD_SLICES(w) ((gint) ((w) >> 16 & 0xffff))
+#define WORD_NEXT(w) ((gint) ((w) & 0xffff))
+
+struct _M2iKTeam {
+  gint n_helpers;
+  guint64 word __attribute__ ((aligned (64)));   /* see the protocol above; atomic */
+  gint done __attribute__ ((aligned (64)));      /* slices of the job finished, atomic */
+  gint closed;                                   /* the inference is over, atomic */
+  /* The job: written by the master before it publishes the job. */
+  M2iParallelFunc func;
+  gpointer data;
+  gint n;
+  guint32 job;                         /* the master's last job number */
+  void (*body) (gpointer);
+  gpointer body_data;
+};
+
+/* The team whose master this thread is, while m2i_k_team_run runs its
+ * body (NULL while the master runs a slice: loops asked for there run
+ * alone), and the team whose master this thread is, throughout. */
+static __thread M2iKTeam *current_team, *master_of;
+
+M2iKTeam *
+m2i_k_team_new (gint n_threads)
+{
+  gint n_helpers = CLAMP (n_threads, 1, TEAM_MAX) - 1;
+  M2iKTeam *t = g_malloc0 (sizeof (M2iKTeam));
+  t->n_helpers = n_helpers;
+  return t;
+}
+
+void
+m2i_k_team_free (M2iKTeam *team)
+{
+  g_free (team);
+}
+
+/* Takes and runs slices of the published job until none is left. */
+static void
+take_slices (M2iKTeam *t)
+{
+  for (;;) {
+    guint64 w = __atomic_load_n (&t->word, __ATOMIC_ACQUIRE);
+    gint s = WORD_NEXT (w), slices = WORD_SLICES (w);
+    if (s >= slices)
+      return;
+    if (!__atomic_compare_exchange_n (&t->word, &w, w + 1, FALSE, __ATOMIC_ACQ_REL,
+            __ATOMIC_ACQUIRE))
+      continue;
+    gint begin = (gint) ((gint64) t->n * s / slices);
+    gint end = (gint) ((gint64) t->n * (s + 1) / slices);
+    /* A slice that asks for threads itself runs that loop alone: the
+     * team is busy with this job (helpers are pool workers, whose calls
+     * run inline anyway; see m2i_k_parallel_for). */
+    M2iKTeam *saved = current_team;
+    current_team = NULL;
+    t->func (begin, end, s, t->data);
+    current_team = saved;
+    __atomic_add_fetch (&t->done, 1, __ATOMIC_RELEASE);
+  }
+}
+
+static void
+helper_main (M2iKTeam *t)
+{
+  /* The pool lets a thread waiting in m2i_parallel_for run queued jobs:
+   * if that thread is this team's master (a plugin's kernel asked the pool
+   * for threads), the helper job must not keep it, or the inference would
+   * wait for itself. */
+  if (master_of == t)
+    return;
+  gint64 idle_since = 0;
+  for (guint i = 0;; i++) {
+    guint64 w = __atomic_load_n (&t->word, __ATOMIC_ACQUIRE);
+    if (WORD_NEXT (w) < WORD_SLICES (w)) {
+      take_slices (t);
+      idle_since = 0;
+      continue;
+    }
+    if ((i & 15) == 0 && __atomic_load_n (&t->closed, __ATOMIC_ACQUIRE))
+      return;
+    /* Spin for a while, then also yield the core at each check. */
+    CPU_RELAX ();
+    if (idle_since == 0)
+      idle_since = g_get_monotonic_time ();
+    else if ((i & 15) == 0 && g_get_monotonic_time () - idle_since > SPIN_BEFORE_YIELD_US)
+      g_thread_yield ();
+  }
+}
+
+static void
+master_main (M2iKTeam *t)
+{
+  /* This thread may already be another team's master: a pool job it took
+   * while waiting in a pool call from that team's slice can run a team
+   * of its own. It is that team's master again afterwards. */
+  M2iKTeam *outer_master = master_of, *outer_current = current_team;
+  master_of = current_team = t;
+  t->body (t->body_data);
+  master_of = outer_master;
+  current_team = outer_current;
+  __atomic_store_n (&t->closed, 1, __ATOMIC_RELEASE);
+}
+
+static void
+team_slice (gint begin, gint end, gint slice, gpointer data)
+{
+  M2iKTeam *t = data;
+  for (gint s = begin; s < end; s++) {
+    if (s == 0)
+      master_main (t);
+    else
+      helper_main (t);
+  }
+}
+
+void
+m2i_k_team_run (M2iKTeam *team, void (*body) (gpointer), gpointer data)
+{
+  if (!team || team->n_helpers == 0 || current_team) {
+    body (data);
+    return;
+  }
+  /* No helper of an earlier run is left: m2i_parallel_for returned. */
+  team->body = body;
+  team->body_data = data;
+  team->job = 0;
+  __atomic_store_n (&team->word, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&team->closed, 0, __ATOMIC_RELEASE);
+  /* Slice 0 runs here (the caller's own slice comes first); the others
+   * are the helpers, picked up by the pool's workers when they can. */
+  m2i_parallel_for (team->n_helpers + 1, team->n_helpers + 1, 1, team_slice, team);
+}
+
+gboolean
+m2i_k_team_active (void)
+{
+  return current_team != NULL;
+}
+
+void
+m2i_k_parallel_for (gint n, gint n_slices, gint min_grain, M2iParallelFunc func,
+    gpointer data)
+{
+  M2iKTeam *t = current_team;
+  if (!t && master_of) {
+    /* Asked from a slice the master runs: alone, as a pool worker would
+     * (handing it to the pool could give the master its own helper job). */
+    if (n > 0)
+      func (0, n, 0, data);
+    return;
+  }
+  if (!t) {
+    m2i_parallel_for (n, n_slices, min_grain, func, data);
+    return;
+  }
+  if (n <= 0)
+    return;
+  gint slices = MIN (MIN (MAX (n_slices, 1), MAX (1, n / MAX (min_grain, 1))), 0xffff);
+  if (slices <= 1) {
+    func (0, n, 0, data);
+    return;
+  }
+  guint32 k = ++t->job;
+  t->func = func;
+  t->data = data;
+  t->n = n;
+  __atomic_store_n (&t->done, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&t->word, WORD (k, slices, 0), __ATOMIC_RELEASE);
+  take_slices (t);
+  while (__atomic_load_n (&t->done, __ATOMIC_ACQUIRE) < slices)
+    CPU_RELAX ();
+}
