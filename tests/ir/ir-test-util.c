@@ -213,31 +213,6 @@ test_ir_remove_files (gchar *xml_path)
   g_free (xml_path);
 }
 
-#include <gio/gio.h>
-
-GBytes *
-test_read_file_maybe_gzipped (const char *path, GError **error)
-{
-  gchar *data;
-  gsize len;
-  if (!g_file_get_contents (path, &data, &len, error))
-    return NULL;
-  if (len < 2 || (guint8) data[0] != 0x1f || (guint8) data[1] != 0x8b)
-    return g_bytes_new_take (data, len);
-  GConverter *z = G_CONVERTER (g_zlib_decompressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP));
-  GInputStream *raw = g_memory_input_stream_new_from_data (data, len, g_free);
-  GInputStream *in = g_converter_input_stream_new (raw, z);
-  GOutputStream *out = g_memory_output_stream_new_resizable ();
-  GBytes *b = NULL;
-  if (g_output_stream_splice (out, in, G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, NULL, error) >= 0)
-    b = g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (out));
-  g_object_unref (out);
-  g_object_unref (in);
-  g_object_unref (raw);
-  g_object_unref (z);
-  return b;
-}
-
 static gchar *
 env_path (const char *var, const char *relative)
 {
@@ -248,6 +223,26 @@ env_path (const char *var, const char *relative)
 gchar *test_shared_path (const char *relative) { return env_path ("M2I_SHARED_MODELS", relative); }
 gchar *test_models_path (const char *relative) { return env_path ("M2I_MODELS_DIR", relative); }
 gchar *test_data_path (const char *relative) { return env_path ("M2I_TEST_DATA", relative); }
+
+GBytes *
+test_read_data (const char *relative)
+{
+  g_autofree gchar *path = test_data_path (relative);
+  GError *error = NULL;
+  GBytes *b = m2i_data_read (path, &error);
+  g_assert_no_error (error);
+  return b;
+}
+
+gint
+test_argmax (const float *p, gint n)
+{
+  gint best = 0;
+  for (gint i = 1; i < n; i++)
+    if (p[i] > p[best])
+      best = i;
+  return best;
+}
 
 /* Concat's input ports are listed 4 then 2: ordinal 0 is port 4 (the
  * Const), so the output is [w; x] — the order OpenVINO gives them. */

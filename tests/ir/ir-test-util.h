@@ -2,6 +2,7 @@
 #pragma once
 
 #include <ir/m2i-ir.h>
+#include <m2i-data.h>
 
 G_BEGIN_DECLS
 
@@ -45,15 +46,19 @@ G_END_DECLS
 
 G_BEGIN_DECLS
 
-/* Reads a whole file, gunzipping it when it starts with the gzip magic.
- * NULL with @error when it cannot be read. */
-GBytes *test_read_file_maybe_gzipped (const char *path, GError **error);
 
 /* Path under $M2I_SHARED_MODELS / $M2I_MODELS_DIR / $M2I_TEST_DATA (free
  * with g_free); NULL when the variable is unset. */
 gchar *test_shared_path (const char *relative);
 gchar *test_models_path (const char *relative);
 gchar *test_data_path (const char *relative);
+
+/* tests/data/@relative, gunzipped when it is gzip (m2i_data_read); fails
+ * the test when it cannot be read. */
+GBytes *test_read_data (const char *relative);
+
+/* Index of the first largest of @n values. */
+gint test_argmax (const float *p, gint n);
 
 G_END_DECLS
 

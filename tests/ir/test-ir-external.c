@@ -67,9 +67,9 @@ test_squeezenet (void)
     g_autofree gchar *out_name = g_strdup_printf ("reference/squeezenet1.1.%s.output.f32", images[k]);
     g_autofree gchar *in_path = test_shared_path (in_name);
     g_autofree gchar *out_path = test_shared_path (out_name);
-    g_autoptr (GBytes) input = test_read_file_maybe_gzipped (in_path, &error);
+    g_autoptr (GBytes) input = m2i_data_read (in_path, &error);
     g_assert_no_error (error);
-    g_autoptr (GBytes) ref = test_read_file_maybe_gzipped (out_path, &error);
+    g_autoptr (GBytes) ref = m2i_data_read (out_path, &error);
     g_assert_no_error (error);
     g_assert_cmpuint (g_bytes_get_size (ref), ==, 1000 * sizeof (float));
     /* f32 data into the f16 input: accepted, computed in f32 */
@@ -105,10 +105,7 @@ test_squeezenet (void)
 static void
 read_photo (float *dst)
 {
-  g_autofree gchar *path = test_data_path ("ir/astronaut-272x160.ppm");
-  GError *error = NULL;
-  g_autoptr (GBytes) b = test_read_file_maybe_gzipped (path, &error);
-  g_assert_no_error (error);
+  g_autoptr (GBytes) b = test_read_data ("ir/astronaut-272x160.ppm");
   gsize len;
   const guint8 *d = g_bytes_get_data (b, &len);
   const char header[] = "P6\n272 160\n255\n";

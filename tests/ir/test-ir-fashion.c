@@ -12,16 +12,6 @@
 #define N_INPUT (3 * N_PIXELS)
 #define T10K_IMAGES "/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz"
 
-static GBytes *
-read_data (const char *name)
-{
-  g_autofree gchar *path = test_data_path (name);
-  GError *error = NULL;
-  GBytes *b = test_read_file_maybe_gzipped (path, &error);
-  g_assert_no_error (error);
-  return b;
-}
-
 static M2iIrCompiledModel *
 compile_model (void)
 {
@@ -37,22 +27,12 @@ compile_model (void)
   return cm;
 }
 
-static gint
-argmax10 (const float *p)
-{
-  gint best = 0;
-  for (gint k = 1; k < 10; k++)
-    if (p[k] > p[best])
-      best = k;
-  return best;
-}
-
 static void
 test_first64 (void)
 {
   M2iIrCompiledModel *cm = compile_model ();
-  g_autoptr (GBytes) inputs = read_data ("fashion-mnist/first64.input.f32");
-  g_autoptr (GBytes) probs = read_data ("fashion-mnist/first64.prob.f32");
+  g_autoptr (GBytes) inputs = test_read_data ("fashion-mnist/first64.input.f32");
+  g_autoptr (GBytes) probs = test_read_data ("fashion-mnist/first64.prob.f32");
   g_assert_cmpuint (g_bytes_get_size (inputs), ==, 64 * N_INPUT * sizeof (float));
   const float *in = g_bytes_get_data (inputs, NULL), *ref = g_bytes_get_data (probs, NULL);
   GError *error = NULL;
@@ -68,7 +48,7 @@ test_first64 (void)
     const float *p = o->data;
     for (gint k = 0; k < 10; k++)
       worst = MAX (worst, fabs ((double) p[k] - ref[i * 10 + k]));
-    g_assert_cmpint (argmax10 (p), ==, argmax10 (ref + i * 10));
+    g_assert_cmpint (test_argmax (p, 10), ==, test_argmax (ref + i * 10, 10));
   }
   g_test_message ("max |m2i - torch| over 64 images: %.3g", worst);
   g_assert_cmpfloat (worst, <=, 1e-4);
@@ -99,7 +79,7 @@ run_slice (gpointer data)
       in[p] = in[N_PIXELS + p] = in[2 * N_PIXELS + p] = v;
     }
     s->ok = m2i_ir_infer_request_infer (req, NULL);
-    s->pred[i] = argmax10 (out);
+    s->pred[i] = test_argmax (out, 10);
   }
   m2i_ir_infer_request_free (req);
   return NULL;
@@ -113,11 +93,11 @@ test_full_test_set (void)
     return;
   }
   GError *error = NULL;
-  g_autoptr (GBytes) images = test_read_file_maybe_gzipped (T10K_IMAGES, &error);
+  g_autoptr (GBytes) images = m2i_data_read (T10K_IMAGES, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (g_bytes_get_size (images), ==, 16 + 10000 * N_PIXELS);
-  g_autoptr (GBytes) torch_pred = read_data ("fashion-mnist/t10k.torch-pred.u8");
-  g_autoptr (GBytes) labels = read_data ("fashion-mnist/t10k.labels.u8");
+  g_autoptr (GBytes) torch_pred = test_read_data ("fashion-mnist/t10k.torch-pred.u8");
+  g_autoptr (GBytes) labels = test_read_data ("fashion-mnist/t10k.labels.u8");
   const guint8 *tp = g_bytes_get_data (torch_pred, NULL), *lab = g_bytes_get_data (labels, NULL);
 
   /* one request per thread, one thread per inference: the cores are busy */

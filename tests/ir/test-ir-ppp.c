@@ -15,11 +15,7 @@ static GBytes *
 case_file (const char *name, const char *ext)
 {
   g_autofree gchar *rel = g_strdup_printf ("ppp/%s.%s", name, ext);
-  g_autofree gchar *path = test_data_path (rel);
-  GError *error = NULL;
-  GBytes *b = test_read_file_maybe_gzipped (path, &error);
-  g_assert_no_error (error);
-  return b;
+  return test_read_data (rel);
 }
 
 /* Ancestors of @node (and itself), as node indices. */

@@ -9,28 +9,6 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-/* tests/data/@relative (gzipped or not); fails the test when unreadable. */
-static inline GBytes *
-read_data (const char *relative)
-{
-  g_autofree gchar *path = test_data_path (relative);
-  GError *error = NULL;
-  GBytes *b = test_read_file_maybe_gzipped (path, &error);
-  g_assert_no_error (error);
-  return b;
-}
-
-/* Index of the first largest of @n values. */
-static inline gint
-argmax (const float *p, gint n)
-{
-  gint best = 0;
-  for (gint i = 1; i < n; i++)
-    if (p[i] > p[best])
-      best = i;
-  return best;
-}
-
 /* A plan of @m (options @opts, NULL for the defaults), printed into the
  * test log; fails the test on error. */
 static inline M2iSplitPlan *

@@ -61,8 +61,8 @@ test_plan_and_first64 (void)
   M2iIrCompiledModel *cm = m2i_ir_compile (m, NULL, &error);
   g_assert_no_error (error);
   M2iIrInferRequest *req = m2i_ir_infer_request_new (cm, &error);
-  g_autoptr (GBytes) in = read_data ("fashion-mnist/first64.input.f32");
-  g_autoptr (GBytes) pred8 = read_data ("split/int8.t10k-pred.u8");
+  g_autoptr (GBytes) in = test_read_data ("fashion-mnist/first64.input.f32");
+  g_autoptr (GBytes) pred8 = test_read_data ("split/int8.t10k-pred.u8");
   const float *x = g_bytes_get_data (in, NULL);
   const guint8 *sim = g_bytes_get_data (pred8, NULL);
   double worst = 0;
@@ -77,7 +77,7 @@ test_plan_and_first64 (void)
     const float *b = m2i_ir_infer_request_get_output (req, 0)->data;
     for (gint c = 0; c < 10; c++)
       worst = MAX (worst, fabs (a[c] - b[c]));
-    same += argmax (a, 10) == sim[k];
+    same += test_argmax (a, 10) == sim[k];
   }
   g_test_message ("int8 engine vs the model unsplit on the CPU: largest difference %.2e; "
       "same class as the numpy simulation on %d of 64", worst, same);
@@ -98,14 +98,14 @@ test_accuracy (void)
     return;
   }
   GError *error = NULL;
-  g_autoptr (GBytes) images = test_read_file_maybe_gzipped (T10K_IMAGES, &error);
+  g_autoptr (GBytes) images = m2i_data_read (T10K_IMAGES, &error);
   g_assert_no_error (error);
   gsize len;
   const guint8 *d = g_bytes_get_data (images, &len);
   g_assert_cmpuint (len, ==, 16 + 10000 * 784);
-  g_autoptr (GBytes) labels = read_data ("fashion-mnist/t10k.labels.u8");
-  g_autoptr (GBytes) torch = read_data ("fashion-mnist/t10k.torch-pred.u8");
-  g_autoptr (GBytes) pred8 = read_data ("split/int8.t10k-pred.u8");
+  g_autoptr (GBytes) labels = test_read_data ("fashion-mnist/t10k.labels.u8");
+  g_autoptr (GBytes) torch = test_read_data ("fashion-mnist/t10k.torch-pred.u8");
+  g_autoptr (GBytes) pred8 = test_read_data ("split/int8.t10k-pred.u8");
   const guint8 *lab = g_bytes_get_data (labels, NULL), *fp32 = g_bytes_get_data (torch, NULL);
   const guint8 *sim = g_bytes_get_data (pred8, NULL);
 
@@ -117,7 +117,7 @@ test_accuracy (void)
   for (gint k = 0; k < N_SUBSET; k++) {
     normalize (d + 16 + k * 784, m2i_split_runner_get_input (r, 0)->data);
     g_assert_true (m2i_split_runner_run (r, &error));
-    gint c = argmax (m2i_split_runner_get_output (r, 0)->data, 10);
+    gint c = test_argmax (m2i_split_runner_get_output (r, 0)->data, 10);
     right8 += c == lab[k];
     right32 += fp32[k] == lab[k];
     agree_sim += c == sim[k];

@@ -119,8 +119,8 @@ reloaded_free (Reloaded *rl)
 static double
 fashion_first64 (M2iSplitRunner *r, float *out)
 {
-  g_autoptr (GBytes) in = read_data ("fashion-mnist/first64.input.f32");
-  g_autoptr (GBytes) want = read_data ("fashion-mnist/first64.prob.f32");
+  g_autoptr (GBytes) in = test_read_data ("fashion-mnist/first64.input.f32");
+  g_autoptr (GBytes) want = test_read_data ("fashion-mnist/first64.prob.f32");
   const float *x = g_bytes_get_data (in, NULL), *p = g_bytes_get_data (want, NULL);
   double worst = 0;
   for (gint k = 0; k < 64; k++) {
@@ -128,7 +128,7 @@ fashion_first64 (M2iSplitRunner *r, float *out)
     memcpy (t->data, x + k * 3 * 28 * 28, m2i_tensor_nbytes (t));
     run (r);
     const float *y = m2i_split_runner_get_output (r, 0)->data;
-    g_assert_cmpint (argmax (y, 10), ==, argmax (p + k * 10, 10));
+    g_assert_cmpint (test_argmax (y, 10), ==, test_argmax (p + k * 10, 10));
     for (gint c = 0; c < 10; c++)
       worst = MAX (worst, fabs (y[c] - p[k * 10 + c]));
     if (out)
@@ -269,7 +269,7 @@ static GBytes *
 ppp_file (const char *name, const char *ext)
 {
   g_autofree gchar *rel = g_strdup_printf ("ppp/%s.%s", name, ext);
-  return read_data (rel);
+  return test_read_data (rel);
 }
 
 /* The head's output (fp16 NCHW) against the executor's. */
@@ -353,7 +353,7 @@ test_ppp (void)
     }
     const float *y = m2i_split_runner_get_output (r, 0)->data;
     g_assert_cmpmem (y, 40, m2i_split_runner_get_output (rb, 0)->data, 40);
-    g_assert_cmpint (argmax (y, 10), ==, argmax (want, 10));
+    g_assert_cmpint (test_argmax (y, 10), ==, test_argmax (want, 10));
     for (gint c = 0; c < 10; c++)
       worst_prob = MAX (worst_prob, fabs (y[c] - want[c]));
     worst_head = MAX (worst_head, head_diff (r, g_bytes_get_data (head, NULL)));
@@ -512,7 +512,7 @@ test_squeezenet (void)
 static void
 read_photo (float *dst)
 {
-  g_autoptr (GBytes) b = read_data ("ir/astronaut-272x160.ppm");
+  g_autoptr (GBytes) b = test_read_data ("ir/astronaut-272x160.ppm");
   gsize len;
   const guint8 *d = g_bytes_get_data (b, &len);
   const char header[] = "P6\n272 160\n255\n";
