@@ -141,6 +141,9 @@ struct _GstM2iInfer {
   gboolean report;
   gboolean params_changed;        /* mean/std/input-scale set since the norm was made */
   guint64 n_frames;               /* frames received since PAUSED */
+  guint64 since_flush;            /* frames since PAUSED or the last flush:
+                                   * inference-interval counts these, so the
+                                   * first frame after a seek is inferred */
 };
 
 G_DEFINE_TYPE (GstM2iInfer, gst_m2i_infer, GST_TYPE_ELEMENT);
@@ -536,6 +539,7 @@ load_model (GstM2iInfer *self)
       gst_m2i_infer_model_name (m), gst_m2i_infer_model_device (m),
       gst_m2i_infer_model_describe (m), with);
   self->n_frames = 0;
+  self->since_flush = 0;
   g_free (path);
   g_free (device);
   g_free (labels);
@@ -987,6 +991,8 @@ gst_m2i_infer_sink_event (GstPad *pad, GstObject *parent, GstEvent *event)
     gst_event_unref (event);
     return ok;
   }
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+    self->since_flush = 0;        /* streaming thread stopped: no race with chain */
   return gst_pad_event_default (pad, parent, event);
 }
 
@@ -1492,7 +1498,7 @@ gst_m2i_infer_chain (GstPad *pad, GstObject *parent, GstBuffer *inbuf)
     return GST_FLOW_NOT_NEGOTIATED;
   }
   guint64 index = self->n_frames++;
-  gboolean infer = index % fs.interval == 0;
+  gboolean infer = self->since_flush++ % fs.interval == 0;
 
   gst_m2i_deferred_frame_init (f);
   if ((self->mode == INPUT_DEFERRED || self->mode == INPUT_VIDEO)
@@ -1790,7 +1796,8 @@ gst_m2i_infer_class_init (GstM2iInferClass *klass)
           DEFAULT_TOP_K, playing));
   g_object_class_install_property (gobject_class, PROP_INFERENCE_INTERVAL,
       g_param_spec_uint ("inference-interval", "Inference interval", "Run the model on every "
-          "N-th frame (1 = all): frames 0, N, 2N, ... of the stream since PAUSED. Other "
+          "N-th frame (1 = all): frames 0, N, 2N, ... since PAUSED or the last flushing "
+          "seek. Other "
           "frames pass through without results or pre-processing (output=meta) or produce "
           "nothing (output=tensors)", 1, G_MAXUINT, DEFAULT_INTERVAL, playing));
   g_object_class_install_property (gobject_class, PROP_N_THREADS,

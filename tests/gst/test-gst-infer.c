@@ -619,16 +619,33 @@ GST_START_TEST (test_inference_interval)
     fail_unless_equals_int (n_rois (o), inferred ? 1 : 0);
     gst_buffer_unref (o);
   }
-  /* Messages for frames 0, 3 and 6 only, with their timestamps. */
-  for (guint k = 0; k < 3; k++) {
+  /* A flushing seek: the interval counts again from the first frame after
+   * it (frame 7 is inferred, 8 is not), the frame numbers go on. */
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  GstSegment seg;
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  for (guint i = 7; i < 9; i++) {
+    GstBuffer *b = gst_buffer_new_memdup (in + i * n_in, n_in * sizeof (float));
+    GST_BUFFER_PTS (b) = i * GST_SECOND;
+    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+    GstBuffer *o = gst_harness_pull (h);
+    fail_unless_equals_int (n_rois (o), i == 7 ? 1 : 0);
+    gst_buffer_unref (o);
+  }
+  /* Messages for frames 0, 3, 6 and (after the flush) 7 only, with their
+   * timestamps. */
+  for (guint k = 0; k < 4; k++) {
     GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
     fail_unless (m != NULL);
     guint64 frame, ts;
     const GstStructure *s = gst_message_get_structure (m);
     fail_unless (gst_structure_get_uint64 (s, "frame", &frame));
     fail_unless (gst_structure_get_uint64 (s, "timestamp", &ts));
-    fail_unless_equals_uint64 (frame, 3 * k);
-    fail_unless_equals_uint64 (ts, 3 * k * GST_SECOND);
+    guint64 want = k < 3 ? 3 * k : 7;
+    fail_unless_equals_uint64 (frame, want);
+    fail_unless_equals_uint64 (ts, want * GST_SECOND);
     gst_message_unref (m);
   }
   fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT) == NULL);
