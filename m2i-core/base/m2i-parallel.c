@@ -53,6 +53,8 @@ static struct {
   GCond work;
   Job *head, *tail;             /* FIFO of jobs, intrusive (jobs live on callers' stacks) */
   gint n_workers;
+  gint n_started;               /* workers that reached worker_main; under lock */
+  GCond started;                /* signalled when n_started grows */
   gint n_sleeping;              /* workers waiting on `work`; under lock */
   gint queued;                  /* jobs in the FIFO; written under lock, read by spinners */
   gint spin_us;                 /* current spin budget of idle workers */
@@ -112,6 +114,8 @@ worker_main (gpointer data)
 {
   g_private_set (&in_worker, GINT_TO_POINTER (1));
   g_mutex_lock (&pool.lock);
+  pool.n_started++;
+  g_cond_broadcast (&pool.started);
   for (;;) {
     Job *j = pop_locked ();
     if (j) {
@@ -147,6 +151,12 @@ m2i_parallel_n_cores (void)
   return n_cores;
 }
 
+/* Grows the pool to @wanted workers and waits until every one has started:
+ * a new thread allocates as it starts (GLib's thread setup creates its
+ * per-thread key on first use), and that must happen inside the call that
+ * grew the pool, not later in the middle of someone's allocation-free
+ * steady state (a worker the scheduler started late once made
+ * kernels-noalloc count an allocation). */
 static void
 ensure_workers_locked (gint wanted)
 {
@@ -156,6 +166,8 @@ ensure_workers_locked (gint wanted)
     g_thread_unref (t);         /* workers live for the process */
     pool.n_workers++;
   }
+  while (pool.n_started < pool.n_workers)
+    g_cond_wait (&pool.started, &pool.lock);
 }
 
 void

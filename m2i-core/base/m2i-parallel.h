@@ -3,7 +3,8 @@
  * One pool serves the M2I engine's row slices and the IR runtime's kernels,
  * so two pipelines in one process share the cores instead of each spawning
  * its own threads. Calls never allocate after the pool has grown to the
- * largest thread count asked for.
+ * largest thread count asked for (the call that grows it returns only once
+ * the new workers have started, so their start-up allocations are over).
  */
 #pragma once
 

@@ -140,20 +140,26 @@ finish_avx2 (float *row, gint i, __m256 v, gint g, const M2iGemmTile *t)
 #undef K_MASK_LOAD
 #undef K_MASK_STORE
 
-/* The one-row kernel and arch table of an instruction set. The operand
+/* The one-row kernels (one to three vectors of columns) and the arch table
+ * of an instruction set. The operand
  * list is VEC, W (floats per vector), then the intrinsics ZERO, LOAD,
  * STORE, ADD, SET1, FMA. */
-#define DEF_ISA(NAME, TARGET, MR, KC, VEC, W, ...) \
+#define DEF_GEMV(NAME, TARGET, NV, VEC, W, ...) \
   __attribute__ ((target (TARGET))) \
   static void \
-  gemv_##NAME (gint kc, const float *a, gsize as, const float *b, const gint32 *off, \
+  gemv_##NAME##_##NV (gint kc, const float *a, gsize as, const float *b, const gint32 *off, \
       float *c, gboolean accumulate) \
   { \
-    GEMV_BODY (VEC, W, 3, __VA_ARGS__) \
-  } \
+    GEMV_BODY (VEC, W, NV, __VA_ARGS__) \
+  }
+#define DEF_ISA(NAME, TARGET, MR, KC, VEC, W, ...) \
+  DEF_GEMV (NAME, TARGET, 1, VEC, W, __VA_ARGS__) \
+  DEF_GEMV (NAME, TARGET, 2, VEC, W, __VA_ARGS__) \
+  DEF_GEMV (NAME, TARGET, 3, VEC, W, __VA_ARGS__) \
   static const M2iGemmArch arch_##NAME = { \
     #NAME, MR, 3 * W, KC, micro_##NAME##_3, W, \
-    { NULL, micro_##NAME##_1, micro_##NAME##_2, micro_##NAME##_3 }, gemv_##NAME, \
+    { NULL, micro_##NAME##_1, micro_##NAME##_2, micro_##NAME##_3 }, \
+    { NULL, gemv_##NAME##_1, gemv_##NAME##_2, gemv_##NAME##_3 }, \
   };
 
 /* AVX2: 4 rows × 24 columns = 12 accumulators of 8 floats; K blocks of

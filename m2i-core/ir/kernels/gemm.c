@@ -59,7 +59,7 @@ gemv_c (gint kc, const float *a, gsize as, const float *b, const gint32 *off, fl
 }
 
 const M2iGemmArch m2i_gemm_arch_c = {
-  "c", C_MR, C_NR, 256, micro_c, C_NR, { NULL, micro_c }, gemv_c,
+  "c", C_MR, C_NR, 256, micro_c, C_NR, { NULL, micro_c }, { NULL, gemv_c },
 };
 
 const M2iGemmArch *
@@ -247,7 +247,8 @@ m2i_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
       /* One row: partial sums per column in the strip (accumulated there
        * over the K blocks), then stored like a tile row. */
       if (kc > 0)
-        arch->gemv (kc, packed_a + (gsize) k0 * a1_stride, a1_stride, b, off, strip, k0 > 0);
+        arch->gemv[groups] (kc, packed_a + (gsize) k0 * a1_stride, a1_stride, b, off, strip,
+            k0 > 0);
       else
         memset (strip, 0, arch->nr * sizeof (float));
       if (last) {

@@ -67,11 +67,12 @@ typedef struct {
   gint step;
   void (*narrow[4]) (gint kc, const float *a, const float *b, const gint32 *off,
       const M2iGemmTile *t);
-  /* One row (m = 1, a fully connected layer at batch 1): c[0..nr) =
-   * (accumulate ? c : 0) + Σ_p a[p·as] · b-row p. A single row would waste
-   * mr − 1 rows of the register tile; this keeps several partial sums per
+  /* One row (m = 1, a fully connected layer at batch 1): gemv[w] computes
+   * c[0..w·step) = (accumulate ? c : 0) + Σ_p a[p·as] · b-row p (its first
+   * w·step floats; w = 1 .. nr/step, as narrow[]). A single row would waste
+   * mr − 1 rows of the register tile; these keep several partial sums per
    * column instead, so the additions do not wait on each other. */
-  void (*gemv) (gint kc, const float *a, gsize as, const float *b, const gint32 *off,
+  void (*gemv[4]) (gint kc, const float *a, gsize as, const float *b, const gint32 *off,
       float *c, gboolean accumulate);
 } M2iGemmArch;
 

@@ -122,6 +122,19 @@ test_shapes (void)
     check_case (&cases[i], TRUE, 2);
     check_case (&cases[i], FALSE, 1 + i % 3);
   }
+  /* Enough work for 2-3 slices, over panels that do not share out evenly:
+   * the slices take vectors of columns, starting inside packed panels
+   * (one row, several rows, a last vector partly used). */
+  const MmCase split[] = {
+    { SHAPE (1, 8192), SHAPE (300, 8192), FALSE, TRUE },
+    { SHAPE (1, 8192), SHAPE (440, 8192), FALSE, TRUE },
+    { SHAPE (4, 2000), SHAPE (2000, 330), FALSE, FALSE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (split); i++)
+    for (gint threads = 2; threads <= 3; threads++) {
+      check_case (&split[i], TRUE, threads);
+      check_case (&split[i], FALSE, threads);
+    }
   GRand *r = g_rand_new_with_seed (77);
   for (gint i = 0; i < 60; i++) {
     gint64 m = g_rand_int_range (r, 1, 40), k = g_rand_int_range (r, 1, 70);
