@@ -5,46 +5,7 @@
  * own malloc. */
 #include "ir-test-util.h"
 
-#include <malloc.h>
-#include <stdlib.h>
-
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_SANITIZER 1
-#endif
-#endif
-
-#ifndef UNDER_SANITIZER
-/* glibc's own entry points, so these wrappers can count and forward */
-extern void *__libc_malloc (size_t n);
-extern void *__libc_calloc (size_t n, size_t size);
-extern void *__libc_realloc (void *p, size_t n);
-extern void *__libc_memalign (size_t align, size_t n);
-
-static gint counting, n_allocs;
-
-static inline void
-count (void)
-{
-  if (g_atomic_int_get (&counting))
-    g_atomic_int_inc (&n_allocs);
-}
-
-void *malloc (size_t n) { count (); return __libc_malloc (n); }
-void *calloc (size_t n, size_t size) { count (); return __libc_calloc (n, size); }
-void *realloc (void *p, size_t n) { count (); return __libc_realloc (p, n); }
-void *aligned_alloc (size_t align, size_t n) { count (); return __libc_memalign (align, n); }
-void *memalign (size_t align, size_t n) { count (); return __libc_memalign (align, n); }
-int
-posix_memalign (void **out, size_t align, size_t n)
-{
-  count ();
-  *out = __libc_memalign (align, n);
-  return *out ? 0 : 12;
-}
-#endif
+#include "../alloc-count.h"
 
 static void
 check_model (M2iIrModel *m, gint n_threads)
@@ -64,23 +25,14 @@ check_model (M2iIrModel *m, gint n_threads)
   for (gint i = 0; i < 3; i++)
     g_assert_true (m2i_ir_infer_request_infer (req, &error));
   g_usleep (100000);
-#ifndef UNDER_SANITIZER
-  g_atomic_int_set (&n_allocs, 0);
-  g_atomic_int_set (&counting, 1);
-  /* the counter sees GLib's allocations (a check of the check) */
-  g_free (g_malloc (16));
-  g_assert_cmpint (g_atomic_int_get (&n_allocs), ==, 1);
-  g_atomic_int_set (&n_allocs, 0);
-#endif
+  alloc_count_start_checked ();
   gboolean ok = TRUE;
   for (gint i = 0; i < 20; i++)
     ok &= m2i_ir_infer_request_infer (req, NULL);
-#ifndef UNDER_SANITIZER
-  g_atomic_int_set (&counting, 0);
+  gint n_allocs = alloc_count_stop ();
   g_test_message ("%s, %d thread(s): %d allocations in 20 inferences",
       m2i_ir_model_get_name (m), n_threads, n_allocs);
   g_assert_cmpint (n_allocs, ==, 0);
-#endif
   g_assert_true (ok);
   m2i_ir_infer_request_free (req);
   m2i_ir_compiled_model_unref (cm);
@@ -89,10 +41,10 @@ check_model (M2iIrModel *m, gint n_threads)
 static void
 test_no_allocation (void)
 {
-#ifdef UNDER_SANITIZER
-  g_test_skip ("sanitizers own malloc");
-  return;
-#endif
+if (ALLOC_COUNT_SANITIZED) {
+    g_test_skip ("sanitizers own malloc");
+    return;
+  }
   g_autofree gchar *xml = test_models_path ("fashion-mnist/fashion-mnist.xml");
   GError *error = NULL;
   M2iIrModel *m = m2i_ir_model_load (xml, NULL, &error);

@@ -8,40 +8,7 @@
 #include "../ir/ir-test-util.h"
 #include <split/m2i-split.h>
 
-#include <malloc.h>
-#include <stdlib.h>
-#include <string.h>
-
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_SANITIZER 1
-#endif
-#endif
-
-#ifndef UNDER_SANITIZER
-extern void *__libc_malloc (size_t n);
-extern void *__libc_calloc (size_t n, size_t size);
-extern void *__libc_realloc (void *p, size_t n);
-extern void *__libc_memalign (size_t align, size_t n);
-
-static gint counting, n_allocs;
-
-#define COUNT() do { if (g_atomic_int_get (&counting)) g_atomic_int_inc (&n_allocs); } while (0)
-void *malloc (size_t n) { COUNT (); return __libc_malloc (n); }
-void *calloc (size_t n, size_t size) { COUNT (); return __libc_calloc (n, size); }
-void *realloc (void *p, size_t n) { COUNT (); return __libc_realloc (p, n); }
-void *aligned_alloc (size_t align, size_t n) { COUNT (); return __libc_memalign (align, n); }
-void *memalign (size_t align, size_t n) { COUNT (); return __libc_memalign (align, n); }
-int
-posix_memalign (void **out, size_t align, size_t n)
-{
-  COUNT ();
-  *out = __libc_memalign (align, n);
-  return *out ? 0 : 12;
-}
-#endif
+#include "../alloc-count.h"
 
 typedef gboolean (*RunFunc) (M2iSplitRunner *r, gpointer data);
 
@@ -69,21 +36,13 @@ count_runs (M2iSplitRunner *r, RunFunc fn, gpointer data, const char *what)
   for (gint i = 0; i < 3; i++)
     g_assert_true (fn (r, data));
   g_usleep (100000);
-#ifndef UNDER_SANITIZER
-  g_atomic_int_set (&n_allocs, 0);
-  g_atomic_int_set (&counting, 1);
-  g_free (g_malloc (16));      /* the counter sees GLib's allocations */
-  g_assert_cmpint (g_atomic_int_get (&n_allocs), ==, 1);
-  g_atomic_int_set (&n_allocs, 0);
-#endif
+  alloc_count_start_checked ();
   gboolean ok = TRUE;
   for (gint i = 0; i < 20; i++)
     ok &= fn (r, data);
-#ifndef UNDER_SANITIZER
-  g_atomic_int_set (&counting, 0);
+  gint n_allocs = alloc_count_stop ();
   g_test_message ("%s: %d allocations in 20 runs", what, n_allocs);
   g_assert_cmpint (n_allocs, ==, 0);
-#endif
   g_assert_true (ok);
 }
 
@@ -131,10 +90,10 @@ check_model (const char *relative, gboolean head)
 static void
 test_no_allocation (void)
 {
-#ifdef UNDER_SANITIZER
-  g_test_skip ("sanitizers own malloc");
-  return;
-#endif
+if (ALLOC_COUNT_SANITIZED) {
+    g_test_skip ("sanitizers own malloc");
+    return;
+  }
   check_model ("fashion-mnist/fashion-mnist.xml", FALSE);
   check_model ("fashion-mnist-ppp/fashion-mnist-ppp.xml", TRUE);
   check_model ("fashion-mnist-int8/fashion-mnist-int8.xml", FALSE);

@@ -6,37 +6,7 @@
 #include "kernel-test.h"
 #include <base/m2i-parallel.h>
 
-#include <malloc.h>
-
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_SANITIZER 1
-#endif
-#endif
-
-static gint counting, n_allocs;
-
-#ifndef UNDER_SANITIZER
-extern void *__libc_malloc (size_t n);
-extern void *__libc_calloc (size_t n, size_t size);
-extern void *__libc_realloc (void *p, size_t n);
-extern void *__libc_memalign (size_t align, size_t n);
-
-/* Every allocation entry point counts, then forwards to glibc. */
-#define COUNTED(call) (g_atomic_int_get (&counting) ? g_atomic_int_inc (&n_allocs) : (void) 0, call)
-void *malloc (size_t n) { return COUNTED (__libc_malloc (n)); }
-void *calloc (size_t n, size_t s) { return COUNTED (__libc_calloc (n, s)); }
-void *realloc (void *p, size_t n) { return COUNTED (__libc_realloc (p, n)); }
-void *aligned_alloc (size_t a, size_t n) { return COUNTED (__libc_memalign (a, n)); }
-void *memalign (size_t a, size_t n) { return COUNTED (__libc_memalign (a, n)); }
-int posix_memalign (void **out, size_t a, size_t n)
-{
-  *out = COUNTED (__libc_memalign (a, n));
-  return *out ? 0 : 12;
-}
-#endif
+#include "../../alloc-count.h"
 
 static float fbuf[1 << 19];      /* covers the largest tensor below */
 
@@ -50,12 +20,11 @@ check (KTest *t, gint n_outputs, const char *what)
     if (threads == 1 && !kt_infer (t, n_outputs, &error))
       g_error ("%s: %s", what, error->message);
     g_assert_true (kt_execute (t, &error));
-    g_atomic_int_set (&n_allocs, 0);
-    g_atomic_int_set (&counting, 1);
+    alloc_count_start ();
     for (gint i = 0; i < 3; i++)
       kt_execute (t, NULL);
-    g_atomic_int_set (&counting, 0);
-    if (g_atomic_int_get (&n_allocs))
+    gint n_allocs = alloc_count_stop ();
+    if (n_allocs)
       g_error ("%s (%d threads): %d allocations in 3 runs", what, threads, n_allocs);
   }
   kt_free (t);
@@ -85,10 +54,10 @@ unary (const M2iOpKernel *k, const char *version, M2iShape x)
 static void
 test_kernels (void)
 {
-#ifdef UNDER_SANITIZER
-  g_test_skip ("malloc belongs to the sanitizer");
-  return;
-#endif
+if (ALLOC_COUNT_SANITIZED) {
+    g_test_skip ("malloc belongs to the sanitizer");
+    return;
+  }
   kt_fill (fbuf, G_N_ELEMENTS (fbuf), 5, 0.01f, 1);
   const M2iOpKernel *cv = &m2i_kernel_convolution;
   check (conv (cv, SHAPE (1, 64, 56, 56), SHAPE (64, 64, 3, 3), "1,1", "1,1"), 1, "conv 3x3");
