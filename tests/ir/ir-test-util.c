@@ -234,6 +234,27 @@ test_read_data (const char *relative)
   return b;
 }
 
+gchar *
+test_run_program (const char *program, gint *status, gchar **err, ...)
+{
+  g_assert_nonnull (program);
+  GPtrArray *argv = g_ptr_array_new ();
+  g_ptr_array_add (argv, (gpointer) program);
+  va_list ap;
+  va_start (ap, err);
+  for (const char *a; (a = va_arg (ap, const char *));)
+    g_ptr_array_add (argv, (gpointer) a);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  gchar *out = NULL;
+  GError *error = NULL;
+  g_assert_true (g_spawn_sync (NULL, (gchar **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+      &out, err, status, &error));
+  g_assert_no_error (error);
+  g_ptr_array_free (argv, TRUE);
+  return out;
+}
+
 gint
 test_argmax (const float *p, gint n)
 {

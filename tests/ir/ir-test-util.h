@@ -57,6 +57,14 @@ gchar *test_data_path (const char *relative);
  * the test when it cannot be read. */
 GBytes *test_read_data (const char *relative);
 
+/* Runs @program (a path; NULL fails the test) with the NULL-terminated
+ * string arguments, waits, and returns its standard output (free with
+ * g_free); its standard error into *@err, its wait status into *@status
+ * (check with g_spawn_check_wait_status()). Fails the test when it cannot
+ * be started. */
+gchar *test_run_program (const char *program, gint *status, gchar **err, ...)
+    G_GNUC_NULL_TERMINATED;
+
 /* Index of the first largest of @n values. */
 gint test_argmax (const float *p, gint n);
 

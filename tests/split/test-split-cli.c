@@ -4,25 +4,8 @@
  * bad arguments fail with a message. */
 #include "split-test-util.h"
 
-static gchar *
-run_tool (gint *status, gchar **err, ...)
-{
-  GPtrArray *argv = g_ptr_array_new ();
-  g_ptr_array_add (argv, (gpointer) g_getenv ("M2I_SPLIT"));
-  va_list ap;
-  va_start (ap, err);
-  for (const char *a; (a = va_arg (ap, const char *));)
-    g_ptr_array_add (argv, (gpointer) a);
-  va_end (ap);
-  g_ptr_array_add (argv, NULL);
-  gchar *out = NULL;
-  GError *error = NULL;
-  g_assert_true (g_spawn_sync (NULL, (gchar **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
-      &out, err, status, &error));
-  g_assert_no_error (error);
-  g_ptr_array_free (argv, TRUE);
-  return out;
-}
+/* Runs the program under test with the NULL-terminated arguments. */
+#define run_tool(status, err, ...) test_run_program (g_getenv ("M2I_SPLIT"), status, err, __VA_ARGS__)
 
 static void
 test_split_and_run (void)
