@@ -21,16 +21,33 @@ round16 (gsize n)
   return (n + 15) & ~(gsize) 15;
 }
 
+/* -1 until first read from M2I_CONV_WINOGRAD, then 0 or 1. */
+static gint enabled = -1;
+
+gboolean
+m2i_winograd_enabled (void)
+{
+  gint e = g_atomic_int_get (&enabled);
+  if (e < 0) {
+    e = g_strcmp0 (g_getenv ("M2I_CONV_WINOGRAD"), "0") != 0;
+    g_atomic_int_set (&enabled, e);
+  }
+  return e;
+}
+
+void
+m2i_winograd_set_enabled (gboolean on)
+{
+  g_atomic_int_set (&enabled, on ? 1 : 0);
+}
+
 gboolean
 m2i_winograd_applies (gint64 kh, gint64 kw, gint64 sh, gint64 sw, gint64 dh, gint64 dw,
     gint64 groups, gint64 c_in, gint64 c_out, gint64 oh, gint64 ow)
 {
-  static gint enabled = -1;
-  if (enabled < 0)
-    enabled = g_strcmp0 (g_getenv ("M2I_CONV_WINOGRAD"), "0") != 0;
   /* Below 8 input channels the 16 products are too short (K = C_in) to
    * pay for the transforms; the direct product's K is 9·C_in. */
-  return enabled && kh == 3 && kw == 3 && sh == 1 && sw == 1 && dh == 1 && dw == 1 &&
+  return m2i_winograd_enabled () && kh == 3 && kw == 3 && sh == 1 && sw == 1 && dh == 1 && dw == 1 &&
       groups == 1 && c_in >= 8 && c_out >= 8 && oh >= 2 && ow >= 2 &&
       c_in * c_out <= G_MAXINT / 32 && (oh + 3) * (ow + 3) <= G_MAXINT / 4 &&
       c_in * (oh + 3) * (ow + 3) <= G_MAXINT / 4;

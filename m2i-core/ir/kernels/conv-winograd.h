@@ -36,7 +36,13 @@ typedef struct {
   gsize slice_floats;                  /* scratch per slice: V, M and a strip */
 } M2iWinograd;
 
-/* TRUE when F(2×2, 3×3) applies to the layer and should beat the direct
+/* Whether layers may take this path: M2I_CONV_WINOGRAD=0 in the
+ * environment (read at first use) turns it off, for every layer compiled
+ * after; tests and benchmarks set it to compare with the direct product. */
+gboolean m2i_winograd_enabled (void);
+void m2i_winograd_set_enabled (gboolean on);
+
+/* TRUE when F(2×2, 3×3) is enabled, applies to the layer and should beat the direct
  * product: a 3×3 kernel at stride 1 and dilation 1, one group, and enough
  * channels that the 16 small products stay efficient. */
 gboolean m2i_winograd_applies (gint64 kh, gint64 kw, gint64 sh, gint64 sw, gint64 dh,

@@ -844,6 +844,13 @@ m2i_k_conv_fusion (M2iOpContext *ctx, gint64 *channels)
   return &s->fused;
 }
 
+gboolean
+m2i_k_conv_uses_winograd (const M2iOpContext *ctx)
+{
+  const ConvState *s = ctx->state;
+  return s && s->mode == CONV_WINOGRAD;
+}
+
 const M2iOpKernel m2i_kernel_convolution = {
   "Convolution", "opset1", conv_infer, conv_execute, conv_state_free,
 };
