@@ -15,6 +15,11 @@
  * output transform. */
 #define MAX_MB 64
 
+/* A last few tiles past whole vectors (49 tiles: 48 + 1) are multiplied on
+ * their own, output channels along the vector (tail_product(), with
+ * AVX-512): a vector of columns for one tile would be 15/16 zeros. */
+#define TAIL_MAX 4
+
 static gsize
 round16 (gsize n)
 {
@@ -96,13 +101,16 @@ m2i_winograd_new (const M2iGemmArch *arch, const float *weights, gint64 c_out, g
   wg->hp = 2 * wg->th + 2;
   wg->wp = 2 * wg->tw + 2;
   /* Tile blocks of whole vectors, at most a column panel each, shared out
-   * evenly: 49 tiles (a 14×14 output) are 2 + 2 vectors, not 3 + 1, as
-   * the narrow kernels are the slow ones. */
-  gint64 vectors = (wg->tiles + arch->step - 1) / arch->step, per = arch->nr / arch->step;
+   * evenly (the narrow kernels are the slow ones); up to TAIL_MAX tiles
+   * past the last whole vector join the last block as its tail. */
+  gint64 full = wg->tiles / arch->step, rem = wg->tiles % arch->step;
+  wg->tail = full > 0 && rem <= TAIL_MAX && arch == m2i_gemm_arch_avx512_ptr ? rem : 0;
+  gint64 vectors = full + (rem > wg->tail ? 1 : 0), per = arch->nr / arch->step;
   wg->blocks = (vectors + per - 1) / per;
   wg->block_start = g_new (gint64, wg->blocks + 1);
-  for (gint64 b = 0; b <= wg->blocks; b++)
+  for (gint64 b = 0; b < wg->blocks; b++)
     wg->block_start[b] = MIN (wg->tiles, vectors * b / wg->blocks * arch->step);
+  wg->block_start[wg->blocks] = wg->tiles;
   wg->mb = MIN ((c_out + arch->mr - 1) / arch->mr * arch->mr, MAX_MB / arch->mr * arch->mr);
   wg->m_blocks = (c_out + wg->mb - 1) / wg->mb;
   wg->u_stride = m2i_gemm_packed_a_size (arch, (gint) c_out, (gint) c_in);
@@ -121,12 +129,16 @@ m2i_winograd_new (const M2iGemmArch *arch, const float *weights, gint64 c_out, g
         wg->u + xi * wg->u_stride);
   g_free (plain);
 
-  gsize nb = arch->nr;
-  /* The 16 matrices of V and of M, one cache line more than their size
-   * apart: at a multiple of 4 KiB, the 16 rows the transforms read
-   * together would share an L1 set. */
-  wg->v_stride = round16 (c_in * nb) + 16;
-  wg->m_stride = round16 (wg->mb * nb) + 16;
+  /* Rows of V and M: a column panel, and room for a tail. The 16 matrices
+   * of V and of M, one cache line more than their size apart: at a
+   * multiple of 4 KiB, the 16 rows the transforms read together would
+   * share an L1 set. */
+  wg->vw = arch->nr + (wg->tail ? arch->step : 0);
+  wg->v_stride = round16 (c_in * wg->vw) + 16;
+  wg->m_stride = round16 (wg->mb * wg->vw) + 16;
+  wg->v_off = g_new (gint32, c_in);
+  for (gint64 p = 0; p < c_in; p++)
+    wg->v_off[p] = (gint32) (p * wg->vw);
   wg->slice_floats = 16 * wg->v_stride + 16 * wg->m_stride +
       round16 (m2i_gemm_strip_size (arch)) + round16 (wg->wp);
   return wg;
@@ -139,6 +151,7 @@ m2i_winograd_free (M2iWinograd *wg)
     return;
   g_free (wg->u);
   g_free (wg->block_start);
+  g_free (wg->v_off);
   g_free (wg);
 }
 
@@ -215,7 +228,7 @@ output_run_c (const float *m, gsize xs, gint n, float *o0, float *o1, gboolean h
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
-#define AVX512 __attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq")))
+#define AVX512 __attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq,fma")))
 
 /* Mask of the first @n of 16 lanes (n may be outside 0 .. 16). */
 AVX512 static inline __mmask16
@@ -352,36 +365,38 @@ pad_slice (gint begin, gint end, gint slice, gpointer data)
   }
 }
 
-/* V of tile block @b: [ξ][C_in][nb], columns past the last tile zero. */
+/* V of tile block @b: [ξ][C_in][vw], the columns up to the GEMM's last
+ * vector past the last tile zero. */
 static void
 input_block (const M2iWinograd *wg, const float *plane, gint64 b, float *v)
 {
-  gint64 nb = wg->arch->nr, q0 = wg->block_start[b], nt = wg->block_start[b + 1] - q0;
+  gint64 q0 = wg->block_start[b], nt = wg->block_start[b + 1] - q0;
+  gint64 step = wg->arch->step, zero_to = (nt + step - 1) / step * step;
   gsize xs = wg->v_stride, chan = (gsize) wg->hp * wg->wp;
   for (gint64 ci = 0; ci < wg->c_in; ci++) {
-    float *vc = v + ci * nb;
+    float *vc = v + ci * wg->vw;
     for (gint64 q = q0; q < q0 + nt;) {
       gint64 ty = q / wg->tw, tx = q % wg->tw;
       gint n = (gint) MIN (wg->tw - tx, q0 + nt - q);
       input_run (plane + ci * chan + 2 * ty * wg->wp + 2 * tx, wg->wp, n, vc + (q - q0), xs);
       q += n;
     }
-    if (nt < nb)
+    if (nt < zero_to)
       for (gint xi = 0; xi < 16; xi++)
-        memset (vc + xi * xs + nt, 0, (nb - nt) * sizeof (float));
+        memset (vc + xi * xs + nt, 0, (zero_to - nt) * sizeof (float));
   }
 }
 
-/* Y of tile block @b for output channels [r0, r0 + rows) from m ([ξ][mb][nb]). */
+/* Y of tile block @b for output channels [r0, r0 + rows) from m ([ξ][mb][vw]). */
 static void
 output_block (const M2iWinograd *wg, const float *m, gint64 b, gint64 r0, gint64 rows,
     float *out, const float *bias, gboolean relu, float *spare)
 {
-  gint64 nb = wg->arch->nr, q0 = wg->block_start[b], nt = wg->block_start[b + 1] - q0;
+  gint64 q0 = wg->block_start[b], nt = wg->block_start[b + 1] - q0;
   gsize xs = wg->m_stride, ohw = (gsize) wg->oh * wg->ow;
   gint64 full = wg->ow / 2;            /* tiles of a row with both columns inside */
   for (gint64 r = 0; r < rows; r++) {
-    const float *mr = m + r * nb;
+    const float *mr = m + r * wg->vw;
     float *plane = out + (r0 + r) * ohw;
     float bv = bias ? bias[r0 + r] : 0.0f;
     for (gint64 q = q0; q < q0 + nt;) {
@@ -408,7 +423,7 @@ output_block (const M2iWinograd *wg, const float *m, gint64 b, gint64 r0, gint64
 }
 
 typedef struct {
-  const M2iGemmArch *arch;
+  const M2iWinograd *wg;
   const float *v;
 } WgPanel;
 
@@ -416,16 +431,69 @@ static const float *
 panel_b (gpointer user, gint k0, gint kc, gint n0, gint ncols, float *buf, const gint32 **off)
 {
   const WgPanel *p = user;
-  *off = m2i_gemm_packed_offsets (p->arch);
-  return p->v + (gsize) k0 * p->arch->nr;
+  *off = p->wg->v_off;
+  return p->v + (gsize) k0 * p->wg->vw;
 }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* Tail tiles (see TAIL_MAX) of the AVX-512 GEMM (MR = 8): for each packed
+ * A panel of 8 output channels, m[i·vw + j] = Σ_p a[p·8 + i] · v[p·vw + j]
+ * for the @n (1 .. 4) tiles j, one 8-float vector per tile; four partial
+ * sums over p (p mod 4) keep four FMAs in flight even for one tile. */
+AVX512 static void
+tail_product (const M2iWinograd *wg, const float *u, const float *v, gint n, float *m,
+    gint64 rows)
+{
+  gint64 k = wg->c_in;
+  gsize vw = wg->vw;
+  for (gint64 i0 = 0; i0 < rows; i0 += 8) {
+    const float *a = u + i0 * k;
+    __m256 acc[4][TAIL_MAX];
+    for (gint c = 0; c < 4; c++)
+      for (gint j = 0; j < TAIL_MAX; j++)
+        acc[c][j] = _mm256_setzero_ps ();
+    gint64 p = 0;
+    for (; p + 4 <= k; p += 4)
+      for (gint c = 0; c < 4; c++) {
+        __m256 w = _mm256_loadu_ps (a + (p + c) * 8);
+        const float *x = v + (p + c) * vw;
+        acc[c][0] = _mm256_fmadd_ps (w, _mm256_set1_ps (x[0]), acc[c][0]);
+        if (n > 1)
+          acc[c][1] = _mm256_fmadd_ps (w, _mm256_set1_ps (x[1]), acc[c][1]);
+        if (n > 2)
+          acc[c][2] = _mm256_fmadd_ps (w, _mm256_set1_ps (x[2]), acc[c][2]);
+        if (n > 3)
+          acc[c][3] = _mm256_fmadd_ps (w, _mm256_set1_ps (x[3]), acc[c][3]);
+      }
+    for (; p < k; p++) {
+      __m256 w = _mm256_loadu_ps (a + p * 8);
+      for (gint j = 0; j < n; j++)
+        acc[0][j] = _mm256_fmadd_ps (w, _mm256_set1_ps (v[p * vw + j]), acc[0][j]);
+    }
+    gint r = (gint) MIN (8, rows - i0);
+    for (gint j = 0; j < n; j++) {
+      float lanes8[8];
+      _mm256_storeu_ps (lanes8, _mm256_add_ps (_mm256_add_ps (acc[0][j], acc[1][j]),
+              _mm256_add_ps (acc[2][j], acc[3][j])));
+      for (gint i = 0; i < r; i++)
+        m[(i0 + i) * vw + j] = lanes8[i];
+    }
+  }
+}
+#else
+static void
+tail_product (const M2iWinograd *wg, const float *u, const float *v, gint n, float *m,
+    gint64 rows)
+{
+  g_assert_not_reached ();
+}
+#endif
 
 static void
 block_slice (gint begin, gint end, gint slice, gpointer data)
 {
   const WgJob *j = data;
   const M2iWinograd *wg = j->wg;
-  gint64 nb = wg->arch->nr;
   float *v = j->scratch + slice * wg->slice_floats;
   float *m = v + 16 * wg->v_stride;
   float *strip = m + 16 * wg->m_stride;
@@ -437,17 +505,20 @@ block_slice (gint begin, gint end, gint slice, gpointer data)
     gint64 b = t / wg->m_blocks, r0 = (t % wg->m_blocks) * wg->mb;
     gint64 rows = MIN (wg->mb, wg->c_out - r0);
     gint ncols = (gint) (wg->block_start[b + 1] - wg->block_start[b]);
+    gint tail = b == wg->blocks - 1 ? (gint) wg->tail : 0;
     if (b != last_b) {
       input_block (wg, j->plane, b, v);
       last_b = b;
     }
     for (gint xi = 0; xi < 16; xi++) {
-      WgPanel p = { wg->arch, v + xi * wg->v_stride };
-      M2iGemmOut o = { m + xi * wg->m_stride, (gsize) nb, NULL, NULL, NULL, NULL, NULL,
+      const float *u = wg->u + xi * wg->u_stride + r0 * wg->c_in;
+      WgPanel p = { wg, v + xi * wg->v_stride };
+      M2iGemmOut o = { m + xi * wg->m_stride, (gsize) wg->vw, NULL, NULL, NULL, NULL, NULL,
         FALSE };
-      m2i_gemm_column_panel (wg->arch, (gint) rows, (gint) wg->c_in,
-          wg->u + xi * wg->u_stride + r0 * wg->c_in, wg->arch->mr, 0, ncols, panel_b, &p,
-          NULL, strip, &o);
+      m2i_gemm_column_panel (wg->arch, (gint) rows, (gint) wg->c_in, u, wg->arch->mr, 0,
+          ncols - tail, panel_b, &p, NULL, strip, &o);
+      if (tail)
+        tail_product (wg, u, p.v + ncols - tail, tail, o.c + ncols - tail, rows);
     }
     output_block (wg, m, b, r0, rows, j->out, j->bias, j->relu, spare);
   }

@@ -29,6 +29,9 @@ typedef struct {
   gint64 hp, wp;                       /* the zero-bordered input: 2·th + 2 by 2·tw + 2 */
   gint64 blocks;                       /* tile blocks, at most arch->nr tiles each */
   gint64 *block_start;                 /* first tile of each block, then the count */
+  gint64 tail;                         /* the last block's tiles past its GEMM columns */
+  gint64 vw;                           /* floats per row of V and M */
+  gint32 *v_off;                       /* p · vw: V's row table for the GEMM */
   gint64 mb, m_blocks;                 /* output channels per GEMM block, blocks of them */
   float *u;                            /* 16 packed A, u_stride floats apart */
   gsize u_stride;

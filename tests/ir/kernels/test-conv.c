@@ -360,7 +360,8 @@ test_torch_vectors (void)
  * 8 or more channels take: one tile, odd output sizes (a tile's second row
  * or column dropped), pads on one side, pads wider than the kernel, every
  * auto_pad, a batch, C_in over a K block (300), C_out over several
- * output-channel blocks, many tile blocks, squeezenet's shapes, on one to
+ * output-channel blocks, many tile blocks, squeezenet's shapes, tails of 1
+ * to 4 tiles past whole vectors (20, 49, 18 and 35 tiles), on one to
  * three threads. Each against the naive loop, and against the direct
  * product (the path it replaces) within rounding; weights computed at run
  * time, and too few channels, keep the direct product. The fused bias and
@@ -381,6 +382,8 @@ test_winograd (void)
     { 1, 16, 57, 55, 24, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 16, 56, 56, 64, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 64, 14, 14, 256, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 11, 6, 12, 13, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 20, 13, 10, 40, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
   };
   g_assert_true (m2i_winograd_enabled ());
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
