@@ -81,7 +81,7 @@ transform_filter (const float *g, double u[16])
 
 M2iWinograd *
 m2i_winograd_new (const M2iGemmArch *arch, const float *weights, gint64 c_out, gint64 c_in,
-    gint64 h, gint64 w, gint64 pt, gint64 pl, gint64 oh, gint64 ow)
+    gint64 h, gint64 w, gint64 pt, gint64 pl, gint64 oh, gint64 ow, gint slices)
 {
   M2iWinograd *wg = g_new0 (M2iWinograd, 1);
   wg->arch = arch;
@@ -111,7 +111,13 @@ m2i_winograd_new (const M2iGemmArch *arch, const float *weights, gint64 c_out, g
   for (gint64 b = 0; b < wg->blocks; b++)
     wg->block_start[b] = MIN (wg->tiles, vectors * b / wg->blocks * arch->step);
   wg->block_start[wg->blocks] = wg->tiles;
-  wg->mb = MIN ((c_out + arch->mr - 1) / arch->mr * arch->mr, MAX_MB / arch->mr * arch->mr);
+  /* Output-channel blocks: at most MAX_MB rows, and small enough that
+   * every slice gets a task (a 14×14 output is one tile block). */
+  gint64 mr = arch->mr, rows = (c_out + mr - 1) / mr * mr;
+  wg->mb = MIN (rows, MAX_MB / mr * mr);
+  gint64 want = (MAX (slices, 1) + wg->blocks - 1) / wg->blocks;
+  if (want > 1)
+    wg->mb = MIN (wg->mb, MAX (mr, (c_out + want - 1) / want + mr - 1) / mr * mr);
   wg->m_blocks = (c_out + wg->mb - 1) / wg->mb;
   wg->u_stride = m2i_gemm_packed_a_size (arch, (gint) c_out, (gint) c_in);
   wg->u = g_new (float, 16 * wg->u_stride);

@@ -52,9 +52,10 @@ gboolean m2i_winograd_applies (gint64 kh, gint64 kw, gint64 sh, gint64 sw, gint6
     gint64 dw, gint64 groups, gint64 c_in, gint64 c_out, gint64 oh, gint64 ow);
 
 /* Transforms and packs @weights ([C_out][C_in][3][3]) for a layer on
- * h × w inputs with pads @pt (top) and @pl (left) and an oh × ow output. */
+ * h × w inputs with pads @pt (top) and @pl (left) and an oh × ow output,
+ * to run on up to @slices threads. */
 M2iWinograd *m2i_winograd_new (const M2iGemmArch *arch, const float *weights, gint64 c_out,
-    gint64 c_in, gint64 h, gint64 w, gint64 pt, gint64 pl, gint64 oh, gint64 ow);
+    gint64 c_in, gint64 h, gint64 w, gint64 pt, gint64 pl, gint64 oh, gint64 ow, gint slices);
 
 void m2i_winograd_free (M2iWinograd *wg);
 

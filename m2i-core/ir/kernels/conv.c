@@ -259,7 +259,7 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
 
   if (s->mode == CONV_WINOGRAD) {
     s->wino = m2i_winograd_new (s->arch, ctx->inputs[1].data, s->c_out, s->c_in, s->h, s->w,
-        s->pt, s->pl, s->oh, s->ow);
+        s->pt, s->pl, s->oh, s->ow, s->slices);
     ctx->scratch_bytes = m2i_winograd_scratch_bytes (s->wino, s->slices);
   } else if (s->mode != CONV_DEPTHWISE) {
     s->packed_group = m2i_gemm_packed_a_size (s->arch, (gint) cout_g, (gint) s->k);
