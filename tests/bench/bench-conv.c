@@ -10,10 +10,17 @@
  * M2I_ORT_NODE_MODULES names a node_modules folder with onnxruntime-node.
  * Its times include the node binding's per-call cost (tens of µs), which
  * matters only for the smallest layers.
+ *
+ * GFLOPS count a direct convolution's operations (2·C_out·OH·OW·C_in·K²),
+ * whatever the path: layers marked W run as Winograd F(2×2, 3×3)
+ * (conv-winograd.h), which does 2.25 times fewer multiply-adds, so they can
+ * exceed the micro-kernel's peak. M2I_CONV_WINOGRAD=0 times them as a
+ * direct product instead.
  */
 #include "kernel-test.h"
 #include "bench-time.h"
 #include <ir/kernels/gemm.h>
+#include <ir/kernels/conv-winograd.h>
 #include <gio/gio.h>
 
 typedef struct {
@@ -183,6 +190,7 @@ main (int argc, char **argv)
     g_autofree gchar *pad = g_strdup_printf ("%d,%d", L->pad, L->pad);
     g_autofree gchar *stride = g_strdup_printf ("%d,%d", L->stride, L->stride);
     double ms[4] = { -1, -1, -1, -1 };
+    gboolean winograd = FALSE;
     for (gint threads = 1; threads <= 2; threads++) {
       KTest *t = kt_new (L->groups > 1 ? &m2i_kernel_group_convolution
           : &m2i_kernel_convolution, "opset1");
@@ -201,11 +209,12 @@ main (int argc, char **argv)
       if (!kt_infer (t, 1, &error))
         g_error ("%s", error->message);
       ms[threads - 1] = bench_time_runs (execute_layer, t, min_ms) * 1e3;
+      winograd = m2i_k_conv_uses_winograd (&t->ctx);
       kt_free (t);
       ms[2 + threads - 1] = ort_ms[l][threads - 1];
     }
-    g_autofree gchar *shape = g_strdup_printf ("%dx%dx%d k%d s%d g%d", L->c_in, L->h, L->w,
-        L->k, L->stride, L->groups);
+    g_autofree gchar *shape = g_strdup_printf ("%dx%dx%d k%d s%d g%d%s", L->c_in, L->h, L->w,
+        L->k, L->stride, L->groups, winograd ? " W" : "");
     printf ("%-18s %-22s %7.1f | %9.3f %9.1f | %9.3f %9.1f | %9.3f %9.3f\n", L->name, shape,
         flop / 1e6, ms[0], flop / ms[0] / 1e6, ms[1], flop / ms[1] / 1e6, ms[2], ms[3]);
     gint mult = squeezenet_multiplicity (L->name);
@@ -214,6 +223,7 @@ main (int argc, char **argv)
     g_free (in);
     g_free (wts);
   }
+  printf ("(W: Winograd F(2x2,3x3); GFLOPS count the direct convolution's operations)\n");
   if (!filter)
     printf ("%-18s %-22s %7s | %9.3f %9s | %9.3f %9s | %9.3f %9.3f\n",
         "squeezenet convs", "(sum, repeats counted)", "", total[0], "", total[1], "",

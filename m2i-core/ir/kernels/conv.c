@@ -13,6 +13,7 @@
  */
 #include "kernels-private.h"
 #include "gemm.h"
+#include "conv-winograd.h"
 #include <base/m2i-parallel.h>
 
 #include <string.h>
@@ -21,6 +22,7 @@ typedef enum {
   CONV_DEPTHWISE,      /* one input channel per group: a direct loop per plane */
   CONV_SHIFTED,        /* B rows read in place from the (padded, phased) input */
   CONV_IM2COL,         /* otherwise: B panels gathered im2col-style */
+  CONV_WINOGRAD,       /* 3×3 at stride 1: F(2×2, 3×3) (conv-winograd.h) */
 } ConvMode;
 
 #define MAX_SLOTS 16                   /* row phases × kernel columns */
@@ -87,6 +89,7 @@ typedef struct {
   gint tap_copy[MAX_COPIES];
   gint32 *off;                         /* k entries */
   gint32 *off_hi;                      /* max of off[0..k] */
+  M2iWinograd *wino;                   /* CONV_WINOGRAD */
 } ConvState;
 
 static void
@@ -99,6 +102,7 @@ conv_state_free (gpointer p)
   g_free (s->off);
   g_free (s->off_hi);
   g_free (s->fused.bias);
+  m2i_winograd_free (s->wino);
   g_free (s);
 }
 
@@ -240,6 +244,10 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
   s->slices = m2i_k_threads (ctx);
   if (cin_g == 1)
     s->mode = CONV_DEPTHWISE;
+  else if (ctx->inputs[1].data && spatial == 2 &&
+      m2i_winograd_applies (s->kh, s->kw, s->sh, s->sw, s->dh, s->dw, s->groups, s->c_in,
+          s->c_out, s->oh, s->ow))
+    s->mode = CONV_WINOGRAD;
   else if ((s->sh == 1 && s->sw == 1) ||
       ((s->kh > 1 || s->kw > 1) && s->k <= MAX_K_PLANES &&
           MIN (s->sh, s->kh) * s->kw <= MAX_SLOTS &&
@@ -249,7 +257,11 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
   else
     s->mode = CONV_IM2COL;
 
-  if (s->mode != CONV_DEPTHWISE) {
+  if (s->mode == CONV_WINOGRAD) {
+    s->wino = m2i_winograd_new (s->arch, ctx->inputs[1].data, s->c_out, s->c_in, s->h, s->w,
+        s->pt, s->pl, s->oh, s->ow, s->slices);
+    ctx->scratch_bytes = m2i_winograd_scratch_bytes (s->wino, s->slices);
+  } else if (s->mode != CONV_DEPTHWISE) {
     s->packed_group = m2i_gemm_packed_a_size (s->arch, (gint) cout_g, (gint) s->k);
     s->bbuf_floats = ((gsize) s->arch->kc * s->arch->nr + 15) & ~(gsize) 15;
     s->strip_floats = (m2i_gemm_strip_size (s->arch) + 15) & ~(gsize) 15;
@@ -811,6 +823,13 @@ conv_execute (M2iOpContext *ctx, GError **error)
   if (s->mode == CONV_DEPTHWISE) {
     DwJob j = { s, ctx->inputs[0].data, ctx->inputs[1].data, ctx->outputs[0].data };
     m2i_k_parallel_for ((gint) (s->batch * s->c_out), slices, 1, dw_slice, &j);
+  } else if (s->mode == CONV_WINOGRAD) {
+    const float *in = ctx->inputs[0].data;
+    float *out = ctx->outputs[0].data;
+    for (gint64 n = 0; n < s->batch; n++)
+      m2i_winograd_run (s->wino, in + n * s->c_in * s->h * s->w,
+          out + n * s->c_out * s->oh * s->ow, s->fused.bias, s->fused.relu, slices,
+          ctx->scratch);
   } else {
     conv_gemm (ctx, s, slices);
   }
@@ -823,6 +842,13 @@ m2i_k_conv_fusion (M2iOpContext *ctx, gint64 *channels)
   ConvState *s = ctx->state;
   *channels = s->c_out;
   return &s->fused;
+}
+
+gboolean
+m2i_k_conv_uses_winograd (const M2iOpContext *ctx)
+{
+  const ConvState *s = ctx->state;
+  return s && s->mode == CONV_WINOGRAD;
 }
 
 const M2iOpKernel m2i_kernel_convolution = {

@@ -76,6 +76,10 @@ typedef struct {
 M2iKFusion *m2i_k_conv_fusion (M2iOpContext *ctx, gint64 *channels);
 M2iKFusion *m2i_k_matmul_fusion (M2iOpContext *ctx, gint64 *channels);
 
+/* TRUE when the compiled Convolution layer runs as Winograd F(2×2, 3×3)
+ * (conv-winograd.h); for tests and benchmarks. */
+gboolean m2i_k_conv_uses_winograd (const M2iOpContext *ctx);
+
 /* ---- Threads ------------------------------------------------------------ */
 
 /* An inference's team of threads (team.c): N - 1 pool workers held for the

@@ -6,6 +6,7 @@
  * micro-kernel is checked. */
 #include "kernel-test.h"
 #include <ir/kernels/gemm.h>
+#include <ir/kernels/conv-winograd.h>
 
 typedef struct {
   gint64 n, c_in, h, w, c_out, groups, kh, kw, sh, sw, dh, dw;
@@ -355,6 +356,97 @@ test_torch_vectors (void)
   }
 }
 
+/* Winograd F(2×2, 3×3) (conv-winograd.c), which 3×3 stride-1 layers with
+ * 8 or more channels take: one tile, odd output sizes (a tile's second row
+ * or column dropped), pads on one side, pads wider than the kernel, every
+ * auto_pad, a batch, C_in over a K block (300), C_out over several
+ * output-channel blocks, many tile blocks, squeezenet's shapes, tails of 1
+ * to 4 tiles past whole vectors (20, 49, 18 and 35 tiles), on one to
+ * three threads. Each against the naive loop, and against the direct
+ * product (the path it replaces) within rounding; weights computed at run
+ * time, and too few channels, keep the direct product. The fused bias and
+ * ReLU on this path are in /conv/fused-bias-relu (its 3×3 stride-1
+ * cases). */
+static void
+test_winograd (void)
+{
+  static const ConvCase cases[] = {
+    { 1, 8, 4, 4, 8, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 9, 7, 9, 17, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 2, 12, 10, 11, 70, 1, 3, 3, 1, 1, 1, 1, { 0, 2 }, { 2, 0 }, NULL, FALSE },
+    { 1, 8, 5, 6, 16, 1, 3, 3, 1, 1, 1, 1, { 3, 4 }, { 3, 2 }, NULL, FALSE },
+    { 1, 10, 9, 8, 12, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, "same_lower", FALSE },
+    { 1, 10, 8, 9, 12, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, "same_upper", FALSE },
+    { 1, 10, 9, 8, 12, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, "valid", FALSE },
+    { 1, 300, 6, 7, 20, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 16, 57, 55, 24, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 16, 56, 56, 64, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 64, 14, 14, 256, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 11, 6, 12, 13, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 20, 13, 10, 40, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+  };
+  g_assert_true (m2i_winograd_enabled ());
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    const ConvCase *c = &cases[i];
+    gint64 pt = c->pads_begin[0], pl = c->pads_begin[1];
+    gint64 pb = c->pads_end[0], pr = c->pads_end[1];
+    gint64 oh = ref_out_size (c->h, c->kh, c->sh, c->dh, c->auto_pad, &pt, &pb);
+    gint64 ow = ref_out_size (c->w, c->kw, c->sw, c->dw, c->auto_pad, &pl, &pr);
+    gsize n_in = c->n * c->c_in * c->h * c->w, n_w = c->c_out * c->c_in * 9;
+    gsize n_out = c->n * c->c_out * oh * ow;
+    float *in = g_new (float, n_in), *w = g_new (float, n_w), *want = g_new (float, n_out);
+    kt_fill (in, n_in, 77 + i, -1, 1);
+    kt_fill (w, n_w, 78 + i, -1, 1);
+    ref_conv (c, in, w, oh, ow, pt, pl, want);
+    g_autofree gchar *what = g_strdup_printf ("winograd case %u (%" G_GINT64_FORMAT "x%"
+        G_GINT64_FORMAT " out, c%" G_GINT64_FORMAT "->%" G_GINT64_FORMAT ")", i, oh, ow,
+        c->c_in, c->c_out);
+
+    m2i_winograd_set_enabled (FALSE);
+    KTest *direct = conv_test_new (c, in, w, FALSE, 1);
+    kt_run (direct, 1);
+    g_assert_false (m2i_k_conv_uses_winograd (&direct->ctx));
+    m2i_winograd_set_enabled (TRUE);
+    for (gint threads = 1; threads <= 3; threads++) {
+      KTest *t = conv_test_new (c, in, w, FALSE, threads);
+      kt_run (t, 1);
+      g_assert_true (m2i_k_conv_uses_winograd (&t->ctx));
+      kt_assert_close (what, kt_out_f32 (t, 0), want, n_out, 1e-4, 1e-4);
+      kt_assert_close (what, kt_out_f32 (t, 0), kt_out_f32 (direct, 0), n_out, 1e-4, 1e-4);
+      /* Again on the same state and scratch. */
+      memset (t->outputs[0].data, 0, n_out * sizeof (float));
+      g_assert_true (kt_execute (t, NULL));
+      kt_assert_close (what, kt_out_f32 (t, 0), want, n_out, 1e-4, 1e-4);
+      kt_free (t);
+    }
+    /* Weights from another layer: packed at run time, directly. */
+    KTest *rt = conv_test_new (c, in, w, TRUE, 2);
+    kt_run (rt, 1);
+    g_assert_false (m2i_k_conv_uses_winograd (&rt->ctx));
+    kt_assert_close (what, kt_out_f32 (rt, 0), want, n_out, 1e-4, 1e-4);
+    kt_free (rt);
+    kt_free (direct);
+    g_free (in);
+    g_free (w);
+    g_free (want);
+  }
+
+  /* Too few input channels, a stride, a dilation: the direct product. */
+  static const ConvCase direct_cases[] = {
+    { 1, 7, 9, 9, 16, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 16, 9, 9, 16, 1, 3, 3, 2, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 16, 9, 9, 16, 1, 3, 3, 1, 1, 1, 2, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 16, 9, 9, 16, 1, 3, 5, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+  };
+  static float buf[16 * 16 * 9 * 5];
+  for (guint i = 0; i < G_N_ELEMENTS (direct_cases); i++) {
+    KTest *t = conv_test_new (&direct_cases[i], buf, buf, FALSE, 1);
+    kt_run (t, 1);
+    g_assert_false (m2i_k_conv_uses_winograd (&t->ctx));
+    kt_free (t);
+  }
+}
+
 static KTest *err_conv (const M2iOpKernel *k, M2iShape xs, M2iShape ws, M2iElementType type);
 
 /* A convolution with a fused bias and ReLU gives exactly (bit for bit) what
@@ -533,5 +625,6 @@ main (int argc, char **argv)
   g_test_add_func ("/conv/torch", test_torch_vectors);
   g_test_add_func ("/conv/errors", test_errors);
   g_test_add_func ("/conv/fused-bias-relu", test_fused_bias_relu);
+  g_test_add_func ("/conv/winograd", test_winograd);
   return g_test_run ();
 }

@@ -5,6 +5,7 @@
  * Skipped under sanitizers, which own malloc. */
 #include "kernel-test.h"
 #include <base/m2i-parallel.h>
+#include <ir/kernels/conv-winograd.h>
 
 #include "../../alloc-count.h"
 
@@ -60,7 +61,14 @@ if (ALLOC_COUNT_SANITIZED) {
   }
   kt_fill (fbuf, G_N_ELEMENTS (fbuf), 5, 0.01f, 1);
   const M2iOpKernel *cv = &m2i_kernel_convolution;
-  check (conv (cv, SHAPE (1, 64, 56, 56), SHAPE (64, 64, 3, 3), "1,1", "1,1"), 1, "conv 3x3");
+  check (conv (cv, SHAPE (1, 64, 56, 56), SHAPE (64, 64, 3, 3), "1,1", "1,1"), 1,
+      "conv 3x3 (Winograd)");
+  check (conv (cv, SHAPE (1, 64, 14, 14), SHAPE (256, 64, 3, 3), "1,1", "1,1"), 1,
+      "conv 3x3 (Winograd, a tail tile)");
+  m2i_winograd_set_enabled (FALSE);
+  check (conv (cv, SHAPE (1, 64, 56, 56), SHAPE (64, 64, 3, 3), "1,1", "1,1"), 1,
+      "conv 3x3 (direct)");
+  m2i_winograd_set_enabled (TRUE);
   check (conv (cv, SHAPE (1, 64, 28, 28), SHAPE (128, 64, 1, 1), "1,1", "0,0"), 1, "conv 1x1");
   check (conv (cv, SHAPE (1, 3, 57, 57), SHAPE (64, 3, 3, 3), "2,2", "0,0"), 1, "conv s2");
   check (conv (&m2i_kernel_group_convolution, SHAPE (1, 32, 40, 40), SHAPE (32, 1, 1, 3, 3),

@@ -1,0 +1,540 @@
+/* Winograd F(2×2, 3×3) convolution (see conv-winograd.h).
+ *
+ *   Bᵀ = | 1  0 -1  0 |    G = | 1    0    0   |    Aᵀ = | 1  1  1  0 |
+ *        | 0  1  1  0 |        | 1/2  1/2  1/2 |         | 0  1 -1 -1 |
+ *        | 0 -1  1  0 |        | 1/2 -1/2  1/2 |
+ *        | 0  1  0 -1 |        | 0    0    1   |
+ */
+#include "conv-winograd.h"
+#include "kernels-private.h"
+
+#include <string.h>
+
+/* Output channels per GEMM block: the block's 16 result matrices (16 ×
+ * 64 × 48 floats, 192 KiB) stay in L2 between the products and the
+ * output transform. */
+#define MAX_MB 64
+
+/* A last few tiles past whole vectors (49 tiles: 48 + 1) are multiplied on
+ * their own, output channels along the vector (tail_product(), with
+ * AVX-512): a vector of columns for one tile would be 15/16 zeros. */
+#define TAIL_MAX 4
+
+static gsize
+round16 (gsize n)
+{
+  return (n + 15) & ~(gsize) 15;
+}
+
+/* -1 until first read from M2I_CONV_WINOGRAD, then 0 or 1. */
+static gint enabled = -1;
+
+gboolean
+m2i_winograd_enabled (void)
+{
+  gint e = g_atomic_int_get (&enabled);
+  if (e < 0) {
+    e = g_strcmp0 (g_getenv ("M2I_CONV_WINOGRAD"), "0") != 0;
+    g_atomic_int_set (&enabled, e);
+  }
+  return e;
+}
+
+void
+m2i_winograd_set_enabled (gboolean on)
+{
+  g_atomic_int_set (&enabled, on ? 1 : 0);
+}
+
+gboolean
+m2i_winograd_applies (gint64 kh, gint64 kw, gint64 sh, gint64 sw, gint64 dh, gint64 dw,
+    gint64 groups, gint64 c_in, gint64 c_out, gint64 oh, gint64 ow)
+{
+  /* Below 8 input channels the 16 products are too short (K = C_in) to
+   * pay for the transforms; the direct product's K is 9·C_in. */
+  return m2i_winograd_enabled () && kh == 3 && kw == 3 && sh == 1 && sw == 1 && dh == 1 && dw == 1 &&
+      groups == 1 && c_in >= 8 && c_out >= 8 && oh >= 2 && ow >= 2 &&
+      c_in * c_out <= G_MAXINT / 32 && (oh + 3) * (ow + 3) <= G_MAXINT / 4 &&
+      c_in * (oh + 3) * (ow + 3) <= G_MAXINT / 4;
+}
+
+/* U = G g Gᵀ for one 3×3 filter g, in double (then rounded once). */
+static void
+transform_filter (const float *g, double u[16])
+{
+  double t[4][3];
+  for (gint c = 0; c < 3; c++) {
+    double a = g[c], b = g[3 + c], d = g[6 + c];
+    t[0][c] = a;
+    t[1][c] = 0.5 * (a + b + d);
+    t[2][c] = 0.5 * (a - b + d);
+    t[3][c] = d;
+  }
+  for (gint r = 0; r < 4; r++) {
+    double a = t[r][0], b = t[r][1], d = t[r][2];
+    u[4 * r + 0] = a;
+    u[4 * r + 1] = 0.5 * (a + b + d);
+    u[4 * r + 2] = 0.5 * (a - b + d);
+    u[4 * r + 3] = d;
+  }
+}
+
+M2iWinograd *
+m2i_winograd_new (const M2iGemmArch *arch, const float *weights, gint64 c_out, gint64 c_in,
+    gint64 h, gint64 w, gint64 pt, gint64 pl, gint64 oh, gint64 ow, gint slices)
+{
+  M2iWinograd *wg = g_new0 (M2iWinograd, 1);
+  wg->arch = arch;
+  wg->c_in = c_in;
+  wg->c_out = c_out;
+  wg->h = h;
+  wg->w = w;
+  wg->pt = pt;
+  wg->pl = pl;
+  wg->oh = oh;
+  wg->ow = ow;
+  wg->th = (oh + 1) / 2;
+  wg->tw = (ow + 1) / 2;
+  wg->tiles = wg->th * wg->tw;
+  /* Tile (ty, tx) reads rows 2·ty .. 2·ty + 3 of the bordered copy; its
+   * size also covers the input and its pads (oh = h + pt + pb - 2). */
+  wg->hp = 2 * wg->th + 2;
+  wg->wp = 2 * wg->tw + 2;
+  /* Tile blocks of whole vectors, at most a column panel each, shared out
+   * evenly (the narrow kernels are the slow ones); up to TAIL_MAX tiles
+   * past the last whole vector join the last block as its tail. */
+  gint64 full = wg->tiles / arch->step, rem = wg->tiles % arch->step;
+  wg->tail = full > 0 && rem <= TAIL_MAX && arch == m2i_gemm_arch_avx512_ptr ? rem : 0;
+  gint64 vectors = full + (rem > wg->tail ? 1 : 0), per = arch->nr / arch->step;
+  wg->blocks = (vectors + per - 1) / per;
+  wg->block_start = g_new (gint64, wg->blocks + 1);
+  for (gint64 b = 0; b < wg->blocks; b++)
+    wg->block_start[b] = MIN (wg->tiles, vectors * b / wg->blocks * arch->step);
+  wg->block_start[wg->blocks] = wg->tiles;
+  /* Output-channel blocks: at most MAX_MB rows, and small enough that
+   * every slice gets a task (a 14×14 output is one tile block). */
+  gint64 mr = arch->mr, rows = (c_out + mr - 1) / mr * mr;
+  wg->mb = MIN (rows, MAX_MB / mr * mr);
+  gint64 want = (MAX (slices, 1) + wg->blocks - 1) / wg->blocks;
+  if (want > 1)
+    wg->mb = MIN (wg->mb, MAX (mr, (c_out + want - 1) / want + mr - 1) / mr * mr);
+  wg->m_blocks = (c_out + wg->mb - 1) / wg->mb;
+  wg->u_stride = m2i_gemm_packed_a_size (arch, (gint) c_out, (gint) c_in);
+  wg->u = g_new (float, 16 * wg->u_stride);
+
+  gsize n = (gsize) c_out * c_in;
+  float *plain = g_new (float, 16 * n);
+  for (gsize f = 0; f < n; f++) {
+    double u[16];
+    transform_filter (weights + 9 * f, u);
+    for (gint xi = 0; xi < 16; xi++)
+      plain[xi * n + f] = (float) u[xi];
+  }
+  for (gint xi = 0; xi < 16; xi++)
+    m2i_gemm_pack_a (arch, plain + xi * n, c_in, 1, (gint) c_out, (gint) c_in,
+        wg->u + xi * wg->u_stride);
+  g_free (plain);
+
+  /* Rows of V and M: a column panel, and room for a tail. The 16 matrices
+   * of V and of M, one cache line more than their size apart: at a
+   * multiple of 4 KiB, the 16 rows the transforms read together would
+   * share an L1 set. */
+  wg->vw = arch->nr + (wg->tail ? arch->step : 0);
+  wg->v_stride = round16 (c_in * wg->vw) + 16;
+  wg->m_stride = round16 (wg->mb * wg->vw) + 16;
+  wg->v_off = g_new (gint32, c_in);
+  for (gint64 p = 0; p < c_in; p++)
+    wg->v_off[p] = (gint32) (p * wg->vw);
+  wg->slice_floats = 16 * wg->v_stride + 16 * wg->m_stride +
+      round16 (m2i_gemm_strip_size (arch)) + round16 (wg->wp);
+  return wg;
+}
+
+void
+m2i_winograd_free (M2iWinograd *wg)
+{
+  if (!wg)
+    return;
+  g_free (wg->u);
+  g_free (wg->block_start);
+  g_free (wg->v_off);
+  g_free (wg);
+}
+
+static gsize
+plane_floats (const M2iWinograd *wg)
+{
+  return round16 (wg->c_in * wg->hp * wg->wp);
+}
+
+gsize
+m2i_winograd_scratch_bytes (const M2iWinograd *wg, gint slices)
+{
+  return (plane_floats (wg) + MAX (slices, 1) * wg->slice_floats) * sizeof (float);
+}
+
+/* ---- The transforms ---------------------------------------------------- */
+
+/* V for @n tiles along a row: tile t reads the 4×4 block at p + 2·t (rows
+ * wp apart) and its 16 values go to v[ξ·xs + t]. The reference form; the
+ * AVX-512 one below does the same operations on 16 tiles at a time. */
+static void
+input_run_c (const float *p, gint64 wp, gint n, float *v, gsize xs)
+{
+  for (gint t = 0; t < n; t++) {
+    const float *d = p + 2 * t;
+    float e[4][4];
+    for (gint i = 0; i < 4; i++) {
+      const float *r = d + i * wp;
+      e[i][0] = r[0] - r[2];
+      e[i][1] = r[1] + r[2];
+      e[i][2] = r[2] - r[1];
+      e[i][3] = r[1] - r[3];
+    }
+    for (gint c = 0; c < 4; c++) {
+      v[(0 + c) * xs + t] = e[0][c] - e[2][c];
+      v[(4 + c) * xs + t] = e[1][c] + e[2][c];
+      v[(8 + c) * xs + t] = e[2][c] - e[1][c];
+      v[(12 + c) * xs + t] = e[1][c] - e[3][c];
+    }
+  }
+}
+
+/* Y for @n tiles along a row from m[ξ·xs + t]: pixels (0, 2t), (0, 2t+1)
+ * to o0, (1, ·) to o1, each + bias (when @has_bias) then max (·, 0) (when
+ * @relu) — the fused Add and ReLU, in their order. */
+static void
+output_run_c (const float *m, gsize xs, gint n, float *o0, float *o1, gboolean has_bias,
+    float bias, gboolean relu)
+{
+  for (gint t = 0; t < n; t++) {
+    float s[2][4], y[2][2];
+    for (gint c = 0; c < 4; c++) {
+      float m0 = m[(0 + c) * xs + t], m1 = m[(4 + c) * xs + t];
+      float m2 = m[(8 + c) * xs + t], m3 = m[(12 + c) * xs + t];
+      s[0][c] = m0 + m1 + m2;
+      s[1][c] = m1 - m2 - m3;
+    }
+    for (gint i = 0; i < 2; i++) {
+      y[i][0] = s[i][0] + s[i][1] + s[i][2];
+      y[i][1] = s[i][1] - s[i][2] - s[i][3];
+      for (gint j = 0; j < 2; j++) {
+        if (has_bias)
+          y[i][j] = y[i][j] + bias;
+        if (relu)
+          y[i][j] = y[i][j] > 0.0f ? y[i][j] : 0.0f;
+      }
+    }
+    o0[2 * t] = y[0][0];
+    o0[2 * t + 1] = y[0][1];
+    o1[2 * t] = y[1][0];
+    o1[2 * t + 1] = y[1][1];
+  }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define AVX512 __attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq,fma")))
+
+/* Mask of the first @n of 16 lanes (n may be outside 0 .. 16). */
+AVX512 static inline __mmask16
+lanes (gint n)
+{
+  return n >= 16 ? (__mmask16) 0xffff : n <= 0 ? 0 : (__mmask16) ((1u << n) - 1);
+}
+
+AVX512 static void
+input_run_avx512 (const float *p, gint64 wp, gint n, float *v, gsize xs)
+{
+  const __m512i even = _mm512_setr_epi32 (0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
+      28, 30);
+  const __m512i odd = _mm512_add_epi32 (even, _mm512_set1_epi32 (1));
+  for (gint t = 0; t < n; t += 16) {
+    /* Columns 2t' + j of 16 tiles t': evens and odds of the 32 floats from
+     * column 2t (j = 0, 1) and from 2t + 2 (j = 2, 3); a last short group
+     * reads only its 2·left + 2 columns. */
+    gint left = MIN (16, n - t);
+    __mmask16 m0 = lanes (2 * left), m1 = lanes (2 * left - 16);
+    __m512 e[4][4];
+    for (gint i = 0; i < 4; i++) {
+      const float *r = p + i * wp + 2 * t;
+      __m512 a0 = _mm512_maskz_loadu_ps (m0, r), a1 = _mm512_maskz_loadu_ps (m1, r + 16);
+      __m512 b0 = _mm512_maskz_loadu_ps (m0, r + 2), b1 = _mm512_maskz_loadu_ps (m1, r + 18);
+      __m512 d0 = _mm512_permutex2var_ps (a0, even, a1), d1 = _mm512_permutex2var_ps (a0, odd, a1);
+      __m512 d2 = _mm512_permutex2var_ps (b0, even, b1), d3 = _mm512_permutex2var_ps (b0, odd, b1);
+      e[i][0] = _mm512_sub_ps (d0, d2);
+      e[i][1] = _mm512_add_ps (d1, d2);
+      e[i][2] = _mm512_sub_ps (d2, d1);
+      e[i][3] = _mm512_sub_ps (d1, d3);
+    }
+    __mmask16 mt = lanes (left);
+    for (gint c = 0; c < 4; c++) {
+      _mm512_mask_storeu_ps (v + (0 + c) * xs + t, mt, _mm512_sub_ps (e[0][c], e[2][c]));
+      _mm512_mask_storeu_ps (v + (4 + c) * xs + t, mt, _mm512_add_ps (e[1][c], e[2][c]));
+      _mm512_mask_storeu_ps (v + (8 + c) * xs + t, mt, _mm512_sub_ps (e[2][c], e[1][c]));
+      _mm512_mask_storeu_ps (v + (12 + c) * xs + t, mt, _mm512_sub_ps (e[1][c], e[3][c]));
+    }
+  }
+}
+
+AVX512 static void
+output_run_avx512 (const float *m, gsize xs, gint n, float *o0, float *o1, gboolean has_bias,
+    float bias, gboolean relu)
+{
+  /* Lanes 0-15 of (y0 | y1) interleaved: y0[0] y1[0] y0[1] y1[1] ... */
+  const __m512i lo = _mm512_setr_epi32 (0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const __m512i hi = _mm512_add_epi32 (lo, _mm512_set1_epi32 (8));
+  const __m512 b = _mm512_set1_ps (bias), zero = _mm512_setzero_ps ();
+  for (gint t = 0; t < n; t += 16) {
+    gint left = MIN (16, n - t);
+    __mmask16 mt = lanes (left), m0 = lanes (2 * left), m1 = lanes (2 * left - 16);
+    __m512 s[2][4];
+    for (gint c = 0; c < 4; c++) {
+      __m512 q0 = _mm512_maskz_loadu_ps (mt, m + (0 + c) * xs + t);
+      __m512 q1 = _mm512_maskz_loadu_ps (mt, m + (4 + c) * xs + t);
+      __m512 q2 = _mm512_maskz_loadu_ps (mt, m + (8 + c) * xs + t);
+      __m512 q3 = _mm512_maskz_loadu_ps (mt, m + (12 + c) * xs + t);
+      s[0][c] = _mm512_add_ps (_mm512_add_ps (q0, q1), q2);
+      s[1][c] = _mm512_sub_ps (_mm512_sub_ps (q1, q2), q3);
+    }
+    for (gint i = 0; i < 2; i++) {
+      __m512 y0 = _mm512_add_ps (_mm512_add_ps (s[i][0], s[i][1]), s[i][2]);
+      __m512 y1 = _mm512_sub_ps (_mm512_sub_ps (s[i][1], s[i][2]), s[i][3]);
+      if (has_bias) {
+        y0 = _mm512_add_ps (y0, b);
+        y1 = _mm512_add_ps (y1, b);
+      }
+      if (relu) {
+        /* max (NaN, 0) = 0, as x > 0 ? x : 0 */
+        y0 = _mm512_max_ps (y0, zero);
+        y1 = _mm512_max_ps (y1, zero);
+      }
+      float *o = (i ? o1 : o0) + 2 * t;
+      _mm512_mask_storeu_ps (o, m0, _mm512_permutex2var_ps (y0, lo, y1));
+      _mm512_mask_storeu_ps (o + 16, m1, _mm512_permutex2var_ps (y0, hi, y1));
+    }
+  }
+}
+#endif
+
+static void
+input_run (const float *p, gint64 wp, gint n, float *v, gsize xs)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (m2i_cpu_flags () & M2I_CPU_AVX512F) {
+    input_run_avx512 (p, wp, n, v, xs);
+    return;
+  }
+#endif
+  input_run_c (p, wp, n, v, xs);
+}
+
+static void
+output_run (const float *m, gsize xs, gint n, float *o0, float *o1, gboolean has_bias,
+    float bias, gboolean relu)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (m2i_cpu_flags () & M2I_CPU_AVX512F) {
+    output_run_avx512 (m, xs, n, o0, o1, has_bias, bias, relu);
+    return;
+  }
+#endif
+  output_run_c (m, xs, n, o0, o1, has_bias, bias, relu);
+}
+
+/* ---- Driver ------------------------------------------------------------- */
+
+typedef struct {
+  const M2iWinograd *wg;
+  const float *in, *bias;
+  float *out, *plane, *scratch;
+  gboolean relu;
+} WgJob;
+
+/* Channels [begin, end) of the input into the zero-bordered planes. */
+static void
+pad_slice (gint begin, gint end, gint slice, gpointer data)
+{
+  const WgJob *j = data;
+  const M2iWinograd *wg = j->wg;
+  for (gint c = begin; c < end; c++) {
+    const float *src = j->in + (gsize) c * wg->h * wg->w;
+    float *dst = j->plane + (gsize) c * wg->hp * wg->wp;
+    memset (dst, 0, wg->pt * wg->wp * sizeof (float));
+    dst += wg->pt * wg->wp;
+    for (gint64 y = 0; y < wg->h; y++, dst += wg->wp) {
+      memset (dst, 0, wg->pl * sizeof (float));
+      memcpy (dst + wg->pl, src + y * wg->w, wg->w * sizeof (float));
+      memset (dst + wg->pl + wg->w, 0, (wg->wp - wg->pl - wg->w) * sizeof (float));
+    }
+    memset (dst, 0, (wg->hp - wg->pt - wg->h) * wg->wp * sizeof (float));
+  }
+}
+
+/* V of tile block @b: [ξ][C_in][vw], the columns up to the GEMM's last
+ * vector past the last tile zero. */
+static void
+input_block (const M2iWinograd *wg, const float *plane, gint64 b, float *v)
+{
+  gint64 q0 = wg->block_start[b], nt = wg->block_start[b + 1] - q0;
+  gint64 step = wg->arch->step, zero_to = (nt + step - 1) / step * step;
+  gsize xs = wg->v_stride, chan = (gsize) wg->hp * wg->wp;
+  for (gint64 ci = 0; ci < wg->c_in; ci++) {
+    float *vc = v + ci * wg->vw;
+    for (gint64 q = q0; q < q0 + nt;) {
+      gint64 ty = q / wg->tw, tx = q % wg->tw;
+      gint n = (gint) MIN (wg->tw - tx, q0 + nt - q);
+      input_run (plane + ci * chan + 2 * ty * wg->wp + 2 * tx, wg->wp, n, vc + (q - q0), xs);
+      q += n;
+    }
+    if (nt < zero_to)
+      for (gint xi = 0; xi < 16; xi++)
+        memset (vc + xi * xs + nt, 0, (zero_to - nt) * sizeof (float));
+  }
+}
+
+/* Y of tile block @b for output channels [r0, r0 + rows) from m ([ξ][mb][vw]). */
+static void
+output_block (const M2iWinograd *wg, const float *m, gint64 b, gint64 r0, gint64 rows,
+    float *out, const float *bias, gboolean relu, float *spare)
+{
+  gint64 q0 = wg->block_start[b], nt = wg->block_start[b + 1] - q0;
+  gsize xs = wg->m_stride, ohw = (gsize) wg->oh * wg->ow;
+  gint64 full = wg->ow / 2;            /* tiles of a row with both columns inside */
+  for (gint64 r = 0; r < rows; r++) {
+    const float *mr = m + r * wg->vw;
+    float *plane = out + (r0 + r) * ohw;
+    float bv = bias ? bias[r0 + r] : 0.0f;
+    for (gint64 q = q0; q < q0 + nt;) {
+      gint64 ty = q / wg->tw, tx = q % wg->tw;
+      gint64 end = MIN (wg->tw, tx + (q0 + nt - q));
+      float *o0 = plane + 2 * ty * wg->ow;
+      /* A last odd row writes its second row to the spare one. */
+      float *o1 = 2 * ty + 1 < wg->oh ? o0 + wg->ow : spare;
+      gint64 n = MIN (end, full) - tx;
+      if (n > 0)
+        output_run (mr + (q - q0), xs, (gint) n, o0 + 2 * tx, o1 + 2 * tx, bias != NULL, bv,
+            relu);
+      if (end > full) {
+        /* The last tile of an odd-width row: its first column only,
+         * through the spare row. */
+        float y0[2], y1[2];
+        output_run (mr + (q - q0) + (full - tx), xs, 1, y0, y1, bias != NULL, bv, relu);
+        o0[2 * full] = y0[0];
+        o1[2 * full] = y1[0];
+      }
+      q += end - tx;
+    }
+  }
+}
+
+typedef struct {
+  const M2iWinograd *wg;
+  const float *v;
+} WgPanel;
+
+static const float *
+panel_b (gpointer user, gint k0, gint kc, gint n0, gint ncols, float *buf, const gint32 **off)
+{
+  const WgPanel *p = user;
+  *off = p->wg->v_off;
+  return p->v + (gsize) k0 * p->wg->vw;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* Tail tiles (see TAIL_MAX) of the AVX-512 GEMM (MR = 8): for each packed
+ * A panel of 8 output channels, m[i·vw + j] = Σ_p a[p·8 + i] · v[p·vw + j]
+ * for the @n (1 .. 4) tiles j, one 8-float vector per tile; four partial
+ * sums over p (p mod 4) keep four FMAs in flight even for one tile. */
+AVX512 static void
+tail_product (const M2iWinograd *wg, const float *u, const float *v, gint n, float *m,
+    gint64 rows)
+{
+  gint64 k = wg->c_in;
+  gsize vw = wg->vw;
+  for (gint64 i0 = 0; i0 < rows; i0 += 8) {
+    const float *a = u + i0 * k;
+    __m256 acc[4][TAIL_MAX];
+    for (gint c = 0; c < 4; c++)
+      for (gint j = 0; j < TAIL_MAX; j++)
+        acc[c][j] = _mm256_setzero_ps ();
+    gint64 p = 0;
+    for (; p + 4 <= k; p += 4)
+      for (gint c = 0; c < 4; c++) {
+        __m256 w = _mm256_loadu_ps (a + (p + c) * 8);
+        const float *x = v + (p + c) * vw;
+        acc[c][0] = _mm256_fmadd_ps (w, _mm256_set1_ps (x[0]), acc[c][0]);
+        if (n > 1)
+          acc[c][1] = _mm256_fmadd_ps (w, _mm256_set1_ps (x[1]), acc[c][1]);
+        if (n > 2)
+          acc[c][2] = _mm256_fmadd_ps (w, _mm256_set1_ps (x[2]), acc[c][2]);
+        if (n > 3)
+          acc[c][3] = _mm256_fmadd_ps (w, _mm256_set1_ps (x[3]), acc[c][3]);
+      }
+    for (; p < k; p++) {
+      __m256 w = _mm256_loadu_ps (a + p * 8);
+      for (gint j = 0; j < n; j++)
+        acc[0][j] = _mm256_fmadd_ps (w, _mm256_set1_ps (v[p * vw + j]), acc[0][j]);
+    }
+    gint r = (gint) MIN (8, rows - i0);
+    for (gint j = 0; j < n; j++) {
+      float lanes8[8];
+      _mm256_storeu_ps (lanes8, _mm256_add_ps (_mm256_add_ps (acc[0][j], acc[1][j]),
+              _mm256_add_ps (acc[2][j], acc[3][j])));
+      for (gint i = 0; i < r; i++)
+        m[(i0 + i) * vw + j] = lanes8[i];
+    }
+  }
+}
+#else
+static void
+tail_product (const M2iWinograd *wg, const float *u, const float *v, gint n, float *m,
+    gint64 rows)
+{
+  g_assert_not_reached ();
+}
+#endif
+
+static void
+block_slice (gint begin, gint end, gint slice, gpointer data)
+{
+  const WgJob *j = data;
+  const M2iWinograd *wg = j->wg;
+  float *v = j->scratch + slice * wg->slice_floats;
+  float *m = v + 16 * wg->v_stride;
+  float *strip = m + 16 * wg->m_stride;
+  float *spare = strip + round16 (m2i_gemm_strip_size (wg->arch));
+  gint64 last_b = -1;
+  for (gint t = begin; t < end; t++) {
+    /* Tasks: tile blocks, then output-channel blocks, so a slice's
+     * consecutive tasks share the block's V. */
+    gint64 b = t / wg->m_blocks, r0 = (t % wg->m_blocks) * wg->mb;
+    gint64 rows = MIN (wg->mb, wg->c_out - r0);
+    gint ncols = (gint) (wg->block_start[b + 1] - wg->block_start[b]);
+    gint tail = b == wg->blocks - 1 ? (gint) wg->tail : 0;
+    if (b != last_b) {
+      input_block (wg, j->plane, b, v);
+      last_b = b;
+    }
+    for (gint xi = 0; xi < 16; xi++) {
+      const float *u = wg->u + xi * wg->u_stride + r0 * wg->c_in;
+      WgPanel p = { wg, v + xi * wg->v_stride };
+      M2iGemmOut o = { m + xi * wg->m_stride, (gsize) wg->vw, NULL, NULL, NULL, NULL, NULL,
+        FALSE };
+      m2i_gemm_column_panel (wg->arch, (gint) rows, (gint) wg->c_in, u, wg->arch->mr, 0,
+          ncols - tail, panel_b, &p, NULL, strip, &o);
+      if (tail)
+        tail_product (wg, u, p.v + ncols - tail, tail, o.c + ncols - tail, rows);
+    }
+    output_block (wg, m, b, r0, rows, j->out, j->bias, j->relu, spare);
+  }
+}
+
+void
+m2i_winograd_run (const M2iWinograd *wg, const float *in, float *out, const float *bias,
+    gboolean relu, gint slices, float *scratch)
+{
+  WgJob j = { wg, in, bias, out, scratch, scratch + plane_floats (wg), relu };
+  m2i_k_parallel_for ((gint) wg->c_in, slices, 16, pad_slice, &j);
+  m2i_k_parallel_for ((gint) (wg->blocks * wg->m_blocks), slices, 1, block_slice, &j);
+}

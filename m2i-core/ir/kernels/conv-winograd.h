@@ -1,0 +1,71 @@
+/* conv-winograd.h — 3×3 stride-1 convolutions by Winograd's minimal
+ * filtering F(2×2, 3×3) (not installed).
+ *
+ * Each 2×2 block of output pixels (a tile) reads a 4×4 block of input:
+ * Y = Aᵀ [(G g Gᵀ) ⊙ (Bᵀ d B)] A. The 16 products of the middle step,
+ * summed over input channels, are 16 matrix products (one per position ξ of
+ * the 4×4 block): M[ξ] = U[ξ] · V[ξ], U[ξ] the transformed weights
+ * (C_out × C_in, packed once) and V[ξ] the transformed input (C_in × tiles).
+ * That is 16 multiply-adds per input channel for 4 outputs instead of 36,
+ * 2.25 times fewer; the transforms themselves are additions (and halvings
+ * of the weights). The results differ from the direct sum by rounding only:
+ * the transforms' coefficients are 0, ±1 and ±1/2.
+ *
+ * Tiles are taken in blocks of one GEMM column panel (arch->nr tiles):
+ * each block's V is transformed into the slice's scratch, multiplied by
+ * blocks of output channels, and transformed back straight into the
+ * output, with the fused bias and ReLU, so no full-size V or M exists.
+ */
+#pragma once
+
+#include "gemm.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  const M2iGemmArch *arch;
+  gint64 c_in, c_out, h, w, pt, pl, oh, ow;
+  gint64 th, tw, tiles;                /* tiles: th × tw of 2×2 output pixels */
+  gint64 hp, wp;                       /* the zero-bordered input: 2·th + 2 by 2·tw + 2 */
+  gint64 blocks;                       /* tile blocks, at most arch->nr tiles each */
+  gint64 *block_start;                 /* first tile of each block, then the count */
+  gint64 tail;                         /* the last block's tiles past its GEMM columns */
+  gint64 vw;                           /* floats per row of V and M */
+  gint32 *v_off;                       /* p · vw: V's row table for the GEMM */
+  gint64 mb, m_blocks;                 /* output channels per GEMM block, blocks of them */
+  float *u;                            /* 16 packed A, u_stride floats apart */
+  gsize u_stride;
+  gsize v_stride, m_stride;            /* floats between the 16 matrices of V, of M */
+  gsize slice_floats;                  /* scratch per slice: V, M and a strip */
+} M2iWinograd;
+
+/* Whether layers may take this path: M2I_CONV_WINOGRAD=0 in the
+ * environment (read at first use) turns it off, for every layer compiled
+ * after; tests and benchmarks set it to compare with the direct product. */
+gboolean m2i_winograd_enabled (void);
+void m2i_winograd_set_enabled (gboolean on);
+
+/* TRUE when F(2×2, 3×3) is enabled, applies to the layer and should beat the direct
+ * product: a 3×3 kernel at stride 1 and dilation 1, one group, and enough
+ * channels that the 16 small products stay efficient. */
+gboolean m2i_winograd_applies (gint64 kh, gint64 kw, gint64 sh, gint64 sw, gint64 dh,
+    gint64 dw, gint64 groups, gint64 c_in, gint64 c_out, gint64 oh, gint64 ow);
+
+/* Transforms and packs @weights ([C_out][C_in][3][3]) for a layer on
+ * h × w inputs with pads @pt (top) and @pl (left) and an oh × ow output,
+ * to run on up to @slices threads. */
+M2iWinograd *m2i_winograd_new (const M2iGemmArch *arch, const float *weights, gint64 c_out,
+    gint64 c_in, gint64 h, gint64 w, gint64 pt, gint64 pl, gint64 oh, gint64 ow, gint slices);
+
+void m2i_winograd_free (M2iWinograd *wg);
+
+/* Bytes of scratch m2i_winograd_run() needs for up to @slices slices. */
+gsize m2i_winograd_scratch_bytes (const M2iWinograd *wg, gint slices);
+
+/* One image: @in (C_in × h × w) to @out (C_out × oh × ow), + bias[c] and
+ * max (·, 0) when given (the fused Add and ReLU), over up to @slices
+ * threads. @scratch: m2i_winograd_scratch_bytes(), 64-byte aligned. */
+void m2i_winograd_run (const M2iWinograd *wg, const float *in, float *out, const float *bias,
+    gboolean relu, gint slices, float *scratch);
+
+G_END_DECLS
