@@ -52,8 +52,8 @@ m2i_winograd_applies (gint64 kh, gint64 kw, gint64 sh, gint64 sw, gint64 dh, gin
 {
   /* Below 8 input channels the 16 products are too short (K = C_in) to
    * pay for the transforms; the direct product's K is 9·C_in. */
-  return m2i_winograd_enabled () && kh == 3 && kw == 3 && sh == 1 && sw == 1 && dh == 1 && dw == 1 &&
-      groups == 1 && c_in >= 8 && c_out >= 8 && oh >= 2 && ow >= 2 &&
+  return m2i_winograd_enabled () && kh == 3 && kw == 3 && sh == 1 && sw == 1 && dh == 1 &&
+      dw == 1 && groups == 1 && c_in >= 8 && c_out >= 8 && oh >= 2 && ow >= 2 &&
       c_in * c_out <= G_MAXINT / 32 && (oh + 3) * (ow + 3) <= G_MAXINT / 4 &&
       c_in * (oh + 3) * (ow + 3) <= G_MAXINT / 4;
 }
