@@ -16,9 +16,9 @@
 #define MAX_MB 64
 
 /* A last few tiles past whole vectors (49 tiles: 48 + 1) are multiplied on
- * their own, output channels along the vector (tail_product(), with
+ * their own, output channels along the vector (m2i_gemm_tail_panel(), with
  * AVX-512): a vector of columns for one tile would be 15/16 zeros. */
-#define TAIL_MAX 4
+#define TAIL_MAX M2I_GEMM_TAIL_MAX
 
 static gsize
 round16 (gsize n)
@@ -104,7 +104,7 @@ m2i_winograd_new (const M2iGemmArch *arch, const float *weights, gint64 c_out, g
    * evenly (the narrow kernels are the slow ones); up to TAIL_MAX tiles
    * past the last whole vector join the last block as its tail. */
   gint64 full = wg->tiles / arch->step, rem = wg->tiles % arch->step;
-  wg->tail = full > 0 && rem <= TAIL_MAX && arch == m2i_gemm_arch_avx512_ptr ? rem : 0;
+  wg->tail = full > 0 && rem <= TAIL_MAX && arch->tail ? rem : 0;
   gint64 vectors = full + (rem > wg->tail ? 1 : 0), per = arch->nr / arch->step;
   wg->blocks = (vectors + per - 1) / per;
   wg->block_start = g_new (gint64, wg->blocks + 1);
@@ -438,62 +438,8 @@ panel_b (gpointer user, gint k0, gint kc, gint n0, gint ncols, float *buf, const
 {
   const WgPanel *p = user;
   *off = p->wg->v_off;
-  return p->v + (gsize) k0 * p->wg->vw;
+  return p->v + (gsize) k0 * p->wg->vw + n0;
 }
-
-#if defined(__x86_64__) && defined(__GNUC__)
-/* Tail tiles (see TAIL_MAX) of the AVX-512 GEMM (MR = 8): for each packed
- * A panel of 8 output channels, m[i·vw + j] = Σ_p a[p·8 + i] · v[p·vw + j]
- * for the @n (1 .. 4) tiles j, one 8-float vector per tile; four partial
- * sums over p (p mod 4) keep four FMAs in flight even for one tile. */
-AVX512 static void
-tail_product (const M2iWinograd *wg, const float *u, const float *v, gint n, float *m,
-    gint64 rows)
-{
-  gint64 k = wg->c_in;
-  gsize vw = wg->vw;
-  for (gint64 i0 = 0; i0 < rows; i0 += 8) {
-    const float *a = u + i0 * k;
-    __m256 acc[4][TAIL_MAX];
-    for (gint c = 0; c < 4; c++)
-      for (gint j = 0; j < TAIL_MAX; j++)
-        acc[c][j] = _mm256_setzero_ps ();
-    gint64 p = 0;
-    for (; p + 4 <= k; p += 4)
-      for (gint c = 0; c < 4; c++) {
-        __m256 w = _mm256_loadu_ps (a + (p + c) * 8);
-        const float *x = v + (p + c) * vw;
-        acc[c][0] = _mm256_fmadd_ps (w, _mm256_set1_ps (x[0]), acc[c][0]);
-        if (n > 1)
-          acc[c][1] = _mm256_fmadd_ps (w, _mm256_set1_ps (x[1]), acc[c][1]);
-        if (n > 2)
-          acc[c][2] = _mm256_fmadd_ps (w, _mm256_set1_ps (x[2]), acc[c][2]);
-        if (n > 3)
-          acc[c][3] = _mm256_fmadd_ps (w, _mm256_set1_ps (x[3]), acc[c][3]);
-      }
-    for (; p < k; p++) {
-      __m256 w = _mm256_loadu_ps (a + p * 8);
-      for (gint j = 0; j < n; j++)
-        acc[0][j] = _mm256_fmadd_ps (w, _mm256_set1_ps (v[p * vw + j]), acc[0][j]);
-    }
-    gint r = (gint) MIN (8, rows - i0);
-    for (gint j = 0; j < n; j++) {
-      float lanes8[8];
-      _mm256_storeu_ps (lanes8, _mm256_add_ps (_mm256_add_ps (acc[0][j], acc[1][j]),
-              _mm256_add_ps (acc[2][j], acc[3][j])));
-      for (gint i = 0; i < r; i++)
-        m[(i0 + i) * vw + j] = lanes8[i];
-    }
-  }
-}
-#else
-static void
-tail_product (const M2iWinograd *wg, const float *u, const float *v, gint n, float *m,
-    gint64 rows)
-{
-  g_assert_not_reached ();
-}
-#endif
 
 static void
 block_slice (gint begin, gint end, gint slice, gpointer data)
@@ -524,7 +470,8 @@ block_slice (gint begin, gint end, gint slice, gpointer data)
       m2i_gemm_column_panel (wg->arch, (gint) rows, (gint) wg->c_in, u, wg->arch->mr, 0,
           ncols - tail, panel_b, &p, NULL, strip, &o);
       if (tail)
-        tail_product (wg, u, p.v + ncols - tail, tail, o.c + ncols - tail, rows);
+        m2i_gemm_tail_panel (wg->arch, (gint) rows, (gint) wg->c_in, u, ncols - tail, tail,
+            panel_b, &p, NULL, &o);
     }
     output_block (wg, m, b, r0, rows, j->out, j->bias, j->relu, spare);
   }

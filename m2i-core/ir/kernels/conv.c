@@ -362,6 +362,7 @@ typedef struct {
   const ConvState *s;
   const float *in;                     /* source channels of this image and group */
   gint64 limit;                        /* floats readable from in (shifted mode) */
+  gint width;                          /* columns of a B row the kernel reads */
 } ConvPanel;
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -458,7 +459,7 @@ conv_shifted_b (gpointer user, gint k0, gint kc, gint n0, gint ncols, float *buf
   const ConvPanel *cp = user;
   const ConvState *s = cp->s;
   gint nr = s->arch->nr;
-  if (n0 + (gint64) s->off_hi[k0 + kc - 1] + nr <= cp->limit) {
+  if (n0 + (gint64) s->off_hi[k0 + kc - 1] + cp->width <= cp->limit) {
     *off = s->off + k0;
     return cp->in + n0;
   }
@@ -508,10 +509,10 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
     gint64 g = ng % s->groups, n = ng / s->groups;
     gint64 rows = MIN (j->block_rows, s->cout_g - r0);
     gint64 first = n * s->c_in + g * s->cin_g;        /* first source channel */
-    ConvPanel cp = { s, j->src + first * src_plane,
-      (gint64) ((n + 1) * s->c_in - first) * (gint64) src_plane };
     gint n0 = (gint) (panel * nr);
     gint ncols = (gint) MIN (nr, j->grid - n0);
+    ConvPanel cp = { s, j->src + first * src_plane,
+      (gint64) ((n + 1) * s->c_in - first) * (gint64) src_plane, nr };
     M2iGemmOut o = { j->out + (n * s->c_out + g * s->cout_g + r0) * ohw, ohw, NULL, NULL, NULL,
       s->fused.bias ? s->fused.bias + g * s->cout_g + r0 : NULL, NULL, s->fused.relu };
     if (shifted && s->wp != s->ow) {
@@ -544,9 +545,17 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
       o.run_mask = run_mask;
       o.run_at = run_at;
     }
-    m2i_gemm_column_panel (s->arch, (gint) rows, (gint) s->k,
-        j->packed + g * s->packed_group + r0 * s->k, s->arch->mr, n0, ncols,
-        shifted ? conv_shifted_b : conv_im2col_b, &cp, bbuf, strip, &o);
+    const float *a = j->packed + g * s->packed_group + r0 * s->k;
+    M2iGemmPanelB get_b = shifted ? conv_shifted_b : conv_im2col_b;
+    /* A last panel of a few columns (a 14×14 plane: 4) by the tail
+     * kernel, which reads only those columns of B. */
+    cp.width = ncols;
+    if (m2i_gemm_tail_panel (s->arch, (gint) rows, (gint) s->k, a, n0, ncols, get_b, &cp,
+            bbuf, &o))
+      continue;
+    cp.width = nr;
+    m2i_gemm_column_panel (s->arch, (gint) rows, (gint) s->k, a, s->arch->mr, n0, ncols,
+        get_b, &cp, bbuf, strip, &o);
   }
 }
 

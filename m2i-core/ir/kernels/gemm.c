@@ -59,7 +59,7 @@ gemv_c (gint kc, const float *a, gsize as, const float *b, const gint32 *off, fl
 }
 
 const M2iGemmArch m2i_gemm_arch_c = {
-  "c", C_MR, C_NR, 256, micro_c, C_NR, { NULL, micro_c }, { NULL, gemv_c },
+  "c", C_MR, C_NR, 256, micro_c, C_NR, { NULL, micro_c }, { NULL, gemv_c }, NULL,
 };
 
 const M2iGemmArch *
@@ -196,6 +196,42 @@ m2i_gemm_epilogue (float *c, gsize ldc, gint rows, gint cols, const float *row_b
     const float *col_bias, gboolean relu)
 {
   epilogue (c, ldc, rows, cols, row_bias, col_bias, relu);
+}
+
+gboolean
+m2i_gemm_tail_panel (const M2iGemmArch *arch, gint m, gint k, const float *packed_a,
+    gint n0, gint ncols, M2iGemmPanelB get_b, gpointer user, float *bbuf,
+    const M2iGemmOut *out)
+{
+  gint mr = arch->mr;
+  if (!arch->tail || ncols < 1 || ncols > M2I_GEMM_TAIL_MAX || mr > M2I_GEMM_MAX_MR ||
+      out->run_start || out->col_bias)
+    return FALSE;
+  gint blocks = MAX (1, (k + arch->kc - 1) / arch->kc);
+  gint kb = MAX ((k + blocks - 1) / blocks, 1);
+  for (gint i0 = 0; i0 < m; i0 += mr) {
+    float acc[M2I_GEMM_TAIL_MAX * M2I_GEMM_MAX_MR] = { 0 };
+    const float *a = packed_a + (gsize) i0 * k;
+    for (gint k0 = 0; k0 < k; k0 += kb) {
+      gint kc = MIN (kb, k - k0);
+      const gint32 *off = NULL;
+      const float *b = get_b (user, k0, kc, n0, ncols, bbuf, &off);
+      arch->tail (kc, a + (gsize) k0 * mr, b, off, ncols, k0 > 0, acc);
+    }
+    /* The epilogue's operations, in its order (m2i_gemm_finish_lanes). */
+    for (gint i = 0; i < MIN (mr, m - i0); i++) {
+      float *row = out->c + (gsize) (i0 + i) * out->ldc + n0;
+      for (gint j = 0; j < ncols; j++) {
+        float x = acc[j * mr + i];
+        if (out->row_bias)
+          x = x + out->row_bias[i0 + i];
+        if (out->relu)
+          x = x > 0.0f ? x : 0.0f;
+        row[j] = x;
+      }
+    }
+  }
+  return TRUE;
 }
 
 void

@@ -21,6 +21,8 @@ G_BEGIN_DECLS
 #define M2I_GEMM_MAX_MR 8
 #define M2I_GEMM_MAX_NR 48
 #define M2I_GEMM_MAX_KC 1024
+/* Columns a tail kernel takes (see M2iGemmArch.tail). */
+#define M2I_GEMM_TAIL_MAX 4
 
 typedef enum {
   M2I_GEMM_PLAIN,            /* group g is one full run at run_at[0] + g·step */
@@ -74,6 +76,14 @@ typedef struct {
    * column instead, so the additions do not wait on each other. */
   void (*gemv[4]) (gint kc, const float *a, gsize as, const float *b, const gint32 *off,
       float *c, gboolean accumulate);
+  /* A few columns past whole vectors (a 14×14 plane is 12 vectors and 4
+   * columns), output rows along the vector instead, where a vector of
+   * columns would be mostly zeros: for one packed A panel, acc[j·mr + i]
+   * = (accumulate ? acc[j·mr + i] : 0) + Σ_p a[p·mr + i] · b[off[p] + j]
+   * for j < n <= M2I_GEMM_TAIL_MAX. NULL where not worth it (AVX-512
+   * only). */
+  void (*tail) (gint kc, const float *a, const float *b, const gint32 *off, gint n,
+      gboolean accumulate, float *acc);
 } M2iGemmArch;
 
 /* Stores group @g of a tile row (@n results @v, row @i) as @t says, one
@@ -165,6 +175,15 @@ typedef struct {
 void m2i_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
     const float *a, gsize a1_stride, gint n0, gint ncols, M2iGemmPanelB get_b,
     gpointer user, float *bbuf, float *strip, const M2iGemmOut *out);
+
+/* Computes a last column panel of at most M2I_GEMM_TAIL_MAX columns as
+ * m2i_gemm_column_panel() does (@out without runs or column biases), with
+ * the arch's tail kernel; FALSE (nothing done) where that does not apply:
+ * no tail kernel, more columns, runs. The sums are those of the same
+ * products in another order. */
+gboolean m2i_gemm_tail_panel (const M2iGemmArch *arch, gint m, gint k, const float *a,
+    gint n0, gint ncols, M2iGemmPanelB get_b, gpointer user, float *bbuf,
+    const M2iGemmOut *out);
 
 /* The fused bias and ReLU of M2iGemmOut on rows × cols of @c (row stride
  * @ldc): + row_bias[i], + col_bias[j], max (·, 0) — also used on depthwise
