@@ -111,13 +111,16 @@ m2i_winograd_new (const M2iGemmArch *arch, const float *weights, gint64 c_out, g
   for (gint64 b = 0; b < wg->blocks; b++)
     wg->block_start[b] = MIN (wg->tiles, vectors * b / wg->blocks * arch->step);
   wg->block_start[wg->blocks] = wg->tiles;
-  /* Output-channel blocks: at most MAX_MB rows, and small enough that
-   * every slice gets a task (a 14×14 output is one tile block). */
-  gint64 mr = arch->mr, rows = (c_out + mr - 1) / mr * mr;
-  wg->mb = MIN (rows, MAX_MB / mr * mr);
-  gint64 want = (MAX (slices, 1) + wg->blocks - 1) / wg->blocks;
-  if (want > 1)
-    wg->mb = MIN (wg->mb, MAX (mr, (c_out + want - 1) / want + mr - 1) / mr * mr);
+  /* Output-channel blocks of at most MAX_MB rows; with few tasks, as many
+   * as make the tasks share out evenly over the slices (a 14×14 output is
+   * one tile block: 192 channels as 4 blocks of 48 on two threads, not
+   * 3 of 64), each task transforming its tile block's input again. */
+  gint64 mr = arch->mr, panels = (c_out + mr - 1) / mr;
+  gint64 m_blocks = (panels + MAX_MB / mr - 1) / (MAX_MB / mr);
+  if (slices > 1 && wg->blocks * m_blocks < 16 * slices)
+    while ((wg->blocks * m_blocks) % slices && m_blocks < panels)
+      m_blocks++;
+  wg->mb = (panels + m_blocks - 1) / m_blocks * mr;
   wg->m_blocks = (c_out + wg->mb - 1) / wg->mb;
   wg->u_stride = m2i_gemm_packed_a_size (arch, (gint) c_out, (gint) c_in);
   wg->u = g_new (float, 16 * wg->u_stride);
