@@ -9,7 +9,9 @@
  * column per kernel column, which makes them stride 1) shifted per tap.
  * Work is split over output column panels across the worker pool.
  * Depthwise layers (one input channel per group) skip the matrix product
- * and run a direct per-plane loop instead.
+ * and run a direct per-plane loop instead; 3×3 stride-1 layers with enough
+ * channels and constant weights run as Winograd F(2×2, 3×3)
+ * (conv-winograd.h), 16 smaller products instead of this one.
  */
 #include "kernels-private.h"
 #include "gemm.h"
