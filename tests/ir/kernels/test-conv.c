@@ -105,25 +105,53 @@ conv_test_new (const ConvCase *c, const float *in, const float *w,
   return t;
 }
 
+/* A case's data (pseudo-random in [-1, 1], seeded by its sizes plus
+ * @seed) and the naive loop's output for it. */
+typedef struct {
+  gint64 oh, ow;
+  gsize n_out;
+  float *in, *w, *want;
+} ConvRef;
+
+static ConvRef
+conv_ref_new (const ConvCase *c, guint32 seed)
+{
+  ConvRef r;
+  gint64 pt = c->pads_begin[0], pl = c->pads_begin[1];
+  gint64 pbh = c->pads_end[0], pbw = c->pads_end[1];
+  r.oh = ref_out_size (c->h, c->kh, c->sh, c->dh, c->auto_pad, &pt, &pbh);
+  r.ow = ref_out_size (c->w, c->kw, c->sw, c->dw, c->auto_pad, &pl, &pbw);
+  g_assert_cmpint (r.oh, >, 0);
+  g_assert_cmpint (r.ow, >, 0);
+  gsize n_in = c->n * c->c_in * c->h * c->w;
+  gsize n_w = c->c_out * (c->c_in / c->groups) * c->kh * c->kw;
+  r.n_out = c->n * c->c_out * r.oh * r.ow;
+  r.in = g_new (float, n_in);
+  r.w = g_new (float, n_w);
+  r.want = g_new (float, r.n_out);
+  kt_fill (r.in, n_in, (guint32) (n_in + 3 + seed), -1, 1);
+  kt_fill (r.w, n_w, (guint32) (n_w + 7 + seed), -1, 1);
+  ref_conv (c, r.in, r.w, r.oh, r.ow, pt, pl, r.want);
+  return r;
+}
+
+static void
+conv_ref_clear (ConvRef *r)
+{
+  g_free (r->in);
+  g_free (r->w);
+  g_free (r->want);
+}
+
 static void
 check_case (const ConvCase *c, gboolean runtime_weights, gint threads)
 {
-  gint64 pt = c->pads_begin[0], pl = c->pads_begin[1];
-  gint64 pbh = c->pads_end[0], pbw = c->pads_end[1];
-  gint64 oh = ref_out_size (c->h, c->kh, c->sh, c->dh, c->auto_pad, &pt, &pbh);
-  gint64 ow = ref_out_size (c->w, c->kw, c->sw, c->dw, c->auto_pad, &pl, &pbw);
-  g_assert_cmpint (oh, >, 0);
-  g_assert_cmpint (ow, >, 0);
-  gsize n_in = c->n * c->c_in * c->h * c->w;
-  gsize n_w = c->c_out * (c->c_in / c->groups) * c->kh * c->kw;
-  gsize n_out = c->n * c->c_out * oh * ow;
-  float *in = g_new (float, n_in), *w = g_new (float, n_w);
-  float *want = g_new (float, n_out);
-  kt_fill (in, n_in, (guint32) (n_in + 3), -1, 1);
-  kt_fill (w, n_w, (guint32) (n_w + 7), -1, 1);
-  ref_conv (c, in, w, oh, ow, pt, pl, want);
+  ConvRef r = conv_ref_new (c, 0);
+  gint64 oh = r.oh, ow = r.ow;
+  gsize n_out = r.n_out;
+  const float *want = r.want;
 
-  KTest *t = conv_test_new (c, in, w, runtime_weights, threads);
+  KTest *t = conv_test_new (c, r.in, r.w, runtime_weights, threads);
   kt_run (t, 1);
   const M2iShape *os = &t->outputs[0].shape;
   g_assert_cmpint (os->rank, ==, c->one_d ? 3 : 4);
@@ -143,9 +171,7 @@ check_case (const ConvCase *c, gboolean runtime_weights, gint threads)
   g_assert_true (kt_execute (t, NULL));
   kt_assert_close (what, kt_out_f32 (t, 0), want, n_out, 1e-4, 1e-4);
   kt_free (t);
-  g_free (in);
-  g_free (w);
-  g_free (want);
+  conv_ref_clear (&r);
 }
 
 /* The instruction set this run is meant to exercise is really in use. */
@@ -388,16 +414,10 @@ test_winograd (void)
   g_assert_true (m2i_winograd_enabled ());
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     const ConvCase *c = &cases[i];
-    gint64 pt = c->pads_begin[0], pl = c->pads_begin[1];
-    gint64 pb = c->pads_end[0], pr = c->pads_end[1];
-    gint64 oh = ref_out_size (c->h, c->kh, c->sh, c->dh, c->auto_pad, &pt, &pb);
-    gint64 ow = ref_out_size (c->w, c->kw, c->sw, c->dw, c->auto_pad, &pl, &pr);
-    gsize n_in = c->n * c->c_in * c->h * c->w, n_w = c->c_out * c->c_in * 9;
-    gsize n_out = c->n * c->c_out * oh * ow;
-    float *in = g_new (float, n_in), *w = g_new (float, n_w), *want = g_new (float, n_out);
-    kt_fill (in, n_in, 77 + i, -1, 1);
-    kt_fill (w, n_w, 78 + i, -1, 1);
-    ref_conv (c, in, w, oh, ow, pt, pl, want);
+    ConvRef r = conv_ref_new (c, 77 + i);
+    const float *in = r.in, *w = r.w, *want = r.want;
+    gint64 oh = r.oh, ow = r.ow;
+    gsize n_out = r.n_out;
     g_autofree gchar *what = g_strdup_printf ("winograd case %u (%" G_GINT64_FORMAT "x%"
         G_GINT64_FORMAT " out, c%" G_GINT64_FORMAT "->%" G_GINT64_FORMAT ")", i, oh, ow,
         c->c_in, c->c_out);
@@ -426,9 +446,7 @@ test_winograd (void)
     kt_assert_close (what, kt_out_f32 (rt, 0), want, n_out, 1e-4, 1e-4);
     kt_free (rt);
     kt_free (direct);
-    g_free (in);
-    g_free (w);
-    g_free (want);
+    conv_ref_clear (&r);
   }
 
   /* Too few input channels, a stride, a dilation: the direct product. */
