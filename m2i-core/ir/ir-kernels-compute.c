@@ -28,6 +28,7 @@ const M2iOpKernel *const m2i_compute_kernels[] = {
   &m2i_kernel_fake_quantize,
   &m2i_kernel_prior_box_clustered,
   &m2i_kernel_detection_output,
+  &m2i_kernel_non_zero,
   NULL,
 };
 

@@ -439,11 +439,10 @@ end_dim (Reader *r, GError **error)
         r->port.id, s);
     return FALSE;
   }
-  if (d < 0) {
+  if (d < 0 && d != M2I_DIM_DYNAMIC) {
     set_error_at (error, r->origin, reader_line (r), "layer %" G_GINT64_FORMAT
-        " port %" G_GINT64_FORMAT ": dynamic dimension %s is not supported (reshape "
-        "the model to static shapes)", r->layer->id, r->port.id, s);
-    set_code (error, M2I_ERROR_UNSUPPORTED);
+        " port %" G_GINT64_FORMAT ": <dim>%s</dim> is negative (-1 is the only negative "
+        "dimension: a dynamic one)", r->layer->id, r->port.id, s);
     return FALSE;
   }
   if (r->port.shape.rank == M2I_MAX_RANK) {
@@ -622,7 +621,7 @@ connect_edges (Reader *r, GError **error)
       return FALSE;
     }
     const M2iShape *fs = &from->outputs[fp].shape, *ts = &to->inputs[tp].shape;
-    if (!m2i_shape_equal (fs, ts)) {
+    if (!m2i_ir_shape_fits (fs, ts)) {
       g_autofree gchar *s1 = m2i_shape_to_string (fs);
       g_autofree gchar *s2 = m2i_shape_to_string (ts);
       set_error_at (error, r->origin, e->line, "shape mismatch on edge: %s output port %"
@@ -762,9 +761,10 @@ node_type_attr (Reader *r, M2iIrNode *n, const M2iIrPort *port, M2iElementType *
   return TRUE;
 }
 
-/* The shape attribute (both spellings), checked against output port 0. */
+/* The shape attribute (both spellings), checked against output port 0;
+ * dynamic dims only where @dynamic (Parameters). */
 static gboolean
-node_shape_attr (Reader *r, M2iIrNode *n, M2iShape *out, GError **error)
+node_shape_attr (Reader *r, M2iIrNode *n, gboolean dynamic, M2iShape *out, GError **error)
 {
   const char *s = m2i_ir_node_get_attr (n, "shape");
   gchar label[256];
@@ -776,17 +776,24 @@ node_shape_attr (Reader *r, M2iIrNode *n, M2iShape *out, GError **error)
       return FALSE;
     }
     *out = port->shape;
+    if (!dynamic && !m2i_shape_is_static (out)) {
+      g_autofree gchar *s1 = m2i_shape_to_string (out);
+      set_error_at (error, r->origin, n->line, "%s: its output port declares dynamic dims %s",
+          layer_label (n, label, sizeof label), s1);
+      set_code (error, M2I_ERROR_UNSUPPORTED);
+      return FALSE;
+    }
     return TRUE;
   }
   GError *e = NULL;
-  if (!m2i_shape_parse (s, out, &e)) {
+  if (!(dynamic ? m2i_ir_shape_parse_dynamic (s, out, &e) : m2i_shape_parse (s, out, &e))) {
     set_error_at (error, r->origin, n->line, "%s: %s", layer_label (n, label, sizeof label),
         e->message);
     set_code (error, e->code);
     g_error_free (e);
     return FALSE;
   }
-  if (port && !m2i_shape_equal (out, &port->shape)) {
+  if (port && !m2i_ir_shape_fits (&port->shape, out)) {
     g_autofree gchar *s1 = m2i_shape_to_string (out);
     g_autofree gchar *s2 = m2i_shape_to_string (&port->shape);
     set_error_at (error, r->origin, n->line, "shape mismatch: %s has shape=\"%s\" %s but "
@@ -835,7 +842,7 @@ load_const (Reader *r, M2iIrNode *n, const char *bin_path, GError **error)
   M2iElementType type;
   M2iShape shape;
   if (!node_type_attr (r, n, &n->outputs[0], &type, error) ||
-      !node_shape_attr (r, n, &shape, error))
+      !node_shape_attr (r, n, FALSE, &shape, error))
     return FALSE;
   gint64 offset, size;
   const char *so = m2i_ir_node_get_attr (n, "offset");
@@ -907,7 +914,7 @@ check_parameter (Reader *r, M2iIrNode *n, M2iIrIoInfo *info, GError **error)
     return FALSE;
   }
   if (!node_type_attr (r, n, &n->outputs[0], &info->type, error) ||
-      !node_shape_attr (r, n, &info->shape, error))
+      !node_shape_attr (r, n, TRUE, &info->shape, error))
     return FALSE;
   info->name = n->name;
   info->node = n;

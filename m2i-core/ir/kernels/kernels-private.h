@@ -43,6 +43,7 @@ extern const M2iOpKernel m2i_kernel_i420_to_bgr;
 extern const M2iOpKernel m2i_kernel_fake_quantize;
 extern const M2iOpKernel m2i_kernel_prior_box_clustered;
 extern const M2iOpKernel m2i_kernel_detection_output;
+extern const M2iOpKernel m2i_kernel_non_zero;
 
 /* All of the above, NULL-terminated. */
 extern const M2iOpKernel *const m2i_compute_kernels[];
