@@ -950,12 +950,74 @@ check_result (Reader *r, M2iIrNode *n, M2iIrIoInfo *info, GError **error)
   return TRUE;
 }
 
+/* Removes from @port the names @seen gives to another port, claims the
+ * others. */
+static gint
+claim_names (M2iIrPort *port, GHashTable *seen)
+{
+  if (!port->names)
+    return 0;
+  g_auto (GStrv) names = g_strsplit (port->names, ",", -1);
+  GString *kept = g_string_new (NULL);
+  gint dropped = 0;
+  for (gchar **it = names; *it; it++) {
+    g_strstrip (*it);
+    if (!**it)
+      continue;
+    M2iIrPort *owner = g_hash_table_lookup (seen, *it);
+    if (owner && owner != port) {
+      dropped++;
+      continue;
+    }
+    if (!owner)
+      g_hash_table_insert (seen, g_strdup (*it), port);
+    if (kept->len)
+      g_string_append_c (kept, ',');
+    g_string_append (kept, *it);
+  }
+  if (dropped) {
+    g_free (port->names);
+    port->names = kept->len ? g_strdup (kept->str) : NULL;
+  }
+  g_string_free (kept, TRUE);
+  return dropped;
+}
+
+/* A tensor name names one tensor. Model Optimizer sometimes gave two the
+ * same (the input "data" and the scaled input after it): the name stays
+ * with a model output's tensor, else an input's, else the first in the
+ * file, and the other tensors lose it (they keep their other names, or
+ * are named by their layer), so names look tensors up unambiguously. */
+static void
+unique_tensor_names (Reader *r)
+{
+  M2iIrModel *m = r->model;
+  GHashTable *seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  gint dropped = 0;
+  for (guint i = 0; i < m->results->len; i++) {
+    const M2iIrNode *res = g_ptr_array_index (m->results, i);
+    dropped += claim_names (&res->sources[0].node->outputs[res->sources[0].port], seen);
+  }
+  for (guint i = 0; i < m->parameters->len; i++)
+    dropped += claim_names (&((M2iIrNode *) g_ptr_array_index (m->parameters, i))->outputs[0], seen);
+  for (guint i = 0; i < m->nodes->len; i++) {
+    M2iIrNode *n = g_ptr_array_index (m->nodes, i);
+    for (gint p = 0; p < n->n_outputs; p++)
+      dropped += claim_names (&n->outputs[p], seen);
+  }
+  if (dropped)
+    g_debug ("%s: %d tensor name%s named more than one tensor; each now names the first "
+        "(model outputs, then inputs, then file order)", r->origin, dropped, dropped > 1 ? "s" : "");
+  g_hash_table_unref (seen);
+}
+
 static gboolean
 finish (Reader *r, const char *bin_path, GError **error)
 {
   M2iIrModel *m = r->model;
   if (!connect_edges (r, error) || !sort_topologically (r, error))
     return FALSE;
+  unique_tensor_names (r);
   for (guint i = 0; i < m->nodes->len; i++) {
     M2iIrNode *n = g_ptr_array_index (m->nodes, i);
     if (!strcmp (n->type, "Const") && !load_const (r, n, bin_path, error))

@@ -414,6 +414,31 @@ test_missing_ops (void)
   m2i_ir_model_unref (m);
 }
 
+/* Two tensors of one name (as Model Optimizer sometimes wrote the input
+ * and the scaled input after it): the model output keeps the name. */
+static void
+test_duplicate_tensor_names (void)
+{
+  TestIr *b = test_ir_new (11);
+  M2iShape s = TEST_SHAPE (2);
+  gint x = test_ir_parameter (b, "x", M2I_ET_F32, &s);            /* tensor t0 */
+  test_ir_result (b, test_ir_op (b, "ReLU", "opset1", NULL, 1, &x, M2I_ET_F32, &s));   /* t1 */
+  g_autofree gchar *xml = g_strdup (test_ir_xml (b));
+  test_ir_free (b);
+  gchar *t1 = strstr (xml, "names=\"t1\"");
+  g_assert_nonnull (t1);
+  t1[8] = '0';                                                       /* now t0 too */
+  GError *error = NULL;
+  M2iIrModel *m = m2i_ir_model_load_from_memory (xml, strlen (xml), NULL, "dup.xml", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (m2i_ir_model_get_output (m, 0)->name, ==, "t0");
+  g_assert_cmpint (m2i_ir_model_find_output (m, "t0"), ==, 0);
+  g_assert_cmpint (m2i_ir_model_find_input (m, "t0"), ==, -1);
+  g_assert_cmpint (m2i_ir_model_find_input (m, "x"), ==, 0);
+  g_assert_null (m2i_ir_node_get_output_names (m2i_ir_model_get_input (m, 0)->node, 0));
+  m2i_ir_model_unref (m);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -425,5 +450,6 @@ main (int argc, char **argv)
   g_test_add_func ("/ir/dynamic/fold-nonzero", test_fold_nonzero);
   g_test_add_func ("/ir/load/unread-port-type", test_unread_port_type);
   g_test_add_func ("/ir/load/missing-ops", test_missing_ops);
+  g_test_add_func ("/ir/load/duplicate-tensor-names", test_duplicate_tensor_names);
   return g_test_run ();
 }
