@@ -36,6 +36,7 @@ static gchar *opt_dump;
 static gboolean opt_quiet;
 static gboolean opt_profile;
 static gchar **opt_shapes;
+static gchar **opt_outputs;
 
 static const GOptionEntry entries[] = {
   { "input", 'i', 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_inputs, "Input: raw f32/u8/f16 tensor, "
@@ -59,7 +60,10 @@ static const GOptionEntry entries[] = {
   { "scale", 0, 0, G_OPTION_ARG_STRING, &opt_scale, "Per-channel divisor of images", "A,B,C" },
   { "rgb", 0, 0, G_OPTION_ARG_NONE, &opt_rgb, "Feed images as RGB (default BGR, as OpenVINO models)", NULL },
   { "dump", 0, 0, G_OPTION_ARG_FILENAME, &opt_dump, "Write output 0 as raw data (f32 for float "
-    "outputs) to FILE", "FILE" },
+    "outputs) to FILE; or, when FILE is a folder, every output as FILE/NAME.TYPE", "FILE" },
+  { "output", 'o', 0, G_OPTION_ARG_STRING_ARRAY, &opt_outputs, "Also return this tensor "
+    "(a tensor name, a layer name, or LAYER.N for its output N), as OpenVINO's add_output; "
+    "repeatable", "NAME" },
   { "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet, "Print only results", NULL },
   { "shape", 's', 0, G_OPTION_ARG_STRING_ARRAY, &opt_shapes, "Shape of an input whose "
     "dims are dynamic (-1 or ? in the model): NAME=1,3,640,640, or just the dims for the "
@@ -358,6 +362,69 @@ print_detections (const M2iTensor *out, gchar **labels)
     printf ("  (none)\n");
 }
 
+/* --dump FILE: output 0 into FILE; --dump DIR: each output as DIR/NAME.TYPE. */
+static gboolean
+dump_outputs (M2iIrInferRequest *req, const M2iIrModel *model, GError **error)
+{
+  if (!g_file_test (opt_dump, G_FILE_TEST_IS_DIR)) {
+    const M2iTensor *out = m2i_ir_infer_request_get_output (req, 0);
+    return g_file_set_contents (opt_dump, out->data, m2i_tensor_nbytes (out), error);
+  }
+  for (gint i = 0; i < m2i_ir_model_get_n_outputs (model); i++) {
+    const M2iTensor *out = m2i_ir_infer_request_get_output (req, i);
+    g_autofree gchar *safe = g_strdup (m2i_ir_model_get_output (model, i)->name);
+    g_strcanon (safe, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-", '_');
+    g_autofree gchar *file = g_strdup_printf ("%s.%s", safe, m2i_element_type_to_string (out->type));
+    g_autofree gchar *path = g_build_filename (opt_dump, file, NULL);
+    if (!g_file_set_contents (path, out->data, m2i_tensor_nbytes (out), error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* The output (node index, port) called @name: a tensor name, a layer
+ * name (its output 0) or "LAYER.N". FALSE when none is. */
+static gboolean
+find_tensor (const M2iIrModel *m, const char *name, gint *node, gint *port)
+{
+  for (gint i = 0; i < m2i_ir_model_get_n_nodes (m); i++) {
+    const M2iIrNode *n = m2i_ir_model_get_node (m, i);
+    for (gint p = 0; p < m2i_ir_node_get_n_outputs (n); p++) {
+      const char *names = m2i_ir_node_get_output_names (n, p);
+      g_auto (GStrv) list = g_strsplit (names ? names : "", ",", -1);
+      gboolean hit = FALSE;
+      for (gchar **it = list; *it && !hit; it++)
+        hit = !strcmp (g_strstrip (*it), name);
+      g_autofree gchar *dotted = g_strdup_printf ("%s.%d", m2i_ir_node_get_name (n), p);
+      if (hit || !strcmp (dotted, name) || (p == 0 && !strcmp (m2i_ir_node_get_name (n), name))) {
+        *node = i;
+        *port = p;
+        return TRUE;
+      }
+    }
+  }
+  return FALSE;
+}
+
+/* --output: the model with a Result on each named tensor too. */
+static M2iIrModel *
+add_outputs (M2iIrModel *model, GError **error)
+{
+  gint n_nodes = m2i_ir_model_get_n_nodes (model), n_out = g_strv_length (opt_outputs);
+  g_autofree gint *all = g_new (gint, MAX (n_nodes, 1));
+  g_autofree gint *pairs = g_new (gint, 2 * (n_out + m2i_ir_model_get_n_outputs (model)));
+  for (gint i = 0; i < n_nodes; i++)
+    all[i] = i;
+  gint k = 0;
+  for (gint i = 0; i < n_out; i++, k++) {
+    if (!find_tensor (model, opt_outputs[i], &pairs[2 * k], &pairs[2 * k + 1])) {
+      fail (error, "--output %s: the model has no tensor or layer of that name", opt_outputs[i]);
+      return NULL;
+    }
+  }
+  return m2i_ir_model_extract (model, all, n_nodes, pairs, k, NULL, error);
+}
+
 /* ---- benchmark ---------------------------------------------------------- */
 
 typedef struct {
@@ -518,6 +585,13 @@ run (const char *model_path, GError **error)
   M2iIrModel *model = m2i_ir_model_load (model_path, NULL, error);
   if (!model)
     return FALSE;
+  if (opt_outputs) {
+    M2iIrModel *more = add_outputs (model, error);
+    m2i_ir_model_unref (model);
+    if (!more)
+      return FALSE;
+    model = more;
+  }
   for (gint k = 0; opt_shapes && opt_shapes[k]; k++) {
     const char *eq = strchr (opt_shapes[k], '=');
     g_autofree gchar *name = eq ? g_strndup (opt_shapes[k], eq - opt_shapes[k]) :
@@ -565,10 +639,8 @@ run (const char *model_path, GError **error)
     ok = (labels = read_labels (error)) != NULL;
   if (ok)
     ok = m2i_ir_infer_request_infer (req, error);
-  if (ok && opt_dump) {
-    const M2iTensor *out = m2i_ir_infer_request_get_output (req, 0);
-    ok = g_file_set_contents (opt_dump, out->data, m2i_tensor_nbytes (out), error);
-  }
+  if (ok && opt_dump)
+    ok = dump_outputs (req, model, error);
   /* each output: detections, top-k of class scores, or a summary */
   for (gint i = 0; ok && opt_top_k > 0 && i < m2i_ir_model_get_n_outputs (model); i++) {
     const M2iTensor *out = m2i_ir_infer_request_get_output (req, i);
@@ -623,5 +695,6 @@ main (int argc, char **argv)
   g_free (opt_dump);
   g_strfreev (opt_plugins);
   g_strfreev (opt_shapes);
+  g_strfreev (opt_outputs);
   return ok ? 0 : 1;
 }
