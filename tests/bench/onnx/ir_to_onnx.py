@@ -110,6 +110,8 @@ class Translator:
     def init(self, name, array):
         if np.issubdtype(array.dtype, np.floating):
             array = array.astype(np.float32)
+        elif array.dtype in (np.uint64, np.uint32):
+            array = array.astype(np.int64)  # shapes and axes: ONNX wants int64
         name, base, i = name, name, 0
         while name in self.used:
             i += 1
@@ -399,7 +401,9 @@ class Translator:
         self._reduce(L, "ReduceL2")
 
     def FakeQuantize(self, L):
-        # the spec: x <= lo -> out_lo; x > hi -> out_hi; else
+        # the spec, in its order of operations (a level flips on a rounding
+        # difference, so the order matters): x <= min(lo, hi) -> out_lo;
+        # x > max(lo, hi) -> out_hi; else
         # round((x - lo) / (hi - lo) * (levels - 1)) / (levels - 1) * (out_hi - out_lo) + out_lo
         levels = int(L.attrs["levels"])
         lo, hi, olo, ohi = (self.const_value(L, k) for k in range(1, 5))
@@ -407,18 +411,21 @@ class Translator:
             raise NotImplementedError(f"FakeQuantize {L.name}: ranges must be constant")
         lo, hi, olo, ohi = (np.asarray(v, np.float32) for v in (lo, hi, olo, ohi))
         x = self.inp(L, 0)
-        n = [f"{L.name}/fq{k}" for k in range(7)]
+        n = [f"{L.name}/fq{k}" for k in range(11)]
         self.used.update(n)
         add = self.nodes.append
-        scale = (levels - 1) / np.where(hi - lo == 0, 1, hi - lo)
-        add(helper.make_node("Max", [x, self.cinit(L, "lo", lo)], [n[0]]))
-        add(helper.make_node("Min", [n[0], self.cinit(L, "hi", hi)], [n[1]]))
-        add(helper.make_node("Sub", [n[1], self.cinit(L, "lo2", lo)], [n[2]]))
-        add(helper.make_node("Mul", [n[2], self.cinit(L, "scale", scale.astype(np.float32))], [n[3]]))
-        add(helper.make_node("Round", [n[3]], [n[4]]))
-        add(helper.make_node("Mul", [n[4], self.cinit(L, "oscale", ((ohi - olo) / (levels - 1)).astype(np.float32))],
-                             [n[5]]))
-        self.node("Add", [n[5], self.cinit(L, "olo", olo)], L)
+        c = lambda what, v: self.cinit(L, what, np.asarray(v, np.float32))  # noqa: E731
+        add(helper.make_node("Sub", [x, c("lo", lo)], [n[0]]))
+        add(helper.make_node("Div", [n[0], c("range", hi - lo)], [n[1]]))
+        add(helper.make_node("Mul", [n[1], c("levels", levels - 1)], [n[2]]))
+        add(helper.make_node("Round", [n[2]], [n[3]]))
+        add(helper.make_node("Div", [n[3], c("levels2", levels - 1)], [n[4]]))
+        add(helper.make_node("Mul", [n[4], c("orange", ohi - olo)], [n[5]]))
+        add(helper.make_node("Add", [n[5], c("olo", olo)], [n[6]]))
+        add(helper.make_node("LessOrEqual", [x, c("min", np.minimum(lo, hi))], [n[7]]))
+        add(helper.make_node("Greater", [x, c("max", np.maximum(lo, hi))], [n[8]]))
+        add(helper.make_node("Where", [n[7], c("olo2", olo), n[6]], [n[9]]))
+        self.node("Where", [n[8], c("ohi", ohi), n[9]], L)
 
     def MVN(self, L):
         axes = [int(a) for a in self.required_const(L, 1, "axes").reshape(-1)] \
@@ -473,8 +480,8 @@ class Translator:
                             self.cinit(L, "steps", np.array(steps, np.int64))], L)
 
     def Slice(self, L):
-        vals = [np.asarray(self.required_const(L, k, "start/stop/step")).reshape(-1) for k in range(3)]
-        axes = (np.asarray(self.required_const(L, 3, "axes")).reshape(-1) if len(L.inputs) > 3
+        vals = [np.asarray(self.required_const(L, k, "start/stop/step")).reshape(-1) for k in (1, 2, 3)]
+        axes = (np.asarray(self.required_const(L, 4, "axes")).reshape(-1) if len(L.inputs) > 4
                 else np.arange(len(vals[0])))
         self._slice(L, vals[0], vals[1], axes, vals[2])
 
@@ -782,10 +789,12 @@ class Translator:
         return out
 
     def np_FakeQuantize(self, L, x, lo, hi, olo, ohi):
-        levels = int(L.attrs["levels"])
-        q = np.round((np.clip(x, lo, hi) - lo) / (hi - lo) * (levels - 1))
-        out = q / (levels - 1) * (ohi - olo) + olo
-        out = np.where(x <= lo, olo, np.where(x > hi, ohi, out))
+        levels = np.float32(int(L.attrs["levels"]) - 1)
+        x, lo, hi, olo, ohi = (np.asarray(v, np.float32) for v in (x, lo, hi, olo, ohi))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q = np.round((x - lo) / (hi - lo) * levels)
+            out = q / levels * (ohi - olo) + olo
+        out = np.where(x <= np.minimum(lo, hi), olo, np.where(x > np.maximum(lo, hi), ohi, out))
         return out.astype(np.float32)
 
     def np_ShapeOf(self, L, x):  # never reached: fold() handles ShapeOf
