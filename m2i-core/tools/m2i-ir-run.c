@@ -37,6 +37,7 @@ static gboolean opt_quiet;
 static gboolean opt_profile;
 static gchar **opt_shapes;
 static gchar **opt_outputs;
+static gchar **opt_has_kernel;
 
 static const GOptionEntry entries[] = {
   { "input", 'i', 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_inputs, "Input: raw f32/u8/f16 tensor, "
@@ -68,6 +69,9 @@ static const GOptionEntry entries[] = {
   { "shape", 's', 0, G_OPTION_ARG_STRING_ARRAY, &opt_shapes, "Shape of an input whose "
     "dims are dynamic (-1 or ? in the model): NAME=1,3,640,640, or just the dims for the "
     "first input; repeat for more inputs", "[NAME=]DIMS" },
+  { "has-kernel", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_has_kernel, "Say whether a kernel "
+    "runs TYPE in OPSET (e.g. Swish/opset4), with the plugins given; no model needed; "
+    "repeatable", "TYPE/OPSET" },
   { "profile", 0, 0, G_OPTION_ARG_NONE, &opt_profile,
     "Time every layer over --iterations inferences; print the time per op type", NULL },
   { NULL }
@@ -668,6 +672,31 @@ run (const char *model_path, GError **error)
   return ok;
 }
 
+/* --has-kernel TYPE/OPSET: "TYPE OPSET yes|no" per line (op conformance
+ * tables are made from it: tests/models/op-conformance.py). */
+static gboolean
+has_kernels (void)
+{
+  M2iOpRegistry *reg = m2i_op_registry_new (m2i_op_registry_get_default ());
+  gboolean ok = TRUE;
+  for (gint i = 0; opt_plugins && opt_plugins[i] && ok; i++) {
+    GError *e = NULL;
+    if (!(ok = m2i_op_registry_load_plugin (reg, opt_plugins[i], &e)))
+      fprintf (stderr, "m2i-ir-run: %s\n", e->message), g_error_free (e);
+  }
+  for (gint i = 0; opt_has_kernel[i] && ok; i++) {
+    g_auto (GStrv) tv = g_strsplit (opt_has_kernel[i], "/", 2);
+    if (!tv[0] || !tv[1]) {
+      fprintf (stderr, "m2i-ir-run: --has-kernel takes TYPE/OPSET, not %s\n", opt_has_kernel[i]);
+      ok = FALSE;
+      break;
+    }
+    printf ("%s %s %s\n", tv[0], tv[1], m2i_op_registry_lookup (reg, tv[0], tv[1]) ? "yes" : "no");
+  }
+  m2i_op_registry_free (reg);
+  return ok;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -678,7 +707,9 @@ main (int argc, char **argv)
       "the latency and throughput.");
   g_option_context_add_main_entries (octx, entries, NULL);
   GError *error = NULL;
-  if (!g_option_context_parse (octx, &argc, &argv, &error) || argc != 2) {
+  if (g_option_context_parse (octx, &argc, &argv, &error) && opt_has_kernel && argc == 1)
+    return has_kernels () ? 0 : 1;
+  if (error || argc != 2) {
     fprintf (stderr, "m2i-ir-run: %s\n", error ? error->message : "give one MODEL.xml (see --help)");
     g_clear_error (&error);
     return 2;
@@ -696,5 +727,6 @@ main (int argc, char **argv)
   g_strfreev (opt_plugins);
   g_strfreev (opt_shapes);
   g_strfreev (opt_outputs);
+  g_strfreev (opt_has_kernel);
   return ok ? 0 : 1;
 }

@@ -439,6 +439,36 @@ test_duplicate_tensor_names (void)
   m2i_ir_model_unref (m);
 }
 
+/* MaxPool-14 / AvgPool-14 (the YOLO exports' SPPF): rounding_type
+ * ceil_torch drops a last window that would start in the right padding;
+ * values by hand from PyTorch's rule (ceil_mode=True). */
+static void
+test_pool14 (void)
+{
+  for (gint avg = 0; avg < 2; avg++) {
+    TestIr *b = test_ir_new (11);
+    M2iShape in = TEST_SHAPE (1, 1, 4, 4), out = TEST_SHAPE (1, 1, 2, 2);
+    gint x = test_ir_parameter (b, "x", M2I_ET_F32, &in);
+    test_ir_result (b, test_ir_op (b, avg ? "AvgPool" : "MaxPool", "opset14", avg ?
+        "strides=\"2,2\" pads_begin=\"0,0\" pads_end=\"1,1\" kernel=\"2,2\" "
+        "rounding_type=\"ceil_torch\" auto_pad=\"explicit\" exclude-pad=\"true\"" :
+        "strides=\"2,2\" dilations=\"1,1\" pads_begin=\"0,0\" pads_end=\"1,1\" kernel=\"2,2\" "
+        "rounding_type=\"ceil_torch\" auto_pad=\"explicit\" index_element_type=\"i64\" axis=\"0\"",
+        1, &x, M2I_ET_F32, &out));
+    Run r = run_new (b);
+    test_ir_free (b);
+    float v[16];
+    for (gint i = 0; i < 16; i++)
+      v[i] = i;
+    set_input (&r, 0, M2I_ET_F32, &in, v);
+    const M2iTensor *o = infer (&r, 0);
+    g_assert_true (m2i_shape_equal (&o->shape, &out));
+    const float max_expect[4] = { 5, 7, 13, 15 }, avg_expect[4] = { 2.5f, 4.5f, 10.5f, 12.5f };
+    g_assert_cmpmem (o->data, sizeof max_expect, avg ? avg_expect : max_expect, sizeof max_expect);
+    run_free (&r);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -451,5 +481,6 @@ main (int argc, char **argv)
   g_test_add_func ("/ir/load/unread-port-type", test_unread_port_type);
   g_test_add_func ("/ir/load/missing-ops", test_missing_ops);
   g_test_add_func ("/ir/load/duplicate-tensor-names", test_duplicate_tensor_names);
+  g_test_add_func ("/ir/load/pool-14", test_pool14);
   return g_test_run ();
 }

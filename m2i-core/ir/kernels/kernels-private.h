@@ -183,6 +183,7 @@ typedef struct {
   gint64 pads_end[M2I_K_MAX_SPATIAL];
   M2iAutoPad auto_pad;
   gboolean ceil;                           /* rounding_type (pooling) */
+  gboolean ceil_torch;                     /* rounding_type ceil_torch (pooling-14) */
 } M2iWindow;
 
 /* Reads strides, dilations (when @with_dilations, else 1), pads_begin,
