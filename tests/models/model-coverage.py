@@ -147,7 +147,7 @@ def m2i_time(xml, build, name):
 
 
 def verdicts(build, only):
-    env = dict(os.environ, M2I_SOURCE_ROOT=ROOT, M2I_MODEL_CACHE=CACHE)
+    env = dict(os.environ, M2I_SOURCE_ROOT=ROOT, M2I_MODEL_CACHE=CACHE, LC_ALL="C.UTF-8")
     r = run([os.path.join(build, "tests/ir/test-ir-model-set"), "--verbose"], env=env)
     out = {}
     for line in (r.stdout + r.stderr).splitlines():
@@ -165,6 +165,28 @@ def ir_facts(xml):
     fw = re.search(r'<framework value="([^"]*)"', text)
     return (int(ver.group(1)) if ver else None, mo.group(1) if mo else "?",
             fw.group(1) if fw else None)
+
+
+KIND = {
+    "face-detection": "face detector (SSD)", "pedestrian-detection": "pedestrian detector (SSD)",
+    "person-detection": "person detector (SSD)", "person-vehicle-bike-detection-2003": "detector (NMS inside, dynamic)",
+    "person-vehicle-bike": "detector (SSD)", "gaze-estimation": "gaze regression (3 inputs)",
+    "head-pose": "head pose regression", "landmarks": "facial landmarks", "open-closed-eye": "classifier",
+    "age-gender": "attributes (age, gender)", "person-attributes": "person attributes",
+    "vehicle-attributes": "vehicle attributes", "single-image-super-resolution": "super-resolution",
+    "text-image-super-resolution": "super-resolution", "license-plate": "OCR (CTC)",
+    "person-reidentification": "re-identification", "yolov8n-pose": "YOLO pose",
+    "yolo": "YOLO detector", "human-pose": "pose (heatmaps, PAFs)",
+}
+
+
+def kind(name, xml):
+    k = next((v for p, v in KIND.items() if name.startswith(p)), "?")
+    text = open(xml, encoding="utf-8", errors="replace").read()
+    # depthwise: GroupConvolution weights [G, 1, 1, kh, kw]
+    dw = len(re.findall(r'type="GroupConvolution".*?<input>.*?</port>\s*<port id="\d+"[^>]*>\s*'
+                        r'<dim>\d+</dim>\s*<dim>1</dim>\s*<dim>1</dim>', text, re.S))
+    return k + (f"; {dw} depthwise" if dw else "")
 
 
 def precision(name):
@@ -197,8 +219,8 @@ def table(rows, results, path):
         "inputs. Times: median of 20 inferences at one thread, m2i-ir-run -b -n 1 and",
         "ort-run.mjs (onnxruntime-node), same machine, same run of this script.",
         "",
-        "| model | source | IR | precision | loads | matches ONNX Runtime (max diff / tolerance) | m2i ms | ORT ms |",
-        "|---|---|---|---|---|---|---|---|",
+        "| model | kind | source | IR | precision | loads | matches ONNX Runtime (max diff / tolerance) | m2i ms | ORT ms |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for name, r in results.items():
         row = rows[name]
@@ -212,9 +234,11 @@ def table(rows, results, path):
         elif r.get("verdict") == "loads":
             loads_cell, match = "yes", r.get("ref", r["detail"])
         else:
-            loads_cell, match = "**no**: " + r.get("detail", "?").replace("|", "\\|"), "—"
+            why = re.sub(r"^\S+\.xml(:\d+)?: ", "", r.get("detail", "?"))
+            why = why.split(". A custom-op plugin")[0]
+            loads_cell, match = "**no**: " + why.replace("|", "\\|"), "—"
         t = lambda v: f"{v:.2f}" if isinstance(v, float) else "—"  # noqa: E731
-        lines.append(f"| {name} | {src} | v{r['ir']} ({r['producer']}) | {precision(name)} | "
+        lines.append(f"| {name} | {r['kind']} | {src} | v{r['ir']} ({r['producer']}) | {precision(name)} | "
                      f"{loads_cell} | {match} | {t(r.get('m2i_ms'))} | {t(r.get('ort_ms'))} |")
     lines += ["", f"CPU: {cpu()}; generated {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.", ""]
     with open(path, "w") as f:
@@ -249,17 +273,27 @@ def main():
             print(f"{name}: not in the cache", file=sys.stderr)
             continue
         ir, producer, _ = ir_facts(xml)
-        r = {"ir": ir, "producer": producer}
+        r = {"ir": ir, "producer": producer, "kind": kind(name, xml)}
         if not args.no_refs:
             r.update(make_reference(name, xml, args.build, not args.no_time))
         if not args.no_time:
             r["m2i_ms"] = m2i_time(xml, args.build, name)
         results[name] = r
         print(f"{name}: {r}", file=sys.stderr)
+    # times and references of an earlier run, for what this one skipped
+    saved_path = os.path.join(CACHE, "coverage.json")
+    saved = json.load(open(saved_path)) if os.path.exists(saved_path) else {}
+    for name, r in results.items():
+        for k, val in saved.get(name, {}).items():
+            r.setdefault(k, val)
     v = verdicts(args.build, names)
     for name, r in results.items():
         if name in v:
             r["verdict"], r["detail"] = v[name]
+    saved.update({n: {k: r[k] for k in ("ort_ms", "ort_version", "m2i_ms") if r.get(k) is not None}
+                  for n, r in results.items()})
+    with open(saved_path, "w") as f:
+        json.dump(saved, f, indent=1)
     if args.table and not args.only:
         table(rows, results, args.table)
     for name, r in results.items():
