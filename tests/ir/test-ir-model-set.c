@@ -12,6 +12,7 @@
 #include <base/m2i-error.h>
 #include <ir/ir-private.h>
 
+#include <locale.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,6 +259,7 @@ test_model_set (void)
 int
 main (int argc, char **argv)
 {
+  setlocale (LC_ALL, "");        /* messages keep their "×" in a UTF-8 locale */
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/ir/model-set", test_model_set);
   return g_test_run ();
