@@ -347,7 +347,7 @@ bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
   s.ctx.n_threads = cm->n_threads;
   s.in_values = g_new (gint, MAX (n->n_inputs, 1));
   s.out_values = g_new (gint, MAX (n->n_outputs, 1));
-  gboolean all_const = TRUE, dyn_input = FALSE, run_time_ints = FALSE;
+  gboolean all_const = TRUE, dyn_input = FALSE, run_time_ints = FALSE, unknown = FALSE;
   for (gint i = 0; i < n->n_inputs; i++) {
     const M2iIrSource *src = &n->sources[i];
     s.in_values[i] = cm->value_base[src->node->index] + src->port;
@@ -358,13 +358,15 @@ bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
     all_const &= v->is_const;
     dyn_input |= v->dyn >= 0;
     run_time_ints |= !v->is_const && m2i_ir_value_visible_to_infer (v);
+    /* after a deferred layer: no shape to infer from before an inference */
+    unknown |= !m2i_shape_is_static (&v->t.shape) || v->t.type == M2I_ET_UNDEFINED;
   }
   for (gint p = 0; p < n->n_outputs; p++)
     s.out_values[p] = cm->value_base[n->index] + p;
 
   GError *infer_error = NULL;
-  if (!k->infer (&s.ctx, &infer_error)) {
-    if (!infer_error)
+  if (unknown || !k->infer (&s.ctx, &infer_error)) {
+    if (!infer_error && !unknown)
       m2i_ir_node_set_error (&infer_error, M2I_ERROR_FAILED, n, "the kernel rejected the layer");
     if (!dyn_input && !run_time_ints) {
       g_propagate_error (error, infer_error);

@@ -204,8 +204,11 @@ test_run_time_target (void)
     gint x = test_ir_parameter (b, "x", M2I_ET_F32, &s4);
     gint target = test_ir_parameter (b, "shape", M2I_ET_I64, &s2);
     gint in[2] = { x, target };
-    test_ir_result (b, test_ir_op (b, "Reshape", "opset1", "special_zero=\"false\"", 2, in,
-        M2I_ET_F32, declared_dynamic ? &dd : &s22));
+    gint rs = test_ir_op (b, "Reshape", "opset1", "special_zero=\"false\"", 2, in,
+        M2I_ET_F32, declared_dynamic ? &dd : &s22);
+    /* and a layer after it, whose input has no shape before an inference */
+    test_ir_result (b, test_ir_op (b, "ReLU", "opset1", NULL, 1, &rs, M2I_ET_F32,
+        declared_dynamic ? &dd : &s22));
     Run r = run_new (b);
     test_ir_free (b);
     const float v[4] = { 1, 2, 3, 4 };
