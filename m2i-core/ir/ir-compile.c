@@ -299,9 +299,9 @@ static guint64
 read_mask (const M2iIrCompiledModel *cm, const M2iIrNode *n, const gboolean *read)
 {
   guint64 mask = 0;
-  for (gint p = 0; p < n->n_outputs; p++)
-    if (p >= 64 || read[cm->value_base[n->index] + p])
-      mask |= p >= 64 ? 0 : (guint64) 1 << p;
+  for (gint p = 0; p < MIN (n->n_outputs, 64); p++)
+    if (read[cm->value_base[n->index] + p])
+      mask |= (guint64) 1 << p;
   return mask;
 }
 
