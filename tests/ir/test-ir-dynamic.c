@@ -4,9 +4,11 @@
  * inferred again per inference, a Reshape whose target is computed at run
  * time, inputs with dynamic dims given a shape (m2i_ir_model_reshape),
  * folding a NonZero of a constant, no allocation while shapes stay, and the
- * two load-time policies that came with real models: a wrong declared type
- * on an output nobody reads is a warning, and every op without a kernel
- * is named in one message. */
+ * load-time policies that came with real models: a wrong declared type on
+ * an output nobody reads is a warning, every op without a kernel is named
+ * in one message, a tensor name given twice stays with one tensor; pooling
+ * -14's ceil_torch; constant folding of integers, booleans, both outputs
+ * of MaxPool-8 and ShapeOf. */
 #include "ir-test-util.h"
 #include <base/m2i-error.h>
 
@@ -442,6 +444,77 @@ test_duplicate_tensor_names (void)
   m2i_ir_model_unref (m);
 }
 
+/* Constant folding through the kernels: integer and boolean values, every
+ * output of a multi-output op, ShapeOf of a static shape; none of those
+ * layers runs per inference. Values by hand. */
+static void
+test_fold_types (void)
+{
+  TestIr *b = test_ir_new (11);
+  M2iShape s4 = TEST_SHAPE (4), pool_in = TEST_SHAPE (1, 1, 2, 2), pool_out = TEST_SHAPE (1, 1, 1, 1);
+  M2iShape s6 = TEST_SHAPE (6);
+  gint x = test_ir_parameter (b, "x", M2I_ET_F32, &s6);
+  /* i32 arithmetic, then to boolean and back (0 → false, anything else → true) */
+  const gint32 a[4] = { 7, -3, 0, 2 }, c[4] = { -7, 3, 5, 0 };
+  gint in_add[2] = { test_ir_const (b, M2I_ET_I32, &s4, a), test_ir_const (b, M2I_ET_I32, &s4, c) };
+  gint sum = test_ir_op (b, "Add", "opset1", NULL, 2, in_add, M2I_ET_I32, &s4);        /* 0 0 5 2 */
+  gint flags = test_ir_op (b, "Convert", "opset1", "destination_type=\"boolean\"", 1, &sum,
+      M2I_ET_BOOLEAN, &s4);                                                              /* 0 0 1 1 */
+  gint ff = test_ir_op (b, "Convert", "opset1", "destination_type=\"f32\"", 1, &flags, M2I_ET_F32, &s4);
+  /* MaxPool-8 of a constant: both outputs, the indices i64 */
+  const float p[4] = { 1, 9, 4, 2 };
+  gint pc = test_ir_const (b, M2I_ET_F32, &pool_in, p);
+  gint pool = test_ir_op (b, "MaxPool", "opset8", "strides=\"2,2\" dilations=\"1,1\" "
+      "pads_begin=\"0,0\" pads_end=\"0,0\" kernel=\"2,2\" rounding_type=\"floor\" "
+      "auto_pad=\"explicit\" index_element_type=\"i64\" axis=\"0\"", 1, &pc, M2I_ET_F32, &pool_out);
+  /* ShapeOf of the parameter (static), gathered and converted */
+  gint shape = test_ir_op (b, "ShapeOf", "opset3", "output_type=\"i32\"", 1, &x, M2I_ET_I32, &TEST_SHAPE (1));
+  gint sf = test_ir_op (b, "Convert", "opset1", "destination_type=\"f32\"", 1, &shape, M2I_ET_F32,
+      &TEST_SHAPE (1));
+  gint pr_shape[2] = { pool, test_ir_const (b, M2I_ET_I64, &TEST_SHAPE (1), (gint64[]) { 1 }) };
+  gint pflat = test_ir_op (b, "Reshape", "opset1", "special_zero=\"false\"", 2, pr_shape, M2I_ET_F32,
+      &TEST_SHAPE (1));
+  gint cat_in[3] = { ff, pflat, sf };
+  gint cat = test_ir_op (b, "Concat", "opset1", "axis=\"0\"", 3, cat_in, M2I_ET_F32, &s6);
+  gint add_in[2] = { x, cat };
+  test_ir_result (b, test_ir_op (b, "Add", "opset1", NULL, 2, add_in, M2I_ET_F32, &s6));
+  g_autofree gchar *xml = g_strdup (test_ir_xml (b));
+  g_autoptr (GBytes) w = g_bytes_ref (test_ir_weights (b));
+  test_ir_free (b);
+  /* the MaxPool's second output (indices) as the XML writes it */
+  gchar *pool_port = strstr (xml, "type=\"MaxPool\"");
+  g_assert_nonnull (pool_port);
+  gchar *out_end = strstr (pool_port, "</output>");
+  GString *x2 = g_string_new_len (xml, out_end - xml);
+  g_string_append (x2, "<port id=\"9\" precision=\"I64\"><dim>1</dim><dim>1</dim><dim>1</dim><dim>1</dim></port>");
+  g_string_append (x2, out_end);
+  GError *error = NULL;
+  M2iIrModel *m = m2i_ir_model_load_from_memory (x2->str, x2->len, w, "fold.xml", &error);
+  g_assert_no_error (error);
+  g_string_free (x2, TRUE);
+  M2iIrCompiledModel *cm = m2i_ir_compile (m, NULL, &error);
+  g_assert_no_error (error);
+  /* only the last Add runs */
+  g_assert_cmpint (m2i_ir_compiled_model_get_n_runtime_nodes (cm), ==, 1);
+  const M2iTensor *idx = m2i_ir_compiled_model_get_value (cm, pool, 1);
+  g_assert_nonnull (idx->data);
+  g_assert_cmpint (idx->type, ==, M2I_ET_I64);
+  g_assert_cmpint (*(const gint64 *) idx->data, ==, 1);          /* 9 is element 1 */
+  const M2iTensor *fl = m2i_ir_compiled_model_get_value (cm, flags, 0);
+  g_assert_cmpint (fl->type, ==, M2I_ET_BOOLEAN);
+  g_assert_cmpmem (fl->data, 4, ((const guint8[]) { 0, 0, 1, 1 }), 4);
+  M2iIrInferRequest *req = m2i_ir_infer_request_new (cm, &error);
+  float *xin = m2i_ir_infer_request_get_input (req, 0)->data;
+  for (gint i = 0; i < 6; i++)
+    xin[i] = 10 * i;
+  g_assert_true (m2i_ir_infer_request_infer (req, &error));
+  const float expect[6] = { 0, 10, 21, 31, 49, 56 };   /* + [0,0,1,1, 9, 6] */
+  g_assert_cmpmem (m2i_ir_infer_request_get_output (req, 0)->data, sizeof expect, expect, sizeof expect);
+  m2i_ir_infer_request_free (req);
+  m2i_ir_compiled_model_unref (cm);
+  m2i_ir_model_unref (m);
+}
+
 /* MaxPool-14 / AvgPool-14 (the YOLO exports' SPPF): rounding_type
  * ceil_torch drops a last window that would start in the right padding;
  * values by hand from PyTorch's rule (ceil_mode=True). */
@@ -485,5 +558,6 @@ main (int argc, char **argv)
   g_test_add_func ("/ir/load/missing-ops", test_missing_ops);
   g_test_add_func ("/ir/load/duplicate-tensor-names", test_duplicate_tensor_names);
   g_test_add_func ("/ir/load/pool-14", test_pool14);
+  g_test_add_func ("/ir/fold/types", test_fold_types);
   return g_test_run ();
 }
