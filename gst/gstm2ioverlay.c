@@ -10,8 +10,8 @@
  *    the first classification's, else the label's quark); the palette is
  *    HSV (h = 137.508° k mod 360, s = 0.75, v = 1), k = 0..23;
  *  - box: the region's x, y, w, h, an outline `thickness` pixels wide
- *    inside it (auto: max(1, (min(W, H) + 180) / 360), 1 px at 320x240,
- *    3 px at 1080p);
+ *    inside it (auto: max(1, min(W, H) / 240), 1 px at 320x240, 2 px at
+ *    480p, 4 px at 1080p);
  *  - label: font `font` at `font-size` pixels (auto: max(11, round(0.028
  *    min(W, H))), 11 px at 320x240, 30 px at 1080p), on a box in the
  *    object's colour `pad` = max(2, size / 6) pixels wider than the text
@@ -135,19 +135,20 @@ gst_m2i_overlay_set_info (GstVideoFilter *filter, GstCaps *incaps, GstVideoInfo 
     guint8 t = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2] > 150.0 ? 0 : 255;
     gst_m2i_color_from_rgb (in_info->finfo, t, t, t, &self->text_color[k]);
   }
-  self->line_thickness = thickness ? (gint) thickness : MAX (1, (side + 180) / 360);
+  self->line_thickness = thickness ? (gint) thickness : MAX (1, side / 240);
   gint px = font_size ? (gint) font_size : MAX (11, (side * 28 + 500) / 1000);
   self->pad = MAX (2, px / 6);
 
   g_clear_pointer (&self->text, gst_m2i_text_free);
   self->text = gst_m2i_text_new (font, px, MAX_CACHED_LABELS);
-  g_free (font);
   if (!self->text) {
     GST_ELEMENT_ERROR (self, LIBRARY, INIT, ("m2ioverlay cannot render text with the font "
-            "\"%s\"", self->font), ("install a font (Debian: fonts-dejavu-core) or set the "
-            "font property to one fc-list shows"));
+            "\"%s\"", font), ("install a font (Debian: fonts-dejavu-core) or set the font "
+            "property to one fc-list shows"));
+    g_free (font);
     return FALSE;
   }
+  g_free (font);
   g_free (self->cov);
   g_free (self->cols);
   self->cov_w = (W + 1) & ~1;
@@ -457,8 +458,8 @@ gst_m2i_overlay_class_init (GstM2iOverlayClass *klass)
 
   g_object_class_install_property (gobject_class, PROP_THICKNESS,
       g_param_spec_uint ("thickness", "Thickness", "Width of the box lines in pixels; 0: "
-          "scaled with the frame, max(1, (min(width, height) + 180) / 360): 1 px up to 540p, "
-          "3 px at 1080p. Applies from the next caps", 0, 256, DEFAULT_THICKNESS, flags));
+          "scaled with the frame, max(1, min(width, height) / 240): 1 px at 320x240, 2 px at "
+          "480p, 4 px at 1080p. Applies from the next caps", 0, 256, DEFAULT_THICKNESS, flags));
   g_object_class_install_property (gobject_class, PROP_FONT,
       g_param_spec_string ("font", "Font", "Pango font description of the labels, without "
           "size (family and style, e.g. \"Sans Bold\", \"DejaVu Sans Mono\"). Applies from the "

@@ -331,7 +331,7 @@ static Look
 auto_look (gint W, gint H)
 {
   gint side = MIN (W, H);
-  Look lk = { W, H, MAX (1, (side + 180) / 360), MAX (11, (side * 28 + 500) / 1000), 0, TRUE,
+  Look lk = { W, H, MAX (1, side / 240), MAX (11, (side * 28 + 500) / 1000), 0, TRUE,
     128 };
   lk.pad = MAX (2, lk.font_px / 6);
   return lk;
@@ -434,11 +434,11 @@ GST_START_TEST (test_formats_qvga)
 }
 GST_END_TEST;
 
-/* 1080p (3 px lines, 30 px text), YUV and RGB. */
+/* 1080p (4 px lines, 30 px text), YUV and RGB. */
 GST_START_TEST (test_formats_1080p)
 {
   Look lk = auto_look (1920, 1080);
-  fail_unless_equals_int (lk.thickness, 3);
+  fail_unless_equals_int (lk.thickness, 4);
   fail_unless_equals_int (lk.font_px, 30);
   check_format ("m2ioverlay", "NV12", 1920, 1080, &lk, TRUE);
   check_format ("m2ioverlay", "I420", 1920, 1080, &lk, TRUE);
