@@ -20,6 +20,17 @@ comp_get (GstVideoFrame *f, guint c, Comp *k)
   k->hsub = GST_VIDEO_FORMAT_INFO_H_SUB (f->info.finfo, c);
 }
 
+/* The samples of @k touching the pixels [x0, x1) x [y0, y1): [i0, i1] x [j0, j1]. */
+static void
+comp_range (const Comp *k, gint x0, gint y0, gint x1, gint y1, gint *i0, gint *i1, gint *j0,
+    gint *j1)
+{
+  *i0 = x0 >> k->wsub;
+  *i1 = (x1 - 1) >> k->wsub;
+  *j0 = y0 >> k->hsub;
+  *j1 = (y1 - 1) >> k->hsub;
+}
+
 static guint8 *
 comp_at (const Comp *k, gint i, gint j)
 {
@@ -75,7 +86,8 @@ gst_m2i_draw_fill (GstVideoFrame *f, gint x, gint y, gint w, gint h, const GstM2
   for (guint c = 0; c < 3; c++) {
     Comp k;
     comp_get (f, c, &k);
-    gint i0 = x0 >> k.wsub, i1 = (x1 - 1) >> k.wsub, j0 = y0 >> k.hsub, j1 = (y1 - 1) >> k.hsub;
+    gint i0, i1, j0, j1;
+    comp_range (&k, x0, y0, x1, y1, &i0, &i1, &j0, &j1);
     for (gint j = j0; j <= j1; j++) {
       guint8 *p = comp_at (&k, i0, j);
       for (gint i = i0; i <= i1; i++, p += k.pstride)
@@ -116,7 +128,8 @@ gst_m2i_draw_coverage (GstVideoFrame *f, gint x, gint y, gint w, gint h,
   for (guint c = 0; c < 3; c++) {
     Comp k;
     comp_get (f, c, &k);
-    gint i0 = x0 >> k.wsub, i1 = (x1 - 1) >> k.wsub, j0 = y0 >> k.hsub, j1 = (y1 - 1) >> k.hsub;
+    gint i0, i1, j0, j1;
+    comp_range (&k, x0, y0, x1, y1, &i0, &i1, &j0, &j1);
     for (gint j = j0; j <= j1; j++) {
       gint py0 = MAX (j << k.hsub, y0), py1 = MIN ((j + 1) << k.hsub, y1);
       guint8 *p = comp_at (&k, i0, j);
@@ -147,7 +160,8 @@ gst_m2i_draw_mask (GstVideoFrame *f, gint x, gint y, gint w, gint h,
   for (guint c = 0; c < 3; c++) {
     Comp k;
     comp_get (f, c, &k);
-    gint i0 = x0 >> k.wsub, i1 = (x1 - 1) >> k.wsub, j0 = y0 >> k.hsub, j1 = (y1 - 1) >> k.hsub;
+    gint i0, i1, j0, j1;
+    comp_range (&k, x0, y0, x1, y1, &i0, &i1, &j0, &j1);
     for (gint j = j0; j <= j1; j++) {
       gint py = MAX (j << k.hsub, y0);
       guint row = (guint) (((guint64) (2 * (gint64) (py - y) + 1) * m->height) / (2 * (guint64) h));

@@ -183,15 +183,7 @@ static gboolean
 gst_m2i_metapublish_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps)
 {
   GstM2iMetaPublish *self = (GstM2iMetaPublish *) trans;
-  GstVideoInfo info;
-  if (!gst_video_info_from_caps (&info, incaps)) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("m2imetapublish cannot read the video caps %"
-            GST_PTR_FORMAT, incaps), ("upstream must give video/x-raw with width and height"));
-    return FALSE;
-  }
-  self->width = GST_VIDEO_INFO_WIDTH (&info);
-  self->height = GST_VIDEO_INFO_HEIGHT (&info);
-  return TRUE;
+  return gst_m2i_caps_frame_size (GST_ELEMENT (self), incaps, &self->width, &self->height);
 }
 
 /* ---- JSON ------------------------------------------------------------------------- */
@@ -284,6 +276,22 @@ add_tensors (JsonBuilder *b, GstBuffer *buf)
   json_builder_end_array (b);
 }
 
+/* @s's "confidence" and "label_id", those it has. */
+static void
+add_score (JsonBuilder *b, const GstStructure *s)
+{
+  gdouble conf;
+  gint label_id;
+  if (gst_structure_get_double (s, "confidence", &conf)) {
+    json_builder_set_member_name (b, "confidence");
+    json_builder_add_double_value (b, conf);
+  }
+  if (gst_structure_get_int (s, "label_id", &label_id)) {
+    json_builder_set_member_name (b, "label_id");
+    json_builder_add_int_value (b, label_id);
+  }
+}
+
 static void
 add_detection (JsonBuilder *b, GstVideoRegionOfInterestMeta *roi, const GstStructure *det)
 {
@@ -301,16 +309,7 @@ add_detection (JsonBuilder *b, GstVideoRegionOfInterestMeta *roi, const GstStruc
     json_builder_add_double_value (b, c[i]);
   }
   json_builder_end_object (b);
-  gdouble conf;
-  gint label_id;
-  if (gst_structure_get_double (det, "confidence", &conf)) {
-    json_builder_set_member_name (b, "confidence");
-    json_builder_add_double_value (b, conf);
-  }
-  if (gst_structure_get_int (det, "label_id", &label_id)) {
-    json_builder_set_member_name (b, "label_id");
-    json_builder_add_int_value (b, label_id);
-  }
+  add_score (b, det);
   const gchar *label = gst_structure_get_string (det, "label");
   if (!label && roi->roi_type)
     label = g_quark_to_string (roi->roi_type);
@@ -329,16 +328,7 @@ add_classification (JsonBuilder *b, const GstStructure *s)
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "label");
   json_builder_add_string_value (b, gst_structure_get_string (s, "label"));
-  gint label_id;
-  gdouble conf;
-  if (gst_structure_get_int (s, "label_id", &label_id)) {
-    json_builder_set_member_name (b, "label_id");
-    json_builder_add_int_value (b, label_id);
-  }
-  if (gst_structure_get_double (s, "confidence", &conf)) {
-    json_builder_set_member_name (b, "confidence");
-    json_builder_add_double_value (b, conf);
-  }
+  add_score (b, s);
   json_builder_set_member_name (b, "model");
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "name");

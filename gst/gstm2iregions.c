@@ -4,6 +4,21 @@
 
 #include <string.h>
 
+gboolean
+gst_m2i_caps_frame_size (GstElement *el, GstCaps *caps, gint *width, gint *height)
+{
+  GstVideoInfo info;
+  if (!gst_video_info_from_caps (&info, caps)) {
+    GST_ELEMENT_ERROR (el, CORE, NEGOTIATION, ("%s cannot read the video caps %" GST_PTR_FORMAT,
+            GST_ELEMENT_NAME (el), caps), ("upstream must give video/x-raw with width and "
+            "height"));
+    return FALSE;
+  }
+  *width = GST_VIDEO_INFO_WIDTH (&info);
+  *height = GST_VIDEO_INFO_HEIGHT (&info);
+  return TRUE;
+}
+
 GstStructure *
 gst_m2i_region_detection (GstVideoRegionOfInterestMeta *roi)
 {

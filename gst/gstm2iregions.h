@@ -21,6 +21,11 @@
 
 G_BEGIN_DECLS
 
+/* The frame size of the video @caps into *@width, *@height (the frame the
+ * metas' pixels refer to); FALSE with an element error on @el when @caps
+ * are no video caps with a size. */
+gboolean gst_m2i_caps_frame_size (GstElement *el, GstCaps *caps, gint *width, gint *height);
+
 /* The "detection" structure of @roi, or NULL. Owned by the meta. */
 GstStructure *gst_m2i_region_detection (GstVideoRegionOfInterestMeta *roi);
 

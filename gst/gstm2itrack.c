@@ -138,15 +138,7 @@ static gboolean
 gst_m2i_track_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps)
 {
   GstM2iTrack *self = (GstM2iTrack *) trans;
-  GstVideoInfo info;
-  if (!gst_video_info_from_caps (&info, incaps)) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("m2itrack cannot read the video caps %"
-            GST_PTR_FORMAT, incaps), ("upstream must give video/x-raw with width and height"));
-    return FALSE;
-  }
-  self->width = GST_VIDEO_INFO_WIDTH (&info);
-  self->height = GST_VIDEO_INFO_HEIGHT (&info);
-  return TRUE;
+  return gst_m2i_caps_frame_size (GST_ELEMENT (self), incaps, &self->width, &self->height);
 }
 
 static gboolean

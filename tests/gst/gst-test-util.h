@@ -362,6 +362,25 @@ test_assert_documented (const char *factory_name)
   return own;
 }
 
+/* The number of region-of-interest metas of @buf. */
+static inline guint
+n_rois (GstBuffer *buf)
+{
+  return gst_buffer_get_n_meta (buf, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE);
+}
+
+/* The @n-th region-of-interest meta of @buf (fails the test when missing). */
+static inline GstVideoRegionOfInterestMeta *
+nth_roi (GstBuffer *buf, guint n)
+{
+  gpointer state = NULL;
+  GstMeta *m = NULL;
+  for (guint i = 0; i <= n; i++)
+    m = gst_buffer_iterate_meta_filtered (buf, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE);
+  fail_unless (m != NULL, "no region meta %u", n);
+  return (GstVideoRegionOfInterestMeta *) m;
+}
+
 /* ---- test data and models --------------------------------------------------- */
 
 /* $@var/@rel (caller frees); fails the test when @var is unset. */

@@ -40,23 +40,6 @@ frame_with (const Obj *objs, guint n)
   return buf;
 }
 
-static guint
-n_rois (GstBuffer *buf)
-{
-  return gst_buffer_get_n_meta (buf, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE);
-}
-
-static GstVideoRegionOfInterestMeta *
-nth_roi (GstBuffer *buf, guint n)
-{
-  gpointer state = NULL;
-  GstMeta *m = NULL;
-  for (guint i = 0; i <= n; i++)
-    m = gst_buffer_iterate_meta_filtered (buf, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE);
-  fail_unless (m != NULL, "no region meta %u", n);
-  return (GstVideoRegionOfInterestMeta *) m;
-}
-
 /* The object id of @roi (0: none) and whether it was predicted. */
 static gint
 roi_id (GstVideoRegionOfInterestMeta *roi, gboolean *predicted)
