@@ -40,12 +40,12 @@ comp_at (const Comp *k, gint i, gint j)
 /* @x, @y, @w x @h clipped to the frame as [x0, x1) x [y0, y1); FALSE when
  * nothing is left. */
 static gboolean
-clip (const GstVideoFrame *f, gint x, gint y, gint w, gint h, gint *x0, gint *y0, gint *x1,
-    gint *y1)
+clip (const GstVideoFrame *f, gint64 x, gint64 y, gint64 w, gint64 h, gint *x0, gint *y0,
+    gint *x1, gint *y1)
 {
   gint64 W = GST_VIDEO_FRAME_WIDTH (f), H = GST_VIDEO_FRAME_HEIGHT (f);
   gint64 a = MAX (x, 0), b = MAX (y, 0);
-  gint64 c = MIN ((gint64) x + MAX (w, 0), W), d = MIN ((gint64) y + MAX (h, 0), H);
+  gint64 c = MIN (x + MAX (w, 0), W), d = MIN (y + MAX (h, 0), H);
   if (a >= c || b >= d)
     return FALSE;
   *x0 = (gint) a;
@@ -77,8 +77,9 @@ gst_m2i_color_from_rgb (const GstVideoFormatInfo *finfo, guint8 r, guint8 g, gui
   out->c[2] = round_u8 (128.0 + 224.0 / 255.0 * (r - y) / 1.402);
 }
 
-void
-gst_m2i_draw_fill (GstVideoFrame *f, gint x, gint y, gint w, gint h, const GstM2iColor *col)
+/* gst_m2i_draw_fill with coordinates that may lie far outside the frame. */
+static void
+fill64 (GstVideoFrame *f, gint64 x, gint64 y, gint64 w, gint64 h, const GstM2iColor *col)
 {
   gint x0, y0, x1, y1;
   if (!clip (f, x, y, w, h, &x0, &y0, &x1, &y1))
@@ -97,19 +98,26 @@ gst_m2i_draw_fill (GstVideoFrame *f, gint x, gint y, gint w, gint h, const GstM2
 }
 
 void
+gst_m2i_draw_fill (GstVideoFrame *f, gint x, gint y, gint w, gint h, const GstM2iColor *col)
+{
+  fill64 (f, x, y, w, h, col);
+}
+
+void
 gst_m2i_draw_outline (GstVideoFrame *f, gint x, gint y, gint w, gint h, gint t,
     const GstM2iColor *c)
 {
   if (w <= 0 || h <= 0 || t <= 0)
     return;
-  if ((gint64) 2 * t >= w || (gint64) 2 * t >= h) {
-    gst_m2i_draw_fill (f, x, y, w, h, c);
+  gint64 X = x, Y = y, Wd = w, Ht = h, T = t;
+  if (2 * T >= Wd || 2 * T >= Ht) {
+    fill64 (f, X, Y, Wd, Ht, c);
     return;
   }
-  gst_m2i_draw_fill (f, x, y, w, t, c);
-  gst_m2i_draw_fill (f, x, y + h - t, w, t, c);
-  gst_m2i_draw_fill (f, x, y + t, t, h - 2 * t, c);
-  gst_m2i_draw_fill (f, x + w - t, y + t, t, h - 2 * t, c);
+  fill64 (f, X, Y, Wd, T, c);
+  fill64 (f, X, Y + Ht - T, Wd, T, c);
+  fill64 (f, X, Y + T, T, Ht - 2 * T, c);
+  fill64 (f, X + Wd - T, Y + T, T, Ht - 2 * T, c);
 }
 
 static guint8

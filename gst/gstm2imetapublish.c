@@ -30,6 +30,7 @@
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
 #include <json-glib/json-glib.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -188,6 +189,24 @@ gst_m2i_metapublish_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCaps 
 
 /* ---- JSON ------------------------------------------------------------------------- */
 
+/* @s, or when it is not valid UTF-8 a copy in *@tmp (free it) with the
+ * invalid bytes made U+FFFD, so that every line stays JSON. */
+static const char *
+valid_utf8 (const char *s, gchar **tmp)
+{
+  *tmp = g_utf8_validate (s, -1, NULL) ? NULL : g_utf8_make_valid (s, -1);
+  return *tmp ? *tmp : s;
+}
+
+/* A string value from a meta (valid_utf8). */
+static void
+add_string (JsonBuilder *b, const char *s)
+{
+  gchar *tmp;
+  json_builder_add_string_value (b, valid_utf8 (s, &tmp));
+  g_free (tmp);
+}
+
 /* DL Streamer's precision spelling. */
 static const char *
 precision_name (M2iElementType t)
@@ -210,6 +229,16 @@ precision_name (M2iElementType t)
   }
 }
 
+/* A JSON number, or null for NaN and infinities (JSON has none). */
+static void
+add_double (JsonBuilder *b, double v)
+{
+  if (isfinite (v))
+    json_builder_add_double_value (b, v);
+  else
+    json_builder_add_null_value (b);
+}
+
 /* Element @i of @t as a JSON number. */
 static void
 add_element (JsonBuilder *b, const GstM2iTensor *t, gsize i)
@@ -220,10 +249,10 @@ add_element (JsonBuilder *b, const GstM2iTensor *t, gsize i)
     guint32 u32; gint64 i64; guint64 u64; } v;
   memcpy (&v, d + i * sz, sz);
   switch (t->type) {
-    case M2I_ET_F32: json_builder_add_double_value (b, v.f); break;
-    case M2I_ET_F64: json_builder_add_double_value (b, v.d); break;
-    case M2I_ET_F16: json_builder_add_double_value (b, m2i_f16_to_f32 (v.u16)); break;
-    case M2I_ET_BF16: json_builder_add_double_value (b, m2i_f32_from_bits ((guint32) v.u16 << 16)); break;
+    case M2I_ET_F32: add_double (b, v.f); break;
+    case M2I_ET_F64: add_double (b, v.d); break;
+    case M2I_ET_F16: add_double (b, m2i_f16_to_f32 (v.u16)); break;
+    case M2I_ET_BF16: add_double (b, m2i_f32_from_bits ((guint32) v.u16 << 16)); break;
     case M2I_ET_BOOLEAN:
     case M2I_ET_U8: json_builder_add_int_value (b, v.u8); break;
     case M2I_ET_I8: json_builder_add_int_value (b, v.i8); break;
@@ -250,12 +279,12 @@ add_tensors (JsonBuilder *b, GstBuffer *buf)
     const GstM2iTensor *t = &tm->tensors[i];
     json_builder_begin_object (b);
     json_builder_set_member_name (b, "name");
-    json_builder_add_string_value (b, t->name);
+    add_string (b, t->name);
     json_builder_set_member_name (b, "layer_name");
-    json_builder_add_string_value (b, t->name);
+    add_string (b, t->name);
     if (tm->model) {
       json_builder_set_member_name (b, "model_name");
-      json_builder_add_string_value (b, tm->model);
+      add_string (b, tm->model);
     }
     json_builder_set_member_name (b, "precision");
     json_builder_add_string_value (b, precision_name (t->type));
@@ -282,7 +311,7 @@ add_score (JsonBuilder *b, const GstStructure *s)
 {
   gdouble conf;
   gint label_id;
-  if (gst_structure_get_double (s, "confidence", &conf)) {
+  if (gst_structure_get_double (s, "confidence", &conf) && isfinite (conf)) {
     json_builder_set_member_name (b, "confidence");
     json_builder_add_double_value (b, conf);
   }
@@ -298,7 +327,7 @@ add_detection (JsonBuilder *b, GstVideoRegionOfInterestMeta *roi, const GstStruc
   double c[4];
   static const char *const names[4] = { "x_min", "y_min", "x_max", "y_max" };
   for (int i = 0; i < 4; i++)
-    if (!gst_structure_get_double (det, names[i], &c[i]))
+    if (!gst_structure_get_double (det, names[i], &c[i]) || !isfinite (c[i]))
       return;
   json_builder_set_member_name (b, "detection");
   json_builder_begin_object (b);
@@ -315,7 +344,7 @@ add_detection (JsonBuilder *b, GstVideoRegionOfInterestMeta *roi, const GstStruc
     label = g_quark_to_string (roi->roi_type);
   if (label && *label) {
     json_builder_set_member_name (b, "label");
-    json_builder_add_string_value (b, label);
+    add_string (b, label);
   }
   json_builder_end_object (b);
 }
@@ -324,15 +353,17 @@ static void
 add_classification (JsonBuilder *b, const GstStructure *s)
 {
   const gchar *key = gst_structure_get_string (s, "attribute_name");
-  json_builder_set_member_name (b, key ? key : gst_structure_get_name (s));
+  gchar *tmp;
+  json_builder_set_member_name (b, valid_utf8 (key ? key : gst_structure_get_name (s), &tmp));
+  g_free (tmp);
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "label");
-  json_builder_add_string_value (b, gst_structure_get_string (s, "label"));
+  add_string (b, gst_structure_get_string (s, "label"));
   add_score (b, s);
   json_builder_set_member_name (b, "model");
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "name");
-  json_builder_add_string_value (b, gst_structure_get_string (s, "model_name"));
+  add_string (b, gst_structure_get_string (s, "model_name"));
   json_builder_end_object (b);
   json_builder_end_object (b);
 }
@@ -366,7 +397,7 @@ add_object (JsonBuilder *b, GstVideoRegionOfInterestMeta *roi)
   const gchar *roi_type = roi->roi_type ? g_quark_to_string (roi->roi_type) : NULL;
   if (roi_type && *roi_type) {
     json_builder_set_member_name (b, "roi_type");
-    json_builder_add_string_value (b, roi_type);
+    add_string (b, roi_type);
   }
   for (GList *l = roi->params; l; l = l->next) {
     const GstStructure *s = l->data;
@@ -408,7 +439,7 @@ gst_m2i_metapublish_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
   json_builder_end_object (b);
   if (self->source_str) {
     json_builder_set_member_name (b, "source");
-    json_builder_add_string_value (b, self->source_str);
+    add_string (b, self->source_str);
   }
   if (self->tags_node) {
     json_builder_set_member_name (b, "tags");

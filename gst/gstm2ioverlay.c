@@ -47,6 +47,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_m2i_overlay_debug);
 #define N_PALETTE 24
 #define MAX_PIECES 96
 #define MAX_CACHED_LABELS 256
+#define MAX_LABEL_CHARS 64
 
 enum {
   PROP_0,
@@ -188,9 +189,9 @@ region_color (GstVideoRegionOfInterestMeta *roi, GstStructure *det)
   gint id;
   GstStructure *cls;
   if (det && gst_structure_get_int (det, "label_id", &id))
-    return (guint) ABS (id) % N_PALETTE;
+    return (guint) id % N_PALETTE;
   if ((cls = first_classification (roi)) && gst_structure_get_int (cls, "label_id", &id))
-    return (guint) ABS (id) % N_PALETTE;
+    return (guint) id % N_PALETTE;
   return (guint) roi->roi_type % N_PALETTE;
 }
 
@@ -226,6 +227,20 @@ pieces_add_number (GstM2iOverlay *self, Pieces *ps, guint v, char suffix)
     pieces_add (ps, gst_m2i_text_get_char (self->text, *c));
 }
 
+/* The piece of a label string, at most MAX_LABEL_CHARS characters of it
+ * (a hostile label cannot make a huge image). */
+static const GstM2iTextPiece *
+label_piece (GstM2iOverlay *self, const char *label)
+{
+  if (!g_utf8_validate (label, -1, NULL))
+    return NULL;
+  if (g_utf8_strlen (label, MAX_LABEL_CHARS * 4 + 1) <= MAX_LABEL_CHARS)
+    return gst_m2i_text_get (self->text, label);
+  char cut[MAX_LABEL_CHARS * 4 + 1];
+  g_utf8_strncpy (cut, label, MAX_LABEL_CHARS);
+  return gst_m2i_text_get (self->text, cut);
+}
+
 /* "<id>: <label> <confidence>%" then " <label>" per classification. */
 static void
 region_text (GstM2iOverlay *self, GstVideoRegionOfInterestMeta *roi, GstStructure *det,
@@ -244,9 +259,10 @@ region_text (GstM2iOverlay *self, GstVideoRegionOfInterestMeta *roi, GstStructur
     if (!label)
       label = g_quark_to_string (roi->roi_type);
     if (label && *label)
-      pieces_add (ps, gst_m2i_text_get (self->text, label));
+      pieces_add (ps, label_piece (self, label));
     gdouble conf;
-    if (show_confidence && gst_structure_get_double (det, "confidence", &conf)) {
+    if (show_confidence && gst_structure_get_double (det, "confidence", &conf)
+        && isfinite (conf)) {
       if (label && *label)
         pieces_add (ps, space);
       pieces_add_number (self, ps, (guint) CLAMP (floor (conf * 100.0 + 0.5), 0, 100), '%');
@@ -257,7 +273,7 @@ region_text (GstM2iOverlay *self, GstVideoRegionOfInterestMeta *roi, GstStructur
       continue;
     if (ps->n > 0)
       pieces_add (ps, space);
-    pieces_add (ps, gst_m2i_text_get (self->text, gst_structure_get_string (l->data, "label")));
+    pieces_add (ps, label_piece (self, gst_structure_get_string (l->data, "label")));
   }
   if (ps->n > 0 && ps->p[ps->n - 1] == space) {
     ps->n--;
@@ -274,6 +290,8 @@ draw_label (GstM2iOverlay *self, GstVideoFrame *frame, const Pieces *ps, gint bx
   gint W = GST_VIDEO_FRAME_WIDTH (frame), H = GST_VIDEO_FRAME_HEIGHT (frame);
   gint lh = (gst_m2i_text_height (self->text) + 1) & ~1;
   gint lw = (ps->width + 2 * self->pad + 1) & ~1;
+  bx = MIN (bx, W);              /* beyond the frame: placed at its edge */
+  by = MIN (by, H);
   gint lx = bx & ~1, ly = (by >= lh ? by - lh : by) & ~1;
   if (lx + lw > W)
     lx = MAX (0, (W - lw) & ~1);

@@ -385,7 +385,7 @@ GST_START_TEST (test_schema_rejects)
         "\"h\":1,\"region_id\":0,\"id\":4}]}",                  /* id without predicted */
     "{\"resolution\":{\"width\":2,\"height\":2},\"objects\":[{\"x\":0,\"y\":0,\"w\":1,"
         "\"h\":1,\"region_id\":0,\"detection\":{\"bounding_box\":{\"x_min\":0,\"y_min\":0,"
-        "\"x_max\":1.5,\"y_max\":1}}}]}",
+        "\"x_max\":1}}}]}",                                        /* no y_max */
     "{\"resolution\":{\"width\":2,\"height\":2},\"objects\":[{\"x\":0,\"y\":0,\"w\":1,"
         "\"h\":1,\"region_id\":0,\"cls\":{\"label\":\"a\"}}]}",   /* classification without model */
     "{\"resolution\":{\"width\":2,\"height\":2},\"objects\":[],\"timestamp\":1.5}",
@@ -549,6 +549,48 @@ GST_START_TEST (test_errors)
 }
 GST_END_TEST;
 
+/* A region label (a quark: any bytes; structures refuse non-UTF-8
+ * strings) that is not UTF-8 still makes valid JSON, the bad bytes
+ * U+FFFD; a NaN confidence is left out. */
+GST_START_TEST (test_odd_values)
+{
+  JsonParser *sp = load_schema ();
+  gchar *dir = g_dir_make_tmp ("m2i-metapublish-XXXXXX", NULL);
+  gchar *path = g_build_filename (dir, "out.json", NULL);
+  gchar *launch = g_strdup_printf ("m2imetapublish file-path=%s", path);
+  GstHarness *h = gst_harness_new_parse (launch);
+  gst_harness_set_src_caps_str (h, CAPS);
+  GstBuffer *buf = frame (0);
+  GstVideoRegionOfInterestMeta *roi = add_region (buf, "bad\xff", 1, 2, 3, 4, 0);
+  gst_video_region_of_interest_meta_add_param (roi, gst_structure_new ("detection",
+          "x_min", G_TYPE_DOUBLE, 0.1, "x_max", G_TYPE_DOUBLE, 0.2, "y_min", G_TYPE_DOUBLE, 0.1,
+          "y_max", G_TYPE_DOUBLE, 0.2, "confidence", G_TYPE_DOUBLE, NAN, NULL));
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  gst_buffer_unref (gst_harness_pull (h));
+  gst_harness_teardown (h);
+  gchar *text = NULL;
+  fail_unless (g_file_get_contents (path, &text, NULL, NULL));
+  fail_unless (g_utf8_validate (text, -1, NULL));
+  JsonParser *p = parse_valid (text);
+  JsonObject *o = json_array_get_object_element (json_object_get_array_member (
+          json_node_get_object (json_parser_get_root (p)), "objects"), 0);
+  fail_unless_equals_string (json_object_get_string_member (o, "roi_type"), "bad\xef\xbf\xbd");
+  /* the detection's label is the region's when it has none */
+  fail_unless_equals_string (json_object_get_string_member (json_object_get_object_member (o,
+              "detection"), "label"), "bad\xef\xbf\xbd");
+  /* JSON has no NaN: the confidence is left out */
+  fail_if (json_object_has_member (json_object_get_object_member (o, "detection"), "confidence"));
+  g_object_unref (p);
+  g_free (text);
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (path);
+  g_free (dir);
+  g_free (launch);
+  g_object_unref (sp);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_documented)
 {
   fail_unless_equals_int (test_assert_documented ("m2imetapublish"), 6);
@@ -567,6 +609,7 @@ m2i_metapublish_suite (void)
   tcase_add_test (tc, test_json_array);
   tcase_add_test (tc, test_tensor_data);
   tcase_add_test (tc, test_errors);
+  tcase_add_test (tc, test_odd_values);
   tcase_add_test (tc, test_documented);
   return s;
 }

@@ -489,6 +489,65 @@ GST_START_TEST (test_no_regions)
 }
 GST_END_TEST;
 
+/* Hostile regions draw nothing wrong and crash nothing: far outside the
+ * frame (coordinates near G_MAXUINT), empty, a 10000-character label, a
+ * region label that is no UTF-8, label_id G_MININT, confidence 1e300, masks whose data do not match
+ * their size. A frame whose only region is a full-frame one with a bad mask
+ * and no label comes out unchanged. */
+GST_START_TEST (test_hostile_regions)
+{
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 64, 48);
+  gchar *long_label = g_strnfill (10000, 'x');
+  const char *labels[] = { long_label, NULL, "ok" };   /* NULL: the region's, not UTF-8 */
+  guint boxes[][4] = { { G_MAXUINT, G_MAXUINT, G_MAXUINT, G_MAXUINT }, { 5, 5, 0, 0 },
+    { 60, 40, G_MAXUINT / 2, 30 } };
+  for (int bad_mask_only = 0; bad_mask_only < 2; bad_mask_only++) {
+    GstHarness *h = gst_harness_new_parse ("m2ioverlay");
+    gst_harness_set_src_caps_str (h, "video/x-raw,format=NV12,width=64,height=48,framerate=1/1");
+    GstBuffer *in = scene_buffer (&info, NULL, 0, 5);
+    for (guint i = 0; i < G_N_ELEMENTS (boxes) && !bad_mask_only; i++) {
+      GstVideoRegionOfInterestMeta *roi = gst_buffer_add_video_region_of_interest_meta (in,
+          "\xff\xfe bad", boxes[i][0], boxes[i][1], boxes[i][2], boxes[i][3]);
+      GstStructure *det = gst_structure_new ("detection",
+          "x_min", G_TYPE_DOUBLE, 0.0, "x_max", G_TYPE_DOUBLE, 1.0, "y_min", G_TYPE_DOUBLE,
+          0.0, "y_max", G_TYPE_DOUBLE, 1.0, "confidence", G_TYPE_DOUBLE, 1e300,
+          "label_id", G_TYPE_INT, G_MININT, NULL);
+      if (labels[i])
+        gst_structure_set (det, "label", G_TYPE_STRING, labels[i], NULL);
+      gst_video_region_of_interest_meta_add_param (roi, det);
+      gst_video_region_of_interest_meta_add_param (roi, gst_structure_new ("object_id",
+              "id", G_TYPE_INT, G_MAXINT, NULL));
+    }
+    GstVideoRegionOfInterestMeta *roi = gst_buffer_add_video_region_of_interest_meta (in,
+        "seg", 0, 0, 64, 48);
+    guint16 map[4] = { 1, 2, 3, 4 };
+    guint sizes[][2] = { { 4, 4 }, { 0, 2 }, { G_MAXUINT, G_MAXUINT } };
+    for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+      gst_video_region_of_interest_meta_add_param (roi, gst_structure_new ("semantic_mask",
+              "format", G_TYPE_STRING, "semantic_mask", "width", G_TYPE_UINT, sizes[i][0],
+              "height", G_TYPE_UINT, sizes[i][1], "n_classes", G_TYPE_UINT, 5, "precision",
+              G_TYPE_STRING, "U16", "data_buffer", G_TYPE_VARIANT,
+              g_variant_new_fixed_array (G_VARIANT_TYPE_BYTE, map, sizeof map, 1), NULL));
+    GstBuffer *copy = gst_buffer_copy_deep (in);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+    GstBuffer *out = gst_harness_pull (h);
+    if (bad_mask_only) {
+      GstMapInfo a, b;
+      gst_buffer_map (out, &a, GST_MAP_READ);
+      gst_buffer_map (copy, &b, GST_MAP_READ);
+      fail_unless (a.size == b.size && memcmp (a.data, b.data, a.size) == 0);
+      gst_buffer_unmap (out, &a);
+      gst_buffer_unmap (copy, &b);
+    }
+    gst_buffer_unref (out);
+    gst_buffer_unref (copy);
+    gst_harness_teardown (h);
+  }
+  g_free (long_label);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_documented)
 {
   fail_unless_equals_int (test_assert_documented ("m2ioverlay"), 6);
@@ -507,6 +566,7 @@ m2i_overlay_suite (void)
   tcase_add_test (tc, test_formats_1080p);
   tcase_add_test (tc, test_properties);
   tcase_add_test (tc, test_no_regions);
+  tcase_add_test (tc, test_hostile_regions);
   tcase_add_test (tc, test_documented);
   return s;
 }

@@ -233,6 +233,34 @@ GST_START_TEST (test_ids_freed)
 }
 GST_END_TEST;
 
+/* Detections whose boxes are not finite, have no area or lack corners get
+ * no id and crash nothing; the good one next to them gets id 1. */
+GST_START_TEST (test_bad_boxes)
+{
+  GstHarness *h = harness ("m2itrack");
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, W * H * 3, NULL);
+  double bad[][4] = { { NAN, 0.1, 0.2, 0.3 }, { 0.1, 0.1, INFINITY, 0.3 },
+    { 0.5, 0.5, 0.4, 0.6 }, { 0.2, 0.2, 0.2, 0.4 }, { 0.1, 0.1, 0.3, 0.4 } };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+    GstVideoRegionOfInterestMeta *roi = gst_buffer_add_video_region_of_interest_meta (buf,
+        "person", 0, 0, 10, 10);
+    gst_video_region_of_interest_meta_add_param (roi, gst_structure_new ("detection",
+            "x_min", G_TYPE_DOUBLE, bad[i][0], "y_min", G_TYPE_DOUBLE, bad[i][1],
+            "x_max", G_TYPE_DOUBLE, bad[i][2], "y_max", G_TYPE_DOUBLE, bad[i][3], NULL));
+  }
+  /* a detection structure without corners: the meta's own x, y, w, h (0 x 0) */
+  GstVideoRegionOfInterestMeta *empty = gst_buffer_add_video_region_of_interest_meta (buf,
+      "person", 4, 4, 0, 0);
+  gst_video_region_of_interest_meta_add_param (empty, gst_structure_new_empty ("detection"));
+  GstBuffer *out = run (h, buf);
+  fail_unless_equals_int (n_rois (out), 6);
+  for (guint i = 0; i < 6; i++)
+    fail_unless_equals_int (roi_id (nth_roi (out, i), NULL), i == 4 ? 1 : 0);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 /* The photo moved 4 px right per frame (a pan), its left edge filled with
  * grey. */
 static GstBuffer *
@@ -308,6 +336,7 @@ m2i_track_suite (void)
   tcase_add_test (tc, test_explicit_interval);
   tcase_add_test (tc, test_new_objects);
   tcase_add_test (tc, test_ids_freed);
+  tcase_add_test (tc, test_bad_boxes);
   tcase_add_test (tc, test_with_m2iinfer);
   tcase_add_test (tc, test_documented);
   return s;
