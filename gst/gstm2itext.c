@@ -80,9 +80,9 @@ gst_m2i_text_new (const char *font, gint pixel_size, guint max_cached)
 {
   g_return_val_if_fail (pixel_size > 0, NULL);
   GstM2iText *t = g_new0 (GstM2iText, 1);
-  /* the thread's font map (Pango >= 1.32.6): the fonts fontconfig chose
-   * stay cached across caps changes and elements on the same thread */
-  t->fontmap = g_object_ref (pango_cairo_font_map_get_default ());
+  /* a font map of our own (not the thread's default, which lives until the
+   * thread ends): freed with the renderer */
+  t->fontmap = pango_cairo_font_map_new ();
   t->context = pango_font_map_create_context (t->fontmap);
   cairo_font_options_t *opts = cairo_font_options_create ();
   cairo_font_options_set_antialias (opts, CAIRO_ANTIALIAS_GRAY);

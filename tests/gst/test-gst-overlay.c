@@ -142,7 +142,8 @@ render_label (const Obj *o, const Look *lk, Rect *r)
 {
   GString *text = g_string_new (NULL);
   label_text (o, lk->show_confidence, text);
-  PangoContext *ctx = pango_font_map_create_context (pango_cairo_font_map_get_default ());
+  PangoFontMap *fm = pango_cairo_font_map_new ();
+  PangoContext *ctx = pango_font_map_create_context (fm);
   cairo_font_options_t *opts = cairo_font_options_create ();
   cairo_font_options_set_antialias (opts, CAIRO_ANTIALIAS_GRAY);
   cairo_font_options_set_hint_style (opts, CAIRO_HINT_STYLE_SLIGHT);
@@ -180,6 +181,7 @@ render_label (const Obj *o, const Look *lk, Rect *r)
   pango_font_description_free (desc);
   g_object_unref (layout);
   g_object_unref (ctx);
+  g_object_unref (fm);
   g_string_free (text, TRUE);
   return cov;
 }
