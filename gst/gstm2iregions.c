@@ -75,19 +75,6 @@ gst_m2i_structure_is_classification (const GstStructure *s)
       && gst_structure_has_field_typed (s, "model_name", G_TYPE_STRING);
 }
 
-GstStructure *
-gst_m2i_mask_structure_new (guint width, guint height, guint n_classes,
-    const guint16 *class_map)
-{
-  g_return_val_if_fail (width > 0 && height > 0 && width <= G_MAXSIZE / 2 / height, NULL);
-  GVariant *data = g_variant_new_fixed_array (G_VARIANT_TYPE_BYTE, class_map,
-      (gsize) width * height * 2, 1);
-  return gst_structure_new (GST_M2I_MASK_STRUCTURE, "format", G_TYPE_STRING, "semantic_mask",
-      "width", G_TYPE_UINT, width, "height", G_TYPE_UINT, height,
-      "n_classes", G_TYPE_UINT, n_classes, "precision", G_TYPE_STRING, "U16",
-      "data_buffer", G_TYPE_VARIANT, data, NULL);
-}
-
 gboolean
 gst_m2i_mask_structure_parse (const GstStructure *s, GstM2iMaskView *view)
 {

@@ -60,16 +60,9 @@ gboolean gst_m2i_structure_is_classification (const GstStructure *s);
  * — M2iInferMask's class_map (m2i-core/infer/m2i-infer-results.h). Mask
  * sample (u, v) covers the region's pixels whose centre falls in it: pixel
  * (x, y) of the region (0-based within it, region w x h) shows class
- * map[floor((y + 0.5) * H / h)][floor((x + 0.5) * W / w)].
+ * map[floor((y + 0.5) * H / h)][floor((x + 0.5) * W / w)]. (m2iinfer, when
+ * it attaches a segmenter's M2iInferMask, writes this structure.)
  */
-#define GST_M2I_MASK_STRUCTURE "semantic_mask"
-
-/* A new mask structure holding a copy of @class_map (@width x @height,
- * both > 0, values < @n_classes). The caller owns it (give it to
- * gst_video_region_of_interest_meta_add_param). */
-GstStructure *gst_m2i_mask_structure_new (guint width, guint height, guint n_classes,
-    const guint16 *class_map);
-
 typedef struct {
   guint width, height, n_classes;
   const guint16 *class_map;     /* width * height, owned by the structure */

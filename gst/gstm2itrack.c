@@ -71,7 +71,6 @@ typedef struct {
   GstVideoRegionOfInterestMeta **rois;    /* max_tracks: the region of each detection */
   gint *slots;                            /* max_tracks */
   GQuark *slot_label;                     /* per track slot: the label it was last seen with */
-  guint capacity;
   gint width, height;
   guint64 since_flush;                    /* frames since PAUSED or the last flush */
 } GstM2iTrack;
@@ -112,7 +111,6 @@ gst_m2i_track_start (GstBaseTransform *trans)
     g_error_free (error);
     return FALSE;
   }
-  self->capacity = p.max_tracks;
   self->dets = g_new (M2iTrackBox, p.max_tracks);
   self->rois = g_new (GstVideoRegionOfInterestMeta *, p.max_tracks);
   self->slots = g_new (gint, p.max_tracks);
@@ -158,10 +156,10 @@ gst_m2i_track_sink_event (GstBaseTransform *trans, GstEvent *event)
 static guint
 collect_detections (GstM2iTrack *self, GstBuffer *buf)
 {
-  guint n = 0;
+  guint n = 0, cap = m2i_tracker_get_capacity (self->tracker);
   gpointer state = NULL;
   GstMeta *m;
-  while (n < self->capacity && (m = gst_buffer_iterate_meta_filtered (buf, &state,
+  while (n < cap && (m = gst_buffer_iterate_meta_filtered (buf, &state,
               GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
     GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) m;
     GstStructure *det = gst_m2i_region_detection (roi);
@@ -258,7 +256,7 @@ gst_m2i_track_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
   m2i_tracker_predict (self->tracker);
   guint added = 0;
   if (type == GST_M2I_TRACKING_SHORT_TERM) {
-    for (guint s = 0; s < self->capacity; s++) {
+    for (guint s = 0; s < m2i_tracker_get_capacity (self->tracker); s++) {
       const M2iTrack *tr = m2i_tracker_get_track (self->tracker, s);
       if (tr && tr->confirmed && !tr->lost) {
         add_predicted_region (self, buf, s, tr);
