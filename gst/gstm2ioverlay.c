@@ -321,6 +321,13 @@ draw_label (GstM2iOverlay *self, GstVideoFrame *frame, const Pieces *ps, gint bx
 
 /* ---- drawing --------------------------------------------------------------------- */
 
+/* A region coordinate (guint) as a gint, saturated. */
+static gint
+clamp_int (guint v)
+{
+  return (gint) MIN (v, (guint) G_MAXINT);
+}
+
 static GstFlowReturn
 gst_m2i_overlay_transform_frame_ip (GstVideoFilter *filter, GstVideoFrame *frame)
 {
@@ -341,10 +348,8 @@ gst_m2i_overlay_transform_frame_ip (GstVideoFilter *filter, GstVideoFrame *frame
     for (GList *l = roi->params; l; l = l->next) {
       GstM2iMaskView mask;
       if (gst_m2i_mask_structure_parse (l->data, &mask))
-        gst_m2i_draw_mask (frame, (gint) MIN (roi->x, (guint) G_MAXINT),
-            (gint) MIN (roi->y, (guint) G_MAXINT), (gint) MIN (roi->w, (guint) G_MAXINT),
-            (gint) MIN (roi->h, (guint) G_MAXINT), &mask, self->palette, N_PALETTE, alpha,
-            self->cols);
+        gst_m2i_draw_mask (frame, clamp_int (roi->x), clamp_int (roi->y), clamp_int (roi->w),
+            clamp_int (roi->h), &mask, self->palette, N_PALETTE, alpha, self->cols);
     }
   }
 
@@ -356,10 +361,8 @@ gst_m2i_overlay_transform_frame_ip (GstVideoFilter *filter, GstVideoFrame *frame
     GstStructure *det = gst_m2i_region_detection (roi);
     if (!det && is_full_frame (roi, &frame->info))
       continue;
-    gst_m2i_draw_outline (frame, (gint) MIN (roi->x, (guint) G_MAXINT),
-        (gint) MIN (roi->y, (guint) G_MAXINT), (gint) MIN (roi->w, (guint) G_MAXINT),
-        (gint) MIN (roi->h, (guint) G_MAXINT), self->line_thickness,
-        &self->palette[region_color (roi, det)]);
+    gst_m2i_draw_outline (frame, clamp_int (roi->x), clamp_int (roi->y), clamp_int (roi->w),
+        clamp_int (roi->h), self->line_thickness, &self->palette[region_color (roi, det)]);
   }
 
   /* labels */
@@ -373,8 +376,8 @@ gst_m2i_overlay_transform_frame_ip (GstVideoFilter *filter, GstVideoFrame *frame
     if (ps.n == 0)
       continue;
     gboolean whole = !det && is_full_frame (roi, &frame->info);
-    draw_label (self, frame, &ps, whole ? 0 : (gint) MIN (roi->x, (guint) G_MAXINT),
-        whole ? 0 : (gint) MIN (roi->y, (guint) G_MAXINT), region_color (roi, det));
+    draw_label (self, frame, &ps, whole ? 0 : clamp_int (roi->x), whole ? 0 : clamp_int (roi->y),
+        region_color (roi, det));
   }
   return GST_FLOW_OK;
 }

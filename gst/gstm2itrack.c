@@ -253,15 +253,14 @@ gst_m2i_track_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
     return GST_FLOW_OK;
   }
 
+  /* short-term (zero-term has no skipped frames) */
   m2i_tracker_predict (self->tracker);
   guint added = 0;
-  if (type == GST_M2I_TRACKING_SHORT_TERM) {
-    for (guint s = 0; s < m2i_tracker_get_capacity (self->tracker); s++) {
-      const M2iTrack *tr = m2i_tracker_get_track (self->tracker, s);
-      if (tr && tr->confirmed && !tr->lost) {
-        add_predicted_region (self, buf, s, tr);
-        added++;
-      }
+  for (guint s = 0; s < m2i_tracker_get_capacity (self->tracker); s++) {
+    const M2iTrack *tr = m2i_tracker_get_track (self->tracker, s);
+    if (tr && tr->confirmed && !tr->lost) {
+      add_predicted_region (self, buf, s, tr);
+      added++;
     }
   }
   GST_LOG_OBJECT (self, "skipped frame: %u predicted regions, %u tracks", added,
