@@ -20,7 +20,7 @@ struct _TrackAssign {
 };
 
 TrackAssign *
-track_assign_new (guint max_n)
+analytics_assign_new (guint max_n)
 {
   TrackAssign *w = g_new0 (TrackAssign, 1);
   w->max_n = max_n;
@@ -34,7 +34,7 @@ track_assign_new (guint max_n)
 }
 
 void
-track_assign_free (TrackAssign *w)
+analytics_assign_free (TrackAssign *w)
 {
   if (!w)
     return;
@@ -48,7 +48,7 @@ track_assign_free (TrackAssign *w)
 }
 
 void
-track_assign_solve (TrackAssign *w, const float *cost, guint rows, guint cols,
+analytics_assign_solve (TrackAssign *w, const float *cost, guint rows, guint cols,
     gint *row_to_col)
 {
   g_return_if_fail (rows <= cols && cols <= w->max_n);

@@ -21,7 +21,7 @@ axis_size (const TrackKalman *k, int i)
 }
 
 void
-track_kalman_init (TrackKalman *k, const M2iTrackBox *box)
+analytics_kalman_init (TrackKalman *k, const M2iTrackBox *box)
 {
   double z[4] = { box->x + box->w * 0.5, box->y + box->h * 0.5, box->w, box->h };
   for (int i = 0; i < 4; i++) {
@@ -32,7 +32,7 @@ track_kalman_init (TrackKalman *k, const M2iTrackBox *box)
 }
 
 void
-track_kalman_predict (TrackKalman *k)
+analytics_kalman_predict (TrackKalman *k)
 {
   /* A size that would reach zero or less stops changing. */
   for (int i = 2; i < 4; i++)
@@ -55,7 +55,7 @@ track_kalman_predict (TrackKalman *k)
 }
 
 void
-track_kalman_update (TrackKalman *k, const M2iTrackBox *box)
+analytics_kalman_update (TrackKalman *k, const M2iTrackBox *box)
 {
   double z[4] = { box->x + box->w * 0.5, box->y + box->h * 0.5, box->w, box->h };
   double size[4];
@@ -78,7 +78,7 @@ track_kalman_update (TrackKalman *k, const M2iTrackBox *box)
 }
 
 void
-track_kalman_get (const TrackKalman *k, M2iTrackBox *box, float vel[4])
+analytics_kalman_get (const TrackKalman *k, M2iTrackBox *box, float vel[4])
 {
   box->w = (float) k->ax[2].p;
   box->h = (float) k->ax[3].p;

@@ -27,33 +27,33 @@ typedef struct {
 } TrackKalman;
 
 /* A filter at @box (x, y, w, h > 0), velocity 0. */
-void track_kalman_init (TrackKalman *k, const M2iTrackBox *box);
+void analytics_kalman_init (TrackKalman *k, const M2iTrackBox *box);
 
 /* One frame ahead (constant velocity, process noise from the current
  * size). A size whose velocity would make it shrink to nothing stops
  * shrinking (its velocity becomes 0), as SORT does. */
-void track_kalman_predict (TrackKalman *k);
+void analytics_kalman_predict (TrackKalman *k);
 
 /* Corrects the prediction with the measured @box (noise from the predicted
  * size). */
-void track_kalman_update (TrackKalman *k, const M2iTrackBox *box);
+void analytics_kalman_update (TrackKalman *k, const M2iTrackBox *box);
 
 /* The estimate as a box (x, y, w, h; class and confidence untouched) and
  * the velocities. */
-void track_kalman_get (const TrackKalman *k, M2iTrackBox *box, float vel[4]);
+void analytics_kalman_get (const TrackKalman *k, M2iTrackBox *box, float vel[4]);
 
 /* Working memory of the assignment solver, for up to @max_n rows and
  * columns. */
 typedef struct _TrackAssign TrackAssign;
 
-TrackAssign *track_assign_new (guint max_n);
-void track_assign_free (TrackAssign *w);
+TrackAssign *analytics_assign_new (guint max_n);
+void analytics_assign_free (TrackAssign *w);
 
 /* The assignment of each of @rows rows to a distinct one of @cols columns
  * (rows <= cols <= max_n) of smallest total @cost (row-major, rows x cols,
  * finite values): the Hungarian algorithm with potentials, O(rows² cols).
  * Writes row_to_col[rows]. Allocates nothing. */
-void track_assign_solve (TrackAssign *w, const float *cost, guint rows, guint cols,
+void analytics_assign_solve (TrackAssign *w, const float *cost, guint rows, guint cols,
     gint *row_to_col);
 
 G_END_DECLS

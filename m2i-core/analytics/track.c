@@ -58,7 +58,7 @@ m2i_tracker_new (const M2iTrackerParams *p, GError **error)
   t->params = *p;
   t->next_id = 1;
   t->slots = g_new0 (TrackSlot, cap);
-  t->assign = track_assign_new (cap);
+  t->assign = analytics_assign_new (cap);
   t->cost = g_new (float, (gsize) cap * cap);
   t->live = g_new (guint, cap);
   t->det_index = g_new (guint, cap);
@@ -74,7 +74,7 @@ m2i_tracker_free (M2iTracker *t)
   if (!t)
     return;
   g_free (t->slots);
-  track_assign_free (t->assign);
+  analytics_assign_free (t->assign);
   g_free (t->cost);
   g_free (t->live);
   g_free (t->det_index);
@@ -129,7 +129,7 @@ static void
 slot_sync (TrackSlot *s)
 {
   float vel[4];
-  track_kalman_get (&s->kf, &s->pub.box, vel);
+  analytics_kalman_get (&s->kf, &s->pub.box, vel);
   s->pub.vx = vel[0];
   s->pub.vy = vel[1];
   s->pub.vw = vel[2];
@@ -171,7 +171,7 @@ track_new (M2iTracker *t, const M2iTrackBox *det)
   memset (s, 0, sizeof *s);
   s->used = TRUE;
   t->n_tracks++;
-  track_kalman_init (&s->kf, det);
+  analytics_kalman_init (&s->kf, det);
   slot_sync (s);
   track_hit (t, s, det);
   return (gint) slot;
@@ -185,7 +185,7 @@ predict_all (M2iTracker *t)
     TrackSlot *s = &t->slots[i];
     if (!s->used)
       continue;
-    track_kalman_predict (&s->kf);
+    analytics_kalman_predict (&s->kf);
     slot_sync (s);
     s->pub.misses++;
   }
@@ -259,7 +259,7 @@ m2i_tracker_update (M2iTracker *t, const M2iTrackBox *dets, guint n_dets, gint *
           t->cost[(gsize) d * cols + k] = c;
       }
     }
-    track_assign_solve (t->assign, t->cost, rows, cols, t->row_to_col);
+    analytics_assign_solve (t->assign, t->cost, rows, cols, t->row_to_col);
     for (guint r = 0; r < rows; r++) {
       gint c = t->row_to_col[r];
       if (c < 0)
@@ -269,7 +269,7 @@ m2i_tracker_update (M2iTracker *t, const M2iTrackBox *dets, guint n_dets, gint *
       const M2iTrackBox *det = &dets[t->det_index[d]];
       if (match_iou (t, s, det) < 0.0f)
         continue;
-      track_kalman_update (&s->kf, det);
+      analytics_kalman_update (&s->kf, det);
       slot_sync (s);
       track_hit (t, s, det);
       t->track_matched[k] = TRUE;

@@ -90,7 +90,7 @@ brute (const float *cost, guint rows, guint cols, guint r, guint used, double su
 static void
 test_assign_brute_force (void)
 {
-  TrackAssign *w = track_assign_new (8);
+  TrackAssign *w = analytics_assign_new (8);
   GRand *rand = g_rand_new_with_seed (7);
   float cost[64];
   gint r2c[8];
@@ -101,7 +101,7 @@ test_assign_brute_force (void)
     for (guint i = 0; i < rows * cols; i++)
       cost[i] = (iter % 3 == 0) ? (float) g_rand_int_range (rand, 0, 4) / 4.0f
           : (float) g_rand_double (rand);
-    track_assign_solve (w, cost, rows, cols, r2c);
+    analytics_assign_solve (w, cost, rows, cols, r2c);
     double sum = 0.0;
     guint used = 0;
     for (guint r = 0; r < rows; r++) {
@@ -116,7 +116,7 @@ test_assign_brute_force (void)
     g_assert_cmpfloat_with_epsilon (sum, best_cost, 1e-5);
   }
   g_rand_free (rand);
-  track_assign_free (w);
+  analytics_assign_free (w);
 }
 
 /* ---- Kalman filter against a dense textbook filter ---------------------------- */
