@@ -374,15 +374,10 @@ dump_outputs (M2iIrInferRequest *req, const M2iIrModel *model, GError **error)
     const M2iTensor *out = m2i_ir_infer_request_get_output (req, 0);
     return g_file_set_contents (opt_dump, out->data, m2i_tensor_nbytes (out), error);
   }
-  for (gint i = 0; i < m2i_ir_model_get_n_outputs (model); i++) {
-    const M2iTensor *out = m2i_ir_infer_request_get_output (req, i);
-    g_autofree gchar *safe = g_strdup (m2i_ir_model_get_output (model, i)->name);
-    g_strcanon (safe, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-", '_');
-    g_autofree gchar *file = g_strdup_printf ("%s.%s", safe, m2i_element_type_to_string (out->type));
-    g_autofree gchar *path = g_build_filename (opt_dump, file, NULL);
-    if (!g_file_set_contents (path, out->data, m2i_tensor_nbytes (out), error))
+  for (gint i = 0; i < m2i_ir_model_get_n_outputs (model); i++)
+    if (!m2i_tool_dump (opt_dump, m2i_ir_model_get_output (model, i)->name,
+            m2i_ir_infer_request_get_output (req, i), NULL, error))
       return FALSE;
-  }
   return TRUE;
 }
 

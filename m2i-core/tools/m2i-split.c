@@ -185,11 +185,8 @@ dump_output (const char *name, const M2iTensor *t, GError **error)
     g_set_error (error, M2I_ERROR, M2I_ERROR_IO, "--dump: cannot make the folder %s", opt_dump);
     return FALSE;
   }
-  g_autofree gchar *safe = g_strdup (name);
-  g_strcanon (safe, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-", '_');
-  g_autofree gchar *file = g_strdup_printf ("%s.%s", safe, m2i_element_type_to_string (t->type));
-  g_autofree gchar *path = g_build_filename (opt_dump, file, NULL);
-  if (!g_file_set_contents (path, t->data, m2i_tensor_nbytes (t), error))
+  g_autofree gchar *path = NULL;
+  if (!m2i_tool_dump (opt_dump, name, t, &path, error))
     return FALSE;
   printf ("wrote %s\n", path);
   return TRUE;

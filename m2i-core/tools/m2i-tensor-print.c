@@ -85,3 +85,19 @@ m2i_tool_print_summary (FILE *f, const char *name, const M2iTensor *t)
     fprintf (f, ", %" G_GINT64_FORMAT " NaN", nans);
   fprintf (f, "\n");
 }
+
+gboolean
+m2i_tool_dump (const char *dir, const char *name, const M2iTensor *t, gchar **path,
+    GError **error)
+{
+  g_autofree gchar *safe = g_strdup (name);
+  g_strcanon (safe, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-", '_');
+  g_autofree gchar *file = g_strdup_printf ("%s.%s", safe, m2i_element_type_to_string (t->type));
+  gchar *full = g_build_filename (dir, file, NULL);
+  gboolean ok = g_file_set_contents (full, t->data, m2i_tensor_nbytes (t), error);
+  if (path)
+    *path = full;
+  else
+    g_free (full);
+  return ok;
+}
