@@ -53,6 +53,8 @@ def model_set_usage(versions_of):
     from irgen.reader import Model
     n = 0
     for name in sorted(os.listdir(CACHE)):
+        if not os.path.isdir(os.path.join(CACHE, name)):
+            continue
         xmls = [f for f in os.listdir(os.path.join(CACHE, name)) if f.endswith(".xml")]
         if not xmls:
             continue
