@@ -994,12 +994,18 @@ unique_tensor_names (Reader *r)
   M2iIrModel *m = r->model;
   GHashTable *seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   gint dropped = 0;
+  /* (malformed Results and Parameters are refused after this, by
+   * check_result() and check_parameter()) */
   for (guint i = 0; i < m->results->len; i++) {
     const M2iIrNode *res = g_ptr_array_index (m->results, i);
-    dropped += claim_names (&res->sources[0].node->outputs[res->sources[0].port], seen);
+    if (res->n_inputs == 1)
+      dropped += claim_names (&res->sources[0].node->outputs[res->sources[0].port], seen);
   }
-  for (guint i = 0; i < m->parameters->len; i++)
-    dropped += claim_names (&((M2iIrNode *) g_ptr_array_index (m->parameters, i))->outputs[0], seen);
+  for (guint i = 0; i < m->parameters->len; i++) {
+    M2iIrNode *par = g_ptr_array_index (m->parameters, i);
+    if (par->n_outputs >= 1)
+      dropped += claim_names (&par->outputs[0], seen);
+  }
   for (guint i = 0; i < m->nodes->len; i++) {
     M2iIrNode *n = g_ptr_array_index (m->nodes, i);
     for (gint p = 0; p < n->n_outputs; p++)
