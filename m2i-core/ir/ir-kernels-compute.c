@@ -28,6 +28,14 @@ const M2iOpKernel *const m2i_compute_kernels[] = {
   &m2i_kernel_fake_quantize,
   &m2i_kernel_prior_box_clustered,
   &m2i_kernel_detection_output,
+  &m2i_kernel_gather_nd,
+  &m2i_kernel_gather_elements,
+  &m2i_kernel_scatter_update,
+  &m2i_kernel_scatter_nd_update,
+  &m2i_kernel_scatter_elements_update,
+  &m2i_kernel_depth_to_space,
+  &m2i_kernel_space_to_depth,
+  &m2i_kernel_shuffle_channels,
   NULL,
 };
 

@@ -43,6 +43,14 @@ extern const M2iOpKernel m2i_kernel_i420_to_bgr;
 extern const M2iOpKernel m2i_kernel_fake_quantize;
 extern const M2iOpKernel m2i_kernel_prior_box_clustered;
 extern const M2iOpKernel m2i_kernel_detection_output;
+extern const M2iOpKernel m2i_kernel_gather_nd;
+extern const M2iOpKernel m2i_kernel_gather_elements;
+extern const M2iOpKernel m2i_kernel_scatter_update;
+extern const M2iOpKernel m2i_kernel_scatter_nd_update;
+extern const M2iOpKernel m2i_kernel_scatter_elements_update;
+extern const M2iOpKernel m2i_kernel_depth_to_space;
+extern const M2iOpKernel m2i_kernel_space_to_depth;
+extern const M2iOpKernel m2i_kernel_shuffle_channels;
 
 /* All of the above, NULL-terminated. */
 extern const M2iOpKernel *const m2i_compute_kernels[];
