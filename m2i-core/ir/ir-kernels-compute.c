@@ -36,6 +36,8 @@ const M2iOpKernel *const m2i_compute_kernels[] = {
   &m2i_kernel_depth_to_space,
   &m2i_kernel_space_to_depth,
   &m2i_kernel_shuffle_channels,
+  &m2i_kernel_convolution_backprop_data,
+  &m2i_kernel_group_convolution_backprop_data,
   NULL,
 };
 
