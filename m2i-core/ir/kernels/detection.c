@@ -17,6 +17,7 @@
  * working memory is scratch sized in infer(): nothing is allocated per run.
  */
 #include "kernels-private.h"
+#include "heap-sort.h"
 
 #include <math.h>
 #include <string.h>
@@ -216,40 +217,9 @@ cand_cmp (const Cand *a, const Cand *b)
   return (a->label > b->label) - (a->label < b->label);
 }
 
-/* Restores the heap (largest by cand_cmp on top) below @root in c[0..end). */
-static void
-sift_down (Cand *c, gint64 root, gint64 end)
-{
-  for (;;) {
-    gint64 child = 2 * root + 1;
-    if (child >= end)
-      return;
-    if (child + 1 < end && cand_cmp (&c[child], &c[child + 1]) < 0)
-      child++;
-    if (cand_cmp (&c[root], &c[child]) >= 0)
-      return;
-    Cand t = c[root];
-    c[root] = c[child];
-    c[child] = t;
-    root = child;
-  }
-}
-
-/* Sorts @n candidates in place by cand_cmp (a heap sort: glibc's qsort may
- * allocate a merge buffer, and execute() must not allocate). cand_cmp is a
- * total order, so the result is the one a stable sort would give. */
-static void
-sort_cands (Cand *c, gint64 n)
-{
-  for (gint64 root = n / 2 - 1; root >= 0; root--)
-    sift_down (c, root, n);
-  for (gint64 end = n - 1; end > 0; end--) {
-    Cand t = c[0];
-    c[0] = c[end];
-    c[end] = t;
-    sift_down (c, 0, end);
-  }
-}
+/* cands_sort() sorts candidates in place by cand_cmp, a total order: the
+ * result is the one a stable sort would give. */
+M2I_K_HEAP (cands, Cand, cand_cmp)
 
 static float
 clip01 (float v)
@@ -508,7 +478,7 @@ do_execute (M2iOpContext *ctx, GError **error)
           if (sc > s->confidence_threshold)
             cands[n++] = (Cand) { sc, c, (gint32) p };
         }
-        sort_cands (cands, n);
+        cands_sort (cands, n);
         if (s->top_k > -1 && n > s->top_k)
           n = s->top_k;
         const Box *b = boxes + (s->share_location ? 0 : c) * P;
@@ -535,7 +505,7 @@ do_execute (M2iOpContext *ctx, GError **error)
         if (id > 0 && best >= s->confidence_threshold)
           list[n++] = (Cand) { best, id, (gint32) p };
       }
-      sort_cands (list, n);
+      cands_sort (list, n);
       if (s->top_k != -1 && n > s->top_k)
         n = s->top_k;
       for (gint64 i = 0; i < n; i++) {
@@ -556,7 +526,7 @@ do_execute (M2iOpContext *ctx, GError **error)
           gint32 p = kept[c * P + k];
           all[n++] = (Cand) { class_score (s, img_conf, img_arm_conf, c, p), c, p };
         }
-      sort_cands (all, n);
+      cands_sort (all, n);
       for (gint c = 0; c < C; c++)
         counts[c] = 0;
       for (gint64 i = 0; i < s->keep_top_k; i++) {
