@@ -38,6 +38,8 @@ const M2iOpKernel *const m2i_compute_kernels[] = {
   &m2i_kernel_shuffle_channels,
   &m2i_kernel_convolution_backprop_data,
   &m2i_kernel_group_convolution_backprop_data,
+  &m2i_kernel_topk,
+  &m2i_kernel_non_max_suppression,
   NULL,
 };
 

@@ -53,6 +53,8 @@ extern const M2iOpKernel m2i_kernel_space_to_depth;
 extern const M2iOpKernel m2i_kernel_shuffle_channels;
 extern const M2iOpKernel m2i_kernel_convolution_backprop_data;
 extern const M2iOpKernel m2i_kernel_group_convolution_backprop_data;
+extern const M2iOpKernel m2i_kernel_topk;
+extern const M2iOpKernel m2i_kernel_non_max_suppression;
 
 /* All of the above, NULL-terminated. */
 extern const M2iOpKernel *const m2i_compute_kernels[];

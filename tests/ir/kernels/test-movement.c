@@ -8,17 +8,9 @@
  * threaded DepthToSpace against the spec's index formula, and the errors:
  * bad attributes and shapes at compile time, indices out of range at run
  * time, each naming the layer. */
-#include "kernel-test.h"
+#include "case-test.h"
 
-typedef struct {
-  const char *name;        /* NAME_y.npy; inputs NAME_inI.npy unless @inputs */
-  const char *type, *version;
-  const char *attrs;       /* "key=value;key=value" */
-  guint const_mask;        /* inputs known at compile time */
-  const char *inputs;      /* another case's inputs, or NULL */
-} Case;
-
-static const Case cases[] = {
+static const KtCase cases[] = {
   { "gather8_batch2", "Gather", "opset8", "batch_dims=2", 0x4 },
   { "gather8_axis2_batch1", "Gather", "opset8", "batch_dims=1", 0x4 },
   { "gather8_negbatch", "Gather", "opset8", "batch_dims=-1", 0x4 },
@@ -86,83 +78,11 @@ static const Case cases[] = {
   { "shuffle_1d", "ShuffleChannels", "opset1", "axis=0;group=4", 0 },
 };
 
-static const M2iOpKernel *
-lookup (const char *type, const char *version)
-{
-  const M2iOpKernel *k = m2i_op_registry_lookup (m2i_op_registry_get_default (), type, version);
-  if (!k)
-    g_error ("no kernel for %s %s", type, version);
-  return k;
-}
-
-static KTest *
-layer_new (const char *type, const char *version, const char *attrs)
-{
-  KTest *t = kt_new (lookup (type, version), version);
-  g_auto (GStrv) kv = g_strsplit (attrs, ";", -1);
-  for (gchar **p = kv; *p; p++) {
-    if (!**p)
-      continue;
-    gchar *eq = strchr (*p, '=');
-    g_assert_nonnull (eq);
-    *eq = 0;
-    kt_attr (t, *p, eq + 1);
-  }
-  return t;
-}
-
-static void
-assert_same (const char *what, const M2iTensor *got, const KtArray *want)
-{
-  if (got->type != want->type || !m2i_shape_equal (&got->shape, &want->shape))
-    g_error ("%s: got %s %s, expected %s %s", what, m2i_element_type_to_string (got->type),
-        m2i_k_shape_str (&got->shape, 0), m2i_element_type_to_string (want->type),
-        m2i_k_shape_str (&want->shape, 1));
-  gsize n = m2i_tensor_nbytes (got), es = m2i_element_type_size (got->type);
-  for (gsize i = 0; i < n; i += es)
-    if (memcmp ((const guint8 *) got->data + i, (const guint8 *) want->data + i, es)) {
-      if (got->type == M2I_ET_F32)
-        g_error ("%s: element %" G_GSIZE_FORMAT " is %g, expected %g", what, i / es,
-            ((const float *) got->data)[i / es], ((const float *) want->data)[i / es]);
-      g_error ("%s: element %" G_GSIZE_FORMAT " differs", what, i / es);
-    }
-}
-
-static void
-run_case (const Case *c)
-{
-  const char *base = c->inputs ? c->inputs : c->name;
-  KTest *t = layer_new (c->type, c->version, c->attrs);
-  KtArray *in[KT_MAX_IO] = { NULL };
-  gint n = 0;
-  for (; n < KT_MAX_IO; n++) {
-    g_autofree gchar *file = g_strdup_printf ("%s/ir-kernels/%s_in%d.npy",
-        g_getenv ("M2I_TEST_DATA"), base, n);
-    if (!g_file_test (file, G_FILE_TEST_EXISTS))
-      break;
-    g_autofree gchar *name = g_strdup_printf ("%s_in%d", base, n);
-    in[n] = kt_load (name);
-    kt_input (t, in[n]->type, in[n]->shape, in[n]->data, (c->const_mask >> n) & 1);
-  }
-  g_assert_cmpint (n, >, 0);
-  g_autofree gchar *yname = g_strdup_printf ("%s_y", c->name);
-  KtArray *y = kt_load (yname);
-  kt_run (t, 1);
-  assert_same (c->name, &t->outputs[0], y);
-  /* a second run gives the same (the scatters start from the data again) */
-  g_assert_true (kt_execute (t, NULL));
-  assert_same (c->name, &t->outputs[0], y);
-  kt_free (t);
-  kt_array_free (y);
-  for (gint i = 0; i < n; i++)
-    kt_array_free (in[i]);
-}
-
 static void
 test_cases (void)
 {
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    run_case (&cases[i]);
+    kt_run_case (&cases[i]);
 }
 
 /* A DepthToSpace large enough to be split over two threads, against the
@@ -183,7 +103,7 @@ test_large_threaded (void)
             want[((gsize) c * H * BS + h * BS + i) * W * BS + w * BS + j] =
                 x[(((gsize) c * BS * BS + i * BS + j) * H + h) * W + w];
   for (gint threads = 1; threads <= 2; threads++) {
-    KTest *t = layer_new ("DepthToSpace", "opset1", "block_size=4;mode=depth_first");
+    KTest *t = kt_layer ("DepthToSpace", "opset1", "block_size=4;mode=depth_first");
     t->ctx.n_threads = threads;
     kt_input (t, M2I_ET_F32, SHAPE (N, C * BS * BS, H, W), x, FALSE);
     kt_run (t, 1);
@@ -205,7 +125,7 @@ expect (const char *type, const char *version, const char *attrs, const M2iShape
     const M2iElementType *types, gconstpointer const *data, guint const_mask, gint n,
     gint code, const char *needle)
 {
-  KTest *t = layer_new (type, version, attrs);
+  KTest *t = kt_layer (type, version, attrs);
   for (gint i = 0; i < n; i++)
     kt_input (t, types[i], shapes[i], data[i] ? data[i] : fbuf, (const_mask >> i) & 1);
   kt_expect_error (t, 1, code, needle);
