@@ -40,6 +40,14 @@ const M2iOpKernel *const m2i_compute_kernels[] = {
   &m2i_kernel_group_convolution_backprop_data,
   &m2i_kernel_topk,
   &m2i_kernel_non_max_suppression,
+  &m2i_kernel_prior_box,
+  &m2i_kernel_region_yolo,
+  &m2i_kernel_reorg_yolo,
+  &m2i_kernel_proposal,
+  &m2i_kernel_roi_pooling,
+  &m2i_kernel_roi_align,
+  &m2i_kernel_ctc_greedy_decoder,
+  &m2i_kernel_ctc_greedy_decoder_seq_len,
   NULL,
 };
 

@@ -55,6 +55,14 @@ extern const M2iOpKernel m2i_kernel_convolution_backprop_data;
 extern const M2iOpKernel m2i_kernel_group_convolution_backprop_data;
 extern const M2iOpKernel m2i_kernel_topk;
 extern const M2iOpKernel m2i_kernel_non_max_suppression;
+extern const M2iOpKernel m2i_kernel_prior_box;
+extern const M2iOpKernel m2i_kernel_region_yolo;
+extern const M2iOpKernel m2i_kernel_reorg_yolo;
+extern const M2iOpKernel m2i_kernel_proposal;
+extern const M2iOpKernel m2i_kernel_roi_pooling;
+extern const M2iOpKernel m2i_kernel_roi_align;
+extern const M2iOpKernel m2i_kernel_ctc_greedy_decoder;
+extern const M2iOpKernel m2i_kernel_ctc_greedy_decoder_seq_len;
 
 /* All of the above, NULL-terminated. */
 extern const M2iOpKernel *const m2i_compute_kernels[];

@@ -1,5 +1,5 @@
-/* DepthToSpace-1, SpaceToDepth-1 and ShuffleChannels-1: permutations of
- * the elements, any element type (moved as bytes).
+/* DepthToSpace-1, SpaceToDepth-1, ShuffleChannels-1 and ReorgYolo-1:
+ * permutations of the elements, any element type (moved as bytes).
  *
  * Each spec defines its op as reshape → transpose → reshape; infer() builds
  * exactly that transpose (the reshaped input's dims and the permutation),
@@ -302,4 +302,45 @@ shuffle_channels_infer (M2iOpContext *ctx, GError **error)
 
 const M2iOpKernel m2i_kernel_shuffle_channels = {
   "ShuffleChannels", "opset1", shuffle_channels_infer, perm_execute, g_free
+};
+
+/* ---- ReorgYolo-1 ---------------------------------------------------------- */
+
+/* Darknet's reorg as OpenVINO's reference runs it: the input [N, C, H, W]
+ * is read as [N, C/s², H·s, W·s] and written in the output's order, i.e.
+ * output element (n, (i·s + j)·C/s² + c, h, w) of the [N, C, H, W]-shaped
+ * walk is input (n, c, h·s + i, w·s + j) of the [N, C/s², H·s, W·s] view.
+ * As a transpose: the input viewed as [N, C/s², H, s, W, s] (H, W the
+ * input's) with the axes in the order n, i, j, c, h, w. */
+static gboolean
+reorg_yolo_infer (M2iOpContext *ctx, GError **error)
+{
+  gint64 stride;
+  if (!m2i_k_check_arity (ctx, 1, 1, 1, 1, error) ||
+      !m2i_k_check_rank (ctx, 0, 4, 4, error))
+    return FALSE;
+  if (!m2i_ir_node_get_attr (ctx->node, "stride")) {
+    m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, ctx->node, "attribute stride is required");
+    return FALSE;
+  }
+  if (!m2i_ir_node_attr_int (ctx->node, "stride", 1, &stride, error))
+    return FALSE;
+  const M2iShape *in = &ctx->inputs[0].shape;
+  if (stride < 1 || stride > 4096 || in->dims[1] % (stride * stride) || in->dims[1] == 0 ||
+      in->dims[2] % stride || in->dims[3] % stride) {
+    m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+        "stride %" G_GINT64_FORMAT " must be positive, its square divide the channels and it "
+        "divide the height and width of %s", stride, m2i_k_shape_str (in, 0));
+    return FALSE;
+  }
+  gint64 dims[6] = { in->dims[0], in->dims[1] / (stride * stride), in->dims[2], stride,
+    in->dims[3], stride };
+  static const gint perm[6] = { 0, 3, 5, 1, 2, 4 };
+  M2iShape out = { 4, { in->dims[0], in->dims[1] * stride * stride, in->dims[2] / stride,
+    in->dims[3] / stride } };
+  return perm_finish (ctx, 6, dims, perm, &out, error);
+}
+
+const M2iOpKernel m2i_kernel_reorg_yolo = {
+  "ReorgYolo", "opset1", reorg_yolo_infer, perm_execute, g_free
 };
