@@ -48,6 +48,12 @@ const M2iOpKernel *const m2i_compute_kernels[] = {
   &m2i_kernel_roi_align,
   &m2i_kernel_ctc_greedy_decoder,
   &m2i_kernel_ctc_greedy_decoder_seq_len,
+  &m2i_kernel_lstm_sequence,
+  &m2i_kernel_gru_sequence,
+  &m2i_kernel_rnn_sequence,
+  &m2i_kernel_lstm_cell,
+  &m2i_kernel_gru_cell,
+  &m2i_kernel_rnn_cell,
   NULL,
 };
 

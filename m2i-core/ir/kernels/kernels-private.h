@@ -63,6 +63,12 @@ extern const M2iOpKernel m2i_kernel_roi_pooling;
 extern const M2iOpKernel m2i_kernel_roi_align;
 extern const M2iOpKernel m2i_kernel_ctc_greedy_decoder;
 extern const M2iOpKernel m2i_kernel_ctc_greedy_decoder_seq_len;
+extern const M2iOpKernel m2i_kernel_lstm_sequence;
+extern const M2iOpKernel m2i_kernel_gru_sequence;
+extern const M2iOpKernel m2i_kernel_rnn_sequence;
+extern const M2iOpKernel m2i_kernel_lstm_cell;
+extern const M2iOpKernel m2i_kernel_gru_cell;
+extern const M2iOpKernel m2i_kernel_rnn_cell;
 
 /* All of the above, NULL-terminated. */
 extern const M2iOpKernel *const m2i_compute_kernels[];
