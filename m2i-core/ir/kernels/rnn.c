@@ -520,7 +520,7 @@ rnn_execute (M2iOpContext *ctx, GError **error)
 }
 
 const M2iOpKernel m2i_kernel_lstm_sequence = {
-  "LSTMSequence", "opset5", lstm_seq_infer, rnn_execute, rnn_state_free
+  "LSTMSequence", "opset1 opset5", lstm_seq_infer, rnn_execute, rnn_state_free
 };
 const M2iOpKernel m2i_kernel_gru_sequence = {
   "GRUSequence", "opset5", gru_seq_infer, rnn_execute, rnn_state_free
