@@ -116,4 +116,8 @@ async function main() {
   }
 }
 
-main().catch((e) => { console.error(e); process.exit(1); });
+// ort-ops.cjs builds its one-node models with the same encoder.
+module.exports = { varint, key, vint, bytes, valueInfo, intsAttr, intAttr, fill };
+
+if (require.main === module)
+  main().catch((e) => { console.error(e); process.exit(1); });

@@ -30,22 +30,32 @@
 #include <string.h>
 
 typedef struct {
-  float y1, x1, y2, x2;
+  float y1, x1, y2, x2, area;
 } NmsBox;
 
 typedef struct {
+  gint64 key;                /* the queue's order, see cand_key() */
   float score;
   gint32 box, cls, batch;
   gint32 begin;              /* selected boxes before this one were compared */
 } NmsCand;
 
-/* The queue's order: higher score on top, then the lower box index. */
-static int
+/* Higher score first, then the lower box index, as one integer: the
+ * score's bits made monotonic (negative floats flipped), then the box
+ * index reversed. Scores here are never NaN (they passed "> threshold"). */
+static inline gint64
+cand_key (float score, gint32 box)
+{
+  gint32 bits;
+  memcpy (&bits, &score, sizeof bits);
+  bits ^= (bits >> 31) & 0x7fffffff;
+  return ((gint64) bits << 32) | (guint32) (G_MAXINT32 - box);
+}
+
+static inline int
 cand_rank (const NmsCand *a, const NmsCand *b)
 {
-  if (a->score != b->score)
-    return a->score < b->score ? -1 : 1;
-  return (a->box > b->box) - (a->box < b->box);
+  return (a->key > b->key) - (a->key < b->key);
 }
 
 M2I_K_HEAP (queue, NmsCand, cand_rank)
@@ -143,10 +153,10 @@ nms_infer (M2iOpContext *ctx, GError **error)
   }
   s->rows = per_class * s->batches * s->classes;
   ctx->state = s;
-  /* scratch: the normalised boxes of one batch, one class's queue and
-   * selection, and every selected row */
-  ctx->scratch_bytes = (gsize) s->boxes * sizeof (NmsBox) +
-      (gsize) s->boxes * 2 * sizeof (NmsCand) + (gsize) s->rows * sizeof (NmsCand);
+  /* scratch: one class's queue and selection, every selected row, then
+   * the normalised boxes of one batch */
+  ctx->scratch_bytes = (gsize) s->boxes * 2 * sizeof (NmsCand) +
+      (gsize) s->rows * sizeof (NmsCand) + (gsize) s->boxes * sizeof (NmsBox);
   M2iShape rows3 = { 2, { s->rows, 3 } };
   ctx->outputs[0].type = s->index_type;
   ctx->outputs[0].shape = rows3;
@@ -161,17 +171,16 @@ nms_infer (M2iOpContext *ctx, GError **error)
   return TRUE;
 }
 
-static float
+/* As OpenVINO's reference: 0 when either box is empty. */
+static inline float
 iou (const NmsBox *a, const NmsBox *b)
 {
-  float area_a = (a->y2 - a->y1) * (a->x2 - a->x1);
-  float area_b = (b->y2 - b->y1) * (b->x2 - b->x1);
-  if (area_a <= 0.0f || area_b <= 0.0f)
+  if (a->area <= 0.0f || b->area <= 0.0f)
     return 0.0f;
   float ih = MIN (a->y2, b->y2) - MAX (a->y1, b->y1);
   float iw = MIN (a->x2, b->x2) - MAX (a->x1, b->x1);
   float inter = MAX (ih, 0.0f) * MAX (iw, 0.0f);
-  return inter / (area_a + area_b - inter);
+  return inter / (a->area + b->area - inter);
 }
 
 static void
@@ -196,9 +205,9 @@ nms_execute (M2iOpContext *ctx, GError **error)
   max_out = CLAMP (max_out, 0, s->rows / MAX (s->batches * s->classes, 1));
   float scale = sigma > 0.0f ? -0.5f / sigma : 0.0f;
   gboolean soft = sigma > 0.0f;
-  NmsBox *boxes = ctx->scratch;
-  NmsCand *queue = (NmsCand *) (boxes + s->boxes);
+  NmsCand *queue = ctx->scratch;
   NmsCand *sel = queue + s->boxes, *all = sel + s->boxes;
+  NmsBox *boxes = (NmsBox *) (all + s->rows);
   gint64 n_all = 0;
   const float *bdata = ctx->inputs[0].data, *sdata = ctx->inputs[1].data;
   for (gint64 b = 0; b < s->batches && max_out > 0; b++) {
@@ -216,21 +225,29 @@ nms_execute (M2iOpContext *ctx, GError **error)
         y2 = p[2];
         x2 = p[3];
       }
-      boxes[i] = (NmsBox) { MIN (y1, y2), MIN (x1, x2), MAX (y1, y2), MAX (x1, x2) };
+      NmsBox *bx = &boxes[i];
+      *bx = (NmsBox) { MIN (y1, y2), MIN (x1, x2), MAX (y1, y2), MAX (x1, x2) };
+      bx->area = (bx->y2 - bx->y1) * (bx->x2 - bx->x1);
     }
     for (gint64 c = 0; c < s->classes; c++) {
       const float *sc = sdata + (b * s->classes + c) * s->boxes;
       gint64 nq = 0, ns = 0;
-      for (gint64 i = 0; i < s->boxes; i++)
-        if (sc[i] > score_thr)
-          queue_push (queue, &nq, (NmsCand) { sc[i], (gint32) i, (gint32) c, (gint32) b, 0 });
+      for (gint64 i = 0; i < s->boxes; i++) {
+        /* written always, kept when above the threshold: no branch to
+         * mispredict on a third of a detector's scores */
+        queue[nq] = (NmsCand) { cand_key (sc[i], (gint32) i), sc[i], (gint32) i, (gint32) c,
+          (gint32) b, 0 };
+        nq += sc[i] > score_thr;
+      }
+      for (gint64 root = nq / 2 - 1; root >= 0; root--)     /* heapify: O(n) */
+        queue_sift_down (queue, root, nq);
       while (nq > 0 && ns < max_out) {
         NmsCand cand = queue_pop (queue, &nq);
         float original = cand.score;
         gboolean suppressed = FALSE;
         for (gint64 j = ns - 1; j >= cand.begin; j--) {
           float o = iou (&boxes[cand.box], &boxes[sel[j].box]);
-          float w = expf (scale * o * o);
+          float w = soft ? expf (scale * o * o) : 1.0f;
           if (s->version == 5 || !soft)
             w = o <= iou_thr ? w : 0.0f;
           cand.score *= w;
@@ -246,8 +263,10 @@ nms_execute (M2iOpContext *ctx, GError **error)
           continue;
         if (cand.score == original)
           sel[ns++] = cand;
-        else if (cand.score > score_thr)
+        else if (cand.score > score_thr) {
+          cand.key = cand_key (cand.score, cand.box);
           queue_push (queue, &nq, cand);
+        }
       }
       memcpy (all + n_all, sel, ns * sizeof (NmsCand));
       n_all += ns;
