@@ -11,7 +11,7 @@
 
 const path = require('path');
 const ort = require(path.join(process.env.M2I_ORT_NODE_MODULES, 'onnxruntime-node'));
-const { vint, bytes, intsAttr, intAttr, fill } = require('./ort-conv.cjs');
+const { vint, bytes, intsAttr, intAttr, fill, timeSession } = require('./ort-conv.cjs');
 
 const FLOAT = 1, INT64 = 7;
 function valueInfo(name, dims, elemType = FLOAT) {
@@ -104,19 +104,7 @@ async function timeLayer(kind, threads, minMs, args) {
     intraOpNumThreads: threads, interOpNumThreads: 1,
     executionMode: 'sequential', graphOptimizationLevel: 'all',
   });
-  let t0 = process.hrtime.bigint();
-  await session.run(feeds);
-  const once = Math.max(Number(process.hrtime.bigint() - t0) / 1e6, 1e-4);
-  const batch = Math.min(10000, Math.max(1, Math.round(2 / once)));
-  let best = Infinity;
-  const start = process.hrtime.bigint();
-  do {
-    t0 = process.hrtime.bigint();
-    for (let i = 0; i < batch; i++) await session.run(feeds);
-    best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e6 / batch);
-  } while (Number(process.hrtime.bigint() - start) / 1e6 < minMs);
-  await session.release();
-  return best;
+  return timeSession(session, feeds, minMs);
 }
 
 async function main() {

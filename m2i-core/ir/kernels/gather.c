@@ -174,11 +174,8 @@ gather_elements_infer (M2iOpContext *ctx, GError **error)
     return FALSE;
   const M2iShape *ds = &ctx->inputs[0].shape, *is = &ctx->inputs[1].shape;
   gint64 axis;
-  if (!m2i_ir_node_get_attr (ctx->node, "axis")) {
-    m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, ctx->node, "attribute axis is required");
-    return FALSE;
-  }
-  if (!m2i_ir_node_attr_int (ctx->node, "axis", 0, &axis, error))
+  if (!m2i_k_require_attrs (ctx, error, "axis", NULL) ||
+      !m2i_ir_node_attr_int (ctx->node, "axis", 0, &axis, error))
     return FALSE;
   gboolean ok = ds->rank >= 1 && ds->rank == is->rank;
   if (ok && !m2i_k_axis (ctx, axis, ds->rank, TRUE, "axis", &axis, error))

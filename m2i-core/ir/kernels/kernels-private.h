@@ -148,6 +148,12 @@ gboolean m2i_k_check_arity (const M2iOpContext *ctx, gint min_in, gint max_in,
 gboolean m2i_k_check_type (const M2iOpContext *ctx, gint i,
     const M2iElementType *allowed, gint n, GError **error);
 
+/* TRUE when the layer has every attribute named in the NULL-terminated
+ * list; otherwise FALSE with a GError (M2I_ERROR_MALFORMED) naming the
+ * first one missing. For attributes the spec marks required. */
+gboolean m2i_k_require_attrs (const M2iOpContext *ctx, GError **error, ...)
+    G_GNUC_NULL_TERMINATED;
+
 /* Shorthand: input @i must be f32. */
 gboolean m2i_k_check_f32 (const M2iOpContext *ctx, gint i, GError **error);
 

@@ -65,14 +65,9 @@ prop_infer (M2iOpContext *ctx, GError **error)
       !m2i_k_check_f32 (ctx, 1, error) || !m2i_k_check_f32 (ctx, 2, error) ||
       !m2i_k_check_rank (ctx, 0, 4, 4, error) || !m2i_k_check_rank (ctx, 1, 4, 4, error))
     return FALSE;
-  for (const char *const *req = (const char *const[]) { "base_size", "pre_nms_topn",
-        "post_nms_topn", "nms_thresh", "feat_stride", "min_size", "ratio", "scale", NULL };
-      *req; req++)
-    if (!m2i_ir_node_get_attr (ctx->node, *req)) {
-      m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, ctx->node, "attribute %s is required",
-          *req);
-      return FALSE;
-    }
+  if (!m2i_k_require_attrs (ctx, error, "base_size", "pre_nms_topn", "post_nms_topn",
+          "nms_thresh", "feat_stride", "min_size", "ratio", "scale", NULL))
+    return FALSE;
   gint64 base, pre, post;
   double nms, stride, min_size, cscale, sscale;
   float ratio[MAX_ANCHOR_PARAMS], scale[MAX_ANCHOR_PARAMS];

@@ -26,13 +26,8 @@ region_infer (M2iOpContext *ctx, GError **error)
   if (!m2i_k_check_arity (ctx, 1, 1, 1, 1, error) || !m2i_k_check_f32 (ctx, 0, error) ||
       !m2i_k_check_rank (ctx, 0, 4, 4, error))
     return FALSE;
-  for (const char *const *req = (const char *const[]) { "coords", "classes", "num", NULL };
-      *req; req++)
-    if (!m2i_ir_node_get_attr (ctx->node, *req)) {
-      m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, ctx->node, "attribute %s is required",
-          *req);
-      return FALSE;
-    }
+  if (!m2i_k_require_attrs (ctx, error, "coords", "classes", "num", NULL))
+    return FALSE;
   gint64 coords, classes, num, axis, end_axis, mask[256];
   gint n_mask;
   gboolean softmax;

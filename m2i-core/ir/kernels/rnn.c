@@ -176,11 +176,8 @@ rnn_infer_common (M2iOpContext *ctx, RnnKind kind, gboolean cell, GError **error
     s->in_b = -1;
   gint64 hidden, direction = 0;
   double clip;
-  if (!m2i_ir_node_get_attr (ctx->node, "hidden_size")) {
-    m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, ctx->node,
-        "attribute hidden_size is required");
+  if (!m2i_k_require_attrs (ctx, error, "hidden_size", NULL))
     goto fail;
-  }
   gint dir_i = 0;
   if (!m2i_ir_node_attr_int (ctx->node, "hidden_size", 0, &hidden, error) ||
       !m2i_ir_node_attr_float (ctx->node, "clip", 0, &clip, error) ||
@@ -352,6 +349,16 @@ rnn_gemm (const RnnState *s, const float *a, gsize lda, gint m, gint k, const fl
   m2i_k_parallel_for (panels, MIN (slices, panels), 1, rnn_gemm_slice, &g);
 }
 
+/* The time step batch row @b handles at @step: its sequences run from
+ * their own last step back when @reverse; -1 past the row's length. */
+static inline gint64
+step_time (const gint64 *lens, gint64 b, gint64 step, gboolean reverse)
+{
+  if (step >= lens[b])
+    return -1;
+  return reverse ? lens[b] - 1 - step : step;
+}
+
 /* ---- the cell ----------------------------------------------------------------- */
 
 /* sigmoid and tanh through one expf of -|x| each (glibc's tanhf goes
@@ -441,10 +448,9 @@ rnn_execute (M2iOpContext *ctx, GError **error)
       rnn_gemm (s, hs, H, (gint) B, (gint) H, rp1_all + d * s->rp1_dir, (gint) s->n1, hr, pack,
           gemm_scr, step_slices);
       for (gint64 b = 0; b < B; b++) {
-        gint64 len = lens[b];
-        if (step >= len)
+        gint64 t = step_time (lens, b, step, reverse);
+        if (t < 0)
           continue;
-        gint64 t = reverse ? len - 1 - step : step;
         const float *xg = xw + (b * T + t) * rows;
         const float *rg = hr + b * s->n1;
         float *hb = hs + b * H, *cb = cs + b * H;
@@ -498,10 +504,9 @@ rnn_execute (M2iOpContext *ctx, GError **error)
         rnn_gemm (s, cs, H, (gint) B, (gint) H, rp2_all + d * s->rp2_dir, (gint) H, hh, pack,
             gemm_scr, step_slices);
         for (gint64 b = 0; b < B; b++) {
-          gint64 len = lens[b];
-          if (step >= len)
+          gint64 t = step_time (lens, b, step, reverse);
+          if (t < 0)
             continue;
-          gint64 t = reverse ? len - 1 - step : step;
           const float *xg = xw + (b * T + t) * rows;
           float *hb = hs + b * H;
           const float *z = rh + b * H;
@@ -514,10 +519,9 @@ rnn_execute (M2iOpContext *ctx, GError **error)
       }
       if (y)
         for (gint64 b = 0; b < B; b++) {
-          gint64 len = lens[b];
-          if (step >= len)
+          gint64 t = step_time (lens, b, step, reverse);
+          if (t < 0)
             continue;
-          gint64 t = reverse ? len - 1 - step : step;
           memcpy (y + ((b * D + d) * T + t) * H, hs + b * H, H * sizeof (float));
         }
     }

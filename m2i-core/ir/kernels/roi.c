@@ -40,13 +40,8 @@ typedef struct {
 static gboolean
 roi_attrs (M2iOpContext *ctx, RoiState *s, GError **error)
 {
-  for (const char *const *req = (const char *const[]) { "pooled_h", "pooled_w",
-        "spatial_scale", NULL }; *req; req++)
-    if (!m2i_ir_node_get_attr (ctx->node, *req)) {
-      m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, ctx->node, "attribute %s is required",
-          *req);
-      return FALSE;
-    }
+  if (!m2i_k_require_attrs (ctx, error, "pooled_h", "pooled_w", "spatial_scale", NULL))
+    return FALSE;
   double scale;
   if (!m2i_ir_node_attr_int (ctx->node, "pooled_h", 1, &s->pooled_h, error) ||
       !m2i_ir_node_attr_int (ctx->node, "pooled_w", 1, &s->pooled_w, error) ||
@@ -211,12 +206,8 @@ roi_align_infer (M2iOpContext *ctx, GError **error)
         m2i_k_shape_str (rs, 0), m2i_k_shape_str (is, 1));
     return FALSE;
   }
-  if (!m2i_ir_node_get_attr (ctx->node, "mode") ||
-      !m2i_ir_node_get_attr (ctx->node, "sampling_ratio")) {
-    m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, ctx->node,
-        "attributes mode and sampling_ratio are required");
+  if (!m2i_k_require_attrs (ctx, error, "mode", "sampling_ratio", NULL))
     return FALSE;
-  }
   RoiState s = { .rois = rs->dims[0] };
   gint mode, al = 0;
   gint64 sampling;

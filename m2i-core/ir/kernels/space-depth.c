@@ -134,12 +134,8 @@ block_attrs (M2iOpContext *ctx, gint64 *bs, gboolean *blocks_first, GError **err
   if (!m2i_k_check_arity (ctx, 1, 1, 1, 1, error) ||
       !m2i_ir_node_attr_int (ctx->node, "block_size", 1, bs, error))
     return FALSE;
-  if (!m2i_ir_node_get_attr (ctx->node, "mode")) {
-    m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, ctx->node,
-        "attribute mode (blocks_first or depth_first) is required");
-    return FALSE;
-  }
-  if (!m2i_ir_node_attr_enum (ctx->node, "mode", "blocks_first", modes, &mode, error))
+  if (!m2i_k_require_attrs (ctx, error, "mode", NULL) ||
+      !m2i_ir_node_attr_enum (ctx->node, "mode", "blocks_first", modes, &mode, error))
     return FALSE;
   *blocks_first = mode == 0;
   if (*bs < 1) {
@@ -319,11 +315,8 @@ reorg_yolo_infer (M2iOpContext *ctx, GError **error)
   if (!m2i_k_check_arity (ctx, 1, 1, 1, 1, error) ||
       !m2i_k_check_rank (ctx, 0, 4, 4, error))
     return FALSE;
-  if (!m2i_ir_node_get_attr (ctx->node, "stride")) {
-    m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, ctx->node, "attribute stride is required");
-    return FALSE;
-  }
-  if (!m2i_ir_node_attr_int (ctx->node, "stride", 1, &stride, error))
+  if (!m2i_k_require_attrs (ctx, error, "stride", NULL) ||
+      !m2i_ir_node_attr_int (ctx->node, "stride", 1, &stride, error))
     return FALSE;
   const M2iShape *in = &ctx->inputs[0].shape;
   if (stride < 1 || stride > 4096 || in->dims[1] % (stride * stride) || in->dims[1] == 0 ||

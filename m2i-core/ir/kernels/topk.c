@@ -71,14 +71,8 @@ topk_infer (M2iOpContext *ctx, GError **error)
   gint mode, sort, itype;
   gint64 axis;
   const M2iShape *in = &ctx->inputs[0].shape;
-  for (const char *const *req = (const char *const[]) { "axis", "mode", "sort", NULL }; *req;
-      req++)
-    if (!m2i_ir_node_get_attr (ctx->node, *req)) {
-      m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, ctx->node, "attribute %s is required",
-          *req);
-      return FALSE;
-    }
-  if (!m2i_ir_node_attr_int (ctx->node, "axis", 0, &axis, error) ||
+  if (!m2i_k_require_attrs (ctx, error, "axis", "mode", "sort", NULL) ||
+      !m2i_ir_node_attr_int (ctx->node, "axis", 0, &axis, error) ||
       !m2i_ir_node_attr_enum (ctx->node, "mode", "max", modes, &mode, error) ||
       !m2i_ir_node_attr_enum (ctx->node, "sort", "value", sorts, &sort, error) ||
       !m2i_ir_node_attr_enum (ctx->node, "index_element_type", "i32", itypes, &itype, error))
