@@ -159,12 +159,19 @@ deconv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
       deconv_state_free (s);
       return FALSE;
     }
+    if (s->out[i] > G_MAXINT32 / 2 / s->out_pix || s->in[i] > G_MAXINT32 / 2 / s->in_pix ||
+        s->k[i] > G_MAXINT32 / 2 / s->kp) {
+      m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
+          "input %s with filter %s is too large", m2i_k_shape_str (in, 0),
+          m2i_k_shape_str (ws, 1));
+      deconv_state_free (s);
+      return FALSE;
+    }
     s->in_pix *= s->in[i];
     s->out_pix *= s->out[i];
     s->kp *= s->k[i];
   }
-  if (s->in_pix * MAX (s->cin_g, 1) > G_MAXINT32 / 2 || s->out_pix > G_MAXINT32 / 2 ||
-      s->cout_g * s->kp > G_MAXINT32 / 4 || s->cin_g > G_MAXINT32 / 4) {
+  if (s->cin_g > G_MAXINT32 / 2 / s->in_pix || s->cout_g > G_MAXINT32 / 4 / s->kp) {
     deconv_state_free (s);
     m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
         "input %s with filter %s is too large", m2i_k_shape_str (in, 0), m2i_k_shape_str (ws, 1));

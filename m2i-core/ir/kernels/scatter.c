@@ -48,11 +48,13 @@ typedef enum {
     } \
   } while (0)
 
-/* Integers wrap around (computed unsigned), as the element-wise kernels. */
+/* Integers wrap around, as the element-wise kernels: computed in an
+ * unsigned type at least as wide as int (narrower ones would be promoted
+ * to int, whose overflow is undefined). */
 #define REDUCE_INT(T, U) REDUCE_LOOP (T, (T) ((U) a + (U) b), (T) ((U) a - (U) b), \
     (T) ((U) a * (U) b), MIN (a, b), MAX (a, b))
-/* NaN propagates through min and max, as std::min/max in OpenVINO's
- * reference do not promise; a NaN update wins. */
+/* min and max take a NaN update (OpenVINO's reference, std::min/max,
+ * leaves NaN to the order of the operands). */
 #define REDUCE_FLOAT(T) REDUCE_LOOP (T, a + b, a - b, a * b, \
     isnan (b) || b < a ? b : a, isnan (b) || b > a ? b : a)
 
@@ -66,10 +68,10 @@ reduce_into (gpointer dst, gconstpointer src, gint64 n, M2iElementType type, Red
   switch (type) {
     case M2I_ET_F32: REDUCE_FLOAT (float); break;
     case M2I_ET_F64: REDUCE_FLOAT (double); break;
-    case M2I_ET_I8: REDUCE_INT (gint8, guint8); break;
-    case M2I_ET_U8: REDUCE_INT (guint8, guint8); break;
-    case M2I_ET_I16: REDUCE_INT (gint16, guint16); break;
-    case M2I_ET_U16: REDUCE_INT (guint16, guint16); break;
+    case M2I_ET_I8: REDUCE_INT (gint8, guint32); break;
+    case M2I_ET_U8: REDUCE_INT (guint8, guint32); break;
+    case M2I_ET_I16: REDUCE_INT (gint16, guint32); break;
+    case M2I_ET_U16: REDUCE_INT (guint16, guint32); break;
     case M2I_ET_I32: REDUCE_INT (gint32, guint32); break;
     case M2I_ET_U32: REDUCE_INT (guint32, guint32); break;
     case M2I_ET_I64: REDUCE_INT (gint64, guint64); break;
