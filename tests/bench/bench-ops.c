@@ -64,7 +64,7 @@ layer_new (const Layer *L, gint threads, GPtrArray *bufs)
       float *x = BUF ((gsize) a[0] * a[1] * a[2]), *w = BUF ((gsize) a[0] * a[3] * a[4] * a[4]);
       kt_fill (x, (gsize) a[0] * a[1] * a[2], 1, -1, 1);
       kt_fill (w, (gsize) a[0] * a[3] * a[4] * a[4], 2, -0.1f, 0.1f);
-      t = kt_new (&m2i_kernel_convolution_backprop_data, "opset1");
+      t = kt_new (&ir_kernel_convolution_backprop_data, "opset1");
       g_autofree gchar *s = g_strdup_printf ("%d,%d", a[5], a[5]);
       g_autofree gchar *p = g_strdup_printf ("%d,%d", a[6], a[6]);
       kt_attr (t, "strides", s);
@@ -89,7 +89,7 @@ layer_new (const Layer *L, gint threads, GPtrArray *bufs)
       memset (h0, 0, (gsize) D * H * sizeof (float));
       static gint32 len[1];
       len[0] = T;
-      t = kt_new (&m2i_kernel_lstm_sequence, "opset5");
+      t = kt_new (&ir_kernel_lstm_sequence, "opset5");
       g_autofree gchar *hs = g_strdup_printf ("%d", H);
       kt_attr (t, "hidden_size", hs);
       kt_attr (t, "direction", D == 2 ? "bidirectional" : "forward");
@@ -107,7 +107,7 @@ layer_new (const Layer *L, gint threads, GPtrArray *bufs)
       static gint64 k[1];
       k[0] = a[1];
       kt_fill (x, a[0], 1, -1, 1);
-      t = kt_new (&m2i_kernel_topk, "opset11");
+      t = kt_new (&ir_kernel_topk, "opset11");
       kt_attr (t, "axis", "1");
       kt_attr (t, "mode", "max");
       kt_attr (t, "sort", "value");
@@ -133,7 +133,7 @@ layer_new (const Layer *L, gint threads, GPtrArray *bufs)
       kt_fill (s, (gsize) n * c, 8, 0, 1);
       for (gsize i = 0; i < (gsize) n * c; i++)
         s[i] = s[i] * s[i] * s[i];
-      t = kt_new (&m2i_kernel_non_max_suppression, "opset9");
+      t = kt_new (&ir_kernel_non_max_suppression, "opset9");
       kt_attr (t, "sort_result_descending", "false");
       kt_input (t, M2I_ET_F32, SHAPE (1, n, 4), boxes, FALSE);
       kt_input (t, M2I_ET_F32, SHAPE (1, c, n), s, FALSE);

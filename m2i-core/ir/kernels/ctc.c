@@ -24,8 +24,8 @@ static gboolean
 ctc_infer_common (M2iOpContext *ctx, gboolean seq_len, GError **error)
 {
   static const char *const itypes[] = { "i32", "i64", NULL };
-  if (!m2i_k_check_arity (ctx, 2, seq_len ? 3 : 2, seq_len ? 1 : 1, seq_len ? 2 : 1, error) ||
-      !m2i_k_check_f32 (ctx, 0, error) || !m2i_k_check_rank (ctx, 0, 3, 3, error))
+  if (!ir_k_check_arity (ctx, 2, seq_len ? 3 : 2, seq_len ? 1 : 1, seq_len ? 2 : 1, error) ||
+      !ir_k_check_f32 (ctx, 0, error) || !ir_k_check_rank (ctx, 0, 3, 3, error))
     return FALSE;
   CtcState s = { seq_len };
   const M2iShape *d = &ctx->inputs[0].shape, *m = &ctx->inputs[1].shape;
@@ -38,24 +38,24 @@ ctc_infer_common (M2iOpContext *ctx, gboolean seq_len, GError **error)
     if (!m2i_ir_node_attr_bool (ctx->node, "merge_repeated", TRUE, &s.merge, error) ||
         !m2i_ir_node_attr_enum (ctx->node, "classes_index_type", "i32", itypes, &ci, error) ||
         !m2i_ir_node_attr_enum (ctx->node, "sequence_length_type", "i32", itypes, &li, error) ||
-        !m2i_k_check_type (ctx, 1, ints, 2, error) ||
-        (ctx->n_inputs > 2 && !m2i_k_check_type (ctx, 2, ints, 2, error)))
+        !ir_k_check_type (ctx, 1, ints, 2, error) ||
+        (ctx->n_inputs > 2 && !ir_k_check_type (ctx, 2, ints, 2, error)))
       return FALSE;
     if (m->rank != 1 || m->dims[0] != s.n ||
         (ctx->n_inputs > 2 && m2i_shape_numel (&ctx->inputs[2].shape) != 1)) {
       m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
           "sequence_length %s must be [N] for data %s ([N, T, C]), blank_index one value",
-          m2i_k_shape_str (m, 0), m2i_k_shape_str (d, 1));
+          ir_k_shape_str (m, 0), ir_k_shape_str (d, 1));
       return FALSE;
     }
   } else {
     if (!m2i_ir_node_attr_bool (ctx->node, "ctc_merge_repeated", TRUE, &s.merge, error) ||
-        !m2i_k_check_f32 (ctx, 1, error))
+        !ir_k_check_f32 (ctx, 1, error))
       return FALSE;
     if (m->rank != 2 || m->dims[0] != s.t || m->dims[1] != s.n) {
       m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
-          "sequence_mask %s must be [T, N] for data %s ([T, N, C])", m2i_k_shape_str (m, 0),
-          m2i_k_shape_str (d, 1));
+          "sequence_mask %s must be [T, N] for data %s ([T, N, C])", ir_k_shape_str (m, 0),
+          ir_k_shape_str (d, 1));
       return FALSE;
     }
   }
@@ -101,12 +101,12 @@ ctc_execute (M2iOpContext *ctx, GError **error)
   const float *data = ctx->inputs[0].data;
   gint64 blank = s->c - 1;
   if (s->seq_len && ctx->n_inputs > 2)
-    blank = m2i_k_index_at (&ctx->inputs[2], 0);
+    blank = ir_k_index_at (&ctx->inputs[2], 0);
   M2iTensor *out = &ctx->outputs[0];
   for (gint64 b = 0; b < s->n; b++) {
     gint64 len = s->t;
     if (s->seq_len) {
-      len = m2i_k_index_at (&ctx->inputs[1], b);
+      len = ir_k_index_at (&ctx->inputs[1], b);
       if (len < 0 || len > s->t) {
         m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
             "sequence_length[%" G_GINT64_FORMAT "] = %" G_GINT64_FORMAT " is outside [0, %"
@@ -135,10 +135,10 @@ ctc_execute (M2iOpContext *ctx, GError **error)
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_ctc_greedy_decoder = {
+const M2iOpKernel ir_kernel_ctc_greedy_decoder = {
   "CTCGreedyDecoder", "opset1", ctc_infer, ctc_execute, g_free
 };
 
-const M2iOpKernel m2i_kernel_ctc_greedy_decoder_seq_len = {
+const M2iOpKernel ir_kernel_ctc_greedy_decoder_seq_len = {
   "CTCGreedyDecoderSeqLen", "opset6", ctc_seq_len_infer, ctc_execute, g_free
 };

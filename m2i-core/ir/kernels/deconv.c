@@ -61,7 +61,7 @@ deconv_pack (const DeconvState *s, const float *w, float *dst)
   for (gint64 g = 0; g < s->groups; g++)
     for (gint64 b = 0; b < s->blocks; b++) {
       gint64 c0 = b * s->cblk, nc = MIN (s->cblk, s->cout_g - c0);
-      m2i_gemm_pack_a (s->arch, w + g * gw + c0 * s->kp, 1, s->cout_g * s->kp,
+      ir_gemm_pack_a (s->arch, w + g * gw + c0 * s->kp, 1, s->cout_g * s->kp,
           (gint) (nc * s->kp), (gint) s->cin_g, dst + (g * s->blocks + b) * s->packed_block);
     }
 }
@@ -69,8 +69,8 @@ deconv_pack (const DeconvState *s, const float *w, float *dst)
 static gboolean
 deconv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
 {
-  if (!m2i_k_check_arity (ctx, 2, 3, 1, 1, error) || !m2i_k_check_f32 (ctx, 0, error) ||
-      !m2i_k_check_f32 (ctx, 1, error) || !m2i_k_check_rank (ctx, 0, 3, 5, error))
+  if (!ir_k_check_arity (ctx, 2, 3, 1, 1, error) || !ir_k_check_f32 (ctx, 0, error) ||
+      !ir_k_check_f32 (ctx, 1, error) || !ir_k_check_rank (ctx, 0, 3, 5, error))
     return FALSE;
   const M2iShape *in = &ctx->inputs[0].shape, *ws = &ctx->inputs[1].shape;
   gint n = in->rank - 2;
@@ -82,13 +82,13 @@ deconv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
       cin_g * groups != in->dims[1]) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "filter shape %s does not match input %s: expected %s with C_in%s = %" G_GINT64_FORMAT,
-        m2i_k_shape_str (ws, 0), m2i_k_shape_str (in, 1),
+        ir_k_shape_str (ws, 0), ir_k_shape_str (in, 1),
         grouped ? "[G, C_in/G, C_out/G, kernel...]" : "[C_in, C_out, kernel...]",
         grouped ? "/G · G" : "", in->dims[1]);
     return FALSE;
   }
   M2iWindow win;
-  if (!m2i_k_window_attrs (ctx, n, TRUE, NULL, &win, error))
+  if (!ir_k_window_attrs (ctx, n, TRUE, NULL, &win, error))
     return FALSE;
   gint64 opad[M2I_MAX_RANK] = { 0 };
   gint n_opad;
@@ -103,7 +103,7 @@ deconv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
   gboolean have_oshape = ctx->n_inputs == 3;
   if (have_oshape) {
     gint m;
-    if (!m2i_k_const_ints (ctx, 2, oshape, M2I_MAX_RANK, &m, error))
+    if (!ir_k_const_ints (ctx, 2, oshape, M2I_MAX_RANK, &m, error))
       return FALSE;
     if (m != n) {
       m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
@@ -112,7 +112,7 @@ deconv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
     }
   }
   DeconvState *s = g_new0 (DeconvState, 1);
-  s->arch = m2i_gemm_arch ();
+  s->arch = ir_gemm_arch ();
   s->batch = in->dims[0];
   s->groups = groups;
   s->cin_g = cin_g;
@@ -162,8 +162,8 @@ deconv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
     if (s->out[i] > G_MAXINT32 / 2 / s->out_pix || s->in[i] > G_MAXINT32 / 2 / s->in_pix ||
         s->k[i] > G_MAXINT32 / 2 / s->kp) {
       m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
-          "input %s with filter %s is too large", m2i_k_shape_str (in, 0),
-          m2i_k_shape_str (ws, 1));
+          "input %s with filter %s is too large", ir_k_shape_str (in, 0),
+          ir_k_shape_str (ws, 1));
       deconv_state_free (s);
       return FALSE;
     }
@@ -174,20 +174,20 @@ deconv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
   if (s->cin_g > G_MAXINT32 / 2 / s->in_pix || s->cout_g > G_MAXINT32 / 4 / s->kp) {
     deconv_state_free (s);
     m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
-        "input %s with filter %s is too large", m2i_k_shape_str (in, 0), m2i_k_shape_str (ws, 1));
+        "input %s with filter %s is too large", ir_k_shape_str (in, 0), ir_k_shape_str (ws, 1));
     return FALSE;
   }
   /* Blocks of output channels whose rows (channels × taps) fill about 128
    * rows of A: their packed weights stay in cache over a column panel. */
   s->cblk = CLAMP (128 / s->kp, 1, s->cout_g);
   s->blocks = (s->cout_g + s->cblk - 1) / s->cblk;
-  s->packed_block = m2i_gemm_packed_a_size (s->arch, (gint) (s->cblk * s->kp), (gint) s->cin_g);
+  s->packed_block = ir_gemm_packed_a_size (s->arch, (gint) (s->cblk * s->kp), (gint) s->cin_g);
   s->row_off = g_new (gint32, s->cin_g);
   for (gint64 p = 0; p < s->cin_g; p++)
     s->row_off[p] = (gint32) (p * s->in_pix);
-  s->slices = m2i_k_threads (ctx);
+  s->slices = ir_k_threads (ctx);
   s->bbuf_floats = ((gsize) s->arch->kc * s->arch->nr + 15) & ~(gsize) 15;
-  s->strip_floats = (m2i_gemm_strip_size (s->arch) + 15) & ~(gsize) 15;
+  s->strip_floats = (ir_gemm_strip_size (s->arch) + 15) & ~(gsize) 15;
   s->col_floats = ((gsize) s->cblk * s->kp * s->arch->nr + 15) & ~(gsize) 15;
   ctx->scratch_bytes = s->slices * (s->bbuf_floats + s->strip_floats + s->col_floats) *
       sizeof (float);
@@ -239,8 +239,8 @@ deconv_b (gpointer user, gint k0, gint kc, gint n0, gint ncols, float *buf, cons
     *off = s->row_off;
     return cp->x + k0 * s->in_pix + cp->n0;
   }
-  m2i_gemm_pack_b_panel (s->arch, cp->x, s->in_pix, 1, k0, kc, cp->n0, ncols, buf);
-  *off = m2i_gemm_packed_offsets (s->arch);
+  ir_gemm_pack_b_panel (s->arch, cp->x, s->in_pix, 1, k0, kc, cp->n0, ncols, buf);
+  *off = ir_gemm_packed_offsets (s->arch);
   return buf;
 }
 
@@ -318,9 +318,9 @@ deconv_slice (gint begin, gint end, gint slice, gpointer data)
     for (gint64 p0 = 0; p0 < s->in_pix; p0 += nr) {
       gint ncols = (gint) MIN (nr, s->in_pix - p0);
       cp.n0 = (gint) p0;
-      if (!m2i_gemm_tail_panel (s->arch, rows, (gint) s->cin_g, a, 0, ncols, deconv_b, &cp,
+      if (!ir_gemm_tail_panel (s->arch, rows, (gint) s->cin_g, a, 0, ncols, deconv_b, &cp,
               bbuf, &o))
-        m2i_gemm_column_panel (s->arch, rows, (gint) s->cin_g, a, s->arch->mr, 0, ncols,
+        ir_gemm_column_panel (s->arch, rows, (gint) s->cin_g, a, s->arch->mr, 0, ncols,
             deconv_b, &cp, bbuf, strip, &o);
       col2im (s, col, nc, p0, ncols, nr, out);
     }
@@ -340,17 +340,17 @@ deconv_execute (M2iOpContext *ctx, GError **error)
   }
   gint64 tasks = s->batch * s->groups * s->blocks;
   gint64 macs = tasks * s->cblk * s->kp * s->cin_g * s->in_pix;
-  gint slices = MIN (m2i_k_slices_for (ctx, macs), s->slices);
+  gint slices = MIN (ir_k_slices_for (ctx, macs), s->slices);
   DeconvJob j = { s, ctx->inputs[0].data, packed, ctx->outputs[0].data, scratch };
-  m2i_k_parallel_for ((gint) tasks, slices, 1, deconv_slice, &j);
+  ir_k_parallel_for ((gint) tasks, slices, 1, deconv_slice, &j);
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_convolution_backprop_data = {
+const M2iOpKernel ir_kernel_convolution_backprop_data = {
   "ConvolutionBackpropData", "opset1", deconv_infer, deconv_execute, deconv_state_free,
 };
 
-const M2iOpKernel m2i_kernel_group_convolution_backprop_data = {
+const M2iOpKernel ir_kernel_group_convolution_backprop_data = {
   "GroupConvolutionBackpropData", "opset1", group_deconv_infer, deconv_execute,
   deconv_state_free,
 };

@@ -37,24 +37,24 @@ typedef struct {
 static gboolean
 gather_nd_infer (M2iOpContext *ctx, GError **error)
 {
-  if (!m2i_k_check_arity (ctx, 2, 2, 1, 1, error) ||
-      !m2i_k_check_index_type (ctx, 1, "indices", error))
+  if (!ir_k_check_arity (ctx, 2, 2, 1, 1, error) ||
+      !ir_k_check_index_type (ctx, 1, "indices", error))
     return FALSE;
   const M2iShape *ds = &ctx->inputs[0].shape, *is = &ctx->inputs[1].shape;
-  gint version = m2i_k_op_version (ctx);
+  gint version = ir_k_op_version (ctx);
   gint64 b;
   if (!m2i_ir_node_attr_int (ctx->node, "batch_dims", 0, &b, error))
     return FALSE;
   if (ds->rank < 1 || is->rank < 1) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "data %s and indices %s must both have rank 1 or more",
-        m2i_k_shape_str (ds, 0), m2i_k_shape_str (is, 1));
+        ir_k_shape_str (ds, 0), ir_k_shape_str (is, 1));
     return FALSE;
   }
   if (b < 0 || b >= MIN (ds->rank, is->rank)) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "batch_dims %" G_GINT64_FORMAT " must be in [0, %d) for data %s and indices %s", b,
-        MIN (ds->rank, is->rank), m2i_k_shape_str (ds, 0), m2i_k_shape_str (is, 1));
+        MIN (ds->rank, is->rank), ir_k_shape_str (ds, 0), ir_k_shape_str (is, 1));
     return FALSE;
   }
   GatherNDPlan p = { .nb = (gint) b, .batch = 1, .tuples = 1, .slice = 1 };
@@ -62,8 +62,8 @@ gather_nd_infer (M2iOpContext *ctx, GError **error)
   if (k < 1 || k > ds->rank - b) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "the last dimension of the indices %s (%" G_GINT64_FORMAT ") must be in [1, %"
-        G_GINT64_FORMAT "] (data %s, batch_dims %" G_GINT64_FORMAT ")", m2i_k_shape_str (is, 0),
-        k, ds->rank - b, m2i_k_shape_str (ds, 1), b);
+        G_GINT64_FORMAT "] (data %s, batch_dims %" G_GINT64_FORMAT ")", ir_k_shape_str (is, 0),
+        k, ds->rank - b, ir_k_shape_str (ds, 1), b);
     return FALSE;
   }
   p.k = (gint) k;
@@ -85,7 +85,7 @@ gather_nd_infer (M2iOpContext *ctx, GError **error)
       m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
           "batch dimension %d is %" G_GINT64_FORMAT " in the data %s and %" G_GINT64_FORMAT
           " in the indices %s: they must be equal or one of them 1", a, dd,
-          m2i_k_shape_str (ds, 0), id, m2i_k_shape_str (is, 1));
+          ir_k_shape_str (ds, 0), id, ir_k_shape_str (is, 1));
       return FALSE;
     }
     p.bdims[a] = MAX (dd, id);
@@ -145,7 +145,7 @@ gather_nd_execute (M2iOpContext *ctx, GError **error)
       gint64 tuple = (toff + j) * p->k, off = doff;
       for (gint t = 0; t < p->k; t++) {
         gint64 v;
-        if (!m2i_k_norm_index (ctx, m2i_k_index_at (idx, tuple + t), p->dim[t], TRUE,
+        if (!ir_k_norm_index (ctx, ir_k_index_at (idx, tuple + t), p->dim[t], TRUE,
                 "index", tuple + t, &v, error))
           return FALSE;
         off += v * p->stride[t];
@@ -156,7 +156,7 @@ gather_nd_execute (M2iOpContext *ctx, GError **error)
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_gather_nd = {
+const M2iOpKernel ir_kernel_gather_nd = {
   "GatherND", "opset5 opset8", gather_nd_infer, gather_nd_execute, g_free
 };
 
@@ -170,22 +170,22 @@ static gboolean
 gather_elements_infer (M2iOpContext *ctx, GError **error)
 {
   static const M2iElementType ints[] = { M2I_ET_I32, M2I_ET_I64 };
-  if (!m2i_k_check_arity (ctx, 2, 2, 1, 1, error) || !m2i_k_check_type (ctx, 1, ints, 2, error))
+  if (!ir_k_check_arity (ctx, 2, 2, 1, 1, error) || !ir_k_check_type (ctx, 1, ints, 2, error))
     return FALSE;
   const M2iShape *ds = &ctx->inputs[0].shape, *is = &ctx->inputs[1].shape;
   gint64 axis;
-  if (!m2i_k_require_attrs (ctx, error, "axis", NULL) ||
+  if (!ir_k_require_attrs (ctx, error, "axis", NULL) ||
       !m2i_ir_node_attr_int (ctx->node, "axis", 0, &axis, error))
     return FALSE;
   gboolean ok = ds->rank >= 1 && ds->rank == is->rank;
-  if (ok && !m2i_k_axis (ctx, axis, ds->rank, TRUE, "axis", &axis, error))
+  if (ok && !ir_k_axis (ctx, axis, ds->rank, TRUE, "axis", &axis, error))
     return FALSE;
   for (gint a = 0; ok && a < ds->rank; a++)
     ok = a == axis || ds->dims[a] == is->dims[a];
   if (!ok) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "indices %s must have the rank (>= 1) and the dimensions of the data %s except "
-        "along the axis", m2i_k_shape_str (is, 0), m2i_k_shape_str (ds, 1));
+        "along the axis", ir_k_shape_str (is, 0), ir_k_shape_str (ds, 1));
     return FALSE;
   }
   GatherElementsPlan p = { 1, is->dims[axis], 1, ds->dims[axis] };
@@ -206,7 +206,7 @@ gather_elements_infer (M2iOpContext *ctx, GError **error)
       for (gint64 j = 0; j < p->n_idx; j++) \
         for (gint64 i = 0; i < p->inner; i++) { \
           gint64 pos = (o * p->n_idx + j) * p->inner + i, v; \
-          if (!m2i_k_norm_index (ctx, m2i_k_index_at (idx, pos), p->axis_dim, TRUE, \
+          if (!ir_k_norm_index (ctx, ir_k_index_at (idx, pos), p->axis_dim, TRUE, \
                   "index", pos, &v, error)) \
             return FALSE; \
           dst[pos] = src[(o * p->axis_dim + v) * p->inner + i]; \
@@ -227,6 +227,6 @@ gather_elements_execute (M2iOpContext *ctx, GError **error)
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_gather_elements = {
+const M2iOpKernel ir_kernel_gather_elements = {
   "GatherElements", "opset6", gather_elements_infer, gather_elements_execute, g_free
 };

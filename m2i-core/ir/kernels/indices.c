@@ -2,9 +2,9 @@
 #include "indices.h"
 
 gboolean
-m2i_k_check_index_type (const M2iOpContext *ctx, gint i, const char *what, GError **error)
+ir_k_check_index_type (const M2iOpContext *ctx, gint i, const char *what, GError **error)
 {
-  if (m2i_k_is_integer_type (ctx->inputs[i].type))
+  if (ir_k_is_integer_type (ctx->inputs[i].type))
     return TRUE;
   m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
       "input %d (%s) must have an integer element type, not %s", i, what,
@@ -13,7 +13,7 @@ m2i_k_check_index_type (const M2iOpContext *ctx, gint i, const char *what, GErro
 }
 
 gboolean
-m2i_k_norm_index (const M2iOpContext *ctx, gint64 v, gint64 dim, gboolean negative,
+ir_k_norm_index (const M2iOpContext *ctx, gint64 v, gint64 dim, gboolean negative,
     const char *what, gint64 pos, gint64 *out, GError **error)
 {
   gint64 a = negative && v < 0 ? v + dim : v;
@@ -33,16 +33,16 @@ m2i_k_norm_index (const M2iOpContext *ctx, gint64 v, gint64 dim, gboolean negati
 }
 
 gboolean
-m2i_k_const_axis (const M2iOpContext *ctx, gint i, gint rank, gint64 *out, GError **error)
+ir_k_const_axis (const M2iOpContext *ctx, gint i, gint rank, gint64 *out, GError **error)
 {
   gint64 v[1];
   gint n;
-  if (!m2i_k_const_ints (ctx, i, v, 1, &n, error))
+  if (!ir_k_const_ints (ctx, i, v, 1, &n, error))
     return FALSE;
   if (n != 1) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "input %d (axis) must hold one value, has %d", i, n);
     return FALSE;
   }
-  return m2i_k_axis (ctx, v[0], rank, TRUE, "axis", out, error);
+  return ir_k_axis (ctx, v[0], rank, TRUE, "axis", out, error);
 }

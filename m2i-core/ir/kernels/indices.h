@@ -13,7 +13,7 @@
 G_BEGIN_DECLS
 
 static inline gboolean
-m2i_k_is_integer_type (M2iElementType t)
+ir_k_is_integer_type (M2iElementType t)
 {
   return t >= M2I_ET_U8 && t <= M2I_ET_I64;
 }
@@ -21,7 +21,7 @@ m2i_k_is_integer_type (M2iElementType t)
 /* Element @i of the integer tensor @t as gint64 (u64 above G_MAXINT64
  * saturates, which every range check then rejects). */
 static inline gint64
-m2i_k_index_at (const M2iTensor *t, gint64 i)
+ir_k_index_at (const M2iTensor *t, gint64 i)
 {
   switch (t->type) {
     case M2I_ET_I32: return ((const gint32 *) t->data)[i];
@@ -41,19 +41,19 @@ m2i_k_index_at (const M2iTensor *t, gint64 i)
 
 /* TRUE when input @i has an integer element type; otherwise FALSE with a
  * GError naming the input (@what) and its type. */
-gboolean m2i_k_check_index_type (const M2iOpContext *ctx, gint i, const char *what,
+gboolean ir_k_check_index_type (const M2iOpContext *ctx, gint i, const char *what,
     GError **error);
 
 /* Normalises index @v against a dimension of @dim elements: [0, dim) stays,
  * [-dim, 0) counts from the end (when @negative). TRUE with *out set, else
  * FALSE with a GError (M2I_ERROR_INVALID_ARGUMENT) naming the layer, @what,
  * the element @pos of the indices input and the allowed range. */
-gboolean m2i_k_norm_index (const M2iOpContext *ctx, gint64 v, gint64 dim, gboolean negative,
+gboolean ir_k_norm_index (const M2iOpContext *ctx, gint64 v, gint64 dim, gboolean negative,
     const char *what, gint64 pos, gint64 *out, GError **error);
 
 /* Reads input @i, a constant scalar or one-element 1-D integer tensor (an
  * axis), and normalises it against @rank (negative counts from the end). */
-gboolean m2i_k_const_axis (const M2iOpContext *ctx, gint i, gint rank, gint64 *out,
+gboolean ir_k_const_axis (const M2iOpContext *ctx, gint i, gint rank, gint64 *out,
     GError **error);
 
 G_END_DECLS

@@ -94,7 +94,7 @@ scalar_input (const M2iOpContext *ctx, gint i, double def)
   switch (t->type) {
     case M2I_ET_F32: return ((const float *) t->data)[0];
     case M2I_ET_F64: return ((const double *) t->data)[0];
-    default: return (double) m2i_k_index_at (t, 0);
+    default: return (double) ir_k_index_at (t, 0);
   }
 }
 
@@ -103,8 +103,8 @@ nms_infer (M2iOpContext *ctx, GError **error)
 {
   static const char *const enc[] = { "corner", "center", NULL };
   static const char *const otypes[] = { "i64", "i32", NULL };
-  if (!m2i_k_check_arity (ctx, 2, 6, 1, 3, error) || !m2i_k_check_f32 (ctx, 0, error) ||
-      !m2i_k_check_f32 (ctx, 1, error))
+  if (!ir_k_check_arity (ctx, 2, 6, 1, 3, error) || !ir_k_check_f32 (ctx, 0, error) ||
+      !ir_k_check_f32 (ctx, 1, error))
     return FALSE;
   gint encoding, otype;
   gboolean sort_desc;
@@ -117,20 +117,20 @@ nms_infer (M2iOpContext *ctx, GError **error)
       ss->dims[2] != bs->dims[1]) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "boxes %s and scores %s must be [batches, boxes, 4] and [batches, classes, boxes]",
-        m2i_k_shape_str (bs, 0), m2i_k_shape_str (ss, 1));
+        ir_k_shape_str (bs, 0), ir_k_shape_str (ss, 1));
     return FALSE;
   }
   for (gint i = 2; i < ctx->n_inputs; i++)
     if (m2i_shape_numel (&ctx->inputs[i].shape) != 1) {
       m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
           "input %d must be a scalar or a one-element tensor, is %s", i,
-          m2i_k_shape_str (&ctx->inputs[i].shape, 0));
+          ir_k_shape_str (&ctx->inputs[i].shape, 0));
       return FALSE;
     }
-  if (ctx->n_inputs > 2 && !m2i_k_check_index_type (ctx, 2, "max_output_boxes_per_class", error))
+  if (ctx->n_inputs > 2 && !ir_k_check_index_type (ctx, 2, "max_output_boxes_per_class", error))
     return FALSE;
   NmsState *s = g_new0 (NmsState, 1);
-  s->version = m2i_k_op_version (ctx);
+  s->version = ir_k_op_version (ctx);
   s->center = encoding == 1;
   s->sort_desc = sort_desc;
   s->index_type = otype ? M2I_ET_I32 : M2I_ET_I64;
@@ -148,7 +148,7 @@ nms_infer (M2iOpContext *ctx, GError **error)
       (per_class && s->batches * s->classes > G_MAXINT32 / per_class)) {
     g_free (s);
     m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
-        "boxes %s and scores %s are too large", m2i_k_shape_str (bs, 0), m2i_k_shape_str (ss, 1));
+        "boxes %s and scores %s are too large", ir_k_shape_str (bs, 0), ir_k_shape_str (ss, 1));
     return FALSE;
   }
   s->rows = per_class * s->batches * s->classes;
@@ -292,6 +292,6 @@ nms_execute (M2iOpContext *ctx, GError **error)
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_non_max_suppression = {
+const M2iOpKernel ir_kernel_non_max_suppression = {
   "NonMaxSuppression", "opset5 opset9", nms_infer, nms_execute, g_free
 };

@@ -58,7 +58,7 @@ static gboolean
 prior_offset (const M2iOpContext *ctx, float *offset, GError **error)
 {
   double v;
-  if (!m2i_k_require_attrs (ctx, error, "offset", NULL) ||
+  if (!ir_k_require_attrs (ctx, error, "offset", NULL) ||
       !m2i_ir_node_attr_float (ctx->node, "offset", 0, &v, error))
     return FALSE;
   *offset = (float) v;
@@ -71,8 +71,8 @@ prior_grid (const M2iOpContext *ctx, gint64 *h, gint64 *w, GError **error)
 {
   gint64 size[2];
   gint n;
-  if (!m2i_k_const_ints (ctx, 0, size, 2, &n, error) ||
-      !m2i_k_check_index_type (ctx, 1, "image_size", error))
+  if (!ir_k_const_ints (ctx, 0, size, 2, &n, error) ||
+      !ir_k_check_index_type (ctx, 1, "image_size", error))
     return FALSE;
   if (n != 2 || size[0] < 1 || size[1] < 1 || m2i_shape_numel (&ctx->inputs[1].shape) != 2) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
@@ -101,8 +101,8 @@ prior_output (M2iOpContext *ctx, gint64 h, gint64 w, gint64 priors, GError **err
 static gboolean
 prior_image_size (const M2iOpContext *ctx, gint64 *h, gint64 *w, GError **error)
 {
-  *h = m2i_k_index_at (&ctx->inputs[1], 0);
-  *w = m2i_k_index_at (&ctx->inputs[1], 1);
+  *h = ir_k_index_at (&ctx->inputs[1], 0);
+  *w = ir_k_index_at (&ctx->inputs[1], 1);
   if (*h < 1 || *w < 1) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "image_size [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "] must be positive", *h, *w);
@@ -135,7 +135,7 @@ typedef struct {
 static gboolean
 pbc_infer (M2iOpContext *ctx, GError **error)
 {
-  if (!m2i_k_check_arity (ctx, 2, 2, 1, 1, error))
+  if (!ir_k_check_arity (ctx, 2, 2, 1, 1, error))
     return FALSE;
   PbcState s = { 0 };
   gint nw, nh;
@@ -205,7 +205,7 @@ pbc_execute (M2iOpContext *ctx, GError **error)
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_prior_box_clustered = {
+const M2iOpKernel ir_kernel_prior_box_clustered = {
   "PriorBoxClustered", "opset1", pbc_infer, pbc_execute, g_free,
 };
 
@@ -344,7 +344,7 @@ floats_attr (const M2iOpContext *ctx, const char *key, float *out, gint *n, GErr
 static gboolean
 pb_infer (M2iOpContext *ctx, GError **error)
 {
-  if (!m2i_k_check_arity (ctx, 2, 2, 1, 1, error))
+  if (!ir_k_check_arity (ctx, 2, 2, 1, 1, error))
     return FALSE;
   PbState s = { 0 };
   float aspect[PB_MAX];
@@ -364,7 +364,7 @@ pb_infer (M2iOpContext *ctx, GError **error)
       !m2i_ir_node_attr_float (ctx->node, "step", 0, &step, error))
     return FALSE;
   s.min_max_order = TRUE;
-  if (m2i_k_op_version (ctx) != 1 &&
+  if (ir_k_op_version (ctx) != 1 &&
       !m2i_ir_node_attr_bool (ctx->node, "min_max_aspect_ratios_order", TRUE, &s.min_max_order,
           error))
     return FALSE;
@@ -457,6 +457,6 @@ pb_execute (M2iOpContext *ctx, GError **error)
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_prior_box = {
+const M2iOpKernel ir_kernel_prior_box = {
   "PriorBox", "opset1 opset8", pb_infer, pb_execute, g_free
 };

@@ -60,12 +60,12 @@ prop_free (gpointer p)
 static gboolean
 prop_infer (M2iOpContext *ctx, GError **error)
 {
-  gboolean v4 = m2i_k_op_version (ctx) != 1;
-  if (!m2i_k_check_arity (ctx, 3, 3, 1, v4 ? 2 : 1, error) || !m2i_k_check_f32 (ctx, 0, error) ||
-      !m2i_k_check_f32 (ctx, 1, error) || !m2i_k_check_f32 (ctx, 2, error) ||
-      !m2i_k_check_rank (ctx, 0, 4, 4, error) || !m2i_k_check_rank (ctx, 1, 4, 4, error))
+  gboolean v4 = ir_k_op_version (ctx) != 1;
+  if (!ir_k_check_arity (ctx, 3, 3, 1, v4 ? 2 : 1, error) || !ir_k_check_f32 (ctx, 0, error) ||
+      !ir_k_check_f32 (ctx, 1, error) || !ir_k_check_f32 (ctx, 2, error) ||
+      !ir_k_check_rank (ctx, 0, 4, 4, error) || !ir_k_check_rank (ctx, 1, 4, 4, error))
     return FALSE;
-  if (!m2i_k_require_attrs (ctx, error, "base_size", "pre_nms_topn", "post_nms_topn",
+  if (!ir_k_require_attrs (ctx, error, "base_size", "pre_nms_topn", "post_nms_topn",
           "nms_thresh", "feat_stride", "min_size", "ratio", "scale", NULL))
     return FALSE;
   gint64 base, pre, post;
@@ -118,8 +118,8 @@ prop_infer (M2iOpContext *ctx, GError **error)
           numel_img != 4 * s->batch)) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "class scores %s, deltas %s and image info %s do not fit %d ratios × %d scales: expected "
-        "[N, 2K, H, W], [N, 4K, H, W] and 3 or 4 values", m2i_k_shape_str (cs, 0),
-        m2i_k_shape_str (ds, 1), m2i_k_shape_str (&ctx->inputs[2].shape, 2), n_ratio, n_scale);
+        "[N, 2K, H, W], [N, 4K, H, W] and 3 or 4 values", ir_k_shape_str (cs, 0),
+        ir_k_shape_str (ds, 1), ir_k_shape_str (&ctx->inputs[2].shape, 2), n_ratio, n_scale);
     prop_free (s);
     return FALSE;
   }
@@ -299,6 +299,6 @@ prop_execute (M2iOpContext *ctx, GError **error)
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_proposal = {
+const M2iOpKernel ir_kernel_proposal = {
   "Proposal", "opset1 opset4", prop_infer, prop_execute, prop_free
 };

@@ -23,10 +23,10 @@ typedef struct {
 static gboolean
 region_infer (M2iOpContext *ctx, GError **error)
 {
-  if (!m2i_k_check_arity (ctx, 1, 1, 1, 1, error) || !m2i_k_check_f32 (ctx, 0, error) ||
-      !m2i_k_check_rank (ctx, 0, 4, 4, error))
+  if (!ir_k_check_arity (ctx, 1, 1, 1, 1, error) || !ir_k_check_f32 (ctx, 0, error) ||
+      !ir_k_check_rank (ctx, 0, 4, 4, error))
     return FALSE;
-  if (!m2i_k_require_attrs (ctx, error, "coords", "classes", "num", NULL))
+  if (!ir_k_require_attrs (ctx, error, "coords", "classes", "num", NULL))
     return FALSE;
   gint64 coords, classes, num, axis, end_axis, mask[256];
   gint n_mask;
@@ -45,15 +45,15 @@ region_infer (M2iOpContext *ctx, GError **error)
       regions > 1 << 20 || in->dims[1] != regions * (coords + classes + 1)) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "the input %s must have %s × (coords + classes + 1) channels (coords %" G_GINT64_FORMAT
-        ", classes %" G_GINT64_FORMAT ", %s %" G_GINT64_FORMAT ")", m2i_k_shape_str (in, 0),
+        ", classes %" G_GINT64_FORMAT ", %s %" G_GINT64_FORMAT ")", ir_k_shape_str (in, 0),
         softmax ? "num" : "len(mask)", coords, classes, softmax ? "num" : "len(mask)", regions);
     return FALSE;
   }
   RegionState s = { in->dims[0], regions, coords, classes, in->dims[2] * in->dims[3], softmax };
   M2iShape out = *in;
   if (softmax) {
-    if (!m2i_k_axis (ctx, axis, 4, TRUE, "axis", &axis, error) ||
-        !m2i_k_axis (ctx, end_axis, 4, TRUE, "end_axis", &end_axis, error))
+    if (!ir_k_axis (ctx, axis, 4, TRUE, "axis", &axis, error) ||
+        !ir_k_axis (ctx, end_axis, 4, TRUE, "end_axis", &end_axis, error))
       return FALSE;
     if (end_axis < axis) {
       m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
@@ -115,6 +115,6 @@ region_execute (M2iOpContext *ctx, GError **error)
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_region_yolo = {
+const M2iOpKernel ir_kernel_region_yolo = {
   "RegionYolo", "opset1", region_infer, region_execute, g_free
 };

@@ -113,7 +113,7 @@ want_shape (const M2iOpContext *ctx, gint i, const char *what, gint rank, const 
       g_string_append_printf (w, a ? ", %" G_GINT64_FORMAT : "%" G_GINT64_FORMAT, want[a]);
     g_string_append (w, "]");
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
-        "input %d (%s) has shape %s; expected %s", i, what, m2i_k_shape_str (sh, 0), w->str);
+        "input %d (%s) has shape %s; expected %s", i, what, ir_k_shape_str (sh, 0), w->str);
     g_string_free (w, TRUE);
     return FALSE;
   }
@@ -127,13 +127,13 @@ rnn_pack (const RnnState *s, const float *w, const float *r, float *wp, float *r
   gint64 rows = s->gates * s->hidden;
   for (gint64 d = 0; d < s->dirs; d++) {
     /* Wᵀ: element (i, g) = W[d][g][i] */
-    m2i_gemm_pack_b (s->arch, w + d * rows * s->input, 1, s->input, (gint) s->input,
+    ir_gemm_pack_b (s->arch, w + d * rows * s->input, 1, s->input, (gint) s->input,
         (gint) rows, wp + d * s->wp_dir);
     const float *rd = r + d * rows * s->hidden;
-    m2i_gemm_pack_b (s->arch, rd, 1, s->hidden, (gint) s->hidden, (gint) s->n1,
+    ir_gemm_pack_b (s->arch, rd, 1, s->hidden, (gint) s->hidden, (gint) s->n1,
         rp1 + d * s->rp1_dir);
     if (s->n2)
-      m2i_gemm_pack_b (s->arch, rd + s->n1 * s->hidden, 1, s->hidden, (gint) s->hidden,
+      ir_gemm_pack_b (s->arch, rd + s->n1 * s->hidden, 1, s->hidden, (gint) s->hidden,
           (gint) s->n2, rp2 + d * s->rp2_dir);
   }
 }
@@ -145,10 +145,10 @@ rnn_infer_common (M2iOpContext *ctx, RnnKind kind, gboolean cell, GError **error
   RnnState *s = g_new0 (RnnState, 1);
   s->kind = kind;
   s->cell = cell;
-  s->arch = m2i_gemm_arch ();
+  s->arch = ir_gemm_arch ();
   s->gates = kind == RNN_LSTM ? 4 : kind == RNN_GRU ? 3 : 1;
   gboolean lstm = kind == RNN_LSTM;
-  gint version = m2i_k_op_version (ctx);
+  gint version = ir_k_op_version (ctx);
   /* input positions */
   gint next = 1;
   s->in_h = next++;
@@ -163,10 +163,10 @@ rnn_infer_common (M2iOpContext *ctx, RnnKind kind, gboolean cell, GError **error
     max_in = next + 1;               /* LSTMCell-1: optional peepholes */
   gint min_in = cell ? next - 1 : next;   /* cells: B optional */
   gint n_out = lstm ? (cell ? 2 : 3) : (cell ? 1 : 2);
-  if (!m2i_k_check_arity (ctx, min_in, max_in, 1, n_out, error))
+  if (!ir_k_check_arity (ctx, min_in, max_in, 1, n_out, error))
     goto fail;
   for (gint i = 0; i < ctx->n_inputs; i++)
-    if (i != s->in_len && !m2i_k_check_f32 (ctx, i, error))
+    if (i != s->in_len && !ir_k_check_f32 (ctx, i, error))
       goto fail;
   if (ctx->n_inputs > next) {
     s->in_p = next;
@@ -176,7 +176,7 @@ rnn_infer_common (M2iOpContext *ctx, RnnKind kind, gboolean cell, GError **error
     s->in_b = -1;
   gint64 hidden, direction = 0;
   double clip;
-  if (!m2i_k_require_attrs (ctx, error, "hidden_size", NULL))
+  if (!ir_k_require_attrs (ctx, error, "hidden_size", NULL))
     goto fail;
   gint dir_i = 0;
   if (!m2i_ir_node_attr_int (ctx->node, "hidden_size", 0, &hidden, error) ||
@@ -205,7 +205,7 @@ rnn_infer_common (M2iOpContext *ctx, RnnKind kind, gboolean cell, GError **error
   if (xs->rank != (cell ? 2 : 3) || hidden < 1 || hidden > 1 << 20) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "X %s must be %s and hidden_size %" G_GINT64_FORMAT " positive",
-        m2i_k_shape_str (xs, 0), cell ? "[batch, input]" : "[batch, steps, input]", hidden);
+        ir_k_shape_str (xs, 0), cell ? "[batch, input]" : "[batch, steps, input]", hidden);
     goto fail;
   }
   s->batch = xs->dims[0];
@@ -228,7 +228,7 @@ rnn_infer_common (M2iOpContext *ctx, RnnKind kind, gboolean cell, GError **error
         (lstm && !want_shape (ctx, s->in_c, "initial_cell_state", 3, (gint64[]) { B, D, H },
             error)) ||
         !want_shape (ctx, s->in_len, "sequence_lengths", 1, (gint64[]) { B }, error) ||
-        !m2i_k_check_index_type (ctx, s->in_len, "sequence_lengths", error) ||
+        !ir_k_check_index_type (ctx, s->in_len, "sequence_lengths", error) ||
         !want_shape (ctx, s->in_w, "W", 3, (gint64[]) { D, rows, s->input }, error) ||
         !want_shape (ctx, s->in_r, "R", 3, (gint64[]) { D, rows, H }, error) ||
         !want_shape (ctx, s->in_b, "B", 2, (gint64[]) { D, b_rows }, error))
@@ -240,9 +240,9 @@ rnn_infer_common (M2iOpContext *ctx, RnnKind kind, gboolean cell, GError **error
   }
   s->n1 = kind == RNN_GRU && !s->lbr ? 2 * H : rows;
   s->n2 = rows - s->n1;
-  s->wp_dir = m2i_gemm_packed_b_size (s->arch, (gint) s->input, (gint) rows);
-  s->rp1_dir = m2i_gemm_packed_b_size (s->arch, (gint) H, (gint) s->n1);
-  s->rp2_dir = s->n2 ? m2i_gemm_packed_b_size (s->arch, (gint) H, (gint) s->n2) : 0;
+  s->wp_dir = ir_gemm_packed_b_size (s->arch, (gint) s->input, (gint) rows);
+  s->rp1_dir = ir_gemm_packed_b_size (s->arch, (gint) H, (gint) s->n1);
+  s->rp2_dir = s->n2 ? ir_gemm_packed_b_size (s->arch, (gint) H, (gint) s->n2) : 0;
   gsize wfloats = D * (s->wp_dir + s->rp1_dir + s->rp2_dir);
   if (ctx->inputs[s->in_w].data && ctx->inputs[s->in_r].data) {
     s->wp = g_new (float, D * s->wp_dir);
@@ -253,16 +253,16 @@ rnn_infer_common (M2iOpContext *ctx, RnnKind kind, gboolean cell, GError **error
     s->s_w = (wfloats + 15) & ~(gsize) 15;
   }
   gint64 xrows = B * s->steps;
-  s->s_a = (m2i_gemm_packed_a_size (s->arch, (gint) MAX (xrows, B),
+  s->s_a = (ir_gemm_packed_a_size (s->arch, (gint) MAX (xrows, B),
       (gint) MAX (s->input, H)) + 15) & ~(gsize) 15;
   s->s_xw = ((gsize) xrows * rows + 15) & ~(gsize) 15;
   s->s_hr = ((gsize) B * rows + 15) & ~(gsize) 15;
   s->s_state = ((gsize) B * H * 3 + 15) & ~(gsize) 15;     /* H, C, r ⊙ H */
   s->s_len = ((gsize) B * 2 + 15) & ~(gsize) 15;        /* B gint64 lengths */
   s->s_bbuf = ((gsize) s->arch->kc * s->arch->nr + 15) & ~(gsize) 15;
-  s->s_strip = (m2i_gemm_strip_size (s->arch) + 15) & ~(gsize) 15;
+  s->s_strip = (ir_gemm_strip_size (s->arch) + 15) & ~(gsize) 15;
   ctx->scratch_bytes = (s->s_w + s->s_a + s->s_xw + s->s_hr + s->s_state + s->s_len +
-      m2i_k_threads (ctx) * (s->s_bbuf + s->s_strip)) * sizeof (float);
+      ir_k_threads (ctx) * (s->s_bbuf + s->s_strip)) * sizeof (float);
   ctx->state = s;
   /* outputs */
   if (cell) {
@@ -311,7 +311,7 @@ rnn_b_panel (gpointer user, gint k0, gint kc, gint n0, gint ncols, float *buf,
     const gint32 **off)
 {
   const RnnGemm *g = user;
-  *off = m2i_gemm_packed_offsets (g->s->arch);
+  *off = ir_gemm_packed_offsets (g->s->arch);
   return g->bp + (gsize) n0 * g->k + (gsize) k0 * g->s->arch->nr;
 }
 
@@ -325,7 +325,7 @@ rnn_gemm_slice (gint begin, gint end, gint slice, gpointer data)
   M2iGemmOut o = { g->c, (gsize) g->n };
   for (gint p = begin; p < end; p++) {
     gint n0 = p * nr, ncols = MIN (nr, g->n - n0);
-    m2i_gemm_column_panel (s->arch, g->m, g->k, g->a, g->a1, n0, ncols, rnn_b_panel,
+    ir_gemm_column_panel (s->arch, g->m, g->k, g->a, g->a1, n0, ncols, rnn_b_panel,
         (gpointer) g, bbuf, bbuf + s->s_bbuf, &o);
   }
 }
@@ -337,7 +337,7 @@ rnn_gemm (const RnnState *s, const float *a, gsize lda, gint m, gint k, const fl
 {
   RnnGemm g = { s, a, 1, m, k, n, bp, c, scratch };
   if (m > 1) {
-    m2i_gemm_pack_a (s->arch, a, lda, 1, m, k, pack);
+    ir_gemm_pack_a (s->arch, a, lda, 1, m, k, pack);
     g.a = pack;
     g.a1 = s->arch->mr;
   }
@@ -346,7 +346,7 @@ rnn_gemm (const RnnState *s, const float *a, gsize lda, gint m, gint k, const fl
     memset (c, 0, (gsize) m * n * sizeof (float));
     return;
   }
-  m2i_k_parallel_for (panels, MIN (slices, panels), 1, rnn_gemm_slice, &g);
+  ir_k_parallel_for (panels, MIN (slices, panels), 1, rnn_gemm_slice, &g);
 }
 
 /* The time step batch row @b handles at @step: its sequences run from
@@ -409,11 +409,11 @@ rnn_execute (M2iOpContext *ctx, GError **error)
   const float *x = ctx->inputs[0].data;
   const float *bias = s->in_b >= 0 ? ctx->inputs[s->in_b].data : NULL;
   const float *peep = s->peep ? ctx->inputs[s->in_p].data : NULL;
-  gint slices = MIN (m2i_k_slices_for (ctx, B * T * I * rows), m2i_k_threads (ctx));
-  gint step_slices = MIN (m2i_k_slices_for (ctx, B * H * rows), m2i_k_threads (ctx));
+  gint slices = MIN (ir_k_slices_for (ctx, B * T * I * rows), ir_k_threads (ctx));
+  gint step_slices = MIN (ir_k_slices_for (ctx, B * H * rows), ir_k_threads (ctx));
   /* lengths: data, checked */
   for (gint64 b = 0; b < B; b++) {
-    gint64 l = s->cell ? 1 : m2i_k_index_at (&ctx->inputs[s->in_len], b);
+    gint64 l = s->cell ? 1 : ir_k_index_at (&ctx->inputs[s->in_len], b);
     if (l < 0 || l > T) {
       m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
           "sequence_lengths[%" G_GINT64_FORMAT "] = %" G_GINT64_FORMAT " is outside [0, %"
@@ -535,21 +535,21 @@ rnn_execute (M2iOpContext *ctx, GError **error)
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_lstm_sequence = {
+const M2iOpKernel ir_kernel_lstm_sequence = {
   "LSTMSequence", "opset1 opset5", lstm_seq_infer, rnn_execute, rnn_state_free
 };
-const M2iOpKernel m2i_kernel_gru_sequence = {
+const M2iOpKernel ir_kernel_gru_sequence = {
   "GRUSequence", "opset5", gru_seq_infer, rnn_execute, rnn_state_free
 };
-const M2iOpKernel m2i_kernel_rnn_sequence = {
+const M2iOpKernel ir_kernel_rnn_sequence = {
   "RNNSequence", "opset5", rnn_seq_infer, rnn_execute, rnn_state_free
 };
-const M2iOpKernel m2i_kernel_lstm_cell = {
+const M2iOpKernel ir_kernel_lstm_cell = {
   "LSTMCell", "opset1 opset4", lstm_cell_infer, rnn_execute, rnn_state_free
 };
-const M2iOpKernel m2i_kernel_gru_cell = {
+const M2iOpKernel ir_kernel_gru_cell = {
   "GRUCell", "opset3", gru_cell_infer, rnn_execute, rnn_state_free
 };
-const M2iOpKernel m2i_kernel_rnn_cell = {
+const M2iOpKernel ir_kernel_rnn_cell = {
   "RNNCell", "opset3", rnn_cell_infer, rnn_execute, rnn_state_free
 };

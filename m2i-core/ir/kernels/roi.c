@@ -40,7 +40,7 @@ typedef struct {
 static gboolean
 roi_attrs (M2iOpContext *ctx, RoiState *s, GError **error)
 {
-  if (!m2i_k_require_attrs (ctx, error, "pooled_h", "pooled_w", "spatial_scale", NULL))
+  if (!ir_k_require_attrs (ctx, error, "pooled_h", "pooled_w", "spatial_scale", NULL))
     return FALSE;
   double scale;
   if (!m2i_ir_node_attr_int (ctx->node, "pooled_h", 1, &s->pooled_h, error) ||
@@ -81,13 +81,13 @@ static gboolean
 roi_pooling_infer (M2iOpContext *ctx, GError **error)
 {
   static const char *const methods[] = { "max", "bilinear", NULL };
-  if (!m2i_k_check_arity (ctx, 2, 2, 1, 1, error) || !m2i_k_check_f32 (ctx, 0, error) ||
-      !m2i_k_check_f32 (ctx, 1, error) || !m2i_k_check_rank (ctx, 0, 4, 4, error))
+  if (!ir_k_check_arity (ctx, 2, 2, 1, 1, error) || !ir_k_check_f32 (ctx, 0, error) ||
+      !ir_k_check_f32 (ctx, 1, error) || !ir_k_check_rank (ctx, 0, 4, 4, error))
     return FALSE;
   const M2iShape *rs = &ctx->inputs[1].shape;
   if (rs->rank != 2 || rs->dims[1] != 5) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
-        "the boxes %s must be [NUM_ROIS, 5]", m2i_k_shape_str (rs, 0));
+        "the boxes %s must be [NUM_ROIS, 5]", ir_k_shape_str (rs, 0));
     return FALSE;
   }
   RoiState s = { .rois = rs->dims[0] };
@@ -184,7 +184,7 @@ roi_pooling_execute (M2iOpContext *ctx, GError **error)
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_roi_pooling = {
+const M2iOpKernel ir_kernel_roi_pooling = {
   "ROIPooling", "opset1", roi_pooling_infer, roi_pooling_execute, g_free
 };
 
@@ -195,25 +195,25 @@ roi_align_infer (M2iOpContext *ctx, GError **error)
 {
   static const char *const modes[] = { "avg", "max", NULL };
   static const char *const aligned[] = { "asymmetric", "half_pixel_for_nn", "half_pixel", NULL };
-  if (!m2i_k_check_arity (ctx, 3, 3, 1, 1, error) || !m2i_k_check_f32 (ctx, 0, error) ||
-      !m2i_k_check_f32 (ctx, 1, error) || !m2i_k_check_rank (ctx, 0, 4, 4, error) ||
-      !m2i_k_check_index_type (ctx, 2, "batch_indices", error))
+  if (!ir_k_check_arity (ctx, 3, 3, 1, 1, error) || !ir_k_check_f32 (ctx, 0, error) ||
+      !ir_k_check_f32 (ctx, 1, error) || !ir_k_check_rank (ctx, 0, 4, 4, error) ||
+      !ir_k_check_index_type (ctx, 2, "batch_indices", error))
     return FALSE;
   const M2iShape *rs = &ctx->inputs[1].shape, *is = &ctx->inputs[2].shape;
   if (rs->rank != 2 || rs->dims[1] != 4 || is->rank != 1 || is->dims[0] != rs->dims[0]) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "the boxes %s and batch indices %s must be [NUM_ROIS, 4] and [NUM_ROIS]",
-        m2i_k_shape_str (rs, 0), m2i_k_shape_str (is, 1));
+        ir_k_shape_str (rs, 0), ir_k_shape_str (is, 1));
     return FALSE;
   }
-  if (!m2i_k_require_attrs (ctx, error, "mode", "sampling_ratio", NULL))
+  if (!ir_k_require_attrs (ctx, error, "mode", "sampling_ratio", NULL))
     return FALSE;
   RoiState s = { .rois = rs->dims[0] };
   gint mode, al = 0;
   gint64 sampling;
   if (!m2i_ir_node_attr_enum (ctx->node, "mode", "avg", modes, &mode, error) ||
       !m2i_ir_node_attr_int (ctx->node, "sampling_ratio", 0, &sampling, error) ||
-      (m2i_k_op_version (ctx) != 3 &&
+      (ir_k_op_version (ctx) != 3 &&
           !m2i_ir_node_attr_enum (ctx->node, "aligned_mode", "asymmetric", aligned, &al, error)) ||
       !roi_attrs (ctx, &s, error))
     return FALSE;
@@ -240,7 +240,7 @@ roi_align_execute (M2iOpContext *ctx, GError **error)
   float fw = (float) s->w, fh = (float) s->h;
   for (gint64 r = 0; r < s->rois; r++) {
     gint64 b;
-    if (!m2i_k_norm_index (ctx, m2i_k_index_at (&ctx->inputs[2], r), s->batch, FALSE,
+    if (!ir_k_norm_index (ctx, ir_k_index_at (&ctx->inputs[2], r), s->batch, FALSE,
             "batch index", r, &b, error))
       return FALSE;
     const float *box = rois + r * 4;
@@ -304,6 +304,6 @@ roi_align_execute (M2iOpContext *ctx, GError **error)
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_roi_align = {
+const M2iOpKernel ir_kernel_roi_align = {
   "ROIAlign", "opset3 opset9", roi_align_infer, roi_align_execute, g_free
 };

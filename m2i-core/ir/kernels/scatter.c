@@ -145,7 +145,7 @@ reduction_attr (const M2iOpContext *ctx, gboolean elements, Reduction *red, GErr
 static gboolean
 check_inputs (const M2iOpContext *ctx, gint updates, GError **error)
 {
-  if (!m2i_k_check_index_type (ctx, 1, "indices", error))
+  if (!ir_k_check_index_type (ctx, 1, "indices", error))
     return FALSE;
   if (ctx->inputs[updates].type != ctx->inputs[0].type) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
@@ -164,8 +164,8 @@ updates_shape_error (const M2iOpContext *ctx, const M2iShape *want, GError **err
 {
   m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
       "updates have shape %s; data %s and indices %s need %s",
-      m2i_k_shape_str (&ctx->inputs[2].shape, 0), m2i_k_shape_str (&ctx->inputs[0].shape, 1),
-      m2i_k_shape_str (&ctx->inputs[1].shape, 2), m2i_k_shape_str (want, 3));
+      ir_k_shape_str (&ctx->inputs[2].shape, 0), ir_k_shape_str (&ctx->inputs[0].shape, 1),
+      ir_k_shape_str (&ctx->inputs[1].shape, 2), ir_k_shape_str (want, 3));
   return FALSE;
 }
 
@@ -185,7 +185,7 @@ typedef struct {
 static gboolean
 scatter_update_infer (M2iOpContext *ctx, GError **error)
 {
-  if (!m2i_k_check_arity (ctx, 4, 4, 1, 1, error) || !check_inputs (ctx, 2, error))
+  if (!ir_k_check_arity (ctx, 4, 4, 1, 1, error) || !check_inputs (ctx, 2, error))
     return FALSE;
   const M2iShape *ds = &ctx->inputs[0].shape, *is = &ctx->inputs[1].shape;
   gint64 axis;
@@ -194,7 +194,7 @@ scatter_update_infer (M2iOpContext *ctx, GError **error)
         "data must have rank 1 or more");
     return FALSE;
   }
-  if (!m2i_k_const_axis (ctx, 3, ds->rank, &axis, error))
+  if (!ir_k_const_axis (ctx, 3, ds->rank, &axis, error))
     return FALSE;
   M2iShape want = { 0 };
   if (ds->rank - 1 + is->rank > M2I_MAX_RANK) {
@@ -232,14 +232,14 @@ scatter_update_execute (M2iOpContext *ctx, GError **error)
   /* check every index before writing anything */
   for (gint64 j = 0; j < p->n_idx; j++) {
     gint64 v;
-    if (!m2i_k_norm_index (ctx, m2i_k_index_at (idx, j), p->axis_dim, TRUE, "index", j, &v,
+    if (!ir_k_norm_index (ctx, ir_k_index_at (idx, j), p->axis_dim, TRUE, "index", j, &v,
             error))
       return FALSE;
   }
   copy_data (ctx);
   for (gint64 o = 0; o < p->outer; o++)
     for (gint64 j = 0; j < p->n_idx; j++) {
-      gint64 v = m2i_k_index_at (idx, j);
+      gint64 v = ir_k_index_at (idx, j);
       if (v < 0)
         v += p->axis_dim;
       memcpy (out + (o * p->axis_dim + v) * row, upd + (o * p->n_idx + j) * row, row);
@@ -247,7 +247,7 @@ scatter_update_execute (M2iOpContext *ctx, GError **error)
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_scatter_update = {
+const M2iOpKernel ir_kernel_scatter_update = {
   "ScatterUpdate", "opset3", scatter_update_infer, scatter_update_execute, g_free
 };
 
@@ -264,17 +264,17 @@ static gboolean
 scatter_nd_infer (M2iOpContext *ctx, GError **error)
 {
   static const M2iElementType ints[] = { M2I_ET_I32, M2I_ET_I64 };
-  if (!m2i_k_check_arity (ctx, 3, 3, 1, 1, error) || !check_inputs (ctx, 2, error) ||
-      !m2i_k_check_type (ctx, 1, ints, 2, error))
+  if (!ir_k_check_arity (ctx, 3, 3, 1, 1, error) || !check_inputs (ctx, 2, error) ||
+      !ir_k_check_type (ctx, 1, ints, 2, error))
     return FALSE;
   const M2iShape *ds = &ctx->inputs[0].shape, *is = &ctx->inputs[1].shape;
   ScatterNDPlan p = { 0 };
-  if (m2i_k_op_version (ctx) != 3 && !reduction_attr (ctx, FALSE, &p.red, error))
+  if (ir_k_op_version (ctx) != 3 && !reduction_attr (ctx, FALSE, &p.red, error))
     return FALSE;
   if (ds->rank < 1 || is->rank < 1 || is->dims[is->rank - 1] > ds->rank) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "data %s and indices %s must have rank 1 or more, the indices' last dimension at "
-        "most the data's rank", m2i_k_shape_str (ds, 0), m2i_k_shape_str (is, 1));
+        "most the data's rank", ir_k_shape_str (ds, 0), ir_k_shape_str (is, 1));
     return FALSE;
   }
   p.k = (gint) is->dims[is->rank - 1];
@@ -319,7 +319,7 @@ scatter_nd_execute (M2iOpContext *ctx, GError **error)
   guint8 *out = ctx->outputs[0].data;
   for (gint64 j = 0; j < p->tuples * p->k; j++) {
     gint64 v;
-    if (!m2i_k_norm_index (ctx, m2i_k_index_at (idx, j), p->dim[j % p->k], TRUE, "index", j,
+    if (!ir_k_norm_index (ctx, ir_k_index_at (idx, j), p->dim[j % p->k], TRUE, "index", j,
             &v, error))
       return FALSE;
   }
@@ -327,7 +327,7 @@ scatter_nd_execute (M2iOpContext *ctx, GError **error)
   for (gint64 j = 0; j < p->tuples; j++) {
     gint64 off = 0;
     for (gint t = 0; t < p->k; t++) {
-      gint64 v = m2i_k_index_at (idx, j * p->k + t);
+      gint64 v = ir_k_index_at (idx, j * p->k + t);
       off += (v < 0 ? v + p->dim[t] : v) * p->stride[t];
     }
     reduce_into (out + off * es, upd + j * p->slice * es, p->slice, type, p->red);
@@ -335,7 +335,7 @@ scatter_nd_execute (M2iOpContext *ctx, GError **error)
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_scatter_nd_update = {
+const M2iOpKernel ir_kernel_scatter_nd_update = {
   "ScatterNDUpdate", "opset3 opset15", scatter_nd_infer, scatter_nd_execute, g_free
 };
 
@@ -354,11 +354,11 @@ typedef struct {
 static gboolean
 scatter_elements_infer (M2iOpContext *ctx, GError **error)
 {
-  if (!m2i_k_check_arity (ctx, 4, 4, 1, 1, error) || !check_inputs (ctx, 2, error))
+  if (!ir_k_check_arity (ctx, 4, 4, 1, 1, error) || !check_inputs (ctx, 2, error))
     return FALSE;
   const M2iShape *ds = &ctx->inputs[0].shape, *is = &ctx->inputs[1].shape;
   ScatterElementsPlan p = { 0 };
-  gboolean v12 = m2i_k_op_version (ctx) != 3;
+  gboolean v12 = ir_k_op_version (ctx) != 3;
   p.use_init = TRUE;
   if (v12 && (!reduction_attr (ctx, TRUE, &p.red, error) ||
           !m2i_ir_node_attr_bool (ctx->node, "use_init_val", TRUE, &p.use_init, error)))
@@ -369,7 +369,7 @@ scatter_elements_infer (M2iOpContext *ctx, GError **error)
     return FALSE;
   }
   gint64 axis;
-  if (!m2i_k_const_axis (ctx, 3, ds->rank, &axis, error))
+  if (!ir_k_const_axis (ctx, 3, ds->rank, &axis, error))
     return FALSE;
   gboolean ok = is->rank == ds->rank && m2i_shape_equal (is, &ctx->inputs[2].shape);
   for (gint a = 0; ok && a < ds->rank; a++)
@@ -377,8 +377,8 @@ scatter_elements_infer (M2iOpContext *ctx, GError **error)
   if (!ok) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "indices %s and updates %s must have one shape, of the data's rank, no larger than "
-        "the data %s except along the axis", m2i_k_shape_str (is, 0),
-        m2i_k_shape_str (&ctx->inputs[2].shape, 1), m2i_k_shape_str (ds, 2));
+        "the data %s except along the axis", ir_k_shape_str (is, 0),
+        ir_k_shape_str (&ctx->inputs[2].shape, 1), ir_k_shape_str (ds, 2));
     return FALSE;
   }
   p.rank = ds->rank;
@@ -416,7 +416,7 @@ scatter_elements_execute (M2iOpContext *ctx, GError **error)
   gint32 *count = ctx->scratch;
   for (gint64 j = 0; j < p->n_updates; j++) {
     gint64 v;
-    if (!m2i_k_norm_index (ctx, m2i_k_index_at (idx, j), p->axis_dim, TRUE, "index", j, &v,
+    if (!ir_k_norm_index (ctx, ir_k_index_at (idx, j), p->axis_dim, TRUE, "index", j, &v,
             error))
       return FALSE;
   }
@@ -426,7 +426,7 @@ scatter_elements_execute (M2iOpContext *ctx, GError **error)
   gint64 pos[M2I_MAX_RANK] = { 0 };
   gint64 base = 0;                     /* data offset of pos with pos[axis] = 0 */
   for (gint64 j = 0; j < p->n_updates; j++) {
-    gint64 v = m2i_k_index_at (idx, j);
+    gint64 v = ir_k_index_at (idx, j);
     if (v < 0)
       v += p->axis_dim;
     gint64 off = base + v * p->dstride[p->axis];
@@ -451,7 +451,7 @@ scatter_elements_execute (M2iOpContext *ctx, GError **error)
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_scatter_elements_update = {
+const M2iOpKernel ir_kernel_scatter_elements_update = {
   "ScatterElementsUpdate", "opset3 opset12", scatter_elements_infer, scatter_elements_execute,
   g_free
 };

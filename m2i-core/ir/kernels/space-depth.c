@@ -102,8 +102,8 @@ perm_execute (M2iOpContext *ctx, GError **error)
   if (m2i_shape_numel (&ctx->outputs[0].shape) == 0)
     return TRUE;
   PermJob j = { p, ctx->inputs[0].data, ctx->outputs[0].data };
-  gint slices = m2i_k_slices_for (ctx, p->rows * p->dims[p->rank - 1] * 4);
-  m2i_k_parallel_for ((gint) p->rows, slices, 1, perm_rows, &j);
+  gint slices = ir_k_slices_for (ctx, p->rows * p->dims[p->rank - 1] * 4);
+  ir_k_parallel_for ((gint) p->rows, slices, 1, perm_rows, &j);
   return TRUE;
 }
 
@@ -117,7 +117,7 @@ perm_finish (M2iOpContext *ctx, gint rank, const gint64 *dims, const gint *perm,
   if (p->rows > G_MAXINT) {
     g_free (p);
     m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node, "the tensor %s is too large",
-        m2i_k_shape_str (out, 0));
+        ir_k_shape_str (out, 0));
     return FALSE;
   }
   ctx->state = p;
@@ -131,10 +131,10 @@ block_attrs (M2iOpContext *ctx, gint64 *bs, gboolean *blocks_first, GError **err
 {
   static const char *const modes[] = { "blocks_first", "depth_first", NULL };
   gint mode;
-  if (!m2i_k_check_arity (ctx, 1, 1, 1, 1, error) ||
+  if (!ir_k_check_arity (ctx, 1, 1, 1, 1, error) ||
       !m2i_ir_node_attr_int (ctx->node, "block_size", 1, bs, error))
     return FALSE;
-  if (!m2i_k_require_attrs (ctx, error, "mode", NULL) ||
+  if (!ir_k_require_attrs (ctx, error, "mode", NULL) ||
       !m2i_ir_node_attr_enum (ctx->node, "mode", "blocks_first", modes, &mode, error))
     return FALSE;
   *blocks_first = mode == 0;
@@ -146,7 +146,7 @@ block_attrs (M2iOpContext *ctx, gint64 *bs, gboolean *blocks_first, GError **err
   if (ctx->inputs[0].shape.rank < 3) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "the input %s must have rank 3 or more ([N, C, D1, ...])",
-        m2i_k_shape_str (&ctx->inputs[0].shape, 0));
+        ir_k_shape_str (&ctx->inputs[0].shape, 0));
     return FALSE;
   }
   return TRUE;
@@ -169,7 +169,7 @@ depth_to_space_infer (M2iOpContext *ctx, GError **error)
   if (in->dims[1] % blocks || blocks > G_MAXINT32) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "the depth %" G_GINT64_FORMAT " of %s does not divide by block_size^%d = %"
-        G_GINT64_FORMAT, in->dims[1], m2i_k_shape_str (in, 0), k, blocks);
+        G_GINT64_FORMAT, in->dims[1], ir_k_shape_str (in, 0), k, blocks);
     return FALSE;
   }
   gint64 c = in->dims[1] / blocks;
@@ -201,7 +201,7 @@ depth_to_space_infer (M2iOpContext *ctx, GError **error)
   return perm_finish (ctx, 2 * k + 2, dims, perm, &out, error);
 }
 
-const M2iOpKernel m2i_kernel_depth_to_space = {
+const M2iOpKernel ir_kernel_depth_to_space = {
   "DepthToSpace", "opset1", depth_to_space_infer, perm_execute, g_free
 };
 
@@ -227,7 +227,7 @@ space_to_depth_infer (M2iOpContext *ctx, GError **error)
     if (in->dims[2 + i] % bs) {
       m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
           "spatial dimension %d of %s does not divide by block_size %" G_GINT64_FORMAT, 2 + i,
-          m2i_k_shape_str (in, 0), bs);
+          ir_k_shape_str (in, 0), bs);
       return FALSE;
     }
     dims[2 + 2 * i] = in->dims[2 + i] / bs;
@@ -259,7 +259,7 @@ space_to_depth_infer (M2iOpContext *ctx, GError **error)
   return perm_finish (ctx, 2 * k + 2, dims, perm, &out, error);
 }
 
-const M2iOpKernel m2i_kernel_space_to_depth = {
+const M2iOpKernel ir_kernel_space_to_depth = {
   "SpaceToDepth", "opset1", space_to_depth_infer, perm_execute, g_free
 };
 
@@ -269,7 +269,7 @@ static gboolean
 shuffle_channels_infer (M2iOpContext *ctx, GError **error)
 {
   gint64 axis, group;
-  if (!m2i_k_check_arity (ctx, 1, 1, 1, 1, error) ||
+  if (!ir_k_check_arity (ctx, 1, 1, 1, 1, error) ||
       !m2i_ir_node_attr_int (ctx->node, "axis", 1, &axis, error) ||
       !m2i_ir_node_attr_int (ctx->node, "group", 1, &group, error))
     return FALSE;
@@ -279,12 +279,12 @@ shuffle_channels_infer (M2iOpContext *ctx, GError **error)
         "the input must have rank 1 or more");
     return FALSE;
   }
-  if (!m2i_k_axis (ctx, axis, in->rank, TRUE, "axis", &axis, error))
+  if (!ir_k_axis (ctx, axis, in->rank, TRUE, "axis", &axis, error))
     return FALSE;
   if (group < 1 || group > MAX (in->dims[axis], 1) || in->dims[axis] % group) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "group %" G_GINT64_FORMAT " must be in [1, %" G_GINT64_FORMAT "] and divide dimension %"
-        G_GINT64_FORMAT " of %s", group, in->dims[axis], axis, m2i_k_shape_str (in, 0));
+        G_GINT64_FORMAT " of %s", group, in->dims[axis], axis, ir_k_shape_str (in, 0));
     return FALSE;
   }
   gint64 dims[4] = { 1, group, in->dims[axis] / group, 1 };
@@ -296,7 +296,7 @@ shuffle_channels_infer (M2iOpContext *ctx, GError **error)
   return perm_finish (ctx, 4, dims, perm, in, error);
 }
 
-const M2iOpKernel m2i_kernel_shuffle_channels = {
+const M2iOpKernel ir_kernel_shuffle_channels = {
   "ShuffleChannels", "opset1", shuffle_channels_infer, perm_execute, g_free
 };
 
@@ -312,10 +312,10 @@ static gboolean
 reorg_yolo_infer (M2iOpContext *ctx, GError **error)
 {
   gint64 stride;
-  if (!m2i_k_check_arity (ctx, 1, 1, 1, 1, error) ||
-      !m2i_k_check_rank (ctx, 0, 4, 4, error))
+  if (!ir_k_check_arity (ctx, 1, 1, 1, 1, error) ||
+      !ir_k_check_rank (ctx, 0, 4, 4, error))
     return FALSE;
-  if (!m2i_k_require_attrs (ctx, error, "stride", NULL) ||
+  if (!ir_k_require_attrs (ctx, error, "stride", NULL) ||
       !m2i_ir_node_attr_int (ctx->node, "stride", 1, &stride, error))
     return FALSE;
   const M2iShape *in = &ctx->inputs[0].shape;
@@ -323,7 +323,7 @@ reorg_yolo_infer (M2iOpContext *ctx, GError **error)
       in->dims[2] % stride || in->dims[3] % stride) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "stride %" G_GINT64_FORMAT " must be positive, its square divide the channels and it "
-        "divide the height and width of %s", stride, m2i_k_shape_str (in, 0));
+        "divide the height and width of %s", stride, ir_k_shape_str (in, 0));
     return FALSE;
   }
   gint64 dims[6] = { in->dims[0], in->dims[1] / (stride * stride), in->dims[2], stride,
@@ -334,6 +334,6 @@ reorg_yolo_infer (M2iOpContext *ctx, GError **error)
   return perm_finish (ctx, 6, dims, perm, &out, error);
 }
 
-const M2iOpKernel m2i_kernel_reorg_yolo = {
+const M2iOpKernel ir_kernel_reorg_yolo = {
   "ReorgYolo", "opset1", reorg_yolo_infer, perm_execute, g_free
 };

@@ -65,13 +65,13 @@ topk_infer (M2iOpContext *ctx, GError **error)
     M2I_ET_F32, M2I_ET_F64, M2I_ET_I8, M2I_ET_U8, M2I_ET_I16, M2I_ET_U16, M2I_ET_I32,
     M2I_ET_U32, M2I_ET_I64,
   };
-  if (!m2i_k_check_arity (ctx, 2, 2, 1, 2, error) ||
-      !m2i_k_check_type (ctx, 0, types, G_N_ELEMENTS (types), error))
+  if (!ir_k_check_arity (ctx, 2, 2, 1, 2, error) ||
+      !ir_k_check_type (ctx, 0, types, G_N_ELEMENTS (types), error))
     return FALSE;
   gint mode, sort, itype;
   gint64 axis;
   const M2iShape *in = &ctx->inputs[0].shape;
-  if (!m2i_k_require_attrs (ctx, error, "axis", "mode", "sort", NULL) ||
+  if (!ir_k_require_attrs (ctx, error, "axis", "mode", "sort", NULL) ||
       !m2i_ir_node_attr_int (ctx->node, "axis", 0, &axis, error) ||
       !m2i_ir_node_attr_enum (ctx->node, "mode", "max", modes, &mode, error) ||
       !m2i_ir_node_attr_enum (ctx->node, "sort", "value", sorts, &sort, error) ||
@@ -82,7 +82,7 @@ topk_infer (M2iOpContext *ctx, GError **error)
         "the input must have rank 1 or more");
     return FALSE;
   }
-  if (!m2i_k_axis (ctx, axis, in->rank, TRUE, "axis", &axis, error))
+  if (!ir_k_axis (ctx, axis, in->rank, TRUE, "axis", &axis, error))
     return FALSE;
   gint64 k;
   gint nk;
@@ -92,7 +92,7 @@ topk_infer (M2iOpContext *ctx, GError **error)
         "size would depend on the data)");
     return FALSE;
   }
-  if (!m2i_k_const_ints (ctx, 1, &k, 1, &nk, error))
+  if (!ir_k_const_ints (ctx, 1, &k, 1, &nk, error))
     return FALSE;
   if (nk != 1 || k < 0) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
@@ -111,7 +111,7 @@ topk_infer (M2iOpContext *ctx, GError **error)
   s->by_value = sort != 1;
   s->index_type = itype ? M2I_ET_I64 : M2I_ET_I32;
   ctx->state = s;
-  ctx->scratch_bytes = (gsize) m2i_k_threads (ctx) * MAX (s->k, 1) * sizeof (TopEntry);
+  ctx->scratch_bytes = (gsize) ir_k_threads (ctx) * MAX (s->k, 1) * sizeof (TopEntry);
   M2iShape out = *in;
   out.dims[axis] = s->k;
   ctx->outputs[0].type = ctx->inputs[0].type;
@@ -210,11 +210,11 @@ topk_execute (M2iOpContext *ctx, GError **error)
     return FALSE;
   }
   TopKJob j = { ctx, ctx->scratch };
-  gint slices = MIN (m2i_k_slices_for (ctx, slices_total * s->n * 8), (gint) slices_total);
-  m2i_k_parallel_for ((gint) slices_total, slices, 1, topk_slices, &j);
+  gint slices = MIN (ir_k_slices_for (ctx, slices_total * s->n * 8), (gint) slices_total);
+  ir_k_parallel_for ((gint) slices_total, slices, 1, topk_slices, &j);
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_topk = {
+const M2iOpKernel ir_kernel_topk = {
   "TopK", "opset1 opset3 opset11", topk_infer, topk_execute, g_free
 };

@@ -50,8 +50,8 @@ kt_assert_matches (const char *what, const M2iTensor *got, const KtArray *want, 
 {
   if (got->type != want->type || !m2i_shape_equal (&got->shape, &want->shape))
     g_error ("%s: got %s %s, expected %s %s", what, m2i_element_type_to_string (got->type),
-        m2i_k_shape_str (&got->shape, 0), m2i_element_type_to_string (want->type),
-        m2i_k_shape_str (&want->shape, 1));
+        ir_k_shape_str (&got->shape, 0), m2i_element_type_to_string (want->type),
+        ir_k_shape_str (&want->shape, 1));
   if (tol > 0 && got->type == M2I_ET_F32) {
     kt_assert_close (what, got->data, want->data, m2i_shape_numel (&got->shape), tol, tol);
     return;
@@ -64,8 +64,8 @@ kt_assert_matches (const char *what, const M2iTensor *got, const KtArray *want, 
     if (got->type == M2I_ET_F32)
       g_error ("%s: element %" G_GSIZE_FORMAT " is %.9g, expected %.9g", what, i / es,
           ((const float *) got->data)[i / es], ((const float *) want->data)[i / es]);
-    m2i_ir_convert_elements ((const guint8 *) got->data + i, got->type, &g, M2I_ET_I64, 1);
-    m2i_ir_convert_elements ((const guint8 *) want->data + i, want->type, &w, M2I_ET_I64, 1);
+    ir_convert_elements ((const guint8 *) got->data + i, got->type, &g, M2I_ET_I64, 1);
+    ir_convert_elements ((const guint8 *) want->data + i, want->type, &w, M2I_ET_I64, 1);
     g_error ("%s: element %" G_GSIZE_FORMAT " is %" G_GINT64_FORMAT ", expected %"
         G_GINT64_FORMAT, what, i / es, g, w);
   }

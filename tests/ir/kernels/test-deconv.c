@@ -97,8 +97,8 @@ static KTest *
 layer (const Geo *g, gboolean grouped, const float *x, const float *w, gboolean w_const,
     const gint64 *oshape_data)
 {
-  KTest *t = kt_new (grouped ? &m2i_kernel_group_convolution_backprop_data :
-      &m2i_kernel_convolution_backprop_data, "opset1");
+  KTest *t = kt_new (grouped ? &ir_kernel_group_convolution_backprop_data :
+      &ir_kernel_convolution_backprop_data, "opset1");
   const struct { const char *key; const gint64 *v; } lists[] = {
     { "strides", g->s }, { "dilations", g->d }, { "pads_begin", g->pb }, { "pads_end", g->pe },
     { "output_padding", g->opad },
@@ -201,8 +201,8 @@ test_torch (void)
       KTest *t = layer (&g, tc->grouped, x->data, w->data, wc, g.oshape);
       kt_run (t, 1);
       if (!m2i_shape_equal (&t->outputs[0].shape, &y->shape))
-        g_error ("%s: shape %s, expected %s", tc->name, m2i_k_shape_str (&t->outputs[0].shape, 0),
-            m2i_k_shape_str (&y->shape, 1));
+        g_error ("%s: shape %s, expected %s", tc->name, ir_k_shape_str (&t->outputs[0].shape, 0),
+            ir_k_shape_str (&y->shape, 1));
       kt_assert_close (tc->name, kt_out_f32 (t, 0), y->data, numel, 1e-5, 1e-5);
       kt_free (t);
     }
@@ -302,7 +302,7 @@ test_errors (void)
   Geo g = { 2, 1, 1, 4, 3, { 5, 5 }, { 3, 3 }, { 2, 2 }, { 1, 1 }, { 0, 0 }, { 0, 0 }, { 0, 0 },
     "explicit" };
   /* C_in of the filter differs from the input's channels */
-  KTest *t = kt_new (&m2i_kernel_convolution_backprop_data, "opset1");
+  KTest *t = kt_new (&ir_kernel_convolution_backprop_data, "opset1");
   kt_attr (t, "strides", "1,1");
   kt_attr (t, "pads_begin", "0,0");
   kt_attr (t, "pads_end", "0,0");
@@ -324,7 +324,7 @@ test_errors (void)
   g.pb[0] = g.pe[0] = 0;
 
   g.have_oshape = TRUE;                /* output_shape with 3 values for 2 axes */
-  t = kt_new (&m2i_kernel_convolution_backprop_data, "opset1");
+  t = kt_new (&ir_kernel_convolution_backprop_data, "opset1");
   kt_attr (t, "strides", "2,2");
   kt_attr (t, "pads_begin", "0,0");
   kt_attr (t, "pads_end", "0,0");
@@ -334,7 +334,7 @@ test_errors (void)
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "output_shape has 3 values");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_convolution_backprop_data, "opset1");   /* computed output_shape */
+  t = kt_new (&ir_kernel_convolution_backprop_data, "opset1");   /* computed output_shape */
   kt_attr (t, "strides", "2,2");
   kt_attr (t, "pads_begin", "0,0");
   kt_attr (t, "pads_end", "0,0");
@@ -344,7 +344,7 @@ test_errors (void)
   kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "constant");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_group_convolution_backprop_data, "opset1");  /* G · C_in/G != C */
+  t = kt_new (&ir_kernel_group_convolution_backprop_data, "opset1");  /* G · C_in/G != C */
   kt_attr (t, "strides", "1,1");
   kt_attr (t, "pads_begin", "0,0");
   kt_attr (t, "pads_end", "0,0");
@@ -353,7 +353,7 @@ test_errors (void)
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "[G, C_in/G, C_out/G, kernel...]");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_convolution_backprop_data, "opset1");   /* missing strides */
+  t = kt_new (&ir_kernel_convolution_backprop_data, "opset1");   /* missing strides */
   kt_attr (t, "pads_begin", "0,0");
   kt_attr (t, "pads_end", "0,0");
   kt_input (t, M2I_ET_F32, SHAPE (1, 4, 5, 5), buf, FALSE);
