@@ -1110,6 +1110,12 @@ append_tensor (GString *s, const SplitTensor *t)
   append_bytes (s, tensor_bytes (t));
 }
 
+const char *
+m2i_split_plan_get_decisions (const M2iSplitPlan *plan)
+{
+  return plan->decisions ? plan->decisions : "";
+}
+
 gchar *
 m2i_split_plan_to_string (const M2iSplitPlan *plan)
 {

@@ -11,7 +11,7 @@
  *
  * Usage: m2i-demo [FRAME.nv12 WIDTH HEIGHT] [-o OUTDIR]
  */
-#include <m2i-core.h>
+#include <m2i-core/m2i-core.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

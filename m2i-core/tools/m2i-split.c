@@ -14,10 +14,9 @@
  * --compare it also runs the unsplit model on the CPU and prints the largest
  * difference.
  */
-#include <base/m2i-error.h>
-#include <m2i/m2i-device.h>
-#include <split/m2i-split.h>
-#include <split/split-private.h>
+#include <m2i-core/base/m2i-error.h>
+#include <m2i-core/m2i/m2i-device.h>
+#include <m2i-core/split/m2i-split.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -120,7 +119,7 @@ cmd_split (const char *xml)
   g_autofree gchar *text = m2i_split_plan_to_string (plan);
   printf ("%s -> %s\n%s\n", xml, opt_out, text);
   if (opt_explain)
-    printf ("cost rule (docs/split.md):\n%s", plan->decisions ? plan->decisions : "");
+    printf ("cost rule (docs/split.md):\n%s", m2i_split_plan_get_decisions (plan));
   m2i_split_plan_unref (plan);
   return 0;
 }

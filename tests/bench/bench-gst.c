@@ -15,7 +15,7 @@
  * (the plugin directory of the build is used when GST_PLUGIN_PATH is unset).
  */
 #include "bench-gst-run.h"
-#include <m2i/m2i.h>
+#include <m2i-core/m2i/m2i.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -13,7 +13,7 @@
 #include <gst/check/gstharness.h>
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
-#include <m2i/m2i.h>
+#include <m2i-core/m2i/m2i.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -17,10 +17,10 @@
 #include "gst-test-util.h"
 #include "gstm2itensormeta.h"
 
-#include <base/m2i-error.h>
+#include <m2i-core/base/m2i-error.h>
 #include <gst/video/gstvideometa.h>
-#include <ir/m2i-ir.h>
-#include <split/m2i-split.h>
+#include <m2i-core/ir/m2i-ir.h>
+#include <m2i-core/split/m2i-split.h>
 #include <glib/gstdio.h>
 
 #define FM_SIDE 28
