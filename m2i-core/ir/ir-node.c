@@ -27,7 +27,7 @@ m2i_ir_node_free (M2iIrNode *n)
   g_free (n->type);
   g_free (n->version);
   g_hash_table_unref (n->attrs);
-  m2i_ir_node_clear_graph_fields (n);
+  ir_node_clear_graph_fields (n);
   g_free (n);
 }
 
@@ -43,7 +43,7 @@ ports_free (M2iIrPort *ports, gint n)
 }
 
 void
-m2i_ir_node_clear_graph_fields (M2iIrNode *n)
+ir_node_clear_graph_fields (M2iIrNode *n)
 {
   ports_free (n->inputs, n->n_inputs);
   ports_free (n->outputs, n->n_outputs);

@@ -280,7 +280,7 @@ read_attrs_v4 (M2iOpContext *ctx, gint rank, Attrs *a, GError **error)
 {
   gint mode, coord, nearest;
   double cube;
-  gboolean v11 = m2i_k_op_version (ctx) >= 11;
+  gboolean v11 = ir_k_op_version (ctx) >= 11;
   if (!m2i_ir_node_attr_enum (ctx->node, "mode", "nearest", mode_names, &mode, error) ||
       !m2i_ir_node_attr_enum (ctx->node, "coordinate_transformation_mode", "half_pixel",
           coord_names, &coord, error) ||
@@ -383,10 +383,10 @@ engine_path (InterpState *s, const Attrs *a, const gint64 *axes, gint n_axes,
 static gboolean
 interp_infer (M2iOpContext *ctx, GError **error)
 {
-  gint version = m2i_k_op_version (ctx);
+  gint version = ir_k_op_version (ctx);
   gboolean v1 = version < 4, v11 = version >= 11;
   static const M2iElementType types[] = { M2I_ET_F32, M2I_ET_U8 };
-  if (!m2i_k_check_arity (ctx, v1 || v11 ? 2 : 3, v1 ? 2 : v11 ? 3 : 4, 1, 1, error))
+  if (!ir_k_check_arity (ctx, v1 || v11 ? 2 : 3, v1 ? 2 : v11 ? 3 : 4, 1, 1, error))
     return FALSE;
   const M2iShape *in = &ctx->inputs[0].shape;
   gint rank = in->rank;
@@ -416,7 +416,7 @@ interp_infer (M2iOpContext *ctx, GError **error)
       return FALSE;
     }
     gint n;
-    if (!m2i_k_const_ints (ctx, 1, sizes, M2I_MAX_RANK, &n, error))
+    if (!ir_k_const_ints (ctx, 1, sizes, M2I_MAX_RANK, &n, error))
       return FALSE;
     if (n != n_axes) {
       m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
@@ -465,7 +465,7 @@ interp_infer (M2iOpContext *ctx, GError **error)
     use_scales = sc == 1;
     gint axes_port = v11 ? 2 : 3;
     if (ctx->n_inputs > axes_port) {
-      if (!m2i_k_const_ints (ctx, axes_port, axes, M2I_MAX_RANK, &n_axes, error))
+      if (!ir_k_const_ints (ctx, axes_port, axes, M2I_MAX_RANK, &n_axes, error))
         return FALSE;
     } else {
       n_axes = rank;
@@ -473,8 +473,8 @@ interp_infer (M2iOpContext *ctx, GError **error)
         axes[i] = i;
     }
     gint port = v11 ? 1 : use_scales ? 2 : 1, n;
-    gboolean ok = use_scales ? m2i_k_const_floats (ctx, port, scales, M2I_MAX_RANK, &n, error)
-        : m2i_k_const_ints (ctx, port, sizes, M2I_MAX_RANK, &n, error);
+    gboolean ok = use_scales ? ir_k_const_floats (ctx, port, scales, M2I_MAX_RANK, &n, error)
+        : ir_k_const_ints (ctx, port, sizes, M2I_MAX_RANK, &n, error);
     if (!ok)
       return FALSE;
     if (n < n_axes) {
@@ -483,7 +483,7 @@ interp_infer (M2iOpContext *ctx, GError **error)
       return FALSE;
     }
   }
-  if (a.mode != MODE_NEAREST && !m2i_k_check_type (ctx, 0, types, G_N_ELEMENTS (types), error))
+  if (a.mode != MODE_NEAREST && !ir_k_check_type (ctx, 0, types, G_N_ELEMENTS (types), error))
     return FALSE;
   if (m2i_element_type_size (ctx->inputs[0].type) == 0) {
     m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
@@ -497,7 +497,7 @@ interp_infer (M2iOpContext *ctx, GError **error)
     axis_slot[d] = -1;
   for (gint i = 0; i < n_axes; i++) {
     gint64 ax;
-    if (!m2i_k_axis (ctx, axes[i], rank, FALSE, "axis", &ax, error))
+    if (!ir_k_axis (ctx, axes[i], rank, FALSE, "axis", &ax, error))
       return FALSE;
     if (axis_slot[ax] >= 0) {
       m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
@@ -552,7 +552,7 @@ interp_infer (M2iOpContext *ctx, GError **error)
   s->in = *in;
   s->out = out;
   s->nearest = a.mode == MODE_NEAREST;
-  s->slices = m2i_k_threads (ctx);
+  s->slices = ir_k_threads (ctx);
   /* OpenVINO's reference casts the sums of linear_onnx and cubic to u8
    * (truncation) and rounds the others; so do we, after clamping. */
   s->u8_truncate = a.mode == MODE_LINEAR_ONNX || a.mode == MODE_CUBIC;
@@ -736,18 +736,18 @@ interp_execute (M2iOpContext *ctx, GError **error)
   gint64 out_numel = m2i_shape_numel (&s->out);
   if (out_numel == 0)
     return TRUE;
-  gint slices = out_numel >= 32768 ? MIN (m2i_k_threads (ctx), s->slices) : 1;
+  gint slices = out_numel >= 32768 ? MIN (ir_k_threads (ctx), s->slices) : 1;
   if (s->engine.plan) {
     EngineJob j = { s, ctx->inputs[0].data, ctx->outputs[0].data, ctx->scratch };
     gint64 bands = (s->engine.out_h + ENGINE_BAND - 1) / ENGINE_BAND;
-    m2i_k_parallel_for ((gint) (s->engine.images * bands), slices, 1, engine_slice, &j);
+    ir_k_parallel_for ((gint) (s->engine.images * bands), slices, 1, engine_slice, &j);
     return TRUE;
   }
   if (s->nearest) {
     GatherJob j = { s, ctx->inputs[0].data, ctx->outputs[0].data,
       m2i_element_type_size (s->type) };
     gint64 rows = s->out.rank ? out_numel / s->out.dims[s->out.rank - 1] : 1;
-    m2i_k_parallel_for ((gint) rows, slices, 1, gather_slice, &j);
+    ir_k_parallel_for ((gint) rows, slices, 1, gather_slice, &j);
     return TRUE;
   }
   float *buf[2] = { ctx->scratch, (float *) ctx->scratch + s->stage_floats };
@@ -776,7 +776,7 @@ interp_execute (M2iOpContext *ctx, GError **error)
         inner *= cur.dims[d];
     }
     PassJob j = { t, src, dst, inner };
-    m2i_k_parallel_for ((gint) (outer * t->out_len), slices, 1, pass_slice, &j);
+    ir_k_parallel_for ((gint) (outer * t->out_len), slices, 1, pass_slice, &j);
     cur.dims[t->axis] = t->out_len;
     if (t->round_after) {
       gint64 n = m2i_shape_numel (&cur);
@@ -795,6 +795,6 @@ interp_execute (M2iOpContext *ctx, GError **error)
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_interpolate = {
+const M2iOpKernel ir_kernel_interpolate = {
   "Interpolate", "opset1 opset4 opset11", interp_infer, interp_execute, interp_state_free,
 };
