@@ -1593,13 +1593,6 @@ init_once (void)
   }
 }
 
-const CscKernels *
-m2i_csc_kernels_c (void)
-{
-  init_once ();
-  return &kernels_c;
-}
-
 /* Picked once: M2I_CPU_DISABLE is read at the first call (as m2i_cpu_flags
  * does), so callers may ask for the kernels per run. */
 static const CscKernels *

@@ -74,8 +74,9 @@ m2i_npu_conv_geometry_check (const M2iNpuConvGeometry *g, gint *out_h,
 
 /* ---- requantization (scalar) --------------------------------------------- */
 
-gint32
-npu_round_shift (gint32 acc, gint shift, M2iMliRound round)
+/* @acc / 2^@shift, rounded with @round (the shift scheme). */
+static gint32
+round_shift (gint32 acc, gint shift, M2iMliRound round)
 {
   if (shift == 0)
     return acc;
@@ -109,7 +110,7 @@ requant_lane (const M2iNpuConv *c, gint32 acc, const gint32 *mult, const gint32 
 {
   gint32 q;
   if (c->scheme == M2I_NPU_REQUANT_SHIFT)
-    q = npu_round_shift (acc, rsh[o], c->round);
+    q = round_shift (acc, rsh[o], c->round);
   else if (c->prelu && acc < 0)
     q = npu_mbqm (acc, nmult[o], nlsh[o], nrsh[o]);
   else
@@ -123,13 +124,6 @@ requant_tile (const NpuTileArgs *A, gint o, gint32 acc)
 {
   return requant_lane (A->conv, acc, A->mult, A->lshift, A->rshift, A->nmult, A->nlshift,
       A->nrshift, o);
-}
-
-gint8
-npu_requant_one (const M2iNpuConv *c, gint ch, gint32 acc)
-{
-  return requant_lane (c, acc, c->mult, c->lshift, c->rshift, c->nmult, c->nlshift,
-      c->nrshift, ch);
 }
 
 /* fp16 epilogue of output lane @o: PReLU, clamp, one rounding. */

@@ -183,11 +183,9 @@ void npu_layout_row_tail (const NpuLayoutRow *r, gint x0);
 /* The F16C kernel, or NULL without AVX2 + F16C. */
 NpuLayoutRowFunc npu_x86_layout_row_func (void);
 
-/* Scalar requantization shared by the C kernels and the element-wise ops:
- * the int8 output for accumulator @acc of channel @ch of @c. */
-gint8 npu_requant_one (const M2iNpuConv *c, gint ch, gint32 acc);
+/* Scalar requantization (multiplier, left and right shift; docs/npu.md),
+ * shared by the C kernels and the element-wise ops. */
 gint32 npu_mbqm (gint32 x, gint32 multiplier, gint lshift, gint rshift);
-gint32 npu_round_shift (gint32 acc, gint shift, M2iMliRound round);
 /* m2i_npu_quantize_multiplier for any sign: the multiplier carries the sign
  * of @real; |real| < 2^-32 gives 0. FALSE for non-finite or too large. */
 gboolean npu_quantize_signed (double real, gint32 *multiplier, gint8 *shift);

@@ -44,9 +44,6 @@ extern const M2iOpKernel ir_kernel_fake_quantize;
 extern const M2iOpKernel ir_kernel_prior_box_clustered;
 extern const M2iOpKernel ir_kernel_detection_output;
 
-/* All of the above, NULL-terminated. */
-extern const M2iOpKernel *const ir_compute_kernels[];
-
 /* ---- Fusion ------------------------------------------------------------- */
 
 /*

@@ -261,11 +261,3 @@ kt_fill (float *p, gsize n, guint32 seed, float lo, float hi)
     p[i] = lo + (hi - lo) * (float) ((x >> 8) * (1.0 / 16777216.0));
   }
 }
-
-/* True when the test data directory from ../shared is present. */
-static inline gboolean
-kt_have_shared_models (void)
-{
-  const char *d = g_getenv ("M2I_SHARED_MODELS");
-  return d && g_file_test (d, G_FILE_TEST_IS_DIR);
-}
