@@ -2,6 +2,7 @@
  * folder headers one by one instead. */
 #pragma once
 
+#include <m2i-core/base/m2i-align.h>
 #include <m2i-core/base/m2i-error.h>
 #include <m2i-core/base/m2i-fp16.h>
 #include <m2i-core/base/m2i-cpu.h>

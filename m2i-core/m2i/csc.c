@@ -13,6 +13,7 @@
  */
 #include "engine-private.h"
 
+#include <base/m2i-align.h>
 #include <base/m2i-cpu.h>
 #include <string.h>
 
@@ -24,8 +25,7 @@
 gsize
 m2i_csc_terms_stride (const CscKernels *k, gint n)
 {
-  gint b = k->block;
-  return (gsize) ((n + b - 1) / b * b);
+  return m2i_align_up (n, k->block);
 }
 
 /* ---- plain C ------------------------------------------------------------ */

@@ -24,6 +24,10 @@ typedef struct M2iFence M2iFence;
  * to end); may submit more work and may unref @fence's other references. */
 typedef void (*M2iFenceFunc) (M2iFence *fence, const GError *error, gpointer user_data);
 
+/* The simulated device's nominal clock: M2iDeviceCounters.cycles divided
+ * by it is the device's busy time in seconds. */
+#define M2I_DEVICE_CLOCK_HZ G_GUINT64_CONSTANT (1000000000)
+
 typedef struct {
   guint64 runs;            /* plan runs completed (sync and async) */
   guint64 tasks_total;     /* tasks executed */

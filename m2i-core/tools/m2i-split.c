@@ -298,9 +298,10 @@ cmd_run (const char *dir)
   M2iDeviceCounters c;
   m2i_device_get_counters (m2i_device_get_default (), &c);
   printf ("device counters: %" G_GUINT64_FORMAT " runs, %" G_GUINT64_FORMAT " device tasks, %"
-      G_GUINT64_FORMAT " cycles (%.3f ms at 1 GHz per inference), %" G_GUINT64_FORMAT
+      G_GUINT64_FORMAT " cycles (%.3f ms at %g GHz per inference), %" G_GUINT64_FORMAT
       " bytes read, %" G_GUINT64_FORMAT " written\n", c.runs, c.tasks_device, c.cycles,
-      c.cycles / 1e6 / MAX (opt_iterations, 1), c.bytes_read, c.bytes_written);
+      c.cycles / (M2I_DEVICE_CLOCK_HZ / 1e3) / MAX (opt_iterations, 1),
+      M2I_DEVICE_CLOCK_HZ / 1e9, c.bytes_read, c.bytes_written);
   int rc = 0;
   if (opt_compare) {
     double d = compare (r, plan, &error);

@@ -22,6 +22,7 @@
  * not supported.
  */
 #include "kernels-private.h"
+#include <base/m2i-align.h>
 #include <base/m2i-parallel.h>
 #include <m2i/resize-private.h>
 
@@ -304,7 +305,7 @@ engine_path (InterpState *s, const Attrs *a, const gint64 *axes, gint n_axes,
   e->in_image = e->in_row * in->dims[hy];
   e->out_image = e->out_row * out->dims[hy];
   e->out_h = out->dims[hy];
-  e->scratch_floats = (m2i_resize_scratch_floats (e->plan, e->channels) + 15) & ~(gsize) 15;
+  e->scratch_floats = m2i_align_up (m2i_resize_scratch_floats (e->plan, e->channels), 16);
   return TRUE;
 }
 
@@ -530,7 +531,7 @@ interp_infer (M2iOpContext *ctx, GError **error)
     cur.dims[d] = out.dims[d];
     stage = MAX (stage, (gsize) m2i_shape_numel (&cur));
   }
-  s->stage_floats = (stage + 15) & ~(gsize) 15;
+  s->stage_floats = m2i_align_up (stage, 16);
   ctx->scratch_bytes = s->nearest ? 0 : 2 * s->stage_floats * sizeof (float);
   ctx->outputs[0].type = s->type;
   ctx->outputs[0].shape = out;
