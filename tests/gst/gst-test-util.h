@@ -14,30 +14,11 @@
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
 #include <m2i-core/m2i/m2i.h>
+#include <test-image.h>
+#include <test-support.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-typedef struct {
-  M2iImage img;          /* tight layout, data into mem */
-  guint8 *mem;
-  gsize size;
-} TestImage;
-
-static inline void
-test_image_alloc (TestImage *t, M2iFormat f, gint w, gint h)
-{
-  t->size = m2i_image_wrap_size (f, w, h, 0);
-  t->mem = g_malloc0 (t->size);
-  fail_unless (m2i_image_wrap (&t->img, f, w, h, t->mem, t->size, 0, NULL));
-}
-
-static inline void
-test_image_free (TestImage *t)
-{
-  g_free (t->mem);
-  memset (t, 0, sizeof *t);
-}
 
 /* Deterministic pseudo-random samples: bytes for u8 images, integral values
  * 0..255 for float images (what a csc or u8 source would give). */
@@ -48,10 +29,7 @@ test_image_fill (TestImage *t, guint32 seed)
   M2iDataType dt = m2i_format_dtype (t->img.format);
   gsize n = t->size / m2i_format_bytes_per_sample (t->img.format);
   for (gsize i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    guint8 v = (guint8) (x >> 24);
+    guint8 v = (guint8) (test_xorshift32 (&x) >> 24);
     if (dt == M2I_DTYPE_U8)
       t->mem[i] = v;
     else if (dt == M2I_DTYPE_F16)

@@ -44,17 +44,6 @@ project_model (const char *relative)
   return load_model (path);
 }
 
-static gboolean
-have_shared (const char *relative, gchar **path)
-{
-  *path = test_shared_path (relative);
-  if (*path && g_file_test (*path, G_FILE_TEST_EXISTS))
-    return TRUE;
-  g_clear_pointer (path, g_free);
-  g_test_skip ("$M2I_SHARED_MODELS (../shared/models/external) is not here");
-  return FALSE;
-}
-
 static M2iSplitPlan *
 split (M2iIrModel *m, const char *devices, GHashTable *affinity)
 {
@@ -438,25 +427,10 @@ test_ppp (void)
 /* ---- squeezenet1.1 ---------------------------------------------------------------- */
 
 static void
-top5 (const float *p, gint n, gint out[5])
-{
-  for (gint j = 0; j < 5; j++) {
-    out[j] = -1;
-    for (gint i = 0; i < n; i++) {
-      gboolean taken = FALSE;
-      for (gint t = 0; t < j; t++)
-        taken |= out[t] == i;
-      if (!taken && (out[j] < 0 || p[i] > p[out[j]]))
-        out[j] = i;
-    }
-  }
-}
-
-static void
 test_squeezenet (void)
 {
-  g_autofree gchar *path = NULL;
-  if (!have_shared ("squeezenet1.1/squeezenet1.1.xml", &path))
+  g_autofree gchar *path = test_shared_model ("squeezenet1.1/squeezenet1.1.xml");
+  if (!path)
     return;
   M2iIrModel *m = load_model (path);
   M2iSplitPlan *plan = split (m, NULL, NULL);
@@ -488,8 +462,8 @@ test_squeezenet (void)
     const float *p = m2i_split_runner_get_output (r, 0)->data, *q = (const float *) want;
     g_assert_cmpmem (p, 4000, m2i_split_runner_get_output (rb, 0)->data, 4000);
     gint a[5], b[5];
-    top5 (p, 1000, a);
-    top5 (q, 1000, b);
+    test_top_k (p, 1000, 5, a);
+    test_top_k (q, 1000, 5, b);
     double worst = 0;
     for (gint i = 0; i < 1000; i++)
       worst = MAX (worst, fabs (p[i] - q[i]));
@@ -559,8 +533,9 @@ same_detections (const float *a, const float *b)
 static void
 test_person_detection (void)
 {
-  g_autofree gchar *path = NULL;
-  if (!have_shared ("person-detection-retail-0013/person-detection-retail-0013.xml", &path))
+  g_autofree gchar *path =
+      test_shared_model ("person-detection-retail-0013/person-detection-retail-0013.xml");
+  if (!path)
     return;
   M2iIrModel *m = load_model (path);
   M2iSplitPlan *plan = split (m, NULL, NULL);
