@@ -79,24 +79,6 @@ test_squeezenet (void)
   m2i_ir_model_unref (m);
 }
 
-/* Reads the committed P6 image (272×160, half the model's 544×320), scales
- * it up 2× (each pixel to 2×2) into BGR NCHW. */
-static void
-read_photo (float *dst)
-{
-  g_autoptr (GBytes) b = test_read_data ("ir/astronaut-272x160.ppm");
-  gsize len;
-  const guint8 *d = g_bytes_get_data (b, &len);
-  const char header[] = "P6\n272 160\n255\n";
-  g_assert_cmpuint (len, ==, sizeof header - 1 + 272 * 160 * 3);
-  g_assert_cmpmem (d, sizeof header - 1, header, sizeof header - 1);
-  const guint8 *rgb = d + sizeof header - 1;
-  for (gint c = 0; c < 3; c++)
-    for (gint y = 0; y < 320; y++)
-      for (gint x = 0; x < 544; x++)
-        dst[(c * 320 + y) * 544 + x] = rgb[((y / 2) * 272 + x / 2) * 3 + (2 - c)];
-}
-
 typedef struct {
   gint n;
   float conf[200], box[200][4];
@@ -151,7 +133,7 @@ test_person_detection (void)
   M2iIrInferRequest *req = m2i_ir_infer_request_new (cm, &error);
   g_assert_no_error (error);
 
-  read_photo (m2i_ir_infer_request_get_input (req, 0)->data);
+  test_person_photo_bgr (m2i_ir_infer_request_get_input (req, 0)->data);
   g_assert_true (m2i_ir_infer_request_infer (req, &error));
   Detections d;
   check_detections (m2i_ir_infer_request_get_output (req, 0), &d);

@@ -482,22 +482,6 @@ test_squeezenet (void)
 
 /* ---- person-detection-retail-0013 ----------------------------------------------- */
 
-/* The astronaut photo (tests/data/ir), upscaled 2× to 544 × 320, BGR. */
-static void
-read_photo (float *dst)
-{
-  g_autoptr (GBytes) b = test_read_data ("ir/astronaut-272x160.ppm");
-  gsize len;
-  const guint8 *d = g_bytes_get_data (b, &len);
-  const char header[] = "P6\n272 160\n255\n";
-  g_assert_cmpuint (len, ==, sizeof header - 1 + 272 * 160 * 3);
-  const guint8 *rgb = d + sizeof header - 1;
-  for (gint c = 0; c < 3; c++)
-    for (gint y = 0; y < 320; y++)
-      for (gint x = 0; x < 544; x++)
-        dst[(c * 320 + y) * 544 + x] = rgb[((y / 2) * 272 + x / 2) * 3 + (2 - c)];
-}
-
 static double
 iou (const float *a, const float *b)
 {
@@ -565,7 +549,7 @@ test_person_detection (void)
   g_assert_cmpint (engine_of_layer (plan, "detection_out"), ==, M2I_SPLIT_ENGINE_CPU);
   g_assert_cmpint (engine_of_layer (plan, "init_block1/dim_inc/conv"), ==, M2I_SPLIT_ENGINE_NPU_FP16);
   float *x = g_new (float, 3 * 320 * 544);
-  read_photo (x);
+  test_person_photo_bgr (x);
   M2iTensor t = { M2I_ET_F32, { 4, { 1, 3, 320, 544 } }, x };
   GError *error = NULL;
   M2iIrCompiledModel *cm = m2i_ir_compile (m, NULL, &error);

@@ -113,6 +113,22 @@ test_fashion_mnist_t10k (void)
 }
 
 void
+test_person_photo_bgr (float *dst)
+{
+  g_autoptr (GBytes) b = test_read_data ("ir/astronaut-272x160.ppm");
+  gsize len;
+  const guint8 *d = g_bytes_get_data (b, &len);
+  const char header[] = "P6\n272 160\n255\n";
+  g_assert_cmpuint (len, ==, sizeof header - 1 + 272 * 160 * 3);
+  g_assert_cmpmem (d, sizeof header - 1, header, sizeof header - 1);
+  const guint8 *rgb = d + sizeof header - 1;
+  for (gint c = 0; c < 3; c++)
+    for (gint y = 0; y < 320; y++)
+      for (gint x = 0; x < 544; x++)
+        dst[(c * 320 + y) * 544 + x] = rgb[((y / 2) * 272 + x / 2) * 3 + (2 - c)];
+}
+
+void
 test_fashion_mnist_input (const guint8 *image, float *x)
 {
   for (gint i = 0; i < TEST_FM_PIXELS; i++) {

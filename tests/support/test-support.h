@@ -68,6 +68,13 @@ GBytes *test_fashion_mnist_t10k (void);
  * order, into 3 planes of TEST_FM_PIXELS floats at @x. */
 void test_fashion_mnist_input (const guint8 *image, float *x);
 
+/* ---- the photo of a person ------------------------------------------------ */
+
+/* tests/data/ir/astronaut-272x160.ppm (P6) scaled up 2× (each pixel to
+ * 2×2) into 3 × 320 × 544 floats at @dst, BGR planes: the input of
+ * person-detection-retail-0013. Fails the test when the file differs. */
+void test_person_photo_bgr (float *dst);
+
 /* ---- random --------------------------------------------------------------- */
 
 /* Marsaglia's xorshift32: the next value of @state (never 0 when it starts
