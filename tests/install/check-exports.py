@@ -11,7 +11,9 @@ Installs the build into a staging folder (meson install --destdir), then:
 3. a program outside the tree that includes <m2i-core/m2i-core.h> builds with
    the staged `pkg-config m2i-core` alone, links and runs.
 
-Usage: check-exports.py MESON BUILDDIR CC
+Usage: check-exports.py MESON BUILDDIR CC [SANITIZE]
+(SANITIZE: meson's b_sanitize; the outside program is built with it, as a
+sanitized libm2icore needs.)
 Exit 0 on success, 77 (skip) when a tool is missing, 1 with the reasons.
 """
 import os
@@ -88,6 +90,8 @@ def find(root, name):
 
 def main():
     meson, builddir, cc = sys.argv[1:4]
+    sanitize = sys.argv[4] if len(sys.argv) > 4 else 'none'
+    extra = [] if sanitize in ('', 'none') else ['-fsanitize=' + sanitize]
     for tool in ('nm', 'pkg-config'):
         if not shutil.which(tool):
             print('SKIP: %s not found' % tool)
@@ -149,7 +153,7 @@ def main():
                     ' m2i_shape_numel (&s));\n'
                     '  return m2i_shape_numel (&s) == 12 ? 0 : 1;\n}\n')
         exe = os.path.join(stage, 'app')
-        build = subprocess.run(cc.split() + ['-std=gnu11', '-Wall', '-Werror', app, '-o', exe] + flags,
+        build = subprocess.run(cc.split() + extra + ['-std=gnu11', '-Wall', '-Werror', app, '-o', exe] + flags,
                                capture_output=True, text=True)
         if build.returncode != 0:
             problems.append('an application using <m2i-core/m2i-core.h> and pkg-config does not '
