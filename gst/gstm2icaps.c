@@ -561,3 +561,16 @@ gst_m2i_profile_accepts (M2iProfile profile, GstM2iCapsFormat cf, const char **w
   }
   return TRUE;
 }
+
+GstCaps *
+gst_m2i_caps_keep_deferred (GstCaps *caps, gboolean deferred)
+{
+  if (deferred)
+    return caps;
+  GstCaps *plain = gst_caps_new_empty ();
+  for (guint i = 0; i < gst_caps_get_size (caps); i++)
+    if (!gst_m2i_caps_is_deferred (caps, i))
+      gst_caps_append_structure (plain, gst_structure_copy (gst_caps_get_structure (caps, i)));
+  gst_caps_unref (caps);
+  return plain;
+}

@@ -169,4 +169,8 @@ gboolean gst_m2i_profile_accepts (M2iProfile profile, GstM2iCapsFormat cf,
 /* TRUE if @caps's structure @i carries the memory:M2I feature. */
 gboolean gst_m2i_caps_is_deferred (const GstCaps *caps, guint i);
 
+/* @caps (taken) as it is when @deferred, else without its memory:M2I
+ * structures (an element with fusion off). */
+GstCaps *gst_m2i_caps_keep_deferred (GstCaps *caps, gboolean deferred);
+
 G_END_DECLS

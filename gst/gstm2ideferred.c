@@ -182,6 +182,26 @@ gst_buffer_get_m2i_deferred_meta (GstBuffer *buf)
   return (GstM2iDeferredMeta *) gst_buffer_get_meta (buf, GST_M2I_DEFERRED_META_API_TYPE);
 }
 
+GstBuffer *
+gst_m2i_deferred_frame_take_source (GstM2iDeferredFrame *f, GstBuffer *inbuf)
+{
+  GstClockTime pts = GST_BUFFER_PTS (inbuf), dts = GST_BUFFER_DTS (inbuf);
+  GstClockTime dur = GST_BUFFER_DURATION (inbuf);
+  guint64 off = GST_BUFFER_OFFSET (inbuf), off_end = GST_BUFFER_OFFSET_END (inbuf);
+  GstBuffer *out = gst_buffer_ref (f->source);
+  /* Dropping the deferred buffer drops its reference to the source, which
+   * is then usually ours alone: writable without a copy. */
+  gst_m2i_deferred_frame_init (f);
+  gst_buffer_unref (inbuf);
+  out = gst_buffer_make_writable (out);
+  GST_BUFFER_PTS (out) = pts;
+  GST_BUFFER_DTS (out) = dts;
+  GST_BUFFER_DURATION (out) = dur;
+  GST_BUFFER_OFFSET (out) = off;
+  GST_BUFFER_OFFSET_END (out) = off_end;
+  return out;
+}
+
 GstCaps *
 gst_m2i_chain_source_caps (GstPad *sinkpad)
 {

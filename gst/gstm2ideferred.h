@@ -115,6 +115,11 @@ gboolean gst_m2i_deferred_frame_borrow (GstM2iDeferredFrame *f, const GstM2iCaps
 gboolean gst_m2i_deferred_frame_map_source (const GstM2iDeferredFrame *f,
     GstMapInfo *map, M2iImage *img, GError **error);
 
+/* The source buffer of @f, which @inbuf (a deferred buffer, taken) carries,
+ * made writable with @inbuf's timestamps and offsets; @f is emptied. No copy
+ * when nothing else holds the source. */
+GstBuffer *gst_m2i_deferred_frame_take_source (GstM2iDeferredFrame *f, GstBuffer *inbuf);
+
 /* The caps of the video a fused chain above @sinkpad started from: the
  * caps of the nearest link upstream that carries real frames, looking
  * through ghost pads and bins. Source pads are asked: while a caps event

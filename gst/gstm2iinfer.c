@@ -1,24 +1,14 @@
 /* gstm2iinfer.c — m2iinfer: caps, properties, metas and messages over the
- * inference session of m2i-core/infer (see gstm2iinfer.h and
- * docs/m2iinfer.md), as videoconvertscale is over GstVideoConverter.
+ * inference session of m2i-core/infer (m2i-infer.h), as videoconvertscale
+ * is over GstVideoConverter; see gstm2iinfer.h and docs/m2iinfer.md.
  *
- * Three ways in:
- *  - deferred frames (memory:M2I) from an adjacent m2i chain: the chain's
- *    queued ops go to the session, which adds what the model still needs and
- *    runs them as one M2I plan straight into the model's input tensor; the
- *    frame the chain started from (the source video) leaves the element;
- *  - plain video (NV12, I420, RGB, BGR, RGBP, BGRP): the session builds that
- *    plan itself from the properties (channel-order, resize-mode, mean, std,
- *    input-scale); models whose input is the NV12/I420 PrePostProcessor head
- *    take the frame's planes as they are;
- *  - other/tensors matching the model's inputs, copied in (fp16 widened).
- * The model and the session are made when the element goes to PAUSED;
- * nothing is allocated per frame except the result metas and the bus
- * message.
- *
- * The element is a plain GstElement: its output buffer is not made from its
- * input by a fixed rule (a fused chain hands over a deferred tensor and gets
- * the source video back out), which GstBaseTransform does not model.
+ * Three ways in: deferred frames (memory:M2I) of an adjacent m2i chain,
+ * whose queued ops the session extends and runs as one M2I plan into the
+ * model's input (the chain's source video leaves the element); plain video,
+ * pre-processed by the session's own plan (or, for an NV12/I420
+ * PrePostProcessor head, its planes copied in); other/tensors matching the
+ * model's inputs. The element is a plain GstElement: its output is not made
+ * from its input by a fixed rule, which GstBaseTransform does not model.
  */
 #include "gstm2iinfer.h"
 #include "gstm2icaps.h"
@@ -83,7 +73,6 @@ struct _GstM2iInfer {
   GstCaps *model_caps, *model_caps_plain, *output_tensor_caps;
   GstBufferPool *tensor_pool;
   GstM2iResultContext ctx;
-  const gchar **output_names;
 
   /* negotiated (streaming thread) */
   InputMode mode;
@@ -161,15 +150,7 @@ unload_model (GstM2iInfer *self)
   GST_OBJECT_UNLOCK (self);
   m2i_infer_session_free (s);
   gst_clear_caps (&self->output_tensor_caps);
-  g_clear_pointer (&self->output_names, g_free);
-}
-
-static gboolean
-is_detector (M2iModelType t)
-{
-  return t == M2I_MODEL_TYPE_SSD || t == M2I_MODEL_TYPE_YOLO_V5 || t == M2I_MODEL_TYPE_YOLO_V8
-      || t == M2I_MODEL_TYPE_YOLO_V10 || t == M2I_MODEL_TYPE_REGION_YOLO
-      || t == M2I_MODEL_TYPE_DETECTION_NMS;
+  gst_m2i_result_context_clear (&self->ctx);
 }
 
 static gboolean
@@ -204,15 +185,7 @@ load_model (GstM2iInfer *self)
               device ? device : DEFAULT_DEVICE));
     g_clear_error (&err);
   } else {
-    M2iIrModel *ir = m2i_infer_model_get_ir (m);
-    gint n_out = m2i_ir_model_get_n_outputs (ir);
-    self->output_names = g_new0 (const gchar *, MAX (n_out, 1));
-    for (gint i = 0; i < n_out; i++)
-      self->output_names[i] = m2i_ir_model_get_output (ir, i)->name;
-    self->ctx.model_name = m2i_infer_model_get_name (m);
-    self->ctx.labels = m2i_infer_model_get_labels (m, &self->ctx.n_labels);
-    M2iDecoder *dec = m2i_infer_session_get_decoder (s);
-    self->ctx.detector = is_detector (m2i_decoder_get_model_type (dec));
+    gst_m2i_result_context_init (&self->ctx, s);
     GstCaps *with = gst_m2i_infer_model_caps (m, TRUE), *without = gst_m2i_infer_model_caps (m,
         FALSE);
     GST_OBJECT_LOCK (self);
@@ -224,7 +197,8 @@ load_model (GstM2iInfer *self)
     GST_OBJECT_UNLOCK (self);
     GST_INFO_OBJECT (self, "model %s (%s) on %s: %s; decoder %s; takes %" GST_PTR_FORMAT, path,
         m2i_infer_model_get_name (m), m2i_infer_model_get_device (m),
-        m2i_infer_model_describe (m), m2i_decoder_describe (dec), with);
+        m2i_infer_model_describe (m),
+        m2i_decoder_describe (m2i_infer_session_get_decoder (s)), with);
     self->n_frames = self->since_flush = 0;
   }
   g_free (path);
@@ -257,21 +231,10 @@ static gboolean
 update_preprocess (GstM2iInfer *self, GError **error)
 {
   M2iInferPreprocess pp;
-  m2i_infer_preprocess_init (&pp);
   GST_OBJECT_LOCK (self);
   gboolean changed = self->pp_changed;
-  const GstM2iSharedProps *p = &self->props;
-  gboolean ok = !changed || (gst_m2i_channels_check (&p->mean, error)
-      && gst_m2i_channels_check (&p->std, error));
-  for (int c = 0; c < 3; c++) {
-    pp.mean[c] = (float) p->mean.v[c];
-    pp.std[c] = (float) p->std.v[c];
-  }
-  pp.input_scale = (float) p->input_scale;
-  pp.channel_order = p->channel_order;
-  pp.resize_mode = self->resize_mode;
-  pp.profile = p->profile;
-  pp.n_threads = (gint) p->n_threads;
+  gboolean ok = !changed || gst_m2i_shared_props_to_preprocess (&self->props, self->resize_mode,
+      &pp, error);
   self->pp_changed = FALSE;
   GST_OBJECT_UNLOCK (self);
   ok = ok && (!changed || m2i_infer_session_set_preprocess (self->session, &pp, error));
@@ -300,46 +263,17 @@ fusion_on (GstM2iInfer *self)
 static GstCaps *
 sink_caps (GstM2iInfer *self, GstCaps *filter)
 {
-  GstCaps *caps = NULL;
   gboolean fusion = fusion_on (self);
   GST_OBJECT_LOCK (self);
   GstCaps *mc = fusion ? self->model_caps : self->model_caps_plain;
-  if (mc)
-    caps = gst_caps_ref (mc);
-  GstM2iInferOutput output = self->output;
+  GstCaps *caps = mc ? gst_caps_ref (mc) : NULL;
+  gboolean meta = self->output == GST_M2I_INFER_OUTPUT_META;
   GST_OBJECT_UNLOCK (self);
-  if (!caps) {
-    caps = gst_pad_get_pad_template_caps (self->sinkpad);
-    if (!fusion) {
-      GstCaps *plain = gst_caps_new_empty ();
-      for (guint i = 0; i < gst_caps_get_size (caps); i++)
-        if (!gst_m2i_caps_is_deferred (caps, i))
-          gst_caps_append_structure (plain, gst_structure_copy (gst_caps_get_structure (caps,
-                      i)));
-      gst_caps_unref (caps);
-      caps = plain;
-    }
-  }
-  if (output == GST_M2I_INFER_OUTPUT_META) {
-    GstCaps *peer = gst_pad_peer_query_caps (self->srcpad, NULL);
-    if (peer && !gst_caps_is_any (peer)) {
-      /* Deferred structures leave as the chain's source video: downstream
-       * cannot restrict them here. */
-      GstCaps *res = gst_caps_new_empty ();
-      for (guint i = 0; i < gst_caps_get_size (caps); i++) {
-        GstCaps *one = gst_caps_copy_nth (caps, i);
-        if (!gst_m2i_caps_is_deferred (caps, i)) {
-          GstCaps *tmp = gst_caps_intersect_full (one, peer, GST_CAPS_INTERSECT_FIRST);
-          gst_caps_unref (one);
-          one = tmp;
-        }
-        res = gst_caps_merge (res, one);
-      }
-      gst_caps_unref (caps);
-      caps = res;
-    }
-    gst_clear_caps (&peer);
-  }
+  if (!caps)
+    caps = gst_m2i_caps_keep_deferred (gst_pad_get_pad_template_caps (self->sinkpad), fusion);
+  GstCaps *peer = meta ? gst_pad_peer_query_caps (self->srcpad, NULL) : NULL;
+  if (peer)
+    caps = gst_m2i_infer_restrict_plain (caps, peer);
   if (filter) {
     GstCaps *tmp = gst_caps_intersect_full (caps, filter, GST_CAPS_INTERSECT_FIRST);
     gst_caps_unref (caps);
@@ -366,38 +300,23 @@ static gboolean
 setup_input (GstM2iInfer *self, GstCaps *caps)
 {
   GError *err = NULL;
-  const GstStructure *s = gst_caps_get_structure (caps, 0);
-  gboolean deferred = gst_m2i_caps_is_deferred (caps, 0);
   M2iInferInputKind kind = m2i_infer_model_get_input_kind (self->model, NULL, NULL);
   /* Plain tensors are checked one by one (any mix of f16 and f32 for float
    * inputs, which the caps query cannot list); the rest must be what the
    * caps query offers. */
-  if (!deferred && gst_structure_has_name (s, "other/tensors") && (kind == M2I_INFER_INPUT_TENSORS
-          || (kind == M2I_INFER_INPUT_IMAGE && !m2i_infer_model_get_head (self->model)))) {
-    self->n_in_tensors = gst_m2i_infer_tensor_input (self->model, s, self->in_tensor_type,
-        self->in_tensor_bytes, &err);
+  if (gst_m2i_infer_takes_tensors (self->model, caps)) {
+    self->n_in_tensors = gst_m2i_infer_tensor_input (self->model, gst_caps_get_structure (caps,
+            0), self->in_tensor_type, self->in_tensor_bytes, &err);
     self->mode = self->n_in_tensors ? INPUT_TENSORS : INPUT_NONE;
   } else {
     GstCaps *accepted = sink_caps (self, NULL);
-    gboolean fits = gst_caps_is_subset (caps, accepted);
-    gst_caps_unref (accepted);
-    if (!fits) {
-      gchar *got = gst_caps_to_string (caps), *want = gst_m2i_infer_describe_inputs (self->model);
-      refuse_caps (self, "input %s does not fit the model's input%s %s%s", got,
-          m2i_ir_model_get_n_inputs (m2i_infer_model_get_ir (self->model)) == 1 ? "" : "s", want,
-          deferred && !fusion_on (self) ? " (deferred frames need fusion=true)"
-          : kind == M2I_INFER_INPUT_IMAGE ? ": give video (NV12, I420, RGB, BGR, RGBP, BGRP) or "
-          "a planar fp16/fp32 tensor of the model's size" : kind == M2I_INFER_INPUT_TENSORS
-          ? ": give other/tensors with the model's types and dimensions (innermost first)"
-          : ": give video of the model's format and size");
-      g_free (got);
-      g_free (want);
-      return FALSE;
-    }
-    if (gst_m2i_caps_info_from_caps (&self->in_info, caps, &err)
+    if (!gst_caps_is_subset (caps, accepted))
+      gst_m2i_infer_caps_refusal (self->model, caps, fusion_on (self), &err);
+    else if (gst_m2i_caps_info_from_caps (&self->in_info, caps, &err)
         && gst_m2i_caps_info_check_even (&self->in_info, "input", &err))
-      self->mode = deferred ? INPUT_DEFERRED : kind == M2I_INFER_INPUT_IMAGE ? INPUT_VIDEO
-          : INPUT_PLANES;
+      self->mode = gst_m2i_caps_is_deferred (caps, 0) ? INPUT_DEFERRED
+          : kind == M2I_INFER_INPUT_IMAGE ? INPUT_VIDEO : INPUT_PLANES;
+    gst_caps_unref (accepted);
   }
   if ((self->mode == INPUT_DEFERRED || self->mode == INPUT_VIDEO)
       && !update_preprocess (self, &err))
@@ -507,26 +426,6 @@ gst_m2i_infer_sink_query (GstPad *pad, GstObject *parent, GstQuery *query)
 }
 
 static gboolean
-gst_m2i_infer_src_query (GstPad *pad, GstObject *parent, GstQuery *query)
-{
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS) {
-    GstCaps *filter, *caps = gst_pad_get_current_caps (pad);
-    gst_query_parse_caps (query, &filter);
-    if (!caps)
-      caps = gst_pad_get_pad_template_caps (pad);
-    if (filter) {
-      GstCaps *tmp = gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST);
-      gst_caps_unref (caps);
-      caps = tmp;
-    }
-    gst_query_set_caps_result (query, caps);
-    gst_caps_unref (caps);
-    return TRUE;
-  }
-  return gst_pad_query_default (pad, parent, query);
-}
-
-static gboolean
 gst_m2i_infer_sink_event (GstPad *pad, GstObject *parent, GstEvent *event)
 {
   GstM2iInfer *self = GST_M2I_INFER (parent);
@@ -590,20 +489,7 @@ source_buffer (GstM2iInfer *self, GstBuffer *inbuf, GstBuffer **out)
       && GST_VIDEO_INFO_HEIGHT (&self->src_vinfo) == src.height
       && !g_strcmp0 (gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&self->src_vinfo)),
       gst_m2i_caps_format_name (cf));
-  GstClockTime pts = GST_BUFFER_PTS (inbuf), dts = GST_BUFFER_DTS (inbuf);
-  GstClockTime dur = GST_BUFFER_DURATION (inbuf);
-  guint64 off = GST_BUFFER_OFFSET (inbuf), off_end = GST_BUFFER_OFFSET_END (inbuf);
-  *out = gst_buffer_ref (self->work.source);
-  /* Dropping the deferred frame drops its reference to the source, which
-   * is then usually ours alone: writable without a copy. */
-  gst_m2i_deferred_frame_init (&self->work);
-  gst_buffer_unref (inbuf);
-  *out = gst_buffer_make_writable (*out);
-  GST_BUFFER_PTS (*out) = pts;
-  GST_BUFFER_DTS (*out) = dts;
-  GST_BUFFER_DURATION (*out) = dur;
-  GST_BUFFER_OFFSET (*out) = off;
-  GST_BUFFER_OFFSET_END (*out) = off_end;
+  *out = gst_m2i_deferred_frame_take_source (&self->work, inbuf);
   if (same)
     return GST_FLOW_OK;
   GstStructure *s = gst_m2i_structure_new_sized (cf, src.width, src.height);
@@ -614,62 +500,84 @@ source_buffer (GstM2iInfer *self, GstBuffer *inbuf, GstBuffer **out)
       : GST_FLOW_NOT_NEGOTIATED;
 }
 
+/* What one frame does, read at its start. */
+typedef struct {
+  guint64 index;                  /* since PAUSED */
+  GstClockTime pts;
+  gboolean infer;                 /* inference-interval says so */
+  gboolean post, tensors;
+  M2iDecoderOptions decoder;      /* threshold, top-k */
+} Frame;
+
+static void
+frame_settings (GstM2iInfer *self, GstBuffer *inbuf, Frame *fr)
+{
+  m2i_decoder_options_init (&fr->decoder);
+  GST_OBJECT_LOCK (self);
+  guint interval = MAX (self->interval, 1);
+  fr->decoder.top_k = MIN (self->top_k, MAX_TOP_K);
+  fr->decoder.confidence_threshold = (float) self->threshold;
+  fr->post = self->post_messages;
+  fr->tensors = self->output == GST_M2I_INFER_OUTPUT_TENSORS;
+  GST_OBJECT_UNLOCK (self);
+  fr->index = self->n_frames++;
+  fr->pts = GST_BUFFER_PTS (inbuf);
+  fr->infer = self->since_flush++ % interval == 0;
+}
+
+/* The buffer that leaves for @inbuf (taken): the model's outputs
+ * (output=tensors; none on frames not inferred), the chain's source video
+ * (deferred input) or @inbuf itself. */
+static GstFlowReturn
+output_buffer (GstM2iInfer *self, GstBuffer *inbuf, const Frame *fr, GstBuffer **out,
+    GError **error)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+  if (fr->tensors && fr->infer && (ret = gst_m2i_tensors_from_session (self->session,
+              self->output_tensor_caps, &self->tensor_pool, out, error)) == GST_FLOW_OK)
+    gst_buffer_copy_into (*out, inbuf, GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
+  if (fr->tensors)
+    gst_buffer_unref (inbuf);
+  else if (self->mode == INPUT_DEFERRED)
+    ret = source_buffer (self, inbuf, out);
+  else
+    *out = gst_buffer_make_writable (inbuf);
+  return ret;
+}
+
 static GstFlowReturn
 gst_m2i_infer_chain (GstPad *pad, GstObject *parent, GstBuffer *inbuf)
 {
   GstM2iInfer *self = GST_M2I_INFER (parent);
   GError *err = NULL;
   GstBuffer *out = NULL;
-  GstFlowReturn ret = GST_FLOW_OK;
-  M2iDecoderOptions dopts;
-  m2i_decoder_options_init (&dopts);
-  GST_OBJECT_LOCK (self);
-  guint interval = MAX (self->interval, 1);
-  dopts.top_k = MIN (self->top_k, MAX_TOP_K);
-  dopts.confidence_threshold = (float) self->threshold;
-  gboolean post = self->post_messages, tensors = self->output == GST_M2I_INFER_OUTPUT_TENSORS;
-  GST_OBJECT_UNLOCK (self);
+  GstFlowReturn ret = GST_FLOW_ERROR;
+  Frame fr;
   if (self->mode == INPUT_NONE) {
     gst_buffer_unref (inbuf);
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s: a buffer before any caps",
             GST_ELEMENT_NAME (self)), (NULL));
     return GST_FLOW_NOT_NEGOTIATED;
   }
-  guint64 index = self->n_frames++;
-  GstClockTime pts = GST_BUFFER_PTS (inbuf);
-  gboolean inferred = self->since_flush++ % interval == 0;
+  frame_settings (self, inbuf, &fr);
   if ((self->mode == INPUT_TENSORS || gst_m2i_deferred_frame_borrow (&self->work,
-              &self->in_info, inbuf, &err)) && (!inferred || infer (self, inbuf, &dopts, &err))) {
-    if (tensors && inferred && (ret = gst_m2i_tensors_from_session (self->session,
-                self->output_tensor_caps, &self->tensor_pool, &out, &err)) == GST_FLOW_OK)
-      gst_buffer_copy_into (out, inbuf, GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
-    else if (!tensors && self->mode == INPUT_DEFERRED)
-      ret = source_buffer (self, g_steal_pointer (&inbuf), &out);
-    else if (!tensors)
-      out = gst_buffer_make_writable (g_steal_pointer (&inbuf));
-  }
+              &self->in_info, inbuf, &err)) && (!fr.infer || infer (self, inbuf, &fr.decoder, &err)))
+    ret = output_buffer (self, g_steal_pointer (&inbuf), &fr, &out, &err);
   gst_m2i_deferred_frame_init (&self->work);
   gst_clear_buffer (&inbuf);
-  if (!err && out && inferred) {
-    const M2iInferResult *r = m2i_infer_session_get_result (self->session);
-    guint n;
-    const M2iTensor *outputs = m2i_infer_session_get_outputs (self->session, &n);
-    if (!tensors) {
-      gst_buffer_add_m2i_tensor_meta (out, self->ctx.model_name, n, outputs, self->output_names);
-      gst_m2i_attach_results (out, &self->ctx, r);
-    }
-    if (post)
-      gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self),
-              gst_m2i_result_message (&self->ctx, r, index, pts)));
-  }
+  if (ret == GST_FLOW_OK && out && fr.infer)
+    gst_m2i_publish_results (GST_ELEMENT (self), fr.tensors ? NULL : out, &self->ctx,
+        self->session, fr.index, fr.pts, fr.post);
   if (err) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s: %s", GST_ELEMENT_NAME (self), err->message),
         (NULL));
     g_clear_error (&err);
-    gst_clear_buffer (&out);
-    return GST_FLOW_ERROR;
   }
-  return out && ret == GST_FLOW_OK ? gst_pad_push (self->srcpad, out) : ret;
+  if (ret != GST_FLOW_OK || !out) {
+    gst_clear_buffer (&out);
+    return ret;
+  }
+  return gst_pad_push (self->srcpad, out);
 }
 
 /* ---- properties -------------------------------------------------------------------- */
@@ -860,8 +768,7 @@ gst_m2i_infer_init (GstM2iInfer *self)
   gst_pad_set_query_function (self->sinkpad, GST_DEBUG_FUNCPTR (gst_m2i_infer_sink_query));
   gst_element_add_pad (GST_ELEMENT (self), self->sinkpad);
   self->srcpad = gst_pad_new_from_static_template (&src_template, "src");
-  gst_pad_set_query_function (self->srcpad, GST_DEBUG_FUNCPTR (gst_m2i_infer_src_query));
-  gst_pad_use_fixed_caps (self->srcpad);
+  gst_pad_use_fixed_caps (self->srcpad);   /* caps query: the current caps or the template */
   gst_element_add_pad (GST_ELEMENT (self), self->srcpad);
 
   self->device = g_strdup (DEFAULT_DEVICE);

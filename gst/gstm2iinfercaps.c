@@ -250,3 +250,53 @@ gst_m2i_infer_tensor_input (M2iInferModel *m, const GstStructure *s,
   }
   return (guint) n;
 }
+
+GstCaps *
+gst_m2i_infer_restrict_plain (GstCaps *caps, GstCaps *peer)
+{
+  if (gst_caps_is_any (peer)) {
+    gst_caps_unref (peer);
+    return caps;
+  }
+  GstCaps *res = gst_caps_new_empty ();
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstCaps *one = gst_caps_copy_nth (caps, i);
+    if (!gst_m2i_caps_is_deferred (caps, i)) {
+      GstCaps *tmp = gst_caps_intersect_full (one, peer, GST_CAPS_INTERSECT_FIRST);
+      gst_caps_unref (one);
+      one = tmp;
+    }
+    res = gst_caps_merge (res, one);
+  }
+  gst_caps_unref (caps);
+  gst_caps_unref (peer);
+  return res;
+}
+
+gboolean
+gst_m2i_infer_takes_tensors (M2iInferModel *m, const GstCaps *caps)
+{
+  M2iInferInputKind kind = m2i_infer_model_get_input_kind (m, NULL, NULL);
+  return !gst_m2i_caps_is_deferred (caps, 0)
+      && gst_structure_has_name (gst_caps_get_structure (caps, 0), "other/tensors")
+      && (kind == M2I_INFER_INPUT_TENSORS
+      || (kind == M2I_INFER_INPUT_IMAGE && !m2i_infer_model_get_head (m)));
+}
+
+void
+gst_m2i_infer_caps_refusal (M2iInferModel *m, const GstCaps *caps, gboolean fusion,
+    GError **error)
+{
+  M2iInferInputKind kind = m2i_infer_model_get_input_kind (m, NULL, NULL);
+  gchar *got = gst_caps_to_string (caps), *want = gst_m2i_infer_describe_inputs (m);
+  g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+      "input %s does not fit the model's input%s %s%s", got,
+      m2i_ir_model_get_n_inputs (m2i_infer_model_get_ir (m)) == 1 ? "" : "s", want,
+      gst_m2i_caps_is_deferred (caps, 0) && !fusion ? " (deferred frames need fusion=true)"
+      : kind == M2I_INFER_INPUT_IMAGE ? ": give video (NV12, I420, RGB, BGR, RGBP, BGRP) or "
+      "a planar fp16/fp32 tensor of the model's size" : kind == M2I_INFER_INPUT_TENSORS
+      ? ": give other/tensors with the model's types and dimensions (innermost first)"
+      : ": give video of the model's format and size");
+  g_free (got);
+  g_free (want);
+}

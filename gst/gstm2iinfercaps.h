@@ -18,6 +18,12 @@ G_BEGIN_DECLS
  * @with_deferred, then plain tensors and plain video. */
 GstCaps *gst_m2i_infer_model_caps (M2iInferModel *model, gboolean with_deferred);
 
+/* @caps (taken) with its plain structures restricted to @peer (taken;
+ * downstream's caps, through which plain input passes with output=meta);
+ * deferred structures stay as they are (they leave as the chain's source
+ * video, which downstream cannot restrict here). */
+GstCaps *gst_m2i_infer_restrict_plain (GstCaps *caps, GstCaps *peer);
+
 /* The caps of output=tensors: one tensor per model output (f16 outputs as
  * the f32 the runtime delivers). NULL with @error when an output's type has
  * no NNStreamer name. */
@@ -30,6 +36,16 @@ GstCaps *gst_m2i_infer_output_caps (M2iInferModel *model, GError **error);
  * was given, what the model takes, what to give) when they do not fit. */
 guint gst_m2i_infer_tensor_input (M2iInferModel *model, const GstStructure *s,
     M2iElementType types[GST_M2I_INFER_MAX_TENSORS], gsize bytes[GST_M2I_INFER_MAX_TENSORS],
+    GError **error);
+
+/* Whether @caps are plain other/tensors that go into the model's inputs as
+ * they are (a model that takes tensors, or an image model without a
+ * pre-processing head). */
+gboolean gst_m2i_infer_takes_tensors (M2iInferModel *model, const GstCaps *caps);
+
+/* Sets @error to why @caps, which the caps query did not offer, do not fit
+ * the model, and what to give instead (@fusion: the element's property). */
+void gst_m2i_infer_caps_refusal (M2iInferModel *model, const GstCaps *caps, gboolean fusion,
     GError **error);
 
 /* The model's inputs for messages: "\"input\" f32 [1,3,28,28]". g_free. */

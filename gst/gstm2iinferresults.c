@@ -10,9 +10,11 @@
  * The region meta's roi_type is the label.
  */
 #include "gstm2iinferresults.h"
+#include "gstm2itensormeta.h"
 
 #include <gst/video/gstvideometa.h>
 #include <math.h>
+#include <string.h>
 
 /* The label of class @id: the labels file's line, else "class-<id>" written
  * into @buf. */
@@ -118,8 +120,8 @@ classes_head (const M2iInferResult *r)
       && r->heads[0].n_classes > 0 ? &r->heads[0] : NULL;
 }
 
-void
-gst_m2i_attach_results (GstBuffer *buf, const GstM2iResultContext *ctx, const M2iInferResult *r)
+static void
+attach_results (GstBuffer *buf, const GstM2iResultContext *ctx, const M2iInferResult *r)
 {
   const M2iInferGeometry *g = &r->geometry;
   if (!ctx->has_frame || g->source_width <= 0 || g->source_height <= 0)
@@ -145,8 +147,8 @@ gst_m2i_attach_results (GstBuffer *buf, const GstM2iResultContext *ctx, const M2
   }
 }
 
-GstStructure *
-gst_m2i_result_message (const GstM2iResultContext *ctx, const M2iInferResult *r, guint64 frame,
+static GstStructure *
+result_message (const GstM2iResultContext *ctx, const M2iInferResult *r, guint64 frame,
     GstClockTime pts)
 {
   GstStructure *s = gst_structure_new ("m2iinfer",
@@ -193,4 +195,43 @@ gst_m2i_result_message (const GstM2iResultContext *ctx, const M2iInferResult *r,
     gst_structure_take_value (s, "objects", &list);
   }
   return s;
+}
+
+void
+gst_m2i_result_context_init (GstM2iResultContext *ctx, M2iInferSession *session)
+{
+  M2iInferModel *m = m2i_infer_session_get_model (session);
+  M2iIrModel *ir = m2i_infer_model_get_ir (m);
+  gint n_out = m2i_ir_model_get_n_outputs (ir);
+  ctx->model_name = m2i_infer_model_get_name (m);
+  ctx->labels = m2i_infer_model_get_labels (m, &ctx->n_labels);
+  ctx->output_names = g_new0 (const gchar *, MAX (n_out, 1));
+  for (gint i = 0; i < n_out; i++)
+    ctx->output_names[i] = m2i_ir_model_get_output (ir, i)->name;
+  /* a decoder that can give detections lists them (even none) */
+  ctx->detector = m2i_infer_session_get_result (session)->detections_capacity > 0;
+  ctx->has_frame = TRUE;
+}
+
+void
+gst_m2i_result_context_clear (GstM2iResultContext *ctx)
+{
+  g_free (ctx->output_names);
+  memset (ctx, 0, sizeof *ctx);
+}
+
+void
+gst_m2i_publish_results (GstElement *element, GstBuffer *buf, const GstM2iResultContext *ctx,
+    M2iInferSession *session, guint64 frame, GstClockTime pts, gboolean post)
+{
+  const M2iInferResult *r = m2i_infer_session_get_result (session);
+  if (buf) {
+    guint n;
+    const M2iTensor *outputs = m2i_infer_session_get_outputs (session, &n);
+    gst_buffer_add_m2i_tensor_meta (buf, ctx->model_name, n, outputs, ctx->output_names);
+    attach_results (buf, ctx, r);
+  }
+  if (post)
+    gst_element_post_message (element, gst_message_new_element (GST_OBJECT (element),
+            result_message (ctx, r, frame, pts)));
 }

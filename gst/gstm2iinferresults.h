@@ -15,24 +15,30 @@ typedef struct {
   const char *model_name;
   const char *const *labels;      /* class names, or NULL ("class-<id>") */
   guint n_labels;
+  const gchar **output_names;     /* the model's outputs, for the tensor meta (owned) */
+  /* The decoder gives detections: the message lists objects, even none. */
+  gboolean detector;
   /* The result's geometry is a frame that leaves the element (else, tensor
    * input to a model that takes no image: no region metas, no pixel boxes). */
   gboolean has_frame;
-  /* The decoder gives detections: the message lists objects, even none. */
-  gboolean detector;
 } GstM2iResultContext;
 
-/* Adds to @buf (writable) the full-frame region meta of the classification
- * (the first head's classes, best first; with more than one its structure
- * also lists them) and one region meta per detection, boxes scaled to the
- * frame. Nothing without a frame. */
-void gst_m2i_attach_results (GstBuffer *buf, const GstM2iResultContext *ctx,
-    const M2iInferResult *r);
+/* Fills @ctx for @session's model (has_frame TRUE); clear with
+ * gst_m2i_result_context_clear(). */
+void gst_m2i_result_context_init (GstM2iResultContext *ctx, M2iInferSession *session);
+void gst_m2i_result_context_clear (GstM2iResultContext *ctx);
 
-/* The body of the "m2iinfer" element message for one inference (a new
- * structure, the caller owns it): frame index, timestamp, model, and the
- * classes or the detections. */
-GstStructure *gst_m2i_result_message (const GstM2iResultContext *ctx, const M2iInferResult *r,
-    guint64 frame, GstClockTime pts);
+/*
+ * Hands out @session's last results: on @buf (writable; NULL: none) a
+ * GstM2iTensorMeta with every output, the full-frame region meta of the
+ * classification (the first head's classes, best first; with more than one
+ * its structure also lists them) and one region meta per detection, boxes
+ * scaled to the frame (no region metas without a frame); and, when @post,
+ * the "m2iinfer" element message from @element: frame index @frame,
+ * timestamp @pts, model, and the classes or the detections.
+ */
+void gst_m2i_publish_results (GstElement *element, GstBuffer *buf,
+    const GstM2iResultContext *ctx, M2iInferSession *session, guint64 frame,
+    GstClockTime pts, gboolean post);
 
 G_END_DECLS

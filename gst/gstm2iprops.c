@@ -287,3 +287,22 @@ gst_m2i_shared_props_get (const GstM2iSharedProps *p, const GParamSpec *pspec, G
     return FALSE;
   return TRUE;
 }
+
+gboolean
+gst_m2i_shared_props_to_preprocess (const GstM2iSharedProps *p, M2iResizeMode resize_mode,
+    M2iInferPreprocess *pp, GError **error)
+{
+  if (!gst_m2i_channels_check (&p->mean, error) || !gst_m2i_channels_check (&p->std, error))
+    return FALSE;
+  m2i_infer_preprocess_init (pp);
+  for (int c = 0; c < 3; c++) {
+    pp->mean[c] = (float) p->mean.v[c];
+    pp->std[c] = (float) p->std.v[c];
+  }
+  pp->input_scale = (float) p->input_scale;
+  pp->channel_order = p->channel_order;
+  pp->resize_mode = resize_mode;
+  pp->profile = p->profile;
+  pp->n_threads = (gint) p->n_threads;
+  return TRUE;
+}

@@ -14,6 +14,7 @@
 
 #include <gst/gst.h>
 #include <m2i/m2i.h>
+#include <infer/m2i-infer.h>
 #include "gstm2ienums.h"
 
 G_BEGIN_DECLS
@@ -113,6 +114,12 @@ gboolean gst_m2i_shared_props_set (GstM2iSharedProps *p, const GParamSpec *pspec
 /* Reads a shared property into @value; FALSE for any other property. */
 gboolean gst_m2i_shared_props_get (const GstM2iSharedProps *p, const GParamSpec *pspec,
     GValue *value);
+
+/* An inference session's pre-processing from @p (mean, std, input-scale,
+ * channel-order, profile, n-threads) and @resize_mode. FALSE with @error
+ * when a value set on mean or std was refused. */
+gboolean gst_m2i_shared_props_to_preprocess (const GstM2iSharedProps *p,
+    M2iResizeMode resize_mode, M2iInferPreprocess *pp, GError **error);
 
 /* Replaces *@fused, the string behind @element's read-only property
  * "fused", by @text (taken; the old text is freed) under the object lock,
