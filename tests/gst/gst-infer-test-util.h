@@ -1,0 +1,230 @@
+/* gst-infer-test-util.h — what the m2iinfer tests share: data paths, the
+ * IR runtime run directly (the independent reference for the model's
+ * outputs), the reference path's model input, reading tensor and region
+ * metas, harnesses. */
+#pragma once
+
+#include "gst-test-util.h"
+#include "gstm2itensormeta.h"
+
+#include <base/m2i-error.h>
+#include <gst/video/gstvideometa.h>
+#include <ir/m2i-ir.h>
+#include <split/m2i-split.h>
+#include <glib/gstdio.h>
+
+#define FM_SIDE 28
+#define FM_SCALE 4
+#define FM_W (FM_SIDE * FM_SCALE)
+#define FM_NORM "mean=\"<0.286>\" std=\"<0.353>\" input-scale=0.00392156862745098"
+#define NV12_CAPS "video/x-raw,format=NV12,width=112,height=112,framerate=30/1"
+#define F32_28_CAPS "other/tensors,format=static,num_tensors=1,types=float32," \
+  "dimensions=28:28:3:1,framerate=30/1"
+
+static inline gchar *
+env_path (const char *var, const char *rel)
+{
+  const char *dir = g_getenv (var);
+  fail_unless (dir != NULL, "%s is not set (run through meson test)", var);
+  return g_build_filename (dir, rel, NULL);
+}
+
+static inline GBytes *
+read_data (const char *rel)
+{
+  gchar *path = env_path ("M2I_TEST_DATA", rel), *data;
+  gsize len;
+  GError *err = NULL;
+  if (!g_file_get_contents (path, &data, &len, &err))
+    fail ("%s", err->message);
+  g_free (path);
+  return g_bytes_new_take (data, len);
+}
+
+static inline gchar *
+fm_model (void)
+{
+  return env_path ("M2I_MODELS_DIR", "fashion-mnist/fashion-mnist.xml");
+}
+
+static inline gchar *
+fm_labels (void)
+{
+  return env_path ("M2I_MODELS_DIR", "fashion-mnist/labels.txt");
+}
+
+typedef struct {
+  M2iIrModel *model;
+  M2iIrCompiledModel *cm;
+  M2iIrInferRequest *req;
+} Direct;
+
+static inline void
+direct_open (Direct *d, const char *xml)
+{
+  GError *err = NULL;
+  d->model = m2i_ir_model_load (xml, NULL, &err);
+  fail_unless (d->model != NULL, "%s", err ? err->message : "");
+  d->cm = m2i_ir_compile (d->model, NULL, &err);
+  fail_unless (d->cm != NULL, "%s", err ? err->message : "");
+  d->req = m2i_ir_infer_request_new (d->cm, &err);
+  fail_unless (d->req != NULL);
+}
+
+static inline const M2iTensor *
+direct_run (Direct *d)
+{
+  GError *err = NULL;
+  fail_unless (m2i_ir_infer_request_infer (d->req, &err), "%s", err ? err->message : "");
+  return m2i_ir_infer_request_get_output (d->req, 0);
+}
+
+static inline void
+direct_close (Direct *d)
+{
+  m2i_ir_infer_request_free (d->req);
+  m2i_ir_compiled_model_unref (d->cm);
+  m2i_ir_model_unref (d->model);
+}
+
+/* The model input the element must have fed for an NV12 frame @in: the
+ * reference path's planar fp16 result of @ops, widened to f32, planes in
+ * channel order @swap ? BGR : as computed. */
+static inline void
+reference_input (const TestImage *in, const M2iOpList *ops, gint w, gint h, gboolean swap,
+    float *dst)
+{
+  TestImage ref;
+  test_reference (in, ops, M2I_FORMAT_PL_FP16_RGB, w, h, &ref);
+  gsize plane = (gsize) w * h;
+  for (int c = 0; c < 3; c++)
+    m2i_f16_to_f32_n ((const m2i_f16 *) ref.img.data[swap ? 2 - c : c], dst + c * plane, plane);
+  test_image_free (&ref);
+}
+
+/* csc(order) -> convertU8F16 -> resize(w x h, linear_onnx) -> permute [-> norm] */
+static inline void
+preprocess_ops (M2iOpList *ops, M2iChannelOrder order, gboolean yuv, gint w, gint h,
+    gboolean fashion_norm)
+{
+  M2iResizeParams rp;
+  m2i_op_list_init (ops);
+  if (yuv)
+    fail_unless (m2i_op_list_add_csc (ops, order));
+  fail_unless (m2i_op_list_add_convert (ops, M2I_DTYPE_F16));
+  m2i_resize_params_init (&rp, w, h);
+  rp.mode = M2I_RESIZE_LINEAR_ONNX;      /* m2iresize's and m2iinfer's default */
+  fail_unless (m2i_op_list_add_resize (ops, &rp));
+  fail_unless (m2i_op_list_add_permute (ops));
+  if (fashion_norm) {
+    M2iNormParams np;
+    const float mean[3] = { 0.286f, 0.286f, 0.286f }, std[3] = { 0.353f, 0.353f, 0.353f };
+    fail_unless (m2i_norm_params_from_mean_std (&np, mean, std, 1.0f / 255.0f));
+    fail_unless (m2i_op_list_add_norm (ops, &np));
+  }
+}
+
+static inline const GstM2iTensor *
+output_tensor (GstBuffer *buf, const char *name)
+{
+  GstM2iTensorMeta *m = gst_buffer_get_m2i_tensor_meta (buf);
+  fail_unless (m != NULL, "no tensor meta");
+  const GstM2iTensor *t = gst_m2i_tensor_meta_find (m, name);
+  fail_unless (t != NULL, "no tensor \"%s\"", name);
+  return t;
+}
+
+static inline guint
+n_rois (GstBuffer *buf)
+{
+  return gst_buffer_get_n_meta (buf, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE);
+}
+
+static inline GstVideoRegionOfInterestMeta *
+nth_roi (GstBuffer *buf, guint n)
+{
+  gpointer state = NULL;
+  GstMeta *m = NULL;
+  for (guint i = 0; i <= n; i++)
+    m = gst_buffer_iterate_meta_filtered (buf, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE);
+  fail_unless (m != NULL, "no region meta %u", n);
+  return (GstVideoRegionOfInterestMeta *) m;
+}
+
+static inline guint
+argmax (const float *v, guint n)
+{
+  guint best = 0;
+  for (guint i = 1; i < n; i++)
+    if (v[i] > v[best])
+      best = i;
+  return best;
+}
+
+/* Checks the full-frame classification region of @buf: @w x @h, label
+ * @label, label_id @id, confidence @conf (exact: a float widened). */
+static inline void
+check_classification (GstBuffer *buf, gint w, gint h, const char *label, gint id, float conf)
+{
+  fail_unless_equals_int (n_rois (buf), 1);
+  GstVideoRegionOfInterestMeta *roi = nth_roi (buf, 0);
+  fail_unless_equals_int (roi->x, 0);
+  fail_unless_equals_int (roi->y, 0);
+  fail_unless_equals_int (roi->w, w);
+  fail_unless_equals_int (roi->h, h);
+  fail_unless_equals_string (g_quark_to_string (roi->roi_type), label);
+  fail_unless_equals_int (g_list_length (roi->params), 1);
+  GstStructure *s = roi->params->data;
+  fail_unless (g_str_has_prefix (gst_structure_get_name (s), "classification_layer_name:"),
+      "%s", gst_structure_get_name (s));
+  gint got_id;
+  gdouble got_conf;
+  fail_unless (gst_structure_get_int (s, "label_id", &got_id));
+  fail_unless (gst_structure_get_double (s, "confidence", &got_conf));
+  fail_unless_equals_int (got_id, id);
+  fail_unless_equals_string (gst_structure_get_string (s, "label"), label);
+  fail_unless (got_conf == (double) conf, "confidence %.9g, want %.9g", got_conf, conf);
+  fail_unless (gst_structure_get_string (s, "model_name") != NULL);
+  fail_unless (gst_structure_get_string (s, "layer_name") != NULL);
+}
+
+static inline GstHarness *
+harness (const char *launch, const char *src_caps)
+{
+  GstHarness *h = gst_harness_new_parse (launch);
+  gst_harness_set_src_caps_str (h, src_caps);
+  return h;
+}
+
+/* Tears down @h and its test bus: the queued messages (which hold the
+ * element) are dropped first, or element and bus would keep each other. */
+static inline void
+teardown_with_bus (GstHarness *h, GstBus *bus)
+{
+  gst_bus_set_flushing (bus, TRUE);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+static inline void
+remove_dir (gchar *dir)
+{
+  GDir *d = g_dir_open (dir, 0, NULL);
+  const char *n;
+  while (d && (n = g_dir_read_name (d))) {
+    gchar *p = g_build_filename (dir, n, NULL);
+    g_unlink (p);
+    g_free (p);
+  }
+  if (d)
+    g_dir_close (d);
+  g_rmdir (dir);
+  g_free (dir);
+}
+
+static inline void
+assert_contains (const char *text, const char *needle)
+{
+  fail_unless (strstr (text, needle) != NULL, "\"%s\" lacks \"%s\"", text, needle);
+}
