@@ -41,14 +41,9 @@ classify_match (M2iIrModel *model, const M2iDecoderOptions *opts, gboolean named
   gint64 c = class_count (model);
   const M2iIrIoInfo *io = m2i_ir_model_get_output (model, 0);
   if (!c) {
-    if (named) {
-      gchar *shape = io ? m2i_shape_to_string (&io->shape) : g_strdup ("(no output)");
-      g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "output 0 %s%s%s is %s %s; a "
-          "classifier's is f32/f16 [1,C] or [1,C,1,1] with C >= 2", io ? "'" : "",
-          io ? io->name : "", io ? "'" : "", io ? m2i_element_type_to_string (io->type) : "",
-          shape);
-      g_free (shape);
-    }
+    if (named)
+      infer_output_mismatch (model, 0, "a classifier's is f32/f16 [1,C] or [1,C,1,1] with "
+          "C >= 2", error);
     return FALSE;
   }
   const char *producer = infer_output_producer_type (model, 0);

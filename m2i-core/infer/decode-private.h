@@ -77,6 +77,11 @@ extern const InferDecoderClass infer_decoder_ssd;
  * "DetectionOutput", ...); "" when it has none or @i is out of range. */
 const char *infer_output_producer_type (M2iIrModel *model, gint i);
 
+/* Sets @error to what output @i of @model is ("output 0 'prob' is f32
+ * [1,10] from \"SoftMax\"") followed by @expected (what the decoder
+ * wanted): the message of a named decoder that does not fit. */
+void infer_output_mismatch (M2iIrModel *model, gint i, const char *expected, GError **error);
+
 /* Checks that output @i of @outputs (@n of them) is f32 with @numel
  * elements; FALSE with @error naming the decoder @what otherwise. */
 gboolean infer_output_check_f32 (const M2iTensor *outputs, guint n, guint i, gint64 numel,

@@ -32,13 +32,8 @@ ssd_match (M2iIrModel *model, const M2iDecoderOptions *opts, gboolean named, gch
   gint64 n = row_count (model);
   const M2iIrIoInfo *io = m2i_ir_model_get_output (model, 0);
   if (!n) {
-    if (named) {
-      gchar *shape = io ? m2i_shape_to_string (&io->shape) : g_strdup ("(no output)");
-      g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "output 0 %s is %s from "
-          "\"%s\"; SSD's is [1,1,N,7] from DetectionOutput", io ? io->name : "", shape,
-          infer_output_producer_type (model, 0));
-      g_free (shape);
-    }
+    if (named)
+      infer_output_mismatch (model, 0, "SSD's is [1,1,N,7] from DetectionOutput", error);
     return FALSE;
   }
   *why = g_strdup_printf ("output '%s' [1,1,%" G_GINT64_FORMAT ",7] from DetectionOutput",

@@ -234,6 +234,23 @@ infer_output_producer_type (M2iIrModel *model, gint i)
   return m2i_ir_node_get_type (producer);
 }
 
+void
+infer_output_mismatch (M2iIrModel *model, gint i, const char *expected, GError **error)
+{
+  const M2iIrIoInfo *io = m2i_ir_model_get_output (model, i);
+  if (!io) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "the model has no output %d; %s",
+        i, expected);
+    return;
+  }
+  gchar *shape = m2i_shape_to_string (&io->shape);
+  const char *producer = infer_output_producer_type (model, i);
+  g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "output %d '%s' is %s %s%s%s%s; %s",
+      i, io->name, m2i_element_type_to_string (io->type), shape, *producer ? " from \"" : "",
+      producer, *producer ? "\"" : "", expected);
+  g_free (shape);
+}
+
 gboolean
 infer_output_check_f32 (const M2iTensor *outputs, guint n, guint i, gint64 numel,
     const char *what, GError **error)

@@ -304,6 +304,32 @@ check_image_model (const M2iInferSession *s, GError **error)
   return TRUE;
 }
 
+/* Plans the pre-processing of @source (with @queued and @lb) into the
+ * model's input and, with @run, runs it. */
+static gboolean
+preprocess (M2iInferSession *s, const M2iImage *source, const M2iOpList *queued,
+    const M2iLetterbox *lb, gboolean run, GError **error)
+{
+  M2iImage target, out;
+  M2iPlanOptions opts = plan_options (s);
+  gboolean replanned = FALSE;
+  if (!build_plan (s, source, queued, lb, &target, &out, error))
+    return FALSE;
+  if (!(run ? m2i_plan_cache_run (s->cache, source, &s->plan.ops, lb, &out, &opts, &replanned,
+              error) : m2i_plan_cache_prepare (s->cache, source, &s->plan.ops, lb, &out, &opts,
+              &replanned, error)))
+    return FALSE;
+  if (run && !s->plan.direct) {
+    /* out's planes are in the model's order now, as target's */
+    M2iImage staged;
+    m2i_image_wrap (&staged, s->plan.format, s->model->width, s->model->height, s->staging,
+        s->staging_size, 0, NULL);
+    infer_convert_planes (&staged, &target);
+  }
+  describe_plan (s, replanned);
+  return TRUE;
+}
+
 gboolean
 m2i_infer_session_prepare (M2iInferSession *s, const M2iImage *source, const M2iOpList *queued,
     const M2iLetterbox *letterbox, GError **error)
@@ -312,15 +338,7 @@ m2i_infer_session_prepare (M2iInferSession *s, const M2iImage *source, const M2i
     return FALSE;
   if (s->model->input_kind != M2I_INFER_INPUT_IMAGE)
     return check_planes_source (s, source, queued, letterbox, error);
-  M2iImage target, out;
-  M2iPlanOptions opts = plan_options (s);
-  gboolean replanned;
-  if (!build_plan (s, source, queued, letterbox, &target, &out, error)
-      || !m2i_plan_cache_prepare (s->cache, source, &s->plan.ops, letterbox, &out, &opts,
-          &replanned, error))
-    return FALSE;
-  describe_plan (s, replanned);
-  return TRUE;
+  return preprocess (s, source, queued, letterbox, FALSE, error);
 }
 
 /* Copies the planes of @source into the model's u8 inputs. */
@@ -357,22 +375,8 @@ m2i_infer_session_run (M2iInferSession *s, const M2iImage *source, const M2iOpLi
         FALSE);
     return infer_and_decode (s, FALSE, &g, error);
   }
-  M2iImage target, out;
-  M2iPlanOptions opts = plan_options (s);
-  gboolean replanned;
-  if (!build_plan (s, source, queued, letterbox, &target, &out, error)
-      || !m2i_plan_cache_run (s->cache, source, &s->plan.ops, letterbox, &out, &opts,
-          &replanned, error))
-    return FALSE;
-  if (!s->plan.direct) {
-    /* out's planes are in the model's order now, as target's */
-    M2iImage staged;
-    m2i_image_wrap (&staged, s->plan.format, s->model->width, s->model->height, s->staging,
-        s->staging_size, 0, NULL);
-    infer_convert_planes (&staged, &target);
-  }
-  describe_plan (s, replanned);
-  return infer_and_decode (s, s->model->has_head, &s->plan.geometry, error);
+  return preprocess (s, source, queued, letterbox, TRUE, error)
+      && infer_and_decode (s, s->model->has_head, &s->plan.geometry, error);
 }
 
 /* ---- tensor inputs ------------------------------------------------------------------ */

@@ -358,26 +358,38 @@ prepare_view (M2iPlanCache *c, const M2iImage *src, const M2iOpList *ops,
   return TRUE;
 }
 
+/* What NULL arguments stand for: no ops, no letterbox, default options. */
+typedef struct {
+  M2iOpList none;
+  M2iPlanOptions opts;
+} Defaults;
+
 static const M2iLetterbox no_letterbox;
+
+static void
+fill_defaults (Defaults *d, const M2iOpList **ops, const M2iLetterbox **letterbox,
+    const M2iPlanOptions **opts)
+{
+  if (!*ops) {
+    m2i_op_list_init (&d->none);
+    *ops = &d->none;
+  }
+  if (!*letterbox)
+    *letterbox = &no_letterbox;
+  if (!*opts) {
+    m2i_plan_options_init (&d->opts);
+    *opts = &d->opts;
+  }
+}
 
 gboolean
 m2i_plan_cache_prepare (M2iPlanCache *c, const M2iImage *src, const M2iOpList *ops,
     const M2iLetterbox *letterbox, const M2iImage *out, const M2iPlanOptions *opts,
     gboolean *replanned, GError **error)
 {
-  M2iOpList none;
+  Defaults d;
   M2iImage view;
-  M2iPlanOptions defaults;
-  if (!ops) {
-    m2i_op_list_init (&none);
-    ops = &none;
-  }
-  if (!letterbox)
-    letterbox = &no_letterbox;
-  if (!opts) {
-    m2i_plan_options_init (&defaults);
-    opts = &defaults;
-  }
+  fill_defaults (&d, &ops, &letterbox, &opts);
   return target_view (src, ops, letterbox, out, &view, error)
       && prepare_view (c, src, ops, letterbox, out, &view, opts, replanned, error);
 }
@@ -387,19 +399,9 @@ m2i_plan_cache_run (M2iPlanCache *c, const M2iImage *src, const M2iOpList *ops,
     const M2iLetterbox *letterbox, M2iImage *out, const M2iPlanOptions *opts,
     gboolean *replanned, GError **error)
 {
-  M2iOpList none;
+  Defaults d;
   M2iImage view;
-  M2iPlanOptions defaults;
-  if (!ops) {
-    m2i_op_list_init (&none);
-    ops = &none;
-  }
-  if (!letterbox)
-    letterbox = &no_letterbox;
-  if (!opts) {
-    m2i_plan_options_init (&defaults);
-    opts = &defaults;
-  }
+  fill_defaults (&d, &ops, &letterbox, &opts);
   if (letterbox->active && !m2i_image_check (out, "output", TRUE, error))
     return FALSE;
   if (!target_view (src, ops, letterbox, out, &view, error)

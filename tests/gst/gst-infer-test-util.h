@@ -6,6 +6,7 @@
 
 #include "gst-test-util.h"
 #include "gstm2itensormeta.h"
+#include "../infer/infer-reference.h"
 
 #include <base/m2i-error.h>
 #include <gst/video/gstvideometa.h>
@@ -53,40 +54,6 @@ fm_labels (void)
   return env_path ("M2I_MODELS_DIR", "fashion-mnist/labels.txt");
 }
 
-typedef struct {
-  M2iIrModel *model;
-  M2iIrCompiledModel *cm;
-  M2iIrInferRequest *req;
-} Direct;
-
-static inline void
-direct_open (Direct *d, const char *xml)
-{
-  GError *err = NULL;
-  d->model = m2i_ir_model_load (xml, NULL, &err);
-  fail_unless (d->model != NULL, "%s", err ? err->message : "");
-  d->cm = m2i_ir_compile (d->model, NULL, &err);
-  fail_unless (d->cm != NULL, "%s", err ? err->message : "");
-  d->req = m2i_ir_infer_request_new (d->cm, &err);
-  fail_unless (d->req != NULL);
-}
-
-static inline const M2iTensor *
-direct_run (Direct *d)
-{
-  GError *err = NULL;
-  fail_unless (m2i_ir_infer_request_infer (d->req, &err), "%s", err ? err->message : "");
-  return m2i_ir_infer_request_get_output (d->req, 0);
-}
-
-static inline void
-direct_close (Direct *d)
-{
-  m2i_ir_infer_request_free (d->req);
-  m2i_ir_compiled_model_unref (d->cm);
-  m2i_ir_model_unref (d->model);
-}
-
 /* The model input the element must have fed for an NV12 frame @in: the
  * reference path's planar fp16 result of @ops, widened to f32, planes in
  * channel order @swap ? BGR : as computed. */
@@ -100,28 +67,6 @@ reference_input (const TestImage *in, const M2iOpList *ops, gint w, gint h, gboo
   for (int c = 0; c < 3; c++)
     m2i_f16_to_f32_n ((const m2i_f16 *) ref.img.data[swap ? 2 - c : c], dst + c * plane, plane);
   test_image_free (&ref);
-}
-
-/* csc(order) -> convertU8F16 -> resize(w x h, linear_onnx) -> permute [-> norm] */
-static inline void
-preprocess_ops (M2iOpList *ops, M2iChannelOrder order, gboolean yuv, gint w, gint h,
-    gboolean fashion_norm)
-{
-  M2iResizeParams rp;
-  m2i_op_list_init (ops);
-  if (yuv)
-    fail_unless (m2i_op_list_add_csc (ops, order));
-  fail_unless (m2i_op_list_add_convert (ops, M2I_DTYPE_F16));
-  m2i_resize_params_init (&rp, w, h);
-  rp.mode = M2I_RESIZE_LINEAR_ONNX;      /* m2iresize's and m2iinfer's default */
-  fail_unless (m2i_op_list_add_resize (ops, &rp));
-  fail_unless (m2i_op_list_add_permute (ops));
-  if (fashion_norm) {
-    M2iNormParams np;
-    const float mean[3] = { 0.286f, 0.286f, 0.286f }, std[3] = { 0.353f, 0.353f, 0.353f };
-    fail_unless (m2i_norm_params_from_mean_std (&np, mean, std, 1.0f / 255.0f));
-    fail_unless (m2i_op_list_add_norm (ops, &np));
-  }
 }
 
 static inline const GstM2iTensor *

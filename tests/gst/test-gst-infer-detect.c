@@ -126,7 +126,7 @@ GST_START_TEST (test_detection_regions)
   Direct d;
   direct_open (&d, model);
   M2iOpList ops;
-  preprocess_ops (&ops, M2I_ORDER_RGB, FALSE, 544, 320, FALSE);
+  reference_ops (&ops, M2I_ORDER_RGB, FALSE, 544, 320, FALSE);
   reference_input (&ph.rgb, &ops, 544, 320, TRUE, m2i_ir_infer_request_get_input (d.req, 0)->data);
   const M2iTensor *ref = direct_run (&d);
   const GstM2iTensor *t = output_tensor (o, "detection_out");

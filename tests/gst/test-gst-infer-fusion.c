@@ -135,7 +135,7 @@ GST_START_TEST (test_fused_vs_reference)
   Direct d;
   direct_open (&d, model);
   M2iOpList ops;
-  preprocess_ops (&ops, M2I_ORDER_RGB, TRUE, FM_SIDE, FM_SIDE, TRUE);
+  reference_ops (&ops, M2I_ORDER_RGB, TRUE, FM_SIDE, FM_SIDE, TRUE);
   for (guint i = 0; i < N_CHAIN; i++) {
     TestImage in;
     fm_nv12 (&in, images, i);

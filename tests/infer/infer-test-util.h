@@ -6,6 +6,7 @@
 
 #include "../ir/ir-test-util.h"
 #include "../m2i/m2i-test-util.h"
+#include "infer-reference.h"
 
 #include <base/m2i-fp16.h>
 #include <infer/m2i-infer.h>
@@ -39,61 +40,6 @@ fm_preprocess (M2iInferPreprocess *pp)
     pp->std[c] = 0.353f;
   }
   pp->input_scale = 1.0f / 255.0f;
-}
-
-/* The IR runtime on the CPU, run directly on an input we write. */
-typedef struct {
-  M2iIrModel *model;
-  M2iIrCompiledModel *cm;
-  M2iIrInferRequest *req;
-} Direct;
-
-static inline void
-direct_open (Direct *d, const char *xml)
-{
-  d->model = m2i_ir_model_load (xml, NULL, NULL);
-  g_assert_nonnull (d->model);
-  d->cm = m2i_ir_compile (d->model, NULL, NULL);
-  g_assert_nonnull (d->cm);
-  d->req = m2i_ir_infer_request_new (d->cm, NULL);
-  g_assert_nonnull (d->req);
-}
-
-static inline const M2iTensor *
-direct_run (Direct *d)
-{
-  g_assert_true (m2i_ir_infer_request_infer (d->req, NULL));
-  return m2i_ir_infer_request_get_output (d->req, 0);
-}
-
-static inline void
-direct_close (Direct *d)
-{
-  m2i_ir_infer_request_free (d->req);
-  m2i_ir_compiled_model_unref (d->cm);
-  m2i_ir_model_unref (d->model);
-}
-
-/* csc(order) (for YUV) -> convertU8F16 -> resize(w x h, linear_onnx) ->
- * permute [-> norm (x - mean)/std in pixel units] */
-static inline void
-reference_ops (M2iOpList *ops, M2iChannelOrder order, gboolean yuv, gint w, gint h,
-    const float *mean, const float *std, float scale)
-{
-  M2iResizeParams rp;
-  m2i_op_list_init (ops);
-  if (yuv)
-    g_assert_true (m2i_op_list_add_csc (ops, order));
-  g_assert_true (m2i_op_list_add_convert (ops, M2I_DTYPE_F16));
-  m2i_resize_params_init (&rp, w, h);
-  rp.mode = M2I_RESIZE_LINEAR_ONNX;
-  g_assert_true (m2i_op_list_add_resize (ops, &rp));
-  g_assert_true (m2i_op_list_add_permute (ops));
-  if (mean) {
-    M2iNormParams np;
-    g_assert_true (m2i_norm_params_from_mean_std (&np, mean, std, scale));
-    g_assert_true (m2i_op_list_add_norm (ops, &np));
-  }
 }
 
 /* The model input for @in through @ops by the reference path (planar fp16),

@@ -44,7 +44,7 @@ test_ssd_person (void)
   Direct d;
   direct_open (&d, xml);
   M2iOpList ops;
-  reference_ops (&ops, M2I_ORDER_RGB, FALSE, MODEL_W, MODEL_H, NULL, NULL, 0);
+  reference_ops (&ops, M2I_ORDER_RGB, FALSE, MODEL_W, MODEL_H, FALSE);
   reference_input (&photo.img, &ops, MODEL_W, MODEL_H, TRUE,
       m2i_ir_infer_request_get_input (d.req, 0)->data);
   const float *rows = direct_run (&d)->data;
@@ -95,48 +95,25 @@ test_ssd_person (void)
   g_free (xml);
 }
 
-/* RGB -> NV12 with the inverse of the BT.601 limited-range csc (test data,
- * any reasonable conversion will do). */
-static void
-rgb_to_nv12 (const TestImage *rgb, TestImage *nv)
-{
-  gint w = rgb->img.width, h = rgb->img.height;
-  test_image_alloc (nv, M2I_FORMAT_SP_NV12_8, w, h, 0, 0);
-  for (gint y = 0; y < h; y++)
-    for (gint x = 0; x < w; x++) {
-      const guint8 *p = rgb->img.data[0] + (gsize) y * rgb->img.stride[0] + x * 3;
-      double Y = 16 + 0.257 * p[0] + 0.504 * p[1] + 0.098 * p[2];
-      nv->img.data[0][(gsize) y * nv->img.stride[0] + x] = (guint8) CLAMP (Y + 0.5, 0, 255);
-      if (y % 2 == 0 && x % 2 == 0) {
-        double U = 128 - 0.148 * p[0] - 0.291 * p[1] + 0.439 * p[2];
-        double V = 128 + 0.439 * p[0] - 0.368 * p[1] - 0.071 * p[2];
-        guint8 *uv = nv->img.data[1] + (gsize) (y / 2) * nv->img.stride[1] + x;
-        uv[0] = (guint8) CLAMP (U + 0.5, 0, 255);
-        uv[1] = (guint8) CLAMP (V + 0.5, 0, 255);
-      }
-    }
-}
-
-/* A letterboxing chain queued on the frame (m2icolorconvert ! m2iresize
- * keep-aspect-ratio=true): the photo on a 272x240 canvas becomes a 363x320
+/* A letterboxing chain queued on the frame (as m2iresize
+ * keep-aspect-ratio=true queues it): the photo on a 272x240 canvas becomes a 363x320
  * picture at x = 90 of 544x320 (hand-computed: 320/240 = 1.333, 272 x
  * 1.333 = 362.7 -> 363, (544 - 363) / 2 = 90). The geometry says so, and
- * the box lands where the stretched frame puts it (within what two
- * resizes change); not unmapping the letterbox would move it by 40
- * pixels. */
+ * the box lands where the stretched frame puts it (within 8 pixels: what
+ * two different resizes change); not unmapping the letterbox would move it
+ * by 40 pixels. */
 static void
 test_ssd_letterbox (void)
 {
   gchar *xml = person_model ();
   if (!xml)
     return;
-  TestImage photo, tall, nv;
+  TestImage photo, tall;
   read_photo (&photo);
   test_image_alloc (&tall, M2I_FORMAT_IL_RGB888, photo.img.width, 240, 0, 128);
   for (gint y = 0; y < photo.img.height; y++)
     memcpy (tall.img.data[0] + (gsize) (y + 40) * tall.img.stride[0],
         photo.img.data[0] + (gsize) y * photo.img.stride[0], (gsize) photo.img.width * 3);
-  rgb_to_nv12 (&tall, &nv);
   M2iInferSession *s = open_session (xml, "CPU", NULL, NULL);
   M2iInferPreprocess pp;
   m2i_infer_preprocess_init (&pp);
@@ -144,21 +121,20 @@ test_ssd_letterbox (void)
   g_assert_true (m2i_infer_session_set_preprocess (s, &pp, NULL));
   GError *err = NULL;
 
-  /* stretched: the session's own csc and resize */
-  g_assert_true (m2i_infer_session_run (s, &nv.img, NULL, NULL, &err));
+  /* stretched: the session's own resize */
+  g_assert_true (m2i_infer_session_run (s, &tall.img, NULL, NULL, &err));
   g_assert_no_error (err);
   M2iInferDetection stretched = m2i_infer_session_get_result (s)->detections[0];
 
   M2iOpList q;
   M2iResizeParams rp;
   m2i_op_list_init (&q);
-  m2i_op_list_add_csc (&q, M2I_ORDER_BGR);
   m2i_resize_params_init (&rp, 363, 320);
   rp.mode = M2I_RESIZE_LINEAR_ONNX;
   m2i_op_list_add_resize (&q, &rp);
-  M2iLetterbox lb = { .active = TRUE, .after_op = 2, .x = 90, .y = 0, .width = MODEL_W,
+  M2iLetterbox lb = { .active = TRUE, .after_op = 1, .x = 90, .y = 0, .width = MODEL_W,
     .height = MODEL_H, .value = 128 };
-  g_assert_true (m2i_infer_session_run (s, &nv.img, &q, &lb, &err));
+  g_assert_true (m2i_infer_session_run (s, &tall.img, &q, &lb, &err));
   g_assert_no_error (err);
   const M2iInferResult *r = m2i_infer_session_get_result (s);
   g_assert_nonnull (strstr (m2i_infer_session_describe (s, NULL), "+ letterbox"));
@@ -168,10 +144,10 @@ test_ssd_letterbox (void)
   g_assert_cmpfloat (r->geometry.pad_y, ==, 0);
   g_assert_cmpuint (r->n_detections, >=, 1);
   const M2iInferDetection *boxed = &r->detections[0];
-  g_assert_cmpfloat (fabsf (boxed->x_min - stretched.x_min), <=, 6);
-  g_assert_cmpfloat (fabsf (boxed->y_min - stretched.y_min), <=, 6);
-  g_assert_cmpfloat (fabsf (boxed->x_max - stretched.x_max), <=, 6);
-  g_assert_cmpfloat (fabsf (boxed->y_max - stretched.y_max), <=, 6);
+  g_assert_cmpfloat (fabsf (boxed->x_min - stretched.x_min), <=, 8);
+  g_assert_cmpfloat (fabsf (boxed->y_min - stretched.y_min), <=, 8);
+  g_assert_cmpfloat (fabsf (boxed->x_max - stretched.x_max), <=, 8);
+  g_assert_cmpfloat (fabsf (boxed->y_max - stretched.y_max), <=, 8);
   /* on the person: her square is at (86, 70) in this frame */
   g_assert_cmpfloat (boxed->x_min, >=, 76);
   g_assert_cmpfloat (boxed->x_max, <=, 196);
@@ -180,14 +156,13 @@ test_ssd_letterbox (void)
 
   /* a letterbox to another size than the model's cannot be followed */
   lb.width = 600;
-  g_assert_false (m2i_infer_session_run (s, &nv.img, &q, &lb, &err));
+  g_assert_false (m2i_infer_session_run (s, &tall.img, &q, &lb, &err));
   g_assert_nonnull (strstr (err->message, "letterboxes to 600x320, but the model takes 544x320"));
   g_clear_error (&err);
 
   m2i_infer_session_free (s);
   test_image_free (&photo);
   test_image_free (&tall);
-  test_image_free (&nv);
   g_free (xml);
 }
 
