@@ -49,6 +49,11 @@ classify_match (M2iIrModel *model, const M2iDecoderOptions *opts, gboolean named
   const char *producer = infer_output_producer_type (model, 0);
   *why = g_strdup_printf ("output '%s' has %" G_GINT64_FORMAT " class scores%s", io->name, c,
       strcmp (producer, "SoftMax") ? " (logits: softmax applied)" : " from SoftMax");
+  if (opts->labels && opts->n_labels != (guint64) c) {
+    gchar *w = g_strdup_printf ("%s; but the labels file has %u labels", *why, opts->n_labels);
+    g_free (*why);
+    *why = w;
+  }
   return TRUE;
 }
 
