@@ -10,7 +10,6 @@
 GST_DEBUG_CATEGORY_STATIC (gst_m2i_base_debug);
 #define GST_CAT_DEFAULT gst_m2i_base_debug
 
-
 enum {
   PROP_0,
   PROP_PROFILE,

@@ -9,22 +9,17 @@
  * PrePostProcessor head, its planes copied in); other/tensors matching the
  * model's inputs. The element is a plain GstElement: its output is not made
  * from its input by a fixed rule, which GstBaseTransform does not model.
+ * Negotiation and the pads' queries and events: gstm2iinferpads.c.
  */
-#include "gstm2iinfer.h"
-#include "gstm2icaps.h"
-#include "gstm2ideferred.h"
+#include "gstm2iinfer-private.h"
 #include "gstm2ienums.h"
-#include "gstm2iinfercaps.h"
-#include "gstm2iinferresults.h"
-#include "gstm2iprops.h"
 #include "gstm2itensormeta.h"
 #include "gstm2itensors.h"
 
 #include <base/m2i-error.h>
-#include <gst/video/video.h>
 #include <string.h>
 
-GST_DEBUG_CATEGORY_STATIC (gst_m2i_infer_debug);
+GST_DEBUG_CATEGORY (gst_m2i_infer_debug);
 #define GST_CAT_DEFAULT gst_m2i_infer_debug
 
 #define DEFAULT_DEVICE "AUTO"
@@ -35,59 +30,12 @@ GST_DEBUG_CATEGORY_STATIC (gst_m2i_infer_debug);
 #define DEFAULT_POST_MESSAGES TRUE
 #define DEFAULT_RESIZE_MODE M2I_RESIZE_LINEAR_ONNX
 #define MAX_TOP_K 100
-#define MAX_TENSORS GST_M2I_INFER_MAX_TENSORS
 
 enum {
   PROP_0, PROP_MODEL, PROP_DEVICE, PROP_LABELS, PROP_THRESHOLD, PROP_TOP_K,
   PROP_INFERENCE_INTERVAL, PROP_N_THREADS, PROP_SPLIT_DIR, PROP_OUTPUT, PROP_POST_MESSAGES,
   PROP_CHANNEL_ORDER, PROP_RESIZE_MODE, PROP_MEAN, PROP_STD, PROP_INPUT_SCALE, PROP_PROFILE,
   PROP_FUSION, PROP_FUSED,
-};
-
-/* How the negotiated input reaches the model. */
-typedef enum {
-  INPUT_NONE,
-  INPUT_DEFERRED,      /* deferred frames of an m2i chain */
-  INPUT_VIDEO,         /* video, pre-processed by the session's plan */
-  INPUT_PLANES,        /* NV12/I420 planes into a PrePostProcessor head */
-  INPUT_TENSORS,       /* other/tensors copied into the inputs */
-} InputMode;
-
-struct _GstM2iInfer {
-  GstElement parent;
-  GstPad *sinkpad, *srcpad;
-
-  /* properties (object lock) */
-  gchar *model_path, *device, *labels_path, *split_dir;
-  gdouble threshold;
-  guint top_k, interval;
-  GstM2iInferOutput output;
-  gboolean post_messages;
-  M2iResizeMode resize_mode;
-  GstM2iSharedProps props;        /* profile, n-threads, fusion, fused, mean, std, ... */
-  gboolean pp_changed;            /* pre-processing set since the session got it */
-
-  /* from READY->PAUSED to PAUSED->READY; the caps (object lock: caps queries) */
-  M2iInferSession *session;
-  M2iInferModel *model;           /* the session's */
-  GstCaps *model_caps, *model_caps_plain, *output_tensor_caps;
-  GstBufferPool *tensor_pool;
-  GstM2iResultContext ctx;
-
-  /* negotiated (streaming thread) */
-  InputMode mode;
-  GstM2iCapsInfo in_info;
-  gint fps_n, fps_d;
-  guint n_in_tensors;
-  gsize in_tensor_bytes[MAX_TENSORS];
-  M2iElementType in_tensor_type[MAX_TENSORS];
-  GstVideoInfo src_vinfo;         /* output=meta with deferred input: the source video */
-  gboolean src_is_video;
-  GstM2iDeferredFrame work;       /* per-frame scratch; holds no reference */
-  gboolean report;                /* set "fused" on the next frame */
-  guint reported;                 /* the session description's serial last set */
-  guint64 n_frames;               /* frames received since PAUSED */
-  guint64 since_flush;            /* frames since PAUSED or the last flush (the interval's) */
 };
 
 G_DEFINE_TYPE (GstM2iInfer, gst_m2i_infer, GST_TYPE_ELEMENT);
@@ -108,25 +56,10 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink", GST
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC,
     GST_PAD_ALWAYS, GST_STATIC_CAPS (SRC_CAPS));
 
-static gboolean
-refuse_caps (GstM2iInfer *self, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-refuse_caps (GstM2iInfer *self, const char *fmt, ...)
-{
-  va_list ap;
-  va_start (ap, fmt);
-  gchar *msg = g_strdup_vprintf (fmt, ap);
-  va_end (ap);
-  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s: %s", GST_ELEMENT_NAME (self), msg), (NULL));
-  g_free (msg);
-  return FALSE;
-}
-
 /* ---- model lifetime ------------------------------------------------------- */
 
-static void
-clear_negotiated (GstM2iInfer *self)
+void
+gst_m2i_infer_clear_negotiated (GstM2iInfer *self)
 {
   gst_m2i_deferred_frame_init (&self->work);
   self->mode = INPUT_NONE;
@@ -136,7 +69,7 @@ clear_negotiated (GstM2iInfer *self)
 static void
 unload_model (GstM2iInfer *self)
 {
-  clear_negotiated (self);
+  gst_m2i_infer_clear_negotiated (self);
   if (self->tensor_pool) {
     gst_buffer_pool_set_active (self->tensor_pool, FALSE);
     gst_clear_object (&self->tensor_pool);
@@ -224,11 +157,8 @@ gst_m2i_infer_change_state (GstElement *element, GstStateChange transition)
 
 /* ---- pre-processing settings ------------------------------------------------- */
 
-/* Hands the pre-processing properties to the session when they changed.
- * FALSE with @error when mean/std/input-scale are refused (and again on
- * the next call). */
-static gboolean
-update_preprocess (GstM2iInfer *self, GError **error)
+gboolean
+gst_m2i_infer_update_preprocess (GstM2iInfer *self, GError **error)
 {
   M2iInferPreprocess pp;
   GST_OBJECT_LOCK (self);
@@ -244,201 +174,6 @@ update_preprocess (GstM2iInfer *self, GError **error)
     GST_OBJECT_UNLOCK (self);
   }
   return ok;
-}
-
-/* ---- negotiation ------------------------------------------------------------ */
-
-static gboolean
-fusion_on (GstM2iInfer *self)
-{
-  GST_OBJECT_LOCK (self);
-  gboolean f = self->props.fusion;
-  GST_OBJECT_UNLOCK (self);
-  return f;
-}
-
-/* What the sink pad takes now: the model's caps (or the template before the
- * model is loaded). With output=meta, plain input passes downstream as it
- * is, so downstream's caps restrict it too. */
-static GstCaps *
-sink_caps (GstM2iInfer *self, GstCaps *filter)
-{
-  gboolean fusion = fusion_on (self);
-  GST_OBJECT_LOCK (self);
-  GstCaps *mc = fusion ? self->model_caps : self->model_caps_plain;
-  GstCaps *caps = mc ? gst_caps_ref (mc) : NULL;
-  gboolean meta = self->output == GST_M2I_INFER_OUTPUT_META;
-  GST_OBJECT_UNLOCK (self);
-  if (!caps)
-    caps = gst_m2i_caps_keep_deferred (gst_pad_get_pad_template_caps (self->sinkpad), fusion);
-  GstCaps *peer = meta ? gst_pad_peer_query_caps (self->srcpad, NULL) : NULL;
-  if (peer)
-    caps = gst_m2i_infer_restrict_plain (caps, peer);
-  if (filter) {
-    GstCaps *tmp = gst_caps_intersect_full (caps, filter, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (caps);
-    caps = tmp;
-  }
-  return caps;
-}
-
-static gboolean
-push_src_caps (GstM2iInfer *self, GstCaps *caps)
-{
-  self->src_is_video = FALSE;
-  if (gst_structure_has_name (gst_caps_get_structure (caps, 0), "video/x-raw"))
-    self->src_is_video = gst_video_info_from_caps (&self->src_vinfo, caps);
-  GST_DEBUG_OBJECT (self, "src caps %" GST_PTR_FORMAT, caps);
-  gboolean ok = gst_pad_push_event (self->srcpad, gst_event_new_caps (caps));
-  gst_caps_unref (caps);
-  return ok;
-}
-
-/* Sets up the input mode for @caps; FALSE (error posted) when they do not
- * fit the model. */
-static gboolean
-setup_input (GstM2iInfer *self, GstCaps *caps)
-{
-  GError *err = NULL;
-  M2iInferInputKind kind = m2i_infer_model_get_input_kind (self->model, NULL, NULL);
-  /* Plain tensors are checked one by one (any mix of f16 and f32 for float
-   * inputs, which the caps query cannot list); the rest must be what the
-   * caps query offers. */
-  if (gst_m2i_infer_takes_tensors (self->model, caps)) {
-    self->n_in_tensors = gst_m2i_infer_tensor_input (self->model, gst_caps_get_structure (caps,
-            0), self->in_tensor_type, self->in_tensor_bytes, &err);
-    self->mode = self->n_in_tensors ? INPUT_TENSORS : INPUT_NONE;
-  } else {
-    GstCaps *accepted = sink_caps (self, NULL);
-    if (!gst_caps_is_subset (caps, accepted))
-      gst_m2i_infer_caps_refusal (self->model, caps, fusion_on (self), &err);
-    else if (gst_m2i_caps_info_from_caps (&self->in_info, caps, &err)
-        && gst_m2i_caps_info_check_even (&self->in_info, "input", &err))
-      self->mode = gst_m2i_caps_is_deferred (caps, 0) ? INPUT_DEFERRED
-          : kind == M2I_INFER_INPUT_IMAGE ? INPUT_VIDEO : INPUT_PLANES;
-    gst_caps_unref (accepted);
-  }
-  if ((self->mode == INPUT_DEFERRED || self->mode == INPUT_VIDEO)
-      && !update_preprocess (self, &err))
-    self->mode = INPUT_NONE;
-  if (err) {
-    refuse_caps (self, "%s", err->message);
-    g_clear_error (&err);
-  }
-  return self->mode != INPUT_NONE;
-}
-
-static gboolean
-set_sink_caps (GstM2iInfer *self, GstCaps *caps)
-{
-  clear_negotiated (self);
-  if (!self->session)
-    return refuse_caps (self, "no model loaded (the element is not PAUSED yet)");
-  GST_OBJECT_LOCK (self);
-  self->pp_changed = TRUE;      /* (a refused mean is refused again) */
-  GstM2iInferOutput output = self->output;
-  GST_OBJECT_UNLOCK (self);
-  if (!setup_input (self, caps))
-    return FALSE;
-  gst_structure_get_fraction (gst_caps_get_structure (caps, 0), "framerate", &self->fps_n,
-      &self->fps_d);
-  self->ctx.has_frame = self->mode != INPUT_TENSORS
-      || m2i_infer_model_get_input_kind (self->model, NULL, NULL) == M2I_INFER_INPUT_IMAGE;
-  GstCaps *out;
-  if (output == GST_M2I_INFER_OUTPUT_TENSORS) {
-    out = gst_caps_copy (self->output_tensor_caps);
-    gst_caps_set_simple (out, "framerate", GST_TYPE_FRACTION, self->fps_n, self->fps_d, NULL);
-  } else if (self->mode == INPUT_DEFERRED) {
-    out = gst_m2i_chain_source_caps (self->sinkpad);
-    if (!out)
-      return refuse_caps (self, "cannot find the video the m2i chain upstream started from");
-  } else {
-    out = gst_caps_ref (caps);
-  }
-  GST_DEBUG_OBJECT (self, "sink caps %" GST_PTR_FORMAT " (mode %d)", caps, self->mode);
-  /* Say why when downstream refuses them: otherwise the stream just stops
-   * with "not-negotiated". */
-  if (gst_pad_is_linked (self->srcpad) && !gst_pad_peer_query_accept_caps (self->srcpad, out)) {
-    gchar *str = gst_caps_to_string (out);
-    gst_caps_unref (out);
-    clear_negotiated (self);
-    gboolean tensors = output == GST_M2I_INFER_OUTPUT_TENSORS;
-    refuse_caps (self, "downstream does not accept %s (%s): link an element that takes them, "
-        "or set %s", str, tensors ? "the model's outputs, output=tensors" : "the frames "
-        "m2iinfer passes on, output=meta", tensors ? "output=meta to pass the frames on"
-        : "output=tensors to push the model's outputs instead");
-    g_free (str);
-    return FALSE;
-  }
-  return push_src_caps (self, out);
-}
-
-/* ---- pads: queries and events -------------------------------------------- */
-
-static gboolean
-gst_m2i_infer_sink_query (GstPad *pad, GstObject *parent, GstQuery *query)
-{
-  GstM2iInfer *self = GST_M2I_INFER (parent);
-  if (gst_m2i_query_is_neighbour (query)) {
-    gst_m2i_neighbour_query_answer (query, pad, fusion_on (self));
-    return TRUE;
-  }
-  switch (GST_QUERY_TYPE (query)) {
-    case GST_QUERY_ACCEPT_CAPS: {
-      /* Anything of the template (deferred frames only with fusion): caps
-       * that do not fit the model are refused when they arrive, with a
-       * message saying why and what would fit. */
-      GstCaps *caps, *tmpl = gst_pad_get_pad_template_caps (pad);
-      gst_query_parse_accept_caps (query, &caps);
-      gboolean ok = gst_caps_is_subset (caps, tmpl)
-          && (!gst_m2i_caps_is_deferred (caps, 0) || fusion_on (self));
-      gst_caps_unref (tmpl);
-      gst_query_set_accept_caps_result (query, ok);
-      return TRUE;
-    }
-    case GST_QUERY_CAPS: {
-      GstCaps *filter, *caps;
-      gst_query_parse_caps (query, &filter);
-      caps = sink_caps (self, filter);
-      gst_query_set_caps_result (query, caps);
-      gst_caps_unref (caps);
-      return TRUE;
-    }
-    case GST_QUERY_ALLOCATION: {
-      GstCaps *caps = NULL;
-      gst_query_parse_allocation (query, &caps, NULL);
-      if (!caps || gst_m2i_caps_is_deferred (caps, 0))
-        return TRUE;            /* the m2i element upstream uses its own pool */
-      GST_OBJECT_LOCK (self);
-      gboolean meta = self->output == GST_M2I_INFER_OUTPUT_META;
-      GST_OBJECT_UNLOCK (self);
-      /* output=meta: the buffer goes on downstream, which decides. */
-      if (meta && gst_pad_peer_query (self->srcpad, query))
-        return TRUE;
-      /* We read any strides. */
-      if (gst_structure_has_name (gst_caps_get_structure (caps, 0), "video/x-raw"))
-        gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
-      return TRUE;
-    }
-    default:
-      return gst_pad_query_default (pad, parent, query);
-  }
-}
-
-static gboolean
-gst_m2i_infer_sink_event (GstPad *pad, GstObject *parent, GstEvent *event)
-{
-  GstM2iInfer *self = GST_M2I_INFER (parent);
-  if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
-    GstCaps *caps;
-    gst_event_parse_caps (event, &caps);
-    gboolean ok = set_sink_caps (self, caps);
-    gst_event_unref (event);
-    return ok;
-  }
-  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
-    self->since_flush = 0;        /* streaming thread stopped: no race with chain */
-  return gst_pad_event_default (pad, parent, event);
 }
 
 /* ---- per frame ------------------------------------------------------------------ */
@@ -458,7 +193,7 @@ infer (GstM2iInfer *self, GstBuffer *inbuf, const M2iDecoderOptions *dopts, GErr
   } else {
     GstMapInfo map;
     M2iImage src;
-    if ((self->mode != INPUT_PLANES && !update_preprocess (self, error))
+    if ((self->mode != INPUT_PLANES && !gst_m2i_infer_update_preprocess (self, error))
         || !gst_m2i_deferred_frame_map_source (f, &map, &src, error))
       return FALSE;
     ok = m2i_infer_session_run (self->session, &src, &f->ops, &f->letterbox, error);
@@ -496,7 +231,7 @@ source_buffer (GstM2iInfer *self, GstBuffer *inbuf, GstBuffer **out)
   gst_structure_set (s, "framerate", GST_TYPE_FRACTION, self->fps_n, self->fps_d, NULL);
   GST_INFO_OBJECT (self, "the chain's source frame is %s %dx%d: renegotiating",
       m2i_format_to_string (src.format), src.width, src.height);
-  return push_src_caps (self, gst_caps_new_full (s, NULL)) ? GST_FLOW_OK
+  return gst_m2i_infer_push_src_caps (self, gst_caps_new_full (s, NULL)) ? GST_FLOW_OK
       : GST_FLOW_NOT_NEGOTIATED;
 }
 
