@@ -21,7 +21,7 @@ from collections import Counter
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-CORE = ["base", "m2i", "mli", "npu", "ir", "split", "infer"]
+CORE = ["base", "m2i", "mli", "npu", "ir", "split", "infer", "analytics"]
 CORE_DOC = {
     "base": "errors, fp16, CPU levels,\nworker pool",
     "m2i": "M2I block: ops, planner,\nfused kernels, device, plan cache",
@@ -30,6 +30,7 @@ CORE_DOC = {
     "ir": "IR reader, graph,\nCPU kernels, runtime",
     "split": "partitioner, plan,\nrunner, PPP head",
     "infer": "model, session,\ndecoders, results",
+    "analytics": "object tracker",
 }
 # gst/ files -> module
 GST = {
@@ -44,6 +45,10 @@ GST = {
                  "gstm2iinfercaps.c", "gstm2iinfercaps.h"],
     "results, tensors": ["gstm2iinferresults.c", "gstm2iinferresults.h", "gstm2itensors.c",
                          "gstm2itensors.h", "gstm2itensormeta.c", "gstm2itensormeta.h"],
+    "m2itrack, m2ioverlay,\nm2imetapublish": ["gstm2itrack.c", "gstm2ioverlay.c", "gstm2imetapublish.c",
+                                           "gstm2iregions.c", "gstm2iregions.h", "gstm2idraw.c",
+                                           "gstm2idraw.h", "gstm2itext.c", "gstm2itext.h",
+                                           "gstm2ianalytics.h"],
 }
 
 # One frame, in order: (from, to, what travels, how). "call": from uses to

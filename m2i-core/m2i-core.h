@@ -14,3 +14,4 @@
 #include <npu/m2i-npu.h>
 #include <split/m2i-split.h>
 #include <infer/m2i-infer.h>
+#include <analytics/m2i-track.h>

@@ -23,26 +23,6 @@
   "dimensions=28:28:3:1,framerate=30/1"
 
 static inline gchar *
-env_path (const char *var, const char *rel)
-{
-  const char *dir = g_getenv (var);
-  fail_unless (dir != NULL, "%s is not set (run through meson test)", var);
-  return g_build_filename (dir, rel, NULL);
-}
-
-static inline GBytes *
-read_data (const char *rel)
-{
-  gchar *path = env_path ("M2I_TEST_DATA", rel), *data;
-  gsize len;
-  GError *err = NULL;
-  if (!g_file_get_contents (path, &data, &len, &err))
-    fail ("%s", err->message);
-  g_free (path);
-  return g_bytes_new_take (data, len);
-}
-
-static inline gchar *
 fm_model (void)
 {
   return env_path ("M2I_MODELS_DIR", "fashion-mnist/fashion-mnist.xml");
@@ -77,23 +57,6 @@ output_tensor (GstBuffer *buf, const char *name)
   const GstM2iTensor *t = gst_m2i_tensor_meta_find (m, name);
   fail_unless (t != NULL, "no tensor \"%s\"", name);
   return t;
-}
-
-static inline guint
-n_rois (GstBuffer *buf)
-{
-  return gst_buffer_get_n_meta (buf, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE);
-}
-
-static inline GstVideoRegionOfInterestMeta *
-nth_roi (GstBuffer *buf, guint n)
-{
-  gpointer state = NULL;
-  GstMeta *m = NULL;
-  for (guint i = 0; i <= n; i++)
-    m = gst_buffer_iterate_meta_filtered (buf, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE);
-  fail_unless (m != NULL, "no region meta %u", n);
-  return (GstVideoRegionOfInterestMeta *) m;
 }
 
 static inline guint

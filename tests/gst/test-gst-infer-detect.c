@@ -10,42 +10,6 @@
  */
 #include "gst-infer-test-util.h"
 
-typedef struct {
-  gint width, height;
-  TestImage rgb;             /* IL_RGB888 */
-} Photo;
-
-static void
-read_photo (Photo *ph)
-{
-  GBytes *b = read_data ("ir/astronaut-272x160.ppm");
-  gsize len;
-  const char *d = g_bytes_get_data (b, &len);
-  gint used = 0, max = 0;
-  fail_unless (sscanf (d, "P6 %d %d %d%n", &ph->width, &ph->height, &max, &used) == 3);
-  test_image_alloc (&ph->rgb, M2I_FORMAT_IL_RGB888, ph->width, ph->height);
-  fail_unless ((gsize) used + 1 + ph->rgb.size <= len);
-  memcpy (ph->rgb.mem, d + used + 1, ph->rgb.size);
-  g_bytes_unref (b);
-}
-
-/* The path of person-detection-retail-0013 (caller frees), with the photo
- * read into @ph; NULL, with nothing read, when M2I_SHARED_MODELS does not
- * hold the model (the detection tests then pass without checking). */
-static gchar *
-person_model_and_photo (Photo *ph)
-{
-  gchar *p = env_path ("M2I_SHARED_MODELS",
-      "person-detection-retail-0013/person-detection-retail-0013.xml");
-  if (!g_file_test (p, G_FILE_TEST_EXISTS)) {
-    GST_INFO ("person-detection-retail-0013 not found under M2I_SHARED_MODELS: skipped");
-    g_free (p);
-    return NULL;
-  }
-  read_photo (ph);
-  return p;
-}
-
 /* Expected pixel rectangle of a detection row, the way the docs define it:
  * corners (clamped to [0,1]) times the frame size, rounded to nearest. */
 static void

@@ -8,26 +8,6 @@
  */
 #include "gst-infer-test-util.h"
 
-/* Sets a pipeline with @launch to PAUSED and returns the error text (the
- * state change must fail). */
-static gchar *
-paused_error (const char *launch)
-{
-  GError *err = NULL;
-  GstElement *p = gst_parse_launch (launch, &err);
-  fail_unless (p != NULL, "%s", err ? err->message : "");
-  GstBus *bus = gst_element_get_bus (p);
-  GstStateChangeReturn r = gst_element_set_state (p, GST_STATE_PAUSED);
-  if (r == GST_STATE_CHANGE_ASYNC)
-    r = gst_element_get_state (p, NULL, NULL, 10 * GST_SECOND);
-  fail_unless_equals_int (r, GST_STATE_CHANGE_FAILURE);
-  gchar *text = test_bus_error (bus);
-  gst_element_set_state (p, GST_STATE_NULL);
-  gst_object_unref (bus);
-  gst_object_unref (p);
-  return text;
-}
-
 /* Asserts that the pipeline made from the printf-style @launch_fmt fails to
  * go to PAUSED with an error whose text contains @needle and, when not
  * NULL, @needle2. */
