@@ -2,6 +2,7 @@
  * creation, then the compiled steps run in order with no allocation. */
 #include "ir-compile.h"
 #include "kernels/kernels-private.h"
+#include <base/m2i-align.h>
 #include <base/m2i-error.h>
 
 #include <string.h>
@@ -25,12 +26,6 @@ struct _M2iIrInferRequest {
   GError **error;
   gboolean ok;
 };
-
-static inline gpointer
-aligned (gpointer p)
-{
-  return (gpointer) (((guintptr) p + ALIGN - 1) & ~(guintptr) (ALIGN - 1));
-}
 
 static gpointer
 value_data (M2iIrInferRequest *req, gint value)
@@ -57,8 +52,8 @@ m2i_ir_infer_request_new (M2iIrCompiledModel *cm, GError **error)
     return NULL;
   }
   req->team = cm->n_threads > 1 ? ir_k_team_new (cm->n_threads) : NULL;
-  req->arena = aligned (req->arena_raw);
-  req->scratch = req->scratch_raw ? aligned (req->scratch_raw) : NULL;
+  req->arena = m2i_align_pointer (req->arena_raw, ALIGN);
+  req->scratch = req->scratch_raw ? m2i_align_pointer (req->scratch_raw, ALIGN) : NULL;
   gint n_steps = cm->steps->len, n_tensors = 0;
   for (gint i = 0; i < n_steps; i++) {
     const CmStep *s = &g_array_index (cm->steps, CmStep, i);

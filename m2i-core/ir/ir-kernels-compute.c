@@ -2,7 +2,7 @@
 #include "ir-private.h"
 #include "kernels/kernels-private.h"
 
-const M2iOpKernel *const ir_compute_kernels[] = {
+static const M2iOpKernel *const compute_kernels[] = {
   &ir_kernel_convolution,
   &ir_kernel_group_convolution,
   &ir_kernel_matmul,
@@ -60,6 +60,6 @@ const M2iOpKernel *const ir_compute_kernels[] = {
 void
 ir_register_compute_kernels (M2iOpRegistry *r)
 {
-  for (const M2iOpKernel *const *k = ir_compute_kernels; *k; k++)
+  for (const M2iOpKernel *const *k = compute_kernels; *k; k++)
     m2i_op_registry_add (r, *k);
 }

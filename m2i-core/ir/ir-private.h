@@ -68,9 +68,6 @@ struct _M2iIrModel {
   GBytes *weights;               /* the .bin (mapped), or NULL */
 };
 
-/* Frees the ports, sources and rt_info of @n (used by m2i_ir_node_free). */
-void m2i_ir_node_clear_graph_fields (M2iIrNode *n);
-
 /* Built-in kernels, registered into the default registry on first use.
  * Structural ops (Parameter, Const, Result, Reshape, ...) live with the
  * runtime; compute kernels live in kernels/. */

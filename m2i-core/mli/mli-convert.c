@@ -92,20 +92,10 @@ load_float (const guint8 *p, M2iMliType t)
   return f;
 }
 
-static inline void
-store_float (guint8 *p, M2iMliType t, double v)
-{
-  if (t == M2I_MLI_FP16) {
-    guint16 h = m2i_mli_f64_to_f16 (v);
-    memcpy (p, &h, sizeof h);
-  } else {
-    float f = (float) v;
-    memcpy (p, &f, sizeof f);
-  }
-}
-
-guint16
-m2i_mli_f64_to_f16 (double v)
+/* Rounds @v (finite or not) to the nearest binary16, ties to even, with no
+ * intermediate rounding to fp32. */
+static guint16
+f64_to_f16 (double v)
 {
   guint16 sign = signbit (v) ? 0x8000 : 0;
   if (isnan (v))
@@ -123,6 +113,18 @@ m2i_mli_f64_to_f16 (double v)
     ex++;
   }
   return sign | (guint16) (((guint) (ex - 1 + 15) << 10) | ((guint) q - 1024u));
+}
+
+static inline void
+store_float (guint8 *p, M2iMliType t, double v)
+{
+  if (t == M2I_MLI_FP16) {
+    guint16 h = f64_to_f16 (v);
+    memcpy (p, &h, sizeof h);
+  } else {
+    float f = (float) v;
+    memcpy (p, &f, sizeof f);
+  }
 }
 
 /* ---- exact rounding of rationals ------------------------------------ */

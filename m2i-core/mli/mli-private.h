@@ -29,8 +29,5 @@ void mli_quant_at (const M2iMliTensor *t, guint idx, M2iMliSliceQuant *out);
  * below 2^62. */
 gint64 mli_div_round (gint64 num, gint64 den, M2iMliRound mode);
 
-/* Rounds @v (finite or not) to the nearest binary16, ties to even, with no
- * intermediate rounding to fp32. */
-guint16 m2i_mli_f64_to_f16 (double v);
 
 G_END_DECLS

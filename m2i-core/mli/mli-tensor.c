@@ -143,7 +143,7 @@ m2i_mli_tensor_span_bytes (const M2iMliTensor *t)
 {
   if (check_layout (t) != M2I_MLI_OK)
     return 0;
-  gint64 s[M2I_MLI_MAX_RANK];
+  gint64 s[M2I_MLI_MAX_RANK] = { 0 };   /* rank <= MAX_RANK: all set below */
   mli_effective_strides (t, s);
   /* Dense strides can reach 2^32^5: saturate, so that such a tensor fails
    * the capacity check instead of wrapping past it. */

@@ -9,7 +9,6 @@
 #include <math.h>
 #include <string.h>
 
-#define CEIL8(x) (((x) + 7) / 8)
 #define NPU_MAX_POOL 4096
 
 /* Writes the representation of 0 into the padding lanes (channels >= c)

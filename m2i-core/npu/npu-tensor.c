@@ -9,7 +9,6 @@
 #include <math.h>
 #include <string.h>
 
-#define CEIL8(x) (((x) + 7) / 8)
 
 gsize
 npu_precision_size (M2iNpuPrecision p)

@@ -213,9 +213,7 @@ test_models (void)
 {
   g_autofree gchar *fashion = test_models_path ("fashion-mnist/fashion-mnist.xml");
   check_threads_equal (fashion);
-  const char *shared = g_getenv ("M2I_SHARED_MODELS");
-  g_autofree gchar *squeezenet = shared ? g_build_filename (shared, "squeezenet1.1",
-      "squeezenet1.1.xml", NULL) : NULL;
+  g_autofree gchar *squeezenet = test_shared_path ("squeezenet1.1/squeezenet1.1.xml");
   if (squeezenet && g_file_test (squeezenet, G_FILE_TEST_EXISTS))
     check_threads_equal (squeezenet);
   else

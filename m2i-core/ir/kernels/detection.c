@@ -14,6 +14,7 @@
 #include "kernels-private.h"
 #include "heap-sort.h"
 
+#include <base/m2i-align.h>
 #include <math.h>
 #include <string.h>
 
@@ -273,7 +274,7 @@ do_infer (M2iOpContext *ctx, GError **error)
   s.off_cands = s.off_arm_boxes + (s.with_arm ? boxes : 0);
   s.off_kept = s.off_cands + s.priors * sizeof (Cand);
   s.off_counts = s.off_kept + pairs * sizeof (gint32);
-  s.off_all = s.off_counts + ((num_classes * sizeof (gint64) + 15) & ~(gsize) 15);
+  s.off_all = s.off_counts + m2i_align_up (num_classes * sizeof (gint64), 16);
   ctx->scratch_bytes = s.off_all + pairs * sizeof (Cand) +
       (s.decrease_label ? pairs * sizeof (Cand) : 0);
   ctx->outputs[0].type = M2I_ET_F32;

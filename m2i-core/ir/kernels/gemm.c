@@ -58,7 +58,7 @@ gemv_c (gint kc, const float *a, gsize as, const float *b, const gint32 *off, fl
   memcpy (c, t, sizeof t);
 }
 
-const M2iGemmArch ir_gemm_arch_c = {
+static const M2iGemmArch gemm_arch_c = {
   "c", C_MR, C_NR, 256, micro_c, C_NR, { NULL, micro_c }, { NULL, gemv_c }, NULL,
 };
 
@@ -70,22 +70,7 @@ ir_gemm_arch (void)
     return ir_gemm_arch_avx512_ptr;
   if (ir_gemm_arch_avx2_ptr && (f & M2I_CPU_AVX2) && (f & M2I_CPU_FMA))
     return ir_gemm_arch_avx2_ptr;
-  return &ir_gemm_arch_c;
-}
-
-const M2iGemmArch *
-ir_gemm_arch_by_name (const char *name)
-{
-  M2iCpuFlags f = m2i_cpu_flags ();
-  if (!g_strcmp0 (name, "c"))
-    return &ir_gemm_arch_c;
-  if (!g_strcmp0 (name, "avx2") && ir_gemm_arch_avx2_ptr && (f & M2I_CPU_AVX2)
-      && (f & M2I_CPU_FMA))
-    return ir_gemm_arch_avx2_ptr;
-  if (!g_strcmp0 (name, "avx512") && ir_gemm_arch_avx512_ptr
-      && (f & M2I_CPU_AVX512F) && (f & M2I_CPU_FMA))
-    return ir_gemm_arch_avx512_ptr;
-  return NULL;
+  return &gemm_arch_c;
 }
 
 const gint32 *

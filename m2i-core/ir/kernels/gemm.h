@@ -114,10 +114,6 @@ ir_gemm_finish_lanes (const float *v, gint n, float *row, gint i, gint g,
 /* The fastest micro-kernel this CPU may use under M2I_CPU_DISABLE. */
 const M2iGemmArch *ir_gemm_arch (void);
 
-/* The micro-kernels by name ("avx512", "avx2", "c"); NULL when unknown or
- * ruled out by the CPU or M2I_CPU_DISABLE. For benchmarks and tests. */
-const M2iGemmArch *ir_gemm_arch_by_name (const char *name);
-
 /* The row table of a packed panel: p·nr for p in [0, M2I_GEMM_MAX_KC). */
 const gint32 *ir_gemm_packed_offsets (const M2iGemmArch *arch);
 
@@ -195,7 +191,6 @@ void ir_gemm_epilogue (float *c, gsize ldc, gint rows, gint cols, const float *r
 gsize ir_gemm_strip_size (const M2iGemmArch *arch);
 
 /* The micro-kernels (gemm-x86.c); NULL where not compiled. */
-extern const M2iGemmArch ir_gemm_arch_c;
 extern const M2iGemmArch *const ir_gemm_arch_avx2_ptr;
 extern const M2iGemmArch *const ir_gemm_arch_avx512_ptr;
 

@@ -70,8 +70,6 @@ extern const M2iOpKernel ir_kernel_lstm_cell;
 extern const M2iOpKernel ir_kernel_gru_cell;
 extern const M2iOpKernel ir_kernel_rnn_cell;
 
-/* All of the above, NULL-terminated. */
-extern const M2iOpKernel *const ir_compute_kernels[];
 
 /* ---- Fusion ------------------------------------------------------------- */
 

@@ -10,6 +10,7 @@
  */
 #include "kernels-private.h"
 #include "gemm.h"
+#include <base/m2i-align.h>
 #include <base/m2i-parallel.h>
 
 #include <string.h>
@@ -123,9 +124,9 @@ matmul_infer (M2iOpContext *ctx, GError **error)
   s->slices = ir_k_threads (ctx);
 
   if (s->type == M2I_ET_F32) {
-    s->packed_a = (ir_gemm_packed_a_size (s->arch, (gint) m, (gint) ka) + 15) & ~(gsize) 15;
-    s->bbuf_floats = ((gsize) s->arch->kc * s->arch->nr + 15) & ~(gsize) 15;
-    s->strip_floats = (ir_gemm_strip_size (s->arch) + 15) & ~(gsize) 15;
+    s->packed_a = m2i_align_up (ir_gemm_packed_a_size (s->arch, (gint) m, (gint) ka), 16);
+    s->bbuf_floats = m2i_align_up ((gsize) s->arch->kc * s->arch->nr, 16);
+    s->strip_floats = m2i_align_up (ir_gemm_strip_size (s->arch), 16);
     ctx->scratch_bytes = (s->packed_a + s->slices * (s->bbuf_floats + s->strip_floats))
         * sizeof (float);
     if (ctx->inputs[1].data) {
