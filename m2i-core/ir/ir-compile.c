@@ -3,6 +3,7 @@
  * one inference planned (buffers reused once their last reader has run). */
 #include "ir-compile.h"
 #include "kernels/kernels-private.h"
+#include <base/m2i-align.h>
 #include <base/m2i-error.h>
 #include <base/m2i-parallel.h>
 
@@ -15,11 +16,6 @@
  * that belongs to someone else. */
 #define TENSOR_PAD 4
 
-static gsize
-align_up (gsize n)
-{
-  return (n + ALIGN - 1) & ~(gsize) (ALIGN - 1);
-}
 
 static M2iElementType
 computed_type (M2iElementType t)
@@ -193,7 +189,7 @@ check_size (const M2iIrNode *n, gint port, const M2iTensor *t, GError **error)
 }
 
 gboolean
-m2i_ir_check_outputs (const M2iIrNode *n, const M2iOpContext *ctx, guint64 read_mask,
+ir_check_outputs (const M2iIrNode *n, const M2iOpContext *ctx, guint64 read_mask,
     GError **error)
 {
   for (gint p = 0; p < n->n_outputs; p++) {
@@ -207,7 +203,7 @@ m2i_ir_check_outputs (const M2iIrNode *n, const M2iOpContext *ctx, guint64 read_
     }
     if (!check_size (n, p, t, error))
       return FALSE;
-    if (!m2i_ir_shape_fits (&port->shape, &t->shape)) {
+    if (!ir_shape_fits (&port->shape, &t->shape)) {
       g_autofree gchar *s1 = m2i_shape_to_string (&port->shape);
       g_autofree gchar *s2 = m2i_shape_to_string (&t->shape);
       m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, n,
@@ -239,7 +235,7 @@ m2i_ir_check_outputs (const M2iIrNode *n, const M2iOpContext *ctx, guint64 read_
 }
 
 gboolean
-m2i_ir_value_visible_to_infer (const CmValue *v)
+ir_value_visible_to_infer (const CmValue *v)
 {
   M2iElementType t = v->t.type;
   return v->is_const || (t >= M2I_ET_U8 && t <= M2I_ET_I64 &&
@@ -357,7 +353,7 @@ bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
       s.ctx.inputs[i].data = NULL;
     all_const &= v->is_const;
     dyn_input |= v->dyn >= 0;
-    run_time_ints |= !v->is_const && m2i_ir_value_visible_to_infer (v);
+    run_time_ints |= !v->is_const && ir_value_visible_to_infer (v);
     /* after a deferred layer: no shape to infer from before an inference */
     unknown |= !m2i_shape_is_static (&v->t.shape) || v->t.type == M2I_ET_UNDEFINED;
   }
@@ -382,7 +378,7 @@ bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
     s.deferred = s.reinfer = TRUE;
     for (gint p = 0; p < n->n_outputs; p++)
       s.ctx.outputs[p] = (M2iTensor) { computed_type (n->outputs[p].type), n->outputs[p].shape };
-  } else if (!m2i_ir_check_outputs (n, &s.ctx, read_mask (cm, n, read), error)) {
+  } else if (!ir_check_outputs (n, &s.ctx, read_mask (cm, n, read), error)) {
     step_clear (&s);
     return FALSE;
   }
@@ -398,7 +394,7 @@ bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
   for (gint p = 0; p < n->n_outputs; p++)
     bytes += m2i_tensor_nbytes (&s.ctx.outputs[p]);
   if (!s.deferred && all_const && n->n_outputs == 1 && !s.ctx.dynamic_outputs &&
-      m2i_ir_kernel_is_view (k, &s.ctx) && bytes == m2i_tensor_nbytes (&s.ctx.inputs[0])) {
+      ir_kernel_is_view (k, &s.ctx) && bytes == m2i_tensor_nbytes (&s.ctx.inputs[0])) {
     /* a view of a constant (Reshape of weights, the Convert f16 → f32 of a
      * compressed v11 model once the weights are widened) is that constant */
     out->t.data = s.ctx.inputs[0].data;
@@ -406,7 +402,7 @@ bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
     step_clear (&s);
     return TRUE;
   }
-  if (!s.deferred && (all_const || (m2i_ir_kernel_is_shape_only (k) && !dyn_input)) &&
+  if (!s.deferred && (all_const || (ir_kernel_is_shape_only (k) && !dyn_input)) &&
       bytes <= max_folded) {
     gboolean ok = fold (cm, &s, error);
     step_clear (&s);
@@ -480,11 +476,11 @@ place_groups (M2iIrCompiledModel *cm)
     for (gint j = 0; j < nb; j++) {
       if (busy[j].offset >= offset + g->size)
         break;
-      offset = MAX (offset, align_up (busy[j].end));
+      offset = MAX (offset, m2i_align_up (busy[j].end, ALIGN));
     }
     g->offset = offset;
     placed[order[oi]] = TRUE;
-    cm->arena_bytes = MAX (cm->arena_bytes, align_up (offset + g->size));
+    cm->arena_bytes = MAX (cm->arena_bytes, m2i_align_up (offset + g->size, ALIGN));
   }
 }
 
@@ -495,8 +491,8 @@ static gboolean
 is_elementwise (const M2iOpKernel *k)
 {
   static const M2iOpKernel *const kernels[] = {
-    &m2i_kernel_add, &m2i_kernel_subtract, &m2i_kernel_multiply, &m2i_kernel_divide,
-    &m2i_kernel_relu, &m2i_kernel_prelu, &m2i_kernel_clamp, &m2i_kernel_sigmoid, &m2i_kernel_exp,
+    &ir_kernel_add, &ir_kernel_subtract, &ir_kernel_multiply, &ir_kernel_divide,
+    &ir_kernel_relu, &ir_kernel_prelu, &ir_kernel_clamp, &ir_kernel_sigmoid, &ir_kernel_exp,
   };
   for (guint i = 0; i < G_N_ELEMENTS (kernels); i++)
     if (k == kernels[i])
@@ -576,7 +572,7 @@ concat_in_place (M2iIrCompiledModel *cm, GroupAlias *a, gint n_steps)
 {
   for (gint si = 0; si < n_steps; si++) {
     const CmStep *s = &g_array_index (cm->steps, CmStep, si);
-    if (!m2i_ir_kernel_is_concat (s->kernel) || s->ctx.n_outputs != 1)
+    if (!ir_kernel_is_concat (s->kernel) || s->ctx.n_outputs != 1)
       continue;
     const CmValue *out = &cm->values[s->out_values[0]];
     gint axis = GPOINTER_TO_INT (s->ctx.state);
@@ -683,7 +679,7 @@ channel_bias (const CmValue *b, const M2iShape *out, gint axis, gint64 channels)
 
 /* Convolution / GroupConvolution / MatMul → Add(per-channel constant) →
  * ReLU, each read only by the next: the layer adds the bias and applies
- * ReLU as it stores (m2i_k_fuse_bias_relu, bit-identical to the separate
+ * ReLU as it stores (ir_k_fuse_bias_relu, bit-identical to the separate
  * layers), the Add and ReLU steps go, and their readers read the layer's
  * output instead. */
 static void
@@ -699,9 +695,9 @@ fuse_epilogues (M2iIrCompiledModel *cm)
   gboolean any = FALSE;
   for (guint si = 0; si < cm->steps->len; si++) {
     CmStep *a = &g_array_index (cm->steps, CmStep, si);
-    gboolean matmul = a->kernel == &m2i_kernel_matmul;
-    if ((!matmul && a->kernel != &m2i_kernel_convolution &&
-        a->kernel != &m2i_kernel_group_convolution) || a->reinfer || a->ctx.dynamic_outputs)
+    gboolean matmul = a->kernel == &ir_kernel_matmul;
+    if ((!matmul && a->kernel != &ir_kernel_convolution &&
+        a->kernel != &ir_kernel_group_convolution) || a->reinfer || a->ctx.dynamic_outputs)
       continue;
     gint v = a->out_values[0];
     const M2iShape *out = &cm->values[v].t.shape;
@@ -715,7 +711,7 @@ fuse_epilogues (M2iIrCompiledModel *cm)
     const CmStep *bs = &g_array_index (cm->steps, CmStep, b);
     if (bs->reinfer)
       continue;
-    if (bs->kernel == &m2i_kernel_add && bs->ctx.n_inputs == 2 &&
+    if (bs->kernel == &ir_kernel_add && bs->ctx.n_inputs == 2 &&
         m2i_shape_equal (&cm->values[bs->out_values[0]].t.shape, out)) {
       const char *mode = m2i_ir_node_get_attr (bs->ctx.node, "auto_broadcast");
       gint other = bs->in_values[0] == v ? bs->in_values[1] : bs->in_values[0];
@@ -724,16 +720,16 @@ fuse_epilogues (M2iIrCompiledModel *cm)
       if (!bias)
         continue;
       gint c = only_reader (cm, bs->out_values[0], b);
-      if (c >= 0 && g_array_index (cm->steps, CmStep, c).kernel == &m2i_kernel_relu &&
+      if (c >= 0 && g_array_index (cm->steps, CmStep, c).kernel == &ir_kernel_relu &&
           !g_array_index (cm->steps, CmStep, c).reinfer)
         relu_step = c;
-    } else if (bs->kernel == &m2i_kernel_relu) {
+    } else if (bs->kernel == &ir_kernel_relu) {
       relu_step = b;
       b = -1;
     } else
       continue;
     GError *e = NULL;
-    if (!m2i_k_fuse_bias_relu (&a->ctx, bias, bias ? out->dims[axis] : 0, relu_step >= 0, &e)) {
+    if (!ir_k_fuse_bias_relu (&a->ctx, bias, bias ? out->dims[axis] : 0, relu_step >= 0, &e)) {
       g_clear_error (&e);                      /* not fusable: the layers run */
       continue;
     }
@@ -795,7 +791,7 @@ plan_memory (M2iIrCompiledModel *cm, const gboolean *needed)
         cm->groups[v->group].last = MAX (cm->groups[v->group].last, si);
     }
     gboolean view = s->ctx.n_inputs > 0 && s->ctx.n_outputs == 1 &&
-        cm->values[s->in_values[0]].group >= 0 && m2i_ir_kernel_is_view (s->kernel, &s->ctx) &&
+        cm->values[s->in_values[0]].group >= 0 && ir_kernel_is_view (s->kernel, &s->ctx) &&
         m2i_tensor_nbytes (&s->ctx.outputs[0]) == m2i_tensor_nbytes (&s->ctx.inputs[0]);
     for (gint p = 0; p < s->ctx.n_outputs; p++) {
       CmValue *v = &cm->values[s->out_values[p]];
@@ -821,7 +817,7 @@ plan_memory (M2iIrCompiledModel *cm, const gboolean *needed)
   cm->scratch_bytes = 0;
   for (gint si = 0; si < n_steps; si++)
     cm->scratch_bytes = MAX (cm->scratch_bytes,
-        align_up (g_array_index (cm->steps, CmStep, si).ctx.scratch_bytes));
+        m2i_align_up (g_array_index (cm->steps, CmStep, si).ctx.scratch_bytes, ALIGN));
 }
 
 /* Marks the layers some Result depends on. */

@@ -78,19 +78,19 @@ struct _CmDynHost {
  * port no layer reads is only a warning (as OpenVINO reads such files);
  * elsewhere a difference is an error. @read_mask: bit p set when output
  * p is read (all bits for outputs past 31). */
-gboolean m2i_ir_check_outputs (const M2iIrNode *n, const M2iOpContext *ctx,
+gboolean ir_check_outputs (const M2iIrNode *n, const M2iOpContext *ctx,
     guint64 read_mask, GError **error);
 
 /* TRUE when input @v of a re-inferred step is shown to infer() with its
  * data: a constant, or a small integer tensor (a shape, axes, k) whose
  * value is compared between inferences. */
-gboolean m2i_ir_value_visible_to_infer (const CmValue *v);
+gboolean ir_value_visible_to_infer (const CmValue *v);
 
 #define CM_SMALL_INT_BYTES 64
 
 /* Runs step @i of @req alone (the layer's kernel on the request's current
  * buffers): for benchmarks that time a layer with its data hot in cache.
  * FALSE with @error when the kernel fails or @i is out of range. */
-gboolean m2i_ir_infer_request_run_step (M2iIrInferRequest *req, gint i, GError **error);
+gboolean ir_infer_request_run_step (M2iIrInferRequest *req, gint i, GError **error);
 
 G_END_DECLS

@@ -2,6 +2,7 @@
  * creation, then the compiled steps run in order with no allocation. */
 #include "ir-compile.h"
 #include "kernels/kernels-private.h"
+#include <base/m2i-align.h>
 #include <base/m2i-error.h>
 
 #include <string.h>
@@ -53,12 +54,6 @@ struct _M2iIrInferRequest {
   gboolean ok;
 };
 
-static inline gpointer
-aligned (gpointer p)
-{
-  return (gpointer) (((guintptr) p + ALIGN - 1) & ~(guintptr) (ALIGN - 1));
-}
-
 static gpointer
 value_data (M2iIrInferRequest *req, gint value)
 {
@@ -95,7 +90,7 @@ dyn_reserve (M2iIrInferRequest *req, DynBuf *b, const M2iIrNode *n, gsize bytes,
   }
   g_free (b->raw);
   b->raw = raw;
-  b->data = aligned (raw);
+  b->data = m2i_align_pointer (raw, ALIGN);
   b->capacity = want;
   return TRUE;
 }
@@ -148,7 +143,7 @@ inputs_changed (M2iIrInferRequest *req, gint i)
     if (!m2i_shape_equal (&t->shape, &d->in_shapes[k]))
       return TRUE;
     const CmValue *v = &req->cm->values[s->in_values[k]];
-    if (!v->is_const && m2i_ir_value_visible_to_infer (v) &&
+    if (!v->is_const && ir_value_visible_to_infer (v) &&
         m2i_tensor_nbytes (t) <= CM_SMALL_INT_BYTES &&
         memcmp (d->in_ints + (gsize) k * CM_SMALL_INT_BYTES, t->data, m2i_tensor_nbytes (t)))
       return TRUE;
@@ -175,7 +170,7 @@ reinfer (M2iIrInferRequest *req, gint i, GError **error)
     saved[k] = ctx->inputs[k].data;
     /* infer() sees the data of constants and of small integer values only,
      * the values whose changes make it infer again */
-    if (!v->is_const && !(m2i_ir_value_visible_to_infer (v) &&
+    if (!v->is_const && !(ir_value_visible_to_infer (v) &&
         m2i_tensor_nbytes (&ctx->inputs[k]) <= CM_SMALL_INT_BYTES))
       ctx->inputs[k].data = NULL;
   }
@@ -185,7 +180,7 @@ reinfer (M2iIrInferRequest *req, gint i, GError **error)
   if (!ok && error && !*error)
     m2i_ir_node_set_error (error, M2I_ERROR_FAILED, ctx->node, "the kernel rejected the layer");
   if (ok)
-    ok = m2i_ir_check_outputs (ctx->node, ctx, ~(guint64) 0, error);
+    ok = ir_check_outputs (ctx->node, ctx, ~(guint64) 0, error);
   for (gint p = 0; ok && p < ctx->n_outputs; p++) {
     const CmValue *v = &cm->values[s->out_values[p]];
     if (v->t.type != M2I_ET_UNDEFINED && v->t.type != ctx->outputs[p].type) {
@@ -242,7 +237,7 @@ prepare_dynamic (M2iIrInferRequest *req, gint i, GError **error)
   if (s->reinfer) {
     if (inputs_changed (req, i) && !reinfer (req, i, error))
       return FALSE;
-    ctx->scratch = ctx->scratch_bytes ? aligned (req->dyn_scratch_raw) : NULL;
+    ctx->scratch = ctx->scratch_bytes ? m2i_align_pointer (req->dyn_scratch_raw, ALIGN) : NULL;
   }
   req->host.host.set = 0;
   req->host.step = i;
@@ -328,13 +323,13 @@ m2i_ir_infer_request_new (M2iIrCompiledModel *cm, GError **error)
     m2i_ir_infer_request_free (req);
     return NULL;
   }
-  req->team = cm->n_threads > 1 ? m2i_k_team_new (cm->n_threads) : NULL;
+  req->team = cm->n_threads > 1 ? ir_k_team_new (cm->n_threads) : NULL;
   if (!dyn_new (req, error)) {
     m2i_ir_infer_request_free (req);
     return NULL;
   }
-  req->arena = aligned (req->arena_raw);
-  req->scratch = req->scratch_raw ? aligned (req->scratch_raw) : NULL;
+  req->arena = m2i_align_pointer (req->arena_raw, ALIGN);
+  req->scratch = req->scratch_raw ? m2i_align_pointer (req->scratch_raw, ALIGN) : NULL;
   gint n_steps = cm->steps->len, n_tensors = 0;
   for (gint i = 0; i < n_steps; i++) {
     const CmStep *s = &g_array_index (cm->steps, CmStep, i);
@@ -410,7 +405,7 @@ m2i_ir_infer_request_free (M2iIrInferRequest *req)
   g_free (req->tensors);
   g_free (req->inputs);
   g_free (req->outputs);
-  m2i_k_team_free (req->team);
+  ir_k_team_free (req->team);
   m2i_ir_compiled_model_unref (req->cm);
   g_free (req);
 }
@@ -445,7 +440,7 @@ m2i_ir_infer_request_set_input (M2iIrInferRequest *req, gint i, const M2iTensor 
         m2i_element_type_to_string (info->type), m2i_element_type_to_string (t->type));
     return FALSE;
   }
-  m2i_ir_convert_elements (t->data, t->type, in->data, in->type, m2i_shape_numel (&in->shape));
+  ir_convert_elements (t->data, t->type, in->data, in->type, m2i_shape_numel (&in->shape));
   return TRUE;
 }
 
@@ -500,7 +495,7 @@ m2i_ir_infer_request_infer (M2iIrInferRequest *req, GError **error)
    * shared with the team's helpers, held for the whole inference. */
   req->error = error;
   req->ok = TRUE;
-  m2i_k_team_run (req->team, run_steps, req);
+  ir_k_team_run (req->team, run_steps, req);
   req->error = NULL;
   /* outputs shaped at run time: this inference's shape and buffer */
   for (guint i = 0; req->cm->n_dyn && i < req->cm->model->results->len; i++) {
@@ -514,7 +509,7 @@ m2i_ir_infer_request_infer (M2iIrInferRequest *req, GError **error)
 }
 
 gboolean
-m2i_ir_infer_request_run_step (M2iIrInferRequest *req, gint i, GError **error)
+ir_infer_request_run_step (M2iIrInferRequest *req, gint i, GError **error)
 {
   const M2iIrCompiledModel *cm = req->cm;
   if (i < 0 || (guint) i >= cm->steps->len) {

@@ -121,7 +121,7 @@ m2i_ir_model_reshape (M2iIrModel *model, const char *name, const M2iShape *shape
   M2iIrIoInfo *info = &model->input_info[i];
   const M2iShape *declared = &info->node->outputs[0].shape;
   if (!m2i_shape_is_static (shape) || m2i_shape_numel (shape) < 0 ||
-      !m2i_ir_shape_fits (declared, shape)) {
+      !ir_shape_fits (declared, shape)) {
     g_autofree gchar *s1 = m2i_shape_to_string (shape);
     g_autofree gchar *s2 = m2i_shape_to_string (declared);
     g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,

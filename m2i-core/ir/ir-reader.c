@@ -152,7 +152,7 @@ static const char *const sub_byte_types[] = {
 };
 
 gboolean
-m2i_ir_parse_element_type (const char *s, M2iElementType *out, GError **error)
+ir_parse_element_type (const char *s, M2iElementType *out, GError **error)
 {
   if (m2i_element_type_from_string (s, out) && *out != M2I_ET_UNDEFINED)
     return TRUE;
@@ -270,7 +270,7 @@ start_port (Reader *r, const gchar **names, const gchar **values, GError **error
   const char *precision = find_attr (names, values, "precision");
   if (precision) {
     GError *e = NULL;
-    if (!m2i_ir_parse_element_type (precision, &p.type, &e)) {
+    if (!ir_parse_element_type (precision, &p.type, &e)) {
       set_error_at (error, r->origin, reader_line (r), "layer %" G_GINT64_FORMAT
           " port %" G_GINT64_FORMAT ": %s", r->layer->id, p.id, e->message);
       set_code (error, e->code);
@@ -621,7 +621,7 @@ connect_edges (Reader *r, GError **error)
       return FALSE;
     }
     const M2iShape *fs = &from->outputs[fp].shape, *ts = &to->inputs[tp].shape;
-    if (!m2i_ir_shape_fits (fs, ts)) {
+    if (!ir_shape_fits (fs, ts)) {
       g_autofree gchar *s1 = m2i_shape_to_string (fs);
       g_autofree gchar *s2 = m2i_shape_to_string (ts);
       set_error_at (error, r->origin, e->line, "shape mismatch on edge: %s output port %"
@@ -751,7 +751,7 @@ node_type_attr (Reader *r, M2iIrNode *n, const M2iIrPort *port, M2iElementType *
     return FALSE;
   }
   GError *e = NULL;
-  if (!m2i_ir_parse_element_type (s, out, &e)) {
+  if (!ir_parse_element_type (s, out, &e)) {
     set_error_at (error, r->origin, n->line, "%s: %s", layer_label (n, label, sizeof label),
         e->message);
     set_code (error, e->code);
@@ -786,14 +786,14 @@ node_shape_attr (Reader *r, M2iIrNode *n, gboolean dynamic, M2iShape *out, GErro
     return TRUE;
   }
   GError *e = NULL;
-  if (!(dynamic ? m2i_ir_shape_parse_dynamic (s, out, &e) : m2i_shape_parse (s, out, &e))) {
+  if (!(dynamic ? ir_shape_parse_dynamic (s, out, &e) : m2i_shape_parse (s, out, &e))) {
     set_error_at (error, r->origin, n->line, "%s: %s", layer_label (n, label, sizeof label),
         e->message);
     set_code (error, e->code);
     g_error_free (e);
     return FALSE;
   }
-  if (port && !m2i_ir_shape_fits (&port->shape, out)) {
+  if (port && !ir_shape_fits (&port->shape, out)) {
     g_autofree gchar *s1 = m2i_shape_to_string (out);
     g_autofree gchar *s2 = m2i_shape_to_string (&port->shape);
     set_error_at (error, r->origin, n->line, "shape mismatch: %s has shape=\"%s\" %s but "

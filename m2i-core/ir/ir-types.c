@@ -95,7 +95,7 @@ m2i_shape_is_static (const M2iShape *s)
 }
 
 gboolean
-m2i_ir_shape_fits (const M2iShape *declared, const M2iShape *s)
+ir_shape_fits (const M2iShape *declared, const M2iShape *s)
 {
   if (declared->rank != s->rank)
     return FALSE;
@@ -235,7 +235,7 @@ m2i_shape_parse (const char *s, M2iShape *out, GError **error)
 }
 
 gboolean
-m2i_ir_shape_parse_dynamic (const char *s, M2iShape *out, GError **error)
+ir_shape_parse_dynamic (const char *s, M2iShape *out, GError **error)
 {
   return parse_shape (s, TRUE, out, error);
 }

@@ -17,10 +17,9 @@
  */
 #include "m2i-tensor-print.h"
 
-#include <base/m2i-error.h>
-#include <m2i/m2i-device.h>
-#include <split/m2i-split.h>
-#include <split/split-private.h>
+#include <m2i-core/base/m2i-error.h>
+#include <m2i-core/m2i/m2i-device.h>
+#include <m2i-core/split/m2i-split.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -127,7 +126,7 @@ cmd_split (const char *xml)
   g_autofree gchar *text = m2i_split_plan_to_string (plan);
   printf ("%s -> %s\n%s\n", xml, opt_out, text);
   if (opt_explain)
-    printf ("cost rule (docs/split.md):\n%s", plan->decisions ? plan->decisions : "");
+    printf ("cost rule (docs/split.md):\n%s", m2i_split_plan_get_decisions (plan));
   m2i_split_plan_unref (plan);
   return 0;
 }
@@ -137,14 +136,15 @@ cmd_split (const char *xml)
 static gboolean
 input_called (const M2iSplitPlan *plan, gint i, const char *name)
 {
-  gint t = m2i_split_plan_get_input (plan, i);
-  const SplitTensor *st = g_ptr_array_index (plan->tensors, t);
-  if (!strcmp (st->name, name))
+  M2iSplitTensorInfo t;
+  m2i_split_plan_get_tensor (plan, m2i_split_plan_get_input (plan, i), &t);
+  if (!strcmp (t.name, name))
     return TRUE;
-  for (guint c = 0; c < st->consumers->len; c++) {
-    const SplitPiece *p = g_ptr_array_index (plan->pieces, g_array_index (st->consumers, gint, c));
-    gint k = p->model ? m2i_ir_model_find_input (p->model, name) : -1;
-    if (k >= 0 && m2i_ir_model_find_input (p->model, st->name) == k)
+  for (gint c = 0; c < t.n_consumers; c++) {
+    M2iSplitPieceInfo p;
+    m2i_split_plan_get_piece (plan, t.consumers[c], &p);
+    gint k = p.model ? m2i_ir_model_find_input (p.model, name) : -1;
+    if (k >= 0 && m2i_ir_model_find_input (p.model, t.name) == k)
       return TRUE;
   }
   return FALSE;
@@ -346,9 +346,10 @@ cmd_run (const char *dir)
   M2iDeviceCounters c;
   m2i_device_get_counters (m2i_device_get_default (), &c);
   printf ("device counters: %" G_GUINT64_FORMAT " runs, %" G_GUINT64_FORMAT " device tasks, %"
-      G_GUINT64_FORMAT " cycles (%.3f ms at 1 GHz per inference), %" G_GUINT64_FORMAT
+      G_GUINT64_FORMAT " cycles (%.3f ms at %g GHz per inference), %" G_GUINT64_FORMAT
       " bytes read, %" G_GUINT64_FORMAT " written\n", c.runs, c.tasks_device, c.cycles,
-      c.cycles / 1e6 / MAX (opt_iterations, 1), c.bytes_read, c.bytes_written);
+      c.cycles / (M2I_DEVICE_CLOCK_HZ / 1e3) / MAX (opt_iterations, 1),
+      M2I_DEVICE_CLOCK_HZ / 1e9, c.bytes_read, c.bytes_written);
   int rc = 0;
   if (opt_compare) {
     double d = compare (r, plan, &error);

@@ -2,8 +2,8 @@
  * programs (m2i-tensor-print.h). */
 #include "m2i-tensor-print.h"
 
-#include <ir/ir-private.h>
 #include <math.h>
+#include <string.h>
 
 gboolean
 m2i_tool_is_classifier (const M2iTensor *t)
@@ -42,6 +42,26 @@ m2i_tool_print_top_k (FILE *f, const M2iTensor *t, gint k, gchar **labels)
   }
 }
 
+/* Element @i of @t as a double (numeric types other than f16/bf16). */
+static double
+value_at (const M2iTensor *t, gint64 i)
+{
+  const void *p = (const guint8 *) t->data + i * m2i_element_type_size (t->type);
+  switch (t->type) {
+    case M2I_ET_BOOLEAN: case M2I_ET_U8: return *(const guint8 *) p;
+    case M2I_ET_I8: return *(const gint8 *) p;
+    case M2I_ET_U16: return *(const guint16 *) p;
+    case M2I_ET_I16: return *(const gint16 *) p;
+    case M2I_ET_U32: return *(const guint32 *) p;
+    case M2I_ET_I32: return *(const gint32 *) p;
+    case M2I_ET_U64: return (double) *(const guint64 *) p;
+    case M2I_ET_I64: return (double) *(const gint64 *) p;
+    case M2I_ET_F32: return *(const float *) p;
+    case M2I_ET_F64: return *(const double *) p;
+    default: return NAN;
+  }
+}
+
 void
 m2i_tool_print_summary (FILE *f, const char *name, const M2iTensor *t)
 {
@@ -55,9 +75,7 @@ m2i_tool_print_summary (FILE *f, const char *name, const M2iTensor *t)
   double lo = INFINITY, hi = -INFINITY, sum = 0;
   gint64 arg = -1, nans = 0;
   for (gint64 i = 0; i < n; i++) {
-    double v;
-    m2i_ir_convert_elements ((const guint8 *) t->data + i * m2i_element_type_size (t->type),
-        t->type, &v, M2I_ET_F64, 1);
+    double v = value_at (t, i);
     if (isnan (v)) {
       nans++;
       continue;

@@ -4,7 +4,7 @@
  * a file. A static helper of the tools (not part of libm2icore). */
 #pragma once
 
-#include <ir/m2i-ir-types.h>
+#include <m2i-core/ir/m2i-ir-types.h>
 #include <stdio.h>
 
 G_BEGIN_DECLS

@@ -191,7 +191,7 @@ check_model (const char *name, const char *dir, const char *xml_file, double tol
       scale = MAX (scale, fabs (r[i]));
     for (gint64 i = 0; i < n; i++) {
       double ours;
-      m2i_ir_convert_elements ((const guint8 *) out->data + i * m2i_element_type_size (out->type),
+      ir_convert_elements ((const guint8 *) out->data + i * m2i_element_type_size (out->type),
           out->type, &ours, M2I_ET_F64, 1);
       double d = fabs (ours - r[i]);
       diff = isnan (d) ? INFINITY : MAX (diff, d);

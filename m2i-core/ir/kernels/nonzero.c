@@ -12,7 +12,7 @@
 static gboolean
 nonzero_infer (M2iOpContext *ctx, GError **error)
 {
-  if (!m2i_k_check_arity (ctx, 1, 1, 1, 1, error))
+  if (!ir_k_check_arity (ctx, 1, 1, 1, 1, error))
     return FALSE;
   static const char *const types[] = { "i64", "i32", NULL };
   gint which;
@@ -82,6 +82,6 @@ nonzero_execute (M2iOpContext *ctx, GError **error)
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_non_zero = {
+const M2iOpKernel ir_kernel_non_zero = {
   .type = "NonZero", .opsets = "opset3", .infer = nonzero_infer, .execute = nonzero_execute,
 };
