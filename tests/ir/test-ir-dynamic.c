@@ -136,6 +136,41 @@ test_nonzero (void)
   run_free (&r);
 }
 
+/* NonMaxSuppression-9 declared [?,3] (as OpenVINO writes it): exactly the
+ * selected rows, a count that follows the data; boxes by hand. */
+static void
+test_nms_rows (void)
+{
+  TestIr *b = test_ir_new (11);
+  M2iShape bs = TEST_SHAPE (1, 4, 4), ss = TEST_SHAPE (1, 1, 4), scalar = { 0 }, rows = TEST_SHAPE (DYN, 3);
+  gint boxes = test_ir_parameter (b, "boxes", M2I_ET_F32, &bs);
+  gint scores = test_ir_parameter (b, "scores", M2I_ET_F32, &ss);
+  const gint64 max_out = 10;
+  const float iou = 0.5f, thr = 0.2f;
+  gint in[5] = { boxes, scores, test_ir_const (b, M2I_ET_I64, &scalar, &max_out),
+    test_ir_const (b, M2I_ET_F32, &scalar, &iou), test_ir_const (b, M2I_ET_F32, &scalar, &thr) };
+  test_ir_result (b, test_ir_op (b, "NonMaxSuppression", "opset9", "box_encoding=\"corner\" "
+      "sort_result_descending=\"true\" output_type=\"i64\"", 5, in, M2I_ET_I64, &rows));
+  Run r = run_new (b);
+  test_ir_free (b);
+  const float sc[4] = { 0.9f, 0.8f, 0.7f, 0.1f };
+  set_input (&r, 1, M2I_ET_F32, &ss, sc);
+  /* box 1 overlaps box 0 (IOU 0.91): suppressed; box 3 scores under 0.2 */
+  float bx[16] = { 0, 0, 1, 1, 0, 0, 1, 1.1f, 2, 2, 3, 3, 5, 5, 6, 6 };
+  set_input (&r, 0, M2I_ET_F32, &bs, bx);
+  const M2iTensor *o = infer (&r, 0);
+  g_assert_true (m2i_shape_equal (&o->shape, &TEST_SHAPE (2, 3)));
+  g_assert_cmpmem (o->data, 6 * sizeof (gint64), ((const gint64[]) { 0, 0, 0, 0, 0, 2 }), 6 * sizeof (gint64));
+  /* box 1 moved away: three rows */
+  bx[4] = bx[5] = 10, bx[6] = bx[7] = 11;
+  set_input (&r, 0, M2I_ET_F32, &bs, bx);
+  o = infer (&r, 0);
+  g_assert_true (m2i_shape_equal (&o->shape, &TEST_SHAPE (3, 3)));
+  g_assert_cmpmem (o->data, 9 * sizeof (gint64), ((const gint64[]) { 0, 0, 0, 0, 0, 1, 0, 0, 2 }),
+      9 * sizeof (gint64));
+  run_free (&r);
+}
+
 /* NonZero → Transpose → Convert → Reshape([-1]) → Concat with a constant;
  * and ShapeOf of the transposed indices: each layer after the NonZero
  * infers again with the count of this inference. */
@@ -551,6 +586,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/ir/dynamic/nonzero", test_nonzero);
   g_test_add_func ("/ir/dynamic/downstream", test_downstream);
+  g_test_add_func ("/ir/dynamic/nms-rows", test_nms_rows);
   g_test_add_func ("/ir/dynamic/run-time-target", test_run_time_target);
   g_test_add_func ("/ir/dynamic/reshape-input", test_reshape_input);
   g_test_add_func ("/ir/dynamic/fold-nonzero", test_fold_nonzero);
