@@ -1,0 +1,202 @@
+/* decode-segment.c — semantic segmentation: a class per output pixel.
+ *
+ *   [1,C,H,W] float, C >= 2   class scores: the class map is the argmax over
+ *                             C (the first of equal scores, NaN and
+ *                             infinite scores skipped); its confidence the
+ *                             softmax probability of that class — the score
+ *                             itself when the output comes from SoftMax or
+ *                             Sigmoid (already probabilities)
+ *   [1,1,H,W] or [1,H,W]      a class map (an ArgMax inside the model), any
+ *                             number type: values are rounded; those outside
+ *                             0..65535 (or NaN) read as class 0; no confidence
+ *
+ * As OpenVINO's Model API SegmentationModel: fewer than 2 channels means the
+ * map is already an argmax. The map stays in the output's resolution.
+ */
+#include "decode-extra.h"
+
+#include <base/m2i-error.h>
+#include <math.h>
+#include <string.h>
+
+#define MAX_SIDE 16384
+#define MAX_PIXELS (1u << 26)
+
+typedef struct {
+  gint out;
+  const char *name;
+  M2iShape shape;
+  gboolean argmax;                /* the output is a class map */
+  gboolean probabilities;         /* scores are probabilities already */
+  guint n_classes, width, height;
+  float *sum;                     /* per pixel: the softmax denominator */
+} Segment;
+
+static gboolean
+is_auxiliary (const char *name)
+{
+  return name && (strstr (name, "feature_vector") || strstr (name, "saliency_map"));
+}
+
+static gboolean
+fits (const M2iIrIoInfo *io, Segment *s)
+{
+  const M2iShape *sh = &io->shape;
+  gint64 c, h, w;
+  if (sh->rank == 4 && sh->dims[0] == 1) {
+    c = sh->dims[1];
+    h = sh->dims[2];
+    w = sh->dims[3];
+  } else if (sh->rank == 3 && sh->dims[0] == 1) {
+    c = 1;
+    h = sh->dims[1];
+    w = sh->dims[2];
+  } else {
+    return FALSE;
+  }
+  if (c < 1 || c > 65535 || h < 1 || w < 1 || h > MAX_SIDE || w > MAX_SIDE || h * w > MAX_PIXELS)
+    return FALSE;
+  if (c >= 2 && !m2i_element_type_is_float (io->type))
+    return FALSE;
+  if (io->type == M2I_ET_UNDEFINED || io->type == M2I_ET_BF16)
+    return FALSE;
+  s->argmax = c < 2;
+  s->n_classes = (guint) c;
+  s->height = (guint) h;
+  s->width = (guint) w;
+  return TRUE;
+}
+
+static gpointer
+segment_prepare (M2iIrModel *model, const M2iModelInfo *info, const M2iDecoderOptions *opts,
+    InferResultSize *size, GString *describe, GError **error)
+{
+  (void) info;
+  Segment *s = g_new0 (Segment, 1);
+  s->out = -1;
+  for (gint i = 0; i < m2i_ir_model_get_n_outputs (model) && s->out < 0; i++) {
+    const M2iIrIoInfo *io = m2i_ir_model_get_output (model, i);
+    if (!is_auxiliary (io->name) && fits (io, s)) {
+      s->out = i;
+      s->name = io->name;
+      s->shape = io->shape;
+    }
+  }
+  if (s->out < 0) {
+    gchar *got = infer_output_shape_string (model, 0);
+    g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
+        "segmentation: no output shaped [1,C,H,W] (float class scores) or [1,H,W] / [1,1,H,W] "
+        "(a class map) with H, W up to %d (output 0 is %s)", MAX_SIDE, got);
+    g_free (got);
+    g_free (s);
+    return NULL;
+  }
+  const char *producer = infer_output_producer_type (model, s->out);
+  s->probabilities = !strcmp (producer, "SoftMax") || !strcmp (producer, "Sigmoid");
+  if (s->argmax) {
+    s->n_classes = opts->n_labels;
+  } else if (!s->probabilities) {
+    s->sum = g_new (float, (gsize) s->width * s->height);
+  }
+  gchar *shape = m2i_shape_to_string (&s->shape);
+  g_string_append_printf (describe, "segmentation: output '%s' %s: ", s->name, shape);
+  if (s->argmax)
+    g_string_append_printf (describe, "a %ux%u class map (%s)", s->width, s->height,
+        m2i_element_type_to_string (m2i_ir_model_get_output (model, s->out)->type));
+  else
+    g_string_append_printf (describe, "%u class scores a pixel on %ux%u, argmax; confidence %s",
+        s->n_classes, s->width, s->height, s->probabilities ? "the score (from " : "by softmax");
+  if (!s->argmax && s->probabilities)
+    g_string_append_printf (describe, "%s)", producer);
+  g_free (shape);
+  *size = (InferResultSize) { .mask_width = s->width, .mask_height = s->height };
+  return s;
+}
+
+static void
+segment_free (gpointer state)
+{
+  Segment *s = state;
+  g_free (s->sum);
+  g_free (s);
+}
+
+static void
+decode_scores (const Segment *s, const float *p, guint16 *map, float *best)
+{
+  gsize plane = (gsize) s->width * s->height;
+  for (gsize i = 0; i < plane; i++) {
+    map[i] = 0;
+    best[i] = p[i] < INFINITY ? p[i] : -INFINITY;    /* NaN, +inf: never the best */
+  }
+  for (guint c = 1; c < s->n_classes; c++) {
+    const float *q = p + c * plane;
+    for (gsize i = 0; i < plane; i++)
+      if (q[i] > best[i] && q[i] < INFINITY) {
+        best[i] = q[i];
+        map[i] = (guint16) c;
+      }
+  }
+  if (s->probabilities) {
+    for (gsize i = 0; i < plane; i++)
+      if (!(best[i] > -INFINITY))
+        best[i] = 0.0f;
+    return;
+  }
+  float *sum = s->sum;
+  for (gsize i = 0; i < plane; i++)
+    sum[i] = 0.0f;
+  for (guint c = 0; c < s->n_classes; c++) {
+    const float *q = p + c * plane;
+    for (gsize i = 0; i < plane; i++) {
+      float e = q[i] - best[i];
+      if (e <= 0.0f)            /* NaN and the skipped values fail this */
+        sum[i] += expf (e);
+    }
+  }
+  for (gsize i = 0; i < plane; i++)
+    best[i] = sum[i] > 0.0f ? 1.0f / sum[i] : 0.0f;
+}
+
+static void
+decode_map (const Segment *s, const M2iTensor *t, guint16 *map)
+{
+  gsize plane = (gsize) s->width * s->height;
+  for (gsize i = 0; i < plane; i++) {
+    double v = infer_tensor_get (t, i);
+    map[i] = v >= 0.0 && v <= 65535.0 ? (guint16) lrint (v) : 0;
+  }
+}
+
+static gboolean
+segment_decode (gpointer state, const M2iTensor *outputs, guint n_outputs,
+    const M2iInferGeometry *g, M2iInferResult *r, GError **error)
+{
+  (void) g;
+  Segment *s = state;
+  if (!infer_check_output (outputs, n_outputs, (guint) s->out, s->name,
+          s->argmax ? M2I_ET_UNDEFINED : M2I_ET_F32, &s->shape, error))
+    return FALSE;
+  if (!r->mask.class_map || (!s->argmax && !r->mask.confidence)
+      || r->mask.capacity < (gsize) s->width * s->height) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+        "segmentation: the result has no %ux%u mask: make it with m2i_decoder_new_result()",
+        s->width, s->height);
+    return FALSE;
+  }
+  M2iInferMask *m = &r->mask;
+  if (s->argmax)
+    decode_map (s, &outputs[s->out], m->class_map);
+  else
+    decode_scores (s, outputs[s->out].data, m->class_map, m->confidence);
+  m->width = s->width;
+  m->height = s->height;
+  m->n_classes = s->n_classes;
+  m->has_confidence = !s->argmax;
+  r->has_mask = TRUE;
+  return TRUE;
+}
+
+const InferDecoderRow infer_decoder_segmentation = {
+  M2I_MODEL_TYPE_SEGMENTATION, segment_prepare, segment_decode, segment_free,
+};

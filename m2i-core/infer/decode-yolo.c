@@ -1,0 +1,375 @@
+/* decode-yolo.c — Ultralytics-style YOLO outputs, boxes already decoded in
+ * the graph (centre, size in model-input pixels):
+ *
+ *   yolo-v5   [1, N, 5+C(+3K)(+M)]  rows: cx, cy, w, h, objectness, C class
+ *             scores (YOLOv5, YOLOv7); score = objectness x class score
+ *   yolo-v8   [1, 4+C(+3K)(+M), N]  columns: cx, cy, w, h, C class scores
+ *             (YOLOv8, v9, v11; pose adds K keypoints x (x, y, visibility))
+ *   yolo-v10  [1, N, 6(+3K)(+M)]    rows: x1, y1, x2, y2, score, class, best
+ *             first (YOLOv10, and any export with NMS inside: no NMS here)
+ *
+ * M is the mask coefficient count of segmentation exports (a second output
+ * [1, M, h, w] of prototypes): the coefficients are skipped, boxes decoded.
+ * The class / keypoint split of a row is read from the model's metadata
+ * (framework/kpt_shape, then the number of labels), else a 56-row v8 (57
+ * for v5) output is taken as COCO pose (1 class, 17 keypoints), else every
+ * row is a class. Candidates: the best class of an anchor at or above the
+ * confidence threshold (NaN, infinite values skipped), then class-wise (or
+ * agnostic) NMS, the best max_detections kept, as Ultralytics'
+ * non_max_suppression does.
+ */
+#include "decode-extra.h"
+#include "nms.h"
+
+#include <base/m2i-error.h>
+#include <math.h>
+
+#define MAX_ANCHORS (1u << 24)
+#define MAX_ROW (1u << 16)
+
+typedef enum { LAYOUT_V5, LAYOUT_V8, LAYOUT_END2END } Layout;
+
+typedef struct {
+  Layout layout;
+  gint out;
+  const char *name;               /* the output's (owned by the model) */
+  M2iShape shape;
+  guint n;                        /* anchors (rows of v5 / end-to-end, columns of v8) */
+  guint d;                        /* values per anchor */
+  guint n_classes;                /* 0 for end-to-end (a class column) */
+  guint n_kpts, kpt_dims, kpt_at; /* keypoints and where the first starts in a row */
+  float conf, iou;
+  gboolean agnostic;
+  guint max_det;
+  InferNms nms;
+  float *best;                    /* v8: per anchor, the best class score */
+  gint32 *best_class;
+} Yolo;
+
+static const char *const layout_names[] = { "yolo-v5", "yolo-v8", "yolo-v10" };
+
+/* Is output @i's shape this layout's? *@n anchors, *@d values each. */
+static gboolean
+fits (const M2iShape *s, Layout layout, guint *n, guint *d)
+{
+  if (s->rank != 3 || s->dims[0] != 1)
+    return FALSE;
+  gint64 a = layout == LAYOUT_V8 ? s->dims[2] : s->dims[1];
+  gint64 b = layout == LAYOUT_V8 ? s->dims[1] : s->dims[2];
+  gint64 min_d = layout == LAYOUT_V8 ? 5 : 6;
+  if (b < min_d || b > MAX_ROW || a < 1 || a > MAX_ANCHORS)
+    return FALSE;
+  /* anchors outnumber values for raw heads; end-to-end rows are few */
+  if (layout != LAYOUT_END2END && a <= b)
+    return FALSE;
+  *n = (guint) a;
+  *d = (guint) b;
+  return TRUE;
+}
+
+/* Mask coefficients: the channel count of a [1, M, h, w] prototype output. */
+static guint
+mask_coefficients (M2iIrModel *model, gint skip)
+{
+  for (gint i = 0; i < m2i_ir_model_get_n_outputs (model); i++) {
+    const M2iShape *s = &m2i_ir_model_get_output (model, i)->shape;
+    if (i != skip && s->rank == 4 && s->dims[0] == 1 && s->dims[1] >= 1 && s->dims[1] <= 256
+        && s->dims[2] > 1 && s->dims[3] > 1)
+      return (guint) s->dims[1];
+  }
+  return 0;
+}
+
+/* Splits @extra values (after the box and objectness/score) into classes and
+ * keypoints; a line about how into @why. */
+static gboolean
+split_row (Yolo *y, guint extra, const M2iModelInfo *info, const M2iDecoderOptions *opts,
+    GString *why)
+{
+  gboolean e2e = y->layout == LAYOUT_END2END;
+  guint coco_pose = y->layout == LAYOUT_V8 ? 56 - 4 : 57 - 5;
+  if (info->kpt_shape_from.key) {
+    guint k = info->kpt_count * info->kpt_dims;
+    if (k <= extra && (!e2e || k == extra)) {
+      y->n_kpts = info->kpt_count;
+      y->kpt_dims = info->kpt_dims;
+      y->n_classes = e2e ? 0 : extra - k;
+      g_string_append_printf (why, ", %u keypoints (%s)", y->n_kpts, info->kpt_shape_from.key);
+      return TRUE;
+    }
+  }
+  if (e2e) {
+    if (extra % 3)
+      return FALSE;
+    y->n_kpts = extra / 3;
+    y->kpt_dims = 3;
+    return TRUE;
+  }
+  guint n_labels = info->n_labels ? info->n_labels : opts->n_labels;
+  if (n_labels && n_labels <= extra && (extra - n_labels) % 3 == 0) {
+    y->n_classes = n_labels;
+    y->n_kpts = (extra - n_labels) / 3;
+    y->kpt_dims = 3;
+    if (y->n_kpts)
+      g_string_append_printf (why, ", %u keypoints (the rest after %u labels)", y->n_kpts,
+          n_labels);
+    return TRUE;
+  }
+  if (extra == coco_pose) {
+    y->n_classes = 1;
+    y->n_kpts = 17;
+    y->kpt_dims = 3;
+    g_string_append (why, ", 17 keypoints (COCO pose)");
+    return TRUE;
+  }
+  y->n_classes = extra;
+  return TRUE;
+}
+
+static void yolo_free (gpointer state);
+
+static gpointer
+yolo_prepare (Layout layout, M2iIrModel *model, const M2iModelInfo *info,
+    const M2iDecoderOptions *opts, InferResultSize *size, GString *describe, GError **error)
+{
+  Yolo *y = g_new0 (Yolo, 1);
+  y->layout = layout;
+  y->out = -1;
+  for (gint i = 0; i < m2i_ir_model_get_n_outputs (model) && y->out < 0; i++) {
+    const M2iIrIoInfo *io = m2i_ir_model_get_output (model, i);
+    if (m2i_element_type_is_float (io->type) && fits (&io->shape, layout, &y->n, &y->d)) {
+      y->out = i;
+      y->name = io->name;
+      y->shape = io->shape;
+    }
+  }
+  if (y->out < 0) {
+    gchar *got = infer_output_shape_string (model, 0);
+    g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
+        "%s: no float output shaped %s (output 0 is %s)", layout_names[layout],
+        layout == LAYOUT_V5 ? "[1,N,5+classes] with N > 5+classes"
+        : layout == LAYOUT_V8 ? "[1,4+classes,N] with N > 4+classes"
+        : "[1,N,6] (x1,y1,x2,y2,score,class)", got);
+    g_free (got);
+    yolo_free (y);
+    return NULL;
+  }
+  guint base = layout == LAYOUT_V8 ? 4 : layout == LAYOUT_V5 ? 5 : 6;
+  /* prototypes with more channels than the row has room for are no masks' */
+  guint masks = mask_coefficients (model, y->out);
+  if (masks + base + (layout == LAYOUT_END2END ? 0 : 1) > y->d)
+    masks = 0;
+  GString *why = g_string_new (NULL);
+  if (!split_row (y, y->d - base - masks, info, opts, why)) {
+    gchar *got = m2i_shape_to_string (&y->shape);
+    g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
+        "%s: output '%s' %s has %u values a row after the 6 of a box, score and class: not "
+        "keypoints of 3 values", layout_names[layout], y->name, got, y->d - base - masks);
+    g_free (got);
+    g_string_free (why, TRUE);
+    yolo_free (y);
+    return NULL;
+  }
+  y->kpt_at = base + y->n_classes;
+  y->conf = opts->confidence_threshold;
+  y->iou = layout == LAYOUT_END2END ? 2.0f : opts->iou_threshold;
+  y->agnostic = opts->class_agnostic_nms;
+  y->max_det = infer_max_detections (opts, y->n);
+  infer_nms_init (&y->nms, y->n);
+  if (layout == LAYOUT_V8) {
+    y->best = g_new (float, y->n);
+    y->best_class = g_new (gint32, y->n);
+  }
+
+  gchar *shape = m2i_shape_to_string (&y->shape);
+  g_string_append_printf (describe, "%s: output '%s' %s: %u %s of ", layout_names[layout],
+      y->name, shape, y->n, layout == LAYOUT_END2END ? "rows" : "anchors");
+  if (layout == LAYOUT_END2END)
+    g_string_append (describe, "box, score, class");
+  else
+    g_string_append_printf (describe, "box%s + %u classes", layout == LAYOUT_V5 ?
+        " + objectness" : "", y->n_classes);
+  g_string_append (describe, why->str);
+  if (masks)
+    g_string_append_printf (describe, " + %u mask coefficients (not decoded)", masks);
+  if (layout == LAYOUT_END2END)
+    g_string_append_printf (describe, "; no NMS (inside the model), confidence >= %g, at most %u",
+        y->conf, y->max_det);
+  else
+    g_string_append_printf (describe, "; confidence >= %g, %s NMS IoU > %g, at most %u", y->conf,
+        y->agnostic ? "class-agnostic" : "class-wise", y->iou, y->max_det);
+  g_free (shape);
+  g_string_free (why, TRUE);
+
+  *size = (InferResultSize) { .max_detections = y->max_det, .max_keypoints = y->max_det * y->n_kpts };
+  return y;
+}
+
+static gpointer
+yolo_v5_prepare (M2iIrModel *model, const M2iModelInfo *info, const M2iDecoderOptions *opts,
+    InferResultSize *size, GString *describe, GError **error)
+{
+  return yolo_prepare (LAYOUT_V5, model, info, opts, size, describe, error);
+}
+
+static gpointer
+yolo_v8_prepare (M2iIrModel *model, const M2iModelInfo *info, const M2iDecoderOptions *opts,
+    InferResultSize *size, GString *describe, GError **error)
+{
+  return yolo_prepare (LAYOUT_V8, model, info, opts, size, describe, error);
+}
+
+static gpointer
+yolo_v10_prepare (M2iIrModel *model, const M2iModelInfo *info, const M2iDecoderOptions *opts,
+    InferResultSize *size, GString *describe, GError **error)
+{
+  return yolo_prepare (LAYOUT_END2END, model, info, opts, size, describe, error);
+}
+
+static void
+yolo_free (gpointer state)
+{
+  Yolo *y = state;
+  infer_nms_clear (&y->nms);
+  g_free (y->best);
+  g_free (y->best_class);
+  g_free (y);
+}
+
+static inline gboolean
+finite4 (float a, float b, float c, float d)
+{
+  return isfinite (a) && isfinite (b) && isfinite (c) && isfinite (d);
+}
+
+static void
+add_centre_box (InferNms *nms, float cx, float cy, float w, float h, float score, gint cls,
+    guint index)
+{
+  if (!finite4 (cx, cy, w, h))
+    return;
+  InferBox b = { cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2, score, cls, index };
+  infer_nms_add (nms, &b);
+}
+
+static void
+candidates_v8 (Yolo *y, const float *p)
+{
+  guint n = y->n;
+  for (guint j = 0; j < n; j++) {
+    y->best[j] = -INFINITY;
+    y->best_class[j] = 0;
+  }
+  /* class rows are contiguous: one pass per class, along the anchors */
+  for (guint c = 0; c < y->n_classes; c++) {
+    const float *row = p + (gsize) (4 + c) * n;
+    for (guint j = 0; j < n; j++) {
+      float v = row[j];
+      if (v > y->best[j] && v < INFINITY) {
+        y->best[j] = v;
+        y->best_class[j] = (gint32) c;
+      }
+    }
+  }
+  for (guint j = 0; j < n; j++)
+    if (y->best[j] >= y->conf)
+      add_centre_box (&y->nms, p[j], p[n + j], p[2 * (gsize) n + j], p[3 * (gsize) n + j],
+          y->best[j], y->best_class[j], j);
+}
+
+static void
+candidates_v5 (Yolo *y, const float *p)
+{
+  for (guint j = 0; j < y->n; j++) {
+    const float *r = p + (gsize) j * y->d;
+    float obj = r[4];
+    if (!(obj >= y->conf && obj < INFINITY))
+      continue;
+    float best = -INFINITY;
+    gint cls = 0;
+    for (guint c = 0; c < y->n_classes; c++) {
+      float v = obj * r[5 + c];
+      if (v > best && v < INFINITY) {
+        best = v;
+        cls = (gint) c;
+      }
+    }
+    if (best >= y->conf)
+      add_centre_box (&y->nms, r[0], r[1], r[2], r[3], best, cls, j);
+  }
+}
+
+static void
+candidates_end2end (Yolo *y, const float *p)
+{
+  for (guint j = 0; j < y->n; j++) {
+    const float *r = p + (gsize) j * y->d;
+    float score = r[4], cls = r[5];
+    if (!(score >= y->conf && score < INFINITY) || !(cls >= 0.0f && cls < 65536.0f)
+        || !finite4 (r[0], r[1], r[2], r[3]))
+      continue;
+    InferBox b = { MIN (r[0], r[2]), MIN (r[1], r[3]), MAX (r[0], r[2]), MAX (r[1], r[3]), score,
+      (gint) lrintf (cls), j };
+    infer_nms_add (&y->nms, &b);
+  }
+}
+
+/* Keypoint value @v (0 x, 1 y, 2 visibility) of keypoint @k of anchor @j. */
+static inline float
+kpt_value (const Yolo *y, const float *p, guint j, guint k, guint v)
+{
+  guint at = y->kpt_at + k * y->kpt_dims + v;
+  return y->layout == LAYOUT_V8 ? p[(gsize) at * y->n + j] : p[(gsize) j * y->d + at];
+}
+
+static gboolean
+yolo_decode (gpointer state, const M2iTensor *outputs, guint n_outputs,
+    const M2iInferGeometry *g, M2iInferResult *r, GError **error)
+{
+  Yolo *y = state;
+  if (!infer_check_geometry (g, error)
+      || !infer_check_output (outputs, n_outputs, (guint) y->out, y->name, M2I_ET_F32, &y->shape,
+          error))
+    return FALSE;
+  const float *p = outputs[y->out].data;
+  infer_nms_reset (&y->nms);
+  switch (y->layout) {
+    case LAYOUT_V8: candidates_v8 (y, p); break;
+    case LAYOUT_V5: candidates_v5 (y, p); break;
+    case LAYOUT_END2END: candidates_end2end (y, p); break;
+  }
+  gboolean truncated;
+  guint max = MIN (y->max_det, r->detections_capacity);
+  guint kept = infer_nms_run (&y->nms, y->iou, y->agnostic, max, &truncated);
+  r->truncated |= truncated;
+  for (guint i = 0; i < kept; i++) {
+    const InferBox *b = &y->nms.boxes[i];
+    M2iInferDetection *d = &r->detections[r->n_detections++];
+    infer_detection_from_model_box (d, g, b->x1, b->y1, b->x2, b->y2, b->class_id, b->score);
+    if (!y->n_kpts)
+      continue;
+    if (r->n_keypoints + y->n_kpts > r->keypoints_capacity) {
+      r->truncated = TRUE;
+      continue;
+    }
+    d->first_keypoint = r->n_keypoints;
+    d->n_keypoints = y->n_kpts;
+    for (guint k = 0; k < y->n_kpts; k++) {
+      M2iInferKeypoint *kp = &r->keypoints[r->n_keypoints++];
+      kp->x = infer_source_x (g, kpt_value (y, p, b->index, k, 0));
+      kp->y = infer_source_y (g, kpt_value (y, p, b->index, k, 1));
+      kp->confidence = y->kpt_dims == 3 ? kpt_value (y, p, b->index, k, 2) : -1.0f;
+    }
+  }
+  return TRUE;
+}
+
+const InferDecoderRow infer_decoder_yolo_v5 = {
+  M2I_MODEL_TYPE_YOLO_V5, yolo_v5_prepare, yolo_decode, yolo_free,
+};
+const InferDecoderRow infer_decoder_yolo_v8 = {
+  M2I_MODEL_TYPE_YOLO_V8, yolo_v8_prepare, yolo_decode, yolo_free,
+};
+const InferDecoderRow infer_decoder_yolo_v10 = {
+  M2I_MODEL_TYPE_YOLO_V10, yolo_v10_prepare, yolo_decode, yolo_free,
+};
