@@ -33,7 +33,8 @@ typedef struct {
    * one line in @describe saying which outputs it reads and how ("output
    * 'output0' [1,84,8400]: 4 box rows + 80 classes"). NULL with @error
    * (M2I_ERROR_UNSUPPORTED, naming the output, the shape expected and the
-   * model's) when the outputs do not fit.
+   * model's) when the outputs do not fit. The state borrows from @model
+   * (output names): the caller keeps a reference while the state lives.
    */
   gpointer (*prepare) (M2iIrModel *model, const M2iModelInfo *info, const M2iDecoderOptions *opts,
       InferResultSize *size, GString *describe, GError **error);

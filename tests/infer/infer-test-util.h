@@ -1,0 +1,70 @@
+/* infer-test-util.h — what the decoder tests share: models with chosen
+ * outputs, decoders made from one row of decode-extra.h, results, and the
+ * reference files of ../shared. */
+#pragma once
+
+#include <infer/decode-extra.h>
+#include <base/m2i-error.h>
+#include "ir-test-util.h"
+
+G_BEGIN_DECLS
+
+/* One model output: a layer of @type (with the <data> attributes @attrs,
+ * may be NULL) reading a Parameter of @in_shape ([1,3,8,8] when rank 0),
+ * producing @et @shape named @name. */
+typedef struct {
+  const char *name;
+  const char *type;
+  const char *attrs;
+  M2iElementType et;
+  M2iShape shape;
+  M2iShape in_shape;
+} TestOutput;
+
+/* An IR v11 model with those outputs (in order) and the model <rt_info>
+ * body @rt_info (XML text, may be NULL). Fails the test when it does not
+ * load. */
+M2iIrModel *test_model_new (const TestOutput *outputs, guint n, const char *rt_info);
+
+/* The documented defaults of M2iDecoderOptions (AUTO, 0.5, 0.5, class-wise,
+ * top-1, 300, no labels). */
+void test_options_init (M2iDecoderOptions *o);
+
+/* A result with @s's capacities; cleared. */
+M2iInferResult *test_result_new (const InferResultSize *s);
+void test_result_clear (M2iInferResult *r);
+void test_result_free (M2iInferResult *r);
+
+/* One decoder row prepared on a model, with its result. */
+typedef struct {
+  const InferDecoderRow *row;
+  M2iIrModel *model;              /* a reference: the state borrows from it */
+  gpointer state;
+  M2iModelInfo *info;
+  InferResultSize size;
+  gchar *describe;
+  M2iInferResult *result;
+} TestDecoder;
+
+/* NULL with @error when the row's prepare() refuses the model. */
+TestDecoder *test_decoder_new (const InferDecoderRow *row, M2iIrModel *model,
+    const M2iDecoderOptions *opts, GError **error);
+/* Clears the result (keeping @g as its geometry) and decodes. */
+gboolean test_decoder_decode (TestDecoder *d, const M2iTensor *outputs, guint n,
+    const M2iInferGeometry *g, GError **error);
+void test_decoder_free (TestDecoder *d);
+
+/* A geometry by hand: model pixel = pad + source pixel * scale. */
+M2iInferGeometry test_geometry (gint src_w, gint src_h, gint model_w, gint model_h,
+    double scale_x, double scale_y, double pad_x, double pad_y);
+
+/* ../shared/models/external/@relative as @numel floats (free with g_free),
+ * or NULL when ../shared is not here (the caller skips). Fails the test
+ * when the file is there but not @numel floats long. */
+float *test_shared_f32 (const char *relative, gsize numel);
+
+/* IoU of two corner boxes. */
+double test_iou (double ax1, double ay1, double ax2, double ay2, double bx1, double by1,
+    double bx2, double by2);
+
+G_END_DECLS
