@@ -23,30 +23,45 @@ typedef struct {
   guint mask_width, mask_height;
 } InferResultSize;
 
+/*
+ * One decoder, as the dispatcher's table lists it. The functions mirror the
+ * dispatcher's decoder class one for one (match; prepare making the state
+ * and the capacities; decode; free).
+ */
 typedef struct {
   M2iModelType type;
   /*
-   * Reads @model's outputs for this decoder under @opts (thresholds, NMS,
-   * top-k, max_detections — 0 there meaning as many as the model can give —
-   * and labels, borrowed). @info is the model's metadata (never NULL).
-   * Returns the decoder's state, with the result capacities in *@size and
-   * one line in @describe saying which outputs it reads and how ("output
-   * 'output0' [1,84,8400]: 4 box rows + 80 classes"). NULL with @error
-   * (M2I_ERROR_UNSUPPORTED, naming the output, the shape expected and the
-   * model's) when the outputs do not fit. The state borrows from @model
-   * (output names): the caller keeps a reference while the state lives.
+   * Whether @model's outputs are this decoder's. @named: the user (or the
+   * model's metadata) named this type: then a mismatch is explained in
+   * @error (which output, the shape expected, the model's). FALSE: AUTO
+   * asks: claim only what is unmistakable, leave @error alone. On TRUE,
+   * *@why gets a g_strdup'd line saying what was recognised ("output
+   * 'output0' [1,84,8400]: 8400 anchors of box + 80 classes"). @opts'
+   * labels may help split a row (classes, keypoints).
    */
-  gpointer (*prepare) (M2iIrModel *model, const M2iModelInfo *info, const M2iDecoderOptions *opts,
-      InferResultSize *size, GString *describe, GError **error);
+  gboolean (*match) (M2iIrModel *model, const M2iDecoderOptions *opts, gboolean named,
+      gchar **why, GError **error);
+  /*
+   * After a match: the decoder's state (scratch sized for the largest
+   * inference, everything decode() needs), the result capacities in *@size
+   * (@opts->max_detections caps the detections; 0 there means as many as the
+   * model can give). NULL with @error when memory bounds refuse it. The
+   * state borrows from @model (output names): the caller keeps a reference
+   * while the state lives.
+   */
+  gpointer (*prepare) (M2iIrModel *model, const M2iDecoderOptions *opts, InferResultSize *size,
+      GError **error);
   /*
    * Decodes @outputs (the model's outputs in model order, @n_outputs of
-   * them) into @result, which the caller has cleared (counts 0) and made
-   * with *size's capacities. Boxes and keypoints go through @geometry into
-   * source pixels. Allocates nothing. FALSE with @error when an output is
-   * missing or its shape or type is not the one prepare() saw.
+   * them) into @result, which the caller has cleared (counts 0). Thresholds,
+   * top-k and max detections are read from @opts here (they may change
+   * between inferences; capacities do not). Boxes and keypoints go through
+   * @geometry into source pixels. Allocates nothing. FALSE with @error when
+   * an output is missing or its shape or type is not the one prepare() saw.
    */
-  gboolean (*decode) (gpointer state, const M2iTensor *outputs, guint n_outputs,
-      const M2iInferGeometry *geometry, M2iInferResult *result, GError **error);
+  gboolean (*decode) (gpointer state, const M2iDecoderOptions *opts, const M2iTensor *outputs,
+      guint n_outputs, const M2iInferGeometry *geometry, M2iInferResult *result,
+      GError **error);
   void (*free) (gpointer state);
 } InferDecoderRow;
 
@@ -111,5 +126,10 @@ gboolean infer_parse_numbers (const char *s, double *out, guint max, guint *n);
 /* The detections a decoder keeps: @opts->max_detections, at most
  * @available (all @available when max_detections is 0). */
 guint infer_max_detections (const M2iDecoderOptions *opts, guint available);
+
+/* Sets *@error (when @named) to M2I_ERROR_UNSUPPORTED "@what: ..." and
+ * returns FALSE: a match() that does not fit. */
+gboolean infer_no_match (gboolean named, GError **error, const char *what, const char *fmt, ...)
+    G_GNUC_PRINTF (4, 5);
 
 G_END_DECLS

@@ -24,6 +24,8 @@
 #include <string.h>
 
 #define MAX_VALUES (1u << 20)
+/* Classes a classifier head holds at most: top-k past this is no ranking. */
+#define MAX_TOP_K 1024
 
 typedef struct {
   gint out;
@@ -32,15 +34,12 @@ typedef struct {
   M2iInferHeadKind kind;
   guint n;                        /* values */
   gboolean apply_sigmoid;
-  const char *const *labels;
-  guint n_labels;
 } Head;
 
 typedef struct {
+  gboolean multi_head;
   Head *heads;
   guint n_heads;
-  float conf;
-  guint top_k;
 } Heads;
 
 static gboolean
@@ -67,44 +66,35 @@ vector_length (const M2iShape *s, guint *n)
 
 static void heads_free (gpointer state);
 
-static void
-describe_head (GString *describe, const Head *h, guint top_k, float conf)
-{
-  static const char *const kinds[] = { "classes", "multi-label", "regression" };
-  g_string_append_printf (describe, " '%s' %s (%u value%s", h->name, kinds[h->kind], h->n,
-      h->n == 1 ? "" : "s");
-  if (h->kind == M2I_INFER_HEAD_CLASSES)
-    g_string_append_printf (describe, ", top %u", top_k);
-  if (h->kind == M2I_INFER_HEAD_MULTI_LABEL)
-    g_string_append_printf (describe, ", >= %g%s", conf, h->apply_sigmoid ? " after sigmoid" : "");
-  if (h->labels)
-    g_string_append (describe, ", labelled");
-  g_string_append (describe, ")");
-}
+static const char *const kind_names[] = { "classes", "multi-label", "regression" };
 
-static gpointer
-heads_prepare (gboolean multi_head, M2iIrModel *model, const M2iDecoderOptions *opts,
-    InferResultSize *size, GString *describe, GError **error)
+/* The heads of @model; NULL (with @error when @named) when it has none or
+ * (multi-head) an output is no vector. AUTO claims a multi-label model
+ * whose only output is a vector from Sigmoid, and a multi-head model whose
+ * two or more outputs are all vectors. */
+static Heads *
+find_heads (gboolean multi_head, M2iIrModel *model, gboolean named, GError **error)
 {
+  const char *what = multi_head ? "multi-head" : "multi-label";
   Heads *hs = g_new0 (Heads, 1);
+  hs->multi_head = multi_head;
   gint n_out = m2i_ir_model_get_n_outputs (model);
+  guint candidates = 0;
   hs->heads = g_new0 (Head, MAX (n_out, 1));
-  hs->conf = opts->confidence_threshold;
-  hs->top_k = MAX (opts->top_k, 1u);
   for (gint i = 0; i < n_out; i++) {
     const M2iIrIoInfo *io = m2i_ir_model_get_output (model, i);
     Head h = { .out = i, .name = io->name, .shape = io->shape };
     if (is_auxiliary (io->name))
       continue;
+    candidates++;
     if (!vector_length (&io->shape, &h.n) || io->type == M2I_ET_UNDEFINED
         || io->type == M2I_ET_BF16) {
       if (!multi_head)
         continue;
-      gchar *got = m2i_shape_to_string (&io->shape);
-      g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
-          "multi-head: output '%s' is %s %s; a head is a vector ([1,C], [1,C,1,1]) of at most %u "
-          "numbers", io->name, m2i_element_type_to_string (io->type), got, MAX_VALUES);
-      g_free (got);
+      g_autofree gchar *got = m2i_shape_to_string (&io->shape);
+      infer_no_match (named, error, what, "output '%s' is %s %s; a head is a vector ([1,C], "
+          "[1,C,1,1]) of at most %u numbers", io->name, m2i_element_type_to_string (io->type),
+          got, MAX_VALUES);
       heads_free (hs);
       return NULL;
     }
@@ -118,53 +108,86 @@ heads_prepare (gboolean multi_head, M2iIrModel *model, const M2iDecoderOptions *
       h.kind = M2I_INFER_HEAD_REGRESSION;
     if (h.kind == M2I_INFER_HEAD_MULTI_LABEL && !is_float)
       continue;
+    if (!multi_head && !named && (strcmp (producer, "Sigmoid") || h.n < 2))
+      continue;
     h.apply_sigmoid = h.kind == M2I_INFER_HEAD_MULTI_LABEL && strcmp (producer, "Sigmoid");
-    if (h.kind != M2I_INFER_HEAD_REGRESSION && opts->labels
-        && (!multi_head || opts->n_labels == h.n)) {
-      h.labels = opts->labels;
-      h.n_labels = opts->n_labels;
-    }
     hs->heads[hs->n_heads++] = h;
     if (!multi_head)
       break;
   }
-  if (!hs->n_heads) {
-    gchar *got = infer_output_shape_string (model, 0);
-    g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
-        "%s: no float output shaped [1,C] or [1,C,1,1] (output 0 is %s)",
-        multi_head ? "multi-head" : "multi-label", got);
-    g_free (got);
+  if (!hs->n_heads || (!named && (multi_head ? candidates < 2 : candidates != 1))) {
+    g_autofree gchar *got = infer_output_shape_string (model, 0);
+    infer_no_match (named, error, what, "no float output shaped [1,C] or [1,C,1,1] (output 0 "
+        "is %s)", got);
     heads_free (hs);
     return NULL;
   }
+  return hs;
+}
+
+static gboolean
+heads_match (gboolean multi_head, M2iIrModel *model, gboolean named, gchar **why,
+    GError **error)
+{
+  Heads *hs = find_heads (multi_head, model, named, error);
+  if (!hs)
+    return FALSE;
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; i < hs->n_heads; i++) {
+    const Head *h = &hs->heads[i];
+    g_string_append_printf (s, "%s'%s' %s (%u value%s%s)", i ? ", " : "", h->name,
+        kind_names[h->kind], h->n, h->n == 1 ? "" : "s",
+        h->apply_sigmoid ? ", sigmoid applied" : "");
+  }
+  *why = g_string_free (s, FALSE);
+  heads_free (hs);
+  return TRUE;
+}
+
+static gboolean
+multi_label_match (M2iIrModel *model, const M2iDecoderOptions *opts, gboolean named,
+    gchar **why, GError **error)
+{
+  return heads_match (FALSE, model, named, why, error);
+}
+
+static gboolean
+multi_head_match (M2iIrModel *model, const M2iDecoderOptions *opts, gboolean named,
+    gchar **why, GError **error)
+{
+  return heads_match (TRUE, model, named, why, error);
+}
+
+static gpointer
+heads_prepare (gboolean multi_head, M2iIrModel *model, InferResultSize *size, GError **error)
+{
+  Heads *hs = find_heads (multi_head, model, TRUE, error);
+  if (!hs)
+    return NULL;
   *size = (InferResultSize) { .n_heads = hs->n_heads };
-  g_string_append (describe, multi_head ? "multi-head:" : "multi-label:");
   for (guint i = 0; i < hs->n_heads; i++) {
     const Head *h = &hs->heads[i];
     if (h->kind == M2I_INFER_HEAD_REGRESSION)
       size->max_values = MAX (size->max_values, h->n);
     else
       size->max_classes = MAX (size->max_classes,
-          h->kind == M2I_INFER_HEAD_CLASSES ? MIN (hs->top_k, h->n) : h->n);
-    describe_head (describe, h, hs->top_k, hs->conf);
+          h->kind == M2I_INFER_HEAD_CLASSES ? MIN (h->n, MAX_TOP_K) : h->n);
   }
   return hs;
 }
 
 static gpointer
-multi_label_prepare (M2iIrModel *model, const M2iModelInfo *info, const M2iDecoderOptions *opts,
-    InferResultSize *size, GString *describe, GError **error)
+multi_label_prepare (M2iIrModel *model, const M2iDecoderOptions *opts, InferResultSize *size,
+    GError **error)
 {
-  (void) info;
-  return heads_prepare (FALSE, model, opts, size, describe, error);
+  return heads_prepare (FALSE, model, size, error);
 }
 
 static gpointer
-multi_head_prepare (M2iIrModel *model, const M2iModelInfo *info, const M2iDecoderOptions *opts,
-    InferResultSize *size, GString *describe, GError **error)
+multi_head_prepare (M2iIrModel *model, const M2iDecoderOptions *opts, InferResultSize *size,
+    GError **error)
 {
-  (void) info;
-  return heads_prepare (TRUE, model, opts, size, describe, error);
+  return heads_prepare (TRUE, model, size, error);
 }
 
 static void
@@ -191,13 +214,17 @@ insert_best (M2iInferClass *c, guint *n, guint cap, gint id, float v)
 }
 
 static void
-decode_head (const Heads *hs, const Head *h, const M2iTensor *t, M2iInferHead *out,
-    gboolean *truncated)
+decode_head (const Heads *hs, const Head *h, const M2iDecoderOptions *opts, const M2iTensor *t,
+    M2iInferHead *out, gboolean *truncated)
 {
   out->output_name = h->name;
   out->kind = h->kind;
-  out->labels = h->labels;
-  out->n_labels = h->n_labels;
+  /* a multi-label model's classes are the labels'; a multi-head model's
+   * classifier head takes them when their counts agree */
+  gboolean labelled = h->kind != M2I_INFER_HEAD_REGRESSION
+      && (!hs->multi_head || opts->n_labels == h->n);
+  out->labels = labelled ? opts->labels : NULL;
+  out->n_labels = labelled ? opts->n_labels : 0;
   out->n_classes = 0;
   out->n_values = 0;
   if (h->kind == M2I_INFER_HEAD_REGRESSION) {
@@ -209,15 +236,16 @@ decode_head (const Heads *hs, const Head *h, const M2iTensor *t, M2iInferHead *o
     return;
   }
   const float *p = t->data;
-  guint cap = h->kind == M2I_INFER_HEAD_CLASSES ? MIN (hs->top_k, out->classes_capacity)
-      : out->classes_capacity;
+  guint cap = h->kind == M2I_INFER_HEAD_CLASSES ? MIN (MAX (opts->top_k, 1u),
+      out->classes_capacity) : out->classes_capacity;
   if (!cap)
     return;
   for (guint i = 0; i < h->n; i++) {
     float v = p[i];
     if (h->apply_sigmoid)
       v = 1.0f / (1.0f + expf (-v));
-    if (isnan (v) || (h->kind == M2I_INFER_HEAD_MULTI_LABEL && !(v >= hs->conf)))
+    if (isnan (v) || (h->kind == M2I_INFER_HEAD_MULTI_LABEL
+            && !(v >= opts->confidence_threshold)))
       continue;
     if (out->n_classes == cap && h->kind == M2I_INFER_HEAD_MULTI_LABEL)
       *truncated = TRUE;
@@ -226,10 +254,9 @@ decode_head (const Heads *hs, const Head *h, const M2iTensor *t, M2iInferHead *o
 }
 
 static gboolean
-heads_decode (gpointer state, const M2iTensor *outputs, guint n_outputs,
-    const M2iInferGeometry *g, M2iInferResult *r, GError **error)
+heads_decode (gpointer state, const M2iDecoderOptions *opts, const M2iTensor *outputs,
+    guint n_outputs, const M2iInferGeometry *g, M2iInferResult *r, GError **error)
 {
-  (void) g;
   Heads *hs = state;
   for (guint i = 0; i < hs->n_heads; i++) {
     const Head *h = &hs->heads[i];
@@ -241,14 +268,15 @@ heads_decode (gpointer state, const M2iTensor *outputs, guint n_outputs,
   guint n = MIN (hs->n_heads, r->heads_capacity);
   r->truncated |= n < hs->n_heads;
   for (guint i = 0; i < n; i++)
-    decode_head (hs, &hs->heads[i], &outputs[hs->heads[i].out], &r->heads[i], &r->truncated);
+    decode_head (hs, &hs->heads[i], opts, &outputs[hs->heads[i].out], &r->heads[i],
+        &r->truncated);
   r->n_heads = n;
   return TRUE;
 }
 
 const InferDecoderRow infer_decoder_multi_label = {
-  M2I_MODEL_TYPE_MULTI_LABEL, multi_label_prepare, heads_decode, heads_free,
+  M2I_MODEL_TYPE_MULTI_LABEL, multi_label_match, multi_label_prepare, heads_decode, heads_free,
 };
 const InferDecoderRow infer_decoder_multi_head = {
-  M2I_MODEL_TYPE_MULTI_HEAD, multi_head_prepare, heads_decode, heads_free,
+  M2I_MODEL_TYPE_MULTI_HEAD, multi_head_match, multi_head_prepare, heads_decode, heads_free,
 };

@@ -33,12 +33,9 @@ typedef struct {
   const char *boxes_name, *labels_name, *scores_name;
   M2iShape boxes_shape, labels_shape, scores_shape;
   guint n, row;                   /* rows, values a row of the boxes output */
-  float conf;
-  guint max_det;
+  guint capacity;                 /* detections */
   InferNms nms;
 } NmsInside;
-
-static void nms_inside_free (gpointer state);
 
 /* Rows and values a row of a [N,D] / [1,N,D] / [1,1,N,D] shape. */
 static gboolean
@@ -74,12 +71,12 @@ name_has (const char *name, const char *word)
   return name && strstr (name, word) != NULL;
 }
 
-static gpointer
-nms_inside_prepare (M2iIrModel *model, const M2iModelInfo *info, const M2iDecoderOptions *opts,
-    InferResultSize *size, GString *describe, GError **error)
+/* Which outputs are the boxes, labels and scores; FALSE (with @error when
+ * @named) when the model has no such outputs. */
+static gboolean
+find_outputs (M2iIrModel *model, gboolean named, NmsInside *d, GError **error)
 {
-  (void) info;
-  NmsInside *d = g_new0 (NmsInside, 1);
+  memset (d, 0, sizeof *d);
   d->boxes = d->labels = d->scores = -1;
   gint n_out = m2i_ir_model_get_n_outputs (model);
   guint rows = 0, row = 0, vn = 0;
@@ -109,9 +106,8 @@ nms_inside_prepare (M2iIrModel *model, const M2iModelInfo *info, const M2iDecode
       if (i == d->boxes || i == d->labels || i == d->scores || !vector_of (&io->shape, &vn)
           || vn != d->n)
         continue;
-      if (d->labels < 0 && !m2i_element_type_is_float (io->type))
-        d->labels = i;
-      else if (d->labels < 0 && d->row == 5)
+      /* integer vectors are labels; of two float ones, scores come second */
+      if (d->labels < 0 && (!m2i_element_type_is_float (io->type) || d->row == 5))
         d->labels = i;
       else if (d->scores < 0 && m2i_element_type_is_float (io->type))
         d->scores = i;
@@ -138,14 +134,11 @@ nms_inside_prepare (M2iIrModel *model, const M2iModelInfo *info, const M2iDecode
               d->scores)->type))
     ok = FALSE;
   if (!ok) {
-    gchar *got = infer_output_shape_string (model, 0);
-    g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
-        "detection-nms: needs boxes [N,5] + labels [N], boxes [1,N,4] + labels [1,N] + scores "
-        "[1,N], or rows [1,1,N,7] (not from DetectionOutput); the model has %d output%s, output 0 "
-        "%s", n_out, n_out == 1 ? "" : "s", got);
-    g_free (got);
-    nms_inside_free (d);
-    return NULL;
+    g_autofree gchar *got = infer_output_shape_string (model, 0);
+    return infer_no_match (named, error, "detection-nms", "needs boxes [N,5] + labels [N], "
+        "boxes [1,N,4] + labels [1,N] + scores [1,N], or rows [1,1,N,7] (not from "
+        "DetectionOutput); the model has %d output%s, output 0 %s", n_out, n_out == 1 ? "" : "s",
+        got);
   }
   d->boxes_name = bo->name;
   d->boxes_shape = bo->shape;
@@ -157,24 +150,41 @@ nms_inside_prepare (M2iIrModel *model, const M2iModelInfo *info, const M2iDecode
     d->scores_name = m2i_ir_model_get_output (model, d->scores)->name;
     d->scores_shape = m2i_ir_model_get_output (model, d->scores)->shape;
   }
-  d->conf = opts->confidence_threshold;
-  d->max_det = infer_max_detections (opts, d->n);
-  infer_nms_init (&d->nms, d->n);
+  return TRUE;
+}
 
-  gchar *bs = m2i_shape_to_string (&d->boxes_shape);
-  g_string_append_printf (describe, "detection-nms: '%s' %s", d->boxes_name, bs);
-  if (d->format == FORMAT_ROWS7)
-    g_string_append (describe, " rows of image, label, score, box (0..1)");
-  else if (d->format == FORMAT_BOXES_LABELS)
-    g_string_append_printf (describe, " boxes + score (input pixels), labels '%s'",
-        d->labels_name);
+static gboolean
+nms_inside_match (M2iIrModel *model, const M2iDecoderOptions *opts, gboolean named, gchar **why,
+    GError **error)
+{
+  NmsInside d;
+  if (!find_outputs (model, named, &d, error))
+    return FALSE;
+  g_autofree gchar *bs = m2i_shape_to_string (&d.boxes_shape);
+  if (d.format == FORMAT_ROWS7)
+    *why = g_strdup_printf ("'%s' %s: rows of image, label, score, box (0..1); NMS inside the "
+        "model", d.boxes_name, bs);
+  else if (d.format == FORMAT_BOXES_LABELS)
+    *why = g_strdup_printf ("'%s' %s: boxes + score (input pixels), labels '%s'; NMS inside the "
+        "model", d.boxes_name, bs, d.labels_name);
   else
-    g_string_append_printf (describe, " boxes (0..1), labels '%s', scores '%s'", d->labels_name,
-        d->scores_name);
-  g_string_append_printf (describe, "; NMS inside the model, confidence >= %g, at most %u",
-      d->conf, d->max_det);
-  g_free (bs);
-  *size = (InferResultSize) { .max_detections = d->max_det };
+    *why = g_strdup_printf ("'%s' %s: boxes (0..1), labels '%s', scores '%s'; NMS inside the "
+        "model", d.boxes_name, bs, d.labels_name, d.scores_name);
+  return TRUE;
+}
+
+static gpointer
+nms_inside_prepare (M2iIrModel *model, const M2iDecoderOptions *opts, InferResultSize *size,
+    GError **error)
+{
+  NmsInside *d = g_new0 (NmsInside, 1);
+  if (!find_outputs (model, TRUE, d, error)) {
+    g_free (d);
+    return NULL;
+  }
+  d->capacity = infer_max_detections (opts, d->n);
+  infer_nms_init (&d->nms, d->n);
+  *size = (InferResultSize) { .max_detections = d->capacity };
   return d;
 }
 
@@ -188,10 +198,10 @@ nms_inside_free (gpointer state)
 
 /* Adds row @i unless it is to be dropped (see the top of the file). */
 static void
-add_row (NmsInside *d, const M2iInferGeometry *g, guint i, float x1, float y1, float x2,
-    float y2, double score, double label)
+add_row (NmsInside *d, const M2iInferGeometry *g, float conf, guint i, float x1, float y1,
+    float x2, float y2, double score, double label)
 {
-  if (!(score >= d->conf && score < INFINITY) || !(label >= 0 && label < 65536.0)
+  if (!(score >= conf && score < INFINITY) || !(label >= 0 && label < 65536.0)
       || !(isfinite (x1) && isfinite (y1) && isfinite (x2) && isfinite (y2)))
     return;
   M2iInferDetection det;
@@ -204,8 +214,8 @@ add_row (NmsInside *d, const M2iInferGeometry *g, guint i, float x1, float y1, f
 }
 
 static gboolean
-nms_inside_decode (gpointer state, const M2iTensor *outputs, guint n_outputs,
-    const M2iInferGeometry *g, M2iInferResult *r, GError **error)
+nms_inside_decode (gpointer state, const M2iDecoderOptions *opts, const M2iTensor *outputs,
+    guint n_outputs, const M2iInferGeometry *g, M2iInferResult *r, GError **error)
 {
   NmsInside *d = state;
   if (!infer_check_geometry (g, error)
@@ -219,6 +229,7 @@ nms_inside_decode (gpointer state, const M2iTensor *outputs, guint n_outputs,
   const float *bx = outputs[d->boxes].data;
   float sx = d->format == FORMAT_BOXES_LABELS ? 1.0f : (float) g->model_width;
   float sy = d->format == FORMAT_BOXES_LABELS ? 1.0f : (float) g->model_height;
+  float conf = opts->confidence_threshold;
   infer_nms_reset (&d->nms);
   for (guint i = 0; i < d->n; i++) {
     const float *b = bx + (gsize) i * d->row;
@@ -226,21 +237,21 @@ nms_inside_decode (gpointer state, const M2iTensor *outputs, guint n_outputs,
       case FORMAT_ROWS7:
         if (b[0] < 0.0f)
           goto done;
-        add_row (d, g, i, b[3] * sx, b[4] * sy, b[5] * sx, b[6] * sy, b[2], b[1]);
+        add_row (d, g, conf, i, b[3] * sx, b[4] * sy, b[5] * sx, b[6] * sy, b[2], b[1]);
         break;
       case FORMAT_BOXES_LABELS:
-        add_row (d, g, i, b[0], b[1], b[2], b[3], b[4], infer_tensor_get (&outputs[d->labels], i));
+        add_row (d, g, conf, i, b[0], b[1], b[2], b[3], b[4], infer_tensor_get (&outputs[d->labels], i));
         break;
       case FORMAT_BOXES_LABELS_SCORES:
-        add_row (d, g, i, b[0] * sx, b[1] * sy, b[2] * sx, b[3] * sy,
+        add_row (d, g, conf, i, b[0] * sx, b[1] * sy, b[2] * sx, b[3] * sy,
             ((const float *) outputs[d->scores].data)[i], infer_tensor_get (&outputs[d->labels], i));
         break;
     }
   }
 done:;
   gboolean truncated;
-  guint kept = infer_nms_run (&d->nms, 2.0f, TRUE, MIN (d->max_det, r->detections_capacity),
-      &truncated);
+  guint kept = infer_nms_run (&d->nms, 2.0f, TRUE,
+      MIN (infer_max_detections (opts, d->capacity), r->detections_capacity), &truncated);
   r->truncated |= truncated;
   for (guint i = 0; i < kept; i++) {
     const InferBox *b = &d->nms.boxes[i];
@@ -251,5 +262,6 @@ done:;
 }
 
 const InferDecoderRow infer_decoder_detection_nms = {
-  M2I_MODEL_TYPE_DETECTION_NMS, nms_inside_prepare, nms_inside_decode, nms_inside_free,
+  M2I_MODEL_TYPE_DETECTION_NMS, nms_inside_match, nms_inside_prepare, nms_inside_decode,
+  nms_inside_free,
 };

@@ -24,7 +24,7 @@
  *
  * Every (cell, anchor) whose objectness reaches the threshold gives one
  * candidate per class whose objectness x class probability reaches it; then
- * class-wise NMS.
+ * class-wise NMS. AUTO claims models with RegionYolo outputs only.
  */
 #include "decode-extra.h"
 #include "nms.h"
@@ -50,9 +50,7 @@ typedef struct {
 typedef struct {
   Grid *grids;
   guint n_grids;
-  float conf, iou;
-  gboolean agnostic;
-  guint max_det;
+  guint capacity;                 /* detections */
   InferNms nms;
 } RegionYolo;
 
@@ -222,14 +220,16 @@ raw_grids (RegionYolo *ry, M2iIrModel *model, const M2iModelInfo *info, GError *
   return TRUE;
 }
 
-static gpointer
-region_prepare (M2iIrModel *model, const M2iModelInfo *info, const M2iDecoderOptions *opts,
-    InferResultSize *size, GString *describe, GError **error)
+/* The grids of @model: its RegionYolo outputs, else (@named only) raw
+ * YOLOv4 heads. NULL when there are none, with @error when @named. */
+static RegionYolo *
+find_grids (M2iIrModel *model, gboolean named, GError **error)
 {
   RegionYolo *ry = g_new0 (RegionYolo, 1);
+  GError *own = NULL;
   gint n = m2i_ir_model_get_n_outputs (model);
   ry->grids = g_new0 (Grid, MAX (n, 1));
-  for (gint i = 0; i < n; i++) {
+  for (gint i = 0; i < n && !own; i++) {
     M2iIrNode *node = infer_output_producer (model, i);
     if (!node || strcmp (m2i_ir_node_get_type (node), "RegionYolo"))
       continue;
@@ -238,53 +238,73 @@ region_prepare (M2iIrModel *model, const M2iModelInfo *info, const M2iDecoderOpt
     gr->out = i;
     gr->name = io->name;
     gr->shape = io->shape;
-    if (!m2i_element_type_is_float (io->type) || !grid_from_layer (gr, node, error)
-        || !check_size (gr, error)) {
-      if (error && !*error)
-        g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
-            "region-yolo: output '%s' is %s, not a float", io->name,
-            m2i_element_type_to_string (io->type));
-      region_free (ry);
-      return NULL;
-    }
+    if (!m2i_element_type_is_float (io->type))
+      g_set_error (&own, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
+          "region-yolo: output '%s' is %s, not a float", io->name,
+          m2i_element_type_to_string (io->type));
+    else if (grid_from_layer (gr, node, &own))
+      check_size (gr, &own);
   }
-  if (!ry->n_grids) {
+  if (!own && !ry->n_grids) {
     g_clear_pointer (&ry->grids, g_free);
-    if (!raw_grids (ry, model, info, error)) {
+    if (!named) {
       region_free (ry);
       return NULL;
     }
+    M2iModelInfo *info = m2i_model_info_new (model);
+    raw_grids (ry, model, info, &own);
+    m2i_model_info_free (info);
   }
   guint64 total = 0;
-  for (guint i = 0; i < ry->n_grids; i++) {
+  for (guint i = 0; i < ry->n_grids && !own; i++) {
     const Grid *gr = &ry->grids[i];
     total += (guint64) gr->side_w * gr->side_h * gr->num * gr->classes;
   }
-  if (total > G_MAXUINT) {
-    g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
+  if (!own && total > G_MAXUINT)
+    g_set_error (&own, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
         "region-yolo: %" G_GUINT64_FORMAT " candidate boxes x classes is more than this decoder "
         "counts", total);
+  if (own) {
+    g_propagate_error (error, own);
     region_free (ry);
     return NULL;
   }
-  ry->conf = opts->confidence_threshold;
-  ry->iou = opts->iou_threshold;
-  ry->agnostic = opts->class_agnostic_nms;
-  ry->max_det = infer_max_detections (opts, (guint) total);
-  infer_nms_init (&ry->nms, (guint) total);
+  ry->capacity = (guint) total;
+  return ry;
+}
 
-  g_string_append_printf (describe, "region-yolo: %u grid%s", ry->n_grids,
-      ry->n_grids == 1 ? "" : "s");
+static gboolean
+region_match (M2iIrModel *model, const M2iDecoderOptions *opts, gboolean named, gchar **why,
+    GError **error)
+{
+  RegionYolo *ry = find_grids (model, named, error);
+  if (!ry)
+    return FALSE;
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "%u grid%s", ry->n_grids, ry->n_grids == 1 ? "" : "s");
   for (guint i = 0; i < ry->n_grids; i++) {
     const Grid *gr = &ry->grids[i];
-    g_string_append_printf (describe, "%s '%s' %ux%u x %u anchors (%g,%g..) x %u classes",
+    g_string_append_printf (s, "%s '%s' %ux%u x %u anchors (%g,%g..) x %u classes",
         i ? "," : "", gr->name, gr->side_w, gr->side_h, gr->num, gr->anchors[0], gr->anchors[1],
         gr->classes);
   }
-  g_string_append_printf (describe, "%s; confidence >= %g, %s NMS IoU > %g, at most %u",
-      ry->grids[0].raw ? " (raw outputs: sigmoids applied here)" : "", ry->conf,
-      ry->agnostic ? "class-agnostic" : "class-wise", ry->iou, ry->max_det);
-  *size = (InferResultSize) { .max_detections = ry->max_det };
+  if (ry->grids[0].raw)
+    g_string_append (s, " (raw outputs: sigmoids applied here)");
+  *why = g_string_free (s, FALSE);
+  region_free (ry);
+  return TRUE;
+}
+
+static gpointer
+region_prepare (M2iIrModel *model, const M2iDecoderOptions *opts, InferResultSize *size,
+    GError **error)
+{
+  RegionYolo *ry = find_grids (model, TRUE, error);
+  if (!ry)
+    return NULL;
+  infer_nms_init (&ry->nms, ry->capacity);
+  ry->capacity = infer_max_detections (opts, ry->capacity);
+  *size = (InferResultSize) { .max_detections = ry->capacity };
   return ry;
 }
 
@@ -305,7 +325,7 @@ sigmoid (float x)
 
 static void
 grid_candidates (RegionYolo *ry, const Grid *gr, const float *p, const M2iInferGeometry *g,
-    guint base)
+    guint base, float conf)
 {
   guint cells = gr->side_w * gr->side_h, entries = gr->coords + 1 + gr->classes;
   for (guint n = 0; n < gr->num; n++) {
@@ -314,7 +334,7 @@ grid_candidates (RegionYolo *ry, const Grid *gr, const float *p, const M2iInferG
       float obj = a[(gsize) gr->coords * cells + l];
       if (gr->raw)
         obj = sigmoid (obj);
-      if (!(obj >= ry->conf && obj < INFINITY))
+      if (!(obj >= conf && obj < INFINITY))
         continue;
       float tx = a[l], ty = a[cells + l];
       float tw = a[2 * (gsize) cells + l], th = a[3 * (gsize) cells + l];
@@ -336,7 +356,7 @@ grid_candidates (RegionYolo *ry, const Grid *gr, const float *p, const M2iInferG
       for (guint c = 0; c < gr->classes; c++) {
         float cls = a[(gsize) (gr->coords + 1 + c) * cells + l];
         float prob = obj * (gr->raw ? sigmoid (cls) : cls);
-        if (!(prob >= ry->conf && prob < INFINITY))
+        if (!(prob >= conf && prob < INFINITY))
           continue;
         InferBox b = { cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2, prob, (gint) c,
           base + ((l * gr->num + n) * gr->classes + c) };
@@ -347,8 +367,8 @@ grid_candidates (RegionYolo *ry, const Grid *gr, const float *p, const M2iInferG
 }
 
 static gboolean
-region_decode (gpointer state, const M2iTensor *outputs, guint n_outputs,
-    const M2iInferGeometry *g, M2iInferResult *r, GError **error)
+region_decode (gpointer state, const M2iDecoderOptions *opts, const M2iTensor *outputs,
+    guint n_outputs, const M2iInferGeometry *g, M2iInferResult *r, GError **error)
 {
   RegionYolo *ry = state;
   if (!infer_check_geometry (g, error))
@@ -366,12 +386,12 @@ region_decode (gpointer state, const M2iTensor *outputs, guint n_outputs,
   guint base = 0;
   for (guint i = 0; i < ry->n_grids; i++) {
     const Grid *gr = &ry->grids[i];
-    grid_candidates (ry, gr, outputs[gr->out].data, g, base);
+    grid_candidates (ry, gr, outputs[gr->out].data, g, base, opts->confidence_threshold);
     base += gr->side_w * gr->side_h * gr->num * gr->classes;
   }
   gboolean truncated;
-  guint kept = infer_nms_run (&ry->nms, ry->iou, ry->agnostic,
-      MIN (ry->max_det, r->detections_capacity), &truncated);
+  guint kept = infer_nms_run (&ry->nms, opts->iou_threshold, opts->class_agnostic_nms,
+      MIN (infer_max_detections (opts, ry->capacity), r->detections_capacity), &truncated);
   r->truncated |= truncated;
   for (guint i = 0; i < kept; i++) {
     const InferBox *b = &ry->nms.boxes[i];
@@ -382,5 +402,5 @@ region_decode (gpointer state, const M2iTensor *outputs, guint n_outputs,
 }
 
 const InferDecoderRow infer_decoder_region_yolo = {
-  M2I_MODEL_TYPE_REGION_YOLO, region_prepare, region_decode, region_free,
+  M2I_MODEL_TYPE_REGION_YOLO, region_match, region_prepare, region_decode, region_free,
 };

@@ -11,7 +11,9 @@
  *                             0..65535 (or NaN) read as class 0; no confidence
  *
  * As OpenVINO's Model API SegmentationModel: fewer than 2 channels means the
- * map is already an argmax. The map stays in the output's resolution.
+ * map is already an argmax. The map stays in the output's resolution. AUTO
+ * claims a model's only output when it is at least 8x8 with at most 1024
+ * class scores, or an integer class map.
  */
 #include "decode-extra.h"
 
@@ -21,6 +23,9 @@
 
 #define MAX_SIDE 16384
 #define MAX_PIXELS (1u << 26)
+/* AUTO: a map of at least this side, at most this many classes */
+#define AUTO_MIN_SIDE 8
+#define AUTO_MAX_CLASSES 1024
 
 typedef struct {
   gint out;
@@ -39,7 +44,7 @@ is_auxiliary (const char *name)
 }
 
 static gboolean
-fits (const M2iIrIoInfo *io, Segment *s)
+fits (const M2iIrIoInfo *io, gboolean strict, Segment *s)
 {
   const M2iShape *sh = &io->shape;
   gint64 c, h, w;
@@ -60,6 +65,10 @@ fits (const M2iIrIoInfo *io, Segment *s)
     return FALSE;
   if (io->type == M2I_ET_UNDEFINED || io->type == M2I_ET_BF16)
     return FALSE;
+  /* AUTO: a real map, and float maps only as class scores */
+  if (strict && (h < AUTO_MIN_SIDE || w < AUTO_MIN_SIDE || c > AUTO_MAX_CLASSES
+          || (c < 2 && m2i_element_type_is_float (io->type))))
+    return FALSE;
   s->argmax = c < 2;
   s->n_classes = (guint) c;
   s->height = (guint) h;
@@ -67,48 +76,73 @@ fits (const M2iIrIoInfo *io, Segment *s)
   return TRUE;
 }
 
-static gpointer
-segment_prepare (M2iIrModel *model, const M2iModelInfo *info, const M2iDecoderOptions *opts,
-    InferResultSize *size, GString *describe, GError **error)
+/* The output to read: the first that fits (for AUTO, the model's only
+ * output besides auxiliary ones). */
+static gboolean
+find_output (M2iIrModel *model, gboolean named, Segment *s, GError **error)
 {
-  (void) info;
-  Segment *s = g_new0 (Segment, 1);
+  memset (s, 0, sizeof *s);
   s->out = -1;
-  for (gint i = 0; i < m2i_ir_model_get_n_outputs (model) && s->out < 0; i++) {
+  guint candidates = 0;
+  for (gint i = 0; i < m2i_ir_model_get_n_outputs (model); i++) {
     const M2iIrIoInfo *io = m2i_ir_model_get_output (model, i);
-    if (!is_auxiliary (io->name) && fits (io, s)) {
+    if (is_auxiliary (io->name))
+      continue;
+    candidates++;
+    /* AUTO leaves detection heads to their decoders */
+    const char *producer = infer_output_producer_type (model, i);
+    if (!named && (!strcmp (producer, "RegionYolo") || !strcmp (producer, "DetectionOutput")))
+      continue;
+    Segment t;
+    if (s->out < 0 && fits (io, !named, &t)) {
+      *s = t;
       s->out = i;
       s->name = io->name;
       s->shape = io->shape;
     }
   }
-  if (s->out < 0) {
-    gchar *got = infer_output_shape_string (model, 0);
-    g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
-        "segmentation: no output shaped [1,C,H,W] (float class scores) or [1,H,W] / [1,1,H,W] "
-        "(a class map) with H, W up to %d (output 0 is %s)", MAX_SIDE, got);
-    g_free (got);
+  if (s->out < 0 || (!named && candidates != 1)) {
+    g_autofree gchar *got = infer_output_shape_string (model, 0);
+    return infer_no_match (named, error, "segmentation", "no output shaped [1,C,H,W] (float "
+        "class scores) or [1,H,W] / [1,1,H,W] (a class map) with H, W up to %d (output 0 is %s)",
+        MAX_SIDE, got);
+  }
+  s->probabilities = !strcmp (infer_output_producer_type (model, s->out), "SoftMax")
+      || !strcmp (infer_output_producer_type (model, s->out), "Sigmoid");
+  return TRUE;
+}
+
+static gboolean
+segment_match (M2iIrModel *model, const M2iDecoderOptions *opts, gboolean named, gchar **why,
+    GError **error)
+{
+  Segment s;
+  if (!find_output (model, named, &s, error))
+    return FALSE;
+  g_autofree gchar *shape = m2i_shape_to_string (&s.shape);
+  if (s.argmax)
+    *why = g_strdup_printf ("output '%s' %s: a %ux%u class map (%s)", s.name, shape, s.width,
+        s.height, m2i_element_type_to_string (m2i_ir_model_get_output (model, s.out)->type));
+  else
+    *why = g_strdup_printf ("output '%s' %s: %u class scores a pixel on %ux%u, argmax; "
+        "confidence %s%s%s", s.name, shape, s.n_classes, s.width, s.height,
+        s.probabilities ? "the score (from " : "by softmax",
+        s.probabilities ? infer_output_producer_type (model, s.out) : "",
+        s.probabilities ? ")" : "");
+  return TRUE;
+}
+
+static gpointer
+segment_prepare (M2iIrModel *model, const M2iDecoderOptions *opts, InferResultSize *size,
+    GError **error)
+{
+  Segment *s = g_new0 (Segment, 1);
+  if (!find_output (model, TRUE, s, error)) {
     g_free (s);
     return NULL;
   }
-  const char *producer = infer_output_producer_type (model, s->out);
-  s->probabilities = !strcmp (producer, "SoftMax") || !strcmp (producer, "Sigmoid");
-  if (s->argmax) {
-    s->n_classes = opts->n_labels;
-  } else if (!s->probabilities) {
+  if (!s->argmax && !s->probabilities)
     s->sum = g_new (float, (gsize) s->width * s->height);
-  }
-  gchar *shape = m2i_shape_to_string (&s->shape);
-  g_string_append_printf (describe, "segmentation: output '%s' %s: ", s->name, shape);
-  if (s->argmax)
-    g_string_append_printf (describe, "a %ux%u class map (%s)", s->width, s->height,
-        m2i_element_type_to_string (m2i_ir_model_get_output (model, s->out)->type));
-  else
-    g_string_append_printf (describe, "%u class scores a pixel on %ux%u, argmax; confidence %s",
-        s->n_classes, s->width, s->height, s->probabilities ? "the score (from " : "by softmax");
-  if (!s->argmax && s->probabilities)
-    g_string_append_printf (describe, "%s)", producer);
-  g_free (shape);
   *size = (InferResultSize) { .mask_width = s->width, .mask_height = s->height };
   return s;
 }
@@ -169,8 +203,8 @@ decode_map (const Segment *s, const M2iTensor *t, guint16 *map)
 }
 
 static gboolean
-segment_decode (gpointer state, const M2iTensor *outputs, guint n_outputs,
-    const M2iInferGeometry *g, M2iInferResult *r, GError **error)
+segment_decode (gpointer state, const M2iDecoderOptions *opts, const M2iTensor *outputs,
+    guint n_outputs, const M2iInferGeometry *g, M2iInferResult *r, GError **error)
 {
   (void) g;
   Segment *s = state;
@@ -191,12 +225,13 @@ segment_decode (gpointer state, const M2iTensor *outputs, guint n_outputs,
     decode_scores (s, outputs[s->out].data, m->class_map, m->confidence);
   m->width = s->width;
   m->height = s->height;
-  m->n_classes = s->n_classes;
+  /* an argmax map's classes are the labels' */
+  m->n_classes = s->argmax ? opts->n_labels : s->n_classes;
   m->has_confidence = !s->argmax;
   r->has_mask = TRUE;
   return TRUE;
 }
 
 const InferDecoderRow infer_decoder_segmentation = {
-  M2I_MODEL_TYPE_SEGMENTATION, segment_prepare, segment_decode, segment_free,
+  M2I_MODEL_TYPE_SEGMENTATION, segment_match, segment_prepare, segment_decode, segment_free,
 };

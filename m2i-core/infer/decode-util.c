@@ -174,3 +174,17 @@ infer_parse_numbers (const char *s, double *out, guint max, guint *n)
   return ok;
 }
 
+
+gboolean
+infer_no_match (gboolean named, GError **error, const char *what, const char *fmt, ...)
+{
+  if (!named)
+    return FALSE;
+  va_list ap;
+  va_start (ap, fmt);
+  gchar *msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED, "%s: %s", what, msg);
+  g_free (msg);
+  return FALSE;
+}

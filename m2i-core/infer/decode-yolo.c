@@ -23,12 +23,18 @@
 
 #include <base/m2i-error.h>
 #include <math.h>
+#include <string.h>
 
 #define MAX_ANCHORS (1u << 24)
 #define MAX_ROW (1u << 16)
+/* AUTO: end-to-end exports keep a few hundred rows (300 by default), raw
+ * heads have thousands of anchors (1,008 for a 128x128 YOLOv5 input). */
+#define MAX_END2END_ROWS 1000
+#define MIN_V8_ANCHORS 64
 
 typedef enum { LAYOUT_V5, LAYOUT_V8, LAYOUT_END2END } Layout;
 
+/* What match() finds and prepare() keeps. */
 typedef struct {
   Layout layout;
   gint out;
@@ -38,9 +44,12 @@ typedef struct {
   guint d;                        /* values per anchor */
   guint n_classes;                /* 0 for end-to-end (a class column) */
   guint n_kpts, kpt_dims, kpt_at; /* keypoints and where the first starts in a row */
-  float conf, iou;
-  gboolean agnostic;
-  guint max_det;
+  guint masks;                    /* mask coefficients at the end of a row */
+} YoloLayout;
+
+typedef struct {
+  YoloLayout l;
+  guint capacity;                 /* detections */
   InferNms nms;
   float *best;                    /* v8: per anchor, the best class score */
   gint32 *best_class;
@@ -48,9 +57,10 @@ typedef struct {
 
 static const char *const layout_names[] = { "yolo-v5", "yolo-v8", "yolo-v10" };
 
-/* Is output @i's shape this layout's? *@n anchors, *@d values each. */
+/* Is @s this layout's? *@n anchors, *@d values each. @strict: AUTO's
+ * narrower rule. */
 static gboolean
-fits (const M2iShape *s, Layout layout, guint *n, guint *d)
+fits (const M2iShape *s, Layout layout, gboolean strict, guint *n, guint *d)
 {
   if (s->rank != 3 || s->dims[0] != 1)
     return FALSE;
@@ -59,8 +69,13 @@ fits (const M2iShape *s, Layout layout, guint *n, guint *d)
   gint64 min_d = layout == LAYOUT_V8 ? 5 : 6;
   if (b < min_d || b > MAX_ROW || a < 1 || a > MAX_ANCHORS)
     return FALSE;
-  /* anchors outnumber values for raw heads; end-to-end rows are few */
-  if (layout != LAYOUT_END2END && a <= b)
+  /* anchors outnumber the values of each; end-to-end rows are few, but
+   * still more than their values when AUTO asks */
+  if ((layout != LAYOUT_END2END || strict) && a <= b)
+    return FALSE;
+  if (strict && ((layout == LAYOUT_END2END && a > MAX_END2END_ROWS)
+          || (layout == LAYOUT_V5 && a <= MAX_END2END_ROWS)
+          || (layout == LAYOUT_V8 && a < MIN_V8_ANCHORS)))
     return FALSE;
   *n = (guint) a;
   *d = (guint) b;
@@ -81,9 +96,9 @@ mask_coefficients (M2iIrModel *model, gint skip)
 }
 
 /* Splits @extra values (after the box and objectness/score) into classes and
- * keypoints; a line about how into @why. */
+ * keypoints; how, into @why. */
 static gboolean
-split_row (Yolo *y, guint extra, const M2iModelInfo *info, const M2iDecoderOptions *opts,
+split_row (YoloLayout *y, guint extra, const M2iModelInfo *info, const M2iDecoderOptions *opts,
     GString *why)
 {
   gboolean e2e = y->layout == LAYOUT_END2END;
@@ -103,6 +118,8 @@ split_row (Yolo *y, guint extra, const M2iModelInfo *info, const M2iDecoderOptio
       return FALSE;
     y->n_kpts = extra / 3;
     y->kpt_dims = 3;
+    if (y->n_kpts)
+      g_string_append_printf (why, ", %u keypoints", y->n_kpts);
     return TRUE;
   }
   guint n_labels = info->n_labels ? info->n_labels : opts->n_labels;
@@ -126,104 +143,129 @@ split_row (Yolo *y, guint extra, const M2iModelInfo *info, const M2iDecoderOptio
   return TRUE;
 }
 
-static void yolo_free (gpointer state);
-
-static gpointer
-yolo_prepare (Layout layout, M2iIrModel *model, const M2iModelInfo *info,
-    const M2iDecoderOptions *opts, InferResultSize *size, GString *describe, GError **error)
+/* Finds this layout's output and splits its rows; a line for *@why. */
+static gboolean
+find_layout (Layout layout, M2iIrModel *model, const M2iDecoderOptions *opts, gboolean named,
+    YoloLayout *y, gchar **why, GError **error)
 {
-  Yolo *y = g_new0 (Yolo, 1);
+  const char *what = layout_names[layout];
+  memset (y, 0, sizeof *y);
   y->layout = layout;
   y->out = -1;
   for (gint i = 0; i < m2i_ir_model_get_n_outputs (model) && y->out < 0; i++) {
     const M2iIrIoInfo *io = m2i_ir_model_get_output (model, i);
-    if (m2i_element_type_is_float (io->type) && fits (&io->shape, layout, &y->n, &y->d)) {
+    if (m2i_element_type_is_float (io->type) && fits (&io->shape, layout, !named, &y->n, &y->d)) {
       y->out = i;
       y->name = io->name;
       y->shape = io->shape;
     }
   }
   if (y->out < 0) {
-    gchar *got = infer_output_shape_string (model, 0);
-    g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
-        "%s: no float output shaped %s (output 0 is %s)", layout_names[layout],
+    g_autofree gchar *got = infer_output_shape_string (model, 0);
+    return infer_no_match (named, error, what, "no float output shaped %s (output 0 is %s)",
         layout == LAYOUT_V5 ? "[1,N,5+classes] with N > 5+classes"
         : layout == LAYOUT_V8 ? "[1,4+classes,N] with N > 4+classes"
         : "[1,N,6] (x1,y1,x2,y2,score,class)", got);
-    g_free (got);
-    yolo_free (y);
-    return NULL;
   }
   guint base = layout == LAYOUT_V8 ? 4 : layout == LAYOUT_V5 ? 5 : 6;
   /* prototypes with more channels than the row has room for are no masks' */
-  guint masks = mask_coefficients (model, y->out);
-  if (masks + base + (layout == LAYOUT_END2END ? 0 : 1) > y->d)
-    masks = 0;
-  GString *why = g_string_new (NULL);
-  if (!split_row (y, y->d - base - masks, info, opts, why)) {
-    gchar *got = m2i_shape_to_string (&y->shape);
-    g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
-        "%s: output '%s' %s has %u values a row after the 6 of a box, score and class: not "
-        "keypoints of 3 values", layout_names[layout], y->name, got, y->d - base - masks);
-    g_free (got);
-    g_string_free (why, TRUE);
-    yolo_free (y);
-    return NULL;
+  y->masks = mask_coefficients (model, y->out);
+  if (y->masks + base + (layout == LAYOUT_END2END ? 0 : 1) > y->d)
+    y->masks = 0;
+  M2iModelInfo *info = m2i_model_info_new (model);
+  GString *split = g_string_new (NULL);
+  gboolean ok = split_row (y, y->d - base - y->masks, info, opts, split);
+  m2i_model_info_free (info);
+  g_autofree gchar *shape = m2i_shape_to_string (&y->shape);
+  if (!ok) {
+    g_string_free (split, TRUE);
+    return infer_no_match (named, error, what, "output '%s' %s has %u values a row after the 6 "
+        "of a box, score and class: not keypoints of 3 values", y->name, shape,
+        y->d - base - y->masks);
   }
   y->kpt_at = base + y->n_classes;
-  y->conf = opts->confidence_threshold;
-  y->iou = layout == LAYOUT_END2END ? 2.0f : opts->iou_threshold;
-  y->agnostic = opts->class_agnostic_nms;
-  y->max_det = infer_max_detections (opts, y->n);
-  infer_nms_init (&y->nms, y->n);
-  if (layout == LAYOUT_V8) {
-    y->best = g_new (float, y->n);
-    y->best_class = g_new (gint32, y->n);
+  if (why) {
+    GString *s = g_string_new (NULL);
+    g_string_append_printf (s, "output '%s' %s: %u %s of ", y->name, shape, y->n,
+        layout == LAYOUT_END2END ? "rows" : "anchors");
+    if (layout == LAYOUT_END2END)
+      g_string_append (s, "box, score, class");
+    else
+      g_string_append_printf (s, "box%s + %u classes", layout == LAYOUT_V5 ? " + objectness" : "",
+          y->n_classes);
+    g_string_append (s, split->str);
+    if (y->masks)
+      g_string_append_printf (s, " + %u mask coefficients (not decoded)", y->masks);
+    g_string_append (s, layout == LAYOUT_END2END ? "; no NMS (inside the model)" : "; NMS here");
+    *why = g_string_free (s, FALSE);
   }
+  g_string_free (split, TRUE);
+  return TRUE;
+}
 
-  gchar *shape = m2i_shape_to_string (&y->shape);
-  g_string_append_printf (describe, "%s: output '%s' %s: %u %s of ", layout_names[layout],
-      y->name, shape, y->n, layout == LAYOUT_END2END ? "rows" : "anchors");
-  if (layout == LAYOUT_END2END)
-    g_string_append (describe, "box, score, class");
-  else
-    g_string_append_printf (describe, "box%s + %u classes", layout == LAYOUT_V5 ?
-        " + objectness" : "", y->n_classes);
-  g_string_append (describe, why->str);
-  if (masks)
-    g_string_append_printf (describe, " + %u mask coefficients (not decoded)", masks);
-  if (layout == LAYOUT_END2END)
-    g_string_append_printf (describe, "; no NMS (inside the model), confidence >= %g, at most %u",
-        y->conf, y->max_det);
-  else
-    g_string_append_printf (describe, "; confidence >= %g, %s NMS IoU > %g, at most %u", y->conf,
-        y->agnostic ? "class-agnostic" : "class-wise", y->iou, y->max_det);
-  g_free (shape);
-  g_string_free (why, TRUE);
+static gboolean
+yolo_v5_match (M2iIrModel *model, const M2iDecoderOptions *opts, gboolean named, gchar **why,
+    GError **error)
+{
+  YoloLayout y;
+  return find_layout (LAYOUT_V5, model, opts, named, &y, why, error);
+}
 
-  *size = (InferResultSize) { .max_detections = y->max_det, .max_keypoints = y->max_det * y->n_kpts };
+static gboolean
+yolo_v8_match (M2iIrModel *model, const M2iDecoderOptions *opts, gboolean named, gchar **why,
+    GError **error)
+{
+  YoloLayout y;
+  return find_layout (LAYOUT_V8, model, opts, named, &y, why, error);
+}
+
+static gboolean
+yolo_v10_match (M2iIrModel *model, const M2iDecoderOptions *opts, gboolean named, gchar **why,
+    GError **error)
+{
+  YoloLayout y;
+  return find_layout (LAYOUT_END2END, model, opts, named, &y, why, error);
+}
+
+static gpointer
+yolo_prepare (Layout layout, M2iIrModel *model, const M2iDecoderOptions *opts,
+    InferResultSize *size, GError **error)
+{
+  Yolo *y = g_new0 (Yolo, 1);
+  if (!find_layout (layout, model, opts, TRUE, &y->l, NULL, error)) {
+    g_free (y);
+    return NULL;
+  }
+  y->capacity = infer_max_detections (opts, y->l.n);
+  infer_nms_init (&y->nms, y->l.n);
+  if (layout == LAYOUT_V8) {
+    y->best = g_new (float, y->l.n);
+    y->best_class = g_new (gint32, y->l.n);
+  }
+  *size = (InferResultSize) { .max_detections = y->capacity,
+    .max_keypoints = y->capacity * y->l.n_kpts };
   return y;
 }
 
 static gpointer
-yolo_v5_prepare (M2iIrModel *model, const M2iModelInfo *info, const M2iDecoderOptions *opts,
-    InferResultSize *size, GString *describe, GError **error)
+yolo_v5_prepare (M2iIrModel *model, const M2iDecoderOptions *opts, InferResultSize *size,
+    GError **error)
 {
-  return yolo_prepare (LAYOUT_V5, model, info, opts, size, describe, error);
+  return yolo_prepare (LAYOUT_V5, model, opts, size, error);
 }
 
 static gpointer
-yolo_v8_prepare (M2iIrModel *model, const M2iModelInfo *info, const M2iDecoderOptions *opts,
-    InferResultSize *size, GString *describe, GError **error)
+yolo_v8_prepare (M2iIrModel *model, const M2iDecoderOptions *opts, InferResultSize *size,
+    GError **error)
 {
-  return yolo_prepare (LAYOUT_V8, model, info, opts, size, describe, error);
+  return yolo_prepare (LAYOUT_V8, model, opts, size, error);
 }
 
 static gpointer
-yolo_v10_prepare (M2iIrModel *model, const M2iModelInfo *info, const M2iDecoderOptions *opts,
-    InferResultSize *size, GString *describe, GError **error)
+yolo_v10_prepare (M2iIrModel *model, const M2iDecoderOptions *opts, InferResultSize *size,
+    GError **error)
 {
-  return yolo_prepare (LAYOUT_END2END, model, info, opts, size, describe, error);
+  return yolo_prepare (LAYOUT_END2END, model, opts, size, error);
 }
 
 static void
@@ -253,15 +295,15 @@ add_centre_box (InferNms *nms, float cx, float cy, float w, float h, float score
 }
 
 static void
-candidates_v8 (Yolo *y, const float *p)
+candidates_v8 (Yolo *y, const float *p, float conf)
 {
-  guint n = y->n;
+  guint n = y->l.n;
   for (guint j = 0; j < n; j++) {
     y->best[j] = -INFINITY;
     y->best_class[j] = 0;
   }
   /* class rows are contiguous: one pass per class, along the anchors */
-  for (guint c = 0; c < y->n_classes; c++) {
+  for (guint c = 0; c < y->l.n_classes; c++) {
     const float *row = p + (gsize) (4 + c) * n;
     for (guint j = 0; j < n; j++) {
       float v = row[j];
@@ -272,40 +314,40 @@ candidates_v8 (Yolo *y, const float *p)
     }
   }
   for (guint j = 0; j < n; j++)
-    if (y->best[j] >= y->conf)
+    if (y->best[j] >= conf)
       add_centre_box (&y->nms, p[j], p[n + j], p[2 * (gsize) n + j], p[3 * (gsize) n + j],
           y->best[j], y->best_class[j], j);
 }
 
 static void
-candidates_v5 (Yolo *y, const float *p)
+candidates_v5 (Yolo *y, const float *p, float conf)
 {
-  for (guint j = 0; j < y->n; j++) {
-    const float *r = p + (gsize) j * y->d;
+  for (guint j = 0; j < y->l.n; j++) {
+    const float *r = p + (gsize) j * y->l.d;
     float obj = r[4];
-    if (!(obj >= y->conf && obj < INFINITY))
+    if (!(obj >= conf && obj < INFINITY))
       continue;
     float best = -INFINITY;
     gint cls = 0;
-    for (guint c = 0; c < y->n_classes; c++) {
+    for (guint c = 0; c < y->l.n_classes; c++) {
       float v = obj * r[5 + c];
       if (v > best && v < INFINITY) {
         best = v;
         cls = (gint) c;
       }
     }
-    if (best >= y->conf)
+    if (best >= conf)
       add_centre_box (&y->nms, r[0], r[1], r[2], r[3], best, cls, j);
   }
 }
 
 static void
-candidates_end2end (Yolo *y, const float *p)
+candidates_end2end (Yolo *y, const float *p, float conf)
 {
-  for (guint j = 0; j < y->n; j++) {
-    const float *r = p + (gsize) j * y->d;
+  for (guint j = 0; j < y->l.n; j++) {
+    const float *r = p + (gsize) j * y->l.d;
     float score = r[4], cls = r[5];
-    if (!(score >= y->conf && score < INFINITY) || !(cls >= 0.0f && cls < 65536.0f)
+    if (!(score >= conf && score < INFINITY) || !(cls >= 0.0f && cls < 65536.0f)
         || !finite4 (r[0], r[1], r[2], r[3]))
       continue;
     InferBox b = { MIN (r[0], r[2]), MIN (r[1], r[3]), MAX (r[0], r[2]), MAX (r[1], r[3]), score,
@@ -316,60 +358,64 @@ candidates_end2end (Yolo *y, const float *p)
 
 /* Keypoint value @v (0 x, 1 y, 2 visibility) of keypoint @k of anchor @j. */
 static inline float
-kpt_value (const Yolo *y, const float *p, guint j, guint k, guint v)
+kpt_value (const YoloLayout *y, const float *p, guint j, guint k, guint v)
 {
   guint at = y->kpt_at + k * y->kpt_dims + v;
   return y->layout == LAYOUT_V8 ? p[(gsize) at * y->n + j] : p[(gsize) j * y->d + at];
 }
 
 static gboolean
-yolo_decode (gpointer state, const M2iTensor *outputs, guint n_outputs,
-    const M2iInferGeometry *g, M2iInferResult *r, GError **error)
+yolo_decode (gpointer state, const M2iDecoderOptions *opts, const M2iTensor *outputs,
+    guint n_outputs, const M2iInferGeometry *g, M2iInferResult *r, GError **error)
 {
   Yolo *y = state;
+  const YoloLayout *l = &y->l;
   if (!infer_check_geometry (g, error)
-      || !infer_check_output (outputs, n_outputs, (guint) y->out, y->name, M2I_ET_F32, &y->shape,
+      || !infer_check_output (outputs, n_outputs, (guint) l->out, l->name, M2I_ET_F32, &l->shape,
           error))
     return FALSE;
-  const float *p = outputs[y->out].data;
+  const float *p = outputs[l->out].data;
+  float conf = opts->confidence_threshold;
   infer_nms_reset (&y->nms);
-  switch (y->layout) {
-    case LAYOUT_V8: candidates_v8 (y, p); break;
-    case LAYOUT_V5: candidates_v5 (y, p); break;
-    case LAYOUT_END2END: candidates_end2end (y, p); break;
+  switch (l->layout) {
+    case LAYOUT_V8: candidates_v8 (y, p, conf); break;
+    case LAYOUT_V5: candidates_v5 (y, p, conf); break;
+    case LAYOUT_END2END: candidates_end2end (y, p, conf); break;
   }
   gboolean truncated;
-  guint max = MIN (y->max_det, r->detections_capacity);
-  guint kept = infer_nms_run (&y->nms, y->iou, y->agnostic, max, &truncated);
+  /* end-to-end models did their NMS: IoU above 1 suppresses nothing */
+  float iou = l->layout == LAYOUT_END2END ? 2.0f : opts->iou_threshold;
+  guint max = MIN (infer_max_detections (opts, y->capacity), r->detections_capacity);
+  guint kept = infer_nms_run (&y->nms, iou, opts->class_agnostic_nms, max, &truncated);
   r->truncated |= truncated;
   for (guint i = 0; i < kept; i++) {
     const InferBox *b = &y->nms.boxes[i];
     M2iInferDetection *d = &r->detections[r->n_detections++];
     infer_detection_from_model_box (d, g, b->x1, b->y1, b->x2, b->y2, b->class_id, b->score);
-    if (!y->n_kpts)
+    if (!l->n_kpts)
       continue;
-    if (r->n_keypoints + y->n_kpts > r->keypoints_capacity) {
+    if (r->n_keypoints + l->n_kpts > r->keypoints_capacity) {
       r->truncated = TRUE;
       continue;
     }
     d->first_keypoint = r->n_keypoints;
-    d->n_keypoints = y->n_kpts;
-    for (guint k = 0; k < y->n_kpts; k++) {
+    d->n_keypoints = l->n_kpts;
+    for (guint k = 0; k < l->n_kpts; k++) {
       M2iInferKeypoint *kp = &r->keypoints[r->n_keypoints++];
-      kp->x = infer_source_x (g, kpt_value (y, p, b->index, k, 0));
-      kp->y = infer_source_y (g, kpt_value (y, p, b->index, k, 1));
-      kp->confidence = y->kpt_dims == 3 ? kpt_value (y, p, b->index, k, 2) : -1.0f;
+      kp->x = infer_source_x (g, kpt_value (l, p, b->index, k, 0));
+      kp->y = infer_source_y (g, kpt_value (l, p, b->index, k, 1));
+      kp->confidence = l->kpt_dims == 3 ? kpt_value (l, p, b->index, k, 2) : -1.0f;
     }
   }
   return TRUE;
 }
 
 const InferDecoderRow infer_decoder_yolo_v5 = {
-  M2I_MODEL_TYPE_YOLO_V5, yolo_v5_prepare, yolo_decode, yolo_free,
+  M2I_MODEL_TYPE_YOLO_V5, yolo_v5_match, yolo_v5_prepare, yolo_decode, yolo_free,
 };
 const InferDecoderRow infer_decoder_yolo_v8 = {
-  M2I_MODEL_TYPE_YOLO_V8, yolo_v8_prepare, yolo_decode, yolo_free,
+  M2I_MODEL_TYPE_YOLO_V8, yolo_v8_match, yolo_v8_prepare, yolo_decode, yolo_free,
 };
 const InferDecoderRow infer_decoder_yolo_v10 = {
-  M2I_MODEL_TYPE_YOLO_V10, yolo_v10_prepare, yolo_decode, yolo_free,
+  M2I_MODEL_TYPE_YOLO_V10, yolo_v10_match, yolo_v10_prepare, yolo_decode, yolo_free,
 };

@@ -2,7 +2,7 @@
  * suppression written from torchvision's definition (sort by score, keep a
  * box unless a kept box of its class overlaps it by IoU > threshold), and
  * the NMS-inside detector decoder (decode-nms.c) on hand-made outputs. */
-#include "infer-test-util.h"
+#include "decode-test-util.h"
 #include "infer/nms.h"
 
 #include <math.h>

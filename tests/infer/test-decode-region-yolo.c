@@ -5,7 +5,7 @@
  * and raw YOLOv4-tiny heads (no RegionYolo layer: sigmoids and default
  * anchors here). Same detections in the same order, scores within 1e-5,
  * corners within 1e-3 pixel. Plus the layer attributes it refuses. */
-#include "infer-test-util.h"
+#include "decode-test-util.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
  * with numpy's argmax over torch's logits on >= 99.5 % of the pixels.
  * Hand-made tensors: ties, NaN and Inf scores, SoftMax outputs, argmax maps
  * of every number type, refused shapes. */
-#include "infer-test-util.h"
+#include "decode-test-util.h"
 
 #include <math.h>
 #include <string.h>

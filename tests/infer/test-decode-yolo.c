@@ -10,7 +10,7 @@
  * border, a letterboxed non-square source, max detections, NaN and Inf,
  * objectness, end-to-end rows, stable order, shape checks.
  */
-#include "infer-test-util.h"
+#include "decode-test-util.h"
 
 #include <math.h>
 #include <stdio.h>

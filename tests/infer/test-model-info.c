@@ -7,7 +7,7 @@
  * human-pose-estimation-0001's IR v10 meta_data (Model Optimizer's built-in
  * mean/scale); the project's tiny-seg. Malformed values: a warning each,
  * the default kept. Labels in every spelling, and the malformed ones. */
-#include "infer-test-util.h"
+#include "decode-test-util.h"
 
 #include <glib/gstdio.h>
 #include <string.h>

@@ -1,5 +1,5 @@
-/* infer-test-util.c — see infer-test-util.h. */
-#include "infer-test-util.h"
+/* decode-test-util.c — see decode-test-util.h. */
+#include "decode-test-util.h"
 
 #include <string.h>
 
@@ -115,21 +115,20 @@ TestDecoder *
 test_decoder_new (const InferDecoderRow *row, M2iIrModel *model, const M2iDecoderOptions *opts,
     GError **error)
 {
+  gchar *why = NULL;
+  if (!row->match (model, opts, TRUE, &why, error))
+    return NULL;
   TestDecoder *d = g_new0 (TestDecoder, 1);
   d->row = row;
   d->model = m2i_ir_model_ref (model);
-  d->info = m2i_model_info_new (model);
-  GString *describe = g_string_new (NULL);
-  d->state = row->prepare (model, d->info, opts, &d->size, describe, error);
-  d->describe = g_string_free (describe, FALSE);
+  d->opts = *opts;
+  d->describe = why;
+  g_test_message ("%s", why);
+  d->state = row->prepare (model, opts, &d->size, error);
   if (!d->state) {
-    m2i_ir_model_unref (d->model);
-    m2i_model_info_free (d->info);
-    g_free (d->describe);
-    g_free (d);
+    test_decoder_free (d);
     return NULL;
   }
-  g_test_message ("%s", d->describe);
   d->result = test_result_new (&d->size);
   return d;
 }
@@ -141,7 +140,7 @@ test_decoder_decode (TestDecoder *d, const M2iTensor *outputs, guint n, const M2
   test_result_clear (d->result);
   if (g)
     d->result->geometry = *g;
-  return d->row->decode (d->state, outputs, n, g, d->result, error);
+  return d->row->decode (d->state, &d->opts, outputs, n, g, d->result, error);
 }
 
 void
@@ -149,9 +148,10 @@ test_decoder_free (TestDecoder *d)
 {
   if (!d)
     return;
-  d->row->free (d->state);
-  test_result_free (d->result);
-  m2i_model_info_free (d->info);
+  if (d->state)
+    d->row->free (d->state);
+  if (d->result)
+    test_result_free (d->result);
   m2i_ir_model_unref (d->model);
   g_free (d->describe);
   g_free (d);

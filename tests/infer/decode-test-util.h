@@ -1,4 +1,4 @@
-/* infer-test-util.h — what the decoder tests share: models with chosen
+/* decode-test-util.h — what the decoder tests share: models with chosen
  * outputs, decoders made from one row of decode-extra.h, results, and the
  * reference files of ../shared. */
 #pragma once
@@ -35,18 +35,19 @@ M2iInferResult *test_result_new (const InferResultSize *s);
 void test_result_clear (M2iInferResult *r);
 void test_result_free (M2iInferResult *r);
 
-/* One decoder row prepared on a model, with its result. */
+/* One decoder row matched (as a named type) and prepared on a model, with
+ * its result; the options decode() reads (change them between decodes). */
 typedef struct {
   const InferDecoderRow *row;
   M2iIrModel *model;              /* a reference: the state borrows from it */
+  M2iDecoderOptions opts;
   gpointer state;
-  M2iModelInfo *info;
   InferResultSize size;
-  gchar *describe;
+  gchar *describe;                /* match()'s line */
   M2iInferResult *result;
 } TestDecoder;
 
-/* NULL with @error when the row's prepare() refuses the model. */
+/* NULL with @error when the row's match() or prepare() refuses the model. */
 TestDecoder *test_decoder_new (const InferDecoderRow *row, M2iIrModel *model,
     const M2iDecoderOptions *opts, GError **error);
 /* Clears the result (keeping @g as its geometry) and decodes. */

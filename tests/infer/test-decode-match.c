@@ -1,0 +1,145 @@
+/* test-decode-match.c — what each decoder of decode-extra.h claims when
+ * AUTO asks (match with named = FALSE): the real models of ../shared
+ * (skipped when absent), the project's tiny-seg, and hand-made outputs.
+ * Each model is claimed by the decoder it should be, and by no other of
+ * them (the classifier and SSD are the dispatcher's own rows). */
+#include "decode-test-util.h"
+
+#include <string.h>
+
+static const InferDecoderRow *const rows[] = {
+  &infer_decoder_yolo_v5, &infer_decoder_yolo_v8, &infer_decoder_yolo_v10,
+  &infer_decoder_region_yolo, &infer_decoder_detection_nms, &infer_decoder_segmentation,
+  &infer_decoder_multi_label, &infer_decoder_multi_head,
+};
+
+/* The rows that claim @m; checks it is exactly @want (NULL: none). */
+static void
+check_claims (M2iIrModel *m, const char *what, const InferDecoderRow *want)
+{
+  M2iDecoderOptions o;
+  test_options_init (&o);
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++) {
+    gchar *why = NULL;
+    GError *error = NULL;
+    gboolean claimed = rows[i]->match (m, &o, FALSE, &why, &error);
+    g_assert_no_error (error);          /* AUTO leaves the error alone */
+    if (claimed)
+      g_test_message ("%s: claimed by type %d: %s", what, rows[i]->type, why);
+    if (claimed != (rows[i] == want))
+      g_error ("%s: type %d %s", what, rows[i]->type, claimed ? "claims it" : "does not claim it");
+    g_free (why);
+  }
+}
+
+static void
+check_outputs (const char *what, const TestOutput *outs, guint n, const InferDecoderRow *want)
+{
+  M2iIrModel *m = test_model_new (outs, n, NULL);
+  check_claims (m, what, want);
+  m2i_ir_model_unref (m);
+}
+
+static void
+test_real_models (void)
+{
+  static const struct {
+    const char *path;
+    const InferDecoderRow *want;
+  } models[] = {
+    { "yolov8n-int8/yolov8n.xml", &infer_decoder_yolo_v8 },
+    { "yolov8n-pose-int8/yolov8n-pose.xml", &infer_decoder_yolo_v8 },
+    { "yolov5n/yolov5n.xml", &infer_decoder_yolo_v5 },
+    { "person-detection-retail-0013/person-detection-retail-0013.xml", NULL },   /* SSD's */
+    { "squeezenet1.1/squeezenet1.1.xml", NULL },                                 /* classifier's */
+    { "human-pose-estimation-0001/human-pose-estimation-0001.xml", NULL },      /* raw */
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (models); i++) {
+    g_autofree gchar *path = test_shared_path (models[i].path);
+    if (!path || !g_file_test (path, G_FILE_TEST_IS_REGULAR)) {
+      g_test_skip ("../shared/models/external is not here");
+      return;
+    }
+    GError *error = NULL;
+    M2iIrModel *m = m2i_ir_model_load (path, NULL, &error);
+    g_assert_no_error (error);
+    check_claims (m, models[i].path, models[i].want);
+    m2i_ir_model_unref (m);
+  }
+}
+
+static void
+test_tiny_seg (void)
+{
+  g_autofree gchar *path = test_models_path ("tiny-seg/tiny-seg.xml");
+  GError *error = NULL;
+  M2iIrModel *m = m2i_ir_model_load (path, NULL, &error);
+  g_assert_no_error (error);
+  check_claims (m, "tiny-seg", &infer_decoder_segmentation);
+  m2i_ir_model_unref (m);
+}
+
+#define ONE(name, type, et, ...) \
+  ((TestOutput[]) { { name, type, NULL, et, TEST_SHAPE (__VA_ARGS__) } })
+
+static void
+test_shapes (void)
+{
+  const M2iElementType F = M2I_ET_F32, I = M2I_ET_I32;
+  check_outputs ("v10 [1,300,6]", ONE ("out", "Concat", F, 1, 300, 6), 1, &infer_decoder_yolo_v10);
+  check_outputs ("v10 pose [1,300,57]", ONE ("out", "Concat", F, 1, 300, 57), 1,
+      &infer_decoder_yolo_v10);
+  check_outputs ("v5 [1,25200,85]", ONE ("out", "Concat", F, 1, 25200, 85), 1,
+      &infer_decoder_yolo_v5);
+  check_outputs ("v5 one class [1,6300,6]", ONE ("out", "Concat", F, 1, 6300, 6), 1,
+      &infer_decoder_yolo_v5);
+  check_outputs ("v8 [1,6,8400]", ONE ("out", "Concat", F, 1, 6, 8400), 1,
+      &infer_decoder_yolo_v8);
+  check_outputs ("[1,3,4] small", ONE ("out", "Concat", F, 1, 3, 4), 1, NULL);
+  check_outputs ("rows7 not from DetectionOutput", ONE ("out", "Concat", F, 1, 1, 100, 7), 1,
+      &infer_decoder_detection_nms);
+  check_outputs ("rows7 from DetectionOutput", ONE ("out", "DetectionOutput", F, 1, 1, 100, 7), 1,
+      NULL);
+  check_outputs ("scores [1,21,512,512]", ONE ("out", "Add", F, 1, 21, 512, 512), 1,
+      &infer_decoder_segmentation);
+  check_outputs ("class map i32 [1,512,512]", ONE ("out", "ArgMax", I, 1, 512, 512), 1,
+      &infer_decoder_segmentation);
+  check_outputs ("f32 [1,512,512] (a depth map?)", ONE ("out", "Add", F, 1, 512, 512), 1, NULL);
+  check_outputs ("heat map [1,4,4,4] too small", ONE ("out", "Add", F, 1, 4, 4, 4), 1, NULL);
+  check_outputs ("multi-label [1,40] Sigmoid", ONE ("out", "Sigmoid", F, 1, 40), 1,
+      &infer_decoder_multi_label);
+  check_outputs ("classifier [1,1000] SoftMax", ONE ("out", "SoftMax", F, 1, 1000), 1, NULL);
+  check_outputs ("classifier [1,1000,1,1] logits", ONE ("out", "Add", F, 1, 1000, 1, 1), 1, NULL);
+
+  TestOutput age_gender[] = {
+    { "age_conv3", "Convolution", NULL, F, TEST_SHAPE (1, 1, 1, 1) },
+    { "prob", "SoftMax", NULL, F, TEST_SHAPE (1, 2, 1, 1) },
+  };
+  check_outputs ("age + gender", age_gender, 2, &infer_decoder_multi_head);
+  TestOutput boxes_labels[] = {
+    { "boxes", "Concat", NULL, F, TEST_SHAPE (100, 5) },
+    { "labels", "Concat", NULL, M2I_ET_I64, TEST_SHAPE (100) },
+  };
+  check_outputs ("boxes + labels", boxes_labels, 2, &infer_decoder_detection_nms);
+  TestOutput region[] = {
+    { "r13", "RegionYolo", "classes=\"80\" coords=\"4\" num=\"9\" mask=\"6,7,8\" anchors=\"10,13,"
+      "16,30,33,23,30,61,62,45,59,119,116,90,156,198,373,326\"", F, TEST_SHAPE (1, 255, 13, 13),
+      TEST_SHAPE (1, 255, 13, 13) },
+  };
+  check_outputs ("RegionYolo", region, 1, &infer_decoder_region_yolo);
+  TestOutput mixed[] = {
+    { "map", "Add", NULL, F, TEST_SHAPE (1, 4, 8, 8) },
+    { "prob", "SoftMax", NULL, F, TEST_SHAPE (1, 2) },
+  };
+  check_outputs ("a map and a vector", mixed, 2, NULL);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/decode/match/real-models", test_real_models);
+  g_test_add_func ("/decode/match/tiny-seg", test_tiny_seg);
+  g_test_add_func ("/decode/match/shapes", test_shapes);
+  return g_test_run ();
+}
