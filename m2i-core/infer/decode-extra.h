@@ -74,6 +74,25 @@ extern const InferDecoderRow infer_decoder_segmentation;  /* decode-segment.c */
 extern const InferDecoderRow infer_decoder_multi_label;   /* decode-heads.c */
 extern const InferDecoderRow infer_decoder_multi_head;
 
+/* ---- AUTO from the model's metadata (decode-auto.c) -------------------------- */
+
+/* A decoder the model's metadata points to. @strict: claim only what AUTO's
+ * shape rules would (the metadata named a family, such as "YOLO"); else
+ * match as if the user had named the type. */
+typedef struct {
+  M2iModelType type;
+  gboolean strict;
+} InferAutoCandidate;
+
+#define INFER_AUTO_MAX_CANDIDATES 4
+
+/* The decoders @info's model_info/model_type (else framework/task, else
+ * model_info/multilabel) names, in the order AUTO tries them before the
+ * shape rules, into @out (room for INFER_AUTO_MAX_CANDIDATES); *@key gets
+ * the rt_info key that said so. 0 when the metadata names no decoder. */
+guint infer_auto_candidates (const M2iModelInfo *info, InferAutoCandidate *out,
+    const char **key);
+
 /* ---- shared by the decoders (decode-util.c) --------------------------------- */
 
 /* The layer that produces output @i ("" when none), and its type. */

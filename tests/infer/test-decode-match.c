@@ -134,6 +134,58 @@ test_shapes (void)
   check_outputs ("a map and a vector", mixed, 2, NULL);
 }
 
+static void
+check_metadata (const char *rt_info, const M2iModelType *want, guint n_want, gboolean strict)
+{
+  TestOutput out = { "x", "Add", NULL, M2I_ET_F32, TEST_SHAPE (1, 10) };
+  M2iIrModel *m = test_model_new (&out, 1, rt_info);
+  M2iModelInfo *info = m2i_model_info_new (m);
+  InferAutoCandidate c[INFER_AUTO_MAX_CANDIDATES];
+  const char *key = NULL;
+  guint n = infer_auto_candidates (info, c, &key);
+  g_assert_cmpuint (n, ==, n_want);
+  for (guint i = 0; i < n; i++) {
+    g_assert_cmpint (c[i].type, ==, want[i]);
+    g_assert_cmpint (c[i].strict, ==, strict);
+  }
+  if (n)
+    g_assert_nonnull (key);
+  m2i_model_info_free (info);
+  m2i_ir_model_unref (m);
+}
+
+#define TYPES(...) ((const M2iModelType[]) { __VA_ARGS__ }), \
+  sizeof ((M2iModelType[]) { __VA_ARGS__ }) / sizeof (M2iModelType)
+
+static void
+test_metadata (void)
+{
+  /* Ultralytics' and Model API's "YOLO": the family, by AUTO's shape rules */
+  check_metadata ("<model_info><model_type value=\"YOLO\"/></model_info>",
+      TYPES (M2I_MODEL_TYPE_REGION_YOLO, M2I_MODEL_TYPE_YOLO_V10, M2I_MODEL_TYPE_YOLO_V5,
+          M2I_MODEL_TYPE_YOLO_V8), TRUE);
+  check_metadata ("<framework><task value=\"pose\"/></framework>",
+      TYPES (M2I_MODEL_TYPE_REGION_YOLO, M2I_MODEL_TYPE_YOLO_V10, M2I_MODEL_TYPE_YOLO_V5,
+          M2I_MODEL_TYPE_YOLO_V8), TRUE);
+  check_metadata ("<model_info><model_type value=\"yolo_v8\"/></model_info>",
+      TYPES (M2I_MODEL_TYPE_YOLO_V8), FALSE);
+  check_metadata ("<model_info><model_type value=\"YOLOV4\"/></model_info>",
+      TYPES (M2I_MODEL_TYPE_REGION_YOLO), FALSE);
+  check_metadata ("<model_info><model_type value=\"ssd\"/></model_info>",
+      TYPES (M2I_MODEL_TYPE_SSD), FALSE);
+  check_metadata ("<model_info><model_type value=\"Segmentation\"/></model_info>",
+      TYPES (M2I_MODEL_TYPE_SEGMENTATION), FALSE);
+  check_metadata ("<model_info><model_type value=\"Classification\"/></model_info>",
+      TYPES (M2I_MODEL_TYPE_CLASSIFIER), FALSE);
+  check_metadata ("<model_info><model_type value=\"Classification\"/><multilabel "
+      "value=\"True\"/></model_info>", TYPES (M2I_MODEL_TYPE_MULTI_LABEL), FALSE);
+  check_metadata ("<model_info><multilabel value=\"True\"/></model_info>",
+      TYPES (M2I_MODEL_TYPE_MULTI_LABEL), FALSE);
+  /* names with no decoder here, and no metadata: the shapes decide */
+  check_metadata ("<model_info><model_type value=\"MaskRCNN\"/></model_info>", NULL, 0, FALSE);
+  check_metadata (NULL, NULL, 0, FALSE);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -141,5 +193,6 @@ main (int argc, char **argv)
   g_test_add_func ("/decode/match/real-models", test_real_models);
   g_test_add_func ("/decode/match/tiny-seg", test_tiny_seg);
   g_test_add_func ("/decode/match/shapes", test_shapes);
+  g_test_add_func ("/decode/match/metadata", test_metadata);
   return g_test_run ();
 }
