@@ -22,7 +22,7 @@
 #include <string.h>
 
 #define MAX_SIDE 16384
-#define MAX_PIXELS (1u << 26)
+#define MAX_PIXELS (1u << 24)            /* 4096 x 4096 */
 /* AUTO: a map of at least this side, at most this many classes */
 #define AUTO_MIN_SIDE 8
 #define AUTO_MAX_CLASSES 1024

@@ -25,7 +25,7 @@
 #include <math.h>
 #include <string.h>
 
-#define MAX_ANCHORS (1u << 24)
+#define MAX_ANCHORS (1u << 22)
 #define MAX_ROW (1u << 16)
 /* AUTO: end-to-end exports keep a few hundred rows (300 by default), raw
  * heads have thousands of anchors (1,008 for a 128x128 YOLOv5 input). */

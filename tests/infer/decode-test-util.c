@@ -56,6 +56,33 @@ test_model_new (const TestOutput *outputs, guint n, const char *rt_info)
   return m;
 }
 
+static M2iIrModel *
+load_path (const char *path)
+{
+  if (!path || !g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    return NULL;
+  GError *error = NULL;
+  M2iIrModel *m = m2i_ir_model_load (path, NULL, &error);
+  g_assert_no_error (error);
+  return m;
+}
+
+M2iIrModel *
+test_shared_model (const char *relative)
+{
+  g_autofree gchar *path = test_shared_path (relative);
+  return load_path (path);
+}
+
+M2iIrModel *
+test_project_model (const char *relative)
+{
+  g_autofree gchar *path = test_models_path (relative);
+  M2iIrModel *m = load_path (path);
+  g_assert_nonnull (m);
+  return m;
+}
+
 void
 test_options_init (M2iDecoderOptions *o)
 {

@@ -26,6 +26,12 @@ typedef struct {
  * load. */
 M2iIrModel *test_model_new (const TestOutput *outputs, guint n, const char *rt_info);
 
+/* $M2I_SHARED_MODELS/@relative loaded, or NULL when it is not there (the
+ * caller skips); $M2I_MODELS_DIR/@relative loaded. Both fail the test when
+ * the file is there but does not load. */
+M2iIrModel *test_shared_model (const char *relative);
+M2iIrModel *test_project_model (const char *relative);
+
 /* The documented defaults of M2iDecoderOptions (AUTO, 0.5, 0.5, class-wise,
  * top-1, 300, no labels). */
 void test_options_init (M2iDecoderOptions *o);

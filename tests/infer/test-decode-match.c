@@ -55,14 +55,11 @@ test_real_models (void)
     { "human-pose-estimation-0001/human-pose-estimation-0001.xml", NULL },      /* raw */
   };
   for (guint i = 0; i < G_N_ELEMENTS (models); i++) {
-    g_autofree gchar *path = test_shared_path (models[i].path);
-    if (!path || !g_file_test (path, G_FILE_TEST_IS_REGULAR)) {
+    M2iIrModel *m = test_shared_model (models[i].path);
+    if (!m) {
       g_test_skip ("../shared/models/external is not here");
       return;
     }
-    GError *error = NULL;
-    M2iIrModel *m = m2i_ir_model_load (path, NULL, &error);
-    g_assert_no_error (error);
     check_claims (m, models[i].path, models[i].want);
     m2i_ir_model_unref (m);
   }
@@ -71,10 +68,7 @@ test_real_models (void)
 static void
 test_tiny_seg (void)
 {
-  g_autofree gchar *path = test_models_path ("tiny-seg/tiny-seg.xml");
-  GError *error = NULL;
-  M2iIrModel *m = m2i_ir_model_load (path, NULL, &error);
-  g_assert_no_error (error);
+  M2iIrModel *m = test_project_model ("tiny-seg/tiny-seg.xml");
   check_claims (m, "tiny-seg", &infer_decoder_segmentation);
   m2i_ir_model_unref (m);
 }

@@ -31,11 +31,7 @@ read_gz (const char *name, gsize bytes)
 static M2iIrModel *
 tiny_seg (void)
 {
-  g_autofree gchar *path = test_models_path ("tiny-seg/tiny-seg.xml");
-  GError *error = NULL;
-  M2iIrModel *m = m2i_ir_model_load (path, NULL, &error);
-  g_assert_no_error (error);
-  return m;
+  return test_project_model ("tiny-seg/tiny-seg.xml");
 }
 
 static TestDecoder *

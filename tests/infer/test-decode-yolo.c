@@ -48,24 +48,12 @@ read_ref_detections (const char *relative)
   return a;
 }
 
-static M2iIrModel *
-load_shared_model (const char *relative)
-{
-  g_autofree gchar *path = test_shared_path (relative);
-  if (!path || !g_file_test (path, G_FILE_TEST_IS_REGULAR))
-    return NULL;
-  GError *error = NULL;
-  M2iIrModel *m = m2i_ir_model_load (path, NULL, &error);
-  g_assert_no_error (error);
-  return m;
-}
-
 static void
 check_against_reference (const InferDecoderRow *row, const char *model_path,
     const char *output_path, M2iShape shape, const char *dets_path, M2iInferGeometry g,
     float conf, float iou)
 {
-  M2iIrModel *model = load_shared_model (model_path);
+  M2iIrModel *model = test_shared_model (model_path);
   float *raw = test_shared_f32 (output_path, (gsize) m2i_shape_numel (&shape));
   GArray *ref = read_ref_detections (dets_path);
   if (!model || !raw || !ref) {
@@ -136,7 +124,7 @@ test_v5_reference (void)
 static void
 test_pose_reference (void)
 {
-  M2iIrModel *model = load_shared_model ("yolov8n-pose-int8/yolov8n-pose.xml");
+  M2iIrModel *model = test_shared_model ("yolov8n-pose-int8/yolov8n-pose.xml");
   float *raw = test_shared_f32 ("reference/yolov8n-pose-int8.astronaut.output.f32", 56 * 8400);
   g_autofree gchar *path = test_shared_path ("reference/yolov8n-pose-int8.astronaut.keypoints.txt");
   g_autofree gchar *text = NULL;

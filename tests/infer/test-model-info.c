@@ -15,12 +15,9 @@
 static M2iModelInfo *
 shared_info (const char *relative)
 {
-  g_autofree gchar *path = test_shared_path (relative);
-  if (!path || !g_file_test (path, G_FILE_TEST_IS_REGULAR))
+  M2iIrModel *m = test_shared_model (relative);
+  if (!m)
     return NULL;
-  GError *error = NULL;
-  M2iIrModel *m = m2i_ir_model_load (path, NULL, &error);
-  g_assert_no_error (error);
   M2iModelInfo *info = m2i_model_info_new (m);
   m2i_ir_model_unref (m);
   g_autofree gchar *text = m2i_model_info_describe (info);
@@ -122,10 +119,7 @@ test_model_optimizer_v10 (void)
 static void
 test_tiny_seg (void)
 {
-  g_autofree gchar *path = test_models_path ("tiny-seg/tiny-seg.xml");
-  GError *error = NULL;
-  M2iIrModel *m = m2i_ir_model_load (path, NULL, &error);
-  g_assert_no_error (error);
+  M2iIrModel *m = test_project_model ("tiny-seg/tiny-seg.xml");
   M2iModelInfo *i = m2i_model_info_new (m);
   g_assert_cmpstr (i->model_type, ==, "Segmentation");
   g_assert_cmpuint (i->n_labels, ==, 4);
