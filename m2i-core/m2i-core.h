@@ -13,3 +13,4 @@
 #include <mli/m2i-mli.h>
 #include <npu/m2i-npu.h>
 #include <split/m2i-split.h>
+#include <analytics/m2i-track.h>

@@ -278,6 +278,26 @@ test_bus_error (GstBus *bus)
   return s;
 }
 
+/* Sets a pipeline with @launch to PAUSED and returns the error text (the
+ * state change must fail). */
+static inline gchar *
+paused_error (const char *launch)
+{
+  GError *err = NULL;
+  GstElement *p = gst_parse_launch (launch, &err);
+  fail_unless (p != NULL, "%s", err ? err->message : "");
+  GstBus *bus = gst_element_get_bus (p);
+  GstStateChangeReturn r = gst_element_set_state (p, GST_STATE_PAUSED);
+  if (r == GST_STATE_CHANGE_ASYNC)
+    r = gst_element_get_state (p, NULL, NULL, 10 * GST_SECOND);
+  fail_unless_equals_int (r, GST_STATE_CHANGE_FAILURE);
+  gchar *text = test_bus_error (bus);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  return text;
+}
+
 /* The string property @name of @el. */
 static inline gchar *
 test_get_string (GstElement *el, const char *name)
@@ -340,4 +360,84 @@ test_assert_documented (const char *factory_name)
   gst_object_unref (el);
   gst_object_unref (f);
   return own;
+}
+
+/* The number of region-of-interest metas of @buf. */
+static inline guint
+n_rois (GstBuffer *buf)
+{
+  return gst_buffer_get_n_meta (buf, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE);
+}
+
+/* The @n-th region-of-interest meta of @buf (fails the test when missing). */
+static inline GstVideoRegionOfInterestMeta *
+nth_roi (GstBuffer *buf, guint n)
+{
+  gpointer state = NULL;
+  GstMeta *m = NULL;
+  for (guint i = 0; i <= n; i++)
+    m = gst_buffer_iterate_meta_filtered (buf, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE);
+  fail_unless (m != NULL, "no region meta %u", n);
+  return (GstVideoRegionOfInterestMeta *) m;
+}
+
+/* ---- test data and models --------------------------------------------------- */
+
+/* $@var/@rel (caller frees); fails the test when @var is unset. */
+static inline gchar *
+env_path (const char *var, const char *rel)
+{
+  const char *dir = g_getenv (var);
+  fail_unless (dir != NULL, "%s is not set (run through meson test)", var);
+  return g_build_filename (dir, rel, NULL);
+}
+
+/* The contents of $M2I_TEST_DATA/@rel. */
+static inline GBytes *
+read_data (const char *rel)
+{
+  gchar *path = env_path ("M2I_TEST_DATA", rel), *data;
+  gsize len;
+  GError *err = NULL;
+  if (!g_file_get_contents (path, &data, &len, &err))
+    fail ("%s", err->message);
+  g_free (path);
+  return g_bytes_new_take (data, len);
+}
+
+/* The test photo, tests/data/ir/astronaut-272x160.ppm. */
+typedef struct {
+  gint width, height;
+  TestImage rgb;             /* IL_RGB888 */
+} Photo;
+
+static inline void
+read_photo (Photo *ph)
+{
+  GBytes *b = read_data ("ir/astronaut-272x160.ppm");
+  gsize len;
+  const char *d = g_bytes_get_data (b, &len);
+  gint used = 0, max = 0;
+  fail_unless (sscanf (d, "P6 %d %d %d%n", &ph->width, &ph->height, &max, &used) == 3);
+  test_image_alloc (&ph->rgb, M2I_FORMAT_IL_RGB888, ph->width, ph->height);
+  fail_unless ((gsize) used + 1 + ph->rgb.size <= len);
+  memcpy (ph->rgb.mem, d + used + 1, ph->rgb.size);
+  g_bytes_unref (b);
+}
+
+/* The path of person-detection-retail-0013 (caller frees), with the photo
+ * read into @ph; NULL, with nothing read, when M2I_SHARED_MODELS does not
+ * hold the model (the detection tests then pass without checking). */
+static inline gchar *
+person_model_and_photo (Photo *ph)
+{
+  gchar *p = env_path ("M2I_SHARED_MODELS",
+      "person-detection-retail-0013/person-detection-retail-0013.xml");
+  if (!g_file_test (p, G_FILE_TEST_EXISTS)) {
+    GST_INFO ("person-detection-retail-0013 not found under M2I_SHARED_MODELS: skipped");
+    g_free (p);
+    return NULL;
+  }
+  read_photo (ph);
+  return p;
 }
