@@ -1,7 +1,7 @@
 /* gstm2ienums.c — GEnum types of the m2i element properties. */
 #include "gstm2ienums.h"
 
-#include <m2i/m2i.h>
+#include <m2i-core/m2i/m2i.h>
 
 #define DEFINE_ENUM(func, TypeName, values)                             \
   GType                                                                 \

@@ -24,7 +24,7 @@
 #include "gstm2iregions.h"
 #include "gstm2itensormeta.h"
 
-#include <base/m2i-fp16.h>
+#include <m2i-core/base/m2i-fp16.h>
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <gst/base/gstbasetransform.h>

@@ -29,7 +29,7 @@
 #include "gstm2iregions.h"
 #include "gstm2itensormeta.h"
 
-#include <analytics/m2i-track.h>
+#include <m2i-core/analytics/m2i-track.h>
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
 #include <math.h>

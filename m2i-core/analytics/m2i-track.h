@@ -26,7 +26,7 @@
 #pragma once
 
 #include <glib.h>
-#include <base/m2i-export.h>
+#include <m2i-core/base/m2i-export.h>
 
 G_BEGIN_DECLS
 

@@ -3,6 +3,7 @@
  * one inference planned (buffers reused once their last reader has run). */
 #include "ir-compile.h"
 #include "kernels/kernels-private.h"
+#include <base/m2i-align.h>
 #include <base/m2i-error.h>
 #include <base/m2i-parallel.h>
 
@@ -15,11 +16,6 @@
  * that belongs to someone else. */
 #define TENSOR_PAD 4
 
-static gsize
-align_up (gsize n)
-{
-  return (n + ALIGN - 1) & ~(gsize) (ALIGN - 1);
-}
 
 static M2iElementType
 computed_type (M2iElementType t)
@@ -271,7 +267,7 @@ bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
   gsize bytes = 0;
   for (gint p = 0; p < n->n_outputs; p++)
     bytes += m2i_tensor_nbytes (&s.ctx.outputs[p]);
-  if (all_const && n->n_outputs == 1 && m2i_ir_kernel_is_view (k, &s.ctx) &&
+  if (all_const && n->n_outputs == 1 && ir_kernel_is_view (k, &s.ctx) &&
       bytes == m2i_tensor_nbytes (&s.ctx.inputs[0])) {
     /* a view of a constant (Reshape of weights, the Convert f16 → f32 of a
      * compressed v11 model once the weights are widened) is that constant */
@@ -280,7 +276,7 @@ bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
     step_clear (&s);
     return TRUE;
   }
-  if ((all_const || m2i_ir_kernel_is_shape_only (k)) && bytes <= max_folded) {
+  if ((all_const || ir_kernel_is_shape_only (k)) && bytes <= max_folded) {
     gboolean ok = fold (cm, &s, error);
     step_clear (&s);
     return ok;
@@ -338,11 +334,11 @@ place_groups (M2iIrCompiledModel *cm)
     for (gint j = 0; j < nb; j++) {
       if (busy[j].offset >= offset + g->size)
         break;
-      offset = MAX (offset, align_up (busy[j].end));
+      offset = MAX (offset, m2i_align_up (busy[j].end, ALIGN));
     }
     g->offset = offset;
     placed[order[oi]] = TRUE;
-    cm->arena_bytes = MAX (cm->arena_bytes, align_up (offset + g->size));
+    cm->arena_bytes = MAX (cm->arena_bytes, m2i_align_up (offset + g->size, ALIGN));
   }
 }
 
@@ -353,8 +349,8 @@ static gboolean
 is_elementwise (const M2iOpKernel *k)
 {
   static const M2iOpKernel *const kernels[] = {
-    &m2i_kernel_add, &m2i_kernel_subtract, &m2i_kernel_multiply, &m2i_kernel_divide,
-    &m2i_kernel_relu, &m2i_kernel_prelu, &m2i_kernel_clamp, &m2i_kernel_sigmoid, &m2i_kernel_exp,
+    &ir_kernel_add, &ir_kernel_subtract, &ir_kernel_multiply, &ir_kernel_divide,
+    &ir_kernel_relu, &ir_kernel_prelu, &ir_kernel_clamp, &ir_kernel_sigmoid, &ir_kernel_exp,
   };
   for (guint i = 0; i < G_N_ELEMENTS (kernels); i++)
     if (k == kernels[i])
@@ -434,7 +430,7 @@ concat_in_place (M2iIrCompiledModel *cm, GroupAlias *a, gint n_steps)
 {
   for (gint si = 0; si < n_steps; si++) {
     const CmStep *s = &g_array_index (cm->steps, CmStep, si);
-    if (!m2i_ir_kernel_is_concat (s->kernel) || s->ctx.n_outputs != 1)
+    if (!ir_kernel_is_concat (s->kernel) || s->ctx.n_outputs != 1)
       continue;
     const CmValue *out = &cm->values[s->out_values[0]];
     gint axis = GPOINTER_TO_INT (s->ctx.state);
@@ -541,7 +537,7 @@ channel_bias (const CmValue *b, const M2iShape *out, gint axis, gint64 channels)
 
 /* Convolution / GroupConvolution / MatMul → Add(per-channel constant) →
  * ReLU, each read only by the next: the layer adds the bias and applies
- * ReLU as it stores (m2i_k_fuse_bias_relu, bit-identical to the separate
+ * ReLU as it stores (ir_k_fuse_bias_relu, bit-identical to the separate
  * layers), the Add and ReLU steps go, and their readers read the layer's
  * output instead. */
 static void
@@ -557,9 +553,9 @@ fuse_epilogues (M2iIrCompiledModel *cm)
   gboolean any = FALSE;
   for (guint si = 0; si < cm->steps->len; si++) {
     CmStep *a = &g_array_index (cm->steps, CmStep, si);
-    gboolean matmul = a->kernel == &m2i_kernel_matmul;
-    if (!matmul && a->kernel != &m2i_kernel_convolution &&
-        a->kernel != &m2i_kernel_group_convolution)
+    gboolean matmul = a->kernel == &ir_kernel_matmul;
+    if (!matmul && a->kernel != &ir_kernel_convolution &&
+        a->kernel != &ir_kernel_group_convolution)
       continue;
     gint v = a->out_values[0];
     const M2iShape *out = &cm->values[v].t.shape;
@@ -571,7 +567,7 @@ fuse_epilogues (M2iIrCompiledModel *cm)
     if (b < 0)
       continue;
     const CmStep *bs = &g_array_index (cm->steps, CmStep, b);
-    if (bs->kernel == &m2i_kernel_add && bs->ctx.n_inputs == 2 &&
+    if (bs->kernel == &ir_kernel_add && bs->ctx.n_inputs == 2 &&
         m2i_shape_equal (&cm->values[bs->out_values[0]].t.shape, out)) {
       const char *mode = m2i_ir_node_get_attr (bs->ctx.node, "auto_broadcast");
       gint other = bs->in_values[0] == v ? bs->in_values[1] : bs->in_values[0];
@@ -580,15 +576,15 @@ fuse_epilogues (M2iIrCompiledModel *cm)
       if (!bias)
         continue;
       gint c = only_reader (cm, bs->out_values[0], b);
-      if (c >= 0 && g_array_index (cm->steps, CmStep, c).kernel == &m2i_kernel_relu)
+      if (c >= 0 && g_array_index (cm->steps, CmStep, c).kernel == &ir_kernel_relu)
         relu_step = c;
-    } else if (bs->kernel == &m2i_kernel_relu) {
+    } else if (bs->kernel == &ir_kernel_relu) {
       relu_step = b;
       b = -1;
     } else
       continue;
     GError *e = NULL;
-    if (!m2i_k_fuse_bias_relu (&a->ctx, bias, bias ? out->dims[axis] : 0, relu_step >= 0, &e)) {
+    if (!ir_k_fuse_bias_relu (&a->ctx, bias, bias ? out->dims[axis] : 0, relu_step >= 0, &e)) {
       g_clear_error (&e);                      /* not fusable: the layers run */
       continue;
     }
@@ -650,7 +646,7 @@ plan_memory (M2iIrCompiledModel *cm, const gboolean *needed)
         cm->groups[v->group].last = MAX (cm->groups[v->group].last, si);
     }
     gboolean view = s->ctx.n_inputs > 0 && s->ctx.n_outputs == 1 &&
-        cm->values[s->in_values[0]].group >= 0 && m2i_ir_kernel_is_view (s->kernel, &s->ctx) &&
+        cm->values[s->in_values[0]].group >= 0 && ir_kernel_is_view (s->kernel, &s->ctx) &&
         m2i_tensor_nbytes (&s->ctx.outputs[0]) == m2i_tensor_nbytes (&s->ctx.inputs[0]);
     for (gint p = 0; p < s->ctx.n_outputs; p++) {
       CmValue *v = &cm->values[s->out_values[p]];
@@ -674,7 +670,7 @@ plan_memory (M2iIrCompiledModel *cm, const gboolean *needed)
   cm->scratch_bytes = 0;
   for (gint si = 0; si < n_steps; si++)
     cm->scratch_bytes = MAX (cm->scratch_bytes,
-        align_up (g_array_index (cm->steps, CmStep, si).ctx.scratch_bytes));
+        m2i_align_up (g_array_index (cm->steps, CmStep, si).ctx.scratch_bytes, ALIGN));
 }
 
 /* Marks the layers some Result depends on. */

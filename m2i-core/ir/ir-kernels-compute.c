@@ -2,38 +2,38 @@
 #include "ir-private.h"
 #include "kernels/kernels-private.h"
 
-const M2iOpKernel *const m2i_compute_kernels[] = {
-  &m2i_kernel_convolution,
-  &m2i_kernel_group_convolution,
-  &m2i_kernel_matmul,
-  &m2i_kernel_add,
-  &m2i_kernel_subtract,
-  &m2i_kernel_multiply,
-  &m2i_kernel_divide,
-  &m2i_kernel_relu,
-  &m2i_kernel_prelu,
-  &m2i_kernel_clamp,
-  &m2i_kernel_sigmoid,
-  &m2i_kernel_exp,
-  &m2i_kernel_max_pool,
-  &m2i_kernel_avg_pool,
-  &m2i_kernel_reduce_mean,
-  &m2i_kernel_softmax,
-  &m2i_kernel_batch_norm,
-  &m2i_kernel_interpolate,
-  &m2i_kernel_nv12_to_rgb,
-  &m2i_kernel_nv12_to_bgr,
-  &m2i_kernel_i420_to_rgb,
-  &m2i_kernel_i420_to_bgr,
-  &m2i_kernel_fake_quantize,
-  &m2i_kernel_prior_box_clustered,
-  &m2i_kernel_detection_output,
+static const M2iOpKernel *const compute_kernels[] = {
+  &ir_kernel_convolution,
+  &ir_kernel_group_convolution,
+  &ir_kernel_matmul,
+  &ir_kernel_add,
+  &ir_kernel_subtract,
+  &ir_kernel_multiply,
+  &ir_kernel_divide,
+  &ir_kernel_relu,
+  &ir_kernel_prelu,
+  &ir_kernel_clamp,
+  &ir_kernel_sigmoid,
+  &ir_kernel_exp,
+  &ir_kernel_max_pool,
+  &ir_kernel_avg_pool,
+  &ir_kernel_reduce_mean,
+  &ir_kernel_softmax,
+  &ir_kernel_batch_norm,
+  &ir_kernel_interpolate,
+  &ir_kernel_nv12_to_rgb,
+  &ir_kernel_nv12_to_bgr,
+  &ir_kernel_i420_to_rgb,
+  &ir_kernel_i420_to_bgr,
+  &ir_kernel_fake_quantize,
+  &ir_kernel_prior_box_clustered,
+  &ir_kernel_detection_output,
   NULL,
 };
 
 void
-m2i_ir_register_compute_kernels (M2iOpRegistry *r)
+ir_register_compute_kernels (M2iOpRegistry *r)
 {
-  for (const M2iOpKernel *const *k = m2i_compute_kernels; *k; k++)
+  for (const M2iOpKernel *const *k = compute_kernels; *k; k++)
     m2i_op_registry_add (r, *k);
 }

@@ -128,11 +128,11 @@ run_ort_peer (const gboolean *selected, double (*ort_ms)[2], double min_ms)
 static double
 micro_peak_gflops (void)
 {
-  const M2iGemmArch *arch = m2i_gemm_arch ();
+  const M2iGemmArch *arch = ir_gemm_arch ();
   gint kc = 256;
   float *a = g_new0 (float, (gsize) arch->mr * kc), *b = g_new0 (float, (gsize) arch->nr * kc);
   float *c = g_new0 (float, (gsize) arch->mr * arch->nr);
-  const gint32 *off = m2i_gemm_packed_offsets (arch);
+  const gint32 *off = ir_gemm_packed_offsets (arch);
   guint8 run_start[4] = { 0, 1, 2, 3 };
   guint32 run_mask[3] = { ~0u >> (32 - arch->step), ~0u >> (32 - arch->step),
     ~0u >> (32 - arch->step) };
@@ -167,7 +167,7 @@ main (int argc, char **argv)
   }
   g_autofree gchar *ort = run_ort_peer (selected, ort_ms, min_ms);
   printf ("m2i Convolution: gemm micro-kernel %s (cpu: %s)\n",
-      m2i_gemm_arch ()->name, m2i_cpu_flags_string ());
+      ir_gemm_arch ()->name, m2i_cpu_flags_string ());
   printf ("peer: %s\n", ort ? ort :
       "none (set M2I_ORT_NODE_MODULES to a node_modules folder with onnxruntime-node)");
   printf ("micro-kernel peak (L1-resident panels, 1 thread): %.1f GFLOPS\n", micro_peak_gflops ());
@@ -192,8 +192,8 @@ main (int argc, char **argv)
     double ms[4] = { -1, -1, -1, -1 };
     gboolean winograd = FALSE;
     for (gint threads = 1; threads <= 2; threads++) {
-      KTest *t = kt_new (L->groups > 1 ? &m2i_kernel_group_convolution
-          : &m2i_kernel_convolution, "opset1");
+      KTest *t = kt_new (L->groups > 1 ? &ir_kernel_group_convolution
+          : &ir_kernel_convolution, "opset1");
       t->ctx.n_threads = threads;
       kt_attr (t, "strides", stride);
       kt_attr (t, "dilations", "1,1");
@@ -209,7 +209,7 @@ main (int argc, char **argv)
       if (!kt_infer (t, 1, &error))
         g_error ("%s", error->message);
       ms[threads - 1] = bench_time_runs (execute_layer, t, min_ms) * 1e3;
-      winograd = m2i_k_conv_uses_winograd (&t->ctx);
+      winograd = ir_k_conv_uses_winograd (&t->ctx);
       kt_free (t);
       ms[2 + threads - 1] = ort_ms[l][threads - 1];
     }

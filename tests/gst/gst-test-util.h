@@ -13,31 +13,12 @@
 #include <gst/check/gstharness.h>
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
-#include <m2i/m2i.h>
+#include <m2i-core/m2i/m2i.h>
+#include <test-image.h>
+#include <test-support.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-typedef struct {
-  M2iImage img;          /* tight layout, data into mem */
-  guint8 *mem;
-  gsize size;
-} TestImage;
-
-static inline void
-test_image_alloc (TestImage *t, M2iFormat f, gint w, gint h)
-{
-  t->size = m2i_image_wrap_size (f, w, h, 0);
-  t->mem = g_malloc0 (t->size);
-  fail_unless (m2i_image_wrap (&t->img, f, w, h, t->mem, t->size, 0, NULL));
-}
-
-static inline void
-test_image_free (TestImage *t)
-{
-  g_free (t->mem);
-  memset (t, 0, sizeof *t);
-}
 
 /* Deterministic pseudo-random samples: bytes for u8 images, integral values
  * 0..255 for float images (what a csc or u8 source would give). */
@@ -48,10 +29,7 @@ test_image_fill (TestImage *t, guint32 seed)
   M2iDataType dt = m2i_format_dtype (t->img.format);
   gsize n = t->size / m2i_format_bytes_per_sample (t->img.format);
   for (gsize i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    guint8 v = (guint8) (x >> 24);
+    guint8 v = (guint8) (test_xorshift32 (&x) >> 24);
     if (dt == M2I_DTYPE_U8)
       t->mem[i] = v;
     else if (dt == M2I_DTYPE_F16)
@@ -383,27 +361,7 @@ nth_roi (GstBuffer *buf, guint n)
 
 /* ---- test data and models --------------------------------------------------- */
 
-/* $@var/@rel (caller frees); fails the test when @var is unset. */
-static inline gchar *
-env_path (const char *var, const char *rel)
-{
-  const char *dir = g_getenv (var);
-  fail_unless (dir != NULL, "%s is not set (run through meson test)", var);
-  return g_build_filename (dir, rel, NULL);
-}
-
-/* The contents of $M2I_TEST_DATA/@rel. */
-static inline GBytes *
-read_data (const char *rel)
-{
-  gchar *path = env_path ("M2I_TEST_DATA", rel), *data;
-  gsize len;
-  GError *err = NULL;
-  if (!g_file_get_contents (path, &data, &len, &err))
-    fail ("%s", err->message);
-  g_free (path);
-  return g_bytes_new_take (data, len);
-}
+/* Paths and data: test-support.h (test_read_data, test_models_path, ...). */
 
 /* The test photo, tests/data/ir/astronaut-272x160.ppm. */
 typedef struct {
@@ -414,7 +372,7 @@ typedef struct {
 static inline void
 read_photo (Photo *ph)
 {
-  GBytes *b = read_data ("ir/astronaut-272x160.ppm");
+  GBytes *b = test_read_data ("ir/astronaut-272x160.ppm");
   gsize len;
   const char *d = g_bytes_get_data (b, &len);
   gint used = 0, max = 0;
@@ -431,11 +389,9 @@ read_photo (Photo *ph)
 static inline gchar *
 person_model_and_photo (Photo *ph)
 {
-  gchar *p = env_path ("M2I_SHARED_MODELS",
-      "person-detection-retail-0013/person-detection-retail-0013.xml");
-  if (!g_file_test (p, G_FILE_TEST_EXISTS)) {
+  gchar *p = test_shared_model ("person-detection-retail-0013/person-detection-retail-0013.xml");
+  if (!p) {
     GST_INFO ("person-detection-retail-0013 not found under M2I_SHARED_MODELS: skipped");
-    g_free (p);
     return NULL;
   }
   read_photo (ph);

@@ -153,7 +153,7 @@ validate (JsonNode *schema_node, JsonNode *v, const char *path, GString *err)
 static JsonParser *
 load_schema (void)
 {
-  gchar *data = env_path ("M2I_TEST_DATA", "");
+  gchar *data = test_data_path ("");
   gchar *path = g_build_filename (data, "..", "..", "docs", "m2imetapublish.schema.json", NULL);
   JsonParser *p = json_parser_new ();
   GError *error = NULL;
@@ -456,7 +456,7 @@ GST_END_TEST;
 GST_START_TEST (test_tensor_data)
 {
   JsonParser *sp = load_schema ();
-  gchar *model = env_path ("M2I_MODELS_DIR", "fashion-mnist/fashion-mnist.xml");
+  gchar *model = test_models_path ("fashion-mnist/fashion-mnist.xml");
   gchar *dir = g_dir_make_tmp ("m2i-metapublish-XXXXXX", NULL);
   gchar *path = g_build_filename (dir, "out.json", NULL);
   gchar *launch = g_strdup_printf ("m2iinfer model=%s device=CPU ! m2imetapublish "

@@ -60,18 +60,18 @@ if (ALLOC_COUNT_SANITIZED) {
     return;
   }
   kt_fill (fbuf, G_N_ELEMENTS (fbuf), 5, 0.01f, 1);
-  const M2iOpKernel *cv = &m2i_kernel_convolution;
+  const M2iOpKernel *cv = &ir_kernel_convolution;
   check (conv (cv, SHAPE (1, 64, 56, 56), SHAPE (64, 64, 3, 3), "1,1", "1,1"), 1,
       "conv 3x3 (Winograd)");
   check (conv (cv, SHAPE (1, 64, 14, 14), SHAPE (256, 64, 3, 3), "1,1", "1,1"), 1,
       "conv 3x3 (Winograd, a tail tile)");
-  m2i_winograd_set_enabled (FALSE);
+  ir_winograd_set_enabled (FALSE);
   check (conv (cv, SHAPE (1, 64, 56, 56), SHAPE (64, 64, 3, 3), "1,1", "1,1"), 1,
       "conv 3x3 (direct)");
-  m2i_winograd_set_enabled (TRUE);
+  ir_winograd_set_enabled (TRUE);
   check (conv (cv, SHAPE (1, 64, 28, 28), SHAPE (128, 64, 1, 1), "1,1", "0,0"), 1, "conv 1x1");
   check (conv (cv, SHAPE (1, 3, 57, 57), SHAPE (64, 3, 3, 3), "2,2", "0,0"), 1, "conv s2");
-  check (conv (&m2i_kernel_group_convolution, SHAPE (1, 32, 40, 40), SHAPE (32, 1, 1, 3, 3),
+  check (conv (&ir_kernel_group_convolution, SHAPE (1, 32, 40, 40), SHAPE (32, 1, 1, 3, 3),
       "2,2", "1,1"), 1, "depthwise");
   KTest *t = conv (cv, SHAPE (1, 16, 20, 20), SHAPE (24, 16, 3, 3), "1,1", "1,1");
   t->input_const[1] = FALSE;
@@ -79,19 +79,19 @@ if (ALLOC_COUNT_SANITIZED) {
 
   static const gint64 axes23[] = { 2, 3 }, sizes[] = { 37, 41 }, grid[] = { 10, 17 };
   static const gint64 img[] = { 160, 272 };
-  t = kt_new (&m2i_kernel_matmul, "opset1");
+  t = kt_new (&ir_kernel_matmul, "opset1");
   kt_attr (t, "transpose_b", "true");
   kt_input (t, M2I_ET_F32, SHAPE (1, 3136), fbuf, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (128, 3136), fbuf, TRUE);
   check (t, 1, "fully connected");
-  t = kt_new (&m2i_kernel_matmul, "opset1");
+  t = kt_new (&ir_kernel_matmul, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (2, 64, 100), fbuf, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (100, 90), fbuf, FALSE);
   check (t, 1, "batched matmul");
 
   static const char *const pools[] = { "opset1", "opset8" };
   for (gint v = 0; v < 2; v++) {
-    t = unary (&m2i_kernel_max_pool, pools[v], SHAPE (1, 64, 57, 57));
+    t = unary (&ir_kernel_max_pool, pools[v], SHAPE (1, 64, 57, 57));
     kt_attr (t, "kernel", "3,3");
     kt_attr (t, "strides", "2,2");
     kt_attr (t, "pads_begin", "0,0");
@@ -99,37 +99,37 @@ if (ALLOC_COUNT_SANITIZED) {
     kt_attr (t, "rounding_type", "ceil");
     check (t, v + 1, "max pool");
   }
-  t = unary (&m2i_kernel_avg_pool, "opset1", SHAPE (1, 16, 20, 20));
+  t = unary (&ir_kernel_avg_pool, "opset1", SHAPE (1, 16, 20, 20));
   kt_attr (t, "kernel", "3,3");
   kt_attr (t, "strides", "2,2");
   kt_attr (t, "pads_begin", "1,1");
   kt_attr (t, "pads_end", "1,1");
   check (t, 1, "avg pool");
 
-  const M2iOpKernel *bins[] = { &m2i_kernel_add, &m2i_kernel_divide };
+  const M2iOpKernel *bins[] = { &ir_kernel_add, &ir_kernel_divide };
   for (guint i = 0; i < G_N_ELEMENTS (bins); i++) {
     t = unary (bins[i], "opset1", SHAPE (1, 64, 56, 56));
     kt_input (t, M2I_ET_F32, SHAPE (1, 64, 1, 1), fbuf, TRUE);
     check (t, 1, bins[i]->type);
   }
-  const M2iOpKernel *acts[] = { &m2i_kernel_relu, &m2i_kernel_sigmoid, &m2i_kernel_exp,
-    &m2i_kernel_clamp };
+  const M2iOpKernel *acts[] = { &ir_kernel_relu, &ir_kernel_sigmoid, &ir_kernel_exp,
+    &ir_kernel_clamp };
   for (guint i = 0; i < G_N_ELEMENTS (acts); i++) {
     t = unary (acts[i], "opset1", SHAPE (1, 64, 56, 56));
     kt_attr (t, "min", "0");
     kt_attr (t, "max", "6");
     check (t, 1, acts[i]->type);
   }
-  t = unary (&m2i_kernel_prelu, "opset1", SHAPE (1, 64, 56, 56));
+  t = unary (&ir_kernel_prelu, "opset1", SHAPE (1, 64, 56, 56));
   kt_input (t, M2I_ET_F32, SHAPE (64), fbuf, TRUE);
   check (t, 1, "prelu");
 
-  t = unary (&m2i_kernel_reduce_mean, "opset1", SHAPE (1, 1000, 14, 14));
+  t = unary (&ir_kernel_reduce_mean, "opset1", SHAPE (1, 1000, 14, 14));
   kt_input (t, M2I_ET_I64, SHAPE (2), axes23, TRUE);
   check (t, 1, "reduce mean");
-  t = unary (&m2i_kernel_softmax, "opset8", SHAPE (1, 1000, 4, 4));
+  t = unary (&ir_kernel_softmax, "opset8", SHAPE (1, 1000, 4, 4));
   check (t, 1, "softmax");
-  t = unary (&m2i_kernel_batch_norm, "opset5", SHAPE (1, 8, 30, 30));
+  t = unary (&ir_kernel_batch_norm, "opset5", SHAPE (1, 8, 30, 30));
   for (gint i = 0; i < 4; i++)
     kt_input (t, M2I_ET_F32, SHAPE (8), fbuf, TRUE);
   kt_attr (t, "epsilon", "0.001");
@@ -137,7 +137,7 @@ if (ALLOC_COUNT_SANITIZED) {
 
   static const char *const modes[] = { "linear", "cubic", "nearest", "bilinear_pillow" };
   for (guint i = 0; i < G_N_ELEMENTS (modes); i++) {
-    t = unary (&m2i_kernel_interpolate, "opset11", SHAPE (1, 3, 50, 60));
+    t = unary (&ir_kernel_interpolate, "opset11", SHAPE (1, 3, 50, 60));
     kt_attr (t, "mode", modes[i]);
     kt_attr (t, "shape_calculation_mode", "sizes");
     kt_attr (t, "antialias", "true");
@@ -146,17 +146,17 @@ if (ALLOC_COUNT_SANITIZED) {
     check (t, 1, modes[i]);
   }
   static guint8 yuv[96 * 64 * 3 / 2];
-  t = kt_new (&m2i_kernel_i420_to_bgr, "opset8");
+  t = kt_new (&ir_kernel_i420_to_bgr, "opset8");
   kt_input (t, M2I_ET_U8, SHAPE (1, 96, 64, 1), yuv, FALSE);
   check (t, 1, "i420");
 
-  t = unary (&m2i_kernel_fake_quantize, "opset1", SHAPE (1, 8, 20, 20));
+  t = unary (&ir_kernel_fake_quantize, "opset1", SHAPE (1, 8, 20, 20));
   for (gint i = 0; i < 4; i++)
     kt_input (t, M2I_ET_F32, SHAPE (1, 8, 1, 1), fbuf + i * 8, TRUE);
   kt_attr (t, "levels", "256");
   check (t, 1, "fake quantize");
 
-  t = kt_new (&m2i_kernel_prior_box_clustered, "opset1");
+  t = kt_new (&ir_kernel_prior_box_clustered, "opset1");
   kt_attr (t, "width", "10,20,30");
   kt_attr (t, "height", "15,25,35");
   kt_attr (t, "offset", "0.5");
@@ -166,7 +166,7 @@ if (ALLOC_COUNT_SANITIZED) {
   check (t, 1, "prior box clustered");
 
   /* person-detection-retail-0013's head: 8160 priors, 2 classes. */
-  t = kt_new (&m2i_kernel_detection_output, "opset1");
+  t = kt_new (&ir_kernel_detection_output, "opset1");
   kt_attr (t, "num_classes", "2");
   kt_attr (t, "keep_top_k", "200");
   kt_attr (t, "top_k", "400");
