@@ -27,8 +27,8 @@
 #pragma once
 
 #include <glib.h>
-#include <base/m2i-export.h>
-#include <ir/m2i-ir.h>
+#include <m2i-core/base/m2i-export.h>
+#include <m2i-core/ir/m2i-ir.h>
 
 G_BEGIN_DECLS
 

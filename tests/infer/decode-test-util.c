@@ -68,14 +68,14 @@ load_path (const char *path)
 }
 
 M2iIrModel *
-test_shared_model (const char *relative)
+test_load_shared_model (const char *relative)
 {
-  g_autofree gchar *path = test_shared_path (relative);
+  g_autofree gchar *path = test_shared_model (relative);
   return load_path (path);
 }
 
 M2iIrModel *
-test_project_model (const char *relative)
+test_load_project_model (const char *relative)
 {
   g_autofree gchar *path = test_models_path (relative);
   M2iIrModel *m = load_path (path);

@@ -27,10 +27,10 @@ typedef struct {
 M2iIrModel *test_model_new (const TestOutput *outputs, guint n, const char *rt_info);
 
 /* $M2I_SHARED_MODELS/@relative loaded, or NULL when it is not there (the
- * caller skips); $M2I_MODELS_DIR/@relative loaded. Both fail the test when
- * the file is there but does not load. */
-M2iIrModel *test_shared_model (const char *relative);
-M2iIrModel *test_project_model (const char *relative);
+ * test is marked skipped: test_shared_model()); $M2I_MODELS_DIR/@relative
+ * loaded. Both fail the test when the file is there but does not load. */
+M2iIrModel *test_load_shared_model (const char *relative);
+M2iIrModel *test_load_project_model (const char *relative);
 
 /* The documented defaults of M2iDecoderOptions (AUTO, 0.5, 0.5, class-wise,
  * top-1, 300, no labels). */

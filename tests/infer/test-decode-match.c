@@ -55,7 +55,7 @@ test_real_models (void)
     { "human-pose-estimation-0001/human-pose-estimation-0001.xml", NULL },      /* raw */
   };
   for (guint i = 0; i < G_N_ELEMENTS (models); i++) {
-    M2iIrModel *m = test_shared_model (models[i].path);
+    M2iIrModel *m = test_load_shared_model (models[i].path);
     if (!m) {
       g_test_skip ("../shared/models/external is not here");
       return;
@@ -68,7 +68,7 @@ test_real_models (void)
 static void
 test_tiny_seg (void)
 {
-  M2iIrModel *m = test_project_model ("tiny-seg/tiny-seg.xml");
+  M2iIrModel *m = test_load_project_model ("tiny-seg/tiny-seg.xml");
   check_claims (m, "tiny-seg", &infer_decoder_segmentation);
   m2i_ir_model_unref (m);
 }

@@ -31,7 +31,7 @@ read_gz (const char *name, gsize bytes)
 static M2iIrModel *
 tiny_seg (void)
 {
-  return test_project_model ("tiny-seg/tiny-seg.xml");
+  return test_load_project_model ("tiny-seg/tiny-seg.xml");
 }
 
 static TestDecoder *

@@ -53,7 +53,7 @@ check_against_reference (const InferDecoderRow *row, const char *model_path,
     const char *output_path, M2iShape shape, const char *dets_path, M2iInferGeometry g,
     float conf, float iou)
 {
-  M2iIrModel *model = test_shared_model (model_path);
+  M2iIrModel *model = test_load_shared_model (model_path);
   float *raw = test_shared_f32 (output_path, (gsize) m2i_shape_numel (&shape));
   GArray *ref = read_ref_detections (dets_path);
   if (!model || !raw || !ref) {
@@ -124,7 +124,7 @@ test_v5_reference (void)
 static void
 test_pose_reference (void)
 {
-  M2iIrModel *model = test_shared_model ("yolov8n-pose-int8/yolov8n-pose.xml");
+  M2iIrModel *model = test_load_shared_model ("yolov8n-pose-int8/yolov8n-pose.xml");
   float *raw = test_shared_f32 ("reference/yolov8n-pose-int8.astronaut.output.f32", 56 * 8400);
   g_autofree gchar *path = test_shared_path ("reference/yolov8n-pose-int8.astronaut.keypoints.txt");
   g_autofree gchar *text = NULL;

@@ -15,7 +15,7 @@
 static M2iModelInfo *
 shared_info (const char *relative)
 {
-  M2iIrModel *m = test_shared_model (relative);
+  M2iIrModel *m = test_load_shared_model (relative);
   if (!m)
     return NULL;
   M2iModelInfo *info = m2i_model_info_new (m);
@@ -119,7 +119,7 @@ test_model_optimizer_v10 (void)
 static void
 test_tiny_seg (void)
 {
-  M2iIrModel *m = test_project_model ("tiny-seg/tiny-seg.xml");
+  M2iIrModel *m = test_load_project_model ("tiny-seg/tiny-seg.xml");
   M2iModelInfo *i = m2i_model_info_new (m);
   g_assert_cmpstr (i->model_type, ==, "Segmentation");
   g_assert_cmpuint (i->n_labels, ==, 4);
