@@ -1,5 +1,5 @@
 /* decode-auto.c — what a model's metadata says about its decoder, for AUTO
- * (see decode-extra.h).
+ * (see decode-private.h).
  *
  * model_info/model_type is a Model API wrapper name ("YOLO", "ssd",
  * "Classification", "Segmentation", ...), a DL Streamer converter name
@@ -13,7 +13,7 @@
  * decoder here (Model API's MaskRCNN, YOLOX, anomaly, ...) gives none:
  * the shapes decide.
  */
-#include "decode-extra.h"
+#include "decode-private.h"
 
 #include <string.h>
 

@@ -17,7 +17,7 @@
  * Outputs named feature_vector or saliency_map (training extensions'
  * auxiliary outputs) are not heads. NaN values never enter a class list.
  */
-#include "decode-extra.h"
+#include "decode-private.h"
 
 #include <base/m2i-error.h>
 #include <math.h>
@@ -75,7 +75,6 @@ static const char *const kind_names[] = { "classes", "multi-label", "regression"
 static Heads *
 find_heads (gboolean multi_head, M2iIrModel *model, gboolean named, GError **error)
 {
-  const char *what = multi_head ? "multi-head" : "multi-label";
   Heads *hs = g_new0 (Heads, 1);
   hs->multi_head = multi_head;
   gint n_out = m2i_ir_model_get_n_outputs (model);
@@ -92,7 +91,7 @@ find_heads (gboolean multi_head, M2iIrModel *model, gboolean named, GError **err
       if (!multi_head)
         continue;
       g_autofree gchar *got = m2i_shape_to_string (&io->shape);
-      infer_no_match (named, error, what, "output '%s' is %s %s; a head is a vector ([1,C], "
+      infer_no_match (named, error, "output '%s' is %s %s; a head is a vector ([1,C], "
           "[1,C,1,1]) of at most %u numbers", io->name, m2i_element_type_to_string (io->type),
           got, MAX_VALUES);
       heads_free (hs);
@@ -117,7 +116,7 @@ find_heads (gboolean multi_head, M2iIrModel *model, gboolean named, GError **err
   }
   if (!hs->n_heads || (!named && (multi_head ? candidates < 2 : candidates != 1))) {
     g_autofree gchar *got = infer_output_shape_string (model, 0);
-    infer_no_match (named, error, what, "no float output shaped [1,C] or [1,C,1,1] (output 0 "
+    infer_no_match (named, error, "no float output shaped [1,C] or [1,C,1,1] (output 0 "
         "is %s)", got);
     heads_free (hs);
     return NULL;
@@ -158,13 +157,14 @@ multi_head_match (M2iIrModel *model, const M2iDecoderOptions *opts, gboolean nam
   return heads_match (TRUE, model, named, why, error);
 }
 
-static gpointer
-heads_prepare (gboolean multi_head, M2iIrModel *model, InferResultSize *size, GError **error)
+static gboolean
+heads_prepare (gboolean multi_head, M2iDecoder *dec, GError **error)
 {
-  Heads *hs = find_heads (multi_head, model, TRUE, error);
+  Heads *hs = find_heads (multi_head, dec->model, TRUE, error);
   if (!hs)
-    return NULL;
-  *size = (InferResultSize) { .n_heads = hs->n_heads };
+    return FALSE;
+  InferResultCapacity *size = &dec->capacity;
+  size->n_heads = hs->n_heads;
   for (guint i = 0; i < hs->n_heads; i++) {
     const Head *h = &hs->heads[i];
     if (h->kind == M2I_INFER_HEAD_REGRESSION)
@@ -173,21 +173,20 @@ heads_prepare (gboolean multi_head, M2iIrModel *model, InferResultSize *size, GE
       size->max_classes = MAX (size->max_classes,
           h->kind == M2I_INFER_HEAD_CLASSES ? MIN (h->n, MAX_TOP_K) : h->n);
   }
-  return hs;
+  dec->state = hs;
+  return TRUE;
 }
 
-static gpointer
-multi_label_prepare (M2iIrModel *model, const M2iDecoderOptions *opts, InferResultSize *size,
-    GError **error)
+static gboolean
+multi_label_prepare (M2iDecoder *dec, GError **error)
 {
-  return heads_prepare (FALSE, model, size, error);
+  return heads_prepare (FALSE, dec, error);
 }
 
-static gpointer
-multi_head_prepare (M2iIrModel *model, const M2iDecoderOptions *opts, InferResultSize *size,
-    GError **error)
+static gboolean
+multi_head_prepare (M2iDecoder *dec, GError **error)
 {
-  return heads_prepare (TRUE, model, size, error);
+  return heads_prepare (TRUE, dec, error);
 }
 
 static void
@@ -254,10 +253,11 @@ decode_head (const Heads *hs, const Head *h, const M2iDecoderOptions *opts, cons
 }
 
 static gboolean
-heads_decode (gpointer state, const M2iDecoderOptions *opts, const M2iTensor *outputs,
-    guint n_outputs, const M2iInferGeometry *g, M2iInferResult *r, GError **error)
+heads_decode (M2iDecoder *dec, const M2iTensor *outputs, guint n_outputs,
+    const M2iInferGeometry *g, M2iInferResult *r, GError **error)
 {
-  Heads *hs = state;
+  Heads *hs = dec->state;
+  const M2iDecoderOptions *opts = &dec->opts;
   for (guint i = 0; i < hs->n_heads; i++) {
     const Head *h = &hs->heads[i];
     if (!infer_check_output (outputs, n_outputs, (guint) h->out, h->name,
@@ -274,9 +274,18 @@ heads_decode (gpointer state, const M2iDecoderOptions *opts, const M2iTensor *ou
   return TRUE;
 }
 
-const InferDecoderRow infer_decoder_multi_label = {
-  M2I_MODEL_TYPE_MULTI_LABEL, multi_label_match, multi_label_prepare, heads_decode, heads_free,
+const InferDecoderClass infer_decoder_multi_label = {
+  .type = M2I_MODEL_TYPE_MULTI_LABEL,
+  .match = multi_label_match,
+  .prepare = multi_label_prepare,
+  .decode = heads_decode,
+  .free = heads_free,
 };
-const InferDecoderRow infer_decoder_multi_head = {
-  M2I_MODEL_TYPE_MULTI_HEAD, multi_head_match, multi_head_prepare, heads_decode, heads_free,
+
+const InferDecoderClass infer_decoder_multi_head = {
+  .type = M2I_MODEL_TYPE_MULTI_HEAD,
+  .match = multi_head_match,
+  .prepare = multi_head_prepare,
+  .decode = heads_decode,
+  .free = heads_free,
 };

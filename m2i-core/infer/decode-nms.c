@@ -16,7 +16,7 @@
  * than one source pixel after clamping (Model API's rule) are dropped; the
  * best max_detections are kept, best first.
  */
-#include "decode-extra.h"
+#include "decode-private.h"
 #include "nms.h"
 
 #include <base/m2i-error.h>
@@ -135,7 +135,7 @@ find_outputs (M2iIrModel *model, gboolean named, NmsInside *d, GError **error)
     ok = FALSE;
   if (!ok) {
     g_autofree gchar *got = infer_output_shape_string (model, 0);
-    return infer_no_match (named, error, "detection-nms", "needs boxes [N,5] + labels [N], "
+    return infer_no_match (named, error, "needs boxes [N,5] + labels [N], "
         "boxes [1,N,4] + labels [1,N] + scores [1,N], or rows [1,1,N,7] (not from "
         "DetectionOutput); the model has %d output%s, output 0 %s", n_out, n_out == 1 ? "" : "s",
         got);
@@ -173,19 +173,19 @@ nms_inside_match (M2iIrModel *model, const M2iDecoderOptions *opts, gboolean nam
   return TRUE;
 }
 
-static gpointer
-nms_inside_prepare (M2iIrModel *model, const M2iDecoderOptions *opts, InferResultSize *size,
-    GError **error)
+static gboolean
+nms_inside_prepare (M2iDecoder *dec, GError **error)
 {
   NmsInside *d = g_new0 (NmsInside, 1);
-  if (!find_outputs (model, TRUE, d, error)) {
+  if (!find_outputs (dec->model, TRUE, d, error)) {
     g_free (d);
-    return NULL;
+    return FALSE;
   }
-  d->capacity = infer_max_detections (opts, d->n);
+  d->capacity = infer_max_detections (&dec->opts, d->n);
   infer_nms_init (&d->nms, d->n);
-  *size = (InferResultSize) { .max_detections = d->capacity };
-  return d;
+  dec->state = d;
+  dec->capacity.max_detections = d->capacity;
+  return TRUE;
 }
 
 static void
@@ -205,7 +205,7 @@ add_row (NmsInside *d, const M2iInferGeometry *g, float conf, guint i, float x1,
       || !(isfinite (x1) && isfinite (y1) && isfinite (x2) && isfinite (y2)))
     return;
   M2iInferDetection det;
-  infer_detection_from_model_box (&det, g, x1, y1, x2, y2, 0, 0);
+  infer_geometry_map_box (g, x1, y1, x2, y2, &det);
   if ((det.x_max - det.x_min) * (det.y_max - det.y_min) < 1.0f)
     return;
   InferBox b = { MIN (x1, x2), MIN (y1, y2), MAX (x1, x2), MAX (y1, y2), (float) score,
@@ -214,10 +214,11 @@ add_row (NmsInside *d, const M2iInferGeometry *g, float conf, guint i, float x1,
 }
 
 static gboolean
-nms_inside_decode (gpointer state, const M2iDecoderOptions *opts, const M2iTensor *outputs,
-    guint n_outputs, const M2iInferGeometry *g, M2iInferResult *r, GError **error)
+nms_inside_decode (M2iDecoder *dec, const M2iTensor *outputs, guint n_outputs,
+    const M2iInferGeometry *g, M2iInferResult *r, GError **error)
 {
-  NmsInside *d = state;
+  NmsInside *d = dec->state;
+  const M2iDecoderOptions *opts = &dec->opts;
   if (!infer_check_geometry (g, error)
       || !infer_check_output (outputs, n_outputs, (guint) d->boxes, d->boxes_name, M2I_ET_F32,
           &d->boxes_shape, error)
@@ -255,13 +256,17 @@ done:;
   r->truncated |= truncated;
   for (guint i = 0; i < kept; i++) {
     const InferBox *b = &d->nms.boxes[i];
-    infer_detection_from_model_box (&r->detections[r->n_detections++], g, b->x1, b->y1, b->x2,
-        b->y2, b->class_id, b->score);
+    M2iInferDetection *det = &r->detections[r->n_detections++];
+    *det = (M2iInferDetection) { .class_id = b->class_id, .confidence = b->score };
+    infer_geometry_map_box (g, b->x1, b->y1, b->x2, b->y2, det);
   }
   return TRUE;
 }
 
-const InferDecoderRow infer_decoder_detection_nms = {
-  M2I_MODEL_TYPE_DETECTION_NMS, nms_inside_match, nms_inside_prepare, nms_inside_decode,
-  nms_inside_free,
+const InferDecoderClass infer_decoder_detection_nms = {
+  .type = M2I_MODEL_TYPE_DETECTION_NMS,
+  .match = nms_inside_match,
+  .prepare = nms_inside_prepare,
+  .decode = nms_inside_decode,
+  .free = nms_inside_free,
 };

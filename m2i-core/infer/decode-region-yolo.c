@@ -26,7 +26,7 @@
  * candidate per class whose objectness x class probability reaches it; then
  * class-wise NMS. AUTO claims models with RegionYolo outputs only.
  */
-#include "decode-extra.h"
+#include "decode-private.h"
 #include "nms.h"
 
 #include <base/m2i-error.h>
@@ -86,8 +86,8 @@ grid_from_layer (Grid *gr, M2iIrNode *node, GError **error)
   if (!attr_uint (node, "coords", 4, 64, &gr->coords)
       || !attr_uint (node, "classes", 1, MAX_CLASSES, &gr->classes)
       || !attr_uint (node, "num", 1, 1024, &num)) {
-    g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
-        "region-yolo: RegionYolo layer '%s' needs attributes coords (4..64), classes (1..%d) "
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+        "RegionYolo layer '%s' needs attributes coords (4..64), classes (1..%d) "
         "and num (1..1024)", lname, MAX_CLASSES);
     return FALSE;
   }
@@ -97,8 +97,8 @@ grid_from_layer (Grid *gr, M2iIrNode *node, GError **error)
   const char *m = m2i_ir_node_get_attr (node, "mask");
   if ((a && !infer_parse_numbers (a, anchors, G_N_ELEMENTS (anchors), &n_anchors))
       || (m && !infer_parse_numbers (m, mask, G_N_ELEMENTS (mask), &n_mask)) || n_anchors % 2) {
-    g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
-        "region-yolo: RegionYolo layer '%s': anchors must be (width, height) pairs and mask at "
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+        "RegionYolo layer '%s': anchors must be (width, height) pairs and mask at "
         "most %d anchor indices", lname, MAX_NUM);
     return FALSE;
   }
@@ -106,8 +106,8 @@ grid_from_layer (Grid *gr, M2iIrNode *node, GError **error)
     gr->num = n_mask;
     for (guint i = 0; i < n_mask; i++) {
       if (mask[i] < 0 || mask[i] != floor (mask[i]) || 2 * mask[i] + 1 >= n_anchors) {
-        g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
-            "region-yolo: RegionYolo layer '%s': mask entry %g names no anchor pair (%u given)",
+        g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+            "RegionYolo layer '%s': mask entry %g names no anchor pair (%u given)",
             lname, mask[i], n_anchors / 2);
         return FALSE;
       }
@@ -123,8 +123,8 @@ grid_from_layer (Grid *gr, M2iIrNode *node, GError **error)
       num = n_anchors / 2;
     }
     if (num > MAX_NUM || 2 * num > n_anchors) {
-      g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
-          "region-yolo: RegionYolo layer '%s': num=%u but %u anchor pairs (at most %d)", lname,
+      g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+          "RegionYolo layer '%s': num=%u but %u anchor pairs (at most %d)", lname,
           num, n_anchors / 2, MAX_NUM);
       return FALSE;
     }
@@ -135,8 +135,8 @@ grid_from_layer (Grid *gr, M2iIrNode *node, GError **error)
   const M2iShape *in = m2i_ir_node_get_input_shape (node, 0);
   if (!in || in->rank != 4 || in->dims[2] < 1 || in->dims[3] < 1 || in->dims[2] > MAX_SIDE
       || in->dims[3] > MAX_SIDE) {
-    g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
-        "region-yolo: RegionYolo layer '%s' reads no [N,C,H,W] grid", lname);
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+        "RegionYolo layer '%s' reads no [N,C,H,W] grid", lname);
     return FALSE;
   }
   gr->side_h = (guint) in->dims[2];
@@ -150,8 +150,8 @@ check_size (const Grid *gr, GError **error)
   gint64 want = (gint64) gr->num * (gr->coords + 1 + gr->classes) * gr->side_w * gr->side_h;
   if (m2i_shape_numel (&gr->shape) != want) {
     gchar *got = m2i_shape_to_string (&gr->shape);
-    g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
-        "region-yolo: output '%s' %s does not hold %u anchors x (%u coords + 1 + %u classes) on a "
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+        "output '%s' %s does not hold %u anchors x (%u coords + 1 + %u classes) on a "
         "%ux%u grid", gr->name, got, gr->num, gr->coords, gr->classes, gr->side_w, gr->side_h);
     g_free (got);
     return FALSE;
@@ -179,8 +179,8 @@ raw_grids (RegionYolo *ry, M2iIrModel *model, const M2iModelInfo *info, GError *
   }
   if (!ry->n_grids) {
     gchar *got = infer_output_shape_string (model, 0);
-    g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
-        "region-yolo: no RegionYolo layer, and no raw YOLO output [1,3*(5+classes),H,W] "
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+        "no RegionYolo layer, and no raw YOLO output [1,3*(5+classes),H,W] "
         "(output 0 is %s)", got);
     g_free (got);
     return FALSE;
@@ -200,8 +200,8 @@ raw_grids (RegionYolo *ry, M2iIrModel *model, const M2iModelInfo *info, GError *
   guint n_masks = info->n_masks ? info->n_masks
       : tiny ? G_N_ELEMENTS (v4_tiny_masks) : G_N_ELEMENTS (v4_masks);
   if (n_masks < 3 * ry->n_grids) {
-    g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
-        "region-yolo: %u raw YOLO outputs need %u masks, the model gives %u (model_info/masks)",
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+        "%u raw YOLO outputs need %u masks, the model gives %u (model_info/masks)",
         ry->n_grids, 3 * ry->n_grids, n_masks);
     return FALSE;
   }
@@ -209,8 +209,8 @@ raw_grids (RegionYolo *ry, M2iIrModel *model, const M2iModelInfo *info, GError *
     for (guint k = 0; k < 3; k++) {
       gint a = masks[3 * i + k];
       if (a < 0 || 2 * (guint) a + 1 >= n_anchors) {
-        g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
-            "region-yolo: mask %d names no anchor pair (%u given in %s)", a, n_anchors / 2,
+        g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+            "mask %d names no anchor pair (%u given in %s)", a, n_anchors / 2,
             info->n_anchors ? "model_info/anchors" : "the defaults");
         return FALSE;
       }
@@ -239,8 +239,8 @@ find_grids (M2iIrModel *model, gboolean named, GError **error)
     gr->name = io->name;
     gr->shape = io->shape;
     if (!m2i_element_type_is_float (io->type))
-      g_set_error (&own, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
-          "region-yolo: output '%s' is %s, not a float", io->name,
+      g_set_error (&own, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+          "output '%s' is %s, not a float", io->name,
           m2i_element_type_to_string (io->type));
     else if (grid_from_layer (gr, node, &own))
       check_size (gr, &own);
@@ -261,8 +261,8 @@ find_grids (M2iIrModel *model, gboolean named, GError **error)
     total += (guint64) gr->side_w * gr->side_h * gr->num * gr->classes;
   }
   if (!own && total > G_MAXUINT)
-    g_set_error (&own, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
-        "region-yolo: %" G_GUINT64_FORMAT " candidate boxes x classes is more than this decoder "
+    g_set_error (&own, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+        "%" G_GUINT64_FORMAT " candidate boxes x classes is more than this decoder "
         "counts", total);
   if (own) {
     g_propagate_error (error, own);
@@ -295,17 +295,17 @@ region_match (M2iIrModel *model, const M2iDecoderOptions *opts, gboolean named, 
   return TRUE;
 }
 
-static gpointer
-region_prepare (M2iIrModel *model, const M2iDecoderOptions *opts, InferResultSize *size,
-    GError **error)
+static gboolean
+region_prepare (M2iDecoder *dec, GError **error)
 {
-  RegionYolo *ry = find_grids (model, TRUE, error);
+  RegionYolo *ry = find_grids (dec->model, TRUE, error);
   if (!ry)
-    return NULL;
+    return FALSE;
   infer_nms_init (&ry->nms, ry->capacity);
-  ry->capacity = infer_max_detections (opts, ry->capacity);
-  *size = (InferResultSize) { .max_detections = ry->capacity };
-  return ry;
+  ry->capacity = infer_max_detections (&dec->opts, ry->capacity);
+  dec->state = ry;
+  dec->capacity.max_detections = ry->capacity;
+  return TRUE;
 }
 
 static void
@@ -367,15 +367,16 @@ grid_candidates (RegionYolo *ry, const Grid *gr, const float *p, const M2iInferG
 }
 
 static gboolean
-region_decode (gpointer state, const M2iDecoderOptions *opts, const M2iTensor *outputs,
-    guint n_outputs, const M2iInferGeometry *g, M2iInferResult *r, GError **error)
+region_decode (M2iDecoder *dec, const M2iTensor *outputs, guint n_outputs,
+    const M2iInferGeometry *g, M2iInferResult *r, GError **error)
 {
-  RegionYolo *ry = state;
+  RegionYolo *ry = dec->state;
+  const M2iDecoderOptions *opts = &dec->opts;
   if (!infer_check_geometry (g, error))
     return FALSE;
   if (g->model_width <= 0 || g->model_height <= 0) {
     g_set_error_literal (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
-        "region-yolo: the geometry has no model input size");
+        "the geometry has no model input size");
     return FALSE;
   }
   for (guint i = 0; i < ry->n_grids; i++)
@@ -395,12 +396,17 @@ region_decode (gpointer state, const M2iDecoderOptions *opts, const M2iTensor *o
   r->truncated |= truncated;
   for (guint i = 0; i < kept; i++) {
     const InferBox *b = &ry->nms.boxes[i];
-    infer_detection_from_model_box (&r->detections[r->n_detections++], g, b->x1, b->y1, b->x2,
-        b->y2, b->class_id, b->score);
+    M2iInferDetection *d = &r->detections[r->n_detections++];
+    *d = (M2iInferDetection) { .class_id = b->class_id, .confidence = b->score };
+    infer_geometry_map_box (g, b->x1, b->y1, b->x2, b->y2, d);
   }
   return TRUE;
 }
 
-const InferDecoderRow infer_decoder_region_yolo = {
-  M2I_MODEL_TYPE_REGION_YOLO, region_match, region_prepare, region_decode, region_free,
+const InferDecoderClass infer_decoder_region_yolo = {
+  .type = M2I_MODEL_TYPE_REGION_YOLO,
+  .match = region_match,
+  .prepare = region_prepare,
+  .decode = region_decode,
+  .free = region_free,
 };

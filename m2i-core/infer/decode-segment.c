@@ -15,7 +15,7 @@
  * claims a model's only output when it is at least 8x8 with at most 1024
  * class scores, or an integer class map.
  */
-#include "decode-extra.h"
+#include "decode-private.h"
 
 #include <base/m2i-error.h>
 #include <math.h>
@@ -103,7 +103,7 @@ find_output (M2iIrModel *model, gboolean named, Segment *s, GError **error)
   }
   if (s->out < 0 || (!named && candidates != 1)) {
     g_autofree gchar *got = infer_output_shape_string (model, 0);
-    return infer_no_match (named, error, "segmentation", "no output shaped [1,C,H,W] (float "
+    return infer_no_match (named, error, "no output shaped [1,C,H,W] (float "
         "class scores) or [1,H,W] / [1,1,H,W] (a class map) with H, W up to %d (output 0 is %s)",
         MAX_SIDE, got);
   }
@@ -132,19 +132,20 @@ segment_match (M2iIrModel *model, const M2iDecoderOptions *opts, gboolean named,
   return TRUE;
 }
 
-static gpointer
-segment_prepare (M2iIrModel *model, const M2iDecoderOptions *opts, InferResultSize *size,
-    GError **error)
+static gboolean
+segment_prepare (M2iDecoder *dec, GError **error)
 {
   Segment *s = g_new0 (Segment, 1);
-  if (!find_output (model, TRUE, s, error)) {
+  if (!find_output (dec->model, TRUE, s, error)) {
     g_free (s);
-    return NULL;
+    return FALSE;
   }
   if (!s->argmax && !s->probabilities)
     s->sum = g_new (float, (gsize) s->width * s->height);
-  *size = (InferResultSize) { .mask_width = s->width, .mask_height = s->height };
-  return s;
+  dec->state = s;
+  dec->capacity.mask_width = s->width;
+  dec->capacity.mask_height = s->height;
+  return TRUE;
 }
 
 static void
@@ -203,18 +204,19 @@ decode_map (const Segment *s, const M2iTensor *t, guint16 *map)
 }
 
 static gboolean
-segment_decode (gpointer state, const M2iDecoderOptions *opts, const M2iTensor *outputs,
-    guint n_outputs, const M2iInferGeometry *g, M2iInferResult *r, GError **error)
+segment_decode (M2iDecoder *dec, const M2iTensor *outputs, guint n_outputs,
+    const M2iInferGeometry *g, M2iInferResult *r, GError **error)
 {
-  (void) g;
-  Segment *s = state;
+  Segment *s = dec->state;
+  const M2iDecoderOptions *opts = &dec->opts;
   if (!infer_check_output (outputs, n_outputs, (guint) s->out, s->name,
           s->argmax ? M2I_ET_UNDEFINED : M2I_ET_F32, &s->shape, error))
     return FALSE;
   if (!r->mask.class_map || (!s->argmax && !r->mask.confidence)
       || r->mask.capacity < (gsize) s->width * s->height) {
     g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
-        "segmentation: the result has no %ux%u mask: make it with m2i_decoder_new_result()",
+        "segmentation decoder: the result has no %ux%u mask: make it with "
+        "m2i_decoder_new_result()",
         s->width, s->height);
     return FALSE;
   }
@@ -232,6 +234,10 @@ segment_decode (gpointer state, const M2iDecoderOptions *opts, const M2iTensor *
   return TRUE;
 }
 
-const InferDecoderRow infer_decoder_segmentation = {
-  M2I_MODEL_TYPE_SEGMENTATION, segment_match, segment_prepare, segment_decode, segment_free,
+const InferDecoderClass infer_decoder_segmentation = {
+  .type = M2I_MODEL_TYPE_SEGMENTATION,
+  .match = segment_match,
+  .prepare = segment_prepare,
+  .decode = segment_decode,
+  .free = segment_free,
 };

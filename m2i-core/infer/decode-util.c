@@ -1,6 +1,7 @@
-/* decode-util.c — what the decoders of decode-extra.h share: output
- * lookups and checks, tensor element reads, the geometry's mapping. */
-#include "decode-extra.h"
+/* decode-util.c — what the detection, segmentation and head decoders share
+ * (decode-private.h): output lookups and checks, tensor element reads,
+ * number lists, the messages of a match that does not fit. */
+#include "decode-private.h"
 
 #include <base/m2i-error.h>
 #include <base/m2i-fp16.h>
@@ -15,13 +16,6 @@ infer_output_producer (M2iIrModel *model, gint i)
   if (io && io->node)
     m2i_ir_node_get_input_source (io->node, 0, &src, NULL);
   return src;
-}
-
-const char *
-infer_output_producer_type (M2iIrModel *model, gint i)
-{
-  M2iIrNode *src = infer_output_producer (model, i);
-  return src ? m2i_ir_node_get_type (src) : "";
 }
 
 gchar *
@@ -92,27 +86,6 @@ infer_check_geometry (const M2iInferGeometry *g, GError **error)
   return TRUE;
 }
 
-static inline float
-clampf (float v, float hi)
-{
-  return v > 0.0f ? (v < hi ? v : hi) : 0.0f;
-}
-
-void
-infer_detection_from_model_box (M2iInferDetection *d, const M2iInferGeometry *g, float x1,
-    float y1, float x2, float y2, gint class_id, float confidence)
-{
-  float w = (float) g->source_width, h = (float) g->source_height;
-  d->class_id = class_id;
-  d->confidence = confidence;
-  d->x_min = clampf (infer_source_x (g, MIN (x1, x2)), w);
-  d->y_min = clampf (infer_source_y (g, MIN (y1, y2)), h);
-  d->x_max = clampf (infer_source_x (g, MAX (x1, x2)), w);
-  d->y_max = clampf (infer_source_y (g, MAX (y1, y2)), h);
-  d->first_keypoint = 0;
-  d->n_keypoints = 0;
-}
-
 guint
 infer_max_detections (const M2iDecoderOptions *opts, guint available)
 {
@@ -176,7 +149,7 @@ infer_parse_numbers (const char *s, double *out, guint max, guint *n)
 
 
 gboolean
-infer_no_match (gboolean named, GError **error, const char *what, const char *fmt, ...)
+infer_no_match (gboolean named, GError **error, const char *fmt, ...)
 {
   if (!named)
     return FALSE;
@@ -184,7 +157,7 @@ infer_no_match (gboolean named, GError **error, const char *what, const char *fm
   va_start (ap, fmt);
   gchar *msg = g_strdup_vprintf (fmt, ap);
   va_end (ap);
-  g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED, "%s: %s", what, msg);
+  g_set_error_literal (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, msg);
   g_free (msg);
   return FALSE;
 }

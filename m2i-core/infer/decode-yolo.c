@@ -18,7 +18,7 @@
  * agnostic) NMS, the best max_detections kept, as Ultralytics'
  * non_max_suppression does.
  */
-#include "decode-extra.h"
+#include "decode-private.h"
 #include "nms.h"
 
 #include <base/m2i-error.h>
@@ -55,7 +55,6 @@ typedef struct {
   gint32 *best_class;
 } Yolo;
 
-static const char *const layout_names[] = { "yolo-v5", "yolo-v8", "yolo-v10" };
 
 /* Is @s this layout's? *@n anchors, *@d values each. @strict: AUTO's
  * narrower rule. */
@@ -148,7 +147,6 @@ static gboolean
 find_layout (Layout layout, M2iIrModel *model, const M2iDecoderOptions *opts, gboolean named,
     YoloLayout *y, gchar **why, GError **error)
 {
-  const char *what = layout_names[layout];
   memset (y, 0, sizeof *y);
   y->layout = layout;
   y->out = -1;
@@ -162,7 +160,7 @@ find_layout (Layout layout, M2iIrModel *model, const M2iDecoderOptions *opts, gb
   }
   if (y->out < 0) {
     g_autofree gchar *got = infer_output_shape_string (model, 0);
-    return infer_no_match (named, error, what, "no float output shaped %s (output 0 is %s)",
+    return infer_no_match (named, error, "no float output shaped %s (output 0 is %s)",
         layout == LAYOUT_V5 ? "[1,N,5+classes] with N > 5+classes"
         : layout == LAYOUT_V8 ? "[1,4+classes,N] with N > 4+classes"
         : "[1,N,6] (x1,y1,x2,y2,score,class)", got);
@@ -179,7 +177,7 @@ find_layout (Layout layout, M2iIrModel *model, const M2iDecoderOptions *opts, gb
   g_autofree gchar *shape = m2i_shape_to_string (&y->shape);
   if (!ok) {
     g_string_free (split, TRUE);
-    return infer_no_match (named, error, what, "output '%s' %s has %u values a row after the 6 "
+    return infer_no_match (named, error, "output '%s' %s has %u values a row after the 6 "
         "of a box, score and class: not keypoints of 3 values", y->name, shape,
         y->d - base - y->masks);
   }
@@ -227,45 +225,42 @@ yolo_v10_match (M2iIrModel *model, const M2iDecoderOptions *opts, gboolean named
   return find_layout (LAYOUT_END2END, model, opts, named, &y, why, error);
 }
 
-static gpointer
-yolo_prepare (Layout layout, M2iIrModel *model, const M2iDecoderOptions *opts,
-    InferResultSize *size, GError **error)
+static gboolean
+yolo_prepare (Layout layout, M2iDecoder *dec, GError **error)
 {
   Yolo *y = g_new0 (Yolo, 1);
-  if (!find_layout (layout, model, opts, TRUE, &y->l, NULL, error)) {
+  if (!find_layout (layout, dec->model, &dec->opts, TRUE, &y->l, NULL, error)) {
     g_free (y);
-    return NULL;
+    return FALSE;
   }
-  y->capacity = infer_max_detections (opts, y->l.n);
+  y->capacity = infer_max_detections (&dec->opts, y->l.n);
   infer_nms_init (&y->nms, y->l.n);
   if (layout == LAYOUT_V8) {
     y->best = g_new (float, y->l.n);
     y->best_class = g_new (gint32, y->l.n);
   }
-  *size = (InferResultSize) { .max_detections = y->capacity,
-    .max_keypoints = y->capacity * y->l.n_kpts };
-  return y;
+  dec->state = y;
+  dec->capacity.max_detections = y->capacity;
+  dec->capacity.max_keypoints = y->capacity * y->l.n_kpts;
+  return TRUE;
 }
 
-static gpointer
-yolo_v5_prepare (M2iIrModel *model, const M2iDecoderOptions *opts, InferResultSize *size,
-    GError **error)
+static gboolean
+yolo_v5_prepare (M2iDecoder *dec, GError **error)
 {
-  return yolo_prepare (LAYOUT_V5, model, opts, size, error);
+  return yolo_prepare (LAYOUT_V5, dec, error);
 }
 
-static gpointer
-yolo_v8_prepare (M2iIrModel *model, const M2iDecoderOptions *opts, InferResultSize *size,
-    GError **error)
+static gboolean
+yolo_v8_prepare (M2iDecoder *dec, GError **error)
 {
-  return yolo_prepare (LAYOUT_V8, model, opts, size, error);
+  return yolo_prepare (LAYOUT_V8, dec, error);
 }
 
-static gpointer
-yolo_v10_prepare (M2iIrModel *model, const M2iDecoderOptions *opts, InferResultSize *size,
-    GError **error)
+static gboolean
+yolo_v10_prepare (M2iDecoder *dec, GError **error)
 {
-  return yolo_prepare (LAYOUT_END2END, model, opts, size, error);
+  return yolo_prepare (LAYOUT_END2END, dec, error);
 }
 
 static void
@@ -365,10 +360,11 @@ kpt_value (const YoloLayout *y, const float *p, guint j, guint k, guint v)
 }
 
 static gboolean
-yolo_decode (gpointer state, const M2iDecoderOptions *opts, const M2iTensor *outputs,
-    guint n_outputs, const M2iInferGeometry *g, M2iInferResult *r, GError **error)
+yolo_decode (M2iDecoder *dec, const M2iTensor *outputs, guint n_outputs,
+    const M2iInferGeometry *g, M2iInferResult *r, GError **error)
 {
-  Yolo *y = state;
+  Yolo *y = dec->state;
+  const M2iDecoderOptions *opts = &dec->opts;
   const YoloLayout *l = &y->l;
   if (!infer_check_geometry (g, error)
       || !infer_check_output (outputs, n_outputs, (guint) l->out, l->name, M2I_ET_F32, &l->shape,
@@ -391,7 +387,8 @@ yolo_decode (gpointer state, const M2iDecoderOptions *opts, const M2iTensor *out
   for (guint i = 0; i < kept; i++) {
     const InferBox *b = &y->nms.boxes[i];
     M2iInferDetection *d = &r->detections[r->n_detections++];
-    infer_detection_from_model_box (d, g, b->x1, b->y1, b->x2, b->y2, b->class_id, b->score);
+    *d = (M2iInferDetection) { .class_id = b->class_id, .confidence = b->score };
+    infer_geometry_map_box (g, b->x1, b->y1, b->x2, b->y2, d);
     if (!l->n_kpts)
       continue;
     if (r->n_keypoints + l->n_kpts > r->keypoints_capacity) {
@@ -410,12 +407,26 @@ yolo_decode (gpointer state, const M2iDecoderOptions *opts, const M2iTensor *out
   return TRUE;
 }
 
-const InferDecoderRow infer_decoder_yolo_v5 = {
-  M2I_MODEL_TYPE_YOLO_V5, yolo_v5_match, yolo_v5_prepare, yolo_decode, yolo_free,
+const InferDecoderClass infer_decoder_yolo_v5 = {
+  .type = M2I_MODEL_TYPE_YOLO_V5,
+  .match = yolo_v5_match,
+  .prepare = yolo_v5_prepare,
+  .decode = yolo_decode,
+  .free = yolo_free,
 };
-const InferDecoderRow infer_decoder_yolo_v8 = {
-  M2I_MODEL_TYPE_YOLO_V8, yolo_v8_match, yolo_v8_prepare, yolo_decode, yolo_free,
+
+const InferDecoderClass infer_decoder_yolo_v8 = {
+  .type = M2I_MODEL_TYPE_YOLO_V8,
+  .match = yolo_v8_match,
+  .prepare = yolo_v8_prepare,
+  .decode = yolo_decode,
+  .free = yolo_free,
 };
-const InferDecoderRow infer_decoder_yolo_v10 = {
-  M2I_MODEL_TYPE_YOLO_V10, yolo_v10_match, yolo_v10_prepare, yolo_decode, yolo_free,
+
+const InferDecoderClass infer_decoder_yolo_v10 = {
+  .type = M2I_MODEL_TYPE_YOLO_V10,
+  .match = yolo_v10_match,
+  .prepare = yolo_v10_prepare,
+  .decode = yolo_decode,
+  .free = yolo_free,
 };

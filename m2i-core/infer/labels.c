@@ -472,7 +472,8 @@ m2i_labels_parse (const char *text, gssize len, M2iLabelsFormat format, GError *
     g_strfreev (lines);
   }
   if (ok && ps.labels->len == 0)
-    ok = fail (&ps, ps.end, "no label in the text");
+    ok = fail (&ps, ps.end, "the text holds no label (one label a line, line 1 = class 0, or a "
+        "JSON list)");
   if (!ok) {
     for (guint i = 0; i < ps.labels->len; i++)
       g_free (g_ptr_array_index (ps.labels, i));
@@ -491,13 +492,12 @@ gchar **
 m2i_labels_load (const char *path, GError **error)
 {
   g_return_val_if_fail (path != NULL, NULL);
-  GMappedFile *f = g_mapped_file_new (path, FALSE, error);
+  GError *io = NULL;
+  GMappedFile *f = g_mapped_file_new (path, FALSE, &io);
   if (!f) {
-    g_prefix_error (error, "labels file: ");
-    if (error && *error && (*error)->domain != M2I_ERROR) {
-      (*error)->domain = M2I_ERROR;
-      (*error)->code = M2I_ERROR_IO;
-    }
+    g_set_error (error, M2I_ERROR, M2I_ERROR_IO, "labels file: %s; set labels= to a text file "
+        "with one label a line (or a JSON or YAML-like list)", io->message);
+    g_error_free (io);
     return NULL;
   }
   gsize size = g_mapped_file_get_length (f);
@@ -508,8 +508,8 @@ m2i_labels_load (const char *path, GError **error)
         LABELS_MAX_TEXT >> 20);
   else if (size == 0)
     g_set_error (error, M2I_ERROR, M2I_ERROR_MALFORMED,
-        "labels file \"%s\" is empty: write one label a line (line 1 = class 0), or a JSON list",
-        path);
+        "labels file \"%s\" is empty: it holds no label (one label a line, line 1 = class 0, "
+        "or a JSON list)", path);
   else {
     labels = m2i_labels_parse (g_mapped_file_get_contents (f), (gssize) size, M2I_LABELS_AUTO,
         error);

@@ -1,7 +1,7 @@
 /* model-info.c — a model's rt_info settings (see m2i-model-info.h). Every
  * value is text from the file: parsed with bounds, anything unreadable
  * becomes a warning and the setting keeps its default. */
-#include "decode-extra.h"
+#include "decode-private.h"
 
 #include <math.h>
 #include <string.h>

@@ -3,13 +3,13 @@
  * prepare and decode.
  *
  * An input is an IR .xml text (no weights). When it loads: the model info
- * must read (warnings allowed) and describe itself; every decoder row is
- * asked as AUTO and as a named type; one that prepares decodes twice, on
+ * must read (warnings allowed) and describe itself; a decoder is made for
+ * AUTO and for every named type; one that is made decodes twice, on
  * outputs filled from the input's bytes (NaN and infinities included) and
  * on zeros, within its result's capacities. The same bytes also go through
  * the labels parser in its three formats. Nothing may crash, hang, leak or
  * read out of bounds. */
-#include <infer/decode-extra.h>
+#include <infer/decode-private.h>
 
 #include <stdint.h>
 #include <string.h>
@@ -21,10 +21,11 @@
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
-static const InferDecoderRow *const rows[] = {
-  &infer_decoder_yolo_v5, &infer_decoder_yolo_v8, &infer_decoder_yolo_v10,
-  &infer_decoder_region_yolo, &infer_decoder_detection_nms, &infer_decoder_segmentation,
-  &infer_decoder_multi_label, &infer_decoder_multi_head,
+static const M2iModelType types[] = {
+  M2I_MODEL_TYPE_AUTO, M2I_MODEL_TYPE_CLASSIFIER, M2I_MODEL_TYPE_MULTI_LABEL, M2I_MODEL_TYPE_SSD,
+  M2I_MODEL_TYPE_YOLO_V5, M2I_MODEL_TYPE_YOLO_V8, M2I_MODEL_TYPE_YOLO_V10,
+  M2I_MODEL_TYPE_REGION_YOLO, M2I_MODEL_TYPE_DETECTION_NMS, M2I_MODEL_TYPE_SEGMENTATION,
+  M2I_MODEL_TYPE_MULTI_HEAD,
 };
 
 static void
@@ -32,47 +33,8 @@ quiet_log (const gchar *domain, GLogLevelFlags level, const gchar *message, gpoi
 {
 }
 
-/* A result with @s's capacities (as m2i_infer_result_new() makes it). */
-static M2iInferResult *
-result_new (const InferResultSize *s)
-{
-  M2iInferResult *r = g_new0 (M2iInferResult, 1);
-  r->detections = g_new0 (M2iInferDetection, MAX (s->max_detections, 1));
-  r->detections_capacity = s->max_detections;
-  r->keypoints = g_new0 (M2iInferKeypoint, MAX (s->max_keypoints, 1));
-  r->keypoints_capacity = s->max_keypoints;
-  r->heads = g_new0 (M2iInferHead, MAX (s->n_heads, 1));
-  r->heads_capacity = s->n_heads;
-  for (guint i = 0; i < s->n_heads; i++) {
-    r->heads[i].classes = g_new0 (M2iInferClass, MAX (s->max_classes, 1));
-    r->heads[i].classes_capacity = s->max_classes;
-    r->heads[i].values = g_new0 (float, MAX (s->max_values, 1));
-    r->heads[i].values_capacity = s->max_values;
-  }
-  gsize px = (gsize) s->mask_width * s->mask_height;
-  r->mask.class_map = g_new0 (guint16, MAX (px, 1));
-  r->mask.confidence = g_new0 (float, MAX (px, 1));
-  r->mask.capacity = px;
-  return r;
-}
-
-static void
-result_free (M2iInferResult *r)
-{
-  for (guint i = 0; i < r->heads_capacity; i++) {
-    g_free (r->heads[i].classes);
-    g_free (r->heads[i].values);
-  }
-  g_free (r->heads);
-  g_free (r->detections);
-  g_free (r->keypoints);
-  g_free (r->mask.class_map);
-  g_free (r->mask.confidence);
-  g_free (r);
-}
-
 static gboolean
-small_enough (const InferResultSize *s)
+small_enough (const InferResultCapacity *s)
 {
   guint64 items = (guint64) s->max_detections + s->max_keypoints
       + (guint64) s->n_heads * ((guint64) s->max_classes + s->max_values)
@@ -80,36 +42,32 @@ small_enough (const InferResultSize *s)
   return items <= MAX_RESULT_ITEMS;
 }
 
+/* The decoder of @type (AUTO: the dispatcher's choice) on @m, decoding
+ * @outs twice: filled from the input's bytes, then zeros. */
 static void
-run_decoder (const InferDecoderRow *row, M2iIrModel *m, M2iTensor *outs, guint n_outs,
+run_decoder (M2iModelType type, M2iIrModel *m, M2iTensor *outs, guint n_outs,
     const uint8_t *data, size_t size)
 {
-  M2iDecoderOptions o = { .type = row->type, .confidence_threshold = 0.25f,
-    .iou_threshold = 0.5f, .top_k = 3, .max_detections = 100 };
+  M2iDecoderOptions o;
+  m2i_decoder_options_init (&o);
+  o.type = type;
+  o.confidence_threshold = 0.25f;
+  o.top_k = 3;
+  o.max_detections = 100;
   const char *labels[] = { "a", "b", NULL };
   o.labels = labels;
   o.n_labels = 2;
-  gchar *why = NULL;
-  if (row->match (m, &o, FALSE, &why, NULL))
-    g_free (why);
-  why = NULL;
   GError *error = NULL;
-  if (!row->match (m, &o, TRUE, &why, &error)) {
+  M2iDecoder *dec = m2i_decoder_new (m, &o, &error);
+  if (!dec) {
+    g_assert (type != M2I_MODEL_TYPE_AUTO);      /* AUTO never fails */
     g_assert (error != NULL && error->message != NULL);
     g_error_free (error);
     return;
   }
-  g_assert (why != NULL);
-  g_free (why);
-  InferResultSize s = { 0 };
-  gpointer state = row->prepare (m, &o, &s, &error);
-  if (!state) {
-    g_assert (error != NULL);
-    g_error_free (error);
-    return;
-  }
-  if (small_enough (&s)) {
-    M2iInferResult *r = result_new (&s);
+  g_assert (m2i_decoder_describe (dec) != NULL);
+  if (small_enough (&dec->capacity)) {
+    M2iInferResult *r = m2i_decoder_new_result (dec);
     M2iInferGeometry g = { .model_width = 64, .model_height = 48, .source_width = 640,
       .source_height = 480, .scale_x = 0.1, .scale_y = 0.1, .pad_x = 0, .pad_y = 0 };
     for (gint pass = 0; pass < 2; pass++) {
@@ -121,17 +79,15 @@ run_decoder (const InferDecoderRow *row, M2iIrModel *m, M2iTensor *outs, guint n
         else
           memset (outs[i].data, 0, nb);
       }
-      r->n_detections = r->n_keypoints = r->n_heads = 0;
-      r->has_mask = r->truncated = FALSE;
-      if (!row->decode (state, &o, outs, n_outs, &g, r, &error))
+      if (!m2i_decoder_decode (dec, outs, n_outs, &g, r, &error))
         g_clear_error (&error);
       g_assert (r->n_detections <= r->detections_capacity);
       g_assert (r->n_keypoints <= r->keypoints_capacity);
       g_assert (r->n_heads <= r->heads_capacity);
     }
-    result_free (r);
+    m2i_infer_result_free (r);
   }
-  row->free (state);
+  m2i_decoder_free (dec);
 }
 
 int
@@ -180,8 +136,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       outs[i].data = g_malloc0 (MAX (nb, 1));
   }
   if (ok)
-    for (guint k = 0; k < G_N_ELEMENTS (rows); k++)
-      run_decoder (rows[k], m, outs, n_outs, data, size);
+    for (guint k = 0; k < G_N_ELEMENTS (types); k++)
+      run_decoder (types[k], m, outs, n_outs, data, size);
   for (guint i = 0; i < n_outs; i++)
     g_free (outs[i].data);
   g_free (outs);

@@ -86,77 +86,26 @@ test_load_project_model (const char *relative)
 void
 test_options_init (M2iDecoderOptions *o)
 {
-  *o = (M2iDecoderOptions) { .type = M2I_MODEL_TYPE_AUTO, .confidence_threshold = 0.5f,
-    .iou_threshold = 0.5f, .top_k = 1, .max_detections = 300 };
-}
-
-M2iInferResult *
-test_result_new (const InferResultSize *s)
-{
-  M2iInferResult *r = g_new0 (M2iInferResult, 1);
-  r->detections = g_new0 (M2iInferDetection, MAX (s->max_detections, 1));
-  r->detections_capacity = s->max_detections;
-  r->keypoints = g_new0 (M2iInferKeypoint, MAX (s->max_keypoints, 1));
-  r->keypoints_capacity = s->max_keypoints;
-  r->heads = g_new0 (M2iInferHead, MAX (s->n_heads, 1));
-  r->heads_capacity = s->n_heads;
-  for (guint i = 0; i < s->n_heads; i++) {
-    r->heads[i].classes = g_new0 (M2iInferClass, MAX (s->max_classes, 1));
-    r->heads[i].classes_capacity = s->max_classes;
-    r->heads[i].values = g_new0 (float, MAX (s->max_values, 1));
-    r->heads[i].values_capacity = s->max_values;
-  }
-  gsize px = (gsize) s->mask_width * s->mask_height;
-  if (px) {
-    r->mask.class_map = g_new0 (guint16, px);
-    r->mask.confidence = g_new0 (float, px);
-    r->mask.capacity = px;
-  }
-  return r;
-}
-
-void
-test_result_clear (M2iInferResult *r)
-{
-  r->n_detections = r->n_keypoints = r->n_heads = 0;
-  r->has_mask = FALSE;
-  r->truncated = FALSE;
-}
-
-void
-test_result_free (M2iInferResult *r)
-{
-  for (guint i = 0; i < r->heads_capacity; i++) {
-    g_free (r->heads[i].classes);
-    g_free (r->heads[i].values);
-  }
-  g_free (r->heads);
-  g_free (r->detections);
-  g_free (r->keypoints);
-  g_free (r->mask.class_map);
-  g_free (r->mask.confidence);
-  g_free (r);
+  m2i_decoder_options_init (o);
 }
 
 TestDecoder *
-test_decoder_new (const InferDecoderRow *row, M2iIrModel *model, const M2iDecoderOptions *opts,
-    GError **error)
+test_decoder_new (const InferDecoderClass *klass, M2iIrModel *model,
+    const M2iDecoderOptions *opts, GError **error)
 {
-  gchar *why = NULL;
-  if (!row->match (model, opts, TRUE, &why, error))
+  M2iDecoderOptions o = *opts;
+  o.type = klass->type;
+  M2iDecoder *dec = m2i_decoder_new (model, &o, error);
+  if (!dec)
     return NULL;
+  g_assert_cmpint (m2i_decoder_get_model_type (dec), ==, klass->type);
   TestDecoder *d = g_new0 (TestDecoder, 1);
-  d->row = row;
-  d->model = m2i_ir_model_ref (model);
-  d->opts = *opts;
-  d->describe = why;
-  g_test_message ("%s", why);
-  d->state = row->prepare (model, opts, &d->size, error);
-  if (!d->state) {
-    test_decoder_free (d);
-    return NULL;
-  }
-  d->result = test_result_new (&d->size);
+  d->dec = dec;
+  d->opts = o;
+  d->size = &dec->capacity;
+  d->describe = m2i_decoder_describe (dec);
+  g_test_message ("%s", d->describe);
+  d->result = m2i_decoder_new_result (dec);
   return d;
 }
 
@@ -164,10 +113,9 @@ gboolean
 test_decoder_decode (TestDecoder *d, const M2iTensor *outputs, guint n, const M2iInferGeometry *g,
     GError **error)
 {
-  test_result_clear (d->result);
-  if (g)
-    d->result->geometry = *g;
-  return d->row->decode (d->state, &d->opts, outputs, n, g, d->result, error);
+  M2iInferGeometry square = test_geometry (64, 64, 64, 64, 1, 1, 0, 0);
+  m2i_decoder_set_options (d->dec, &d->opts);
+  return m2i_decoder_decode (d->dec, outputs, n, g ? g : &square, d->result, error);
 }
 
 void
@@ -175,12 +123,8 @@ test_decoder_free (TestDecoder *d)
 {
   if (!d)
     return;
-  if (d->state)
-    d->row->free (d->state);
-  if (d->result)
-    test_result_free (d->result);
-  m2i_ir_model_unref (d->model);
-  g_free (d->describe);
+  m2i_infer_result_free (d->result);
+  m2i_decoder_free (d->dec);
   g_free (d);
 }
 

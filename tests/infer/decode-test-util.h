@@ -1,9 +1,9 @@
 /* decode-test-util.h — what the decoder tests share: models with chosen
- * outputs, decoders made from one row of decode-extra.h, results, and the
- * reference files of ../shared. */
+ * outputs, decoders made through m2i_decoder_new() as a named type, and the
+ * models and reference files of ../shared. */
 #pragma once
 
-#include <infer/decode-extra.h>
+#include <infer/decode-private.h>
 #include <base/m2i-error.h>
 #include "ir-test-util.h"
 
@@ -32,31 +32,25 @@ M2iIrModel *test_model_new (const TestOutput *outputs, guint n, const char *rt_i
 M2iIrModel *test_load_shared_model (const char *relative);
 M2iIrModel *test_load_project_model (const char *relative);
 
-/* The documented defaults of M2iDecoderOptions (AUTO, 0.5, 0.5, class-wise,
- * top-1, 300, no labels). */
+/* m2i_decoder_options_init(). */
 void test_options_init (M2iDecoderOptions *o);
 
-/* A result with @s's capacities; cleared. */
-M2iInferResult *test_result_new (const InferResultSize *s);
-void test_result_clear (M2iInferResult *r);
-void test_result_free (M2iInferResult *r);
-
-/* One decoder row matched (as a named type) and prepared on a model, with
- * its result; the options decode() reads (change them between decodes). */
+/* A decoder of @klass's type made by m2i_decoder_new() (the type named),
+ * with its result; the options decode() reads (change them between
+ * decodes: test_decoder_decode() applies them). */
 typedef struct {
-  const InferDecoderRow *row;
-  M2iIrModel *model;              /* a reference: the state borrows from it */
+  M2iDecoder *dec;
   M2iDecoderOptions opts;
-  gpointer state;
-  InferResultSize size;
-  gchar *describe;                /* match()'s line */
+  const InferResultCapacity *size; /* the decoder's capacities */
+  const char *describe;            /* m2i_decoder_describe() */
   M2iInferResult *result;
 } TestDecoder;
 
-/* NULL with @error when the row's match() or prepare() refuses the model. */
-TestDecoder *test_decoder_new (const InferDecoderRow *row, M2iIrModel *model,
+/* NULL with @error when the decoder refuses the model. */
+TestDecoder *test_decoder_new (const InferDecoderClass *klass, M2iIrModel *model,
     const M2iDecoderOptions *opts, GError **error);
-/* Clears the result (keeping @g as its geometry) and decodes. */
+/* Applies d->opts and decodes into d->result (@g NULL: a 1:1 64x64
+ * geometry). */
 gboolean test_decoder_decode (TestDecoder *d, const M2iTensor *outputs, guint n,
     const M2iInferGeometry *g, GError **error);
 void test_decoder_free (TestDecoder *d);

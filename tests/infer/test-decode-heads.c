@@ -27,8 +27,8 @@ test_multi_label (void)
     GError *error = NULL;
     TestDecoder *d = test_decoder_new (&infer_decoder_multi_label, m, &o, &error);
     g_assert_no_error (error);
-    g_assert_cmpuint (d->size.n_heads, ==, 1);
-    g_assert_cmpuint (d->size.max_classes, ==, 6);
+    g_assert_cmpuint (d->size->n_heads, ==, 1);
+    g_assert_cmpuint (d->size->max_classes, ==, 6);
     /* probabilities for the Sigmoid model, logits for the other */
     float p[2][6] = { { 0.7f, 0.2f, 0.9f, 0.7f, NAN, 0.5f },
                       { 0.85f, -1.4f, 2.2f, 0.85f, NAN, 0.0f } };
@@ -77,9 +77,9 @@ test_multi_head (void)
   GError *error = NULL;
   TestDecoder *d = test_decoder_new (&infer_decoder_multi_head, m, &o, &error);
   g_assert_no_error (error);
-  g_assert_cmpuint (d->size.n_heads, ==, 6);
-  g_assert_cmpuint (d->size.max_values, ==, 10);
-  g_assert_cmpuint (d->size.max_classes, ==, 7);    /* all of a classifier head: top-k may grow */
+  g_assert_cmpuint (d->size->n_heads, ==, 6);
+  g_assert_cmpuint (d->size->max_values, ==, 10);
+  g_assert_cmpuint (d->size->max_classes, ==, 7);    /* all of a classifier head: top-k may grow */
   float age = 0.254f, prob[2] = { 0.3f, 0.7f }, fv[64] = { 0 }, attrs[3] = { 0.9f, 0.1f, 0.6f };
   float lm[10] = { 0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f, 0.7f, 0.8f, 0.9f, 1.0f };
   float colour[7] = { 0.05f, 0.1f, 0.4f, 0.05f, 0.3f, 0.05f, 0.05f };
@@ -127,12 +127,12 @@ test_multi_head (void)
   g_assert_cmpint (h[5].kind, ==, M2I_INFER_HEAD_REGRESSION);
   g_assert_cmpfloat (h[5].values[0], ==, 42);
   /* a result with room for fewer heads keeps the first, flagged */
-  d->size.n_heads = 2;
-  M2iInferResult *small = test_result_new (&d->size);
-  g_assert_true (d->row->decode (d->state, &d->opts, t, G_N_ELEMENTS (t), NULL, small, &error));
+  M2iInferResult *small = m2i_infer_result_new (0, 0, 2, 7, 10, 0, 0);
+  M2iInferGeometry g = test_geometry (64, 64, 64, 64, 1, 1, 0, 0);
+  g_assert_true (m2i_decoder_decode (d->dec, t, G_N_ELEMENTS (t), &g, small, &error));
   g_assert_cmpuint (small->n_heads, ==, 2);
   g_assert_true (small->truncated);
-  test_result_free (small);
+  m2i_infer_result_free (small);
   /* a missing output */
   g_assert_false (test_decoder_decode (d, t, 4, NULL, &error));
   g_assert_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
@@ -153,7 +153,7 @@ test_refused (void)
   test_options_init (&o);
   GError *error = NULL;
   g_assert_null (test_decoder_new (&infer_decoder_multi_head, m, &o, &error));
-  g_assert_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED);
+  g_assert_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
   g_test_message ("%s", error->message);
   g_clear_error (&error);
   m2i_ir_model_unref (m);
@@ -161,7 +161,7 @@ test_refused (void)
   TestOutput out = { "map", "Add", NULL, M2I_ET_I32, TEST_SHAPE (1, 5) };
   m = test_model_new (&out, 1, NULL);
   g_assert_null (test_decoder_new (&infer_decoder_multi_label, m, &o, &error));
-  g_assert_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED);
+  g_assert_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
   m2i_ir_model_unref (m);
 }

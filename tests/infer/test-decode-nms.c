@@ -278,7 +278,7 @@ test_rows7 (void)
   out.type = "DetectionOutput";
   m = test_model_new (&out, 1, NULL);
   g_assert_null (test_decoder_new (&infer_decoder_detection_nms, m, &o, &error));
-  g_assert_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED);
+  g_assert_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
   m2i_ir_model_unref (m);
 }

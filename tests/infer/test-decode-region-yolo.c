@@ -126,7 +126,7 @@ test_refused (void)
     M2iIrModel *m = test_model_new (&out, 1, NULL);
     GError *error = NULL;
     g_assert_null (test_decoder_new (&infer_decoder_region_yolo, m, &o, &error));
-    g_assert_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED);
+    g_assert_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
     g_test_message ("%s", error->message);
     g_clear_error (&error);
     m2i_ir_model_unref (m);
@@ -136,7 +136,7 @@ test_refused (void)
   M2iIrModel *m = test_model_new (&out, 1, NULL);
   GError *error = NULL;
   g_assert_null (test_decoder_new (&infer_decoder_region_yolo, m, &o, &error));
-  g_assert_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED);
+  g_assert_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
   m2i_ir_model_unref (m);
 }

@@ -42,8 +42,8 @@ seg_decoder (M2iIrModel *m)
   GError *error = NULL;
   TestDecoder *d = test_decoder_new (&infer_decoder_segmentation, m, &o, &error);
   g_assert_no_error (error);
-  g_assert_cmpuint (d->size.mask_width, ==, SEG_W);
-  g_assert_cmpuint (d->size.mask_height, ==, SEG_H);
+  g_assert_cmpuint (d->size->mask_width, ==, SEG_W);
+  g_assert_cmpuint (d->size->mask_height, ==, SEG_H);
   return d;
 }
 
@@ -220,7 +220,7 @@ test_refused (void)
     M2iIrModel *m = test_model_new (&out, 1, NULL);
     GError *error = NULL;
     g_assert_null (test_decoder_new (&infer_decoder_segmentation, m, &o, &error));
-    g_assert_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED);
+    g_assert_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
     g_clear_error (&error);
     m2i_ir_model_unref (m);
   }

@@ -49,7 +49,7 @@ read_ref_detections (const char *relative)
 }
 
 static void
-check_against_reference (const InferDecoderRow *row, const char *model_path,
+check_against_reference (const InferDecoderClass *row, const char *model_path,
     const char *output_path, M2iShape shape, const char *dets_path, M2iInferGeometry g,
     float conf, float iou)
 {
@@ -335,7 +335,7 @@ test_max_detections (void)
   test_options_init (&o);
   o.max_detections = 5;
   TestDecoder *d = v8_decoder (&o);
-  g_assert_cmpuint (d->size.max_detections, ==, 5);
+  g_assert_cmpuint (d->size->max_detections, ==, 5);
   float p[D8 * N8] = { 0 };
   /* 20 separate boxes, scores in a shuffled order */
   for (guint j = 0; j < 20; j++)
@@ -346,6 +346,15 @@ test_max_detections (void)
   g_assert_true (r->truncated);
   for (guint i = 0; i < 5; i++)
     g_assert_cmpfloat_with_epsilon (r->detections[i].confidence, 0.6 + 0.01 * (19 - i), 1e-6);
+  /* thresholds change between decodes (m2i_decoder_set_options) */
+  d->opts.confidence_threshold = 0.765f;
+  r = decode_v8 (d, p, &g);
+  g_assert_cmpuint (r->n_detections, ==, 3);
+  g_assert_false (r->truncated);
+  d->opts.max_detections = 2;
+  r = decode_v8 (d, p, &g);
+  g_assert_cmpuint (r->n_detections, ==, 2);
+  g_assert_true (r->truncated);
   test_decoder_free (d);
   /* exactly as many as allowed: not truncated */
   o.max_detections = 20;
@@ -438,7 +447,7 @@ test_v5_objectness (void)
   /* the v8 decoder refuses this shape ([1,12,7]: more rows than columns
    * would be anchors) */
   g_assert_null (test_decoder_new (&infer_decoder_yolo_v8, m, &o, &error));
-  g_assert_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED);
+  g_assert_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
   g_test_message ("%s", error->message);
   g_clear_error (&error);
   m2i_ir_model_unref (m);
@@ -513,11 +522,11 @@ test_bad_outputs (void)
     { "b", "Concat", NULL, M2I_ET_I64, TEST_SHAPE (1, 84, 8400) },
   };
   M2iIrModel *m = test_model_new (outs, 2, NULL);
-  const InferDecoderRow *rows[] = { &infer_decoder_yolo_v5, &infer_decoder_yolo_v8,
+  const InferDecoderClass *rows[] = { &infer_decoder_yolo_v5, &infer_decoder_yolo_v8,
     &infer_decoder_yolo_v10 };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++) {
     g_assert_null (test_decoder_new (rows[i], m, &o, &error));
-    g_assert_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED);
+    g_assert_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
     g_test_message ("%s", error->message);
     g_clear_error (&error);
   }
@@ -538,7 +547,7 @@ test_keypoints_from_metadata (void)
   GError *error = NULL;
   TestDecoder *d = test_decoder_new (&infer_decoder_yolo_v8, m, &o, &error);
   g_assert_no_error (error);
-  g_assert_cmpuint (d->size.max_keypoints, ==, N * K);    /* at most N detections */
+  g_assert_cmpuint (d->size->max_keypoints, ==, N * K);    /* at most N detections */
   float p[D * N] = { 0 };
   guint j = 9;
   p[0 * N + j] = 20;
