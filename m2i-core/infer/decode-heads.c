@@ -42,12 +42,6 @@ typedef struct {
   guint n_heads;
 } Heads;
 
-static gboolean
-is_auxiliary (const char *name)
-{
-  return name && (strstr (name, "feature_vector") || strstr (name, "saliency_map"));
-}
-
 /* The values of a [1,...,C,...,1] / [C] output: all dims but one are 1. */
 static gboolean
 vector_length (const M2iShape *s, guint *n)
@@ -83,7 +77,7 @@ find_heads (gboolean multi_head, M2iIrModel *model, gboolean named, GError **err
   for (gint i = 0; i < n_out; i++) {
     const M2iIrIoInfo *io = m2i_ir_model_get_output (model, i);
     Head h = { .out = i, .name = io->name, .shape = io->shape };
-    if (is_auxiliary (io->name))
+    if (infer_output_is_auxiliary (io->name))
       continue;
     candidates++;
     if (!vector_length (&io->shape, &h.n) || io->type == M2I_ET_UNDEFINED

@@ -17,7 +17,6 @@
  * best max_detections are kept, best first.
  */
 #include "decode-private.h"
-#include "nms.h"
 
 #include <base/m2i-error.h>
 #include <math.h>
@@ -254,12 +253,8 @@ done:;
   guint kept = infer_nms_run (&d->nms, 2.0f, TRUE,
       MIN (infer_max_detections (opts, d->capacity), r->detections_capacity), &truncated);
   r->truncated |= truncated;
-  for (guint i = 0; i < kept; i++) {
-    const InferBox *b = &d->nms.boxes[i];
-    M2iInferDetection *det = &r->detections[r->n_detections++];
-    *det = (M2iInferDetection) { .class_id = b->class_id, .confidence = b->score };
-    infer_geometry_map_box (g, b->x1, b->y1, b->x2, b->y2, det);
-  }
+  for (guint i = 0; i < kept; i++)
+    infer_result_add_box (r, g, &d->nms.boxes[i]);
   return TRUE;
 }
 

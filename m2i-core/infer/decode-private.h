@@ -22,6 +22,7 @@
 
 #include <infer/m2i-decode.h>
 #include <infer/m2i-model-info.h>
+#include "nms.h"
 
 G_BEGIN_DECLS
 
@@ -131,6 +132,15 @@ void infer_geometry_map_box (const M2iInferGeometry *g, double x0, double y0, do
 
 /* The layer that produces output @i, or NULL. */
 M2iIrNode *infer_output_producer (M2iIrModel *model, gint i);
+
+/* Whether an output named @name is an auxiliary one of OpenVINO Training
+ * Extensions' models (feature_vector, saliency_map): never a head or a map. */
+gboolean infer_output_is_auxiliary (const char *name);
+
+/* Appends the detection of @b (corners in model pixels) to @r, through @g;
+ * the caller has checked the capacity. */
+M2iInferDetection *infer_result_add_box (M2iInferResult *r, const M2iInferGeometry *g,
+    const InferBox *b);
 
 /* "[1,84,8400]" of output @i, for messages (free with g_free()). */
 gchar *infer_output_shape_string (M2iIrModel *model, gint i);

@@ -27,7 +27,6 @@
  * class-wise NMS. AUTO claims models with RegionYolo outputs only.
  */
 #include "decode-private.h"
-#include "nms.h"
 
 #include <base/m2i-error.h>
 #include <math.h>
@@ -394,12 +393,8 @@ region_decode (M2iDecoder *dec, const M2iTensor *outputs, guint n_outputs,
   guint kept = infer_nms_run (&ry->nms, opts->iou_threshold, opts->class_agnostic_nms,
       MIN (infer_max_detections (opts, ry->capacity), r->detections_capacity), &truncated);
   r->truncated |= truncated;
-  for (guint i = 0; i < kept; i++) {
-    const InferBox *b = &ry->nms.boxes[i];
-    M2iInferDetection *d = &r->detections[r->n_detections++];
-    *d = (M2iInferDetection) { .class_id = b->class_id, .confidence = b->score };
-    infer_geometry_map_box (g, b->x1, b->y1, b->x2, b->y2, d);
-  }
+  for (guint i = 0; i < kept; i++)
+    infer_result_add_box (r, g, &ry->nms.boxes[i]);
   return TRUE;
 }
 

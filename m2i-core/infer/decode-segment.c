@@ -38,12 +38,6 @@ typedef struct {
 } Segment;
 
 static gboolean
-is_auxiliary (const char *name)
-{
-  return name && (strstr (name, "feature_vector") || strstr (name, "saliency_map"));
-}
-
-static gboolean
 fits (const M2iIrIoInfo *io, gboolean strict, Segment *s)
 {
   const M2iShape *sh = &io->shape;
@@ -86,7 +80,7 @@ find_output (M2iIrModel *model, gboolean named, Segment *s, GError **error)
   guint candidates = 0;
   for (gint i = 0; i < m2i_ir_model_get_n_outputs (model); i++) {
     const M2iIrIoInfo *io = m2i_ir_model_get_output (model, i);
-    if (is_auxiliary (io->name))
+    if (infer_output_is_auxiliary (io->name))
       continue;
     candidates++;
     /* AUTO leaves detection heads to their decoders */

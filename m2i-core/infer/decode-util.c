@@ -18,6 +18,21 @@ infer_output_producer (M2iIrModel *model, gint i)
   return src;
 }
 
+gboolean
+infer_output_is_auxiliary (const char *name)
+{
+  return name && (strstr (name, "feature_vector") || strstr (name, "saliency_map"));
+}
+
+M2iInferDetection *
+infer_result_add_box (M2iInferResult *r, const M2iInferGeometry *g, const InferBox *b)
+{
+  M2iInferDetection *d = &r->detections[r->n_detections++];
+  *d = (M2iInferDetection) { .class_id = b->class_id, .confidence = b->score };
+  infer_geometry_map_box (g, b->x1, b->y1, b->x2, b->y2, d);
+  return d;
+}
+
 gchar *
 infer_output_shape_string (M2iIrModel *model, gint i)
 {

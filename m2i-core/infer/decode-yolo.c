@@ -19,7 +19,6 @@
  * non_max_suppression does.
  */
 #include "decode-private.h"
-#include "nms.h"
 
 #include <base/m2i-error.h>
 #include <math.h>
@@ -386,9 +385,7 @@ yolo_decode (M2iDecoder *dec, const M2iTensor *outputs, guint n_outputs,
   r->truncated |= truncated;
   for (guint i = 0; i < kept; i++) {
     const InferBox *b = &y->nms.boxes[i];
-    M2iInferDetection *d = &r->detections[r->n_detections++];
-    *d = (M2iInferDetection) { .class_id = b->class_id, .confidence = b->score };
-    infer_geometry_map_box (g, b->x1, b->y1, b->x2, b->y2, d);
+    M2iInferDetection *d = infer_result_add_box (r, g, b);
     if (!l->n_kpts)
       continue;
     if (r->n_keypoints + l->n_kpts > r->keypoints_capacity) {
