@@ -296,21 +296,23 @@ candidates_v8 (Yolo *y, const float *p, float conf)
     y->best[j] = -INFINITY;
     y->best_class[j] = 0;
   }
-  /* class rows are contiguous: one pass per class, along the anchors */
+  /* class rows are contiguous: one pass per class, along the anchors,
+   * branch-free so that it vectorizes */
+  float *best = y->best;
+  gint32 *best_class = y->best_class;
   for (guint c = 0; c < y->l.n_classes; c++) {
     const float *row = p + (gsize) (4 + c) * n;
     for (guint j = 0; j < n; j++) {
       float v = row[j];
-      if (v > y->best[j] && v < INFINITY) {
-        y->best[j] = v;
-        y->best_class[j] = (gint32) c;
-      }
+      gboolean up = (v > best[j]) & (v < INFINITY);
+      best[j] = up ? v : best[j];
+      best_class[j] = up ? (gint32) c : best_class[j];
     }
   }
   for (guint j = 0; j < n; j++)
-    if (y->best[j] >= conf)
+    if (best[j] >= conf)
       add_centre_box (&y->nms, p[j], p[n + j], p[2 * (gsize) n + j], p[3 * (gsize) n + j],
-          y->best[j], y->best_class[j], j);
+          best[j], best_class[j], j);
 }
 
 static void
