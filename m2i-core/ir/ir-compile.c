@@ -613,9 +613,8 @@ compute_in_place (M2iIrCompiledModel *cm, gint n_steps)
   g_free (a.offset);
 }
 
-/* Keeps the steps @keep marks (indexed by node), frees the others. */
-static void
-keep_steps (M2iIrCompiledModel *cm, const gboolean *keep)
+void
+ir_compile_keep_steps (M2iIrCompiledModel *cm, const gboolean *keep)
 {
   GArray *kept = g_array_new (FALSE, FALSE, sizeof (CmStep));
   for (guint i = 0; i < cm->steps->len; i++) {
@@ -746,7 +745,7 @@ fuse_epilogues (M2iIrCompiledModel *cm)
   }
   if (!any)
     return;
-  keep_steps (cm, keep);
+  ir_compile_keep_steps (cm, keep);
   for (guint si = 0; si < cm->steps->len; si++) {
     CmStep *s = &g_array_index (cm->steps, CmStep, si);
     for (gint i = 0; i < s->ctx.n_inputs; i++)
@@ -757,11 +756,13 @@ fuse_epilogues (M2iIrCompiledModel *cm)
 }
 
 static void
-plan_memory (M2iIrCompiledModel *cm, const gboolean *needed)
+plan_memory (M2iIrCompiledModel *cm, const gboolean *needed, gboolean int8)
 {
   /* drop the layers no Result reads, then the ones fused into others */
-  keep_steps (cm, needed);
+  ir_compile_keep_steps (cm, needed);
   fuse_epilogues (cm);
+  if (int8)
+    ir_lowp_fold (cm);
   gint n_steps = cm->steps->len;
 
   /* values some layer or Result reads */
@@ -901,6 +902,6 @@ m2i_ir_compile (M2iIrModel *model, const M2iIrCompileOptions *options, GError **
     cm->output_values[i] = cm->value_base[r->sources[0].node->index] + r->sources[0].port;
   }
   g_autofree gboolean *needed = needed_nodes (model);
-  plan_memory (cm, needed);
+  plan_memory (cm, needed, ir_lowp_enabled (options));
   return cm;
 }

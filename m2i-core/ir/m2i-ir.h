@@ -197,6 +197,11 @@ typedef struct {
   /* The most bytes one tensor whose shape is known only at run time may
    * take (0 = 1 GiB); an inference that needs more fails with a message. */
   gsize max_dynamic_bytes;
+  /* INT8 models (FakeQuantize around Convolution, docs/int8.md) run their
+   * convolutions on integer kernels unless this is TRUE: then every layer
+   * runs as written, FakeQuantize as its formula (the float emulation).
+   * M2I_INT8=0 in the environment does the same for every compile. */
+  gboolean float_emulation;
 } M2iIrCompileOptions;
 
 /*

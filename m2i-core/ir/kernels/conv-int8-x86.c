@@ -1,0 +1,222 @@
+/* The x86 micro-kernels of the integer convolution (conv-int8.h): a tile of
+ * 8 output channels × 48 output pixels, summed over k4 steps of 4 products.
+ *
+ * AVX-512 VNNI: vpdpbusd multiplies 4 unsigned bytes (the activation codes
+ * of one pixel, 4 input channels) by 4 signed bytes (the weights, one
+ * broadcast dword per output channel) and adds the 4 products to an int32
+ * lane, without intermediate saturation: 24 accumulators (8 channels × 3
+ * vectors of 16 pixels), 3 loads and 8 broadcasts per step.
+ *
+ * AVX2: vpmaddubsw would do the same multiply, but it adds pairs of
+ * products into int16 with saturation, and 255·127 + 255·127 = 64770 does
+ * not fit; so the codes are widened to int16 (vpmovzxbw) and the weights
+ * kept as int16, and vpmaddwd adds pairs of int16 products into int32
+ * exactly (at most 2·255·128). Each pixel's 4 products then land in two
+ * adjacent lanes, added together (vphaddd) at the end. Tiles of 4 channels
+ * × 12 pixels (12 accumulators), 8 of them per 8 × 48 tile.
+ *
+ * Both store through the same epilogue as the C kernel, lane for lane:
+ * float (acc) · mul + add (two roundings, no FMA), then max (·, 0) for
+ * ReLU, masked stores by runs.
+ */
+#include "conv-int8.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#include "row-x86.h"
+
+#define MR M2I_K_I8_MR
+#define NR M2I_K_I8_NR
+
+#define VNNI_TARGET __attribute__ ((target ("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
+
+/* acc += vpdpbusd (u, s). As inline assembly: GCC 12 gives the intrinsic
+ * (whose result is tied to its accumulator input) a copy and a spill of
+ * every accumulator per iteration; with "+v" the 24 accumulators stay in
+ * registers. */
+#define DPBUSD(acc, u, s) __asm__ ("vpdpbusd %2, %1, %0" : "+v" (acc) : "v" (u), "v" (s))
+
+VNNI_TARGET static inline __attribute__ ((always_inline)) void
+vnni_store (__m512i acc, gint r, gint gi, const M2iKI8Store *st)
+{
+  __m512 v = _mm512_cvtepi32_ps (acc);
+  v = _mm512_mul_ps (v, _mm512_set1_ps (st->mul[r]));
+  v = _mm512_add_ps (v, _mm512_set1_ps (st->add[r]));
+  if (st->relu)
+    v = _mm512_max_ps (v, _mm512_setzero_ps ());
+  float *row = st->out + r * st->ldo;
+  for (gint q = st->run_start[gi]; q < st->run_start[gi + 1]; q++)
+    _mm512_mask_storeu_ps (row + st->run_at[q], st->run_mask[q], v);
+}
+
+VNNI_TARGET static void
+micro_vnni (gint k4, const void *a, const guint8 *b, const gint64 *off, const M2iKI8Store *st)
+{
+  __m512i c00 = _mm512_setzero_si512 (), c01 = c00, c02 = c00, c10 = c00, c11 = c00, c12 = c00;
+  __m512i c20 = c00, c21 = c00, c22 = c00, c30 = c00, c31 = c00, c32 = c00;
+  __m512i c40 = c00, c41 = c00, c42 = c00, c50 = c00, c51 = c00, c52 = c00;
+  __m512i c60 = c00, c61 = c00, c62 = c00, c70 = c00, c71 = c00, c72 = c00;
+  const gint32 *ap = (const gint32 *) a;
+  for (gint p = 0; p < k4; p++, ap += MR) {
+    const guint8 *bp = b + off[p];
+    __m512i b0 = _mm512_loadu_si512 (bp);
+    __m512i b1 = _mm512_loadu_si512 (bp + 64);
+    __m512i b2 = _mm512_loadu_si512 (bp + 128);
+    __m512i w;
+#define ROW(r) \
+    w = _mm512_set1_epi32 (ap[r]); \
+    DPBUSD (c##r##0, b0, w); \
+    DPBUSD (c##r##1, b1, w); \
+    DPBUSD (c##r##2, b2, w);
+    ROW (0) ROW (1) ROW (2) ROW (3) ROW (4) ROW (5) ROW (6) ROW (7)
+#undef ROW
+  }
+#define STORE(r) \
+  if (r < st->rows) { \
+    vnni_store (c##r##0, r, 0, st); \
+    vnni_store (c##r##1, r, 1, st); \
+    vnni_store (c##r##2, r, 2, st); \
+  }
+  STORE (0) STORE (1) STORE (2) STORE (3) STORE (4) STORE (5) STORE (6) STORE (7)
+#undef STORE
+}
+
+M2iKI8Micro
+ir_k_i8_micro_vnni (void)
+{
+  return (m2i_cpu_flags () & M2I_CPU_AVX512VNNI) ? micro_vnni : NULL;
+}
+
+#define AVX2_TARGET __attribute__ ((target ("avx2,fma")))
+
+/* 8 int32 lanes [p0 p0 p1 p1 | p2 p2 p3 p3] and [p4 p4 p5 p5 | p6 p6 p7 p7]
+ * (each pixel's two partial sums) → the 8 pixels' sums in order. */
+AVX2_TARGET static inline __m256i
+avx2_pair_sums (__m256i lo, __m256i hi)
+{
+  __m256i h = _mm256_hadd_epi32 (lo, hi);     /* p0 p1 p4 p5 | p2 p3 p6 p7 */
+  return _mm256_permute4x64_epi64 (h, _MM_SHUFFLE (3, 1, 2, 0));
+}
+
+/* Rows [r0, r0 + 4) × pixels [x0, x0 + 12) of the tile: their sums into
+ * acc[r][x0 ..]. */
+AVX2_TARGET static inline void
+avx2_block (gint k4, const gint16 *a16, const guint8 *b, const gint64 *off, gint r0, gint x0,
+    gint32 sums[MR][NR])
+{
+  __m256i acc[4][3];
+  for (gint r = 0; r < 4; r++)
+    for (gint x = 0; x < 3; x++)
+      acc[r][x] = _mm256_setzero_si256 ();
+  for (gint p = 0; p < k4; p++) {
+    const guint8 *bp = b + off[p] + x0 * 4;
+    __m256i b0 = _mm256_cvtepu8_epi16 (_mm_loadu_si128 ((const __m128i *) bp));
+    __m256i b1 = _mm256_cvtepu8_epi16 (_mm_loadu_si128 ((const __m128i *) (bp + 16)));
+    __m256i b2 = _mm256_cvtepu8_epi16 (_mm_loadu_si128 ((const __m128i *) (bp + 32)));
+    const gint64 *wp = (const gint64 *) (a16 + ((gsize) p * MR + r0) * 4);
+    for (gint r = 0; r < 4; r++) {
+      __m256i w = _mm256_set1_epi64x (wp[r]);
+      acc[r][0] = _mm256_add_epi32 (acc[r][0], _mm256_madd_epi16 (b0, w));
+      acc[r][1] = _mm256_add_epi32 (acc[r][1], _mm256_madd_epi16 (b1, w));
+      acc[r][2] = _mm256_add_epi32 (acc[r][2], _mm256_madd_epi16 (b2, w));
+    }
+  }
+  for (gint r = 0; r < 4; r++) {
+    _mm256_storeu_si256 ((__m256i *) &sums[r0 + r][x0], avx2_pair_sums (acc[r][0], acc[r][1]));
+    _mm_storeu_si128 ((__m128i *) &sums[r0 + r][x0 + 8],
+        _mm256_castsi256_si128 (avx2_pair_sums (acc[r][2], _mm256_setzero_si256 ())));
+  }
+}
+
+/* @a: the weights as int16, [k4][MR][4] (M2I_K_I8_A16). */
+AVX2_TARGET static void
+micro_avx2 (gint k4, const void *a, const guint8 *b, const gint64 *off, const M2iKI8Store *st)
+{
+  gint32 sums[MR][NR];
+  for (gint r0 = 0; r0 < MR; r0 += 4)
+    for (gint x0 = 0; x0 < NR; x0 += 12)
+      avx2_block (k4, a, b, off, r0, x0, sums);
+  for (gint r = 0; r < st->rows; r++) {
+    float v[NR];
+    __m256 mul = _mm256_set1_ps (st->mul[r]), add = _mm256_set1_ps (st->add[r]);
+    for (gint x = 0; x < NR; x += 8) {
+      __m256 f = _mm256_cvtepi32_ps (_mm256_loadu_si256 ((const __m256i *) &sums[r][x]));
+      _mm256_storeu_ps (v + x, _mm256_add_ps (_mm256_mul_ps (f, mul), add));
+    }
+    ir_k_i8_store_row (v, r, st);
+  }
+}
+
+M2iKI8Micro
+ir_k_i8_micro_avx2 (void)
+{
+  return (m2i_cpu_flags () & M2I_CPU_AVX2) ? micro_avx2 : NULL;
+}
+
+/* 16 pixels per step: each channel's 16 values (ir_k_load_row16: one
+ * load at stride 1, two and a permute at stride 2) quantized with the
+ * same f32 operations as the C loop, and the four channels' codes packed
+ * into the pixels' dwords (c0 | c1 << 8 | c2 << 16 | c3 << 24). */
+__attribute__ ((target ("avx512f,avx512bw,avx512vl,avx512dq"))) static void
+copy_row_avx512 (const M2iKI8Quant *q, const float *const *rows, const guint8 *fill, gint64 x0,
+    gint64 sw, gint64 w, gint64 n, guint8 *d)
+{
+  const __m512 lo = _mm512_set1_ps (q->lo), dd = _mm512_set1_ps (q->d);
+  const __m512 lm1 = _mm512_set1_ps (q->lm1), mn = _mm512_set1_ps (q->mn);
+  const __m512 mx = _mm512_set1_ps (q->mx), zero = _mm512_setzero_ps ();
+  const __m512i z = _mm512_set1_epi32 (q->z);
+  gint64 span = sw == 2 ? 32 : 16;
+  for (gint64 x = 0; x < n; x += 16) {
+    gint64 m = MIN (16, n - x);
+    __mmask16 mask = (__mmask16) ((1u << m) - 1);
+    gint64 p0 = x0 + x * sw;
+    gboolean fast = p0 >= 0 && p0 + (m - 1) * sw < w && p0 + span <= w;
+    __m512i px = _mm512_setzero_si512 ();
+    for (gint j = 0; j < 4; j++) {
+      __m512i code;
+      if (!rows[j]) {
+        code = _mm512_set1_epi32 (fill[j]);
+      } else {
+        __mmask16 ok;
+        __m512 v = ir_k_load_row16 (rows[j], p0, sw, w, fast, mask, &ok);
+        __m512 k = _mm512_roundscale_ps (_mm512_mul_ps (_mm512_div_ps (_mm512_sub_ps (v, lo), dd),
+                lm1), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        /* k >= 0 ? k : 0 (NaN: 0), then the ends */
+        k = _mm512_maskz_mov_ps (_mm512_cmp_ps_mask (k, zero, _CMP_GE_OQ), k);
+        k = _mm512_mask_mov_ps (k, _mm512_cmp_ps_mask (v, mx, _CMP_GT_OQ), lm1);
+        k = _mm512_mask_mov_ps (k, _mm512_cmp_ps_mask (v, mn, _CMP_LE_OQ), zero);
+        code = _mm512_mask_mov_epi32 (z, ok, _mm512_cvttps_epi32 (k));
+      }
+      px = _mm512_or_si512 (px, _mm512_slli_epi32 (code, 8 * j));
+    }
+    _mm512_mask_storeu_epi32 (d + x * 4, mask, px);
+  }
+}
+
+M2iKI8CopyRow
+ir_k_i8_copy_row_avx512 (void)
+{
+  return (m2i_cpu_flags () & M2I_CPU_AVX512F) ? copy_row_avx512 : NULL;
+}
+
+#else
+
+M2iKI8CopyRow
+ir_k_i8_copy_row_avx512 (void)
+{
+  return NULL;
+}
+
+M2iKI8Micro
+ir_k_i8_micro_vnni (void)
+{
+  return NULL;
+}
+
+M2iKI8Micro
+ir_k_i8_micro_avx2 (void)
+{
+  return NULL;
+}
+
+#endif
