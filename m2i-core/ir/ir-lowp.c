@@ -30,10 +30,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The levels of a value: n ranges (1, or one per channel), as
+ * FakeQuantize's inputs 1 to 4 — r[0·n ..] input_low, r[1·n ..]
+ * input_high, r[2·n ..] output_low (the grid), r[3·n ..] output_high. */
 typedef struct {
   gint levels;
-  float lo, hi;                        /* the output range: the grid */
-  float in_lo, in_hi;                  /* the FakeQuantize's input range */
+  gint64 n;
+  float *r;                            /* owned, 4·n */
   gint fq_step;                        /* the FakeQuantize producing the value, or -1 */
 } Grid;
 
@@ -63,27 +66,42 @@ const_f32 (const M2iIrCompiledModel *cm, gint v, gint64 *numel)
   return cv->t.data;
 }
 
-/* A per-tensor FakeQuantize step with constant ranges and at most 256
- * levels: its levels and ranges. */
+/* A FakeQuantize step with constant ranges, per tensor or along axis 1
+ * (one per channel), and at most 256 levels: its levels and ranges. */
 static gboolean
 fq_params (const M2iIrCompiledModel *cm, const CmStep *s, Grid *g)
 {
   if (s->kernel != &ir_kernel_fake_quantize || s->reinfer || s->ctx.n_inputs != 5 ||
       s->ctx.inputs[0].type != M2I_ET_F32)
     return FALSE;
-  float r[4];
+  const M2iShape *x = &s->ctx.inputs[0].shape;
+  gint64 channels = x->rank >= 2 ? x->dims[1] : 1, n = 1;
+  const float *d[4];
+  gint64 nd[4];
   for (gint i = 0; i < 4; i++) {
-    gint64 n;
-    const float *d = const_f32 (cm, s->in_values[1 + i], &n);
-    if (!d || n != 1)
+    d[i] = const_f32 (cm, s->in_values[1 + i], &nd[i]);
+    if (!d[i])
       return FALSE;
-    r[i] = d[0];
+    if (nd[i] == 1)
+      continue;
+    /* per channel: its one long axis is x's axis 1 */
+    const M2iShape *r = &cm->values[s->in_values[1 + i]].t.shape;
+    gint at = 1 - (x->rank - r->rank);
+    if (x->rank < 2 || nd[i] != channels || at < 0 || r->dims[at] != channels)
+      return FALSE;
+    n = channels;
   }
   gint64 levels;
   if (!m2i_ir_node_attr_int (s->ctx.node, "levels", -1, &levels, NULL) || levels < 2 ||
       levels > 256)
     return FALSE;
-  *g = (Grid) { (gint) levels, r[2], r[3], r[0], r[1], -1 };
+  g->levels = (gint) levels;
+  g->n = n;
+  g->r = g_new (float, 4 * n);
+  for (gint i = 0; i < 4; i++)
+    for (gint64 c = 0; c < n; c++)
+      g->r[i * n + c] = d[i][nd[i] == 1 ? 0 : c];
+  g->fq_step = -1;
   return TRUE;
 }
 
@@ -108,6 +126,7 @@ value_grid (const M2iIrCompiledModel *cm, const gint *producer, gint v, Grid *g,
     g->fq_step = si;
     return TRUE;
   }
+  /* past here values move between channels: one range for all */
   static const char *const moves[] = { "Reshape", "Squeeze", "Unsqueeze", "Transpose",
     "VariadicSplit", "Split", "StridedSlice", "Slice", "MaxPool", "Interpolate", NULL };
   gboolean move = FALSE;
@@ -122,16 +141,24 @@ value_grid (const M2iIrCompiledModel *cm, const gint *producer, gint v, Grid *g,
     if (!value_grid (cm, producer, s->in_values[0], g, depth + 1))
       return FALSE;
     g->fq_step = -1;
-    return TRUE;
+    if (g->n == 1)
+      return TRUE;
+    g_clear_pointer (&g->r, g_free);
+    return FALSE;
   }
   if (!strcmp (type, "Concat")) {
     for (gint i = 0; i < s->ctx.n_inputs; i++) {
       Grid gi;
       if (!value_grid (cm, producer, s->in_values[i], &gi, depth + 1))
-        return FALSE;
-      if (i > 0 && (gi.levels != g->levels || gi.lo != g->lo || gi.hi != g->hi))
-        return FALSE;
+        gi.r = NULL;
+      else if (gi.n != 1 || (i > 0 && (gi.levels != g->levels || gi.r[2] != g->r[2] ||
+          gi.r[3] != g->r[3])))
+        g_clear_pointer (&gi.r, g_free);
+      if (i > 0)
+        g_free (g->r);
       *g = gi;
+      if (!gi.r)
+        return FALSE;
     }
     g->fq_step = -1;
     return TRUE;
@@ -237,6 +264,7 @@ candidate_clear (Candidate *c)
 {
   g_free (c->codes);
   g_free (c->scales);
+  g_free (c->grid.r);
 }
 
 /* A Convolution step that can run on integers: fills @c. */
@@ -255,14 +283,19 @@ conv_candidate (const M2iIrCompiledModel *cm, const gint *producer, gint si, Can
     return FALSE;
   memset (c, 0, sizeof *c);
   c->step = si;
+  gboolean dw = g.groups > 1 && g.c_in == g.groups && g.c_out == g.groups;
+  if (dw && !ir_k_conv_int8_dw_fast (&g))
+    return FALSE;                      /* the f32 kernel is faster */
   if (!value_grid (cm, producer, s->in_values[0], &c->grid, 0)) {
     g_debug ("int8: layer '%s' stays f32: its input is not on one FakeQuantize grid",
         s->ctx.node->name);
     return FALSE;
   }
   gint64 per = g.c_in / g.groups * g.kh * g.kw;
-  if (nw != g.c_out * per)
+  if (nw != g.c_out * per) {
+    candidate_clear (c);
     return FALSE;
+  }
   c->codes = g_new (gint8, nw);
   c->scales = g_new (float, g.c_out);
   if (!weight_codes (cm, s->ctx.node, w, g.c_out, per, c->scales, c->codes)) {
@@ -273,8 +306,11 @@ conv_candidate (const M2iIrCompiledModel *cm, const gint *producer, gint si, Can
   }
   gint64 channels;
   const M2iKFusion *f = ir_k_conv_fusion (&s->ctx, &channels);
-  c->p = (M2iKConvInt8Params) { g, c->codes, c->scales, c->grid.levels, c->grid.lo,
-    c->grid.hi, c->grid.lo, c->grid.hi, f->bias, f->relu };
+  /* reading the FakeQuantize's output: its levels over the output range */
+  gint64 n = c->grid.n;
+  const float *ol = c->grid.r + 2 * n, *oh = c->grid.r + 3 * n;
+  c->p = (M2iKConvInt8Params) { g, c->codes, c->scales, c->grid.levels, n, ol, oh, ol, oh,
+    f->bias, f->relu };
   const char *why = ir_k_conv_int8_unsupported (&c->p);
   if (why) {
     g_debug ("int8: layer '%s' stays f32: %s", s->ctx.node->name, why);
@@ -334,8 +370,8 @@ ir_lowp_fold (M2iIrCompiledModel *cm)
     if (readers[f->out_values[0]] != int8_readers[fq])
       continue;
     c->read_raw = TRUE;
-    c->p.in_lo = c->grid.in_lo;
-    c->p.in_hi = c->grid.in_hi;
+    c->p.in_lo = c->grid.r;
+    c->p.in_hi = c->grid.r + c->grid.n;
     keep[f->node] = FALSE;
     dropped = TRUE;
   }

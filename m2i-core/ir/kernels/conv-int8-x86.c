@@ -153,17 +153,32 @@ ir_k_i8_micro_avx2 (void)
   return (m2i_cpu_flags () & M2I_CPU_AVX2) ? micro_avx2 : NULL;
 }
 
+#define AVX512_TARGET __attribute__ ((target ("avx512f,avx512bw,avx512vl,avx512dq")))
+
+/* The levels of 16 values, with the same f32 operations as the C loop
+ * (sub, div, mul, round to nearest even; then k >= 0 ? k : 0, which also
+ * sends NaN to 0, and the range's ends). */
+AVX512_TARGET static inline __attribute__ ((always_inline)) __m512i
+quant16 (const M2iKI8Quant *q, __m512 v)
+{
+  const __m512 zero = _mm512_setzero_ps (), lm1 = _mm512_set1_ps (q->lm1);
+  __m512 k = _mm512_roundscale_ps (_mm512_mul_ps (_mm512_div_ps (_mm512_sub_ps (v,
+                  _mm512_set1_ps (q->lo)), _mm512_set1_ps (q->d)), lm1),
+      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  k = _mm512_maskz_mov_ps (_mm512_cmp_ps_mask (k, zero, _CMP_GE_OQ), k);
+  k = _mm512_mask_mov_ps (k, _mm512_cmp_ps_mask (v, _mm512_set1_ps (q->mx), _CMP_GT_OQ), lm1);
+  k = _mm512_mask_mov_ps (k, _mm512_cmp_ps_mask (v, _mm512_set1_ps (q->mn), _CMP_LE_OQ), zero);
+  return _mm512_cvttps_epi32 (k);
+}
+
 /* 16 pixels per step: each channel's 16 values (ir_k_load_row16: one
- * load at stride 1, two and a permute at stride 2) quantized with the
- * same f32 operations as the C loop, and the four channels' codes packed
- * into the pixels' dwords (c0 | c1 << 8 | c2 << 16 | c3 << 24). */
-__attribute__ ((target ("avx512f,avx512bw,avx512vl,avx512dq"))) static void
+ * load at stride 1, two and a permute at stride 2) quantized, and the four
+ * channels' codes packed into the pixels' dwords (c0 | c1 << 8 | c2 << 16
+ * | c3 << 24). */
+AVX512_TARGET static void
 copy_row_avx512 (const M2iKI8Quant *q, const float *const *rows, const guint8 *fill, gint64 x0,
     gint64 sw, gint64 w, gint64 n, guint8 *d)
 {
-  const __m512 lo = _mm512_set1_ps (q->lo), dd = _mm512_set1_ps (q->d);
-  const __m512 lm1 = _mm512_set1_ps (q->lm1), mn = _mm512_set1_ps (q->mn);
-  const __m512 mx = _mm512_set1_ps (q->mx), zero = _mm512_setzero_ps ();
   const __m512i z = _mm512_set1_epi32 (q->z);
   gint64 span = sw == 2 ? 32 : 16;
   for (gint64 x = 0; x < n; x += 16) {
@@ -179,18 +194,73 @@ copy_row_avx512 (const M2iKI8Quant *q, const float *const *rows, const guint8 *f
       } else {
         __mmask16 ok;
         __m512 v = ir_k_load_row16 (rows[j], p0, sw, w, fast, mask, &ok);
-        __m512 k = _mm512_roundscale_ps (_mm512_mul_ps (_mm512_div_ps (_mm512_sub_ps (v, lo), dd),
-                lm1), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        /* k >= 0 ? k : 0 (NaN: 0), then the ends */
-        k = _mm512_maskz_mov_ps (_mm512_cmp_ps_mask (k, zero, _CMP_GE_OQ), k);
-        k = _mm512_mask_mov_ps (k, _mm512_cmp_ps_mask (v, mx, _CMP_GT_OQ), lm1);
-        k = _mm512_mask_mov_ps (k, _mm512_cmp_ps_mask (v, mn, _CMP_LE_OQ), zero);
-        code = _mm512_mask_mov_epi32 (z, ok, _mm512_cvttps_epi32 (k));
+        code = _mm512_mask_mov_epi32 (z, ok, quant16 (q, v));
       }
       px = _mm512_or_si512 (px, _mm512_slli_epi32 (code, 8 * j));
     }
     _mm512_mask_storeu_epi32 (d + x * 4, mask, px);
   }
+}
+
+AVX512_TARGET static void
+quant_row_avx512 (const M2iKI8Quant *q, const float *x, gint64 n, guint8 *d)
+{
+  for (gint64 i = 0; i < n; i += 16) {
+    __mmask16 m = (__mmask16) ((1u << MIN (16, n - i)) - 1);
+    __m512i code = quant16 (q, _mm512_maskz_loadu_ps (m, x + i));
+    _mm_mask_storeu_epi8 (d + i, m, _mm512_cvtepi32_epi8 (code));
+  }
+}
+
+M2iKI8QuantRow
+ir_k_i8_quant_row_avx512 (void)
+{
+  return (m2i_cpu_flags () & M2I_CPU_AVX512F) ? quant_row_avx512 : NULL;
+}
+
+/* Depthwise rows: dword p of 16 output pixels is the 4 codes of taps
+ * (4g .. 4g+3) of pixel p, bytes p·sw .. p·sw + 3 of a 64-byte window:
+ * vpermd gives each 128-bit lane the dwords its 4 pixels read (lane L:
+ * from dword L, or 2L at stride 2), vpshufb picks each pixel's 4 bytes
+ * within the lane. */
+#define DW_ROW_VNNI(NAME, SW, PERMD, SHUFB) \
+VNNI_TARGET static void \
+NAME (const M2iKI8DwRow *r) \
+{ \
+  const __m512i perm = _mm512_setr_epi32 PERMD; \
+  const __m512i shuf = _mm512_broadcast_i32x4 (_mm_setr_epi8 SHUFB); \
+  const __m512 mul = _mm512_set1_ps (r->mul), add = _mm512_set1_ps (r->add); \
+  for (gint64 x0 = 0; x0 < r->n; x0 += 16) { \
+    __m512i acc = _mm512_setzero_si512 (); \
+    for (gint ky = 0; ky < r->kh; ky++) { \
+      const guint8 *p = r->rows[ky] + x0 * SW; \
+      const gint32 *w = (const gint32 *) (r->w + ky * r->n_g * 4); \
+      for (gint g = 0; g < r->n_g; g++) { \
+        __m512i win = _mm512_loadu_si512 (p + 4 * g); \
+        __m512i quads = _mm512_shuffle_epi8 (_mm512_permutexvar_epi32 (perm, win), shuf); \
+        __m512i wq = _mm512_set1_epi32 (w[g]); \
+        DPBUSD (acc, quads, wq); \
+      } \
+    } \
+    __m512 v = _mm512_add_ps (_mm512_mul_ps (_mm512_cvtepi32_ps (acc), mul), add); \
+    if (r->relu) \
+      v = _mm512_max_ps (v, _mm512_setzero_ps ()); \
+    __mmask16 m = (__mmask16) ((1u << MIN (16, r->n - x0)) - 1); \
+    _mm512_mask_storeu_ps (r->out + x0, m, v); \
+  } \
+}
+
+DW_ROW_VNNI (dw_row_vnni_s1, 1, (0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5, 3, 4, 5, 6),
+    (0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5, 3, 4, 5, 6))
+DW_ROW_VNNI (dw_row_vnni_s2, 2, (0, 1, 2, 3, 2, 3, 4, 5, 4, 5, 6, 7, 6, 7, 8, 9),
+    (0, 1, 2, 3, 2, 3, 4, 5, 4, 5, 6, 7, 6, 7, 8, 9))
+
+M2iKI8DwRowFunc
+ir_k_i8_dw_row_vnni (gint64 sw, gint64 dw)
+{
+  if (!(m2i_cpu_flags () & M2I_CPU_AVX512VNNI) || dw != 1)
+    return NULL;
+  return sw == 1 ? dw_row_vnni_s1 : sw == 2 ? dw_row_vnni_s2 : NULL;
 }
 
 M2iKI8CopyRow
@@ -203,6 +273,18 @@ ir_k_i8_copy_row_avx512 (void)
 
 M2iKI8CopyRow
 ir_k_i8_copy_row_avx512 (void)
+{
+  return NULL;
+}
+
+M2iKI8QuantRow
+ir_k_i8_quant_row_avx512 (void)
+{
+  return NULL;
+}
+
+M2iKI8DwRowFunc
+ir_k_i8_dw_row_vnni (gint64 sw, gint64 dw)
 {
   return NULL;
 }

@@ -1,8 +1,10 @@
 /* Convolution on integers (conv-int8.h): compiling a layer (weights packed,
  * zero-point term folded), the per-inference copy of the input into
  * quantized channel quads, the tiled product with its plain-C
- * micro-kernel, and the op kernel the low-precision pass installs. The
- * VNNI and AVX2 micro-kernels are in conv-int8-x86.c.
+ * micro-kernel, the padding correction for zero points between two codes,
+ * and the op kernel the low-precision pass installs. Depthwise layers are
+ * in conv-int8-dw.c, the VNNI, AVX2 and AVX-512 kernels in
+ * conv-int8-x86.c.
  */
 #include "conv-int8.h"
 #include <base/m2i-align.h>
@@ -12,10 +14,14 @@
 
 #define MR M2I_K_I8_MR
 #define NR M2I_K_I8_NR
-#define MAX_PHASES 16
+#define MAX_PHASES M2I_K_I8_MAX_PHASES
 
 struct _M2iKConvInt8 {
   M2iKConvGeom g;
+  M2iKI8Dw *dw;                        /* depthwise: everything is there */
+  /* Padding correction (z between two codes): per output channel
+   * mul·(z - zc) and Σ q per tap; NULL when z is a code. */
+  float *pad_coef, *tap_sum;
   gint64 cin_g, cout_g;
   gint64 cq_g;                         /* channel quads per group */
   gint64 taps, k4;                     /* k4 = cq_g · taps steps of 4 products */
@@ -30,6 +36,7 @@ struct _M2iKConvInt8 {
   gint64 phase_row[MAX_PHASES], phase_col[MAX_PHASES];
   gint64 hq, wq, quad_px;              /* quad_px = n_phases · hq · wq */
   gint64 *off;                         /* k4 byte offsets of B rows */
+  gint slices;                         /* threads it was made for */
   gsize src_bytes;                     /* one image's source, slack included */
   M2iKI8CopyRow copy_row;
   M2iKI8Micro micro;
@@ -38,11 +45,11 @@ struct _M2iKConvInt8 {
 
 /* ---- compiling --------------------------------------------------------- */
 
-/* The zero point: real 0 is code -out_lo / s_x. */
-static double
-zero_point (const M2iKConvInt8Params *p)
+/* The zero point of range @i: real 0 is code -out_lo / s_x. */
+double
+ir_k_i8_zero_point (const M2iKConvInt8Params *p, gint64 i)
 {
-  return -(double) p->out_lo * (p->levels - 1) / ((double) p->out_hi - p->out_lo);
+  return -(double) p->out_lo[i] * (p->levels - 1) / ((double) p->out_hi[i] - p->out_lo[i]);
 }
 
 const char *
@@ -51,28 +58,82 @@ ir_k_conv_int8_unsupported (const M2iKConvInt8Params *p)
   const M2iKConvGeom *g = &p->g;
   if (p->levels < 2 || p->levels > 256)
     return "the quantizer has more than 256 levels";
-  if (!isfinite (p->in_lo) || !isfinite (p->in_hi) || !isfinite (p->out_lo) ||
-      !isfinite (p->out_hi) || !(p->out_hi > p->out_lo))
-    return "the quantizer's ranges are not finite or its output range is empty";
   if (g->groups < 1 || g->c_in % g->groups || g->c_out % g->groups)
     return "the groups do not divide the channels";
   gint64 cin_g = g->c_in / g->groups;
-  if (g->groups > 1 && cin_g % 4)
-    return "grouped, with input channels per group not a multiple of 4 (depthwise)";
+  gboolean dw = cin_g == 1 && g->c_out == g->groups && g->groups > 1;
+  if (g->groups > 1 && cin_g % 4 && !dw)
+    return "grouped, with input channels per group neither 1 nor a multiple of 4";
+  if (p->n_ranges != 1 && !(dw && p->n_ranges == g->c_in))
+    return "one quantizer per channel on a layer that is not depthwise";
+  for (gint64 i = 0; i < p->n_ranges; i++)
+    if (!isfinite (p->in_lo[i]) || !isfinite (p->in_hi[i]) || !isfinite (p->out_lo[i]) ||
+        !isfinite (p->out_hi[i]) || !(p->out_hi[i] > p->out_lo[i]))
+      return "the quantizer's ranges are not finite or its output range is empty";
   /* |Σ q·k| <= K·128·255 must stay below 2^31 */
   if (cin_g * g->kh * g->kw > 65000)
     return "more products per output than an int32 sum holds exactly";
+  if (g->sh * g->sw > MAX_PHASES || g->kh > 64 || g->kw > 64)
+    return "strides or kernel too large";
   if (g->oh * g->ow > G_MAXINT / 8 || g->c_in * (g->h + g->pt + g->pb + g->sh) *
-      (g->w + g->pl + g->pr + g->sw) > G_MAXINT / 8)
+      (g->w + g->pl + g->pr + g->sw + 64) > G_MAXINT / 8)
     return "the input is too large";
-  double z = zero_point (p);
-  gboolean padded = g->pt || g->pl || g->pb || g->pr;
-  if (padded && (fabs (z - nearbyint (z)) > 1e-3 || z < -0.5 || z > p->levels - 0.5))
-    return "the zero point is not an integer code, and the layer pads";
   for (gint64 o = 0; o < g->c_out; o++)
     if (!isfinite (p->w_scale[o]) || (p->bias && !isfinite (p->bias[o])))
       return "a weight scale or bias is not finite";
   return NULL;
+}
+
+M2iKI8Quant
+ir_k_i8_quantizer (const M2iKConvInt8Params *p, gint64 i, double *z)
+{
+  *z = ir_k_i8_zero_point (p, i);
+  return (M2iKI8Quant) { p->in_lo[i], p->in_hi[i] - p->in_lo[i], (float) (p->levels - 1),
+    MIN (p->in_lo[i], p->in_hi[i]), MAX (p->in_lo[i], p->in_hi[i]),
+    (guint8) CLAMP (nearbyint (*z), 0, p->levels - 1) };
+}
+
+/* ---- padding correction ---------------------------------------------------- */
+
+void
+ir_k_i8_pad_fix (const M2iKConvGeom *g, gint64 channels, const float *tap_sum,
+    const float *coef, float *out, gboolean relu)
+{
+  gint64 taps = g->kh * g->kw, ohw = g->oh * g->ow;
+  /* columns whose taps all fall inside the image: [xa, xb) */
+  gint64 xa = (g->pl + g->sw - 1) / g->sw;
+  gint64 xb = g->w - 1 + g->pl - (g->kw - 1) * g->dw < 0 ? 0 :
+      (g->w - 1 + g->pl - (g->kw - 1) * g->dw) / g->sw + 1;
+  xb = MIN (xb, g->ow);
+  xa = MIN (xa, xb);
+  for (gint64 y = 0; y < g->oh; y++) {
+    gboolean row_out = FALSE;
+    for (gint64 ky = 0; ky < g->kh; ky++) {
+      gint64 iy = y * g->sh - g->pt + ky * g->dh;
+      row_out |= iy < 0 || iy >= g->h;
+    }
+    for (gint64 x = 0; x < g->ow; x++) {
+      if (!row_out && x == xa)
+        x = xb;
+      if (x >= g->ow)
+        break;
+      for (gint64 c = 0; c < channels; c++) {
+        if (coef[c] == 0.0f)
+          continue;
+        float sum = 0.0f;
+        for (gint64 t = 0; t < taps; t++) {
+          gint64 iy = y * g->sh - g->pt + t / g->kw * g->dh;
+          gint64 ix = x * g->sw - g->pl + t % g->kw * g->dw;
+          if (iy < 0 || iy >= g->h || ix < 0 || ix >= g->w)
+            sum += tap_sum[c * taps + t];
+        }
+        out[c * ohw + y * g->ow + x] += coef[c] * sum;
+      }
+    }
+  }
+  if (relu)
+    for (gint64 i = 0; i < channels * ohw; i++)
+      out[i] = out[i] > 0.0f ? out[i] : 0.0f;
 }
 
 void
@@ -85,6 +146,9 @@ ir_k_conv_int8_free (M2iKConvInt8 *c)
   g_free (c->mul);
   g_free (c->add);
   g_free (c->off);
+  g_free (c->pad_coef);
+  g_free (c->tap_sum);
+  ir_k_i8_dw_free (c->dw);
   g_free (c);
 }
 
@@ -99,6 +163,11 @@ ir_k_conv_int8_new (const M2iKConvInt8Params *p, gint n_threads, const char **wh
   const M2iKConvGeom *g = &p->g;
   M2iKConvInt8 *c = g_new0 (M2iKConvInt8, 1);
   c->g = *g;
+  c->slices = CLAMP (n_threads, 1, 64);
+  if (g->c_in == g->groups && g->c_out == g->groups && g->groups > 1) {
+    c->dw = ir_k_i8_dw_new (p, c->slices);
+    return c;
+  }
   c->cin_g = g->c_in / g->groups;
   c->cout_g = g->c_out / g->groups;
   c->cq_g = (c->cin_g + 3) / 4;
@@ -106,9 +175,8 @@ ir_k_conv_int8_new (const M2iKConvInt8Params *p, gint n_threads, const char **wh
   c->k4 = c->cq_g * c->taps;
   c->row_blocks = (c->cout_g + MR - 1) / MR;
   c->relu = p->relu;
-  double z = zero_point (p);
-  c->q = (M2iKI8Quant) { p->in_lo, p->in_hi - p->in_lo, (float) (p->levels - 1),
-    MIN (p->in_lo, p->in_hi), MAX (p->in_lo, p->in_hi), (guint8) CLAMP (nearbyint (z), 0, 255) };
+  double z;
+  c->q = ir_k_i8_quantizer (p, 0, &z);
 
   /* Phase planes: the padded input's pixels (ry + sh·i, rx + sw·j), one
    * plane per (row, column) phase some tap reads. */
@@ -150,7 +218,12 @@ ir_k_conv_int8_new (const M2iKConvInt8Params *p, gint n_threads, const char **wh
   gint64 rows_pad = g->groups * c->row_blocks * MR;
   c->mul = g_new0 (float, rows_pad);
   c->add = g_new0 (float, rows_pad);
-  double s_x = ((double) p->out_hi - p->out_lo) / (p->levels - 1);
+  double s_x = ((double) p->out_hi[0] - p->out_lo[0]) / (p->levels - 1);
+  gboolean fix = z != c->q.z && (g->pt || g->pl || g->pb || g->pr);
+  if (fix) {
+    c->pad_coef = g_new (float, g->c_out);
+    c->tap_sum = g_new0 (float, g->c_out * c->taps);
+  }
   for (gint64 gi = 0; gi < g->groups; gi++)
     for (gint64 oc = 0; oc < c->cout_g; oc++) {
       gint64 o = gi * c->cout_g + oc;
@@ -165,6 +238,12 @@ ir_k_conv_int8_new (const M2iKConvInt8Params *p, gint n_threads, const char **wh
         }
       double m = s_x * p->w_scale[o];
       gint64 r = gi * c->row_blocks * MR + oc;
+      if (fix) {
+        c->pad_coef[o] = (float) (m * (z - c->q.z));
+        for (gint64 ci = 0; ci < c->cin_g; ci++)
+          for (gint64 t = 0; t < c->taps; t++)
+            c->tap_sum[o * c->taps + t] += w[ci * c->taps + t];
+      }
       c->mul[r] = (float) m;
       c->add[r] = (float) ((p->bias ? p->bias[o] : 0.0) - m * z * sum);
     }
@@ -188,20 +267,19 @@ ir_k_conv_int8_new (const M2iKConvInt8Params *p, gint n_threads, const char **wh
   c->copy_row = ir_k_i8_copy_row_avx512 ();
   if (!c->copy_row)
     c->copy_row = ir_k_i8_copy_row_c;
-  (void) n_threads;
   return c;
 }
 
 gsize
 ir_k_conv_int8_scratch_bytes (const M2iKConvInt8 *c)
 {
-  return c->src_bytes;
+  return c->dw ? ir_k_i8_dw_scratch_bytes (c->dw) : c->src_bytes;
 }
 
 const char *
 ir_k_conv_int8_kernel_name (const M2iKConvInt8 *c)
 {
-  return c->kernel_name;
+  return c->dw ? ir_k_i8_dw_kernel_name (c->dw) : c->kernel_name;
 }
 
 /* ---- the plain-C micro-kernel and the scalar epilogue ------------------ */
@@ -257,6 +335,13 @@ quant (const M2iKI8Quant *q, float v)
   float k = nearbyintf ((v - q->lo) / q->d * q->lm1);
   k = v <= q->mn ? 0.0f : v > q->mx ? q->lm1 : k >= 0.0f ? k : 0.0f;
   return (guint8) (gint32) k;
+}
+
+void
+ir_k_i8_quant_row_c (const M2iKI8Quant *q, const float *x, gint64 n, guint8 *d)
+{
+  for (gint64 i = 0; i < n; i++)
+    d[i] = quant (q, x[i]);
 }
 
 void
@@ -381,8 +466,8 @@ gemm_slice (gint begin, gint end, gint slice, gpointer data)
     for (gint64 rb = chunk * j->chunk_blocks; rb < rb_end; rb++) {
       gint64 oc = rb * MR, row = gi * c->row_blocks * MR + oc;
       M2iKI8Store st = { j->out + (gi * c->cout_g + oc) * ohw, ohw,
-        (gint) MIN (MR, c->cout_g - oc), c->mul + row, c->add + row, c->relu,
-        run_start, run_mask, run_at };
+        (gint) MIN (MR, c->cout_g - oc), c->mul + row, c->add + row,
+        c->relu && !c->pad_coef, run_start, run_mask, run_at };
       gsize at = (gi * c->row_blocks + rb) * block;
       if (c->packed16)
         c->micro ((gint) c->k4, c->packed16 + at, b, c->off, &st);
@@ -397,6 +482,11 @@ ir_k_conv_int8_run (const M2iKConvInt8 *c, const float *in, float *out, gpointer
     gint slices)
 {
   const M2iKConvGeom *g = &c->g;
+  slices = CLAMP (slices, 1, c->slices);
+  if (c->dw) {
+    ir_k_i8_dw_run (c->dw, in, out, scratch, slices);
+    return;
+  }
   guint8 *src = scratch;
   gint64 quads = g->groups * c->cq_g;
   gint64 grid = g->oh * c->wq;
@@ -416,6 +506,8 @@ ir_k_conv_int8_run (const M2iKConvInt8 *c, const float *in, float *out, gpointer
     ir_k_parallel_for ((gint) quads, slices, 1, copy_quads, &cj);
     GemmJob gj = { c, src, out + n * g->c_out * g->oh * g->ow, panels, chunk_blocks, chunks };
     ir_k_parallel_for ((gint) (tasks * chunks), slices, 1, gemm_slice, &gj);
+    if (c->pad_coef)
+      ir_k_i8_pad_fix (g, g->c_out, c->tap_sum, c->pad_coef, gj.out, c->relu);
   }
 }
 
@@ -434,7 +526,7 @@ int8_execute (M2iOpContext *ctx, GError **error)
 {
   const M2iKConvInt8 *c = ctx->state;
   const M2iKConvGeom *g = &c->g;
-  gint64 macs = g->batch * g->c_out * g->oh * g->ow * c->cin_g * c->taps;
+  gint64 macs = g->batch * g->c_out * g->oh * g->ow * (g->c_in / g->groups) * g->kh * g->kw;
   /* integer products are about 4 times cheaper than the f32 ones the
    * thresholds were set for */
   gint slices = ir_k_slices_for (ctx, macs / 4);

@@ -1,20 +1,26 @@
 /* The integer convolution (ir/kernels/conv-int8.h) against its definition
  * written here as naive loops: each input value quantized by the
- * FakeQuantize-1 formula (f32, as the spec's reference computes it), its
- * real value ol + k·(oh - ol)/(L - 1), weights code · scale, the products
- * summed in double over the padded window (padding = real 0), plus bias,
- * ReLU. The kernel sums integers exactly, so the only difference allowed is
- * the f32 rounding of its epilogue. Run at every instruction-set level
- * (meson: M2I_CPU_DISABLE none, vnni, avx512, avx2, all); the kernel family
- * in use is asserted to follow.
+ * FakeQuantize-1 formula (f32, as the spec's reference computes it) over
+ * the input range, its real value ol + k·(oh - ol)/(L - 1), weights
+ * code · scale, the products summed in double over the padded window
+ * (padding = real 0, also when the zero point falls between two codes),
+ * plus bias, ReLU. The kernel sums integers exactly, so the only difference
+ * allowed is the f32 rounding of its epilogue. GEMM layers (groups of a
+ * multiple of 4 channels) and depthwise ones (a range per channel), at
+ * every instruction-set level (meson: M2I_CPU_DISABLE none, vnni, avx512,
+ * avx2, all); the kernel family in use is asserted to follow.
  */
 #include "kernel-test.h"
 #include <ir/kernels/conv-int8.h>
 
+typedef enum { ZP_ZERO, ZP_CODE, ZP_BETWEEN, ZP_OUTSIDE } ZeroPoint;
+
 typedef struct {
   gint64 c_in, c_out, h, w, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, groups, batch;
   gint levels;
-  float lo, hi;                        /* FakeQuantize range (in = out) */
+  ZeroPoint zp;
+  gboolean per_channel;                /* a range per channel (depthwise) */
+  gboolean in_differs;                 /* input range != output range */
   gboolean relu, bias;
 } Case;
 
@@ -39,13 +45,13 @@ rnd_f (float lo, float hi)
   return lo + (hi - lo) * (rnd () / 16777216.0f);
 }
 
-/* The spec's FakeQuantize level of x (in = out range). */
+/* The spec's FakeQuantize level of x over [lo, hi]. */
 static gint
 fq_level (float x, float lo, float hi, gint levels)
 {
-  if (x <= lo)
+  if (x <= MIN (lo, hi))
     return 0;
-  if (x > hi)
+  if (x > MAX (lo, hi))
     return levels - 1;
   return (gint) nearbyintf ((x - lo) / (hi - lo) * (float) (levels - 1));
 }
@@ -60,30 +66,46 @@ run_case (const Case *k, gint threads)
   gint64 cin_g = k->c_in / k->groups, cout_g = k->c_out / k->groups;
   gint64 per = cin_g * k->kh * k->kw;
   gint64 n_in = k->batch * k->c_in * k->h * k->w, n_out = k->batch * k->c_out * g.oh * g.ow;
+  gint64 nr = k->per_channel ? k->c_in : 1;
+  float *r = g_new (float, 4 * nr);      /* in_lo, in_hi, out_lo, out_hi */
+  for (gint64 i = 0; i < nr; i++) {
+    float step = rnd_f (0.005f, 0.1f);
+    float z = k->zp == ZP_ZERO ? 0.0f : k->zp == ZP_CODE ? (float) rnd_int (1, k->levels - 1) :
+        k->zp == ZP_BETWEEN ? rnd_int (0, k->levels - 2) + rnd_f (0.02f, 0.98f) :
+        -rnd_f (1.0f, 30.0f);
+    r[2 * nr + i] = -z * step;
+    r[3 * nr + i] = r[2 * nr + i] + step * (k->levels - 1);
+    float a = k->in_differs ? rnd_f (0.5f, 2.0f) : 1.0f, b = k->in_differs ? rnd_f (-1, 1) : 0;
+    r[i] = r[2 * nr + i] * a + b;
+    r[nr + i] = r[3 * nr + i] * a + b;
+  }
   float *x = g_new (float, n_in);
+  for (gint64 i = 0; i < n_in; i++) {
+    gint64 c = i / (k->h * k->w) % k->c_in, ri = k->per_channel ? c : 0;
+    float lo = r[ri], hi = r[nr + ri], span = hi - lo;
+    x[i] = i % 7 ? rnd_f (lo - 0.2f * span, hi + 0.2f * span) :
+        (float) (lo + span / (k->levels - 1) * rnd_int (0, k->levels - 1));  /* on the grid */
+  }
   gint8 *q = g_new (gint8, k->c_out * per);
   float *sw = g_new (float, k->c_out), *bias = g_new (float, k->c_out);
-  double step = ((double) k->hi - k->lo) / (k->levels - 1);
-  for (gint64 i = 0; i < n_in; i++)
-    x[i] = rnd_f (k->lo - 0.2f * (k->hi - k->lo), k->hi + 0.2f * (k->hi - k->lo));
-  /* some values exactly on the grid and at its ends */
-  for (gint64 i = 0; i < n_in; i += 7)
-    x[i] = (float) (k->lo + step * rnd_int (0, k->levels - 1));
   for (gint64 i = 0; i < k->c_out * per; i++)
     q[i] = (gint8) rnd_int (-128, 127);
   for (gint64 o = 0; o < k->c_out; o++) {
     sw[o] = rnd_f (0.001f, 0.05f);
     bias[o] = rnd_f (-2.0f, 2.0f);
   }
-  M2iKConvInt8Params p = { g, q, sw, k->levels, k->lo, k->hi, k->lo, k->hi,
+  M2iKConvInt8Params p = { g, q, sw, k->levels, nr, r, r + nr, r + 2 * nr, r + 3 * nr,
     k->bias ? bias : NULL, k->relu };
   const char *why = NULL;
   M2iKConvInt8 *c = ir_k_conv_int8_new (&p, threads, &why);
   if (!c)
     g_error ("case rejected: %s", why);
   M2iCpuFlags f = m2i_cpu_flags ();
-  const char *want = (f & M2I_CPU_AVX512VNNI) ? "vnni" : (f & M2I_CPU_AVX2) ? "avx2" : "c";
+  gboolean dw = cin_g == 1 && cout_g == 1 && k->groups > 1;
+  const char *want = dw ? ((f & M2I_CPU_AVX512VNNI) && k->sw <= 2 && k->dw == 1 ? "vnni-dw" :
+      "c-dw") : (f & M2I_CPU_AVX512VNNI) ? "vnni" : (f & M2I_CPU_AVX2) ? "avx2" : "c";
   g_assert_cmpstr (ir_k_conv_int8_kernel_name (c), ==, want);
+  g_assert (ir_k_conv_int8_dw_fast (&g) == (dw && !strcmp (want, "vnni-dw")) || !dw);
 
   gsize sb = ir_k_conv_int8_scratch_bytes (c);
   guint8 *scratch = g_aligned_alloc (1, sb, 64);
@@ -93,43 +115,46 @@ run_case (const Case *k, gint threads)
     out[i] = NAN;
   ir_k_conv_int8_run (c, x, out, scratch, threads);
 
-  double z = -(double) k->lo / step;
   for (gint64 n = 0; n < k->batch; n++)
     for (gint64 o = 0; o < k->c_out; o++) {
       gint64 gi = o / cout_g;
       for (gint64 oy = 0; oy < g.oh; oy++)
         for (gint64 ox = 0; ox < g.ow; ox++) {
-          double sum = 0, mag = 0, zsum = 0;
-          for (gint64 ci = 0; ci < cin_g; ci++)
+          double sum = 0, mag = 0;
+          for (gint64 ci = 0; ci < cin_g; ci++) {
+            gint64 ch = gi * cin_g + ci, ri = k->per_channel ? ch : 0;
+            double step = ((double) r[3 * nr + ri] - r[2 * nr + ri]) / (k->levels - 1);
+            double zr = -(double) r[2 * nr + ri] / step;
             for (gint64 ky = 0; ky < k->kh; ky++)
               for (gint64 kx = 0; kx < k->kw; kx++) {
                 gint64 iy = oy * k->sh - k->pt + ky * k->dh, ix = ox * k->sw - k->pl + kx * k->dw;
                 gint qq = q[(o * cin_g + ci) * k->kh * k->kw + ky * k->kw + kx];
-                zsum += qq;
+                /* what the kernel's terms can round: codes, zero point, padding */
+                mag += (255.0 + fabs (zr) + 1.0) * abs (qq) * step * sw[o];
                 if (iy < 0 || iy >= k->h || ix < 0 || ix >= k->w)
                   continue;
-                gint lv = fq_level (x[((n * k->c_in + gi * cin_g + ci) * k->h + iy) * k->w + ix],
-                    k->lo, k->hi, k->levels);
-                double real = k->lo + lv * step;
-                sum += real * qq * sw[o];
-                mag += fabs ((double) lv * qq);
+                gint lv = fq_level (x[((n * k->c_in + ch) * k->h + iy) * k->w + ix],
+                    r[ri], r[nr + ri], k->levels);
+                sum += (r[2 * nr + ri] + lv * step) * qq * sw[o];
               }
-          double m = step * sw[o];
+          }
           double ref = sum + (k->bias ? bias[o] : 0);
           if (k->relu)
             ref = ref > 0 ? ref : 0;
-          /* f32 epilogue: float(acc)·mul + add, each rounded, and mul and
-           * add rounded from their double values */
-          double tol = 4.0 * (mag * m + fabs (z * zsum * m) + fabs (bias[o]) + fabs (ref)) *
-              (1.0 / 16777216.0) + 1e-30;
+          /* f32 epilogue: float(acc)·mul + add (+ the padding term), each
+           * rounded, mul and add rounded from their double values */
+          double tol = 6.0 * (mag + fabs (bias[o]) + fabs (ref)) * (1.0 / 16777216.0) + 1e-30;
           gint64 at = ((n * k->c_out + o) * g.oh + oy) * g.ow + ox;
           if (!(fabs (out[at] - ref) <= tol))
             g_error ("case %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
                 " → %" G_GINT64_FORMAT " k%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " s%"
-                G_GINT64_FORMAT " groups %" G_GINT64_FORMAT ", %d threads: out[%" G_GINT64_FORMAT
-                "][%" G_GINT64_FORMAT "][%" G_GINT64_FORMAT "][%" G_GINT64_FORMAT
+                G_GINT64_FORMAT "x%" G_GINT64_FORMAT " pads %" G_GINT64_FORMAT ",%"
+                G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT " groups %"
+                G_GINT64_FORMAT " zp %d, %d threads (%s): out[%" G_GINT64_FORMAT "][%"
+                G_GINT64_FORMAT "][%" G_GINT64_FORMAT "][%" G_GINT64_FORMAT
                 "] = %.9g, expected %.9g (tol %.3g)", k->c_in, k->h, k->w, k->c_out, k->kh,
-                k->kw, k->sh, k->groups, threads, n, o, oy, ox, out[at], ref, tol);
+                k->kw, k->sh, k->sw, k->pt, k->pl, k->pb, k->pr, k->groups, k->zp, threads, want,
+                n, o, oy, ox, out[at], ref, tol);
         }
     }
   ir_k_conv_int8_free (c);
@@ -139,24 +164,39 @@ run_case (const Case *k, gint threads)
   g_free (q);
   g_free (sw);
   g_free (bias);
+  g_free (r);
 }
 
 static void
 test_listed (void)
 {
   static const Case cases[] = {
-    /* c_in c_out h w kh kw sh sw dh dw pt pl pb pr groups batch levels lo hi relu bias */
-    { 16, 32, 10, 12, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 256, 0.0f, 6.0f, FALSE, TRUE },
-    { 16, 32, 10, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 256, 0.0f, 6.0f, TRUE, TRUE },
-    { 3, 16, 17, 19, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 256, -1.28f, 1.27f, FALSE, TRUE },
-    { 5, 9, 9, 7, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1, 2, 256, -0.3f, 3.525f, TRUE, TRUE },
-    { 8, 8, 12, 12, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 1, 1, 255, -2.54f, 2.54f, FALSE, FALSE },
-    { 8, 12, 12, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 256, 0.0f, 1.0f, TRUE, TRUE },
-    { 64, 64, 20, 20, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1, 1, 256, 0.0f, 4.0f, FALSE, TRUE },
-    { 12, 20, 1, 50, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, 1, 256, 0.0f, 2.0f, FALSE, TRUE },
-    { 7, 5, 6, 5, 2, 4, 3, 1, 1, 1, 0, 2, 1, 1, 1, 1, 16, 0.0f, 1.5f, TRUE, TRUE },
-    { 256, 20, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 256, -0.522f, 14.268f, FALSE, TRUE },
-    { 33, 70, 40, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 256, 0.0f, 3.0f, TRUE, TRUE },
+    /* c_in c_out h w kh kw sh sw dh dw pt pl pb pr groups batch levels zp per_channel
+     * in_differs relu bias */
+    { 16, 32, 10, 12, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 256, ZP_ZERO, 0, 0, 0, 1 },
+    { 16, 32, 10, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 256, ZP_ZERO, 0, 1, 1, 1 },
+    { 3, 16, 17, 19, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 256, ZP_CODE, 0, 0, 0, 1 },
+    { 5, 9, 9, 7, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1, 2, 256, ZP_CODE, 0, 0, 1, 1 },
+    { 8, 8, 12, 12, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 1, 1, 255, ZP_CODE, 0, 1, 0, 0 },
+    { 8, 12, 12, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 256, ZP_ZERO, 0, 0, 1, 1 },
+    { 64, 64, 20, 20, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1, 1, 256, ZP_BETWEEN, 0, 0, 0, 1 },
+    { 12, 20, 1, 50, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, 1, 256, ZP_ZERO, 0, 0, 0, 1 },
+    { 7, 5, 6, 5, 2, 4, 3, 1, 1, 1, 0, 2, 1, 1, 1, 1, 16, ZP_CODE, 0, 0, 1, 1 },
+    { 256, 20, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 256, ZP_CODE, 0, 0, 0, 1 },
+    { 33, 70, 40, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 256, ZP_ZERO, 0, 0, 1, 1 },
+    /* zero points between two codes and outside the range, with padding */
+    { 16, 24, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 256, ZP_BETWEEN, 0, 0, 1, 1 },
+    { 8, 8, 11, 9, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 256, ZP_OUTSIDE, 0, 1, 0, 1 },
+    /* depthwise, a range per channel: 3×3 and 5×5, strides 1 and 2 (VNNI),
+     * 3 (C), dilation 2 (C), odd widths */
+    { 24, 24, 20, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 24, 1, 256, ZP_ZERO, 1, 0, 1, 1 },
+    { 24, 24, 21, 37, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 24, 1, 256, ZP_BETWEEN, 1, 1, 1, 1 },
+    { 16, 16, 19, 23, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 16, 2, 256, ZP_CODE, 1, 0, 0, 1 },
+    { 16, 16, 19, 23, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 16, 1, 256, ZP_BETWEEN, 1, 0, 1, 0 },
+    { 8, 8, 13, 13, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 8, 1, 256, ZP_BETWEEN, 1, 0, 0, 1 },
+    { 8, 8, 13, 13, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 8, 1, 256, ZP_CODE, 0, 0, 1, 1 },
+    { 32, 32, 3, 70, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32, 1, 256, ZP_BETWEEN, 1, 0, 0, 1 },
+    { 12, 12, 9, 9, 7, 7, 1, 1, 1, 1, 3, 3, 3, 3, 12, 1, 255, ZP_OUTSIDE, 1, 0, 1, 1 },
   };
   rng_state = 12345;
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -168,14 +208,15 @@ static void
 test_random (void)
 {
   rng_state = 777;
-  for (gint i = 0; i < 60; i++) {
+  for (gint i = 0; i < 80; i++) {
     Case k = { 0 };
-    k.groups = rnd_int (0, 4) == 0 ? rnd_int (2, 3) : 1;
-    gint64 cin_g = k.groups > 1 ? 4 * rnd_int (1, 4) : rnd_int (1, 40);
+    gboolean dw = rnd_int (0, 3) == 0;
+    k.groups = dw ? rnd_int (2, 40) : rnd_int (0, 4) == 0 ? rnd_int (2, 3) : 1;
+    gint64 cin_g = dw ? 1 : k.groups > 1 ? 4 * rnd_int (1, 4) : rnd_int (1, 40);
     k.c_in = cin_g * k.groups;
-    k.c_out = k.groups * rnd_int (1, 24);
-    k.kh = rnd_int (1, 4);
-    k.kw = rnd_int (1, 4);
+    k.c_out = dw ? k.groups : k.groups * rnd_int (1, 24);
+    k.kh = rnd_int (1, dw ? 5 : 4);
+    k.kw = rnd_int (1, dw ? 5 : 4);
     k.sh = rnd_int (1, 3);
     k.sw = rnd_int (1, 3);
     k.dh = rnd_int (0, 3) ? 1 : 2;
@@ -188,11 +229,9 @@ test_random (void)
     k.w = (k.kw - 1) * k.dw + 1 + rnd_int (0, 30);
     k.batch = rnd_int (1, 2);
     k.levels = rnd_int (0, 3) ? 256 : rnd_int (2, 255);
-    /* an integer zero point (padding holds it) */
-    gint zp = rnd_int (0, 1) ? 0 : rnd_int (0, k.levels - 1);
-    float step = rnd_f (0.005f, 0.1f);
-    k.lo = -zp * step;
-    k.hi = k.lo + step * (k.levels - 1);
+    k.zp = (ZeroPoint) rnd_int (0, 3);
+    k.per_channel = dw && rnd_int (0, 1);
+    k.in_differs = rnd_int (0, 2) == 0;
     k.relu = rnd_int (0, 1);
     k.bias = rnd_int (0, 3) != 0;
     run_case (&k, rnd_int (1, 3));
