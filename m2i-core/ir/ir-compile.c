@@ -639,10 +639,8 @@ is_result_value (const M2iIrCompiledModel *cm, gint v)
   return FALSE;
 }
 
-/* The one step reading value @v after step @from, or -1 when @v has another
- * reader (a second step, a second input of the same step, a Result). */
-static gint
-only_reader (const M2iIrCompiledModel *cm, gint v, gint from)
+gint
+ir_compile_only_reader (const M2iIrCompiledModel *cm, gint v, gint from)
 {
   if (is_result_value (cm, v))
     return -1;
@@ -704,7 +702,7 @@ fuse_epilogues (M2iIrCompiledModel *cm)
       continue;
     gint axis = matmul ? out->rank - 1 : 1;
     const float *bias = NULL;
-    gint b = only_reader (cm, v, si), relu_step = -1;
+    gint b = ir_compile_only_reader (cm, v, si), relu_step = -1;
     if (b < 0)
       continue;
     const CmStep *bs = &g_array_index (cm->steps, CmStep, b);
@@ -718,7 +716,7 @@ fuse_epilogues (M2iIrCompiledModel *cm)
         bias = channel_bias (&cm->values[other], out, axis, out->dims[axis]);
       if (!bias)
         continue;
-      gint c = only_reader (cm, bs->out_values[0], b);
+      gint c = ir_compile_only_reader (cm, bs->out_values[0], b);
       if (c >= 0 && g_array_index (cm->steps, CmStep, c).kernel == &ir_kernel_relu &&
           !g_array_index (cm->steps, CmStep, c).reinfer)
         relu_step = c;

@@ -88,6 +88,10 @@ gboolean ir_value_visible_to_infer (const CmValue *v);
 
 #define CM_SMALL_INT_BYTES 64
 
+/* The one step reading value @v after step @from, or -1 when @v has another
+ * reader (a second step, a second input of the same step, a Result). */
+gint ir_compile_only_reader (const M2iIrCompiledModel *cm, gint v, gint from);
+
 /* Keeps the steps @keep marks (indexed by node), frees the others. */
 void ir_compile_keep_steps (M2iIrCompiledModel *cm, const gboolean *keep);
 

@@ -47,6 +47,7 @@ typedef struct {
   gint8 *codes;                        /* owned */
   float *scales;                       /* owned */
   gboolean read_raw;                   /* reads the FakeQuantize's input */
+  float *out_ranges;                   /* owned: the output quantizer's */
 } Candidate;
 
 static const char *
@@ -265,6 +266,7 @@ candidate_clear (Candidate *c)
   g_free (c->codes);
   g_free (c->scales);
   g_free (c->grid.r);
+  g_free (c->out_ranges);
 }
 
 /* A Convolution step that can run on integers: fills @c. */
@@ -310,7 +312,7 @@ conv_candidate (const M2iIrCompiledModel *cm, const gint *producer, gint si, Can
   gint64 n = c->grid.n;
   const float *ol = c->grid.r + 2 * n, *oh = c->grid.r + 3 * n;
   c->p = (M2iKConvInt8Params) { g, c->codes, c->scales, c->grid.levels, n, ol, oh, ol, oh,
-    f->bias, f->relu };
+    FALSE, f->bias, f->relu ? M2I_K_I8_ACT_RELU : M2I_K_I8_ACT_NONE };
   const char *why = ir_k_conv_int8_unsupported (&c->p);
   if (why) {
     g_debug ("int8: layer '%s' stays f32: %s", s->ctx.node->name, why);
@@ -318,6 +320,44 @@ conv_candidate (const M2iIrCompiledModel *cm, const gint *producer, gint si, Can
     return FALSE;
   }
   return TRUE;
+}
+
+/* Takes the activation step @a (reading value @v, a convolution's output)
+ * into @p's epilogue: PReLU with a constant slope (one, or one per channel
+ * as the kernel reads it), Swish with beta 1. FALSE when @a is none. */
+static gboolean
+fuse_activation (const M2iIrCompiledModel *cm, const CmStep *a, gint v, M2iKConvInt8Params *p)
+{
+  const char *type = step_type (a);
+  if (a->reinfer || a->ctx.n_outputs != 1 || a->in_values[0] != v ||
+      !m2i_shape_equal (&a->ctx.outputs[0].shape, &cm->values[v].t.shape))
+    return FALSE;
+  if (!strcmp (type, "PReLU") && a->ctx.n_inputs == 2) {
+    gint64 n;
+    const float *slope = const_f32 (cm, a->in_values[1], &n);
+    const M2iShape *sl = &cm->values[a->in_values[1]].t.shape, *x = &cm->values[v].t.shape;
+    if (!slope || (n != 1 && n != p->g.c_out))
+      return FALSE;
+    if (n > 1 && sl->rank != 1) {
+      /* numpy: the slope's long axis must be the channel axis */
+      gint at = 1 - (x->rank - sl->rank);
+      if (at < 0 || sl->dims[at] != n)
+        return FALSE;
+    }
+    p->act = M2I_K_I8_ACT_PRELU;
+    p->slope = slope;
+    p->n_slope = n;
+    return TRUE;
+  }
+  if (!strcmp (type, "Swish") && (a->ctx.n_inputs == 1 || a->ctx.n_inputs == 2)) {
+    gint64 n;
+    const float *beta = a->ctx.n_inputs == 2 ? const_f32 (cm, a->in_values[1], &n) : NULL;
+    if (a->ctx.n_inputs == 2 && (!beta || n != 1 || beta[0] != 1.0f))
+      return FALSE;
+    p->act = M2I_K_I8_ACT_SWISH;
+    return TRUE;
+  }
+  return FALSE;
 }
 
 void
@@ -360,12 +400,57 @@ ir_lowp_fold (M2iIrCompiledModel *cm)
   g_autofree gboolean *keep = g_new (gboolean, MAX (cm->model->nodes->len, 1));
   for (guint i = 0; i < cm->model->nodes->len; i++)
     keep[i] = TRUE;
-  gboolean dropped = FALSE;
+  g_autofree gboolean *fq_fused = g_new0 (gboolean, MAX (n_steps, 1));
+  g_autofree gint *out_value = g_new (gint, cands->len);
+
+  /* Epilogues: a layer takes in the PReLU or Swish its output feeds (ReLU
+   * is in already), then the FakeQuantize after that when every reader of
+   * the FakeQuantize is an integer layer: it writes their input codes. */
+  for (guint k = 0; k < cands->len; k++) {
+    Candidate *c = &g_array_index (cands, Candidate, k);
+    const CmStep *s = &g_array_index (cm->steps, CmStep, c->step);
+    gint v = s->out_values[0], at = c->step;
+    gint r = ir_compile_only_reader (cm, v, at);
+    if (r >= 0 && c->p.act == M2I_K_I8_ACT_NONE &&
+        fuse_activation (cm, &g_array_index (cm->steps, CmStep, r), v, &c->p)) {
+      const CmStep *a = &g_array_index (cm->steps, CmStep, r);
+      keep[a->node] = FALSE;
+      v = a->out_values[0];
+      at = r;
+    }
+    r = ir_compile_only_reader (cm, v, at);
+    Grid fg = { 0 };
+    if (r >= 0 && int8_readers[r] && int8_readers[r] == readers[g_array_index (cm->steps,
+                CmStep, r).out_values[0]] && fq_params (cm, &g_array_index (cm->steps, CmStep,
+                r), &fg)) {
+      const CmStep *f = &g_array_index (cm->steps, CmStep, r);
+      c->p.codes_out = TRUE;
+      c->p.out_levels = fg.levels;
+      c->p.n_out_ranges = fg.n;
+      c->out_ranges = fg.r;             /* input_low, input_high: the quantizer */
+      fg.r = NULL;
+      c->p.out_lo = c->out_ranges;
+      c->p.out_hi = c->out_ranges + fg.n;
+      keep[f->node] = FALSE;
+      fq_fused[r] = TRUE;
+      v = f->out_values[0];
+    }
+    g_free (fg.r);
+    out_value[k] = v;
+  }
+
+  /* Inputs: the codes an integer layer wrote, or, from a FakeQuantize read
+   * only by integer layers (input 0 of each), its input: they quantize
+   * that with its input range instead, and the FakeQuantize goes. */
   for (guint k = 0; k < cands->len; k++) {
     Candidate *c = &g_array_index (cands, Candidate, k);
     gint fq = c->grid.fq_step;
     if (fq < 0)
       continue;
+    if (fq_fused[fq]) {
+      c->p.codes_in = TRUE;
+      continue;
+    }
     const CmStep *f = &g_array_index (cm->steps, CmStep, fq);
     if (readers[f->out_values[0]] != int8_readers[fq])
       continue;
@@ -373,10 +458,9 @@ ir_lowp_fold (M2iIrCompiledModel *cm)
     c->p.in_lo = c->grid.r;
     c->p.in_hi = c->grid.r + c->grid.n;
     keep[f->node] = FALSE;
-    dropped = TRUE;
   }
 
-  gint n_int8 = 0;
+  gint n_int8 = 0, n_codes = 0;
   for (guint k = 0; k < cands->len; k++) {
     Candidate *c = &g_array_index (cands, Candidate, k);
     CmStep *s = &g_array_index (cm->steps, CmStep, c->step);
@@ -392,13 +476,21 @@ ir_lowp_fold (M2iIrCompiledModel *cm)
       const CmStep *f = &g_array_index (cm->steps, CmStep, c->grid.fq_step);
       s->in_values[0] = f->in_values[0];
     }
+    if (c->p.codes_in)
+      s->ctx.inputs[0].type = M2I_ET_U8;
+    s->out_values[0] = out_value[k];
+    if (c->p.codes_out) {
+      s->ctx.outputs[0].type = M2I_ET_U8;
+      cm->values[out_value[k]].t.type = M2I_ET_U8;
+      n_codes++;
+    }
     candidate_clear (c);
     n_int8++;
   }
   g_array_free (cands, TRUE);
-  if (dropped)
-    ir_compile_keep_steps (cm, keep);
-  g_debug ("int8: %d convolution layers on integer kernels", n_int8);
+  ir_compile_keep_steps (cm, keep);
+  g_debug ("int8: %d convolution layers on integer kernels, %d of them writing the next "
+      "layers' codes", n_int8, n_codes);
 }
 
 gboolean

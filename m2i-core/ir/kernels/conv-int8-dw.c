@@ -1,9 +1,10 @@
 /* Depthwise convolution on integers (conv-int8.h): one input and one
  * output channel per group, a quantizer per channel allowed. Each task
- * (image, channel) quantizes the channel's plane into a padded plane of
- * codes in its slice's scratch, then computes the output row by row
- * (ir_k_i8_dw_row_c here, the VNNI kernel in conv-int8-x86.c), and
- * corrects the border when the zero point lies between two codes.
+ * (image, channel) quantizes the channel's plane (or copies its codes)
+ * into a padded plane of codes in its slice's scratch, then computes the
+ * output row by row (ir_k_i8_dw_row_c here, the VNNI kernel in
+ * conv-int8-x86.c), with the padding terms of rows that reach into the
+ * padding when the zero point lies between two codes.
  */
 #include "conv-int8.h"
 #include <base/m2i-align.h>
@@ -17,9 +18,9 @@ struct _M2iKI8Dw {
   gint8 *w;                            /* [c][kh][ng][4], 0 past kw */
   float *mul, *add;                    /* per channel */
   M2iKI8Quant *q;                      /* per channel */
-  float *pad_coef;                     /* per channel mul·(z - zc), or NULL */
-  float *tap_sum;                      /* [c][taps]: the weights, for the correction */
-  gboolean relu;
+  gboolean codes_in;
+  M2iKI8PadFix *pad_fix;               /* zero points between codes, and padding */
+  M2iKI8Out *o;                        /* the epilogue */
   gint64 hp, wpp;                      /* the padded plane: hp rows of wpp bytes */
   M2iKI8QuantRow quant_row;
   M2iKI8DwRowFunc row;
@@ -38,9 +39,10 @@ ir_k_i8_dw_row_c (const M2iKI8DwRow *r)
           acc += (gint32) r->w[(ky * r->n_g + g) * 4 + j] *
               (gint32) r->rows[ky][x * r->sw + (4 * g + j) * r->dw];
     float v = (float) acc * r->mul + r->add;
-    if (r->relu)
-      v = v > 0.0f ? v : 0.0f;
-    r->out[x] = v;
+    if (r->fix)
+      v = v + r->fix[x];
+    ir_k_i8_finish_row (r->o, r->c, &v, 1,
+        r->o->codes ? (gpointer) ((guint8 *) r->out + x) : (gpointer) ((float *) r->out + x));
   }
 }
 
@@ -59,8 +61,8 @@ ir_k_i8_dw_free (M2iKI8Dw *d)
   g_free (d->mul);
   g_free (d->add);
   g_free (d->q);
-  g_free (d->pad_coef);
-  g_free (d->tap_sum);
+  ir_k_i8_pad_fix_free (d->pad_fix);
+  ir_k_i8_out_free (d->o);
   g_free (d);
 }
 
@@ -73,17 +75,20 @@ ir_k_i8_dw_new (const M2iKConvInt8Params *p, gint slices)
   d->g = *g;
   d->taps = g->kh * g->kw;
   d->ng = (g->kw + 3) / 4;
-  d->relu = p->relu;
+  d->o = ir_k_i8_out_new (p);
+  d->codes_in = p->codes_in;
   d->w = g_new0 (gint8, c_n * g->kh * d->ng * 4);
   d->mul = g_new (float, c_n);
   d->add = g_new (float, c_n);
   d->q = g_new (M2iKI8Quant, c_n);
   gboolean padded = g->pt || g->pl || g->pb || g->pr;
+  g_autofree float *pad_coef = g_new0 (float, c_n);
+  gboolean fix = FALSE;
   for (gint64 c = 0; c < c_n; c++) {
     gint64 r = p->n_ranges == 1 ? 0 : c;
-    double z;
-    d->q[c] = ir_k_i8_quantizer (p, r, &z);
-    double m = ((double) p->out_hi[r] - p->out_lo[r]) / (p->levels - 1) * p->w_scale[c];
+    double z = ir_k_i8_zero_point (p, r);
+    d->q[c] = ir_k_i8_quantizer (p->levels, p->in_lo[r], p->in_hi[r], z);
+    double m = ((double) p->grid_hi[r] - p->grid_lo[r]) / (p->levels - 1) * p->w_scale[c];
     const gint8 *wc = p->weights + c * d->taps;
     gint64 sum = 0;
     for (gint64 t = 0; t < d->taps; t++) {
@@ -93,17 +98,17 @@ ir_k_i8_dw_new (const M2iKConvInt8Params *p, gint slices)
     }
     d->mul[c] = (float) m;
     d->add[c] = (float) ((p->bias ? p->bias[c] : 0.0) - m * z * sum);
-    if (padded && z != d->q[c].z) {
-      if (!d->pad_coef) {
-        d->pad_coef = g_new0 (float, c_n);
-        d->tap_sum = g_new (float, c_n * d->taps);
-      }
-      d->pad_coef[c] = (float) (m * (z - d->q[c].z));
+    if (padded && !ir_k_i8_zero_is_code (z, d->q[c].z)) {
+      pad_coef[c] = (float) (m * (z - d->q[c].z));
+      fix = TRUE;
     }
   }
-  if (d->tap_sum)
+  if (fix) {
+    g_autofree float *tap_sum = g_new (float, c_n * d->taps);
     for (gint64 i = 0; i < c_n * d->taps; i++)
-      d->tap_sum[i] = p->weights[i];
+      tap_sum[i] = p->weights[i];
+    d->pad_fix = ir_k_i8_pad_fix_new (g, c_n, tap_sum, pad_coef);
+  }
   d->hp = g->h + g->pt + g->pb;
   /* the row kernels read 64 bytes from x·sw + 4g·dw for x < ow */
   gint64 reach = (g->ow + 16) * g->sw + 4 * d->ng * g->dw + 64;
@@ -122,7 +127,8 @@ ir_k_i8_dw_new (const M2iKConvInt8Params *p, gint slices)
 gsize
 ir_k_i8_dw_scratch_bytes (const M2iKI8Dw *d)
 {
-  return (gsize) d->slices * d->hp * d->wpp;
+  /* a padded plane, and a row of padding terms */
+  return (gsize) d->slices * (d->hp * d->wpp + m2i_align_up (d->g.ow * sizeof (float), 64));
 }
 
 const char *
@@ -133,8 +139,8 @@ ir_k_i8_dw_kernel_name (const M2iKI8Dw *d)
 
 typedef struct {
   const M2iKI8Dw *d;
-  const float *in;
-  float *out;
+  const guint8 *in;                    /* f32 or codes */
+  guint8 *out;                         /* f32 or codes */
   guint8 *scratch;
 } DwJob;
 
@@ -144,14 +150,16 @@ dw_slice (gint begin, gint end, gint slice, gpointer data)
   const DwJob *j = data;
   const M2iKI8Dw *d = j->d;
   const M2iKConvGeom *g = &d->g;
-  guint8 *plane = j->scratch + (gsize) slice * d->hp * d->wpp;
+  gsize per = d->hp * d->wpp + m2i_align_up (g->ow * sizeof (float), 64);
+  guint8 *plane = j->scratch + (gsize) slice * per;
+  float *fix = (float *) (plane + d->hp * d->wpp);
   gsize hw = (gsize) g->h * g->w, ohw = (gsize) g->oh * g->ow;
+  gsize in_es = d->codes_in ? 1 : sizeof (float), out_es = d->o->codes ? 1 : sizeof (float);
   const guint8 *rows[64];
   for (gint t = begin; t < end; t++) {
     gint64 c = t % g->c_out;
     const M2iKI8Quant *q = &d->q[c];
-    const float *src = j->in + (gsize) t * hw;
-    float *out = j->out + (gsize) t * ohw;
+    const guint8 *src = j->in + (gsize) t * hw * in_es;
     for (gint64 yp = 0; yp < d->hp; yp++) {
       guint8 *row = plane + yp * d->wpp;
       gint64 y = yp - g->pt;
@@ -160,25 +168,27 @@ dw_slice (gint begin, gint end, gint slice, gpointer data)
         continue;
       }
       memset (row, q->z, g->pl);
-      d->quant_row (q, src + y * g->w, g->w, row + g->pl);
+      if (d->codes_in)
+        memcpy (row + g->pl, src + y * g->w, g->w);
+      else
+        d->quant_row (q, (const float *) src + y * g->w, g->w, row + g->pl);
       memset (row + g->pl + g->w, q->z, d->wpp - g->pl - g->w);
     }
-    gboolean fix = d->pad_coef && d->pad_coef[c] != 0.0f;
     M2iKI8DwRow r = { rows, (gint) g->kh, (gint) d->ng, g->sw, g->dw,
-      d->w + c * g->kh * d->ng * 4, d->mul[c], d->add[c], d->relu && !fix, NULL, g->ow };
+      d->w + c * g->kh * d->ng * 4, d->mul[c], d->add[c], NULL, d->o, c, NULL, g->ow };
     for (gint64 oy = 0; oy < g->oh; oy++) {
       for (gint64 ky = 0; ky < g->kh; ky++)
         rows[ky] = plane + (oy * g->sh + ky * g->dh) * d->wpp;
-      r.out = out + oy * g->ow;
+      r.fix = d->pad_fix && ir_k_i8_pad_fix_row (d->pad_fix, c, oy, fix) ? fix : NULL;
+      r.out = j->out + ((gsize) t * ohw + oy * g->ow) * out_es;
       d->row (&r);
     }
-    if (fix)
-      ir_k_i8_pad_fix (g, 1, d->tap_sum + c * d->taps, &d->pad_coef[c], out, d->relu);
   }
 }
 
 void
-ir_k_i8_dw_run (const M2iKI8Dw *d, const float *in, float *out, gpointer scratch, gint slices)
+ir_k_i8_dw_run (const M2iKI8Dw *d, gconstpointer in, gpointer out, gpointer scratch,
+    gint slices)
 {
   const M2iKConvGeom *g = &d->g;
   DwJob j = { d, in, out, scratch };

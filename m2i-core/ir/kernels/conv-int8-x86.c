@@ -1,23 +1,27 @@
-/* The x86 micro-kernels of the integer convolution (conv-int8.h): a tile of
- * 8 output channels × 48 output pixels, summed over k4 steps of 4 products.
+/* The x86 kernels of the integer convolution (conv-int8.h).
  *
- * AVX-512 VNNI: vpdpbusd multiplies 4 unsigned bytes (the activation codes
- * of one pixel, 4 input channels) by 4 signed bytes (the weights, one
- * broadcast dword per output channel) and adds the 4 products to an int32
- * lane, without intermediate saturation: 24 accumulators (8 channels × 3
- * vectors of 16 pixels), 3 loads and 8 broadcasts per step.
+ * GEMM tile, 8 output channels × 48 output pixels, summed over k4 steps of
+ * 4 products:
+ *  - AVX-512 VNNI: vpdpbusd multiplies 4 unsigned bytes (the activation
+ *    codes of one pixel, 4 input channels) by 4 signed bytes (the weights,
+ *    one broadcast dword per output channel) and adds the 4 products to an
+ *    int32 lane, without intermediate saturation: 24 accumulators (8
+ *    channels × 3 vectors of 16 pixels), 3 loads and 8 broadcasts a step.
+ *  - AVX2: vpmaddubsw would do the same multiply, but it adds pairs of
+ *    products into int16 with saturation, and 255·127 + 255·127 = 64770
+ *    does not fit; so the codes are widened to int16 (vpmovzxbw) and the
+ *    weights kept as int16, and vpmaddwd adds pairs of int16 products into
+ *    int32 exactly (at most 2·255·128). Each pixel's 4 products then land
+ *    in two adjacent lanes, added together (vphaddd) at the end. Blocks of
+ *    4 channels × 12 pixels (12 accumulators), 8 of them per tile.
+ * Depthwise rows (VNNI): 4 taps of 16 pixels per vpdpbusd, the taps' codes
+ * gathered by byte shuffles. Quantizing (AVX-512): the f32 operations of
+ * the C loop, 16 values at a time.
  *
- * AVX2: vpmaddubsw would do the same multiply, but it adds pairs of
- * products into int16 with saturation, and 255·127 + 255·127 = 64770 does
- * not fit; so the codes are widened to int16 (vpmovzxbw) and the weights
- * kept as int16, and vpmaddwd adds pairs of int16 products into int32
- * exactly (at most 2·255·128). Each pixel's 4 products then land in two
- * adjacent lanes, added together (vphaddd) at the end. Tiles of 4 channels
- * × 12 pixels (12 accumulators), 8 of them per 8 × 48 tile.
- *
- * Both store through the same epilogue as the C kernel, lane for lane:
- * float (acc) · mul + add (two roundings, no FMA), then max (·, 0) for
- * ReLU, masked stores by runs.
+ * Every epilogue is the scalar one of conv-int8.c, lane for lane: float
+ * (acc) · mul + add (two roundings, no FMA), + the padding term, the
+ * activation (Swish: its exp to within a few ulps of expf), then the f32
+ * value or its level, stored by masked stores.
  */
 #include "conv-int8.h"
 
@@ -28,7 +32,10 @@
 #define MR M2I_K_I8_MR
 #define NR M2I_K_I8_NR
 
+#define AVX512_TARGET __attribute__ ((target ("avx512f,avx512bw,avx512vl,avx512dq")))
 #define VNNI_TARGET __attribute__ ((target ("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
+#define AVX2_TARGET __attribute__ ((target ("avx2,fma")))
+#define ALWAYS_INLINE inline __attribute__ ((always_inline))
 
 /* acc += vpdpbusd (u, s). As inline assembly: GCC 12 gives the intrinsic
  * (whose result is tied to its accumulator input) a copy and a spill of
@@ -36,17 +43,103 @@
  * registers. */
 #define DPBUSD(acc, u, s) __asm__ ("vpdpbusd %2, %1, %0" : "+v" (acc) : "v" (u), "v" (s))
 
-VNNI_TARGET static inline __attribute__ ((always_inline)) void
+/* ---- quantizing and the epilogue (AVX-512) -------------------------------- */
+
+/* The levels of 16 values, exactly as the C loop computes them:
+ * nearbyint ((v - lo) / d · lm1) — then k >= 0 ? k : 0, which also sends
+ * NaN to 0, and the range's ends. The division is the slow part, so
+ * (v - lo) · (lm1 / d) is computed instead; it is within a few ulps of
+ * the exact value, so the rounding can only differ where that lies within
+ * 1/1000 of a half: those vectors (about 3 in 100) are done again with
+ * the division. */
+AVX512_TARGET static ALWAYS_INLINE __m512i
+quant16 (const M2iKI8Quant *q, __m512 v, __m512 inv)
+{
+  const __m512 zero = _mm512_setzero_ps (), lm1 = _mm512_set1_ps (q->lm1);
+  const int round = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  __m512 u = _mm512_sub_ps (v, _mm512_set1_ps (q->lo));
+  __m512 t = _mm512_mul_ps (u, inv);
+  __m512 k = _mm512_roundscale_ps (t, round);
+  __m512 off = _mm512_abs_ps (_mm512_sub_ps (t, k));
+  __mmask16 tie = _mm512_cmp_ps_mask (off, _mm512_set1_ps (0.499f), _CMP_GT_OQ);
+  if (tie)
+    k = _mm512_mask_roundscale_ps (k, tie, _mm512_mul_ps (_mm512_div_ps (u,
+                _mm512_set1_ps (q->d)), lm1), round);
+  k = _mm512_maskz_mov_ps (_mm512_cmp_ps_mask (k, zero, _CMP_GE_OQ), k);
+  k = _mm512_mask_mov_ps (k, _mm512_cmp_ps_mask (v, _mm512_set1_ps (q->mx), _CMP_GT_OQ), lm1);
+  k = _mm512_mask_mov_ps (k, _mm512_cmp_ps_mask (v, _mm512_set1_ps (q->mn), _CMP_LE_OQ), zero);
+  return _mm512_cvttps_epi32 (k);
+}
+
+/* exp (x), within a few ulps: x = n·ln2 + r, |r| <= ln2/2, e^r by its
+ * Taylor polynomial to r^7 (error below 2^-26 there), times 2^n (scalef,
+ * which also overflows to +inf and underflows to 0 as expf does). */
+AVX512_TARGET static ALWAYS_INLINE __m512
+exp16 (__m512 x)
+{
+  x = _mm512_max_ps (x, _mm512_set1_ps (-104.0f));
+  x = _mm512_min_ps (x, _mm512_set1_ps (89.0f));
+  __m512 n = _mm512_roundscale_ps (_mm512_mul_ps (x, _mm512_set1_ps (1.44269504088896341f)),
+      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps (n, _mm512_set1_ps (0.693145751953125f), x);
+  r = _mm512_fnmadd_ps (n, _mm512_set1_ps (1.42860682030941723212e-6f), r);
+  __m512 p = _mm512_set1_ps (1.0f / 5040);
+  p = _mm512_fmadd_ps (p, r, _mm512_set1_ps (1.0f / 720));
+  p = _mm512_fmadd_ps (p, r, _mm512_set1_ps (1.0f / 120));
+  p = _mm512_fmadd_ps (p, r, _mm512_set1_ps (1.0f / 24));
+  p = _mm512_fmadd_ps (p, r, _mm512_set1_ps (1.0f / 6));
+  p = _mm512_fmadd_ps (p, r, _mm512_set1_ps (0.5f));
+  p = _mm512_fmadd_ps (p, r, _mm512_set1_ps (1.0f));
+  p = _mm512_fmadd_ps (p, r, _mm512_set1_ps (1.0f));
+  return _mm512_scalef_ps (p, n);
+}
+
+/* The activation of 16 values of channel @c. */
+AVX512_TARGET static ALWAYS_INLINE __m512
+activate16 (const M2iKI8Out *o, gint64 c, __m512 v)
+{
+  switch (o->act) {
+    case M2I_K_I8_ACT_RELU:
+      return _mm512_max_ps (v, _mm512_setzero_ps ());   /* max (NaN, 0) = 0, as y > 0 ? y : 0 */
+    case M2I_K_I8_ACT_PRELU:
+      return _mm512_mask_mul_ps (v, _mm512_cmp_ps_mask (v, _mm512_setzero_ps (), _CMP_LT_OQ),
+          v, _mm512_set1_ps (o->slope[c]));
+    case M2I_K_I8_ACT_SWISH:
+      return _mm512_div_ps (v, _mm512_add_ps (_mm512_set1_ps (1.0f),
+              exp16 (_mm512_sub_ps (_mm512_setzero_ps (), v))));
+    default:
+      return v;
+  }
+}
+
+/* Stores the lanes @m of @v (acc · mul + add, + padding terms) after the
+ * epilogue @o at element @at of @row (f32 or codes). */
+AVX512_TARGET static ALWAYS_INLINE void
+finish16 (const M2iKI8Out *o, gint64 c, __m512 v, gpointer row, gint64 at, __mmask16 m)
+{
+  v = activate16 (o, c, v);
+  if (o->codes) {
+    const M2iKI8Quant *oq = &o->oq[c];
+    __m512i k = quant16 (oq, v, _mm512_set1_ps (oq->lm1 / oq->d));
+    _mm_mask_storeu_epi8 ((guint8 *) row + at, m, _mm512_cvtepi32_epi8 (k));
+  } else {
+    _mm512_mask_storeu_ps ((float *) row + at, m, v);
+  }
+}
+
+/* ---- GEMM tile, VNNI --------------------------------------------------------- */
+
+VNNI_TARGET static ALWAYS_INLINE void
 vnni_store (__m512i acc, gint r, gint gi, const M2iKI8Store *st)
 {
   __m512 v = _mm512_cvtepi32_ps (acc);
   v = _mm512_mul_ps (v, _mm512_set1_ps (st->mul[r]));
   v = _mm512_add_ps (v, _mm512_set1_ps (st->add[r]));
-  if (st->relu)
-    v = _mm512_max_ps (v, _mm512_setzero_ps ());
-  float *row = st->out + r * st->ldo;
+  if (st->fix)
+    v = _mm512_add_ps (v, _mm512_loadu_ps (st->fix + r * NR + gi * 16));
+  gpointer row = (guint8 *) st->out + r * st->ldo * (st->o->codes ? 1 : sizeof (float));
   for (gint q = st->run_start[gi]; q < st->run_start[gi + 1]; q++)
-    _mm512_mask_storeu_ps (row + st->run_at[q], st->run_mask[q], v);
+    finish16 (st->o, st->c0 + r, v, row, st->run_at[q], st->run_mask[q]);
 }
 
 VNNI_TARGET static void
@@ -87,11 +180,11 @@ ir_k_i8_micro_vnni (void)
   return (m2i_cpu_flags () & M2I_CPU_AVX512VNNI) ? micro_vnni : NULL;
 }
 
-#define AVX2_TARGET __attribute__ ((target ("avx2,fma")))
+/* ---- GEMM tile, AVX2 ----------------------------------------------------------- */
 
 /* 8 int32 lanes [p0 p0 p1 p1 | p2 p2 p3 p3] and [p4 p4 p5 p5 | p6 p6 p7 p7]
  * (each pixel's two partial sums) → the 8 pixels' sums in order. */
-AVX2_TARGET static inline __m256i
+AVX2_TARGET static ALWAYS_INLINE __m256i
 avx2_pair_sums (__m256i lo, __m256i hi)
 {
   __m256i h = _mm256_hadd_epi32 (lo, hi);     /* p0 p1 p4 p5 | p2 p3 p6 p7 */
@@ -99,8 +192,8 @@ avx2_pair_sums (__m256i lo, __m256i hi)
 }
 
 /* Rows [r0, r0 + 4) × pixels [x0, x0 + 12) of the tile: their sums into
- * acc[r][x0 ..]. */
-AVX2_TARGET static inline void
+ * sums[r][x0 ..]. */
+AVX2_TARGET static ALWAYS_INLINE void
 avx2_block (gint k4, const gint16 *a16, const guint8 *b, const gint64 *off, gint r0, gint x0,
     gint32 sums[MR][NR])
 {
@@ -128,7 +221,7 @@ avx2_block (gint k4, const gint16 *a16, const guint8 *b, const gint64 *off, gint
   }
 }
 
-/* @a: the weights as int16, [k4][MR][4] (M2I_K_I8_A16). */
+/* @a: the weights as int16, [k4][MR][4]. The epilogue is the scalar one. */
 AVX2_TARGET static void
 micro_avx2 (gint k4, const void *a, const guint8 *b, const gint64 *off, const M2iKI8Store *st)
 {
@@ -153,48 +246,62 @@ ir_k_i8_micro_avx2 (void)
   return (m2i_cpu_flags () & M2I_CPU_AVX2) ? micro_avx2 : NULL;
 }
 
-#define AVX512_TARGET __attribute__ ((target ("avx512f,avx512bw,avx512vl,avx512dq")))
+/* ---- copying into channel quads (AVX-512) ------------------------------------- */
 
-/* The levels of 16 values, with the same f32 operations as the C loop
- * (sub, div, mul, round to nearest even; then k >= 0 ? k : 0, which also
- * sends NaN to 0, and the range's ends). */
-AVX512_TARGET static inline __attribute__ ((always_inline)) __m512i
-quant16 (const M2iKI8Quant *q, __m512 v)
+/* 16 codes row[p0 + lane·sw] (z outside [0, w) or the lanes of @m), as
+ * int32 lanes: one load at stride 1, and at stride 2 the low bytes of 16
+ * 16-bit loads; a gather otherwise. */
+AVX512_TARGET static ALWAYS_INLINE __m512i
+load_codes16 (const guint8 *row, gint64 p0, gint64 sw, gint64 w, __mmask16 m, __m512i z)
 {
-  const __m512 zero = _mm512_setzero_ps (), lm1 = _mm512_set1_ps (q->lm1);
-  __m512 k = _mm512_roundscale_ps (_mm512_mul_ps (_mm512_div_ps (_mm512_sub_ps (v,
-                  _mm512_set1_ps (q->lo)), _mm512_set1_ps (q->d)), lm1),
-      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  k = _mm512_maskz_mov_ps (_mm512_cmp_ps_mask (k, zero, _CMP_GE_OQ), k);
-  k = _mm512_mask_mov_ps (k, _mm512_cmp_ps_mask (v, _mm512_set1_ps (q->mx), _CMP_GT_OQ), lm1);
-  k = _mm512_mask_mov_ps (k, _mm512_cmp_ps_mask (v, _mm512_set1_ps (q->mn), _CMP_LE_OQ), zero);
-  return _mm512_cvttps_epi32 (k);
+  const __m512i lane = _mm512_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  __m512i pos = _mm512_add_epi32 (_mm512_set1_epi32 ((gint32) p0),
+      _mm512_mullo_epi32 (lane, _mm512_set1_epi32 ((gint32) sw)));
+  __mmask16 ok = m & _mm512_cmpge_epi32_mask (pos, _mm512_setzero_si512 ()) &
+      _mm512_cmplt_epi32_mask (pos, _mm512_set1_epi32 ((gint32) w));
+  if (sw == 1)
+    return _mm512_mask_mov_epi32 (z, ok, _mm512_cvtepu8_epi32 (_mm_maskz_loadu_epi8 (ok,
+                row + p0)));
+  if (sw == 2) {
+    /* bytes p0 .. p0 + 31 (those inside), the even ones */
+    __mmask32 bytes = 0;
+    for (gint l = 0; l < 16; l++)
+      if (ok >> l & 1)
+        bytes |= (__mmask32) 1 << (2 * l);
+    __m256i raw = _mm256_maskz_loadu_epi8 (bytes, row + p0);
+    __m512i even = _mm512_and_si512 (_mm512_cvtepu16_epi32 (raw), _mm512_set1_epi32 (0xff));
+    return _mm512_mask_mov_epi32 (z, ok, even);
+  }
+  __m512i dwords = _mm512_mask_i32gather_epi32 (z, ok, pos, row, 1);
+  return _mm512_mask_mov_epi32 (z, ok, _mm512_and_si512 (dwords, _mm512_set1_epi32 (0xff)));
 }
 
-/* 16 pixels per step: each channel's 16 values (ir_k_load_row16: one
- * load at stride 1, two and a permute at stride 2) quantized, and the four
- * channels' codes packed into the pixels' dwords (c0 | c1 << 8 | c2 << 16
- * | c3 << 24). */
-AVX512_TARGET static void
-copy_row_avx512 (const M2iKI8Quant *q, const float *const *rows, const guint8 *fill, gint64 x0,
-    gint64 sw, gint64 w, gint64 n, guint8 *d)
+/* 16 pixels per step: each channel's 16 levels (quantized from f32 read by
+ * ir_k_load_row16, or codes as they are), the four channels packed into
+ * the pixels' dwords (c0 | c1 << 8 | c2 << 16 | c3 << 24). */
+AVX512_TARGET static ALWAYS_INLINE void
+copy_row_any (const M2iKI8Quant *q, gconstpointer const *rows, const guint8 *fill, gint64 x0,
+    gint64 sw, gint64 w, gint64 n, guint8 *d, gboolean codes)
 {
   const __m512i z = _mm512_set1_epi32 (q->z);
+  const __m512 inv = _mm512_set1_ps (q->lm1 / q->d);
   gint64 span = sw == 2 ? 32 : 16;
   for (gint64 x = 0; x < n; x += 16) {
-    gint64 m = MIN (16, n - x);
-    __mmask16 mask = (__mmask16) ((1u << m) - 1);
+    gint64 k = MIN (16, n - x);
+    __mmask16 mask = (__mmask16) ((1u << k) - 1);
     gint64 p0 = x0 + x * sw;
-    gboolean fast = p0 >= 0 && p0 + (m - 1) * sw < w && p0 + span <= w;
+    gboolean fast = p0 >= 0 && p0 + (k - 1) * sw < w && p0 + span <= w;
     __m512i px = _mm512_setzero_si512 ();
     for (gint j = 0; j < 4; j++) {
       __m512i code;
       if (!rows[j]) {
         code = _mm512_set1_epi32 (fill[j]);
+      } else if (codes) {
+        code = load_codes16 (rows[j], p0, sw, w, mask, z);
       } else {
         __mmask16 ok;
         __m512 v = ir_k_load_row16 (rows[j], p0, sw, w, fast, mask, &ok);
-        code = _mm512_mask_mov_epi32 (z, ok, quant16 (q, v));
+        code = _mm512_mask_mov_epi32 (z, ok, quant16 (q, v, inv));
       }
       px = _mm512_or_si512 (px, _mm512_slli_epi32 (code, 8 * j));
     }
@@ -203,11 +310,34 @@ copy_row_avx512 (const M2iKI8Quant *q, const float *const *rows, const guint8 *f
 }
 
 AVX512_TARGET static void
+copy_row_avx512 (const M2iKI8Quant *q, gconstpointer const *rows, const guint8 *fill,
+    gint64 x0, gint64 sw, gint64 w, gint64 n, guint8 *d)
+{
+  copy_row_any (q, rows, fill, x0, sw, w, n, d, FALSE);
+}
+
+AVX512_TARGET static void
+copy_row_codes_avx512 (const M2iKI8Quant *q, gconstpointer const *rows, const guint8 *fill,
+    gint64 x0, gint64 sw, gint64 w, gint64 n, guint8 *d)
+{
+  copy_row_any (q, rows, fill, x0, sw, w, n, d, TRUE);
+}
+
+M2iKI8CopyRow
+ir_k_i8_copy_row_avx512 (gboolean codes)
+{
+  if (!(m2i_cpu_flags () & M2I_CPU_AVX512F))
+    return NULL;
+  return codes ? copy_row_codes_avx512 : copy_row_avx512;
+}
+
+AVX512_TARGET static void
 quant_row_avx512 (const M2iKI8Quant *q, const float *x, gint64 n, guint8 *d)
 {
+  const __m512 inv = _mm512_set1_ps (q->lm1 / q->d);
   for (gint64 i = 0; i < n; i += 16) {
     __mmask16 m = (__mmask16) ((1u << MIN (16, n - i)) - 1);
-    __m512i code = quant16 (q, _mm512_maskz_loadu_ps (m, x + i));
+    __m512i code = quant16 (q, _mm512_maskz_loadu_ps (m, x + i), inv);
     _mm_mask_storeu_epi8 (d + i, m, _mm512_cvtepi32_epi8 (code));
   }
 }
@@ -218,11 +348,12 @@ ir_k_i8_quant_row_avx512 (void)
   return (m2i_cpu_flags () & M2I_CPU_AVX512F) ? quant_row_avx512 : NULL;
 }
 
-/* Depthwise rows: dword p of 16 output pixels is the 4 codes of taps
- * (4g .. 4g+3) of pixel p, bytes p·sw .. p·sw + 3 of a 64-byte window:
- * vpermd gives each 128-bit lane the dwords its 4 pixels read (lane L:
- * from dword L, or 2L at stride 2), vpshufb picks each pixel's 4 bytes
- * within the lane. */
+/* ---- depthwise rows (VNNI) -------------------------------------------------- */
+
+/* Dword p of 16 output pixels is the 4 codes of taps (4g .. 4g+3) of
+ * pixel p, bytes p·sw .. p·sw + 3 of a 64-byte window: vpermd gives each
+ * 128-bit lane the dwords its 4 pixels read (lane L: from dword L, or 2L at
+ * stride 2), vpshufb picks each pixel's 4 bytes within the lane. */
 #define DW_ROW_VNNI(NAME, SW, PERMD, SHUFB) \
 VNNI_TARGET static void \
 NAME (const M2iKI8DwRow *r) \
@@ -242,11 +373,11 @@ NAME (const M2iKI8DwRow *r) \
         DPBUSD (acc, quads, wq); \
       } \
     } \
-    __m512 v = _mm512_add_ps (_mm512_mul_ps (_mm512_cvtepi32_ps (acc), mul), add); \
-    if (r->relu) \
-      v = _mm512_max_ps (v, _mm512_setzero_ps ()); \
     __mmask16 m = (__mmask16) ((1u << MIN (16, r->n - x0)) - 1); \
-    _mm512_mask_storeu_ps (r->out + x0, m, v); \
+    __m512 v = _mm512_add_ps (_mm512_mul_ps (_mm512_cvtepi32_ps (acc), mul), add); \
+    if (r->fix) \
+      v = _mm512_add_ps (v, _mm512_maskz_loadu_ps (m, r->fix + x0)); \
+    finish16 (r->o, r->c, v, r->out, x0, m); \
   } \
 }
 
@@ -263,16 +394,22 @@ ir_k_i8_dw_row_vnni (gint64 sw, gint64 dw)
   return sw == 1 ? dw_row_vnni_s1 : sw == 2 ? dw_row_vnni_s2 : NULL;
 }
 
-M2iKI8CopyRow
-ir_k_i8_copy_row_avx512 (void)
-{
-  return (m2i_cpu_flags () & M2I_CPU_AVX512F) ? copy_row_avx512 : NULL;
-}
-
 #else
 
+M2iKI8Micro
+ir_k_i8_micro_vnni (void)
+{
+  return NULL;
+}
+
+M2iKI8Micro
+ir_k_i8_micro_avx2 (void)
+{
+  return NULL;
+}
+
 M2iKI8CopyRow
-ir_k_i8_copy_row_avx512 (void)
+ir_k_i8_copy_row_avx512 (gboolean codes)
 {
   return NULL;
 }
@@ -285,18 +422,6 @@ ir_k_i8_quant_row_avx512 (void)
 
 M2iKI8DwRowFunc
 ir_k_i8_dw_row_vnni (gint64 sw, gint64 dw)
-{
-  return NULL;
-}
-
-M2iKI8Micro
-ir_k_i8_micro_vnni (void)
-{
-  return NULL;
-}
-
-M2iKI8Micro
-ir_k_i8_micro_avx2 (void)
 {
   return NULL;
 }

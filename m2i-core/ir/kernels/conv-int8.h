@@ -59,18 +59,40 @@ typedef struct {
  * infer(), pads resolved); FALSE when @ctx holds no such state. */
 gboolean ir_k_conv_geometry (const M2iOpContext *ctx, M2iKConvGeom *g);
 
+/* What a layer applies after its bias: nothing, ReLU (max (y, 0)), PReLU
+ * (y < 0 ? y·slope[c] : y) or Swish (y / (1 + exp (-y)), beta 1). */
+typedef enum {
+  M2I_K_I8_ACT_NONE,
+  M2I_K_I8_ACT_RELU,
+  M2I_K_I8_ACT_PRELU,
+  M2I_K_I8_ACT_SWISH,
+} M2iKI8Act;
+
 typedef struct {
   M2iKConvGeom g;
   const gint8 *weights;        /* [c_out][c_in/groups][kh][kw] codes */
   const float *w_scale;        /* c_out scales */
+  /* The input's levels: of x over [in_lo, in_hi] (FakeQuantize's input
+   * range), with real values grid_lo + k·(grid_hi - grid_lo)/(L-1) (its
+   * output range). n_ranges entries each: 1, or c_in (one per input
+   * channel: depthwise layers only). With codes_in, the input holds the
+   * levels themselves (u8) and in_lo, in_hi are not used. */
   gint levels;                 /* 2 .. 256 */
-  /* The quantizer: levels of x over [in_lo, in_hi], whose real values are
-   * out_lo + k·(out_hi - out_lo)/(L-1). n_ranges entries each: 1, or
-   * c_in (one per input channel: depthwise layers only). */
   gint64 n_ranges;
-  const float *in_lo, *in_hi, *out_lo, *out_hi;
+  const float *in_lo, *in_hi, *grid_lo, *grid_hi;
+  gboolean codes_in;
+  /* The epilogue: + bias, then the activation. */
   const float *bias;           /* c_out, or NULL */
-  gboolean relu;
+  M2iKI8Act act;
+  const float *slope;          /* PReLU: n_slope values, 1 or c_out */
+  gint64 n_slope;
+  /* With codes_out, the output is the levels (u8) of a FakeQuantize of
+   * out_levels over [out_lo, out_hi] applied to the result: the next
+   * layer's input codes. n_out_ranges entries each: 1, or c_out. */
+  gboolean codes_out;
+  gint out_levels;
+  gint64 n_out_ranges;
+  const float *out_lo, *out_hi;
 } M2iKConvInt8Params;
 
 typedef struct _M2iKConvInt8 M2iKConvInt8;
@@ -91,11 +113,12 @@ void ir_k_conv_int8_free (M2iKConvInt8 *c);
 /* Scratch bytes ir_k_conv_int8_run() needs. */
 gsize ir_k_conv_int8_scratch_bytes (const M2iKConvInt8 *c);
 
-/* out (f32 NCHW, batch × c_out × oh × ow) = the layer applied to in (f32
- * NCHW); @scratch: ir_k_conv_int8_scratch_bytes(), 64-byte aligned. Splits
- * the work over up to @slices (ir_k_parallel_for), at most the n_threads
- * it was made for. Allocates nothing. */
-void ir_k_conv_int8_run (const M2iKConvInt8 *c, const float *in, float *out,
+/* out (NCHW, batch × c_out × oh × ow; f32, or u8 codes with codes_out) =
+ * the layer applied to in (NCHW, f32 or u8 codes with codes_in);
+ * @scratch: ir_k_conv_int8_scratch_bytes(), 64-byte aligned. Splits the
+ * work over up to @slices (ir_k_parallel_for), at most the n_threads it
+ * was made for. Allocates nothing. */
+void ir_k_conv_int8_run (const M2iKConvInt8 *c, gconstpointer in, gpointer out,
     gpointer scratch, gint slices);
 
 /* The kernel family in use ("vnni", "avx2", "c"; depthwise "vnni-dw",
@@ -126,32 +149,55 @@ typedef struct {
   guint8 z;
 } M2iKI8Quant;
 
+/* The level of @v, as FakeQuantize computes it (f32; NaN: 0). */
+guint8 ir_k_i8_quant (const M2iKI8Quant *q, float v);
+
+/* The epilogue after y = acc · mul + add: the activation, then either the
+ * f32 result or its level by oq[c] (codes). */
+typedef struct {
+  M2iKI8Act act;
+  const float *slope;                  /* PReLU: per output channel */
+  gboolean codes;
+  const M2iKI8Quant *oq;               /* codes: per output channel */
+} M2iKI8Out;
+
+/* The activation of one value of channel @c (the reference every vector
+ * epilogue equals; Swish up to the exp's last bits). */
+float ir_k_i8_activate (const M2iKI8Out *o, gint64 c, float y);
+
 /* One row of a source quad: pixel x < n (4 bytes) holds, in byte j, the
  * level of rows[j][x0 + x·sw] — z where that column is outside [0, w) —
  * or fill[j] for every pixel when rows[j] is NULL (a padding row, or a
- * channel past the group's). The C loop, and AVX-512's (NULL without). */
-typedef void (*M2iKI8CopyRow) (const M2iKI8Quant *q, const float *const *rows,
+ * channel past the group's). Rows of f32 values (quantized by @q), or of
+ * u8 codes (copied: _codes). The C loops, and AVX-512's (NULL without). */
+typedef void (*M2iKI8CopyRow) (const M2iKI8Quant *q, gconstpointer const *rows,
     const guint8 *fill, gint64 x0, gint64 sw, gint64 w, gint64 n, guint8 *d);
-void ir_k_i8_copy_row_c (const M2iKI8Quant *q, const float *const *rows, const guint8 *fill,
+void ir_k_i8_copy_row_c (const M2iKI8Quant *q, gconstpointer const *rows, const guint8 *fill,
     gint64 x0, gint64 sw, gint64 w, gint64 n, guint8 *d);
-M2iKI8CopyRow ir_k_i8_copy_row_avx512 (void);
+void ir_k_i8_copy_row_codes_c (const M2iKI8Quant *q, gconstpointer const *rows,
+    const guint8 *fill, gint64 x0, gint64 sw, gint64 w, gint64 n, guint8 *d);
+M2iKI8CopyRow ir_k_i8_copy_row_avx512 (gboolean codes);
 
 /* d[i] = the level of x[i], i < n: the same quantizer, one channel. */
 typedef void (*M2iKI8QuantRow) (const M2iKI8Quant *q, const float *x, gint64 n, guint8 *d);
 void ir_k_i8_quant_row_c (const M2iKI8Quant *q, const float *x, gint64 n, guint8 *d);
 M2iKI8QuantRow ir_k_i8_quant_row_avx512 (void);
 
-/* Where a GEMM tile's results go: row r (output channel o0 + r, r < rows)
- * of grid columns [0, NR): y = acc · mul[r] + add[r], then max (y, 0) when
- * relu. Columns come in 3 groups of 16; lane l of run q (bit l of
- * run_mask[q]) goes to out + r·ldo + run_at[q] + l, for q in
- * [run_start[g], run_start[g + 1]) of group g. */
+/* Where a GEMM tile's results go: row r (output channel c0 + r, r < rows)
+ * of grid columns [0, NR): y = acc · mul[r] + add[r] (+ fix[r][n]), then
+ * the epilogue
+ * @o (for channel c0 + r). Columns come in 3 groups of 16; lane l of run q
+ * (bit l of run_mask[q]) goes to element r·ldo + run_at[q] + l of out
+ * (f32, or u8 with codes), for q in [run_start[g], run_start[g + 1]) of
+ * group g. */
 typedef struct {
-  float *out;
+  gpointer out;
   gsize ldo;
   gint rows;
+  gint64 c0;
   const float *mul, *add;
-  gboolean relu;
+  const float *fix;                    /* [MR][NR] padding terms added, or NULL */
+  const M2iKI8Out *o;
   const guint8 *run_start;             /* 4 entries */
   const guint16 *run_mask;
   const gint32 *run_at;
@@ -166,21 +212,55 @@ typedef void (*M2iKI8Micro) (gint k4, const void *a, const guint8 *b, const gint
 M2iKI8Micro ir_k_i8_micro_vnni (void);   /* NULL without AVX-512 VNNI; int8 weights */
 M2iKI8Micro ir_k_i8_micro_avx2 (void);   /* NULL without AVX2; int16 weights */
 
-/* Stores row @r's results @v (NR floats: acc · mul + add, before ReLU) as
- * @st says — the scalar epilogue every kernel's stores must equal. */
+/* Stores row @r's results @v (NR floats: acc · mul + add, before the
+ * activation) as @st says — the scalar epilogue every kernel's stores must
+ * equal. */
 void ir_k_i8_store_row (const float *v, gint r, const M2iKI8Store *st);
 
-/* Range @i's zero point (real 0 as a code, maybe between two), and its
- * quantizer (z: the nearest code, within [0, levels - 1]). */
+/* Range @i's zero point: real 0 as a code, maybe between two. */
 double ir_k_i8_zero_point (const M2iKConvInt8Params *p, gint64 i);
-M2iKI8Quant ir_k_i8_quantizer (const M2iKConvInt8Params *p, gint64 i, double *z);
+/* TRUE when zero point @z is code @code but for the ranges' own rounding
+ * (within 10^-4 of a step): padding with the code is then exact enough
+ * that no correction is made. */
+gboolean ir_k_i8_zero_is_code (double z, guint8 code);
+/* The quantizer of @levels over [lo, hi], padding with the code nearest
+ * to @z (within [0, levels - 1]). */
+M2iKI8Quant ir_k_i8_quantizer (gint levels, float lo, float hi, double z);
 
-/* Padding correction of @channels output planes (@out, oh·ow apart): each
- * output whose window reaches into the padding gets coef[c] times the sum
- * of tap_sum[c][t] over its padded taps t (kh·kw per channel); then ReLU
- * over the planes when @relu. */
-void ir_k_i8_pad_fix (const M2iKConvGeom *g, gint64 channels, const float *tap_sum,
-    const float *coef, float *out, gboolean relu);
+/* The epilogue of @p (slopes expanded to one per channel); owned. */
+M2iKI8Out *ir_k_i8_out_new (const M2iKConvInt8Params *p);
+void ir_k_i8_out_free (M2iKI8Out *o);
+
+/* The epilogue of @n values @v (acc · mul + add) of channel @c into @out
+ * (f32, or codes): the scalar reference. */
+void ir_k_i8_finish_row (const M2iKI8Out *o, gint64 c, const float *v, gint64 n,
+    gpointer out);
+
+/* Padding correction: an output whose window reaches into the padding
+ * gets coef[c] times the sum of tap_sum[c][t] over its padded taps t
+ * (kh·kw per channel) added to acc · mul + add, before the activation.
+ * _new copies @tap_sum and @coef (@channels entries); _row gives the term
+ * of output row @y of channel @c (ow values into @v, 0 where none) and
+ * returns FALSE when the whole row has none. */
+typedef struct _M2iKI8PadFix M2iKI8PadFix;
+M2iKI8PadFix *ir_k_i8_pad_fix_new (const M2iKConvGeom *g, gint64 channels,
+    const float *tap_sum, const float *coef);
+void ir_k_i8_pad_fix_free (M2iKI8PadFix *f);
+gboolean ir_k_i8_pad_fix_row (const M2iKI8PadFix *f, gint64 c, gint64 y, float *v);
+/* The terms of a GEMM panel: fix[r][n] for channels [c0, c0 + rows) and
+ * grid columns n0 + n, n < NR, of a grid @wq wide (0 where the column is
+ * no output). */
+void ir_k_i8_pad_fix_panel (const M2iKI8PadFix *f, gint64 c0, gint rows, gint64 n0,
+    gint64 wq, float *fix);
+
+/* The GEMM layers (conv-int8-gemm.c). */
+typedef struct _M2iKI8Gemm M2iKI8Gemm;
+M2iKI8Gemm *ir_k_i8_gemm_new (const M2iKConvInt8Params *p, gint slices);
+void ir_k_i8_gemm_free (M2iKI8Gemm *m);
+gsize ir_k_i8_gemm_scratch_bytes (const M2iKI8Gemm *m);
+const char *ir_k_i8_gemm_kernel_name (const M2iKI8Gemm *m);
+void ir_k_i8_gemm_run (const M2iKI8Gemm *m, gconstpointer in, gpointer out, gpointer scratch,
+    gint slices);
 
 /* The depthwise layers (conv-int8-dw.c). */
 typedef struct _M2iKI8Dw M2iKI8Dw;
@@ -188,11 +268,11 @@ M2iKI8Dw *ir_k_i8_dw_new (const M2iKConvInt8Params *p, gint slices);
 void ir_k_i8_dw_free (M2iKI8Dw *d);
 gsize ir_k_i8_dw_scratch_bytes (const M2iKI8Dw *d);
 const char *ir_k_i8_dw_kernel_name (const M2iKI8Dw *d);
-void ir_k_i8_dw_run (const M2iKI8Dw *d, const float *in, float *out, gpointer scratch,
+void ir_k_i8_dw_run (const M2iKI8Dw *d, gconstpointer in, gpointer out, gpointer scratch,
     gint slices);
 
-/* One output row of a depthwise channel: out[x] = acc · mul + add (then
- * ReLU) for x < n, acc = Σ_ky Σ_g Σ_j w[(ky·n_g + g)·4 + j] ·
+/* One output row of a depthwise channel c: out[x] = the epilogue @o of
+ * acc · mul + add (+ fix[x]) for x < n, acc = Σ_ky Σ_g Σ_j w[(ky·n_g + g)·4 + j] ·
  * rows[ky][x·sw + (4g + j)·dw], n_g = ceil (kw / 4) groups of 4 taps (the
  * weights past kw are 0). Rows have their padding and at least 64 bytes
  * of slack after what the taps read. */
@@ -202,8 +282,10 @@ typedef struct {
   gint64 sw, dw;
   const gint8 *w;
   float mul, add;
-  gboolean relu;
-  float *out;
+  const float *fix;                    /* n padding terms added, or NULL */
+  const M2iKI8Out *o;
+  gint64 c;
+  gpointer out;                        /* f32, or u8 with o->codes */
   gint64 n;
 } M2iKI8DwRow;
 typedef void (*M2iKI8DwRowFunc) (const M2iKI8DwRow *r);

@@ -22,6 +22,8 @@ typedef struct {
   gboolean per_channel;                /* a range per channel (depthwise) */
   gboolean in_differs;                 /* input range != output range */
   gboolean relu, bias;
+  M2iKI8Act act;                       /* when not relu */
+  gboolean codes_in, codes_out;
 } Case;
 
 static guint32 rng_state;
@@ -86,16 +88,36 @@ run_case (const Case *k, gint threads)
     x[i] = i % 7 ? rnd_f (lo - 0.2f * span, hi + 0.2f * span) :
         (float) (lo + span / (k->levels - 1) * rnd_int (0, k->levels - 1));  /* on the grid */
   }
+  /* codes_in: the input is the levels themselves */
+  guint8 *codes = g_new (guint8, n_in);
+  for (gint64 i = 0; i < n_in; i++) {
+    gint64 c = i / (k->h * k->w) % k->c_in, ri = k->per_channel ? c : 0;
+    codes[i] = (guint8) fq_level (x[i], r[ri], r[nr + ri], k->levels);
+  }
   gint8 *q = g_new (gint8, k->c_out * per);
   float *sw = g_new (float, k->c_out), *bias = g_new (float, k->c_out);
+  float *slope = g_new (float, k->c_out);
+  for (gint64 o = 0; o < k->c_out; o++)
+    slope[o] = rnd_f (-0.5f, 1.5f);
+  M2iKI8Act act = k->relu ? M2I_K_I8_ACT_RELU : k->act;
+  /* codes_out: levels of 256 over a range around the outputs' */
+  gint out_levels = 256;
+  gint64 n_or = k->per_channel ? k->c_out : 1;
+  float *out_r = g_new (float, 2 * n_or);
+  for (gint64 i = 0; i < n_or; i++) {
+    out_r[i] = rnd_f (-3.0f, 0.0f);
+    out_r[n_or + i] = out_r[i] + rnd_f (1.0f, 6.0f);
+  }
   for (gint64 i = 0; i < k->c_out * per; i++)
     q[i] = (gint8) rnd_int (-128, 127);
   for (gint64 o = 0; o < k->c_out; o++) {
     sw[o] = rnd_f (0.001f, 0.05f);
     bias[o] = rnd_f (-2.0f, 2.0f);
   }
+  gint64 n_slope = rnd_int (0, 1) ? k->c_out : 1;
   M2iKConvInt8Params p = { g, q, sw, k->levels, nr, r, r + nr, r + 2 * nr, r + 3 * nr,
-    k->bias ? bias : NULL, k->relu };
+    k->codes_in, k->bias ? bias : NULL, act, slope, n_slope, k->codes_out, out_levels, n_or,
+    out_r, out_r + n_or };
   const char *why = NULL;
   M2iKConvInt8 *c = ir_k_conv_int8_new (&p, threads, &why);
   if (!c)
@@ -111,9 +133,12 @@ run_case (const Case *k, gint threads)
   guint8 *scratch = g_aligned_alloc (1, sb, 64);
   memset (scratch, 0xa5, sb);
   float *out = g_new (float, n_out);
+  guint8 *out8 = g_new (guint8, n_out);
   for (gint64 i = 0; i < n_out; i++)
     out[i] = NAN;
-  ir_k_conv_int8_run (c, x, out, scratch, threads);
+  memset (out8, 0xee, n_out);
+  ir_k_conv_int8_run (c, k->codes_in ? (gconstpointer) codes : x, k->codes_out ?
+      (gpointer) out8 : (gpointer) out, scratch, threads);
 
   for (gint64 n = 0; n < k->batch; n++)
     for (gint64 o = 0; o < k->c_out; o++) {
@@ -138,13 +163,31 @@ run_case (const Case *k, gint threads)
                 sum += (r[2 * nr + ri] + lv * step) * qq * sw[o];
               }
           }
-          double ref = sum + (k->bias ? bias[o] : 0);
-          if (k->relu)
-            ref = ref > 0 ? ref : 0;
+          double pre = sum + (k->bias ? bias[o] : 0);
           /* f32 epilogue: float(acc)·mul + add (+ the padding term), each
            * rounded, mul and add rounded from their double values */
-          double tol = 6.0 * (mag + fabs (bias[o]) + fabs (ref)) * (1.0 / 16777216.0) + 1e-30;
+          double tol = 6.0 * (mag + fabs (bias[o]) + fabs (pre)) * (1.0 / 16777216.0) + 1e-30;
+          double ref = pre, sl = slope[n_slope == 1 ? 0 : o];
+          if (act == M2I_K_I8_ACT_RELU)
+            ref = pre > 0 ? pre : 0;
+          else if (act == M2I_K_I8_ACT_PRELU) {
+            ref = pre < 0 ? pre * sl : pre;
+            tol = tol * MAX (1.0, fabs (sl)) + fabs (ref) / 16777216.0;
+          } else if (act == M2I_K_I8_ACT_SWISH) {
+            ref = pre / (1.0 + exp (-pre));
+            tol = tol * 1.1 + 8 * fabs (ref) / 16777216.0 + 1e-37;
+          }
           gint64 at = ((n * k->c_out + o) * g.oh + oy) * g.ow + ox;
+          if (k->codes_out) {
+            /* the level of some value within tol of the reference */
+            float olo = out_r[n_or == 1 ? 0 : o], ohi = out_r[n_or + (n_or == 1 ? 0 : o)];
+            gint lo_lv = fq_level ((float) (ref - tol), olo, ohi, out_levels);
+            gint hi_lv = fq_level ((float) (ref + tol), olo, ohi, out_levels);
+            if (out8[at] < lo_lv || out8[at] > hi_lv)
+              g_error ("codes out: out[%" G_GINT64_FORMAT "] = %d, expected %d..%d (%s, act %d)",
+                  at, out8[at], lo_lv, hi_lv, want, act);
+            continue;
+          }
           if (!(fabs (out[at] - ref) <= tol))
             g_error ("case %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
                 " → %" G_GINT64_FORMAT " k%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " s%"
@@ -160,6 +203,10 @@ run_case (const Case *k, gint threads)
   ir_k_conv_int8_free (c);
   g_aligned_free (scratch);
   g_free (out);
+  g_free (out8);
+  g_free (codes);
+  g_free (slope);
+  g_free (out_r);
   g_free (x);
   g_free (q);
   g_free (sw);
@@ -197,6 +244,19 @@ test_listed (void)
     { 8, 8, 13, 13, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 8, 1, 256, ZP_CODE, 0, 0, 1, 1 },
     { 32, 32, 3, 70, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32, 1, 256, ZP_BETWEEN, 1, 0, 0, 1 },
     { 12, 12, 9, 9, 7, 7, 1, 1, 1, 1, 3, 3, 3, 3, 12, 1, 255, ZP_OUTSIDE, 1, 0, 1, 1 },
+    /* activations, codes in and out */
+    { 16, 24, 12, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 256, ZP_CODE, 0, 0, 0, 1,
+      M2I_K_I8_ACT_PRELU, 0, 0 },
+    { 16, 24, 12, 20, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 256, ZP_ZERO, 0, 0, 0, 1,
+      M2I_K_I8_ACT_SWISH, 1, 1 },
+    { 8, 40, 17, 17, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 2, 256, ZP_BETWEEN, 0, 0, 1, 1,
+      M2I_K_I8_ACT_NONE, 1, 1 },
+    { 24, 24, 20, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 24, 1, 256, ZP_BETWEEN, 1, 0, 0, 1,
+      M2I_K_I8_ACT_PRELU, 1, 1 },
+    { 24, 24, 21, 37, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 24, 1, 256, ZP_CODE, 1, 0, 0, 1,
+      M2I_K_I8_ACT_SWISH, 0, 1 },
+    { 16, 16, 15, 15, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 16, 1, 256, ZP_CODE, 1, 0, 0, 1,
+      M2I_K_I8_ACT_SWISH, 1, 0 },
   };
   rng_state = 12345;
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -232,7 +292,10 @@ test_random (void)
     k.zp = (ZeroPoint) rnd_int (0, 3);
     k.per_channel = dw && rnd_int (0, 1);
     k.in_differs = rnd_int (0, 2) == 0;
-    k.relu = rnd_int (0, 1);
+    k.relu = rnd_int (0, 3) == 0;
+    k.act = (M2iKI8Act) rnd_int (0, 3);
+    k.codes_in = rnd_int (0, 2) == 0;
+    k.codes_out = rnd_int (0, 2) == 0;
     k.bias = rnd_int (0, 3) != 0;
     run_case (&k, rnd_int (1, 3));
   }
