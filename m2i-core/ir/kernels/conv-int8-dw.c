@@ -16,7 +16,8 @@ struct _M2iKI8Dw {
   M2iKConvGeom g;
   gint64 taps, ng;                     /* ng = ceil (kw / 4) groups of 4 taps */
   gint8 *w;                            /* [c][kh][ng][4], 0 past kw */
-  float *mul, *add;                    /* per channel */
+  gint32 *ibias;                       /* per channel: -zc·Σq */
+  float *mul, *add;
   M2iKI8Quant *q;                      /* per channel */
   gboolean codes_in;
   M2iKI8PadFix *pad_fix;               /* zero points between codes, and padding */
@@ -32,7 +33,7 @@ void
 ir_k_i8_dw_row_c (const M2iKI8DwRow *r)
 {
   for (gint64 x = 0; x < r->n; x++) {
-    gint32 acc = 0;
+    gint32 acc = r->ibias;
     for (gint ky = 0; ky < r->kh; ky++)
       for (gint g = 0; g < r->n_g; g++)
         for (gint j = 0; j < 4; j++)
@@ -58,6 +59,7 @@ ir_k_i8_dw_free (M2iKI8Dw *d)
   if (!d)
     return;
   g_free (d->w);
+  g_free (d->ibias);
   g_free (d->mul);
   g_free (d->add);
   g_free (d->q);
@@ -78,6 +80,7 @@ ir_k_i8_dw_new (const M2iKConvInt8Params *p, gint slices)
   d->o = ir_k_i8_out_new (p);
   d->codes_in = p->codes_in;
   d->w = g_new0 (gint8, c_n * g->kh * d->ng * 4);
+  d->ibias = g_new (gint32, c_n);
   d->mul = g_new (float, c_n);
   d->add = g_new (float, c_n);
   d->q = g_new (M2iKI8Quant, c_n);
@@ -96,8 +99,9 @@ ir_k_i8_dw_new (const M2iKConvInt8Params *p, gint slices)
       d->w[((c * g->kh + ky) * d->ng + kx / 4) * 4 + kx % 4] = wc[t];
       sum += wc[t];
     }
+    d->ibias[c] = (gint32) (-d->q[c].z * sum);
     d->mul[c] = (float) m;
-    d->add[c] = (float) ((p->bias ? p->bias[c] : 0.0) - m * z * sum);
+    d->add[c] = (float) ((p->bias ? p->bias[c] : 0.0) - m * (z - d->q[c].z) * sum);
     if (padded && !ir_k_i8_zero_is_code (z, d->q[c].z)) {
       pad_coef[c] = (float) (m * (z - d->q[c].z));
       fix = TRUE;
@@ -175,7 +179,8 @@ dw_slice (gint begin, gint end, gint slice, gpointer data)
       memset (row + g->pl + g->w, q->z, d->wpp - g->pl - g->w);
     }
     M2iKI8DwRow r = { rows, (gint) g->kh, (gint) d->ng, g->sw, g->dw,
-      d->w + c * g->kh * d->ng * 4, d->mul[c], d->add[c], NULL, d->o, c, NULL, g->ow };
+      d->w + c * g->kh * d->ng * 4, d->ibias[c], d->mul[c], d->add[c], NULL, d->o, c, NULL,
+      g->ow };
     for (gint64 oy = 0; oy < g->oh; oy++) {
       for (gint64 ky = 0; ky < g->kh; ky++)
         rows[ky] = plane + (oy * g->sh + ky * g->dh) * d->wpp;

@@ -21,7 +21,8 @@ struct _M2iKI8Gemm {
   gint64 row_blocks;                   /* MR-row blocks per group */
   gint8 *packed;                       /* [group][row block][k4][MR][4] */
   gint16 *packed16;                    /* the same as int16, for the AVX2 kernel */
-  float *mul, *add;                    /* per output channel, padded to MR */
+  gint32 *ibias;                       /* per output channel, padded to MR: -zc·Σq */
+  float *mul, *add;
   M2iKI8Out *o;                        /* the epilogue */
   M2iKI8PadFix *pad_fix;               /* z between two codes, and padding */
   M2iKI8Quant q;                       /* the input's levels */
@@ -46,6 +47,7 @@ ir_k_i8_gemm_free (M2iKI8Gemm *m)
     return;
   g_free (m->packed);
   g_free (m->packed16);
+  g_free (m->ibias);
   g_free (m->mul);
   g_free (m->add);
   g_free (m->off);
@@ -108,6 +110,7 @@ ir_k_i8_gemm_new (const M2iKConvInt8Params *p, gint slices)
   gsize block = (gsize) m->k4 * MR * 4;
   m->packed = g_new0 (gint8, block * g->groups * m->row_blocks);
   gint64 rows_pad = g->groups * m->row_blocks * MR;
+  m->ibias = g_new0 (gint32, rows_pad);
   m->mul = g_new0 (float, rows_pad);
   m->add = g_new0 (float, rows_pad);
   double s_x = ((double) p->grid_hi[0] - p->grid_lo[0]) / (p->levels - 1);
@@ -128,8 +131,9 @@ ir_k_i8_gemm_new (const M2iKConvInt8Params *p, gint slices)
         }
       double mm = s_x * p->w_scale[o];
       gint64 r = gi * m->row_blocks * MR + oc;
+      m->ibias[r] = (gint32) (-m->q.z * sum);
       m->mul[r] = (float) mm;
-      m->add[r] = (float) ((p->bias ? p->bias[o] : 0.0) - mm * z * sum);
+      m->add[r] = (float) ((p->bias ? p->bias[o] : 0.0) - mm * (z - m->q.z) * sum);
       if (fix) {
         pad_coef[o] = (float) (mm * (z - m->q.z));
         for (gint64 ci = 0; ci < m->cin_g; ci++)
@@ -200,7 +204,9 @@ micro_c (gint k4, const void *a8, const guint8 *b, const gint64 *off, const M2iK
 {
   const gint8 *a = a8;
   gint32 acc[MR][NR];
-  memset (acc, 0, sizeof acc);
+  for (gint r = 0; r < MR; r++)
+    for (gint n = 0; n < NR; n++)
+      acc[r][n] = st->ibias[r];
   for (gint p = 0; p < k4; p++) {
     const guint8 *bp = b + off[p];
     const gint8 *ap = a + (gsize) p * MR * 4;
@@ -364,7 +370,8 @@ gemm_slice (gint begin, gint end, gint slice, gpointer data)
       gint rows = (gint) MIN (MR, m->cout_g - oc);
       if (fix)
         ir_k_i8_pad_fix_panel (m->pad_fix, c0, rows, n0, m->wq, fix);
-      M2iKI8Store st = { j->out + c0 * ohw * es, ohw, rows, c0, m->mul + row, m->add + row,
+      M2iKI8Store st = { j->out + c0 * ohw * es, ohw, rows, c0, m->ibias + row, m->mul + row,
+        m->add + row,
         fix, m->o, run_start, run_mask, run_at };
       gsize at = (gi * m->row_blocks + rb) * block;
       if (m->packed16)

@@ -145,10 +145,15 @@ vnni_store (__m512i acc, gint r, gint gi, const M2iKI8Store *st)
 VNNI_TARGET static void
 micro_vnni (gint k4, const void *a, const guint8 *b, const gint64 *off, const M2iKI8Store *st)
 {
-  __m512i c00 = _mm512_setzero_si512 (), c01 = c00, c02 = c00, c10 = c00, c11 = c00, c12 = c00;
-  __m512i c20 = c00, c21 = c00, c22 = c00, c30 = c00, c31 = c00, c32 = c00;
-  __m512i c40 = c00, c41 = c00, c42 = c00, c50 = c00, c51 = c00, c52 = c00;
-  __m512i c60 = c00, c61 = c00, c62 = c00, c70 = c00, c71 = c00, c72 = c00;
+  const gint32 *ib = st->ibias;
+  __m512i c00 = _mm512_set1_epi32 (ib[0]), c01 = c00, c02 = c00;
+  __m512i c10 = _mm512_set1_epi32 (ib[1]), c11 = c10, c12 = c10;
+  __m512i c20 = _mm512_set1_epi32 (ib[2]), c21 = c20, c22 = c20;
+  __m512i c30 = _mm512_set1_epi32 (ib[3]), c31 = c30, c32 = c30;
+  __m512i c40 = _mm512_set1_epi32 (ib[4]), c41 = c40, c42 = c40;
+  __m512i c50 = _mm512_set1_epi32 (ib[5]), c51 = c50, c52 = c50;
+  __m512i c60 = _mm512_set1_epi32 (ib[6]), c61 = c60, c62 = c60;
+  __m512i c70 = _mm512_set1_epi32 (ib[7]), c71 = c70, c72 = c70;
   const gint32 *ap = (const gint32 *) a;
   for (gint p = 0; p < k4; p++, ap += MR) {
     const guint8 *bp = b + off[p];
@@ -232,8 +237,10 @@ micro_avx2 (gint k4, const void *a, const guint8 *b, const gint64 *off, const M2
   for (gint r = 0; r < st->rows; r++) {
     float v[NR];
     __m256 mul = _mm256_set1_ps (st->mul[r]), add = _mm256_set1_ps (st->add[r]);
+    __m256i ib = _mm256_set1_epi32 (st->ibias[r]);
     for (gint x = 0; x < NR; x += 8) {
-      __m256 f = _mm256_cvtepi32_ps (_mm256_loadu_si256 ((const __m256i *) &sums[r][x]));
+      __m256 f = _mm256_cvtepi32_ps (_mm256_add_epi32 (ib,
+              _mm256_loadu_si256 ((const __m256i *) &sums[r][x])));
       _mm256_storeu_ps (v + x, _mm256_add_ps (_mm256_mul_ps (f, mul), add));
     }
     ir_k_i8_store_row (v, r, st);
@@ -362,7 +369,7 @@ NAME (const M2iKI8DwRow *r) \
   const __m512i shuf = _mm512_broadcast_i32x4 (_mm_setr_epi8 SHUFB); \
   const __m512 mul = _mm512_set1_ps (r->mul), add = _mm512_set1_ps (r->add); \
   for (gint64 x0 = 0; x0 < r->n; x0 += 16) { \
-    __m512i acc = _mm512_setzero_si512 (); \
+    __m512i acc = _mm512_set1_epi32 (r->ibias); \
     for (gint ky = 0; ky < r->kh; ky++) { \
       const guint8 *p = r->rows[ky] + x0 * SW; \
       const gint32 *w = (const gint32 *) (r->w + ky * r->n_g * 4); \

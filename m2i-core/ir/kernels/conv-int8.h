@@ -9,9 +9,15 @@
  *             : nearbyint ((x - lo) / (hi - lo) · (L-1))   (the spec's f32 ops)
  *   real(k) = s_x · (k - z),  s_x = (out_hi - out_lo) / (L-1),  z = -out_lo / s_x
  *   w       = s_w[o] · q[o][i][ky][kx],  q in [-128, 127]
- *   acc     = Σ q · k                                       (int32, exact)
- *   y[o]    = acc · (s_x · s_w[o]) + (bias[o] - s_x · s_w[o] · z · Σ q[o])
- *             then ReLU when fused
+ *   acc     = Σ q · (k - zc)                                (int32, exact)
+ *   y[o]    = acc · (s_x · s_w[o]) + (bias[o] - s_x · s_w[o] · (z - zc) · Σ q[o])
+ *             then the activation (ReLU, PReLU, Swish), then f32 or the
+ *             next FakeQuantize's level
+ *
+ * with zc the code nearest to z: the zero-point term -zc · Σ q is an
+ * integer, the accumulator's start, so the float epilogue does not cancel
+ * two large terms (z = 128 would make acc · s_x · s_w a hundred times the
+ * result).
  *
  * Padding holds the code nearest to z, zc; when z is no integer (a
  * calibrated range whose zero falls between two levels), the outputs whose
@@ -195,6 +201,7 @@ typedef struct {
   gsize ldo;
   gint rows;
   gint64 c0;
+  const gint32 *ibias;                 /* the accumulators' start, per row */
   const float *mul, *add;
   const float *fix;                    /* [MR][NR] padding terms added, or NULL */
   const M2iKI8Out *o;
@@ -203,7 +210,7 @@ typedef struct {
   const gint32 *run_at;
 } M2iKI8Store;
 
-/* acc[r][n] = Σ_{p < k4} Σ_{j < 4} a[(p·MR + r)·4 + j] · b[off[p] + n·4 + j]
+/* acc[r][n] = ibias[r] + Σ_{p < k4} Σ_{j < 4} a[(p·MR + r)·4 + j] · b[off[p] + n·4 + j]
  * with a the packed weights (int8, or int16 for the kernels that ask for
  * them) and b u8 (the source), then stored as @st says. */
 typedef void (*M2iKI8Micro) (gint k4, const void *a, const guint8 *b, const gint64 *off,
@@ -272,7 +279,7 @@ void ir_k_i8_dw_run (const M2iKI8Dw *d, gconstpointer in, gpointer out, gpointer
     gint slices);
 
 /* One output row of a depthwise channel c: out[x] = the epilogue @o of
- * acc · mul + add (+ fix[x]) for x < n, acc = Σ_ky Σ_g Σ_j w[(ky·n_g + g)·4 + j] ·
+ * acc · mul + add (+ fix[x]) for x < n, acc = ibias + Σ_ky Σ_g Σ_j w[(ky·n_g + g)·4 + j] ·
  * rows[ky][x·sw + (4g + j)·dw], n_g = ceil (kw / 4) groups of 4 taps (the
  * weights past kw are 0). Rows have their padding and at least 64 bytes
  * of slack after what the taps read. */
@@ -281,6 +288,7 @@ typedef struct {
   gint kh, n_g;
   gint64 sw, dw;
   const gint8 *w;
+  gint32 ibias;                        /* the accumulator's start */
   float mul, add;
   const float *fix;                    /* n padding terms added, or NULL */
   const M2iKI8Out *o;
