@@ -179,6 +179,31 @@ m2i_k_const_floats (const M2iOpContext *ctx, gint i, float *out, gint max,
 }
 
 gboolean
+m2i_k_const_scalar (const M2iOpContext *ctx, gint i, const char *what, double *out,
+    GError **error)
+{
+  const M2iTensor *t = &ctx->inputs[i];
+  if (m2i_shape_numel (&t->shape) != 1) {
+    m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+        "%s (input %d) must hold one value; its shape is %s", what, i,
+        m2i_k_shape_str (&t->shape, 0));
+    return FALSE;
+  }
+  if (!t->data) {
+    m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
+        "%s (input %d) must be a constant (known when the model is compiled)", what, i);
+    return FALSE;
+  }
+  if (!element_as_double (t, 0, out)) {
+    m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
+        "%s (input %d) has element type %s; expected a number type", what, i,
+        m2i_element_type_to_string (t->type));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
 m2i_k_axis (const M2iOpContext *ctx, gint64 axis, gint rank,
     gboolean allow_negative, const char *what, gint64 *out, GError **error)
 {
@@ -322,7 +347,7 @@ m2i_k_window_attrs (const M2iOpContext *ctx, gint n, gboolean with_dilations,
 {
   static const char *const pads[] = { "explicit", "same_upper", "same_lower",
     "valid", "notset", NULL };
-  static const char *const rounding[] = { "floor", "ceil", NULL };
+  static const char *const rounding[] = { "floor", "ceil", "ceil_torch", NULL };
   memset (w, 0, sizeof *w);
   if (n < 1 || n > M2I_K_MAX_SPATIAL) {
     m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
@@ -354,7 +379,8 @@ m2i_k_window_attrs (const M2iOpContext *ctx, gint n, gboolean with_dilations,
     gint r;
     if (!m2i_ir_node_attr_enum (ctx->node, "rounding_type", "floor", rounding, &r, error))
       return FALSE;
-    w->ceil = r == 1;
+    w->ceil = r >= 1;
+    w->ceil_torch = r == 2;
   }
   return TRUE;
 }
@@ -395,6 +421,10 @@ m2i_k_window_output (const M2iOpContext *ctx, M2iWindow *w, const gint64 *in,
         break;
       }
     }
+    /* ceil_torch (MaxPool-14, AvgPool-14): a last window that would start
+     * past the input (in the end pad) is dropped, as PyTorch does. */
+    if (w->ceil_torch && out[i] > 1 && (out[i] - 1) * s >= in[i] + w->pads_begin[i])
+      out[i]--;
     if (out[i] < 1) {
       m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
           "spatial axis %d: a window of %" G_GINT64_FORMAT " (kernel %" G_GINT64_FORMAT
@@ -405,6 +435,93 @@ m2i_k_window_output (const M2iOpContext *ctx, M2iWindow *w, const gint64 *in,
     }
   }
   return TRUE;
+}
+
+/* ---- auto_broadcast ------------------------------------------------------ */
+
+gboolean
+m2i_k_broadcast_spec (const M2iOpContext *ctx, const char *def, M2iKBroadcastSpec *spec,
+    GError **error)
+{
+  static const char *const modes[] = { "numpy", "none", "explicit", "pdpd", NULL };
+  gint mode;
+  if (!m2i_ir_node_attr_enum (ctx->node, "auto_broadcast", def, modes, &mode, error))
+    return FALSE;
+  spec->mode = mode == 0 ? M2I_K_BCAST_NUMPY : mode == 3 ? M2I_K_BCAST_PDPD : M2I_K_BCAST_NONE;
+  spec->axis = -1;
+  if (spec->mode == M2I_K_BCAST_PDPD) {
+    if (!m2i_ir_node_attr_int (ctx->node, "axis", -1, &spec->axis, error))
+      return FALSE;
+    if (spec->axis < -1) {
+      m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+          "auto_broadcast=pdpd: axis %" G_GINT64_FORMAT " is negative (only -1, the "
+          "default, may be)", spec->axis);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+gboolean
+m2i_k_broadcast_pair (const M2iOpContext *ctx, const M2iKBroadcastSpec *spec,
+    const M2iShape *a, gint ia, M2iShape *b, gint ib, gboolean one_way, M2iShape *out,
+    GError **error)
+{
+  switch (spec->mode) {
+    case M2I_K_BCAST_NONE:
+      if (!m2i_shape_equal (a, b)) {
+        m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+            "auto_broadcast=none needs equal shapes, got %s (input %d) and %s (input %d)",
+            m2i_k_shape_str (a, 0), ia, m2i_k_shape_str (b, 1), ib);
+        return FALSE;
+      }
+      *out = *a;
+      return TRUE;
+    case M2I_K_BCAST_PDPD: {
+      M2iShape bt = *b;
+      while (bt.rank > 0 && bt.dims[bt.rank - 1] == 1)
+        bt.rank--;                     /* trailing 1-dims do not count */
+      gint64 axis = spec->axis == -1 ? a->rank - b->rank : spec->axis;
+      if (axis < 0 || axis + bt.rank > a->rank) {
+        m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+            "auto_broadcast=pdpd: input %d %s does not fit into input %d %s from axis %"
+            G_GINT64_FORMAT, ib, m2i_k_shape_str (b, 0), ia, m2i_k_shape_str (a, 1), axis);
+        return FALSE;
+      }
+      M2iShape placed = { a->rank };
+      for (gint d = 0; d < a->rank; d++) {
+        gint64 k = d - axis;
+        placed.dims[d] = k >= 0 && k < bt.rank ? bt.dims[k] : 1;
+        if (placed.dims[d] != 1 && placed.dims[d] != a->dims[d]) {
+          m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+              "auto_broadcast=pdpd: input %d %s does not match input %d %s from axis %"
+              G_GINT64_FORMAT " (axis %d: %" G_GINT64_FORMAT " vs %" G_GINT64_FORMAT ")",
+              ib, m2i_k_shape_str (b, 0), ia, m2i_k_shape_str (a, 1), axis, d,
+              placed.dims[d], a->dims[d]);
+          return FALSE;
+        }
+      }
+      *b = placed;
+      *out = *a;
+      return TRUE;
+    }
+    default: {
+      GError *local = NULL;
+      if (!m2i_shape_broadcast (a, b, out, &local)) {
+        m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+            "inputs %d and %d: %s", ia, ib, local->message);
+        g_error_free (local);
+        return FALSE;
+      }
+      if (one_way && !m2i_shape_equal (out, a)) {
+        m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+            "input %d %s does not broadcast onto %s (it would grow the result to %s)",
+            ib, m2i_k_shape_str (b, 0), m2i_k_shape_str (a, 1), m2i_k_shape_str (out, 2));
+        return FALSE;
+      }
+      return TRUE;
+    }
+  }
 }
 
 /* ---- Broadcasting ------------------------------------------------------ */

@@ -43,9 +43,79 @@ extern const M2iOpKernel m2i_kernel_i420_to_bgr;
 extern const M2iOpKernel m2i_kernel_fake_quantize;
 extern const M2iOpKernel m2i_kernel_prior_box_clustered;
 extern const M2iOpKernel m2i_kernel_detection_output;
+extern const M2iOpKernel m2i_kernel_maximum;
+extern const M2iOpKernel m2i_kernel_minimum;
+extern const M2iOpKernel m2i_kernel_squared_difference;
+extern const M2iOpKernel m2i_kernel_mod;
+extern const M2iOpKernel m2i_kernel_floor_mod;
+extern const M2iOpKernel m2i_kernel_power;
+extern const M2iOpKernel m2i_kernel_swish;
+extern const M2iOpKernel m2i_kernel_hswish;
+extern const M2iOpKernel m2i_kernel_hsigmoid;
+extern const M2iOpKernel m2i_kernel_hard_sigmoid;
+extern const M2iOpKernel m2i_kernel_mish;
+extern const M2iOpKernel m2i_kernel_gelu;
+extern const M2iOpKernel m2i_kernel_elu;
+extern const M2iOpKernel m2i_kernel_selu;
+extern const M2iOpKernel m2i_kernel_softplus;
+extern const M2iOpKernel m2i_kernel_softsign;
+extern const M2iOpKernel m2i_kernel_tanh;
+extern const M2iOpKernel m2i_kernel_erf;
+extern const M2iOpKernel m2i_kernel_abs;
+extern const M2iOpKernel m2i_kernel_negative;
+extern const M2iOpKernel m2i_kernel_sign;
+extern const M2iOpKernel m2i_kernel_floor;
+extern const M2iOpKernel m2i_kernel_ceiling;
+extern const M2iOpKernel m2i_kernel_round;
+extern const M2iOpKernel m2i_kernel_sqrt;
+extern const M2iOpKernel m2i_kernel_log;
+extern const M2iOpKernel m2i_kernel_sin;
+extern const M2iOpKernel m2i_kernel_cos;
+extern const M2iOpKernel m2i_kernel_tan;
+extern const M2iOpKernel m2i_kernel_asin;
+extern const M2iOpKernel m2i_kernel_acos;
+extern const M2iOpKernel m2i_kernel_atan;
+extern const M2iOpKernel m2i_kernel_sinh;
+extern const M2iOpKernel m2i_kernel_cosh;
+extern const M2iOpKernel m2i_kernel_asinh;
+extern const M2iOpKernel m2i_kernel_acosh;
+extern const M2iOpKernel m2i_kernel_atanh;
+extern const M2iOpKernel m2i_kernel_equal;
+extern const M2iOpKernel m2i_kernel_not_equal;
+extern const M2iOpKernel m2i_kernel_less;
+extern const M2iOpKernel m2i_kernel_less_equal;
+extern const M2iOpKernel m2i_kernel_greater;
+extern const M2iOpKernel m2i_kernel_greater_equal;
+extern const M2iOpKernel m2i_kernel_logical_and;
+extern const M2iOpKernel m2i_kernel_logical_or;
+extern const M2iOpKernel m2i_kernel_logical_xor;
+extern const M2iOpKernel m2i_kernel_logical_not;
+extern const M2iOpKernel m2i_kernel_select;
+extern const M2iOpKernel m2i_kernel_reduce_sum;
+extern const M2iOpKernel m2i_kernel_reduce_prod;
+extern const M2iOpKernel m2i_kernel_reduce_max;
+extern const M2iOpKernel m2i_kernel_reduce_min;
+extern const M2iOpKernel m2i_kernel_reduce_l1;
+extern const M2iOpKernel m2i_kernel_reduce_l2;
+extern const M2iOpKernel m2i_kernel_reduce_logical_and;
+extern const M2iOpKernel m2i_kernel_reduce_logical_or;
+extern const M2iOpKernel m2i_kernel_log_softmax;
+extern const M2iOpKernel m2i_kernel_mvn;
+extern const M2iOpKernel m2i_kernel_normalize_l2;
+extern const M2iOpKernel m2i_kernel_lrn;
+extern const M2iOpKernel m2i_kernel_split;
+extern const M2iOpKernel m2i_kernel_variadic_split;
+extern const M2iOpKernel m2i_kernel_tile;
+extern const M2iOpKernel m2i_kernel_broadcast;
+extern const M2iOpKernel m2i_kernel_pad;
+extern const M2iOpKernel m2i_kernel_range;
+extern const M2iOpKernel m2i_kernel_slice;
 
 /* All of the above, NULL-terminated. */
 extern const M2iOpKernel *const m2i_compute_kernels[];
+
+/* Swish-4 on @n floats (the Swish kernel's loop, vmath.h): y may be x. */
+void m2i_k_swish_f32 (const float *x, float *y, gint64 n, float beta);
 
 /* ---- Fusion ------------------------------------------------------------- */
 
@@ -139,6 +209,13 @@ gboolean m2i_k_const_ints (const M2iOpContext *ctx, gint i, gint64 *out,
 gboolean m2i_k_const_floats (const M2iOpContext *ctx, gint i, float *out,
     gint max, gint *n, GError **error);
 
+/* Reads input @i, a constant holding exactly one value (any rank, any
+ * real type; boolean reads as 0/1), as a double. FALSE with a GError naming
+ * @what when it is not constant, has another number of values or is not a
+ * number. */
+gboolean m2i_k_const_scalar (const M2iOpContext *ctx, gint i, const char *what,
+    double *out, GError **error);
+
 /* Normalizes @axis (negative counts from the end when @allow_negative) to
  * [0, rank); FALSE with a GError naming @what when out of range. */
 gboolean m2i_k_axis (const M2iOpContext *ctx, gint64 axis, gint rank,
@@ -182,6 +259,7 @@ typedef struct {
   gint64 pads_end[M2I_K_MAX_SPATIAL];
   M2iAutoPad auto_pad;
   gboolean ceil;                           /* rounding_type (pooling) */
+  gboolean ceil_torch;                     /* ceil_torch: no window starts in the end pad */
 } M2iWindow;
 
 /* Reads strides, dilations (when @with_dilations, else 1), pads_begin,
@@ -196,6 +274,35 @@ gboolean m2i_k_window_attrs (const M2iOpContext *ctx, gint n,
  * a GError when an output size would be < 1. */
 gboolean m2i_k_window_output (const M2iOpContext *ctx, M2iWindow *w,
     const gint64 *in, gint64 *out, GError **error);
+
+/* ---- auto_broadcast of element-wise ops -------------------------------- */
+
+typedef enum {
+  M2I_K_BCAST_NUMPY,
+  M2I_K_BCAST_NONE,                    /* also "explicit" */
+  M2I_K_BCAST_PDPD,
+} M2iKBroadcastMode;
+
+typedef struct {
+  M2iKBroadcastMode mode;
+  gint64 axis;                         /* pdpd: where B starts in A; -1: right-aligned */
+} M2iKBroadcastSpec;
+
+/* Reads the layer's auto_broadcast (default @def: "numpy" or "none") and,
+ * for pdpd, its axis. FALSE with a GError on an unknown mode. */
+gboolean m2i_k_broadcast_spec (const M2iOpContext *ctx, const char *def,
+    M2iKBroadcastSpec *spec, GError **error);
+
+/* The output shape of an element-wise op over @a and @b under @spec:
+ * numpy (both ways; with @one_way the result must be @a's shape), none
+ * (equal shapes), pdpd (@b, its trailing 1-dims ignored, is a run of @a's
+ * dims from spec->axis, each equal or 1; the result is @a's shape). @b is
+ * rewritten to the shape m2i_k_broadcast_plan() should see for it (pdpd:
+ * @a's rank, 1 outside the run). @ia and @ib number the inputs in
+ * messages. FALSE with a GError naming the layer and both shapes. */
+gboolean m2i_k_broadcast_pair (const M2iOpContext *ctx, const M2iKBroadcastSpec *spec,
+    const M2iShape *a, gint ia, M2iShape *b, gint ib, gboolean one_way, M2iShape *out,
+    GError **error);
 
 /* ---- Broadcasting iteration for element-wise ops ---------------------- */
 

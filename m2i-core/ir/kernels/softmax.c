@@ -1,5 +1,6 @@
 /* SoftMax-1 (axis in [0, rank)) and SoftMax-8 (axis in [-rank, rank)), f32:
- * y = exp(x - max) / Σ exp(x - max) along the axis. The data is seen as
+ * y = exp(x - max) / Σ exp(x - max) along the axis; LogSoftMax-5 (axis in
+ * [-rank, rank)): y = (x - max) - log Σ exp(x - max). The data is seen as
  * [outer, axis, inner]; the inner axis is walked contiguously, so a
  * softmax over channels of an NCHW tensor vectorizes across pixels. */
 #include "kernels-private.h"
@@ -10,6 +11,7 @@
 typedef struct {
   gint64 outer, n, inner;
   gint slices;
+  gboolean log;                        /* LogSoftmax */
 } SoftmaxState;
 
 typedef struct {
@@ -41,6 +43,14 @@ softmax_slice (gint begin, gint end, gint slice, gpointer data)
         y[a * inner + i] = e;
         sum[i] += e;
       }
+    if (s->log) {
+      for (gint64 i = 0; i < inner; i++)
+        sum[i] = logf (sum[i]);
+      for (gint64 a = 0; a < s->n; a++)
+        for (gint64 i = 0; i < inner; i++)
+          y[a * inner + i] = (x[a * inner + i] - mx[i]) - sum[i];
+      continue;
+    }
     for (gint64 a = 0; a < s->n; a++)
       for (gint64 i = 0; i < inner; i++)
         y[a * inner + i] /= sum[i];
@@ -48,12 +58,12 @@ softmax_slice (gint begin, gint end, gint slice, gpointer data)
 }
 
 static gboolean
-softmax_infer (M2iOpContext *ctx, GError **error)
+softmax_infer_any (M2iOpContext *ctx, gboolean log, GError **error)
 {
   if (!m2i_k_check_arity (ctx, 1, 1, 1, 1, error) || !m2i_k_check_f32 (ctx, 0, error))
     return FALSE;
   const M2iShape *in = &ctx->inputs[0].shape;
-  gboolean v8 = m2i_k_op_version (ctx) >= 8;
+  gboolean v8 = log || m2i_k_op_version (ctx) >= 8;
   gint64 axis;
   if (!m2i_ir_node_attr_int (ctx->node, "axis", 1, &axis, error) ||
       !m2i_k_axis (ctx, axis, MAX (in->rank, 1), v8, "axis", &axis, error))
@@ -67,12 +77,25 @@ softmax_infer (M2iOpContext *ctx, GError **error)
       s->inner *= in->dims[d];
   }
   s->n = in->rank ? in->dims[axis] : 1;
+  s->log = log;
   s->slices = m2i_k_threads (ctx);
   ctx->scratch_bytes = s->slices * 2 * s->inner * sizeof (float);
   ctx->outputs[0].type = M2I_ET_F32;
   ctx->outputs[0].shape = *in;
   ctx->state = s;
   return TRUE;
+}
+
+static gboolean
+softmax_infer (M2iOpContext *ctx, GError **error)
+{
+  return softmax_infer_any (ctx, FALSE, error);
+}
+
+static gboolean
+log_softmax_infer (M2iOpContext *ctx, GError **error)
+{
+  return softmax_infer_any (ctx, TRUE, error);
 }
 
 static gboolean
@@ -89,4 +112,8 @@ softmax_execute (M2iOpContext *ctx, GError **error)
 
 const M2iOpKernel m2i_kernel_softmax = {
   "SoftMax", "opset1 opset8", softmax_infer, softmax_execute, g_free,
+};
+
+const M2iOpKernel m2i_kernel_log_softmax = {
+  "LogSoftmax", "opset5", log_softmax_infer, softmax_execute, g_free,
 };
