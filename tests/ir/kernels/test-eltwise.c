@@ -165,11 +165,12 @@ test_binary_errors (void)
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "equal shapes");
   kt_free (t);
 
+  /* pdpd is supported (test-binary.c); an unknown mode is not. */
   t = kt_new (&m2i_kernel_subtract, "opset1");
-  kt_attr (t, "auto_broadcast", "pdpd");
+  kt_attr (t, "auto_broadcast", "bidirectional");
   kt_input (t, M2I_ET_F32, SHAPE (2, 3), buf, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (2, 3), buf, FALSE);
-  kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "pdpd");
+  kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "bidirectional");
   kt_free (t);
 
   t = kt_new (&m2i_kernel_add, "opset1");
