@@ -1,6 +1,7 @@
 /* Reductions over the axes given by the second input (a constant integer
  * tensor; negative axes count from the end, repeats are merged; an empty
- * list leaves the data unchanged), keep_dims keeping the reduced axes as
+ * list leaves the data unchanged, as the specifications say — also for
+ * L1, L2: no absolute value), keep_dims keeping the reduced axes as
  * 1: ReduceMean-1, ReduceSum-1, ReduceProd-1, ReduceMax-1, ReduceMin-1,
  * ReduceL1-4, ReduceL2-4 (f32, i32, i64; L2 f32 only) and
  * ReduceLogicalAnd-1, ReduceLogicalOr-1 (boolean).
@@ -27,6 +28,7 @@ typedef struct {
   gint64 count;                        /* elements per result */
   gint64 out_numel;
   gboolean trailing;                   /* the reduced axes are the last ones */
+  gboolean identity;                   /* no axes */
 } ReduceState;
 
 /* Accumulators: one 8-byte slot per result (double for f32, 64-bit
@@ -239,6 +241,7 @@ reduce_infer (M2iOpContext *ctx, RedOp op, GError **error)
   ReduceState *s = g_new0 (ReduceState, 1);
   s->op = op;
   s->type = ctx->inputs[0].type;
+  s->identity = n_axes == 0;
   s->count = 1;
   M2iShape kept = *in, out = { 0 };
   for (gint d = 0; d < in->rank; d++) {
@@ -277,6 +280,10 @@ reduce_execute (M2iOpContext *ctx, GError **error)
   const ReduceState *s = ctx->state;
   if (s->out_numel == 0)
     return TRUE;
+  if (s->identity) {
+    memcpy (ctx->outputs[0].data, ctx->inputs[0].data, m2i_tensor_nbytes (&ctx->outputs[0]));
+    return TRUE;
+  }
   if (s->trailing) {
     RunJob j = { s, ctx->inputs[0].data, ctx->outputs[0].data };
     gint slices = s->out_numel * s->count >= 65536 ? m2i_k_threads (ctx) : 1;
