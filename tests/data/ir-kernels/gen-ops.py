@@ -324,14 +324,33 @@ def np_slice(x, start, stop, step, axes):
 
 
 def np_pad(x, pb, pe, mode, value=0.0):
-    """Pad-12: negative pads crop first, then numpy pads the rest."""
-    sl = tuple(slice(-b if b < 0 else 0, x.shape[i] + e if e < 0 else None)
-               for i, (b, e) in enumerate(zip(pb, pe)))
-    y = x[sl]
-    width = [(max(b, 0), max(e, 0)) for b, e in zip(pb, pe)]
+    """Pad-12 from its spec: output index o on an axis reads data index
+    o - pads_begin, mirrored or clamped into the original data (the spec's
+    mixed-pads example: negative pads crop, reflections stay relative to
+    the whole data); constant mode reads the pad value outside."""
+    maps = []
+    for n, b, e in zip(x.shape, pb, pe):
+        idx = []
+        for o in range(max(b + n + e, 0)):
+            i = o - b
+            if not 0 <= i < n:
+                i = {"constant": -1, "edge": min(max(i, 0), n - 1),
+                     "reflect": -i if i < 0 else 2 * (n - 1) - i,
+                     "symmetric": -i - 1 if i < 0 else 2 * n - 1 - i}[mode]
+            idx.append(i)
+        maps.append(np.array(idx, dtype=np.int64))
+    y = x[np.ix_(*[np.clip(m, 0, None) for m in maps])].copy()
     if mode == "constant":
-        return np.pad(y, width, mode="constant", constant_values=value)
-    return np.pad(y, width, mode=mode)
+        outside = np.zeros(y.shape, bool)
+        for d, m in enumerate(maps):
+            sh = [1] * x.ndim
+            sh[d] = len(m)
+            outside |= (m < 0).reshape(sh)
+        y[outside] = value
+    if all(b >= 0 and e >= 0 for b, e in zip(pb, pe)):   # numpy agrees where it can
+        kw = {"constant_values": value} if mode == "constant" else {}
+        assert np.array_equal(y, np.pad(x, list(zip(pb, pe)), mode=mode, **kw))
+    return y
 
 
 def gen_movement():
