@@ -539,11 +539,30 @@ channel_bias (const CmValue *b, const M2iShape *out, gint axis, gint64 channels)
   return b->t.data;
 }
 
+/* A Swish step fusable into a convolution: its beta (input 1) absent or a
+ * constant f32 scalar. */
+static gboolean
+swish_beta (const M2iIrCompiledModel *cm, gint step, float *beta)
+{
+  const CmStep *s = &g_array_index (cm->steps, CmStep, step);
+  if (s->kernel != &m2i_kernel_swish || s->ctx.n_outputs != 1)
+    return FALSE;
+  *beta = 1.0f;
+  if (s->ctx.n_inputs == 1)
+    return TRUE;
+  const CmValue *b = &cm->values[s->in_values[1]];
+  if (!b->is_const || b->t.type != M2I_ET_F32 || m2i_shape_numel (&b->t.shape) != 1)
+    return FALSE;
+  *beta = *(const float *) b->t.data;
+  return TRUE;
+}
+
 /* Convolution / GroupConvolution / MatMul → Add(per-channel constant) →
- * ReLU, each read only by the next: the layer adds the bias and applies
- * ReLU as it stores (m2i_k_fuse_bias_relu, bit-identical to the separate
- * layers), the Add and ReLU steps go, and their readers read the layer's
- * output instead. */
+ * ReLU (or, for convolutions, Swish), each read only by the next: the layer
+ * adds the bias and applies ReLU as it stores (m2i_k_fuse_bias_relu,
+ * bit-identical to the separate layers) or Swish right after
+ * (m2i_k_fuse_swish, bit-identical too), the Add and activation steps go,
+ * and their readers read the layer's output instead. */
 static void
 fuse_epilogues (M2iIrCompiledModel *cm)
 {
@@ -567,7 +586,8 @@ fuse_epilogues (M2iIrCompiledModel *cm)
       continue;
     gint axis = matmul ? out->rank - 1 : 1;
     const float *bias = NULL;
-    gint b = only_reader (cm, v, si), relu_step = -1;
+    gint b = only_reader (cm, v, si), relu_step = -1, swish_step = -1;
+    float beta = 1.0f;
     if (b < 0)
       continue;
     const CmStep *bs = &g_array_index (cm->steps, CmStep, b);
@@ -582,8 +602,13 @@ fuse_epilogues (M2iIrCompiledModel *cm)
       gint c = only_reader (cm, bs->out_values[0], b);
       if (c >= 0 && g_array_index (cm->steps, CmStep, c).kernel == &m2i_kernel_relu)
         relu_step = c;
+      else if (c >= 0 && !matmul && swish_beta (cm, c, &beta))
+        swish_step = c;
     } else if (bs->kernel == &m2i_kernel_relu) {
       relu_step = b;
+      b = -1;
+    } else if (!matmul && swish_beta (cm, b, &beta)) {
+      swish_step = b;
       b = -1;
     } else
       continue;
@@ -592,9 +617,13 @@ fuse_epilogues (M2iIrCompiledModel *cm)
       g_clear_error (&e);                      /* not fusable: the layers run */
       continue;
     }
-    /* the Add and the ReLU go; whoever read them reads the layer */
-    const gint gone[2] = { b, relu_step };
-    for (gint k = 0; k < 2; k++) {
+    if (swish_step >= 0 && !m2i_k_fuse_swish (&a->ctx, beta, &e)) {
+      g_clear_error (&e);                      /* the Swish runs by itself */
+      swish_step = -1;
+    }
+    /* the Add and the activation go; whoever read them reads the layer */
+    const gint gone[3] = { b, relu_step, swish_step };
+    for (gint k = 0; k < 3; k++) {
       if (gone[k] < 0)
         continue;
       const CmStep *t = &g_array_index (cm->steps, CmStep, gone[k]);

@@ -349,9 +349,9 @@ output_run (const float *m, gsize xs, gint n, float *o0, float *o1, gboolean has
 
 typedef struct {
   const M2iWinograd *wg;
-  const float *in, *bias;
+  const float *in;
+  const M2iKFusion *fused;
   float *out, *plane, *scratch;
-  gboolean relu;
 } WgJob;
 
 /* Channels [begin, end) of the input into the zero-bordered planes. */
@@ -399,8 +399,10 @@ input_block (const M2iWinograd *wg, const float *plane, gint64 b, float *v)
 /* Y of tile block @b for output channels [r0, r0 + rows) from m ([ξ][mb][vw]). */
 static void
 output_block (const M2iWinograd *wg, const float *m, gint64 b, gint64 r0, gint64 rows,
-    float *out, const float *bias, gboolean relu, float *spare)
+    float *out, const M2iKFusion *f, float *spare)
 {
+  const float *bias = f->bias;
+  gboolean relu = f->relu;
   gint64 q0 = wg->block_start[b], nt = wg->block_start[b + 1] - q0;
   gsize xs = wg->m_stride, ohw = (gsize) wg->oh * wg->ow;
   gint64 full = wg->ow / 2;            /* tiles of a row with both columns inside */
@@ -415,14 +417,19 @@ output_block (const M2iWinograd *wg, const float *m, gint64 b, gint64 r0, gint64
       /* A last odd row writes its second row to the spare one. */
       float *o1 = 2 * ty + 1 < wg->oh ? o0 + wg->ow : spare;
       gint64 n = MIN (end, full) - tx;
-      if (n > 0)
+      if (n > 0) {
         output_run (mr + (q - q0), xs, (gint) n, o0 + 2 * tx, o1 + 2 * tx, bias != NULL, bv,
             relu);
+        m2i_k_fusion_swish (f, o0 + 2 * tx, 2 * n);      /* spare's too: harmless */
+        m2i_k_fusion_swish (f, o1 + 2 * tx, 2 * n);
+      }
       if (end > full) {
         /* The last tile of an odd-width row: its first column only,
          * through the spare row. */
         float y0[2], y1[2];
         output_run (mr + (q - q0) + (full - tx), xs, 1, y0, y1, bias != NULL, bv, relu);
+        m2i_k_fusion_swish (f, y0, 1);
+        m2i_k_fusion_swish (f, y1, 1);
         o0[2 * full] = y0[0];
         o1[2 * full] = y1[0];
       }
@@ -476,15 +483,15 @@ block_slice (gint begin, gint end, gint slice, gpointer data)
         m2i_gemm_tail_panel (wg->arch, (gint) rows, (gint) wg->c_in, u, ncols - tail, tail,
             panel_b, &p, NULL, &o);
     }
-    output_block (wg, m, b, r0, rows, j->out, j->bias, j->relu, spare);
+    output_block (wg, m, b, r0, rows, j->out, j->fused, spare);
   }
 }
 
 void
-m2i_winograd_run (const M2iWinograd *wg, const float *in, float *out, const float *bias,
-    gboolean relu, gint slices, float *scratch)
+m2i_winograd_run (const M2iWinograd *wg, const float *in, float *out, const M2iKFusion *fused,
+    gint slices, float *scratch)
 {
-  WgJob j = { wg, in, bias, out, scratch, scratch + plane_floats (wg), relu };
+  WgJob j = { wg, in, fused, out, scratch, scratch + plane_floats (wg) };
   m2i_k_parallel_for ((gint) wg->c_in, slices, 16, pad_slice, &j);
   m2i_k_parallel_for ((gint) (wg->blocks * wg->m_blocks), slices, 1, block_slice, &j);
 }

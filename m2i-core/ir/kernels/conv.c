@@ -78,7 +78,7 @@ typedef struct {
    * j columns left of its output, the first j for one j right of it, none
    * for the middle taps), each after `gap` zeros (the first and last rows'
    * wrapped reads); tap kw reads copy tap_copy[kw]. */
-  M2iKFusion fused;                    /* m2i_k_fuse_bias_relu () */
+  M2iKFusion fused;                    /* m2i_k_fuse_bias_relu (), _swish () */
   gboolean padded;                     /* the source is a padded copy in scratch */
   gint64 hp, wp, plane;                /* source plane: hp × wp, plane = hp · wp */
   gint64 x0, guard;
@@ -552,12 +552,27 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
     /* A last panel of a few columns (a 14×14 plane: 4) by the tail
      * kernel, which reads only those columns of B. */
     cp.width = ncols;
-    if (m2i_gemm_tail_panel (s->arch, (gint) rows, (gint) s->k, a, n0, ncols, get_b, &cp,
-            bbuf, &o))
-      continue;
-    cp.width = nr;
-    m2i_gemm_column_panel (s->arch, (gint) rows, (gint) s->k, a, s->arch->mr, n0, ncols,
-        get_b, &cp, bbuf, strip, &o);
+    if (!m2i_gemm_tail_panel (s->arch, (gint) rows, (gint) s->k, a, n0, ncols, get_b, &cp,
+            bbuf, &o)) {
+      cp.width = nr;
+      m2i_gemm_column_panel (s->arch, (gint) rows, (gint) s->k, a, s->arch->mr, n0, ncols,
+          get_b, &cp, bbuf, strip, &o);
+    }
+    if (s->fused.swish) {
+      /* The panel's results, still in cache: one run of pixels per output
+       * channel (grid columns map to consecutive pixels, pad columns
+       * aside), [p0, p1). */
+      gint64 p0 = n0, p1 = n0 + ncols;
+      if (o.run_start) {
+        gint last = o.run_start[(ncols + step - 1) / step] - 1;
+        if (last < 0)
+          continue;
+        p0 = o.run_at[0] + __builtin_ctz (o.run_mask[0]);
+        p1 = o.run_at[last] + 32 - __builtin_clz (o.run_mask[last]);
+      }
+      for (gint64 r = 0; r < rows; r++)
+        m2i_k_fusion_swish (&s->fused, o.c + r * ohw + p0, p1 - p0);
+    }
   }
 }
 
@@ -810,18 +825,20 @@ dw_slice (gint begin, gint end, gint slice, gpointer data)
   for (gint t = begin; t < end; t++) {
     gint64 co = t % s->c_out, n = t / s->c_out;
     gint64 g = co / s->cout_g;
+    float *plane = j->out + (n * s->c_out + co) * ohw;
 #if defined(__x86_64__) && defined(__GNUC__)
     if (m2i_cpu_flags () & M2I_CPU_AVX512F) {
       dw_plane_avx512x (s, j->in + (n * s->c_in + g) * hw, j->wts + co * khw,
-          s->fused.bias ? s->fused.bias + co : NULL, j->out + (n * s->c_out + co) * ohw);
+          s->fused.bias ? s->fused.bias + co : NULL, plane);
+      m2i_k_fusion_swish (&s->fused, plane, ohw);
       continue;
     }
 #endif
-    float *plane = j->out + (n * s->c_out + co) * ohw;
     dw_plane (s, j->in + (n * s->c_in + g) * hw, j->wts + co * khw, plane);
     if (s->fused.bias || s->fused.relu)
       m2i_gemm_epilogue (plane, ohw, 1, (gint) ohw,
           s->fused.bias ? s->fused.bias + co : NULL, NULL, s->fused.relu);
+    m2i_k_fusion_swish (&s->fused, plane, ohw);
   }
 }
 
@@ -839,7 +856,7 @@ conv_execute (M2iOpContext *ctx, GError **error)
     float *out = ctx->outputs[0].data;
     for (gint64 n = 0; n < s->batch; n++)
       m2i_winograd_run (s->wino, in + n * s->c_in * s->h * s->w,
-          out + n * s->c_out * s->oh * s->ow, s->fused.bias, s->fused.relu, slices,
+          out + n * s->c_out * s->oh * s->ow, &s->fused, slices,
           ctx->scratch);
   } else {
     conv_gemm (ctx, s, slices);

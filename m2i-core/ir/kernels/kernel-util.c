@@ -276,6 +276,24 @@ m2i_k_fuse_bias_relu (M2iOpContext *ctx, const float *bias, gint64 n_bias,
   return TRUE;
 }
 
+gboolean
+m2i_k_fuse_swish (M2iOpContext *ctx, float beta, GError **error)
+{
+  const char *type = m2i_ir_node_get_type (ctx->node);
+  gint64 channels;
+  M2iKFusion *f = ctx->state && (!strcmp (type, "Convolution") ||
+      !strcmp (type, "GroupConvolution")) ? m2i_k_conv_fusion (ctx, &channels) : NULL;
+  if (!f || f->relu) {
+    m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
+        "Swish can only be fused into a compiled f32 Convolution or GroupConvolution "
+        "without ReLU");
+    return FALSE;
+  }
+  f->swish = TRUE;
+  f->swish_beta = beta;
+  return TRUE;
+}
+
 gint
 m2i_k_op_version (const M2iOpContext *ctx)
 {

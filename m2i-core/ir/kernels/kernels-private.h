@@ -134,11 +134,34 @@ void m2i_k_swish_f32 (const float *x, float *y, gint64 n, float beta);
 gboolean m2i_k_fuse_bias_relu (M2iOpContext *ctx, const float *bias, gint64 n_bias,
     gboolean relu, GError **error);
 
+/*
+ * Lets a compiled Convolution or GroupConvolution layer (f32, after its
+ * infer() and any m2i_k_fuse_bias_relu() without ReLU) also apply Swish-4,
+ * y = x / (1 + e^(-beta·x)), to its results (after the bias), so the
+ * runtime can drop a Swish layer that reads only it. Each output is
+ * computed as the Swish kernel computes it (the same function on the same
+ * value: bit-identical), right after the layer stores it — a GEMM column
+ * panel, a Winograd tile run, a depthwise plane — while it is in cache.
+ * FALSE with a GError naming the layer for another op or a layer with
+ * ReLU fused; the layer is then unchanged.
+ */
+gboolean m2i_k_fuse_swish (M2iOpContext *ctx, float beta, GError **error);
+
 /* What a fused layer applies; part of the Convolution and MatMul states. */
 typedef struct {
   float *bias;                         /* owned; NULL for none */
   gboolean relu;
+  gboolean swish;                      /* Convolution only: Swish after the bias */
+  float swish_beta;
 } M2iKFusion;
+
+/* Applies a fused Swish (when @f has one) to @n floats at @p. */
+static inline void
+m2i_k_fusion_swish (const M2iKFusion *f, float *p, gint64 n)
+{
+  if (f->swish && n > 0)
+    m2i_k_swish_f32 (p, p, n, f->swish_beta);
+}
 
 /* The per-op halves of m2i_k_fuse_bias_relu(): the fusion slot of a
  * compiled layer's state and its number of output channels, or NULL when

@@ -4,6 +4,7 @@
  * [outer, axis, inner]; the inner axis is walked contiguously, so a
  * softmax over channels of an NCHW tensor vectorizes across pixels. */
 #include "kernels-private.h"
+#include "vmath.h"
 #include <base/m2i-parallel.h>
 
 #include <math.h>
@@ -20,16 +21,16 @@ typedef struct {
   float *y, *scratch;                  /* per slice: 2 · inner floats */
 } SoftmaxJob;
 
-static void
-softmax_slice (gint begin, gint end, gint slice, gpointer data)
+/* Outer blocks [begin, end): plain C compiled per instruction set, e^x
+ * from vmath.h, so every loop runs along the inner axis in vectors. */
+M2I_K_INLINE void
+softmax_rows_body (const SoftmaxState *s, const float *xs, float *ys, float *mx, float *sum,
+    gint begin, gint end)
 {
-  const SoftmaxJob *j = data;
-  const SoftmaxState *s = j->s;
   gint64 inner = s->inner;
-  float *mx = j->scratch + slice * 2 * inner, *sum = mx + inner;
   for (gint o = begin; o < end; o++) {
-    const float *x = j->x + o * s->n * inner;
-    float *y = j->y + o * s->n * inner;
+    const float *x = xs + o * s->n * inner;
+    float *y = ys + o * s->n * inner;
     for (gint64 i = 0; i < inner; i++) {
       mx[i] = x[i];
       sum[i] = 0.0f;
@@ -39,7 +40,7 @@ softmax_slice (gint begin, gint end, gint slice, gpointer data)
         mx[i] = x[a * inner + i] > mx[i] ? x[a * inner + i] : mx[i];
     for (gint64 a = 0; a < s->n; a++)
       for (gint64 i = 0; i < inner; i++) {
-        float e = expf (x[a * inner + i] - mx[i]);
+        float e = m2i_vm_exp (x[a * inner + i] - mx[i]);
         y[a * inner + i] = e;
         sum[i] += e;
       }
@@ -55,6 +56,16 @@ softmax_slice (gint begin, gint end, gint slice, gpointer data)
       for (gint64 i = 0; i < inner; i++)
         y[a * inner + i] /= sum[i];
   }
+}
+M2I_K_SIMD_CLONES (softmax_rows, (const SoftmaxState *s, const float *xs, float *ys, float *mx,
+        float *sum, gint begin, gint end), (s, xs, ys, mx, sum, begin, end))
+
+static void
+softmax_slice (gint begin, gint end, gint slice, gpointer data)
+{
+  const SoftmaxJob *j = data;
+  float *mx = j->scratch + slice * 2 * j->s->inner;
+  softmax_rows (j->s, j->x, j->y, mx, mx + j->s->inner, begin, end);
 }
 
 static gboolean
