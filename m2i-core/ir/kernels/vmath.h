@@ -43,7 +43,7 @@ m2i_vm_exp (float x)
   float r = (xc - nf * 0.693359375f) - nf * -2.12194440e-4f;
   /* e^r = 1 + r + r²·q(r), q of degree 4 fitted to (e^r − 1 − r)/r² on
    * [−ln2/2, ln2/2] for the least relative error (3e-9; 0.8 ulp as f32
-   * evaluates it): tests/data/ir-kernels/gen-ops.py's fit_exp(). */
+   * evaluates it): `tests/data/ir-kernels/gen-ops.py --fit-exp`. */
   float q = 1.381454058e-03f;
   q = q * r + 8.368745446e-03f;
   q = q * r + 4.166838899e-02f;

@@ -393,7 +393,41 @@ def gen_movement():
                                 dtype=f64).astype(f32))
 
 
+# ----------------------------------------------- vmath.h's e^x polynomial
+
+def fit_exp():
+    """The coefficients of m2i_vm_exp (m2i-core/ir/kernels/vmath.h):
+    e^r = 1 + r + r^2 q(r), q of degree 4, fitted on [-ln2/2, ln2/2] by
+    least squares reweighted toward the largest relative errors (a
+    poor man's minimax). Prints them and the error of the f32 evaluation;
+    writes nothing (`gen-ops.py --fit-exp`)."""
+    half = math.log(2) / 2
+    r = np.cos(np.linspace(0, np.pi, 4001)) * half * 1.0005
+    target = np.where(r == 0, 0.5, (np.expm1(r) - r) / np.where(r == 0, 1, r * r))
+    V = np.vander(r, 5, increasing=True)
+    w = np.ones_like(r)
+    for _ in range(60):
+        W = w / np.exp(r)
+        c, *_ = np.linalg.lstsq(V * (r * r * W)[:, None], target * r * r * W, rcond=None)
+        err = r * r * (V @ c - target) / np.exp(r)
+        w = w * (1 + 5 * np.abs(err) / np.abs(err).max())
+    cf = c.astype(f32)
+    rr = np.linspace(-half, half, 200001).astype(f32)
+    q = cf[4]
+    for k in (3, 2, 1, 0):
+        q = (q * rr + cf[k]).astype(f32)
+    y = (q * (rr * rr) + rr).astype(f32) + f32(1)
+    true = np.exp(rr.astype(f64))
+    print("q coefficients, r^0 first:", ", ".join("%.9ef" % v for v in cf))
+    print("relative error of the fit: %.3g; f32 evaluation: %.2f ulp"
+          % (np.abs(err).max(), np.max(np.abs(y - true) / np.spacing(true.astype(f32)))))
+
+
 if __name__ == "__main__":
+    import sys
+    if sys.argv[1:] == ["--fit-exp"]:
+        fit_exp()
+        sys.exit(0)
     gen_unary()
     gen_binary()
     gen_reduce()

@@ -1,9 +1,11 @@
-/* Constant folding through the kernels of issue 15: a layer whose inputs
- * are all constant runs its kernel's execute() once at compile time, so
- * these subgraphs cost nothing per inference — float activations,
- * reductions and data movement, integer shape arithmetic (YOLOv8's split
- * lengths: ShapeOf → Gather → Divide / Mod → Greater → Convert → Add →
- * Concat), Range, Select. Values are checked against hand computations. */
+/* The runtime with the kernels of issue 15. Constant folding: a layer whose
+ * inputs are all constant runs its kernel's execute() once at compile
+ * time, so these subgraphs cost nothing per inference — float
+ * activations, reductions and data movement, integer shape arithmetic
+ * (YOLOv8's split lengths: ShapeOf → Gather → Divide / Mod → Greater →
+ * Convert → Add → Concat), Range, Select; values against hand
+ * computations. Fusion: Convolution → Add (bias) → Swish runs as one layer,
+ * bit-identical to the three. */
 #include "ir-test-util.h"
 #include <base/m2i-error.h>
 
@@ -221,13 +223,75 @@ test_fold_error (void)
   test_ir_free (b);
 }
 
+/* x → Convolution (3×3, 8 → 16 channels) → Add (per-channel bias) →
+ * Swish, with beta a constant (fused: one layer) or read from a second
+ * Parameter (not fusable: three layers). The outputs are the same bits. */
+static M2iIrCompiledModel *
+conv_swish_model (gboolean beta_input, M2iIrModel **model, TestIr **builder)
+{
+  TestIr *b = test_ir_new (11);
+  M2iShape xs = TEST_SHAPE (1, 8, 12, 10), ws = TEST_SHAPE (16, 8, 3, 3),
+      bs = TEST_SHAPE (1, 16, 1, 1), ys = TEST_SHAPE (1, 16, 12, 10), one = TEST_SHAPE (1);
+  static float w[16 * 8 * 9], bias[16];
+  for (gint i = 0; i < 16 * 8 * 9; i++)
+    w[i] = (float) ((i * 37 % 101) - 50) / 400.0f;
+  for (gint i = 0; i < 16; i++)
+    bias[i] = (float) (i - 8) / 5.0f;
+  const float beta = 0.8f;
+  gint x = test_ir_parameter (b, "x", M2I_ET_F32, &xs);
+  gint beta_id = beta_input ? test_ir_parameter (b, "beta", M2I_ET_F32, &one)
+      : test_ir_const (b, M2I_ET_F32, &one, &beta);
+  gint cin[2] = { x, test_ir_const (b, M2I_ET_F32, &ws, w) };
+  gint conv = test_ir_op (b, "Convolution", "opset1", "strides=\"1,1\" dilations=\"1,1\" "
+      "pads_begin=\"1,1\" pads_end=\"1,1\" auto_pad=\"explicit\"", 2, cin, M2I_ET_F32, &ys);
+  gint ain[2] = { conv, test_ir_const (b, M2I_ET_F32, &bs, bias) };
+  gint add = test_ir_op (b, "Add", "opset1", NULL, 2, ain, M2I_ET_F32, &ys);
+  gint sin[2] = { add, beta_id };
+  gint sw = test_ir_op (b, "Swish", "opset4", NULL, 2, sin, M2I_ET_F32, &ys);
+  test_ir_result (b, sw);
+  *builder = b;
+  return compile (b, model);
+}
+
+static void
+test_fused_swish (void)
+{
+  M2iIrModel *m[2];
+  TestIr *b[2];
+  M2iIrCompiledModel *cm[2] = { conv_swish_model (FALSE, &m[0], &b[0]),
+    conv_swish_model (TRUE, &m[1], &b[1]) };
+  g_assert_cmpint (m2i_ir_compiled_model_get_n_runtime_nodes (cm[0]), ==, 1);
+  g_assert_cmpint (m2i_ir_compiled_model_get_n_runtime_nodes (cm[1]), ==, 2); /* conv+bias, Swish */
+  const float *out[2];
+  M2iIrInferRequest *req[2];
+  for (gint k = 0; k < 2; k++) {
+    GError *error = NULL;
+    req[k] = m2i_ir_infer_request_new (cm[k], &error);
+    float *in = m2i_ir_infer_request_get_input (req[k], 0)->data;
+    for (gint i = 0; i < 8 * 12 * 10; i++)
+      in[i] = (float) ((i * 53 % 97) - 48) / 12.0f;
+    if (k == 1)
+      *(float *) m2i_ir_infer_request_get_input (req[k], 1)->data = 0.8f;
+    g_assert_true (m2i_ir_infer_request_infer (req[k], &error));
+    out[k] = m2i_ir_infer_request_get_output (req[k], 0)->data;
+  }
+  g_assert_cmpmem (out[0], 16 * 12 * 10 * 4, out[1], 16 * 12 * 10 * 4);
+  for (gint k = 0; k < 2; k++) {
+    m2i_ir_infer_request_free (req[k]);
+    m2i_ir_compiled_model_unref (cm[k]);
+    m2i_ir_model_unref (m[k]);
+    test_ir_free (b[k]);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/ir/fold-ops/yolo-shape-arithmetic", test_yolo_shape_arithmetic);
-  g_test_add_func ("/ir/fold-ops/float-chain", test_float_chain);
-  g_test_add_func ("/ir/fold-ops/integer-chain", test_integer_chain);
-  g_test_add_func ("/ir/fold-ops/error", test_fold_error);
+  g_test_add_func ("/ir/ops/fold/yolo-shape-arithmetic", test_yolo_shape_arithmetic);
+  g_test_add_func ("/ir/ops/fold/float-chain", test_float_chain);
+  g_test_add_func ("/ir/ops/fold/integer-chain", test_integer_chain);
+  g_test_add_func ("/ir/ops/fold/error", test_fold_error);
+  g_test_add_func ("/ir/ops/fused-swish", test_fused_swish);
   return g_test_run ();
 }
