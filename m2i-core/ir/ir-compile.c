@@ -348,13 +348,22 @@ place_groups (M2iIrCompiledModel *cm)
 
 /* Element-wise kernels: output element i depends on input element i only
  * (for an input of the output's shape), so they may write over that input.
- * Checked against each kernel's loops (kernels/eltwise.c, activation.c). */
+ * Checked against each kernel's loops (kernels/eltwise.c, activation.c,
+ * unary.c, compare.c: LogicalNot and Select). */
 static gboolean
 is_elementwise (const M2iOpKernel *k)
 {
   static const M2iOpKernel *const kernels[] = {
     &m2i_kernel_add, &m2i_kernel_subtract, &m2i_kernel_multiply, &m2i_kernel_divide,
     &m2i_kernel_relu, &m2i_kernel_prelu, &m2i_kernel_clamp, &m2i_kernel_sigmoid, &m2i_kernel_exp,
+    &m2i_kernel_maximum, &m2i_kernel_minimum, &m2i_kernel_squared_difference,
+    &m2i_kernel_mod, &m2i_kernel_floor_mod, &m2i_kernel_power,
+    &m2i_kernel_swish, &m2i_kernel_hswish, &m2i_kernel_hsigmoid, &m2i_kernel_hard_sigmoid,
+    &m2i_kernel_mish, &m2i_kernel_gelu, &m2i_kernel_elu, &m2i_kernel_selu,
+    &m2i_kernel_softplus, &m2i_kernel_softsign, &m2i_kernel_tanh, &m2i_kernel_erf,
+    &m2i_kernel_abs, &m2i_kernel_negative, &m2i_kernel_sign, &m2i_kernel_floor,
+    &m2i_kernel_ceiling, &m2i_kernel_round, &m2i_kernel_sqrt, &m2i_kernel_log,
+    &m2i_kernel_logical_not, &m2i_kernel_select,
   };
   for (guint i = 0; i < G_N_ELEMENTS (kernels); i++)
     if (k == kernels[i])
