@@ -500,7 +500,7 @@ m2i_k_broadcast_pair (const M2iOpContext *ctx, const M2iKBroadcastSpec *spec,
       while (bt.rank > 0 && bt.dims[bt.rank - 1] == 1)
         bt.rank--;                     /* trailing 1-dims do not count */
       gint64 axis = spec->axis == -1 ? a->rank - b->rank : spec->axis;
-      if (axis < 0 || axis + bt.rank > a->rank) {
+      if (axis < 0 || axis > a->rank || axis + bt.rank > a->rank) {
         m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
             "auto_broadcast=pdpd: input %d %s does not fit into input %d %s from axis %"
             G_GINT64_FORMAT, ib, m2i_k_shape_str (b, 0), ia, m2i_k_shape_str (a, 1), axis);

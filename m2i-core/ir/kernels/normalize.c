@@ -298,61 +298,38 @@ const M2iOpKernel m2i_kernel_normalize_l2 = {
 
 /* ---- LRN --------------------------------------------------------------------- */
 
+/* The window sums are separable: the squares are summed along one LRN axis
+ * at a time (each line through a prefix sum, in double), so the cost is
+ * numel × (number of axes) whatever the size. */
 typedef struct {
   gint rank;
   gint64 dims[M2I_MAX_RANK];
-  gint64 strides[M2I_MAX_RANK];
   gboolean axis[M2I_MAX_RANK];
   gint64 half;                         /* size / 2 */
   float bias, scale, beta;             /* scale = α / size^k */
-  gint64 numel;
+  gint64 numel, max_dim;
 } LrnState;
 
-typedef struct {
-  const LrnState *s;
-  const float *x;
-  float *y;
-} LrnJob;
-
-/* Elements [begin, end) in blocks of 1024. */
+/* Sums @sq (numel doubles) over the window along axis @a, in place; @line:
+ * max_dim + 1 doubles. */
 static void
-lrn_slice (gint begin, gint end, gint slice, gpointer data)
+lrn_axis_sums (const LrnState *s, gint a, double *sq, double *line)
 {
-  const LrnJob *j = data;
-  const LrnState *s = j->s;
-  gint64 first = (gint64) begin * 1024, last = MIN ((gint64) end * 1024, s->numel);
-  for (gint64 e = first; e < last; e++) {
-    /* the window: per axis [lo, hi] around the element's index */
-    gint64 lo[M2I_MAX_RANK], hi[M2I_MAX_RANK], idx[M2I_MAX_RANK];
-    gint64 base = 0, rem = e;
-    for (gint d = s->rank - 1; d >= 0; d--) {
-      gint64 i = rem % s->dims[d];
-      rem /= s->dims[d];
-      lo[d] = s->axis[d] ? MAX (i - s->half, 0) : i;
-      hi[d] = s->axis[d] ? MIN (i + s->half, s->dims[d] - 1) : i;
-      idx[d] = lo[d];
-      base += lo[d] * s->strides[d];
-    }
-    double sum = 0.0;
-    gint64 off = base;
-    for (;;) {
-      double v = j->x[off];
-      sum += v * v;
-      gint d = s->rank - 1;
-      for (; d >= 0; d--) {
-        if (idx[d] < hi[d]) {
-          idx[d]++;
-          off += s->strides[d];
-          break;
-        }
-        off -= (idx[d] - lo[d]) * s->strides[d];
-        idx[d] = lo[d];
+  gint64 dim = s->dims[a], inner = 1;
+  for (gint d = a + 1; d < s->rank; d++)
+    inner *= s->dims[d];
+  gint64 outer = s->numel / MAX (dim * inner, 1);
+  for (gint64 o = 0; o < outer; o++)
+    for (gint64 i = 0; i < inner; i++) {
+      double *p = sq + o * dim * inner + i;
+      line[0] = 0.0;
+      for (gint64 k = 0; k < dim; k++)
+        line[k + 1] = line[k] + p[k * inner];           /* prefix sums */
+      for (gint64 k = 0; k < dim; k++) {
+        gint64 lo = MAX (k - s->half, 0), hi = MIN (k + s->half, dim - 1);
+        p[k * inner] = line[hi + 1] - line[lo];
       }
-      if (d < 0)
-        break;
     }
-    j->y[e] = j->x[e] / powf (s->bias + s->scale * (float) sum, s->beta);
-  }
 }
 
 static gboolean
@@ -371,7 +348,7 @@ lrn_infer (M2iOpContext *ctx, GError **error)
       !m2i_ir_node_attr_int (ctx->node, "size", 0, &size, error) ||
       !m2i_k_const_ints (ctx, 1, axes, G_N_ELEMENTS (axes), &n_axes, error))
     return FALSE;
-  if (size < 1 || size > (1 << 20)) {
+  if (size < 1 || size > G_MAXINT32) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "attribute size=\"%s\" must be a positive integer",
         m2i_ir_node_get_attr (ctx->node, "size") ? m2i_ir_node_get_attr (ctx->node, "size") : "");
@@ -383,17 +360,16 @@ lrn_infer (M2iOpContext *ctx, GError **error)
     return FALSE;
   }
   s->rank = in->rank;
-  gint64 stride = 1;
-  for (gint d = in->rank - 1; d >= 0; d--) {
+  for (gint d = 0; d < in->rank; d++) {
     s->dims[d] = in->dims[d];
-    s->strides[d] = stride;
-    stride *= in->dims[d];
+    s->max_dim = MAX (s->max_dim, in->dims[d]);
   }
   s->half = size / 2;
   s->bias = (float) bias;
   s->beta = (float) beta;
   s->scale = (float) (alpha / pow ((double) size, n_axes));
   s->numel = m2i_shape_numel (in);
+  ctx->scratch_bytes = (s->numel + s->max_dim + 1) * sizeof (double);
   ctx->outputs[0].type = M2I_ET_F32;
   ctx->outputs[0].shape = *in;
   ctx->state = s;
@@ -404,10 +380,16 @@ static gboolean
 lrn_execute (M2iOpContext *ctx, GError **error)
 {
   const LrnState *s = ctx->state;
-  LrnJob j = { s, ctx->inputs[0].data, ctx->outputs[0].data };
-  gint blocks = (gint) ((s->numel + 1023) / 1024);
-  if (blocks > 0)
-    m2i_k_parallel_for (blocks, s->numel >= 16384 ? m2i_k_threads (ctx) : 1, 1, lrn_slice, &j);
+  const float *x = ctx->inputs[0].data;
+  float *y = ctx->outputs[0].data;
+  double *sq = ctx->scratch, *line = sq + s->numel;
+  for (gint64 i = 0; i < s->numel; i++)
+    sq[i] = (double) x[i] * x[i];
+  for (gint a = 0; a < s->rank; a++)
+    if (s->axis[a])
+      lrn_axis_sums (s, a, sq, line);
+  for (gint64 i = 0; i < s->numel; i++)
+    y[i] = x[i] / powf (s->bias + s->scale * (float) sq[i], s->beta);
   return TRUE;
 }
 

@@ -5,10 +5,12 @@
  * pad_mode constant (the optional 4th input, a scalar constant or a value
  * known at run time; 0 without it), edge (the border element), reflect
  * (mirrored without repeating the border: pads at most dim − 1), symmetric
- * (mirrored with it: pads at most dim). Each axis gets a table of source
- * indices (−1: the pad value), made in infer(); execute() walks output
+ * (mirrored with it: pads at most dim). Output index o on an axis reads
+ * data index o − pads_begin, mirrored or clamped into the whole data (so
+ * reflections stay relative to the data also where the other side is
+ * cropped, as the spec's mixed-pads example shows). execute() walks output
  * rows: a row whose outer index is padding is the pad value, otherwise its
- * interior is one memcpy and its borders come from the table.
+ * interior is one memcpy and its borders are mapped element by element.
  */
 #include "kernels-private.h"
 
@@ -17,25 +19,16 @@
 typedef enum { PAD_CONSTANT, PAD_EDGE, PAD_REFLECT, PAD_SYMMETRIC } PadMode;
 
 typedef struct {
+  PadMode mode;
   gint rank;
   gsize es;
   gint64 in_dims[M2I_MAX_RANK], out_dims[M2I_MAX_RANK];
   gint64 in_strides[M2I_MAX_RANK];
-  gint64 *src[M2I_MAX_RANK];           /* per axis: out_dims[d] source indices or -1 */
+  gint64 begin[M2I_MAX_RANK];          /* pads_begin */
   gint64 copy_begin, copy_len;         /* last axis: the run copied straight */
   guint8 value[8];                     /* the pad value, when constant */
   gboolean value_at_run_time;
-  gint64 *tables;                      /* owns src[] */
 } PadState;
-
-static void
-pad_free (gpointer p)
-{
-  PadState *s = p;
-  if (s)
-    g_free (s->tables);
-  g_free (s);
-}
 
 /* The source index of output index @o on an axis of @n with @begin pads. */
 static gint64
@@ -75,10 +68,11 @@ pad_infer (M2iOpContext *ctx, GError **error)
     return FALSE;
   }
   PadState *s = g_new0 (PadState, 1);
+  s->mode = mode;
   s->rank = in->rank;
   s->es = m2i_element_type_size (data->type);
   M2iShape out = { in->rank };
-  gint64 total = 0, stride = 1;
+  gint64 stride = 1;
   for (gint d = in->rank - 1; d >= 0; d--) {
     gint64 n = in->dims[d];
     gint64 limit = mode == PAD_REFLECT ? n - 1 : mode == PAD_SYMMETRIC ? n : G_MAXINT32;
@@ -91,23 +85,15 @@ pad_infer (M2iOpContext *ctx, GError **error)
           mode == PAD_REFLECT ? "reflect needs pads of at most dim - 1" :
           mode == PAD_SYMMETRIC ? "symmetric needs pads of at most dim" :
           "out of range");
-      pad_free (s);
+      g_free (s);
       return FALSE;
     }
     out.dims[d] = MAX (pb[d] + n + pe[d], 0);
     s->in_dims[d] = n;
     s->out_dims[d] = out.dims[d];
     s->in_strides[d] = stride;
+    s->begin[d] = pb[d];
     stride *= n;
-    total += out.dims[d];
-  }
-  s->tables = g_new (gint64, MAX (total, 1));
-  gint64 *t = s->tables;
-  for (gint d = 0; d < in->rank; d++) {
-    s->src[d] = t;
-    for (gint64 o = 0; o < out.dims[d]; o++)
-      t[o] = source_index (mode, o, pb[d], in->dims[d]);
-    t += out.dims[d];
   }
   if (in->rank > 0) {
     gint l = in->rank - 1;
@@ -122,7 +108,7 @@ pad_infer (M2iOpContext *ctx, GError **error)
           "pad_value (input 3) must be one %s value; it is %s %s",
           m2i_element_type_to_string (data->type), m2i_element_type_to_string (v->type),
           m2i_k_shape_str (&v->shape, 0));
-      pad_free (s);
+      g_free (s);
       return FALSE;
     }
     if (v->data)
@@ -143,6 +129,20 @@ fill (guint8 *dst, const guint8 *value, gsize es, gint64 n)
     memcpy (dst + i * es, value, es);
 }
 
+/* Output elements [o0, o1) of a row of the last axis: from @src (the data
+ * row) or the pad value. */
+static void
+border (const PadState *s, const guint8 *src, const guint8 *value, guint8 *out, gint64 o0,
+    gint64 o1)
+{
+  gint l = s->rank - 1;
+  gsize es = s->es;
+  for (gint64 o = o0; o < o1; o++) {
+    gint64 i = source_index (s->mode, o, s->begin[l], s->in_dims[l]);
+    memcpy (out + o * es, i < 0 ? value : src + i * es, es);
+  }
+}
+
 static gboolean
 pad_execute (M2iOpContext *ctx, GError **error)
 {
@@ -159,33 +159,23 @@ pad_execute (M2iOpContext *ctx, GError **error)
   }
   gint l = s->rank - 1;
   gint64 row = s->out_dims[l], rows = m2i_shape_numel (&ctx->outputs[0].shape) / row;
-  const gint64 *last = s->src[l];
   gint64 idx[M2I_MAX_RANK] = { 0 };
   for (gint64 r = 0; r < rows; r++, out += row * es) {
     /* the source row, or -1 when an outer index is padding */
     gint64 base = 0;
     for (gint d = 0; d < l && base >= 0; d++) {
-      gint64 i = s->src[d][idx[d]];
+      gint64 i = source_index (s->mode, idx[d], s->begin[d], s->in_dims[d]);
       base = i < 0 ? -1 : base + i * s->in_strides[d];
     }
     if (base < 0) {
       fill (out, value, es, row);
     } else {
       const guint8 *src = in + base * es;
-      for (gint64 o = 0; o < s->copy_begin; o++) {
-        if (last[o] < 0)
-          memcpy (out + o * es, value, es);
-        else
-          memcpy (out + o * es, src + last[o] * es, es);
-      }
+      border (s, src, value, out, 0, s->copy_begin);
       if (s->copy_len > 0)
-        memcpy (out + s->copy_begin * es, src + last[s->copy_begin] * es, s->copy_len * es);
-      for (gint64 o = s->copy_begin + MAX (s->copy_len, 0); o < row; o++) {
-        if (last[o] < 0)
-          memcpy (out + o * es, value, es);
-        else
-          memcpy (out + o * es, src + last[o] * es, es);
-      }
+        memcpy (out + s->copy_begin * es, src + (s->copy_begin - s->begin[l]) * es,
+            s->copy_len * es);
+      border (s, src, value, out, s->copy_begin + s->copy_len, row);
     }
     for (gint d = l - 1; d >= 0; d--) {
       if (++idx[d] < s->out_dims[d])
@@ -196,4 +186,4 @@ pad_execute (M2iOpContext *ctx, GError **error)
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_pad = { "Pad", "opset1 opset12", pad_infer, pad_execute, pad_free };
+const M2iOpKernel m2i_kernel_pad = { "Pad", "opset1 opset12", pad_infer, pad_execute, g_free };

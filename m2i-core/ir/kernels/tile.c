@@ -64,6 +64,11 @@ tile_execute (M2iOpContext *ctx, GError **error)
 static gboolean
 tile_setup (M2iOpContext *ctx, const M2iShape *aligned, const M2iShape *out, GError **error)
 {
+  if (m2i_shape_numel (out) < 0) {
+    m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+        "the output %s would have more elements than can be counted", m2i_k_shape_str (out, 0));
+    return FALSE;
+  }
   TileState *s = g_new0 (TileState, 1);
   s->rank = out->rank;
   s->es = m2i_element_type_size (ctx->inputs[0].type);
