@@ -66,16 +66,12 @@ typedef struct {
   guint8 *y;
 } ActJob;
 
-#define ACT_CHUNK 16384
-
 static void
-act_slice (gint begin, gint end, gint slice, gpointer data)
+act_chunk (gint64 first, gint64 n, gpointer data)
 {
   const ActJob *j = data;
   const ActState *s = j->s;
   gsize es = m2i_element_type_size (s->type);
-  gint64 first = (gint64) begin * ACT_CHUNK;
-  gint64 n = MIN ((gint64) end * ACT_CHUNK, s->numel) - first;
   const guint8 *xb = j->x + first * es;
   guint8 *yb = j->y + first * es;
   if (s->type == M2I_ET_F32) {
@@ -157,9 +153,7 @@ act_execute (M2iOpContext *ctx, GError **error)
 {
   const ActState *s = ctx->state;
   ActJob j = { s, ctx->inputs[0].data, ctx->outputs[0].data };
-  gint chunks = (gint) ((s->numel + ACT_CHUNK - 1) / ACT_CHUNK);
-  gint slices = s->numel >= 4 * ACT_CHUNK ? m2i_k_threads (ctx) : 1;
-  m2i_k_parallel_for (chunks, slices, 1, act_slice, &j);
+  m2i_k_run_chunks (ctx, s->numel, 65536, act_chunk, &j);
   return TRUE;
 }
 

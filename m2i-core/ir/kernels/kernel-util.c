@@ -321,6 +321,46 @@ m2i_k_slices_for (const M2iOpContext *ctx, gint64 work)
   return (gint) CLAMP (work / per_slice, 1, m2i_k_threads (ctx));
 }
 
+/* ---- Element-wise runs --------------------------------------------------- */
+
+#define CHUNK 16384
+
+typedef struct {
+  gint64 numel;
+  M2iKChunkFunc func;
+  gpointer user;
+} ChunkJob;
+
+static void
+chunk_slice (gint begin, gint end, gint slice, gpointer data)
+{
+  const ChunkJob *j = data;
+  gint64 first = (gint64) begin * CHUNK;
+  j->func (first, MIN ((gint64) end * CHUNK, j->numel) - first, j->user);
+}
+
+void
+m2i_k_run_chunks (const M2iOpContext *ctx, gint64 numel, gint64 per_thread, M2iKChunkFunc func,
+    gpointer user)
+{
+  ChunkJob j = { numel, func, user };
+  if (numel > 0)
+    m2i_k_parallel_for ((gint) ((numel + CHUNK - 1) / CHUNK),
+        numel >= per_thread ? m2i_k_threads (ctx) : 1, 1, chunk_slice, &j);
+}
+
+void
+m2i_k_outer_inner (const M2iShape *s, gint axis, gint64 *outer, gint64 *inner)
+{
+  *outer = *inner = 1;
+  for (gint d = 0; d < s->rank; d++) {
+    if (d < axis)
+      *outer *= s->dims[d];
+    else if (d > axis)
+      *inner *= s->dims[d];
+  }
+}
+
 /* ---- Window geometry --------------------------------------------------- */
 
 static gboolean

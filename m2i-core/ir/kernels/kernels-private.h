@@ -262,6 +262,20 @@ gint m2i_k_threads (const M2iOpContext *ctx);
  * handing work to another core costs more than it saves. */
 gint m2i_k_slices_for (const M2iOpContext *ctx, gint64 work);
 
+/* ---- Element-wise runs ---------------------------------------------------- */
+
+/* Elements [first, first + n) of an element-wise op's tensors. */
+typedef void (*M2iKChunkFunc) (gint64 first, gint64 n, gpointer user);
+
+/* Runs @func over @numel elements in chunks of 16384, shared out over
+ * m2i_k_threads() slices when there are at least @per_thread elements
+ * (else on one). Allocates nothing. */
+void m2i_k_run_chunks (const M2iOpContext *ctx, gint64 numel, gint64 per_thread,
+    M2iKChunkFunc func, gpointer user);
+
+/* The elements before and after axis @axis of @s ([outer, dim, inner]). */
+void m2i_k_outer_inner (const M2iShape *s, gint axis, gint64 *outer, gint64 *inner);
+
 /* ---- Spatial window geometry (convolution and pooling) ---------------- */
 
 typedef enum {

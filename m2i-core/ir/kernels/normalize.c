@@ -302,8 +302,7 @@ const M2iOpKernel m2i_kernel_normalize_l2 = {
  * at a time (each line through a prefix sum, in double), so the cost is
  * numel × (number of axes) whatever the size. */
 typedef struct {
-  gint rank;
-  gint64 dims[M2I_MAX_RANK];
+  M2iShape shape;
   gboolean axis[M2I_MAX_RANK];
   gint64 half;                         /* size / 2 */
   float bias, scale, beta;             /* scale = α / size^k */
@@ -315,10 +314,8 @@ typedef struct {
 static void
 lrn_axis_sums (const LrnState *s, gint a, double *sq, double *line)
 {
-  gint64 dim = s->dims[a], inner = 1;
-  for (gint d = a + 1; d < s->rank; d++)
-    inner *= s->dims[d];
-  gint64 outer = s->numel / MAX (dim * inner, 1);
+  gint64 dim = s->shape.dims[a], outer, inner;
+  m2i_k_outer_inner (&s->shape, a, &outer, &inner);
   for (gint64 o = 0; o < outer; o++)
     for (gint64 i = 0; i < inner; i++) {
       double *p = sq + o * dim * inner + i;
@@ -359,11 +356,9 @@ lrn_infer (M2iOpContext *ctx, GError **error)
     g_free (s);
     return FALSE;
   }
-  s->rank = in->rank;
-  for (gint d = 0; d < in->rank; d++) {
-    s->dims[d] = in->dims[d];
+  s->shape = *in;
+  for (gint d = 0; d < in->rank; d++)
     s->max_dim = MAX (s->max_dim, in->dims[d]);
-  }
   s->half = size / 2;
   s->bias = (float) bias;
   s->beta = (float) beta;
@@ -385,7 +380,7 @@ lrn_execute (M2iOpContext *ctx, GError **error)
   double *sq = ctx->scratch, *line = sq + s->numel;
   for (gint64 i = 0; i < s->numel; i++)
     sq[i] = (double) x[i] * x[i];
-  for (gint a = 0; a < s->rank; a++)
+  for (gint a = 0; a < s->shape.rank; a++)
     if (s->axis[a])
       lrn_axis_sums (s, a, sq, line);
   for (gint64 i = 0; i < s->numel; i++)

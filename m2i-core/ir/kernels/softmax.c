@@ -80,13 +80,7 @@ softmax_infer_any (M2iOpContext *ctx, gboolean log, GError **error)
       !m2i_k_axis (ctx, axis, MAX (in->rank, 1), v8, "axis", &axis, error))
     return FALSE;
   SoftmaxState *s = g_new0 (SoftmaxState, 1);
-  s->outer = s->inner = 1;
-  for (gint d = 0; d < in->rank; d++) {
-    if (d < axis)
-      s->outer *= in->dims[d];
-    else if (d > axis)
-      s->inner *= in->dims[d];
-  }
+  m2i_k_outer_inner (in, (gint) axis, &s->outer, &s->inner);
   s->n = in->rank ? in->dims[axis] : 1;
   s->log = log;
   s->slices = m2i_k_threads (ctx);

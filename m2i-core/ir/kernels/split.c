@@ -96,13 +96,7 @@ split_infer_any (M2iOpContext *ctx, gboolean variadic, GError **error)
     for (gint k = 0; k < s->n; k++)
       s->lengths[k] = dim / parts;
   }
-  s->outer = s->inner = 1;
-  for (gint d = 0; d < in->rank; d++) {
-    if (d < axis)
-      s->outer *= in->dims[d];
-    else if (d > axis)
-      s->inner *= in->dims[d];
-  }
+  m2i_k_outer_inner (in, (gint) axis, &s->outer, &s->inner);
   s->axis_dim = dim;
   for (gint k = 0; k < s->n; k++) {
     ctx->outputs[k].type = ctx->inputs[0].type;

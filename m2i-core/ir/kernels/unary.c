@@ -196,8 +196,6 @@ INT_UNARY (gint64, guint64)
 
 /* ---- the kernel ------------------------------------------------------------ */
 
-#define UN_CHUNK 16384
-
 typedef struct {
   const UnState *s;
   const guint8 *x;
@@ -219,13 +217,11 @@ is_vector (const UnState *s)
 }
 
 static void
-un_slice (gint begin, gint end, gint slice, gpointer data)
+un_chunk (gint64 first, gint64 n, gpointer data)
 {
   const UnJob *j = data;
   const UnState *s = j->s;
   gsize es = m2i_element_type_size (s->type);
-  gint64 first = (gint64) begin * UN_CHUNK;
-  gint64 n = MIN ((gint64) end * UN_CHUNK, s->numel) - first;
   const guint8 *xb = j->x + first * es;
   guint8 *yb = j->y + first * es;
   if (s->type == M2I_ET_I32) {
@@ -324,13 +320,9 @@ un_execute (M2iOpContext *ctx, GError **error)
   UnJob j = { s, ctx->inputs[0].data, ctx->outputs[0].data, s->alpha, s->beta };
   if (s->param_input >= 0)
     j.beta = *(const float *) ctx->inputs[s->param_input].data;
-  gint chunks = (gint) ((s->numel + UN_CHUNK - 1) / UN_CHUNK);
   /* The libm loops cost ~10× a vector loop per element: share them out
    * sooner. */
-  gint64 per_thread = is_vector (s) ? 4 * UN_CHUNK : UN_CHUNK;
-  gint slices = s->numel >= per_thread ? m2i_k_threads (ctx) : 1;
-  if (chunks > 0)
-    m2i_k_parallel_for (chunks, slices, 1, un_slice, &j);
+  m2i_k_run_chunks (ctx, s->numel, is_vector (s) ? 65536 : 16384, un_chunk, &j);
   return TRUE;
 }
 
