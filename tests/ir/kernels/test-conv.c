@@ -489,18 +489,29 @@ static const ConvCase fusion_cases[] = {
     { 1, 128, 14, 14, 100, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
 };
 
+/* Input, weights and bias of a fusion case (free them with g_free), the
+ * input holding one NaN. */
+static void
+fusion_data (const ConvCase *c, guint32 seed, float **in, float **w, float **bias)
+{
+  gsize n_in = c->n * c->c_in * c->h * c->w;
+  gsize n_w = c->c_out * (c->c_in / c->groups) * c->kh * c->kw;
+  *in = g_new (float, n_in);
+  *w = g_new (float, n_w);
+  *bias = g_new (float, c->c_out);
+  kt_fill (*in, n_in, seed, -1, 1);
+  kt_fill (*w, n_w, seed + 1, -1, 1);
+  kt_fill (*bias, c->c_out, seed + 2, -1, 1);
+  (*in)[n_in / 3] = NAN;
+}
+
 static void
 test_fused_bias_relu (void)
 {
   for (guint i = 0; i < G_N_ELEMENTS (fusion_cases); i++) {
     const ConvCase *c = &fusion_cases[i];
-    gsize n_in = c->n * c->c_in * c->h * c->w;
-    gsize n_w = c->c_out * (c->c_in / c->groups) * c->kh * c->kw;
-    float *in = g_new (float, n_in), *w = g_new (float, n_w), *bias = g_new (float, c->c_out);
-    kt_fill (in, n_in, 41 + i, -1, 1);
-    kt_fill (w, n_w, 42 + i, -1, 1);
-    kt_fill (bias, c->c_out, 43 + i, -1, 1);
-    in[n_in / 3] = NAN;         /* ReLU (NaN) is 0, as the ReLU layer gives */
+    float *in, *w, *bias;
+    fusion_data (c, 41 + i, &in, &w, &bias);   /* ReLU (NaN) is 0, as the ReLU layer gives */
     for (gint relu = 0; relu < 2; relu++) {
       /* Separate layers. */
       KTest *conv = conv_test_new (c, in, w, FALSE, 2);
@@ -564,13 +575,8 @@ test_fused_swish (void)
 {
   for (guint i = 0; i < G_N_ELEMENTS (fusion_cases); i++) {
     const ConvCase *c = &fusion_cases[i];
-    gsize n_in = c->n * c->c_in * c->h * c->w;
-    gsize n_w = c->c_out * (c->c_in / c->groups) * c->kh * c->kw;
-    float *in = g_new (float, n_in), *w = g_new (float, n_w), *bias = g_new (float, c->c_out);
-    kt_fill (in, n_in, 61 + i, -1, 1);
-    kt_fill (w, n_w, 62 + i, -1, 1);
-    kt_fill (bias, c->c_out, 63 + i, -1, 1);
-    in[n_in / 2] = NAN;
+    float *in, *w, *bias;
+    fusion_data (c, 61 + i, &in, &w, &bias);
     const float beta = i % 2 ? 0.6f : 1.0f;
     GError *error = NULL;
     KTest *conv = conv_test_new (c, in, w, FALSE, 2);
