@@ -118,6 +118,30 @@ test_tile_broadcast (void)
     check_f32 (cases[i].want, t, 0, cases[i].want);
     kt_free (t);
   }
+  /* pdpd: [3, 1] onto [2, 3, 4] from axis 1 (its trailing 1 ignored);
+   * explicit [2, 3] to [2, 2, 3, 2] through axes 1 and 2 (the spec's
+   * [H, W] → [N, H, W, C] example). By hand. */
+  static const float d31[] = { 1, 2, 3 }, d23[] = { 1, 2, 3, 4, 5, 6 };
+  static const gint64 to234[] = { 2, 3, 4 }, to2232[] = { 2, 2, 3, 2 }, map12[] = { 1, 2 };
+  t = kt_new (&m2i_kernel_broadcast, "opset1");
+  kt_attr (t, "mode", "pdpd");
+  kt_attr (t, "axis", "1");
+  kt_input (t, M2I_ET_F32, SHAPE (3, 1), d31, FALSE);
+  kt_input (t, M2I_ET_I64, SHAPE (3), to234, TRUE);
+  kt_run (t, 1);
+  for (gint k = 0; k < 24; k++)
+    g_assert_cmpfloat (kt_out_f32 (t, 0)[k], ==, d31[(k / 4) % 3]);
+  kt_free (t);
+  t = kt_new (&m2i_kernel_broadcast, "opset3");
+  kt_attr (t, "mode", "explicit");
+  kt_input (t, M2I_ET_F32, SHAPE (2, 3), d23, FALSE);
+  kt_input (t, M2I_ET_I64, SHAPE (4), to2232, TRUE);
+  kt_input (t, M2I_ET_I64, SHAPE (2), map12, TRUE);
+  kt_run (t, 1);
+  for (gint k = 0; k < 24; k++)
+    g_assert_cmpfloat (kt_out_f32 (t, 0)[k], ==, d23[(k / 2) % 6]);
+  kt_free (t);
+
   /* A scalar to [2, 3] (i64); an empty target dim. */
   static const gint64 v = 42, to23[] = { 2, 3 }, to03[] = { 0, 3 };
   t = kt_new (&m2i_kernel_broadcast, "opset3");
