@@ -396,6 +396,27 @@ input_block (const M2iWinograd *wg, const float *plane, gint64 b, float *v)
   }
 }
 
+/* The fused Swish over the pixels of tiles [q0, q0 + nt) of one output
+ * plane, just stored: per tile row two row segments, merged where they
+ * touch (whole rows), so a block is a few calls, not one per tile run. */
+static void
+swish_block (const M2iWinograd *wg, const M2iKFusion *f, float *plane, gint64 q0, gint64 nt)
+{
+  gint64 pend0 = 0, pend1 = 0;         /* a run of pixels not yet passed */
+  for (gint64 ty = q0 / wg->tw; ty <= (q0 + nt - 1) / wg->tw; ty++) {
+    gint64 ta = MAX (q0 - ty * wg->tw, 0), tb = MIN (q0 + nt - ty * wg->tw, wg->tw);
+    for (gint64 y = 2 * ty; y < MIN (2 * ty + 2, wg->oh); y++) {
+      gint64 a = y * wg->ow + 2 * ta, b = y * wg->ow + MIN (2 * tb, wg->ow);
+      if (a != pend1) {
+        m2i_k_fusion_swish (f, plane + pend0, pend1 - pend0);
+        pend0 = a;
+      }
+      pend1 = b;
+    }
+  }
+  m2i_k_fusion_swish (f, plane + pend0, pend1 - pend0);
+}
+
 /* Y of tile block @b for output channels [r0, r0 + rows) from m ([ξ][mb][vw]). */
 static void
 output_block (const M2iWinograd *wg, const float *m, gint64 b, gint64 r0, gint64 rows,
@@ -417,24 +438,21 @@ output_block (const M2iWinograd *wg, const float *m, gint64 b, gint64 r0, gint64
       /* A last odd row writes its second row to the spare one. */
       float *o1 = 2 * ty + 1 < wg->oh ? o0 + wg->ow : spare;
       gint64 n = MIN (end, full) - tx;
-      if (n > 0) {
+      if (n > 0)
         output_run (mr + (q - q0), xs, (gint) n, o0 + 2 * tx, o1 + 2 * tx, bias != NULL, bv,
             relu);
-        m2i_k_fusion_swish (f, o0 + 2 * tx, 2 * n);      /* spare's too: harmless */
-        m2i_k_fusion_swish (f, o1 + 2 * tx, 2 * n);
-      }
       if (end > full) {
         /* The last tile of an odd-width row: its first column only,
          * through the spare row. */
         float y0[2], y1[2];
         output_run (mr + (q - q0) + (full - tx), xs, 1, y0, y1, bias != NULL, bv, relu);
-        m2i_k_fusion_swish (f, y0, 1);
-        m2i_k_fusion_swish (f, y1, 1);
         o0[2 * full] = y0[0];
         o1[2 * full] = y1[0];
       }
       q += end - tx;
     }
+    if (f->swish)
+      swish_block (wg, f, plane, q0, nt);
   }
 }
 

@@ -487,6 +487,20 @@ typedef struct {
   gint64 block_rows;                   /* output channels of a row block */
 } ConvJob;
 
+/* Pixels [p0, p1) of @rows output channels from @c (plane stride ohw)
+ * stored but not yet passed through the fused Swish. */
+typedef struct {
+  float *c;
+  gint64 rows, p0, p1;
+} SwishPending;
+
+static void
+swish_pending (const ConvState *s, const SwishPending *p, gsize ohw)
+{
+  for (gint64 r = 0; p->c && r < p->rows; r++)
+    m2i_k_fusion_swish (&s->fused, p->c + r * ohw + p->p0, p->p1 - p->p0);
+}
+
 static void
 conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
 {
@@ -503,6 +517,7 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
   gint32 run_at[M2I_GEMM_MAX_NR];
   gint step = s->arch->step;
   gint64 per_block = j->images * s->groups * j->panels;
+  SwishPending pend = { NULL };
   for (gint t = begin; t < end; t++) {
     /* Tasks: row blocks outermost (each slice then needs only its part
      * of the weights), then images, groups, column panels. */
@@ -559,9 +574,11 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
           get_b, &cp, bbuf, strip, &o);
     }
     if (s->fused.swish) {
-      /* The panel's results, still in cache: one run of pixels per output
-       * channel (grid columns map to consecutive pixels, pad columns
-       * aside), [p0, p1). */
+      /* The panel's results: one run of pixels per output channel (grid
+       * columns map to consecutive pixels, pad columns aside), [p0, p1).
+       * Consecutive panels of one row block continue each other's runs:
+       * they are passed through Swish together, up to 512 pixels (still
+       * in cache), so the calls are not many short rows. */
       gint64 p0 = n0, p1 = n0 + ncols;
       if (o.run_start) {
         gint last = o.run_start[(ncols + step - 1) / step] - 1;
@@ -570,10 +587,18 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
         p0 = o.run_at[0] + __builtin_ctz (o.run_mask[0]);
         p1 = o.run_at[last] + 32 - __builtin_clz (o.run_mask[last]);
       }
-      for (gint64 r = 0; r < rows; r++)
-        m2i_k_fusion_swish (&s->fused, o.c + r * ohw + p0, p1 - p0);
+      if (pend.c != o.c || pend.rows != rows || pend.p1 != p0) {
+        swish_pending (s, &pend, ohw);
+        pend = (SwishPending) { o.c, rows, p0, p0 };
+      }
+      pend.p1 = p1;
+      if (pend.p1 - pend.p0 >= 512) {
+        swish_pending (s, &pend, ohw);
+        pend.p0 = pend.p1;
+      }
     }
   }
+  swish_pending (s, &pend, ohw);
 }
 
 typedef struct {

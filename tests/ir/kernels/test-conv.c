@@ -487,6 +487,9 @@ static const ConvCase fusion_cases[] = {
     { 1, 64, 5, 5, 19, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 300, 7, 9, 13, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
     { 1, 128, 14, 14, 100, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    /* Winograd with odd sizes, one and three tile blocks (partial rows) */
+    { 1, 16, 13, 11, 24, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 8, 23, 21, 16, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
 };
 
 /* Input, weights and bias of a fusion case (free them with g_free), the
@@ -573,6 +576,7 @@ test_fused_bias_relu (void)
 static void
 test_fused_swish (void)
 {
+  gint winograd = 0;
   for (guint i = 0; i < G_N_ELEMENTS (fusion_cases); i++) {
     const ConvCase *c = &fusion_cases[i];
     float *in, *w, *bias;
@@ -594,6 +598,7 @@ test_fused_swish (void)
     g_assert_true (m2i_k_fuse_bias_relu (&fused->ctx, bias, c->c_out, FALSE, &error));
     g_assert_true (m2i_k_fuse_swish (&fused->ctx, beta, &error));
     g_assert_true (kt_execute (fused, &error));
+    winograd += m2i_k_conv_uses_winograd (&fused->ctx);
     g_assert_cmpmem (fused->outputs[0].data, n_out * 4, act->outputs[0].data, n_out * 4);
     kt_free (conv);
     kt_free (act);
@@ -602,6 +607,8 @@ test_fused_swish (void)
     g_free (w);
     g_free (bias);
   }
+  if (m2i_winograd_enabled ())
+    g_assert_cmpint (winograd, >=, 4);
 
   /* Not with a fused ReLU, nor into a MatMul. */
   static float buf[64];
