@@ -549,12 +549,14 @@ channel_bias (const CmValue *b, const M2iShape *out, gint axis, gint64 channels)
 }
 
 /* A Swish step fusable into a convolution: its beta (input 1) absent or a
- * constant f32 scalar. */
+ * constant f32 scalar. M2I_FUSE_SWISH=0 in the environment keeps every
+ * Swish a layer of its own (for measuring the fusion). */
 static gboolean
 swish_beta (const M2iIrCompiledModel *cm, gint step, float *beta)
 {
   const CmStep *s = &g_array_index (cm->steps, CmStep, step);
-  if (s->kernel != &m2i_kernel_swish || s->ctx.n_outputs != 1)
+  const char *env = g_getenv ("M2I_FUSE_SWISH");
+  if (s->kernel != &m2i_kernel_swish || s->ctx.n_outputs != 1 || (env && !strcmp (env, "0")))
     return FALSE;
   *beta = 1.0f;
   if (s->ctx.n_inputs == 1)
