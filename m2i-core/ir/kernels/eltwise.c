@@ -11,8 +11,8 @@
  * exponent 2, which is the same number).
  *
  * Integers wrap around (two's complement), as OpenVINO's reference does on
- * its machines. Divide follows m_pythondivision (default true: floor
- * division, otherwise truncation); Divide, Mod and FloorMod fail at run
+ * its machines. Divide follows m_pythondiv (m_pythondivision in the spec;
+ * default true: floor division, otherwise truncation); Divide, Mod and FloorMod fail at run
  * time on a zero divisor (MIN / -1 wraps to MIN, MIN mod -1 is 0). Power
  * on integers multiplies (wrapping) for exponents >= 0; a negative
  * exponent gives the truncated quotient: 1 for x = 1, ±1 for x = -1, else
@@ -246,7 +246,11 @@ bin_infer (M2iOpContext *ctx, BinOp op, GError **error)
   BinState *s = g_new0 (BinState, 1);
   s->op = op == OP_POW && const_scalar_is (b, 2.0) ? OP_SQUARE : op;
   s->type = a->type;
-  if (!m2i_ir_node_attr_bool (ctx->node, "m_pythondivision", TRUE, &s->python_div, error)) {
+  /* IR files say m_pythondiv (OpenVINO's attribute visitor); the spec
+   * text m_pythondivision. */
+  const char *div_attr = m2i_ir_node_get_attr (ctx->node, "m_pythondiv") ? "m_pythondiv"
+      : "m_pythondivision";
+  if (!m2i_ir_node_attr_bool (ctx->node, div_attr, TRUE, &s->python_div, error)) {
     g_free (s);
     return FALSE;
   }
