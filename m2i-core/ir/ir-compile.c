@@ -271,7 +271,7 @@ bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
   gsize bytes = 0;
   for (gint p = 0; p < n->n_outputs; p++)
     bytes += m2i_tensor_nbytes (&s.ctx.outputs[p]);
-  if (all_const && n->n_outputs == 1 && m2i_ir_kernel_is_view (k, &s.ctx) &&
+  if (all_const && n->n_outputs == 1 && ir_kernel_is_view (k, &s.ctx) &&
       bytes == m2i_tensor_nbytes (&s.ctx.inputs[0])) {
     /* a view of a constant (Reshape of weights, the Convert f16 → f32 of a
      * compressed v11 model once the weights are widened) is that constant */
@@ -280,7 +280,7 @@ bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
     step_clear (&s);
     return TRUE;
   }
-  if ((all_const || m2i_ir_kernel_is_shape_only (k)) && bytes <= max_folded) {
+  if ((all_const || ir_kernel_is_shape_only (k)) && bytes <= max_folded) {
     gboolean ok = fold (cm, &s, error);
     step_clear (&s);
     return ok;
@@ -354,16 +354,16 @@ static gboolean
 is_elementwise (const M2iOpKernel *k)
 {
   static const M2iOpKernel *const kernels[] = {
-    &m2i_kernel_add, &m2i_kernel_subtract, &m2i_kernel_multiply, &m2i_kernel_divide,
-    &m2i_kernel_relu, &m2i_kernel_prelu, &m2i_kernel_clamp, &m2i_kernel_sigmoid, &m2i_kernel_exp,
-    &m2i_kernel_maximum, &m2i_kernel_minimum, &m2i_kernel_squared_difference,
-    &m2i_kernel_mod, &m2i_kernel_floor_mod, &m2i_kernel_power,
-    &m2i_kernel_swish, &m2i_kernel_hswish, &m2i_kernel_hsigmoid, &m2i_kernel_hard_sigmoid,
-    &m2i_kernel_mish, &m2i_kernel_gelu, &m2i_kernel_elu, &m2i_kernel_selu,
-    &m2i_kernel_softplus, &m2i_kernel_softsign, &m2i_kernel_tanh, &m2i_kernel_erf,
-    &m2i_kernel_abs, &m2i_kernel_negative, &m2i_kernel_sign, &m2i_kernel_floor,
-    &m2i_kernel_ceiling, &m2i_kernel_round, &m2i_kernel_sqrt, &m2i_kernel_log,
-    &m2i_kernel_logical_not, &m2i_kernel_select,
+    &ir_kernel_add, &ir_kernel_subtract, &ir_kernel_multiply, &ir_kernel_divide,
+    &ir_kernel_relu, &ir_kernel_prelu, &ir_kernel_clamp, &ir_kernel_sigmoid, &ir_kernel_exp,
+    &ir_kernel_maximum, &ir_kernel_minimum, &ir_kernel_squared_difference,
+    &ir_kernel_mod, &ir_kernel_floor_mod, &ir_kernel_power,
+    &ir_kernel_swish, &ir_kernel_hswish, &ir_kernel_hsigmoid, &ir_kernel_hard_sigmoid,
+    &ir_kernel_mish, &ir_kernel_gelu, &ir_kernel_elu, &ir_kernel_selu,
+    &ir_kernel_softplus, &ir_kernel_softsign, &ir_kernel_tanh, &ir_kernel_erf,
+    &ir_kernel_abs, &ir_kernel_negative, &ir_kernel_sign, &ir_kernel_floor,
+    &ir_kernel_ceiling, &ir_kernel_round, &ir_kernel_sqrt, &ir_kernel_log,
+    &ir_kernel_logical_not, &ir_kernel_select,
   };
   for (guint i = 0; i < G_N_ELEMENTS (kernels); i++)
     if (k == kernels[i])
@@ -443,7 +443,7 @@ concat_in_place (M2iIrCompiledModel *cm, GroupAlias *a, gint n_steps)
 {
   for (gint si = 0; si < n_steps; si++) {
     const CmStep *s = &g_array_index (cm->steps, CmStep, si);
-    if (!m2i_ir_kernel_is_concat (s->kernel) || s->ctx.n_outputs != 1)
+    if (!ir_kernel_is_concat (s->kernel) || s->ctx.n_outputs != 1)
       continue;
     const CmValue *out = &cm->values[s->out_values[0]];
     gint axis = GPOINTER_TO_INT (s->ctx.state);
@@ -556,7 +556,7 @@ swish_beta (const M2iIrCompiledModel *cm, gint step, float *beta)
 {
   const CmStep *s = &g_array_index (cm->steps, CmStep, step);
   const char *env = g_getenv ("M2I_FUSE_SWISH");
-  if (s->kernel != &m2i_kernel_swish || s->ctx.n_outputs != 1 || (env && !strcmp (env, "0")))
+  if (s->kernel != &ir_kernel_swish || s->ctx.n_outputs != 1 || (env && !strcmp (env, "0")))
     return FALSE;
   *beta = 1.0f;
   if (s->ctx.n_inputs == 1)
@@ -570,9 +570,9 @@ swish_beta (const M2iIrCompiledModel *cm, gint step, float *beta)
 
 /* Convolution / GroupConvolution / MatMul → Add(per-channel constant) →
  * ReLU (or, for convolutions, Swish), each read only by the next: the layer
- * adds the bias and applies ReLU as it stores (m2i_k_fuse_bias_relu,
+ * adds the bias and applies ReLU as it stores (ir_k_fuse_bias_relu,
  * bit-identical to the separate layers) or Swish right after
- * (m2i_k_fuse_swish, bit-identical too), the Add and activation steps go,
+ * (ir_k_fuse_swish, bit-identical too), the Add and activation steps go,
  * and their readers read the layer's output instead. */
 static void
 fuse_epilogues (M2iIrCompiledModel *cm)
@@ -587,9 +587,9 @@ fuse_epilogues (M2iIrCompiledModel *cm)
   gboolean any = FALSE;
   for (guint si = 0; si < cm->steps->len; si++) {
     CmStep *a = &g_array_index (cm->steps, CmStep, si);
-    gboolean matmul = a->kernel == &m2i_kernel_matmul;
-    if (!matmul && a->kernel != &m2i_kernel_convolution &&
-        a->kernel != &m2i_kernel_group_convolution)
+    gboolean matmul = a->kernel == &ir_kernel_matmul;
+    if (!matmul && a->kernel != &ir_kernel_convolution &&
+        a->kernel != &ir_kernel_group_convolution)
       continue;
     gint v = a->out_values[0];
     const M2iShape *out = &cm->values[v].t.shape;
@@ -602,7 +602,7 @@ fuse_epilogues (M2iIrCompiledModel *cm)
     if (b < 0)
       continue;
     const CmStep *bs = &g_array_index (cm->steps, CmStep, b);
-    if (bs->kernel == &m2i_kernel_add && bs->ctx.n_inputs == 2 &&
+    if (bs->kernel == &ir_kernel_add && bs->ctx.n_inputs == 2 &&
         m2i_shape_equal (&cm->values[bs->out_values[0]].t.shape, out)) {
       const char *mode = m2i_ir_node_get_attr (bs->ctx.node, "auto_broadcast");
       gint other = bs->in_values[0] == v ? bs->in_values[1] : bs->in_values[0];
@@ -611,11 +611,11 @@ fuse_epilogues (M2iIrCompiledModel *cm)
       if (!bias)
         continue;
       gint c = only_reader (cm, bs->out_values[0], b);
-      if (c >= 0 && g_array_index (cm->steps, CmStep, c).kernel == &m2i_kernel_relu)
+      if (c >= 0 && g_array_index (cm->steps, CmStep, c).kernel == &ir_kernel_relu)
         relu_step = c;
       else if (c >= 0 && !matmul && swish_beta (cm, c, &beta))
         swish_step = c;
-    } else if (bs->kernel == &m2i_kernel_relu) {
+    } else if (bs->kernel == &ir_kernel_relu) {
       relu_step = b;
       b = -1;
     } else if (!matmul && swish_beta (cm, b, &beta)) {
@@ -624,11 +624,11 @@ fuse_epilogues (M2iIrCompiledModel *cm)
     } else
       continue;
     GError *e = NULL;
-    if (!m2i_k_fuse_bias_relu (&a->ctx, bias, bias ? out->dims[axis] : 0, relu_step >= 0, &e)) {
+    if (!ir_k_fuse_bias_relu (&a->ctx, bias, bias ? out->dims[axis] : 0, relu_step >= 0, &e)) {
       g_clear_error (&e);                      /* not fusable: the layers run */
       continue;
     }
-    if (swish_step >= 0 && !m2i_k_fuse_swish (&a->ctx, beta, &e)) {
+    if (swish_step >= 0 && !ir_k_fuse_swish (&a->ctx, beta, &e)) {
       g_clear_error (&e);                      /* the Swish runs by itself */
       swish_step = -1;
     }
@@ -690,7 +690,7 @@ plan_memory (M2iIrCompiledModel *cm, const gboolean *needed)
         cm->groups[v->group].last = MAX (cm->groups[v->group].last, si);
     }
     gboolean view = s->ctx.n_inputs > 0 && s->ctx.n_outputs == 1 &&
-        cm->values[s->in_values[0]].group >= 0 && m2i_ir_kernel_is_view (s->kernel, &s->ctx) &&
+        cm->values[s->in_values[0]].group >= 0 && ir_kernel_is_view (s->kernel, &s->ctx) &&
         m2i_tensor_nbytes (&s->ctx.outputs[0]) == m2i_tensor_nbytes (&s->ctx.inputs[0]);
     for (gint p = 0; p < s->ctx.n_outputs; p++) {
       CmValue *v = &cm->values[s->out_values[p]];

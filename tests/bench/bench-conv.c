@@ -116,7 +116,7 @@ time_swish_layer (const Layer *L, const float *in, const float *wts, const float
     ms[k] = G_MAXDOUBLE;
   for (gint pass = 0; pass < 6; pass++) {
     gint v = pass < 3 ? pass : 5 - pass;
-    KTest *t = kt_new (&m2i_kernel_convolution, "opset1");
+    KTest *t = kt_new (&ir_kernel_convolution, "opset1");
     t->ctx.n_threads = v == 2 ? 2 : 1;
     kt_attr (t, "strides", stride);
     kt_attr (t, "dilations", "1,1");
@@ -125,12 +125,12 @@ time_swish_layer (const Layer *L, const float *in, const float *wts, const float
     kt_input (t, M2I_ET_F32, SHAPE (1, L->c_in, L->h, L->w), in, FALSE);
     kt_input (t, M2I_ET_F32, SHAPE (L->c_out, L->c_in, L->k, L->k), wts, TRUE);
     GError *error = NULL;
-    if (!kt_infer (t, 1, &error) || !m2i_k_fuse_bias_relu (&t->ctx, bias, L->c_out, FALSE,
-            &error) || (v != 1 && !m2i_k_fuse_swish (&t->ctx, 1.0f, &error)))
+    if (!kt_infer (t, 1, &error) || !ir_k_fuse_bias_relu (&t->ctx, bias, L->c_out, FALSE,
+            &error) || (v != 1 && !ir_k_fuse_swish (&t->ctx, 1.0f, &error)))
       g_error ("%s", error->message);
-    *winograd = m2i_k_conv_uses_winograd (&t->ctx);
+    *winograd = ir_k_conv_uses_winograd (&t->ctx);
     if (v == 1) {
-      Unfused u = { t, kt_new (&m2i_kernel_swish, "opset4") };
+      Unfused u = { t, kt_new (&ir_kernel_swish, "opset4") };
       u.swish->ctx.n_threads = t->ctx.n_threads;           /* one thread too */
       kt_input (u.swish, M2I_ET_F32, t->outputs[0].shape, t->outputs[0].data, FALSE);
       if (!kt_infer (u.swish, 1, &error))
@@ -200,11 +200,11 @@ run_ort_peer (const gboolean *selected, double (*ort_ms)[2], double min_ms)
 static double
 micro_peak_gflops (void)
 {
-  const M2iGemmArch *arch = m2i_gemm_arch ();
+  const M2iGemmArch *arch = ir_gemm_arch ();
   gint kc = 256;
   float *a = g_new0 (float, (gsize) arch->mr * kc), *b = g_new0 (float, (gsize) arch->nr * kc);
   float *c = g_new0 (float, (gsize) arch->mr * arch->nr);
-  const gint32 *off = m2i_gemm_packed_offsets (arch);
+  const gint32 *off = ir_gemm_packed_offsets (arch);
   guint8 run_start[4] = { 0, 1, 2, 3 };
   guint32 run_mask[3] = { ~0u >> (32 - arch->step), ~0u >> (32 - arch->step),
     ~0u >> (32 - arch->step) };
@@ -239,7 +239,7 @@ main (int argc, char **argv)
   }
   g_autofree gchar *ort = run_ort_peer (selected, ort_ms, min_ms);
   printf ("m2i Convolution: gemm micro-kernel %s (cpu: %s)\n",
-      m2i_gemm_arch ()->name, m2i_cpu_flags_string ());
+      ir_gemm_arch ()->name, m2i_cpu_flags_string ());
   printf ("peer: %s\n", ort ? ort :
       "none (set M2I_ORT_NODE_MODULES to a node_modules folder with onnxruntime-node)");
   printf ("micro-kernel peak (L1-resident panels, 1 thread): %.1f GFLOPS\n", micro_peak_gflops ());
@@ -264,8 +264,8 @@ main (int argc, char **argv)
     double ms[4] = { -1, -1, -1, -1 };
     gboolean winograd = FALSE;
     for (gint threads = 1; threads <= 2; threads++) {
-      KTest *t = kt_new (L->groups > 1 ? &m2i_kernel_group_convolution
-          : &m2i_kernel_convolution, "opset1");
+      KTest *t = kt_new (L->groups > 1 ? &ir_kernel_group_convolution
+          : &ir_kernel_convolution, "opset1");
       t->ctx.n_threads = threads;
       kt_attr (t, "strides", stride);
       kt_attr (t, "dilations", "1,1");
@@ -281,7 +281,7 @@ main (int argc, char **argv)
       if (!kt_infer (t, 1, &error))
         g_error ("%s", error->message);
       ms[threads - 1] = bench_time_runs (execute_layer, t, min_ms) * 1e3;
-      winograd = m2i_k_conv_uses_winograd (&t->ctx);
+      winograd = ir_k_conv_uses_winograd (&t->ctx);
       kt_free (t);
       ms[2 + threads - 1] = ort_ms[l][threads - 1];
     }

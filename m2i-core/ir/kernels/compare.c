@@ -121,20 +121,20 @@ cmp_infer (M2iOpContext *ctx, CmpOp op, GError **error)
     allowed++;
     n_allowed--;
   }
-  if (!m2i_k_check_arity (ctx, 2, 2, 1, 1, error) ||
-      !m2i_k_check_type (ctx, 0, allowed, n_allowed, error) || !same_types (ctx, 0, 1, error))
+  if (!ir_k_check_arity (ctx, 2, 2, 1, 1, error) ||
+      !ir_k_check_type (ctx, 0, allowed, n_allowed, error) || !same_types (ctx, 0, 1, error))
     return FALSE;
   M2iKBroadcastSpec spec;
   M2iShape out, bshape = ctx->inputs[1].shape;
-  if (!m2i_k_broadcast_spec (ctx, "numpy", &spec, error) ||
-      !m2i_k_broadcast_pair (ctx, &spec, &ctx->inputs[0].shape, 0, &bshape, 1, FALSE, &out,
+  if (!ir_k_broadcast_spec (ctx, "numpy", &spec, error) ||
+      !ir_k_broadcast_pair (ctx, &spec, &ctx->inputs[0].shape, 0, &bshape, 1, FALSE, &out,
           error))
     return FALSE;
   CmpState *s = g_new0 (CmpState, 1);
   s->op = op;
   s->type = ctx->inputs[0].type;
   const M2iShape *ops[3] = { &ctx->inputs[0].shape, &bshape, &out };
-  m2i_k_broadcast_plan (&s->plan, &out, ops, 3);
+  ir_k_broadcast_plan (&s->plan, &out, ops, 3);
   ctx->outputs[0].type = M2I_ET_BOOLEAN;
   ctx->outputs[0].shape = out;
   ctx->state = s;
@@ -147,13 +147,13 @@ cmp_execute (M2iOpContext *ctx, GError **error)
   const CmpState *s = ctx->state;
   CmpJob j = { s, ctx->inputs[0].data, ctx->inputs[1].data, ctx->outputs[0].data };
   if (m2i_shape_numel (&ctx->outputs[0].shape) > 0)
-    m2i_k_broadcast_run (&s->plan, m2i_k_threads (ctx), cmp_row, &j);
+    ir_k_broadcast_run (&s->plan, ir_k_threads (ctx), cmp_row, &j);
   return TRUE;
 }
 
 #define CMP_KERNEL(var, name, op) \
   static gboolean var##_infer (M2iOpContext *c, GError **e) { return cmp_infer (c, op, e); } \
-  const M2iOpKernel m2i_kernel_##var = { name, "opset1", var##_infer, cmp_execute, g_free };
+  const M2iOpKernel ir_kernel_##var = { name, "opset1", var##_infer, cmp_execute, g_free };
 
 CMP_KERNEL (equal, "Equal", C_EQ)
 CMP_KERNEL (not_equal, "NotEqual", C_NE)
@@ -171,8 +171,8 @@ static gboolean
 not_infer (M2iOpContext *ctx, GError **error)
 {
   static const M2iElementType boolean[] = { M2I_ET_BOOLEAN };
-  if (!m2i_k_check_arity (ctx, 1, 1, 1, 1, error) ||
-      !m2i_k_check_type (ctx, 0, boolean, 1, error))
+  if (!ir_k_check_arity (ctx, 1, 1, 1, 1, error) ||
+      !ir_k_check_type (ctx, 0, boolean, 1, error))
     return FALSE;
   ctx->outputs[0].type = M2I_ET_BOOLEAN;
   ctx->outputs[0].shape = ctx->inputs[0].shape;
@@ -190,7 +190,7 @@ not_execute (M2iOpContext *ctx, GError **error)
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_logical_not = { "LogicalNot", "opset1", not_infer, not_execute, NULL };
+const M2iOpKernel ir_kernel_logical_not = { "LogicalNot", "opset1", not_infer, not_execute, NULL };
 
 /* ---- Select ---------------------------------------------------------------- */
 
@@ -244,20 +244,20 @@ static gboolean
 select_infer (M2iOpContext *ctx, GError **error)
 {
   static const M2iElementType boolean[] = { M2I_ET_BOOLEAN };
-  if (!m2i_k_check_arity (ctx, 3, 3, 1, 1, error) ||
-      !m2i_k_check_type (ctx, 0, boolean, 1, error) || !same_types (ctx, 1, 2, error))
+  if (!ir_k_check_arity (ctx, 3, 3, 1, 1, error) ||
+      !ir_k_check_type (ctx, 0, boolean, 1, error) || !same_types (ctx, 1, 2, error))
     return FALSE;
   M2iKBroadcastSpec spec;
   M2iShape values, out, cond = ctx->inputs[0].shape, b = ctx->inputs[2].shape;
-  if (!m2i_k_broadcast_spec (ctx, "numpy", &spec, error) ||
-      !m2i_k_broadcast_pair (ctx, &spec, &ctx->inputs[1].shape, 1, &b, 2, FALSE, &values,
+  if (!ir_k_broadcast_spec (ctx, "numpy", &spec, error) ||
+      !ir_k_broadcast_pair (ctx, &spec, &ctx->inputs[1].shape, 1, &b, 2, FALSE, &values,
           error) ||
-      !m2i_k_broadcast_pair (ctx, &spec, &values, 1, &cond, 0, TRUE, &out, error))
+      !ir_k_broadcast_pair (ctx, &spec, &values, 1, &cond, 0, TRUE, &out, error))
     return FALSE;
   SelectState *s = g_new0 (SelectState, 1);
   s->es = m2i_element_type_size (ctx->inputs[1].type);
   const M2iShape *ops[4] = { &cond, &ctx->inputs[1].shape, &b, &out };
-  m2i_k_broadcast_plan (&s->plan, &out, ops, 4);
+  ir_k_broadcast_plan (&s->plan, &out, ops, 4);
   ctx->outputs[0].type = ctx->inputs[1].type;
   ctx->outputs[0].shape = out;
   ctx->state = s;
@@ -271,8 +271,8 @@ select_execute (M2iOpContext *ctx, GError **error)
   SelectJob j = { s, ctx->inputs[0].data, ctx->inputs[1].data, ctx->inputs[2].data,
     ctx->outputs[0].data };
   if (m2i_shape_numel (&ctx->outputs[0].shape) > 0)
-    m2i_k_broadcast_run (&s->plan, m2i_k_threads (ctx), select_row, &j);
+    ir_k_broadcast_run (&s->plan, ir_k_threads (ctx), select_row, &j);
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_select = { "Select", "opset1", select_infer, select_execute, g_free };
+const M2iOpKernel ir_kernel_select = { "Select", "opset1", select_infer, select_execute, g_free };

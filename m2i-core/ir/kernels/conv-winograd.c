@@ -16,7 +16,7 @@
 #define MAX_MB 64
 
 /* A last few tiles past whole vectors (49 tiles: 48 + 1) are multiplied on
- * their own, output channels along the vector (m2i_gemm_tail_panel(), with
+ * their own, output channels along the vector (ir_gemm_tail_panel(), with
  * AVX-512): a vector of columns for one tile would be 15/16 zeros. */
 #define TAIL_MAX M2I_GEMM_TAIL_MAX
 
@@ -30,7 +30,7 @@ round16 (gsize n)
 static gint enabled = -1;
 
 gboolean
-m2i_winograd_enabled (void)
+ir_winograd_enabled (void)
 {
   gint e = g_atomic_int_get (&enabled);
   if (e < 0) {
@@ -41,18 +41,18 @@ m2i_winograd_enabled (void)
 }
 
 void
-m2i_winograd_set_enabled (gboolean on)
+ir_winograd_set_enabled (gboolean on)
 {
   g_atomic_int_set (&enabled, on ? 1 : 0);
 }
 
 gboolean
-m2i_winograd_applies (gint64 kh, gint64 kw, gint64 sh, gint64 sw, gint64 dh, gint64 dw,
+ir_winograd_applies (gint64 kh, gint64 kw, gint64 sh, gint64 sw, gint64 dh, gint64 dw,
     gint64 groups, gint64 c_in, gint64 c_out, gint64 oh, gint64 ow)
 {
   /* Below 8 input channels the 16 products are too short (K = C_in) to
    * pay for the transforms; the direct product's K is 9·C_in. */
-  return m2i_winograd_enabled () && kh == 3 && kw == 3 && sh == 1 && sw == 1 && dh == 1 &&
+  return ir_winograd_enabled () && kh == 3 && kw == 3 && sh == 1 && sw == 1 && dh == 1 &&
       dw == 1 && groups == 1 && c_in >= 8 && c_out >= 8 && oh >= 2 && ow >= 2 &&
       c_in * c_out <= G_MAXINT / 32 && (oh + 3) * (ow + 3) <= G_MAXINT / 4 &&
       c_in * (oh + 3) * (ow + 3) <= G_MAXINT / 4;
@@ -80,7 +80,7 @@ transform_filter (const float *g, double u[16])
 }
 
 M2iWinograd *
-m2i_winograd_new (const M2iGemmArch *arch, const float *weights, gint64 c_out, gint64 c_in,
+ir_winograd_new (const M2iGemmArch *arch, const float *weights, gint64 c_out, gint64 c_in,
     gint64 h, gint64 w, gint64 pt, gint64 pl, gint64 oh, gint64 ow, gint slices)
 {
   M2iWinograd *wg = g_new0 (M2iWinograd, 1);
@@ -122,7 +122,7 @@ m2i_winograd_new (const M2iGemmArch *arch, const float *weights, gint64 c_out, g
       m_blocks++;
   wg->mb = (panels + m_blocks - 1) / m_blocks * mr;
   wg->m_blocks = (c_out + wg->mb - 1) / wg->mb;
-  wg->u_stride = m2i_gemm_packed_a_size (arch, (gint) c_out, (gint) c_in);
+  wg->u_stride = ir_gemm_packed_a_size (arch, (gint) c_out, (gint) c_in);
   wg->u = g_new (float, 16 * wg->u_stride);
 
   gsize n = (gsize) c_out * c_in;
@@ -134,7 +134,7 @@ m2i_winograd_new (const M2iGemmArch *arch, const float *weights, gint64 c_out, g
       plain[xi * n + f] = (float) u[xi];
   }
   for (gint xi = 0; xi < 16; xi++)
-    m2i_gemm_pack_a (arch, plain + xi * n, c_in, 1, (gint) c_out, (gint) c_in,
+    ir_gemm_pack_a (arch, plain + xi * n, c_in, 1, (gint) c_out, (gint) c_in,
         wg->u + xi * wg->u_stride);
   g_free (plain);
 
@@ -149,12 +149,12 @@ m2i_winograd_new (const M2iGemmArch *arch, const float *weights, gint64 c_out, g
   for (gint64 p = 0; p < c_in; p++)
     wg->v_off[p] = (gint32) (p * wg->vw);
   wg->slice_floats = 16 * wg->v_stride + 16 * wg->m_stride +
-      round16 (m2i_gemm_strip_size (arch)) + round16 (wg->wp);
+      round16 (ir_gemm_strip_size (arch)) + round16 (wg->wp);
   return wg;
 }
 
 void
-m2i_winograd_free (M2iWinograd *wg)
+ir_winograd_free (M2iWinograd *wg)
 {
   if (!wg)
     return;
@@ -171,7 +171,7 @@ plane_floats (const M2iWinograd *wg)
 }
 
 gsize
-m2i_winograd_scratch_bytes (const M2iWinograd *wg, gint slices)
+ir_winograd_scratch_bytes (const M2iWinograd *wg, gint slices)
 {
   return (plane_floats (wg) + MAX (slices, 1) * wg->slice_floats) * sizeof (float);
 }
@@ -408,13 +408,13 @@ swish_block (const M2iWinograd *wg, const M2iKFusion *f, float *plane, gint64 q0
     for (gint64 y = 2 * ty; y < MIN (2 * ty + 2, wg->oh); y++) {
       gint64 a = y * wg->ow + 2 * ta, b = y * wg->ow + MIN (2 * tb, wg->ow);
       if (a != pend1) {
-        m2i_k_fusion_swish (f, plane + pend0, pend1 - pend0);
+        ir_k_fusion_swish (f, plane + pend0, pend1 - pend0);
         pend0 = a;
       }
       pend1 = b;
     }
   }
-  m2i_k_fusion_swish (f, plane + pend0, pend1 - pend0);
+  ir_k_fusion_swish (f, plane + pend0, pend1 - pend0);
 }
 
 /* Y of tile block @b for output channels [r0, r0 + rows) from m ([ξ][mb][vw]). */
@@ -477,7 +477,7 @@ block_slice (gint begin, gint end, gint slice, gpointer data)
   float *v = j->scratch + slice * wg->slice_floats;
   float *m = v + 16 * wg->v_stride;
   float *strip = m + 16 * wg->m_stride;
-  float *spare = strip + round16 (m2i_gemm_strip_size (wg->arch));
+  float *spare = strip + round16 (ir_gemm_strip_size (wg->arch));
   gint64 last_b = -1;
   for (gint t = begin; t < end; t++) {
     /* Tasks: tile blocks, then output-channel blocks, so a slice's
@@ -495,10 +495,10 @@ block_slice (gint begin, gint end, gint slice, gpointer data)
       WgPanel p = { wg, v + xi * wg->v_stride };
       M2iGemmOut o = { m + xi * wg->m_stride, (gsize) wg->vw, NULL, NULL, NULL, NULL, NULL,
         FALSE };
-      m2i_gemm_column_panel (wg->arch, (gint) rows, (gint) wg->c_in, u, wg->arch->mr, 0,
+      ir_gemm_column_panel (wg->arch, (gint) rows, (gint) wg->c_in, u, wg->arch->mr, 0,
           ncols - tail, panel_b, &p, NULL, strip, &o);
       if (tail)
-        m2i_gemm_tail_panel (wg->arch, (gint) rows, (gint) wg->c_in, u, ncols - tail, tail,
+        ir_gemm_tail_panel (wg->arch, (gint) rows, (gint) wg->c_in, u, ncols - tail, tail,
             panel_b, &p, NULL, &o);
     }
     output_block (wg, m, b, r0, rows, j->out, j->fused, spare);
@@ -506,10 +506,10 @@ block_slice (gint begin, gint end, gint slice, gpointer data)
 }
 
 void
-m2i_winograd_run (const M2iWinograd *wg, const float *in, float *out, const M2iKFusion *fused,
+ir_winograd_run (const M2iWinograd *wg, const float *in, float *out, const M2iKFusion *fused,
     gint slices, float *scratch)
 {
   WgJob j = { wg, in, fused, out, scratch, scratch + plane_floats (wg) };
-  m2i_k_parallel_for ((gint) wg->c_in, slices, 16, pad_slice, &j);
-  m2i_k_parallel_for ((gint) (wg->blocks * wg->m_blocks), slices, 1, block_slice, &j);
+  ir_k_parallel_for ((gint) wg->c_in, slices, 16, pad_slice, &j);
+  ir_k_parallel_for ((gint) (wg->blocks * wg->m_blocks), slices, 1, block_slice, &j);
 }

@@ -228,8 +228,8 @@ static gboolean
 bin_infer (M2iOpContext *ctx, BinOp op, GError **error)
 {
   static const M2iElementType types[] = { M2I_ET_F32, M2I_ET_I32, M2I_ET_I64 };
-  if (!m2i_k_check_arity (ctx, 2, 2, 1, 1, error) ||
-      !m2i_k_check_type (ctx, 0, types, G_N_ELEMENTS (types), error))
+  if (!ir_k_check_arity (ctx, 2, 2, 1, 1, error) ||
+      !ir_k_check_type (ctx, 0, types, G_N_ELEMENTS (types), error))
     return FALSE;
   const M2iTensor *a = &ctx->inputs[0], *b = &ctx->inputs[1];
   if (a->type != b->type) {
@@ -240,8 +240,8 @@ bin_infer (M2iOpContext *ctx, BinOp op, GError **error)
   }
   M2iKBroadcastSpec spec;
   M2iShape out, bshape = b->shape;
-  if (!m2i_k_broadcast_spec (ctx, "numpy", &spec, error) ||
-      !m2i_k_broadcast_pair (ctx, &spec, &a->shape, 0, &bshape, 1, FALSE, &out, error))
+  if (!ir_k_broadcast_spec (ctx, "numpy", &spec, error) ||
+      !ir_k_broadcast_pair (ctx, &spec, &a->shape, 0, &bshape, 1, FALSE, &out, error))
     return FALSE;
   BinState *s = g_new0 (BinState, 1);
   s->op = op == OP_POW && const_scalar_is (b, 2.0) ? OP_SQUARE : op;
@@ -255,7 +255,7 @@ bin_infer (M2iOpContext *ctx, BinOp op, GError **error)
     return FALSE;
   }
   const M2iShape *ops[3] = { &a->shape, &bshape, &out };
-  m2i_k_broadcast_plan (&s->plan, &out, ops, 3);
+  ir_k_broadcast_plan (&s->plan, &out, ops, 3);
   ctx->outputs[0].type = a->type;
   ctx->outputs[0].shape = out;
   ctx->state = s;
@@ -269,7 +269,7 @@ bin_execute (M2iOpContext *ctx, GError **error)
   BinJob j = { s, ctx->inputs[0].data, ctx->inputs[1].data, ctx->outputs[0].data, 0 };
   if (m2i_shape_numel (&ctx->outputs[0].shape) == 0)
     return TRUE;
-  m2i_k_broadcast_run (&s->plan, m2i_k_threads (ctx), bin_row, &j);
+  ir_k_broadcast_run (&s->plan, ir_k_threads (ctx), bin_row, &j);
   if (j.div_by_zero) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "integer division by zero (a divisor is 0)");
@@ -280,7 +280,7 @@ bin_execute (M2iOpContext *ctx, GError **error)
 
 #define BIN_KERNEL(var, name, op) \
   static gboolean var##_infer (M2iOpContext *c, GError **e) { return bin_infer (c, op, e); } \
-  const M2iOpKernel m2i_kernel_##var = { name, "opset1", var##_infer, bin_execute, g_free };
+  const M2iOpKernel ir_kernel_##var = { name, "opset1", var##_infer, bin_execute, g_free };
 
 BIN_KERNEL (add, "Add", OP_ADD)
 BIN_KERNEL (subtract, "Subtract", OP_SUB)

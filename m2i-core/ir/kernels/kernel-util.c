@@ -7,7 +7,7 @@
 #include <string.h>
 
 gboolean
-m2i_k_check_arity (const M2iOpContext *ctx, gint min_in, gint max_in,
+ir_k_check_arity (const M2iOpContext *ctx, gint min_in, gint max_in,
     gint min_out, gint max_out, GError **error)
 {
   if (ctx->n_inputs < min_in || ctx->n_inputs > max_in) {
@@ -32,7 +32,7 @@ m2i_k_check_arity (const M2iOpContext *ctx, gint min_in, gint max_in,
 }
 
 gboolean
-m2i_k_check_type (const M2iOpContext *ctx, gint i, const M2iElementType *allowed,
+ir_k_check_type (const M2iOpContext *ctx, gint i, const M2iElementType *allowed,
     gint n, GError **error)
 {
   M2iElementType t = ctx->inputs[i].type;
@@ -51,14 +51,14 @@ m2i_k_check_type (const M2iOpContext *ctx, gint i, const M2iElementType *allowed
 }
 
 gboolean
-m2i_k_check_f32 (const M2iOpContext *ctx, gint i, GError **error)
+ir_k_check_f32 (const M2iOpContext *ctx, gint i, GError **error)
 {
   static const M2iElementType f32[] = { M2I_ET_F32 };
-  return m2i_k_check_type (ctx, i, f32, 1, error);
+  return ir_k_check_type (ctx, i, f32, 1, error);
 }
 
 gboolean
-m2i_k_check_rank (const M2iOpContext *ctx, gint i, gint min, gint max,
+ir_k_check_rank (const M2iOpContext *ctx, gint i, gint min, gint max,
     GError **error)
 {
   const M2iShape *s = &ctx->inputs[i].shape;
@@ -66,11 +66,11 @@ m2i_k_check_rank (const M2iOpContext *ctx, gint i, gint min, gint max,
     return TRUE;
   if (min == max)
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
-        "input %d has shape %s; expected rank %d", i, m2i_k_shape_str (s, 0), min);
+        "input %d has shape %s; expected rank %d", i, ir_k_shape_str (s, 0), min);
   else
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "input %d has shape %s; expected rank %d to %d", i,
-        m2i_k_shape_str (s, 0), min, max);
+        ir_k_shape_str (s, 0), min, max);
   return FALSE;
 }
 
@@ -87,7 +87,7 @@ const_input (const M2iOpContext *ctx, gint i, gint max, gint *n, GError **error)
   if (t->shape.rank > 1) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "input %d has shape %s; expected a 1-D tensor or a scalar", i,
-        m2i_k_shape_str (&t->shape, 0));
+        ir_k_shape_str (&t->shape, 0));
     return FALSE;
   }
   gint64 numel = m2i_shape_numel (&t->shape);
@@ -123,7 +123,7 @@ element_as_double (const M2iTensor *t, gint64 k, double *out)
 }
 
 gboolean
-m2i_k_const_ints (const M2iOpContext *ctx, gint i, gint64 *out, gint max,
+ir_k_const_ints (const M2iOpContext *ctx, gint i, gint64 *out, gint max,
     gint *n, GError **error)
 {
   const M2iTensor *t = &ctx->inputs[i];
@@ -159,7 +159,7 @@ m2i_k_const_ints (const M2iOpContext *ctx, gint i, gint64 *out, gint max,
 }
 
 gboolean
-m2i_k_const_floats (const M2iOpContext *ctx, gint i, float *out, gint max,
+ir_k_const_floats (const M2iOpContext *ctx, gint i, float *out, gint max,
     gint *n, GError **error)
 {
   const M2iTensor *t = &ctx->inputs[i];
@@ -179,14 +179,14 @@ m2i_k_const_floats (const M2iOpContext *ctx, gint i, float *out, gint max,
 }
 
 gboolean
-m2i_k_const_scalar (const M2iOpContext *ctx, gint i, const char *what, double *out,
+ir_k_const_scalar (const M2iOpContext *ctx, gint i, const char *what, double *out,
     GError **error)
 {
   const M2iTensor *t = &ctx->inputs[i];
   if (m2i_shape_numel (&t->shape) != 1) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "%s (input %d) must hold one value; its shape is %s", what, i,
-        m2i_k_shape_str (&t->shape, 0));
+        ir_k_shape_str (&t->shape, 0));
     return FALSE;
   }
   if (!t->data) {
@@ -204,7 +204,7 @@ m2i_k_const_scalar (const M2iOpContext *ctx, gint i, const char *what, double *o
 }
 
 gboolean
-m2i_k_axis (const M2iOpContext *ctx, gint64 axis, gint rank,
+ir_k_axis (const M2iOpContext *ctx, gint64 axis, gint rank,
     gboolean allow_negative, const char *what, gint64 *out, GError **error)
 {
   gint64 a = axis;
@@ -226,7 +226,7 @@ m2i_k_axis (const M2iOpContext *ctx, gint64 axis, gint rank,
 }
 
 const char *
-m2i_k_shape_str (const M2iShape *s, gint slot)
+ir_k_shape_str (const M2iShape *s, gint slot)
 {
   static GPrivate bufs = G_PRIVATE_INIT (g_free);
   gchar *b = g_private_get (&bufs);
@@ -246,7 +246,7 @@ m2i_k_shape_str (const M2iShape *s, gint slot)
 }
 
 gboolean
-m2i_k_fuse_bias_relu (M2iOpContext *ctx, const float *bias, gint64 n_bias,
+ir_k_fuse_bias_relu (M2iOpContext *ctx, const float *bias, gint64 n_bias,
     gboolean relu, GError **error)
 {
   const char *type = m2i_ir_node_get_type (ctx->node);
@@ -255,9 +255,9 @@ m2i_k_fuse_bias_relu (M2iOpContext *ctx, const float *bias, gint64 n_bias,
   if (!ctx->state)
     f = NULL;
   else if (!strcmp (type, "Convolution") || !strcmp (type, "GroupConvolution"))
-    f = m2i_k_conv_fusion (ctx, &channels);
+    f = ir_k_conv_fusion (ctx, &channels);
   else if (!strcmp (type, "MatMul"))
-    f = m2i_k_matmul_fusion (ctx, &channels);
+    f = ir_k_matmul_fusion (ctx, &channels);
   if (!f) {
     m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
         "a bias and ReLU can only be fused into a compiled f32 Convolution, "
@@ -277,12 +277,12 @@ m2i_k_fuse_bias_relu (M2iOpContext *ctx, const float *bias, gint64 n_bias,
 }
 
 gboolean
-m2i_k_fuse_swish (M2iOpContext *ctx, float beta, GError **error)
+ir_k_fuse_swish (M2iOpContext *ctx, float beta, GError **error)
 {
   const char *type = m2i_ir_node_get_type (ctx->node);
   gint64 channels;
   M2iKFusion *f = ctx->state && (!strcmp (type, "Convolution") ||
-      !strcmp (type, "GroupConvolution")) ? m2i_k_conv_fusion (ctx, &channels) : NULL;
+      !strcmp (type, "GroupConvolution")) ? ir_k_conv_fusion (ctx, &channels) : NULL;
   if (!f || f->relu) {
     m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
         "Swish can only be fused into a compiled f32 Convolution or GroupConvolution "
@@ -295,10 +295,10 @@ m2i_k_fuse_swish (M2iOpContext *ctx, float beta, GError **error)
 }
 
 gint
-m2i_k_op_version (const M2iOpContext *ctx)
+ir_k_op_version (const M2iOpContext *ctx)
 {
   gchar buf[16];
-  const char *v = m2i_ir_opset_resolve (m2i_ir_node_get_type (ctx->node),
+  const char *v = ir_opset_resolve (m2i_ir_node_get_type (ctx->node),
       m2i_ir_node_get_version (ctx->node), buf);
   if (!v || strncmp (v, "opset", 5) || !g_ascii_isdigit (v[5]))
     return 0;
@@ -306,19 +306,19 @@ m2i_k_op_version (const M2iOpContext *ctx)
 }
 
 gint
-m2i_k_threads (const M2iOpContext *ctx)
+ir_k_threads (const M2iOpContext *ctx)
 {
   return CLAMP (ctx->n_threads, 1, 64);
 }
 
 gint
-m2i_k_slices_for (const M2iOpContext *ctx, gint64 work)
+ir_k_slices_for (const M2iOpContext *ctx, gint64 work)
 {
   /* A team hands a slice over in well under a microsecond: a slice is
    * worth it from about 100 000 multiply-adds (half a microsecond here).
    * The pool wakes a sleeping worker (tens of microseconds). */
-  gint64 per_slice = m2i_k_team_active () ? 100000 : 1000000;
-  return (gint) CLAMP (work / per_slice, 1, m2i_k_threads (ctx));
+  gint64 per_slice = ir_k_team_active () ? 100000 : 1000000;
+  return (gint) CLAMP (work / per_slice, 1, ir_k_threads (ctx));
 }
 
 /* ---- Element-wise runs --------------------------------------------------- */
@@ -340,17 +340,17 @@ chunk_slice (gint begin, gint end, gint slice, gpointer data)
 }
 
 void
-m2i_k_run_chunks (const M2iOpContext *ctx, gint64 numel, gint64 per_thread, M2iKChunkFunc func,
+ir_k_run_chunks (const M2iOpContext *ctx, gint64 numel, gint64 per_thread, M2iKChunkFunc func,
     gpointer user)
 {
   ChunkJob j = { numel, func, user };
   if (numel > 0)
-    m2i_k_parallel_for ((gint) ((numel + CHUNK - 1) / CHUNK),
-        numel >= per_thread ? m2i_k_threads (ctx) : 1, 1, chunk_slice, &j);
+    ir_k_parallel_for ((gint) ((numel + CHUNK - 1) / CHUNK),
+        numel >= per_thread ? ir_k_threads (ctx) : 1, 1, chunk_slice, &j);
 }
 
 void
-m2i_k_outer_inner (const M2iShape *s, gint axis, gint64 *outer, gint64 *inner)
+ir_k_outer_inner (const M2iShape *s, gint axis, gint64 *outer, gint64 *inner)
 {
   *outer = *inner = 1;
   for (gint d = 0; d < s->rank; d++) {
@@ -400,7 +400,7 @@ window_list (const M2iOpContext *ctx, const char *key, gint n, gint64 def,
 }
 
 gboolean
-m2i_k_window_attrs (const M2iOpContext *ctx, gint n, gboolean with_dilations,
+ir_k_window_attrs (const M2iOpContext *ctx, gint n, gboolean with_dilations,
     const char *kernel_attr, M2iWindow *w, GError **error)
 {
   static const char *const pads[] = { "explicit", "same_upper", "same_lower",
@@ -444,7 +444,7 @@ m2i_k_window_attrs (const M2iOpContext *ctx, gint n, gboolean with_dilations,
 }
 
 gboolean
-m2i_k_window_output (const M2iOpContext *ctx, M2iWindow *w, const gint64 *in,
+ir_k_window_output (const M2iOpContext *ctx, M2iWindow *w, const gint64 *in,
     gint64 *out, GError **error)
 {
   for (gint i = 0; i < w->n; i++) {
@@ -498,7 +498,7 @@ m2i_k_window_output (const M2iOpContext *ctx, M2iWindow *w, const gint64 *in,
 /* ---- auto_broadcast ------------------------------------------------------ */
 
 gboolean
-m2i_k_broadcast_spec (const M2iOpContext *ctx, const char *def, M2iKBroadcastSpec *spec,
+ir_k_broadcast_spec (const M2iOpContext *ctx, const char *def, M2iKBroadcastSpec *spec,
     GError **error)
 {
   static const char *const modes[] = { "numpy", "none", "explicit", "pdpd", NULL };
@@ -521,7 +521,7 @@ m2i_k_broadcast_spec (const M2iOpContext *ctx, const char *def, M2iKBroadcastSpe
 }
 
 gboolean
-m2i_k_broadcast_pair (const M2iOpContext *ctx, const M2iKBroadcastSpec *spec,
+ir_k_broadcast_pair (const M2iOpContext *ctx, const M2iKBroadcastSpec *spec,
     const M2iShape *a, gint ia, M2iShape *b, gint ib, gboolean one_way, M2iShape *out,
     GError **error)
 {
@@ -530,7 +530,7 @@ m2i_k_broadcast_pair (const M2iOpContext *ctx, const M2iKBroadcastSpec *spec,
       if (!m2i_shape_equal (a, b)) {
         m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
             "auto_broadcast=none needs equal shapes, got %s (input %d) and %s (input %d)",
-            m2i_k_shape_str (a, 0), ia, m2i_k_shape_str (b, 1), ib);
+            ir_k_shape_str (a, 0), ia, ir_k_shape_str (b, 1), ib);
         return FALSE;
       }
       *out = *a;
@@ -543,7 +543,7 @@ m2i_k_broadcast_pair (const M2iOpContext *ctx, const M2iKBroadcastSpec *spec,
       if (axis < 0 || axis > a->rank || axis + bt.rank > a->rank) {
         m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
             "auto_broadcast=pdpd: input %d %s does not fit into input %d %s from axis %"
-            G_GINT64_FORMAT, ib, m2i_k_shape_str (b, 0), ia, m2i_k_shape_str (a, 1), axis);
+            G_GINT64_FORMAT, ib, ir_k_shape_str (b, 0), ia, ir_k_shape_str (a, 1), axis);
         return FALSE;
       }
       M2iShape placed = { a->rank };
@@ -554,7 +554,7 @@ m2i_k_broadcast_pair (const M2iOpContext *ctx, const M2iKBroadcastSpec *spec,
           m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
               "auto_broadcast=pdpd: input %d %s does not match input %d %s from axis %"
               G_GINT64_FORMAT " (axis %d: %" G_GINT64_FORMAT " vs %" G_GINT64_FORMAT ")",
-              ib, m2i_k_shape_str (b, 0), ia, m2i_k_shape_str (a, 1), axis, d,
+              ib, ir_k_shape_str (b, 0), ia, ir_k_shape_str (a, 1), axis, d,
               placed.dims[d], a->dims[d]);
           return FALSE;
         }
@@ -574,7 +574,7 @@ m2i_k_broadcast_pair (const M2iOpContext *ctx, const M2iKBroadcastSpec *spec,
       if (one_way && !m2i_shape_equal (out, a)) {
         m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
             "input %d %s does not broadcast onto %s (it would grow the result to %s)",
-            ib, m2i_k_shape_str (b, 0), m2i_k_shape_str (a, 1), m2i_k_shape_str (out, 2));
+            ib, ir_k_shape_str (b, 0), ir_k_shape_str (a, 1), ir_k_shape_str (out, 2));
         return FALSE;
       }
       return TRUE;
@@ -585,7 +585,7 @@ m2i_k_broadcast_pair (const M2iOpContext *ctx, const M2iKBroadcastSpec *spec,
 /* ---- Broadcasting ------------------------------------------------------ */
 
 void
-m2i_k_broadcast_plan (M2iBroadcast *b, const M2iShape *out,
+ir_k_broadcast_plan (M2iBroadcast *b, const M2iShape *out,
     const M2iShape *const *operands, gint n)
 {
   memset (b, 0, sizeof *b);
@@ -658,7 +658,7 @@ broadcast_rows (gint begin, gint end, gint slice, gpointer data)
 }
 
 void
-m2i_k_broadcast_run (const M2iBroadcast *b, gint n_threads, M2iBroadcastRow row,
+ir_k_broadcast_run (const M2iBroadcast *b, gint n_threads, M2iBroadcastRow row,
     gpointer user)
 {
   gint64 rows = 1;
@@ -683,9 +683,9 @@ m2i_k_broadcast_run (const M2iBroadcast *b, gint n_threads, M2iBroadcastRow row,
         split.strides[k][0] = b->strides[k][0] * split.dims[1];
       }
       BroadcastJob js = { &split, row, user };
-      m2i_k_parallel_for ((gint) pieces, slices, 1, broadcast_rows, &js);
+      ir_k_parallel_for ((gint) pieces, slices, 1, broadcast_rows, &js);
       return;
     }
   }
-  m2i_k_parallel_for ((gint) rows, slices, 1, broadcast_rows, &j);
+  ir_k_parallel_for ((gint) rows, slices, 1, broadcast_rows, &j);
 }

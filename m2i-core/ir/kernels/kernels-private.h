@@ -16,106 +16,106 @@
 
 G_BEGIN_DECLS
 
-/* ---- The kernels (registered by m2i_ir_register_compute_kernels) ------- */
+/* ---- The kernels (registered by ir_register_compute_kernels) ------- */
 
-extern const M2iOpKernel m2i_kernel_convolution;
-extern const M2iOpKernel m2i_kernel_group_convolution;
-extern const M2iOpKernel m2i_kernel_matmul;
-extern const M2iOpKernel m2i_kernel_add;
-extern const M2iOpKernel m2i_kernel_subtract;
-extern const M2iOpKernel m2i_kernel_multiply;
-extern const M2iOpKernel m2i_kernel_divide;
-extern const M2iOpKernel m2i_kernel_relu;
-extern const M2iOpKernel m2i_kernel_prelu;
-extern const M2iOpKernel m2i_kernel_clamp;
-extern const M2iOpKernel m2i_kernel_sigmoid;
-extern const M2iOpKernel m2i_kernel_exp;
-extern const M2iOpKernel m2i_kernel_max_pool;
-extern const M2iOpKernel m2i_kernel_avg_pool;
-extern const M2iOpKernel m2i_kernel_reduce_mean;
-extern const M2iOpKernel m2i_kernel_softmax;
-extern const M2iOpKernel m2i_kernel_batch_norm;
-extern const M2iOpKernel m2i_kernel_interpolate;
-extern const M2iOpKernel m2i_kernel_nv12_to_rgb;
-extern const M2iOpKernel m2i_kernel_nv12_to_bgr;
-extern const M2iOpKernel m2i_kernel_i420_to_rgb;
-extern const M2iOpKernel m2i_kernel_i420_to_bgr;
-extern const M2iOpKernel m2i_kernel_fake_quantize;
-extern const M2iOpKernel m2i_kernel_prior_box_clustered;
-extern const M2iOpKernel m2i_kernel_detection_output;
-extern const M2iOpKernel m2i_kernel_maximum;
-extern const M2iOpKernel m2i_kernel_minimum;
-extern const M2iOpKernel m2i_kernel_squared_difference;
-extern const M2iOpKernel m2i_kernel_mod;
-extern const M2iOpKernel m2i_kernel_floor_mod;
-extern const M2iOpKernel m2i_kernel_power;
-extern const M2iOpKernel m2i_kernel_swish;
-extern const M2iOpKernel m2i_kernel_hswish;
-extern const M2iOpKernel m2i_kernel_hsigmoid;
-extern const M2iOpKernel m2i_kernel_hard_sigmoid;
-extern const M2iOpKernel m2i_kernel_mish;
-extern const M2iOpKernel m2i_kernel_gelu;
-extern const M2iOpKernel m2i_kernel_elu;
-extern const M2iOpKernel m2i_kernel_selu;
-extern const M2iOpKernel m2i_kernel_softplus;
-extern const M2iOpKernel m2i_kernel_softsign;
-extern const M2iOpKernel m2i_kernel_tanh;
-extern const M2iOpKernel m2i_kernel_erf;
-extern const M2iOpKernel m2i_kernel_abs;
-extern const M2iOpKernel m2i_kernel_negative;
-extern const M2iOpKernel m2i_kernel_sign;
-extern const M2iOpKernel m2i_kernel_floor;
-extern const M2iOpKernel m2i_kernel_ceiling;
-extern const M2iOpKernel m2i_kernel_round;
-extern const M2iOpKernel m2i_kernel_sqrt;
-extern const M2iOpKernel m2i_kernel_log;
-extern const M2iOpKernel m2i_kernel_sin;
-extern const M2iOpKernel m2i_kernel_cos;
-extern const M2iOpKernel m2i_kernel_tan;
-extern const M2iOpKernel m2i_kernel_asin;
-extern const M2iOpKernel m2i_kernel_acos;
-extern const M2iOpKernel m2i_kernel_atan;
-extern const M2iOpKernel m2i_kernel_sinh;
-extern const M2iOpKernel m2i_kernel_cosh;
-extern const M2iOpKernel m2i_kernel_asinh;
-extern const M2iOpKernel m2i_kernel_acosh;
-extern const M2iOpKernel m2i_kernel_atanh;
-extern const M2iOpKernel m2i_kernel_equal;
-extern const M2iOpKernel m2i_kernel_not_equal;
-extern const M2iOpKernel m2i_kernel_less;
-extern const M2iOpKernel m2i_kernel_less_equal;
-extern const M2iOpKernel m2i_kernel_greater;
-extern const M2iOpKernel m2i_kernel_greater_equal;
-extern const M2iOpKernel m2i_kernel_logical_and;
-extern const M2iOpKernel m2i_kernel_logical_or;
-extern const M2iOpKernel m2i_kernel_logical_xor;
-extern const M2iOpKernel m2i_kernel_logical_not;
-extern const M2iOpKernel m2i_kernel_select;
-extern const M2iOpKernel m2i_kernel_reduce_sum;
-extern const M2iOpKernel m2i_kernel_reduce_prod;
-extern const M2iOpKernel m2i_kernel_reduce_max;
-extern const M2iOpKernel m2i_kernel_reduce_min;
-extern const M2iOpKernel m2i_kernel_reduce_l1;
-extern const M2iOpKernel m2i_kernel_reduce_l2;
-extern const M2iOpKernel m2i_kernel_reduce_logical_and;
-extern const M2iOpKernel m2i_kernel_reduce_logical_or;
-extern const M2iOpKernel m2i_kernel_log_softmax;
-extern const M2iOpKernel m2i_kernel_mvn;
-extern const M2iOpKernel m2i_kernel_normalize_l2;
-extern const M2iOpKernel m2i_kernel_lrn;
-extern const M2iOpKernel m2i_kernel_split;
-extern const M2iOpKernel m2i_kernel_variadic_split;
-extern const M2iOpKernel m2i_kernel_tile;
-extern const M2iOpKernel m2i_kernel_broadcast;
-extern const M2iOpKernel m2i_kernel_pad;
-extern const M2iOpKernel m2i_kernel_range;
-extern const M2iOpKernel m2i_kernel_slice;
+extern const M2iOpKernel ir_kernel_convolution;
+extern const M2iOpKernel ir_kernel_group_convolution;
+extern const M2iOpKernel ir_kernel_matmul;
+extern const M2iOpKernel ir_kernel_add;
+extern const M2iOpKernel ir_kernel_subtract;
+extern const M2iOpKernel ir_kernel_multiply;
+extern const M2iOpKernel ir_kernel_divide;
+extern const M2iOpKernel ir_kernel_relu;
+extern const M2iOpKernel ir_kernel_prelu;
+extern const M2iOpKernel ir_kernel_clamp;
+extern const M2iOpKernel ir_kernel_sigmoid;
+extern const M2iOpKernel ir_kernel_exp;
+extern const M2iOpKernel ir_kernel_max_pool;
+extern const M2iOpKernel ir_kernel_avg_pool;
+extern const M2iOpKernel ir_kernel_reduce_mean;
+extern const M2iOpKernel ir_kernel_softmax;
+extern const M2iOpKernel ir_kernel_batch_norm;
+extern const M2iOpKernel ir_kernel_interpolate;
+extern const M2iOpKernel ir_kernel_nv12_to_rgb;
+extern const M2iOpKernel ir_kernel_nv12_to_bgr;
+extern const M2iOpKernel ir_kernel_i420_to_rgb;
+extern const M2iOpKernel ir_kernel_i420_to_bgr;
+extern const M2iOpKernel ir_kernel_fake_quantize;
+extern const M2iOpKernel ir_kernel_prior_box_clustered;
+extern const M2iOpKernel ir_kernel_detection_output;
+extern const M2iOpKernel ir_kernel_maximum;
+extern const M2iOpKernel ir_kernel_minimum;
+extern const M2iOpKernel ir_kernel_squared_difference;
+extern const M2iOpKernel ir_kernel_mod;
+extern const M2iOpKernel ir_kernel_floor_mod;
+extern const M2iOpKernel ir_kernel_power;
+extern const M2iOpKernel ir_kernel_swish;
+extern const M2iOpKernel ir_kernel_hswish;
+extern const M2iOpKernel ir_kernel_hsigmoid;
+extern const M2iOpKernel ir_kernel_hard_sigmoid;
+extern const M2iOpKernel ir_kernel_mish;
+extern const M2iOpKernel ir_kernel_gelu;
+extern const M2iOpKernel ir_kernel_elu;
+extern const M2iOpKernel ir_kernel_selu;
+extern const M2iOpKernel ir_kernel_softplus;
+extern const M2iOpKernel ir_kernel_softsign;
+extern const M2iOpKernel ir_kernel_tanh;
+extern const M2iOpKernel ir_kernel_erf;
+extern const M2iOpKernel ir_kernel_abs;
+extern const M2iOpKernel ir_kernel_negative;
+extern const M2iOpKernel ir_kernel_sign;
+extern const M2iOpKernel ir_kernel_floor;
+extern const M2iOpKernel ir_kernel_ceiling;
+extern const M2iOpKernel ir_kernel_round;
+extern const M2iOpKernel ir_kernel_sqrt;
+extern const M2iOpKernel ir_kernel_log;
+extern const M2iOpKernel ir_kernel_sin;
+extern const M2iOpKernel ir_kernel_cos;
+extern const M2iOpKernel ir_kernel_tan;
+extern const M2iOpKernel ir_kernel_asin;
+extern const M2iOpKernel ir_kernel_acos;
+extern const M2iOpKernel ir_kernel_atan;
+extern const M2iOpKernel ir_kernel_sinh;
+extern const M2iOpKernel ir_kernel_cosh;
+extern const M2iOpKernel ir_kernel_asinh;
+extern const M2iOpKernel ir_kernel_acosh;
+extern const M2iOpKernel ir_kernel_atanh;
+extern const M2iOpKernel ir_kernel_equal;
+extern const M2iOpKernel ir_kernel_not_equal;
+extern const M2iOpKernel ir_kernel_less;
+extern const M2iOpKernel ir_kernel_less_equal;
+extern const M2iOpKernel ir_kernel_greater;
+extern const M2iOpKernel ir_kernel_greater_equal;
+extern const M2iOpKernel ir_kernel_logical_and;
+extern const M2iOpKernel ir_kernel_logical_or;
+extern const M2iOpKernel ir_kernel_logical_xor;
+extern const M2iOpKernel ir_kernel_logical_not;
+extern const M2iOpKernel ir_kernel_select;
+extern const M2iOpKernel ir_kernel_reduce_sum;
+extern const M2iOpKernel ir_kernel_reduce_prod;
+extern const M2iOpKernel ir_kernel_reduce_max;
+extern const M2iOpKernel ir_kernel_reduce_min;
+extern const M2iOpKernel ir_kernel_reduce_l1;
+extern const M2iOpKernel ir_kernel_reduce_l2;
+extern const M2iOpKernel ir_kernel_reduce_logical_and;
+extern const M2iOpKernel ir_kernel_reduce_logical_or;
+extern const M2iOpKernel ir_kernel_log_softmax;
+extern const M2iOpKernel ir_kernel_mvn;
+extern const M2iOpKernel ir_kernel_normalize_l2;
+extern const M2iOpKernel ir_kernel_lrn;
+extern const M2iOpKernel ir_kernel_split;
+extern const M2iOpKernel ir_kernel_variadic_split;
+extern const M2iOpKernel ir_kernel_tile;
+extern const M2iOpKernel ir_kernel_broadcast;
+extern const M2iOpKernel ir_kernel_pad;
+extern const M2iOpKernel ir_kernel_range;
+extern const M2iOpKernel ir_kernel_slice;
 
 /* All of the above, NULL-terminated. */
 extern const M2iOpKernel *const m2i_compute_kernels[];
 
 /* Swish-4 on @n floats (the Swish kernel's loop, vmath.h): y may be x. */
-void m2i_k_swish_f32 (const float *x, float *y, gint64 n, float beta);
+void ir_k_swish_f32 (const float *x, float *y, gint64 n, float beta);
 
 /* ---- Fusion ------------------------------------------------------------- */
 
@@ -131,12 +131,12 @@ void m2i_k_swish_f32 (const float *x, float *y, gint64 n, float beta);
  * layer when it is another op or @n_bias does not match; the layer is then
  * unchanged.
  */
-gboolean m2i_k_fuse_bias_relu (M2iOpContext *ctx, const float *bias, gint64 n_bias,
+gboolean ir_k_fuse_bias_relu (M2iOpContext *ctx, const float *bias, gint64 n_bias,
     gboolean relu, GError **error);
 
 /*
  * Lets a compiled Convolution or GroupConvolution layer (f32, after its
- * infer() and any m2i_k_fuse_bias_relu() without ReLU) also apply Swish-4,
+ * infer() and any ir_k_fuse_bias_relu() without ReLU) also apply Swish-4,
  * y = x / (1 + e^(-beta·x)), to its results (after the bias), so the
  * runtime can drop a Swish layer that reads only it. Each output is
  * computed as the Swish kernel computes it (the same function on the same
@@ -145,7 +145,7 @@ gboolean m2i_k_fuse_bias_relu (M2iOpContext *ctx, const float *bias, gint64 n_bi
  * FALSE with a GError naming the layer for another op or a layer with
  * ReLU fused; the layer is then unchanged.
  */
-gboolean m2i_k_fuse_swish (M2iOpContext *ctx, float beta, GError **error);
+gboolean ir_k_fuse_swish (M2iOpContext *ctx, float beta, GError **error);
 
 /* What a fused layer applies; part of the Convolution and MatMul states. */
 typedef struct {
@@ -157,49 +157,49 @@ typedef struct {
 
 /* Applies a fused Swish (when @f has one) to @n floats at @p. */
 static inline void
-m2i_k_fusion_swish (const M2iKFusion *f, float *p, gint64 n)
+ir_k_fusion_swish (const M2iKFusion *f, float *p, gint64 n)
 {
   if (f->swish && n > 0)
-    m2i_k_swish_f32 (p, p, n, f->swish_beta);
+    ir_k_swish_f32 (p, p, n, f->swish_beta);
 }
 
-/* The per-op halves of m2i_k_fuse_bias_relu(): the fusion slot of a
+/* The per-op halves of ir_k_fuse_bias_relu(): the fusion slot of a
  * compiled layer's state and its number of output channels, or NULL when
  * the state cannot take one. */
-M2iKFusion *m2i_k_conv_fusion (M2iOpContext *ctx, gint64 *channels);
-M2iKFusion *m2i_k_matmul_fusion (M2iOpContext *ctx, gint64 *channels);
+M2iKFusion *ir_k_conv_fusion (M2iOpContext *ctx, gint64 *channels);
+M2iKFusion *ir_k_matmul_fusion (M2iOpContext *ctx, gint64 *channels);
 
 /* TRUE when the compiled Convolution layer runs as Winograd F(2×2, 3×3)
  * (conv-winograd.h); for tests and benchmarks. */
-gboolean m2i_k_conv_uses_winograd (const M2iOpContext *ctx);
+gboolean ir_k_conv_uses_winograd (const M2iOpContext *ctx);
 
 /* ---- Threads ------------------------------------------------------------ */
 
 /* An inference's team of threads (team.c): N - 1 pool workers held for the
- * length of one m2i_k_team_run(), to which m2i_k_parallel_for() hands a
+ * length of one ir_k_team_run(), to which ir_k_parallel_for() hands a
  * layer's slices through one atomic word (well under a microsecond)
  * instead of waking pool workers for every layer. */
 typedef struct _M2iKTeam M2iKTeam;
 
 /* A team of @n_threads (the caller and n_threads - 1 helpers). Free with
- * m2i_k_team_free(). */
-M2iKTeam *m2i_k_team_new (gint n_threads);
-void m2i_k_team_free (M2iKTeam *team);
+ * ir_k_team_free(). */
+M2iKTeam *ir_k_team_new (gint n_threads);
+void ir_k_team_free (M2iKTeam *team);
 
 /* Runs @body (data) on the calling thread with @team's helpers standing by:
- * m2i_k_parallel_for() calls made by @body on this thread use them.
+ * ir_k_parallel_for() calls made by @body on this thread use them.
  * Helpers that the pool cannot start (busy with other work) are simply
  * not used; nothing waits for them. A NULL team, a team of one, or a call
  * from inside a team's run just calls @body. Allocates nothing. */
-void m2i_k_team_run (M2iKTeam *team, void (*body) (gpointer), gpointer data);
+void ir_k_team_run (M2iKTeam *team, void (*body) (gpointer), gpointer data);
 
 /* TRUE on the thread running a team's body. */
-gboolean m2i_k_team_active (void);
+gboolean ir_k_team_active (void);
 
 /* m2i_parallel_for() for kernels: the same contract, but inside a team's
  * run on its master thread the slices go to the team (any member may run
  * any slice; @slice still tells them apart, for scratch). */
-void m2i_k_parallel_for (gint n, gint n_slices, gint min_grain, M2iParallelFunc func,
+void ir_k_parallel_for (gint n, gint n_slices, gint min_grain, M2iParallelFunc func,
     gpointer data);
 
 /* ---- Checks used by infer() ------------------------------------------- */
@@ -207,60 +207,60 @@ void m2i_k_parallel_for (gint n, gint n_slices, gint min_grain, M2iParallelFunc 
 /* TRUE when the layer has between @min_in and @max_in inputs and between
  * @min_out and @max_out outputs; otherwise FALSE with a GError naming the
  * layer and the counts. */
-gboolean m2i_k_check_arity (const M2iOpContext *ctx, gint min_in, gint max_in,
+gboolean ir_k_check_arity (const M2iOpContext *ctx, gint min_in, gint max_in,
     gint min_out, gint max_out, GError **error);
 
 /* TRUE when input @i has one of the @n types in @allowed; otherwise FALSE
  * with a GError naming the input, its type and the allowed ones. */
-gboolean m2i_k_check_type (const M2iOpContext *ctx, gint i,
+gboolean ir_k_check_type (const M2iOpContext *ctx, gint i,
     const M2iElementType *allowed, gint n, GError **error);
 
 /* Shorthand: input @i must be f32. */
-gboolean m2i_k_check_f32 (const M2iOpContext *ctx, gint i, GError **error);
+gboolean ir_k_check_f32 (const M2iOpContext *ctx, gint i, GError **error);
 
 /* TRUE when input @i has a rank in [@min, @max]. */
-gboolean m2i_k_check_rank (const M2iOpContext *ctx, gint i, gint min, gint max,
+gboolean ir_k_check_rank (const M2iOpContext *ctx, gint i, gint min, gint max,
     GError **error);
 
 /* Reads input @i, which must be a constant 1-D (or scalar) tensor of an
  * integer type, into @out (at most @max values; *n gets the count). FALSE
  * with a GError when it is not constant, not integer, or too long. */
-gboolean m2i_k_const_ints (const M2iOpContext *ctx, gint i, gint64 *out,
+gboolean ir_k_const_ints (const M2iOpContext *ctx, gint i, gint64 *out,
     gint max, gint *n, GError **error);
 
 /* The same for a constant tensor of any real type (integers are converted). */
-gboolean m2i_k_const_floats (const M2iOpContext *ctx, gint i, float *out,
+gboolean ir_k_const_floats (const M2iOpContext *ctx, gint i, float *out,
     gint max, gint *n, GError **error);
 
 /* Reads input @i, a constant holding exactly one value (any rank, any
  * real type; boolean reads as 0/1), as a double. FALSE with a GError naming
  * @what when it is not constant, has another number of values or is not a
  * number. */
-gboolean m2i_k_const_scalar (const M2iOpContext *ctx, gint i, const char *what,
+gboolean ir_k_const_scalar (const M2iOpContext *ctx, gint i, const char *what,
     double *out, GError **error);
 
 /* Normalizes @axis (negative counts from the end when @allow_negative) to
  * [0, rank); FALSE with a GError naming @what when out of range. */
-gboolean m2i_k_axis (const M2iOpContext *ctx, gint64 axis, gint rank,
+gboolean ir_k_axis (const M2iOpContext *ctx, gint64 axis, gint rank,
     gboolean allow_negative, const char *what, gint64 *out, GError **error);
 
 /* The shape as text for messages; returns a static per-thread buffer that
  * the next call with the same @slot (0..3) overwrites. */
-const char *m2i_k_shape_str (const M2iShape *s, gint slot);
+const char *ir_k_shape_str (const M2iShape *s, gint slot);
 
 /* The op version of the layer as an opset number: its `version` resolved
  * the way the registry resolves it ("opset11" on MaxPool is MaxPool-8 → 8);
  * 0 when the version is not an opset name. */
-gint m2i_k_op_version (const M2iOpContext *ctx);
+gint ir_k_op_version (const M2iOpContext *ctx);
 
 /* The number of worker slices a kernel may use (ctx->n_threads, at least 1,
  * at most 64). */
-gint m2i_k_threads (const M2iOpContext *ctx);
+gint ir_k_threads (const M2iOpContext *ctx);
 
-/* Slices for @work multiply-adds, at most m2i_k_threads(): one per
+/* Slices for @work multiply-adds, at most ir_k_threads(): one per
  * 100 000 inside a team's run, one per million otherwise; below that,
  * handing work to another core costs more than it saves. */
-gint m2i_k_slices_for (const M2iOpContext *ctx, gint64 work);
+gint ir_k_slices_for (const M2iOpContext *ctx, gint64 work);
 
 /* ---- Element-wise runs ---------------------------------------------------- */
 
@@ -268,13 +268,13 @@ gint m2i_k_slices_for (const M2iOpContext *ctx, gint64 work);
 typedef void (*M2iKChunkFunc) (gint64 first, gint64 n, gpointer user);
 
 /* Runs @func over @numel elements in chunks of 16384, shared out over
- * m2i_k_threads() slices when there are at least @per_thread elements
+ * ir_k_threads() slices when there are at least @per_thread elements
  * (else on one). Allocates nothing. */
-void m2i_k_run_chunks (const M2iOpContext *ctx, gint64 numel, gint64 per_thread,
+void ir_k_run_chunks (const M2iOpContext *ctx, gint64 numel, gint64 per_thread,
     M2iKChunkFunc func, gpointer user);
 
 /* The elements before and after axis @axis of @s ([outer, dim, inner]). */
-void m2i_k_outer_inner (const M2iShape *s, gint axis, gint64 *outer, gint64 *inner);
+void ir_k_outer_inner (const M2iShape *s, gint axis, gint64 *outer, gint64 *inner);
 
 /* ---- Spatial window geometry (convolution and pooling) ---------------- */
 
@@ -302,14 +302,14 @@ typedef struct {
 /* Reads strides, dilations (when @with_dilations, else 1), pads_begin,
  * pads_end and auto_pad for @n spatial axes; for pooling (@kernel_attr set)
  * also "kernel" and rounding_type. Each list must have exactly @n values. */
-gboolean m2i_k_window_attrs (const M2iOpContext *ctx, gint n,
+gboolean ir_k_window_attrs (const M2iOpContext *ctx, gint n,
     gboolean with_dilations, const char *kernel_attr, M2iWindow *w,
     GError **error);
 
 /* Resolves auto_pad against the input spatial sizes @in (updating
  * pads_begin/pads_end) and computes the output sizes into @out. FALSE with
  * a GError when an output size would be < 1. */
-gboolean m2i_k_window_output (const M2iOpContext *ctx, M2iWindow *w,
+gboolean ir_k_window_output (const M2iOpContext *ctx, M2iWindow *w,
     const gint64 *in, gint64 *out, GError **error);
 
 /* ---- auto_broadcast of element-wise ops -------------------------------- */
@@ -327,17 +327,17 @@ typedef struct {
 
 /* Reads the layer's auto_broadcast (default @def: "numpy" or "none") and,
  * for pdpd, its axis. FALSE with a GError on an unknown mode. */
-gboolean m2i_k_broadcast_spec (const M2iOpContext *ctx, const char *def,
+gboolean ir_k_broadcast_spec (const M2iOpContext *ctx, const char *def,
     M2iKBroadcastSpec *spec, GError **error);
 
 /* The output shape of an element-wise op over @a and @b under @spec:
  * numpy (both ways; with @one_way the result must be @a's shape), none
  * (equal shapes), pdpd (@b, its trailing 1-dims ignored, is a run of @a's
  * dims from spec->axis, each equal or 1; the result is @a's shape). @b is
- * rewritten to the shape m2i_k_broadcast_plan() should see for it (pdpd:
+ * rewritten to the shape ir_k_broadcast_plan() should see for it (pdpd:
  * @a's rank, 1 outside the run). @ia and @ib number the inputs in
  * messages. FALSE with a GError naming the layer and both shapes. */
-gboolean m2i_k_broadcast_pair (const M2iOpContext *ctx, const M2iKBroadcastSpec *spec,
+gboolean ir_k_broadcast_pair (const M2iOpContext *ctx, const M2iKBroadcastSpec *spec,
     const M2iShape *a, gint ia, M2iShape *b, gint ib, gboolean one_way, M2iShape *out,
     GError **error);
 
@@ -358,7 +358,7 @@ typedef struct {
 
 /* Plans numpy broadcasting of @n operand shapes into @out (the output
  * shape, which must be their broadcast). */
-void m2i_k_broadcast_plan (M2iBroadcast *b, const M2iShape *out,
+void ir_k_broadcast_plan (M2iBroadcast *b, const M2iShape *out,
     const M2iShape *const *operands, gint n);
 
 /* Runs @row over the plan: for each index of all dims but the last, calls
@@ -367,7 +367,7 @@ void m2i_k_broadcast_plan (M2iBroadcast *b, const M2iShape *out,
  * @n_threads when the work is large enough. */
 typedef void (*M2iBroadcastRow) (const gint64 *offsets, gint64 count,
     gpointer user);
-void m2i_k_broadcast_run (const M2iBroadcast *b, gint n_threads,
+void ir_k_broadcast_run (const M2iBroadcast *b, gint n_threads,
     M2iBroadcastRow row, gpointer user);
 
 /* ---- Plain-C loops compiled for several instruction sets --------------- */

@@ -153,8 +153,8 @@ norm_setup (M2iOpContext *ctx, NormState *s, const gboolean *reduced)
   s->groups = m2i_shape_numel (&kept);
   s->trailing = last_kept < first_reduced;
   const M2iShape *ops[3] = { in, &kept, in };
-  m2i_k_broadcast_plan (&s->stat_plan, in, ops, 2);
-  m2i_k_broadcast_plan (&s->out_plan, in, ops, 3);
+  ir_k_broadcast_plan (&s->stat_plan, in, ops, 2);
+  ir_k_broadcast_plan (&s->out_plan, in, ops, 3);
   if (!s->trailing)
     ctx->scratch_bytes = s->groups * sizeof (NormStat);
   ctx->outputs[0].type = M2I_ET_F32;
@@ -172,21 +172,21 @@ norm_execute (M2iOpContext *ctx, GError **error)
   if (numel == 0)
     return TRUE;
   if (s->trailing) {
-    gint slices = numel >= 65536 ? m2i_k_threads (ctx) : 1;
-    m2i_k_parallel_for ((gint) s->groups, slices, 1, norm_slice, &j);
+    gint slices = numel >= 65536 ? ir_k_threads (ctx) : 1;
+    ir_k_parallel_for ((gint) s->groups, slices, 1, norm_slice, &j);
     return TRUE;
   }
   memset (j.stats, 0, s->groups * sizeof (NormStat));
   /* groups share rows: one thread for the statistics */
-  m2i_k_broadcast_run (&s->stat_plan, 1, norm_row, &j);
+  ir_k_broadcast_run (&s->stat_plan, 1, norm_row, &j);
   if (s->kind == N_L2 || s->variance) {
     j.pass = 1;
-    m2i_k_broadcast_run (&s->stat_plan, 1, norm_row, &j);
+    ir_k_broadcast_run (&s->stat_plan, 1, norm_row, &j);
   }
   for (gint64 g = 0; g < s->groups; g++)
     finish_stat (s, &j.stats[g]);
   j.pass = 2;
-  m2i_k_broadcast_run (&s->out_plan, m2i_k_threads (ctx), norm_row, &j);
+  ir_k_broadcast_run (&s->out_plan, ir_k_threads (ctx), norm_row, &j);
   return TRUE;
 }
 
@@ -198,7 +198,7 @@ mark_axes (const M2iOpContext *ctx, const gint64 *axes, gint n, gint rank, gbool
   memset (reduced, 0, sizeof (gboolean) * M2I_MAX_RANK);
   for (gint i = 0; i < n; i++) {
     gint64 a;
-    if (!m2i_k_axis (ctx, axes[i], rank, TRUE, "axis", &a, error))
+    if (!ir_k_axis (ctx, axes[i], rank, TRUE, "axis", &a, error))
       return FALSE;
     if (reduced[a]) {
       m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
@@ -227,9 +227,9 @@ required_float (const M2iOpContext *ctx, const char *key, double *out, GError **
 static gboolean
 mvn_infer (M2iOpContext *ctx, GError **error)
 {
-  gboolean v6 = m2i_k_op_version (ctx) >= 6;
-  if (!m2i_k_check_arity (ctx, v6 ? 2 : 1, v6 ? 2 : 1, 1, 1, error) ||
-      !m2i_k_check_f32 (ctx, 0, error))
+  gboolean v6 = ir_k_op_version (ctx) >= 6;
+  if (!ir_k_check_arity (ctx, v6 ? 2 : 1, v6 ? 2 : 1, 1, 1, error) ||
+      !ir_k_check_f32 (ctx, 0, error))
     return FALSE;
   gint rank = ctx->inputs[0].shape.rank;
   NormState s = { N_MVN };
@@ -242,7 +242,7 @@ mvn_infer (M2iOpContext *ctx, GError **error)
     static const char *const modes[] = { "inside_sqrt", "outside_sqrt", NULL };
     gint mode;
     if (!m2i_ir_node_attr_enum (ctx->node, "eps_mode", "inside_sqrt", modes, &mode, error) ||
-        !m2i_k_const_ints (ctx, 1, axes, G_N_ELEMENTS (axes), &n_axes, error))
+        !ir_k_const_ints (ctx, 1, axes, G_N_ELEMENTS (axes), &n_axes, error))
       return FALSE;
     s.eps_inside = mode == 0;
   } else {
@@ -274,7 +274,7 @@ static gboolean
 normalize_l2_infer (M2iOpContext *ctx, GError **error)
 {
   static const char *const modes[] = { "add", "max", NULL };
-  if (!m2i_k_check_arity (ctx, 2, 2, 1, 1, error) || !m2i_k_check_f32 (ctx, 0, error))
+  if (!ir_k_check_arity (ctx, 2, 2, 1, 1, error) || !ir_k_check_f32 (ctx, 0, error))
     return FALSE;
   NormState s = { N_L2 };
   gint mode;
@@ -282,7 +282,7 @@ normalize_l2_infer (M2iOpContext *ctx, GError **error)
   gint n_axes;
   if (!required_float (ctx, "eps", &s.eps, error) ||
       !m2i_ir_node_attr_enum (ctx->node, "eps_mode", "add", modes, &mode, error) ||
-      !m2i_k_const_ints (ctx, 1, axes, G_N_ELEMENTS (axes), &n_axes, error))
+      !ir_k_const_ints (ctx, 1, axes, G_N_ELEMENTS (axes), &n_axes, error))
     return FALSE;
   s.eps_inside = mode == 0;
   gboolean reduced[M2I_MAX_RANK];
@@ -291,8 +291,8 @@ normalize_l2_infer (M2iOpContext *ctx, GError **error)
   return norm_setup (ctx, &s, reduced);
 }
 
-const M2iOpKernel m2i_kernel_mvn = { "MVN", "opset2 opset6", mvn_infer, norm_execute, g_free };
-const M2iOpKernel m2i_kernel_normalize_l2 = {
+const M2iOpKernel ir_kernel_mvn = { "MVN", "opset2 opset6", mvn_infer, norm_execute, g_free };
+const M2iOpKernel ir_kernel_normalize_l2 = {
   "NormalizeL2", "opset1", normalize_l2_infer, norm_execute, g_free,
 };
 
@@ -315,7 +315,7 @@ static void
 lrn_axis_sums (const LrnState *s, gint a, double *sq, double *line)
 {
   gint64 dim = s->shape.dims[a], outer, inner;
-  m2i_k_outer_inner (&s->shape, a, &outer, &inner);
+  ir_k_outer_inner (&s->shape, a, &outer, &inner);
   for (gint64 o = 0; o < outer; o++)
     for (gint64 i = 0; i < inner; i++) {
       double *p = sq + o * dim * inner + i;
@@ -332,7 +332,7 @@ lrn_axis_sums (const LrnState *s, gint a, double *sq, double *line)
 static gboolean
 lrn_infer (M2iOpContext *ctx, GError **error)
 {
-  if (!m2i_k_check_arity (ctx, 2, 2, 1, 1, error) || !m2i_k_check_f32 (ctx, 0, error))
+  if (!ir_k_check_arity (ctx, 2, 2, 1, 1, error) || !ir_k_check_f32 (ctx, 0, error))
     return FALSE;
   const M2iShape *in = &ctx->inputs[0].shape;
   double alpha, beta, bias;
@@ -343,7 +343,7 @@ lrn_infer (M2iOpContext *ctx, GError **error)
       !required_float (ctx, "beta", &beta, error) ||
       !required_float (ctx, "bias", &bias, error) ||
       !m2i_ir_node_attr_int (ctx->node, "size", 0, &size, error) ||
-      !m2i_k_const_ints (ctx, 1, axes, G_N_ELEMENTS (axes), &n_axes, error))
+      !ir_k_const_ints (ctx, 1, axes, G_N_ELEMENTS (axes), &n_axes, error))
     return FALSE;
   if (size < 1 || size > G_MAXINT32) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
@@ -388,4 +388,4 @@ lrn_execute (M2iOpContext *ctx, GError **error)
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_lrn = { "LRN", "opset1", lrn_infer, lrn_execute, g_free };
+const M2iOpKernel ir_kernel_lrn = { "LRN", "opset1", lrn_infer, lrn_execute, g_free };

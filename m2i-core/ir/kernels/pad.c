@@ -49,22 +49,22 @@ static gboolean
 pad_infer (M2iOpContext *ctx, GError **error)
 {
   static const char *const modes[] = { "constant", "edge", "reflect", "symmetric", NULL };
-  gboolean v12 = m2i_k_op_version (ctx) >= 12;
+  gboolean v12 = ir_k_op_version (ctx) >= 12;
   gint mode;
-  if (!m2i_k_check_arity (ctx, 3, 4, 1, 1, error) ||
+  if (!ir_k_check_arity (ctx, 3, 4, 1, 1, error) ||
       !m2i_ir_node_attr_enum (ctx->node, "pad_mode", "constant", modes, &mode, error))
     return FALSE;
   const M2iTensor *data = &ctx->inputs[0];
   const M2iShape *in = &data->shape;
   gint64 pb[M2I_MAX_RANK], pe[M2I_MAX_RANK];
   gint nb, ne;
-  if (!m2i_k_const_ints (ctx, 1, pb, M2I_MAX_RANK, &nb, error) ||
-      !m2i_k_const_ints (ctx, 2, pe, M2I_MAX_RANK, &ne, error))
+  if (!ir_k_const_ints (ctx, 1, pb, M2I_MAX_RANK, &nb, error) ||
+      !ir_k_const_ints (ctx, 2, pe, M2I_MAX_RANK, &ne, error))
     return FALSE;
   if (nb != in->rank || ne != in->rank) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "pads_begin and pads_end have %d and %d values; the data %s has rank %d", nb, ne,
-        m2i_k_shape_str (in, 0), in->rank);
+        ir_k_shape_str (in, 0), in->rank);
     return FALSE;
   }
   PadState *s = g_new0 (PadState, 1);
@@ -80,7 +80,7 @@ pad_infer (M2iOpContext *ctx, GError **error)
         pb[d] < -n || pe[d] < -n || pb[d] > G_MAXINT32 || pe[d] > G_MAXINT32) {
       m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
           "pads %" G_GINT64_FORMAT " and %" G_GINT64_FORMAT " on axis %d of %s: %s", pb[d], pe[d],
-          d, m2i_k_shape_str (in, 0),
+          d, ir_k_shape_str (in, 0),
           !v12 && (pb[d] < 0 || pe[d] < 0) ? "Pad-1 takes no negative pads (Pad-12 crops)" :
           mode == PAD_REFLECT ? "reflect needs pads of at most dim - 1" :
           mode == PAD_SYMMETRIC ? "symmetric needs pads of at most dim" :
@@ -107,7 +107,7 @@ pad_infer (M2iOpContext *ctx, GError **error)
       m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
           "pad_value (input 3) must be one %s value; it is %s %s",
           m2i_element_type_to_string (data->type), m2i_element_type_to_string (v->type),
-          m2i_k_shape_str (&v->shape, 0));
+          ir_k_shape_str (&v->shape, 0));
       g_free (s);
       return FALSE;
     }
@@ -186,4 +186,4 @@ pad_execute (M2iOpContext *ctx, GError **error)
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_pad = { "Pad", "opset1 opset12", pad_infer, pad_execute, g_free };
+const M2iOpKernel ir_kernel_pad = { "Pad", "opset1 opset12", pad_infer, pad_execute, g_free };

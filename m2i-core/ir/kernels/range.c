@@ -36,8 +36,8 @@ range_infer (M2iOpContext *ctx, GError **error)
 {
   static const M2iElementType types[] = { M2I_ET_F32, M2I_ET_I32, M2I_ET_I64 };
   static const char *const names[] = { "start", "stop", "step" };
-  gboolean v4 = m2i_k_op_version (ctx) >= 4;
-  if (!m2i_k_check_arity (ctx, 3, 3, 1, 1, error))
+  gboolean v4 = ir_k_op_version (ctx) >= 4;
+  if (!ir_k_check_arity (ctx, 3, 3, 1, 1, error))
     return FALSE;
   M2iElementType type = ctx->inputs[0].type;
   if (v4) {
@@ -65,7 +65,7 @@ type_ok:;
           m2i_element_type_to_string (ctx->inputs[i].type), m2i_element_type_to_string (type));
       return FALSE;
     }
-    if (!m2i_k_const_scalar (ctx, i, names[i], &v[i], error))
+    if (!ir_k_const_scalar (ctx, i, names[i], &v[i], error))
       return FALSE;
     v[i] = cast_to (type, v[i]);
   }
@@ -111,4 +111,4 @@ range_execute (M2iOpContext *ctx, GError **error)
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_range = { "Range", "opset1 opset4", range_infer, range_execute, g_free };
+const M2iOpKernel ir_kernel_range = { "Range", "opset1 opset4", range_infer, range_execute, g_free };

@@ -220,8 +220,8 @@ reduce_infer (M2iOpContext *ctx, RedOp op, GError **error)
   static const M2iElementType numbers[] = { M2I_ET_F32, M2I_ET_I32, M2I_ET_I64 };
   static const M2iElementType boolean[] = { M2I_ET_BOOLEAN };
   gboolean logical = op == R_AND || op == R_OR;
-  if (!m2i_k_check_arity (ctx, 2, 2, 1, 1, error) ||
-      !m2i_k_check_type (ctx, 0, logical ? boolean : numbers,
+  if (!ir_k_check_arity (ctx, 2, 2, 1, 1, error) ||
+      !ir_k_check_type (ctx, 0, logical ? boolean : numbers,
           logical ? 1 : op == R_L2 ? 1 : G_N_ELEMENTS (numbers), error))
     return FALSE;
   const M2iShape *in = &ctx->inputs[0].shape;
@@ -229,12 +229,12 @@ reduce_infer (M2iOpContext *ctx, RedOp op, GError **error)
   gint64 axes[M2I_MAX_RANK * 2];
   gint n_axes;
   if (!m2i_ir_node_attr_bool (ctx->node, "keep_dims", FALSE, &keep, error) ||
-      !m2i_k_const_ints (ctx, 1, axes, G_N_ELEMENTS (axes), &n_axes, error))
+      !ir_k_const_ints (ctx, 1, axes, G_N_ELEMENTS (axes), &n_axes, error))
     return FALSE;
   gboolean reduced[M2I_MAX_RANK] = { FALSE };
   for (gint i = 0; i < n_axes; i++) {
     gint64 a;
-    if (!m2i_k_axis (ctx, axes[i], in->rank, TRUE, "axis", &a, error))
+    if (!ir_k_axis (ctx, axes[i], in->rank, TRUE, "axis", &a, error))
       return FALSE;
     reduced[a] = TRUE;
   }
@@ -264,7 +264,7 @@ reduce_infer (M2iOpContext *ctx, RedOp op, GError **error)
   }
   s->trailing = last_kept < first_reduced;
   const M2iShape *ops[2] = { in, &kept };
-  m2i_k_broadcast_plan (&s->plan, in, ops, 2);
+  ir_k_broadcast_plan (&s->plan, in, ops, 2);
   s->out_numel = m2i_shape_numel (&out);
   if (!s->trailing)
     ctx->scratch_bytes = s->out_numel * sizeof (Acc);
@@ -286,8 +286,8 @@ reduce_execute (M2iOpContext *ctx, GError **error)
   }
   if (s->trailing) {
     RunJob j = { s, ctx->inputs[0].data, ctx->outputs[0].data };
-    gint slices = s->out_numel * s->count >= 65536 ? m2i_k_threads (ctx) : 1;
-    m2i_k_parallel_for ((gint) s->out_numel, slices, 1, run_slice, &j);
+    gint slices = s->out_numel * s->count >= 65536 ? ir_k_threads (ctx) : 1;
+    ir_k_parallel_for ((gint) s->out_numel, slices, 1, run_slice, &j);
     return TRUE;
   }
   Acc *acc = ctx->scratch;
@@ -295,7 +295,7 @@ reduce_execute (M2iOpContext *ctx, GError **error)
     acc_init (s, &acc[i]);
   StridedJob j = { s, ctx->inputs[0].data, acc };
   if (s->count > 0)
-    m2i_k_broadcast_run (&s->plan, 1, strided_row, &j);   /* rows share results */
+    ir_k_broadcast_run (&s->plan, 1, strided_row, &j);   /* rows share results */
   for (gint64 i = 0; i < s->out_numel; i++)
     acc_store (s, &acc[i], ctx->outputs[0].data, i);
   return TRUE;
@@ -303,7 +303,7 @@ reduce_execute (M2iOpContext *ctx, GError **error)
 
 #define REDUCE_KERNEL(var, name, opsets, op) \
   static gboolean var##_infer (M2iOpContext *c, GError **e) { return reduce_infer (c, op, e); } \
-  const M2iOpKernel m2i_kernel_##var = { name, opsets, var##_infer, reduce_execute, g_free };
+  const M2iOpKernel ir_kernel_##var = { name, opsets, var##_infer, reduce_execute, g_free };
 
 REDUCE_KERNEL (reduce_mean, "ReduceMean", "opset1", R_MEAN)
 REDUCE_KERNEL (reduce_sum, "ReduceSum", "opset1", R_SUM)

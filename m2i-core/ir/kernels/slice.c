@@ -23,18 +23,18 @@ typedef struct {
 static gboolean
 slice_infer (M2iOpContext *ctx, GError **error)
 {
-  if (!m2i_k_check_arity (ctx, 4, 5, 1, 1, error) ||
-      !m2i_k_check_rank (ctx, 0, 1, M2I_MAX_RANK, error))
+  if (!ir_k_check_arity (ctx, 4, 5, 1, 1, error) ||
+      !ir_k_check_rank (ctx, 0, 1, M2I_MAX_RANK, error))
     return FALSE;
   const M2iShape *in = &ctx->inputs[0].shape;
   gint64 start[M2I_MAX_RANK], stop[M2I_MAX_RANK], step[M2I_MAX_RANK], axes[M2I_MAX_RANK];
   gint ns, ne, np, na;
-  if (!m2i_k_const_ints (ctx, 1, start, M2I_MAX_RANK, &ns, error) ||
-      !m2i_k_const_ints (ctx, 2, stop, M2I_MAX_RANK, &ne, error) ||
-      !m2i_k_const_ints (ctx, 3, step, M2I_MAX_RANK, &np, error))
+  if (!ir_k_const_ints (ctx, 1, start, M2I_MAX_RANK, &ns, error) ||
+      !ir_k_const_ints (ctx, 2, stop, M2I_MAX_RANK, &ne, error) ||
+      !ir_k_const_ints (ctx, 3, step, M2I_MAX_RANK, &np, error))
     return FALSE;
   if (ctx->n_inputs == 5) {
-    if (!m2i_k_const_ints (ctx, 4, axes, M2I_MAX_RANK, &na, error))
+    if (!ir_k_const_ints (ctx, 4, axes, M2I_MAX_RANK, &na, error))
       return FALSE;
   } else {
     na = ns;
@@ -59,7 +59,7 @@ slice_infer (M2iOpContext *ctx, GError **error)
   gboolean seen[M2I_MAX_RANK] = { FALSE };
   for (gint i = 0; i < ns; i++) {
     gint64 a;
-    if (!m2i_k_axis (ctx, axes[i], in->rank, TRUE, "axis", &a, error))
+    if (!ir_k_axis (ctx, axes[i], in->rank, TRUE, "axis", &a, error))
       return FALSE;
     if (seen[a] || step[i] == 0) {
       m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node, seen[a] ?
@@ -127,4 +127,4 @@ slice_execute (M2iOpContext *ctx, GError **error)
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_slice = { "Slice", "opset8", slice_infer, slice_execute, g_free };
+const M2iOpKernel ir_kernel_slice = { "Slice", "opset8", slice_infer, slice_execute, g_free };

@@ -23,18 +23,18 @@ typedef struct {
 static gboolean
 split_infer_any (M2iOpContext *ctx, gboolean variadic, GError **error)
 {
-  if (!m2i_k_check_arity (ctx, variadic ? 3 : 2, variadic ? 3 : 2, 1, MAX_SPLITS, error))
+  if (!ir_k_check_arity (ctx, variadic ? 3 : 2, variadic ? 3 : 2, 1, MAX_SPLITS, error))
     return FALSE;
   const M2iShape *in = &ctx->inputs[0].shape;
   gint64 axis;
   gint n;
   if (m2i_shape_numel (&ctx->inputs[1].shape) != 1) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
-        "axis (input 1) must be a scalar; its shape is %s", m2i_k_shape_str (&ctx->inputs[1].shape, 0));
+        "axis (input 1) must be a scalar; its shape is %s", ir_k_shape_str (&ctx->inputs[1].shape, 0));
     return FALSE;
   }
-  if (!m2i_k_const_ints (ctx, 1, &axis, 1, &n, error) ||
-      !m2i_k_axis (ctx, axis, in->rank, TRUE, "axis", &axis, error))
+  if (!ir_k_const_ints (ctx, 1, &axis, 1, &n, error) ||
+      !ir_k_axis (ctx, axis, in->rank, TRUE, "axis", &axis, error))
     return FALSE;
   gint64 dim = in->dims[axis];
   SplitState *s = g_malloc0 (sizeof (SplitState) + ctx->n_outputs * sizeof (gint64));
@@ -42,7 +42,7 @@ split_infer_any (M2iOpContext *ctx, gboolean variadic, GError **error)
   if (variadic) {
     gint got;
     gint64 *len = g_new (gint64, MAX_SPLITS);
-    if (!m2i_k_const_ints (ctx, 2, len, MAX_SPLITS, &got, error)) {
+    if (!ir_k_const_ints (ctx, 2, len, MAX_SPLITS, &got, error)) {
       g_free (len);
       g_free (s);
       return FALSE;
@@ -69,7 +69,7 @@ split_infer_any (M2iOpContext *ctx, gboolean variadic, GError **error)
       m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
           "split_lengths [%s] do not cut axis %" G_GINT64_FORMAT " of %s (length %"
           G_GINT64_FORMAT ") into %d outputs (lengths >= 0 that add up to it, at most one -1)",
-          list->str, axis, m2i_k_shape_str (in, 0), dim, ctx->n_outputs);
+          list->str, axis, ir_k_shape_str (in, 0), dim, ctx->n_outputs);
       g_string_free (list, TRUE);
       g_free (len);
       g_free (s);
@@ -89,14 +89,14 @@ split_infer_any (M2iOpContext *ctx, gboolean variadic, GError **error)
           G_GINT64_FORMAT " of %s (length %" G_GINT64_FORMAT ")",
           m2i_ir_node_get_attr (ctx->node, "num_splits") ?
           m2i_ir_node_get_attr (ctx->node, "num_splits") : "", ctx->n_outputs, axis,
-          m2i_k_shape_str (in, 0), dim);
+          ir_k_shape_str (in, 0), dim);
       g_free (s);
       return FALSE;
     }
     for (gint k = 0; k < s->n; k++)
       s->lengths[k] = dim / parts;
   }
-  m2i_k_outer_inner (in, (gint) axis, &s->outer, &s->inner);
+  ir_k_outer_inner (in, (gint) axis, &s->outer, &s->inner);
   s->axis_dim = dim;
   for (gint k = 0; k < s->n; k++) {
     ctx->outputs[k].type = ctx->inputs[0].type;
@@ -148,7 +148,7 @@ split_execute (M2iOpContext *ctx, GError **error)
 static gboolean split_infer (M2iOpContext *c, GError **e) { return split_infer_any (c, FALSE, e); }
 static gboolean variadic_infer (M2iOpContext *c, GError **e) { return split_infer_any (c, TRUE, e); }
 
-const M2iOpKernel m2i_kernel_split = { "Split", "opset1", split_infer, split_execute, g_free };
-const M2iOpKernel m2i_kernel_variadic_split = {
+const M2iOpKernel ir_kernel_split = { "Split", "opset1", split_infer, split_execute, g_free };
+const M2iOpKernel ir_kernel_variadic_split = {
   "VariadicSplit", "opset1", variadic_infer, split_execute, g_free,
 };

@@ -66,7 +66,7 @@ tile_setup (M2iOpContext *ctx, const M2iShape *aligned, const M2iShape *out, GEr
 {
   if (m2i_shape_numel (out) < 0) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
-        "the output %s would have more elements than can be counted", m2i_k_shape_str (out, 0));
+        "the output %s would have more elements than can be counted", ir_k_shape_str (out, 0));
     return FALSE;
   }
   TileState *s = g_new0 (TileState, 1);
@@ -92,7 +92,7 @@ static gboolean
 dims_input (const M2iOpContext *ctx, gint i, const char *what, gint64 *out, gint *n,
     GError **error)
 {
-  if (!m2i_k_const_ints (ctx, i, out, M2I_MAX_RANK, n, error))
+  if (!ir_k_const_ints (ctx, i, out, M2I_MAX_RANK, n, error))
     return FALSE;
   for (gint k = 0; k < *n; k++)
     if (out[k] < 0) {
@@ -106,7 +106,7 @@ dims_input (const M2iOpContext *ctx, gint i, const char *what, gint64 *out, gint
 static gboolean
 tile_infer (M2iOpContext *ctx, GError **error)
 {
-  if (!m2i_k_check_arity (ctx, 2, 2, 1, 1, error))
+  if (!ir_k_check_arity (ctx, 2, 2, 1, 1, error))
     return FALSE;
   const M2iShape *in = &ctx->inputs[0].shape;
   gint64 reps[M2I_MAX_RANK];
@@ -135,12 +135,12 @@ broadcast_infer (M2iOpContext *ctx, GError **error)
   gint mode;
   if (!m2i_ir_node_attr_enum (ctx->node, "mode", "numpy", modes, &mode, error))
     return FALSE;
-  if (mode == 2 && m2i_k_op_version (ctx) < 3) {
+  if (mode == 2 && ir_k_op_version (ctx) < 3) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "mode bidirectional is Broadcast-3's (this layer is Broadcast-1)");
     return FALSE;
   }
-  if (!m2i_k_check_arity (ctx, mode == 1 ? 3 : 2, 3, 1, 1, error))
+  if (!ir_k_check_arity (ctx, mode == 1 ? 3 : 2, 3, 1, 1, error))
     return FALSE;
   const M2iShape *in = &ctx->inputs[0].shape;
   gint64 target[M2I_MAX_RANK];
@@ -153,12 +153,12 @@ broadcast_infer (M2iOpContext *ctx, GError **error)
     case 1: {                          /* explicit */
       gint64 map[M2I_MAX_RANK];
       gint nm;
-      if (!m2i_k_const_ints (ctx, 2, map, M2I_MAX_RANK, &nm, error))
+      if (!ir_k_const_ints (ctx, 2, map, M2I_MAX_RANK, &nm, error))
         return FALSE;
       if (nm != in->rank) {
         m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
             "axes_mapping has %d values; the data %s has rank %d", nm,
-            m2i_k_shape_str (in, 0), in->rank);
+            ir_k_shape_str (in, 0), in->rank);
         return FALSE;
       }
       for (gint d = 0; d < n; d++)
@@ -169,7 +169,7 @@ broadcast_infer (M2iOpContext *ctx, GError **error)
           m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
               "axes_mapping value %" G_GINT64_FORMAT " (for data axis %d of %s) is not an "
               "increasing axis of target_shape %s with an equal dim or 1",
-              map[i], i, m2i_k_shape_str (in, 0), m2i_k_shape_str (&want, 1));
+              map[i], i, ir_k_shape_str (in, 0), ir_k_shape_str (&want, 1));
           return FALSE;
         }
         aligned.dims[map[i]] = in->dims[i];
@@ -197,7 +197,7 @@ broadcast_infer (M2iOpContext *ctx, GError **error)
       if (mode == 3 && !m2i_ir_node_attr_int (ctx->node, "axis", -1, &spec.axis, error))
         return FALSE;
       M2iShape b = *in;
-      if (!m2i_k_broadcast_pair (ctx, &spec, &want, 1, &b, 0, TRUE, &out, error))
+      if (!ir_k_broadcast_pair (ctx, &spec, &want, 1, &b, 0, TRUE, &out, error))
         return FALSE;
       for (gint d = 0; d < n; d++) {
         gint di = d - (n - b.rank);
@@ -209,7 +209,7 @@ broadcast_infer (M2iOpContext *ctx, GError **error)
   return tile_setup (ctx, &aligned, &out, error);
 }
 
-const M2iOpKernel m2i_kernel_tile = { "Tile", "opset1", tile_infer, tile_execute, g_free };
-const M2iOpKernel m2i_kernel_broadcast = {
+const M2iOpKernel ir_kernel_tile = { "Tile", "opset1", tile_infer, tile_execute, g_free };
+const M2iOpKernel ir_kernel_broadcast = {
   "Broadcast", "opset1 opset3", broadcast_infer, tile_execute, g_free,
 };

@@ -45,12 +45,12 @@ M2I_K_INLINE void
 swish_body (const float *x, float *y, gint64 n, float beta)
 {
   for (gint64 i = 0; i < n; i++)
-    y[i] = m2i_vm_swish (x[i], beta);
+    y[i] = ir_vm_swish (x[i], beta);
 }
 M2I_K_SIMD_CLONES (swish, (const float *x, float *y, gint64 n, float beta), (x, y, n, beta))
 
 void
-m2i_k_swish_f32 (const float *x, float *y, gint64 n, float beta)
+ir_k_swish_f32 (const float *x, float *y, gint64 n, float beta)
 {
   swish (x, y, n, beta);
 }
@@ -92,7 +92,7 @@ simple_body (UnOp op, const float *x, float *y, gint64 n, float a, float b)
        * = m / (m + 2) with m = e·(e + 2); 1 in f32 from x = 20 on. */
       for (gint64 i = 0; i < n; i++) {
         float xc = x[i] < 20.0f ? x[i] : 20.0f;
-        float e = m2i_vm_exp (xc);
+        float e = ir_vm_exp (xc);
         float m = e * (e + 2.0f);
         y[i] = x[i] * (m / (m + 2.0f));
       }
@@ -100,12 +100,12 @@ simple_body (UnOp op, const float *x, float *y, gint64 n, float a, float b)
     case U_ELU:
       /* x > 0 ? x : α·(e^x − 1) */
       for (gint64 i = 0; i < n; i++)
-        y[i] = x[i] > 0.0f ? x[i] : a * (m2i_vm_exp (x[i]) - 1.0f);
+        y[i] = x[i] > 0.0f ? x[i] : a * (ir_vm_exp (x[i]) - 1.0f);
       break;
     case U_SELU:
       /* λ · (x > 0 ? x : α·(e^x − 1)) */
       for (gint64 i = 0; i < n; i++)
-        y[i] = b * (x[i] > 0.0f ? x[i] : a * (m2i_vm_exp (x[i]) - 1.0f));
+        y[i] = b * (x[i] > 0.0f ? x[i] : a * (ir_vm_exp (x[i]) - 1.0f));
       break;
     case U_SOFTSIGN:
       for (gint64 i = 0; i < n; i++)
@@ -254,7 +254,7 @@ scalar_input (M2iOpContext *ctx, gint i, const char *what, float *out, gboolean 
     return TRUE;
   }
   double v;
-  if (!m2i_k_const_scalar (ctx, i, what, &v, error))
+  if (!ir_k_const_scalar (ctx, i, what, &v, error))
     return FALSE;
   *out = (float) v;
   return TRUE;
@@ -267,8 +267,8 @@ un_infer (M2iOpContext *ctx, UnOp op, GError **error)
   gboolean takes_ints = op == U_ABS || op == U_NEGATIVE || op == U_SIGN || op == U_FLOOR ||
       op == U_CEILING || op == U_ROUND_EVEN || op == U_ROUND_AWAY;
   gint n_in = op == U_SELU || op == U_HARD_SIGMOID ? 3 : 1;
-  if (!m2i_k_check_arity (ctx, n_in, op == U_SWISH ? 2 : n_in, 1, 1, error) ||
-      !m2i_k_check_type (ctx, 0, ints, takes_ints ? G_N_ELEMENTS (ints) : 1, error))
+  if (!ir_k_check_arity (ctx, n_in, op == U_SWISH ? 2 : n_in, 1, 1, error) ||
+      !ir_k_check_type (ctx, 0, ints, takes_ints ? G_N_ELEMENTS (ints) : 1, error))
     return FALSE;
   UnState s = { op, ctx->inputs[0].type, m2i_shape_numel (&ctx->inputs[0].shape),
     1.0f, 1.0f, -1 };
@@ -322,7 +322,7 @@ un_execute (M2iOpContext *ctx, GError **error)
     j.beta = *(const float *) ctx->inputs[s->param_input].data;
   /* The libm loops cost ~10× a vector loop per element: share them out
    * sooner. */
-  m2i_k_run_chunks (ctx, s->numel, is_vector (s) ? 65536 : 16384, un_chunk, &j);
+  ir_k_run_chunks (ctx, s->numel, is_vector (s) ? 65536 : 16384, un_chunk, &j);
   return TRUE;
 }
 
@@ -342,7 +342,7 @@ gelu_infer (M2iOpContext *ctx, GError **error)
   static const char *const modes[] = { "erf", "tanh", NULL };
   gint mode = 0;
   /* Gelu-2 has no attribute: erf. */
-  if (m2i_k_op_version (ctx) >= 7 &&
+  if (ir_k_op_version (ctx) >= 7 &&
       !m2i_ir_node_attr_enum (ctx->node, "approximation_mode", "erf", modes, &mode, error))
     return FALSE;
   return un_infer (ctx, mode ? U_GELU_TANH : U_GELU_ERF, error);
@@ -350,7 +350,7 @@ gelu_infer (M2iOpContext *ctx, GError **error)
 
 #define UN_KERNEL(var, name, opsets, op) \
   static gboolean var##_infer (M2iOpContext *c, GError **e) { return un_infer (c, op, e); } \
-  const M2iOpKernel m2i_kernel_##var = { name, opsets, var##_infer, un_execute, g_free };
+  const M2iOpKernel ir_kernel_##var = { name, opsets, var##_infer, un_execute, g_free };
 
 UN_KERNEL (swish, "Swish", "opset4", U_SWISH)
 UN_KERNEL (hswish, "HSwish", "opset4", U_HSWISH)
@@ -382,5 +382,5 @@ UN_KERNEL (asinh, "Asinh", "opset3", U_ASINH)
 UN_KERNEL (acosh, "Acosh", "opset3", U_ACOSH)
 UN_KERNEL (atanh, "Atanh", "opset3", U_ATANH)
 
-const M2iOpKernel m2i_kernel_round = { "Round", "opset5", round_infer, un_execute, g_free };
-const M2iOpKernel m2i_kernel_gelu = { "Gelu", "opset2 opset7", gelu_infer, un_execute, g_free };
+const M2iOpKernel ir_kernel_round = { "Round", "opset5", round_infer, un_execute, g_free };
+const M2iOpKernel ir_kernel_gelu = { "Gelu", "opset2 opset7", gelu_infer, un_execute, g_free };

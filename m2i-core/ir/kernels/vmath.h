@@ -4,7 +4,7 @@
  * conv.c), so the AVX-512, AVX2 and generic copies give identical results
  * (no FMA contraction in this project).
  *
- * m2i_vm_exp(): range reduction x = n·ln2 + r (|r| <= ln2/2, ln2 split in
+ * ir_vm_exp(): range reduction x = n·ln2 + r (|r| <= ln2/2, ln2 split in
  * a 9-bit head, exact in n·head, and a tail), e^r by a fitted polynomial
  * of degree 6 (below), then 2^n as two power-of-two factors so
  * results between FLT_MIN and the smallest denormal round once, as they
@@ -31,7 +31,7 @@ typedef union {
 } M2iVmBits;
 
 static inline float
-m2i_vm_exp (float x)
+ir_vm_exp (float x)
 {
   /* Clamp (a NaN passes both tests unchanged) so n stays small. */
   float xc = x < -104.0f ? -104.0f : x;
@@ -63,10 +63,10 @@ m2i_vm_exp (float x)
  * βx < 0 so that tiny results keep their value (ONNX's and torch's SiLU
  * give the same numbers). */
 static inline float
-m2i_vm_swish (float x, float beta)
+ir_vm_swish (float x, float beta)
 {
   float bx = beta * x;
-  float e = m2i_vm_exp (bx < 0.0f ? bx : -bx);
+  float e = ir_vm_exp (bx < 0.0f ? bx : -bx);
   float xe = x * e;
   float num = bx < 0.0f ? xe : x;
   return num / (1.0f + e);
@@ -74,8 +74,8 @@ m2i_vm_swish (float x, float beta)
 
 /* Sigmoid by the same split: 1/(1 + e^-x) or e^x/(1 + e^x). */
 static inline float
-m2i_vm_sigmoid (float x)
+ir_vm_sigmoid (float x)
 {
-  float e = m2i_vm_exp (x < 0.0f ? x : -x);
+  float e = ir_vm_exp (x < 0.0f ? x : -x);
   return (x < 0.0f ? e : 1.0f) / (1.0f + e);
 }

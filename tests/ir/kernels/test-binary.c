@@ -13,12 +13,12 @@ static const char *const bcast_cases[] = {
 
 /* The rows of bin_<case>_y and cmp_<case>_y (gen-ops.py's order). */
 static const M2iOpKernel *const arith[] = {
-  &m2i_kernel_maximum, &m2i_kernel_minimum, &m2i_kernel_squared_difference, &m2i_kernel_mod,
-  &m2i_kernel_floor_mod, &m2i_kernel_power,
+  &ir_kernel_maximum, &ir_kernel_minimum, &ir_kernel_squared_difference, &ir_kernel_mod,
+  &ir_kernel_floor_mod, &ir_kernel_power,
 };
 static const M2iOpKernel *const compare[] = {
-  &m2i_kernel_equal, &m2i_kernel_not_equal, &m2i_kernel_less, &m2i_kernel_less_equal,
-  &m2i_kernel_greater, &m2i_kernel_greater_equal,
+  &ir_kernel_equal, &ir_kernel_not_equal, &ir_kernel_less, &ir_kernel_less_equal,
+  &ir_kernel_greater, &ir_kernel_greater_equal,
 };
 
 static KTest *
@@ -54,7 +54,7 @@ test_float_vectors (void)
     memmove (out.dims, out.dims + 1, out.rank * sizeof (gint64));
     gint64 n = m2i_shape_numel (&out);
     for (guint k = 0; k < G_N_ELEMENTS (arith); k++) {
-      gboolean pow = arith[k] == &m2i_kernel_power;
+      gboolean pow = arith[k] == &ir_kernel_power;
       KTest *t = binary (arith[k], pow ? pa : a, pow ? pb : b, c % 2);
       kt_run (t, 1);
       g_assert_true (m2i_shape_equal (&t->outputs[0].shape, &out));
@@ -87,7 +87,7 @@ test_square (void)
 {
   KtArray *a = kt_load ("bin_bcast_a");
   const float two = 2.0f;
-  KTest *t = kt_new (&m2i_kernel_power, "opset1");
+  KTest *t = kt_new (&ir_kernel_power, "opset1");
   kt_input (t, a->type, a->shape, a->data, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (1), &two, TRUE);
   kt_run (t, 1);
@@ -115,13 +115,13 @@ test_integers (void)
 {
   KtArray *a = kt_load ("bin_i32_a"), *b = kt_load ("bin_i32_b"), *e = kt_load ("bin_i32_e");
   static const struct { const M2iOpKernel *k; const char *want; } ops[] = {
-    { &m2i_kernel_mod, "bin_i32_mod" }, { &m2i_kernel_floor_mod, "bin_i32_floormod" },
-    { &m2i_kernel_maximum, "bin_i32_max" }, { &m2i_kernel_minimum, "bin_i32_min" },
-    { &m2i_kernel_squared_difference, "bin_i32_sqdiff" }, { &m2i_kernel_power, "bin_i32_pow" },
+    { &ir_kernel_mod, "bin_i32_mod" }, { &ir_kernel_floor_mod, "bin_i32_floormod" },
+    { &ir_kernel_maximum, "bin_i32_max" }, { &ir_kernel_minimum, "bin_i32_min" },
+    { &ir_kernel_squared_difference, "bin_i32_sqdiff" }, { &ir_kernel_power, "bin_i32_pow" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (ops); i++) {
     KtArray *want = kt_load (ops[i].want);
-    KTest *t = binary (ops[i].k, a, ops[i].k == &m2i_kernel_power ? e : b, TRUE);
+    KTest *t = binary (ops[i].k, a, ops[i].k == &ir_kernel_power ? e : b, TRUE);
     kt_run (t, 1);
     check_ints (ops[i].want, t, want);
     kt_free (t);
@@ -136,8 +136,8 @@ test_integers (void)
   b = kt_load ("bin_i64_b");
   KtArray *bs = kt_load ("bin_i64_bs");
   static const struct { const M2iOpKernel *k; const char *want; gboolean scaled; } ops64[] = {
-    { &m2i_kernel_mod, "bin_i64_mod", FALSE }, { &m2i_kernel_floor_mod, "bin_i64_floormod", FALSE },
-    { &m2i_kernel_greater, "cmp_i64_gt", TRUE }, { &m2i_kernel_less_equal, "cmp_i64_le", TRUE },
+    { &ir_kernel_mod, "bin_i64_mod", FALSE }, { &ir_kernel_floor_mod, "bin_i64_floormod", FALSE },
+    { &ir_kernel_greater, "cmp_i64_gt", TRUE }, { &ir_kernel_less_equal, "cmp_i64_le", TRUE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (ops64); i++) {
     KtArray *want = kt_load (ops64[i].want);
@@ -154,7 +154,7 @@ test_integers (void)
   /* YOLO's shape arithmetic: i32 scalars. dim 4: 4 mod 2 = 0, 0 > 0 is
    * false; 5 mod 2 = 1 > 0. */
   static const gint32 dims[] = { 4, 5, -5 }, two = 2, zero = 0;
-  KTest *t = kt_new (&m2i_kernel_mod, "opset1");
+  KTest *t = kt_new (&ir_kernel_mod, "opset1");
   kt_input (t, M2I_ET_I32, SHAPE (3), dims, FALSE);
   kt_input (t, M2I_ET_I32, SCALAR, &two, TRUE);
   kt_run (t, 1);
@@ -162,7 +162,7 @@ test_integers (void)
   g_assert_cmpint (m[0], ==, 0);
   g_assert_cmpint (m[1], ==, 1);
   g_assert_cmpint (m[2], ==, -1);                    /* C: the dividend's sign */
-  KTest *g = kt_new (&m2i_kernel_greater, "opset1");
+  KTest *g = kt_new (&ir_kernel_greater, "opset1");
   kt_input (g, M2I_ET_I32, SHAPE (3), m, FALSE);
   kt_input (g, M2I_ET_I32, SHAPE (1), &zero, TRUE);
   kt_run (g, 1);
@@ -177,7 +177,7 @@ test_integers (void)
    * error at run time naming the layer; integer powers wrap; negative
    * exponents truncate. */
   static const gint64 x[] = { G_MININT64, 7, -7, 3 }, y[] = { -1, -3, 3, 0 };
-  t = kt_new (&m2i_kernel_floor_mod, "opset1");
+  t = kt_new (&ir_kernel_floor_mod, "opset1");
   kt_input (t, M2I_ET_I64, SHAPE (3), x, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (3), y, FALSE);
   kt_run (t, 1);
@@ -186,13 +186,13 @@ test_integers (void)
   g_assert_cmpint (r[1], ==, -2);                    /* Python: 7 % -3 */
   g_assert_cmpint (r[2], ==, 2);                     /* Python: -7 % 3 */
   kt_free (t);
-  t = kt_new (&m2i_kernel_mod, "opset1");
+  t = kt_new (&ir_kernel_mod, "opset1");
   kt_input (t, M2I_ET_I64, SHAPE (4), x, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (4), y, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "division by zero");
   kt_free (t);
   static const gint32 base[] = { 3, -1, 2, 1, 0, 65536 }, ex[] = { 4, -3, -1, -5, 3, 2 };
-  t = kt_new (&m2i_kernel_power, "opset1");
+  t = kt_new (&ir_kernel_power, "opset1");
   kt_input (t, M2I_ET_I32, SHAPE (6), base, FALSE);
   kt_input (t, M2I_ET_I32, SHAPE (6), ex, FALSE);
   kt_run (t, 1);
@@ -214,7 +214,7 @@ test_pdpd (void)
     g_autofree gchar *bn = g_strdup_printf ("bin_pdpd_%s_b", cases[i].name);
     g_autofree gchar *yn = g_strdup_printf ("bin_pdpd_%s_y", cases[i].name);
     KtArray *b = kt_load (bn), *y = kt_load (yn);
-    KTest *t = binary (&m2i_kernel_subtract, a, b, TRUE);
+    KTest *t = binary (&ir_kernel_subtract, a, b, TRUE);
     kt_attr (t, "auto_broadcast", "pdpd");
     if (cases[i].axis)
       kt_attr (t, "axis", cases[i].axis);
@@ -227,13 +227,13 @@ test_pdpd (void)
   }
   /* B may not grow A, nor sit elsewhere than its dims say. */
   static float buf[256];
-  KTest *t = kt_new (&m2i_kernel_maximum, "opset1");
+  KTest *t = kt_new (&ir_kernel_maximum, "opset1");
   kt_attr (t, "auto_broadcast", "pdpd");
   kt_input (t, M2I_ET_F32, SHAPE (8, 1, 6, 1), buf, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (7, 1, 5), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "pdpd");
   kt_free (t);
-  t = kt_new (&m2i_kernel_maximum, "opset1");
+  t = kt_new (&ir_kernel_maximum, "opset1");
   kt_attr (t, "auto_broadcast", "pdpd");
   kt_attr (t, "axis", "0");
   kt_input (t, M2I_ET_F32, SHAPE (2, 3, 4, 5), buf, FALSE);
@@ -248,8 +248,8 @@ test_logical_select (void)
 {
   KtArray *p = kt_load ("cmp_p"), *q = kt_load ("cmp_q");
   static const struct { const M2iOpKernel *k; const char *want; } ops[] = {
-    { &m2i_kernel_logical_and, "cmp_and" }, { &m2i_kernel_logical_or, "cmp_or" },
-    { &m2i_kernel_logical_xor, "cmp_xor" },
+    { &ir_kernel_logical_and, "cmp_and" }, { &ir_kernel_logical_or, "cmp_or" },
+    { &ir_kernel_logical_xor, "cmp_xor" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (ops); i++) {
     KtArray *want = kt_load (ops[i].want);
@@ -261,13 +261,13 @@ test_logical_select (void)
   }
   /* Equal on booleans; LogicalNot; any non-zero byte is true. */
   KtArray *x = kt_load ("cmp_xor");
-  KTest *t = binary (&m2i_kernel_equal, p, q, FALSE);
+  KTest *t = binary (&ir_kernel_equal, p, q, FALSE);
   kt_run (t, 1);
   for (gint64 i = 0; i < m2i_shape_numel (&x->shape); i++)
     g_assert_cmpint (((guint8 *) t->outputs[0].data)[i], ==, !((guint8 *) x->data)[i]);
   kt_free (t);
   static const guint8 bytes[] = { 0, 1, 2, 255 };
-  t = kt_new (&m2i_kernel_logical_not, "opset1");
+  t = kt_new (&ir_kernel_logical_not, "opset1");
   kt_input (t, M2I_ET_BOOLEAN, SHAPE (4), bytes, FALSE);
   kt_run (t, 1);
   static const guint8 nots[] = { 1, 0, 0, 0 };
@@ -281,7 +281,7 @@ test_logical_select (void)
    * onto that. */
   KtArray *c = kt_load ("sel_cond"), *th = kt_load ("sel_then"), *el = kt_load ("sel_else");
   KtArray *y = kt_load ("sel_y");
-  t = kt_new (&m2i_kernel_select, "opset1");
+  t = kt_new (&ir_kernel_select, "opset1");
   kt_input (t, c->type, c->shape, c->data, FALSE);
   kt_input (t, th->type, th->shape, th->data, FALSE);
   kt_input (t, el->type, el->shape, el->data, TRUE);
@@ -292,7 +292,7 @@ test_logical_select (void)
   /* i64 values, scalar else; the condition may not grow the result. */
   static const guint8 cond[] = { 1, 0, 1 };
   static const gint64 then[] = { 10, 20, 30 }, other = -1;
-  t = kt_new (&m2i_kernel_select, "opset1");
+  t = kt_new (&ir_kernel_select, "opset1");
   kt_input (t, M2I_ET_BOOLEAN, SHAPE (3), cond, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (3), then, FALSE);
   kt_input (t, M2I_ET_I64, SCALAR, &other, FALSE);
@@ -300,7 +300,7 @@ test_logical_select (void)
   static const gint64 sel[] = { 10, -1, 30 };
   g_assert_cmpmem (t->outputs[0].data, sizeof sel, sel, sizeof sel);
   kt_free (t);
-  t = kt_new (&m2i_kernel_select, "opset1");
+  t = kt_new (&ir_kernel_select, "opset1");
   kt_input (t, M2I_ET_BOOLEAN, SHAPE (2, 3), cond, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (3), then, FALSE);
   kt_input (t, M2I_ET_I64, SCALAR, &other, FALSE);
@@ -319,7 +319,7 @@ test_special (void)
 {
   const float a[] = { NAN, 1.0f, -0.0f, 5.5f, -5.5f, INFINITY };
   const float b[] = { 1.0f, NAN, 0.0f, -2.0f, 2.0f, 3.0f };
-  KTest *t = kt_new (&m2i_kernel_maximum, "opset1");
+  KTest *t = kt_new (&ir_kernel_maximum, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (6), a, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (6), b, FALSE);
   kt_run (t, 1);
@@ -327,7 +327,7 @@ test_special (void)
   g_assert_cmpfloat (y[0], ==, 1.0f);                /* NaN > 1 is false: y */
   g_assert_true (isnan (y[1]));
   kt_free (t);
-  t = kt_new (&m2i_kernel_floor_mod, "opset1");
+  t = kt_new (&ir_kernel_floor_mod, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (6), a, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (6), b, FALSE);
   kt_run (t, 1);
@@ -336,7 +336,7 @@ test_special (void)
   g_assert_cmpfloat (y[3], ==, -0.5f);               /* 5.5 − (−2)·(−3) */
   g_assert_cmpfloat (y[4], ==, 0.5f);
   kt_free (t);
-  t = kt_new (&m2i_kernel_not_equal, "opset1");
+  t = kt_new (&ir_kernel_not_equal, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (6), a, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (6), a, FALSE);
   kt_run (t, 1);
@@ -349,45 +349,45 @@ static void
 test_errors (void)
 {
   static float buf[64];
-  KTest *t = kt_new (&m2i_kernel_greater, "opset1");
+  KTest *t = kt_new (&ir_kernel_greater, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (2, 3), buf, FALSE);
   kt_input (t, M2I_ET_I32, SHAPE (2, 3), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "different element types");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_less, "opset1");
+  t = kt_new (&ir_kernel_less, "opset1");
   kt_input (t, M2I_ET_BOOLEAN, SHAPE (2, 3), buf, FALSE);
   kt_input (t, M2I_ET_BOOLEAN, SHAPE (2, 3), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "element type boolean");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_logical_and, "opset1");
+  t = kt_new (&ir_kernel_logical_and, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (2, 3), buf, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (2, 3), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "element type f32");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_mod, "opset1");
+  t = kt_new (&ir_kernel_mod, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (2, 3), buf, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (4, 3), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "do not broadcast");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_equal, "opset1");
+  t = kt_new (&ir_kernel_equal, "opset1");
   kt_attr (t, "auto_broadcast", "none");
   kt_input (t, M2I_ET_F32, SHAPE (2, 3), buf, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (1, 3), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "equal shapes");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_power, "opset1");
+  t = kt_new (&ir_kernel_power, "opset1");
   kt_attr (t, "auto_broadcast", "sideways");
   kt_input (t, M2I_ET_F32, SHAPE (2, 3), buf, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (2, 3), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "sideways");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_select, "opset1");
+  t = kt_new (&ir_kernel_select, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (3), buf, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (3), buf, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (3), buf, FALSE);

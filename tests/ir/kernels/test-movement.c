@@ -10,8 +10,8 @@ check_f32 (const char *what, KTest *t, gint out, const char *want_name)
 {
   KtArray *want = kt_load (want_name);
   if (!m2i_shape_equal (&t->outputs[out].shape, &want->shape))
-    g_error ("%s: shape %s, expected %s", what, m2i_k_shape_str (&t->outputs[out].shape, 0),
-        m2i_k_shape_str (&want->shape, 1));
+    g_error ("%s: shape %s, expected %s", what, ir_k_shape_str (&t->outputs[out].shape, 0),
+        ir_k_shape_str (&want->shape, 1));
   kt_assert_close (what, kt_out_f32 (t, out), want->data, m2i_shape_numel (&want->shape), 0, 0);
   kt_array_free (want);
 }
@@ -21,7 +21,7 @@ test_split (void)
 {
   KtArray *x = kt_load ("mv_x");
   static const gint64 axis1 = 1;
-  KTest *t = kt_new (&m2i_kernel_split, "opset1");
+  KTest *t = kt_new (&ir_kernel_split, "opset1");
   kt_attr (t, "num_splits", "3");
   kt_input (t, x->type, x->shape, x->data, FALSE);
   kt_input (t, M2I_ET_I64, SCALAR, &axis1, TRUE);
@@ -34,7 +34,7 @@ test_split (void)
   /* lengths 1, 0, -1 (→ 3), 0 on axis -1 (an i32 [1] axis) */
   static const gint32 axis_last[] = { -1 };
   static const gint64 lengths[] = { 1, 0, -1, 0 };
-  t = kt_new (&m2i_kernel_variadic_split, "opset1");
+  t = kt_new (&ir_kernel_variadic_split, "opset1");
   kt_input (t, x->type, x->shape, x->data, FALSE);
   kt_input (t, M2I_ET_I32, SHAPE (1), axis_last, TRUE);
   kt_input (t, M2I_ET_I64, SHAPE (4), lengths, TRUE);
@@ -47,7 +47,7 @@ test_split (void)
 
   /* An output nobody reads has no memory: it is skipped. */
   static const gint64 halves[] = { 3, 3 };
-  t = kt_new (&m2i_kernel_variadic_split, "opset1");
+  t = kt_new (&ir_kernel_variadic_split, "opset1");
   kt_input (t, x->type, x->shape, x->data, FALSE);
   kt_input (t, M2I_ET_I64, SCALAR, &axis1, TRUE);
   kt_input (t, M2I_ET_I64, SHAPE (2), halves, TRUE);
@@ -63,7 +63,7 @@ test_split (void)
   /* Bytes move as they are (u8). */
   static const guint8 bytes[] = { 1, 2, 3, 4, 5, 6 };
   static const gint64 axis0 = 0;
-  t = kt_new (&m2i_kernel_split, "opset1");
+  t = kt_new (&ir_kernel_split, "opset1");
   kt_attr (t, "num_splits", "2");
   kt_input (t, M2I_ET_U8, SHAPE (2, 3), bytes, FALSE);
   kt_input (t, M2I_ET_I64, SCALAR, &axis0, TRUE);
@@ -78,13 +78,13 @@ test_tile_broadcast (void)
 {
   KtArray *s = kt_load ("mv_small"), *c = kt_load ("mv_c");
   static const gint64 reps[] = { 2, 2, 3, 1 }, short_reps[] = { 1, 3 };
-  KTest *t = kt_new (&m2i_kernel_tile, "opset1");
+  KTest *t = kt_new (&ir_kernel_tile, "opset1");
   kt_input (t, s->type, s->shape, s->data, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (4), reps, TRUE);
   kt_run (t, 1);
   check_f32 ("tile", t, 0, "mv_tile_2231");
   kt_free (t);
-  t = kt_new (&m2i_kernel_tile, "opset1");
+  t = kt_new (&ir_kernel_tile, "opset1");
   kt_input (t, s->type, s->shape, s->data, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (2), short_reps, TRUE);
   kt_run (t, 1);
@@ -107,7 +107,7 @@ test_tile_broadcast (void)
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     const KtArray *d = *cases[i].data;
-    t = kt_new (&m2i_kernel_broadcast, cases[i].version);
+    t = kt_new (&ir_kernel_broadcast, cases[i].version);
     if (cases[i].mode)
       kt_attr (t, "mode", cases[i].mode);
     kt_input (t, d->type, d->shape, d->data, FALSE);
@@ -123,7 +123,7 @@ test_tile_broadcast (void)
    * [H, W] → [N, H, W, C] example). By hand. */
   static const float d31[] = { 1, 2, 3 }, d23[] = { 1, 2, 3, 4, 5, 6 };
   static const gint64 to234[] = { 2, 3, 4 }, to2232[] = { 2, 2, 3, 2 }, map12[] = { 1, 2 };
-  t = kt_new (&m2i_kernel_broadcast, "opset1");
+  t = kt_new (&ir_kernel_broadcast, "opset1");
   kt_attr (t, "mode", "pdpd");
   kt_attr (t, "axis", "1");
   kt_input (t, M2I_ET_F32, SHAPE (3, 1), d31, FALSE);
@@ -132,7 +132,7 @@ test_tile_broadcast (void)
   for (gint k = 0; k < 24; k++)
     g_assert_cmpfloat (kt_out_f32 (t, 0)[k], ==, d31[(k / 4) % 3]);
   kt_free (t);
-  t = kt_new (&m2i_kernel_broadcast, "opset3");
+  t = kt_new (&ir_kernel_broadcast, "opset3");
   kt_attr (t, "mode", "explicit");
   kt_input (t, M2I_ET_F32, SHAPE (2, 3), d23, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (4), to2232, TRUE);
@@ -144,14 +144,14 @@ test_tile_broadcast (void)
 
   /* A scalar to [2, 3] (i64); an empty target dim. */
   static const gint64 v = 42, to23[] = { 2, 3 }, to03[] = { 0, 3 };
-  t = kt_new (&m2i_kernel_broadcast, "opset3");
+  t = kt_new (&ir_kernel_broadcast, "opset3");
   kt_input (t, M2I_ET_I64, SCALAR, &v, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (2), to23, TRUE);
   kt_run (t, 1);
   for (gint k = 0; k < 6; k++)
     g_assert_cmpint (((gint64 *) t->outputs[0].data)[k], ==, 42);
   kt_free (t);
-  t = kt_new (&m2i_kernel_broadcast, "opset3");
+  t = kt_new (&ir_kernel_broadcast, "opset3");
   kt_input (t, M2I_ET_I64, SCALAR, &v, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (2), to03, TRUE);
   kt_run (t, 1);
@@ -172,7 +172,7 @@ test_pad (void)
   const float value = 7.5f;
   for (guint m = 0; m < G_N_ELEMENTS (modes); m++) {
     for (gint neg = 0; neg < 2; neg++) {
-      KTest *t = kt_new (&m2i_kernel_pad, "opset12");
+      KTest *t = kt_new (&ir_kernel_pad, "opset12");
       kt_attr (t, "pad_mode", modes[m]);
       kt_input (t, p->type, p->shape, p->data, FALSE);
       kt_input (t, M2I_ET_I64, SHAPE (2), neg ? nb : pb, TRUE);
@@ -186,7 +186,7 @@ test_pad (void)
     }
   }
   static const gint64 b4[] = { 0, 1, 0, 2 }, e4[] = { 1, 0, 2, 1 };
-  KTest *t = kt_new (&m2i_kernel_pad, "opset1");
+  KTest *t = kt_new (&ir_kernel_pad, "opset1");
   kt_attr (t, "pad_mode", "reflect");
   kt_input (t, x->type, x->shape, x->data, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (4), b4, TRUE);
@@ -201,7 +201,7 @@ test_pad (void)
   static const gint64 me[] = { -1, 3 };
   static const gint32 sym[] = { 6, 7, 8, 8, 7, 6, 2, 3, 4, 4, 3, 2, 2, 3, 4, 4, 3, 2,
     6, 7, 8, 8, 7, 6 };
-  t = kt_new (&m2i_kernel_pad, "opset12");
+  t = kt_new (&ir_kernel_pad, "opset12");
   kt_attr (t, "pad_mode", "symmetric");
   kt_input (t, M2I_ET_I32, SHAPE (3, 4), data, FALSE);
   kt_input (t, M2I_ET_I32, SHAPE (2), mb, TRUE);
@@ -214,7 +214,7 @@ test_pad (void)
 
   /* Cropping everything away gives an empty tensor. */
   static const gint64 all_b[] = { -2, 0 }, all_e[] = { -1, 0 };
-  t = kt_new (&m2i_kernel_pad, "opset12");
+  t = kt_new (&ir_kernel_pad, "opset12");
   kt_attr (t, "pad_mode", "edge");
   kt_input (t, M2I_ET_I32, SHAPE (3, 4), data, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (2), all_b, TRUE);
@@ -242,7 +242,7 @@ test_slice (void)
     { "rev", 1, { G_GINT64_CONSTANT (1) << 62 }, { -(G_GINT64_CONSTANT (1) << 62) }, { -1 }, { 0 } },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
-    KTest *t = kt_new (&m2i_kernel_slice, "opset8");
+    KTest *t = kt_new (&ir_kernel_slice, "opset8");
     kt_input (t, x->type, x->shape, x->data, FALSE);
     kt_input (t, M2I_ET_I64, SHAPE (cases[i].n), cases[i].start, TRUE);
     kt_input (t, M2I_ET_I64, SHAPE (cases[i].n), cases[i].stop, TRUE);
@@ -265,7 +265,7 @@ test_slice (void)
     { 100, -100, -1, 10, { 9, 8, 7, 6, 5, 4, 3, 2, 1, 0 } },
   };
   for (guint i = 0; i < G_N_ELEMENTS (ex); i++) {
-    KTest *t = kt_new (&m2i_kernel_slice, "opset8");
+    KTest *t = kt_new (&ir_kernel_slice, "opset8");
     kt_input (t, M2I_ET_I64, SHAPE (10), ten, FALSE);
     kt_input (t, M2I_ET_I32, SHAPE (1), &ex[i].start, TRUE);
     kt_input (t, M2I_ET_I32, SHAPE (1), &ex[i].stop, TRUE);
@@ -282,7 +282,7 @@ test_range (void)
 {
   /* Range-4 f32 from f32 inputs: 1.5, 1.2, ... > -2 (NumPy in double). */
   const float start = 1.5f, stop = -2.0f, step = -0.3f;
-  KTest *t = kt_new (&m2i_kernel_range, "opset4");
+  KTest *t = kt_new (&ir_kernel_range, "opset4");
   kt_attr (t, "output_type", "f32");
   kt_input (t, M2I_ET_F32, SCALAR, &start, TRUE);
   kt_input (t, M2I_ET_F32, SCALAR, &stop, TRUE);
@@ -299,7 +299,7 @@ test_range (void)
   /* The spec's examples: i32 2..23 step 3 (Range-1); 23..2 step -3 as
    * i64 from f32 inputs (cast toward zero: 23.9 → 23, -3.7 → -3). */
   static const gint32 a = 2, b = 23, c = 3;
-  t = kt_new (&m2i_kernel_range, "opset1");
+  t = kt_new (&ir_kernel_range, "opset1");
   kt_input (t, M2I_ET_I32, SCALAR, &a, TRUE);
   kt_input (t, M2I_ET_I32, SCALAR, &b, TRUE);
   kt_input (t, M2I_ET_I32, SCALAR, &c, TRUE);
@@ -309,7 +309,7 @@ test_range (void)
   g_assert_cmpmem (t->outputs[0].data, sizeof up, up, sizeof up);
   kt_free (t);
   const float fa = 23.9f, fb = 2.0f, fc = -3.7f;
-  t = kt_new (&m2i_kernel_range, "opset4");
+  t = kt_new (&ir_kernel_range, "opset4");
   kt_attr (t, "output_type", "i64");
   kt_input (t, M2I_ET_F32, SCALAR, &fa, TRUE);
   kt_input (t, M2I_ET_F32, SCALAR, &fb, TRUE);
@@ -320,7 +320,7 @@ test_range (void)
   g_assert_cmpmem (t->outputs[0].data, sizeof down, down, sizeof down);
   kt_free (t);
   /* An empty range. */
-  t = kt_new (&m2i_kernel_range, "opset1");
+  t = kt_new (&ir_kernel_range, "opset1");
   kt_input (t, M2I_ET_I32, SCALAR, &b, TRUE);
   kt_input (t, M2I_ET_I32, SCALAR, &a, TRUE);
   kt_input (t, M2I_ET_I32, SCALAR, &c, TRUE);
@@ -334,7 +334,7 @@ test_errors (void)
 {
   static float buf[64];
   static const gint64 axis1 = 1, bad_len[] = { 2, 2 }, two_minus[] = { -1, -1 };
-  KTest *t = kt_new (&m2i_kernel_split, "opset1");
+  KTest *t = kt_new (&ir_kernel_split, "opset1");
   kt_attr (t, "num_splits", "4");
   kt_input (t, M2I_ET_F32, SHAPE (2, 6), buf, FALSE);
   kt_input (t, M2I_ET_I64, SCALAR, &axis1, TRUE);
@@ -342,7 +342,7 @@ test_errors (void)
   kt_free (t);
 
   for (gint k = 0; k < 2; k++) {
-    t = kt_new (&m2i_kernel_variadic_split, "opset1");
+    t = kt_new (&ir_kernel_variadic_split, "opset1");
     kt_input (t, M2I_ET_F32, SHAPE (2, 6), buf, FALSE);
     kt_input (t, M2I_ET_I64, SCALAR, &axis1, TRUE);
     kt_input (t, M2I_ET_I64, SHAPE (2), k ? two_minus : bad_len, TRUE);
@@ -350,7 +350,7 @@ test_errors (void)
     kt_free (t);
   }
 
-  t = kt_new (&m2i_kernel_variadic_split, "opset1");
+  t = kt_new (&ir_kernel_variadic_split, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (2, 6), buf, FALSE);
   kt_input (t, M2I_ET_I64, SCALAR, &axis1, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (2), bad_len, TRUE);
@@ -358,7 +358,7 @@ test_errors (void)
   kt_free (t);
 
   static const gint64 pads[] = { 3, 0 }, zero[] = { 0, 0 }, neg[] = { -1, 0 };
-  t = kt_new (&m2i_kernel_pad, "opset12");
+  t = kt_new (&ir_kernel_pad, "opset12");
   kt_attr (t, "pad_mode", "reflect");
   kt_input (t, M2I_ET_F32, SHAPE (3, 4), buf, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (2), pads, TRUE);
@@ -366,7 +366,7 @@ test_errors (void)
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "reflect needs pads of at most dim - 1");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_pad, "opset1");
+  t = kt_new (&ir_kernel_pad, "opset1");
   kt_attr (t, "pad_mode", "constant");
   kt_input (t, M2I_ET_F32, SHAPE (3, 4), buf, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (2), neg, TRUE);
@@ -374,7 +374,7 @@ test_errors (void)
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "Pad-1 takes no negative pads");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_pad, "opset12");
+  t = kt_new (&ir_kernel_pad, "opset12");
   kt_attr (t, "pad_mode", "constant");
   kt_input (t, M2I_ET_F32, SHAPE (3, 4), buf, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (2), zero, TRUE);
@@ -384,7 +384,7 @@ test_errors (void)
   kt_free (t);
 
   static const gint64 s0[] = { 0 }, s5[] = { 5 }, st0[] = { 0 };
-  t = kt_new (&m2i_kernel_slice, "opset8");
+  t = kt_new (&ir_kernel_slice, "opset8");
   kt_input (t, M2I_ET_F32, SHAPE (8), buf, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (1), s0, TRUE);
   kt_input (t, M2I_ET_I64, SHAPE (1), s5, TRUE);
@@ -393,13 +393,13 @@ test_errors (void)
   kt_free (t);
 
   static const gint64 tgt[] = { 2, 4 };
-  t = kt_new (&m2i_kernel_broadcast, "opset3");
+  t = kt_new (&ir_kernel_broadcast, "opset3");
   kt_input (t, M2I_ET_F32, SHAPE (3), buf, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (2), tgt, TRUE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "do not broadcast");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_broadcast, "opset1");
+  t = kt_new (&ir_kernel_broadcast, "opset1");
   kt_attr (t, "mode", "bidirectional");
   kt_input (t, M2I_ET_F32, SHAPE (4), buf, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (2), tgt, TRUE);
@@ -407,21 +407,21 @@ test_errors (void)
   kt_free (t);
 
   static const gint64 rep_neg[] = { -1 };
-  t = kt_new (&m2i_kernel_tile, "opset1");
+  t = kt_new (&ir_kernel_tile, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (4), buf, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (1), rep_neg, TRUE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "negative value -1");
   kt_free (t);
 
   static const gint32 r0 = 0, r5 = 5;
-  t = kt_new (&m2i_kernel_range, "opset1");
+  t = kt_new (&ir_kernel_range, "opset1");
   kt_input (t, M2I_ET_I32, SCALAR, &r0, TRUE);
   kt_input (t, M2I_ET_I32, SCALAR, &r5, TRUE);
   kt_input (t, M2I_ET_I32, SCALAR, &r0, TRUE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "step is 0");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_range, "opset4");
+  t = kt_new (&ir_kernel_range, "opset4");
   kt_attr (t, "output_type", "i32");
   kt_input (t, M2I_ET_I32, SCALAR, &r0, TRUE);
   kt_input (t, M2I_ET_I32, SCALAR, &r5, FALSE);

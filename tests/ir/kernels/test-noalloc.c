@@ -61,18 +61,18 @@ if (ALLOC_COUNT_SANITIZED) {
     return;
   }
   kt_fill (fbuf, G_N_ELEMENTS (fbuf), 5, 0.01f, 1);
-  const M2iOpKernel *cv = &m2i_kernel_convolution;
+  const M2iOpKernel *cv = &ir_kernel_convolution;
   check (conv (cv, SHAPE (1, 64, 56, 56), SHAPE (64, 64, 3, 3), "1,1", "1,1"), 1,
       "conv 3x3 (Winograd)");
   check (conv (cv, SHAPE (1, 64, 14, 14), SHAPE (256, 64, 3, 3), "1,1", "1,1"), 1,
       "conv 3x3 (Winograd, a tail tile)");
-  m2i_winograd_set_enabled (FALSE);
+  ir_winograd_set_enabled (FALSE);
   check (conv (cv, SHAPE (1, 64, 56, 56), SHAPE (64, 64, 3, 3), "1,1", "1,1"), 1,
       "conv 3x3 (direct)");
-  m2i_winograd_set_enabled (TRUE);
+  ir_winograd_set_enabled (TRUE);
   check (conv (cv, SHAPE (1, 64, 28, 28), SHAPE (128, 64, 1, 1), "1,1", "0,0"), 1, "conv 1x1");
   check (conv (cv, SHAPE (1, 3, 57, 57), SHAPE (64, 3, 3, 3), "2,2", "0,0"), 1, "conv s2");
-  check (conv (&m2i_kernel_group_convolution, SHAPE (1, 32, 40, 40), SHAPE (32, 1, 1, 3, 3),
+  check (conv (&ir_kernel_group_convolution, SHAPE (1, 32, 40, 40), SHAPE (32, 1, 1, 3, 3),
       "2,2", "1,1"), 1, "depthwise");
   KTest *t = conv (cv, SHAPE (1, 16, 20, 20), SHAPE (24, 16, 3, 3), "1,1", "1,1");
   t->input_const[1] = FALSE;
@@ -80,19 +80,19 @@ if (ALLOC_COUNT_SANITIZED) {
 
   static const gint64 axes23[] = { 2, 3 }, sizes[] = { 37, 41 }, grid[] = { 10, 17 };
   static const gint64 img[] = { 160, 272 };
-  t = kt_new (&m2i_kernel_matmul, "opset1");
+  t = kt_new (&ir_kernel_matmul, "opset1");
   kt_attr (t, "transpose_b", "true");
   kt_input (t, M2I_ET_F32, SHAPE (1, 3136), fbuf, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (128, 3136), fbuf, TRUE);
   check (t, 1, "fully connected");
-  t = kt_new (&m2i_kernel_matmul, "opset1");
+  t = kt_new (&ir_kernel_matmul, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (2, 64, 100), fbuf, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (100, 90), fbuf, FALSE);
   check (t, 1, "batched matmul");
 
   static const char *const pools[] = { "opset1", "opset8" };
   for (gint v = 0; v < 2; v++) {
-    t = unary (&m2i_kernel_max_pool, pools[v], SHAPE (1, 64, 57, 57));
+    t = unary (&ir_kernel_max_pool, pools[v], SHAPE (1, 64, 57, 57));
     kt_attr (t, "kernel", "3,3");
     kt_attr (t, "strides", "2,2");
     kt_attr (t, "pads_begin", "0,0");
@@ -100,37 +100,37 @@ if (ALLOC_COUNT_SANITIZED) {
     kt_attr (t, "rounding_type", "ceil");
     check (t, v + 1, "max pool");
   }
-  t = unary (&m2i_kernel_avg_pool, "opset1", SHAPE (1, 16, 20, 20));
+  t = unary (&ir_kernel_avg_pool, "opset1", SHAPE (1, 16, 20, 20));
   kt_attr (t, "kernel", "3,3");
   kt_attr (t, "strides", "2,2");
   kt_attr (t, "pads_begin", "1,1");
   kt_attr (t, "pads_end", "1,1");
   check (t, 1, "avg pool");
 
-  const M2iOpKernel *bins[] = { &m2i_kernel_add, &m2i_kernel_divide };
+  const M2iOpKernel *bins[] = { &ir_kernel_add, &ir_kernel_divide };
   for (guint i = 0; i < G_N_ELEMENTS (bins); i++) {
     t = unary (bins[i], "opset1", SHAPE (1, 64, 56, 56));
     kt_input (t, M2I_ET_F32, SHAPE (1, 64, 1, 1), fbuf, TRUE);
     check (t, 1, bins[i]->type);
   }
-  const M2iOpKernel *acts[] = { &m2i_kernel_relu, &m2i_kernel_sigmoid, &m2i_kernel_exp,
-    &m2i_kernel_clamp };
+  const M2iOpKernel *acts[] = { &ir_kernel_relu, &ir_kernel_sigmoid, &ir_kernel_exp,
+    &ir_kernel_clamp };
   for (guint i = 0; i < G_N_ELEMENTS (acts); i++) {
     t = unary (acts[i], "opset1", SHAPE (1, 64, 56, 56));
     kt_attr (t, "min", "0");
     kt_attr (t, "max", "6");
     check (t, 1, acts[i]->type);
   }
-  t = unary (&m2i_kernel_prelu, "opset1", SHAPE (1, 64, 56, 56));
+  t = unary (&ir_kernel_prelu, "opset1", SHAPE (1, 64, 56, 56));
   kt_input (t, M2I_ET_F32, SHAPE (64), fbuf, TRUE);
   check (t, 1, "prelu");
 
-  t = unary (&m2i_kernel_reduce_mean, "opset1", SHAPE (1, 1000, 14, 14));
+  t = unary (&ir_kernel_reduce_mean, "opset1", SHAPE (1, 1000, 14, 14));
   kt_input (t, M2I_ET_I64, SHAPE (2), axes23, TRUE);
   check (t, 1, "reduce mean");
-  t = unary (&m2i_kernel_softmax, "opset8", SHAPE (1, 1000, 4, 4));
+  t = unary (&ir_kernel_softmax, "opset8", SHAPE (1, 1000, 4, 4));
   check (t, 1, "softmax");
-  t = unary (&m2i_kernel_batch_norm, "opset5", SHAPE (1, 8, 30, 30));
+  t = unary (&ir_kernel_batch_norm, "opset5", SHAPE (1, 8, 30, 30));
   for (gint i = 0; i < 4; i++)
     kt_input (t, M2I_ET_F32, SHAPE (8), fbuf, TRUE);
   kt_attr (t, "epsilon", "0.001");
@@ -138,7 +138,7 @@ if (ALLOC_COUNT_SANITIZED) {
 
   static const char *const modes[] = { "linear", "cubic", "nearest", "bilinear_pillow" };
   for (guint i = 0; i < G_N_ELEMENTS (modes); i++) {
-    t = unary (&m2i_kernel_interpolate, "opset11", SHAPE (1, 3, 50, 60));
+    t = unary (&ir_kernel_interpolate, "opset11", SHAPE (1, 3, 50, 60));
     kt_attr (t, "mode", modes[i]);
     kt_attr (t, "shape_calculation_mode", "sizes");
     kt_attr (t, "antialias", "true");
@@ -147,17 +147,17 @@ if (ALLOC_COUNT_SANITIZED) {
     check (t, 1, modes[i]);
   }
   static guint8 yuv[96 * 64 * 3 / 2];
-  t = kt_new (&m2i_kernel_i420_to_bgr, "opset8");
+  t = kt_new (&ir_kernel_i420_to_bgr, "opset8");
   kt_input (t, M2I_ET_U8, SHAPE (1, 96, 64, 1), yuv, FALSE);
   check (t, 1, "i420");
 
-  t = unary (&m2i_kernel_fake_quantize, "opset1", SHAPE (1, 8, 20, 20));
+  t = unary (&ir_kernel_fake_quantize, "opset1", SHAPE (1, 8, 20, 20));
   for (gint i = 0; i < 4; i++)
     kt_input (t, M2I_ET_F32, SHAPE (1, 8, 1, 1), fbuf + i * 8, TRUE);
   kt_attr (t, "levels", "256");
   check (t, 1, "fake quantize");
 
-  t = kt_new (&m2i_kernel_prior_box_clustered, "opset1");
+  t = kt_new (&ir_kernel_prior_box_clustered, "opset1");
   kt_attr (t, "width", "10,20,30");
   kt_attr (t, "height", "15,25,35");
   kt_attr (t, "offset", "0.5");
@@ -167,7 +167,7 @@ if (ALLOC_COUNT_SANITIZED) {
   check (t, 1, "prior box clustered");
 
   /* person-detection-retail-0013's head: 8160 priors, 2 classes. */
-  t = kt_new (&m2i_kernel_detection_output, "opset1");
+  t = kt_new (&ir_kernel_detection_output, "opset1");
   kt_attr (t, "num_classes", "2");
   kt_attr (t, "keep_top_k", "200");
   kt_attr (t, "top_k", "400");
@@ -201,36 +201,36 @@ test_kernels_ops (void)
   static const gint64 r0 = 0, r1 = 3000, r2 = 1;
 
   const struct { const M2iOpKernel *k; const char *version; } unaries[] = {
-    { &m2i_kernel_swish, "opset4" }, { &m2i_kernel_hswish, "opset4" },
-    { &m2i_kernel_mish, "opset4" }, { &m2i_kernel_gelu, "opset7" },
-    { &m2i_kernel_softplus, "opset4" }, { &m2i_kernel_round, "opset5" },
-    { &m2i_kernel_log_softmax, "opset5" },
+    { &ir_kernel_swish, "opset4" }, { &ir_kernel_hswish, "opset4" },
+    { &ir_kernel_mish, "opset4" }, { &ir_kernel_gelu, "opset7" },
+    { &ir_kernel_softplus, "opset4" }, { &ir_kernel_round, "opset5" },
+    { &ir_kernel_log_softmax, "opset5" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (unaries); i++)
     check (unary (unaries[i].k, unaries[i].version, SHAPE (1, 64, 40, 40)), 1,
         unaries[i].k->type);
-  KTest *t = unary (&m2i_kernel_elu, "opset1", SHAPE (1, 64, 40, 40));
+  KTest *t = unary (&ir_kernel_elu, "opset1", SHAPE (1, 64, 40, 40));
   kt_attr (t, "alpha", "1");
   check (t, 1, "elu");
-  t = unary (&m2i_kernel_swish, "opset4", SHAPE (1, 64, 40, 40));
+  t = unary (&ir_kernel_swish, "opset4", SHAPE (1, 64, 40, 40));
   kt_input (t, M2I_ET_F32, SCALAR, &beta, FALSE);
   check (t, 1, "swish, beta at run time");
 
-  const M2iOpKernel *bins[] = { &m2i_kernel_maximum, &m2i_kernel_floor_mod, &m2i_kernel_power,
-    &m2i_kernel_greater, &m2i_kernel_not_equal };
+  const M2iOpKernel *bins[] = { &ir_kernel_maximum, &ir_kernel_floor_mod, &ir_kernel_power,
+    &ir_kernel_greater, &ir_kernel_not_equal };
   for (guint i = 0; i < G_N_ELEMENTS (bins); i++) {
     t = unary (bins[i], "opset1", SHAPE (1, 64, 40, 40));
     kt_input (t, M2I_ET_F32, SHAPE (64, 1, 40), fbuf, FALSE);
     check (t, 1, bins[i]->type);
   }
-  t = kt_new (&m2i_kernel_select, "opset1");
+  t = kt_new (&ir_kernel_select, "opset1");
   kt_input (t, M2I_ET_BOOLEAN, SHAPE (64, 1, 8), mask, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (1, 64, 40, 8), fbuf, FALSE);
   kt_input (t, M2I_ET_F32, SCALAR, fbuf, FALSE);
   check (t, 1, "select");
 
-  const M2iOpKernel *reds[] = { &m2i_kernel_reduce_sum, &m2i_kernel_reduce_max,
-    &m2i_kernel_reduce_l2 };
+  const M2iOpKernel *reds[] = { &ir_kernel_reduce_sum, &ir_kernel_reduce_max,
+    &ir_kernel_reduce_l2 };
   for (guint i = 0; i < G_N_ELEMENTS (reds); i++) {
     for (gint strided = 0; strided < 2; strided++) {
       t = unary (reds[i], "opset4", SHAPE (4, 64, 40, 40));
@@ -239,18 +239,18 @@ test_kernels_ops (void)
     }
   }
   for (gint strided = 0; strided < 2; strided++) {
-    t = unary (&m2i_kernel_mvn, "opset6", SHAPE (2, 64, 40, 40));
+    t = unary (&ir_kernel_mvn, "opset6", SHAPE (2, 64, 40, 40));
     kt_attr (t, "eps", "1e-5");
     kt_attr (t, "eps_mode", "inside_sqrt");
     kt_input (t, M2I_ET_I64, SHAPE (2), strided ? axes02 : axes23, TRUE);
     check (t, 1, "mvn");
   }
-  t = unary (&m2i_kernel_normalize_l2, "opset1", SHAPE (1, 64, 40, 40));
+  t = unary (&ir_kernel_normalize_l2, "opset1", SHAPE (1, 64, 40, 40));
   kt_attr (t, "eps", "1e-10");
   kt_attr (t, "eps_mode", "add");
   kt_input (t, M2I_ET_I64, SHAPE (1), axes1, TRUE);
   check (t, 1, "normalize l2");
-  t = unary (&m2i_kernel_lrn, "opset1", SHAPE (1, 64, 20, 20));
+  t = unary (&ir_kernel_lrn, "opset1", SHAPE (1, 64, 20, 20));
   kt_attr (t, "alpha", "1e-4");
   kt_attr (t, "beta", "0.75");
   kt_attr (t, "bias", "1");
@@ -258,28 +258,28 @@ test_kernels_ops (void)
   kt_input (t, M2I_ET_I64, SHAPE (1), axes1, TRUE);
   check (t, 1, "lrn");
 
-  t = unary (&m2i_kernel_variadic_split, "opset1", SHAPE (1, 64, 40, 40));
+  t = unary (&ir_kernel_variadic_split, "opset1", SHAPE (1, 64, 40, 40));
   kt_input (t, M2I_ET_I64, SCALAR, &axes1[0], TRUE);
   kt_input (t, M2I_ET_I64, SHAPE (2), lengths, TRUE);
   check (t, 2, "variadic split");
-  t = unary (&m2i_kernel_tile, "opset1", SHAPE (1, 64, 40, 40));
+  t = unary (&ir_kernel_tile, "opset1", SHAPE (1, 64, 40, 40));
   kt_input (t, M2I_ET_I64, SHAPE (4), reps, TRUE);
   check (t, 1, "tile");
-  t = unary (&m2i_kernel_broadcast, "opset3", SHAPE (64, 1, 8));
+  t = unary (&ir_kernel_broadcast, "opset3", SHAPE (64, 1, 8));
   kt_input (t, M2I_ET_I64, SHAPE (4), target, TRUE);
   check (t, 1, "broadcast");
-  t = unary (&m2i_kernel_pad, "opset12", SHAPE (1, 64, 40, 40));
+  t = unary (&ir_kernel_pad, "opset12", SHAPE (1, 64, 40, 40));
   kt_attr (t, "pad_mode", "reflect");
   kt_input (t, M2I_ET_I64, SHAPE (4), pads_b, TRUE);
   kt_input (t, M2I_ET_I64, SHAPE (4), pads_e, TRUE);
   check (t, 1, "pad");
-  t = unary (&m2i_kernel_slice, "opset8", SHAPE (1, 64, 40, 40));
+  t = unary (&ir_kernel_slice, "opset8", SHAPE (1, 64, 40, 40));
   kt_input (t, M2I_ET_I64, SHAPE (2), start, TRUE);
   kt_input (t, M2I_ET_I64, SHAPE (2), stop, TRUE);
   kt_input (t, M2I_ET_I64, SHAPE (2), step, TRUE);
   kt_input (t, M2I_ET_I64, SHAPE (2), axes23, TRUE);
   check (t, 1, "slice");
-  t = kt_new (&m2i_kernel_range, "opset4");
+  t = kt_new (&ir_kernel_range, "opset4");
   kt_attr (t, "output_type", "f32");
   kt_input (t, M2I_ET_I64, SCALAR, &r0, TRUE);
   kt_input (t, M2I_ET_I64, SCALAR, &r1, TRUE);
@@ -294,12 +294,12 @@ test_kernels_ops (void)
     { { 4, { 1, 32, 40, 40 } }, { 5, { 32, 1, 1, 3, 3 } }, "1,1", "1,1", TRUE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (convs); i++) {
-    t = conv (convs[i].group ? &m2i_kernel_group_convolution : &m2i_kernel_convolution,
+    t = conv (convs[i].group ? &ir_kernel_group_convolution : &ir_kernel_convolution,
         convs[i].x, convs[i].w, convs[i].stride, convs[i].pad);
     GError *error = NULL;
     g_assert_true (kt_infer (t, 1, &error));
-    g_assert_true (m2i_k_fuse_bias_relu (&t->ctx, fbuf, convs[i].w.dims[0], FALSE, &error));
-    g_assert_true (m2i_k_fuse_swish (&t->ctx, 1.0f, &error));
+    g_assert_true (ir_k_fuse_bias_relu (&t->ctx, fbuf, convs[i].w.dims[0], FALSE, &error));
+    g_assert_true (ir_k_fuse_swish (&t->ctx, 1.0f, &error));
     check (t, 1, "conv + swish");
   }
 }

@@ -37,7 +37,7 @@ test_mvn6 (void)
       gint32 a32[3];
       for (gint k = 0; k < cases[i].n; k++)
         a32[k] = (gint32) cases[i].axes[k];
-      KTest *t = kt_new (&m2i_kernel_mvn, "opset6");
+      KTest *t = kt_new (&ir_kernel_mvn, "opset6");
       kt_attr (t, "normalize_variance", cases[i].variance);
       kt_attr (t, "eps", cases[i].eps);
       kt_attr (t, "eps_mode", cases[i].mode);
@@ -65,7 +65,7 @@ test_mvn1 (void)
   };
   static const char *const eps[] = { "1e-9", "1e-3", "1e-3", "1e-5" };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
-    KTest *t = kt_new (&m2i_kernel_mvn, "opset2");
+    KTest *t = kt_new (&ir_kernel_mvn, "opset2");
     kt_attr (t, cases[i].attr, cases[i].value);
     kt_attr (t, "normalize_variance", "true");
     kt_attr (t, "eps", eps[i]);
@@ -87,7 +87,7 @@ test_normalize_l2 (void)
   };
   KtArray *x = kt_load ("nrm_x");
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
-    KTest *t = kt_new (&m2i_kernel_normalize_l2, "opset1");
+    KTest *t = kt_new (&ir_kernel_normalize_l2, "opset1");
     kt_attr (t, "eps", cases[i].eps);
     kt_attr (t, "eps_mode", cases[i].mode);
     kt_input (t, M2I_ET_F32, x->shape, x->data, FALSE);
@@ -115,7 +115,7 @@ test_lrn (void)
     { "nrm_lrn_even", "0.05", "0.75", "1", "4", 1, { 1 } },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
-    KTest *t = kt_new (&m2i_kernel_lrn, "opset1");
+    KTest *t = kt_new (&ir_kernel_lrn, "opset1");
     kt_attr (t, "alpha", cases[i].alpha);
     kt_attr (t, "beta", cases[i].beta);
     kt_attr (t, "bias", cases[i].bias);
@@ -137,7 +137,7 @@ test_log_softmax (void)
     { "1", "nrm_logsm_1" }, { "-1", "nrm_logsm_neg" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
-    KTest *t = kt_new (&m2i_kernel_log_softmax, "opset5");
+    KTest *t = kt_new (&ir_kernel_log_softmax, "opset5");
     kt_attr (t, "axis", cases[i].axis);
     kt_input (t, M2I_ET_F32, x->shape, x->data, FALSE);
     kt_run (t, 1);
@@ -172,7 +172,7 @@ test_large (void)
         want[(b * c + k) * hw + i] = (float) ((x[(b * c + k) * hw + i] - mean) / div);
   }
   static const gint64 ax[] = { 0, 2 };
-  KTest *t = kt_new (&m2i_kernel_mvn, "opset6");
+  KTest *t = kt_new (&ir_kernel_mvn, "opset6");
   kt_attr (t, "normalize_variance", "true");
   kt_attr (t, "eps", "1e-4");
   kt_attr (t, "eps_mode", "inside_sqrt");
@@ -191,7 +191,7 @@ test_errors (void)
 {
   static float buf[16];
   static const gint64 ax1[] = { 1 }, twice[] = { 1, -3 };
-  KTest *t = kt_new (&m2i_kernel_mvn, "opset6");
+  KTest *t = kt_new (&ir_kernel_mvn, "opset6");
   kt_attr (t, "normalize_variance", "true");
   kt_attr (t, "eps_mode", "inside_sqrt");
   kt_input (t, M2I_ET_F32, SHAPE (1, 2, 2, 2), buf, FALSE);
@@ -199,7 +199,7 @@ test_errors (void)
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "eps is required");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_mvn, "opset6");
+  t = kt_new (&ir_kernel_mvn, "opset6");
   kt_attr (t, "eps", "1e-3");
   kt_attr (t, "eps_mode", "inside");
   kt_input (t, M2I_ET_F32, SHAPE (1, 2, 2, 2), buf, FALSE);
@@ -207,7 +207,7 @@ test_errors (void)
   kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "inside");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_mvn, "opset2");
+  t = kt_new (&ir_kernel_mvn, "opset2");
   kt_attr (t, "eps", "1e-3");
   kt_attr (t, "across_channels", "true");
   kt_attr (t, "reduction_axes", "2,3");
@@ -215,7 +215,7 @@ test_errors (void)
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "cannot both be given");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_normalize_l2, "opset1");
+  t = kt_new (&ir_kernel_normalize_l2, "opset1");
   kt_attr (t, "eps", "1e-3");
   kt_attr (t, "eps_mode", "add");
   kt_input (t, M2I_ET_F32, SHAPE (1, 2, 2, 2), buf, FALSE);
@@ -223,7 +223,7 @@ test_errors (void)
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "given twice");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_lrn, "opset1");
+  t = kt_new (&ir_kernel_lrn, "opset1");
   kt_attr (t, "alpha", "1e-4");
   kt_attr (t, "beta", "0.75");
   kt_attr (t, "bias", "1");
@@ -233,7 +233,7 @@ test_errors (void)
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "size=\"0\"");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_log_softmax, "opset5");
+  t = kt_new (&ir_kernel_log_softmax, "opset5");
   kt_attr (t, "axis", "4");
   kt_input (t, M2I_ET_F32, SHAPE (1, 2, 2, 2), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "axis 4 is out of range");

@@ -50,7 +50,7 @@ run_cases (const M2iOpKernel *k, const char *version, const KtArray *x, M2iEleme
     M2iShape want = reduced_shape (&x->shape, c, keep);
     if (!m2i_shape_equal (&t->outputs[0].shape, &want))
       g_error ("%s %s: shape %s, expected %s", k->type, cases[c].name,
-          m2i_k_shape_str (&t->outputs[0].shape, 0), m2i_k_shape_str (&want, 1));
+          ir_k_shape_str (&t->outputs[0].shape, 0), ir_k_shape_str (&want, 1));
     g_assert_cmpint (t->outputs[0].type, ==, type);
     g_byte_array_append (all, t->outputs[0].data, m2i_tensor_nbytes (&t->outputs[0]));
     kt_free (t);
@@ -63,15 +63,15 @@ static void
 test_float (void)
 {
   static const struct { const M2iOpKernel *k; const char *version; double rtol; } ops[] = {
-    { &m2i_kernel_reduce_sum, "opset1", 2e-7 }, { &m2i_kernel_reduce_mean, "opset1", 2e-7 },
-    { &m2i_kernel_reduce_max, "opset1", 0 }, { &m2i_kernel_reduce_min, "opset1", 0 },
-    { &m2i_kernel_reduce_l1, "opset4", 2e-7 }, { &m2i_kernel_reduce_l2, "opset4", 2e-7 },
-    { &m2i_kernel_reduce_prod, "opset1", 2e-7 },
+    { &ir_kernel_reduce_sum, "opset1", 2e-7 }, { &ir_kernel_reduce_mean, "opset1", 2e-7 },
+    { &ir_kernel_reduce_max, "opset1", 0 }, { &ir_kernel_reduce_min, "opset1", 0 },
+    { &ir_kernel_reduce_l1, "opset4", 2e-7 }, { &ir_kernel_reduce_l2, "opset4", 2e-7 },
+    { &ir_kernel_reduce_prod, "opset1", 2e-7 },
   };
   KtArray *x = kt_load ("red_x"), *xp = kt_load ("red_xp"), *y = kt_load ("red_y");
   gint64 per_op = y->shape.dims[1];
   for (guint i = 0; i < G_N_ELEMENTS (ops); i++) {
-    const KtArray *in = ops[i].k == &m2i_kernel_reduce_prod ? xp : x;
+    const KtArray *in = ops[i].k == &ir_kernel_reduce_prod ? xp : x;
     gsize bytes;
     guint8 *got = run_cases (ops[i].k, ops[i].version, in, M2I_ET_F32, in->data, &bytes);
     g_assert_cmpuint (bytes, ==, per_op * sizeof (float));
@@ -91,8 +91,8 @@ static void
 test_integers (void)
 {
   static const M2iOpKernel *const ops[] = {
-    &m2i_kernel_reduce_sum, &m2i_kernel_reduce_max, &m2i_kernel_reduce_min,
-    &m2i_kernel_reduce_l1, &m2i_kernel_reduce_prod, &m2i_kernel_reduce_mean,
+    &ir_kernel_reduce_sum, &ir_kernel_reduce_max, &ir_kernel_reduce_min,
+    &ir_kernel_reduce_l1, &ir_kernel_reduce_prod, &ir_kernel_reduce_mean,
   };
   KtArray *x = kt_load ("red_xi"), *y = kt_load ("red_i_y");
   gint64 per_op = y->shape.dims[1], numel = m2i_shape_numel (&x->shape);
@@ -107,7 +107,7 @@ test_integers (void)
     if (memcmp (got, want, bytes))
       g_error ("%s on i64 differs from NumPy", ops[i]->type);
     g_free (got);
-    if (ops[i] == &m2i_kernel_reduce_prod)
+    if (ops[i] == &ir_kernel_reduce_prod)
       continue;                            /* 60-element products overflow i32 */
     got = run_cases (ops[i], "opset4", x, M2I_ET_I32, x32, &bytes);
     for (gint64 k = 0; k < per_op; k++)
@@ -123,7 +123,7 @@ test_integers (void)
   /* Logical reductions over [1] then [0, 2] of a [2, 3, 4] boolean. */
   KtArray *b = kt_load ("red_xb");
   static const struct { const M2iOpKernel *k; const char *want; } logic[] = {
-    { &m2i_kernel_reduce_logical_and, "red_and" }, { &m2i_kernel_reduce_logical_or, "red_or" },
+    { &ir_kernel_reduce_logical_and, "red_and" }, { &ir_kernel_reduce_logical_or, "red_or" },
   };
   static const gint64 ax1[] = { 1 }, ax02[] = { 0, 2 };
   for (guint i = 0; i < G_N_ELEMENTS (logic); i++) {
@@ -152,9 +152,9 @@ test_empty (void)
   static float buf[4];
   static const gint64 ax[] = { 1 };
   static const struct { const M2iOpKernel *k; float want; } ops[] = {
-    { &m2i_kernel_reduce_sum, 0.0f }, { &m2i_kernel_reduce_prod, 1.0f },
-    { &m2i_kernel_reduce_max, -INFINITY }, { &m2i_kernel_reduce_min, INFINITY },
-    { &m2i_kernel_reduce_l2, 0.0f }, { &m2i_kernel_reduce_mean, NAN },
+    { &ir_kernel_reduce_sum, 0.0f }, { &ir_kernel_reduce_prod, 1.0f },
+    { &ir_kernel_reduce_max, -INFINITY }, { &ir_kernel_reduce_min, INFINITY },
+    { &ir_kernel_reduce_l2, 0.0f }, { &ir_kernel_reduce_mean, NAN },
   };
   for (guint i = 0; i < G_N_ELEMENTS (ops); i++) {
     KTest *t = kt_new (ops[i].k, "opset4");
@@ -167,7 +167,7 @@ test_empty (void)
     kt_free (t);
   }
   static const gint64 ax0[] = { 0 };
-  KTest *t = kt_new (&m2i_kernel_reduce_sum, "opset1");
+  KTest *t = kt_new (&ir_kernel_reduce_sum, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (3, 0), buf, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (1), ax0, TRUE);
   kt_run (t, 1);
@@ -187,7 +187,7 @@ test_large (void)
   for (gint64 i = 0; i < n * c * hw; i++)
     want[(i / hw) % c] = MAX (want[(i / hw) % c], x[i]);
   static const gint64 ax[] = { 0, 2 };
-  KTest *t = kt_new (&m2i_kernel_reduce_max, "opset1");
+  KTest *t = kt_new (&ir_kernel_reduce_max, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (n, c, hw), x, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (2), ax, TRUE);
   t->ctx.n_threads = 3;
@@ -203,31 +203,31 @@ test_errors (void)
 {
   static float buf[8];
   static const gint64 bad[] = { 4 };
-  KTest *t = kt_new (&m2i_kernel_reduce_sum, "opset1");
+  KTest *t = kt_new (&ir_kernel_reduce_sum, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (2, 2), buf, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (1), bad, TRUE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "axis 4 is out of range");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_reduce_max, "opset1");
+  t = kt_new (&ir_kernel_reduce_max, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (2, 2), buf, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (1), bad, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "must be a constant");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_reduce_l2, "opset4");
+  t = kt_new (&ir_kernel_reduce_l2, "opset4");
   kt_input (t, M2I_ET_I32, SHAPE (2, 2), buf, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (0), bad, TRUE);
   kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "element type i32");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_reduce_logical_or, "opset1");
+  t = kt_new (&ir_kernel_reduce_logical_or, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (2, 2), buf, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (0), bad, TRUE);
   kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "element type f32");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_reduce_prod, "opset1");
+  t = kt_new (&ir_kernel_reduce_prod, "opset1");
   kt_attr (t, "keep_dims", "maybe");
   kt_input (t, M2I_ET_F32, SHAPE (2, 2), buf, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (0), bad, TRUE);

@@ -25,42 +25,42 @@ typedef struct {
  * (rtol 5e-7); atol covers results that cancel to nearly 0 in f32
  * (Gelu's 1 + erf/tanh, Elu's e^x − 1 near 0). */
 static const UnaryCase cases[] = {
-  { "swish", &m2i_kernel_swish, "opset4", NULL, NULL, 0, { 0 }, 5e-7, 1e-37 },
+  { "swish", &ir_kernel_swish, "opset4", NULL, NULL, 0, { 0 }, 5e-7, 1e-37 },
   /* β·x rounds in f32 first: its error grows with |βx| (12·2^-24 here) */
-  { "swish_b", &m2i_kernel_swish, "opset4", NULL, NULL, 1, { 0.75f }, 1.2e-6, 1e-37 },
-  { "hswish", &m2i_kernel_hswish, "opset4", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
-  { "hsigmoid", &m2i_kernel_hsigmoid, "opset5", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
-  { "hard_sigmoid", &m2i_kernel_hard_sigmoid, "opset1", NULL, NULL, 2, { 0.2f, 0.5f }, 2.5e-7, 1e-7 },
-  { "mish", &m2i_kernel_mish, "opset4", NULL, NULL, 0, { 0 }, 6e-7, 1e-37 },
-  { "gelu_erf", &m2i_kernel_gelu, "opset2", NULL, NULL, 0, { 0 }, 5e-7, 2e-7 },
-  { "gelu_tanh", &m2i_kernel_gelu, "opset7", "approximation_mode", "tanh", 0, { 0 }, 5e-7, 1e-6 },
-  { "elu", &m2i_kernel_elu, "opset1", "alpha", "0.7", 0, { 0 }, 5e-7, 1e-7 },
-  { "selu", &m2i_kernel_selu, "opset1", NULL, NULL, 2, { 1.6732632423543772f, 1.0507009873554805f },
+  { "swish_b", &ir_kernel_swish, "opset4", NULL, NULL, 1, { 0.75f }, 1.2e-6, 1e-37 },
+  { "hswish", &ir_kernel_hswish, "opset4", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
+  { "hsigmoid", &ir_kernel_hsigmoid, "opset5", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
+  { "hard_sigmoid", &ir_kernel_hard_sigmoid, "opset1", NULL, NULL, 2, { 0.2f, 0.5f }, 2.5e-7, 1e-7 },
+  { "mish", &ir_kernel_mish, "opset4", NULL, NULL, 0, { 0 }, 6e-7, 1e-37 },
+  { "gelu_erf", &ir_kernel_gelu, "opset2", NULL, NULL, 0, { 0 }, 5e-7, 2e-7 },
+  { "gelu_tanh", &ir_kernel_gelu, "opset7", "approximation_mode", "tanh", 0, { 0 }, 5e-7, 1e-6 },
+  { "elu", &ir_kernel_elu, "opset1", "alpha", "0.7", 0, { 0 }, 5e-7, 1e-7 },
+  { "selu", &ir_kernel_selu, "opset1", NULL, NULL, 2, { 1.6732632423543772f, 1.0507009873554805f },
     5e-7, 2e-7 },
-  { "softplus", &m2i_kernel_softplus, "opset4", NULL, NULL, 0, { 0 }, 2.5e-7, 1e-37 },
-  { "softsign", &m2i_kernel_softsign, "opset9", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
-  { "tanh", &m2i_kernel_tanh, "opset1", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
-  { "erf", &m2i_kernel_erf, "opset1", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
-  { "abs", &m2i_kernel_abs, "opset1", NULL, NULL, 0, { 0 }, 0, 0 },
-  { "negative", &m2i_kernel_negative, "opset1", NULL, NULL, 0, { 0 }, 0, 0 },
-  { "sign", &m2i_kernel_sign, "opset1", NULL, NULL, 0, { 0 }, 0, 0 },
-  { "floor", &m2i_kernel_floor, "opset1", NULL, NULL, 0, { 0 }, 0, 0 },
-  { "ceiling", &m2i_kernel_ceiling, "opset1", NULL, NULL, 0, { 0 }, 0, 0 },
-  { "round_even", &m2i_kernel_round, "opset5", "mode", "half_to_even", 0, { 0 }, 0, 0 },
-  { "round_away", &m2i_kernel_round, "opset5", "mode", "half_away_from_zero", 0, { 0 }, 0, 0 },
-  { "sqrt", &m2i_kernel_sqrt, "opset1", NULL, NULL, 0, { 0 }, 0, 0 },
-  { "log", &m2i_kernel_log, "opset1", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
-  { "sin", &m2i_kernel_sin, "opset1", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
-  { "cos", &m2i_kernel_cos, "opset1", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
-  { "tan", &m2i_kernel_tan, "opset1", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
-  { "asin", &m2i_kernel_asin, "opset1", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
-  { "acos", &m2i_kernel_acos, "opset1", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
-  { "atan", &m2i_kernel_atan, "opset1", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
-  { "sinh", &m2i_kernel_sinh, "opset1", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
-  { "cosh", &m2i_kernel_cosh, "opset1", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
-  { "asinh", &m2i_kernel_asinh, "opset3", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
-  { "acosh", &m2i_kernel_acosh, "opset3", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
-  { "atanh", &m2i_kernel_atanh, "opset3", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
+  { "softplus", &ir_kernel_softplus, "opset4", NULL, NULL, 0, { 0 }, 2.5e-7, 1e-37 },
+  { "softsign", &ir_kernel_softsign, "opset9", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
+  { "tanh", &ir_kernel_tanh, "opset1", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
+  { "erf", &ir_kernel_erf, "opset1", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
+  { "abs", &ir_kernel_abs, "opset1", NULL, NULL, 0, { 0 }, 0, 0 },
+  { "negative", &ir_kernel_negative, "opset1", NULL, NULL, 0, { 0 }, 0, 0 },
+  { "sign", &ir_kernel_sign, "opset1", NULL, NULL, 0, { 0 }, 0, 0 },
+  { "floor", &ir_kernel_floor, "opset1", NULL, NULL, 0, { 0 }, 0, 0 },
+  { "ceiling", &ir_kernel_ceiling, "opset1", NULL, NULL, 0, { 0 }, 0, 0 },
+  { "round_even", &ir_kernel_round, "opset5", "mode", "half_to_even", 0, { 0 }, 0, 0 },
+  { "round_away", &ir_kernel_round, "opset5", "mode", "half_away_from_zero", 0, { 0 }, 0, 0 },
+  { "sqrt", &ir_kernel_sqrt, "opset1", NULL, NULL, 0, { 0 }, 0, 0 },
+  { "log", &ir_kernel_log, "opset1", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
+  { "sin", &ir_kernel_sin, "opset1", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
+  { "cos", &ir_kernel_cos, "opset1", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
+  { "tan", &ir_kernel_tan, "opset1", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
+  { "asin", &ir_kernel_asin, "opset1", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
+  { "acos", &ir_kernel_acos, "opset1", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
+  { "atan", &ir_kernel_atan, "opset1", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
+  { "sinh", &ir_kernel_sinh, "opset1", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
+  { "cosh", &ir_kernel_cosh, "opset1", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
+  { "asinh", &ir_kernel_asinh, "opset3", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
+  { "acosh", &ir_kernel_acosh, "opset3", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
+  { "atanh", &ir_kernel_atanh, "opset3", NULL, NULL, 0, { 0 }, 2.5e-7, 0 },
 };
 
 static KTest *
@@ -92,14 +92,14 @@ test_vectors (void)
   /* The same inputs through the shared exponential. */
   const float *xs = x->data, *want = (const float *) y->data + G_N_ELEMENTS (cases) * n;
   for (gint64 i = 0; i < n; i++) {
-    float e = m2i_vm_exp (xs[i]);
-    kt_assert_close ("m2i_vm_exp", &e, &want[i], 1, 0, 2.5e-7);
+    float e = ir_vm_exp (xs[i]);
+    kt_assert_close ("ir_vm_exp", &e, &want[i], 1, 0, 2.5e-7);
   }
   kt_array_free (x);
   kt_array_free (y);
 }
 
-/* m2i_vm_exp on 2^21 points over its whole range, against exp() in double
+/* ir_vm_exp on 2^21 points over its whole range, against exp() in double
  * rounded to f32: at most 2 ulp apart (counted in the spacing of f32 at
  * the true value, denormals included). */
 static void
@@ -111,7 +111,7 @@ test_exp_accuracy (void)
   for (gint i = 0; i <= n; i++) {
     float x = -104.0f + (88.72f + 104.0f) * (float) i / (float) n;
     double want = exp ((double) x);
-    float got = m2i_vm_exp (x);
+    float got = ir_vm_exp (x);
     double ulp = nextafterf ((float) want, INFINITY) - (float) want;
     if (ulp == 0 || isinf (ulp))
       ulp = 1.4e-45;
@@ -122,14 +122,14 @@ test_exp_accuracy (void)
     }
   }
   if (worst > 2)
-    g_error ("m2i_vm_exp is %d ulp off at x = %.9g", worst, at);
-  g_assert_cmpfloat (m2i_vm_exp (0.0f), ==, 1.0f);
-  g_assert_true (isinf (m2i_vm_exp (88.8f)));
-  g_assert_true (isinf (m2i_vm_exp (INFINITY)));
-  g_assert_cmpfloat (m2i_vm_exp (-104.0f), ==, 0.0f);
-  g_assert_cmpfloat (m2i_vm_exp (-INFINITY), ==, 0.0f);
-  g_assert_true (isnan (m2i_vm_exp (NAN)));
-  g_assert_cmpfloat (m2i_vm_exp (-100.0f), >, 0.0f);        /* a denormal, not 0 */
+    g_error ("ir_vm_exp is %d ulp off at x = %.9g", worst, at);
+  g_assert_cmpfloat (ir_vm_exp (0.0f), ==, 1.0f);
+  g_assert_true (isinf (ir_vm_exp (88.8f)));
+  g_assert_true (isinf (ir_vm_exp (INFINITY)));
+  g_assert_cmpfloat (ir_vm_exp (-104.0f), ==, 0.0f);
+  g_assert_cmpfloat (ir_vm_exp (-INFINITY), ==, 0.0f);
+  g_assert_true (isnan (ir_vm_exp (NAN)));
+  g_assert_cmpfloat (ir_vm_exp (-100.0f), >, 0.0f);        /* a denormal, not 0 */
 }
 
 /* NaN and infinities by the formulas (the sweep has none). */
@@ -171,7 +171,7 @@ test_special (void)
   const float h[] = { 0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 2.4999998f };
   const float even[] = { 0, 2, 2, -0.0f, -2, -2, 2 }, away[] = { 1, 2, 3, -1, -2, -3, 2 };
   for (gint mode = 0; mode < 2; mode++) {
-    KTest *t = kt_new (&m2i_kernel_round, "opset5");
+    KTest *t = kt_new (&ir_kernel_round, "opset5");
     kt_attr (t, "mode", mode ? "half_away_from_zero" : "half_to_even");
     kt_input (t, M2I_ET_F32, SHAPE (7), h, FALSE);
     kt_run (t, 1);
@@ -192,12 +192,12 @@ test_integers (void)
     const char *version;
     gint64 want[7];
   } ops[] = {
-    { &m2i_kernel_abs, "opset1", { G_MININT64, 7, 1, 0, 1, 9, G_MAXINT64 } },
-    { &m2i_kernel_negative, "opset1", { G_MININT64, 7, 1, 0, -1, -9, -G_MAXINT64 } },
-    { &m2i_kernel_sign, "opset1", { -1, -1, -1, 0, 1, 1, 1 } },
-    { &m2i_kernel_floor, "opset1", { G_MININT64, -7, -1, 0, 1, 9, G_MAXINT64 } },
-    { &m2i_kernel_ceiling, "opset1", { G_MININT64, -7, -1, 0, 1, 9, G_MAXINT64 } },
-    { &m2i_kernel_round, "opset5", { G_MININT64, -7, -1, 0, 1, 9, G_MAXINT64 } },
+    { &ir_kernel_abs, "opset1", { G_MININT64, 7, 1, 0, 1, 9, G_MAXINT64 } },
+    { &ir_kernel_negative, "opset1", { G_MININT64, 7, 1, 0, -1, -9, -G_MAXINT64 } },
+    { &ir_kernel_sign, "opset1", { -1, -1, -1, 0, 1, 1, 1 } },
+    { &ir_kernel_floor, "opset1", { G_MININT64, -7, -1, 0, 1, 9, G_MAXINT64 } },
+    { &ir_kernel_ceiling, "opset1", { G_MININT64, -7, -1, 0, 1, 9, G_MAXINT64 } },
+    { &ir_kernel_round, "opset5", { G_MININT64, -7, -1, 0, 1, 9, G_MAXINT64 } },
   };
   for (guint i = 0; i < G_N_ELEMENTS (ops); i++) {
     for (gint wide = 0; wide < 2; wide++) {
@@ -233,7 +233,7 @@ test_runtime_and_threads (void)
   /* the spec's formula in f32's product β·x, the rest in double */
   for (gint64 i = 0; i < n; i++)
     want[i] = (float) ((double) x[i] / (1.0 + exp (-(double) (beta * x[i]))));
-  KTest *t = kt_new (&m2i_kernel_swish, "opset4");
+  KTest *t = kt_new (&ir_kernel_swish, "opset4");
   kt_input (t, M2I_ET_F32, SHAPE (3, n / 3), x, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (1), &beta, FALSE);         /* not constant */
   t->ctx.n_threads = 3;
@@ -244,7 +244,7 @@ test_runtime_and_threads (void)
   /* HSwish in place over threads, against a plain loop. */
   for (gint64 i = 0; i < n; i++)
     want[i] = x[i] * fminf (fmaxf (x[i] + 3.0f, 0.0f), 6.0f) / 6.0f;
-  t = kt_new (&m2i_kernel_hswish, "opset4");
+  t = kt_new (&ir_kernel_hswish, "opset4");
   kt_input (t, M2I_ET_F32, SHAPE (n), x, FALSE);
   GError *error = NULL;
   g_assert_true (kt_infer (t, 1, &error));
@@ -256,12 +256,12 @@ test_runtime_and_threads (void)
 
   /* Empty and one-element tensors. */
   const float one = -2.0f;
-  t = kt_new (&m2i_kernel_mish, "opset4");
+  t = kt_new (&ir_kernel_mish, "opset4");
   kt_input (t, M2I_ET_F32, SHAPE (0, 4), x, FALSE);
   kt_run (t, 1);
   g_assert_cmpint (m2i_shape_numel (&t->outputs[0].shape), ==, 0);
   kt_free (t);
-  t = kt_new (&m2i_kernel_mish, "opset4");
+  t = kt_new (&ir_kernel_mish, "opset4");
   kt_input (t, M2I_ET_F32, SCALAR, &one, FALSE);
   kt_run (t, 1);
   const float mish2 = (float) (-2.0 * tanh (log1p (exp (-2.0))));
@@ -275,41 +275,41 @@ static void
 test_errors (void)
 {
   static float buf[8];
-  KTest *t = kt_new (&m2i_kernel_elu, "opset1");
+  KTest *t = kt_new (&ir_kernel_elu, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (4), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "alpha is required");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_swish, "opset4");
+  t = kt_new (&ir_kernel_swish, "opset4");
   kt_input (t, M2I_ET_F32, SHAPE (4), buf, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (2), buf, TRUE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "beta (input 1) must hold one value");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_swish, "opset4");
+  t = kt_new (&ir_kernel_swish, "opset4");
   kt_input (t, M2I_ET_I32, SHAPE (4), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "element type i32");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_round, "opset5");
+  t = kt_new (&ir_kernel_round, "opset5");
   kt_attr (t, "mode", "half_up");
   kt_input (t, M2I_ET_F32, SHAPE (4), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "half_up");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_gelu, "opset7");
+  t = kt_new (&ir_kernel_gelu, "opset7");
   kt_attr (t, "approximation_mode", "sigmoid");
   kt_input (t, M2I_ET_F32, SHAPE (4), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "sigmoid");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_selu, "opset1");
+  t = kt_new (&ir_kernel_selu, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (4), buf, FALSE);
   kt_input (t, M2I_ET_F32, SCALAR, buf, TRUE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "expects 3 inputs");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_selu, "opset1");
+  t = kt_new (&ir_kernel_selu, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (4), buf, FALSE);
   kt_input (t, M2I_ET_F32, SCALAR, buf, FALSE);
   kt_input (t, M2I_ET_F32, SCALAR, buf, TRUE);
