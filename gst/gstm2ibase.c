@@ -4,7 +4,7 @@
 #include "gstm2ienums.h"
 #include "gstm2iprops.h"
 
-#include <base/m2i-error.h>
+#include <m2i-core/base/m2i-error.h>
 #include <gst/video/gstvideopool.h>
 #include <string.h>
 

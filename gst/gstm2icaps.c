@@ -2,7 +2,7 @@
 #include "gstm2icaps.h"
 #include "gstm2ideferred.h"
 
-#include <base/m2i-error.h>
+#include <m2i-core/base/m2i-error.h>
 #include <stdlib.h>
 #include <string.h>
 

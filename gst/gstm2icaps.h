@@ -14,7 +14,7 @@
 
 #include <gst/gst.h>
 #include <gst/video/video.h>
-#include <m2i/m2i.h>
+#include <m2i-core/m2i/m2i.h>
 
 G_BEGIN_DECLS
 

@@ -9,7 +9,7 @@
 #include "gstm2ielements.h"
 #include "gstm2ienums.h"
 
-#include <base/m2i-error.h>
+#include <m2i-core/base/m2i-error.h>
 
 #define DEFAULT_CHANNEL_ORDER M2I_ORDER_RGB
 

@@ -3,7 +3,7 @@
 #include "gstm2ideferred.h"
 #include "gstm2iexec.h"
 
-#include <base/m2i-error.h>
+#include <m2i-core/base/m2i-error.h>
 #include <string.h>
 
 GST_DEBUG_CATEGORY_STATIC (m2i_deferred_debug);

@@ -29,7 +29,7 @@
 #pragma once
 
 #include <gst/gst.h>
-#include <m2i/m2i.h>
+#include <m2i-core/m2i/m2i.h>
 #include "gstm2icaps.h"
 
 G_BEGIN_DECLS

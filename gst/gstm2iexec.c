@@ -1,8 +1,8 @@
 /* gstm2iexec.c — plan cache and chain execution, see gstm2iexec.h. */
 #include "gstm2iexec.h"
 
-#include <base/m2i-error.h>
-#include <base/m2i-fp16.h>
+#include <m2i-core/base/m2i-error.h>
+#include <m2i-core/base/m2i-fp16.h>
 #include <string.h>
 
 void

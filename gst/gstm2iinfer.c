@@ -29,8 +29,8 @@
 #include "gstm2iprops.h"
 #include "gstm2itensormeta.h"
 
-#include <base/m2i-error.h>
-#include <base/m2i-fp16.h>
+#include <m2i-core/base/m2i-error.h>
+#include <m2i-core/base/m2i-fp16.h>
 #include <gst/video/video.h>
 #include <math.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /* gstm2iinfermodel.c — the model side of m2iinfer, see gstm2iinfermodel.h. */
 #include "gstm2iinfermodel.h"
 
-#include <base/m2i-error.h>
-#include <base/m2i-fp16.h>
+#include <m2i-core/base/m2i-error.h>
+#include <m2i-core/base/m2i-fp16.h>
 #include <math.h>
 #include <string.h>
 

@@ -8,9 +8,9 @@
 #pragma once
 
 #include <glib.h>
-#include <ir/m2i-ir.h>
-#include <m2i/m2i.h>
-#include <split/m2i-split.h>
+#include <m2i-core/ir/m2i-ir.h>
+#include <m2i-core/m2i/m2i.h>
+#include <m2i-core/split/m2i-split.h>
 
 G_BEGIN_DECLS
 

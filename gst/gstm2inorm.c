@@ -12,7 +12,7 @@
 #include "gstm2ienums.h"
 #include "gstm2iprops.h"
 
-#include <base/m2i-error.h>
+#include <m2i-core/base/m2i-error.h>
 
 #define DEFAULT_MODE GST_M2I_NORM_MEAN_STD
 #define DEFAULT_INPUT_SCALE 1.0

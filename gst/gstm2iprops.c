@@ -1,7 +1,7 @@
 /* gstm2iprops.c — property helpers shared by the elements, see gstm2iprops.h. */
 #include "gstm2iprops.h"
 
-#include <base/m2i-error.h>
+#include <m2i-core/base/m2i-error.h>
 #include <math.h>
 #include <string.h>
 

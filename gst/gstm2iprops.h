@@ -12,7 +12,7 @@
 #pragma once
 
 #include <gst/gst.h>
-#include <m2i/m2i.h>
+#include <m2i-core/m2i/m2i.h>
 
 G_BEGIN_DECLS
 

@@ -10,7 +10,7 @@
 #include "gstm2ielements.h"
 #include "gstm2ienums.h"
 
-#include <base/m2i-error.h>
+#include <m2i-core/base/m2i-error.h>
 
 #define DEFAULT_MODE M2I_RESIZE_LINEAR_ONNX
 #define DEFAULT_COORD M2I_COORD_HALF_PIXEL

@@ -10,9 +10,9 @@
 #pragma once
 
 #include <glib.h>
-#include <base/m2i-export.h>
-#include <ir/m2i-ir.h>
-#include <infer/m2i-infer-results.h>
+#include <m2i-core/base/m2i-export.h>
+#include <m2i-core/ir/m2i-ir.h>
+#include <m2i-core/infer/m2i-infer-results.h>
 
 G_BEGIN_DECLS
 

@@ -13,7 +13,7 @@
 #pragma once
 
 #include <glib.h>
-#include <base/m2i-export.h>
+#include <m2i-core/base/m2i-export.h>
 
 G_BEGIN_DECLS
 

@@ -3,6 +3,7 @@
  * one inference planned (buffers reused once their last reader has run). */
 #include "ir-compile.h"
 #include "kernels/kernels-private.h"
+#include <base/m2i-align.h>
 #include <base/m2i-error.h>
 #include <base/m2i-parallel.h>
 
@@ -15,11 +16,6 @@
  * that belongs to someone else. */
 #define TENSOR_PAD 4
 
-static gsize
-align_up (gsize n)
-{
-  return (n + ALIGN - 1) & ~(gsize) (ALIGN - 1);
-}
 
 static M2iElementType
 computed_type (M2iElementType t)
@@ -338,11 +334,11 @@ place_groups (M2iIrCompiledModel *cm)
     for (gint j = 0; j < nb; j++) {
       if (busy[j].offset >= offset + g->size)
         break;
-      offset = MAX (offset, align_up (busy[j].end));
+      offset = MAX (offset, m2i_align_up (busy[j].end, ALIGN));
     }
     g->offset = offset;
     placed[order[oi]] = TRUE;
-    cm->arena_bytes = MAX (cm->arena_bytes, align_up (offset + g->size));
+    cm->arena_bytes = MAX (cm->arena_bytes, m2i_align_up (offset + g->size, ALIGN));
   }
 }
 
@@ -714,7 +710,7 @@ plan_memory (M2iIrCompiledModel *cm, const gboolean *needed)
   cm->scratch_bytes = 0;
   for (gint si = 0; si < n_steps; si++)
     cm->scratch_bytes = MAX (cm->scratch_bytes,
-        align_up (g_array_index (cm->steps, CmStep, si).ctx.scratch_bytes));
+        m2i_align_up (g_array_index (cm->steps, CmStep, si).ctx.scratch_bytes, ALIGN));
 }
 
 /* Marks the layers some Result depends on. */

@@ -52,6 +52,6 @@ struct _M2iIrCompiledModel {
 /* Runs step @i of @req alone (the layer's kernel on the request's current
  * buffers): for benchmarks that time a layer with its data hot in cache.
  * FALSE with @error when the kernel fails or @i is out of range. */
-gboolean m2i_ir_infer_request_run_step (M2iIrInferRequest *req, gint i, GError **error);
+gboolean ir_infer_request_run_step (M2iIrInferRequest *req, gint i, GError **error);
 
 G_END_DECLS

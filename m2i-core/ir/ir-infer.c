@@ -2,6 +2,7 @@
  * creation, then the compiled steps run in order with no allocation. */
 #include "ir-compile.h"
 #include "kernels/kernels-private.h"
+#include <base/m2i-align.h>
 #include <base/m2i-error.h>
 
 #include <string.h>
@@ -25,12 +26,6 @@ struct _M2iIrInferRequest {
   GError **error;
   gboolean ok;
 };
-
-static inline gpointer
-aligned (gpointer p)
-{
-  return (gpointer) (((guintptr) p + ALIGN - 1) & ~(guintptr) (ALIGN - 1));
-}
 
 static gpointer
 value_data (M2iIrInferRequest *req, gint value)
@@ -56,9 +51,9 @@ m2i_ir_infer_request_new (M2iIrCompiledModel *cm, GError **error)
     m2i_ir_infer_request_free (req);
     return NULL;
   }
-  req->team = cm->n_threads > 1 ? m2i_k_team_new (cm->n_threads) : NULL;
-  req->arena = aligned (req->arena_raw);
-  req->scratch = req->scratch_raw ? aligned (req->scratch_raw) : NULL;
+  req->team = cm->n_threads > 1 ? ir_k_team_new (cm->n_threads) : NULL;
+  req->arena = m2i_align_pointer (req->arena_raw, ALIGN);
+  req->scratch = req->scratch_raw ? m2i_align_pointer (req->scratch_raw, ALIGN) : NULL;
   gint n_steps = cm->steps->len, n_tensors = 0;
   for (gint i = 0; i < n_steps; i++) {
     const CmStep *s = &g_array_index (cm->steps, CmStep, i);
@@ -113,7 +108,7 @@ m2i_ir_infer_request_free (M2iIrInferRequest *req)
   g_free (req->tensors);
   g_free (req->inputs);
   g_free (req->outputs);
-  m2i_k_team_free (req->team);
+  ir_k_team_free (req->team);
   m2i_ir_compiled_model_unref (req->cm);
   g_free (req);
 }
@@ -148,7 +143,7 @@ m2i_ir_infer_request_set_input (M2iIrInferRequest *req, gint i, const M2iTensor 
         m2i_element_type_to_string (info->type), m2i_element_type_to_string (t->type));
     return FALSE;
   }
-  m2i_ir_convert_elements (t->data, t->type, in->data, in->type, m2i_shape_numel (&in->shape));
+  ir_convert_elements (t->data, t->type, in->data, in->type, m2i_shape_numel (&in->shape));
   return TRUE;
 }
 
@@ -189,13 +184,13 @@ m2i_ir_infer_request_infer (M2iIrInferRequest *req, GError **error)
    * shared with the team's helpers, held for the whole inference. */
   req->error = error;
   req->ok = TRUE;
-  m2i_k_team_run (req->team, run_steps, req);
+  ir_k_team_run (req->team, run_steps, req);
   req->error = NULL;
   return req->ok;
 }
 
 gboolean
-m2i_ir_infer_request_run_step (M2iIrInferRequest *req, gint i, GError **error)
+ir_infer_request_run_step (M2iIrInferRequest *req, gint i, GError **error)
 {
   const M2iIrCompiledModel *cm = req->cm;
   if (i < 0 || (guint) i >= cm->steps->len) {

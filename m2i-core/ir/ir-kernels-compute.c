@@ -2,7 +2,7 @@
 #include "ir-private.h"
 #include "kernels/kernels-private.h"
 
-const M2iOpKernel *const m2i_compute_kernels[] = {
+static const M2iOpKernel *const compute_kernels[] = {
   &ir_kernel_convolution,
   &ir_kernel_group_convolution,
   &ir_kernel_matmul,
@@ -101,6 +101,6 @@ const M2iOpKernel *const m2i_compute_kernels[] = {
 void
 ir_register_compute_kernels (M2iOpRegistry *r)
 {
-  for (const M2iOpKernel *const *k = m2i_compute_kernels; *k; k++)
+  for (const M2iOpKernel *const *k = compute_kernels; *k; k++)
     m2i_op_registry_add (r, *k);
 }

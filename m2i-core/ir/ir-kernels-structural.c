@@ -61,7 +61,7 @@ const_ints (const M2iOpContext *ctx, gint i, const char *what, gint64 *out, gint
         "input %d (%s) has %" G_GINT64_FORMAT " values, more than %d", i, what, count, max);
     return FALSE;
   }
-  m2i_ir_convert_elements (t->data, t->type, out, M2I_ET_I64, count);
+  ir_convert_elements (t->data, t->type, out, M2I_ET_I64, count);
   *n = (gint) count;
   return TRUE;
 }
@@ -111,7 +111,7 @@ type_and_shape_from_attrs (M2iOpContext *ctx, GError **error)
   M2iElementType type;
   M2iShape shape;
   GError *e = NULL;
-  if (!et || !sh || !m2i_ir_parse_element_type (et, &type, &e) || !m2i_shape_parse (sh, &shape, &e)) {
+  if (!et || !sh || !ir_parse_element_type (et, &type, &e) || !m2i_shape_parse (sh, &shape, &e)) {
     m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, ctx->node, "%s",
         e ? e->message : "needs element_type and shape attributes");
     g_clear_error (&e);
@@ -456,7 +456,7 @@ convert_infer (M2iOpContext *ctx, GError **error)
   const char *s = m2i_ir_node_get_attr (ctx->node, "destination_type");
   M2iElementType dt;
   GError *e = NULL;
-  if (!s || !m2i_ir_parse_element_type (s, &dt, &e)) {
+  if (!s || !ir_parse_element_type (s, &dt, &e)) {
     m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, ctx->node, "destination_type: %s",
         e ? e->message : "missing");
     g_clear_error (&e);
@@ -476,16 +476,16 @@ convert_execute (M2iOpContext *ctx, GError **error)
   if (declared == M2I_ET_F16 && out->type == M2I_ET_F32) {
     /* round to f16 precision: out = f32(f16(x)), through a small stack chunk */
     float *o = out->data;
-    m2i_ir_convert_elements (in->data, in->type, o, M2I_ET_F32, n);
+    ir_convert_elements (in->data, in->type, o, M2I_ET_F32, n);
     guint16 chunk[256];
     for (gsize i = 0; i < n; i += G_N_ELEMENTS (chunk)) {
       gsize c = MIN (G_N_ELEMENTS (chunk), n - i);
-      m2i_ir_convert_elements (o + i, M2I_ET_F32, chunk, M2I_ET_F16, c);
-      m2i_ir_convert_elements (chunk, M2I_ET_F16, o + i, M2I_ET_F32, c);
+      ir_convert_elements (o + i, M2I_ET_F32, chunk, M2I_ET_F16, c);
+      ir_convert_elements (chunk, M2I_ET_F16, o + i, M2I_ET_F32, c);
     }
     return TRUE;
   }
-  m2i_ir_convert_elements (in->data, in->type, out->data, out->type, n);
+  ir_convert_elements (in->data, in->type, out->data, out->type, n);
   return TRUE;
 }
 
@@ -511,7 +511,7 @@ static gboolean
 shapeof_execute (M2iOpContext *ctx, GError **error)
 {
   const M2iShape *s = &ctx->inputs[0].shape;
-  m2i_ir_convert_elements (s->dims, M2I_ET_I64, ctx->outputs[0].data, ctx->outputs[0].type,
+  ir_convert_elements (s->dims, M2I_ET_I64, ctx->outputs[0].data, ctx->outputs[0].type,
       s->rank);
   return TRUE;
 }
@@ -790,7 +790,7 @@ gather_execute (M2iOpContext *ctx, GError **error)
       const guint8 *src = data + ((b * p->outer + o) * p->axis_dim) * row;
       for (gint64 j = 0; j < p->n_idx; j++) {
         gint64 idx;
-        m2i_ir_convert_elements ((const guint8 *) indices->data + (b * p->n_idx + j) * is,
+        ir_convert_elements ((const guint8 *) indices->data + (b * p->n_idx + j) * is,
             indices->type, &idx, M2I_ET_I64, 1);
         if (idx < 0)
           idx += p->axis_dim;
@@ -813,7 +813,7 @@ static const M2iOpKernel gather_kernel = {
 /* ---- registration --------------------------------------------------------- */
 
 void
-m2i_ir_register_structural_kernels (M2iOpRegistry *r)
+ir_register_structural_kernels (M2iOpRegistry *r)
 {
   static const M2iOpKernel *const all[] = {
     &parameter_kernel, &const_kernel, &result_kernel, &reshape_kernel, &squeeze_kernel,
@@ -825,7 +825,7 @@ m2i_ir_register_structural_kernels (M2iOpRegistry *r)
 }
 
 gboolean
-m2i_ir_kernel_is_view (const M2iOpKernel *k, const M2iOpContext *ctx)
+ir_kernel_is_view (const M2iOpKernel *k, const M2iOpContext *ctx)
 {
   if (k == &reshape_kernel || k == &squeeze_kernel || k == &unsqueeze_kernel)
     return TRUE;
@@ -834,13 +834,13 @@ m2i_ir_kernel_is_view (const M2iOpKernel *k, const M2iOpContext *ctx)
 }
 
 gboolean
-m2i_ir_kernel_is_concat (const M2iOpKernel *k)
+ir_kernel_is_concat (const M2iOpKernel *k)
 {
   return k == &concat_kernel;
 }
 
 gboolean
-m2i_ir_kernel_is_shape_only (const M2iOpKernel *k)
+ir_kernel_is_shape_only (const M2iOpKernel *k)
 {
   return k == &shapeof_kernel;
 }

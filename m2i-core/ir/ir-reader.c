@@ -152,7 +152,7 @@ static const char *const sub_byte_types[] = {
 };
 
 gboolean
-m2i_ir_parse_element_type (const char *s, M2iElementType *out, GError **error)
+ir_parse_element_type (const char *s, M2iElementType *out, GError **error)
 {
   if (m2i_element_type_from_string (s, out) && *out != M2I_ET_UNDEFINED)
     return TRUE;
@@ -270,7 +270,7 @@ start_port (Reader *r, const gchar **names, const gchar **values, GError **error
   const char *precision = find_attr (names, values, "precision");
   if (precision) {
     GError *e = NULL;
-    if (!m2i_ir_parse_element_type (precision, &p.type, &e)) {
+    if (!ir_parse_element_type (precision, &p.type, &e)) {
       set_error_at (error, r->origin, reader_line (r), "layer %" G_GINT64_FORMAT
           " port %" G_GINT64_FORMAT ": %s", r->layer->id, p.id, e->message);
       set_code (error, e->code);
@@ -752,7 +752,7 @@ node_type_attr (Reader *r, M2iIrNode *n, const M2iIrPort *port, M2iElementType *
     return FALSE;
   }
   GError *e = NULL;
-  if (!m2i_ir_parse_element_type (s, out, &e)) {
+  if (!ir_parse_element_type (s, out, &e)) {
     set_error_at (error, r->origin, n->line, "%s: %s", layer_label (n, label, sizeof label),
         e->message);
     set_code (error, e->code);

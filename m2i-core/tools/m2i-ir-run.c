@@ -8,9 +8,9 @@
  */
 #include "m2i-data.h"
 
-#include <base/m2i-error.h>
-#include <base/m2i-parallel.h>
-#include <ir/m2i-ir.h>
+#include <m2i-core/base/m2i-error.h>
+#include <m2i-core/base/m2i-parallel.h>
+#include <m2i-core/ir/m2i-ir.h>
 
 #include <math.h>
 #include <stdio.h>

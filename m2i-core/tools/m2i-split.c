@@ -14,10 +14,9 @@
  * --compare it also runs the unsplit model on the CPU and prints the largest
  * difference.
  */
-#include <base/m2i-error.h>
-#include <m2i/m2i-device.h>
-#include <split/m2i-split.h>
-#include <split/split-private.h>
+#include <m2i-core/base/m2i-error.h>
+#include <m2i-core/m2i/m2i-device.h>
+#include <m2i-core/split/m2i-split.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -120,7 +119,7 @@ cmd_split (const char *xml)
   g_autofree gchar *text = m2i_split_plan_to_string (plan);
   printf ("%s -> %s\n%s\n", xml, opt_out, text);
   if (opt_explain)
-    printf ("cost rule (docs/split.md):\n%s", plan->decisions ? plan->decisions : "");
+    printf ("cost rule (docs/split.md):\n%s", m2i_split_plan_get_decisions (plan));
   m2i_split_plan_unref (plan);
   return 0;
 }
@@ -299,9 +298,10 @@ cmd_run (const char *dir)
   M2iDeviceCounters c;
   m2i_device_get_counters (m2i_device_get_default (), &c);
   printf ("device counters: %" G_GUINT64_FORMAT " runs, %" G_GUINT64_FORMAT " device tasks, %"
-      G_GUINT64_FORMAT " cycles (%.3f ms at 1 GHz per inference), %" G_GUINT64_FORMAT
+      G_GUINT64_FORMAT " cycles (%.3f ms at %g GHz per inference), %" G_GUINT64_FORMAT
       " bytes read, %" G_GUINT64_FORMAT " written\n", c.runs, c.tasks_device, c.cycles,
-      c.cycles / 1e6 / MAX (opt_iterations, 1), c.bytes_read, c.bytes_written);
+      c.cycles / (M2I_DEVICE_CLOCK_HZ / 1e3) / MAX (opt_iterations, 1),
+      M2I_DEVICE_CLOCK_HZ / 1e9, c.bytes_read, c.bytes_written);
   int rc = 0;
   if (opt_compare) {
     double d = compare (r, plan, &error);

@@ -17,11 +17,13 @@
 #include "gst-test-util.h"
 #include "gstm2itensormeta.h"
 
-#include <base/m2i-error.h>
+#include <m2i-core/base/m2i-error.h>
 #include <gst/video/gstvideometa.h>
-#include <ir/m2i-ir.h>
-#include <split/m2i-split.h>
+#include <m2i-core/ir/m2i-ir.h>
+#include <m2i-core/split/m2i-split.h>
 #include <glib/gstdio.h>
+#include <m2i-data.h>
+#include <test-support.h>
 
 #define FM_SIDE 28
 #define FM_SCALE 4
@@ -34,35 +36,15 @@
 /* ---- data ------------------------------------------------------------------- */
 
 static gchar *
-env_path (const char *var, const char *rel)
-{
-  const char *dir = g_getenv (var);
-  fail_unless (dir != NULL, "%s is not set (run through meson test)", var);
-  return g_build_filename (dir, rel, NULL);
-}
-
-static GBytes *
-read_data (const char *rel)
-{
-  gchar *path = env_path ("M2I_TEST_DATA", rel), *data;
-  gsize len;
-  GError *err = NULL;
-  if (!g_file_get_contents (path, &data, &len, &err))
-    fail ("%s", err->message);
-  g_free (path);
-  return g_bytes_new_take (data, len);
-}
-
-static gchar *
 fm_model (void)
 {
-  return env_path ("M2I_MODELS_DIR", "fashion-mnist/fashion-mnist.xml");
+  return test_models_path ("fashion-mnist/fashion-mnist.xml");
 }
 
 static gchar *
 fm_labels (void)
 {
-  return env_path ("M2I_MODELS_DIR", "fashion-mnist/labels.txt");
+  return test_models_path ("fashion-mnist/labels.txt");
 }
 
 /* Fashion-MNIST test image @i (of the first 64) as NV12 FM_W x FM_W: drawn
@@ -71,13 +53,8 @@ static void
 fm_nv12 (TestImage *t, GBytes *images, guint i)
 {
   const guint8 *img = (const guint8 *) g_bytes_get_data (images, NULL) + i * FM_SIDE * FM_SIDE;
-  test_image_alloc (t, M2I_FORMAT_SP_NV12_8, FM_W, FM_W);
-  for (gint y = 0; y < FM_W; y++)
-    for (gint x = 0; x < FM_W; x++) {
-      guint p = img[(y / FM_SCALE) * FM_SIDE + x / FM_SCALE];
-      t->img.data[0][(gsize) y * t->img.stride[0] + x] = (guint8) ((16 * 255 + p * 219 + 127) / 255);
-    }
-  memset (t->img.data[1], 128, (gsize) t->img.stride[1] * (FM_W / 2));
+  test_image_alloc (t, M2I_FORMAT_SP_NV12_8, FM_W, FM_W);     /* tight: Y then UV */
+  m2i_data_grey_to_nv12 (img, FM_SIDE, FM_SCALE, t->mem);
 }
 
 /* ---- the IR runtime, run directly ------------------------------------------ */
@@ -165,33 +142,6 @@ output_tensor (GstBuffer *buf, const char *name)
   return t;
 }
 
-static guint
-n_rois (GstBuffer *buf)
-{
-  return gst_buffer_get_n_meta (buf, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE);
-}
-
-static GstVideoRegionOfInterestMeta *
-nth_roi (GstBuffer *buf, guint n)
-{
-  gpointer state = NULL;
-  GstMeta *m = NULL;
-  for (guint i = 0; i <= n; i++)
-    m = gst_buffer_iterate_meta_filtered (buf, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE);
-  fail_unless (m != NULL, "no region meta %u", n);
-  return (GstVideoRegionOfInterestMeta *) m;
-}
-
-static guint
-argmax (const float *v, guint n)
-{
-  guint best = 0;
-  for (guint i = 1; i < n; i++)
-    if (v[i] > v[best])
-      best = i;
-  return best;
-}
-
 /* Checks the full-frame classification region of @buf: @w x @h, label
  * @label, label_id @id, confidence @conf (exact: a float widened). */
 static void
@@ -256,9 +206,9 @@ teardown_with_bus (GstHarness *h, GstBus *bus)
  * predictions. */
 GST_START_TEST (test_tensor_input_known_labels)
 {
-  GBytes *inputs = read_data ("fashion-mnist/first64.input.f32");
-  GBytes *probs = read_data ("fashion-mnist/first64.prob.f32");
-  GBytes *preds = read_data ("fashion-mnist/t10k.torch-pred.u8");
+  GBytes *inputs = test_read_data ("fashion-mnist/first64.input.f32");
+  GBytes *probs = test_read_data ("fashion-mnist/first64.prob.f32");
+  GBytes *preds = test_read_data ("fashion-mnist/t10k.torch-pred.u8");
   gchar *model = fm_model (), *labels = fm_labels ();
   gchar **names = read_labels ();
   gchar *launch = g_strdup_printf ("m2iinfer model=%s labels=%s device=CPU", model, labels);
@@ -286,7 +236,7 @@ GST_START_TEST (test_tensor_input_known_labels)
     memcpy (m2i_ir_infer_request_get_input (d.req, 0)->data, in + i * n_in, n_in * sizeof (float));
     const M2iTensor *ref = direct_run (&d);
     fail_unless (memcmp (p, ref->data, 40) == 0, "image %u: element != runtime", i);
-    guint best = argmax (p, 10);
+    guint best = (guint) test_argmax (p, 10);
     fail_unless_equals_int (best, pred[i]);
     /* Tensor input to an image model: the region is the tensor's 28x28. */
     check_classification (o, FM_SIDE, FM_SIDE, names[best], (gint) best, p[best]);
@@ -319,7 +269,7 @@ typedef struct {
 static void
 run_fm_chain (const char *launch, ChainRun *r)
 {
-  GBytes *images = read_data ("fashion-mnist/first64.images.u8");
+  GBytes *images = test_read_data ("fashion-mnist/first64.images.u8");
   GstHarness *h = harness (launch, NV12_CAPS);
   M2iDevice *dev = m2i_device_get_default ();
   m2i_device_reset_counters (dev);
@@ -405,8 +355,8 @@ GST_END_TEST;
  * tensor for the same frame, and its labels are torch's. */
 GST_START_TEST (test_fused_vs_reference)
 {
-  GBytes *images = read_data ("fashion-mnist/first64.images.u8");
-  GBytes *preds = read_data ("fashion-mnist/t10k.torch-pred.u8");
+  GBytes *images = test_read_data ("fashion-mnist/first64.images.u8");
+  GBytes *preds = test_read_data ("fashion-mnist/t10k.torch-pred.u8");
   gchar *model = fm_model ();
   gchar *launch = g_strdup_printf ("m2icolorconvert ! m2iresize ! m2inorm " FM_NORM " ! "
       "m2iinfer name=inf model=%s device=CPU", model);
@@ -426,7 +376,7 @@ GST_START_TEST (test_fused_vs_reference)
     for (int c = 0; c < 10; c++)
       fail_unless (fabsf (a.prob[i][c] - ref[c]) <= 2e-3f, "frame %u class %d: %g vs %g", i, c,
           a.prob[i][c], ref[c]);
-    fail_unless_equals_int (a.label[i], argmax (ref, 10));
+    fail_unless_equals_int (a.label[i], test_argmax (ref, 10));
     fail_unless_equals_int (a.label[i], ((const guint8 *) g_bytes_get_data (preds, NULL))[i]);
     test_image_free (&in);
   }
@@ -602,7 +552,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_inference_interval)
 {
-  GBytes *inputs = read_data ("fashion-mnist/first64.input.f32");
+  GBytes *inputs = test_read_data ("fashion-mnist/first64.input.f32");
   gchar *model = fm_model ();
   gchar *launch = g_strdup_printf ("m2iinfer model=%s inference-interval=3 device=CPU", model);
   GstHarness *h = harness (launch, F32_28_CAPS);
@@ -666,7 +616,7 @@ GST_END_TEST;
 static gchar *
 ppp_model (void)
 {
-  return env_path ("M2I_MODELS_DIR", "fashion-mnist-ppp/fashion-mnist-ppp.xml");
+  return test_models_path ("fashion-mnist-ppp/fashion-mnist-ppp.xml");
 }
 
 /* Reference case @name of tests/data/ppp: its PPP_W x PPP_H NV12 frame into
@@ -677,7 +627,7 @@ ppp_case (const char *name, TestImage *frame)
 {
   gchar *nv = g_strdup_printf ("ppp/%s.nv12", name);
   gchar *pr = g_strdup_printf ("ppp/%s.prob.f32", name);
-  GBytes *data = read_data (nv), *prob = read_data (pr);
+  GBytes *data = test_read_data (nv), *prob = test_read_data (pr);
   test_image_alloc (frame, M2I_FORMAT_SP_NV12_8, PPP_W, PPP_H);
   fail_unless_equals_int (g_bytes_get_size (data), frame->size);
   fail_unless_equals_int (g_bytes_get_size (prob), 10 * sizeof (float));
@@ -705,7 +655,7 @@ GST_START_TEST (test_ppp_nv12_head)
     for (int c = 0; c < 10; c++)
       fail_unless (fabsf (p[c] - want[c]) <= 1e-4f, "%s class %d: %g vs %g", cases[i], c, p[c],
           want[c]);
-    guint best = argmax (p, 10);
+    guint best = (guint) test_argmax (p, 10);
     gchar label[16];
     g_snprintf (label, sizeof label, "class-%u", best);
     check_classification (o, PPP_W, PPP_H, label, (gint) best, p[best]);
@@ -723,42 +673,6 @@ GST_START_TEST (test_ppp_nv12_head)
 GST_END_TEST;
 
 /* ---- detection ------------------------------------------------------------------ */
-
-typedef struct {
-  gint width, height;
-  TestImage rgb;             /* IL_RGB888 */
-} Photo;
-
-static void
-read_photo (Photo *ph)
-{
-  GBytes *b = read_data ("ir/astronaut-272x160.ppm");
-  gsize len;
-  const char *d = g_bytes_get_data (b, &len);
-  gint used = 0, max = 0;
-  fail_unless (sscanf (d, "P6 %d %d %d%n", &ph->width, &ph->height, &max, &used) == 3);
-  test_image_alloc (&ph->rgb, M2I_FORMAT_IL_RGB888, ph->width, ph->height);
-  fail_unless ((gsize) used + 1 + ph->rgb.size <= len);
-  memcpy (ph->rgb.mem, d + used + 1, ph->rgb.size);
-  g_bytes_unref (b);
-}
-
-/* The path of person-detection-retail-0013 (caller frees), with the photo
- * read into @ph; NULL, with nothing read, when M2I_SHARED_MODELS does not
- * hold the model (the detection tests then pass without checking). */
-static gchar *
-person_model_and_photo (Photo *ph)
-{
-  gchar *p = env_path ("M2I_SHARED_MODELS",
-      "person-detection-retail-0013/person-detection-retail-0013.xml");
-  if (!g_file_test (p, G_FILE_TEST_EXISTS)) {
-    GST_INFO ("person-detection-retail-0013 not found under M2I_SHARED_MODELS: skipped");
-    g_free (p);
-    return NULL;
-  }
-  read_photo (ph);
-  return p;
-}
 
 /* Expected pixel rectangle of a detection row, the way the docs define it:
  * corners (clamped to [0,1]) times the frame size, rounded to nearest. */
@@ -961,26 +875,6 @@ GST_END_TEST;
 
 /* ---- errors, devices, states ------------------------------------------------------------ */
 
-/* Sets a pipeline with @launch to PAUSED and returns the error text (the
- * state change must fail). */
-static gchar *
-paused_error (const char *launch)
-{
-  GError *err = NULL;
-  GstElement *p = gst_parse_launch (launch, &err);
-  fail_unless (p != NULL, "%s", err ? err->message : "");
-  GstBus *bus = gst_element_get_bus (p);
-  GstStateChangeReturn r = gst_element_set_state (p, GST_STATE_PAUSED);
-  if (r == GST_STATE_CHANGE_ASYNC)
-    r = gst_element_get_state (p, NULL, NULL, 10 * GST_SECOND);
-  fail_unless_equals_int (r, GST_STATE_CHANGE_FAILURE);
-  gchar *text = test_bus_error (bus);
-  gst_element_set_state (p, GST_STATE_NULL);
-  gst_object_unref (bus);
-  gst_object_unref (p);
-  return text;
-}
-
 static void
 assert_contains (const char *text, const char *needle)
 {
@@ -1103,7 +997,7 @@ GST_END_TEST;
 static void
 run_fm_tensors (const char *device, const char *extra, float prob[64][10], gchar **fused)
 {
-  GBytes *inputs = read_data ("fashion-mnist/first64.input.f32");
+  GBytes *inputs = test_read_data ("fashion-mnist/first64.input.f32");
   gchar *model = fm_model ();
   gchar *launch = g_strdup_printf ("m2iinfer name=inf model=%s device=%s %s", model, device,
       extra);
@@ -1130,7 +1024,7 @@ run_fm_tensors (const char *device, const char *extra, float prob[64][10], gchar
 GST_START_TEST (test_devices_cpu_vs_hetero)
 {
   static float cpu[64][10], het[64][10], aut[64][10];
-  GBytes *preds = read_data ("fashion-mnist/t10k.torch-pred.u8");
+  GBytes *preds = test_read_data ("fashion-mnist/t10k.torch-pred.u8");
   const guint8 *pred = g_bytes_get_data (preds, NULL);
   gchar *dir = g_dir_make_tmp ("m2iinfer-split-XXXXXX", NULL);
   gchar *extra = g_strdup_printf ("split-dir=%s", dir);
@@ -1142,8 +1036,8 @@ GST_START_TEST (test_devices_cpu_vs_hetero)
   assert_contains (fh, "model on HETERO:M2I,CPU: 2 pieces, 1 on the device");
   assert_contains (fa, "model on HETERO:M2I,CPU");
   for (guint i = 0; i < 64; i++) {
-    fail_unless_equals_int (argmax (het[i], 10), argmax (cpu[i], 10));
-    fail_unless_equals_int (argmax (het[i], 10), pred[i]);
+    fail_unless_equals_int (test_argmax (het[i], 10), test_argmax (cpu[i], 10));
+    fail_unless_equals_int (test_argmax (het[i], 10), pred[i]);
     fail_unless (memcmp (het[i], aut[i], sizeof het[i]) == 0, "image %u: AUTO != HETERO", i);
     for (int c = 0; c < 10; c++)
       fail_unless (fabsf (het[i][c] - cpu[i][c]) <= 1e-2f, "image %u class %d: %g vs %g", i, c,
@@ -1196,8 +1090,8 @@ GST_START_TEST (test_ppp_head_on_device)
     for (int c = 0; c < 10; c++)
       fail_unless (fabsf (p[c] - want[c]) <= 1e-2f, "%s class %d: %g vs %g", cases[i], c, p[c],
           want[c]);
-    fail_unless_equals_int (argmax (p, 10), argmax (want, 10));
-    fail_unless_equals_int (argmax (p2, 10), argmax (want, 10));
+    fail_unless_equals_int (test_argmax (p, 10), test_argmax (want, 10));
+    fail_unless_equals_int (test_argmax (p2, 10), test_argmax (want, 10));
     gst_buffer_unref (o);
     gst_buffer_unref (o2);
     test_image_free (&t);

@@ -70,9 +70,9 @@ test_pgm_top_k (void)
 static void
 test_idx_input (void)
 {
-  const char *idx = "/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz";
-  if (!g_file_test (idx, G_FILE_TEST_EXISTS)) {
-    g_test_skip ("no Fashion-MNIST dataset (Debian package dataset-fashion-mnist)");
+  g_autofree gchar *idx = test_fashion_mnist_path ("t10k-images-idx3-ubyte.gz");
+  if (!idx) {
+    g_test_skip (TEST_FM_MISSING);
     return;
   }
   g_autofree gchar *model = test_models_path ("fashion-mnist/fashion-mnist.xml");
@@ -138,11 +138,10 @@ test_benchmark_mode (void)
 static void
 test_detections (void)
 {
-  g_autofree gchar *model = test_shared_path ("person-detection-retail-0013/person-detection-retail-0013.xml");
-  if (!model || !g_file_test (model, G_FILE_TEST_EXISTS)) {
-    g_test_skip ("../shared/models/external is not here");
+  g_autofree gchar *model =
+      test_shared_model ("person-detection-retail-0013/person-detection-retail-0013.xml");
+  if (!model)
     return;
-  }
   g_autofree gchar *photo = test_data_path ("ir/astronaut-272x160.ppm");
   gint status;
   g_autofree gchar *err = NULL;

@@ -8,6 +8,7 @@
 #include "conv-winograd.h"
 #include "kernels-private.h"
 
+#include <base/m2i-align.h>
 #include <string.h>
 
 /* Output channels per GEMM block: the block's 16 result matrices (16 ×
@@ -19,12 +20,6 @@
  * their own, output channels along the vector (ir_gemm_tail_panel(), with
  * AVX-512): a vector of columns for one tile would be 15/16 zeros. */
 #define TAIL_MAX M2I_GEMM_TAIL_MAX
-
-static gsize
-round16 (gsize n)
-{
-  return (n + 15) & ~(gsize) 15;
-}
 
 /* -1 until first read from M2I_CONV_WINOGRAD, then 0 or 1. */
 static gint enabled = -1;
@@ -143,13 +138,13 @@ ir_winograd_new (const M2iGemmArch *arch, const float *weights, gint64 c_out, gi
    * multiple of 4 KiB, the 16 rows the transforms read together would
    * share an L1 set. */
   wg->vw = arch->nr + (wg->tail ? arch->step : 0);
-  wg->v_stride = round16 (c_in * wg->vw) + 16;
-  wg->m_stride = round16 (wg->mb * wg->vw) + 16;
+  wg->v_stride = m2i_align_up (c_in * wg->vw, 16) + 16;
+  wg->m_stride = m2i_align_up (wg->mb * wg->vw, 16) + 16;
   wg->v_off = g_new (gint32, c_in);
   for (gint64 p = 0; p < c_in; p++)
     wg->v_off[p] = (gint32) (p * wg->vw);
   wg->slice_floats = 16 * wg->v_stride + 16 * wg->m_stride +
-      round16 (ir_gemm_strip_size (arch)) + round16 (wg->wp);
+      m2i_align_up (ir_gemm_strip_size (arch), 16) + m2i_align_up (wg->wp, 16);
   return wg;
 }
 
@@ -167,7 +162,7 @@ ir_winograd_free (M2iWinograd *wg)
 static gsize
 plane_floats (const M2iWinograd *wg)
 {
-  return round16 (wg->c_in * wg->hp * wg->wp);
+  return m2i_align_up (wg->c_in * wg->hp * wg->wp, 16);
 }
 
 gsize
@@ -380,7 +375,7 @@ static void
 input_block (const M2iWinograd *wg, const float *plane, gint64 b, float *v)
 {
   gint64 q0 = wg->block_start[b], nt = wg->block_start[b + 1] - q0;
-  gint64 step = wg->arch->step, zero_to = (nt + step - 1) / step * step;
+  gint64 step = wg->arch->step, zero_to = m2i_align_up (nt, step);
   gsize xs = wg->v_stride, chan = (gsize) wg->hp * wg->wp;
   for (gint64 ci = 0; ci < wg->c_in; ci++) {
     float *vc = v + ci * wg->vw;
@@ -477,7 +472,7 @@ block_slice (gint begin, gint end, gint slice, gpointer data)
   float *v = j->scratch + slice * wg->slice_floats;
   float *m = v + 16 * wg->v_stride;
   float *strip = m + 16 * wg->m_stride;
-  float *spare = strip + round16 (ir_gemm_strip_size (wg->arch));
+  float *spare = strip + m2i_align_up (ir_gemm_strip_size (wg->arch), 16);
   gint64 last_b = -1;
   for (gint t = begin; t < end; t++) {
     /* Tasks: tile blocks, then output-channel blocks, so a slice's

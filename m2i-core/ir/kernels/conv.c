@@ -16,6 +16,7 @@
 #include "kernels-private.h"
 #include "gemm.h"
 #include "conv-winograd.h"
+#include <base/m2i-align.h>
 #include <base/m2i-parallel.h>
 
 #include <string.h>
@@ -154,7 +155,7 @@ conv_column_copies (ConvState *s)
   s->hp = s->h + s->pt + s->pb;
   s->wp = s->w;
   s->plane = s->hp * s->wp;
-  s->gap = (MAX (s->pl, span - s->pl) + 15) / 16 * 16;
+  s->gap = (gint64) m2i_align_up (MAX (s->pl, span - s->pl), 16);
   s->chan = s->n_copies * (s->gap + s->plane);
   s->off = g_new (gint32, s->k);
   for (gint64 kk = 0; kk < s->k; kk++) {
@@ -265,8 +266,8 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
     ctx->scratch_bytes = ir_winograd_scratch_bytes (s->wino, s->slices);
   } else if (s->mode != CONV_DEPTHWISE) {
     s->packed_group = ir_gemm_packed_a_size (s->arch, (gint) cout_g, (gint) s->k);
-    s->bbuf_floats = ((gsize) s->arch->kc * s->arch->nr + 15) & ~(gsize) 15;
-    s->strip_floats = (ir_gemm_strip_size (s->arch) + 15) & ~(gsize) 15;
+    s->bbuf_floats = m2i_align_up ((gsize) s->arch->kc * s->arch->nr, 16);
+    s->strip_floats = m2i_align_up (ir_gemm_strip_size (s->arch), 16);
     ctx->scratch_bytes = s->slices * (s->bbuf_floats + s->strip_floats) * sizeof (float);
     if (ctx->inputs[1].data) {
       s->packed = g_new (float, s->packed_group * groups);
@@ -318,7 +319,7 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
     gboolean shared = s->padded && MIN (s->pl, s->pr) <= (s->kw - 1) * s->dw;
     s->x0 = shared ? 0 : s->pl;
     s->wp = shared ? s->w + MAX (s->pl, s->pr) : s->w + s->pl + s->pr;
-    s->guard = shared ? (s->pl + 15) / 16 * 16 : 0;
+    s->guard = shared ? (gint64) m2i_align_up (s->pl, 16) : 0;
     s->plane = s->chan = s->hp * s->wp;
     s->off = g_new (gint32, s->k);
     for (gint64 kk = 0; kk < s->k; kk++) {
@@ -712,7 +713,7 @@ conv_gemm (const M2iOpContext *ctx, const ConvState *s, gint slices)
   gint mr = s->arch->mr;
   if (slices > 1 && tasks % slices && tasks < 8 * slices && s->cout_g >= 2 * mr * slices)
     blocks = slices;
-  gint64 block_rows = ((s->cout_g + blocks - 1) / blocks + mr - 1) / mr * mr;
+  gint64 block_rows = (gint64) m2i_align_up ((s->cout_g + blocks - 1) / blocks, mr);
   blocks = (s->cout_g + block_rows - 1) / block_rows;
   ConvJob j = { s, in, packed, ctx->outputs[0].data, scratch, panels, grid, images, block_rows };
   if (!s->padded) {

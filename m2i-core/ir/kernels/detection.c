@@ -18,6 +18,7 @@
  */
 #include "kernels-private.h"
 
+#include <base/m2i-align.h>
 #include <math.h>
 #include <string.h>
 
@@ -38,7 +39,7 @@ typedef struct {
 static gboolean
 pbc_infer (M2iOpContext *ctx, GError **error)
 {
-  if (!m2i_k_check_arity (ctx, 2, 2, 1, 1, error))
+  if (!ir_k_check_arity (ctx, 2, 2, 1, 1, error))
     return FALSE;
   PbcState s = { 0 };
   gint nw, nh;
@@ -87,7 +88,7 @@ pbc_infer (M2iOpContext *ctx, GError **error)
   s.offset = (float) offset;
   gint64 size[2];
   gint n;
-  if (!m2i_k_const_ints (ctx, 0, size, 2, &n, error))
+  if (!ir_k_const_ints (ctx, 0, size, 2, &n, error))
     return FALSE;
   if (n != 2 || size[0] < 1 || size[1] < 1 || ctx->inputs[1].shape.rank != 1 ||
       ctx->inputs[1].shape.dims[0] != 2) {
@@ -96,7 +97,7 @@ pbc_infer (M2iOpContext *ctx, GError **error)
     return FALSE;
   }
   static const M2iElementType ints[] = { M2I_ET_I32, M2I_ET_I64 };
-  if (!m2i_k_check_type (ctx, 1, ints, 2, error))
+  if (!ir_k_check_type (ctx, 1, ints, 2, error))
     return FALSE;
   s.layer_h = size[0];
   s.layer_w = size[1];
@@ -153,7 +154,7 @@ pbc_execute (M2iOpContext *ctx, GError **error)
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_prior_box_clustered = {
+const M2iOpKernel ir_kernel_prior_box_clustered = {
   "PriorBoxClustered", "opset1", pbc_infer, pbc_execute, g_free,
 };
 
@@ -329,7 +330,7 @@ class_score (const DoState *s, const float *conf, const float *arm_conf, gint c,
 static gboolean
 do_infer (M2iOpContext *ctx, GError **error)
 {
-  if (!m2i_k_check_arity (ctx, 3, 5, 1, 1, error))
+  if (!ir_k_check_arity (ctx, 3, 5, 1, 1, error))
     return FALSE;
   if (ctx->n_inputs == 4) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
@@ -337,9 +338,9 @@ do_infer (M2iOpContext *ctx, GError **error)
     return FALSE;
   }
   for (gint i = 0; i < ctx->n_inputs; i++)
-    if (!m2i_k_check_f32 (ctx, i, error))
+    if (!ir_k_check_f32 (ctx, i, error))
       return FALSE;
-  gboolean v8 = m2i_k_op_version (ctx) >= 8;
+  gboolean v8 = ir_k_op_version (ctx) >= 8;
   DoState s = { 0 };
   gint64 num_classes, bg, top_k, ih, iw, keep[8];
   gint n_keep, code;
@@ -378,8 +379,8 @@ do_infer (M2iOpContext *ctx, GError **error)
   if (loc->rank != 2 || cls->rank != 2 || pri->rank != 3 || cls->dims[0] != loc->dims[0]) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "inputs %s, %s, %s: expected box logits [N, P·4·L], class predictions [N, P·C] "
-        "and priors [1 or N, 1 or 2, P·4 (or 5)]", m2i_k_shape_str (loc, 0),
-        m2i_k_shape_str (cls, 1), m2i_k_shape_str (pri, 2));
+        "and priors [1 or N, 1 or 2, P·4 (or 5)]", ir_k_shape_str (loc, 0),
+        ir_k_shape_str (cls, 1), ir_k_shape_str (pri, 2));
     return FALSE;
   }
   s.prior_size = s.normalized ? 4 : 5;
@@ -403,7 +404,7 @@ do_infer (M2iOpContext *ctx, GError **error)
         "inputs %s, %s, %s do not agree: %" G_GINT64_FORMAT " priors of %" G_GINT64_FORMAT
         " values need box logits [N,%" G_GINT64_FORMAT "], class predictions [N,%"
         G_GINT64_FORMAT "], priors [1 or N,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT "]",
-        m2i_k_shape_str (loc, 0), m2i_k_shape_str (cls, 1), m2i_k_shape_str (pri, 2),
+        ir_k_shape_str (loc, 0), ir_k_shape_str (cls, 1), ir_k_shape_str (pri, 2),
         s.priors, s.prior_size, s.priors * s.loc_classes * 4, s.priors * num_classes,
         want_pri1, s.priors * s.prior_size);
     return FALSE;
@@ -414,8 +415,8 @@ do_infer (M2iOpContext *ctx, GError **error)
         ctx->inputs[3].shape.dims[1] != s.priors * 2 || s.prior_batches != s.images) {
       m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
           "additional inputs %s and %s: expected [N,%" G_GINT64_FORMAT "] and the box "
-          "logits' shape %s (with per-image priors)", m2i_k_shape_str (&ctx->inputs[3].shape, 0),
-          m2i_k_shape_str (&ctx->inputs[4].shape, 1), s.priors * 2, m2i_k_shape_str (loc, 2));
+          "logits' shape %s (with per-image priors)", ir_k_shape_str (&ctx->inputs[3].shape, 0),
+          ir_k_shape_str (&ctx->inputs[4].shape, 1), s.priors * 2, ir_k_shape_str (loc, 2));
       return FALSE;
     }
     s.with_arm = TRUE;
@@ -444,7 +445,7 @@ do_infer (M2iOpContext *ctx, GError **error)
   s.off_cands = s.off_arm_boxes + (s.with_arm ? boxes : 0);
   s.off_kept = s.off_cands + s.priors * sizeof (Cand);
   s.off_counts = s.off_kept + pairs * sizeof (gint32);
-  s.off_all = s.off_counts + ((num_classes * sizeof (gint64) + 15) & ~(gsize) 15);
+  s.off_all = s.off_counts + m2i_align_up (num_classes * sizeof (gint64), 16);
   ctx->scratch_bytes = s.off_all + pairs * sizeof (Cand) +
       (s.decrease_label ? pairs * sizeof (Cand) : 0);
   ctx->outputs[0].type = M2I_ET_F32;
@@ -590,6 +591,6 @@ do_execute (M2iOpContext *ctx, GError **error)
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_detection_output = {
+const M2iOpKernel ir_kernel_detection_output = {
   "DetectionOutput", "opset1 opset8", do_infer, do_execute, g_free,
 };

@@ -111,9 +111,6 @@ extern const M2iOpKernel ir_kernel_pad;
 extern const M2iOpKernel ir_kernel_range;
 extern const M2iOpKernel ir_kernel_slice;
 
-/* All of the above, NULL-terminated. */
-extern const M2iOpKernel *const m2i_compute_kernels[];
-
 /* Swish-4 on @n floats (the Swish kernel's loop, vmath.h): y may be x. */
 void ir_k_swish_f32 (const float *x, float *y, gint64 n, float beta);
 

@@ -14,6 +14,7 @@
  * the inner loops run along contiguous memory and vectorize.
  */
 #include "kernels-private.h"
+#include <base/m2i-align.h>
 #include <base/m2i-parallel.h>
 
 #include <math.h>
@@ -442,7 +443,7 @@ typedef struct {
 static gsize
 pool_scratch_per_slice (const PoolState *s)
 {
-  return ((s->ow * (8 + 4)) + 63) & ~(gsize) 63;
+  return m2i_align_up (s->ow * (8 + 4), 64);
 }
 
 static void
