@@ -1,6 +1,8 @@
 /* Helpers shared by the compute kernels: checks, constant inputs, window
  * geometry of convolution and pooling, and broadcasting iteration. */
 #include "kernels-private.h"
+
+#include <stdarg.h>
 #include <base/m2i-parallel.h>
 
 #include <math.h>
@@ -688,4 +690,20 @@ ir_k_broadcast_run (const M2iBroadcast *b, gint n_threads, M2iBroadcastRow row,
     }
   }
   ir_k_parallel_for ((gint) rows, slices, 1, broadcast_rows, &j);
+}
+
+gboolean
+ir_k_require_attrs (const M2iOpContext *ctx, GError **error, ...)
+{
+  va_list ap;
+  va_start (ap, error);
+  for (const char *key = va_arg (ap, const char *); key; key = va_arg (ap, const char *))
+    if (!m2i_ir_node_get_attr (ctx->node, key)) {
+      m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, ctx->node, "attribute %s is required",
+          key);
+      va_end (ap);
+      return FALSE;
+    }
+  va_end (ap);
+  return TRUE;
 }

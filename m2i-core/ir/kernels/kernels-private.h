@@ -113,6 +113,33 @@ extern const M2iOpKernel ir_kernel_slice;
 
 /* Swish-4 on @n floats (the Swish kernel's loop, vmath.h): y may be x. */
 void ir_k_swish_f32 (const float *x, float *y, gint64 n, float beta);
+extern const M2iOpKernel ir_kernel_gather_nd;
+extern const M2iOpKernel ir_kernel_gather_elements;
+extern const M2iOpKernel ir_kernel_scatter_update;
+extern const M2iOpKernel ir_kernel_scatter_nd_update;
+extern const M2iOpKernel ir_kernel_scatter_elements_update;
+extern const M2iOpKernel ir_kernel_depth_to_space;
+extern const M2iOpKernel ir_kernel_space_to_depth;
+extern const M2iOpKernel ir_kernel_shuffle_channels;
+extern const M2iOpKernel ir_kernel_convolution_backprop_data;
+extern const M2iOpKernel ir_kernel_group_convolution_backprop_data;
+extern const M2iOpKernel ir_kernel_topk;
+extern const M2iOpKernel ir_kernel_non_max_suppression;
+extern const M2iOpKernel ir_kernel_prior_box;
+extern const M2iOpKernel ir_kernel_region_yolo;
+extern const M2iOpKernel ir_kernel_reorg_yolo;
+extern const M2iOpKernel ir_kernel_proposal;
+extern const M2iOpKernel ir_kernel_roi_pooling;
+extern const M2iOpKernel ir_kernel_roi_align;
+extern const M2iOpKernel ir_kernel_ctc_greedy_decoder;
+extern const M2iOpKernel ir_kernel_ctc_greedy_decoder_seq_len;
+extern const M2iOpKernel ir_kernel_lstm_sequence;
+extern const M2iOpKernel ir_kernel_gru_sequence;
+extern const M2iOpKernel ir_kernel_rnn_sequence;
+extern const M2iOpKernel ir_kernel_lstm_cell;
+extern const M2iOpKernel ir_kernel_gru_cell;
+extern const M2iOpKernel ir_kernel_rnn_cell;
+
 
 /* ---- Fusion ------------------------------------------------------------- */
 
@@ -211,6 +238,12 @@ gboolean ir_k_check_arity (const M2iOpContext *ctx, gint min_in, gint max_in,
  * with a GError naming the input, its type and the allowed ones. */
 gboolean ir_k_check_type (const M2iOpContext *ctx, gint i,
     const M2iElementType *allowed, gint n, GError **error);
+
+/* TRUE when the layer has every attribute named in the NULL-terminated
+ * list; otherwise FALSE with a GError (M2I_ERROR_MALFORMED) naming the
+ * first one missing. For attributes the spec marks required. */
+gboolean ir_k_require_attrs (const M2iOpContext *ctx, GError **error, ...)
+    G_GNUC_NULL_TERMINATED;
 
 /* Shorthand: input @i must be f32. */
 gboolean ir_k_check_f32 (const M2iOpContext *ctx, gint i, GError **error);

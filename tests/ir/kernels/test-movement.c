@@ -1,444 +1,242 @@
-/* Split, VariadicSplit, Tile, Broadcast-1/-3, Pad-1/-12, Slice-8 and
- * Range-1/-4 against NumPy (np.split, np.tile, np.broadcast_to, np.pad,
- * Python slicing, arange; tests/data/ir-kernels/gen-ops.py), the worked
- * examples of the Pad-12 and Slice-8 specifications, other element types
- * (bytes, i64), empty and one-element tensors, and errors. */
-#include "kernel-test.h"
+/* The data-movement kernels — Gather-1/7/8, GatherND-5/8, GatherElements-6,
+ * ScatterUpdate-3, ScatterNDUpdate-3/15, ScatterElementsUpdate-3/12,
+ * DepthToSpace-1, SpaceToDepth-1, ShuffleChannels-1 — against NumPy loops
+ * written from their specifications (tests/data/ir-kernels/gen_movement.py):
+ * negative axes and indices, batch dims (broadcast too), int32 and int64
+ * indices, every reduction on f32, i32 and boolean data, empty and
+ * one-element tensors; results must match bit for bit. Then a large
+ * threaded DepthToSpace against the spec's index formula, and the errors:
+ * bad attributes and shapes at compile time, indices out of range at run
+ * time, each naming the layer. */
+#include "case-test.h"
+
+static const KtCase cases[] = {
+  { "gather8_batch2", "Gather", "opset8", "batch_dims=2", 0x4 },
+  { "gather8_axis2_batch1", "Gather", "opset8", "batch_dims=1", 0x4 },
+  { "gather8_negbatch", "Gather", "opset8", "batch_dims=-1", 0x4 },
+  { "gather8_oob", "Gather", "opset8", "", 0x4 },
+  { "gather7_scalar", "Gather", "opset7", "batch_dims=0", 0x4 },
+  { "gather1_u8", "Gather", "opset1", "", 0x4 },
+  { "gather8_negaxis", "Gather", "opset11", "", 0x4 },
+  { "gather8_empty", "Gather", "opset8", "", 0x4 },
+  { "gather8_one", "Gather", "opset8", "", 0x4 },
+  { "gnd_elements", "GatherND", "opset8", "", 0 },
+  { "gnd_slices_neg", "GatherND", "opset8", "batch_dims=0", 0 },
+  { "gnd8_batch2", "GatherND", "opset8", "batch_dims=2", 0 },
+  { "gnd5_batch2", "GatherND", "opset5", "batch_dims=2", 0, "gnd8_batch2" },
+  { "gnd8_bcast", "GatherND", "opset8", "batch_dims=1", 0 },
+  { "gnd_full_i64", "GatherND", "opset5", "", 0 },
+  { "gnd_empty", "GatherND", "opset8", "", 0 },
+  { "gel_spec2", "GatherElements", "opset6", "axis=1", 0 },
+  { "gel_neg", "GatherElements", "opset6", "axis=-2", 0 },
+  { "gel_axis0_i32", "GatherElements", "opset6", "axis=0", 0 },
+  { "su_spec2", "ScatterUpdate", "opset3", "", 0x8 },
+  { "su_neg_2d", "ScatterUpdate", "opset3", "", 0x8 },
+  { "su_scalar_i64", "ScatterUpdate", "opset3", "", 0x8 },
+  { "snd_spec1", "ScatterNDUpdate", "opset3", "", 0 },
+  { "snd_slices", "ScatterNDUpdate", "opset3", "", 0 },
+  { "snd_pairs", "ScatterNDUpdate", "opset15", "reduction=none", 0 },
+  { "snd15_sum_f32", "ScatterNDUpdate", "opset15", "reduction=sum", 0, "snd15_f32" },
+  { "snd15_sub_f32", "ScatterNDUpdate", "opset15", "reduction=sub", 0, "snd15_f32" },
+  { "snd15_prod_f32", "ScatterNDUpdate", "opset15", "reduction=prod", 0, "snd15_f32" },
+  { "snd15_min_f32", "ScatterNDUpdate", "opset15", "reduction=min", 0, "snd15_f32" },
+  { "snd15_max_f32", "ScatterNDUpdate", "opset15", "reduction=max", 0, "snd15_f32" },
+  { "snd15_sum_i32", "ScatterNDUpdate", "opset15", "reduction=sum", 0, "snd15_i32" },
+  { "snd15_sub_i32", "ScatterNDUpdate", "opset15", "reduction=sub", 0, "snd15_i32" },
+  { "snd15_prod_i32", "ScatterNDUpdate", "opset15", "reduction=prod", 0, "snd15_i32" },
+  { "snd15_min_i32", "ScatterNDUpdate", "opset15", "reduction=min", 0, "snd15_i32" },
+  { "snd15_max_i32", "ScatterNDUpdate", "opset15", "reduction=max", 0, "snd15_i32" },
+  { "snd15_sum_bool", "ScatterNDUpdate", "opset15", "reduction=sum", 0, "snd15_bool" },
+  { "snd15_sub_bool", "ScatterNDUpdate", "opset15", "reduction=sub", 0, "snd15_bool" },
+  { "snd15_prod_bool", "ScatterNDUpdate", "opset15", "reduction=prod", 0, "snd15_bool" },
+  { "sel3_axis0", "ScatterElementsUpdate", "opset3", "", 0x8 },
+  { "sel3_smaller", "ScatterElementsUpdate", "opset3", "", 0x8 },
+#define SEL12(red, init, t) \
+  { "sel12_" red "_" #init "_" t, "ScatterElementsUpdate", "opset12", \
+    "reduction=" red ";use_init_val=" #init, 0x8, "sel12_" t }
+  SEL12 ("sum", 1, "f32"), SEL12 ("sum", 0, "f32"), SEL12 ("prod", 1, "f32"),
+  SEL12 ("prod", 0, "f32"), SEL12 ("min", 1, "f32"), SEL12 ("min", 0, "f32"),
+  SEL12 ("max", 1, "f32"), SEL12 ("max", 0, "f32"), SEL12 ("mean", 1, "f32"),
+  SEL12 ("mean", 0, "f32"), SEL12 ("none", 1, "f32"), SEL12 ("none", 0, "f32"),
+  SEL12 ("sum", 1, "i32"), SEL12 ("sum", 0, "i32"), SEL12 ("prod", 1, "i32"),
+  SEL12 ("prod", 0, "i32"), SEL12 ("min", 1, "i32"), SEL12 ("min", 0, "i32"),
+  SEL12 ("max", 1, "i32"), SEL12 ("max", 0, "i32"), SEL12 ("mean", 1, "i32"),
+  SEL12 ("mean", 0, "i32"),
+  SEL12 ("sum", 1, "bool"), SEL12 ("prod", 1, "bool"), SEL12 ("min", 1, "bool"),
+  SEL12 ("max", 1, "bool"),
+#undef SEL12
+  { "d2s_df", "DepthToSpace", "opset1", "block_size=2;mode=depth_first", 0 },
+  { "d2s_bf", "DepthToSpace", "opset1", "block_size=2;mode=blocks_first", 0, "d2s_df" },
+  { "d2s_bf_3d", "DepthToSpace", "opset1", "block_size=2;mode=blocks_first", 0 },
+  { "d2s_df_3d", "DepthToSpace", "opset1", "block_size=2;mode=depth_first", 0, "d2s_bf_3d" },
+  { "d2s_bf_1d", "DepthToSpace", "opset1", "block_size=3;mode=blocks_first", 0 },
+  { "s2d_df", "SpaceToDepth", "opset1", "block_size=2;mode=depth_first", 0 },
+  { "s2d_bf", "SpaceToDepth", "opset1", "block_size=2;mode=blocks_first", 0, "s2d_df" },
+  { "s2d_bf_3d", "SpaceToDepth", "opset1", "block_size=3;mode=blocks_first", 0 },
+  { "shuffle_c3", "ShuffleChannels", "opset1", "axis=1;group=3", 0 },
+  { "shuffle_neg", "ShuffleChannels", "opset1", "axis=-1;group=5", 0 },
+  { "shuffle_1d", "ShuffleChannels", "opset1", "axis=0;group=4", 0 },
+};
 
 static void
-check_f32 (const char *what, KTest *t, gint out, const char *want_name)
+test_cases (void)
 {
-  KtArray *want = kt_load (want_name);
-  if (!m2i_shape_equal (&t->outputs[out].shape, &want->shape))
-    g_error ("%s: shape %s, expected %s", what, ir_k_shape_str (&t->outputs[out].shape, 0),
-        ir_k_shape_str (&want->shape, 1));
-  kt_assert_close (what, kt_out_f32 (t, out), want->data, m2i_shape_numel (&want->shape), 0, 0);
-  kt_array_free (want);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    kt_run_case (&cases[i]);
 }
 
+/* A DepthToSpace large enough to be split over two threads, against the
+ * spec's index formula for depth_first on NCHW:
+ * out[n][c][h·bs + i][w·bs + j] = in[n][c·bs² + i·bs + j][h][w]. */
 static void
-test_split (void)
+test_large_threaded (void)
 {
-  KtArray *x = kt_load ("mv_x");
-  static const gint64 axis1 = 1;
-  KTest *t = kt_new (&ir_kernel_split, "opset1");
-  kt_attr (t, "num_splits", "3");
-  kt_input (t, x->type, x->shape, x->data, FALSE);
-  kt_input (t, M2I_ET_I64, SCALAR, &axis1, TRUE);
-  kt_run (t, 3);
-  check_f32 ("split 0", t, 0, "mv_split3_0");
-  check_f32 ("split 1", t, 1, "mv_split3_1");
-  check_f32 ("split 2", t, 2, "mv_split3_2");
-  kt_free (t);
-
-  /* lengths 1, 0, -1 (→ 3), 0 on axis -1 (an i32 [1] axis) */
-  static const gint32 axis_last[] = { -1 };
-  static const gint64 lengths[] = { 1, 0, -1, 0 };
-  t = kt_new (&ir_kernel_variadic_split, "opset1");
-  kt_input (t, x->type, x->shape, x->data, FALSE);
-  kt_input (t, M2I_ET_I32, SHAPE (1), axis_last, TRUE);
-  kt_input (t, M2I_ET_I64, SHAPE (4), lengths, TRUE);
-  kt_run (t, 4);
-  for (gint k = 0; k < 4; k++) {
-    g_autofree gchar *name = g_strdup_printf ("mv_vsplit_%d", k);
-    check_f32 (name, t, k, name);
-  }
-  kt_free (t);
-
-  /* An output nobody reads has no memory: it is skipped. */
-  static const gint64 halves[] = { 3, 3 };
-  t = kt_new (&ir_kernel_variadic_split, "opset1");
-  kt_input (t, x->type, x->shape, x->data, FALSE);
-  kt_input (t, M2I_ET_I64, SCALAR, &axis1, TRUE);
-  kt_input (t, M2I_ET_I64, SHAPE (2), halves, TRUE);
-  GError *error = NULL;
-  g_assert_true (kt_infer (t, 2, &error));
-  t->outputs[1].data = NULL;
-  g_assert_true (kt_execute (t, &error));
-  const float *first = kt_out_f32 (t, 0), *src = x->data;
-  for (gint64 b = 0; b < 2; b++)               /* [2, 3 of 6, 3, 4]: one block per batch */
-    g_assert_cmpmem (first + b * 36, 36 * 4, src + b * 72, 36 * 4);
-  kt_free (t);
-
-  /* Bytes move as they are (u8). */
-  static const guint8 bytes[] = { 1, 2, 3, 4, 5, 6 };
-  static const gint64 axis0 = 0;
-  t = kt_new (&ir_kernel_split, "opset1");
-  kt_attr (t, "num_splits", "2");
-  kt_input (t, M2I_ET_U8, SHAPE (2, 3), bytes, FALSE);
-  kt_input (t, M2I_ET_I64, SCALAR, &axis0, TRUE);
-  kt_run (t, 2);
-  g_assert_cmpmem (t->outputs[1].data, 3, bytes + 3, 3);
-  kt_free (t);
-  kt_array_free (x);
-}
-
-static void
-test_tile_broadcast (void)
-{
-  KtArray *s = kt_load ("mv_small"), *c = kt_load ("mv_c");
-  static const gint64 reps[] = { 2, 2, 3, 1 }, short_reps[] = { 1, 3 };
-  KTest *t = kt_new (&ir_kernel_tile, "opset1");
-  kt_input (t, s->type, s->shape, s->data, FALSE);
-  kt_input (t, M2I_ET_I64, SHAPE (4), reps, TRUE);
-  kt_run (t, 1);
-  check_f32 ("tile", t, 0, "mv_tile_2231");
-  kt_free (t);
-  t = kt_new (&ir_kernel_tile, "opset1");
-  kt_input (t, s->type, s->shape, s->data, FALSE);
-  kt_input (t, M2I_ET_I64, SHAPE (2), short_reps, TRUE);
-  kt_run (t, 1);
-  check_f32 ("tile, short repeats", t, 0, "mv_tile_short");
-  kt_free (t);
-
-  static const gint64 numpy[] = { 2, 3, 4, 2 }, expl[] = { 2, 3, 2, 2 }, map[] = { 1 },
-      bidir[] = { 4, 1, 5, 1 };
-  const struct {
-    const char *version, *mode;
-    const KtArray **data;
-    const gint64 *target;
-    gint n;
-    const char *want;
-  } cases[] = {
-    { "opset1", NULL, (const KtArray **) &s, numpy, 4, "mv_bcast_numpy" },
-    { "opset3", "numpy", (const KtArray **) &s, numpy, 4, "mv_bcast_numpy" },
-    { "opset3", "explicit", (const KtArray **) &c, expl, 4, "mv_bcast_explicit" },
-    { "opset3", "bidirectional", (const KtArray **) &s, bidir, 4, "mv_bcast_bidir" },
-  };
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
-    const KtArray *d = *cases[i].data;
-    t = kt_new (&ir_kernel_broadcast, cases[i].version);
-    if (cases[i].mode)
-      kt_attr (t, "mode", cases[i].mode);
-    kt_input (t, d->type, d->shape, d->data, FALSE);
-    kt_input (t, M2I_ET_I64, SHAPE (cases[i].n), cases[i].target, TRUE);
-    if (d == c)
-      kt_input (t, M2I_ET_I64, SHAPE (1), map, TRUE);
+  enum { N = 1, C = 8, BS = 4, H = 64, W = 96 };
+  gsize numel = (gsize) N * C * BS * BS * H * W;
+  float *x = g_new (float, numel), *want = g_new (float, numel);
+  kt_fill (x, numel, 5, -1, 1);
+  for (gint c = 0; c < C; c++)
+    for (gint i = 0; i < BS; i++)
+      for (gint j = 0; j < BS; j++)
+        for (gint h = 0; h < H; h++)
+          for (gint w = 0; w < W; w++)
+            want[((gsize) c * H * BS + h * BS + i) * W * BS + w * BS + j] =
+                x[(((gsize) c * BS * BS + i * BS + j) * H + h) * W + w];
+  for (gint threads = 1; threads <= 2; threads++) {
+    KTest *t = kt_layer ("DepthToSpace", "opset1", "block_size=4;mode=depth_first");
+    t->ctx.n_threads = threads;
+    kt_input (t, M2I_ET_F32, SHAPE (N, C * BS * BS, H, W), x, FALSE);
     kt_run (t, 1);
-    check_f32 (cases[i].want, t, 0, cases[i].want);
+    M2iShape want_shape = SHAPE (N, C, H * BS, W * BS);
+    g_assert_true (m2i_shape_equal (&t->outputs[0].shape, &want_shape));
+    g_assert_cmpint (memcmp (t->outputs[0].data, want, numel * sizeof (float)), ==, 0);
     kt_free (t);
   }
-  /* pdpd: [3, 1] onto [2, 3, 4] from axis 1 (its trailing 1 ignored);
-   * explicit [2, 3] to [2, 2, 3, 2] through axes 1 and 2 (the spec's
-   * [H, W] → [N, H, W, C] example). By hand. */
-  static const float d31[] = { 1, 2, 3 }, d23[] = { 1, 2, 3, 4, 5, 6 };
-  static const gint64 to234[] = { 2, 3, 4 }, to2232[] = { 2, 2, 3, 2 }, map12[] = { 1, 2 };
-  t = kt_new (&ir_kernel_broadcast, "opset1");
-  kt_attr (t, "mode", "pdpd");
-  kt_attr (t, "axis", "1");
-  kt_input (t, M2I_ET_F32, SHAPE (3, 1), d31, FALSE);
-  kt_input (t, M2I_ET_I64, SHAPE (3), to234, TRUE);
-  kt_run (t, 1);
-  for (gint k = 0; k < 24; k++)
-    g_assert_cmpfloat (kt_out_f32 (t, 0)[k], ==, d31[(k / 4) % 3]);
-  kt_free (t);
-  t = kt_new (&ir_kernel_broadcast, "opset3");
-  kt_attr (t, "mode", "explicit");
-  kt_input (t, M2I_ET_F32, SHAPE (2, 3), d23, FALSE);
-  kt_input (t, M2I_ET_I64, SHAPE (4), to2232, TRUE);
-  kt_input (t, M2I_ET_I64, SHAPE (2), map12, TRUE);
-  kt_run (t, 1);
-  for (gint k = 0; k < 24; k++)
-    g_assert_cmpfloat (kt_out_f32 (t, 0)[k], ==, d23[(k / 2) % 6]);
-  kt_free (t);
-
-  /* A scalar to [2, 3] (i64); an empty target dim. */
-  static const gint64 v = 42, to23[] = { 2, 3 }, to03[] = { 0, 3 };
-  t = kt_new (&ir_kernel_broadcast, "opset3");
-  kt_input (t, M2I_ET_I64, SCALAR, &v, FALSE);
-  kt_input (t, M2I_ET_I64, SHAPE (2), to23, TRUE);
-  kt_run (t, 1);
-  for (gint k = 0; k < 6; k++)
-    g_assert_cmpint (((gint64 *) t->outputs[0].data)[k], ==, 42);
-  kt_free (t);
-  t = kt_new (&ir_kernel_broadcast, "opset3");
-  kt_input (t, M2I_ET_I64, SCALAR, &v, FALSE);
-  kt_input (t, M2I_ET_I64, SHAPE (2), to03, TRUE);
-  kt_run (t, 1);
-  g_assert_cmpint (m2i_shape_numel (&t->outputs[0].shape), ==, 0);
-  kt_free (t);
-  kt_array_free (s);
-  kt_array_free (c);
+  g_free (x);
+  g_free (want);
 }
 
-/* The four modes with positive pads, and with mixed (cropping) pads, on
- * the 3×4 matrix; a 4-D reflect. Also the spec's worked examples. */
-static void
-test_pad (void)
-{
-  KtArray *p = kt_load ("mv_p"), *x = kt_load ("mv_x");
-  static const char *const modes[] = { "constant", "edge", "reflect", "symmetric" };
-  static const gint64 pb[] = { 2, 1 }, pe[] = { 1, 3 }, nb[] = { -1, 2 }, ne[] = { 1, -2 };
-  const float value = 7.5f;
-  for (guint m = 0; m < G_N_ELEMENTS (modes); m++) {
-    for (gint neg = 0; neg < 2; neg++) {
-      KTest *t = kt_new (&ir_kernel_pad, "opset12");
-      kt_attr (t, "pad_mode", modes[m]);
-      kt_input (t, p->type, p->shape, p->data, FALSE);
-      kt_input (t, M2I_ET_I64, SHAPE (2), neg ? nb : pb, TRUE);
-      kt_input (t, M2I_ET_I64, SHAPE (2), neg ? ne : pe, TRUE);
-      if (m == 0)   /* the pad value: constant, then known only at run time */
-        kt_input (t, M2I_ET_F32, SCALAR, &value, !neg);
-      kt_run (t, 1);
-      g_autofree gchar *name = g_strdup_printf ("mv_pad_%s%s", modes[m], neg ? "_neg" : "");
-      check_f32 (name, t, 0, name);
-      kt_free (t);
-    }
-  }
-  static const gint64 b4[] = { 0, 1, 0, 2 }, e4[] = { 1, 0, 2, 1 };
-  KTest *t = kt_new (&ir_kernel_pad, "opset1");
-  kt_attr (t, "pad_mode", "reflect");
-  kt_input (t, x->type, x->shape, x->data, FALSE);
-  kt_input (t, M2I_ET_I64, SHAPE (4), b4, TRUE);
-  kt_input (t, M2I_ET_I64, SHAPE (4), e4, TRUE);
-  kt_run (t, 1);
-  check_f32 ("pad 4-D reflect", t, 0, "mv_pad4");
-  kt_free (t);
+/* ---- errors -------------------------------------------------------------- */
 
-  /* Pad-12's "mixed pads" example, symmetric, on i32 (given by hand). */
-  static const gint32 data[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
-  static const gint32 mb[] = { 2, -1 };          /* i32 and i64 pads */
-  static const gint64 me[] = { -1, 3 };
-  static const gint32 sym[] = { 6, 7, 8, 8, 7, 6, 2, 3, 4, 4, 3, 2, 2, 3, 4, 4, 3, 2,
-    6, 7, 8, 8, 7, 6 };
-  t = kt_new (&ir_kernel_pad, "opset12");
-  kt_attr (t, "pad_mode", "symmetric");
-  kt_input (t, M2I_ET_I32, SHAPE (3, 4), data, FALSE);
-  kt_input (t, M2I_ET_I32, SHAPE (2), mb, TRUE);
-  kt_input (t, M2I_ET_I64, SHAPE (2), me, TRUE);
-  kt_run (t, 1);
-  g_assert_cmpint (t->outputs[0].shape.dims[0], ==, 4);
-  g_assert_cmpint (t->outputs[0].shape.dims[1], ==, 6);
-  g_assert_cmpmem (t->outputs[0].data, sizeof sym, sym, sizeof sym);
-  kt_free (t);
-
-  /* Cropping everything away gives an empty tensor. */
-  static const gint64 all_b[] = { -2, 0 }, all_e[] = { -1, 0 };
-  t = kt_new (&ir_kernel_pad, "opset12");
-  kt_attr (t, "pad_mode", "edge");
-  kt_input (t, M2I_ET_I32, SHAPE (3, 4), data, FALSE);
-  kt_input (t, M2I_ET_I64, SHAPE (2), all_b, TRUE);
-  kt_input (t, M2I_ET_I64, SHAPE (2), all_e, TRUE);
-  kt_run (t, 1);
-  g_assert_cmpint (t->outputs[0].shape.dims[0], ==, 0);
-  kt_free (t);
-  kt_array_free (p);
-  kt_array_free (x);
-}
+static const float fbuf[64];
 
 static void
-test_slice (void)
+expect (const char *type, const char *version, const char *attrs, const M2iShape *shapes,
+    const M2iElementType *types, gconstpointer const *data, guint const_mask, gint n,
+    gint code, const char *needle)
 {
-  KtArray *x = kt_load ("mv_x");
-  static const struct {
-    const char *name;
-    gint n;
-    gint64 start[2], stop[2], step[2], axes[2];
-  } cases[] = {
-    { "basic", 2, { 1, 0 }, { 5, 3 }, { 2, 1 }, { 1, 3 } },
-    { "neg", 2, { -1, 10 }, { -100, -5 }, { -2, -3 }, { -3, 2 } },
-    { "big", 1, { 0 }, { G_GINT64_CONSTANT (1) << 62 }, { 1 }, { -1 } },
-    { "empty", 1, { 3 }, { 1 }, { 1 }, { 1 } },
-    { "rev", 1, { G_GINT64_CONSTANT (1) << 62 }, { -(G_GINT64_CONSTANT (1) << 62) }, { -1 }, { 0 } },
-  };
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
-    KTest *t = kt_new (&ir_kernel_slice, "opset8");
-    kt_input (t, x->type, x->shape, x->data, FALSE);
-    kt_input (t, M2I_ET_I64, SHAPE (cases[i].n), cases[i].start, TRUE);
-    kt_input (t, M2I_ET_I64, SHAPE (cases[i].n), cases[i].stop, TRUE);
-    kt_input (t, M2I_ET_I64, SHAPE (cases[i].n), cases[i].step, TRUE);
-    kt_input (t, M2I_ET_I64, SHAPE (cases[i].n), cases[i].axes, TRUE);
-    kt_run (t, 1);
-    g_autofree gchar *name = g_strdup_printf ("mv_slice_%s", cases[i].name);
-    check_f32 (name, t, 0, name);
-    kt_free (t);
-  }
-  kt_array_free (x);
-
-  /* The spec's examples on [0..9] (i32 steps, default axes). */
-  static const gint64 ten[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 };
-  static const struct { gint32 start, stop, step; gint n; gint64 want[10]; } ex[] = {
-    { 1, 8, 1, 7, { 1, 2, 3, 4, 5, 6, 7 } }, { 1, 8, 2, 4, { 1, 3, 5, 7 } },
-    { -100, 100, 1, 10, { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 } },
-    { 9, -11, -1, 10, { 9, 8, 7, 6, 5, 4, 3, 2, 1, 0 } }, { 9, 0, -1, 9, { 9, 8, 7, 6, 5, 4, 3, 2, 1 } },
-    { 9, -10, -1, 9, { 9, 8, 7, 6, 5, 4, 3, 2, 1 } }, { 9, -11, -2, 5, { 9, 7, 5, 3, 1 } },
-    { 100, -100, -1, 10, { 9, 8, 7, 6, 5, 4, 3, 2, 1, 0 } },
-  };
-  for (guint i = 0; i < G_N_ELEMENTS (ex); i++) {
-    KTest *t = kt_new (&ir_kernel_slice, "opset8");
-    kt_input (t, M2I_ET_I64, SHAPE (10), ten, FALSE);
-    kt_input (t, M2I_ET_I32, SHAPE (1), &ex[i].start, TRUE);
-    kt_input (t, M2I_ET_I32, SHAPE (1), &ex[i].stop, TRUE);
-    kt_input (t, M2I_ET_I32, SHAPE (1), &ex[i].step, TRUE);
-    kt_run (t, 1);
-    g_assert_cmpint (t->outputs[0].shape.dims[0], ==, ex[i].n);
-    g_assert_cmpmem (t->outputs[0].data, ex[i].n * 8, ex[i].want, ex[i].n * 8);
-    kt_free (t);
-  }
+  KTest *t = kt_layer (type, version, attrs);
+  for (gint i = 0; i < n; i++)
+    kt_input (t, types[i], shapes[i], data[i] ? data[i] : fbuf, (const_mask >> i) & 1);
+  kt_expect_error (t, 1, code, needle);
+  kt_free (t);
 }
 
-static void
-test_range (void)
-{
-  /* Range-4 f32 from f32 inputs: 1.5, 1.2, ... > -2 (NumPy in double). */
-  const float start = 1.5f, stop = -2.0f, step = -0.3f;
-  KTest *t = kt_new (&ir_kernel_range, "opset4");
-  kt_attr (t, "output_type", "f32");
-  kt_input (t, M2I_ET_F32, SCALAR, &start, TRUE);
-  kt_input (t, M2I_ET_F32, SCALAR, &stop, TRUE);
-  kt_input (t, M2I_ET_F32, SCALAR, &step, TRUE);
-  kt_run (t, 1);
-  KtArray *want = kt_load ("mv_range_f");
-  g_assert_true (m2i_shape_equal (&t->outputs[0].shape, &want->shape));
-  /* the generator's start/step are the decimal ones; ours the f32 inputs */
-  kt_assert_close ("range f32", kt_out_f32 (t, 0), want->data, m2i_shape_numel (&want->shape),
-      1e-6, 1e-6);
-  kt_array_free (want);
-  kt_free (t);
-
-  /* The spec's examples: i32 2..23 step 3 (Range-1); 23..2 step -3 as
-   * i64 from f32 inputs (cast toward zero: 23.9 → 23, -3.7 → -3). */
-  static const gint32 a = 2, b = 23, c = 3;
-  t = kt_new (&ir_kernel_range, "opset1");
-  kt_input (t, M2I_ET_I32, SCALAR, &a, TRUE);
-  kt_input (t, M2I_ET_I32, SCALAR, &b, TRUE);
-  kt_input (t, M2I_ET_I32, SCALAR, &c, TRUE);
-  kt_run (t, 1);
-  static const gint32 up[] = { 2, 5, 8, 11, 14, 17, 20 };
-  g_assert_cmpint (t->outputs[0].shape.dims[0], ==, 7);
-  g_assert_cmpmem (t->outputs[0].data, sizeof up, up, sizeof up);
-  kt_free (t);
-  const float fa = 23.9f, fb = 2.0f, fc = -3.7f;
-  t = kt_new (&ir_kernel_range, "opset4");
-  kt_attr (t, "output_type", "i64");
-  kt_input (t, M2I_ET_F32, SCALAR, &fa, TRUE);
-  kt_input (t, M2I_ET_F32, SCALAR, &fb, TRUE);
-  kt_input (t, M2I_ET_F32, SCALAR, &fc, TRUE);
-  kt_run (t, 1);
-  static const gint64 down[] = { 23, 20, 17, 14, 11, 8, 5 };
-  g_assert_cmpint (t->outputs[0].shape.dims[0], ==, 7);
-  g_assert_cmpmem (t->outputs[0].data, sizeof down, down, sizeof down);
-  kt_free (t);
-  /* An empty range. */
-  t = kt_new (&ir_kernel_range, "opset1");
-  kt_input (t, M2I_ET_I32, SCALAR, &b, TRUE);
-  kt_input (t, M2I_ET_I32, SCALAR, &a, TRUE);
-  kt_input (t, M2I_ET_I32, SCALAR, &c, TRUE);
-  kt_run (t, 1);
-  g_assert_cmpint (t->outputs[0].shape.dims[0], ==, 0);
-  kt_free (t);
-}
+#define ET(...) ((const M2iElementType[]) { __VA_ARGS__ })
+#define SH(...) ((const M2iShape[]) { __VA_ARGS__ })
+#define DATA(...) ((gconstpointer const[]) { __VA_ARGS__ })
 
 static void
 test_errors (void)
 {
-  static float buf[64];
-  static const gint64 axis1 = 1, bad_len[] = { 2, 2 }, two_minus[] = { -1, -1 };
-  KTest *t = kt_new (&ir_kernel_split, "opset1");
-  kt_attr (t, "num_splits", "4");
-  kt_input (t, M2I_ET_F32, SHAPE (2, 6), buf, FALSE);
-  kt_input (t, M2I_ET_I64, SCALAR, &axis1, TRUE);
-  kt_expect_error (t, 4, M2I_ERROR_INVALID_ARGUMENT, "num_splits=\"4\"");
-  kt_free (t);
+  static const gint64 i_oob[] = { 0, 5 }, i_neg_oob[] = { -6 }, axis0[] = { 0 },
+      axis3[] = { 3 }, pair_oob[] = { 1, 4 };
+  static const gint32 i32_oob[] = { 2, -3, 0 };
+  const M2iElementType f_i_i[] = { M2I_ET_F32, M2I_ET_I64, M2I_ET_I64 };
+  /* Gather-7: an index out of range is an error at run time (Gather-8: zeros) */
+  expect ("Gather", "opset7", "", SH (SHAPE (5), SHAPE (2), SCALAR), f_i_i,
+      DATA (NULL, i_oob, axis0), 0x4, 3, M2I_ERROR_INVALID_ARGUMENT, "index 5");
+  expect ("Gather", "opset1", "", SH (SHAPE (5), SHAPE (1), SCALAR), f_i_i,
+      DATA (NULL, i_neg_oob, axis0), 0x4, 3, M2I_ERROR_INVALID_ARGUMENT, "index -6");
+  expect ("Gather", "opset8", "", SH (SHAPE (5), SHAPE (2), SCALAR), f_i_i,
+      DATA (NULL, i_oob, axis3), 0x4, 3, M2I_ERROR_INVALID_ARGUMENT, "axis 3");
+  expect ("Gather", "opset8", "batch_dims=2", SH (SHAPE (2, 5), SHAPE (2, 2), SCALAR), f_i_i,
+      DATA (NULL, i_oob, axis0), 0x4, 3, M2I_ERROR_INVALID_ARGUMENT, "batch_dims");
+  expect ("Gather", "opset8", "batch_dims=-3", SH (SHAPE (2, 5), SHAPE (2, 2), SCALAR), f_i_i,
+      DATA (NULL, i_oob, axis0), 0x4, 3, M2I_ERROR_INVALID_ARGUMENT, "batch_dims");
+  expect ("Gather", "opset8", "", SH (SHAPE (5), SHAPE (2), SCALAR),
+      ET (M2I_ET_F32, M2I_ET_F32, M2I_ET_I64), DATA (NULL, NULL, axis0), 0x4, 3,
+      M2I_ERROR_INVALID_ARGUMENT, "integers");
 
-  for (gint k = 0; k < 2; k++) {
-    t = kt_new (&ir_kernel_variadic_split, "opset1");
-    kt_input (t, M2I_ET_F32, SHAPE (2, 6), buf, FALSE);
-    kt_input (t, M2I_ET_I64, SCALAR, &axis1, TRUE);
-    kt_input (t, M2I_ET_I64, SHAPE (2), k ? two_minus : bad_len, TRUE);
-    kt_expect_error (t, 2, M2I_ERROR_INVALID_ARGUMENT, "do not cut axis 1");
-    kt_free (t);
-  }
+  /* GatherND */
+  expect ("GatherND", "opset8", "", SH (SHAPE (3, 4), SHAPE (2)), f_i_i, DATA (NULL, pair_oob),
+      0, 2, M2I_ERROR_INVALID_ARGUMENT, "index 4");
+  expect ("GatherND", "opset8", "", SH (SHAPE (3, 4), SHAPE (3)), f_i_i, DATA (NULL, pair_oob),
+      0, 2, M2I_ERROR_INVALID_ARGUMENT, "last dimension");
+  expect ("GatherND", "opset8", "batch_dims=1", SH (SHAPE (3, 4), SHAPE (2, 1)), f_i_i,
+      DATA (NULL, pair_oob), 0, 2, M2I_ERROR_INVALID_ARGUMENT, "batch dimension 0");
+  expect ("GatherND", "opset8", "batch_dims=2", SH (SHAPE (3, 4), SHAPE (3, 1)), f_i_i,
+      DATA (NULL, pair_oob), 0, 2, M2I_ERROR_INVALID_ARGUMENT, "batch_dims 2");
 
-  t = kt_new (&ir_kernel_variadic_split, "opset1");
-  kt_input (t, M2I_ET_F32, SHAPE (2, 6), buf, FALSE);
-  kt_input (t, M2I_ET_I64, SCALAR, &axis1, FALSE);
-  kt_input (t, M2I_ET_I64, SHAPE (2), bad_len, TRUE);
-  kt_expect_error (t, 2, M2I_ERROR_UNSUPPORTED, "must be a constant");
-  kt_free (t);
+  /* GatherElements */
+  expect ("GatherElements", "opset6", "axis=0", SH (SHAPE (2, 3), SHAPE (1, 3)),
+      ET (M2I_ET_F32, M2I_ET_I32), DATA (NULL, i32_oob), 0, 2, M2I_ERROR_INVALID_ARGUMENT,
+      "index 2");
+  expect ("GatherElements", "opset6", "axis=1", SH (SHAPE (2, 3), SHAPE (1, 2)),
+      ET (M2I_ET_F32, M2I_ET_I32), DATA (NULL, i32_oob), 0, 2, M2I_ERROR_INVALID_ARGUMENT,
+      "except along the axis");
+  expect ("GatherElements", "opset6", "", SH (SHAPE (2, 3), SHAPE (2, 3)),
+      ET (M2I_ET_F32, M2I_ET_I32), DATA (NULL, i32_oob), 0, 2, M2I_ERROR_MALFORMED, "axis");
+  expect ("GatherElements", "opset6", "axis=0", SH (SHAPE (2, 3), SHAPE (2, 3)),
+      ET (M2I_ET_F32, M2I_ET_U8), DATA (NULL, NULL), 0, 2, M2I_ERROR_UNSUPPORTED, "u8");
 
-  static const gint64 pads[] = { 3, 0 }, zero[] = { 0, 0 }, neg[] = { -1, 0 };
-  t = kt_new (&ir_kernel_pad, "opset12");
-  kt_attr (t, "pad_mode", "reflect");
-  kt_input (t, M2I_ET_F32, SHAPE (3, 4), buf, FALSE);
-  kt_input (t, M2I_ET_I64, SHAPE (2), pads, TRUE);
-  kt_input (t, M2I_ET_I64, SHAPE (2), zero, TRUE);
-  kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "reflect needs pads of at most dim - 1");
-  kt_free (t);
+  /* Scatter* */
+  const M2iElementType f_i_f_i[] = { M2I_ET_F32, M2I_ET_I64, M2I_ET_F32, M2I_ET_I64 };
+  expect ("ScatterUpdate", "opset3", "", SH (SHAPE (5), SHAPE (2), SHAPE (2), SCALAR), f_i_f_i,
+      DATA (NULL, i_oob, NULL, axis0), 0x8, 4, M2I_ERROR_INVALID_ARGUMENT, "index 5");
+  expect ("ScatterUpdate", "opset3", "", SH (SHAPE (5), SHAPE (2), SHAPE (3), SCALAR), f_i_f_i,
+      DATA (NULL, i_oob, NULL, axis0), 0x8, 4, M2I_ERROR_INVALID_ARGUMENT, "updates have shape");
+  expect ("ScatterUpdate", "opset3", "", SH (SHAPE (5), SHAPE (2), SHAPE (2), SCALAR), f_i_f_i,
+      DATA (NULL, i_oob, NULL, axis0), 0, 4, M2I_ERROR_UNSUPPORTED, "constant");
+  expect ("ScatterUpdate", "opset3", "", SH (SHAPE (5), SHAPE (2), SHAPE (2), SCALAR),
+      ET (M2I_ET_F32, M2I_ET_I64, M2I_ET_I32, M2I_ET_I64), DATA (NULL, i_oob, NULL, axis0), 0x8,
+      4, M2I_ERROR_INVALID_ARGUMENT, "same element type");
+  expect ("ScatterNDUpdate", "opset3", "",
+      SH (SHAPE (3, 4), SHAPE (1, 2), SHAPE (1)), ET (M2I_ET_F32, M2I_ET_I64, M2I_ET_F32),
+      DATA (NULL, pair_oob, NULL), 0, 3, M2I_ERROR_INVALID_ARGUMENT, "index 4");
+  expect ("ScatterNDUpdate", "opset15", "reduction=mean",
+      SH (SHAPE (3, 4), SHAPE (1, 2), SHAPE (1)), ET (M2I_ET_F32, M2I_ET_I64, M2I_ET_F32),
+      DATA (NULL, pair_oob, NULL), 0, 3, M2I_ERROR_UNSUPPORTED, "reduction");
+  expect ("ScatterNDUpdate", "opset3", "", SH (SHAPE (3, 4), SHAPE (1, 2), SHAPE (2)),
+      ET (M2I_ET_F32, M2I_ET_I64, M2I_ET_F32), DATA (NULL, pair_oob, NULL), 0, 3,
+      M2I_ERROR_INVALID_ARGUMENT, "updates have shape");
+  expect ("ScatterElementsUpdate", "opset12", "reduction=sum",
+      SH (SHAPE (2, 3), SHAPE (1, 2), SHAPE (1, 2), SCALAR), f_i_f_i,
+      DATA (NULL, pair_oob, NULL, axis0), 0x8, 4, M2I_ERROR_INVALID_ARGUMENT, "index 4");
+  expect ("ScatterElementsUpdate", "opset12", "reduction=mean",
+      SH (SHAPE (2, 3), SHAPE (1, 2), SHAPE (1, 2), SCALAR),
+      ET (M2I_ET_BOOLEAN, M2I_ET_I64, M2I_ET_BOOLEAN, M2I_ET_I64),
+      DATA (NULL, pair_oob, NULL, axis0), 0x8, 4, M2I_ERROR_UNSUPPORTED, "mean on boolean");
+  expect ("ScatterElementsUpdate", "opset3", "",
+      SH (SHAPE (2, 3), SHAPE (3, 2), SHAPE (3, 2), SCALAR), f_i_f_i,
+      DATA (NULL, pair_oob, NULL, axis3), 0x8, 4, M2I_ERROR_INVALID_ARGUMENT, "axis 3");
 
-  t = kt_new (&ir_kernel_pad, "opset1");
-  kt_attr (t, "pad_mode", "constant");
-  kt_input (t, M2I_ET_F32, SHAPE (3, 4), buf, FALSE);
-  kt_input (t, M2I_ET_I64, SHAPE (2), neg, TRUE);
-  kt_input (t, M2I_ET_I64, SHAPE (2), zero, TRUE);
-  kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "Pad-1 takes no negative pads");
-  kt_free (t);
-
-  t = kt_new (&ir_kernel_pad, "opset12");
-  kt_attr (t, "pad_mode", "constant");
-  kt_input (t, M2I_ET_F32, SHAPE (3, 4), buf, FALSE);
-  kt_input (t, M2I_ET_I64, SHAPE (2), zero, TRUE);
-  kt_input (t, M2I_ET_I64, SHAPE (2), zero, TRUE);
-  kt_input (t, M2I_ET_I32, SCALAR, buf, TRUE);
-  kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "pad_value (input 3) must be one f32");
-  kt_free (t);
-
-  static const gint64 s0[] = { 0 }, s5[] = { 5 }, st0[] = { 0 };
-  t = kt_new (&ir_kernel_slice, "opset8");
-  kt_input (t, M2I_ET_F32, SHAPE (8), buf, FALSE);
-  kt_input (t, M2I_ET_I64, SHAPE (1), s0, TRUE);
-  kt_input (t, M2I_ET_I64, SHAPE (1), s5, TRUE);
-  kt_input (t, M2I_ET_I64, SHAPE (1), st0, TRUE);
-  kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "step 0");
-  kt_free (t);
-
-  static const gint64 tgt[] = { 2, 4 };
-  t = kt_new (&ir_kernel_broadcast, "opset3");
-  kt_input (t, M2I_ET_F32, SHAPE (3), buf, FALSE);
-  kt_input (t, M2I_ET_I64, SHAPE (2), tgt, TRUE);
-  kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "do not broadcast");
-  kt_free (t);
-
-  t = kt_new (&ir_kernel_broadcast, "opset1");
-  kt_attr (t, "mode", "bidirectional");
-  kt_input (t, M2I_ET_F32, SHAPE (4), buf, FALSE);
-  kt_input (t, M2I_ET_I64, SHAPE (2), tgt, TRUE);
-  kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "Broadcast-3's");
-  kt_free (t);
-
-  static const gint64 rep_neg[] = { -1 };
-  t = kt_new (&ir_kernel_tile, "opset1");
-  kt_input (t, M2I_ET_F32, SHAPE (4), buf, FALSE);
-  kt_input (t, M2I_ET_I64, SHAPE (1), rep_neg, TRUE);
-  kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "negative value -1");
-  kt_free (t);
-
-  static const gint32 r0 = 0, r5 = 5;
-  t = kt_new (&ir_kernel_range, "opset1");
-  kt_input (t, M2I_ET_I32, SCALAR, &r0, TRUE);
-  kt_input (t, M2I_ET_I32, SCALAR, &r5, TRUE);
-  kt_input (t, M2I_ET_I32, SCALAR, &r0, TRUE);
-  kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "step is 0");
-  kt_free (t);
-
-  t = kt_new (&ir_kernel_range, "opset4");
-  kt_attr (t, "output_type", "i32");
-  kt_input (t, M2I_ET_I32, SCALAR, &r0, TRUE);
-  kt_input (t, M2I_ET_I32, SCALAR, &r5, FALSE);
-  kt_input (t, M2I_ET_I32, SCALAR, &r5, TRUE);
-  kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "stop (input 1) must be a constant");
-  kt_free (t);
+  /* DepthToSpace, SpaceToDepth, ShuffleChannels */
+  const M2iElementType f[] = { M2I_ET_F32 };
+  expect ("DepthToSpace", "opset1", "block_size=2;mode=depth_first", SH (SHAPE (1, 6, 2, 2)), f,
+      DATA (NULL), 0, 1, M2I_ERROR_INVALID_ARGUMENT, "does not divide");
+  expect ("DepthToSpace", "opset1", "block_size=2", SH (SHAPE (1, 8, 2, 2)), f, DATA (NULL), 0, 1,
+      M2I_ERROR_MALFORMED, "mode");
+  expect ("DepthToSpace", "opset1", "block_size=2;mode=columns", SH (SHAPE (1, 8, 2, 2)), f,
+      DATA (NULL), 0, 1, M2I_ERROR_UNSUPPORTED, "blocks_first");
+  expect ("DepthToSpace", "opset1", "block_size=0;mode=depth_first", SH (SHAPE (1, 8, 2, 2)), f,
+      DATA (NULL), 0, 1, M2I_ERROR_INVALID_ARGUMENT, "block_size 0");
+  expect ("SpaceToDepth", "opset1", "block_size=2;mode=depth_first", SH (SHAPE (1, 2, 3, 2)), f,
+      DATA (NULL), 0, 1, M2I_ERROR_INVALID_ARGUMENT, "does not divide");
+  expect ("SpaceToDepth", "opset1", "block_size=2;mode=depth_first", SH (SHAPE (4, 4)), f,
+      DATA (NULL), 0, 1, M2I_ERROR_INVALID_ARGUMENT, "rank 3");
+  expect ("ShuffleChannels", "opset1", "group=4", SH (SHAPE (1, 6, 2)), f, DATA (NULL), 0, 1,
+      M2I_ERROR_INVALID_ARGUMENT, "group 4");
+  expect ("ShuffleChannels", "opset1", "axis=-4;group=1", SH (SHAPE (1, 6, 2)), f, DATA (NULL), 0,
+      1, M2I_ERROR_INVALID_ARGUMENT, "axis -4");
 }
 
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/kernels/movement/split", test_split);
-  g_test_add_func ("/kernels/movement/tile-broadcast", test_tile_broadcast);
-  g_test_add_func ("/kernels/movement/pad", test_pad);
-  g_test_add_func ("/kernels/movement/slice", test_slice);
-  g_test_add_func ("/kernels/movement/range", test_range);
+  g_test_add_func ("/kernels/movement/cases", test_cases);
+  g_test_add_func ("/kernels/movement/large-threaded", test_large_threaded);
   g_test_add_func ("/kernels/movement/errors", test_errors);
   return g_test_run ();
 }
