@@ -214,14 +214,8 @@ mark_axes (const M2iOpContext *ctx, const gint64 *axes, gint n, gint rank, gbool
 static gboolean
 required_float (const M2iOpContext *ctx, const char *key, double *out, GError **error)
 {
-  if (!m2i_ir_node_attr_float (ctx->node, key, NAN, out, error))
-    return FALSE;
-  if (isnan (*out)) {
-    m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
-        "attribute %s is required (a number)", key);
-    return FALSE;
-  }
-  return TRUE;
+  return ir_k_require_attrs (ctx, error, key, NULL) &&
+      m2i_ir_node_attr_float (ctx->node, key, 0.0, out, error);
 }
 
 static gboolean

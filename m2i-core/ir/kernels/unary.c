@@ -284,13 +284,9 @@ un_infer (M2iOpContext *ctx, UnOp op, GError **error)
       break;
     case U_ELU: {
       double alpha;
-      if (!m2i_ir_node_attr_float (ctx->node, "alpha", NAN, &alpha, error))
+      if (!ir_k_require_attrs (ctx, error, "alpha", NULL) ||
+          !m2i_ir_node_attr_float (ctx->node, "alpha", 0.0, &alpha, error))
         return FALSE;
-      if (isnan (alpha)) {
-        m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
-            "attribute alpha is required (a number)");
-        return FALSE;
-      }
       s.alpha = (float) alpha;
       break;
     }

@@ -196,7 +196,7 @@ test_errors (void)
   kt_attr (t, "eps_mode", "inside_sqrt");
   kt_input (t, M2I_ET_F32, SHAPE (1, 2, 2, 2), buf, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (1), ax1, TRUE);
-  kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "eps is required");
+  kt_expect_error (t, 1, M2I_ERROR_MALFORMED, "attribute eps is required");
   kt_free (t);
 
   t = kt_new (&ir_kernel_mvn, "opset6");

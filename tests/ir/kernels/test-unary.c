@@ -277,7 +277,7 @@ test_errors (void)
   static float buf[8];
   KTest *t = kt_new (&ir_kernel_elu, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (4), buf, FALSE);
-  kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "alpha is required");
+  kt_expect_error (t, 1, M2I_ERROR_MALFORMED, "attribute alpha is required");
   kt_free (t);
 
   t = kt_new (&ir_kernel_swish, "opset4");
