@@ -460,6 +460,9 @@ ir_k_window_output (const M2iOpContext *ctx, M2iWindow *w, const gint64 *in,
           out[i] = 0;
         else
           out[i] = (w->ceil ? (in[i] - eff + s - 1) / s : (in[i] - eff) / s) + 1;
+        /* ceil_torch (pooling-14): the last window starts inside the input */
+        if (w->ceil_torch && out[i] > 1 && (out[i] - 1) * s >= in[i])
+          out[i]--;
         break;
       case M2I_PAD_SAME_UPPER:
       case M2I_PAD_SAME_LOWER: {
@@ -478,13 +481,11 @@ ir_k_window_output (const M2iOpContext *ctx, M2iWindow *w, const gint64 *in,
           out[i] = (span + s - 1) / s + 1;
         else
           out[i] = span / s + 1;
+        if (w->ceil_torch && out[i] > 1 && (out[i] - 1) * s >= in[i] + w->pads_begin[i])
+          out[i]--;
         break;
       }
     }
-    /* ceil_torch (MaxPool-14, AvgPool-14): a last window that would start
-     * past the input (in the end pad) is dropped, as PyTorch does. */
-    if (w->ceil_torch && out[i] > 1 && (out[i] - 1) * s >= in[i] + w->pads_begin[i])
-      out[i]--;
     if (out[i] < 1) {
       m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
           "spatial axis %d: a window of %" G_GINT64_FORMAT " (kernel %" G_GINT64_FORMAT
