@@ -312,7 +312,8 @@ conv_candidate (const M2iIrCompiledModel *cm, const gint *producer, gint si, Can
   gint64 n = c->grid.n;
   const float *ol = c->grid.r + 2 * n, *oh = c->grid.r + 3 * n;
   c->p = (M2iKConvInt8Params) { g, c->codes, c->scales, c->grid.levels, n, ol, oh, ol, oh,
-    FALSE, f->bias, f->relu ? M2I_K_I8_ACT_RELU : M2I_K_I8_ACT_NONE };
+    FALSE, f->bias, f->relu ? M2I_K_I8_ACT_RELU : f->swish ? M2I_K_I8_ACT_SWISH :
+    M2I_K_I8_ACT_NONE, .swish_beta = f->swish_beta };
   const char *why = ir_k_conv_int8_unsupported (&c->p);
   if (why) {
     g_debug ("int8: layer '%s' stays f32: %s", s->ctx.node->name, why);
@@ -352,9 +353,10 @@ fuse_activation (const M2iIrCompiledModel *cm, const CmStep *a, gint v, M2iKConv
   if (!strcmp (type, "Swish") && (a->ctx.n_inputs == 1 || a->ctx.n_inputs == 2)) {
     gint64 n;
     const float *beta = a->ctx.n_inputs == 2 ? const_f32 (cm, a->in_values[1], &n) : NULL;
-    if (a->ctx.n_inputs == 2 && (!beta || n != 1 || beta[0] != 1.0f))
+    if (a->ctx.n_inputs == 2 && (!beta || n != 1))
       return FALSE;
     p->act = M2I_K_I8_ACT_SWISH;
+    p->swish_beta = beta ? beta[0] : 1.0f;
     return TRUE;
   }
   return FALSE;

@@ -20,8 +20,8 @@
  *
  * Every epilogue is the scalar one of conv-int8.c, lane for lane: float
  * (acc) · mul + add (two roundings, no FMA), + the padding term, the
- * activation (Swish: its exp to within a few ulps of expf), then the f32
- * value or its level, stored by masked stores.
+ * activation (Swish: the Swish kernel's operations), then the f32 value or
+ * its level, stored by masked stores.
  */
 #include "conv-int8.h"
 
@@ -71,27 +71,41 @@ quant16 (const M2iKI8Quant *q, __m512 v, __m512 inv)
   return _mm512_cvttps_epi32 (k);
 }
 
-/* exp (x), within a few ulps: x = n·ln2 + r, |r| <= ln2/2, e^r by its
- * Taylor polynomial to r^7 (error below 2^-26 there), times 2^n (scalef,
- * which also overflows to +inf and underflows to 0 as expf does). */
+/* Swish of 16 values: ir_vm_swish (vmath.h) operation for operation (no
+ * FMA), so bit for bit the Swish kernel's and the C epilogue's. */
 AVX512_TARGET static ALWAYS_INLINE __m512
-exp16 (__m512 x)
+swish16 (__m512 x, float beta)
 {
-  x = _mm512_max_ps (x, _mm512_set1_ps (-104.0f));
-  x = _mm512_min_ps (x, _mm512_set1_ps (89.0f));
-  __m512 n = _mm512_roundscale_ps (_mm512_mul_ps (x, _mm512_set1_ps (1.44269504088896341f)),
-      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m512 r = _mm512_fnmadd_ps (n, _mm512_set1_ps (0.693145751953125f), x);
-  r = _mm512_fnmadd_ps (n, _mm512_set1_ps (1.42860682030941723212e-6f), r);
-  __m512 p = _mm512_set1_ps (1.0f / 5040);
-  p = _mm512_fmadd_ps (p, r, _mm512_set1_ps (1.0f / 720));
-  p = _mm512_fmadd_ps (p, r, _mm512_set1_ps (1.0f / 120));
-  p = _mm512_fmadd_ps (p, r, _mm512_set1_ps (1.0f / 24));
-  p = _mm512_fmadd_ps (p, r, _mm512_set1_ps (1.0f / 6));
-  p = _mm512_fmadd_ps (p, r, _mm512_set1_ps (0.5f));
-  p = _mm512_fmadd_ps (p, r, _mm512_set1_ps (1.0f));
-  p = _mm512_fmadd_ps (p, r, _mm512_set1_ps (1.0f));
-  return _mm512_scalef_ps (p, n);
+  const __m512 zero = _mm512_setzero_ps ();
+  __m512 bx = _mm512_mul_ps (_mm512_set1_ps (beta), x);
+  __mmask16 neg = _mm512_cmp_ps_mask (bx, zero, _CMP_LT_OQ);
+  __m512 a = _mm512_mask_mov_ps (_mm512_sub_ps (zero, bx), neg, bx);   /* bx < 0 ? bx : -bx */
+  /* ir_vm_exp (a) */
+  __m512 xc = _mm512_mask_mov_ps (a, _mm512_cmp_ps_mask (a, _mm512_set1_ps (-104.0f),
+          _CMP_LT_OQ), _mm512_set1_ps (-104.0f));
+  xc = _mm512_mask_mov_ps (xc, _mm512_cmp_ps_mask (xc, _mm512_set1_ps (89.0f), _CMP_GT_OQ),
+      _mm512_set1_ps (89.0f));
+  __m512 m = _mm512_add_ps (_mm512_mul_ps (xc, _mm512_set1_ps (1.44269504088896341f)),
+      _mm512_set1_ps (12582912.0f));
+  __m512 nf = _mm512_sub_ps (m, _mm512_set1_ps (12582912.0f));
+  __m512i n = _mm512_sub_epi32 (_mm512_castps_si512 (m), _mm512_set1_epi32 (0x4B400000));
+  __m512 r = _mm512_sub_ps (_mm512_sub_ps (xc, _mm512_mul_ps (nf, _mm512_set1_ps (0.693359375f))),
+      _mm512_mul_ps (nf, _mm512_set1_ps (-2.12194440e-4f)));
+  __m512 q = _mm512_set1_ps (1.381454058e-03f);
+  q = _mm512_add_ps (_mm512_mul_ps (q, r), _mm512_set1_ps (8.368745446e-03f));
+  q = _mm512_add_ps (_mm512_mul_ps (q, r), _mm512_set1_ps (4.166838899e-02f));
+  q = _mm512_add_ps (_mm512_mul_ps (q, r), _mm512_set1_ps (1.666652113e-01f));
+  q = _mm512_add_ps (_mm512_mul_ps (q, r), _mm512_set1_ps (4.999999404e-01f));
+  __m512 p = _mm512_add_ps (_mm512_add_ps (_mm512_mul_ps (q, _mm512_mul_ps (r, r)), r),
+      _mm512_set1_ps (1.0f));
+  __m512i n1 = _mm512_srai_epi32 (n, 1), n2 = _mm512_sub_epi32 (n, n1);
+  __m512 s1 = _mm512_castsi512_ps (_mm512_slli_epi32 (_mm512_add_epi32 (n1,
+              _mm512_set1_epi32 (127)), 23));
+  __m512 s2 = _mm512_castsi512_ps (_mm512_slli_epi32 (_mm512_add_epi32 (n2,
+              _mm512_set1_epi32 (127)), 23));
+  __m512 e = _mm512_mul_ps (_mm512_mul_ps (p, s1), s2);
+  __m512 num = _mm512_mask_mov_ps (x, neg, _mm512_mul_ps (x, e));
+  return _mm512_div_ps (num, _mm512_add_ps (_mm512_set1_ps (1.0f), e));
 }
 
 /* The activation of 16 values of channel @c. */
@@ -105,8 +119,7 @@ activate16 (const M2iKI8Out *o, gint64 c, __m512 v)
       return _mm512_mask_mul_ps (v, _mm512_cmp_ps_mask (v, _mm512_setzero_ps (), _CMP_LT_OQ),
           v, _mm512_set1_ps (o->slope[c]));
     case M2I_K_I8_ACT_SWISH:
-      return _mm512_div_ps (v, _mm512_add_ps (_mm512_set1_ps (1.0f),
-              exp16 (_mm512_sub_ps (_mm512_setzero_ps (), v))));
+      return swish16 (v, o->beta);
     default:
       return v;
   }

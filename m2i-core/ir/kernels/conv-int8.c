@@ -6,6 +6,7 @@
  * AVX-512 kernels in conv-int8-x86.c.
  */
 #include "conv-int8.h"
+#include "vmath.h"
 
 #include <math.h>
 #include <string.h>
@@ -89,6 +90,7 @@ ir_k_i8_out_new (const M2iKConvInt8Params *p)
 {
   M2iKI8Out *o = g_new0 (M2iKI8Out, 1);
   o->act = p->act;
+  o->beta = p->swish_beta;
   if (p->act == M2I_K_I8_ACT_PRELU) {
     float *slope = g_new (float, p->g.c_out);
     for (gint64 c = 0; c < p->g.c_out; c++)
@@ -143,7 +145,7 @@ ir_k_i8_activate (const M2iKI8Out *o, gint64 c, float y)
     case M2I_K_I8_ACT_PRELU:
       return y < 0.0f ? y * o->slope[c] : y;
     case M2I_K_I8_ACT_SWISH:
-      return y / (1.0f + expf (-y));
+      return ir_vm_swish (y, o->beta);
     default:
       return y;
   }

@@ -66,7 +66,8 @@ typedef struct {
 gboolean ir_k_conv_geometry (const M2iOpContext *ctx, M2iKConvGeom *g);
 
 /* What a layer applies after its bias: nothing, ReLU (max (y, 0)), PReLU
- * (y < 0 ? y·slope[c] : y) or Swish (y / (1 + exp (-y)), beta 1). */
+ * (y < 0 ? y·slope[c] : y) or Swish (y · sigmoid (beta·y), computed as the
+ * Swish kernel does: ir_vm_swish, vmath.h). */
 typedef enum {
   M2I_K_I8_ACT_NONE,
   M2I_K_I8_ACT_RELU,
@@ -92,6 +93,7 @@ typedef struct {
   M2iKI8Act act;
   const float *slope;          /* PReLU: n_slope values, 1 or c_out */
   gint64 n_slope;
+  float swish_beta;            /* Swish */
   /* With codes_out, the output is the levels (u8) of a FakeQuantize of
    * out_levels over [out_lo, out_hi] applied to the result: the next
    * layer's input codes. n_out_ranges entries each: 1, or c_out. */
@@ -163,12 +165,13 @@ guint8 ir_k_i8_quant (const M2iKI8Quant *q, float v);
 typedef struct {
   M2iKI8Act act;
   const float *slope;                  /* PReLU: per output channel */
+  float beta;                          /* Swish */
   gboolean codes;
   const M2iKI8Quant *oq;               /* codes: per output channel */
 } M2iKI8Out;
 
 /* The activation of one value of channel @c (the reference every vector
- * epilogue equals; Swish up to the exp's last bits). */
+ * epilogue equals). */
 float ir_k_i8_activate (const M2iKI8Out *o, gint64 c, float y);
 
 /* One row of a source quad: pixel x < n (4 bytes) holds, in byte j, the
