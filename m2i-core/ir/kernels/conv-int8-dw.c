@@ -18,6 +18,8 @@ struct _M2iKI8Dw {
   gint8 *w;                            /* [c][kh][ng][4], 0 past kw */
   gint32 *ibias;                       /* per channel: -zc·Σq */
   float *mul, *add;
+  gboolean *direct;                    /* per channel: codes straight from the sum */
+  float *dmul, *dadd;
   M2iKI8Quant *q;                      /* per channel */
   gboolean codes_in;
   M2iKI8PadFix *pad_fix;               /* zero points between codes, and padding */
@@ -61,6 +63,9 @@ ir_k_i8_dw_free (M2iKI8Dw *d)
   g_free (d->w);
   g_free (d->ibias);
   g_free (d->mul);
+  g_free (d->direct);
+  g_free (d->dmul);
+  g_free (d->dadd);
   g_free (d->add);
   g_free (d->q);
   ir_k_i8_pad_fix_free (d->pad_fix);
@@ -107,6 +112,11 @@ ir_k_i8_dw_new (const M2iKConvInt8Params *p, gint slices)
       fix = TRUE;
     }
   }
+  d->direct = g_new (gboolean, c_n);
+  d->dmul = g_new (float, c_n);
+  d->dadd = g_new (float, c_n);
+  for (gint64 c = 0; c < c_n; c++)
+    d->direct[c] = ir_k_i8_direct (d->o, c, d->mul[c], d->add[c], &d->dmul[c], &d->dadd[c]);
   if (fix) {
     g_autofree float *tap_sum = g_new (float, c_n * d->taps);
     for (gint64 i = 0; i < c_n * d->taps; i++)
@@ -179,8 +189,8 @@ dw_slice (gint begin, gint end, gint slice, gpointer data)
       memset (row + g->pl + g->w, q->z, d->wpp - g->pl - g->w);
     }
     M2iKI8DwRow r = { rows, (gint) g->kh, (gint) d->ng, g->sw, g->dw,
-      d->w + c * g->kh * d->ng * 4, d->ibias[c], d->mul[c], d->add[c], NULL, d->o, c, NULL,
-      g->ow };
+      d->w + c * g->kh * d->ng * 4, d->ibias[c], d->mul[c], d->add[c], d->direct[c],
+      d->dmul[c], d->dadd[c], NULL, d->o, c, NULL, g->ow };
     for (gint64 oy = 0; oy < g->oh; oy++) {
       for (gint64 ky = 0; ky < g->kh; ky++)
         rows[ky] = plane + (oy * g->sh + ky * g->dh) * d->wpp;

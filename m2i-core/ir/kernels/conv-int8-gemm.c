@@ -23,6 +23,7 @@ struct _M2iKI8Gemm {
   gint16 *packed16;                    /* the same as int16, for the AVX2 kernel */
   gint32 *ibias;                       /* per output channel, padded to MR: -zc·Σq */
   float *mul, *add;
+  float *dmul, *dadd;                  /* codes straight from the sum, or NULL */
   M2iKI8Out *o;                        /* the epilogue */
   M2iKI8PadFix *pad_fix;               /* z between two codes, and padding */
   M2iKI8Quant q;                       /* the input's levels */
@@ -50,6 +51,8 @@ ir_k_i8_gemm_free (M2iKI8Gemm *m)
   g_free (m->ibias);
   g_free (m->mul);
   g_free (m->add);
+  g_free (m->dmul);
+  g_free (m->dadd);
   g_free (m->off);
   ir_k_i8_out_free (m->o);
   ir_k_i8_pad_fix_free (m->pad_fix);
@@ -145,6 +148,17 @@ ir_k_i8_gemm_new (const M2iKConvInt8Params *p, gint slices)
     m->pad_fix = ir_k_i8_pad_fix_new (g, g->c_out, tap_sum, pad_coef);
     m->fix_bytes = MR * NR * sizeof (float);
   }
+  m->dmul = g_new0 (float, rows_pad);
+  m->dadd = g_new0 (float, rows_pad);
+  for (gint64 gi = 0; gi < g->groups; gi++)
+    for (gint64 oc = 0; oc < m->cout_g && m->dmul; oc++) {
+      gint64 r = gi * m->row_blocks * MR + oc;
+      if (!ir_k_i8_direct (m->o, gi * m->cout_g + oc, m->mul[r], m->add[r], &m->dmul[r],
+              &m->dadd[r])) {
+        g_clear_pointer (&m->dmul, g_free);
+        g_clear_pointer (&m->dadd, g_free);
+      }
+    }
 
   M2iCpuFlags f = m2i_cpu_flags ();
   if (f & M2I_CPU_AVX512VNNI) {
@@ -371,7 +385,7 @@ gemm_slice (gint begin, gint end, gint slice, gpointer data)
       if (fix)
         ir_k_i8_pad_fix_panel (m->pad_fix, c0, rows, n0, m->wq, fix);
       M2iKI8Store st = { j->out + c0 * ohw * es, ohw, rows, c0, m->ibias + row, m->mul + row,
-        m->add + row,
+        m->add + row, m->dmul ? m->dmul + row : NULL, m->dadd ? m->dadd + row : NULL,
         fix, m->o, run_start, run_mask, run_at };
       gsize at = (gi * m->row_blocks + rb) * block;
       if (m->packed16)

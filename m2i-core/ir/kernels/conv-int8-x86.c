@@ -32,8 +32,8 @@
 #define MR M2I_K_I8_MR
 #define NR M2I_K_I8_NR
 
-#define AVX512_TARGET __attribute__ ((target ("avx512f,avx512bw,avx512vl,avx512dq")))
-#define VNNI_TARGET __attribute__ ((target ("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
+#define AVX512_TARGET __attribute__ ((target ("avx512f,avx512bw,avx512vl,avx512dq,fma")))
+#define VNNI_TARGET __attribute__ ((target ("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,fma")))
 #define AVX2_TARGET __attribute__ ((target ("avx2,fma")))
 #define ALWAYS_INLINE inline __attribute__ ((always_inline))
 
@@ -48,26 +48,36 @@
 /* The levels of 16 values, exactly as the C loop computes them:
  * nearbyint ((v - lo) / d · lm1) — then k >= 0 ? k : 0, which also sends
  * NaN to 0, and the range's ends. The division is the slow part, so
- * (v - lo) · (lm1 / d) is computed instead; it is within a few ulps of
- * the exact value, so the rounding can only differ where that lies within
- * 1/1000 of a half: those vectors (about 3 in 100) are done again with
- * the division. */
+ * v · (lm1 / d) - lo · (lm1 / d) (one FMA) is computed instead; it is
+ * within a few ulps of the exact value (|t| < 256·(1 + 2^-10) where it
+ * matters), so the rounding can only differ where that lies within 1/1000
+ * of a half: those vectors (about 3 in 100) are done again with the
+ * division. */
 AVX512_TARGET static ALWAYS_INLINE __m512i
 quant16 (const M2iKI8Quant *q, __m512 v, __m512 inv)
 {
   const __m512 zero = _mm512_setzero_ps (), lm1 = _mm512_set1_ps (q->lm1);
   const int round = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-  __m512 u = _mm512_sub_ps (v, _mm512_set1_ps (q->lo));
-  __m512 t = _mm512_mul_ps (u, inv);
+  __m512 t = _mm512_fmadd_ps (v, inv, _mm512_set1_ps (-q->lo * (q->lm1 / q->d)));
   __m512 k = _mm512_roundscale_ps (t, round);
   __m512 off = _mm512_abs_ps (_mm512_sub_ps (t, k));
   __mmask16 tie = _mm512_cmp_ps_mask (off, _mm512_set1_ps (0.499f), _CMP_GT_OQ);
-  if (tie)
+  if (G_UNLIKELY (tie)) {
+    __m512 u = _mm512_sub_ps (v, _mm512_set1_ps (q->lo));
     k = _mm512_mask_roundscale_ps (k, tie, _mm512_mul_ps (_mm512_div_ps (u,
                 _mm512_set1_ps (q->d)), lm1), round);
-  k = _mm512_maskz_mov_ps (_mm512_cmp_ps_mask (k, zero, _CMP_GE_OQ), k);
-  k = _mm512_mask_mov_ps (k, _mm512_cmp_ps_mask (v, _mm512_set1_ps (q->mx), _CMP_GT_OQ), lm1);
-  k = _mm512_mask_mov_ps (k, _mm512_cmp_ps_mask (v, _mm512_set1_ps (q->mn), _CMP_LE_OQ), zero);
+  }
+  if (q->d > 0.0f) {
+    /* v <= lo gives k <= 0 and v > hi k >= L-1: the ends are the clamp
+     * (max (NaN, 0) is 0) */
+    k = _mm512_min_ps (_mm512_max_ps (k, zero), lm1);
+  } else {
+    k = _mm512_maskz_mov_ps (_mm512_cmp_ps_mask (k, zero, _CMP_GE_OQ), k);
+    k = _mm512_mask_mov_ps (k, _mm512_cmp_ps_mask (v, _mm512_set1_ps (q->mx), _CMP_GT_OQ),
+        lm1);
+    k = _mm512_mask_mov_ps (k, _mm512_cmp_ps_mask (v, _mm512_set1_ps (q->mn), _CMP_LE_OQ),
+        zero);
+  }
   return _mm512_cvttps_epi32 (k);
 }
 
@@ -142,17 +152,46 @@ finish16 (const M2iKI8Out *o, gint64 c, __m512 v, gpointer row, gint64 at, __mma
 
 /* ---- GEMM tile, VNNI --------------------------------------------------------- */
 
-VNNI_TARGET static ALWAYS_INLINE void
-vnni_store (__m512i acc, gint r, gint gi, const M2iKI8Store *st)
+/* Codes straight from the sum (ir_k_i8_direct): one FMA, the rounding, the
+ * clamp. */
+AVX512_TARGET static ALWAYS_INLINE void
+direct16 (__m512i acc, float dmul, float dadd, float lm1, guint8 *row, gint64 at, __mmask16 m)
 {
-  __m512 v = _mm512_cvtepi32_ps (acc);
-  v = _mm512_mul_ps (v, _mm512_set1_ps (st->mul[r]));
-  v = _mm512_add_ps (v, _mm512_set1_ps (st->add[r]));
-  if (st->fix)
-    v = _mm512_add_ps (v, _mm512_loadu_ps (st->fix + r * NR + gi * 16));
-  gpointer row = (guint8 *) st->out + r * st->ldo * (st->o->codes ? 1 : sizeof (float));
-  for (gint q = st->run_start[gi]; q < st->run_start[gi + 1]; q++)
-    finish16 (st->o, st->c0 + r, v, row, st->run_at[q], st->run_mask[q]);
+  __m512 t = _mm512_fmadd_ps (_mm512_cvtepi32_ps (acc), _mm512_set1_ps (dmul),
+      _mm512_set1_ps (dadd));
+  t = _mm512_roundscale_ps (t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  t = _mm512_min_ps (_mm512_max_ps (t, _mm512_setzero_ps ()), _mm512_set1_ps (lm1));
+  _mm_mask_storeu_epi8 (row + at, m, _mm512_cvtepi32_epi8 (_mm512_cvttps_epi32 (t)));
+}
+
+/* The tile's epilogue, out of line: inlined into the kernel for each of its
+ * 24 accumulators it made the kernel 28 KB of code. */
+VNNI_TARGET static __attribute__ ((noinline)) void
+vnni_epilogue (const __m512i *acc, const M2iKI8Store *st)
+{
+  if (st->dmul && !st->fix) {
+    for (gint r = 0; r < st->rows; r++) {
+      guint8 *row = (guint8 *) st->out + r * st->ldo;
+      float lm1 = st->o->oq[st->c0 + r].lm1;
+      for (gint gi = 0; gi < NR / 16; gi++)
+        for (gint q = st->run_start[gi]; q < st->run_start[gi + 1]; q++)
+          direct16 (acc[r * 3 + gi], st->dmul[r], st->dadd[r], lm1, row, st->run_at[q],
+              st->run_mask[q]);
+    }
+    return;
+  }
+  gsize es = st->o->codes ? 1 : sizeof (float);
+  for (gint r = 0; r < st->rows; r++) {
+    gpointer row = (guint8 *) st->out + r * st->ldo * es;
+    __m512 mul = _mm512_set1_ps (st->mul[r]), add = _mm512_set1_ps (st->add[r]);
+    for (gint gi = 0; gi < NR / 16; gi++) {
+      __m512 v = _mm512_add_ps (_mm512_mul_ps (_mm512_cvtepi32_ps (acc[r * 3 + gi]), mul), add);
+      if (st->fix)
+        v = _mm512_add_ps (v, _mm512_loadu_ps (st->fix + r * NR + gi * 16));
+      for (gint q = st->run_start[gi]; q < st->run_start[gi + 1]; q++)
+        finish16 (st->o, st->c0 + r, v, row, st->run_at[q], st->run_mask[q]);
+    }
+  }
 }
 
 VNNI_TARGET static void
@@ -182,14 +221,9 @@ micro_vnni (gint k4, const void *a, const guint8 *b, const gint64 *off, const M2
     ROW (0) ROW (1) ROW (2) ROW (3) ROW (4) ROW (5) ROW (6) ROW (7)
 #undef ROW
   }
-#define STORE(r) \
-  if (r < st->rows) { \
-    vnni_store (c##r##0, r, 0, st); \
-    vnni_store (c##r##1, r, 1, st); \
-    vnni_store (c##r##2, r, 2, st); \
-  }
-  STORE (0) STORE (1) STORE (2) STORE (3) STORE (4) STORE (5) STORE (6) STORE (7)
-#undef STORE
+  __m512i acc[MR * 3] = { c00, c01, c02, c10, c11, c12, c20, c21, c22, c30, c31, c32,
+    c40, c41, c42, c50, c51, c52, c60, c61, c62, c70, c71, c72 };
+  vnni_epilogue (acc, st);
 }
 
 M2iKI8Micro
@@ -270,10 +304,17 @@ ir_k_i8_micro_avx2 (void)
 
 /* 16 codes row[p0 + lane·sw] (z outside [0, w) or the lanes of @m), as
  * int32 lanes: one load at stride 1, and at stride 2 the low bytes of 16
- * 16-bit loads; a gather otherwise. */
+ * 16-bit loads; a gather otherwise. @fast: every lane of @m inside, and
+ * 16·sw bytes readable from p0. */
 AVX512_TARGET static ALWAYS_INLINE __m512i
-load_codes16 (const guint8 *row, gint64 p0, gint64 sw, gint64 w, __mmask16 m, __m512i z)
+load_codes16 (const guint8 *row, gint64 p0, gint64 sw, gint64 w, __mmask16 m, __m512i z,
+    gboolean fast)
 {
+  if (fast && sw == 1)
+    return _mm512_cvtepu8_epi32 (_mm_loadu_si128 ((const __m128i *) (row + p0)));
+  if (fast && sw == 2)
+    return _mm512_and_si512 (_mm512_cvtepu16_epi32 (_mm256_loadu_si256 ((const __m256i *)
+                (row + p0))), _mm512_set1_epi32 (0xff));
   const __m512i lane = _mm512_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   __m512i pos = _mm512_add_epi32 (_mm512_set1_epi32 ((gint32) p0),
       _mm512_mullo_epi32 (lane, _mm512_set1_epi32 ((gint32) sw)));
@@ -317,7 +358,7 @@ copy_row_any (const M2iKI8Quant *q, gconstpointer const *rows, const guint8 *fil
       if (!rows[j]) {
         code = _mm512_set1_epi32 (fill[j]);
       } else if (codes) {
-        code = load_codes16 (rows[j], p0, sw, w, mask, z);
+        code = load_codes16 (rows[j], p0, sw, w, mask, z, fast);
       } else {
         __mmask16 ok;
         __m512 v = ir_k_load_row16 (rows[j], p0, sw, w, fast, mask, &ok);
@@ -394,6 +435,10 @@ NAME (const M2iKI8DwRow *r) \
       } \
     } \
     __mmask16 m = (__mmask16) ((1u << MIN (16, r->n - x0)) - 1); \
+    if (r->direct && !r->fix) { \
+      direct16 (acc, r->dmul, r->dadd, r->o->oq[r->c].lm1, r->out, x0, m); \
+      continue; \
+    } \
     __m512 v = _mm512_add_ps (_mm512_mul_ps (_mm512_cvtepi32_ps (acc), mul), add); \
     if (r->fix) \
       v = _mm512_add_ps (v, _mm512_maskz_loadu_ps (m, r->fix + x0)); \

@@ -151,6 +151,18 @@ ir_k_i8_activate (const M2iKI8Out *o, gint64 c, float y)
   }
 }
 
+gboolean
+ir_k_i8_direct (const M2iKI8Out *o, gint64 c, float mul, float add, float *dmul, float *dadd)
+{
+  if (!o->codes || !(o->act == M2I_K_I8_ACT_NONE || (o->act == M2I_K_I8_ACT_RELU &&
+      o->oq[c].lo >= 0.0f)) || !(o->oq[c].d > 0.0f))
+    return FALSE;
+  double inv = (double) o->oq[c].lm1 / o->oq[c].d;
+  *dmul = (float) (mul * inv);
+  *dadd = (float) (((double) add - o->oq[c].lo) * inv);
+  return TRUE;
+}
+
 void
 ir_k_i8_finish_row (const M2iKI8Out *o, gint64 c, const float *v, gint64 n, gpointer out)
 {

@@ -206,6 +206,10 @@ typedef struct {
   gint64 c0;
   const gint32 *ibias;                 /* the accumulators' start, per row */
   const float *mul, *add;
+  /* Codes straight from the sum, where the epilogue allows (see
+   * ir_k_i8_direct): t = acc · dmul[r] + dadd[r], its level the rounded t
+   * clamped to [0, L-1]. NULL: the full epilogue. Kernels may ignore it. */
+  const float *dmul, *dadd;
   const float *fix;                    /* [MR][NR] padding terms added, or NULL */
   const M2iKI8Out *o;
   const guint8 *run_start;             /* 4 entries */
@@ -240,6 +244,16 @@ M2iKI8Quant ir_k_i8_quantizer (gint levels, float lo, float hi, double z);
 /* The epilogue of @p (slopes expanded to one per channel); owned. */
 M2iKI8Out *ir_k_i8_out_new (const M2iKConvInt8Params *p);
 void ir_k_i8_out_free (M2iKI8Out *o);
+
+/* For codes of channel @c whose epilogue is only the next quantizer's
+ * affine map — no activation, or ReLU before levels over a range from 0
+ * up (whose clamp does the same) — the level is round ((acc · mul + add -
+ * lo) · (L-1)/d) clamped: one FMA from the sum, t = acc · *dmul + *dadd.
+ * TRUE and the two factors then; FALSE when the epilogue is more. The
+ * rounding of the folded factors moves t by a few ulps, as the emulation's
+ * own float sums do. */
+gboolean ir_k_i8_direct (const M2iKI8Out *o, gint64 c, float mul, float add, float *dmul,
+    float *dadd);
 
 /* The epilogue of @n values @v (acc · mul + add) of channel @c into @out
  * (f32, or codes): the scalar reference. */
@@ -293,6 +307,8 @@ typedef struct {
   const gint8 *w;
   gint32 ibias;                        /* the accumulator's start */
   float mul, add;
+  gboolean direct;                     /* codes straight from the sum (ir_k_i8_direct) */
+  float dmul, dadd;
   const float *fix;                    /* n padding terms added, or NULL */
   const M2iKI8Out *o;
   gint64 c;
