@@ -153,15 +153,26 @@ finish16 (const M2iKI8Out *o, gint64 c, __m512 v, gpointer row, gint64 at, __mma
 /* ---- GEMM tile, VNNI --------------------------------------------------------- */
 
 /* Codes straight from the sum (ir_k_i8_direct): one FMA, the rounding, the
- * clamp. */
-AVX512_TARGET static ALWAYS_INLINE void
-direct16 (__m512i acc, float dmul, float dadd, float lm1, guint8 *row, gint64 at, __mmask16 m)
+ * clamp — within a few ulps of the full epilogue's t, so the same level
+ * except within 1/1000 of a half: such vectors take the full epilogue
+ * (mul, add, ReLU, quant16), so the codes are exactly its. */
+AVX512_TARGET static ALWAYS_INLINE __m128i
+direct16 (__m512i acc, float dmul, float dadd, float mul, float add, const M2iKI8Out *o,
+    gint64 c)
 {
-  __m512 t = _mm512_fmadd_ps (_mm512_cvtepi32_ps (acc), _mm512_set1_ps (dmul),
-      _mm512_set1_ps (dadd));
-  t = _mm512_roundscale_ps (t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  t = _mm512_min_ps (_mm512_max_ps (t, _mm512_setzero_ps ()), _mm512_set1_ps (lm1));
-  _mm_mask_storeu_epi8 (row + at, m, _mm512_cvtepi32_epi8 (_mm512_cvttps_epi32 (t)));
+  const M2iKI8Quant *oq = &o->oq[c];
+  __m512 f = _mm512_cvtepi32_ps (acc);
+  __m512 t = _mm512_fmadd_ps (f, _mm512_set1_ps (dmul), _mm512_set1_ps (dadd));
+  __m512 k = _mm512_roundscale_ps (t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __mmask16 tie = _mm512_cmp_ps_mask (_mm512_abs_ps (_mm512_sub_ps (t, k)),
+      _mm512_set1_ps (0.499f), _CMP_GT_OQ);
+  if (G_UNLIKELY (tie)) {
+    __m512 v = _mm512_add_ps (_mm512_mul_ps (f, _mm512_set1_ps (mul)), _mm512_set1_ps (add));
+    v = activate16 (o, c, v);
+    return _mm512_cvtepi32_epi8 (quant16 (oq, v, _mm512_set1_ps (oq->lm1 / oq->d)));
+  }
+  k = _mm512_min_ps (_mm512_max_ps (k, _mm512_setzero_ps ()), _mm512_set1_ps (oq->lm1));
+  return _mm512_cvtepi32_epi8 (_mm512_cvttps_epi32 (k));
 }
 
 /* The tile's epilogue, out of line: inlined into the kernel for each of its
@@ -172,11 +183,12 @@ vnni_epilogue (const __m512i *acc, const M2iKI8Store *st)
   if (st->dmul && !st->fix) {
     for (gint r = 0; r < st->rows; r++) {
       guint8 *row = (guint8 *) st->out + r * st->ldo;
-      float lm1 = st->o->oq[st->c0 + r].lm1;
-      for (gint gi = 0; gi < NR / 16; gi++)
+      for (gint gi = 0; gi < NR / 16; gi++) {
+        __m128i k = direct16 (acc[r * 3 + gi], st->dmul[r], st->dadd[r], st->mul[r],
+            st->add[r], st->o, st->c0 + r);
         for (gint q = st->run_start[gi]; q < st->run_start[gi + 1]; q++)
-          direct16 (acc[r * 3 + gi], st->dmul[r], st->dadd[r], lm1, row, st->run_at[q],
-              st->run_mask[q]);
+          _mm_mask_storeu_epi8 (row + st->run_at[q], st->run_mask[q], k);
+      }
     }
     return;
   }
@@ -184,13 +196,28 @@ vnni_epilogue (const __m512i *acc, const M2iKI8Store *st)
   for (gint r = 0; r < st->rows; r++) {
     gpointer row = (guint8 *) st->out + r * st->ldo * es;
     __m512 mul = _mm512_set1_ps (st->mul[r]), add = _mm512_set1_ps (st->add[r]);
-    for (gint gi = 0; gi < NR / 16; gi++) {
-      __m512 v = _mm512_add_ps (_mm512_mul_ps (_mm512_cvtepi32_ps (acc[r * 3 + gi]), mul), add);
+    /* the row's three vectors side by side: three independent chains */
+    __m512 v[3];
+    for (gint gi = 0; gi < 3; gi++) {
+      v[gi] = _mm512_add_ps (_mm512_mul_ps (_mm512_cvtepi32_ps (acc[r * 3 + gi]), mul), add);
       if (st->fix)
-        v = _mm512_add_ps (v, _mm512_loadu_ps (st->fix + r * NR + gi * 16));
-      for (gint q = st->run_start[gi]; q < st->run_start[gi + 1]; q++)
-        finish16 (st->o, st->c0 + r, v, row, st->run_at[q], st->run_mask[q]);
+        v[gi] = _mm512_add_ps (v[gi], _mm512_loadu_ps (st->fix + r * NR + gi * 16));
+      v[gi] = activate16 (st->o, st->c0 + r, v[gi]);
     }
+    if (st->o->codes) {
+      const M2iKI8Quant *oq = &st->o->oq[st->c0 + r];
+      __m128i k[3];
+      const __m512 inv = _mm512_set1_ps (oq->lm1 / oq->d);
+      for (gint gi = 0; gi < 3; gi++)
+        k[gi] = _mm512_cvtepi32_epi8 (quant16 (oq, v[gi], inv));
+      for (gint gi = 0; gi < 3; gi++)
+        for (gint q = st->run_start[gi]; q < st->run_start[gi + 1]; q++)
+          _mm_mask_storeu_epi8 ((guint8 *) row + st->run_at[q], st->run_mask[q], k[gi]);
+      continue;
+    }
+    for (gint gi = 0; gi < 3; gi++)
+      for (gint q = st->run_start[gi]; q < st->run_start[gi + 1]; q++)
+        _mm512_mask_storeu_ps ((float *) row + st->run_at[q], st->run_mask[q], v[gi]);
   }
 }
 
@@ -436,7 +463,8 @@ NAME (const M2iKI8DwRow *r) \
     } \
     __mmask16 m = (__mmask16) ((1u << MIN (16, r->n - x0)) - 1); \
     if (r->direct && !r->fix) { \
-      direct16 (acc, r->dmul, r->dadd, r->o->oq[r->c].lm1, r->out, x0, m); \
+      _mm_mask_storeu_epi8 ((guint8 *) r->out + x0, m, \
+          direct16 (acc, r->dmul, r->dadd, r->mul, r->add, r->o, r->c)); \
       continue; \
     } \
     __m512 v = _mm512_add_ps (_mm512_mul_ps (_mm512_cvtepi32_ps (acc), mul), add); \

@@ -250,8 +250,8 @@ void ir_k_i8_out_free (M2iKI8Out *o);
  * up (whose clamp does the same) — the level is round ((acc · mul + add -
  * lo) · (L-1)/d) clamped: one FMA from the sum, t = acc · *dmul + *dadd.
  * TRUE and the two factors then; FALSE when the epilogue is more. The
- * rounding of the folded factors moves t by a few ulps, as the emulation's
- * own float sums do. */
+ * folded factors move t by a few ulps: a kernel using them takes the full
+ * epilogue where t is that close to a half, so the codes are the same. */
 gboolean ir_k_i8_direct (const M2iKI8Out *o, gint64 c, float mul, float add, float *dmul,
     float *dadd);
 
