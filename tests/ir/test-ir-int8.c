@@ -431,6 +431,176 @@ test_grid (void)
   test_ir_free (b);
 }
 
+/* ---- real models (../shared) ------------------------------------------------ */
+
+typedef struct {
+  gint cls;
+  float score, box[4];                 /* x1 y1 x2 y2, input pixels */
+} Det;
+
+static float
+iou (const float *a, const float *b)
+{
+  float w = MIN (a[2], b[2]) - MAX (a[0], b[0]), h = MIN (a[3], b[3]) - MAX (a[1], b[1]);
+  float inter = MAX (w, 0) * MAX (h, 0);
+  float u = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter;
+  return u > 0 ? inter / u : 0;
+}
+
+/* Ultralytics' decode of a [4 + classes, anchors] output, as the reference
+ * decode (detections.txt) describes it: best class score > 0.25, class-wise
+ * NMS at IoU 0.7, best first. */
+static GArray *
+decode (const float *out, gint classes, gint anchors)
+{
+  GArray *cand = g_array_new (FALSE, FALSE, sizeof (Det));
+  for (gint a = 0; a < anchors; a++) {
+    Det d = { 0, -1 };
+    for (gint c = 0; c < classes; c++)
+      if (out[(4 + c) * anchors + a] > d.score) {
+        d.score = out[(4 + c) * anchors + a];
+        d.cls = c;
+      }
+    if (d.score <= 0.25f)
+      continue;
+    float cx = out[a], cy = out[anchors + a], w = out[2 * anchors + a], h = out[3 * anchors + a];
+    d.box[0] = cx - w / 2;
+    d.box[1] = cy - h / 2;
+    d.box[2] = cx + w / 2;
+    d.box[3] = cy + h / 2;
+    g_array_append_val (cand, d);
+  }
+  for (guint i = 0; i < cand->len; i++)            /* by score, best first */
+    for (guint j = i + 1; j < cand->len; j++)
+      if (g_array_index (cand, Det, j).score > g_array_index (cand, Det, i).score) {
+        Det t = g_array_index (cand, Det, i);
+        g_array_index (cand, Det, i) = g_array_index (cand, Det, j);
+        g_array_index (cand, Det, j) = t;
+      }
+  GArray *kept = g_array_new (FALSE, FALSE, sizeof (Det));
+  for (guint i = 0; i < cand->len; i++) {
+    const Det *d = &g_array_index (cand, Det, i);
+    gboolean keep = TRUE;
+    for (guint j = 0; j < kept->len && keep; j++) {
+      const Det *k = &g_array_index (kept, Det, j);
+      keep = k->cls != d->cls || iou (k->box, d->box) <= 0.7f;
+    }
+    if (keep)
+      g_array_append_val (kept, *d);
+  }
+  g_array_free (cand, TRUE);
+  return kept;
+}
+
+static float *
+read_f32 (const char *path, gint64 n)
+{
+  gchar *data;
+  gsize len;
+  GError *error = NULL;
+  g_assert_true (g_file_get_contents (path, &data, &len, &error));
+  g_assert_cmpuint (len, ==, n * sizeof (float));
+  return (float *) data;
+}
+
+/* Runs @model of ../shared on @input, integer kernels or the emulation;
+ * output 0 (@n floats, owned). */
+static float *
+run_shared_model (const char *model, const char *input, gboolean emulate, gint64 n)
+{
+  g_autofree gchar *xml = test_shared_path (model);
+  g_autofree gchar *in_path = test_shared_path (input);
+  GError *error = NULL;
+  M2iIrModel *m = m2i_ir_model_load (xml, NULL, &error);
+  g_assert_no_error (error);
+  Run r = run_new (m, emulate, 2);
+  gint codes;
+  g_assert_cmpint (count_int8 (r.cm, &codes), >, emulate ? -1 : 50);
+  const M2iTensor *in = m2i_ir_infer_request_get_input (r.req, 0);
+  gint64 n_in = m2i_shape_numel (&in->shape);
+  g_autofree float *x = read_f32 (in_path, n_in);
+  float *out = g_memdup2 (run_infer (&r, x, n_in), n * sizeof (float));
+  g_assert_cmpint (m2i_shape_numel (&m2i_ir_infer_request_get_output (r.req, 0)->shape), ==, n);
+  run_free (&r);
+  m2i_ir_model_unref (m);
+  return out;
+}
+
+/* yolov8n-int8 on the astronaut: the decoded detections equal the
+ * reference's (ONNX Runtime's raw output, the same decode): the same
+ * classes, scores within 0.01, boxes at IoU >= 0.9 — on integer kernels
+ * and as the float emulation. */
+static void
+test_yolov8n_detections (void)
+{
+  g_autofree gchar *xml = test_shared_model ("yolov8n-int8/yolov8n.xml");
+  if (!xml)
+    return;
+  g_autofree gchar *ref_path = test_shared_path ("reference/yolov8n-int8.astronaut.output.f32");
+  g_autofree float *ref = read_f32 (ref_path, 84 * 8400);
+  GArray *want = decode (ref, 80, 8400);
+  g_assert_cmpuint (want->len, ==, 1);              /* detections.txt: one person */
+  for (gint emulate = 0; emulate < 2; emulate++) {
+    g_autofree float *out = run_shared_model ("yolov8n-int8/yolov8n.xml",
+        "reference/yolov8n-int8.astronaut.input.f32", emulate, 84 * 8400);
+    GArray *got = decode (out, 80, 8400);
+    g_assert_cmpuint (got->len, ==, want->len);
+    for (guint i = 0; i < got->len; i++) {
+      const Det *g = &g_array_index (got, Det, i), *w = &g_array_index (want, Det, i);
+      g_test_message ("yolov8n-int8%s: class %d score %.4f (reference %.4f) IoU %.3f",
+          emulate ? " (emulation)" : "", g->cls, g->score, w->score, iou (g->box, w->box));
+      g_assert_cmpint (g->cls, ==, w->cls);
+      g_assert_cmpfloat (fabsf (g->score - w->score), <=, 0.01f);
+      g_assert_cmpfloat (iou (g->box, w->box), >=, 0.9f);
+    }
+    g_array_free (got, TRUE);
+  }
+  g_array_free (want, TRUE);
+}
+
+/* yolov8n-pose-int8 on the same input: the person (best anchor) with its
+ * score within 0.01, box at IoU >= 0.9 and visible keypoints (visibility
+ * > 0.5 in the reference) within 6 px of ONNX Runtime's. */
+static void
+test_yolov8n_pose (void)
+{
+  g_autofree gchar *xml = test_shared_model ("yolov8n-pose-int8/yolov8n-pose.xml");
+  if (!xml)
+    return;
+  g_autofree gchar *ref_path = test_shared_path ("reference/yolov8n-pose-int8.astronaut.output.f32");
+  g_autofree float *ref = read_f32 (ref_path, 56 * 8400);
+  g_autofree float *out = run_shared_model ("yolov8n-pose-int8/yolov8n-pose.xml",
+      "reference/yolov8n-int8.astronaut.input.f32", FALSE, 56 * 8400);
+  gint a = 0, b = 0;
+  for (gint i = 1; i < 8400; i++) {
+    a = out[4 * 8400 + i] > out[4 * 8400 + a] ? i : a;
+    b = ref[4 * 8400 + i] > ref[4 * 8400 + b] ? i : b;
+  }
+  float bg[4], br[4];
+  const float *bo[2] = { out, ref };
+  float *bb[2] = { bg, br };
+  gint an[2] = { a, b };
+  for (gint k = 0; k < 2; k++) {
+    const float *o = bo[k];
+    gint x = an[k];
+    bb[k][0] = o[x] - o[2 * 8400 + x] / 2;
+    bb[k][1] = o[8400 + x] - o[3 * 8400 + x] / 2;
+    bb[k][2] = o[x] + o[2 * 8400 + x] / 2;
+    bb[k][3] = o[8400 + x] + o[3 * 8400 + x] / 2;
+  }
+  g_test_message ("yolov8n-pose-int8: score %.4f (reference %.4f) IoU %.3f", out[4 * 8400 + a],
+      ref[4 * 8400 + b], iou (bg, br));
+  g_assert_cmpfloat (fabsf (out[4 * 8400 + a] - ref[4 * 8400 + b]), <=, 0.01f);
+  g_assert_cmpfloat (iou (bg, br), >=, 0.9f);
+  for (gint k = 0; k < 17; k++) {
+    if (ref[(7 + 3 * k) * 8400 + b] <= 0.5f)
+      continue;
+    for (gint c = 0; c < 2; c++)
+      g_assert_cmpfloat (fabsf (out[(5 + 3 * k + c) * 8400 + a] - ref[(5 + 3 * k + c) * 8400 + b]),
+          <=, 6.0f);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -438,5 +608,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ir/int8/single-layer", test_single);
   g_test_add_func ("/ir/int8/chain", test_chain);
   g_test_add_func ("/ir/int8/grid", test_grid);
+  g_test_add_func ("/ir/int8/yolov8n-detections", test_yolov8n_detections);
+  g_test_add_func ("/ir/int8/yolov8n-pose", test_yolov8n_pose);
   return g_test_run ();
 }
