@@ -362,6 +362,9 @@ fuse_activation (const M2iIrCompiledModel *cm, const CmStep *a, gint v, M2iKConv
   return FALSE;
 }
 
+/* What became of a FakeQuantize after an integer layer. */
+enum { NOT_FUSED, FUSED_CODES, FUSED_VALUES };
+
 void
 ir_lowp_fold (M2iIrCompiledModel *cm)
 {
@@ -402,12 +405,13 @@ ir_lowp_fold (M2iIrCompiledModel *cm)
   g_autofree gboolean *keep = g_new (gboolean, MAX (cm->model->nodes->len, 1));
   for (guint i = 0; i < cm->model->nodes->len; i++)
     keep[i] = TRUE;
-  g_autofree gboolean *fq_fused = g_new0 (gboolean, MAX (n_steps, 1));
+  g_autofree gint *fq_fused = g_new0 (gint, MAX (n_steps, 1));
   g_autofree gint *out_value = g_new (gint, cands->len);
 
   /* Epilogues: a layer takes in the PReLU or Swish its output feeds (ReLU
-   * is in already), then the FakeQuantize after that when every reader of
-   * the FakeQuantize is an integer layer: it writes their input codes. */
+   * is in already), then the FakeQuantize after that: it writes the
+   * FakeQuantize's output, as codes when every reader of that is an
+   * integer layer (their input), else as the values it computes. */
   for (guint k = 0; k < cands->len; k++) {
     Candidate *c = &g_array_index (cands, Candidate, k);
     const CmStep *s = &g_array_index (cm->steps, CmStep, c->step);
@@ -420,22 +424,28 @@ ir_lowp_fold (M2iIrCompiledModel *cm)
       v = a->out_values[0];
       at = r;
     }
+    /* the FakeQuantize: codes when its readers are all integer layers,
+     * else its values, as it computes them */
     r = ir_compile_only_reader (cm, v, at);
     Grid fg = { 0 };
-    if (r >= 0 && int8_readers[r] && int8_readers[r] == readers[g_array_index (cm->steps,
-                CmStep, r).out_values[0]] && fq_params (cm, &g_array_index (cm->steps, CmStep,
-                r), &fg)) {
+    if (r >= 0 && fq_params (cm, &g_array_index (cm->steps, CmStep, r), &fg) &&
+        (fg.n == 1 || fg.n == c->p.g.c_out)) {
       const CmStep *f = &g_array_index (cm->steps, CmStep, r);
-      c->p.codes_out = TRUE;
+      gint fv = f->out_values[0];
+      gboolean codes = int8_readers[r] && int8_readers[r] == readers[fv];
+      c->p.codes_out = codes;
+      c->p.grid_out = !codes;
       c->p.out_levels = fg.levels;
       c->p.n_out_ranges = fg.n;
       c->out_ranges = fg.r;             /* input_low, input_high: the quantizer */
       fg.r = NULL;
       c->p.out_lo = c->out_ranges;
       c->p.out_hi = c->out_ranges + fg.n;
+      c->p.grid_out_lo = c->out_ranges + 2 * fg.n;
+      c->p.grid_out_hi = c->out_ranges + 3 * fg.n;
       keep[f->node] = FALSE;
-      fq_fused[r] = TRUE;
-      v = f->out_values[0];
+      fq_fused[r] = codes ? FUSED_CODES : FUSED_VALUES;
+      v = fv;
     }
     g_free (fg.r);
     out_value[k] = v;
@@ -449,10 +459,12 @@ ir_lowp_fold (M2iIrCompiledModel *cm)
     gint fq = c->grid.fq_step;
     if (fq < 0)
       continue;
-    if (fq_fused[fq]) {
+    if (fq_fused[fq] == FUSED_CODES) {
       c->p.codes_in = TRUE;
       continue;
     }
+    if (fq_fused[fq] == FUSED_VALUES)
+      continue;                        /* the layer before writes its values */
     const CmStep *f = &g_array_index (cm->steps, CmStep, fq);
     if (readers[f->out_values[0]] != int8_readers[fq])
       continue;
@@ -462,7 +474,7 @@ ir_lowp_fold (M2iIrCompiledModel *cm)
     keep[f->node] = FALSE;
   }
 
-  gint n_int8 = 0, n_codes = 0;
+  gint n_int8 = 0, n_codes = 0, n_values = 0;
   for (guint k = 0; k < cands->len; k++) {
     Candidate *c = &g_array_index (cands, Candidate, k);
     CmStep *s = &g_array_index (cm->steps, CmStep, c->step);
@@ -486,13 +498,14 @@ ir_lowp_fold (M2iIrCompiledModel *cm)
       cm->values[out_value[k]].t.type = M2I_ET_U8;
       n_codes++;
     }
+    n_values += c->p.grid_out;
     candidate_clear (c);
     n_int8++;
   }
   g_array_free (cands, TRUE);
   ir_compile_keep_steps (cm, keep);
   g_debug ("int8: %d convolution layers on integer kernels, %d of them writing the next "
-      "layers' codes", n_int8, n_codes);
+      "layers' codes, %d a FakeQuantize's values", n_int8, n_codes, n_values);
 }
 
 gboolean

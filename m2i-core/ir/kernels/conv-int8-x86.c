@@ -135,6 +135,21 @@ activate16 (const M2iKI8Out *o, gint64 c, __m512 v)
   }
 }
 
+/* A FakeQuantize's output of 16 values of channel @c (grid epilogue): the
+ * level as quant16 finds it (exactly the kernel's), then the kernel's
+ * k / (L-1) · (hi - lo) + lo with a true division, and its ends. */
+AVX512_TARGET static ALWAYS_INLINE __m512
+grid16 (const M2iKI8Out *o, gint64 c, __m512 v)
+{
+  const M2iKI8Quant *q = &o->oq[c];
+  __m512 lo = _mm512_set1_ps (o->glo[c]), hi = _mm512_set1_ps (o->ghi[c]);
+  __m512 k = _mm512_cvtepi32_ps (quant16 (q, v, _mm512_set1_ps (q->lm1 / q->d)));
+  __m512 r = _mm512_add_ps (_mm512_mul_ps (_mm512_div_ps (k, _mm512_set1_ps (q->lm1)),
+          _mm512_sub_ps (hi, lo)), lo);
+  r = _mm512_mask_mov_ps (r, _mm512_cmp_ps_mask (v, _mm512_set1_ps (q->mx), _CMP_GT_OQ), hi);
+  return _mm512_mask_mov_ps (r, _mm512_cmp_ps_mask (v, _mm512_set1_ps (q->mn), _CMP_LE_OQ), lo);
+}
+
 /* Stores the lanes @m of @v (acc · mul + add, + padding terms) after the
  * epilogue @o at element @at of @row (f32 or codes). */
 AVX512_TARGET static ALWAYS_INLINE void
@@ -145,6 +160,8 @@ finish16 (const M2iKI8Out *o, gint64 c, __m512 v, gpointer row, gint64 at, __mma
     const M2iKI8Quant *oq = &o->oq[c];
     __m512i k = quant16 (oq, v, _mm512_set1_ps (oq->lm1 / oq->d));
     _mm_mask_storeu_epi8 ((guint8 *) row + at, m, _mm512_cvtepi32_epi8 (k));
+  } else if (o->grid) {
+    _mm512_mask_storeu_ps ((float *) row + at, m, grid16 (o, c, v));
   } else {
     _mm512_mask_storeu_ps ((float *) row + at, m, v);
   }
@@ -215,6 +232,9 @@ vnni_epilogue (const __m512i *acc, const M2iKI8Store *st)
           _mm_mask_storeu_epi8 ((guint8 *) row + st->run_at[q], st->run_mask[q], k[gi]);
       continue;
     }
+    if (st->o->grid)
+      for (gint gi = 0; gi < 3; gi++)
+        v[gi] = grid16 (st->o, st->c0 + r, v[gi]);
     for (gint gi = 0; gi < 3; gi++)
       for (gint q = st->run_start[gi]; q < st->run_start[gi + 1]; q++)
         _mm512_mask_storeu_ps ((float *) row + st->run_at[q], st->run_mask[q], v[gi]);

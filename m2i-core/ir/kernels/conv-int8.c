@@ -42,7 +42,7 @@ const char *
 ir_k_conv_int8_unsupported (const M2iKConvInt8Params *p)
 {
   const M2iKConvGeom *g = &p->g;
-  if (p->levels < 2 || p->levels > 256 || (p->codes_out && (p->out_levels < 2 ||
+  if (p->levels < 2 || p->levels > 256 || ((p->codes_out || p->grid_out) && (p->out_levels < 2 ||
       p->out_levels > 256)))
     return "a quantizer has more than 256 levels";
   if (g->groups < 1 || g->c_in % g->groups || g->c_out % g->groups)
@@ -56,10 +56,14 @@ ir_k_conv_int8_unsupported (const M2iKConvInt8Params *p)
     if (!isfinite (p->in_lo[i]) || !isfinite (p->in_hi[i]) || !isfinite (p->grid_lo[i]) ||
         !isfinite (p->grid_hi[i]) || !(p->grid_hi[i] > p->grid_lo[i]))
       return "the quantizer's ranges are not finite or its output range is empty";
-  if (p->codes_out && p->n_out_ranges != 1 && p->n_out_ranges != g->c_out)
+  gboolean quantized = p->codes_out || p->grid_out;
+  if (p->codes_out && p->grid_out)
+    return "codes and values out at once";
+  if (quantized && p->n_out_ranges != 1 && p->n_out_ranges != g->c_out)
     return "the output quantizer has neither one range nor one per channel";
-  for (gint64 i = 0; p->codes_out && i < p->n_out_ranges; i++)
-    if (!isfinite (p->out_lo[i]) || !isfinite (p->out_hi[i]))
+  for (gint64 i = 0; quantized && i < p->n_out_ranges; i++)
+    if (!isfinite (p->out_lo[i]) || !isfinite (p->out_hi[i]) || (p->grid_out &&
+        (!isfinite (p->grid_out_lo[i]) || !isfinite (p->grid_out_hi[i]))))
       return "the output quantizer's range is not finite";
   if (p->act == M2I_K_I8_ACT_PRELU && (!p->slope || (p->n_slope != 1 &&
       p->n_slope != g->c_out)))
@@ -98,13 +102,22 @@ ir_k_i8_out_new (const M2iKConvInt8Params *p)
     o->slope = slope;
   }
   o->codes = p->codes_out;
-  if (p->codes_out) {
+  o->grid = p->grid_out;
+  if (p->codes_out || p->grid_out) {
     M2iKI8Quant *oq = g_new (M2iKI8Quant, p->g.c_out);
+    float *glo = p->grid_out ? g_new (float, p->g.c_out) : NULL;
+    float *ghi = p->grid_out ? g_new (float, p->g.c_out) : NULL;
     for (gint64 c = 0; c < p->g.c_out; c++) {
       gint64 r = p->n_out_ranges == 1 ? 0 : c;
       oq[c] = ir_k_i8_quantizer (p->out_levels, p->out_lo[r], p->out_hi[r], 0);
+      if (glo) {
+        glo[c] = p->grid_out_lo[r];
+        ghi[c] = p->grid_out_hi[r];
+      }
     }
     o->oq = oq;
+    o->glo = glo;
+    o->ghi = ghi;
   }
   return o;
 }
@@ -116,6 +129,8 @@ ir_k_i8_out_free (M2iKI8Out *o)
     return;
   g_free ((gpointer) o->slope);
   g_free ((gpointer) o->oq);
+  g_free ((gpointer) o->glo);
+  g_free ((gpointer) o->ghi);
   g_free (o);
 }
 
@@ -168,10 +183,17 @@ ir_k_i8_finish_row (const M2iKI8Out *o, gint64 c, const float *v, gint64 n, gpoi
 {
   for (gint64 x = 0; x < n; x++) {
     float y = ir_k_i8_activate (o, c, v[x]);
-    if (o->codes)
+    if (o->codes) {
       ((guint8 *) out)[x] = ir_k_i8_quant (&o->oq[c], y);
-    else
+    } else if (o->grid) {
+      /* the FakeQuantize kernel's expression, operation for operation */
+      const M2iKI8Quant *q = &o->oq[c];
+      float lo = o->glo[c], hi = o->ghi[c];
+      ((float *) out)[x] = y <= q->mn ? lo : y > q->mx ? hi :
+          nearbyintf ((y - q->lo) / q->d * q->lm1) / q->lm1 * (hi - lo) + lo;
+    } else {
       ((float *) out)[x] = y;
+    }
   }
 }
 

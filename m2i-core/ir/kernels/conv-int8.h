@@ -96,11 +96,16 @@ typedef struct {
   float swish_beta;            /* Swish */
   /* With codes_out, the output is the levels (u8) of a FakeQuantize of
    * out_levels over [out_lo, out_hi] applied to the result: the next
-   * layer's input codes. n_out_ranges entries each: 1, or c_out. */
+   * layer's input codes. With grid_out, it is that FakeQuantize's f32
+   * output instead, its levels mapped onto [grid_out_lo, grid_out_hi] as
+   * the FakeQuantize kernel computes them (for readers that want values).
+   * n_out_ranges entries each: 1, or c_out. */
   gboolean codes_out;
   gint out_levels;
   gint64 n_out_ranges;
   const float *out_lo, *out_hi;
+  gboolean grid_out;
+  const float *grid_out_lo, *grid_out_hi;
 } M2iKConvInt8Params;
 
 typedef struct _M2iKConvInt8 M2iKConvInt8;
@@ -160,14 +165,16 @@ typedef struct {
 /* The level of @v, as FakeQuantize computes it (f32; NaN: 0). */
 guint8 ir_k_i8_quant (const M2iKI8Quant *q, float v);
 
-/* The epilogue after y = acc · mul + add: the activation, then either the
- * f32 result or its level by oq[c] (codes). */
+/* The epilogue after y = acc · mul + add: the activation, then the f32
+ * result, or its level by oq[c] (codes), or that level's value on
+ * [glo[c], ghi[c]] (grid: a FakeQuantize's output). */
 typedef struct {
   M2iKI8Act act;
   const float *slope;                  /* PReLU: per output channel */
   float beta;                          /* Swish */
-  gboolean codes;
-  const M2iKI8Quant *oq;               /* codes: per output channel */
+  gboolean codes, grid;
+  const M2iKI8Quant *oq;               /* codes, grid: per output channel */
+  const float *glo, *ghi;              /* grid: per output channel */
 } M2iKI8Out;
 
 /* The activation of one value of channel @c (the reference every vector

@@ -24,6 +24,7 @@ typedef struct {
   gboolean relu, bias;
   M2iKI8Act act;                       /* when not relu */
   gboolean codes_in, codes_out;
+  gboolean grid_out;                   /* a FakeQuantize's f32 output (not with codes_out) */
 } Case;
 
 static guint32 rng_state;
@@ -103,10 +104,12 @@ run_case (const Case *k, gint threads)
   /* codes_out: levels of 256 over a range around the outputs' */
   gint out_levels = 256;
   gint64 n_or = k->per_channel ? k->c_out : 1;
-  float *out_r = g_new (float, 2 * n_or);
+  float *out_r = g_new (float, 2 * n_or), *grid_r = g_new (float, 2 * n_or);
   for (gint64 i = 0; i < n_or; i++) {
     out_r[i] = rnd_f (-3.0f, 0.0f);
     out_r[n_or + i] = out_r[i] + rnd_f (1.0f, 6.0f);
+    grid_r[i] = out_r[i] * rnd_f (0.5f, 1.5f);
+    grid_r[n_or + i] = out_r[n_or + i] * rnd_f (0.5f, 1.5f);
   }
   for (gint64 i = 0; i < k->c_out * per; i++)
     q[i] = (gint8) rnd_int (-128, 127);
@@ -118,7 +121,7 @@ run_case (const Case *k, gint threads)
   float beta = rnd_int (0, 1) ? 1.0f : rnd_f (0.5f, 2.0f);
   M2iKConvInt8Params p = { g, q, sw, k->levels, nr, r, r + nr, r + 2 * nr, r + 3 * nr,
     k->codes_in, k->bias ? bias : NULL, act, slope, n_slope, beta, k->codes_out, out_levels,
-    n_or, out_r, out_r + n_or };
+    n_or, out_r, out_r + n_or, k->grid_out, grid_r, grid_r + n_or };
   const char *why = NULL;
   M2iKConvInt8 *c = ir_k_conv_int8_new (&p, threads, &why);
   if (!c)
@@ -179,6 +182,21 @@ run_case (const Case *k, gint threads)
             tol = tol * 1.3 + 8 * fabs (ref) / 16777216.0 + 1e-37;
           }
           gint64 at = ((n * k->c_out + o) * g.oh + oy) * g.ow + ox;
+          if (k->grid_out) {
+            /* the FakeQuantize output of some value within tol of the
+             * reference: a level's value, or the top of the range */
+            float olo = out_r[n_or == 1 ? 0 : o], ohi = out_r[n_or + (n_or == 1 ? 0 : o)];
+            float glo = grid_r[n_or == 1 ? 0 : o], ghi = grid_r[n_or + (n_or == 1 ? 0 : o)];
+            gint lo_lv = fq_level ((float) (ref - tol), olo, ohi, out_levels);
+            gint hi_lv = fq_level ((float) (ref + tol), olo, ohi, out_levels);
+            gboolean ok = hi_lv == out_levels - 1 && out[at] == ghi;
+            for (gint lv = lo_lv; lv <= hi_lv && !ok; lv++)
+              ok = out[at] == (float) lv / (float) (out_levels - 1) * (ghi - glo) + glo;
+            if (!ok)
+              g_error ("grid out: out[%" G_GINT64_FORMAT "] = %.9g, expected levels %d..%d of "
+                  "[%g, %g] (%s)", at, out[at], lo_lv, hi_lv, glo, ghi, want);
+            continue;
+          }
           if (k->codes_out) {
             /* the level of some value within tol of the reference */
             float olo = out_r[n_or == 1 ? 0 : o], ohi = out_r[n_or + (n_or == 1 ? 0 : o)];
@@ -208,6 +226,7 @@ run_case (const Case *k, gint threads)
   g_free (codes);
   g_free (slope);
   g_free (out_r);
+  g_free (grid_r);
   g_free (x);
   g_free (q);
   g_free (sw);
@@ -258,6 +277,11 @@ test_listed (void)
       M2I_K_I8_ACT_SWISH, 0, 1 },
     { 16, 16, 15, 15, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 16, 1, 256, ZP_CODE, 1, 0, 0, 1,
       M2I_K_I8_ACT_SWISH, 1, 0 },
+    /* a FakeQuantize's values out */
+    { 16, 24, 12, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 256, ZP_CODE, 0, 0, 0, 1,
+      M2I_K_I8_ACT_PRELU, 1, 0, 1 },
+    { 24, 24, 20, 20, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 24, 1, 256, ZP_BETWEEN, 1, 0, 1, 1,
+      M2I_K_I8_ACT_NONE, 0, 0, 1 },
   };
   rng_state = 12345;
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -297,6 +321,7 @@ test_random (void)
     k.act = (M2iKI8Act) rnd_int (0, 3);
     k.codes_in = rnd_int (0, 2) == 0;
     k.codes_out = rnd_int (0, 2) == 0;
+    k.grid_out = !k.codes_out && rnd_int (0, 2) == 0;
     k.bias = rnd_int (0, 3) != 0;
     run_case (&k, rnd_int (1, 3));
   }
