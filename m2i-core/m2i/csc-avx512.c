@@ -1,0 +1,567 @@
+/* csc-avx512.c — the csc kernels with AVX-512 (F, BW, DQ, VL), and with
+ * AVX-512 VBMI for the float pair path's loads.
+ */
+#include "csc-kernels.h"
+
+#ifdef HAVE_X86
+#include <immintrin.h>
+
+#define BLK 32                 /* the AVX2 terms layout, which these kernels share */
+
+/* ---- AVX-512 (F, BW): the pair kernel at twice the width ------------------ */
+
+#define AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,f16c,fma")))
+#define AVX512I __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,f16c,fma"), always_inline))
+#define BLK5 64
+
+static AVX512I inline __m512i
+div1000_512 (__m512i z)
+{
+  return _mm512_srli_epi16 (_mm512_mulhi_epu16 (z, _mm512_set1_epi16 (-31981 /* 33555 */)), 9);
+}
+
+/* As terms16, 32 chroma samples. */
+static AVX512I inline void
+terms32 (__m512i u, __m512i v, __m512i out[CSC_N_TERMS])
+{
+  const __m512i one = _mm512_set1_epi16 (1), k1000 = _mm512_set1_epi16 (1000);
+  __m512i vodd = _mm512_and_si512 (v, one), uodd = _mm512_and_si512 (u, one);
+  __m512i vh = _mm512_srai_epi16 (v, 1), uh = _mm512_srai_epi16 (u, 1);
+  __m512i s = _mm512_add_epi16 (_mm512_add_epi16 (_mm512_mullo_epi16 (vodd, _mm512_set1_epi16 (500)),
+          _mm512_mullo_epi16 (v, _mm512_set1_epi16 (96))), _mm512_set1_epi16 (13000));
+  __m512i q = div1000_512 (s);
+  out[CSC_QR] = _mm512_add_epi16 (_mm512_add_epi16 (v, vh), _mm512_sub_epi16 (q, _mm512_set1_epi16 (16)));
+  out[CSC_RR] = _mm512_add_epi16 (_mm512_sub_epi16 (s, _mm512_mullo_epi16 (q, k1000)), _mm512_set1_epi16 (3500));
+  __m512i sv = _mm512_add_epi16 (_mm512_mullo_epi16 (v, _mm512_set1_epi16 (187)), _mm512_set1_epi16 (24000));
+  __m512i qv = div1000_512 (sv);
+  __m512i su = _mm512_add_epi16 (_mm512_sub_epi16 (_mm512_mullo_epi16 (u, _mm512_set1_epi16 (109)),
+          _mm512_mullo_epi16 (uodd, _mm512_set1_epi16 (500))), _mm512_set1_epi16 (15000));
+  __m512i qu = div1000_512 (su);
+  out[CSC_QG] = _mm512_sub_epi16 (_mm512_add_epi16 (qv, qu),
+      _mm512_add_epi16 (_mm512_add_epi16 (v, uh), _mm512_set1_epi16 (42)));
+  out[CSC_RG] = _mm512_add_epi16 (_mm512_add_epi16 (_mm512_sub_epi16 (sv, _mm512_mullo_epi16 (qv, k1000)),
+          _mm512_sub_epi16 (su, _mm512_mullo_epi16 (qu, k1000))), _mm512_set1_epi16 (3500));
+  __m512i sb = _mm512_add_epi16 (_mm512_mullo_epi16 (u, _mm512_set1_epi16 (18)), _mm512_set1_epi16 (3000));
+  __m512i qb = div1000_512 (sb);
+  out[CSC_QB] = _mm512_add_epi16 (_mm512_add_epi16 (u, u), _mm512_sub_epi16 (qb, _mm512_set1_epi16 (6)));
+  out[CSC_RB] = _mm512_add_epi16 (_mm512_sub_epi16 (sb, _mm512_mullo_epi16 (qb, k1000)), _mm512_set1_epi16 (3500));
+}
+
+static AVX512I inline __m512i
+channel32 (__m512i yy, __m512i t164, __m512i q, __m512i r)
+{
+  return _mm512_add_epi16 (_mm512_add_epi16 (yy, q), div1000_512 (_mm512_add_epi16 (t164, r)));
+}
+
+static AVX512I inline void
+block64 (const guint8 *y, const __m512i ka[CSC_N_TERMS], const __m512i kb[CSC_N_TERMS],
+    __m512i *r8, __m512i *g8, __m512i *b8)
+{
+  const __m512i zero = _mm512_setzero_si512 (), k16 = _mm512_set1_epi16 (16),
+      k164 = _mm512_set1_epi16 (164);
+  __m512i yv = _mm512_loadu_si512 ((const void *) y);
+  __m512i ya = _mm512_sub_epi16 (_mm512_unpacklo_epi8 (yv, zero), k16);
+  __m512i yb = _mm512_sub_epi16 (_mm512_unpackhi_epi8 (yv, zero), k16);
+  __m512i ta = _mm512_mullo_epi16 (ya, k164), tb = _mm512_mullo_epi16 (yb, k164);
+  *r8 = _mm512_packus_epi16 (channel32 (ya, ta, ka[CSC_QR], ka[CSC_RR]),
+      channel32 (yb, tb, kb[CSC_QR], kb[CSC_RR]));
+  *g8 = _mm512_packus_epi16 (channel32 (ya, ta, ka[CSC_QG], ka[CSC_RG]),
+      channel32 (yb, tb, kb[CSC_QG], kb[CSC_RG]));
+  *b8 = _mm512_packus_epi16 (channel32 (ya, ta, ka[CSC_QB], ka[CSC_RB]),
+      channel32 (yb, tb, kb[CSC_QB], kb[CSC_RB]));
+}
+
+/* 64 pixels interleaved: 12 chunks of 16 bytes, chunk 3L+k is lane L of v[k]. */
+static AVX512I inline void
+store_il64 (guint8 *o, __m512i c0, __m512i c1, __m512i c2)
+{
+  __m512i v[3];
+  for (int k = 0; k < 3; k++) {
+    __m512i m0 = _mm512_broadcast_i32x4 (_mm_loadu_si128 ((const __m128i *) m2i_csc_il_masks[k][0]));
+    __m512i m1 = _mm512_broadcast_i32x4 (_mm_loadu_si128 ((const __m128i *) m2i_csc_il_masks[k][1]));
+    __m512i m2 = _mm512_broadcast_i32x4 (_mm_loadu_si128 ((const __m128i *) m2i_csc_il_masks[k][2]));
+    v[k] = _mm512_or_si512 (_mm512_or_si512 (_mm512_shuffle_epi8 (c0, m0),
+            _mm512_shuffle_epi8 (c1, m1)), _mm512_shuffle_epi8 (c2, m2));
+  }
+  /* qword indices (2 per chunk) into (a, b) for the three output vectors */
+  const __m512i i0 = _mm512_setr_epi64 (0, 1, 8, 9, 0, 0, 2, 3);      /* v0L0 v1L0 _ v0L1 */
+  const __m512i i2 = _mm512_setr_epi64 (0, 0, 6, 7, 14, 15, 0, 0);    /* _ v0L3 v1L3 _ */
+  __m512i z0 = _mm512_permutex2var_epi64 (v[0], i0, v[1]);
+  __m512i z1 = _mm512_permutex2var_epi64 (v[1],
+      _mm512_setr_epi64 (2, 3, 0, 0, 12, 13, 4, 5), v[0]);     /* v1L1 _ v0L2 v1L2 */
+  __m512i z2 = _mm512_permutex2var_epi64 (v[0], i2, v[1]);
+  /* fill the holes from v2: z0 chunk 2 = v2L0, z1 chunk 1 = v2L1,
+   * z2 chunk 0 = v2L2, z2 chunk 3 = v2L3 */
+  z0 = _mm512_mask_permutexvar_epi64 (z0, 0x30, _mm512_setr_epi64 (0, 0, 0, 0, 0, 1, 0, 0), v[2]);
+  z1 = _mm512_mask_permutexvar_epi64 (z1, 0x0c, _mm512_setr_epi64 (0, 0, 2, 3, 0, 0, 0, 0), v[2]);
+  z2 = _mm512_mask_permutexvar_epi64 (z2, 0xc3, _mm512_setr_epi64 (4, 5, 0, 0, 0, 0, 6, 7), v[2]);
+  _mm512_storeu_si512 ((void *) o, z0);
+  _mm512_storeu_si512 ((void *) (o + 64), z1);
+  _mm512_storeu_si512 ((void *) (o + 128), z2);
+}
+
+static AVX512I inline void
+store_fp16q (const CscOutSpec *spec, int c, guint8 *dst, int q, __m128i bytes16)
+{
+  __m512 f = _mm512_cvtepi32_ps (_mm512_cvtepu8_epi32 (bytes16));
+  if (spec->norm)
+    f = _mm512_add_ps (_mm512_mul_ps (_mm512_sub_ps (f, _mm512_set1_ps (spec->sub[c])),
+            _mm512_set1_ps (spec->mul[c])), _mm512_set1_ps (spec->add[c]));
+  if (spec->mode == CSC_OUT_PL_F16)
+    _mm256_storeu_si256 ((__m256i *) (dst + 32 * q), _mm512_cvtps_ph (f, _MM_FROUND_TO_NEAREST_INT));
+  else
+    _mm512_storeu_ps ((float *) dst + 16 * q, f);
+}
+
+/* 64 values of channel c to fp16/fp32 (+norm); immediates stay constants. */
+static AVX512I inline void
+store_fp16px (const CscOutSpec *spec, int c, guint8 *dst, __m512i x)
+{
+  store_fp16q (spec, c, dst, 0, _mm512_extracti32x4_epi32 (x, 0));
+  store_fp16q (spec, c, dst, 1, _mm512_extracti32x4_epi32 (x, 1));
+  store_fp16q (spec, c, dst, 2, _mm512_extracti32x4_epi32 (x, 2));
+  store_fp16q (spec, c, dst, 3, _mm512_extracti32x4_epi32 (x, 3));
+}
+
+static AVX512I inline void
+emit64 (__m512i r8, __m512i g8, __m512i b8, guint8 *const dst[3], gint i, gint m,
+    const CscOutSpec *spec)
+{
+  guint8 otmp[BLK5 * 3 * 4];
+  guint8 *o[3];
+  emit_targets (dst, i, m, BLK5, spec, otmp, o);
+  switch (spec->mode) {
+    case CSC_OUT_IL_U8:
+      if (spec->bgr)
+        store_il64 (o[0], b8, g8, r8);
+      else
+        store_il64 (o[0], r8, g8, b8);
+      break;
+    case CSC_OUT_PL_U8:
+      _mm512_storeu_si512 ((void *) o[0], r8);
+      _mm512_storeu_si512 ((void *) o[1], g8);
+      _mm512_storeu_si512 ((void *) o[2], b8);
+      break;
+    default:
+      store_fp16px (spec, 0, o[0], r8);
+      store_fp16px (spec, 1, o[1], g8);
+      store_fp16px (spec, 2, o[2], b8);
+      break;
+  }
+  emit_tail (dst, i, m, BLK5, spec, o);
+}
+
+static AVX512 void
+pair_avx512 (const guint8 *y0, const guint8 *y1, const guint8 *c1, const guint8 *c2, gint n,
+    guint8 *const d0[3], guint8 *const d1[3], const CscOutSpec *spec)
+{
+  const __m512i k128 = _mm512_set1_epi16 (128), lo = _mm512_set1_epi16 (0xff);
+  for (gint i = 0; i < n; i += BLK5) {
+    gint m = MIN (BLK5, n - i);
+    guint8 tmp[4 * BLK5];
+    PairSrc ps;
+    pair_src (&ps, y0, y1, c1, c2, i, m, BLK5, tmp);
+    const guint8 *p0 = ps.y0, *p1 = ps.y1, *pc = ps.c, *pv = ps.v;
+    __m512i u, v;
+    if (c2) {
+      u = _mm512_cvtepu8_epi16 (_mm256_loadu_si256 ((const __m256i *) pc));
+      v = _mm512_cvtepu8_epi16 (_mm256_loadu_si256 ((const __m256i *) pv));
+    } else {
+      __m512i x = _mm512_loadu_si512 ((const void *) pc);
+      u = _mm512_and_si512 (x, lo);
+      v = _mm512_srli_epi16 (x, 8);
+    }
+    __m512i k[CSC_N_TERMS], ka[CSC_N_TERMS], kb[CSC_N_TERMS];
+    terms32 (_mm512_sub_epi16 (u, k128), _mm512_sub_epi16 (v, k128), k);
+    for (int j = 0; j < CSC_N_TERMS; j++) {
+      ka[j] = _mm512_unpacklo_epi16 (k[j], k[j]);
+      kb[j] = _mm512_unpackhi_epi16 (k[j], k[j]);
+    }
+    __m512i r8, g8, b8;
+    block64 (p0, ka, kb, &r8, &g8, &b8);
+    emit64 (r8, g8, b8, d0, i, m, spec);
+    if (p1) {
+      block64 (p1, ka, kb, &r8, &g8, &b8);
+      emit64 (r8, g8, b8, d1, i, m, spec);
+    }
+  }
+}
+
+static AVX512I inline __m512i
+gather16 (const guint8 *base, __m512i o, __m512i wmax)
+{
+  __m512i oc = _mm512_min_epi32 (o, wmax);
+  __m512i g = _mm512_i32gather_epi32 (oc, (const void *) base, 1);
+  return _mm512_srlv_epi32 (g, _mm512_slli_epi32 (_mm512_sub_epi32 (o, oc), 3));
+}
+
+static AVX512I inline void
+store_b16 (guint8 *dst, __m512i g)
+{
+  _mm_storeu_si128 ((__m128i *) dst, _mm512_cvtepi32_epi8 (g));
+}
+
+static AVX512 void
+gather_avx512 (const guint8 *y, gint wy, const guint8 *c1, const guint8 *c2, gint wc,
+    const gint32 *xs, gint K, guint8 *restrict cy, guint8 *restrict cu, guint8 *restrict cv)
+{
+  gint k = 0;
+  if (wy >= 4 && wc >= 4) {
+    const __m512i ymax = _mm512_set1_epi32 (wy - 4), cmax = _mm512_set1_epi32 (wc - 4);
+    for (; k + 16 <= K; k += 16) {
+      __m512i x = _mm512_loadu_si512 ((const void *) (xs + k));
+      if (y)
+        store_b16 (cy + k, gather16 (y, x, ymax));
+      if (c1 && !c2) {
+        __m512i g = gather16 (c1, _mm512_and_si512 (x, _mm512_set1_epi32 (~1)), cmax);
+        store_b16 (cu + k, g);
+        store_b16 (cv + k, _mm512_srli_epi32 (g, 8));
+      } else if (c1) {
+        __m512i h = _mm512_srli_epi32 (x, 1);
+        store_b16 (cu + k, gather16 (c1, h, cmax));
+        store_b16 (cv + k, gather16 (c2, h, cmax));
+      }
+    }
+  }
+  m2i_csc_gather_c (y, wy, c1, c2, wc, xs + k, K - k, cy + k, cu + k, cv + k);
+}
+
+/* hpass_expanded for two taps, 16 outputs per step; same operations in the
+ * same order as hpass_expanded_body (mul, then add to 0.0f, mul, add). */
+static AVX512 void
+hpass_expanded_avx512 (const float *wt, gint T, gint n, const guint8 *p, gint K, float *dst)
+{
+  if (T != 2) {
+    m2i_csc_hpass_expanded_avx2 (wt, T, n, p, K, dst);
+    return;
+  }
+  const __m512 zero = _mm512_setzero_ps ();
+  for (int c = 0; c < 3; c++) {
+    const guint8 *v = p + (gsize) c * K;
+    float *d = dst + (gsize) c * n;
+    gint i = 0;
+    for (; i + 16 <= n; i += 16) {
+      __m512 x0 = _mm512_cvtepi32_ps (_mm512_cvtepu8_epi32 (_mm_loadu_si128 ((const __m128i *) (v + i))));
+      __m512 x1 = _mm512_cvtepi32_ps (_mm512_cvtepu8_epi32 (_mm_loadu_si128 ((const __m128i *) (v + n + i))));
+      __m512 acc = _mm512_add_ps (zero, _mm512_mul_ps (_mm512_loadu_ps (wt + i), x0));
+      acc = _mm512_add_ps (acc, _mm512_mul_ps (_mm512_loadu_ps (wt + n + i), x1));
+      _mm512_storeu_ps (d + i, acc);
+    }
+    for (; i < n; i++)
+      d[i] = (0.0f + wt[i] * (float) v[i]) + wt[n + i] * (float) v[n + i];
+  }
+}
+
+static AVX512 void
+finish_f16_norm_avx512 (const float *v, const float *sub, const float *mul, const float *add,
+    gint n, m2i_f16 *out)
+{
+  gint i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m512 x = _mm512_cvtph_ps (_mm512_cvtps_ph (_mm512_loadu_ps (v + i), _MM_FROUND_TO_NEAREST_INT));
+    __m512 y = _mm512_add_ps (_mm512_mul_ps (_mm512_sub_ps (x, _mm512_loadu_ps (sub + i)),
+            _mm512_loadu_ps (mul + i)), _mm512_loadu_ps (add + i));
+    _mm256_storeu_si256 ((__m256i *) (out + i), _mm512_cvtps_ph (y, _MM_FROUND_TO_NEAREST_INT));
+  }
+  m2i_csc_finish_f16_norm_avx2 (v + i, sub + i, mul + i, add + i, n - i, out + i);
+}
+
+/* prep_444 at twice the width, writing the AVX2 block layout m2i_csc_row_avx2 reads
+ * (a zmm byte unpack yields the "a" halves of two AVX2 blocks). */
+static AVX512 void
+prep_444_avx512 (const guint8 *pu, const guint8 *pv, gint n, gint16 *t, gsize ts)
+{
+  const __m512i k128 = _mm512_set1_epi16 (128), zero = _mm512_setzero_si512 ();
+  gint i = 0;
+  for (; i + 64 <= n; i += 64) {
+    __m512i a = _mm512_loadu_si512 ((const void *) (pu + i));
+    __m512i b = _mm512_loadu_si512 ((const void *) (pv + i));
+    __m512i lo[CSC_N_TERMS], hi[CSC_N_TERMS];
+    terms32 (_mm512_sub_epi16 (_mm512_unpacklo_epi8 (a, zero), k128),
+        _mm512_sub_epi16 (_mm512_unpacklo_epi8 (b, zero), k128), lo);
+    terms32 (_mm512_sub_epi16 (_mm512_unpackhi_epi8 (a, zero), k128),
+        _mm512_sub_epi16 (_mm512_unpackhi_epi8 (b, zero), k128), hi);
+    for (int j = 0; j < CSC_N_TERMS; j++) {
+      gint16 *d = t + j * ts + i;
+      _mm256_storeu_si256 ((__m256i *) d, _mm512_castsi512_si256 (lo[j]));
+      _mm256_storeu_si256 ((__m256i *) (d + 16), _mm512_castsi512_si256 (hi[j]));
+      _mm256_storeu_si256 ((__m256i *) (d + 32), _mm512_extracti64x4_epi64 (lo[j], 1));
+      _mm256_storeu_si256 ((__m256i *) (d + 48), _mm512_extracti64x4_epi64 (hi[j], 1));
+    }
+  }
+  if (i < n)
+    m2i_csc_prep_444_avx2 (pu + i, pv + i, n - i, t + i, ts);
+}
+
+/* row at twice the width over the AVX2 terms layout: a zmm of "a" terms is
+ * the a halves of two consecutive AVX2 blocks. */
+static AVX512 void
+row_avx512 (const guint8 *y, const gint16 *t, gsize ts, gint n, guint8 *const dst[3],
+    const CscOutSpec *spec)
+{
+  gint i = 0;
+  for (; i + BLK5 <= n; i += BLK5) {
+    __m512i ka[CSC_N_TERMS], kb[CSC_N_TERMS];
+    for (int j = 0; j < CSC_N_TERMS; j++) {
+      const gint16 *p = t + j * ts + i;
+      ka[j] = _mm512_inserti64x4 (_mm512_castsi256_si512 (_mm256_loadu_si256 ((const __m256i *) p)),
+          _mm256_loadu_si256 ((const __m256i *) (p + 32)), 1);
+      kb[j] = _mm512_inserti64x4 (_mm512_castsi256_si512 (_mm256_loadu_si256 ((const __m256i *) (p + 16))),
+          _mm256_loadu_si256 ((const __m256i *) (p + 48)), 1);
+    }
+    __m512i r8, g8, b8;
+    block64 (y + i, ka, kb, &r8, &g8, &b8);
+    emit64 (r8, g8, b8, dst, i, BLK5, spec);
+  }
+  if (i < n) {
+    guint bps = out_bps (spec);
+    guint8 *d[3];
+    for (int c = 0; c < 3; c++)
+      d[c] = dst[c] ? dst[c] + (spec->mode == CSC_OUT_IL_U8 ? 3 : bps) * (gsize) i : NULL;
+    m2i_csc_row_avx2 (y + i, t + i, ts, n - i, d, spec);
+  }
+}
+
+/* Float pair path, AVX-512 (with FMA): 16 outputs per step, one register
+ * per tap. */
+typedef struct {
+  __m512 ya0, ya1, yb0, yb1, u0, u1, v0, v1;
+} FPair16;
+
+static AVX512I inline void
+fp_terms16 (__m512 u, __m512 v, __m512 k[3])
+{
+  k[0] = _mm512_fmadd_ps (v, _mm512_set1_ps (FP_CVR), _mm512_set1_ps (FP_KR));
+  k[1] = _mm512_fmadd_ps (u, _mm512_set1_ps (FP_CUG),
+      _mm512_fmadd_ps (v, _mm512_set1_ps (FP_CVG), _mm512_set1_ps (FP_KG)));
+  k[2] = _mm512_fmadd_ps (u, _mm512_set1_ps (FP_CUB), _mm512_set1_ps (FP_KB));
+}
+
+static AVX512I inline __m512
+fp_csc16 (__m512 y, __m512 k)
+{
+  __m512 p = _mm512_roundscale_ps (_mm512_fmadd_ps (y, _mm512_set1_ps (FP_CY), k),
+      _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+  return _mm512_min_ps (_mm512_max_ps (p, _mm512_setzero_ps ()), _mm512_set1_ps (255.0f));
+}
+
+static AVX512I inline void
+fp_block16 (const FPairTable *t, gint i, gint n, const FPair16 *l, float *const d[2][3])
+{
+  __m512 k0[3], k1[3];
+  fp_terms16 (l->u0, l->v0, k0);
+  fp_terms16 (l->u1, l->v1, k1);
+  __m512 w0 = _mm512_loadu_ps (t->w0 + i), w1 = _mm512_loadu_ps (t->w1 + i);
+  __mmask16 m = i + 16 <= n ? 0xffff : (__mmask16) ((1u << (n - i)) - 1);
+  for (int r = 0; r < (d[1][0] ? 2 : 1); r++) {
+    __m512 y0 = r ? l->yb0 : l->ya0, y1 = r ? l->yb1 : l->ya1;
+    for (int c = 0; c < 3; c++) {
+      __m512 v = _mm512_add_ps (_mm512_mul_ps (w0, fp_csc16 (y0, k0[c])),
+          _mm512_mul_ps (w1, fp_csc16 (y1, k1[c])));
+      if (m == 0xffff)
+        _mm512_storeu_ps (d[r][c] + i, v);
+      else
+        _mm512_mask_storeu_ps (d[r][c] + i, m, v);
+    }
+  }
+}
+
+static AVX512I inline void
+fp_lanes16 (const FPairTable *t, gint i, const guint8 *y0, const guint8 *y1,
+    const guint8 *c1, const guint8 *c2, FPair16 *l)
+{
+  FPairLanes s;
+  m2i_csc_fpair_fill (t, i, y0, y1, c1, c2, &s);
+  l->ya0 = _mm512_loadu_ps (s.ya0);
+  l->ya1 = _mm512_loadu_ps (s.ya1);
+  l->yb0 = _mm512_loadu_ps (s.yb0);
+  l->yb1 = _mm512_loadu_ps (s.yb1);
+  l->u0 = _mm512_loadu_ps (s.u0);
+  l->u1 = _mm512_loadu_ps (s.u1);
+  l->v0 = _mm512_loadu_ps (s.v0);
+  l->v1 = _mm512_loadu_ps (s.v1);
+}
+
+static AVX512I inline __m512
+fp_byte16 (__m512i g, int shift)
+{
+  return _mm512_cvtepi32_ps (_mm512_and_si512 (_mm512_srli_epi32 (g, shift),
+          _mm512_set1_epi32 (0xff)));
+}
+
+/* Lanes of outputs i .. i+15 by 4-byte gathers (t->load says they stay
+ * inside the rows). */
+static AVX512I inline void
+fp_gather16 (const FPairTable *t, gint i, const guint8 *y0, const guint8 *y1,
+    const guint8 *c1, const guint8 *c2, FPair16 *l)
+{
+  const __m512i one = _mm512_set1_epi32 (1);
+  __m512i x = _mm512_loadu_si512 ((const void *) (t->xs + i));
+  __m512i g = _mm512_i32gather_epi32 (x, (const void *) y0, 1);
+  l->ya0 = fp_byte16 (g, 0);
+  l->ya1 = fp_byte16 (g, 8);
+  l->yb0 = l->yb1 = _mm512_setzero_ps ();
+  if (y1) {
+    g = _mm512_i32gather_epi32 (x, (const void *) y1, 1);
+    l->yb0 = fp_byte16 (g, 0);
+    l->yb1 = fp_byte16 (g, 8);
+  }
+  __m512i odd = _mm512_and_si512 (x, one);
+  if (t->nv12) {
+    g = _mm512_i32gather_epi32 (_mm512_andnot_si512 (one, x), (const void *) c1, 1);
+    l->u0 = fp_byte16 (g, 0);
+    l->v0 = fp_byte16 (g, 8);
+    g = _mm512_srlv_epi32 (g, _mm512_slli_epi32 (odd, 4));
+    l->u1 = fp_byte16 (g, 0);
+    l->v1 = fp_byte16 (g, 8);
+  } else {
+    __m512i h = _mm512_srli_epi32 (x, 1), sh = _mm512_slli_epi32 (odd, 3);
+    __m512i gu = _mm512_i32gather_epi32 (h, (const void *) c1, 1);
+    __m512i gv = _mm512_i32gather_epi32 (h, (const void *) c2, 1);
+    l->u0 = fp_byte16 (gu, 0);
+    l->v0 = fp_byte16 (gv, 0);
+    l->u1 = fp_byte16 (_mm512_srlv_epi32 (gu, sh), 0);
+    l->v1 = fp_byte16 (_mm512_srlv_epi32 (gv, sh), 0);
+  }
+}
+
+static AVX512 void
+fpair_rows_avx512 (const FPairTable *t, const guint8 *y0, const guint8 *y1, const guint8 *c1,
+    const guint8 *c2, float *h0, float *h1)
+{
+  const gint n = t->n;
+  float *d[2][3];
+  fp_planes (t, h0, h1, d);
+  for (gint i = 0; i < n; i += 16) {
+    FPair16 l;
+    if (t->load[i / 16] == FP_LOAD_FILL)
+      fp_lanes16 (t, i, y0, y1, c1, c2, &l);
+    else
+      fp_gather16 (t, i, y0, y1, c1, c2, &l);
+    fp_block16 (t, i, n, &l, d);
+  }
+}
+
+static AVX512 void
+vfinish_f16_avx512 (const float *h0, const float *h1, float wy0, float wy1, gint n,
+    const float *sub, const float *mul, const float *add, m2i_f16 *const out[3])
+{
+  const __m512 w0 = _mm512_set1_ps (wy0), w1 = _mm512_set1_ps (wy1);
+  for (int c = 0; c < 3; c++) {
+    const float *p = h0 + (gsize) c * n, *q = h1 + (gsize) c * n;
+    for (gint i = 0; i < n; i += 16) {
+      __mmask16 m = i + 16 <= n ? 0xffff : (__mmask16) ((1u << (n - i)) - 1);
+      __m512 v = _mm512_add_ps (_mm512_mul_ps (w0, _mm512_maskz_loadu_ps (m, p + i)),
+          _mm512_mul_ps (w1, _mm512_maskz_loadu_ps (m, q + i)));
+      __m256i hv = _mm512_cvtps_ph (v, _MM_FROUND_TO_NEAREST_INT);
+      if (sub) {
+        __m512 x = _mm512_add_ps (_mm512_mul_ps (_mm512_sub_ps (_mm512_cvtph_ps (hv),
+                    _mm512_set1_ps (sub[c])), _mm512_set1_ps (mul[c])), _mm512_set1_ps (add[c]));
+        hv = _mm512_cvtps_ph (x, _MM_FROUND_TO_NEAREST_INT);
+      }
+      if (m == 0xffff)               /* (a masked vcvtps2ph store is slow on Zen 4) */
+        _mm256_storeu_si256 ((__m256i *) (out[c] + i), hv);
+      else
+        _mm256_mask_storeu_epi16 (out[c] + i, m, hv);
+    }
+  }
+}
+
+static AVX512 void
+norm_f16_avx512 (const m2i_f16 *in, m2i_f16 *out, gint n, float sub, float mul, float add)
+{
+  const __m512 s = _mm512_set1_ps (sub), ml = _mm512_set1_ps (mul), a = _mm512_set1_ps (add);
+  for (gint i = 0; i < n; i += 16) {
+    __mmask16 m = i + 16 <= n ? 0xffff : (__mmask16) ((1u << (n - i)) - 1);
+    __m512 x = _mm512_cvtph_ps (_mm256_maskz_loadu_epi16 (m, in + i));
+    x = _mm512_add_ps (_mm512_mul_ps (_mm512_sub_ps (x, s), ml), a);
+    _mm256_mask_storeu_epi16 (out + i, m, _mm512_cvtps_ph (x, _MM_FROUND_TO_NEAREST_INT));
+  }
+}
+
+const CscKernels m2i_csc_kernels_avx512_table = {
+  "avx512", BLK, prep_444_avx512, row_avx512, pair_avx512, m2i_csc_u8_to_f16_avx2, gather_avx512,
+  m2i_csc_gather_pairs_c, hpass_expanded_avx512, finish_f16_norm_avx512,
+  fpair_rows_avx512, FALSE, vfinish_f16_avx512, norm_f16_avx512,
+};
+/* ---- AVX-512 VBMI: the float pair path's loads as byte permutes ----------- */
+
+#define VBMIF __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi,avx2,f16c,fma")))
+#define VBMIFI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi,avx2,f16c,fma"), always_inline))
+
+/* Outputs 8b .. 8b+15 (blocks b, b + 1) as 16 dword lanes: each block's
+ * byte permute over its 128-byte window (64 bytes at @lo + base, 64 at
+ * @hi + base) fills its 8 lanes, @keep the bytes of each (luma: Y(x),
+ * Y(x + 1); chroma: U, V of x, then of x + 1). */
+static VBMIFI inline __m512i
+fp_perm_pair (const guint8 *lo, const guint8 *hi, const gint32 *base, const guint8 *idx, gint b,
+    __mmask64 keep)
+{
+  __m512i a = _mm512_maskz_permutex2var_epi8 (keep & 0xffffffffull,
+      _mm512_loadu_si512 ((const void *) (lo + base[b])),
+      _mm512_loadu_si512 ((const void *) (idx + 64 * b)),
+      _mm512_loadu_si512 ((const void *) (hi + base[b])));
+  __m512i c = _mm512_maskz_permutex2var_epi8 (keep & ~0xffffffffull,
+      _mm512_loadu_si512 ((const void *) (lo + base[b + 1])),
+      _mm512_loadu_si512 ((const void *) (idx + 64 * (b + 1))),
+      _mm512_loadu_si512 ((const void *) (hi + base[b + 1])));
+  return _mm512_or_si512 (a, c);
+}
+
+static VBMIFI inline void
+fp_load16_vbmi (const FPairTable *t, gint i, const guint8 *y0, const guint8 *y1,
+    const guint8 *c1, const guint8 *c2, FPair16 *l)
+{
+  const __mmask64 b01 = 0x3333333333333333ull;
+  if (t->load[i / 16] != FP_LOAD_PERMUTE) {
+    if (t->load[i / 16] == FP_LOAD_GATHER)
+      fp_gather16 (t, i, y0, y1, c1, c2, l);
+    else
+      fp_lanes16 (t, i, y0, y1, c1, c2, l);
+    return;
+  }
+  gint b = i / 8;
+  __m512i p = fp_perm_pair (y0, y0 + 64, t->ybase, t->yidx, b, b01);
+  l->ya0 = fp_byte16 (p, 0);
+  l->ya1 = _mm512_cvtepi32_ps (_mm512_srli_epi32 (p, 8));
+  l->yb0 = l->yb1 = _mm512_setzero_ps ();
+  if (y1) {
+    p = fp_perm_pair (y1, y1 + 64, t->ybase, t->yidx, b, b01);
+    l->yb0 = fp_byte16 (p, 0);
+    l->yb1 = _mm512_cvtepi32_ps (_mm512_srli_epi32 (p, 8));
+  }
+  /* one permute per block for U and V of both columns (NV12: 128 bytes of
+   * the UV row; I420: 64 bytes of the U row, then the same 64 of V) */
+  p = fp_perm_pair (c1, t->nv12 ? c1 + 64 : c2, t->cbase, t->cidx, b, ~0ull);
+  l->u0 = fp_byte16 (p, 0);
+  l->v0 = fp_byte16 (p, 8);
+  l->u1 = fp_byte16 (p, 16);
+  l->v1 = _mm512_cvtepi32_ps (_mm512_srli_epi32 (p, 24));
+}
+
+/* Software-pipelined: the permutes of the next 16 outputs are issued before
+ * the arithmetic of the current ones, which would otherwise wait for them
+ * (a block's FP work depends on a long load → permute → convert chain). */
+static VBMIF void
+fpair_rows_vbmi (const FPairTable *t, const guint8 *y0, const guint8 *y1, const guint8 *c1,
+    const guint8 *c2, float *h0, float *h1)
+{
+  const gint n = t->n;
+  float *d[2][3];
+  fp_planes (t, h0, h1, d);
+  FPair16 next;
+  fp_load16_vbmi (t, 0, y0, y1, c1, c2, &next);
+  for (gint i = 0; i < n; i += 16) {
+    FPair16 cur = next;
+    if (i + 16 < n)
+      fp_load16_vbmi (t, i + 16, y0, y1, c1, c2, &next);
+    fp_block16 (t, i, n, &cur, d);
+  }
+}
+
+const CscKernels m2i_csc_kernels_vbmi_table = {
+  "avx512-vbmi", BLK, prep_444_avx512, row_avx512, pair_avx512, m2i_csc_u8_to_f16_avx2, gather_avx512,
+  m2i_csc_gather_pairs_c, hpass_expanded_avx512, finish_f16_norm_avx512,
+  fpair_rows_vbmi, TRUE, vfinish_f16_avx512, norm_f16_avx512,
+};
+#endif
