@@ -1,8 +1,9 @@
 /* csc-avx2.c — the csc kernels with AVX2 (+F16C, FMA).
  *
- * The integer kernels keep their terms arrays in "block order" (per 32
- * pixels: 0-7,16-23,8-15,24-31) so that byte unpacking of Y and the final
- * packus need no lane-crossing shuffles.
+ * The integer kernels take 32 pixels a step as 16-bit lanes of even and of
+ * odd pixels (lane j: pixels 2j and 2j + 1, which share chroma sample j),
+ * so the chroma terms need no duplication and nothing crosses 128-bit lanes
+ * before the stores.
  */
 #include "csc-kernels.h"
 
@@ -13,134 +14,114 @@
 #define AVX2I __attribute__((target("avx2,f16c,fma"), always_inline))
 #define BLK 32
 
-guint8 m2i_csc_il_masks[3][3][16];   /* [output vector][channel][byte] */
+/* ---- integer csc: 32 pixels a step, even and odd pixels apart ------------- */
 
-void
-m2i_csc_init_il_masks (void)
+/* Constants of the integer kernels. The multipliers go through an empty asm
+ * statement: the compiler would otherwise turn each multiplication by a
+ * constant into a chain of shifts and adds, and shifts have half the
+ * throughput of multiplications here. */
+typedef struct {
+  __m256i k409, k208, k100, k1596, k1000, k813, k391, k18, k164, kdiv, lo8;
+} Consts;
+
+static AVX2I inline __m256i
+hidden16 (short v)
 {
-  for (int k = 0; k < 3; k++)
-    for (int c = 0; c < 3; c++)
-      for (int j = 0; j < 16; j++) {
-        int J = 16 * k + j;
-        m2i_csc_il_masks[k][c][j] = (J % 3 == c) ? (guint8) (J / 3) : 0x80;
-      }
+  __m256i x = _mm256_set1_epi16 (v);
+  __asm__ ("" : "+x" (x));
+  return x;
+}
+
+static AVX2I inline void
+consts_init (Consts *k)
+{
+  k->k409 = hidden16 (409);
+  k->k208 = hidden16 (208);
+  k->k100 = hidden16 (100);
+  k->k1596 = hidden16 (1596);
+  k->k1000 = hidden16 (1000);
+  k->k813 = hidden16 (813);
+  k->k391 = hidden16 (391);
+  k->k18 = hidden16 (18);
+  k->k164 = hidden16 (164);
+  k->kdiv = hidden16 (-31981);          /* 33555 as u16 */
+  k->lo8 = _mm256_set1_epi16 (0xff);
+}
+
+/* The six terms (m2i_csc_chroma_terms) of 16 chroma samples, w = U + 256 V
+ * per 16-bit lane. */
+static AVX2I inline void
+terms16 (__m256i w, const Consts *k, __m256i t[CSC_N_TERMS])
+{
+  __m256i u = _mm256_and_si256 (w, k->lo8), v = _mm256_srli_epi16 (w, 8);
+  __m256i a = _mm256_mulhi_epu16 (w, k->k409);
+  t[CSC_QR] = _mm256_sub_epi16 (a, _mm256_set1_epi16 (225));
+  t[CSC_RR] = _mm256_add_epi16 (_mm256_sub_epi16 (_mm256_mullo_epi16 (v, k->k1596),
+          _mm256_mullo_epi16 (a, k->k1000)), _mm256_set1_epi16 (2588));
+  __m256i s = _mm256_add_epi16 (_mm256_mulhi_epu16 (w, k->k208),
+      _mm256_mulhi_epu16 (_mm256_slli_epi16 (w, 8), k->k100));
+  t[CSC_QG] = _mm256_sub_epi16 (_mm256_set1_epi16 (127), s);
+  t[CSC_RG] = _mm256_add_epi16 (_mm256_sub_epi16 (_mm256_sub_epi16 (_mm256_mullo_epi16 (s, k->k1000),
+              _mm256_mullo_epi16 (v, k->k813)), _mm256_mullo_epi16 (u, k->k391)),
+      _mm256_set1_epi16 (8988));
+  t[CSC_QB] = _mm256_sub_epi16 (_mm256_add_epi16 (u, u), _mm256_set1_epi16 (277));
+  t[CSC_RB] = _mm256_add_epi16 (_mm256_mullo_epi16 (u, k->k18), _mm256_set1_epi16 (572));
 }
 
 static AVX2I inline __m256i
-div1000 (__m256i z)
+channel16 (__m256i y, __m256i t164, __m256i q, __m256i r, const Consts *k)
 {
-  return _mm256_srli_epi16 (_mm256_mulhi_epu16 (z, _mm256_set1_epi16 (-31981 /* 33555 */)), 9);
+  __m256i d = _mm256_srli_epi16 (_mm256_mulhi_epu16 (_mm256_add_epi16 (t164, r), k->kdiv), 9);
+  return _mm256_add_epi16 (_mm256_add_epi16 (y, q), d);
 }
 
-/* Terms of 16 chroma samples (u', v' in 16-bit lanes). */
+/* R, G, B of 32 pixels (bytes @y) as 16-bit values, out[c][0] of the even
+ * pixels (lane j: pixel 2j), out[c][1] of the odd ones, from the terms of
+ * the even (te) and odd (to) pixels. */
 static AVX2I inline void
-terms16 (__m256i u, __m256i v, __m256i out[CSC_N_TERMS])
+csc32 (const guint8 *y, const __m256i te[CSC_N_TERMS], const __m256i to[CSC_N_TERMS],
+    const Consts *k, __m256i out[3][2])
 {
-  const __m256i one = _mm256_set1_epi16 (1), k1000 = _mm256_set1_epi16 (1000);
-  __m256i vodd = _mm256_and_si256 (v, one), uodd = _mm256_and_si256 (u, one);
-  __m256i vh = _mm256_srai_epi16 (v, 1), uh = _mm256_srai_epi16 (u, 1);
-  /* R */
-  __m256i s = _mm256_add_epi16 (_mm256_add_epi16 (_mm256_mullo_epi16 (vodd, _mm256_set1_epi16 (500)),
-          _mm256_mullo_epi16 (v, _mm256_set1_epi16 (96))), _mm256_set1_epi16 (13000));
-  __m256i q = div1000 (s);
-  out[CSC_QR] = _mm256_add_epi16 (_mm256_add_epi16 (v, vh), _mm256_sub_epi16 (q, _mm256_set1_epi16 (16)));
-  out[CSC_RR] = _mm256_add_epi16 (_mm256_sub_epi16 (s, _mm256_mullo_epi16 (q, k1000)), _mm256_set1_epi16 (3500));
-  /* G */
-  __m256i sv = _mm256_add_epi16 (_mm256_mullo_epi16 (v, _mm256_set1_epi16 (187)), _mm256_set1_epi16 (24000));
-  __m256i qv = div1000 (sv);
-  __m256i su = _mm256_add_epi16 (_mm256_sub_epi16 (_mm256_mullo_epi16 (u, _mm256_set1_epi16 (109)),
-          _mm256_mullo_epi16 (uodd, _mm256_set1_epi16 (500))), _mm256_set1_epi16 (15000));
-  __m256i qu = div1000 (su);
-  out[CSC_QG] = _mm256_sub_epi16 (_mm256_add_epi16 (qv, qu),
-      _mm256_add_epi16 (_mm256_add_epi16 (v, uh), _mm256_set1_epi16 (42)));
-  out[CSC_RG] = _mm256_add_epi16 (_mm256_add_epi16 (_mm256_sub_epi16 (sv, _mm256_mullo_epi16 (qv, k1000)),
-          _mm256_sub_epi16 (su, _mm256_mullo_epi16 (qu, k1000))), _mm256_set1_epi16 (3500));
-  /* B */
-  __m256i sb = _mm256_add_epi16 (_mm256_mullo_epi16 (u, _mm256_set1_epi16 (18)), _mm256_set1_epi16 (3000));
-  __m256i qb = div1000 (sb);
-  out[CSC_QB] = _mm256_add_epi16 (_mm256_add_epi16 (u, u), _mm256_sub_epi16 (qb, _mm256_set1_epi16 (6)));
-  out[CSC_RB] = _mm256_add_epi16 (_mm256_sub_epi16 (sb, _mm256_mullo_epi16 (qb, k1000)), _mm256_set1_epi16 (3500));
-}
-
-AVX2 void
-m2i_csc_prep_444_avx2 (const guint8 *pu, const guint8 *pv, gint n, gint16 *t, gsize ts)
-{
-  const __m256i k128 = _mm256_set1_epi16 (128), zero = _mm256_setzero_si256 ();
-  for (gint i = 0; i < n; i += BLK) {
-    __m256i a, b;
-    if (i + BLK <= n) {
-      a = _mm256_loadu_si256 ((const __m256i *) (pu + i));
-      b = _mm256_loadu_si256 ((const __m256i *) (pv + i));
-    } else {
-      guint8 tu[BLK] = { 0 }, tv[BLK] = { 0 };
-      memcpy (tu, pu + i, (gsize) (n - i));
-      memcpy (tv, pv + i, (gsize) (n - i));
-      a = _mm256_loadu_si256 ((const __m256i *) tu);
-      b = _mm256_loadu_si256 ((const __m256i *) tv);
-    }
-    __m256i k[CSC_N_TERMS];
-    terms16 (_mm256_sub_epi16 (_mm256_unpacklo_epi8 (a, zero), k128),
-        _mm256_sub_epi16 (_mm256_unpacklo_epi8 (b, zero), k128), k);
-    for (int j = 0; j < CSC_N_TERMS; j++)
-      _mm256_storeu_si256 ((__m256i *) (t + j * ts + i), k[j]);
-    terms16 (_mm256_sub_epi16 (_mm256_unpackhi_epi8 (a, zero), k128),
-        _mm256_sub_epi16 (_mm256_unpackhi_epi8 (b, zero), k128), k);
-    for (int j = 0; j < CSC_N_TERMS; j++)
-      _mm256_storeu_si256 ((__m256i *) (t + j * ts + i + 16), k[j]);
+  __m256i yw = _mm256_loadu_si256 ((const __m256i *) y);
+  __m256i ye = _mm256_and_si256 (yw, k->lo8), yo = _mm256_srli_epi16 (yw, 8);
+  __m256i me = _mm256_mullo_epi16 (ye, k->k164), mo = _mm256_mullo_epi16 (yo, k->k164);
+  for (int c = 0; c < 3; c++) {
+    out[c][0] = channel16 (ye, me, te[2 * c], te[2 * c + 1], k);
+    out[c][1] = channel16 (yo, mo, to[2 * c], to[2 * c + 1], k);
   }
 }
 
+/* Interleaved store of 32 pixels from the even/odd values of the channels
+ * that come first (f), second (g) and third (s) in memory. Per 128-bit lane
+ * (16 pixels, 48 bytes) the byte pairs (f,g) of even pixels, (s,f) of an
+ * even and the next odd pixel and (g,s) of odd pixels cycle through the
+ * output: they come from two byte packs and an unpack, are put into place by
+ * one pshufb per kind (csc_il_shuf) and merged by word blends. */
+static AVX2I inline void
+store_il32 (guint8 *o, const __m256i f[2], const __m256i g[2], const __m256i s[2])
+{
+  __m256i p1 = _mm256_packus_epi16 (f[0], s[0]), p2 = _mm256_packus_epi16 (g[0], f[1]);
+  __m256i p3 = _mm256_packus_epi16 (g[1], s[1]);
+  __m256i a = _mm256_shuffle_epi8 (_mm256_unpacklo_epi8 (p1, p2),
+      _mm256_broadcastsi128_si256 (_mm_loadu_si128 ((const __m128i *) csc_il_shuf[0])));
+  __m256i b = _mm256_shuffle_epi8 (_mm256_unpackhi_epi8 (p1, p2),
+      _mm256_broadcastsi128_si256 (_mm_loadu_si128 ((const __m128i *) csc_il_shuf[1])));
+  __m256i c = _mm256_shuffle_epi8 (p3,
+      _mm256_broadcastsi128_si256 (_mm_loadu_si128 ((const __m128i *) csc_il_shuf[2])));
+  __m256i c0 = _mm256_blend_epi16 (_mm256_blend_epi16 (a, b, 0x92), c, 0x24);
+  __m256i c1 = _mm256_blend_epi16 (_mm256_blend_epi16 (c, a, 0x92), b, 0x24);
+  __m256i c2 = _mm256_blend_epi16 (_mm256_blend_epi16 (b, c, 0x92), a, 0x24);
+  _mm256_storeu_si256 ((__m256i *) o, _mm256_permute2x128_si256 (c0, c1, 0x20));
+  _mm256_storeu_si256 ((__m256i *) (o + 32), _mm256_permute2x128_si256 (c2, c0, 0x30));
+  _mm256_storeu_si256 ((__m256i *) (o + 64), _mm256_permute2x128_si256 (c1, c2, 0x31));
+}
+
+/* One channel's 32 bytes in pixel order from its even/odd values. */
 static AVX2I inline __m256i
-channel16 (__m256i yy, __m256i t164, __m256i q, __m256i r)
+natural32 (const __m256i v[2])
 {
-  return _mm256_add_epi16 (_mm256_add_epi16 (yy, q), div1000 (_mm256_add_epi16 (t164, r)));
-}
-
-/* 32 pixels' R, G, B bytes in natural order, from the terms of pixels
- * 0-7,16-23 (ka) and 8-15,24-31 (kb). */
-static AVX2I inline void
-block32_regs (const guint8 *y, const __m256i ka[CSC_N_TERMS], const __m256i kb[CSC_N_TERMS],
-    __m256i *r8, __m256i *g8, __m256i *b8)
-{
-  const __m256i zero = _mm256_setzero_si256 (), k16 = _mm256_set1_epi16 (16),
-      k164 = _mm256_set1_epi16 (164);
-  __m256i yv = _mm256_loadu_si256 ((const __m256i *) y);
-  __m256i ya = _mm256_sub_epi16 (_mm256_unpacklo_epi8 (yv, zero), k16);
-  __m256i yb = _mm256_sub_epi16 (_mm256_unpackhi_epi8 (yv, zero), k16);
-  __m256i ta = _mm256_mullo_epi16 (ya, k164), tb = _mm256_mullo_epi16 (yb, k164);
-  *r8 = _mm256_packus_epi16 (channel16 (ya, ta, ka[CSC_QR], ka[CSC_RR]),
-      channel16 (yb, tb, kb[CSC_QR], kb[CSC_RR]));
-  *g8 = _mm256_packus_epi16 (channel16 (ya, ta, ka[CSC_QG], ka[CSC_RG]),
-      channel16 (yb, tb, kb[CSC_QG], kb[CSC_RG]));
-  *b8 = _mm256_packus_epi16 (channel16 (ya, ta, ka[CSC_QB], ka[CSC_RB]),
-      channel16 (yb, tb, kb[CSC_QB], kb[CSC_RB]));
-}
-
-static AVX2I inline void
-block32 (const guint8 *y, const gint16 *t, gsize ts, __m256i *r8, __m256i *g8, __m256i *b8)
-{
-  __m256i ka[CSC_N_TERMS], kb[CSC_N_TERMS];
-  for (int j = 0; j < CSC_N_TERMS; j++) {
-    ka[j] = _mm256_loadu_si256 ((const __m256i *) (t + j * ts));
-    kb[j] = _mm256_loadu_si256 ((const __m256i *) (t + j * ts + 16));
-  }
-  block32_regs (y, ka, kb, r8, g8, b8);
-}
-
-static AVX2I inline void
-store_il (guint8 *o, __m256i c0, __m256i c1, __m256i c2)
-{
-  __m256i v[3];
-  for (int k = 0; k < 3; k++) {
-    __m256i m0 = _mm256_broadcastsi128_si256 (_mm_loadu_si128 ((const __m128i *) m2i_csc_il_masks[k][0]));
-    __m256i m1 = _mm256_broadcastsi128_si256 (_mm_loadu_si128 ((const __m128i *) m2i_csc_il_masks[k][1]));
-    __m256i m2 = _mm256_broadcastsi128_si256 (_mm_loadu_si128 ((const __m128i *) m2i_csc_il_masks[k][2]));
-    v[k] = _mm256_or_si256 (_mm256_or_si256 (_mm256_shuffle_epi8 (c0, m0),
-            _mm256_shuffle_epi8 (c1, m1)), _mm256_shuffle_epi8 (c2, m2));
-  }
-  _mm256_storeu_si256 ((__m256i *) o, _mm256_permute2x128_si256 (v[0], v[1], 0x20));
-  _mm256_storeu_si256 ((__m256i *) (o + 32), _mm256_permute2x128_si256 (v[2], v[0], 0x30));
-  _mm256_storeu_si256 ((__m256i *) (o + 64), _mm256_permute2x128_si256 (v[1], v[2], 0x31));
+  return _mm256_shuffle_epi8 (_mm256_packus_epi16 (v[0], v[1]),
+      _mm256_broadcastsi128_si256 (_mm_loadu_si128 ((const __m128i *) csc_eo_to_natural)));
 }
 
 static AVX2I inline void
@@ -166,91 +147,131 @@ store_fp32px (const CscOutSpec *spec, int c, guint8 *dst, __m256i x)
   store_fp8 (spec, c, dst, 24, _mm_srli_si128 (hi, 8));
 }
 
-/* Stores one block of 32 pixels (m valid) at pixel offset i of @dst. */
+/* Stores one block of 32 pixels (m valid) at pixel offset i of @dst.
+ * @mode and @bgr are constants where it is inlined (see CSC_BY_MODE). */
 static AVX2I inline void
-emit32 (__m256i r8, __m256i g8, __m256i b8, guint8 *const dst[3], gint i, gint m,
-    const CscOutSpec *spec)
+emit32 (__m256i v[3][2], guint8 *const dst[3], gint i, gint m, const CscOutSpec *spec,
+    CscOutMode mode, gboolean bgr)
 {
   guint8 otmp[BLK * 3 * 4];
   guint8 *o[3];
   emit_targets (dst, i, m, BLK, spec, otmp, o);
-  switch (spec->mode) {
-    case CSC_OUT_IL_U8:
-      if (spec->bgr)
-        store_il (o[0], b8, g8, r8);
-      else
-        store_il (o[0], r8, g8, b8);
-      break;
-    case CSC_OUT_PL_U8:
-      _mm256_storeu_si256 ((__m256i *) o[0], r8);
-      _mm256_storeu_si256 ((__m256i *) o[1], g8);
-      _mm256_storeu_si256 ((__m256i *) o[2], b8);
-      break;
-    default:
-      store_fp32px (spec, 0, o[0], r8);
-      store_fp32px (spec, 1, o[1], g8);
-      store_fp32px (spec, 2, o[2], b8);
-      break;
+  if (mode == CSC_OUT_IL_U8) {
+    if (bgr)
+      store_il32 (o[0], v[2], v[1], v[0]);
+    else
+      store_il32 (o[0], v[0], v[1], v[2]);
+  } else if (mode == CSC_OUT_PL_U8) {
+    for (int c = 0; c < 3; c++)
+      _mm256_storeu_si256 ((__m256i *) o[c], natural32 (v[c]));
+  } else {
+    for (int c = 0; c < 3; c++)
+      store_fp32px (spec, c, o[c], natural32 (v[c]));
   }
   emit_tail (dst, i, m, BLK, spec, o);
 }
 
-AVX2 void
-m2i_csc_row_avx2 (const guint8 *y, const gint16 *t, gsize ts, gint n, guint8 *const dst[3],
-    const CscOutSpec *spec)
+/* Terms arrays: per block of 32 pixels, the 16 even pixels' terms, then the
+ * 16 odd ones'. */
+static AVX2 void
+prep_444_avx2 (const guint8 *pu, const guint8 *pv, gint n, gint16 *t, gsize ts)
 {
+  Consts k;
+  consts_init (&k);
+  for (gint i = 0; i < n; i += BLK) {
+    __m256i a, b;
+    if (i + BLK <= n) {
+      a = _mm256_loadu_si256 ((const __m256i *) (pu + i));
+      b = _mm256_loadu_si256 ((const __m256i *) (pv + i));
+    } else {
+      guint8 tu[BLK] = { 0 }, tv[BLK] = { 0 };
+      memcpy (tu, pu + i, (gsize) (n - i));
+      memcpy (tv, pv + i, (gsize) (n - i));
+      a = _mm256_loadu_si256 ((const __m256i *) tu);
+      b = _mm256_loadu_si256 ((const __m256i *) tv);
+    }
+    /* w = U + 256 V of the even pixels, then of the odd ones */
+    __m256i we = _mm256_or_si256 (_mm256_and_si256 (a, k.lo8), _mm256_slli_epi16 (b, 8));
+    __m256i wo = _mm256_or_si256 (_mm256_srli_epi16 (a, 8), _mm256_andnot_si256 (k.lo8, b));
+    __m256i te[CSC_N_TERMS], to[CSC_N_TERMS];
+    terms16 (we, &k, te);
+    terms16 (wo, &k, to);
+    for (int j = 0; j < CSC_N_TERMS; j++) {
+      _mm256_storeu_si256 ((__m256i *) (t + j * ts + i), te[j]);
+      _mm256_storeu_si256 ((__m256i *) (t + j * ts + i + 16), to[j]);
+    }
+  }
+}
+
+static AVX2I inline void
+row_loop (const guint8 *y, const gint16 *t, gsize ts, gint n, guint8 *const dst[3],
+    const CscOutSpec *spec, CscOutMode mode, gboolean bgr)
+{
+  Consts k;
+  consts_init (&k);
   for (gint i = 0; i < n; i += BLK) {
     gint m = MIN (BLK, n - i);
     const guint8 *yp = y + i;
     guint8 ytmp[BLK];
     if (m < BLK) {
-      memset (ytmp, 16, sizeof ytmp);
+      memset (ytmp, 0, sizeof ytmp);
       memcpy (ytmp, yp, (gsize) m);
       yp = ytmp;
     }
-    __m256i r8, g8, b8;
-    block32 (yp, t + i, ts, &r8, &g8, &b8);
-    emit32 (r8, g8, b8, dst, i, m, spec);
+    __m256i te[CSC_N_TERMS], to[CSC_N_TERMS], v[3][2];
+    for (int j = 0; j < CSC_N_TERMS; j++) {
+      te[j] = _mm256_loadu_si256 ((const __m256i *) (t + j * ts + i));
+      to[j] = _mm256_loadu_si256 ((const __m256i *) (t + j * ts + i + 16));
+    }
+    csc32 (yp, te, to, &k, v);
+    emit32 (v, dst, i, m, spec, mode, bgr);
   }
 }
 
-/* Two luma rows sharing one chroma row (y1 may be NULL): the chroma terms
- * stay in registers, computed once for both rows. c1 is the NV12 UV row
- * (c2 NULL) or the I420 U row (c2 the V row). */
 static AVX2 void
-pair_avx2 (const guint8 *y0, const guint8 *y1, const guint8 *c1, const guint8 *c2, gint n,
-    guint8 *const d0[3], guint8 *const d1[3], const CscOutSpec *spec)
+row_avx2 (const guint8 *y, const gint16 *t, gsize ts, gint n, guint8 *const dst[3],
+    const CscOutSpec *spec)
 {
-  const __m256i k128 = _mm256_set1_epi16 (128), lo = _mm256_set1_epi16 (0xff);
+  CSC_BY_MODE (spec, row_loop, y, t, ts, n, dst, spec);
+}
+
+/* Two luma rows sharing one chroma row (y1 may be NULL): the terms of 16
+ * chroma samples serve the even and the odd pixels of both rows. c1 is the
+ * NV12 UV row (c2 NULL) or the I420 U row (c2 the V row). */
+static AVX2I inline void
+pair_loop (const guint8 *y0, const guint8 *y1, const guint8 *c1, const guint8 *c2, gint n,
+    guint8 *const d0[3], guint8 *const d1[3], const CscOutSpec *spec, CscOutMode mode,
+    gboolean bgr)
+{
+  Consts k;
+  consts_init (&k);
   for (gint i = 0; i < n; i += BLK) {
     gint m = MIN (BLK, n - i);
     guint8 tmp[4 * BLK];
     PairSrc ps;
     pair_src (&ps, y0, y1, c1, c2, i, m, BLK, tmp);
-    const guint8 *p0 = ps.y0, *p1 = ps.y1, *pc = ps.c, *pv = ps.v;
-    __m256i u, v;
-    if (c2) {
-      u = _mm256_cvtepu8_epi16 (_mm_loadu_si128 ((const __m128i *) pc));
-      v = _mm256_cvtepu8_epi16 (_mm_loadu_si128 ((const __m128i *) pv));
-    } else {
-      __m256i x = _mm256_loadu_si256 ((const __m256i *) pc);
-      u = _mm256_and_si256 (x, lo);
-      v = _mm256_srli_epi16 (x, 8);
-    }
-    __m256i k[CSC_N_TERMS], ka[CSC_N_TERMS], kb[CSC_N_TERMS];
-    terms16 (_mm256_sub_epi16 (u, k128), _mm256_sub_epi16 (v, k128), k);
-    for (int j = 0; j < CSC_N_TERMS; j++) {
-      ka[j] = _mm256_unpacklo_epi16 (k[j], k[j]);
-      kb[j] = _mm256_unpackhi_epi16 (k[j], k[j]);
-    }
-    __m256i r8, g8, b8;
-    block32_regs (p0, ka, kb, &r8, &g8, &b8);
-    emit32 (r8, g8, b8, d0, i, m, spec);
-    if (p1) {
-      block32_regs (p1, ka, kb, &r8, &g8, &b8);
-      emit32 (r8, g8, b8, d1, i, m, spec);
+    __m256i w;
+    if (c2)
+      w = _mm256_or_si256 (_mm256_cvtepu8_epi16 (_mm_loadu_si128 ((const __m128i *) ps.c)),
+          _mm256_slli_epi16 (_mm256_cvtepu8_epi16 (_mm_loadu_si128 ((const __m128i *) ps.v)), 8));
+    else
+      w = _mm256_loadu_si256 ((const __m256i *) ps.c);
+    __m256i t[CSC_N_TERMS], v[3][2];
+    terms16 (w, &k, t);
+    csc32 (ps.y0, t, t, &k, v);
+    emit32 (v, d0, i, m, spec, mode, bgr);
+    if (ps.y1) {
+      csc32 (ps.y1, t, t, &k, v);
+      emit32 (v, d1, i, m, spec, mode, bgr);
     }
   }
+}
+
+static AVX2 void
+pair_avx2 (const guint8 *y0, const guint8 *y1, const guint8 *c1, const guint8 *c2, gint n,
+    guint8 *const d0[3], guint8 *const d1[3], const CscOutSpec *spec)
+{
+  CSC_BY_MODE (spec, pair_loop, y0, y1, c1, c2, n, d0, d1, spec);
 }
 
 AVX2 void
@@ -510,7 +531,7 @@ norm_f16_avx2 (const m2i_f16 *in, m2i_f16 *out, gint n, float sub, float mul, fl
 }
 
 const CscKernels m2i_csc_kernels_avx2_table = {
-  "avx2", BLK, m2i_csc_prep_444_avx2, m2i_csc_row_avx2, pair_avx2,
+  "avx2", BLK, prep_444_avx2, row_avx2, pair_avx2,
   m2i_csc_u8_to_f16_avx2, gather_avx2, m2i_csc_gather_pairs_c, m2i_csc_hpass_expanded_avx2,
   m2i_csc_finish_f16_norm_avx2, fpair_rows_avx2, FALSE, vfinish_f16_avx2, norm_f16_avx2,
 };

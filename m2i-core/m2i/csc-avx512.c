@@ -1,103 +1,184 @@
 /* csc-avx512.c — the csc kernels with AVX-512 (F, BW, DQ, VL), and with
- * AVX-512 VBMI for the float pair path's loads.
+ * AVX-512 VBMI for the interleaved stores and the float pair path's loads.
+ *
+ * The integer kernels are csc-avx2.c's at twice the width (64 pixels a
+ * step, even and odd pixels apart).
  */
 #include "csc-kernels.h"
 
 #ifdef HAVE_X86
 #include <immintrin.h>
 
-#define BLK 32                 /* the AVX2 terms layout, which these kernels share */
-
-/* ---- AVX-512 (F, BW): the pair kernel at twice the width ------------------ */
+/* ---- integer csc: 64 pixels a step, even and odd pixels apart ------------- */
 
 #define AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,f16c,fma")))
 #define AVX512I __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,f16c,fma"), always_inline))
-#define BLK5 64
+#define VBMIF __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi,avx2,f16c,fma")))
+#define VBMIFI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi,avx2,f16c,fma"), always_inline))
+#define BLK 64
+
+/* As in csc-avx2.c: multipliers hidden from the compiler, which would make
+ * shift/add chains of them. */
+typedef struct {
+  __m512i k409, k208, k100, k1596, k1000, k813, k391, k18, k164, kdiv, lo8;
+} Consts;
 
 static AVX512I inline __m512i
-div1000_512 (__m512i z)
+hidden16 (short v)
 {
-  return _mm512_srli_epi16 (_mm512_mulhi_epu16 (z, _mm512_set1_epi16 (-31981 /* 33555 */)), 9);
+  __m512i x = _mm512_set1_epi16 (v);
+  __asm__ ("" : "+v" (x));
+  return x;
 }
 
-/* As terms16, 32 chroma samples. */
 static AVX512I inline void
-terms32 (__m512i u, __m512i v, __m512i out[CSC_N_TERMS])
+consts_init (Consts *k)
 {
-  const __m512i one = _mm512_set1_epi16 (1), k1000 = _mm512_set1_epi16 (1000);
-  __m512i vodd = _mm512_and_si512 (v, one), uodd = _mm512_and_si512 (u, one);
-  __m512i vh = _mm512_srai_epi16 (v, 1), uh = _mm512_srai_epi16 (u, 1);
-  __m512i s = _mm512_add_epi16 (_mm512_add_epi16 (_mm512_mullo_epi16 (vodd, _mm512_set1_epi16 (500)),
-          _mm512_mullo_epi16 (v, _mm512_set1_epi16 (96))), _mm512_set1_epi16 (13000));
-  __m512i q = div1000_512 (s);
-  out[CSC_QR] = _mm512_add_epi16 (_mm512_add_epi16 (v, vh), _mm512_sub_epi16 (q, _mm512_set1_epi16 (16)));
-  out[CSC_RR] = _mm512_add_epi16 (_mm512_sub_epi16 (s, _mm512_mullo_epi16 (q, k1000)), _mm512_set1_epi16 (3500));
-  __m512i sv = _mm512_add_epi16 (_mm512_mullo_epi16 (v, _mm512_set1_epi16 (187)), _mm512_set1_epi16 (24000));
-  __m512i qv = div1000_512 (sv);
-  __m512i su = _mm512_add_epi16 (_mm512_sub_epi16 (_mm512_mullo_epi16 (u, _mm512_set1_epi16 (109)),
-          _mm512_mullo_epi16 (uodd, _mm512_set1_epi16 (500))), _mm512_set1_epi16 (15000));
-  __m512i qu = div1000_512 (su);
-  out[CSC_QG] = _mm512_sub_epi16 (_mm512_add_epi16 (qv, qu),
-      _mm512_add_epi16 (_mm512_add_epi16 (v, uh), _mm512_set1_epi16 (42)));
-  out[CSC_RG] = _mm512_add_epi16 (_mm512_add_epi16 (_mm512_sub_epi16 (sv, _mm512_mullo_epi16 (qv, k1000)),
-          _mm512_sub_epi16 (su, _mm512_mullo_epi16 (qu, k1000))), _mm512_set1_epi16 (3500));
-  __m512i sb = _mm512_add_epi16 (_mm512_mullo_epi16 (u, _mm512_set1_epi16 (18)), _mm512_set1_epi16 (3000));
-  __m512i qb = div1000_512 (sb);
-  out[CSC_QB] = _mm512_add_epi16 (_mm512_add_epi16 (u, u), _mm512_sub_epi16 (qb, _mm512_set1_epi16 (6)));
-  out[CSC_RB] = _mm512_add_epi16 (_mm512_sub_epi16 (sb, _mm512_mullo_epi16 (qb, k1000)), _mm512_set1_epi16 (3500));
+  k->k409 = hidden16 (409);
+  k->k208 = hidden16 (208);
+  k->k100 = hidden16 (100);
+  k->k1596 = hidden16 (1596);
+  k->k1000 = hidden16 (1000);
+  k->k813 = hidden16 (813);
+  k->k391 = hidden16 (391);
+  k->k18 = hidden16 (18);
+  k->k164 = hidden16 (164);
+  k->kdiv = hidden16 (-31981);          /* 33555 as u16 */
+  k->lo8 = _mm512_set1_epi16 (0xff);
+}
+
+/* The six terms (m2i_csc_chroma_terms) of 32 chroma samples, w = U + 256 V
+ * per 16-bit lane. */
+static AVX512I inline void
+terms32 (__m512i w, const Consts *k, __m512i t[CSC_N_TERMS])
+{
+  __m512i u = _mm512_and_si512 (w, k->lo8), v = _mm512_srli_epi16 (w, 8);
+  __m512i a = _mm512_mulhi_epu16 (w, k->k409);
+  t[CSC_QR] = _mm512_sub_epi16 (a, _mm512_set1_epi16 (225));
+  t[CSC_RR] = _mm512_add_epi16 (_mm512_sub_epi16 (_mm512_mullo_epi16 (v, k->k1596),
+          _mm512_mullo_epi16 (a, k->k1000)), _mm512_set1_epi16 (2588));
+  __m512i s = _mm512_add_epi16 (_mm512_mulhi_epu16 (w, k->k208),
+      _mm512_mulhi_epu16 (_mm512_slli_epi16 (w, 8), k->k100));
+  t[CSC_QG] = _mm512_sub_epi16 (_mm512_set1_epi16 (127), s);
+  t[CSC_RG] = _mm512_add_epi16 (_mm512_sub_epi16 (_mm512_sub_epi16 (_mm512_mullo_epi16 (s, k->k1000),
+              _mm512_mullo_epi16 (v, k->k813)), _mm512_mullo_epi16 (u, k->k391)),
+      _mm512_set1_epi16 (8988));
+  t[CSC_QB] = _mm512_sub_epi16 (_mm512_add_epi16 (u, u), _mm512_set1_epi16 (277));
+  t[CSC_RB] = _mm512_add_epi16 (_mm512_mullo_epi16 (u, k->k18), _mm512_set1_epi16 (572));
 }
 
 static AVX512I inline __m512i
-channel32 (__m512i yy, __m512i t164, __m512i q, __m512i r)
+channel32 (__m512i y, __m512i t164, __m512i q, __m512i r, const Consts *k)
 {
-  return _mm512_add_epi16 (_mm512_add_epi16 (yy, q), div1000_512 (_mm512_add_epi16 (t164, r)));
+  __m512i d = _mm512_srli_epi16 (_mm512_mulhi_epu16 (_mm512_add_epi16 (t164, r), k->kdiv), 9);
+  return _mm512_add_epi16 (_mm512_add_epi16 (y, q), d);
 }
 
+/* R, G, B of 64 pixels as 16-bit values, out[c][0] of the even pixels,
+ * out[c][1] of the odd ones (csc-avx2.c, csc32). */
 static AVX512I inline void
-block64 (const guint8 *y, const __m512i ka[CSC_N_TERMS], const __m512i kb[CSC_N_TERMS],
-    __m512i *r8, __m512i *g8, __m512i *b8)
+csc64 (const guint8 *y, const __m512i te[CSC_N_TERMS], const __m512i to[CSC_N_TERMS],
+    const Consts *k, __m512i out[3][2])
 {
-  const __m512i zero = _mm512_setzero_si512 (), k16 = _mm512_set1_epi16 (16),
-      k164 = _mm512_set1_epi16 (164);
-  __m512i yv = _mm512_loadu_si512 ((const void *) y);
-  __m512i ya = _mm512_sub_epi16 (_mm512_unpacklo_epi8 (yv, zero), k16);
-  __m512i yb = _mm512_sub_epi16 (_mm512_unpackhi_epi8 (yv, zero), k16);
-  __m512i ta = _mm512_mullo_epi16 (ya, k164), tb = _mm512_mullo_epi16 (yb, k164);
-  *r8 = _mm512_packus_epi16 (channel32 (ya, ta, ka[CSC_QR], ka[CSC_RR]),
-      channel32 (yb, tb, kb[CSC_QR], kb[CSC_RR]));
-  *g8 = _mm512_packus_epi16 (channel32 (ya, ta, ka[CSC_QG], ka[CSC_RG]),
-      channel32 (yb, tb, kb[CSC_QG], kb[CSC_RG]));
-  *b8 = _mm512_packus_epi16 (channel32 (ya, ta, ka[CSC_QB], ka[CSC_RB]),
-      channel32 (yb, tb, kb[CSC_QB], kb[CSC_RB]));
-}
-
-/* 64 pixels interleaved: 12 chunks of 16 bytes, chunk 3L+k is lane L of v[k]. */
-static AVX512I inline void
-store_il64 (guint8 *o, __m512i c0, __m512i c1, __m512i c2)
-{
-  __m512i v[3];
-  for (int k = 0; k < 3; k++) {
-    __m512i m0 = _mm512_broadcast_i32x4 (_mm_loadu_si128 ((const __m128i *) m2i_csc_il_masks[k][0]));
-    __m512i m1 = _mm512_broadcast_i32x4 (_mm_loadu_si128 ((const __m128i *) m2i_csc_il_masks[k][1]));
-    __m512i m2 = _mm512_broadcast_i32x4 (_mm_loadu_si128 ((const __m128i *) m2i_csc_il_masks[k][2]));
-    v[k] = _mm512_or_si512 (_mm512_or_si512 (_mm512_shuffle_epi8 (c0, m0),
-            _mm512_shuffle_epi8 (c1, m1)), _mm512_shuffle_epi8 (c2, m2));
+  __m512i yw = _mm512_loadu_si512 ((const void *) y);
+  __m512i ye = _mm512_and_si512 (yw, k->lo8), yo = _mm512_srli_epi16 (yw, 8);
+  __m512i me = _mm512_mullo_epi16 (ye, k->k164), mo = _mm512_mullo_epi16 (yo, k->k164);
+  for (int c = 0; c < 3; c++) {
+    out[c][0] = channel32 (ye, me, te[2 * c], te[2 * c + 1], k);
+    out[c][1] = channel32 (yo, mo, to[2 * c], to[2 * c + 1], k);
   }
-  /* qword indices (2 per chunk) into (a, b) for the three output vectors */
-  const __m512i i0 = _mm512_setr_epi64 (0, 1, 8, 9, 0, 0, 2, 3);      /* v0L0 v1L0 _ v0L1 */
-  const __m512i i2 = _mm512_setr_epi64 (0, 0, 6, 7, 14, 15, 0, 0);    /* _ v0L3 v1L3 _ */
-  __m512i z0 = _mm512_permutex2var_epi64 (v[0], i0, v[1]);
-  __m512i z1 = _mm512_permutex2var_epi64 (v[1],
-      _mm512_setr_epi64 (2, 3, 0, 0, 12, 13, 4, 5), v[0]);     /* v1L1 _ v0L2 v1L2 */
-  __m512i z2 = _mm512_permutex2var_epi64 (v[0], i2, v[1]);
-  /* fill the holes from v2: z0 chunk 2 = v2L0, z1 chunk 1 = v2L1,
-   * z2 chunk 0 = v2L2, z2 chunk 3 = v2L3 */
-  z0 = _mm512_mask_permutexvar_epi64 (z0, 0x30, _mm512_setr_epi64 (0, 0, 0, 0, 0, 1, 0, 0), v[2]);
-  z1 = _mm512_mask_permutexvar_epi64 (z1, 0x0c, _mm512_setr_epi64 (0, 0, 2, 3, 0, 0, 0, 0), v[2]);
-  z2 = _mm512_mask_permutexvar_epi64 (z2, 0xc3, _mm512_setr_epi64 (4, 5, 0, 0, 0, 0, 6, 7), v[2]);
+}
+
+static AVX512I inline __m512i
+bcast16 (const guint8 *m)
+{
+  return _mm512_broadcast_i32x4 (_mm_loadu_si128 ((const __m128i *) m));
+}
+
+/* Interleaved store of 64 pixels from the even/odd values of the channels
+ * first (f), second (g) and third (s) in memory: per 128-bit lane as
+ * csc-avx2.c's store_il32, then the 48-byte lane results moved into three
+ * 64-byte vectors. */
+static AVX512 void
+store_il64 (guint8 *o, const __m512i f[2], const __m512i g[2], const __m512i s[2])
+{
+  __m512i p1 = _mm512_packus_epi16 (f[0], s[0]), p2 = _mm512_packus_epi16 (g[0], f[1]);
+  __m512i p3 = _mm512_packus_epi16 (g[1], s[1]);
+  __m512i a = _mm512_shuffle_epi8 (_mm512_unpacklo_epi8 (p1, p2), bcast16 (csc_il_shuf[0]));
+  __m512i b = _mm512_shuffle_epi8 (_mm512_unpackhi_epi8 (p1, p2), bcast16 (csc_il_shuf[1]));
+  __m512i c = _mm512_shuffle_epi8 (p3, bcast16 (csc_il_shuf[2]));
+  const __mmask32 m1 = 0x92929292u, m2 = 0x24242424u;
+  __m512i v0 = _mm512_mask_blend_epi16 (m2, _mm512_mask_blend_epi16 (m1, a, b), c);
+  __m512i v1 = _mm512_mask_blend_epi16 (m2, _mm512_mask_blend_epi16 (m1, c, a), b);
+  __m512i v2 = _mm512_mask_blend_epi16 (m2, _mm512_mask_blend_epi16 (m1, b, c), a);
+  /* 12 chunks of 16 bytes, chunk 3L + k is lane L of vk; qword indices
+   * (2 per chunk) into (first, second) source of each permute */
+  __m512i z0 = _mm512_permutex2var_epi64 (v0, _mm512_setr_epi64 (0, 1, 8, 9, 0, 0, 2, 3), v1);
+  __m512i z1 = _mm512_permutex2var_epi64 (v1, _mm512_setr_epi64 (2, 3, 0, 0, 12, 13, 4, 5), v0);
+  __m512i z2 = _mm512_permutex2var_epi64 (v0, _mm512_setr_epi64 (0, 0, 6, 7, 14, 15, 0, 0), v1);
+  /* the holes from v2: z0 chunk 2 = v2 lane 0, z1 chunk 1 = lane 1, z2
+   * chunks 0 and 3 = lanes 2 and 3 */
+  z0 = _mm512_mask_permutexvar_epi64 (z0, 0x30, _mm512_setr_epi64 (0, 0, 0, 0, 0, 1, 0, 0), v2);
+  z1 = _mm512_mask_permutexvar_epi64 (z1, 0x0c, _mm512_setr_epi64 (0, 0, 2, 3, 0, 0, 0, 0), v2);
+  z2 = _mm512_mask_permutexvar_epi64 (z2, 0xc3, _mm512_setr_epi64 (4, 5, 0, 0, 0, 0, 6, 7), v2);
   _mm512_storeu_si512 ((void *) o, z0);
   _mm512_storeu_si512 ((void *) (o + 64), z1);
   _mm512_storeu_si512 ((void *) (o + 128), z2);
+}
+
+/* With VBMI: each 64-byte output vector is one two-source byte permute of
+ * the packs of (f, s) and (g, f) of even pixels and one merging permute of
+ * (g, s) of the odd ones; indices from csc_vbmi_index(). */
+typedef struct {
+  guint8 idx[3][64], idx3[3][64];
+  guint64 from3[3];
+} VbmiIndex;
+
+static VbmiIndex vbmi_index;
+
+void
+m2i_csc_init_avx512 (void)
+{
+  VbmiIndex *t = &vbmi_index;
+  for (int k = 0; k < 3; k++) {
+    t->from3[k] = 0;
+    for (int b = 0; b < 64; b++) {
+      /* byte n of the 192 output bytes: channel c (memory order) of pixel x */
+      int n = 64 * k + b, x = n / 3, c = n % 3, j = x / 2, odd = x & 1;
+      int lane = 16 * (j / 8) + j % 8;
+      /* pack 0 = [f even | s even], pack 1 = [g even | f odd], pack 2 = [g odd | s odd] */
+      int pack = odd ? (c == 0 ? 1 : 2) : (c == 1 ? 1 : 0);
+      int hi = odd ? c != 1 : c == 2;
+      int byte = lane + 8 * hi;
+      t->idx[k][b] = (guint8) (pack == 2 ? 0 : byte + 64 * pack);
+      t->idx3[k][b] = (guint8) (pack == 2 ? byte : 0);
+      if (pack == 2)
+        t->from3[k] |= G_GUINT64_CONSTANT (1) << b;
+    }
+  }
+}
+
+static VBMIF void
+store_il64_vbmi (guint8 *o, const __m512i f[2], const __m512i g[2], const __m512i s[2])
+{
+  __m512i p1 = _mm512_packus_epi16 (f[0], s[0]), p2 = _mm512_packus_epi16 (g[0], f[1]);
+  __m512i p3 = _mm512_packus_epi16 (g[1], s[1]);
+  for (int k = 0; k < 3; k++) {
+    __m512i x = _mm512_permutex2var_epi8 (p1,
+        _mm512_loadu_si512 ((const void *) vbmi_index.idx[k]), p2);
+    x = _mm512_mask_permutexvar_epi8 (x, vbmi_index.from3[k],
+        _mm512_loadu_si512 ((const void *) vbmi_index.idx3[k]), p3);
+    _mm512_storeu_si512 ((void *) (o + 64 * k), x);
+  }
+}
+
+typedef void (*StoreIl64) (guint8 *o, const __m512i f[2], const __m512i g[2], const __m512i s[2]);
+
+/* One channel's 64 bytes in pixel order from its even/odd values. */
+static AVX512I inline __m512i
+natural64 (const __m512i v[2])
+{
+  return _mm512_shuffle_epi8 (_mm512_packus_epi16 (v[0], v[1]), bcast16 (csc_eo_to_natural));
 }
 
 static AVX512I inline void
@@ -123,68 +204,130 @@ store_fp16px (const CscOutSpec *spec, int c, guint8 *dst, __m512i x)
   store_fp16q (spec, c, dst, 3, _mm512_extracti32x4_epi32 (x, 3));
 }
 
+/* Stores one block of 64 pixels (m valid) at pixel offset i of @dst;
+ * @mode and @bgr are constants where it is inlined (CSC_BY_MODE). */
 static AVX512I inline void
-emit64 (__m512i r8, __m512i g8, __m512i b8, guint8 *const dst[3], gint i, gint m,
+emit64 (__m512i v[3][2], guint8 *const dst[3], gint i, gint m, const CscOutSpec *spec,
+    StoreIl64 store_il, CscOutMode mode, gboolean bgr)
+{
+  guint8 otmp[BLK * 3 * 4];
+  guint8 *o[3];
+  emit_targets (dst, i, m, BLK, spec, otmp, o);
+  if (mode == CSC_OUT_IL_U8) {
+    if (bgr)
+      store_il (o[0], v[2], v[1], v[0]);
+    else
+      store_il (o[0], v[0], v[1], v[2]);
+  } else if (mode == CSC_OUT_PL_U8) {
+    for (int c = 0; c < 3; c++)
+      _mm512_storeu_si512 ((void *) o[c], natural64 (v[c]));
+  } else {
+    for (int c = 0; c < 3; c++)
+      store_fp16px (spec, c, o[c], natural64 (v[c]));
+  }
+  emit_tail (dst, i, m, BLK, spec, o);
+}
+
+/* Terms arrays: per block of 64 pixels, the 32 even pixels' terms, then the
+ * 32 odd ones'. */
+static AVX512 void
+prep_444_avx512 (const guint8 *pu, const guint8 *pv, gint n, gint16 *t, gsize ts)
+{
+  Consts k;
+  consts_init (&k);
+  for (gint i = 0; i < n; i += BLK) {
+    __mmask64 m = i + BLK <= n ? ~G_GUINT64_CONSTANT (0)
+        : (G_GUINT64_CONSTANT (1) << (n - i)) - 1;
+    __m512i a = _mm512_maskz_loadu_epi8 (m, pu + i), b = _mm512_maskz_loadu_epi8 (m, pv + i);
+    __m512i we = _mm512_or_si512 (_mm512_and_si512 (a, k.lo8), _mm512_slli_epi16 (b, 8));
+    __m512i wo = _mm512_or_si512 (_mm512_srli_epi16 (a, 8), _mm512_andnot_si512 (k.lo8, b));
+    __m512i te[CSC_N_TERMS], to[CSC_N_TERMS];
+    terms32 (we, &k, te);
+    terms32 (wo, &k, to);
+    for (int j = 0; j < CSC_N_TERMS; j++) {
+      _mm512_storeu_si512 ((void *) (t + j * ts + i), te[j]);
+      _mm512_storeu_si512 ((void *) (t + j * ts + i + 32), to[j]);
+    }
+  }
+}
+
+static AVX512I inline void
+row_body (const guint8 *y, const gint16 *t, gsize ts, gint n, guint8 *const dst[3],
+    const CscOutSpec *spec, StoreIl64 store_il, CscOutMode mode, gboolean bgr)
+{
+  Consts k;
+  consts_init (&k);
+  for (gint i = 0; i < n; i += BLK) {
+    gint m = MIN (BLK, n - i);
+    __m512i te[CSC_N_TERMS], to[CSC_N_TERMS], v[3][2];
+    for (int j = 0; j < CSC_N_TERMS; j++) {
+      te[j] = _mm512_loadu_si512 ((const void *) (t + j * ts + i));
+      to[j] = _mm512_loadu_si512 ((const void *) (t + j * ts + i + 32));
+    }
+    guint8 ytmp[BLK] = { 0 };
+    if (m < BLK)
+      memcpy (ytmp, y + i, (gsize) m);
+    csc64 (m < BLK ? ytmp : y + i, te, to, &k, v);
+    emit64 (v, dst, i, m, spec, store_il, mode, bgr);
+  }
+}
+
+/* Two luma rows sharing one chroma row, as pair_avx2 (csc-avx2.c). */
+static AVX512I inline void
+pair_body (const guint8 *y0, const guint8 *y1, const guint8 *c1, const guint8 *c2, gint n,
+    guint8 *const d0[3], guint8 *const d1[3], const CscOutSpec *spec, StoreIl64 store_il,
+    CscOutMode mode, gboolean bgr)
+{
+  Consts k;
+  consts_init (&k);
+  for (gint i = 0; i < n; i += BLK) {
+    gint m = MIN (BLK, n - i);
+    guint8 tmp[4 * BLK];
+    PairSrc ps;
+    pair_src (&ps, y0, y1, c1, c2, i, m, BLK, tmp);
+    __m512i w;
+    if (c2)
+      w = _mm512_or_si512 (_mm512_cvtepu8_epi16 (_mm256_loadu_si256 ((const __m256i *) ps.c)),
+          _mm512_slli_epi16 (_mm512_cvtepu8_epi16 (_mm256_loadu_si256 ((const __m256i *) ps.v)), 8));
+    else
+      w = _mm512_loadu_si512 ((const void *) ps.c);
+    __m512i t[CSC_N_TERMS], v[3][2];
+    terms32 (w, &k, t);
+    csc64 (ps.y0, t, t, &k, v);
+    emit64 (v, d0, i, m, spec, store_il, mode, bgr);
+    if (ps.y1) {
+      csc64 (ps.y1, t, t, &k, v);
+      emit64 (v, d1, i, m, spec, store_il, mode, bgr);
+    }
+  }
+}
+
+static AVX512 void
+row_avx512 (const guint8 *y, const gint16 *t, gsize ts, gint n, guint8 *const dst[3],
     const CscOutSpec *spec)
 {
-  guint8 otmp[BLK5 * 3 * 4];
-  guint8 *o[3];
-  emit_targets (dst, i, m, BLK5, spec, otmp, o);
-  switch (spec->mode) {
-    case CSC_OUT_IL_U8:
-      if (spec->bgr)
-        store_il64 (o[0], b8, g8, r8);
-      else
-        store_il64 (o[0], r8, g8, b8);
-      break;
-    case CSC_OUT_PL_U8:
-      _mm512_storeu_si512 ((void *) o[0], r8);
-      _mm512_storeu_si512 ((void *) o[1], g8);
-      _mm512_storeu_si512 ((void *) o[2], b8);
-      break;
-    default:
-      store_fp16px (spec, 0, o[0], r8);
-      store_fp16px (spec, 1, o[1], g8);
-      store_fp16px (spec, 2, o[2], b8);
-      break;
-  }
-  emit_tail (dst, i, m, BLK5, spec, o);
+  CSC_BY_MODE (spec, row_body, y, t, ts, n, dst, spec, store_il64);
 }
 
 static AVX512 void
 pair_avx512 (const guint8 *y0, const guint8 *y1, const guint8 *c1, const guint8 *c2, gint n,
     guint8 *const d0[3], guint8 *const d1[3], const CscOutSpec *spec)
 {
-  const __m512i k128 = _mm512_set1_epi16 (128), lo = _mm512_set1_epi16 (0xff);
-  for (gint i = 0; i < n; i += BLK5) {
-    gint m = MIN (BLK5, n - i);
-    guint8 tmp[4 * BLK5];
-    PairSrc ps;
-    pair_src (&ps, y0, y1, c1, c2, i, m, BLK5, tmp);
-    const guint8 *p0 = ps.y0, *p1 = ps.y1, *pc = ps.c, *pv = ps.v;
-    __m512i u, v;
-    if (c2) {
-      u = _mm512_cvtepu8_epi16 (_mm256_loadu_si256 ((const __m256i *) pc));
-      v = _mm512_cvtepu8_epi16 (_mm256_loadu_si256 ((const __m256i *) pv));
-    } else {
-      __m512i x = _mm512_loadu_si512 ((const void *) pc);
-      u = _mm512_and_si512 (x, lo);
-      v = _mm512_srli_epi16 (x, 8);
-    }
-    __m512i k[CSC_N_TERMS], ka[CSC_N_TERMS], kb[CSC_N_TERMS];
-    terms32 (_mm512_sub_epi16 (u, k128), _mm512_sub_epi16 (v, k128), k);
-    for (int j = 0; j < CSC_N_TERMS; j++) {
-      ka[j] = _mm512_unpacklo_epi16 (k[j], k[j]);
-      kb[j] = _mm512_unpackhi_epi16 (k[j], k[j]);
-    }
-    __m512i r8, g8, b8;
-    block64 (p0, ka, kb, &r8, &g8, &b8);
-    emit64 (r8, g8, b8, d0, i, m, spec);
-    if (p1) {
-      block64 (p1, ka, kb, &r8, &g8, &b8);
-      emit64 (r8, g8, b8, d1, i, m, spec);
-    }
-  }
+  CSC_BY_MODE (spec, pair_body, y0, y1, c1, c2, n, d0, d1, spec, store_il64);
+}
+
+static VBMIF void
+row_vbmi (const guint8 *y, const gint16 *t, gsize ts, gint n, guint8 *const dst[3],
+    const CscOutSpec *spec)
+{
+  CSC_BY_MODE (spec, row_body, y, t, ts, n, dst, spec, store_il64_vbmi);
+}
+
+static VBMIF void
+pair_vbmi (const guint8 *y0, const guint8 *y1, const guint8 *c1, const guint8 *c2, gint n,
+    guint8 *const d0[3], guint8 *const d1[3], const CscOutSpec *spec)
+{
+  CSC_BY_MODE (spec, pair_body, y0, y1, c1, c2, n, d0, d1, spec, store_il64_vbmi);
 }
 
 static AVX512I inline __m512i
@@ -264,62 +407,6 @@ finish_f16_norm_avx512 (const float *v, const float *sub, const float *mul, cons
     _mm256_storeu_si256 ((__m256i *) (out + i), _mm512_cvtps_ph (y, _MM_FROUND_TO_NEAREST_INT));
   }
   m2i_csc_finish_f16_norm_avx2 (v + i, sub + i, mul + i, add + i, n - i, out + i);
-}
-
-/* prep_444 at twice the width, writing the AVX2 block layout m2i_csc_row_avx2 reads
- * (a zmm byte unpack yields the "a" halves of two AVX2 blocks). */
-static AVX512 void
-prep_444_avx512 (const guint8 *pu, const guint8 *pv, gint n, gint16 *t, gsize ts)
-{
-  const __m512i k128 = _mm512_set1_epi16 (128), zero = _mm512_setzero_si512 ();
-  gint i = 0;
-  for (; i + 64 <= n; i += 64) {
-    __m512i a = _mm512_loadu_si512 ((const void *) (pu + i));
-    __m512i b = _mm512_loadu_si512 ((const void *) (pv + i));
-    __m512i lo[CSC_N_TERMS], hi[CSC_N_TERMS];
-    terms32 (_mm512_sub_epi16 (_mm512_unpacklo_epi8 (a, zero), k128),
-        _mm512_sub_epi16 (_mm512_unpacklo_epi8 (b, zero), k128), lo);
-    terms32 (_mm512_sub_epi16 (_mm512_unpackhi_epi8 (a, zero), k128),
-        _mm512_sub_epi16 (_mm512_unpackhi_epi8 (b, zero), k128), hi);
-    for (int j = 0; j < CSC_N_TERMS; j++) {
-      gint16 *d = t + j * ts + i;
-      _mm256_storeu_si256 ((__m256i *) d, _mm512_castsi512_si256 (lo[j]));
-      _mm256_storeu_si256 ((__m256i *) (d + 16), _mm512_castsi512_si256 (hi[j]));
-      _mm256_storeu_si256 ((__m256i *) (d + 32), _mm512_extracti64x4_epi64 (lo[j], 1));
-      _mm256_storeu_si256 ((__m256i *) (d + 48), _mm512_extracti64x4_epi64 (hi[j], 1));
-    }
-  }
-  if (i < n)
-    m2i_csc_prep_444_avx2 (pu + i, pv + i, n - i, t + i, ts);
-}
-
-/* row at twice the width over the AVX2 terms layout: a zmm of "a" terms is
- * the a halves of two consecutive AVX2 blocks. */
-static AVX512 void
-row_avx512 (const guint8 *y, const gint16 *t, gsize ts, gint n, guint8 *const dst[3],
-    const CscOutSpec *spec)
-{
-  gint i = 0;
-  for (; i + BLK5 <= n; i += BLK5) {
-    __m512i ka[CSC_N_TERMS], kb[CSC_N_TERMS];
-    for (int j = 0; j < CSC_N_TERMS; j++) {
-      const gint16 *p = t + j * ts + i;
-      ka[j] = _mm512_inserti64x4 (_mm512_castsi256_si512 (_mm256_loadu_si256 ((const __m256i *) p)),
-          _mm256_loadu_si256 ((const __m256i *) (p + 32)), 1);
-      kb[j] = _mm512_inserti64x4 (_mm512_castsi256_si512 (_mm256_loadu_si256 ((const __m256i *) (p + 16))),
-          _mm256_loadu_si256 ((const __m256i *) (p + 48)), 1);
-    }
-    __m512i r8, g8, b8;
-    block64 (y + i, ka, kb, &r8, &g8, &b8);
-    emit64 (r8, g8, b8, dst, i, BLK5, spec);
-  }
-  if (i < n) {
-    guint bps = out_bps (spec);
-    guint8 *d[3];
-    for (int c = 0; c < 3; c++)
-      d[c] = dst[c] ? dst[c] + (spec->mode == CSC_OUT_IL_U8 ? 3 : bps) * (gsize) i : NULL;
-    m2i_csc_row_avx2 (y + i, t + i, ts, n - i, d, spec);
-  }
 }
 
 /* Float pair path, AVX-512 (with FMA): 16 outputs per step, one register
@@ -486,9 +573,6 @@ const CscKernels m2i_csc_kernels_avx512_table = {
 };
 /* ---- AVX-512 VBMI: the float pair path's loads as byte permutes ----------- */
 
-#define VBMIF __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi,avx2,f16c,fma")))
-#define VBMIFI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi,avx2,f16c,fma"), always_inline))
-
 /* Outputs 8b .. 8b+15 (blocks b, b + 1) as 16 dword lanes: each block's
  * byte permute over its 128-byte window (64 bytes at @lo + base, 64 at
  * @hi + base) fills its 8 lanes, @keep the bytes of each (luma: Y(x),
@@ -560,7 +644,7 @@ fpair_rows_vbmi (const FPairTable *t, const guint8 *y0, const guint8 *y1, const 
 }
 
 const CscKernels m2i_csc_kernels_vbmi_table = {
-  "avx512-vbmi", BLK, prep_444_avx512, row_avx512, pair_avx512, m2i_csc_u8_to_f16_avx2, gather_avx512,
+  "avx512-vbmi", BLK, prep_444_avx512, row_vbmi, pair_vbmi, m2i_csc_u8_to_f16_avx2, gather_avx512,
   m2i_csc_gather_pairs_c, hpass_expanded_avx512, finish_f16_norm_avx512,
   fpair_rows_vbmi, TRUE, vfinish_f16_avx512, norm_f16_avx512,
 };

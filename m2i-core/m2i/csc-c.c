@@ -2,9 +2,9 @@
  * tested against, and the fallback where none applies.
  *
  * They compute exactly floor((1164(Y-16) + k·chroma + 500)/1000), clamped,
- * as docs/m2i-engine.md derives: chroma terms are precomputed per chroma
- * sample as a quotient and remainder of 1000 (m2i_csc_chroma_terms), so the
- * per-pixel work (m2i_csc_pixel) fits 16-bit lanes.
+ * as docs/m2i-engine.md derives: two terms per chroma sample and channel
+ * (m2i_csc_chroma_terms), then a few 16-bit operations per pixel
+ * (m2i_csc_pixel). Terms arrays are in pixel order (block 1).
  */
 #include "csc-kernels.h"
 
@@ -13,7 +13,7 @@ prep_nv12_c (const guint8 *uv, gint n_chroma, gint16 *t, gsize ts)
 {
   for (gint c = 0; c < n_chroma; c++) {
     gint16 k[CSC_N_TERMS];
-    m2i_csc_chroma_terms (uv[2 * c] - 128, uv[2 * c + 1] - 128, k);
+    m2i_csc_chroma_terms (uv[2 * c], uv[2 * c + 1], k);
     for (int j = 0; j < CSC_N_TERMS; j++)
       t[j * ts + 2 * c] = t[j * ts + 2 * c + 1] = k[j];
   }
@@ -24,7 +24,7 @@ prep_i420_c (const guint8 *u, const guint8 *v, gint n_chroma, gint16 *t, gsize t
 {
   for (gint c = 0; c < n_chroma; c++) {
     gint16 k[CSC_N_TERMS];
-    m2i_csc_chroma_terms (u[c] - 128, v[c] - 128, k);
+    m2i_csc_chroma_terms (u[c], v[c], k);
     for (int j = 0; j < CSC_N_TERMS; j++)
       t[j * ts + 2 * c] = t[j * ts + 2 * c + 1] = k[j];
   }
@@ -35,7 +35,7 @@ prep_444_c (const guint8 *u, const guint8 *v, gint n, gint16 *t, gsize ts)
 {
   for (gint i = 0; i < n; i++) {
     gint16 k[CSC_N_TERMS];
-    m2i_csc_chroma_terms (u[i] - 128, v[i] - 128, k);
+    m2i_csc_chroma_terms (u[i], v[i], k);
     for (int j = 0; j < CSC_N_TERMS; j++)
       t[j * ts + i] = k[j];
   }

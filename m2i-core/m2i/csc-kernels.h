@@ -184,23 +184,50 @@ pair_src (PairSrc *s, const guint8 *y0, const guint8 *y1, const guint8 *c1,
   }
 }
 
+/* Calls @loop (..., mode, bgr) with the output mode and channel order of
+ * @spec as constants, so that an always-inline loop is compiled once per
+ * case without per-block branches on them (fp16 and fp32 share a case: their
+ * stores read the spec). */
+#define CSC_BY_MODE(spec, loop, ...) \
+  do { \
+    if ((spec)->mode == CSC_OUT_IL_U8 && (spec)->bgr) \
+      loop (__VA_ARGS__, CSC_OUT_IL_U8, TRUE); \
+    else if ((spec)->mode == CSC_OUT_IL_U8) \
+      loop (__VA_ARGS__, CSC_OUT_IL_U8, FALSE); \
+    else if ((spec)->mode == CSC_OUT_PL_U8) \
+      loop (__VA_ARGS__, CSC_OUT_PL_U8, FALSE); \
+    else \
+      loop (__VA_ARGS__, CSC_OUT_PL_F16, FALSE); \
+  } while (0)
+
 /* ---- per-level tables (csc-avx2.c, csc-avx512.c; NULL off x86) ------------ */
 
 extern const CscKernels m2i_csc_kernels_c_table;
 #ifdef HAVE_X86
 extern const CscKernels m2i_csc_kernels_avx2_table, m2i_csc_kernels_avx512_table,
     m2i_csc_kernels_vbmi_table;
-/* [output vector][channel][byte]: pshufb masks interleaving three byte
- * vectors into RGB triples (m2i_csc_init_il_masks fills them). */
-extern guint8 m2i_csc_il_masks[3][3][16];
-void m2i_csc_init_il_masks (void);
+/* pshufb masks of the interleaved stores (per 128-bit lane, 16 pixels):
+ * byte pairs of the three kinds (f,g of even pixels, s,f of an even and an
+ * odd pixel, g,s of odd pixels; f, g, s the channels in memory order), word
+ * k of a kind moved to word (3k + kind) mod 8, where the output holds it;
+ * the g,s kind comes as [g of the 8 odd pixels | s of them]. */
+#define CSC_IL_W(q, kind) ((3 * ((q) + 8 - (kind))) % 8)     /* inverse map */
+#define CSC_IL_PAIR(q, kind) 2 * CSC_IL_W (q, kind), 2 * CSC_IL_W (q, kind) + 1
+#define CSC_IL_SPLIT(q) CSC_IL_W (q, 2), 8 + CSC_IL_W (q, 2)
+#define CSC_IL_8(M, ...) M (0, ##__VA_ARGS__), M (1, ##__VA_ARGS__), M (2, ##__VA_ARGS__), \
+    M (3, ##__VA_ARGS__), M (4, ##__VA_ARGS__), M (5, ##__VA_ARGS__), M (6, ##__VA_ARGS__), \
+    M (7, ##__VA_ARGS__)
+static const guint8 csc_il_shuf[3][16] = {
+  { CSC_IL_8 (CSC_IL_PAIR, 0) }, { CSC_IL_8 (CSC_IL_PAIR, 1) }, { CSC_IL_8 (CSC_IL_SPLIT) },
+};
+/* [8 even | 8 odd] bytes of 16 pixels to pixel order */
+static const guint8 csc_eo_to_natural[16] = { 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15 };
+
+/* Fills the AVX-512 VBMI store's permute indices (once, before use). */
+void m2i_csc_init_avx512 (void);
 
 #define M2I_CSC_AVX2 __attribute__((target("avx2,f16c,fma")))
-/* AVX2 kernels the AVX-512 level reuses for tails and other tap counts */
-M2I_CSC_AVX2 void m2i_csc_prep_444_avx2 (const guint8 *pu, const guint8 *pv, gint n, gint16 *t,
-    gsize ts);
-M2I_CSC_AVX2 void m2i_csc_row_avx2 (const guint8 *y, const gint16 *t, gsize ts, gint n,
-    guint8 *const dst[3], const CscOutSpec *spec);
+/* AVX2 kernels the AVX-512 levels reuse for tails and other tap counts */
 M2I_CSC_AVX2 void m2i_csc_u8_to_f16_avx2 (const guint8 *src, m2i_f16 *dst, gint n);
 M2I_CSC_AVX2 void m2i_csc_hpass_expanded_avx2 (const float *w, gint T, gint n, const guint8 *p,
     gint K, float *dst);

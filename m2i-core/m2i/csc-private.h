@@ -13,40 +13,46 @@
 
 G_BEGIN_DECLS
 
-/* Per-pixel chroma terms (compacted columns; pair kernels keep them in
- * registers): for each output channel, q' (added after the
- * division) and r' (added before it), see m2i_csc_pixel(). Six arrays of
- * `terms_stride` int16 each: qR rR qG rG qB rB. */
+/* The integer csc (docs/m2i-engine.md, "csc"): per chroma sample and output
+ * channel, a term Q added after the division by 1000 and a term R added
+ * before it, so that each channel of a pixel with luma Y is
+ *
+ *   out = clamp (Y + Q + floor ((164·Y + R) / 1000), 0, 255)
+ *
+ * — DESIGN's floor ((1164 (Y − 16) + K + 500) / 1000), K the channel's chroma
+ * part (1596 (V − 128), −813 (V − 128) − 391 (U − 128) or 2018 (U − 128)),
+ * whenever 1000·Q + R = K − 18124 and 0 ≤ R < 17254 (so z = 164·Y + R <
+ * 59074, where floor (z / 1000) = (z · 33555) >> 25). Any such Q will do;
+ * m2i_csc_chroma_terms picks ones that cost few 16-bit vector operations.
+ * Terms arrays (row kernels): six arrays of `terms_stride` int16, in the
+ * order below, laid out per CscKernels.block (see there). */
 enum { CSC_QR, CSC_RR, CSC_QG, CSC_RG, CSC_QB, CSC_RB, CSC_N_TERMS };
 
-/* Chroma (u' = U-128, v' = V-128) to the six terms, exactly; see docs. */
+/* The six terms of chroma bytes @u, @v, as every kernel computes them (the
+ * SIMD levels with the same operations in 16-bit lanes: ">> 16" is
+ * mulhi_epu16 of w = u + 256v, products reduce modulo 2^16 exactly because
+ * each R lies in [0, 17254)); test-m2i-csc checks the conditions above for
+ * every (u, v). */
 static inline void
 m2i_csc_chroma_terms (int u, int v, gint16 t[CSC_N_TERMS])
 {
-  /* 1596v = 1000(v + floor(v/2)) + (500(v&1) + 96v) */
-  int s = 500 * (v & 1) + 96 * v + 13000, q2 = s / 1000;
-  t[CSC_QR] = (gint16) (v + (v >> 1) + q2 - 13 - 3);
-  t[CSC_RR] = (gint16) (s - 1000 * q2 + 3500);
-  /* -813v = -1000v + 187v;  -391u = -1000 floor(u/2) + (109u - 500(u&1)) */
-  int sv = 187 * v + 24000, qv = sv / 1000;
-  int su = 109 * u - 500 * (u & 1) + 15000, qu = su / 1000;
-  t[CSC_QG] = (gint16) (-v + qv - 24 - (u >> 1) + qu - 15 - 3);
-  t[CSC_RG] = (gint16) ((sv - 1000 * qv) + (su - 1000 * qu) + 3500);
-  /* 2018u = 1000(2u) + 18u */
-  int sb = 18 * u + 3000, qb = sb / 1000;
-  t[CSC_QB] = (gint16) (2 * u + qb - 3 - 3);
-  t[CSC_RB] = (gint16) (sb - 1000 * qb + 3500);
+  int w = u + 256 * v;
+  int a = (w * 409) >> 16;                     /* ≈ 1.596 v */
+  t[CSC_QR] = (gint16) (a - 225);
+  t[CSC_RR] = (gint16) (1596 * v - 1000 * a + 2588);
+  int s = ((w * 208) >> 16) + ((u * 256 * 100) >> 16);  /* ≈ 0.813 v + 0.391 u */
+  t[CSC_QG] = (gint16) (127 - s);
+  t[CSC_RG] = (gint16) (1000 * s - 813 * v - 391 * u + 8988);
+  t[CSC_QB] = (gint16) (2 * u - 277);
+  t[CSC_RB] = (gint16) (18 * u + 572);
 }
 
-/* One channel of one pixel: floor((1164(Y-16) + k·chroma + 500) / 1000)
- * clamped to [0,255], from the precomputed q', r'. The division by 1000 of
- * z in [0, 59074) is (z · 33555) >> 25, exact on that range. */
+/* One channel of a pixel with luma @y from its terms @q, @r (see above). */
 static inline guint8
 m2i_csc_pixel (int y, int q, int r)
 {
-  int yy = y - 16;
-  int z = 164 * yy + r;
-  int o = yy + q + ((z * 33555) >> 25);
+  int z = 164 * y + r;
+  int o = y + q + ((z * 33555) >> 25);
   return (guint8) (o < 0 ? 0 : o > 255 ? 255 : o);
 }
 

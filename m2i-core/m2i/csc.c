@@ -19,7 +19,7 @@ init_once (void)
   if (g_once_init_enter (&once)) {
     m2i_csc_init_tables ();
 #ifdef HAVE_X86
-    m2i_csc_init_il_masks ();
+    m2i_csc_init_avx512 ();
 #endif
     g_once_init_leave (&once, 1);
   }
