@@ -161,7 +161,9 @@ FPairTable *m2i_fpair_table_new (const gint32 *xs, const float *w0, const float 
     gint wy, gboolean nv12, gboolean bgr, gboolean vbmi);
 void m2i_fpair_table_free (FPairTable *t);
 
-/* The kernels for this CPU (respects M2I_CPU_DISABLE). */
+/* The kernels for this CPU: pair at the level m2i_cpu_kernel_level()
+ * gives M2I_KERNELS_CSC, everything else at M2I_KERNELS_FUSED's (both
+ * respect M2I_CPU_DISABLE and M2I_KERNELS). Chosen once; static. */
 const CscKernels *m2i_csc_kernels (void);
 
 /* Padded terms stride for a row of @n pixels. */
