@@ -204,28 +204,36 @@ prep_444_avx2 (const guint8 *pu, const guint8 *pv, gint n, gint16 *t, gsize ts)
 }
 
 static AVX2I inline void
+row_block (const guint8 *y, const gint16 *t, gsize ts, gint i, gint m, guint8 *const dst[3],
+    const CscOutSpec *spec, const Consts *k, CscOutMode mode, gboolean bgr)
+{
+  const guint8 *yp = y + i;
+  guint8 ytmp[BLK];
+  if (m < BLK) {
+    memset (ytmp, 0, sizeof ytmp);
+    memcpy (ytmp, yp, (gsize) m);
+    yp = ytmp;
+  }
+  __m256i te[CSC_N_TERMS], to[CSC_N_TERMS], v[3][2];
+  for (int j = 0; j < CSC_N_TERMS; j++) {
+    te[j] = _mm256_loadu_si256 ((const __m256i *) (t + j * ts + i));
+    to[j] = _mm256_loadu_si256 ((const __m256i *) (t + j * ts + i + 16));
+  }
+  csc32 (yp, te, to, k, v);
+  emit32 (v, dst, i, m, spec, mode, bgr);
+}
+
+static AVX2I inline void
 row_loop (const guint8 *y, const gint16 *t, gsize ts, gint n, guint8 *const dst[3],
     const CscOutSpec *spec, CscOutMode mode, gboolean bgr)
 {
   Consts k;
   consts_init (&k);
-  for (gint i = 0; i < n; i += BLK) {
-    gint m = MIN (BLK, n - i);
-    const guint8 *yp = y + i;
-    guint8 ytmp[BLK];
-    if (m < BLK) {
-      memset (ytmp, 0, sizeof ytmp);
-      memcpy (ytmp, yp, (gsize) m);
-      yp = ytmp;
-    }
-    __m256i te[CSC_N_TERMS], to[CSC_N_TERMS], v[3][2];
-    for (int j = 0; j < CSC_N_TERMS; j++) {
-      te[j] = _mm256_loadu_si256 ((const __m256i *) (t + j * ts + i));
-      to[j] = _mm256_loadu_si256 ((const __m256i *) (t + j * ts + i + 16));
-    }
-    csc32 (yp, te, to, &k, v);
-    emit32 (v, dst, i, m, spec, mode, bgr);
-  }
+  gint i = 0;
+  for (; i + BLK <= n; i += BLK)
+    row_block (y, t, ts, i, BLK, dst, spec, &k, mode, bgr);
+  if (i < n)
+    row_block (y, t, ts, i, n - i, dst, spec, &k, mode, bgr);
 }
 
 static AVX2 void
@@ -239,32 +247,43 @@ row_avx2 (const guint8 *y, const gint16 *t, gsize ts, gint n, guint8 *const dst[
  * chroma samples serve the even and the odd pixels of both rows. c1 is the
  * NV12 UV row (c2 NULL) or the I420 U row (c2 the V row). */
 static AVX2I inline void
+pair_block (const guint8 *y0, const guint8 *y1, const guint8 *c1, const guint8 *c2, gint i,
+    gint m, guint8 *const d0[3], guint8 *const d1[3], const CscOutSpec *spec, const Consts *k,
+    CscOutMode mode, gboolean bgr)
+{
+  guint8 tmp[4 * BLK];
+  PairSrc ps;
+  pair_src (&ps, y0, y1, c1, c2, i, m, BLK, tmp);
+  __m256i w;
+  if (c2)
+    w = _mm256_or_si256 (_mm256_cvtepu8_epi16 (_mm_loadu_si128 ((const __m128i *) ps.c)),
+        _mm256_slli_epi16 (_mm256_cvtepu8_epi16 (_mm_loadu_si128 ((const __m128i *) ps.v)), 8));
+  else
+    w = _mm256_loadu_si256 ((const __m256i *) ps.c);
+  __m256i t[CSC_N_TERMS], v[3][2];
+  terms16 (w, k, t);
+  csc32 (ps.y0, t, t, k, v);
+  emit32 (v, d0, i, m, spec, mode, bgr);
+  if (ps.y1) {
+    csc32 (ps.y1, t, t, k, v);
+    emit32 (v, d1, i, m, spec, mode, bgr);
+  }
+}
+
+/* Whole blocks, then the last, partial one (m constant in the loop, so its
+ * padding code is compiled out there). */
+static AVX2I inline void
 pair_loop (const guint8 *y0, const guint8 *y1, const guint8 *c1, const guint8 *c2, gint n,
     guint8 *const d0[3], guint8 *const d1[3], const CscOutSpec *spec, CscOutMode mode,
     gboolean bgr)
 {
   Consts k;
   consts_init (&k);
-  for (gint i = 0; i < n; i += BLK) {
-    gint m = MIN (BLK, n - i);
-    guint8 tmp[4 * BLK];
-    PairSrc ps;
-    pair_src (&ps, y0, y1, c1, c2, i, m, BLK, tmp);
-    __m256i w;
-    if (c2)
-      w = _mm256_or_si256 (_mm256_cvtepu8_epi16 (_mm_loadu_si128 ((const __m128i *) ps.c)),
-          _mm256_slli_epi16 (_mm256_cvtepu8_epi16 (_mm_loadu_si128 ((const __m128i *) ps.v)), 8));
-    else
-      w = _mm256_loadu_si256 ((const __m256i *) ps.c);
-    __m256i t[CSC_N_TERMS], v[3][2];
-    terms16 (w, &k, t);
-    csc32 (ps.y0, t, t, &k, v);
-    emit32 (v, d0, i, m, spec, mode, bgr);
-    if (ps.y1) {
-      csc32 (ps.y1, t, t, &k, v);
-      emit32 (v, d1, i, m, spec, mode, bgr);
-    }
-  }
+  gint i = 0;
+  for (; i + BLK <= n; i += BLK)
+    pair_block (y0, y1, c1, c2, i, BLK, d0, d1, spec, &k, mode, bgr);
+  if (i < n)
+    pair_block (y0, y1, c1, c2, i, n - i, d0, d1, spec, &k, mode, bgr);
 }
 
 static AVX2 void

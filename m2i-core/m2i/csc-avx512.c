@@ -252,27 +252,61 @@ prep_444_avx512 (const guint8 *pu, const guint8 *pv, gint n, gint16 *t, gsize ts
 }
 
 static AVX512I inline void
+row_block (const guint8 *y, const gint16 *t, gsize ts, gint i, gint m, guint8 *const dst[3],
+    const CscOutSpec *spec, const Consts *k, StoreIl64 store_il, CscOutMode mode, gboolean bgr)
+{
+  __m512i te[CSC_N_TERMS], to[CSC_N_TERMS], v[3][2];
+  for (int j = 0; j < CSC_N_TERMS; j++) {
+    te[j] = _mm512_loadu_si512 ((const void *) (t + j * ts + i));
+    to[j] = _mm512_loadu_si512 ((const void *) (t + j * ts + i + 32));
+  }
+  guint8 ytmp[BLK];
+  if (m < BLK) {
+    memset (ytmp, 0, sizeof ytmp);
+    memcpy (ytmp, y + i, (gsize) m);
+  }
+  csc64 (m < BLK ? ytmp : y + i, te, to, k, v);
+  emit64 (v, dst, i, m, spec, store_il, mode, bgr);
+}
+
+static AVX512I inline void
 row_body (const guint8 *y, const gint16 *t, gsize ts, gint n, guint8 *const dst[3],
     const CscOutSpec *spec, StoreIl64 store_il, CscOutMode mode, gboolean bgr)
 {
   Consts k;
   consts_init (&k);
-  for (gint i = 0; i < n; i += BLK) {
-    gint m = MIN (BLK, n - i);
-    __m512i te[CSC_N_TERMS], to[CSC_N_TERMS], v[3][2];
-    for (int j = 0; j < CSC_N_TERMS; j++) {
-      te[j] = _mm512_loadu_si512 ((const void *) (t + j * ts + i));
-      to[j] = _mm512_loadu_si512 ((const void *) (t + j * ts + i + 32));
-    }
-    guint8 ytmp[BLK] = { 0 };
-    if (m < BLK)
-      memcpy (ytmp, y + i, (gsize) m);
-    csc64 (m < BLK ? ytmp : y + i, te, to, &k, v);
-    emit64 (v, dst, i, m, spec, store_il, mode, bgr);
-  }
+  gint i = 0;
+  for (; i + BLK <= n; i += BLK)
+    row_block (y, t, ts, i, BLK, dst, spec, &k, store_il, mode, bgr);
+  if (i < n)
+    row_block (y, t, ts, i, n - i, dst, spec, &k, store_il, mode, bgr);
 }
 
 /* Two luma rows sharing one chroma row, as pair_avx2 (csc-avx2.c). */
+static AVX512I inline void
+pair_block (const guint8 *y0, const guint8 *y1, const guint8 *c1, const guint8 *c2, gint i,
+    gint m, guint8 *const d0[3], guint8 *const d1[3], const CscOutSpec *spec, const Consts *k,
+    StoreIl64 store_il, CscOutMode mode, gboolean bgr)
+{
+  guint8 tmp[4 * BLK];
+  PairSrc ps;
+  pair_src (&ps, y0, y1, c1, c2, i, m, BLK, tmp);
+  __m512i w;
+  if (c2)
+    w = _mm512_or_si512 (_mm512_cvtepu8_epi16 (_mm256_loadu_si256 ((const __m256i *) ps.c)),
+        _mm512_slli_epi16 (_mm512_cvtepu8_epi16 (_mm256_loadu_si256 ((const __m256i *) ps.v)), 8));
+  else
+    w = _mm512_loadu_si512 ((const void *) ps.c);
+  __m512i t[CSC_N_TERMS], v[3][2];
+  terms32 (w, k, t);
+  csc64 (ps.y0, t, t, k, v);
+  emit64 (v, d0, i, m, spec, store_il, mode, bgr);
+  if (ps.y1) {
+    csc64 (ps.y1, t, t, k, v);
+    emit64 (v, d1, i, m, spec, store_il, mode, bgr);
+  }
+}
+
 static AVX512I inline void
 pair_body (const guint8 *y0, const guint8 *y1, const guint8 *c1, const guint8 *c2, gint n,
     guint8 *const d0[3], guint8 *const d1[3], const CscOutSpec *spec, StoreIl64 store_il,
@@ -280,26 +314,11 @@ pair_body (const guint8 *y0, const guint8 *y1, const guint8 *c1, const guint8 *c
 {
   Consts k;
   consts_init (&k);
-  for (gint i = 0; i < n; i += BLK) {
-    gint m = MIN (BLK, n - i);
-    guint8 tmp[4 * BLK];
-    PairSrc ps;
-    pair_src (&ps, y0, y1, c1, c2, i, m, BLK, tmp);
-    __m512i w;
-    if (c2)
-      w = _mm512_or_si512 (_mm512_cvtepu8_epi16 (_mm256_loadu_si256 ((const __m256i *) ps.c)),
-          _mm512_slli_epi16 (_mm512_cvtepu8_epi16 (_mm256_loadu_si256 ((const __m256i *) ps.v)), 8));
-    else
-      w = _mm512_loadu_si512 ((const void *) ps.c);
-    __m512i t[CSC_N_TERMS], v[3][2];
-    terms32 (w, &k, t);
-    csc64 (ps.y0, t, t, &k, v);
-    emit64 (v, d0, i, m, spec, store_il, mode, bgr);
-    if (ps.y1) {
-      csc64 (ps.y1, t, t, &k, v);
-      emit64 (v, d1, i, m, spec, store_il, mode, bgr);
-    }
-  }
+  gint i = 0;
+  for (; i + BLK <= n; i += BLK)
+    pair_block (y0, y1, c1, c2, i, BLK, d0, d1, spec, &k, store_il, mode, bgr);
+  if (i < n)
+    pair_block (y0, y1, c1, c2, i, n - i, d0, d1, spec, &k, store_il, mode, bgr);
 }
 
 static AVX512 void
