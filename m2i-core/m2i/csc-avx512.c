@@ -128,7 +128,7 @@ store_il64 (guint8 *o, const __m512i f[2], const __m512i g[2], const __m512i s[2
 
 /* With VBMI: each 64-byte output vector is one two-source byte permute of
  * the packs of (f, s) and (g, f) of even pixels and one merging permute of
- * (g, s) of the odd ones; indices from csc_vbmi_index(). */
+ * (g, s) of the odd ones; indices from m2i_csc_init_avx512(). */
 typedef struct {
   guint8 idx[3][64], idx3[3][64];
   guint64 from3[3];

@@ -2,8 +2,9 @@
  * csc-avx2.c, csc-avx512.c) share; nothing outside them includes it.
  *
  * Plain-C kernels the SIMD levels reuse for tails and narrow rows, the
- * tail handling of the SIMD pair kernels, and the constants of the float
- * pair path.
+ * constants of the float pair path, the tail handling and per-mode
+ * instantiation of the SIMD pair and row kernels, and the shuffle masks of
+ * their interleaved stores.
  */
 #pragma once
 
