@@ -131,6 +131,8 @@ append_ops (GstM2iBase *base, const GstM2iStage *in, const GstM2iStage *out,
     frame->letterbox.after_op = frame->ops.n_ops;
     frame->letterbox.x = (out->width - iw) / 2;
     frame->letterbox.y = (out->height - ih) / 2;
+    frame->letterbox.width = out->width;
+    frame->letterbox.height = out->height;
     frame->letterbox.value = pad;
   }
   return TRUE;

@@ -68,6 +68,11 @@ M2I_API M2iDecoder *m2i_decoder_new (M2iIrModel *model, const M2iDecoderOptions 
     GError **error);
 M2I_API void m2i_decoder_free (M2iDecoder *dec);
 
+/* Changes the options of later decodes: thresholds, NMS, top-k and max
+ * detections (the type and the labels stay those the decoder was made
+ * with; top-k and max detections are capped by the result's capacity). */
+M2I_API void m2i_decoder_set_options (M2iDecoder *dec, const M2iDecoderOptions *opts);
+
 /* The type chosen (never AUTO) and a line saying why ("yolo-v8: output
  * 'output0' [1,84,8400] is 4 box + 80 class rows"). Owned by the decoder. */
 M2I_API M2iModelType m2i_decoder_get_model_type (const M2iDecoder *dec);

@@ -3,6 +3,7 @@
  * Concat, Transpose, Convert, ShapeOf, StridedSlice, Gather. Each follows
  * its OpenVINO opset specification; all element types are handled. */
 #include "ir-private.h"
+#include "kernels/indices.h"
 #include <base/m2i-error.h>
 
 #include <string.h>
@@ -29,12 +30,6 @@ check_n_inputs (const M2iOpContext *ctx, gint min, gint max, GError **error)
   return TRUE;
 }
 
-static gboolean
-is_integer_type (M2iElementType t)
-{
-  return t >= M2I_ET_U8 && t <= M2I_ET_I64;
-}
-
 /* Reads the integer values of constant input @i (a scalar or a 1-D tensor)
  * into @out (at most @max); *n receives the count. */
 static gboolean
@@ -48,7 +43,7 @@ const_ints (const M2iOpContext *ctx, gint i, const char *what, gint64 *out, gint
         "(static shapes)", i, what, what);
     return FALSE;
   }
-  if (!is_integer_type (t->type) || t->shape.rank > 1) {
+  if (!ir_k_is_integer_type (t->type) || t->shape.rank > 1) {
     g_autofree gchar *s = m2i_shape_to_string (&t->shape);
     m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, ctx->node,
         "input %d (%s) must be a scalar or 1-D integer tensor, not %s %s", i, what,
@@ -705,8 +700,14 @@ static const M2iOpKernel strided_slice_kernel = {
 
 /* ---- Gather-1, -7, -8 ----------------------------------------------------- */
 
+/* Indices are read at run time, any integer type; negative ones count from
+ * the end (Gather-8's rule, which OpenVINO's reference applies to every
+ * version). An index outside [-d, d) gives zeros in Gather-8 (its spec's
+ * example 7) and stops the inference with an error in Gather-1 and -7,
+ * whose specs leave it undefined. */
 typedef struct {
   gint64 batch, outer, n_idx, inner, axis_dim;
+  gboolean zero_out_of_range;
 } GatherPlan;
 
 static gboolean
@@ -715,7 +716,7 @@ gather_infer (M2iOpContext *ctx, GError **error)
   if (!check_n_inputs (ctx, 3, 3, error))
     return FALSE;
   const M2iTensor *data = &ctx->inputs[0], *indices = &ctx->inputs[1];
-  if (!is_integer_type (indices->type)) {
+  if (!ir_k_is_integer_type (indices->type)) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "indices must be integers, not %s", m2i_element_type_to_string (indices->type));
     return FALSE;
@@ -728,28 +729,38 @@ gather_infer (M2iOpContext *ctx, GError **error)
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node, "axis must be one value");
     return FALSE;
   }
-  gboolean v1 = !strcmp (m2i_ir_node_get_version (ctx->node), "opset1");
+  gchar buf[16];
+  const char *v = ir_opset_resolve ("Gather", m2i_ir_node_get_version (ctx->node), buf);
+  gboolean v1 = !strcmp (v, "opset1"), v7 = !strcmp (v, "opset7");
   if (!m2i_ir_node_attr_int (ctx->node, "batch_dims", 0, &batch_dims64, error))
     return FALSE;
   if (v1)
     batch_dims64 = 0;
-  if (batch_dims64 < 0)
-    batch_dims64 += indices->shape.rank;
   if (!norm_axis (ctx, axis_v[0], data->shape.rank, &axis, error))
     return FALSE;
-  if (batch_dims64 < 0 || batch_dims64 > axis || batch_dims64 > indices->shape.rank) {
+  gint lim = MIN (data->shape.rank, indices->shape.rank);
+  if (batch_dims64 < -lim || batch_dims64 > lim) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
-        "batch_dims %" G_GINT64_FORMAT " must be in [0, min(axis %d, indices rank %d)]",
-        batch_dims64, axis, indices->shape.rank);
+        "batch_dims %" G_GINT64_FORMAT " is outside [%d, %d] (data rank %d, indices rank %d)",
+        batch_dims64, -lim, lim, data->shape.rank, indices->shape.rank);
+    return FALSE;
+  }
+  if (batch_dims64 < 0)
+    batch_dims64 += indices->shape.rank;
+  if (batch_dims64 > axis) {
+    m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+        "batch_dims %" G_GINT64_FORMAT " must not exceed the axis %d", batch_dims64, axis);
     return FALSE;
   }
   batch_dims = (gint) batch_dims64;
-  GatherPlan plan = { 1, 1, 1, 1, data->shape.dims[axis] };
+  GatherPlan plan = { 1, 1, 1, 1, data->shape.dims[axis], !v1 && !v7 };
   M2iShape out = { 0 };
   for (gint a = 0; a < batch_dims; a++) {
     if (data->shape.dims[a] != indices->shape.dims[a]) {
+      g_autofree gchar *ds = m2i_shape_to_string (&data->shape);
+      g_autofree gchar *is = m2i_shape_to_string (&indices->shape);
       m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
-          "batch dimension %d differs between data and indices", a);
+          "batch dimension %d differs between the data %s and the indices %s", a, ds, is);
       return FALSE;
     }
     plan.batch *= data->shape.dims[a];
@@ -783,23 +794,21 @@ gather_execute (M2iOpContext *ctx, GError **error)
   gsize row = p->inner * es;
   const guint8 *data = ctx->inputs[0].data;
   const M2iTensor *indices = &ctx->inputs[1];
-  gsize is = m2i_element_type_size (indices->type);
   guint8 *out = ctx->outputs[0].data;
   for (gint64 b = 0; b < p->batch; b++) {
-    for (gint64 o = 0; o < p->outer; o++) {
-      const guint8 *src = data + ((b * p->outer + o) * p->axis_dim) * row;
-      for (gint64 j = 0; j < p->n_idx; j++) {
-        gint64 idx;
-        ir_convert_elements ((const guint8 *) indices->data + (b * p->n_idx + j) * is,
-            indices->type, &idx, M2I_ET_I64, 1);
-        if (idx < 0)
-          idx += p->axis_dim;
+    for (gint64 j = 0; j < p->n_idx; j++) {
+      gint64 pos = b * p->n_idx + j, raw = ir_k_index_at (indices, pos), idx = raw;
+      if (idx < 0)
+        idx += p->axis_dim;
+      gboolean inside = idx >= 0 && idx < p->axis_dim;
+      if (!inside && !p->zero_out_of_range)
+        return ir_k_norm_index (ctx, raw, p->axis_dim, TRUE, "index", pos, &idx, error);
+      for (gint64 o = 0; o < p->outer; o++) {
         guint8 *dst = out + ((b * p->outer + o) * p->n_idx + j) * row;
-        /* Gather-8: an index out of range gives zeros */
-        if (idx < 0 || idx >= p->axis_dim)
-          memset (dst, 0, row);
+        if (inside)
+          memcpy (dst, data + ((b * p->outer + o) * p->axis_dim + idx) * row, row);
         else
-          memcpy (dst, src + idx * row, row);
+          memset (dst, 0, row);
       }
     }
   }

@@ -70,9 +70,9 @@ M2I_API gboolean m2i_op_list_add_permute (M2iOpList *list);
 M2I_API gboolean m2i_op_list_append (M2iOpList *list, const M2iOpList *tail);
 
 /* What @ops produce from a @width × @height image of @in_format (for caps
- * negotiation): fills the result's format and size. Returns FALSE with
- * @error (M2I_ERROR_INVALID_ARGUMENT, the same messages as m2i_plan_new)
- * when the chain is invalid for that input. */
+ * negotiation): fills the result's format and size (an empty list: the
+ * input). Returns FALSE with @error (M2I_ERROR_INVALID_ARGUMENT, the same
+ * messages as m2i_plan_new) when the chain is invalid for that input. */
 M2I_API gboolean m2i_op_list_result (const M2iOpList *ops, M2iFormat in_format, gint width,
     gint height, M2iFormat *out_format, gint *out_width, gint *out_height, GError **error);
 

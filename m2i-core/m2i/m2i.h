@@ -6,3 +6,4 @@
 #include <m2i-core/m2i/m2i-resize.h>
 #include <m2i-core/m2i/m2i-plan.h>
 #include <m2i-core/m2i/m2i-device.h>
+#include <m2i-core/m2i/m2i-plan-cache.h>

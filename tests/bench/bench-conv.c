@@ -19,9 +19,9 @@
  */
 #include "kernel-test.h"
 #include "bench-time.h"
+#include "bench-ort.h"
 #include <ir/kernels/gemm.h>
 #include <ir/kernels/conv-winograd.h>
-#include <gio/gio.h>
 
 typedef struct {
   const char *name;
@@ -79,9 +79,6 @@ execute_layer (gpointer t, GError **error)
 static gchar *
 run_ort_peer (const gboolean *selected, double (*ort_ms)[2], double min_ms)
 {
-  const char *modules = g_getenv ("M2I_ORT_NODE_MODULES");
-  if (!modules)
-    return NULL;
   GString *req = g_string_new (NULL);
   for (guint l = 0; l < G_N_ELEMENTS (layers); l++) {
     const Layer *L = &layers[l];
@@ -89,35 +86,7 @@ run_ort_peer (const gboolean *selected, double (*ort_ms)[2], double min_ms)
       g_string_append_printf (req, "%u %d %d %d %d %d %d %d %d %d %g\n", l, L->c_in, L->h,
           L->w, L->c_out, L->k, L->stride, L->pad, L->groups, threads, min_ms);
   }
-  GError *error = NULL;
-  gchar *out = NULL;
-  GSubprocess *p = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE |
-      G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, "node", M2I_BENCH_DIR "/ort-conv.cjs", NULL);
-  if (!p || !g_subprocess_communicate_utf8 (p, req->str, NULL, &out, NULL, &error) ||
-      !g_subprocess_get_successful (p)) {
-    fprintf (stderr, "ONNX Runtime peer failed: %s\n", error ? error->message : "node exited");
-    g_clear_error (&error);
-    g_clear_object (&p);
-    g_string_free (req, TRUE);
-    g_free (out);
-    return NULL;
-  }
-  gchar *version = NULL;
-  gchar **lines = g_strsplit (out, "\n", -1);
-  for (gchar **line = lines; *line; line++) {
-    guint l;
-    gint threads;
-    double ms;
-    char v[64];
-    if (sscanf (*line, "version %63s", v) == 1)
-      version = g_strdup_printf ("ONNX Runtime %s (CPU provider, via onnxruntime-node)", v);
-    else if (sscanf (*line, "%u %d %lf", &l, &threads, &ms) == 3 &&
-        l < G_N_ELEMENTS (layers) && threads >= 1 && threads <= 2)
-      ort_ms[l][threads - 1] = ms;
-  }
-  g_strfreev (lines);
-  g_free (out);
-  g_object_unref (p);
+  gchar *version = bench_ort_peer ("ort-conv.cjs", req->str, ort_ms, G_N_ELEMENTS (layers));
   g_string_free (req, TRUE);
   return version;
 }

@@ -1,6 +1,8 @@
 /* Helpers shared by the compute kernels: checks, constant inputs, window
  * geometry of convolution and pooling, and broadcasting iteration. */
 #include "kernels-private.h"
+
+#include <stdarg.h>
 #include <base/m2i-parallel.h>
 
 #include <math.h>
@@ -322,7 +324,7 @@ ir_k_window_attrs (const M2iOpContext *ctx, gint n, gboolean with_dilations,
 {
   static const char *const pads[] = { "explicit", "same_upper", "same_lower",
     "valid", "notset", NULL };
-  static const char *const rounding[] = { "floor", "ceil", NULL };
+  static const char *const rounding[] = { "floor", "ceil", "ceil_torch", NULL };
   memset (w, 0, sizeof *w);
   if (n < 1 || n > M2I_K_MAX_SPATIAL) {
     m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
@@ -354,7 +356,8 @@ ir_k_window_attrs (const M2iOpContext *ctx, gint n, gboolean with_dilations,
     gint r;
     if (!m2i_ir_node_attr_enum (ctx->node, "rounding_type", "floor", rounding, &r, error))
       return FALSE;
-    w->ceil = r == 1;
+    w->ceil = r >= 1;
+    w->ceil_torch = r == 2;
   }
   return TRUE;
 }
@@ -374,6 +377,9 @@ ir_k_window_output (const M2iOpContext *ctx, M2iWindow *w, const gint64 *in,
           out[i] = 0;
         else
           out[i] = (w->ceil ? (in[i] - eff + s - 1) / s : (in[i] - eff) / s) + 1;
+        /* ceil_torch (pooling-14): the last window starts inside the input */
+        if (w->ceil_torch && out[i] > 1 && (out[i] - 1) * s >= in[i])
+          out[i]--;
         break;
       case M2I_PAD_SAME_UPPER:
       case M2I_PAD_SAME_LOWER: {
@@ -392,6 +398,8 @@ ir_k_window_output (const M2iOpContext *ctx, M2iWindow *w, const gint64 *in,
           out[i] = (span + s - 1) / s + 1;
         else
           out[i] = span / s + 1;
+        if (w->ceil_torch && out[i] > 1 && (out[i] - 1) * s >= in[i] + w->pads_begin[i])
+          out[i]--;
         break;
       }
     }
@@ -513,4 +521,20 @@ ir_k_broadcast_run (const M2iBroadcast *b, gint n_threads, M2iBroadcastRow row,
     }
   }
   ir_k_parallel_for ((gint) rows, slices, 1, broadcast_rows, &j);
+}
+
+gboolean
+ir_k_require_attrs (const M2iOpContext *ctx, GError **error, ...)
+{
+  va_list ap;
+  va_start (ap, error);
+  for (const char *key = va_arg (ap, const char *); key; key = va_arg (ap, const char *))
+    if (!m2i_ir_node_get_attr (ctx->node, key)) {
+      m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, ctx->node, "attribute %s is required",
+          key);
+      va_end (ap);
+      return FALSE;
+    }
+  va_end (ap);
+  return TRUE;
 }

@@ -43,6 +43,34 @@ extern const M2iOpKernel ir_kernel_i420_to_bgr;
 extern const M2iOpKernel ir_kernel_fake_quantize;
 extern const M2iOpKernel ir_kernel_prior_box_clustered;
 extern const M2iOpKernel ir_kernel_detection_output;
+extern const M2iOpKernel ir_kernel_gather_nd;
+extern const M2iOpKernel ir_kernel_gather_elements;
+extern const M2iOpKernel ir_kernel_scatter_update;
+extern const M2iOpKernel ir_kernel_scatter_nd_update;
+extern const M2iOpKernel ir_kernel_scatter_elements_update;
+extern const M2iOpKernel ir_kernel_depth_to_space;
+extern const M2iOpKernel ir_kernel_space_to_depth;
+extern const M2iOpKernel ir_kernel_shuffle_channels;
+extern const M2iOpKernel ir_kernel_convolution_backprop_data;
+extern const M2iOpKernel ir_kernel_group_convolution_backprop_data;
+extern const M2iOpKernel ir_kernel_topk;
+extern const M2iOpKernel ir_kernel_non_max_suppression;
+extern const M2iOpKernel ir_kernel_prior_box;
+extern const M2iOpKernel ir_kernel_region_yolo;
+extern const M2iOpKernel ir_kernel_reorg_yolo;
+extern const M2iOpKernel ir_kernel_proposal;
+extern const M2iOpKernel ir_kernel_roi_pooling;
+extern const M2iOpKernel ir_kernel_roi_align;
+extern const M2iOpKernel ir_kernel_ctc_greedy_decoder;
+extern const M2iOpKernel ir_kernel_ctc_greedy_decoder_seq_len;
+extern const M2iOpKernel ir_kernel_lstm_sequence;
+extern const M2iOpKernel ir_kernel_gru_sequence;
+extern const M2iOpKernel ir_kernel_rnn_sequence;
+extern const M2iOpKernel ir_kernel_lstm_cell;
+extern const M2iOpKernel ir_kernel_gru_cell;
+extern const M2iOpKernel ir_kernel_rnn_cell;
+extern const M2iOpKernel ir_kernel_non_zero;
+
 
 /* ---- Fusion ------------------------------------------------------------- */
 
@@ -119,6 +147,12 @@ gboolean ir_k_check_arity (const M2iOpContext *ctx, gint min_in, gint max_in,
 gboolean ir_k_check_type (const M2iOpContext *ctx, gint i,
     const M2iElementType *allowed, gint n, GError **error);
 
+/* TRUE when the layer has every attribute named in the NULL-terminated
+ * list; otherwise FALSE with a GError (M2I_ERROR_MALFORMED) naming the
+ * first one missing. For attributes the spec marks required. */
+gboolean ir_k_require_attrs (const M2iOpContext *ctx, GError **error, ...)
+    G_GNUC_NULL_TERMINATED;
+
 /* Shorthand: input @i must be f32. */
 gboolean ir_k_check_f32 (const M2iOpContext *ctx, gint i, GError **error);
 
@@ -179,6 +213,7 @@ typedef struct {
   gint64 pads_end[M2I_K_MAX_SPATIAL];
   M2iAutoPad auto_pad;
   gboolean ceil;                           /* rounding_type (pooling) */
+  gboolean ceil_torch;                     /* rounding_type ceil_torch (pooling-14) */
 } M2iWindow;
 
 /* Reads strides, dilations (when @with_dilations, else 1), pads_begin,

@@ -59,8 +59,13 @@ struct _M2iKTeam {
 
 /* The team whose master this thread is, while ir_k_team_run runs its
  * body (NULL while the master runs a slice: loops asked for there run
- * alone), and the team whose master this thread is, throughout. */
-static __thread M2iKTeam *current_team, *master_of;
+ * alone), and the team whose master this thread is, throughout.
+ * Initial-exec: static TLS even when libm2icore is loaded by dlopen (the
+ * GStreamer plugin in a program that does not link it), whose dynamic TLS
+ * blocks LeakSanitizer's tracer cannot walk; two pointers fit glibc's
+ * surplus for that. */
+static __thread M2iKTeam *current_team __attribute__ ((tls_model ("initial-exec")));
+static __thread M2iKTeam *master_of __attribute__ ((tls_model ("initial-exec")));
 
 M2iKTeam *
 ir_k_team_new (gint n_threads)
