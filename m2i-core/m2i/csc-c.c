@@ -8,23 +8,14 @@
  */
 #include "csc-kernels.h"
 
+/* Terms of n_chroma samples, each repeated for its two pixels: from an NV12
+ * UV row (@c2 NULL) or I420 U, V rows. */
 static void
-prep_nv12_c (const guint8 *uv, gint n_chroma, gint16 *t, gsize ts)
+prep_420_c (const guint8 *c1, const guint8 *c2, gint n_chroma, gint16 *t, gsize ts)
 {
   for (gint c = 0; c < n_chroma; c++) {
     gint16 k[CSC_N_TERMS];
-    m2i_csc_chroma_terms (uv[2 * c], uv[2 * c + 1], k);
-    for (int j = 0; j < CSC_N_TERMS; j++)
-      t[j * ts + 2 * c] = t[j * ts + 2 * c + 1] = k[j];
-  }
-}
-
-static void
-prep_i420_c (const guint8 *u, const guint8 *v, gint n_chroma, gint16 *t, gsize ts)
-{
-  for (gint c = 0; c < n_chroma; c++) {
-    gint16 k[CSC_N_TERMS];
-    m2i_csc_chroma_terms (u[c], v[c], k);
+    m2i_csc_chroma_terms (c2 ? c1[c] : c1[2 * c], c2 ? c2[c] : c1[2 * c + 1], k);
     for (int j = 0; j < CSC_N_TERMS; j++)
       t[j * ts + 2 * c] = t[j * ts + 2 * c + 1] = k[j];
   }
@@ -203,10 +194,7 @@ pair_c (const guint8 *y0, const guint8 *y1, const guint8 *c1, const guint8 *c2, 
   guint bps = spec->mode == CSC_OUT_PL_F16 ? 2 : spec->mode == CSC_OUT_PL_F32 ? 4 : 1;
   for (gint i = 0; i < n; i += CHUNK) {
     gint m = MIN (CHUNK, n - i);
-    if (c2)
-      prep_i420_c (c1 + i / 2, c2 + i / 2, m / 2, t, CHUNK);
-    else
-      prep_nv12_c (c1 + i, m / 2, t, CHUNK);
+    prep_420_c (c2 ? c1 + i / 2 : c1 + i, c2 ? c2 + i / 2 : NULL, m / 2, t, CHUNK);
     for (int r = 0; r < 2; r++) {
       const guint8 *yr = r ? y1 : y0;
       guint8 *const *dr = r ? d1 : d0;
