@@ -111,8 +111,8 @@ typedef enum {
  * Zen 4 and the mobile Zen 5 parts run each 512-bit operation as two 256-bit
  * halves: there the full-frame csc (shuffle-bound: packs, pshufb, lane
  * permutes) is as fast or faster with AVX2, while the fused path's float
- * pair kernels gain from AVX-512's masks and VBMI permutes (measured on Zen
- * 4: 0.85x libyuv with VBMI). Server and desktop Zen 5 have full-width
+ * pair kernels gain from AVX-512's masks and VBMI permutes (issue 19: 0.85x
+ * libyuv on Zen 4 with VBMI). Server and desktop Zen 5 have full-width
  * 512-bit units: the widest level wins in every family (bench-m2i, docs/
  * benchmarks.md). Entries are searched in order. */
 static const struct {

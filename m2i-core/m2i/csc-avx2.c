@@ -18,8 +18,8 @@
 
 /* Constants of the integer kernels. The multipliers go through an empty asm
  * statement: the compiler would otherwise turn each multiplication by a
- * constant into a chain of shifts and adds, and shifts have half the
- * throughput of multiplications here. */
+ * constant into two or three shifts and adds, which cost more than the one
+ * multiplication (shifts issue at the multipliers' rate, two per cycle). */
 typedef struct {
   __m256i k409, k208, k100, k1596, k1000, k813, k391, k18, k164, kdiv, lo8;
 } Consts;
