@@ -286,8 +286,11 @@ conv_candidate (const M2iIrCompiledModel *cm, const gint *producer, gint si, Can
   memset (c, 0, sizeof *c);
   c->step = si;
   gboolean dw = g.groups > 1 && g.c_in == g.groups && g.c_out == g.groups;
-  if (dw && !ir_k_conv_int8_dw_fast (&g))
+  if (dw && !ir_k_conv_int8_dw_fast (&g)) {
+    g_debug ("int8: layer '%s' stays f32: no fast integer depthwise kernel for it on this CPU",
+        s->ctx.node->name);
     return FALSE;                      /* the f32 kernel is faster */
+  }
   if (!value_grid (cm, producer, s->in_values[0], &c->grid, 0)) {
     g_debug ("int8: layer '%s' stays f32: its input is not on one FakeQuantize grid",
         s->ctx.node->name);

@@ -242,30 +242,30 @@ micro_c (gint k4, const void *a8, const guint8 *b, const gint64 *off, const M2iK
 
 /* ---- the source: quantized channel quads -------------------------------- */
 
+static inline void
+copy_row (const M2iKI8Quant *q, gconstpointer const *rows, const guint8 *fill, gint64 x0,
+    gint64 sw, gint64 w, gint64 n, guint8 *d, gboolean codes)
+{
+  for (gint j = 0; j < 4; j++)
+    for (gint64 x = 0; x < n; x++) {
+      gint64 ix = x0 + x * sw;
+      d[x * 4 + j] = !rows[j] ? fill[j] : ix < 0 || ix >= w ? q->z :
+          codes ? ((const guint8 *) rows[j])[ix] : ir_k_i8_quant (q, ((const float *) rows[j])[ix]);
+    }
+}
+
 void
 ir_k_i8_copy_row_c (const M2iKI8Quant *q, gconstpointer const *rows, const guint8 *fill,
     gint64 x0, gint64 sw, gint64 w, gint64 n, guint8 *d)
 {
-  for (gint j = 0; j < 4; j++) {
-    const float *row = rows[j];
-    for (gint64 x = 0; x < n; x++) {
-      gint64 ix = x0 + x * sw;
-      d[x * 4 + j] = !row ? fill[j] : ix >= 0 && ix < w ? ir_k_i8_quant (q, row[ix]) : q->z;
-    }
-  }
+  copy_row (q, rows, fill, x0, sw, w, n, d, FALSE);
 }
 
 void
 ir_k_i8_copy_row_codes_c (const M2iKI8Quant *q, gconstpointer const *rows, const guint8 *fill,
     gint64 x0, gint64 sw, gint64 w, gint64 n, guint8 *d)
 {
-  for (gint j = 0; j < 4; j++) {
-    const guint8 *row = rows[j];
-    for (gint64 x = 0; x < n; x++) {
-      gint64 ix = x0 + x * sw;
-      d[x * 4 + j] = !row ? fill[j] : ix >= 0 && ix < w ? row[ix] : q->z;
-    }
-  }
+  copy_row (q, rows, fill, x0, sw, w, n, d, TRUE);
 }
 
 typedef struct {
