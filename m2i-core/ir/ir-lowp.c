@@ -1,4 +1,5 @@
-/* ir-lowp.c — the low-precision pass: INT8 layers onto integer kernels.
+/* ir-lowp.c — the low-precision pass: INT8 layers onto integer kernels
+ * (docs/int8.md).
  *
  * An INT8 model (NNCF, POT, Model Optimizer's FP16-INT8) is a float graph
  * with FakeQuantize on the activations and quantized weights (i8/u8
@@ -8,26 +9,27 @@
  * of values that are integers times a scale. As OpenVINO's low-precision
  * transformations do, this pass finds
  *
- *   (FakeQuantize, per tensor) → [Split, Concat, MaxPool, views]* →
- *   Convolution (weights: a constant on a per-output-channel integer grid)
- *   [→ fused bias and ReLU]
+ *   FakeQuantize → [Split, Concat, MaxPool, views]* → Convolution or
+ *   GroupConvolution (weights: a constant on a per-output-channel integer
+ *   grid) [→ bias, ReLU / Swish (fused before) or PReLU] [→ FakeQuantize]
  *
- * and makes the Convolution an integer layer (kernels/conv-int8.h): u8
- * activation codes, i8 weight codes, int32 sums, f32 output. When every
- * reader of a FakeQuantize is such a layer, the FakeQuantize goes too: the
- * layers quantize its input as they copy it, to the very levels it would
- * have computed. Anything else stays as it is (and FakeQuantize runs as
+ * and makes the convolution an integer layer (kernels/conv-int8.h): u8
+ * activation codes, i8 weight codes, int32 sums. The FakeQuantize after it
+ * goes into its epilogue: the layer writes the codes of the integer layers
+ * reading it, or the FakeQuantize's values for other readers. A
+ * FakeQuantize that no integer layer writes but only integer layers read
+ * goes too: they quantize its input as they copy it, to the very levels it
+ * would have computed. Anything else stays as it is (FakeQuantize runs as
  * its formula, vectorized).
  *
- * It runs after the epilogue fusion (bias and ReLU are in the layer by
- * then) and before the memory plan. M2I_INT8=0 in the environment or
+ * It runs after the epilogue fusion (bias, ReLU and Swish are in the layer
+ * by then) and before the memory plan. M2I_INT8=0 in the environment or
  * M2iIrCompileOptions.float_emulation turn it off.
  */
 #include "ir-compile.h"
 #include "kernels/conv-int8.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* The levels of a value: n ranges (1, or one per channel), as

@@ -36,6 +36,7 @@
 #define VNNI_TARGET __attribute__ ((target ("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,fma")))
 #define AVX2_TARGET __attribute__ ((target ("avx2,fma")))
 #define ALWAYS_INLINE inline __attribute__ ((always_inline))
+#define ROUND_NEAREST (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
 
 /* acc += vpdpbusd (u, s). As inline assembly: GCC 12 gives the intrinsic
  * (whose result is tied to its accumulator input) a copy and a spill of
@@ -57,15 +58,14 @@ AVX512_TARGET static ALWAYS_INLINE __m512i
 quant16 (const M2iKI8Quant *q, __m512 v, __m512 inv)
 {
   const __m512 zero = _mm512_setzero_ps (), lm1 = _mm512_set1_ps (q->lm1);
-  const int round = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
   __m512 t = _mm512_fmadd_ps (v, inv, _mm512_set1_ps (-q->lo * (q->lm1 / q->d)));
-  __m512 k = _mm512_roundscale_ps (t, round);
+  __m512 k = _mm512_roundscale_ps (t, ROUND_NEAREST);
   __m512 off = _mm512_abs_ps (_mm512_sub_ps (t, k));
   __mmask16 tie = _mm512_cmp_ps_mask (off, _mm512_set1_ps (0.499f), _CMP_GT_OQ);
   if (G_UNLIKELY (tie)) {
     __m512 u = _mm512_sub_ps (v, _mm512_set1_ps (q->lo));
     k = _mm512_mask_roundscale_ps (k, tie, _mm512_mul_ps (_mm512_div_ps (u,
-                _mm512_set1_ps (q->d)), lm1), round);
+                _mm512_set1_ps (q->d)), lm1), ROUND_NEAREST);
   }
   if (q->d > 0.0f) {
     /* v <= lo gives k <= 0 and v > hi k >= L-1: the ends are the clamp
