@@ -147,7 +147,8 @@ check_model (const char *name, const char *dir, const char *xml_file, double tol
   tally->loaded++;
   Reference ref;
   if (!read_reference (dir, &ref)) {
-    g_test_message ("model-set:\t%s\tloads\tno reference (run tests/models/model-coverage.py)", name);
+    g_test_message ("model-set:\t%s%s\tloads\tno reference (run tests/models/model-coverage.py)",
+        name, how);
     tally->skipped++;
     m2i_ir_model_unref (m);
     return;

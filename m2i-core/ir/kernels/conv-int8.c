@@ -68,8 +68,9 @@ ir_k_conv_int8_unsupported (const M2iKConvInt8Params *p)
   if (p->act == M2I_K_I8_ACT_PRELU && (!p->slope || (p->n_slope != 1 &&
       p->n_slope != g->c_out)))
     return "PReLU wants one slope or one per channel";
-  /* |Σ q·k| <= K·128·255 must stay below 2^31 */
-  if (cin_g * g->kh * g->kw > 65000)
+  /* the accumulator starts at -zc·Σq and adds Σ q·k: each at most
+   * K·128·255 in size, so their sum stays below 2^31 */
+  if (cin_g * g->kh * g->kw > 32000)
     return "more products per output than an int32 sum holds exactly";
   if (g->sh * g->sw > M2I_K_I8_MAX_PHASES || g->kh > 64 || g->kw > 64)
     return "strides or kernel too large";

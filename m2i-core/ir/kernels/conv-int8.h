@@ -46,6 +46,9 @@
  *    output row sums kernel rows of taps 4 at a time: the 4 codes of taps
  *    (kx .. kx+3) of 16 output pixels are gathered into dwords by byte
  *    shuffles and multiplied by the 4 weights with one vpdpbusd.
+ *
+ * The int32 accumulator is exact for up to 32000 products per output
+ * (c_in/groups · kh · kw); larger layers stay f32.
  */
 #pragma once
 
