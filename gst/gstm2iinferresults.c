@@ -124,10 +124,15 @@ gboolean
 gst_m2i_results_classify_region (GstVideoRegionOfInterestMeta *roi,
     const GstM2iResultContext *ctx, const M2iInferResult *r)
 {
-  const M2iInferHead *head = classes_head (r);
-  if (head)
+  guint n = 0;
+  for (guint i = 0; i < r->n_heads; i++) {
+    const M2iInferHead *head = &r->heads[i];
+    if (head->kind == M2I_INFER_HEAD_REGRESSION || head->n_classes == 0)
+      continue;
     gst_video_region_of_interest_meta_add_param (roi, classification_structure (ctx, head));
-  return head != NULL;
+    n++;
+  }
+  return n > 0;
 }
 
 void

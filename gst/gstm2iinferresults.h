@@ -42,9 +42,10 @@ void gst_m2i_publish_results (GstElement *element, GstBuffer *buf,
     const GstM2iResultContext *ctx, M2iInferSession *session, guint64 frame,
     GstClockTime pts, gboolean post);
 
-/* Adds to @roi the classification structure of @r's first head (as the
- * full-frame region gets it): a region-of-interest classifier's result.
- * FALSE (nothing added) when @r has no classes. */
+/* Adds to @roi one classification structure per head of @r that has
+ * classes (a classifier's or multi-label head; regression heads carry no
+ * label): a full-frame classifier's region or a region-of-interest's
+ * result. FALSE (nothing added) when no head has classes. */
 gboolean gst_m2i_results_classify_region (GstVideoRegionOfInterestMeta *roi,
     const GstM2iResultContext *ctx, const M2iInferResult *r);
 
