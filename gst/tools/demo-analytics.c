@@ -340,9 +340,15 @@ demo_analytics_run (const char *device)
       o.classified, (t1 - t0) / 1e6, o.frames > 1 ? (o.frames - 1) / span : 0.0,
       o.frames > 1 ? o.objects * (o.frames - 1.0) / o.frames / span : 0.0);
   guint lines = count_lines (jsonl);
-  printf ("wrote %s (MJPEG in AVI), %s (%u JSON lines)", avi, jsonl, lines);
-  if (o.kept && write_png (o.kept, png, &error))
-    printf (", %s (frame %u)", png, o.keep);
+  gchar *files = demo_shown_pipeline (avi), *jfile = demo_shown_pipeline (jsonl);
+  printf ("wrote %s (MJPEG in AVI), %s (%u JSON lines)", files, jfile, lines);
+  g_free (files);
+  g_free (jfile);
+  if (o.kept && write_png (o.kept, png, &error)) {
+    gchar *pfile = demo_shown_pipeline (png);
+    printf (", %s (frame %u)", pfile, o.keep);
+    g_free (pfile);
+  }
   else if (o.kept)
     fprintf (stderr, "\nm2i-infer-demo: %s", error->message);
   printf ("\n");

@@ -14,8 +14,8 @@ gchar *demo_source_path (const char *rel);
  * ../shared/models/external beside the source tree (g_free). */
 gchar *demo_shared_path (const char *rel);
 
-/* @launch as shown to the user: paths relative to the source tree
- * (g_free). */
+/* @launch (or a path) as shown to the user: paths relative to the source
+ * tree (g_free). */
 gchar *demo_shown_pipeline (const char *launch);
 
 /* Waits for the end of the stream or an error of @pipeline; FALSE with
