@@ -277,8 +277,6 @@ typedef struct {
   M2iDecoderOptions decoder;      /* threshold, top-k */
 } Frame;
 
-static void frame_settings (GstM2iInfer *self, GstBuffer *inbuf, Frame *fr);
-
 /* inference-region=roi-list: @inbuf (taken) with each region's results, as
  * *@out. */
 static GstFlowReturn

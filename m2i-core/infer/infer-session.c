@@ -177,14 +177,6 @@ m2i_infer_session_set_preprocess (M2iInferSession *s, const M2iInferPreprocess *
   return TRUE;
 }
 
-void
-infer_session_get_preprocess (const M2iInferSession *s, M2iInferPreprocess *pp,
-    const M2iNormParams **norm)
-{
-  *pp = s->pp;
-  *norm = s->norm_active ? &s->norm : NULL;
-}
-
 /* ---- running the model -------------------------------------------------------- */
 
 static M2iTensor *
@@ -194,8 +186,11 @@ input_tensor (M2iInferSession *s, gint i)
       : m2i_ir_infer_request_get_input (s->req, i);
 }
 
-gboolean
-infer_session_infer_and_decode (M2iInferSession *s, gboolean after_head, const M2iInferGeometry *geometry,
+/* Runs the model (@after_head: the image path of a split plan with a head,
+ * whose output the pre-processing wrote) and decodes its outputs for
+ * @geometry. */
+static gboolean
+infer_and_decode (M2iInferSession *s, gboolean after_head, const M2iInferGeometry *geometry,
     GError **error)
 {
   gboolean ok;
@@ -214,8 +209,10 @@ infer_session_infer_and_decode (M2iInferSession *s, gboolean after_head, const M
 
 /* ---- image models: the M2I plan into the input ----------------------------------- */
 
-gboolean
-infer_session_model_image (M2iInferSession *s, M2iImage *img, GError **error)
+/* The planar image the pre-processing fills: the model's input 0, or the
+ * head's output buffer of a split plan. */
+static gboolean
+model_image (M2iInferSession *s, M2iImage *img, GError **error)
 {
   if (s->model->has_head)
     return m2i_split_runner_get_head_image (s->runner, img, error);
@@ -232,7 +229,7 @@ static gboolean
 build_plan (M2iInferSession *s, const M2iImage *source, const M2iOpList *queued,
     const M2iLetterbox *lb, M2iImage *target, M2iImage *out, GError **error)
 {
-  if (!infer_session_model_image (s, target, error)
+  if (!model_image (s, target, error)
       || !infer_preprocess_build (s->model, &s->pp, s->norm_active ? &s->norm : NULL,
           m2i_format_dtype (target->format), source, queued, lb, &s->plan, error))
     return FALSE;
@@ -376,10 +373,10 @@ m2i_infer_session_run (M2iInferSession *s, const M2iImage *source, const M2iOpLi
     M2iInferGeometry g;
     m2i_infer_geometry_init (&g, source->width, source->height, source->width, source->height,
         FALSE);
-    return infer_session_infer_and_decode (s, FALSE, &g, error);
+    return infer_and_decode (s, FALSE, &g, error);
   }
   return preprocess (s, source, queued, letterbox, TRUE, error)
-      && infer_session_infer_and_decode (s, s->model->has_head, &s->plan.geometry, error);
+      && infer_and_decode (s, s->model->has_head, &s->plan.geometry, error);
 }
 
 /* ---- tensor inputs ------------------------------------------------------------------ */
@@ -422,5 +419,28 @@ m2i_infer_session_run_inputs (M2iInferSession *s, GError **error)
     m2i_infer_geometry_init (&g, 1, 1, 1, 1, FALSE);
   else
     m2i_infer_geometry_init (&g, m->width, m->height, m->width, m->height, FALSE);
-  return infer_session_infer_and_decode (s, FALSE, &g, error);
+  return infer_and_decode (s, FALSE, &g, error);
+}
+
+/* ---- what infer-roi.c uses (infer-private.h) ------------------------------------------ */
+
+void
+infer_session_get_preprocess (const M2iInferSession *s, M2iInferPreprocess *pp,
+    const M2iNormParams **norm)
+{
+  *pp = s->pp;
+  *norm = s->norm_active ? &s->norm : NULL;
+}
+
+gboolean
+infer_session_model_image (M2iInferSession *s, M2iImage *img, GError **error)
+{
+  return model_image (s, img, error);
+}
+
+gboolean
+infer_session_infer_and_decode (M2iInferSession *s, gboolean after_head,
+    const M2iInferGeometry *geometry, GError **error)
+{
+  return infer_and_decode (s, after_head, geometry, error);
 }
