@@ -17,18 +17,9 @@
 
 #include <m2i-core/infer/m2i-infer.h>
 
-#define W 320
-#define H 240
-
-static const RoiPaste pastes[] = {
-  { 13, 7, 56, 56, 0 },
-  { 101, 33, 85, 85, 1 },
-  { 200, 120, 29, 31, 2 },
-  { 250, 10, 60, 90, 3 },
-  { 0, 160, 80, 80, 4 },
-  { -10, 200, 60, 60, 6 },        /* partly outside */
-  { 290, 215, 50, 40, 7 },        /* partly outside */
-};
+#define W ROI_REF_W
+#define H ROI_REF_H
+#define pastes roi_ref_pastes
 
 static const char *fm_names[] = { "T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
   "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot" };
@@ -113,12 +104,8 @@ check_classified (Direct *d, const TestImage *frame, GstVideoRegionOfInterestMet
 static TestImage
 make_frame (M2iFormat f, const RoiPaste *p, guint n)
 {
-  GBytes *images = test_read_data ("fashion-mnist/first64.images.u8");
-  guint8 *canvas = roi_ref_canvas (images, W, H, p, n);
   TestImage t;
-  roi_ref_frame (&t, canvas, W, H, f, 0, TRUE);
-  g_free (canvas);
-  g_bytes_unref (images);
+  roi_ref_pasted_frame (&t, p, n, f, 0, TRUE);
   return t;
 }
 

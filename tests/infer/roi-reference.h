@@ -10,6 +10,7 @@
 
 #include "infer-reference.h"
 #include "test-image.h"
+#include "test-support.h"
 
 #include <m2i-core/base/m2i-fp16.h>
 #include <string.h>
@@ -21,6 +22,22 @@ typedef struct {
   gint x, y, w, h;
   guint image;
 } RoiPaste;
+
+/* The pastes of the region tests in a 320x240 frame: odd offsets, odd
+ * and non-integer sizes, non-square, two of one size (the same crop size
+ * in 4:2:0 too), two partly outside the frame. */
+#define ROI_REF_W 320
+#define ROI_REF_H 240
+static const RoiPaste roi_ref_pastes[] = {
+  { 13, 7, 56, 56, 0 },
+  { 101, 33, 85, 85, 1 },
+  { 200, 120, 29, 31, 2 },
+  { 250, 10, 60, 90, 3 },
+  { 0, 160, 80, 80, 4 },
+  { 121, 151, 56, 56, 5 },
+  { -10, 200, 60, 60, 6 },        /* partly outside, left and bottom */
+  { 290, 215, 50, 40, 7 },        /* partly outside, right and bottom */
+};
 
 /* A @width x @height grey canvas (0 = black, the images' background) with
  * each paste drawn nearest-neighbour (canvas pixel (x, y) of a w x h paste
@@ -100,6 +117,20 @@ roi_ref_frame (TestImage *t, const guint8 *canvas, gint width, gint height, M2iF
         im->data[2][(gsize) y * im->stride[2] + x] = v;
       }
     }
+}
+
+/* The first 64 Fashion-MNIST test images (tests/data) pasted at @p (@n of
+ * them) into a ROI_REF_W x ROI_REF_H frame of format @f: roi_ref_canvas,
+ * then roi_ref_frame. */
+static inline void
+roi_ref_pasted_frame (TestImage *t, const RoiPaste *p, guint n, M2iFormat f, gsize pad,
+    gboolean colour)
+{
+  GBytes *images = test_read_data ("fashion-mnist/first64.images.u8");
+  guint8 *canvas = roi_ref_canvas (images, ROI_REF_W, ROI_REF_H, p, n);
+  roi_ref_frame (t, canvas, ROI_REF_W, ROI_REF_H, f, pad, colour);
+  g_free (canvas);
+  g_bytes_unref (images);
 }
 
 /* docs/m2iinfer.md's crop of the region x, y, w, h in a W x H frame: the

@@ -15,21 +15,9 @@
 #include <base/m2i-error.h>
 #include <infer/m2i-infer-roi.h>
 
-#define W 320
-#define H 240
-
-/* Pasted images: odd offsets, odd and non-integer sizes, non-square, one
- * at exactly twice the image size on even coordinates. */
-static const RoiPaste pastes[] = {
-  { 13, 7, 56, 56, 0 },
-  { 101, 33, 85, 85, 1 },
-  { 200, 120, 29, 31, 2 },
-  { 250, 10, 60, 90, 3 },
-  { 0, 160, 80, 80, 4 },
-  { 121, 151, 56, 56, 5 },
-  { -10, 200, 60, 60, 6 },        /* partly outside, left and bottom */
-  { 290, 215, 50, 40, 7 },        /* partly outside, right and bottom */
-};
+#define W ROI_REF_W
+#define H ROI_REF_H
+#define pastes roi_ref_pastes
 
 typedef struct {
   const TestImage *frame;
@@ -91,16 +79,46 @@ fm_session (void)
   return s;
 }
 
+/* A frame of pastes, the session on the Fashion-MNIST model with its
+ * normalisation, its M2iInferRoi, and the IR runtime on the same model run
+ * directly (the reference). */
+typedef struct {
+  TestImage frame;
+  M2iInferSession *s;
+  M2iInferRoi *roi;
+  Direct d;
+} Fixture;
+
+static void
+fixture_open (Fixture *fx, const RoiPaste *p, guint n, M2iFormat f, gsize pad, gboolean colour)
+{
+  GError *err = NULL;
+  roi_ref_pasted_frame (&fx->frame, p, n, f, pad, colour);
+  fx->s = fm_session ();
+  fx->roi = m2i_infer_roi_new (fx->s, &err);
+  g_assert_no_error (err);
+  gchar *xml = test_models_path ("fashion-mnist/fashion-mnist.xml");
+  direct_open (&fx->d, xml);
+  g_free (xml);
+}
+
+static void
+fixture_close (Fixture *fx)
+{
+  direct_close (&fx->d);
+  m2i_infer_roi_free (fx->roi);
+  m2i_infer_session_free (fx->s);
+  test_image_free (&fx->frame);
+}
+
 /* All pastes as regions, plus one outside the frame and a 1x1 one, in
  * frames of every format: every region equals the reference. */
 static void
 test_regions (gconstpointer data)
 {
   M2iFormat format = GPOINTER_TO_INT (data);
-  GBytes *images = test_read_data ("fashion-mnist/first64.images.u8");
-  guint8 *canvas = roi_ref_canvas (images, W, H, pastes, G_N_ELEMENTS (pastes));
-  TestImage frame;
-  roi_ref_frame (&frame, canvas, W, H, format, 7, TRUE);
+  Fixture fx;
+  fixture_open (&fx, pastes, G_N_ELEMENTS (pastes), format, 7, TRUE);
   M2iInferRegion regions[G_N_ELEMENTS (pastes) + 3];
   guint n = 0;
   for (guint i = 0; i < G_N_ELEMENTS (pastes); i++)
@@ -109,18 +127,12 @@ test_regions (gconstpointer data)
   regions[n++] = (M2iInferRegion) { 31, 33, 1, 1 };       /* 1x1 */
   regions[n++] = (M2iInferRegion) { 60, 100, 0, 10 };     /* empty */
 
-  M2iInferSession *s = fm_session ();
   GError *err = NULL;
-  M2iInferRoi *roi = m2i_infer_roi_new (s, &err);
-  g_assert_no_error (err);
-  Direct d;
-  gchar *xml = test_models_path ("fashion-mnist/fashion-mnist.xml");
-  direct_open (&d, xml);
-  Check c = { &frame, &d, s, regions };
+  Check c = { &fx.frame, &fx.d, fx.s, regions };
   M2iDevice *dev = m2i_device_get_default ();
   M2iDeviceCounters before, after;
   m2i_device_get_counters (dev, &before);
-  g_assert_true (m2i_infer_roi_run (roi, &frame.img, regions, n, check_region, &c, &err));
+  g_assert_true (m2i_infer_roi_run (fx.roi, &fx.frame.img, regions, n, check_region, &c, &err));
   g_assert_no_error (err);
   m2i_device_get_counters (dev, &after);
   g_assert_cmpuint (c.n_called, ==, n);
@@ -128,31 +140,24 @@ test_regions (gconstpointer data)
   /* all regions of the frame in one submission */
   g_assert_cmpuint (after.runs - before.runs, ==, 1);
   M2iInferRoiStats st;
-  m2i_infer_roi_get_stats (roi, &st);
+  m2i_infer_roi_get_stats (fx.roi, &st);
   g_assert_cmpuint (st.regions, ==, n - 2);
   g_assert_cmpuint (st.batches, ==, 1);
   /* pastes 0 and 5 have the same size and, in 4:2:0, the same crop size */
   g_assert_cmpuint (st.plans_made + st.plans_reused, ==, n - 2);
   g_assert_cmpuint (st.plans_reused, >=, 1);
-  const char *desc = m2i_infer_roi_describe (roi, NULL);
+  const char *desc = m2i_infer_roi_describe (fx.roi, NULL);
   g_assert_true (g_str_has_prefix (desc, m2i_format_is_yuv (format)
           ? "per region: crop -> csc(RGB) -> convertU8F16 -> resize(28x28"
           : "per region: crop -> convertU8F16 -> resize(28x28"));
 
   /* again: every plan is in the table */
   c.next = 0;
-  g_assert_true (m2i_infer_roi_run (roi, &frame.img, regions, n, check_region, &c, &err));
-  m2i_infer_roi_get_stats (roi, &st);
+  g_assert_true (m2i_infer_roi_run (fx.roi, &fx.frame.img, regions, n, check_region, &c, &err));
+  m2i_infer_roi_get_stats (fx.roi, &st);
   g_assert_cmpuint (st.plans_made + st.plans_reused, ==, 2 * (n - 2));
   g_assert_cmpuint (st.batches, ==, 2);
-
-  direct_close (&d);
-  m2i_infer_roi_free (roi);
-  m2i_infer_session_free (s);
-  test_image_free (&frame);
-  g_free (canvas);
-  g_free (xml);
-  g_bytes_unref (images);
+  fixture_close (&fx);
 }
 
 static void
@@ -167,7 +172,6 @@ store_class (guint index, const M2iInferResult *r, gpointer data)
 static void
 test_exact_crop_is_torch (void)
 {
-  GBytes *images = test_read_data ("fashion-mnist/first64.images.u8");
   GBytes *preds = test_read_data ("fashion-mnist/t10k.torch-pred.u8");
   const guint8 *pred = g_bytes_get_data (preds, NULL);
   RoiPaste p[16];
@@ -177,27 +181,21 @@ test_exact_crop_is_torch (void)
     p[i] = (RoiPaste) { 3 + (gint) (i % 4) * 70, 1 + (gint) (i / 4) * 58, 56, 56, 20 + i };
     regions[i] = (M2iInferRegion) { p[i].x, p[i].y, 56, 56 };
   }
-  guint8 *canvas = roi_ref_canvas (images, W, H, p, 16);
-  TestImage frame;
-  roi_ref_frame (&frame, canvas, W, H, M2I_FORMAT_IL_RGB888, 0, FALSE);
-  M2iInferSession *s = fm_session ();
+  Fixture fx;
+  fixture_open (&fx, p, 16, M2I_FORMAT_IL_RGB888, 0, FALSE);
   GError *err = NULL;
-  M2iInferRoi *roi = m2i_infer_roi_new (s, &err);
   gint classes[16];
   for (guint i = 0; i < 16; i++)
     classes[i] = -1;
-  g_assert_true (m2i_infer_roi_run (roi, &frame.img, regions, 16, store_class, classes, &err));
+  g_assert_true (m2i_infer_roi_run (fx.roi, &fx.frame.img, regions, 16, store_class, classes,
+          &err));
   g_assert_no_error (err);
   for (guint i = 0; i < 16; i++)
     g_assert_cmpint (classes[i], ==, pred[20 + i]);
   M2iInferRoiStats st;
-  m2i_infer_roi_get_stats (roi, &st);
+  m2i_infer_roi_get_stats (fx.roi, &st);
   g_assert_cmpuint (st.plans_made, ==, 1);        /* one size, one plan */
-  m2i_infer_roi_free (roi);
-  m2i_infer_session_free (s);
-  test_image_free (&frame);
-  g_free (canvas);
-  g_bytes_unref (images);
+  fixture_close (&fx);
   g_bytes_unref (preds);
 }
 
@@ -243,45 +241,31 @@ test_crop_rect (void)
 static void
 test_batches (void)
 {
-  GBytes *images = test_read_data ("fashion-mnist/first64.images.u8");
-  guint8 *canvas = roi_ref_canvas (images, W, H, pastes, G_N_ELEMENTS (pastes));
-  TestImage frame;
-  roi_ref_frame (&frame, canvas, W, H, M2I_FORMAT_SP_NV12_8, 0, TRUE);
+  Fixture fx;
+  fixture_open (&fx, pastes, G_N_ELEMENTS (pastes), M2I_FORMAT_SP_NV12_8, 0, TRUE);
   M2iInferRegion regions[40];
   for (guint i = 0; i < 40; i++)
     regions[i] = (M2iInferRegion) { pastes[i % 6].x, pastes[i % 6].y, pastes[i % 6].w,
       pastes[i % 6].h };
-  M2iInferSession *s = fm_session ();
   GError *err = NULL;
-  M2iInferRoi *roi = m2i_infer_roi_new (s, &err);
-  Direct d;
-  gchar *xml = test_models_path ("fashion-mnist/fashion-mnist.xml");
-  direct_open (&d, xml);
-  Check c = { &frame, &d, s, regions };
+  Check c = { &fx.frame, &fx.d, fx.s, regions };
   M2iDevice *dev = m2i_device_get_default ();
   M2iDeviceCounters before, after;
   m2i_device_get_counters (dev, &before);
-  g_assert_true (m2i_infer_roi_run (roi, &frame.img, regions, 40, check_region, &c, &err));
+  g_assert_true (m2i_infer_roi_run (fx.roi, &fx.frame.img, regions, 40, check_region, &c, &err));
   g_assert_no_error (err);
   m2i_device_get_counters (dev, &after);
   g_assert_cmpuint (c.n_called, ==, 40);
   g_assert_cmpuint (after.runs - before.runs, ==, 3);      /* 16 + 16 + 8 */
   M2iInferRoiStats st;
-  m2i_infer_roi_get_stats (roi, &st);
+  m2i_infer_roi_get_stats (fx.roi, &st);
   g_assert_cmpuint (st.batches, ==, 3);
   g_assert_cmpuint (st.plans_made, ==, 5);                 /* 6 regions, 5 crop sizes */
 
   c.n_called = 0;
-  g_assert_true (m2i_infer_roi_run (roi, &frame.img, regions, 0, check_region, &c, &err));
+  g_assert_true (m2i_infer_roi_run (fx.roi, &fx.frame.img, regions, 0, check_region, &c, &err));
   g_assert_cmpuint (c.n_called, ==, 0);
-
-  direct_close (&d);
-  m2i_infer_roi_free (roi);
-  m2i_infer_session_free (s);
-  test_image_free (&frame);
-  g_free (canvas);
-  g_free (xml);
-  g_bytes_unref (images);
+  fixture_close (&fx);
 }
 
 /* Once the table holds the plans, a frame's regions allocate nothing. */
@@ -292,28 +276,20 @@ test_noalloc (void)
     g_test_skip ("a sanitizer owns malloc");
     return;
   }
-  GBytes *images = test_read_data ("fashion-mnist/first64.images.u8");
-  guint8 *canvas = roi_ref_canvas (images, W, H, pastes, G_N_ELEMENTS (pastes));
-  TestImage frame;
-  roi_ref_frame (&frame, canvas, W, H, M2I_FORMAT_SP_NV12_8, 0, TRUE);
+  Fixture fx;
+  fixture_open (&fx, pastes, G_N_ELEMENTS (pastes), M2I_FORMAT_SP_NV12_8, 0, TRUE);
   M2iInferRegion regions[G_N_ELEMENTS (pastes)];
   for (guint i = 0; i < G_N_ELEMENTS (pastes); i++)
     regions[i] = (M2iInferRegion) { pastes[i].x, pastes[i].y, pastes[i].w, pastes[i].h };
-  M2iInferSession *s = fm_session ();
   GError *err = NULL;
-  M2iInferRoi *roi = m2i_infer_roi_new (s, &err);
-  g_assert_true (m2i_infer_roi_run (roi, &frame.img, regions, G_N_ELEMENTS (pastes), NULL, NULL,
-          &err));
+  g_assert_true (m2i_infer_roi_run (fx.roi, &fx.frame.img, regions, G_N_ELEMENTS (pastes), NULL,
+          NULL, &err));
   alloc_count_start_checked ();
   for (int i = 0; i < 3; i++)
-    m2i_infer_roi_run (roi, &frame.img, regions, G_N_ELEMENTS (pastes), NULL, NULL, NULL);
+    m2i_infer_roi_run (fx.roi, &fx.frame.img, regions, G_N_ELEMENTS (pastes), NULL, NULL, NULL);
   gint n = alloc_count_stop ();
   g_assert_cmpint (n, ==, 0);
-  m2i_infer_roi_free (roi);
-  m2i_infer_session_free (s);
-  test_image_free (&frame);
-  g_free (canvas);
-  g_bytes_unref (images);
+  fixture_close (&fx);
 }
 
 /* A model that takes no image of any size: refused with a message. */
