@@ -42,12 +42,6 @@ struct _M2iInferModel {
 gboolean infer_model_take_request (M2iInferModel *m, M2iIrInferRequest **req,
     M2iSplitRunner **runner, GError **error);
 
-/* Labels from @path: one a line, line 1 = class 0; trailing blanks and a
- * final empty line dropped. NULL with @error (M2I_ERROR_IO when the file
- * cannot be read, M2I_ERROR_MALFORMED when it holds no label or is too
- * big). Free with g_strfreev. */
-gchar **infer_labels_load (const char *path, GError **error);
-
 /* ---- what infer-roi.c uses of a session (infer-session.c) ------------------- */
 
 /* The session's pre-processing settings and its normalisation (NULL: none). */
