@@ -114,6 +114,9 @@ load_roi (GstM2iInfer *self, M2iInferSession *s, gboolean tensors, GError **erro
   GST_OBJECT_UNLOCK (self);
   self->roi = gst_m2i_infer_roi_new (s, &props, error);
   g_free (props.object_class);
+  if (self->roi)
+    GST_INFO_OBJECT (self, "inference-region=roi-list: takes plain video only (the frame the "
+        "regions refer to); an m2i element upstream computes its frames (no memory:M2I)");
   return self->roi != NULL;
 }
 
