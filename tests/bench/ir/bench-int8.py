@@ -116,7 +116,7 @@ def main():
         d = os.path.join(CACHE, name)
         onnx = os.path.join(d, "ref", "model.onnx")
         xmls = [f for f in os.listdir(d) if f.endswith(".xml")] if os.path.isdir(d) else []
-        if not xmls or not os.path.exists(onnx):
+        if not xmls or not os.path.exists(onnx) or not os.path.exists(os.path.join(d, "ref", "meta.tsv")):
             continue
         xml = os.path.join(d, xmls[0])
         inputs = []
