@@ -288,9 +288,15 @@ m2i_infer_model_load (const char *xml_path, const M2iInferModelOptions *opts, GE
   if (!m->ir || !load_for_device (m, xml_path, opts->device, opts->split_dir, error))
     goto fail;
   m->info = m2i_model_info_new (m->ir);
+  m->labels_given = opts->labels_path || opts->labels_text;
   if (opts->labels_path) {
     if (!(m->labels = m2i_labels_load (opts->labels_path, error)))
       goto fail;
+  } else if (opts->labels_text) {
+    if (!(m->labels = m2i_labels_parse (opts->labels_text, -1, M2I_LABELS_AUTO, error))) {
+      g_prefix_error (error, "labels: ");
+      goto fail;
+    }
   } else if (m->info->labels) {
     /* the model's own: model_info/labels, Ultralytics' framework/names */
     m->labels = g_strdupv (m->info->labels);

@@ -34,6 +34,7 @@ struct _M2iInferModel {
   M2iModelInfo *info;             /* the <rt_info> metadata */
   gchar **labels;
   guint n_labels;
+  gboolean labels_given;          /* from the options (else the model's own) */
   M2iDecoderOptions decoder;      /* labels point into @labels */
   /* The request made at load (proof that the model runs), handed to the
    * first session: exactly one of them is set until then. */

@@ -51,6 +51,10 @@ typedef struct {
    * or a JSON / Python list or dict, or a YAML-like "- name" list); NULL:
    * the model's own (rt_info model_info/labels or framework/names), if any. */
   const char *labels_path;
+  /* Labels as text instead of a file (m2i_labels_parse(), M2I_LABELS_AUTO:
+   * a JSON/Python list or dict, YAML-like lines, one label a line); used
+   * when labels_path is NULL. */
+  const char *labels_text;
   /* How outputs are decoded (type, thresholds, top-k); its labels are
    * ignored: the model's come from labels_path or its rt_info. Copied. */
   M2iDecoderOptions decoder;
@@ -176,6 +180,40 @@ typedef struct {
 /* Defaults: RGB, linear_onnx, mean 0, std 1, scale 1, the default profile,
  * one slice per core, STANDARD, pad 0. */
 M2I_API void m2i_infer_preprocess_init (M2iInferPreprocess *pp);
+
+/* Settings an application (an element's properties) chose itself. */
+typedef enum {
+  M2I_INFER_SET_CHANNEL_ORDER = 1 << 0,
+  M2I_INFER_SET_MEAN = 1 << 1,
+  M2I_INFER_SET_STD = 1 << 2,
+  M2I_INFER_SET_INPUT_SCALE = 1 << 3,
+  M2I_INFER_SET_RESIZE_TYPE = 1 << 4,
+  M2I_INFER_SET_PAD_VALUE = 1 << 5,
+  M2I_INFER_SET_THRESHOLD = 1 << 6,
+  M2I_INFER_SET_IOU_THRESHOLD = 1 << 7,
+  M2I_INFER_SET_CLASS_AGNOSTIC = 1 << 8,
+  M2I_INFER_SET_TOP_K = 1 << 9,
+} M2iInferSettingFlags;
+
+/*
+ * Completes @pp and @dec (holding the application's values, defaults for
+ * the rest) from @model's metadata (m2i_infer_model_get_info()): every
+ * setting whose M2iInferSettingFlags bit is not in @given takes the value
+ * the model gives — model_info/reverse_input_channels (True: RGB, False:
+ * BGR; else conversion_parameters' reversal: BGR), mean_values and
+ * scale_values as mean and std (pixel units, times pp->input_scale),
+ * resize_type, pad_value, confidence_threshold, iou_threshold,
+ * agnostic_nms, topk; for an Ultralytics export without model_info
+ * (framework/names with stride, imgsz or task) its fixed pre-processing:
+ * RGB, std 255, fit_to_window_letterbox, pad 114. The converter's
+ * mean/scale (conversion_parameters, IR v10 cli_parameters) is inside the
+ * graph and never applied. Returns one line per setting with where it came
+ * from — "channel order = RGB (model_info/reverse_input_channels)", "mean =
+ * <0, 0, 0> (default)", "threshold = 0.3 (set)" — then the labels' origin
+ * and the metadata's warnings (g_free).
+ */
+M2I_API gchar *m2i_infer_settings_resolve (const M2iInferModel *model, guint given,
+    M2iInferPreprocess *pp, M2iDecoderOptions *dec);
 
 /*
  * A session on @model (referenced): the runtime's request (the model's
