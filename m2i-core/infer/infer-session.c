@@ -423,9 +423,8 @@ crop_view (const M2iInferModel *m, const M2iImage *src, M2iImage *view, gint *x0
   }
 }
 
-/* Every input besides the image must have been given a value. */
-static gboolean
-check_other_inputs (const M2iInferSession *s, GError **error)
+gboolean
+m2i_infer_session_check_inputs (const M2iInferSession *s, GError **error)
 {
   M2iIrModel *ir = s->model->ir;
   gint n = m2i_ir_model_get_n_inputs (ir);
@@ -461,7 +460,7 @@ preprocess (M2iInferSession *s, const M2iImage *source, const M2iOpList *queued,
     crop_view (s->model, source, &view, &x0, &y0);
     source = &view;
   }
-  if (!check_other_inputs (s, error)
+  if (!m2i_infer_session_check_inputs (s, error)
       || !build_plan (s, source, queued, lb, &target, &out, error))
     return FALSE;
   const M2iLetterbox *use = s->plan.letterbox.active ? &s->plan.letterbox : lb;

@@ -284,6 +284,11 @@ M2I_API gboolean m2i_infer_session_run (M2iInferSession *s, const M2iImage *sour
 M2I_API gboolean m2i_infer_session_set_extra_inputs (M2iInferSession *s, const char *spec,
     GError **error);
 
+/* TRUE when every input of an image model besides the image has a value
+ * (m2i_infer_session_set_input, _set_extra_inputs); else FALSE with @error
+ * naming the first without one, its type and shape, and how to give it. */
+M2I_API gboolean m2i_infer_session_check_inputs (const M2iInferSession *s, GError **error);
+
 /*
  * Copies @src into the model's input @i (any model kind): @src->data holds
  * the input's element count (its declared shape) of @src->type, which must
