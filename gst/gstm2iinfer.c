@@ -50,15 +50,19 @@ G_DEFINE_TYPE (GstM2iInfer, gst_m2i_infer, GST_TYPE_ELEMENT);
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (m2iinfer, "m2iinfer", GST_RANK_NONE, GST_TYPE_M2I_INFER,
     GST_DEBUG_CATEGORY_INIT (gst_m2i_infer_debug, "m2iinfer", 0, "m2i inference"));
 
-#define VIDEO_FORMATS "{ NV12, I420, RGB, BGR, RGBP, BGRP, GRAY8, RGBx, BGRx, xRGB, xBGR, " \
-  "RGBA, BGRA, ARGB, ABGR }"
+/* Plain video of any format: the caps query offers what the model takes
+ * (NV12, I420, RGB, BGR, RGBP, BGRP, GRAY8, RGBx, BGRx, xRGB, xBGR, RGBA,
+ * BGRA, ARGB, ABGR); other formats link, and are refused with a message
+ * saying what to put in front instead of a bare not-negotiated. */
+#define ANY_VIDEO_CAPS "video/x-raw, width=(int)[1, 65536], height=(int)[1, 65536], " \
+  "framerate=(fraction)[0/1, 2147483647/1]"
 #define SINK_CAPS \
   GST_M2I_TENSOR_CAPS ("(" GST_CAPS_FEATURE_MEMORY_M2I ")") "; " \
   GST_M2I_VIDEO_CAPS ("(" GST_CAPS_FEATURE_MEMORY_M2I ")", "{ RGBP, BGRP, RGB, BGR }") "; " \
   "other/tensors, format=(string)static, framerate=(fraction)[0/1, 2147483647/1]; " \
-  GST_M2I_VIDEO_CAPS ("", VIDEO_FORMATS)
+  ANY_VIDEO_CAPS
 #define SRC_CAPS \
-  GST_M2I_VIDEO_CAPS ("", VIDEO_FORMATS) "; " \
+  ANY_VIDEO_CAPS "; " \
   "other/tensors, format=(string)static, framerate=(fraction)[0/1, 2147483647/1]"
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK,

@@ -327,6 +327,23 @@ gst_m2i_infer_takes_tensors (M2iInferModel *m, const GstCaps *caps)
       || (kind == M2I_INFER_INPUT_IMAGE && !m2i_infer_model_get_head (m)));
 }
 
+/* What arrived, shortly: video as "video/x-raw,format=YUY2" (with the size
+ * when fixed), anything else as its caps. g_free. */
+static gchar *
+describe_got (const GstCaps *caps)
+{
+  const GstStructure *s = gst_caps_get_structure (caps, 0);
+  const char *format = gst_structure_get_string (s, "format");
+  gint w, h;
+  if (!gst_structure_has_name (s, "video/x-raw") || !format)
+    return gst_caps_to_string (caps);
+  if (gst_structure_get_int (s, "width", &w) && gst_structure_get_int (s, "height", &h))
+    return g_strdup_printf ("video/x-raw%s,format=%s,width=%d,height=%d",
+        gst_m2i_caps_is_deferred (caps, 0) ? "(memory:M2I)" : "", format, w, h);
+  return g_strdup_printf ("video/x-raw%s,format=%s",
+      gst_m2i_caps_is_deferred (caps, 0) ? "(memory:M2I)" : "", format);
+}
+
 /* The model input(s) a refusal names: the image input of an image model,
  * every input otherwise. g_free. */
 static gchar *
@@ -354,7 +371,7 @@ gst_m2i_infer_caps_refusal (M2iInferModel *m, const GstCaps *caps, gboolean fusi
   gboolean video = gst_structure_has_name (st, "video/x-raw");
   gboolean tensors = gst_structure_has_name (st, "other/tensors");
   gboolean deferred = gst_m2i_caps_is_deferred (caps, 0);
-  gchar *got = gst_caps_to_string (caps), *want = refused_inputs (m), *needs = NULL;
+  gchar *got = describe_got (caps), *want = refused_inputs (m), *needs = NULL;
   const char *front;
   M2iIrModel *ir = m2i_infer_model_get_ir (m);
   gint n_in = m2i_ir_model_get_n_inputs (ir);
@@ -362,9 +379,9 @@ gst_m2i_infer_caps_refusal (M2iInferModel *m, const GstCaps *caps, gboolean fusi
   switch (kind) {
     case M2I_INFER_INPUT_IMAGE:
       if (m2i_infer_model_get_image_input (m, &img))
-        needs = g_strdup_printf ("video (%s NV12, I420, RGB, BGR, RGBP, BGRP, RGBx, BGRx, xRGB, "
+        needs = g_strdup_printf ("video (%sNV12, I420, RGB, BGR, RGBP, BGRP, RGBx, BGRx, xRGB, "
             "xBGR, RGBA, BGRA, ARGB, ABGR%s; any size; fitted to %dx%d here) or other/tensors "
-            "naming the model's input%s", img.channels == 1 ? "GRAY8," : "",
+            "naming the model's input%s", img.channels == 1 ? "GRAY8, " : "",
             img.channels == 1 ? "" : ", GRAY8", w, h, n_in == 1 ? "" : "s");
       else
         needs = g_strdup_printf ("video (NV12 or I420; any size; its pre-processing head runs "

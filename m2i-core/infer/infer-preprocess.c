@@ -246,7 +246,7 @@ void
 infer_convert_planes (const M2iImage *src, const M2iImage *dst)
 {
   gboolean widen = m2i_format_dtype (src->format) == M2I_DTYPE_F16;
-  for (int p = 0; p < 3; p++)
+  for (guint p = 0; p < m2i_format_n_planes (src->format); p++)
     for (gint y = 0; y < src->height; y++) {
       const guint8 *s = src->data[p] + (gsize) y * src->stride[p];
       guint8 *d = dst->data[p] + (gsize) y * dst->stride[p];
