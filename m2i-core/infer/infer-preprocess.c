@@ -225,8 +225,10 @@ infer_preprocess_build (const M2iInferModel *m, const M2iInferPreprocess *pp,
     return FALSE;
   }
   out->channels = in_ch;
+  /* (an i8 input is always written from a float staging image) */
   out->direct = dt == target_dtype && in_ch == model_ch && (head || !m->image.nhwc)
-      && (head || target_dtype != M2I_DTYPE_U8 || m->image.type == M2I_ET_U8);
+      && (head || m2i_element_type_is_float (m->image.type)
+      || (target_dtype == M2I_DTYPE_U8 && m->image.type == M2I_ET_U8));
   out->order = head ? m2i_format_order (head->out_format) : pp->channel_order;
   out->swap = in_ch == 3 && m2i_format_order (out->format) != out->order;
   if (own) {

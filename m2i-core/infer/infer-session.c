@@ -226,12 +226,13 @@ infer_and_decode (M2iInferSession *s, gboolean after_head, const M2iInferGeometr
  * without a normalisation), fp32 for i8 inputs (and u8 ones normalised),
  * the head buffer's fp16 for a split head. */
 static M2iDataType
-target_dtype (const M2iInferSession *s)
+target_dtype (M2iInferSession *s)
 {
   const M2iInferModel *m = s->model;
   if (m->has_head)
     return M2I_DTYPE_F16;
-  switch (m->image.type) {
+  /* (the request's tensor: the runtime may hold a declared f16 as f32) */
+  switch (input_tensor (s, m->image.index)->type) {
     case M2I_ET_F16: return M2I_DTYPE_F16;
     case M2I_ET_U8: return s->norm_active ? M2I_DTYPE_F32 : M2I_DTYPE_U8;
     default: return M2I_DTYPE_F32;
@@ -287,17 +288,20 @@ write_staged (M2iInferSession *s, const M2iImage *staged, GError **error)
 {
   const M2iInferModel *m = s->model;
   M2iDataType st = m2i_format_dtype (staged->format);
+  M2iTensor *t = input_tensor (s, m->has_head ? 0 : m->image.index);
   gboolean planes = m->has_head || (!m->image.nhwc && (guint) m->image.channels == s->plan.channels
-      && m2i_element_type_is_float (m->image.type) && st != M2I_DTYPE_U8);
+      && m2i_element_type_is_float (t->type) && st != M2I_DTYPE_U8);
   if (planes) {
     M2iImage target;
-    M2iDataType dt = m->has_head || m->image.type == M2I_ET_F16 ? M2I_DTYPE_F16 : M2I_DTYPE_F32;
+    M2iDataType dt = m->has_head || t->type == M2I_ET_F16 ? M2I_DTYPE_F16 : M2I_DTYPE_F32;
     if (!model_image (s, s->plan.channels, dt, &target, error))
       return FALSE;
     infer_convert_planes (staged, &target);
     return TRUE;
   }
-  infer_input_write (&m->image, staged, input_tensor (s, m->image.index), s->row);
+  M2iInferImageInput img = m->image;
+  img.type = t->type;
+  infer_input_write (&img, staged, t, s->row);
   return TRUE;
 }
 static M2iPlanOptions
@@ -314,20 +318,21 @@ plan_options (const M2iInferSession *s)
  * (gray repeated into 3 channels)": how the plan's output reaches the
  * model's input. */
 static gchar *
-describe_input_path (const M2iInferSession *s)
+describe_input_path (M2iInferSession *s)
 {
   const InferPreprocessPlan *p = &s->plan;
   const M2iInferModel *m = s->model;
+  M2iElementType type = m->has_head ? M2I_ET_F16 : input_tensor (s, m->image.index)->type;
   M2iDataType dt = m2i_format_dtype (p->format);
   GString *t = g_string_new (NULL);
   if (p->direct)
     g_string_append (t, m2i_format_to_string (p->format));
   else if (m->has_head || (!m->image.nhwc && (guint) m->image.channels == p->channels
-          && m2i_element_type_is_float (m->image.type) && dt != M2I_DTYPE_U8))
+          && m2i_element_type_is_float (type) && dt != M2I_DTYPE_U8))
     g_string_append (t, dt == M2I_DTYPE_F16 ? "fp16 widened to fp32" : "fp32 narrowed to fp16");
   else
     g_string_append_printf (t, "%s %s written as %s %s", m2i_format_to_string (p->format),
-        "(staged)", m2i_element_type_to_string (m->image.type), m->image.nhwc ? "NHWC" : "NCHW");
+        "(staged)", m2i_element_type_to_string (type), m->image.nhwc ? "NHWC" : "NCHW");
   if (p->channels == 1 && !m->has_head && m->image.channels == 3)
     g_string_append (t, " (gray repeated into 3 channels)");
   else if (p->channels == 1)

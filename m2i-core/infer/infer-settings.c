@@ -68,7 +68,7 @@ m2i_infer_settings_resolve (const M2iInferModel *model, guint given, M2iInferPre
       || info->reverse_input_channels_from.key || info->resize_type_from.key;
   if (mi_pre)
     ultra = NULL;                 /* model_info speaks for itself */
-  const char *ultra_note = "an Ultralytics export: RGB, pixels / 255, letterbox with 114";
+  const char *ultra_note = "an Ultralytics export";
   guint channels = 3;
   M2iInferImageInput img;
   if (m2i_infer_model_get_image_input (model, &img))
