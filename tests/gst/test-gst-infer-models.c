@@ -232,7 +232,8 @@ GST_START_TEST (test_yolov8_detections)
     assert_contains (r.fused, "pad value = 114 (model_info/pad_value)");
     assert_contains (r.fused, "IoU threshold = 0.7 (model_info/iou_threshold)");
     assert_contains (r.fused, "labels = 80 (person, ...) (model_info/labels)");
-    assert_contains (r.fused, "+ letterbox");
+    if (cases[i].w != cases[i].h)
+      assert_contains (r.fused, "+ letterbox");
     run_clear (&r);
   }
   g_free (model);
