@@ -273,10 +273,10 @@ source_row (ChanFused *f, Slice *sl, gint r)
   m2i_chan_read_row (&f->rd, f->in, r, 0, f->in_w, sl->split, rows);
   for (guint c = 0; c < f->n_ch; c++) {
     float *d = dst + c * w;
-    /* fp16 data holding u8 values: the u8 kernel reads the same fp32
-     * values (no conversion), unless pillow rounds the intermediate to the
-     * data type, which differs between u8 and fp16 */
-    if (f->resize_dt == M2I_DTYPE_F32) {
+    /* fp16 or fp32 data holding u8 values: the u8 kernel reads the same
+     * fp32 values (no conversion), unless pillow rounds the intermediate to
+     * the data type, which differs between u8, fp16 and fp32 */
+    if (f->resize_dt == M2I_DTYPE_F32 && rp->round_intermediate) {
       for (gint i = 0; i < f->in_w; i++)
         sl->h32[i] = rows[c][i];
       m2i_resize_hpass_f32 (rp, sl->h32, 1, d);
