@@ -218,21 +218,6 @@ gst_m2i_infer_output_caps (M2iInferModel *m, GError **error)
   return gst_caps_new_full (s, NULL);
 }
 
-gchar *
-gst_m2i_infer_describe_inputs (M2iInferModel *m)
-{
-  M2iIrModel *ir = m2i_infer_model_get_ir (m);
-  GString *s = g_string_new (NULL);
-  for (gint i = 0; i < m2i_ir_model_get_n_inputs (ir); i++) {
-    const M2iIrIoInfo *io = m2i_ir_model_get_input (ir, i);
-    gchar *shape = m2i_shape_to_string (&io->shape);
-    g_string_append_printf (s, "%s\"%s\" %s %s", i ? ", " : "", io->name,
-        m2i_element_type_to_string (io->type), shape);
-    g_free (shape);
-  }
-  return g_string_free (s, FALSE);
-}
-
 /* Whether NNStreamer dims @dims (innermost first) name @shape: equal after
  * dropping outer dims of 1 on both sides. */
 static gboolean
@@ -283,7 +268,7 @@ gst_m2i_infer_tensor_input (M2iInferModel *m, const GstStructure *s,
   g_strfreev (tv);
   g_strfreev (dv);
   if (!ok) {
-    gchar *want = gst_m2i_infer_describe_inputs (m);
+    gchar *want = m2i_infer_model_describe_inputs (m);
     g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "the input tensors "
         "(num_tensors=%d, types=%s, dimensions=%s) do not fit the model's input%s %s: give "
         "other/tensors with those types (float16 is accepted for float inputs) and "
@@ -352,7 +337,7 @@ refused_inputs (M2iInferModel *m)
   M2iInferImageInput img;
   M2iIrModel *ir = m2i_infer_model_get_ir (m);
   if (!m2i_infer_model_get_image_input (m, &img))
-    return gst_m2i_infer_describe_inputs (m);
+    return m2i_infer_model_describe_inputs (m);
   const M2iIrIoInfo *io = m2i_ir_model_get_input (ir, img.index);
   gchar *shape = m2i_shape_to_string (&io->shape);
   gchar *d = g_strdup_printf ("\"%s\" %s %s", io->name, m2i_element_type_to_string (io->type),

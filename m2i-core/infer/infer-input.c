@@ -330,7 +330,7 @@ m2i_infer_session_set_extra_inputs (M2iInferSession *s, const char *spec, GError
     gint i = m2i_ir_model_find_input (ir, name);
     const M2iIrIoInfo *io = i >= 0 ? m2i_ir_model_get_input (ir, i) : NULL;
     if (!io) {
-      gchar *names = infer_input_list_names (ir);
+      gchar *names = m2i_infer_model_describe_inputs (m2i_infer_session_get_model (s));
       g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "extra-inputs: the model has "
           "no input '%s' (its inputs: %s)", name, names);
       g_free (names);
@@ -346,13 +346,14 @@ m2i_infer_session_set_extra_inputs (M2iInferSession *s, const char *spec, GError
 }
 
 gchar *
-infer_input_list_names (M2iIrModel *ir)
+m2i_infer_model_describe_inputs (const M2iInferModel *m)
 {
+  M2iIrModel *ir = m2i_infer_model_get_ir (m);
   GString *s = g_string_new (NULL);
   for (gint i = 0; i < m2i_ir_model_get_n_inputs (ir); i++) {
     const M2iIrIoInfo *io = m2i_ir_model_get_input (ir, i);
     gchar *shape = m2i_shape_to_string (&io->shape);
-    g_string_append_printf (s, "%s'%s' %s %s", i ? ", " : "", io->name,
+    g_string_append_printf (s, "%s\"%s\" %s %s", i ? ", " : "", io->name,
         m2i_element_type_to_string (io->type), shape);
     g_free (shape);
   }

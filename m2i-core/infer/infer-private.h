@@ -66,9 +66,6 @@ gchar *infer_input_describe (const M2iInferImageInput *img, gint width, gint hei
 void infer_input_write (const M2iInferImageInput *img, const M2iImage *src, M2iTensor *t,
     float *row);
 
-/* The model's inputs for messages: "'x' f32 [1,3,640,640], ...". g_free. */
-gchar *infer_input_list_names (M2iIrModel *ir);
-
 /* ---- pre-processing (infer-preprocess.c) ------------------------------------ */
 
 /* What a session's pre-processing needs to know, filled by

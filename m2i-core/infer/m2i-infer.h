@@ -135,6 +135,9 @@ M2I_API gboolean m2i_infer_model_get_image_input (const M2iInferModel *model,
  * Owned by the model. */
 M2I_API const char *m2i_infer_model_get_input_note (const M2iInferModel *model);
 
+/* The model's inputs for messages: "\"input\" f32 [1,3,28,28], ...". g_free. */
+M2I_API gchar *m2i_infer_model_describe_inputs (const M2iInferModel *model);
+
 /* What the model's <rt_info> says about itself (m2i-model-info.h), read
  * once at load. Owned by the model. */
 M2I_API const M2iModelInfo *m2i_infer_model_get_info (const M2iInferModel *model);

@@ -332,8 +332,8 @@ GST_START_TEST (test_extra_inputs)
           "with extra-inputs=\"k=v1,v2,...\"" },
     { "extra-inputs=\"k=1,2\"", "input 'k' [1,3] holds 3 values; give one (for all) or 3, "
           "not 2" },
-    { "extra-inputs=\"q=1\"", "the model has no input 'q' (its inputs: 'image' f32 "
-          "[1,3,12,16], 'k' f32 [1,3])" },
+    { "extra-inputs=\"q=1\"", "the model has no input 'q' (its inputs: \"image\" f32 "
+          "[1,3,12,16], \"k\" f32 [1,3])" },
     { "extra-inputs=\"k=1,x,3\"", "input 'k': \"x,3\" is not a number" },
     { "extra-inputs=\"k=@/nonexistent.bin\"", "needs a file of exactly 12 bytes" },
   };

@@ -205,68 +205,64 @@ check_detections (const Run *r, const RefDet *ref, guint n_ref, const char *what
   }
 }
 
+/* @photo (@w x @h) through @model with @props: the detections of the
+ * reference file @ref (decoded from the @size x @size letterbox); the
+ * run, for more checks. */
+static void
+yolo_case (const char *model, const char *photo, const char *ref, gint w, gint h, gint size,
+    const char *props, Run *r)
+{
+  RefDet dets[8];
+  guint n = read_detections (ref, w, h, size, dets, G_N_ELEMENTS (dets));
+  fail_unless (n >= 1);
+  run_photo (photo, model, props, r);
+  fail_unless_equals_int (r->width, w);
+  check_detections (r, dets, n, photo);
+  if (w != h)
+    assert_contains (r->fused, "+ letterbox");
+}
+
 GST_START_TEST (test_yolov8_detections)
 {
   gchar *model = runnable_model ("yolov8n-int8/yolov8n.xml");
   if (!model)
     return;
-  struct {
-    const char *photo, *ref;
-    gint w, h;
-  } cases[] = {
-    { "astronaut.png", "reference/yolov8n-int8.astronaut.detections.txt", 512, 512 },
-    { "chelsea.png", "reference/yolov8n-int8.chelsea.detections.txt", 451, 300 },
-  };
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
-    RefDet ref[8];
-    guint n = read_detections (cases[i].ref, cases[i].w, cases[i].h, 640, ref, 8);
-    fail_unless (n >= 1);
-    Run r;
-    run_photo (cases[i].photo, model, "device=CPU", &r);
-    fail_unless_equals_int (r.width, cases[i].w);
-    check_detections (&r, ref, n, cases[i].photo);
-    /* every setting from the model's model_info */
-    assert_contains (r.fused, "channel order = RGB (model_info/reverse_input_channels)");
-    assert_contains (r.fused, "std = <255, 255, 255> (model_info/scale_values)");
-    assert_contains (r.fused, "resize type = fit_to_window_letterbox (model_info/resize_type)");
-    assert_contains (r.fused, "pad value = 114 (model_info/pad_value)");
-    assert_contains (r.fused, "IoU threshold = 0.7 (model_info/iou_threshold)");
-    assert_contains (r.fused, "labels = 80 (person, ...) (model_info/labels)");
-    if (cases[i].w != cases[i].h)
-      assert_contains (r.fused, "+ letterbox");
-    run_clear (&r);
-  }
+  Run r;
+  yolo_case (model, "astronaut.png", "reference/yolov8n-int8.astronaut.detections.txt", 512,
+      512, 640, "device=CPU", &r);
+  run_clear (&r);
+  yolo_case (model, "chelsea.png", "reference/yolov8n-int8.chelsea.detections.txt", 451, 300,
+      640, "device=CPU", &r);
+  /* every setting from the model's model_info */
+  assert_contains (r.fused, "channel order = RGB (model_info/reverse_input_channels)");
+  assert_contains (r.fused, "std = <255, 255, 255> (model_info/scale_values)");
+  assert_contains (r.fused, "resize type = fit_to_window_letterbox (model_info/resize_type)");
+  assert_contains (r.fused, "pad value = 114 (model_info/pad_value)");
+  assert_contains (r.fused, "IoU threshold = 0.7 (model_info/iou_threshold)");
+  assert_contains (r.fused, "labels = 80 (person, ...) (model_info/labels)");
+  run_clear (&r);
   g_free (model);
 }
 GST_END_TEST;
 
 /* YOLOv5n has no model_info: Ultralytics' framework metadata makes it an
  * Ultralytics export (RGB, / 255, letterbox 114); labels from
- * framework/names. */
+ * framework/names; the reference's NMS IoU for YOLOv5 is 0.45. */
 GST_START_TEST (test_yolov5_detections)
 {
   gchar *model = runnable_model ("yolov5n/yolov5n.xml");
   if (!model)
     return;
-  struct {
-    const char *photo, *ref;
-    gint w, h;
-  } cases[] = {
-    { "chelsea.png", "reference/yolov5n.chelsea.detections.txt", 451, 300 },
-    { "astronaut.png", "reference/yolov5n.astronaut.detections.txt", 512, 512 },
-  };
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
-    RefDet ref[8];
-    guint n = read_detections (cases[i].ref, cases[i].w, cases[i].h, 416, ref, 8);
-    Run r;
-    /* the reference's NMS IoU for YOLOv5 is 0.45 */
-    run_photo (cases[i].photo, model, "device=CPU iou-threshold=0.45", &r);
-    check_detections (&r, ref, n, cases[i].photo);
-    assert_contains (r.fused, "(framework/stride: an Ultralytics export)");
-    assert_contains (r.fused, "IoU threshold = 0.45 (set)");
-    assert_contains (r.fused, "(framework/names)");
-    run_clear (&r);
-  }
+  Run r;
+  yolo_case (model, "chelsea.png", "reference/yolov5n.chelsea.detections.txt", 451, 300, 416,
+      "device=CPU iou-threshold=0.45", &r);
+  assert_contains (r.fused, "(framework/stride: an Ultralytics export)");
+  assert_contains (r.fused, "IoU threshold = 0.45 (set)");
+  assert_contains (r.fused, "(framework/names)");
+  run_clear (&r);
+  yolo_case (model, "astronaut.png", "reference/yolov5n.astronaut.detections.txt", 512, 512,
+      416, "device=CPU iou-threshold=0.45", &r);
+  run_clear (&r);
   g_free (model);
 }
 GST_END_TEST;
