@@ -458,7 +458,7 @@ preprocess (M2iInferSession *s, const M2iImage *source, const M2iOpList *queued,
   M2iImage target, out, view;
   M2iPlanOptions opts = plan_options (s);
   gboolean replanned = FALSE;
-  gint x0 = 0, y0 = 0;
+  gint x0 = 0, y0 = 0, full_w = source->width, full_h = source->height;
   gboolean crop = s->pp.resize_type == M2I_RESIZE_TYPE_CROP && !s->model->has_head
       && (!queued || !queued->n_ops) && (!lb || !lb->active);
   if (crop) {
@@ -476,8 +476,8 @@ preprocess (M2iInferSession *s, const M2iImage *source, const M2iOpList *queued,
   if (crop) {
     s->plan.geometry.crop_x = x0;
     s->plan.geometry.crop_y = y0;
-    s->plan.geometry.source_width = x0 * 2 + source->width;
-    s->plan.geometry.source_height = y0 * 2 + source->height;
+    s->plan.geometry.source_width = full_w;
+    s->plan.geometry.source_height = full_h;
   }
   if (run && !s->plan.direct) {
     /* out's planes are in the model's order now, as target's */
