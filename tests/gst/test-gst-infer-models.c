@@ -14,7 +14,9 @@
  *  - human-pose-estimation-0001 (two outputs, f16 input, BGR, fit to the
  *    window at the top left): the heatmap peaks of its reference;
  *  - models/tiny-seg (the project's segmentation model): the mask equals
- *    torch's argmax on >= 99.5 % of the pixels.
+ *    torch's argmax on >= 99.5 % of the pixels;
+ *  - a multi-head model written here: one structure per head (classifier,
+ *    multi-label, regression) against softmax and sigmoid computed here.
  *
  * The shared models skip when ../shared is absent, and while the IR
  * runtime lacks an op they use (Swish, VariadicSplit, Mod, Slice-8, Elu:
@@ -505,6 +507,126 @@ GST_START_TEST (test_segmentation_letterbox)
 }
 GST_END_TEST;
 
+/* ---- a multi-head model ------------------------------------------------------- */
+
+#define V3 "<dim>1</dim><dim>3</dim>"
+#define IMG "<dim>1</dim><dim>3</dim><dim>4</dim><dim>4</dim>"
+
+/* image f32 [1,3,4,4] -> ReduceMean over H, W = m [1,3] ("age": a
+ * regression head); SoftMax (m) ("gender": a classifier); Sigmoid (m)
+ * ("attrs": multi-label). */
+static gchar *
+write_heads_model (const char *dir)
+{
+  const char *xml = "<?xml version=\"1.0\"?>\n<net name=\"heads\" version=\"11\"><layers>"
+      "<layer id=\"0\" name=\"image\" type=\"Parameter\" version=\"opset1\"><data "
+      "shape=\"1,3,4,4\" element_type=\"f32\"/><output><port id=\"0\" precision=\"FP32\">"
+      IMG "</port></output></layer>"
+      "<layer id=\"1\" name=\"axes\" type=\"Const\" version=\"opset1\"><data "
+      "element_type=\"i64\" shape=\"2\" offset=\"0\" size=\"16\"/><output><port id=\"0\" "
+      "precision=\"I64\"><dim>2</dim></port></output></layer>"
+      "<layer id=\"2\" name=\"mean\" type=\"ReduceMean\" version=\"opset1\"><data "
+      "keep_dims=\"false\"/><input><port id=\"0\">" IMG "</port><port id=\"1\"><dim>2</dim>"
+      "</port></input><output><port id=\"2\" precision=\"FP32\" names=\"age\">" V3
+      "</port></output></layer>"
+      "<layer id=\"3\" name=\"sm\" type=\"SoftMax\" version=\"opset8\"><data axis=\"1\"/>"
+      "<input><port id=\"0\">" V3 "</port></input><output><port id=\"1\" precision=\"FP32\" "
+      "names=\"gender\">" V3 "</port></output></layer>"
+      "<layer id=\"4\" name=\"sig\" type=\"Sigmoid\" version=\"opset1\">"
+      "<input><port id=\"0\">" V3 "</port></input><output><port id=\"1\" precision=\"FP32\" "
+      "names=\"attrs\">" V3 "</port></output></layer>"
+      "<layer id=\"5\" name=\"age\" type=\"Result\" version=\"opset1\"><input><port "
+      "id=\"0\">" V3 "</port></input></layer>"
+      "<layer id=\"6\" name=\"gender\" type=\"Result\" version=\"opset1\"><input><port "
+      "id=\"0\">" V3 "</port></input></layer>"
+      "<layer id=\"7\" name=\"attrs\" type=\"Result\" version=\"opset1\"><input><port "
+      "id=\"0\">" V3 "</port></input></layer>"
+      "</layers><edges>"
+      "<edge from-layer=\"0\" from-port=\"0\" to-layer=\"2\" to-port=\"0\"/>"
+      "<edge from-layer=\"1\" from-port=\"0\" to-layer=\"2\" to-port=\"1\"/>"
+      "<edge from-layer=\"2\" from-port=\"2\" to-layer=\"3\" to-port=\"0\"/>"
+      "<edge from-layer=\"2\" from-port=\"2\" to-layer=\"4\" to-port=\"0\"/>"
+      "<edge from-layer=\"2\" from-port=\"2\" to-layer=\"5\" to-port=\"0\"/>"
+      "<edge from-layer=\"3\" from-port=\"1\" to-layer=\"6\" to-port=\"0\"/>"
+      "<edge from-layer=\"4\" from-port=\"1\" to-layer=\"7\" to-port=\"0\"/>"
+      "</edges></net>\n";
+  const gint64 axes[2] = { 2, 3 };
+  gchar *path = g_build_filename (dir, "heads.xml", NULL), *bin = g_build_filename (dir,
+      "heads.bin", NULL);
+  fail_unless (g_file_set_contents (path, xml, -1, NULL));
+  fail_unless (g_file_set_contents (bin, (const char *) axes, sizeof axes, NULL));
+  g_free (bin);
+  return path;
+}
+
+/* One structure per head on the full-frame region, each with its own
+ * kind: the classifier's best class and its softmax, the multi-label
+ * head's classes above the threshold joined by spaces, the regression
+ * head's values — computed here from the frame: every pixel (2, 2, 2)
+ * minus mean <1, 3, 1.75> gives m = (1, -1, 0.25). */
+GST_START_TEST (test_multi_head_results)
+{
+  gchar *dir = g_dir_make_tmp ("m2i-heads-XXXXXX", NULL);
+  gchar *model = write_heads_model (dir);
+  gchar *launch = g_strdup_printf ("m2iinfer model=%s device=CPU mean=\"<1, 3, 1.75>\" "
+      "labels=\"[a, b, c]\" top-k=2", model);
+  GstHarness *h = harness (launch, "video/x-raw,format=RGB,width=4,height=4,framerate=1/1");
+  GstBus *bus = test_harness_bus (h);
+  TestImage frame;
+  test_image_alloc (&frame, M2I_FORMAT_IL_RGB888, 4, 4);
+  memset (frame.mem, 2, frame.size);
+  fail_unless_equals_int (gst_harness_push (h, test_image_to_buffer (&frame, 0)), GST_FLOW_OK);
+  GstBuffer *out = gst_harness_pull (h);
+  fail_unless_equals_int (n_rois (out), 1);
+  GstVideoRegionOfInterestMeta *roi = nth_roi (out, 0);
+  fail_unless_equals_string (g_quark_to_string (roi->roi_type), "a");
+  fail_unless_equals_int (g_list_length (roi->params), 3);
+  const double m[3] = { 1, -1, 0.25 };
+  double z = exp (m[0]) + exp (m[1]) + exp (m[2]);
+  GstStructure *g = gst_video_region_of_interest_meta_get_param (roi,
+      "classification_layer_name:gender");
+  GstStructure *a = gst_video_region_of_interest_meta_get_param (roi,
+      "classification_layer_name:attrs");
+  GstStructure *r = gst_video_region_of_interest_meta_get_param (roi,
+      "classification_layer_name:age");
+  fail_unless (g && a && r);
+  gint id;
+  double conf;
+  /* classifier: class 0 (a), then c (top-k 2) */
+  fail_unless_equals_string (gst_structure_get_string (g, "label"), "a");
+  fail_unless (gst_structure_get_int (g, "label_id", &id) && id == 0);
+  fail_unless (gst_structure_get_double (g, "confidence", &conf));
+  fail_unless (fabs (conf - exp (m[0]) / z) < 1e-6, "softmax %g", conf);
+  const GValue *top = gst_structure_get_value (g, "top_labels");
+  fail_unless (top && gst_value_array_get_size (top) == 2);
+  fail_unless_equals_string (g_value_get_string (gst_value_array_get_value (top, 1)), "c");
+  /* multi-label: sigmoid (1) = 0.73 and sigmoid (0.25) = 0.56 above 0.5 */
+  fail_unless_equals_string (gst_structure_get_string (a, "label"), "a c");
+  fail_unless (gst_structure_get_double (a, "confidence", &conf));
+  fail_unless (fabs (conf - 1 / (1 + exp (-m[0]))) < 1e-6);
+  gboolean ml = FALSE;
+  fail_unless (gst_structure_get_boolean (a, "multi_label", &ml) && ml);
+  /* regression: the values */
+  fail_unless_equals_string (gst_structure_get_string (r, "label"), "1.00, -1.00, 0.25");
+  const GValue *vals = gst_structure_get_value (r, "values");
+  fail_unless (vals && gst_value_array_get_size (vals) == 3);
+  for (guint i = 0; i < 3; i++)
+    fail_unless (fabs (g_value_get_double (gst_value_array_get_value (vals, i)) - m[i]) < 1e-6);
+  /* the message lists the heads */
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
+  fail_unless (msg != NULL);
+  const GValue *heads = gst_structure_get_value (gst_message_get_structure (msg), "heads");
+  fail_unless (heads && gst_value_list_get_size (heads) == 3);
+  gst_message_unref (msg);
+  gst_buffer_unref (out);
+  teardown_with_bus (h, bus);
+  test_image_free (&frame);
+  g_free (launch);
+  g_free (model);
+  remove_dir (dir);
+}
+GST_END_TEST;
+
 static Suite *
 m2i_infer_models_suite (void)
 {
@@ -518,6 +640,7 @@ m2i_infer_models_suite (void)
   tcase_add_test (tc, test_human_pose_two_outputs);
   tcase_add_test (tc, test_segmentation_mask);
   tcase_add_test (tc, test_segmentation_letterbox);
+  tcase_add_test (tc, test_multi_head_results);
   return s;
 }
 
