@@ -94,13 +94,6 @@ infer_input_find_image (M2iIrModel *ir, const M2iModelInfo *info, M2iInferImageI
   return FALSE;
 }
 
-gchar *
-infer_input_describe (const M2iInferImageInput *img, gint width, gint height)
-{
-  return g_strdup_printf ("%s %s %d channel%s %dx%d", m2i_element_type_to_string (img->type),
-      img->nhwc ? "NHWC" : "NCHW", img->channels, img->channels == 1 ? "" : "s", width, height);
-}
-
 /* ---- writing the input -------------------------------------------------------- */
 
 /* Value @v rounded to nearest (ties to even) and saturated to @lo..@hi. */

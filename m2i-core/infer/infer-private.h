@@ -56,9 +56,6 @@ gboolean infer_model_take_request (M2iInferModel *m, M2iIrInferRequest **req,
 gboolean infer_input_find_image (M2iIrModel *ir, const M2iModelInfo *info,
     M2iInferImageInput *img, gint *width, gint *height, gchar **why);
 
-/* "f32 NCHW 3 channels 640x640". g_free. */
-gchar *infer_input_describe (const M2iInferImageInput *img, gint width, gint height);
-
 /* Writes the planar image @src (1 or 3 planes of u8/fp16/fp32 in the
  * model's channel order, the input's size) into the image input tensor @t:
  * its layout and type (u8/i8 rounded to nearest even and saturated), one
