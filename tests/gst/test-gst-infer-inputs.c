@@ -445,6 +445,22 @@ GST_START_TEST (test_refusals_say_what_to_do)
   g_free (e);
   teardown_with_bus (h, hb);
   g_free (launch);
+  /* a batch of 2: no image model here, and the refusal says why */
+  gchar *dir = g_dir_make_tmp ("m2i-inputs-XXXXXX", NULL);
+  const gint d[4] = { 2, 3, MH, MW };
+  gchar *model = write_copy_model (dir, "batch", d, M2I_ET_F32, FALSE);
+  h = gst_harness_new_parse (launch = g_strdup_printf ("m2iinfer model=%s", model));
+  hb = test_harness_bus (h);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=NV12,width=16,height=12,framerate=1/1");
+  e = test_bus_error (hb);
+  assert_contains (e, "model input \"image\" f32 [2,3,12,16] needs other/tensors");
+  assert_contains (e, "takes 2 frames per inference");
+  assert_contains (e, "convert the frames to tensors upstream");
+  g_free (e);
+  teardown_with_bus (h, hb);
+  g_free (launch);
+  g_free (model);
+  remove_dir (dir);
   g_free (gray);
 }
 GST_END_TEST;
