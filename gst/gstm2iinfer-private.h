@@ -9,6 +9,7 @@
 #include "gstm2ideferred.h"
 #include "gstm2iinfercaps.h"
 #include "gstm2iinferresults.h"
+#include "gstm2iinferroi.h"
 #include "gstm2iprops.h"
 
 #include <gst/video/video.h>
@@ -50,6 +51,7 @@ struct _GstM2iInfer {
    * setting came from (m2i_infer_settings_resolve; NULL before the model) */
   M2iDecoderOptions dec;
   gchar *settings;
+  GstM2iInferRoiProps roi_props;  /* inference-region, object-class, reclassify-interval */
 
   /* from READY->PAUSED to PAUSED->READY; the caps (object lock: caps queries) */
   M2iInferSession *session;
@@ -58,6 +60,7 @@ struct _GstM2iInfer {
   GstBufferPool *tensor_pool;
   GstM2iResultContext ctx;
   gboolean told_caps;             /* explained a caps query no video fits (object lock) */
+  GstM2iInferRoi *roi;            /* inference-region=roi-list */
 
   /* negotiated (streaming thread) */
   InputMode mode;
@@ -85,6 +88,8 @@ gboolean gst_m2i_infer_push_src_caps (GstM2iInfer *self, GstCaps *caps);
  * @error when mean/std/input-scale are refused (and again on the next
  * call). */
 gboolean gst_m2i_infer_update_preprocess (GstM2iInfer *self, GError **error);
+/* inference-region=roi-list (settled at READY->PAUSED). */
+gboolean gst_m2i_infer_roi_list (GstM2iInfer *self);
 /* Forgets the negotiated input (no caps yet). */
 void gst_m2i_infer_clear_negotiated (GstM2iInfer *self);
 

@@ -320,26 +320,29 @@ mask_structure (const GstM2iResultContext *ctx, const M2iInferMask *m, const gui
   return s;
 }
 
-static void
-attach_results (GstBuffer *buf, const GstM2iResultContext *ctx, const M2iInferResult *r)
+gboolean
+gst_m2i_results_classify_region (GstVideoRegionOfInterestMeta *roi,
+    const GstM2iResultContext *ctx, const M2iInferResult *r)
+{
+  guint n = 0;
+  for (guint i = 0; i < r->n_heads; i++) {
+    const M2iInferHead *head = &r->heads[i];
+    if (!head_has_result (head))
+      continue;
+    gst_video_region_of_interest_meta_add_param (roi, classification_structure (ctx, head));
+    n++;
+  }
+  return n > 0;
+}
+
+void
+gst_m2i_results_add_detections (GstBuffer *buf, const GstM2iResultContext *ctx,
+    const M2iInferResult *r, gint first_id, gint parent_id)
 {
   const M2iInferGeometry *g = &r->geometry;
   if (!ctx->has_frame || g->source_width <= 0 || g->source_height <= 0)
     return;
   char lbuf[32];
-  /* every head on one full-frame region, named by the first classifier's class */
-  const M2iInferHead *head = classes_head (r);
-  GstVideoRegionOfInterestMeta *frame_roi = NULL;
-  for (guint i = 0; i < r->n_heads; i++) {
-    if (!head_has_result (&r->heads[i]))
-      continue;
-    if (!frame_roi)
-      frame_roi = gst_buffer_add_video_region_of_interest_meta (buf, head
-          ? label (head->labels, head->n_labels, head->classes[0].class_id, lbuf, sizeof lbuf)
-          : ctx->model_name, 0, 0, (guint) g->source_width, (guint) g->source_height);
-    gst_video_region_of_interest_meta_add_param (frame_roi,
-        classification_structure (ctx, &r->heads[i]));
-  }
   for (guint i = 0; i < r->n_detections; i++) {
     const M2iInferDetection *d = &r->detections[i];
     double box[4];
@@ -348,16 +351,11 @@ attach_results (GstBuffer *buf, const GstM2iResultContext *ctx, const M2iInferRe
     pixel_rect (g, box, &x, &y, &w, &h);
     GstVideoRegionOfInterestMeta *roi = gst_buffer_add_video_region_of_interest_meta (buf,
         label (ctx->labels, ctx->n_labels, d->class_id, lbuf, sizeof lbuf), x, y, w, h);
-    roi->id = (gint) i;
+    roi->id = first_id + (gint) i;
+    roi->parent_id = parent_id;
     gst_video_region_of_interest_meta_add_param (roi, detection_structure (ctx, d, box));
     if (d->n_keypoints)
       gst_video_region_of_interest_meta_add_param (roi, keypoints_structure (r, d));
-  }
-  guint rect[4], cells[4];
-  if (r->has_mask && mask_window (g, &r->mask, rect, cells)) {
-    GstVideoRegionOfInterestMeta *roi = gst_buffer_add_video_region_of_interest_meta (buf,
-        "semantic_mask", rect[0], rect[1], rect[2], rect[3]);
-    gst_video_region_of_interest_meta_add_param (roi, mask_structure (ctx, &r->mask, cells));
   }
 }
 
@@ -433,6 +431,32 @@ add_mask_summary (GstStructure *s, const GstM2iResultContext *ctx, const M2iInfe
       "mask_cells_width", G_TYPE_UINT, cells[2], "mask_cells_height", G_TYPE_UINT, cells[3],
       NULL);
   gst_structure_take_value (s, "mask_classes", &list);
+}
+
+static void
+attach_results (GstBuffer *buf, const GstM2iResultContext *ctx, const M2iInferResult *r)
+{
+  const M2iInferGeometry *g = &r->geometry;
+  if (!ctx->has_frame || g->source_width <= 0 || g->source_height <= 0)
+    return;
+  char lbuf[32];
+  /* every head on one full-frame region, named by the first classifier's class */
+  const M2iInferHead *head = classes_head (r);
+  for (guint i = 0; i < r->n_heads; i++)
+    if (head_has_result (&r->heads[i])) {
+      gst_m2i_results_classify_region (gst_buffer_add_video_region_of_interest_meta (buf, head
+              ? label (head->labels, head->n_labels, head->classes[0].class_id, lbuf,
+                  sizeof lbuf) : ctx->model_name, 0, 0, (guint) g->source_width,
+              (guint) g->source_height), ctx, r);
+      break;
+    }
+  gst_m2i_results_add_detections (buf, ctx, r, 0, 0);
+  guint rect[4], cells[4];
+  if (r->has_mask && mask_window (g, &r->mask, rect, cells)) {
+    GstVideoRegionOfInterestMeta *roi = gst_buffer_add_video_region_of_interest_meta (buf,
+        "semantic_mask", rect[0], rect[1], rect[2], rect[3]);
+    gst_video_region_of_interest_meta_add_param (roi, mask_structure (ctx, &r->mask, cells));
+  }
 }
 
 static GstStructure *

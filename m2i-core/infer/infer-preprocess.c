@@ -247,12 +247,16 @@ infer_preprocess_build (const M2iInferModel *m, const M2iInferPreprocess *pp,
 void
 infer_convert_planes (const M2iImage *src, const M2iImage *dst)
 {
-  gboolean widen = m2i_format_dtype (src->format) == M2I_DTYPE_F16;
+  M2iDataType from = m2i_format_dtype (src->format), to = m2i_format_dtype (dst->format);
+  gboolean widen = from == M2I_DTYPE_F16;
+  gsize row = (gsize) src->width * m2i_format_bytes_per_sample (src->format);
   for (guint p = 0; p < m2i_format_n_planes (src->format); p++)
     for (gint y = 0; y < src->height; y++) {
       const guint8 *s = src->data[p] + (gsize) y * src->stride[p];
       guint8 *d = dst->data[p] + (gsize) y * dst->stride[p];
-      if (widen)
+      if (from == to)
+        memcpy (d, s, row);
+      else if (widen)
         m2i_f16_to_f32_n ((const m2i_f16 *) s, (float *) d, (gsize) src->width);
       else
         m2i_f32_to_f16_n ((const float *) s, (m2i_f16 *) d, (gsize) src->width);

@@ -3,6 +3,7 @@
  *   infer-model.c       M2iInferModel: loading for a device, input analysis
  *   infer-labels.c      the labels file
  *   infer-session.c     M2iInferSession: request, run, decode, outputs
+ *   infer-roi.c         M2iInferRoi: the regions of a frame through a session
  *   infer-preprocess.c  the M2I plan into the model's input, its geometry
  *   infer-input.c       the image input (layout, channels, type), writing
  *                       it, the model's other inputs
@@ -63,6 +64,26 @@ gboolean infer_input_find_image (M2iIrModel *ir, const M2iModelInfo *info,
 void infer_input_write (const M2iInferImageInput *img, const M2iImage *src, M2iTensor *t,
     float *row);
 
+/* ---- what infer-roi.c uses of a session (infer-session.c) ------------------- */
+
+/* The session's pre-processing settings and its normalisation (NULL: none). */
+void infer_session_get_preprocess (const M2iInferSession *s, M2iInferPreprocess *pp,
+    const M2iNormParams **norm);
+
+/* The type the session's pre-processing writes (what to build plans for). */
+M2iDataType infer_session_target_dtype (M2iInferSession *s);
+
+/* A staging image (planar, in the model's channel order, the model's size)
+ * into the model's input: its layout and type. FALSE with @error. */
+gboolean infer_session_write_staged (M2iInferSession *s, const M2iImage *staged,
+    GError **error);
+
+/* Runs the model (@after_head: the image path of a split plan with a head,
+ * whose output the pre-processing wrote) and decodes its outputs for
+ * @geometry into the session's result. FALSE with @error. */
+gboolean infer_session_infer_and_decode (M2iInferSession *s, gboolean after_head,
+    const M2iInferGeometry *geometry, GError **error);
+
 /* ---- pre-processing (infer-preprocess.c) ------------------------------------ */
 
 /* What a session's pre-processing needs to know, filled by
@@ -93,8 +114,8 @@ gboolean infer_preprocess_build (const M2iInferModel *m, const M2iInferPreproces
     const M2iOpList *queued, const M2iLetterbox *letterbox, InferPreprocessPlan *out,
     GError **error);
 
-/* Converts the planar image @src into @dst (same size and channel order,
- * fp16 <-> fp32), plane by plane, row by row. */
+/* Copies the planar image @src into @dst (same size and channel order;
+ * fp16 <-> fp32 converted), plane by plane, row by row. */
 void infer_convert_planes (const M2iImage *src, const M2iImage *dst);
 
 /* Swaps planes 0 and 2 of @img (the channel order of a planar image). */

@@ -280,21 +280,22 @@ build_plan (M2iInferSession *s, const M2iImage *source, const M2iOpList *queued,
 }
 
 /* From the staging buffer (@staged, in the model's channel order) into
- * the model's input: widened or narrowed plane by plane when only the float
- * type differs (and for a split head), else written in the input's layout
- * and type. */
+ * the model's input: copied, widened or narrowed plane by plane when only
+ * the float type may differ (and for a split head), else written in the
+ * input's layout and type. */
 static gboolean
 write_staged (M2iInferSession *s, const M2iImage *staged, GError **error)
 {
   const M2iInferModel *m = s->model;
   M2iDataType st = m2i_format_dtype (staged->format);
+  guint channels = m2i_format_n_channels (staged->format);
   M2iTensor *t = input_tensor (s, m->has_head ? 0 : m->image.index);
-  gboolean planes = m->has_head || (!m->image.nhwc && (guint) m->image.channels == s->plan.channels
+  gboolean planes = m->has_head || (!m->image.nhwc && (guint) m->image.channels == channels
       && m2i_element_type_is_float (t->type) && st != M2I_DTYPE_U8);
   if (planes) {
     M2iImage target;
     M2iDataType dt = m->has_head || t->type == M2I_ET_F16 ? M2I_DTYPE_F16 : M2I_DTYPE_F32;
-    if (!model_image (s, s->plan.channels, dt, &target, error))
+    if (!model_image (s, channels, dt, &target, error))
       return FALSE;
     infer_convert_planes (staged, &target);
     return TRUE;
@@ -304,6 +305,7 @@ write_staged (M2iInferSession *s, const M2iImage *staged, GError **error)
   infer_input_write (&img, staged, t, s->row);
   return TRUE;
 }
+
 static M2iPlanOptions
 plan_options (const M2iInferSession *s)
 {
@@ -583,4 +585,33 @@ m2i_infer_session_run_inputs (M2iInferSession *s, GError **error)
   else
     m2i_infer_geometry_init (&g, m->width, m->height, m->width, m->height, FALSE);
   return infer_and_decode (s, FALSE, &g, error);
+}
+
+/* ---- what infer-roi.c uses (infer-private.h) ------------------------------------------ */
+
+void
+infer_session_get_preprocess (const M2iInferSession *s, M2iInferPreprocess *pp,
+    const M2iNormParams **norm)
+{
+  *pp = s->pp;
+  *norm = s->norm_active ? &s->norm : NULL;
+}
+
+M2iDataType
+infer_session_target_dtype (M2iInferSession *s)
+{
+  return target_dtype (s);
+}
+
+gboolean
+infer_session_write_staged (M2iInferSession *s, const M2iImage *staged, GError **error)
+{
+  return write_staged (s, staged, error);
+}
+
+gboolean
+infer_session_infer_and_decode (M2iInferSession *s, gboolean after_head,
+    const M2iInferGeometry *geometry, GError **error)
+{
+  return infer_and_decode (s, after_head, geometry, error);
 }
