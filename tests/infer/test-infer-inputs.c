@@ -38,8 +38,8 @@ write_copy_model (const char *dir, const char *name, const char *rt_info)
   return path;
 }
 
-static M2iInferSession *
-open_copy_session (const char *xml, const M2iInferPreprocess *pp)
+static M2iInferModel *
+load_cpu (const char *xml)
 {
   GError *err = NULL;
   M2iInferModelOptions mo;
@@ -47,6 +47,14 @@ open_copy_session (const char *xml, const M2iInferPreprocess *pp)
   mo.device = "CPU";
   M2iInferModel *m = m2i_infer_model_load (xml, &mo, &err);
   g_assert_no_error (err);
+  return m;
+}
+
+static M2iInferSession *
+open_copy_session (const char *xml, const M2iInferPreprocess *pp)
+{
+  GError *err = NULL;
+  M2iInferModel *m = load_cpu (xml);
   M2iInferSession *s = m2i_infer_session_new (m, &err);
   g_assert_no_error (err);
   m2i_infer_model_unref (m);
@@ -202,12 +210,7 @@ test_crop (void)
 static gchar *
 resolve (const char *xml, guint given, M2iInferPreprocess *pp, M2iDecoderOptions *dec)
 {
-  GError *err = NULL;
-  M2iInferModelOptions mo;
-  m2i_infer_model_options_init (&mo);
-  mo.device = "CPU";
-  M2iInferModel *m = m2i_infer_model_load (xml, &mo, &err);
-  g_assert_no_error (err);
+  M2iInferModel *m = load_cpu (xml);
   gchar *text = m2i_infer_settings_resolve (m, given, pp, dec);
   m2i_infer_model_unref (m);
   return text;
