@@ -193,24 +193,43 @@ direct16 (__m512i acc, float dmul, float dadd, float mul, float add, const M2iKI
 }
 
 /* The tile's epilogue, out of line: inlined into the kernel for each of its
- * 24 accumulators it made the kernel 28 KB of code. */
+ * 24 accumulators it made the kernel 28 KB of code. The runs (the same for
+ * every row) and each row's factors are read into locals first: stores
+ * through st->out could alias *st, and the compiler would read them again
+ * after every store (thin layers, few sums per output, spend most of their
+ * time here). */
 VNNI_TARGET static __attribute__ ((noinline)) void
 vnni_epilogue (const __m512i *acc, const M2iKI8Store *st)
 {
+  const gint rows = st->rows, n_runs = st->run_start[3];
+  const gint64 c0 = st->c0;
+  const M2iKI8Out *o = st->o;
+  gint rs[4];
+  gint32 at[NR];
+  __mmask16 mk[NR];
+  for (gint gi = 0; gi < 4; gi++)
+    rs[gi] = st->run_start[gi];
+  for (gint q = 0; q < n_runs; q++) {
+    at[q] = st->run_at[q];
+    mk[q] = st->run_mask[q];
+  }
   if (st->dmul && !st->fix) {
-    for (gint r = 0; r < st->rows; r++) {
-      guint8 *row = (guint8 *) st->out + r * st->ldo;
-      for (gint gi = 0; gi < NR / 16; gi++) {
-        __m128i k = direct16 (acc[r * 3 + gi], st->dmul[r], st->dadd[r], st->mul[r],
-            st->add[r], st->o, st->c0 + r);
-        for (gint q = st->run_start[gi]; q < st->run_start[gi + 1]; q++)
-          _mm_mask_storeu_epi8 (row + st->run_at[q], st->run_mask[q], k);
-      }
+    guint8 *out = st->out;
+    const gsize ldo = st->ldo;
+    for (gint r = 0; r < rows; r++) {
+      guint8 *row = out + r * ldo;
+      const float dmul = st->dmul[r], dadd = st->dadd[r], mul = st->mul[r], add = st->add[r];
+      __m128i k[3];
+      for (gint gi = 0; gi < 3; gi++)
+        k[gi] = direct16 (acc[r * 3 + gi], dmul, dadd, mul, add, o, c0 + r);
+      for (gint gi = 0; gi < 3; gi++)
+        for (gint q = rs[gi]; q < rs[gi + 1]; q++)
+          _mm_mask_storeu_epi8 (row + at[q], mk[q], k[gi]);
     }
     return;
   }
-  gsize es = st->o->codes ? 1 : sizeof (float);
-  for (gint r = 0; r < st->rows; r++) {
+  gsize es = o->codes ? 1 : sizeof (float);
+  for (gint r = 0; r < rows; r++) {
     gpointer row = (guint8 *) st->out + r * st->ldo * es;
     __m512 mul = _mm512_set1_ps (st->mul[r]), add = _mm512_set1_ps (st->add[r]);
     /* the row's three vectors side by side: three independent chains */
@@ -219,25 +238,25 @@ vnni_epilogue (const __m512i *acc, const M2iKI8Store *st)
       v[gi] = _mm512_add_ps (_mm512_mul_ps (_mm512_cvtepi32_ps (acc[r * 3 + gi]), mul), add);
       if (st->fix)
         v[gi] = _mm512_add_ps (v[gi], _mm512_loadu_ps (st->fix + r * NR + gi * 16));
-      v[gi] = activate16 (st->o, st->c0 + r, v[gi]);
+      v[gi] = activate16 (o, c0 + r, v[gi]);
     }
-    if (st->o->codes) {
-      const M2iKI8Quant *oq = &st->o->oq[st->c0 + r];
+    if (o->codes) {
+      const M2iKI8Quant *oq = &o->oq[c0 + r];
       __m128i k[3];
       const __m512 inv = _mm512_set1_ps (oq->lm1 / oq->d);
       for (gint gi = 0; gi < 3; gi++)
         k[gi] = _mm512_cvtepi32_epi8 (quant16 (oq, v[gi], inv));
       for (gint gi = 0; gi < 3; gi++)
-        for (gint q = st->run_start[gi]; q < st->run_start[gi + 1]; q++)
-          _mm_mask_storeu_epi8 ((guint8 *) row + st->run_at[q], st->run_mask[q], k[gi]);
+        for (gint q = rs[gi]; q < rs[gi + 1]; q++)
+          _mm_mask_storeu_epi8 ((guint8 *) row + at[q], mk[q], k[gi]);
       continue;
     }
-    if (st->o->grid)
+    if (o->grid)
       for (gint gi = 0; gi < 3; gi++)
-        v[gi] = grid16 (st->o, st->c0 + r, v[gi]);
+        v[gi] = grid16 (o, c0 + r, v[gi]);
     for (gint gi = 0; gi < 3; gi++)
-      for (gint q = st->run_start[gi]; q < st->run_start[gi + 1]; q++)
-        _mm512_mask_storeu_ps ((float *) row + st->run_at[q], st->run_mask[q], v[gi]);
+      for (gint q = rs[gi]; q < rs[gi + 1]; q++)
+        _mm512_mask_storeu_ps ((float *) row + at[q], mk[q], v[gi]);
   }
 }
 
