@@ -54,7 +54,8 @@ typedef struct {
 
 typedef struct {
   float x, y;                         /* source pixels */
-  float confidence;                   /* visibility or score; < 0 when the model gives none */
+  float confidence;                   /* visibility or score; < 0 when the model gives none,
+                                       * or (openpose) the keypoint was not found: x, y 0 */
 } M2iInferKeypoint;
 
 typedef struct {
