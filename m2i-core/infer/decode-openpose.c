@@ -17,7 +17,7 @@
  * detection of class 0 ("person"): its box the keypoints' extent, its
  * confidence the mean heatmap score of its keypoints (kept when at or
  * above the confidence threshold), its 18 keypoints in source pixels
- * (confidence -1 and position 0, 0 for one not found).
+ * (one not found: confidence -1, position NaN).
  *
  * A cell (x, y) is model pixel ((x + 0.5) * stride_x, (y + 0.5) *
  * stride_y), stride = the model input's size / the grid's. Scratch is
@@ -463,7 +463,7 @@ openpose_decode (M2iDecoder *dec, const M2iTensor *outputs, guint n_outputs,
     M2iInferKeypoint *kp = &r->keypoints[r->n_keypoints];
     for (guint k = 0; k < N_KPTS; k++) {
       if (ps->kpt[k] < 0) {
-        kp[k] = (M2iInferKeypoint) { 0.0f, 0.0f, -1.0f };
+        kp[k] = (M2iInferKeypoint) { NAN, NAN, -1.0f };
         continue;
       }
       const Peak *pk = peak_of (p, ps->kpt[k]);

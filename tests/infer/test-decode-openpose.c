@@ -156,6 +156,7 @@ assert_person (const M2iInferResult *r, guint i, const Person *p, float peak, fl
     const M2iInferKeypoint *kp = &r->keypoints[d->first_keypoint + k];
     if (p->kx[k] < 0) {
       g_assert_cmpfloat (kp->confidence, <, 0);
+      g_assert_true (isnan (kp->x) && isnan (kp->y));
       continue;
     }
     float x = (p->kx[k] + 0.5f) * STRIDE * 2 + dx, y = (p->ky[k] + 0.5f) * STRIDE * 2 + dy;
@@ -427,6 +428,7 @@ check_astronaut (M2iIrModel *model, const float *paf, const float *heat, const R
     const M2iInferKeypoint *kp = &r->keypoints[r->detections[0].first_keypoint + k];
     if (ref[k].value < 0.05) {
       g_assert_cmpfloat (kp->confidence, <, 0);
+      g_assert_true (isnan (kp->x) && isnan (kp->y));
       continue;
     }
     if (ref[k].value < 0.1)
