@@ -76,6 +76,21 @@ gst_m2i_structure_is_classification (const GstStructure *s)
       && gst_structure_has_field_typed (s, "model_name", G_TYPE_STRING);
 }
 
+/* The bytes of @s's "data_buffer" (a GVariant "ay") and their count, or
+ * NULL. */
+static const guint8 *
+data_buffer (const GstStructure *s, gsize *size)
+{
+  const GValue *v = gst_structure_get_value (s, "data_buffer");
+  if (!v || !G_VALUE_HOLDS_VARIANT (v))
+    return NULL;
+  GVariant *var = g_value_get_variant (v);
+  if (!var || !g_variant_is_of_type (var, G_VARIANT_TYPE_BYTESTRING))
+    return NULL;
+  const guint8 *data = g_variant_get_fixed_array (var, size, 1);
+  return data ? data : (const guint8 *) "";
+}
+
 gboolean
 gst_m2i_mask_structure_parse (const GstStructure *s, GstM2iMaskView *view)
 {
@@ -87,15 +102,9 @@ gst_m2i_mask_structure_parse (const GstStructure *s, GstM2iMaskView *view)
       || !gst_structure_get_uint (s, "n_classes", &n) || w == 0 || h == 0
       || w > G_MAXSIZE / 2 / h)
     return FALSE;
-  const GValue *v = gst_structure_get_value (s, "data_buffer");
-  if (!v || !G_VALUE_HOLDS_VARIANT (v))
-    return FALSE;
-  GVariant *var = g_value_get_variant (v);
-  if (!var || !g_variant_is_of_type (var, G_VARIANT_TYPE_BYTESTRING))
-    return FALSE;
   gsize size;
-  const guint8 *data = g_variant_get_fixed_array (var, &size, 1);
-  if (size != (gsize) w * h * 2 || ((guintptr) data & 1) != 0)
+  const guint8 *data = data_buffer (s, &size);
+  if (!data || size != (gsize) w * h * 2 || ((guintptr) data & 1) != 0)
     return FALSE;
   view->width = w;
   view->height = h;
@@ -132,15 +141,9 @@ gst_m2i_keypoints_structure_parse (const GstStructure *s, GstM2iKeypointsView *v
   guint n = g_value_get_uint (gst_value_array_get_value (dims, 0));
   if (n == 0 || n > MAX_KEYPOINTS || g_value_get_uint (gst_value_array_get_value (dims, 1)) != 2)
     return FALSE;
-  const GValue *v = gst_structure_get_value (s, "data_buffer");
-  if (!v || !G_VALUE_HOLDS_VARIANT (v))
-    return FALSE;
-  GVariant *var = g_value_get_variant (v);
-  if (!var || !g_variant_is_of_type (var, G_VARIANT_TYPE_BYTESTRING))
-    return FALSE;
   gsize size;
-  const guint8 *data = g_variant_get_fixed_array (var, &size, 1);
-  if (size != (gsize) n * 2 * sizeof (float))
+  const guint8 *data = data_buffer (s, &size);
+  if (!data || size != (gsize) n * 2 * sizeof (float))
     return FALSE;
   const GValue *conf = gst_structure_get_value (s, "confidence");
   const GValue *names = gst_structure_get_value (s, "point_names");

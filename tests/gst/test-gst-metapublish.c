@@ -549,27 +549,40 @@ GST_START_TEST (test_errors)
 }
 GST_END_TEST;
 
+/* @buf (taken) through m2imetapublish into a file; the file's text (g_free). */
+static gchar *
+publish_buffer (GstBuffer *buf)
+{
+  gchar *dir = g_dir_make_tmp ("m2i-metapublish-XXXXXX", NULL);
+  gchar *path = g_build_filename (dir, "out.json", NULL);
+  gchar *launch = g_strdup_printf ("m2imetapublish file-path=%s", path);
+  GstHarness *h = gst_harness_new_parse (launch);
+  gst_harness_set_src_caps_str (h, CAPS);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  gst_buffer_unref (gst_harness_pull (h));
+  gst_harness_teardown (h);
+  gchar *text = NULL;
+  fail_unless (g_file_get_contents (path, &text, NULL, NULL));
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (path);
+  g_free (dir);
+  g_free (launch);
+  return text;
+}
+
 /* A region label (a quark: any bytes; structures refuse non-UTF-8
  * strings) that is not UTF-8 still makes valid JSON, the bad bytes
  * U+FFFD; a NaN confidence is left out. */
 GST_START_TEST (test_odd_values)
 {
   JsonParser *sp = load_schema ();
-  gchar *dir = g_dir_make_tmp ("m2i-metapublish-XXXXXX", NULL);
-  gchar *path = g_build_filename (dir, "out.json", NULL);
-  gchar *launch = g_strdup_printf ("m2imetapublish file-path=%s", path);
-  GstHarness *h = gst_harness_new_parse (launch);
-  gst_harness_set_src_caps_str (h, CAPS);
   GstBuffer *buf = frame (0);
   GstVideoRegionOfInterestMeta *roi = add_region (buf, "bad\xff", 1, 2, 3, 4, 0);
   gst_video_region_of_interest_meta_add_param (roi, gst_structure_new ("detection",
           "x_min", G_TYPE_DOUBLE, 0.1, "x_max", G_TYPE_DOUBLE, 0.2, "y_min", G_TYPE_DOUBLE, 0.1,
           "y_max", G_TYPE_DOUBLE, 0.2, "confidence", G_TYPE_DOUBLE, NAN, NULL));
-  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
-  gst_buffer_unref (gst_harness_pull (h));
-  gst_harness_teardown (h);
-  gchar *text = NULL;
-  fail_unless (g_file_get_contents (path, &text, NULL, NULL));
+  gchar *text = publish_buffer (buf);
   fail_unless (g_utf8_validate (text, -1, NULL));
   JsonParser *p = parse_valid (text);
   JsonObject *o = json_array_get_object_element (json_object_get_array_member (
@@ -582,11 +595,6 @@ GST_START_TEST (test_odd_values)
   fail_if (json_object_has_member (json_object_get_object_member (o, "detection"), "confidence"));
   g_object_unref (p);
   g_free (text);
-  g_unlink (path);
-  g_rmdir (dir);
-  g_free (path);
-  g_free (dir);
-  g_free (launch);
   g_object_unref (sp);
 }
 GST_END_TEST;
@@ -599,11 +607,6 @@ GST_END_TEST;
 GST_START_TEST (test_keypoints)
 {
   JsonParser *sp = load_schema ();
-  gchar *dir = g_dir_make_tmp ("m2i-metapublish-XXXXXX", NULL);
-  gchar *path = g_build_filename (dir, "out.json", NULL);
-  gchar *launch = g_strdup_printf ("m2imetapublish file-path=%s", path);
-  GstHarness *h = gst_harness_new_parse (launch);
-  gst_harness_set_src_caps_str (h, CAPS);
   GstBuffer *buf = frame (0);
   /* box (64, 48)-(192, 240) in the 640x480 frame */
   GstVideoRegionOfInterestMeta *roi = add_region (buf, "person", 64, 48, 128, 192, 0);
@@ -618,11 +621,7 @@ GST_START_TEST (test_keypoints)
   roi = add_region (buf, "other", 0, 0, 10, 10, 1);
   gst_video_region_of_interest_meta_add_param (roi, test_keypoints_structure (3, rel,
           5 * sizeof (float), conf, names, pairs, 2));
-  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
-  gst_buffer_unref (gst_harness_pull (h));
-  gst_harness_teardown (h);
-  gchar *text = NULL;
-  fail_unless (g_file_get_contents (path, &text, NULL, NULL));
+  gchar *text = publish_buffer (buf);
   JsonParser *p = parse_valid (text);
   JsonArray *objs = json_object_get_array_member (json_node_get_object (
           json_parser_get_root (p)), "objects");
@@ -658,11 +657,6 @@ GST_START_TEST (test_keypoints)
   }
   g_object_unref (p);
   g_free (text);
-  g_unlink (path);
-  g_rmdir (dir);
-  g_free (path);
-  g_free (dir);
-  g_free (launch);
   g_object_unref (sp);
 }
 GST_END_TEST;
