@@ -1,6 +1,7 @@
 /* infer-model.c — M2iInferModel: an IR model loaded for a device, what its
  * input takes, its labels and decoder options; see m2i-infer.h. */
 #include "infer-private.h"
+#include "decode-private.h"
 
 #include <base/m2i-error.h>
 #include <string.h>
@@ -69,6 +70,7 @@ parse_device (const char *device, DeviceKind *kind, gchar **canonical, GError **
 
 /* ---- model analysis -------------------------------------------------------- */
 
+
 static void
 analyse_input (M2iInferModel *m)
 {
@@ -85,9 +87,11 @@ analyse_input (M2iInferModel *m)
   if (n == 1) {
     const M2iIrIoInfo *io = m2i_ir_model_get_input (m->ir, 0);
     const M2iShape *s = &io->shape;
-    if (s->rank == 4 && s->dims[0] == 1 && s->dims[1] == 3 && m2i_element_type_is_float (io->type)
-        && s->dims[2] > 0 && s->dims[3] > 0 && s->dims[2] <= 65536 && s->dims[3] <= 65536) {
+    if (s->rank == 4 && s->dims[0] >= 1 && s->dims[0] <= INFER_MAX_BATCH && s->dims[1] == 3
+        && m2i_element_type_is_float (io->type) && s->dims[2] > 0 && s->dims[3] > 0
+        && s->dims[2] <= 65536 && s->dims[3] <= 65536) {
       m->input_kind = M2I_INFER_INPUT_IMAGE;
+      m->batch = (gint) s->dims[0];
       m->height = (gint) s->dims[2];
       m->width = (gint) s->dims[3];
     }
@@ -112,6 +116,32 @@ analyse_input (M2iInferModel *m)
   m->input_kind = n == 2 ? M2I_INFER_INPUT_NV12 : M2I_INFER_INPUT_I420;
   m->width = (gint) w;
   m->height = (gint) h;
+}
+
+gboolean
+infer_model_check_batch (M2iInferModel *m, GError **error)
+{
+  gint n = m2i_ir_model_get_n_outputs (m->ir);
+  m->out_kind = g_new0 (InferOutputKind, MAX (n, 1));
+  for (gint i = 0; i < n && m->batch > 1; i++) {
+    const M2iIrIoInfo *io = m2i_ir_model_get_output (m->ir, i);
+    const M2iShape *sh = &io->shape;
+    if (!strcmp (infer_output_producer_type (m->ir, i), "DetectionOutput") && sh->rank == 4
+        && sh->dims[0] == 1 && sh->dims[1] == 1 && sh->dims[3] == 7 && io->type == M2I_ET_F32)
+      m->out_kind[i] = INFER_OUT_DETECTIONS;
+    else if (sh->rank >= 1 && sh->dims[0] == m->batch)
+      m->out_kind[i] = INFER_OUT_SLICE;
+    else {
+      g_autofree gchar *shape = m2i_shape_to_string (sh);
+      g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED, "the model takes %d frames per "
+          "inference, but its output %d '%s' %s has no batch dimension (dims[0] is not %d) and "
+          "does not come from DetectionOutput: the frames of a batch cannot get their own "
+          "results; use a model with batch 1 (batch-size=1)", m->batch, i, io->name, shape,
+          m->batch);
+      return FALSE;
+    }
+  }
+  return TRUE;
 }
 
 /* ---- loading ----------------------------------------------------------------- */
@@ -275,6 +305,8 @@ m2i_infer_model_load (const char *xml_path, const M2iInferModelOptions *opts, GE
   }
   M2iInferModel *m = g_new0 (M2iInferModel, 1);
   m->ref_count = 1;
+  m->batch = 1;
+  g_mutex_init (&m->queue_lock);
   m->n_threads = (gint) MIN (opts->n_threads, (guint) G_MAXINT);
   m->decoder = opts->decoder;
   m->decoder.labels = NULL;
@@ -290,6 +322,20 @@ m2i_infer_model_load (const char *xml_path, const M2iInferModelOptions *opts, GE
     m->decoder.n_labels = m->n_labels;
   }
   analyse_input (m);
+  if (opts->batch > 1 && (guint) m->batch != opts->batch) {
+    const M2iIrIoInfo *io = m2i_ir_model_get_input (m->ir, 0);
+    g_autofree gchar *shape = io ? m2i_shape_to_string (&io->shape) : g_strdup ("(none)");
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "batch-size=%u: the model's "
+        "input '%s' %s takes %d frame%s per inference%s; give a model whose input is [%u,3,H,W] "
+        "(its batch dimension is used as it is), or set batch-size=%d", opts->batch,
+        io ? io->name : "", shape, m->batch, m->batch == 1 ? "" : "s",
+        m->input_kind == M2I_INFER_INPUT_IMAGE ? "" : " (it is no image model)", opts->batch,
+        m->batch);
+    goto fail;
+  }
+  if (!infer_model_check_batch (m, error))
+    goto fail;
+  infer_registry_count_load ();
   return m;
 
 fail:
@@ -307,8 +353,11 @@ m2i_infer_model_ref (M2iInferModel *m)
 void
 m2i_infer_model_unref (M2iInferModel *m)
 {
-  if (!m || !g_atomic_int_dec_and_test (&m->ref_count))
+  if (!m)
     return;
+  if (m->instance_id ? !infer_registry_release (m) : !g_atomic_int_dec_and_test (&m->ref_count))
+    return;
+  infer_queue_model_cleanup (m);
   unload_split (m);
   if (m->spare_req)
     m2i_ir_infer_request_free (m->spare_req);
@@ -319,6 +368,10 @@ m2i_infer_model_unref (M2iInferModel *m)
   g_strfreev (m->labels);
   g_free (m->device);
   g_free (m->description);
+  g_free (m->out_kind);
+  g_free (m->instance_id);
+  g_free (m->key);
+  g_mutex_clear (&m->queue_lock);
   g_free (m);
 }
 
@@ -372,6 +425,12 @@ m2i_infer_model_get_input_kind (const M2iInferModel *m, gint *width, gint *heigh
   if (height)
     *height = m->height;
   return m->input_kind;
+}
+
+gint
+m2i_infer_model_get_batch (const M2iInferModel *m)
+{
+  return m->batch;
 }
 
 const M2iSplitHead *

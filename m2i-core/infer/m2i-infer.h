@@ -50,10 +50,16 @@ typedef struct {
   /* How outputs are decoded (type, thresholds, top-k); its labels are
    * ignored: the model's come from labels_path. Copied. */
   M2iDecoderOptions decoder;
+  /* Frames per inference: 0 takes the model's input batch as it is (the
+   * sessions of m2i_infer_session_new() fill item 0 of a batched input);
+   * N > 1 requires an image model whose input is [N,3,H,W] (a static batch
+   * is not reshaped) whose outputs have a per-frame part (dims[0] = N, or
+   * DetectionOutput's rows by image_id). See m2i-infer-queue.h. */
+  guint batch;
 } M2iInferModelOptions;
 
 /* Defaults: device AUTO, one thread per core, no split-dir, no labels,
- * m2i_decoder_options_init(). */
+ * m2i_decoder_options_init(), the model's own batch. */
 M2I_API void m2i_infer_model_options_init (M2iInferModelOptions *opts);
 
 /*
@@ -104,6 +110,10 @@ typedef enum {
  * (@width, @height may be NULL). */
 M2I_API M2iInferInputKind m2i_infer_model_get_input_kind (const M2iInferModel *model,
     gint *width, gint *height);
+
+/* Frames per inference: the image input's batch dimension (1 for other
+ * models). */
+M2I_API gint m2i_infer_model_get_batch (const M2iInferModel *model);
 
 /* The split plan's pre-processing head lowered to the M2I block (its op
  * list is the model's own pre-processing, its input the frame the head was
