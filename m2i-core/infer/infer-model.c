@@ -322,7 +322,7 @@ m2i_infer_model_load (const char *xml_path, const M2iInferModelOptions *opts, GE
     m->decoder.n_labels = m->n_labels;
   }
   analyse_input (m);
-  if (opts->batch > 1 && (guint) m->batch != opts->batch) {
+  if (opts->batch && (guint) m->batch != opts->batch) {
     const M2iIrIoInfo *io = m2i_ir_model_get_input (m->ir, 0);
     g_autofree gchar *shape = io ? m2i_shape_to_string (&io->shape) : g_strdup ("(none)");
     g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "batch-size=%u: the model's "

@@ -64,6 +64,7 @@ struct _M2iInferQueue {
   gboolean flushing;
   M2iInferPreprocess pp;
   guint pp_serial;
+  M2iInferSession *template;      /* never runs: checks settings, describes frames */
 };
 
 struct _Batch {
@@ -396,6 +397,10 @@ m2i_infer_queue_new (M2iInferModel *model, const M2iInferQueueOptions *opts,
   g_cond_init (&q->cond);
   m2i_infer_preprocess_init (&q->pp);
   q->frames = g_new0 (Frame, opts->n_requests);
+  if (!(q->template = infer_session_new_unbound (model, error))) {
+    m2i_infer_queue_free (q);
+    return NULL;
+  }
   for (guint i = 0; i < opts->n_requests; i++) {
     Frame *f = &q->frames[i];
     f->q = q;
@@ -421,6 +426,7 @@ m2i_infer_queue_free (M2iInferQueue *q)
   }
   for (guint i = 0; i < q->opts.n_requests; i++)
     m2i_infer_session_free (q->frames[i].s);
+  m2i_infer_session_free (q->template);
   g_free (q->frames);
   g_mutex_clear (&q->lock);
   g_cond_clear (&q->cond);
@@ -434,21 +440,25 @@ m2i_infer_queue_get_model (const M2iInferQueue *q)
   return q->model;
 }
 
+M2iInferSession *
+m2i_infer_queue_get_template (M2iInferQueue *q)
+{
+  return q->template;
+}
+
 gboolean
 m2i_infer_queue_set_preprocess (M2iInferQueue *q, const M2iInferPreprocess *pp, GError **error)
 {
-  /* checked on a session of the queue that is not in flight now: the
-   * frames' own take the settings when they are next submitted */
-  M2iInferSession *check = infer_session_new_unbound (q->model, error);
-  gboolean ok = check && m2i_infer_session_set_preprocess (check, pp, error);
-  m2i_infer_session_free (check);
-  if (!ok)
-    return FALSE;
+  /* checked on the template: the frames' own sessions take the settings
+   * when they are next submitted */
   g_mutex_lock (&q->lock);
-  q->pp = *pp;
-  q->pp_serial++;
+  gboolean ok = m2i_infer_session_set_preprocess (q->template, pp, error);
+  if (ok) {
+    q->pp = *pp;
+    q->pp_serial++;
+  }
   g_mutex_unlock (&q->lock);
-  return TRUE;
+  return ok;
 }
 
 M2iInferSubmitResult

@@ -113,6 +113,11 @@ M2I_API void m2i_infer_queue_free (M2iInferQueue *queue);
 
 M2I_API M2iInferModel *m2i_infer_queue_get_model (const M2iInferQueue *queue);
 
+/* A session of the queue that never runs, to read what is the same for
+ * every frame: the model, the decoder (type, description) and the result's
+ * capacities. Owned by the queue; do not run it or change its settings. */
+M2I_API M2iInferSession *m2i_infer_queue_get_template (M2iInferQueue *queue);
+
 /* The pre-processing of frames submitted from now on (see
  * m2i_infer_session_set_preprocess()); FALSE with @error, the previous
  * settings kept, when refused. */
