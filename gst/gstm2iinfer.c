@@ -451,9 +451,11 @@ gst_m2i_infer_class_init (GstM2iInferClass *klass)
           "the model's PrePostProcessor head to the M2I block makes m2iinfer plan the head's "
           "own ops", DEFAULT_DEVICE, ready));
   g_object_class_install_property (gobject_class, PROP_LABELS,
-      g_param_spec_string ("labels", "Labels", "Text file with one label a line, line 1 = "
-          "class 0 (e.g. models/fashion-mnist/labels.txt); without it labels read "
-          "\"class-<id>\"", NULL, ready));
+      g_param_spec_string ("labels", "Labels", "Labels file: one label a line, line 1 = "
+          "class 0 (e.g. models/fashion-mnist/labels.txt), or a JSON / Python list or dict, "
+          "or a YAML-like \"- name\" list; without it the model's own labels (rt_info "
+          "model_info/labels, Ultralytics' framework/names), else \"class-<id>\"", NULL,
+          ready));
   g_object_class_install_property (gobject_class, PROP_THRESHOLD,
       g_param_spec_double ("threshold", "Threshold", "Smallest confidence of a detection "
           "to report (detection models); classifiers always report their top-k classes",

@@ -15,5 +15,6 @@
 #include <m2i-core/npu/m2i-npu.h>
 #include <m2i-core/split/m2i-split.h>
 #include <m2i-core/infer/m2i-infer.h>
+#include <m2i-core/infer/m2i-model-info.h>
 #include <m2i-core/infer/m2i-infer-queue.h>
 #include <m2i-core/analytics/m2i-track.h>

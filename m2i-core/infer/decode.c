@@ -30,14 +30,65 @@ static const InferDecoderClass infer_decoder_raw = {
   .decode = raw_decode,
 };
 
-/* AUTO's priority: detectors whose outputs are unmistakable first, the
- * plain classifier's [1,C] late (many heads look like it), RAW last. A new
- * decoder adds its row here. */
+/* AUTO's priority: detectors whose outputs are unmistakable first (a
+ * producing layer's type, output names, YOLO layouts), then maps and heads,
+ * the plain classifier's [1,C] late (many heads look like it), RAW last. A
+ * new decoder adds its row here (docs/m2iinfer.md's table follows it). */
 static const InferDecoderClass *const decoders[] = {
   &infer_decoder_ssd,
+  &infer_decoder_region_yolo,
+  &infer_decoder_detection_nms,
+  &infer_decoder_yolo_v10,
+  &infer_decoder_yolo_v5,
+  &infer_decoder_yolo_v8,
+  &infer_decoder_segmentation,
+  &infer_decoder_multi_label,
+  &infer_decoder_multi_head,
   &infer_decoder_classify,
   &infer_decoder_raw,
 };
+
+static const InferDecoderClass *
+decoder_of_type (M2iModelType type)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (decoders); i++)
+    if (decoders[i]->type == type)
+      return decoders[i];
+  return NULL;
+}
+
+/* AUTO, step 1: the decoders the model's metadata names (decode-auto.c).
+ * A name that stands for one layout matches as if the user had named it; a
+ * family ("YOLO") only by AUTO's shape rules. When the metadata names a
+ * type that does not fit, *@note says so and the shapes decide. */
+static const InferDecoderClass *
+match_metadata (M2iIrModel *model, const M2iDecoderOptions *opts, gchar **why, gchar **note)
+{
+  M2iModelInfo *info = m2i_model_info_new (model);
+  InferAutoCandidate c[INFER_AUTO_MAX_CANDIDATES];
+  const char *key = NULL;
+  guint n = infer_auto_candidates (info, c, &key);
+  const InferDecoderClass *klass = NULL;
+  gchar *what = NULL;
+  for (guint i = 0; i < n && !klass; i++) {
+    const InferDecoderClass *k = decoder_of_type (c[i].type);
+    GError *error = NULL;
+    gchar *w = NULL;
+    if (k && k->match (model, opts, !c[i].strict, &w, c[i].strict ? NULL : &error)) {
+      klass = k;
+      what = w;
+    } else if (error && !*note) {
+      *note = g_strdup_printf ("%s names %s, which does not fit (%s)", key,
+          m2i_model_type_name (c[i].type), error->message);
+    }
+    g_clear_error (&error);
+  }
+  if (klass)
+    *why = g_strdup_printf ("%s (named by %s)", what, key);
+  g_free (what);
+  m2i_model_info_free (info);
+  return klass;
+}
 
 /* ---- names ------------------------------------------------------------------- */
 
@@ -139,17 +190,14 @@ m2i_decoder_new (M2iIrModel *model, const M2iDecoderOptions *opts, GError **erro
     opts = &defaults;
   }
   const InferDecoderClass *klass = NULL;
-  gchar *why = NULL;
+  gchar *why = NULL, *note = NULL;
   if (opts->type == M2I_MODEL_TYPE_AUTO) {
-    /* (model metadata naming the type — rt_info model_info/model_type —
-     * goes before this loop: see model-info.c) */
+    klass = match_metadata (model, opts, &why, &note);
     for (guint i = 0; i < G_N_ELEMENTS (decoders) && !klass; i++)
       if (decoders[i]->match (model, opts, FALSE, &why, NULL))
         klass = decoders[i];
   } else {
-    for (guint i = 0; i < G_N_ELEMENTS (decoders) && !klass; i++)
-      if (decoders[i]->type == opts->type)
-        klass = decoders[i];
+    klass = decoder_of_type (opts->type);
     if (!klass) {
       g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
           "model type %s has no decoder in this build", m2i_model_type_name (opts->type));
@@ -165,8 +213,10 @@ m2i_decoder_new (M2iIrModel *model, const M2iDecoderOptions *opts, GError **erro
   dec->model = m2i_ir_model_ref (model);
   dec->opts = *opts;
   dec->opts.type = klass->type;
-  dec->description = g_strdup_printf ("%s: %s", m2i_model_type_name (klass->type), why);
+  dec->description = g_strdup_printf ("%s: %s%s%s", m2i_model_type_name (klass->type), why,
+      note ? "; " : "", note ? note : "");
   g_free (why);
+  g_free (note);
   if (klass->prepare && !klass->prepare (dec, error)) {
     decoder_free (dec);
     return NULL;
@@ -227,11 +277,8 @@ m2i_decoder_decode (M2iDecoder *dec, const M2iTensor *outputs, guint n_outputs,
 const char *
 infer_output_producer_type (M2iIrModel *model, gint i)
 {
-  const M2iIrIoInfo *io = m2i_ir_model_get_output (model, i);
-  M2iIrNode *producer = NULL;
-  if (!io || !m2i_ir_node_get_input_source (io->node, 0, &producer, NULL) || !producer)
-    return "";
-  return m2i_ir_node_get_type (producer);
+  M2iIrNode *producer = infer_output_producer (model, i);
+  return producer ? m2i_ir_node_get_type (producer) : "";
 }
 
 void

@@ -3,6 +3,8 @@
 #include "infer-private.h"
 #include "decode-private.h"
 
+#include <infer/m2i-model-info.h>
+
 #include <base/m2i-error.h>
 #include <string.h>
 
@@ -315,8 +317,15 @@ m2i_infer_model_load (const char *xml_path, const M2iInferModelOptions *opts, GE
   if (!m->ir || !load_for_device (m, xml_path, opts->device, opts->split_dir, error))
     goto fail;
   if (opts->labels_path) {
-    if (!(m->labels = infer_labels_load (opts->labels_path, error)))
+    if (!(m->labels = m2i_labels_load (opts->labels_path, error)))
       goto fail;
+  } else {
+    /* the model's own: model_info/labels, Ultralytics' framework/names */
+    M2iModelInfo *info = m2i_model_info_new (m->ir);
+    m->labels = g_steal_pointer (&info->labels);
+    m2i_model_info_free (info);
+  }
+  if (m->labels) {
     m->n_labels = g_strv_length (m->labels);
     m->decoder.labels = (const char *const *) m->labels;
     m->decoder.n_labels = m->n_labels;

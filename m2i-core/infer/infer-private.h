@@ -77,12 +77,6 @@ gboolean infer_registry_release (M2iInferModel *m);
 /* Frees what the queues on @m shared (infer-queue.c); its last unref. */
 void infer_queue_model_cleanup (M2iInferModel *m);
 
-/* Labels from @path: one a line, line 1 = class 0; trailing blanks and a
- * final empty line dropped. NULL with @error (M2I_ERROR_IO when the file
- * cannot be read, M2I_ERROR_MALFORMED when it holds no label or is too
- * big). Free with g_strfreev. */
-gchar **infer_labels_load (const char *path, GError **error);
-
 /* ---- pre-processing (infer-preprocess.c) ------------------------------------ */
 
 /* What a session's pre-processing needs to know, filled by

@@ -132,6 +132,7 @@ m2i_infer_result_new (guint max_detections, guint max_keypoints, guint n_heads,
   }
   r->mask.width = mask_w;
   r->mask.height = mask_h;
+  r->mask.capacity = (gsize) mask_w * mask_h;
   return r;
 }
 

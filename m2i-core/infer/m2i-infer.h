@@ -46,9 +46,12 @@ typedef struct {
   const char *device;
   guint n_threads;               /* threads per inference; 0: one per core */
   const char *split_dir;         /* M2I/HETERO/AUTO: write the split plan here; NULL: don't */
-  const char *labels_path;       /* one label a line, line 1 = class 0; NULL: none */
+  /* A labels file (m2i_labels_load(): one label a line, line 1 = class 0,
+   * or a JSON / Python list or dict, or a YAML-like "- name" list); NULL:
+   * the model's own (rt_info model_info/labels or framework/names), if any. */
+  const char *labels_path;
   /* How outputs are decoded (type, thresholds, top-k); its labels are
-   * ignored: the model's come from labels_path. Copied. */
+   * ignored: the model's come from labels_path or its rt_info. Copied. */
   M2iDecoderOptions decoder;
   /* Frames per inference: 0 takes the model's input batch as it is (the
    * sessions of m2i_infer_session_new() fill item 0 of a batched input);
@@ -121,8 +124,8 @@ M2I_API gint m2i_infer_model_get_batch (const M2iInferModel *model);
  * made for), or NULL. Owned by the model. */
 M2I_API const M2iSplitHead *m2i_infer_model_get_head (const M2iInferModel *model);
 
-/* The labels (NULL-terminated, owned by the model) and their count; NULL
- * and 0 without a labels file. */
+/* The labels (NULL-terminated, owned by the model) and their count: the
+ * labels file's, else the model's rt_info's; NULL and 0 without either. */
 M2I_API const char *const *m2i_infer_model_get_labels (const M2iInferModel *model,
     guint *n_labels);
 

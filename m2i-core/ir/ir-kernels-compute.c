@@ -54,6 +54,7 @@ static const M2iOpKernel *const compute_kernels[] = {
   &ir_kernel_lstm_cell,
   &ir_kernel_gru_cell,
   &ir_kernel_rnn_cell,
+  &ir_kernel_non_zero,
   NULL,
 };
 

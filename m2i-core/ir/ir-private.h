@@ -93,6 +93,14 @@ gboolean ir_kernel_is_shape_only (const M2iOpKernel *k);
 const char *ir_opset_resolve (const char *type, const char *version,
     gchar buf[16]);
 
+/* As m2i_shape_parse(), also taking dynamic dims ("?", "-1", ranges "1..8"),
+ * which become M2I_DIM_DYNAMIC. */
+gboolean ir_shape_parse_dynamic (const char *s, M2iShape *out, GError **error);
+
+/* TRUE when @s has @declared's rank and equals it on every dim that neither
+ * gives as M2I_DIM_DYNAMIC (what an edge or a declared port accepts). */
+gboolean ir_shape_fits (const M2iShape *declared, const M2iShape *s);
+
 /* Parses an element type; sub-byte and unknown types are errors that say so. */
 gboolean ir_parse_element_type (const char *s, M2iElementType *out,
     GError **error);

@@ -81,6 +81,14 @@ typedef struct {
   gsize scratch_bytes;     /* infer() sets: temporary bytes execute() needs */
   gpointer scratch;        /* at execute(): scratch_bytes, 64-byte aligned */
   gint n_threads;          /* slices execute() may use with m2i_parallel_for */
+  /* Run-time shapes (docs/ir-runtime.md, "Shapes known at run time").
+   * infer() sets bit p when output p's size depends on the input *data*
+   * (NonZero, NonMaxSuppression, TopK with a computed k): outputs[p].shape
+   * is then an upper bound (same rank, each dim at least the actual one),
+   * and execute() must call m2i_op_context_set_output_shape() for output p
+   * before writing it. Outputs 0..31 can be dynamic. */
+  guint32 dynamic_outputs;
+  gpointer runtime;        /* reserved for the runtime: kernels leave it alone */
 } M2iOpContext;
 
 typedef struct {
@@ -104,11 +112,30 @@ typedef struct {
    * PReLU, Clamp, Sigmoid, Exp: listed in ir-compile.c) may get an output
    * that is the very buffer of an input of the same shape and type (they
    * must compute element i from input element i only). Also called once at
-   * compile time when every input is constant (constant folding). */
+   * compile time when every input is constant (constant folding).
+   * Layers reading a value whose shape is known only at run time (a
+   * dynamic output, or one computed from it) are inferred again before
+   * execute() whenever an input's shape, or the value of a small integer
+   * input (a shape, axes, k: at most 64 bytes), differs from the last
+   * time; their state is then per infer request, and infer() sees data
+   * for constant inputs and for those small integer inputs. */
   gboolean (*execute) (M2iOpContext *ctx, GError **error);
   /* Frees ctx->state; may be NULL. */
   void (*free_state) (gpointer state);
 } M2iOpKernel;
+
+/*
+ * For an output infer() marked in ctx->dynamic_outputs: sets its actual
+ * shape at execute() (same rank, each dim at most the bound infer() gave)
+ * and makes ctx->outputs[p].data point at memory for it (the runtime grows
+ * the buffer when a larger shape than ever before comes, so in steady
+ * state nothing is allocated). Write the output only after this call.
+ * FALSE with @error when @p is not a dynamic output, the shape exceeds
+ * the bound, or the memory cannot be had (the limit is
+ * M2iIrCompileOptions.max_dynamic_bytes).
+ */
+M2I_API gboolean m2i_op_context_set_output_shape (M2iOpContext *ctx, gint p,
+    const M2iShape *shape, GError **error);
 
 /* ---- Registry --------------------------------------------------------- */
 

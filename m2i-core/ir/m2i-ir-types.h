@@ -40,7 +40,12 @@ M2I_API gboolean m2i_element_type_is_float (M2iElementType t);
 
 #define M2I_MAX_RANK 8
 
-/* A static shape. rank 0 is a scalar (one element). */
+/* A dimension whose size is not known from the model file: OpenVINO IR
+ * writes it -1 (<dim>) or "?" (shape attributes). Models keep it in their
+ * declared shapes; a compiled model computes only with static shapes. */
+#define M2I_DIM_DYNAMIC (-1)
+
+/* A shape. rank 0 is a scalar (one element). */
 typedef struct {
   gint rank;
   gint64 dims[M2I_MAX_RANK];
@@ -51,7 +56,11 @@ typedef struct {
 M2I_API gint64 m2i_shape_numel (const M2iShape *s);
 M2I_API gboolean m2i_shape_equal (const M2iShape *a, const M2iShape *b);
 
-/* "[1,3,224,224]"; "[]" for a scalar. Free with g_free(). */
+/* TRUE when no dim is M2I_DIM_DYNAMIC (or otherwise negative). */
+M2I_API gboolean m2i_shape_is_static (const M2iShape *s);
+
+/* "[1,3,224,224]"; "[]" for a scalar; a dynamic dim prints "?". Free with
+ * g_free(). */
 M2I_API gchar *m2i_shape_to_string (const M2iShape *s);
 
 /* Parses "1,3,8,8", "1, 3, 8, 8" and "" (scalar) into @out. FALSE with a

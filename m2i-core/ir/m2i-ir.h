@@ -82,6 +82,19 @@ M2I_API const M2iIrIoInfo *m2i_ir_model_get_output (const M2iIrModel *model, gin
 M2I_API gint m2i_ir_model_find_input (const M2iIrModel *model, const char *name);
 M2I_API gint m2i_ir_model_find_output (const M2iIrModel *model, const char *name);
 
+/*
+ * Gives input @name (a Parameter's name or any of its tensor names) the
+ * static shape @shape, for models whose inputs have dynamic dimensions
+ * (-1 or "?" in the XML), as OpenVINO's Model::reshape does: @shape must
+ * have the declared rank and agree with every static declared dim. Call it
+ * before m2i_ir_compile() (the compiled model keeps the shapes it was
+ * compiled with; do not call it while another thread compiles @model).
+ * m2i_ir_model_get_input() then reports @shape. FALSE with @error when
+ * there is no such input or the shape does not fit.
+ */
+M2I_API gboolean m2i_ir_model_reshape (M2iIrModel *model, const char *name,
+    const M2iShape *shape, GError **error);
+
 /* ---- Walking the graph -------------------------------------------------- */
 
 /* Layers in XML order; @i in range, else NULL. Owned by the model. */
@@ -181,6 +194,9 @@ typedef struct {
   M2iOpRegistry *registry;
   /* Constants larger than this are not precomputed (0 = 64 MiB). */
   gsize max_folded_bytes;
+  /* The most bytes one tensor whose shape is known only at run time may
+   * take (0 = 1 GiB); an inference that needs more fails with a message. */
+  gsize max_dynamic_bytes;
 } M2iIrCompileOptions;
 
 /*
@@ -266,7 +282,9 @@ M2I_API const M2iIrLayerProfile *m2i_ir_infer_request_get_profile (M2iIrInferReq
 
 /* Output @i of the last inference (NULL when out of range): type (f32 for
  * f16 outputs), shape and data, owned by the request, valid until the next
- * infer() or free. */
+ * infer() or free. An output computed from a value whose size depends on
+ * the data (NonZero, NonMaxSuppression, ...) has the shape of the last
+ * inference; its declared dims are -1 (m2i_ir_model_get_output()). */
 M2I_API const M2iTensor *m2i_ir_infer_request_get_output (M2iIrInferRequest *req,
     gint i);
 

@@ -407,9 +407,7 @@ engine_main (gpointer data)
     gint64 t0 = g_get_monotonic_time ();
     f->error = execute (f);
     gint64 busy = g_get_monotonic_time () - t0;
-    if (f->func)
-      f->func (f, f->error, f->user_data);
-
+    /* counted before the callback: whoever it wakes sees the work counted */
     g_mutex_lock (&dev->lock);
     dev->c.busy_ns += (guint64) busy * 1000;
     if (f->job) {
@@ -418,6 +416,11 @@ engine_main (gpointer data)
       else
         dev->c.jobs++;
     }
+    g_mutex_unlock (&dev->lock);
+    if (f->func)
+      f->func (f, f->error, f->user_data);
+
+    g_mutex_lock (&dev->lock);
     dev->running[id] = NULL;
     f->state = FENCE_DONE;
     g_cond_broadcast (&f->cond);

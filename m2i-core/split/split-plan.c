@@ -877,6 +877,19 @@ build_pieces (M2iSplitPlan *plan, Partition *pt, const gint *group, gint n_group
     }
     g_hash_table_unref (names);
   }
+  /* buffers between pieces are sized when the plan is made */
+  for (guint i = 0; i < plan->tensors->len && ok; i++) {
+    SplitTensor *t = g_ptr_array_index (plan->tensors, i);
+    if (!m2i_shape_is_static (&t->shape)) {
+      g_autofree gchar *dims = m2i_shape_to_string (&t->shape);
+      g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED, "tensor '%s' has the shape %s, "
+          "known only at run time; split execution needs static shapes between pieces and at "
+          "the model's inputs and outputs (give inputs a shape with m2i_ir_model_reshape(); "
+          "run models whose outputs depend on the data, such as NonMaxSuppression, unsplit)",
+          t->name, dims);
+      ok = FALSE;
+    }
+  }
   /* outputs of each piece: tensors it produces */
   for (guint i = 0; i < plan->tensors->len && ok; i++) {
     SplitTensor *t = g_ptr_array_index (plan->tensors, i);

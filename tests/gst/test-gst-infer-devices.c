@@ -83,9 +83,10 @@ GST_START_TEST (test_ppp_nv12_head)
       fail_unless (fabsf (p[c] - want[c]) <= 1e-4f, "%s class %d: %g vs %g", cases[i], c, p[c],
           want[c]);
     guint best = test_argmax (p, 10);
-    gchar label[16];
-    g_snprintf (label, sizeof label, "class-%u", best);
-    check_classification (o, PPP_W, PPP_H, label, (gint) best, p[best]);
+    /* no labels=: the model's own, from its rt_info model_info/labels */
+    static const char *const labels[] = { "T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
+      "Sandal", "Shirt", "Sneaker", "Bag", "Ankle_boot" };
+    check_classification (o, PPP_W, PPP_H, labels[best], (gint) best, p[best]);
     gst_buffer_unref (o);
     test_image_free (&t);
     g_bytes_unref (prob);

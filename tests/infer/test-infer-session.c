@@ -136,7 +136,9 @@ test_fashion_tensors (void)
       g_assert_cmpfloat_with_epsilon (prob[c], torch[i * 10 + c], 1e-4);
     const M2iInferResult *r = m2i_infer_session_get_result (s);
     g_assert_cmpint (r->heads[0].classes[0].class_id, ==, pred[i]);
-    g_assert_null (r->heads[0].labels);
+    /* no labels file: the model's own (model_info/labels) */
+    g_assert_cmpuint (r->heads[0].n_labels, ==, 10);
+    g_assert_cmpstr (r->heads[0].labels[9], ==, "Ankle_boot");
     g_assert_cmpint (r->geometry.source_width, ==, FM_SIDE);
     g_assert_cmpfloat (r->geometry.scale_x, ==, 1.0);
 

@@ -273,7 +273,8 @@ do_infer (M2iOpContext *ctx, GError **error)
   s.off_arm_boxes = boxes;
   s.off_cands = s.off_arm_boxes + (s.with_arm ? boxes : 0);
   s.off_kept = s.off_cands + s.priors * sizeof (Cand);
-  s.off_counts = s.off_kept + pairs * sizeof (gint32);
+  /* gint64 counts: 8-byte aligned whatever the number of pairs */
+  s.off_counts = m2i_align_up (s.off_kept + pairs * sizeof (gint32), 16);
   s.off_all = s.off_counts + m2i_align_up (num_classes * sizeof (gint64), 16);
   ctx->scratch_bytes = s.off_all + pairs * sizeof (Cand) +
       (s.decrease_label ? pairs * sizeof (Cand) : 0);

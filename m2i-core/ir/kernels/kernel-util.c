@@ -324,7 +324,7 @@ ir_k_window_attrs (const M2iOpContext *ctx, gint n, gboolean with_dilations,
 {
   static const char *const pads[] = { "explicit", "same_upper", "same_lower",
     "valid", "notset", NULL };
-  static const char *const rounding[] = { "floor", "ceil", NULL };
+  static const char *const rounding[] = { "floor", "ceil", "ceil_torch", NULL };
   memset (w, 0, sizeof *w);
   if (n < 1 || n > M2I_K_MAX_SPATIAL) {
     m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
@@ -356,7 +356,8 @@ ir_k_window_attrs (const M2iOpContext *ctx, gint n, gboolean with_dilations,
     gint r;
     if (!m2i_ir_node_attr_enum (ctx->node, "rounding_type", "floor", rounding, &r, error))
       return FALSE;
-    w->ceil = r == 1;
+    w->ceil = r >= 1;
+    w->ceil_torch = r == 2;
   }
   return TRUE;
 }
@@ -376,6 +377,9 @@ ir_k_window_output (const M2iOpContext *ctx, M2iWindow *w, const gint64 *in,
           out[i] = 0;
         else
           out[i] = (w->ceil ? (in[i] - eff + s - 1) / s : (in[i] - eff) / s) + 1;
+        /* ceil_torch (pooling-14): the last window starts inside the input */
+        if (w->ceil_torch && out[i] > 1 && (out[i] - 1) * s >= in[i])
+          out[i]--;
         break;
       case M2I_PAD_SAME_UPPER:
       case M2I_PAD_SAME_LOWER: {
@@ -394,6 +398,8 @@ ir_k_window_output (const M2iOpContext *ctx, M2iWindow *w, const gint64 *in,
           out[i] = (span + s - 1) / s + 1;
         else
           out[i] = span / s + 1;
+        if (w->ceil_torch && out[i] > 1 && (out[i] - 1) * s >= in[i] + w->pads_begin[i])
+          out[i]--;
         break;
       }
     }

@@ -69,6 +69,7 @@ extern const M2iOpKernel ir_kernel_rnn_sequence;
 extern const M2iOpKernel ir_kernel_lstm_cell;
 extern const M2iOpKernel ir_kernel_gru_cell;
 extern const M2iOpKernel ir_kernel_rnn_cell;
+extern const M2iOpKernel ir_kernel_non_zero;
 
 
 /* ---- Fusion ------------------------------------------------------------- */
@@ -212,6 +213,7 @@ typedef struct {
   gint64 pads_end[M2I_K_MAX_SPATIAL];
   M2iAutoPad auto_pad;
   gboolean ceil;                           /* rounding_type (pooling) */
+  gboolean ceil_torch;                     /* rounding_type ceil_torch (pooling-14) */
 } M2iWindow;
 
 /* Reads strides, dilations (when @with_dilations, else 1), pads_begin,

@@ -17,10 +17,12 @@
  * batches are ordered by score (ties: batch, class, box ascending), else
  * by batch, class, then selection order.
  *
- * The outputs have the spec's upper bound of rows,
- * min(N, max_output_boxes_per_class) · B · C; rows past the count are -1
- * (the spec's rule for plugins without dynamic outputs). Working memory is
- * scratch sized in infer().
+ * When the model declares the rows dynamic ([?, 3], as OpenVINO writes
+ * them), the outputs have exactly the selected rows (run-time shapes,
+ * m2i_op_context_set_output_shape); when it declares a number, they have
+ * the spec's upper bound of rows, min(N, max_output_boxes_per_class) · B ·
+ * C, and rows past the count are -1 (the spec's rule for plugins without
+ * dynamic outputs). Working memory is scratch sized in infer().
  */
 #include "kernels-private.h"
 #include "heap-sort.h"
@@ -168,6 +170,12 @@ nms_infer (M2iOpContext *ctx, GError **error)
     ctx->outputs[2].type = s->index_type;
     ctx->outputs[2].shape = (M2iShape) { 1, { 1 } };
   }
+  /* A model that declares the rows dynamic (OpenVINO's own shape, [?,3])
+   * gets exactly the selected rows (the runtime's run-time shapes); one
+   * that declares the bound gets it padded with -1. */
+  const M2iShape *declared = m2i_ir_node_get_output_shape (ctx->node, 0);
+  if (declared && declared->rank == 2 && declared->dims[0] == M2I_DIM_DYNAMIC)
+    ctx->dynamic_outputs = ctx->n_outputs > 1 ? 0x3 : 0x1;
   return TRUE;
 }
 
@@ -274,9 +282,18 @@ nms_execute (M2iOpContext *ctx, GError **error)
   }
   if (s->sort_desc)
     outq_sort (all, n_all);
+  gint64 rows = s->rows;
+  if (ctx->dynamic_outputs) {
+    M2iShape actual = { 2, { n_all, 3 } };
+    for (gint p = 0; p < 2; p++)
+      if (((ctx->dynamic_outputs >> p) & 1) &&
+          !m2i_op_context_set_output_shape (ctx, p, &actual, error))
+        return FALSE;
+    rows = n_all;
+  }
   M2iTensor *idx = &ctx->outputs[0];
   float *scores = ctx->n_outputs > 1 ? ctx->outputs[1].data : NULL;
-  for (gint64 r = 0; r < s->rows; r++) {
+  for (gint64 r = 0; r < rows; r++) {
     gboolean valid = r < n_all;
     store_index (idx, r * 3, valid ? all[r].batch : -1);
     store_index (idx, r * 3 + 1, valid ? all[r].cls : -1);

@@ -646,9 +646,9 @@ max_infer (M2iOpContext *ctx, GError **error)
 }
 
 const M2iOpKernel ir_kernel_max_pool = {
-  "MaxPool", "opset1 opset8", max_infer, pool_execute, pool_state_free,
+  "MaxPool", "opset1 opset8 opset14", max_infer, pool_execute, pool_state_free,
 };
 
 const M2iOpKernel ir_kernel_avg_pool = {
-  "AvgPool", "opset1", avg_infer, pool_execute, pool_state_free,
+  "AvgPool", "opset1 opset14", avg_infer, pool_execute, pool_state_free,
 };
