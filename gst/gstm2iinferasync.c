@@ -77,11 +77,12 @@ gst_m2i_infer_async_install_properties (GObjectClass *klass, guint first_id)
           "batch-size must agree, else the state change fails saying which differs. Unset: "
           "a model of the element's own", NULL, ready));
   g_object_class_install_property (klass, first_id + PROP_NIREQ,
-      g_param_spec_uint ("nireq", "Inference requests", "Frames in inference at once: above "
-          "1 the streaming thread hands each frame over and returns, and the results are "
-          "attached and the buffers pushed in order from the source pad's task (at least "
-          "batch-size frames are in flight with batching). 1 (with batch-size 1 and "
-          "no-block false): inference in the streaming thread", 1, MAX_NIREQ, 1, ready));
+      g_param_spec_uint ("nireq", "Inference requests", "Frames of this element in inference "
+          "at once: above 1 the streaming thread hands each frame over and returns, and the "
+          "results are attached and the buffers pushed in order from the source pad's task. "
+          "0: batch-size (so that one stream fills its batches). With nireq and batch-size "
+          "1 and no-block false, inference runs in the streaming thread", 0, MAX_NIREQ, 0,
+          ready));
   g_object_class_install_property (klass, first_id + PROP_BATCH_SIZE,
       g_param_spec_uint ("batch-size", "Batch size", "Frames per inference: the model's "
           "input batch, which must be this (a model exported with batch N; a static batch is "
@@ -355,7 +356,7 @@ M2iInferSession *
 gst_m2i_infer_async_new (GstM2iInfer *self, M2iInferModel *model, GError **error)
 {
   GST_OBJECT_LOCK (self);
-  guint nireq = MAX (self->nireq, self->batch_size);
+  guint nireq = self->nireq ? self->nireq : self->batch_size;
   gint64 timeout = self->batch_size > 1 ? (gint64) self->batch_timeout_ms * 1000 : 0;
   gboolean block = !self->no_block;
   GST_OBJECT_UNLOCK (self);

@@ -32,23 +32,31 @@ infer_batch_output (const M2iInferModel *m, gint i, const M2iTensor *full, gint 
     }
     case INFER_OUT_DETECTIONS: {
       /* DetectionOutput's rows [image_id, label, conf, x0, y0, x1, y1] of
-       * every image, up to the first negative image_id: this item's, as
-       * image 0, then the end mark */
-      gint64 n = m2i_shape_numel (&full->shape) / 7, k = 0;
+       * every image, up to the first negative image_id, at most R/batch per
+       * image: this item's, as image 0, then the end mark and zeros, as the
+       * layer writes them (R rows: what decoders made for the model read;
+       * infer_batch_output_done() gives the view a batch of one's shape) */
+      gint64 n = m2i_shape_numel (&full->shape) / 7, per = n / m->batch, k = 0;
       const float *src = full->data;
-      for (gint64 r = 0; r < n && src[r * 7] >= 0.0f; r++) {
+      for (gint64 r = 0; r < n && src[r * 7] >= 0.0f && k < per; r++) {
         if (src[r * 7] != (float) slot)
           continue;
         memcpy (rows + k * 7, src + r * 7, 7 * sizeof (float));
         rows[k * 7] = 0.0f;
         k++;
       }
-      if (k < n) {
-        memset (rows + k * 7, 0, 7 * sizeof (float));
+      memset (rows + k * 7, 0, (gsize) (n - k) * 7 * sizeof (float));
+      if (k < per)
         rows[k * 7] = -1.0f;
-      }
       dst->data = rows;
       break;
     }
   }
+}
+
+void
+infer_batch_output_done (const M2iInferModel *m, gint i, M2iTensor *t)
+{
+  if (m->out_kind[i] == INFER_OUT_DETECTIONS)
+    t->shape.dims[2] /= m->batch;
 }

@@ -129,7 +129,8 @@ infer_model_check_batch (M2iInferModel *m, GError **error)
     const M2iIrIoInfo *io = m2i_ir_model_get_output (m->ir, i);
     const M2iShape *sh = &io->shape;
     if (!strcmp (infer_output_producer_type (m->ir, i), "DetectionOutput") && sh->rank == 4
-        && sh->dims[0] == 1 && sh->dims[1] == 1 && sh->dims[3] == 7 && io->type == M2I_ET_F32)
+        && sh->dims[0] == 1 && sh->dims[1] == 1 && sh->dims[3] == 7 && io->type == M2I_ET_F32
+        && sh->dims[2] % m->batch == 0)
       m->out_kind[i] = INFER_OUT_DETECTIONS;
     else if (sh->rank >= 1 && sh->dims[0] == m->batch)
       m->out_kind[i] = INFER_OUT_SLICE;

@@ -134,9 +134,13 @@ gboolean infer_session_preprocess (M2iInferSession *s, const M2iImage *source,
 gboolean infer_session_decode (M2iInferSession *s, GError **error);
 
 /* The slot's part of output @i of the request into *@dst: a view (whole,
- * slice) or the slot's rows copied into @rows (detections; R x 7 floats). */
+ * slice) or the slot's rows copied into @rows (detections: R rows of 7
+ * floats, what the decoders made for the model read); after decoding,
+ * infer_batch_output_done() makes it the shape of a batch of one (the
+ * first R / batch rows). */
 void infer_batch_output (const M2iInferModel *m, gint i, const M2iTensor *full, gint slot,
     float *rows, M2iTensor *dst);
+void infer_batch_output_done (const M2iInferModel *m, gint i, M2iTensor *t);
 
 /* Slot @slot of input 0 of the request (@t, the whole tensor) as a tensor
  * of one frame. */

@@ -9,13 +9,17 @@
  * the open batch; a full batch (or, for batched models, one whose oldest
  * frame waited its timeout: the gatherer's timer thread) becomes one device
  * job. The job takes a request from the gatherer's pool (made on first
- * need: there are never more than the engines running jobs), binds each
- * frame's session to its slot, pre-processes each frame into its slice,
- * runs the model once, decodes each frame's item, and gives the request
- * back. The job's completion marks its frames done; whichever thread finds
- * the head of a queue's in-flight list done hands frames back from the head
- * while they are done (one deliverer per queue at a time), so each queue
- * sees its frames in order even when batches finish out of order.
+ * need), binds each frame's session to its slot, pre-processes each frame
+ * into its slice, runs the model once and decodes each frame's item. The
+ * job's completion marks its frames done; whichever thread finds the head
+ * of a queue's in-flight list done hands frames back from the head while
+ * they are done (one deliverer per queue at a time), so each queue sees its
+ * frames in order even when batches finish out of order. A frame's outputs
+ * are views of its batch's request, so the batch keeps the request until
+ * its last frame has been handed back; then the request and the batch go
+ * back to the gatherer. Requests are as many as batches between their run
+ * and their last hand-back: the engines' count, a few more when batches
+ * finish out of order.
  *
  * Locks: queue->lock (its frames, lists, flags), gatherer->lock (open
  * batch, free batches and requests); never both at once. Done callbacks
@@ -36,6 +40,7 @@ typedef struct _Batch Batch;
 struct _Frame {
   M2iInferQueue *q;
   Frame *next;                    /* free list or in-flight list */
+  Batch *batch;                   /* the batch it ran in (its outputs are its request's) */
   M2iInferSession *s;
   guint pp_serial;                /* the queue's settings the session has */
   M2iImage source;
@@ -72,6 +77,9 @@ struct _Batch {
   Batch *next;
   gint n;
   gint64 deadline;                /* monotonic us: run by then */
+  M2iIrInferRequest *req;         /* the request it ran on, held until */
+  M2iSplitRunner *runner;
+  gint pending;                   /* frames not yet handed back (gatherer->lock) */
   Frame *frames[];                /* g->batch */
 };
 
@@ -106,12 +114,24 @@ take_request (InferGatherer *g, M2iIrInferRequest **req, M2iSplitRunner **runner
   return n || infer_model_take_request (g->model, req, runner, error);
 }
 
+/* One more frame of @b handed back: the last gives the request and the
+ * batch back to the gatherer. */
 static void
-put_request (InferGatherer *g, M2iIrInferRequest *req, M2iSplitRunner *runner)
+batch_release (Batch *b)
 {
+  InferGatherer *g = b->g;
   g_mutex_lock (&g->lock);
-  g_ptr_array_add (g->free_req, req);
-  g_ptr_array_add (g->free_runner, runner);
+  gboolean last = --b->pending == 0;
+  if (last) {
+    if (b->req || b->runner) {
+      g_ptr_array_add (g->free_req, b->req);
+      g_ptr_array_add (g->free_runner, b->runner);
+    }
+    b->req = NULL;
+    b->runner = NULL;
+    b->next = g->free_batches;
+    g->free_batches = b;
+  }
   g_mutex_unlock (&g->lock);
 }
 
@@ -141,6 +161,10 @@ frame_done (Frame *f)
     q->done (h->s, h->error, h->data, q->user_data);
     g_clear_error (&h->error);
     h->data = NULL;
+    /* before the frame counts as back: a drain may then free the queue,
+     * and with it the model and its gatherer */
+    if (h->batch)
+      batch_release (g_steal_pointer (&h->batch));
     g_mutex_lock (&q->lock);
     h->next = q->free_list;
     q->free_list = h;
@@ -183,6 +207,8 @@ batch_job (gpointer data, GError **error)
     g_error_free (e);
     return TRUE;
   }
+  b->req = req;
+  b->runner = runner;
   gint ready = 0;
   for (gint k = 0; k < b->n; k++) {
     Frame *f = b->frames[k];
@@ -204,24 +230,19 @@ batch_job (gpointer data, GError **error)
       if (!b->frames[k]->error)
         infer_session_decode (b->frames[k]->s, &b->frames[k]->error);
   }
-  put_request (g, req, runner);
   return TRUE;
 }
 
-/* After the job: the batch goes back to the gatherer first (nothing of it
- * is touched later), then its frames are handed back. */
+
+/* After the job: its frames are handed back (the batch stays until the
+ * last of them is). */
 static void
 batch_done (M2iFence *fence, const GError *error, gpointer data)
 {
   Batch *b = data;
-  InferGatherer *g = b->g;
   Frame *frames[INFER_MAX_BATCH];
   gint n = b->n;
   memcpy (frames, b->frames, n * sizeof (Frame *));
-  g_mutex_lock (&g->lock);
-  b->next = g->free_batches;
-  g->free_batches = b;
-  g_mutex_unlock (&g->lock);
   for (gint k = 0; k < n; k++) {
     if (error && !frames[k]->error)
       frames[k]->error = g_error_copy (error);
@@ -232,6 +253,9 @@ batch_done (M2iFence *fence, const GError *error, gpointer data)
 static void
 run_batch (Batch *b)
 {
+  b->pending = b->n;
+  for (gint k = 0; k < b->n; k++)
+    b->frames[k]->batch = b;
   m2i_fence_unref (m2i_device_submit_job (NULL, batch_job, b, batch_done, b));
 }
 
@@ -288,6 +312,8 @@ gather (InferGatherer *g, Frame *f, gint64 timeout_us)
     }
     b->n = 0;
     b->deadline = G_MAXINT64;
+    b->req = NULL;
+    b->runner = NULL;
     g->open = b;
   }
   b->frames[b->n++] = f;

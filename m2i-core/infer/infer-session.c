@@ -244,7 +244,11 @@ decode (M2iInferSession *s, const M2iInferGeometry *geometry, GError **error)
     infer_batch_output (s->model, (gint) i, s->runner ? m2i_split_runner_get_output (s->runner,
             (gint) i) : m2i_ir_infer_request_get_output (s->req, (gint) i), s->slot, s->rows[i],
         &s->outputs[i]);
-  return m2i_decoder_decode (s->decoder, s->outputs, s->n_outputs, geometry, s->result, error);
+  gboolean ok = m2i_decoder_decode (s->decoder, s->outputs, s->n_outputs, geometry, s->result,
+      error);
+  for (guint i = 0; i < s->n_outputs; i++)
+    infer_batch_output_done (s->model, (gint) i, &s->outputs[i]);
+  return ok;
 }
 
 static gboolean

@@ -158,8 +158,8 @@ test_tiny_ssd_write (gint B)
   edge (e, 13, 2, 15, 1);
   edge (e, 14, 0, 15, 2);
   edge (e, 15, 3, 16, 0);
-  g_autofree gchar *xml = g_strdup_printf ("<?xml version=\"1.0\"?>\n<net name=\"tiny-ssd-b%d\" "
-      "version=\"10\">\n  <layers>\n%s  </layers>\n  <edges>\n%s  </edges>\n</net>\n", B, l->str,
+  g_autofree gchar *xml = g_strdup_printf ("<?xml version=\"1.0\"?>\n<net name=\"tiny-ssd\" "
+      "version=\"10\">\n  <layers>\n%s  </layers>\n  <edges>\n%s  </edges>\n</net>\n", l->str,
       e->str);
   g_string_free (l, TRUE);
   g_string_free (e, TRUE);
@@ -167,6 +167,22 @@ test_tiny_ssd_write (gint B)
   gchar *path = test_write_model_files (xml, b);
   g_bytes_unref (b);
   return path;
+}
+
+void
+test_tiny_ssd_frame (TestImage *t, gint w, gint h, guint i)
+{
+  test_image_alloc (t, M2I_FORMAT_SP_NV12_8, w, h);
+  guint8 *y = t->img.data[0], *uv = t->img.data[1];
+  for (gint r = 0; r < h; r++)
+    for (gint c = 0; c < w; c++)
+      y[r * t->img.stride[0] + c] = (guint8) (60 + (r * 5 + c * 3 + i * 17) % 120);
+  for (gint r = 0; r < h / 2; r++)
+    for (gint c = 0; c < w / 2; c++) {
+      gboolean hot = ((c + (gint) i) / 3 + r / 2) % 3 == 0;
+      uv[r * t->img.stride[1] + 2 * c] = hot ? 70 : 170;         /* U: blue */
+      uv[r * t->img.stride[1] + 2 * c + 1] = hot ? 200 : 90;     /* V: red */
+    }
 }
 
 gchar *

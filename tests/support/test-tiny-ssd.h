@@ -9,6 +9,7 @@
 #pragma once
 
 #include <glib.h>
+#include "test-image.h"
 
 G_BEGIN_DECLS
 
@@ -16,6 +17,11 @@ G_BEGIN_DECLS
  * a new temporary folder; returns the .xml path (free with
  * test_remove_model_files()). */
 gchar *test_tiny_ssd_write (gint batch);
+
+/* NV12 frame @i of a sequence for it (@w x @h, even): red and blue stripes
+ * that move from frame to frame, so that it finds a few objects in each,
+ * different ones. */
+void test_tiny_ssd_frame (TestImage *t, gint w, gint h, guint i);
 
 /* Writes @xml (and @bin when non-NULL) as model.xml/model.bin into a new
  * temporary folder; returns the .xml path. */
