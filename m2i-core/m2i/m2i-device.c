@@ -10,6 +10,7 @@
 #include "engine-private.h"
 
 #include <base/m2i-error.h>
+#include <base/base-parallel.h>
 #include <base/m2i-parallel.h>
 #include <stdlib.h>
 #include <string.h>
@@ -371,8 +372,11 @@ execute (M2iFence *f)
 {
   GError *error = NULL;
   if (f->job) {
+    /* a frame of its own: the pool slices it only while cores are free */
+    base_parallel_stream_enter ();
     if (!f->job (f->job_data, &error) && !error)
       error = g_error_new (M2I_ERROR, M2I_ERROR_FAILED, "a device job failed");
+    base_parallel_stream_leave ();
     return error;
   }
   M2iPlan *plan = f->plan;
