@@ -101,8 +101,8 @@ void gst_m2i_infer_report_fused (GstM2iInfer *self, M2iInferSession *session, co
 
 /* ---- asynchronous inference (gstm2iinferasync.c) --------------------------- */
 
-/* Whether the properties ask for it (nireq or batch-size above 1, or
- * no-block); object lock held. */
+/* Whether the properties ask for it (nireq or batch-size above 1,
+ * no-block, or a model-instance-id); object lock held. */
 gboolean gst_m2i_infer_async_wanted (GstM2iInfer *self);
 /* Makes the element's queue on @model; returns the queue's template
  * session (owned by the queue), or NULL with @error. */
@@ -110,8 +110,11 @@ M2iInferSession *gst_m2i_infer_async_new (GstM2iInfer *self, M2iInferModel *mode
     GError **error);
 /* Starts the source pad's task (after READY->PAUSED); FALSE when it cannot. */
 gboolean gst_m2i_infer_async_start (GstM2iInfer *self);
-/* Before PAUSED->READY: cancels frames that have not run, waits for the
- * others, stops the task, drops what was not pushed. */
+/* Before PAUSED->READY (the pads still active): cancels frames that have
+ * not run, wakes a chain function that waits, stops the task. */
+void gst_m2i_infer_async_unblock (GstM2iInfer *self);
+/* After it (no chain function running any more): waits for the frames that
+ * were running, drops what was not pushed. */
 void gst_m2i_infer_async_stop (GstM2iInfer *self);
 /* Frees the queue (unload). */
 void gst_m2i_infer_async_free (GstM2iInfer *self);

@@ -166,9 +166,11 @@ gst_m2i_infer_change_state (GstElement *element, GstStateChange transition)
   if (transition == GST_STATE_CHANGE_READY_TO_PAUSED && !load_model (self))
     return GST_STATE_CHANGE_FAILURE;
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
-    gst_m2i_infer_async_stop (self);
+    gst_m2i_infer_async_unblock (self);
   GstStateChangeReturn ret = GST_ELEMENT_CLASS (gst_m2i_infer_parent_class)->change_state (
       element, transition);
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    gst_m2i_infer_async_stop (self);
   if (transition == GST_STATE_CHANGE_READY_TO_PAUSED && ret != GST_STATE_CHANGE_FAILURE
       && !gst_m2i_infer_async_start (self))
     ret = GST_STATE_CHANGE_FAILURE;

@@ -52,6 +52,7 @@ struct _GstM2iInferAsync {
   GCond cond;                     /* an entry became ready or free, flushing, flow */
   Entry *free_list;
   Entry *head, *tail;             /* to push, in order */
+  gboolean pushing;               /* the task pushes the entry it took */
   gboolean flushing;
   GstFlowReturn flow;             /* the last push's when not OK, or ERROR */
   gint64 infer_us;                /* submit to result, smoothed; 0 before the first */
@@ -73,15 +74,18 @@ gst_m2i_infer_async_install_properties (GObjectClass *klass, guint first_id)
       g_param_spec_string ("model-instance-id", "Model instance id", "Elements of any "
           "pipelines of the process naming the same id share one loaded model (weights, "
           "compiled kernels, split plan) and its requests; each keeps its own frames, "
-          "pre-processing and results. model, device, labels, n-threads, split-dir and "
-          "batch-size must agree, else the state change fails saying which differs. Unset: "
-          "a model of the element's own", NULL, ready));
+          "pre-processing and results; the instance's requests (activations) serve whichever "
+          "element's frame runs, so memory grows with the frames in flight, not with the "
+          "elements (the inference is asynchronous, as with nireq). model, device, labels, "
+          "n-threads, split-dir and batch-size must agree, else the state change fails "
+          "saying which differs. Unset: a model of the element's own", NULL, ready));
   g_object_class_install_property (klass, first_id + PROP_NIREQ,
       g_param_spec_uint ("nireq", "Inference requests", "Frames of this element in inference "
           "at once: above 1 the streaming thread hands each frame over and returns, and the "
           "results are attached and the buffers pushed in order from the source pad's task. "
           "0: batch-size (so that one stream fills its batches). With nireq and batch-size "
-          "1 and no-block false, inference runs in the streaming thread", 0, MAX_NIREQ, 0,
+          "1, no-block false and no model-instance-id, inference runs in the streaming "
+          "thread", 0, MAX_NIREQ, 0,
           ready));
   g_object_class_install_property (klass, first_id + PROP_BATCH_SIZE,
       g_param_spec_uint ("batch-size", "Batch size", "Frames per inference: the model's "
@@ -109,7 +113,10 @@ gst_m2i_infer_async_install_properties (GObjectClass *klass, guint first_id)
 gboolean
 gst_m2i_infer_async_wanted (GstM2iInfer *self)
 {
-  return self->nireq > 1 || self->batch_size > 1 || self->no_block;
+  /* a shared instance's requests are the instance's, taken per frame (a
+   * synchronous session would hold one per element) */
+  return self->nireq > 1 || self->batch_size > 1 || self->no_block
+      || (self->instance_id && *self->instance_id);
 }
 
 /* ---- the output list ---------------------------------------------------------- */
@@ -170,7 +177,8 @@ release (GstM2iInferAsync *a, Entry *e)
   g_mutex_unlock (&a->lock);
 }
 
-/* Drops every entry of the output list (all ready: nothing in flight). */
+/* Drops every entry of the output list (all ready: nothing in flight, the
+ * streaming thread out of the chain function). */
 static void
 clear_output (GstM2iInferAsync *a)
 {
@@ -325,6 +333,7 @@ src_loop (gpointer data)
   a->head = e->next;
   if (!a->head)
     a->tail = NULL;
+  a->pushing = TRUE;
   GstBuffer *out = g_steal_pointer (&e->out);
   M2iImage source = e->source;
   gboolean check_caps = !e->fr.tensors && self->mode == INPUT_DEFERRED;
@@ -337,13 +346,14 @@ src_loop (gpointer data)
     ret = gst_pad_push (self->srcpad, out);
   else
     gst_clear_buffer (&out);
-  if (ret == GST_FLOW_OK)
-    return;
   g_mutex_lock (&a->lock);
-  if (a->flow == GST_FLOW_OK)
+  a->pushing = FALSE;
+  if (ret != GST_FLOW_OK && a->flow == GST_FLOW_OK)
     a->flow = ret;
   g_cond_broadcast (&a->cond);
   g_mutex_unlock (&a->lock);
+  if (ret == GST_FLOW_OK)
+    return;
   GST_DEBUG_OBJECT (self, "pausing the task: %s", gst_flow_get_name (ret));
   if (ret == GST_FLOW_NOT_LINKED || ret < GST_FLOW_EOS)
     GST_ELEMENT_FLOW_ERROR (self, ret);
@@ -420,14 +430,20 @@ flush_stop (GstM2iInferAsync *a)
 }
 
 void
-gst_m2i_infer_async_stop (GstM2iInfer *self)
+gst_m2i_infer_async_unblock (GstM2iInfer *self)
 {
   GstM2iInferAsync *a = self->async;
   if (!a)
     return;
   flush_start (a);
   gst_pad_stop_task (self->srcpad);
-  flush_stop (a);
+}
+
+void
+gst_m2i_infer_async_stop (GstM2iInfer *self)
+{
+  if (self->async)
+    flush_stop (self->async);
 }
 
 void
@@ -454,14 +470,15 @@ gst_m2i_infer_async_set_preprocess (GstM2iInfer *self, const M2iInferPreprocess 
 
 /* ---- events and queries ---------------------------------------------------------------- */
 
-/* Waits until every frame handed over has been pushed (or pushing stopped:
- * flushing, a flow error). */
+/* Waits until every frame handed over has been pushed, the last push
+ * returned included (or pushing stopped: flushing, a flow error), so that
+ * an event pushed next follows them. */
 static void
 wait_pushed (GstM2iInferAsync *a)
 {
   m2i_infer_queue_drain (a->queue);
   g_mutex_lock (&a->lock);
-  while (a->head && !a->flushing && a->flow == GST_FLOW_OK)
+  while ((a->head || a->pushing) && !a->flushing && a->flow == GST_FLOW_OK)
     g_cond_wait (&a->cond, &a->lock);
   g_mutex_unlock (&a->lock);
 }

@@ -319,12 +319,15 @@ gather (InferGatherer *g, Frame *f, gint64 timeout_us)
   b->frames[b->n++] = f;
   if (g->batch > 1)
     b->deadline = MIN (b->deadline, g_get_monotonic_time () + timeout_us);
-  if (b->n == g->batch)
+  /* decided under the lock: once it is released, another submitter or the
+   * timer may take the batch */
+  gboolean full = b->n == g->batch;
+  if (full)
     g->open = NULL;
   else
     g_cond_signal (&g->cond);
   g_mutex_unlock (&g->lock);
-  if (b->n == g->batch)
+  if (full)
     run_batch (b);
 }
 

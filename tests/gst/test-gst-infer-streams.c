@@ -454,9 +454,15 @@ GST_START_TEST (test_state_changes)
     while (g_atomic_int_get (&with[1]) < 4)
       g_usleep (500);
     fail_unless (gst_element_set_state (p, GST_STATE_READY) == GST_STATE_CHANGE_SUCCESS);
+    /* an EOS of the first run (fast enough to end) is not the second's */
+    GstBus *bus = gst_element_get_bus (p);
+    gst_bus_set_flushing (bus, TRUE);
+    gst_bus_set_flushing (bus, FALSE);
+    gst_object_unref (bus);
     with[0] = with[1] = 0;
     gst_element_set_state (p, GST_STATE_PLAYING);
     wait_eos (p);
+    fail_unless_equals_int (g_atomic_int_get (&with[0]), 40);
     fail_unless_equals_int (g_atomic_int_get (&with[1]), 40);
     gst_element_set_state (p, GST_STATE_NULL);
     gst_object_unref (p);
