@@ -56,7 +56,8 @@ bench_on_handoff (GstElement *sink, GstBuffer *buf, GstPad *pad, gpointer data)
 {
   BenchTiming *t = data;
   gint64 now = g_get_monotonic_time ();
-  guint i = t->count++;
+  /* atomic: several sinks may count into one (bench-streams) */
+  guint i = (guint) g_atomic_int_add ((gint *) &t->count, 1);
   if (i == 0) {
     t->first = now;
     t->cpu_first = bench_cpu_us ();

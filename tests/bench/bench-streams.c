@@ -86,30 +86,6 @@ vm_kb (const char *key)
   return v;
 }
 
-typedef struct {
-  guint expected, count;
-  gint64 first, last;
-  double cpu_first, cpu_last;
-  GMutex lock;
-} Timing;
-
-static void
-on_handoff (GstElement *sink, GstBuffer *buf, GstPad *pad, gpointer data)
-{
-  Timing *t = data;
-  gint64 now = g_get_monotonic_time ();
-  g_mutex_lock (&t->lock);
-  guint i = t->count++;
-  if (i == 0) {
-    t->first = now;
-    t->cpu_first = bench_cpu_us ();
-  } else if (i + 1 == t->expected) {
-    t->last = now;
-    t->cpu_last = bench_cpu_us ();
-  }
-  g_mutex_unlock (&t->lock);
-}
-
 static gboolean
 wait_all (GstElement **p, guint n)
 {
@@ -141,8 +117,7 @@ child_run (const char *chain, guint n, guint frames)
   gsize frame_size;
   guint8 *src = bench_nv12_frames (W, H, N_SOURCE_FRAMES, &frame_size);
   GstElement *p[MAX_STREAMS];
-  Timing t = { .expected = n * frames };
-  g_mutex_init (&t.lock);
+  BenchTiming t = { .expected = n * frames };
   M2iDevice *dev = m2i_device_get_default ();
   double rss0 = vm_kb ("VmRSS:");
   guint loads0 = m2i_infer_model_get_n_loaded ();
@@ -157,7 +132,7 @@ child_run (const char *chain, guint n, guint frames)
     }
     g_free (desc);
     GstElement *sink = gst_bin_get_by_name (GST_BIN (p[s]), "sink");
-    g_signal_connect (sink, "handoff", G_CALLBACK (on_handoff), &t);
+    g_signal_connect (sink, "handoff", G_CALLBACK (bench_on_handoff), &t);
     gst_object_unref (sink);
     GstElement *app = gst_bin_get_by_name (GST_BIN (p[s]), "src");
     for (guint i = 0; i < frames; i++) {

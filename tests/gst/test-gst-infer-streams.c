@@ -26,11 +26,16 @@ typedef struct {
   gchar *b1, *b4;                 /* the tiny detector in batch 1 and 4 */
 } Models;
 
+static void reference (const Models *m, gchar **ref);
+
+/* The two models; with @ref, what the synchronous element gives each frame. */
 static void
-models_open (Models *m)
+models_open (Models *m, gchar **ref)
 {
   m->b1 = test_tiny_ssd_write (1);
   m->b4 = test_tiny_ssd_write (4);
+  if (ref)
+    reference (m, ref);
 }
 
 static void
@@ -155,9 +160,8 @@ free_strings (gchar **s, guint n)
 GST_START_TEST (test_nireq_and_batch_identical)
 {
   Models m;
-  models_open (&m);
   gchar *ref[N], *got[N];
-  reference (&m, ref);
+  models_open (&m, ref);
   run (m.b1, "nireq=4", got);
   assert_same (got, ref, "nireq=4");
   free_strings (got, N);
@@ -218,7 +222,7 @@ pipeline (const char *model, const char *extra, guint n, gint with_meta[2])
 GST_START_TEST (test_shared_instance_loaded_once)
 {
   Models m;
-  models_open (&m);
+  models_open (&m, NULL);
   guint loads = m2i_infer_model_get_n_loaded ();
   gint with_a[2] = { 0 }, with_b[2] = { 0 };
   GstElement *a = pipeline (m.b1, "model-instance-id=shared nireq=2", 20, with_a);
@@ -258,9 +262,8 @@ GST_END_TEST;
 GST_START_TEST (test_eos_and_flush_in_flight)
 {
   Models m;
-  models_open (&m);
   gchar *ref[N];
-  reference (&m, ref);
+  models_open (&m, ref);
   gchar *l = launch (m.b4, "batch-size=4 batch-timeout=10000");
   GstHarness *h = harness (l, CAPS);
   gint64 t0 = g_get_monotonic_time ();
@@ -319,7 +322,7 @@ GST_END_TEST;
 GST_START_TEST (test_flushing_seek)
 {
   Models m;
-  models_open (&m);
+  models_open (&m, NULL);
   gint with[2] = { 0 };
   GstElement *p = pipeline (m.b1, "nireq=4", 200, with);
   fail_unless (gst_element_set_state (p, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE);
@@ -346,9 +349,8 @@ GST_END_TEST;
 GST_START_TEST (test_no_block)
 {
   Models m;
-  models_open (&m);
   gchar *ref[N];
-  reference (&m, ref);
+  models_open (&m, ref);
   gchar *l = launch (m.b4, "batch-size=4 nireq=2 batch-timeout=10000 no-block=true");
   GstHarness *h = harness (l, CAPS);
   for (guint i = 0; i < 6; i++)
@@ -385,9 +387,8 @@ GST_END_TEST;
 GST_START_TEST (test_error_in_one_stream)
 {
   Models m;
-  models_open (&m);
   gchar *ref[N];
-  reference (&m, ref);
+  models_open (&m, ref);
   gchar *l = launch (m.b4, "model-instance-id=err batch-size=4 batch-timeout=5");
   GstHarness *good = harness (l, CAPS), *bad = harness (l, CAPS);
   GstBus *bus = test_harness_bus (bad);
@@ -423,7 +424,7 @@ GST_END_TEST;
 GST_START_TEST (test_latency)
 {
   Models m;
-  models_open (&m);
+  models_open (&m, NULL);
   gchar *l = launch (m.b4, "batch-size=4 batch-timeout=50");
   GstHarness *h = harness (l, CAPS);
   gst_harness_set_upstream_latency (h, 10 * GST_MSECOND);
@@ -446,7 +447,7 @@ GST_END_TEST;
 GST_START_TEST (test_state_changes)
 {
   Models m;
-  models_open (&m);
+  models_open (&m, NULL);
   for (gint k = 0; k < 3; k++) {
     gint with[2] = { 0 };
     GstElement *p = pipeline (m.b4, "batch-size=4 nireq=8 batch-timeout=2", 40, with);

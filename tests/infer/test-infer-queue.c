@@ -69,6 +69,7 @@ reference (Got *ref)
 {
   gchar *xml = test_tiny_ssd_write (1);
   M2iInferSession *s = open_session (xml, "CPU", NULL, NULL);
+  memset (ref, 0, N_FRAMES * sizeof *ref);
   M2iInferPreprocess pp;
   bgr_preprocess (&pp);
   GError *err = NULL;
@@ -179,7 +180,6 @@ static void
 test_queue_equals_session (void)
 {
   Got ref[N_FRAMES];
-  memset (ref, 0, sizeof ref);
   reference (ref);
   const guint batches[] = { 1, 4 }, nireqs[] = { 1, 4, 8 };
   for (guint bi = 0; bi < G_N_ELEMENTS (batches); bi++) {
@@ -211,7 +211,6 @@ static void
 test_two_streams_one_batch (void)
 {
   Got ref[N_FRAMES];
-  memset (ref, 0, sizeof ref);
   reference (ref);
   gchar *xml = test_tiny_ssd_write (4);
   M2iInferModel *m1 = load ("tiny-b4", xml, 4), *m2 = load ("tiny-b4", xml, 4);
@@ -298,7 +297,6 @@ static void
 test_busy_flush_error (void)
 {
   Got ref[N_FRAMES];
-  memset (ref, 0, sizeof ref);
   reference (ref);
   gchar *xml = test_tiny_ssd_write (4);
   M2iInferModel *m = load (NULL, xml, 4);
