@@ -240,17 +240,17 @@ frame_done (M2iInferSession *s, const GError *error, gpointer frame_data, gpoint
   set_ready (a, e, out, flow);
 }
 
-/* @e's frame leaves without inference: its output buffer now. */
-static GstFlowReturn
-pass_on (GstM2iInfer *self, Entry *e, GstBuffer *inbuf, GError **error)
+/* @e's frame leaves without inference: its output buffer now (the
+ * frame's source, or @inbuf; nothing for output=tensors), which cannot
+ * fail. */
+static void
+pass_on (GstM2iInfer *self, Entry *e, GstBuffer *inbuf)
 {
   GstBuffer *out = NULL;
   GstM2iInferFrame fr = e->fr;
   fr.infer = FALSE;
-  GstFlowReturn ret = gst_m2i_infer_output_buffer (self, NULL, &e->work, inbuf, &fr, &out,
-      error);
+  gst_m2i_infer_output_buffer (self, NULL, &e->work, inbuf, &fr, &out, NULL);
   set_ready (self->async, e, out, GST_FLOW_OK);
-  return ret;
 }
 
 GstFlowReturn
@@ -271,8 +271,10 @@ gst_m2i_infer_async_chain (GstM2iInfer *self, GstBuffer *inbuf)
   }
   e->source = e->work.source_image;
   append (a, e);
-  if (!e->fr.infer)
-    return pass_on (self, e, inbuf, &err) == GST_FLOW_OK ? GST_FLOW_OK : GST_FLOW_ERROR;
+  if (!e->fr.infer) {
+    pass_on (self, e, inbuf);
+    return GST_FLOW_OK;
+  }
   M2iImage src;
   if (!gst_m2i_infer_update_preprocess (self, &err)
       || !gst_m2i_deferred_frame_map_source (&e->work, &e->map, &src, &err)) {
@@ -293,7 +295,8 @@ gst_m2i_infer_async_chain (GstM2iInfer *self, GstBuffer *inbuf)
       GST_OBJECT_UNLOCK (self);
       GST_DEBUG_OBJECT (self, "all %u requests busy: frame %" G_GUINT64_FORMAT " passes "
           "without inference (%" G_GUINT64_FORMAT " so far)", a->n_requests, e->fr.index, n);
-      return pass_on (self, e, inbuf, &err);
+      pass_on (self, e, inbuf);
+      return GST_FLOW_OK;
     case M2I_INFER_FLUSHING:
       gst_buffer_unmap (e->work.source, &e->map);
       e->inbuf = NULL;

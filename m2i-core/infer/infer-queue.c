@@ -233,7 +233,6 @@ batch_job (gpointer data, GError **error)
   return TRUE;
 }
 
-
 /* After the job: its frames are handed back (the batch stays until the
  * last of them is). */
 static void
