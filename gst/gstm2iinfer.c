@@ -222,7 +222,8 @@ infer (GstM2iInfer *self, GstBuffer *inbuf, const M2iDecoderOptions *dopts, GErr
     if ((self->mode != INPUT_PLANES && !gst_m2i_infer_update_preprocess (self, error))
         || !gst_m2i_deferred_frame_map_source (f, &map, &src, error))
       return FALSE;
-    ok = m2i_infer_session_run (self->session, &src, &f->ops, &f->letterbox, error);
+    /* through the process-wide device queue, as every pipeline's inference */
+    ok = m2i_infer_session_run_queued (self->session, &src, &f->ops, &f->letterbox, error);
     gst_buffer_unmap (f->source, &map);
   }
   if (ok)

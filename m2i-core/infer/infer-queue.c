@@ -598,3 +598,30 @@ m2i_infer_queue_get_n_in_flight (M2iInferQueue *q)
   g_mutex_unlock (&q->lock);
   return n;
 }
+
+/* ---- one frame through the device queue ------------------------------------------ */
+
+typedef struct {
+  M2iInferSession *s;
+  const M2iImage *source;
+  const M2iOpList *queued;
+  const M2iLetterbox *letterbox;
+} RunOne;
+
+static gboolean
+run_one (gpointer data, GError **error)
+{
+  RunOne *r = data;
+  return m2i_infer_session_run (r->s, r->source, r->queued, r->letterbox, error);
+}
+
+gboolean
+m2i_infer_session_run_queued (M2iInferSession *s, const M2iImage *source,
+    const M2iOpList *queued, const M2iLetterbox *letterbox, GError **error)
+{
+  RunOne r = { s, source, queued, letterbox };
+  M2iFence *f = m2i_device_submit_job (NULL, run_one, &r, NULL, NULL);
+  gboolean ok = m2i_fence_wait (f, -1, error);
+  m2i_fence_unref (f);
+  return ok;
+}

@@ -66,6 +66,19 @@ M2I_API const char *m2i_infer_model_get_instance_id (const M2iInferModel *model)
  * statistics. */
 M2I_API guint m2i_infer_model_get_n_loaded (void);
 
+/* ---- one frame through the device queue ------------------------------------ */
+
+/*
+ * m2i_infer_session_run() as a job of the process-wide device queue
+ * (m2i-device.h): queued behind the other pipelines' work, run on an engine
+ * thread, waited for; the same results and errors. What m2iinfer does for
+ * each frame when it runs synchronously, so that every pipeline's
+ * inference goes through one queue. Must not be called from an engine
+ * thread (a device job or fence callback): it would wait for itself.
+ */
+M2I_API gboolean m2i_infer_session_run_queued (M2iInferSession *s, const M2iImage *source,
+    const M2iOpList *queued, const M2iLetterbox *letterbox, GError **error);
+
 /* ---- asynchronous queues -------------------------------------------------- */
 
 typedef struct _M2iInferQueue M2iInferQueue;

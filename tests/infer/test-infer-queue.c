@@ -3,7 +3,8 @@
  * (results equal to the synchronous session's, in submission order, a
  * non-blocking submit that reports busy), batches (a model of batch 4 gives
  * each frame the detections the batch-1 model gives it, frames of two
- * queues gathered into one inference), flushing and an error in one frame.
+ * queues gathered into one inference), a synchronous run through the device
+ * queue, flushing and an error in one frame.
  *
  * The reference for every frame is the synchronous session
  * (m2i_infer_session_run) on the same model with batch 1, itself tested
@@ -204,6 +205,46 @@ test_queue_equals_session (void)
   }
 }
 
+/* m2i_infer_session_run_queued: the session's results, each frame a job
+ * of the device queue. */
+static void
+test_run_queued (void)
+{
+  Got ref[N_FRAMES], got;
+  reference (ref);
+  gchar *xml = test_tiny_ssd_write (1);
+  M2iInferSession *s = open_session (xml, "CPU", NULL, NULL);
+  M2iInferPreprocess pp;
+  bgr_preprocess (&pp);
+  GError *err = NULL;
+  g_assert_true (m2i_infer_session_set_preprocess (s, &pp, &err));
+  M2iDevice *dev = m2i_device_get_default ();
+  M2iDeviceCounters before, after;
+  m2i_device_get_counters (dev, &before);
+  for (guint i = 0; i < N_FRAMES; i++) {
+    TestImage t;
+    make_frame (&t, i);
+    g_assert_true (m2i_infer_session_run_queued (s, &t.img, NULL, NULL, &err));
+    g_assert_no_error (err);
+    memset (&got, 0, sizeof got);
+    got_copy (&got, m2i_infer_session_get_result (s));
+    assert_same (&got, &ref[i], i);
+    test_image_free (&t);
+  }
+  m2i_device_get_counters (dev, &after);
+  g_assert_cmpuint (after.jobs - before.jobs, ==, N_FRAMES);
+  /* a frame the model cannot take: the session's error, through the fence */
+  TestImage t;
+  make_frame (&t, 0);
+  t.img.data[1] = NULL;
+  g_assert_false (m2i_infer_session_run_queued (s, &t.img, NULL, NULL, &err));
+  g_assert_error (err, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&err);
+  test_image_free (&t);
+  m2i_infer_session_free (s);
+  test_remove_model_files (xml);
+}
+
 /* Two queues on one shared instance of batch 4 (a long timeout, so only
  * full batches run until the drain): 24 frames in 6 device jobs, each
  * stream's frames in order and right. */
@@ -351,6 +392,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/infer/queue/equals-session", test_queue_equals_session);
+  g_test_add_func ("/infer/queue/run-queued", test_run_queued);
   g_test_add_func ("/infer/queue/two-streams-one-batch", test_two_streams_one_batch);
   g_test_add_func ("/infer/queue/registry", test_registry);
   g_test_add_func ("/infer/queue/busy-flush-error", test_busy_flush_error);
