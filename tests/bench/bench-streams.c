@@ -64,6 +64,7 @@ static const Config configs[] = {
 
 typedef struct {
   double fps, cpu_ms, rss_mb, peak_mb, busy_ms;
+  double tasks, sim_ms;          /* device tasks and simulated device ms per frame */
   guint64 jobs, max_depth;
   guint loads;
   gdouble csw;                   /* context switches per frame */
@@ -172,11 +173,12 @@ child_run (const char *chain, guint n, guint frames)
     printf ("FAILED (%u of %u buffers)\n", t.count, t.expected);
     return 1;
   }
-  printf ("%.3f %.4f %.1f %.1f %" G_GUINT64_FORMAT " %.1f %u %u %.2f\n",
+  printf ("%.3f %.4f %.1f %.1f %" G_GUINT64_FORMAT " %.1f %u %u %.2f %.1f %.3f\n",
       (t.count - 1) * 1e6 / (double) (t.last - t.first),
       (t.cpu_last - t.cpu_first) * 1e-3 / (t.count - 1), (rss - rss0) / 1024, (hwm - rss0) / 1024,
       c1.jobs - c0.jobs, (c1.busy_ns - c0.busy_ns) / 1e6, c1.max_queue_depth, loads,
-      csw / t.count);
+      csw / t.count, (double) (c1.tasks_total - c0.tasks_total) / t.count,
+      (double) (c1.cycles - c0.cycles) * 1e3 / M2I_DEVICE_CLOCK_HZ / t.count);
   g_free (src);
   return 0;
 }
@@ -212,7 +214,7 @@ child_preprocess (const char *n_threads, guint frames)
   if (!ok)
     return 1;
   double csw = (double) (ru1.ru_nvcsw + ru1.ru_nivcsw - ru0.ru_nvcsw - ru0.ru_nivcsw);
-  printf ("%.3f %.4f 0 0 0 0 0 0 %.2f\n", frames * 1e6 / (double) (t1 - t0),
+  printf ("%.3f %.4f 0 0 0 0 0 0 %.2f 0 0\n", frames * 1e6 / (double) (t1 - t0),
       (cpu1 - cpu0) * 1e-3 / frames, csw / frames);
   return 0;
 }
@@ -247,9 +249,9 @@ spawn_once (const char *self, const char *mode, const char *arg, guint n, guint 
     fprintf (stderr, "%s\n", err->message);
     g_clear_error (&err);
   } else if (g_spawn_check_wait_status (status, NULL)) {
-    r.ok = sscanf (out, "%lf %lf %lf %lf %" G_GUINT64_FORMAT " %lf %" G_GUINT64_FORMAT " %u %lf",
-        &r.fps, &r.cpu_ms, &r.rss_mb, &r.peak_mb, &r.jobs, &r.busy_ms, &r.max_depth, &r.loads,
-        &r.csw) == 9;
+    r.ok = sscanf (out, "%lf %lf %lf %lf %" G_GUINT64_FORMAT " %lf %" G_GUINT64_FORMAT
+        " %u %lf %lf %lf", &r.fps, &r.cpu_ms, &r.rss_mb, &r.peak_mb, &r.jobs, &r.busy_ms,
+        &r.max_depth, &r.loads, &r.csw, &r.tasks, &r.sim_ms) == 11;
   }
   g_free (out);
   g_free (sn);
@@ -285,8 +287,8 @@ print_row (guint n, const char *name, const Result *r)
     return;
   }
   printf ("  %u  %-28s %8.2f %8.2f %8.1f %8.1f %6u %6" G_GUINT64_FORMAT " %9.0f %5" G_GUINT64_FORMAT
-      "\n", n, name, r->fps, r->cpu_ms, r->rss_mb, r->peak_mb, r->loads, r->jobs, r->busy_ms,
-      r->max_depth);
+      " %7.0f %7.2f\n", n, name, r->fps, r->cpu_ms, r->rss_mb, r->peak_mb, r->loads, r->jobs,
+      r->busy_ms, r->max_depth, r->tasks, r->sim_ms);
 }
 
 /* "appsrc ! chain ! m2iinfer model=... properties" for configuration @c. */
@@ -331,8 +333,11 @@ main (int argc, char **argv)
   printf ("1080p NV12 -> person-detection-retail-0013 (544x320, device AUTO: split between the "
       "M2I device and the CPU), %u frames per stream, %u cores; a process per run, best of %u "
       "runs; load average %.2f\n", frames, g_get_num_processors (), rounds, load_average ());
-  printf ("  n  %-28s %8s %8s %8s %8s %6s %6s %9s %5s\n", "streams/pre-processing", "frames/s",
-      "CPU ms", "RSS MB", "peak MB", "loads", "jobs", "busy ms", "depth");
+  printf ("  n  %-28s %8s %8s %8s %8s %6s %6s %9s %5s %7s %7s\n", "streams/pre-processing",
+      "frames/s", "CPU ms", "RSS MB", "peak MB", "loads", "jobs", "busy ms", "depth", "tasks",
+      "sim ms");
+  printf ("     (CPU ms, tasks and sim ms per frame; jobs, busy ms (engine threads) and the queue's "
+      "deepest over the run)\n");
   const guint counts[] = { 1, 2, 4, 8 };
   Result res[G_N_ELEMENTS (counts)][G_N_ELEMENTS (configs)];
   for (guint ci = 0; ci < G_N_ELEMENTS (counts); ci++)
