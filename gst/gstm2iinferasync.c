@@ -116,7 +116,8 @@ gst_m2i_infer_async_wanted (GstM2iInfer *self)
   /* a shared instance's requests are the instance's, taken per frame (a
    * synchronous session would hold one per element) */
   return self->nireq > 1 || self->batch_size > 1 || self->no_block
-      || (self->instance_id && *self->instance_id);
+      || (self->instance_id && *self->instance_id
+          && self->roi_props.region != GST_M2I_INFER_REGION_ROI_LIST);
 }
 
 /* ---- the output list ---------------------------------------------------------- */
@@ -276,8 +277,7 @@ gst_m2i_infer_async_chain (GstM2iInfer *self, GstBuffer *inbuf)
     return GST_FLOW_OK;
   }
   M2iImage src;
-  if (!gst_m2i_infer_update_preprocess (self, &err)
-      || !gst_m2i_deferred_frame_map_source (&e->work, &e->map, &src, &err)) {
+  if (!gst_m2i_deferred_frame_map_source (&e->work, &e->map, &src, &err)) {
     set_ready (a, e, NULL, GST_FLOW_ERROR);
     goto failed;
   }

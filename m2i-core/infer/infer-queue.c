@@ -403,11 +403,23 @@ m2i_infer_queue_new (M2iInferModel *model, const M2iInferQueueOptions *opts,
     m2i_infer_queue_options_init (&defaults);
     opts = &defaults;
   }
+  gint n_inputs = m2i_ir_model_get_n_inputs (model->ir);
   if (model->input_kind == M2I_INFER_INPUT_TENSORS) {
     g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "the model takes no image "
-        "(%d inputs, not one [N,3,H,W] float input or an NV12/I420 head): asynchronous "
-        "inference takes frames; run tensors with m2i_infer_session_run_inputs()",
-        m2i_ir_model_get_n_inputs (model->ir));
+        "(%d inputs, none an image input [N,C,H,W] or [N,H,W,C], no NV12/I420 head)%s%s: "
+        "asynchronous inference takes frames; run tensors with "
+        "m2i_infer_session_run_inputs()", n_inputs, model->input_note ? ": " : "",
+        model->input_note ? model->input_note : "");
+    return NULL;
+  }
+  if (model->input_kind == M2I_INFER_INPUT_IMAGE && n_inputs > 1 && !model->has_head) {
+    /* the requests are the instance's, taken per frame: nothing would keep
+     * the values of the other inputs */
+    g_autofree gchar *inputs = m2i_infer_model_describe_inputs (model);
+    g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED, "the model has inputs other than "
+        "the image (%s): asynchronous, batched and shared inference fill only the image "
+        "input; run it with a session of its own (m2iinfer: unset nireq, batch-size, "
+        "no-block and model-instance-id, and give the others with extra-inputs)", inputs);
     return NULL;
   }
   if (opts->n_requests < 1 || opts->n_requests > 1024 || opts->batch_timeout_us < 0) {

@@ -47,8 +47,9 @@ static gchar *
 model_key (const char *xml_path, const M2iInferModelOptions *o)
 {
   g_autofree gchar *xml = xml_path ? g_canonicalize_filename (xml_path, NULL) : NULL;
+  g_autofree gchar *text = o->labels_text ? g_strescape (o->labels_text, NULL) : NULL;
   g_autofree gchar *labels = o->labels_path ? g_canonicalize_filename (o->labels_path, NULL)
-      : NULL;
+      : text ? g_strdup_printf ("\"%s\"", text) : NULL;
   g_autofree gchar *dev = g_ascii_strup (o->device && *o->device ? o->device : "AUTO", -1);
   return g_strdup_printf ("model=%s\ndevice=%s\nlabels=%s\nn-threads=%u\nsplit-dir=%s\n"
       "batch-size=%u\ndecoder=%s\nmax-detections=%u\n", xml ? xml : "(none)", dev,

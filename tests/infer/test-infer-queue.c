@@ -322,7 +322,7 @@ test_registry (void)
   mo.batch = 4;
   g_assert_null (m2i_infer_model_acquire (NULL, xml, &mo, &err));
   g_assert_error (err, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
-  g_assert_nonnull (strstr (err->message, "batch-size=4: the model's input"));
+  g_assert_nonnull (strstr (err->message, "batch-size=4: model input"));
   g_assert_nonnull (strstr (err->message, "set batch-size=1"));
   g_clear_error (&err);
   test_remove_model_files (xml);
