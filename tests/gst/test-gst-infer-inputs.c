@@ -177,15 +177,21 @@ expected_input (const Case *c, const TestImage *frame)
   return v;
 }
 
+/* The shape of @c's model input with @batch frames. */
+static void
+case_dims (const Case *c, gint batch, gint d[4])
+{
+  d[0] = batch;
+  d[1] = c->layout == L_NHWC ? MH : c->channels;
+  d[2] = c->layout == L_NHWC ? MW : MH;
+  d[3] = c->layout == L_NHWC ? c->channels : MW;
+}
+
 static void
 run_case (const char *dir, const Case *c, guint idx)
 {
-  gint d[4] = { 1, c->channels, MH, MW };
-  if (c->layout == L_NHWC) {
-    d[1] = MH;
-    d[2] = MW;
-    d[3] = c->channels;
-  }
+  gint d[4];
+  case_dims (c, 1, d);
   gchar *name = g_strdup_printf ("copy%u", idx);
   gchar *model = write_copy_model (dir, name, d, c->type, FALSE);
   gchar *launch = g_strdup_printf ("m2iinfer name=inf model=%s device=CPU profile=%s%s", model,
@@ -269,12 +275,8 @@ GST_START_TEST (test_batched_inputs_equal_reference)
   gchar *dir = g_dir_make_tmp ("m2i-inputs-XXXXXX", NULL);
   for (guint k = 0; k < G_N_ELEMENTS (cases); k++) {
     const Case *c = &cases[k];
-    gint d[4] = { 2, c->channels, MH, MW };
-    if (c->layout == L_NHWC) {
-      d[1] = MH;
-      d[2] = MW;
-      d[3] = c->channels;
-    }
+    gint d[4];
+    case_dims (c, 2, d);
     gchar *name = g_strdup_printf ("batch%u", k);
     gchar *model = write_copy_model (dir, name, d, c->type, FALSE);
     gchar *launch = g_strdup_printf ("m2iinfer name=inf model=%s device=CPU profile=%s "
