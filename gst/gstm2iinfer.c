@@ -208,6 +208,12 @@ load_model (GstM2iInfer *self)
     ok = (self->output_tensor_caps = gst_m2i_infer_output_caps (m, &err)) != NULL;
   /* the model's other inputs: given now, all of them for an image model
    * (an asynchronous queue takes models whose only input is the image) */
+  if (ok && async && extra && *extra) {
+    g_set_error (&err, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "extra-inputs: the model's only "
+        "input is the image, and asynchronous inference (nireq, batch-size, no-block, "
+        "model-instance-id) fills only that one: unset extra-inputs");
+    ok = FALSE;
+  }
   if (ok && !async)
     ok = m2i_infer_session_set_extra_inputs (s, extra, &err)
         && (m2i_infer_model_get_input_kind (m, NULL, NULL) != M2I_INFER_INPUT_IMAGE

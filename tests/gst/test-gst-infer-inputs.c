@@ -411,6 +411,16 @@ GST_START_TEST (test_extra_inputs)
     g_free (e);
     g_free (launch);
   }
+  /* a model whose only input is the image: extra-inputs has nowhere to go
+   * asynchronously */
+  gchar *one = write_copy_model (dir, "one", d, M2I_ET_F32, FALSE);
+  gchar *launch = g_strdup_printf ("fakesrc ! m2iinfer model=%s extra-inputs=\"k=1\" nireq=2 "
+      "! fakesink", one);
+  gchar *e = paused_error (launch);
+  assert_contains (e, "extra-inputs: the model's only input is the image");
+  g_free (e);
+  g_free (launch);
+  g_free (one);
   g_free (file);
   g_free (model);
   remove_dir (dir);
