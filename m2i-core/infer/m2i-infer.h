@@ -60,10 +60,13 @@ typedef struct {
   M2iDecoderOptions decoder;
   /* Frames per inference: 0 takes the model's input batch as it is (the
    * sessions of m2i_infer_session_new() fill item 0 of a batched input);
-   * N requires the model's batch to be N: an image model whose input is
-   * [N,3,H,W] (a static batch is not reshaped), for N > 1 with outputs that
-   * have a per-frame part (dims[0] = N, or DetectionOutput's rows by
-   * image_id). See m2i-infer-queue.h. */
+   * N requires the model's batch to be N: an image model whose image input
+   * is [N,C,H,W] or [N,H,W,C] (a static batch is not reshaped), for N > 1
+   * with outputs that have a per-frame part (dims[0] = N, or
+   * DetectionOutput's rows by image_id); an image input of another batch
+   * makes the model a TENSORS one (m2i_infer_model_get_input_note() says
+   * which batch to ask), and N > 1 then fails to load. See
+   * m2i-infer-queue.h. */
   guint batch;
 } M2iInferModelOptions;
 
