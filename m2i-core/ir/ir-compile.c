@@ -429,59 +429,13 @@ bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
 
 /* ---- memory planning ---------------------------------------------------- */
 
-static gint
-cmp_group_size (gconstpointer a, gconstpointer b, gpointer user_data)
-{
-  const CmGroup *g = user_data;
-  const CmGroup *x = &g[*(const gint *) a], *y = &g[*(const gint *) b];
-  if (x->size != y->size)
-    return x->size > y->size ? -1 : 1;
-  return x->first - y->first;
-}
-
-typedef struct {
-  gsize offset, end;
-} Span;
-
-static gint
-cmp_span (gconstpointer a, gconstpointer b)
-{
-  const Span *x = a, *y = b;
-  return x->offset < y->offset ? -1 : x->offset > y->offset;
-}
-
-/* Greedy by size: each buffer, biggest first, goes to the lowest offset not
- * used by an already placed buffer whose lifetime overlaps its own. */
+/* Greedy by size (base-arena.h): each buffer, biggest first, goes to the
+ * lowest offset not used by an already placed buffer whose lifetime
+ * overlaps its own. */
 static void
 place_groups (M2iIrCompiledModel *cm)
 {
-  gint n = cm->n_groups;
-  g_autofree gint *order = g_new (gint, MAX (n, 1));
-  for (gint i = 0; i < n; i++)
-    order[i] = i;
-  g_qsort_with_data (order, n, sizeof (gint), cmp_group_size, cm->groups);
-  g_autofree Span *busy = g_new (Span, MAX (n, 1));
-  g_autofree gboolean *placed = g_new0 (gboolean, MAX (n, 1));
-  cm->arena_bytes = 0;
-  for (gint oi = 0; oi < n; oi++) {
-    CmGroup *g = &cm->groups[order[oi]];
-    gint nb = 0;
-    for (gint j = 0; j < n; j++) {
-      const CmGroup *h = &cm->groups[j];
-      if (placed[j] && h->first <= g->last && g->first <= h->last)
-        busy[nb++] = (Span) { h->offset, h->offset + h->size };
-    }
-    qsort (busy, nb, sizeof (Span), cmp_span);
-    gsize offset = 0;
-    for (gint j = 0; j < nb; j++) {
-      if (busy[j].offset >= offset + g->size)
-        break;
-      offset = MAX (offset, m2i_align_up (busy[j].end, ALIGN));
-    }
-    g->offset = offset;
-    placed[order[oi]] = TRUE;
-    cm->arena_bytes = MAX (cm->arena_bytes, m2i_align_up (offset + g->size, ALIGN));
-  }
+  cm->arena_bytes = base_arena_place (cm->groups, cm->n_groups, ALIGN);
 }
 
 /* Element-wise kernels: output element i depends on input element i only

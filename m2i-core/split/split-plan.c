@@ -165,6 +165,9 @@ piece_free (gpointer data)
 {
   SplitPiece *p = data;
   g_free (p->op_summary);
+  if (p->cm)
+    m2i_ir_compiled_model_unref (p->cm);
+  split_npu_program_free (p->prog);
   if (p->model)
     m2i_ir_model_unref (p->model);
   g_array_free (p->inputs, TRUE);
@@ -192,6 +195,7 @@ split_plan_alloc (void)
   plan->tensor_index = g_hash_table_new (g_str_hash, g_str_equal);
   plan->inputs = g_array_new (FALSE, FALSE, sizeof (gint));
   plan->outputs = g_array_new (FALSE, FALSE, sizeof (gint));
+  g_mutex_init (&plan->lock);
   return plan;
 }
 
@@ -256,6 +260,7 @@ m2i_split_plan_unref (M2iSplitPlan *plan)
   g_free (plan->decisions);
   if (plan->model)
     m2i_ir_model_unref (plan->model);
+  g_mutex_clear (&plan->lock);
   g_free (plan);
 }
 

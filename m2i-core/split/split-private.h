@@ -220,6 +220,12 @@ typedef struct {
   guint64 cost_ns;
   GArray *nodes;               /* gint original node indices of its ops (plans from a model) */
   gchar *op_summary;           /* "Convolution 26, MaxPool 3, ..." */
+  /* What the plan's runners share, made by the first runner (plan->lock):
+   * a CPU piece's compiled model (for cm_threads threads), an NPU piece's
+   * program (packed weights, arena layout). */
+  M2iIrCompiledModel *cm;
+  gint cm_threads;
+  struct _SplitNpuProgram *prog;
 } SplitPiece;
 
 typedef struct {
@@ -246,6 +252,7 @@ struct _M2iSplitPlan {
   guint64 cpu_only_ns, split_ns;
   M2iProfile m2i_profile;
   gchar *decisions;            /* the cost rule's verdicts, a line each (plans from a model) */
+  GMutex lock;                 /* the pieces' shared cm / prog */
 };
 
 /* An empty plan (for the builder and the loader). */
@@ -286,24 +293,38 @@ typedef struct {
 /*
  * Builds the program of an NPU piece from its sub-model: every layer mapped
  * to an engine call (weights packed, quantized for int8 from the
- * FakeQuantize ranges), every value a blocked tensor in one arena. @seeds
- * gives the grids of the inputs (int8). NULL with @error naming the layer
- * the engine cannot run.
+ * FakeQuantize ranges), every value a blocked tensor at an offset of one
+ * arena laid out by lifetime. @seeds gives the grids of the inputs (int8).
+ * NULL with @error naming the layer the engine cannot run. The program is
+ * immutable: any number of states (runners) run it at once.
  */
 SplitNpuProgram *split_npu_program_new (M2iIrModel *sub, M2iSplitEngine engine,
-    SplitGridSeeds *seeds, gint n_threads, GError **error);
+    SplitGridSeeds *seeds, GError **error);
 void split_npu_program_free (SplitNpuProgram *prog);
 /* Input @i / output @i of the sub-model: its host type (what the program
  * reads or writes: f32 or f16; outputs f32) and shape. */
 gint split_npu_program_n_inputs (const SplitNpuProgram *prog);
 gint split_npu_program_n_outputs (const SplitNpuProgram *prog);
-/* Runs: reads each input from @in[i] (f32 or f16, shape of input i),
- * writes f32 outputs to @out[i]. Adds the simulated cost to @stats. */
-gboolean split_npu_program_run (SplitNpuProgram *prog, const M2iTensor *const *in,
-    M2iTensor *const *out, M2iSplitPieceStats *stats, GError **error);
-/* Whether output @j is converted back to the host at each run (TRUE by
- * default; FALSE when no piece reads its data). */
-void split_npu_program_set_output_needed (SplitNpuProgram *prog, gint j, gboolean needed);
+/* Bytes of a state's arena (values alive at once and scratch). */
+gsize split_npu_program_arena_bytes (const SplitNpuProgram *prog);
+
+/* What one run of a program writes: its arena, @n_threads slices per layer.
+ * NULL with @error when the arena cannot be allocated. The program must
+ * outlive it. */
+typedef struct _SplitNpuState SplitNpuState;
+SplitNpuState *split_npu_state_new (const SplitNpuProgram *prog, gint n_threads,
+    GError **error);
+void split_npu_state_free (SplitNpuState *st);
+/* Whether output @j is converted back to the host at each run of @st (TRUE
+ * by default; FALSE when no piece reads its data). */
+void split_npu_state_set_output_needed (SplitNpuState *st, gint j, gboolean needed);
+
+/* Runs @prog in @st: reads each input from @in[i] (f32 or f16, shape of
+ * input i), writes f32 outputs to @out[i]. Adds the simulated cost to
+ * @stats. */
+gboolean split_npu_program_run (const SplitNpuProgram *prog, SplitNpuState *st,
+    const M2iTensor *const *in, M2iTensor *const *out, M2iSplitPieceStats *stats,
+    GError **error);
 /* Layers and simulated cycles of one run. */
 void split_npu_program_cost (const SplitNpuProgram *prog, guint64 *layers,
     guint64 *cycles, guint64 *bytes_read, guint64 *bytes_written);

@@ -9,6 +9,12 @@
  * a compute-engine piece converts its inputs into its blocked layout
  * itself. Everything is allocated when the runner is made.
  *
+ * What does not change between runs is the plan's, shared by all its
+ * runners (several sessions on one model): the CPU pieces' compiled models
+ * and the compute-engine pieces' programs (packed weights) are made by the
+ * first runner and referenced by the others; a runner owns only what a run
+ * writes (infer requests, engine arenas, host tensors).
+ *
  * Fewer copies at the boundaries: a tensor whose data only one CPU piece
  * reads — a model input, or what a compute-engine piece writes — lives in
  * that piece's request input buffer (which the runtime leaves untouched),
@@ -29,8 +35,9 @@ typedef struct {
   M2iIrCompiledModel *cm;
   M2iIrInferRequest *req;
   gboolean *shape_only;            /* per input: only ShapeOf reads it (no copy) */
-  /* compute engine */
-  SplitNpuProgram *prog;
+  /* compute engine (the program is the plan's) */
+  const SplitNpuProgram *prog;
+  SplitNpuState *npu;
   const M2iTensor **in_ptrs;
   M2iTensor **out_ptrs;
   /* M2I head */
@@ -89,11 +96,26 @@ map_io (M2iSplitRunner *r, RPiece *rp, GError **error)
   return TRUE;
 }
 
+/* The compiled model of CPU piece @rp: the plan's (compiled by its first
+ * runner), or a private one for another thread count. A new reference. */
+static M2iIrCompiledModel *
+piece_compiled (M2iSplitRunner *r, RPiece *rp, GError **error)
+{
+  SplitPiece *pc = g_ptr_array_index (r->plan->pieces, rp->index);
+  M2iIrCompileOptions opts = { .n_threads = r->n_threads };
+  g_mutex_lock (&r->plan->lock);
+  if (!pc->cm && (pc->cm = m2i_ir_compile (pc->model, &opts, error)))
+    pc->cm_threads = r->n_threads;
+  M2iIrCompiledModel *cm = !pc->cm ? NULL : pc->cm_threads == r->n_threads ?
+      m2i_ir_compiled_model_ref (pc->cm) : m2i_ir_compile (pc->model, &opts, error);
+  g_mutex_unlock (&r->plan->lock);
+  return cm;
+}
+
 static gboolean
 prepare_cpu (M2iSplitRunner *r, RPiece *rp, GError **error)
 {
-  M2iIrCompileOptions opts = { .n_threads = r->n_threads };
-  rp->cm = m2i_ir_compile (rp->pc->model, &opts, error);
+  rp->cm = piece_compiled (r, rp, error);
   if (!rp->cm || !(rp->req = m2i_ir_infer_request_new (rp->cm, error)))
     return FALSE;
   for (gint j = 0; j < m2i_ir_model_get_n_outputs (rp->pc->model); j++)
@@ -116,13 +138,28 @@ prepare_cpu (M2iSplitRunner *r, RPiece *rp, GError **error)
   return TRUE;
 }
 
+/* The program of compute-engine piece @rp: the plan's, built by its first
+ * runner. */
+static const SplitNpuProgram *
+piece_program (M2iSplitRunner *r, RPiece *rp, GError **error)
+{
+  SplitPiece *pc = g_ptr_array_index (r->plan->pieces, rp->index);
+  g_mutex_lock (&r->plan->lock);
+  if (!pc->prog) {
+    SplitGridSeeds *seeds = split_plan_piece_seeds (r->plan, rp->index);
+    pc->prog = split_npu_program_new (pc->model, pc->engine, seeds, error);
+    g_hash_table_unref (seeds);
+  }
+  const SplitNpuProgram *prog = pc->prog;
+  g_mutex_unlock (&r->plan->lock);
+  return prog;
+}
+
 static gboolean
 prepare_npu (M2iSplitRunner *r, RPiece *rp, GError **error)
 {
-  SplitGridSeeds *seeds = split_plan_piece_seeds (r->plan, rp->index);
-  rp->prog = split_npu_program_new (rp->pc->model, rp->pc->engine, seeds, r->n_threads, error);
-  g_hash_table_unref (seeds);
-  if (!rp->prog)
+  if (!(rp->prog = piece_program (r, rp, error))
+      || !(rp->npu = split_npu_state_new (rp->prog, r->n_threads, error)))
     return FALSE;
   gint ni = split_npu_program_n_inputs (rp->prog), no = split_npu_program_n_outputs (rp->prog);
   rp->in_ptrs = g_new (const M2iTensor *, MAX (ni, 1));
@@ -178,10 +215,10 @@ link_buffers (M2iSplitRunner *r)
     gint cp = -1, ci = -1;
     gint n = data_readers (r, t, &cp, &ci);
     RPiece *prod = st->producer >= 0 ? &r->pieces[st->producer] : NULL;
-    if (prod && prod->prog && n == 0 && !model_output)
+    if (prod && prod->npu && n == 0 && !model_output)
       for (gint j = 0; j < m2i_ir_model_get_n_outputs (prod->pc->model); j++)
         if (prod->out_tensor[j] == t)
-          split_npu_program_set_output_needed (prod->prog, j, FALSE);
+          split_npu_state_set_output_needed (prod->npu, j, FALSE);
     if (n != 1 || cp < 0 || model_output || !r->owned[t])
       continue;
     if (prod && !prod->prog)
@@ -296,7 +333,7 @@ m2i_split_runner_free (M2iSplitRunner *r)
       m2i_ir_infer_request_free (rp->req);
     if (rp->cm)
       m2i_ir_compiled_model_unref (rp->cm);
-    split_npu_program_free (rp->prog);
+    split_npu_state_free (rp->npu);
     g_free (rp->in_ptrs);
     g_free (rp->out_ptrs);
     m2i_plan_free (rp->mplan);
@@ -404,7 +441,7 @@ run_cpu (M2iSplitRunner *r, RPiece *rp, GError **error)
 static gboolean
 run_npu (M2iSplitRunner *r, RPiece *rp, GError **error)
 {
-  if (!split_npu_program_run (rp->prog, rp->in_ptrs, rp->out_ptrs, &rp->stats, error))
+  if (!split_npu_program_run (rp->prog, rp->npu, rp->in_ptrs, rp->out_ptrs, &rp->stats, error))
     return FALSE;
   guint64 layers, cycles, br, bw;
   split_npu_program_cost (rp->prog, &layers, &cycles, &br, &bw);

@@ -189,10 +189,11 @@ GST_START_TEST (test_documentation_complete)
           "profile", "fusion", "fused", "channel-order", "mean", "std", "input-scale",
           "resize-mode", "post-messages", "model-type", "iou-threshold", "class-agnostic-nms",
           "max-detections", "resize-type", "pad-value", "extra-inputs", "inference-region",
-          "object-class", "reclassify-interval", NULL }; *name; name++)
+          "object-class", "reclassify-interval", "model-instance-id", "nireq", "batch-size",
+          "batch-timeout", "no-block", "skipped", NULL }; *name; name++)
     fail_unless (g_object_class_find_property (G_OBJECT_GET_CLASS (el), *name) != NULL,
         "no property %s", *name);
-  fail_unless_equals_int (own, 28);
+  fail_unless_equals_int (own, 34);
   gst_object_unref (el);
 }
 GST_END_TEST;
