@@ -7,6 +7,8 @@
  */
 #include "csc-kernels.h"
 
+#include <base/m2i-cpu.h>
+
 #ifdef HAVE_X86
 #include <immintrin.h>
 
@@ -370,50 +372,65 @@ m2i_csc_finish_f16_norm_avx2 (const float *v, const float *sub, const float *mul
   m2i_csc_finish_f16_norm_c (v + i, sub + i, mul + i, add + i, n - i, out + i);
 }
 
-/* Float pair path, AVX2: 8 outputs per step, without FMA (mul, then add:
- * exact too, see FP_CY). Lanes: one register per tap of 8 outputs. */
-typedef struct {
-  __m256 ya0, ya1, yb0, yb1, u0, u1, v0, v1;
-} FPair8;
-
-static AVX2I inline void
-fp_terms8 (__m256 u, __m256 v, __m256 k[3])
-{
-  k[0] = _mm256_add_ps (_mm256_mul_ps (v, _mm256_set1_ps (FP_CVR)), _mm256_set1_ps (FP_KR));
-  k[1] = _mm256_add_ps (_mm256_add_ps (_mm256_mul_ps (v, _mm256_set1_ps (FP_CVG)),
-          _mm256_set1_ps (FP_KG)), _mm256_mul_ps (u, _mm256_set1_ps (FP_CUG)));
-  k[2] = _mm256_add_ps (_mm256_mul_ps (u, _mm256_set1_ps (FP_CUB)), _mm256_set1_ps (FP_KB));
-}
+/* ---- float pair path --------------------------------------------------------
+ *
+ * csc-avx512.c's float pair kernels with 8 outputs per step and 16-byte
+ * windows (no gathers). The arithmetic runs with FMA where the CPU has it
+ * and with separate multiplies and adds where not: both are exact
+ * (csc-kernels.h) and give the same bits; @fma is a constant of each
+ * instantiation. */
 
 static AVX2I inline __m256
-fp_csc8 (__m256 y, __m256 k)
+fp_madd8 (__m256 a, __m256 b, __m256 c, gboolean fma)
 {
-  __m256 p = _mm256_floor_ps (_mm256_add_ps (_mm256_mul_ps (y, _mm256_set1_ps (FP_CY)), k));
-  return _mm256_min_ps (_mm256_max_ps (p, _mm256_setzero_ps ()), _mm256_set1_ps (255.0f));
+  return fma ? _mm256_fmadd_ps (a, b, c) : _mm256_add_ps (_mm256_mul_ps (a, b), c);
 }
 
-/* Three planes of 8 sums (m valid) at output i from lanes l. */
 static AVX2I inline void
-fp_block8 (const FPairTable *t, gint i, gint m, const FPair8 *l, float *const d[2][3])
+fp_terms8 (__m256 u, __m256 v, __m256 k[3], gboolean fma)
 {
-  __m256 k0[3], k1[3];
-  fp_terms8 (l->u0, l->v0, k0);
-  fp_terms8 (l->u1, l->v1, k1);
-  __m256 w0 = _mm256_loadu_ps (t->w0 + i), w1 = _mm256_loadu_ps (t->w1 + i);
-  for (int r = 0; r < (d[1][0] ? 2 : 1); r++) {
-    __m256 y0 = r ? l->yb0 : l->ya0, y1 = r ? l->yb1 : l->ya1;
-    for (int c = 0; c < 3; c++) {
-      __m256 v = _mm256_add_ps (_mm256_mul_ps (w0, fp_csc8 (y0, k0[c])),
-          _mm256_mul_ps (w1, fp_csc8 (y1, k1[c])));
-      if (m == 8) {
-        _mm256_storeu_ps (d[r][c] + i, v);
-      } else {
-        float tmp[8];
-        _mm256_storeu_ps (tmp, v);
-        memcpy (d[r][c] + i, tmp, (gsize) m * sizeof (float));
-      }
-    }
-  }
+  k[0] = fp_madd8 (v, _mm256_set1_ps (FP_CVR), _mm256_set1_ps (FP_KR), fma);
+  k[1] = fp_madd8 (u, _mm256_set1_ps (FP_CUG),
+      fp_madd8 (v, _mm256_set1_ps (FP_CVG), _mm256_set1_ps (FP_KG), fma), fma);
+  k[2] = fp_madd8 (u, _mm256_set1_ps (FP_CUB), _mm256_set1_ps (FP_KB), fma);
+}
+
+/* w·c for c = clamp (floor (Y·1.164 + K), 0, 255): with FMA as
+ * fma (w, M + c, −w·M), else as w·((M + c) − M) */
+static AVX2I inline __m256
+fp_wcsc8 (__m256 y, __m256 k, __m256 w, __m256 wm, gboolean fma)
+{
+  __m256 u = _mm256_add_ps (fp_madd8 (y, _mm256_set1_ps (FP_CY), k, fma), _mm256_set1_ps (FP_MH));
+  __m256i b = _mm256_max_epi32 (_mm256_castps_si256 (u), _mm256_set1_epi32 (FP_MBITS));
+  __m256 cu = _mm256_castsi256_ps (_mm256_min_epi32 (b, _mm256_set1_epi32 (FP_MBITS + 255)));
+  if (fma)
+    return _mm256_fmadd_ps (w, cu, wm);
+  return _mm256_mul_ps (w, _mm256_sub_ps (cu, _mm256_set1_ps (FP_M)));
+}
+
+typedef struct {
+  __m256 k[2][3];
+} FTerms8;
+
+typedef struct {
+  __m256 w0, w1, m0, m1;
+} FWeights8;
+
+static AVX2I inline void
+fp_weights8 (const FPairTable *t, gint i, FWeights8 *w)
+{
+  w->w0 = _mm256_load_ps (t->w0 + i);
+  w->w1 = _mm256_load_ps (t->w1 + i);
+  w->m0 = _mm256_load_ps (t->w0m + i);
+  w->m1 = _mm256_load_ps (t->w1m + i);
+}
+
+static AVX2I inline void
+fp_hrow8 (const __m256 y[2], const FTerms8 *k, const FWeights8 *w, __m256 h[3], gboolean fma)
+{
+  for (int c = 0; c < 3; c++)
+    h[c] = _mm256_add_ps (fp_wcsc8 (y[0], k->k[0][c], w->w0, w->m0, fma),
+        fp_wcsc8 (y[1], k->k[1][c], w->w1, w->m1, fma));
 }
 
 static AVX2I inline __m256
@@ -423,79 +440,159 @@ fp_byte8 (__m256i g, int shift)
           _mm256_set1_epi32 (0xff)));
 }
 
-/* Lanes of outputs i .. i+7 by 4-byte gathers (t->load says they stay
- * inside the rows). */
-static AVX2I inline void
-fp_gather8 (const FPairTable *t, gint i, const guint8 *y0, const guint8 *y1,
-    const guint8 *c1, const guint8 *c2, FPair8 *l)
+/* The source dwords of outputs i .. i+7 (csc-avx512.c, fp_luma_raw16):
+ * 16-byte windows, or lanes of the 16-output block's scalar fill @fill
+ * (filled when @i starts the block). */
+static AVX2I inline __m256i
+fp_luma_raw8 (const FPairTable *t, gint i, int kind, const guint8 *y, guint32 fill[16])
 {
-  const __m256i one = _mm256_set1_epi32 (1);
-  __m256i x = _mm256_loadu_si256 ((const __m256i *) (t->xs + i));
-  __m256i g = _mm256_i32gather_epi32 ((const int *) y0, x, 1);
-  l->ya0 = fp_byte8 (g, 0);
-  l->ya1 = fp_byte8 (g, 8);
-  if (y1) {
-    g = _mm256_i32gather_epi32 ((const int *) y1, x, 1);
-    l->yb0 = fp_byte8 (g, 0);
-    l->yb1 = fp_byte8 (g, 8);
+  if (kind == FP_LOAD_SHUF)
+    return m2i_fpair_shuf8 (y, NULL, t->ysh + i / 8);
+  if (!(i & 8))
+    fpair_fill_luma (t, i, y, fill);
+  return _mm256_loadu_si256 ((const __m256i *) (fill + (i & 8)));
+}
+
+static AVX2I inline __m256i
+fp_chroma_raw8 (const FPairTable *t, gint i, int kind, const guint8 *c1, const guint8 *c2,
+    guint32 fill[16])
+{
+  if (kind == FP_LOAD_SHUF)
+    return m2i_fpair_shuf8 (c1, c2, t->csh + i / 8);
+  if (!(i & 8))
+    fpair_fill_chroma (t, i, c1, c2, fill);
+  return _mm256_loadu_si256 ((const __m256i *) (fill + (i & 8)));
+}
+
+static AVX2I inline void
+fp_luma_lanes8 (__m256i p, __m256 y[2])
+{
+  y[0] = fp_byte8 (p, 0);
+  y[1] = _mm256_cvtepi32_ps (_mm256_srli_epi32 (p, 8));
+}
+
+static AVX2I inline void
+fp_chroma_terms8 (__m256i p, FTerms8 *k, gboolean fma)
+{
+  fp_terms8 (fp_byte8 (p, 0), fp_byte8 (p, 8), k->k[0], fma);
+  fp_terms8 (fp_byte8 (p, 16), _mm256_cvtepi32_ps (_mm256_srli_epi32 (p, 24)), k->k[1], fma);
+}
+
+/* Three planes of 8 sums (the last block: @m of them) */
+static AVX2I inline void
+fp_store_h8 (float *const d[3], gint i, gint m, const __m256 h[3])
+{
+  for (int c = 0; c < 3; c++) {
+    if (m == 8) {
+      _mm256_storeu_ps (d[c] + i, h[c]);
+    } else {
+      float tmp[8];
+      _mm256_storeu_ps (tmp, h[c]);
+      memcpy (d[c] + i, tmp, (gsize) m * sizeof (float));
+    }
   }
-  __m256i odd = _mm256_and_si256 (x, one);
-  if (t->nv12) {
-    /* U V of x, then of x + 1: the next pair when x is odd */
-    g = _mm256_i32gather_epi32 ((const int *) c1, _mm256_andnot_si256 (one, x), 1);
-    l->u0 = fp_byte8 (g, 0);
-    l->v0 = fp_byte8 (g, 8);
-    g = _mm256_srlv_epi32 (g, _mm256_slli_epi32 (odd, 4));
-    l->u1 = fp_byte8 (g, 0);
-    l->v1 = fp_byte8 (g, 8);
+}
+
+/* vfinish_f16's arithmetic on one channel of 8 outputs (@m of them) */
+static AVX2I inline void
+fp_vfinish8 (__m256 a, __m256 b, __m256 wy0, __m256 wy1, const float *sub, const float *mul,
+    const float *add, int p, m2i_f16 *o, gint m)
+{
+  __m128i hv = _mm256_cvtps_ph (_mm256_add_ps (_mm256_mul_ps (wy0, a), _mm256_mul_ps (wy1, b)),
+      _MM_FROUND_TO_NEAREST_INT);
+  if (sub) {
+    __m256 x = _mm256_add_ps (_mm256_mul_ps (_mm256_sub_ps (_mm256_cvtph_ps (hv),
+                _mm256_set1_ps (sub[p])), _mm256_set1_ps (mul[p])), _mm256_set1_ps (add[p]));
+    hv = _mm256_cvtps_ph (x, _MM_FROUND_TO_NEAREST_INT);
+  }
+  if (m == 8) {
+    _mm_storeu_si128 ((__m128i *) o, hv);
   } else {
-    __m256i h = _mm256_srli_epi32 (x, 1), sh = _mm256_slli_epi32 (odd, 3);
-    __m256i gu = _mm256_i32gather_epi32 ((const int *) c1, h, 1);
-    __m256i gv = _mm256_i32gather_epi32 ((const int *) c2, h, 1);
-    l->u0 = fp_byte8 (gu, 0);
-    l->v0 = fp_byte8 (gv, 0);
-    l->u1 = fp_byte8 (_mm256_srlv_epi32 (gu, sh), 0);
-    l->v1 = fp_byte8 (_mm256_srlv_epi32 (gv, sh), 0);
+    m2i_f16 th[8];
+    _mm_storeu_si128 ((__m128i *) th, hv);
+    memcpy (o, th, (gsize) m * sizeof (m2i_f16));
   }
 }
 
 static AVX2I inline void
-fp_lanes8 (const FPairLanes *s, int half, FPair8 *l)
+fp_rows8 (const FPairTable *t, const guint8 *y0, const guint8 *y1, const guint8 *c1,
+    const guint8 *c2, float *h0, float *h1, gboolean fma)
 {
-  gint o = 8 * half;
-  l->ya0 = _mm256_loadu_ps (s->ya0 + o);
-  l->ya1 = _mm256_loadu_ps (s->ya1 + o);
-  l->yb0 = _mm256_loadu_ps (s->yb0 + o);
-  l->yb1 = _mm256_loadu_ps (s->yb1 + o);
-  l->u0 = _mm256_loadu_ps (s->u0 + o);
-  l->u1 = _mm256_loadu_ps (s->u1 + o);
-  l->v0 = _mm256_loadu_ps (s->v0 + o);
-  l->v1 = _mm256_loadu_ps (s->v1 + o);
+  float *d[2][3];
+  guint32 f0[16], f1[16], fc[16];
+  fp_planes (t, h0, h1, d);
+  for (gint i = 0; i < t->n; i += 8) {
+    int kind = t->load[i / 16];
+    __m256i pc = fp_chroma_raw8 (t, i, kind, c1, c2, fc), p0 = fp_luma_raw8 (t, i, kind, y0, f0);
+    __m256i p1 = y1 ? fp_luma_raw8 (t, i, kind, y1, f1) : p0;
+    FTerms8 k;
+    FWeights8 w;
+    __m256 l[2], h[3];
+    gint m = MIN (8, t->n - i);
+    fp_chroma_terms8 (pc, &k, fma);
+    fp_weights8 (t, i, &w);
+    fp_luma_lanes8 (p0, l);
+    fp_hrow8 (l, &k, &w, h, fma);
+    fp_store_h8 (d[0], i, m, h);
+    if (y1) {
+      fp_luma_lanes8 (p1, l);
+      fp_hrow8 (l, &k, &w, h, fma);
+      fp_store_h8 (d[1], i, m, h);
+    }
+  }
+}
+
+static AVX2I inline void
+fp_out8 (const FPairTable *t, const guint8 *ya, const guint8 *ca1, const guint8 *ca2,
+    const guint8 *yb, const guint8 *cb1, const guint8 *cb2, float wy0, float wy1,
+    const float *sub, const float *mul, const float *add, m2i_f16 *const out[3], gboolean fma)
+{
+  const __m256 vw0 = _mm256_set1_ps (wy0), vw1 = _mm256_set1_ps (wy1);
+  gboolean share = ca1 == cb1;
+  guint32 fa[16], fb[16], fca[16], fcb[16];
+  for (gint i = 0; i < t->n; i += 8) {
+    int kind = t->load[i / 16];
+    __m256i pca = fp_chroma_raw8 (t, i, kind, ca1, ca2, fca);
+    __m256i pcb = share ? pca : fp_chroma_raw8 (t, i, kind, cb1, cb2, fcb);
+    __m256i pya = fp_luma_raw8 (t, i, kind, ya, fa), pyb = fp_luma_raw8 (t, i, kind, yb, fb);
+    FTerms8 ka, kb;
+    FWeights8 w;
+    __m256 l[2], ha[3], hb[3];
+    gint m = MIN (8, t->n - i);
+    fp_chroma_terms8 (pca, &ka, fma);
+    if (!share)
+      fp_chroma_terms8 (pcb, &kb, fma);
+    fp_weights8 (t, i, &w);
+    fp_luma_lanes8 (pya, l);
+    fp_hrow8 (l, &ka, &w, ha, fma);
+    fp_luma_lanes8 (pyb, l);
+    fp_hrow8 (l, share ? &ka : &kb, &w, hb, fma);
+    for (int c = 0; c < 3; c++) {
+      int p = t->plane_of[c];
+      fp_vfinish8 (ha[c], hb[c], vw0, vw1, sub, mul, add, p, out[p] + i, m);
+    }
+  }
 }
 
 static AVX2 void
 fpair_rows_avx2 (const FPairTable *t, const guint8 *y0, const guint8 *y1, const guint8 *c1,
     const guint8 *c2, float *h0, float *h1)
 {
-  const gint n = t->n;
-  float *d[2][3];
-  fp_planes (t, h0, h1, d);
-  for (gint i = 0; i < n; i += 16) {
-    FPair8 l = { 0 };
-    if (t->load[i / 16] != FP_LOAD_FILL) {       /* (no permutes at this level) */
-      for (int half = 0; half < 2; half++) {
-        fp_gather8 (t, i + 8 * half, y0, y1, c1, c2, &l);
-        fp_block8 (t, i + 8 * half, 8, &l, d);
-      }
-      continue;
-    }
-    FPairLanes s;
-    m2i_csc_fpair_fill (t, i, y0, y1, c1, c2, &s);
-    for (int half = 0; half < 2 && i + 8 * half < n; half++) {
-      fp_lanes8 (&s, half, &l);
-      fp_block8 (t, i + 8 * half, MIN (8, n - i - 8 * half), &l, d);
-    }
-  }
+  if (m2i_cpu_flags () & M2I_CPU_FMA)
+    fp_rows8 (t, y0, y1, c1, c2, h0, h1, TRUE);
+  else
+    fp_rows8 (t, y0, y1, c1, c2, h0, h1, FALSE);
+}
+
+static AVX2 void
+fpair_out_avx2 (const FPairTable *t, const guint8 *ya, const guint8 *ca1, const guint8 *ca2,
+    const guint8 *yb, const guint8 *cb1, const guint8 *cb2, float wy0, float wy1,
+    const float *sub, const float *mul, const float *add, m2i_f16 *const out[3])
+{
+  if (m2i_cpu_flags () & M2I_CPU_FMA)
+    fp_out8 (t, ya, ca1, ca2, yb, cb1, cb2, wy0, wy1, sub, mul, add, out, TRUE);
+  else
+    fp_out8 (t, ya, ca1, ca2, yb, cb1, cb2, wy0, wy1, sub, mul, add, out, FALSE);
 }
 
 static AVX2 void
@@ -550,8 +647,11 @@ norm_f16_avx2 (const m2i_f16 *in, m2i_f16 *out, gint n, float sub, float mul, fl
 }
 
 const CscKernels m2i_csc_kernels_avx2_table = {
-  "avx2", BLK, prep_444_avx2, row_avx2, pair_avx2,
-  m2i_csc_u8_to_f16_avx2, gather_avx2, m2i_csc_gather_pairs_c, m2i_csc_hpass_expanded_avx2,
-  m2i_csc_finish_f16_norm_avx2, fpair_rows_avx2, FALSE, vfinish_f16_avx2, norm_f16_avx2,
+  .name = "avx2", .block = BLK, .prep_444 = prep_444_avx2, .row = row_avx2, .pair = pair_avx2,
+  .u8_to_f16 = m2i_csc_u8_to_f16_avx2, .gather = gather_avx2,
+  .gather_pairs = m2i_csc_gather_pairs_c, .hpass_expanded = m2i_csc_hpass_expanded_avx2,
+  .finish_f16_norm = m2i_csc_finish_f16_norm_avx2, .fpair_rows = fpair_rows_avx2,
+  .fpair_fetch = FP_FETCH_SHUF, .vfinish_f16 = vfinish_f16_avx2, .fpair_out = fpair_out_avx2,
+  .norm_f16 = norm_f16_avx2,
 };
 #endif
