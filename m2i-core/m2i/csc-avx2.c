@@ -133,10 +133,13 @@ store_fp8 (const CscOutSpec *spec, int c, guint8 *dst, gint i, __m128i bytes8)
   if (spec->norm)
     f = _mm256_add_ps (_mm256_mul_ps (_mm256_sub_ps (f, _mm256_set1_ps (spec->sub[c])),
             _mm256_set1_ps (spec->mul[c])), _mm256_set1_ps (spec->add[c]));
-  if (spec->mode == CSC_OUT_PL_F16)
-    _mm_storeu_si128 ((__m128i *) (dst + 2 * i), _mm256_cvtps_ph (f, _MM_FROUND_TO_NEAREST_INT));
-  else
+  if (spec->mode == CSC_OUT_PL_F16) {
+    __m128i h = _mm256_cvtps_ph (f, _MM_FROUND_TO_NEAREST_INT);
+    M2I_F16_REG (h);
+    _mm_storeu_si128 ((__m128i *) (dst + 2 * i), h);
+  } else {
     _mm256_storeu_ps ((float *) dst + i, f);
+  }
 }
 
 static AVX2I inline void
@@ -301,7 +304,9 @@ m2i_csc_u8_to_f16_avx2 (const guint8 *src, m2i_f16 *dst, gint n)
   gint i = 0;
   for (; i + 8 <= n; i += 8) {
     __m256 f = _mm256_cvtepi32_ps (_mm256_cvtepu8_epi32 (_mm_loadl_epi64 ((const __m128i *) (src + i))));
-    _mm_storeu_si128 ((__m128i *) (dst + i), _mm256_cvtps_ph (f, _MM_FROUND_TO_NEAREST_INT));
+    __m128i h = _mm256_cvtps_ph (f, _MM_FROUND_TO_NEAREST_INT);
+    M2I_F16_REG (h);
+    _mm_storeu_si128 ((__m128i *) (dst + i), h);
   }
   for (; i < n; i++)
     dst[i] = m2i_csc_u8_f16[src[i]];
@@ -367,7 +372,9 @@ m2i_csc_finish_f16_norm_avx2 (const float *v, const float *sub, const float *mul
     __m256 x = _mm256_cvtph_ps (_mm256_cvtps_ph (_mm256_loadu_ps (v + i), _MM_FROUND_TO_NEAREST_INT));
     __m256 y = _mm256_add_ps (_mm256_mul_ps (_mm256_sub_ps (x, _mm256_loadu_ps (sub + i)),
             _mm256_loadu_ps (mul + i)), _mm256_loadu_ps (add + i));
-    _mm_storeu_si128 ((__m128i *) (out + i), _mm256_cvtps_ph (y, _MM_FROUND_TO_NEAREST_INT));
+    __m128i h = _mm256_cvtps_ph (y, _MM_FROUND_TO_NEAREST_INT);
+    M2I_F16_REG (h);
+    _mm_storeu_si128 ((__m128i *) (out + i), h);
   }
   m2i_csc_finish_f16_norm_c (v + i, sub + i, mul + i, add + i, n - i, out + i);
 }
@@ -505,6 +512,7 @@ fp_vfinish8 (__m256 a, __m256 b, __m256 wy0, __m256 wy1, const float *sub, const
                 _mm256_set1_ps (sub[p])), _mm256_set1_ps (mul[p])), _mm256_set1_ps (add[p]));
     hv = _mm256_cvtps_ph (x, _MM_FROUND_TO_NEAREST_INT);
   }
+  M2I_F16_REG (hv);
   if (m == 8) {
     _mm_storeu_si128 ((__m128i *) o, hv);
   } else {
@@ -542,6 +550,46 @@ fp_rows8 (const FPairTable *t, const guint8 *y0, const guint8 *y1, const guint8 
   }
 }
 
+/* fpair_out in chunks of FP_CHUNK outputs and two passes over each, so
+ * that neither needs more than AVX2's 16 registers: first the source
+ * bytes of the chunk, as luma floats and chroma terms, into a stage in L1;
+ * then per channel the csc, both rows' horizontal sums, the vertical pass
+ * and the finishing. */
+#define FP_CHUNK 64
+
+typedef struct {
+  __m256 y[FP_CHUNK / 8][2][2];        /* [block][row a, b][tap] */
+  __m256 k[FP_CHUNK / 8][2][3][2];     /* [block][chroma of a, b][channel][tap] */
+} FStage8;
+
+static AVX2I inline void
+fp_stage8 (const FPairTable *t, gint i0, gint nb, const guint8 *ya, const guint8 *ca1,
+    const guint8 *ca2, const guint8 *yb, const guint8 *cb1, const guint8 *cb2, gboolean share,
+    FStage8 *st, gboolean fma)
+{
+  guint32 fa[16], fb[16], fca[16], fcb[16];
+  for (gint j = 0; j < nb; j++) {
+    gint i = i0 + 8 * j;
+    int kind = t->load[i / 16];
+    __m256 l[2];
+    FTerms8 k;
+    fp_luma_lanes8 (fp_luma_raw8 (t, i, kind, ya, fa), l);
+    st->y[j][0][0] = l[0];
+    st->y[j][0][1] = l[1];
+    fp_luma_lanes8 (fp_luma_raw8 (t, i, kind, yb, fb), l);
+    st->y[j][1][0] = l[0];
+    st->y[j][1][1] = l[1];
+    for (int r = 0; r < (share ? 1 : 2); r++) {
+      fp_chroma_terms8 (r ? fp_chroma_raw8 (t, i, kind, cb1, cb2, fcb)
+          : fp_chroma_raw8 (t, i, kind, ca1, ca2, fca), &k, fma);
+      for (int c = 0; c < 3; c++) {
+        st->k[j][r][c][0] = k.k[0][c];
+        st->k[j][r][c][1] = k.k[1][c];
+      }
+    }
+  }
+}
+
 static AVX2I inline void
 fp_out8 (const FPairTable *t, const guint8 *ya, const guint8 *ca1, const guint8 *ca2,
     const guint8 *yb, const guint8 *cb1, const guint8 *cb2, float wy0, float wy1,
@@ -549,27 +597,23 @@ fp_out8 (const FPairTable *t, const guint8 *ya, const guint8 *ca1, const guint8 
 {
   const __m256 vw0 = _mm256_set1_ps (wy0), vw1 = _mm256_set1_ps (wy1);
   gboolean share = ca1 == cb1;
-  guint32 fa[16], fb[16], fca[16], fcb[16];
-  for (gint i = 0; i < t->n; i += 8) {
-    int kind = t->load[i / 16];
-    __m256i pca = fp_chroma_raw8 (t, i, kind, ca1, ca2, fca);
-    __m256i pcb = share ? pca : fp_chroma_raw8 (t, i, kind, cb1, cb2, fcb);
-    __m256i pya = fp_luma_raw8 (t, i, kind, ya, fa), pyb = fp_luma_raw8 (t, i, kind, yb, fb);
-    FTerms8 ka, kb;
-    FWeights8 w;
-    __m256 l[2], ha[3], hb[3];
-    gint m = MIN (8, t->n - i);
-    fp_chroma_terms8 (pca, &ka, fma);
-    if (!share)
-      fp_chroma_terms8 (pcb, &kb, fma);
-    fp_weights8 (t, i, &w);
-    fp_luma_lanes8 (pya, l);
-    fp_hrow8 (l, &ka, &w, ha, fma);
-    fp_luma_lanes8 (pyb, l);
-    fp_hrow8 (l, share ? &ka : &kb, &w, hb, fma);
+  int kb = share ? 0 : 1;
+  FStage8 st;
+  for (gint i0 = 0; i0 < t->n; i0 += FP_CHUNK) {
+    gint nb = (MIN (FP_CHUNK, t->n - i0) + 7) / 8;
+    fp_stage8 (t, i0, nb, ya, ca1, ca2, yb, cb1, cb2, share, &st, fma);
     for (int c = 0; c < 3; c++) {
       int p = t->plane_of[c];
-      fp_vfinish8 (ha[c], hb[c], vw0, vw1, sub, mul, add, p, out[p] + i, m);
+      for (gint j = 0; j < nb; j++) {
+        gint i = i0 + 8 * j;
+        FWeights8 w;
+        fp_weights8 (t, i, &w);
+        __m256 ha = _mm256_add_ps (fp_wcsc8 (st.y[j][0][0], st.k[j][0][c][0], w.w0, w.m0, fma),
+            fp_wcsc8 (st.y[j][0][1], st.k[j][0][c][1], w.w1, w.m1, fma));
+        __m256 hb = _mm256_add_ps (fp_wcsc8 (st.y[j][1][0], st.k[j][kb][c][0], w.w0, w.m0, fma),
+            fp_wcsc8 (st.y[j][1][1], st.k[j][kb][c][1], w.w1, w.m1, fma));
+        fp_vfinish8 (ha, hb, vw0, vw1, sub, mul, add, p, out[p] + i, MIN (8, t->n - i));
+      }
     }
   }
 }
@@ -622,6 +666,7 @@ vfinish_f16_avx2 (const float *h0, const float *h1, float wy0, float wy1, gint n
                     _mm256_set1_ps (sub[c])), _mm256_set1_ps (mul[c])), _mm256_set1_ps (add[c]));
         hv = _mm256_cvtps_ph (x, _MM_FROUND_TO_NEAREST_INT);
       }
+      M2I_F16_REG (hv);
       if (m == 8) {
         _mm_storeu_si128 ((__m128i *) (out[c] + i), hv);
       } else {
@@ -641,7 +686,9 @@ norm_f16_avx2 (const m2i_f16 *in, m2i_f16 *out, gint n, float sub, float mul, fl
   for (; i + 8 <= n; i += 8) {
     __m256 x = _mm256_cvtph_ps (_mm_loadu_si128 ((const __m128i *) (in + i)));
     x = _mm256_add_ps (_mm256_mul_ps (_mm256_sub_ps (x, s), m), a);
-    _mm_storeu_si128 ((__m128i *) (out + i), _mm256_cvtps_ph (x, _MM_FROUND_TO_NEAREST_INT));
+    __m128i h = _mm256_cvtps_ph (x, _MM_FROUND_TO_NEAREST_INT);
+    M2I_F16_REG (h);
+    _mm_storeu_si128 ((__m128i *) (out + i), h);
   }
   m2i_csc_norm_f16_c (in + i, out + i, n - i, sub, mul, add);
 }

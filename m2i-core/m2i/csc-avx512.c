@@ -188,10 +188,13 @@ store_fp16q (const CscOutSpec *spec, int c, guint8 *dst, int q, __m128i bytes16)
   if (spec->norm)
     f = _mm512_add_ps (_mm512_mul_ps (_mm512_sub_ps (f, _mm512_set1_ps (spec->sub[c])),
             _mm512_set1_ps (spec->mul[c])), _mm512_set1_ps (spec->add[c]));
-  if (spec->mode == CSC_OUT_PL_F16)
-    _mm256_storeu_si256 ((__m256i *) (dst + 32 * q), _mm512_cvtps_ph (f, _MM_FROUND_TO_NEAREST_INT));
-  else
+  if (spec->mode == CSC_OUT_PL_F16) {
+    __m256i h = _mm512_cvtps_ph (f, _MM_FROUND_TO_NEAREST_INT);
+    M2I_F16_REG (h);
+    _mm256_storeu_si256 ((__m256i *) (dst + 32 * q), h);
+  } else {
     _mm512_storeu_ps ((float *) dst + 16 * q, f);
+  }
 }
 
 /* 64 values of channel c to fp16/fp32 (+norm); immediates stay constants. */
@@ -423,7 +426,9 @@ finish_f16_norm_avx512 (const float *v, const float *sub, const float *mul, cons
     __m512 x = _mm512_cvtph_ps (_mm512_cvtps_ph (_mm512_loadu_ps (v + i), _MM_FROUND_TO_NEAREST_INT));
     __m512 y = _mm512_add_ps (_mm512_mul_ps (_mm512_sub_ps (x, _mm512_loadu_ps (sub + i)),
             _mm512_loadu_ps (mul + i)), _mm512_loadu_ps (add + i));
-    _mm256_storeu_si256 ((__m256i *) (out + i), _mm512_cvtps_ph (y, _MM_FROUND_TO_NEAREST_INT));
+    __m256i h = _mm512_cvtps_ph (y, _MM_FROUND_TO_NEAREST_INT);
+    M2I_F16_REG (h);
+    _mm256_storeu_si256 ((__m256i *) (out + i), h);
   }
   m2i_csc_finish_f16_norm_avx2 (v + i, sub + i, mul + i, add + i, n - i, out + i);
 }
@@ -592,30 +597,34 @@ fp_out_setup (const FPairTable *t, m2i_f16 *const out[3], const float *sub, cons
 }
 
 /* fpair_out's arithmetic and stores for one block: both rows' horizontal
- * sums, the vertical pass, fp16 rounding, @norm, store (@m lanes) */
+ * sums, the vertical pass, fp16 rounding, @norm, store (@m lanes); row b
+ * channel by channel, each finished at once (fewer live registers) */
 static AVX512I inline void
 fp_out_block16 (const FPairTable *t, gint i, const __m512i raw[4], gboolean share, __m512 vw0,
     __m512 vw1, const FOut *o, gboolean norm, __mmask16 m)
 {
-  FTerms16 ka, kb;
+  FTerms16 k;
   FWeights16 w;
-  __m512 ha[3], hb[3];
-  fp_chroma_terms16 (raw[2], &ka);
-  if (!share)
-    fp_chroma_terms16 (raw[3], &kb);
+  __m512 ha[3];
   fp_weights16 (t, i, &w);
-  fp_hrow16 (raw[0], &ka, &w, ha);
-  fp_hrow16 (raw[1], share ? &ka : &kb, &w, hb);
+  fp_chroma_terms16 (raw[2], &k);
+  fp_hrow16 (raw[0], &k, &w, ha);
+  if (!share)
+    fp_chroma_terms16 (raw[3], &k);
+  __m512 y0 = fp_byte16 (raw[1], 0), y1 = _mm512_cvtepi32_ps (_mm512_srli_epi32 (raw[1], 8));
   for (int c = 0; c < 3; c++) {
+    __m512 hb = _mm512_add_ps (_mm512_fmadd_ps (w.w0, fp_csc16 (y0, k.k[0][c]), w.m0),
+        _mm512_fmadd_ps (w.w1, fp_csc16 (y1, k.k[1][c]), w.m1));
     __m256i hv = _mm512_cvtps_ph (_mm512_add_ps (_mm512_mul_ps (vw0, ha[c]),
-            _mm512_mul_ps (vw1, hb[c])), _MM_FROUND_TO_NEAREST_INT);
+            _mm512_mul_ps (vw1, hb)), _MM_FROUND_TO_NEAREST_INT);
     if (norm) {
       __m512 x = _mm512_add_ps (_mm512_mul_ps (_mm512_sub_ps (_mm512_cvtph_ps (hv),
                   _mm512_set1_ps (o->sub[c])), _mm512_set1_ps (o->mul[c])),
           _mm512_set1_ps (o->add[c]));
       hv = _mm512_cvtps_ph (x, _MM_FROUND_TO_NEAREST_INT);
     }
-    if (m == 0xffff)           /* (a masked vcvtps2ph store is slow on Zen 4) */
+    M2I_F16_REG (hv);
+    if (m == 0xffff)
       _mm256_storeu_si256 ((__m256i *) (o->o[c] + i), hv);
     else
       _mm256_mask_storeu_epi16 (o->o[c] + i, m, hv);
@@ -712,7 +721,8 @@ vfinish_f16_avx512 (const float *h0, const float *h1, float wy0, float wy1, gint
                     _mm512_set1_ps (sub[c])), _mm512_set1_ps (mul[c])), _mm512_set1_ps (add[c]));
         hv = _mm512_cvtps_ph (x, _MM_FROUND_TO_NEAREST_INT);
       }
-      if (m == 0xffff)               /* (a masked vcvtps2ph store is slow on Zen 4) */
+      M2I_F16_REG (hv);
+      if (m == 0xffff)
         _mm256_storeu_si256 ((__m256i *) (out[c] + i), hv);
       else
         _mm256_mask_storeu_epi16 (out[c] + i, m, hv);
@@ -728,7 +738,9 @@ norm_f16_avx512 (const m2i_f16 *in, m2i_f16 *out, gint n, float sub, float mul, 
     __mmask16 m = i + 16 <= n ? 0xffff : (__mmask16) ((1u << (n - i)) - 1);
     __m512 x = _mm512_cvtph_ps (_mm256_maskz_loadu_epi16 (m, in + i));
     x = _mm512_add_ps (_mm512_mul_ps (_mm512_sub_ps (x, s), ml), a);
-    _mm256_mask_storeu_epi16 (out + i, m, _mm512_cvtps_ph (x, _MM_FROUND_TO_NEAREST_INT));
+    __m256i h = _mm512_cvtps_ph (x, _MM_FROUND_TO_NEAREST_INT);
+    M2I_F16_REG (h);
+    _mm256_mask_storeu_epi16 (out + i, m, h);
   }
 }
 
