@@ -550,44 +550,42 @@ fp_rows8 (const FPairTable *t, const guint8 *y0, const guint8 *y1, const guint8 
   }
 }
 
-/* fpair_out in chunks of FP_CHUNK outputs and two passes over each, so
- * that neither needs more than AVX2's 16 registers: first the source
- * bytes of the chunk, as luma floats and chroma terms, into a stage in L1;
- * then per channel the csc, both rows' horizontal sums, the vertical pass
- * and the finishing. */
-#define FP_CHUNK 64
-
-typedef struct {
-  __m256 y[FP_CHUNK / 8][2][2];        /* [block][row a, b][tap] */
-  __m256 k[FP_CHUNK / 8][2][3][2];     /* [block][chroma of a, b][channel][tap] */
-} FStage8;
+/* fpair_out: row a's horizontal sums, then row b's channel by channel,
+ * each finished at once (AVX2 has 16 registers); the source bytes of the
+ * next 8 outputs are fetched before the arithmetic of these, which would
+ * otherwise wait for its load → shuffle → convert chain. */
+static AVX2I inline void
+fp_out_block8 (const FPairTable *t, gint i, const __m256i raw[4], gboolean share, __m256 vw0,
+    __m256 vw1, const float *sub, const float *mul, const float *add, m2i_f16 *const o[3],
+    gint m, gboolean fma)
+{
+  FTerms8 k;
+  FWeights8 w;
+  __m256 l[2], ha[3];
+  fp_weights8 (t, i, &w);
+  fp_chroma_terms8 (raw[2], &k, fma);
+  fp_luma_lanes8 (raw[0], l);
+  fp_hrow8 (l, &k, &w, ha, fma);
+  if (!share)
+    fp_chroma_terms8 (raw[3], &k, fma);
+  fp_luma_lanes8 (raw[1], l);
+  for (int c = 0; c < 3; c++) {
+    __m256 hb = _mm256_add_ps (fp_wcsc8 (l[0], k.k[0][c], w.w0, w.m0, fma),
+        fp_wcsc8 (l[1], k.k[1][c], w.w1, w.m1, fma));
+    fp_vfinish8 (ha[c], hb, vw0, vw1, sub, mul, add, c, o[c] + i, m);
+  }
+}
 
 static AVX2I inline void
-fp_stage8 (const FPairTable *t, gint i0, gint nb, const guint8 *ya, const guint8 *ca1,
+fp_out_fetch8 (const FPairTable *t, gint i, const guint8 *ya, const guint8 *ca1,
     const guint8 *ca2, const guint8 *yb, const guint8 *cb1, const guint8 *cb2, gboolean share,
-    FStage8 *st, gboolean fma)
+    guint32 fill[4][16], __m256i raw[4])
 {
-  guint32 fa[16], fb[16], fca[16], fcb[16];
-  for (gint j = 0; j < nb; j++) {
-    gint i = i0 + 8 * j;
-    int kind = t->load[i / 16];
-    __m256 l[2];
-    FTerms8 k;
-    fp_luma_lanes8 (fp_luma_raw8 (t, i, kind, ya, fa), l);
-    st->y[j][0][0] = l[0];
-    st->y[j][0][1] = l[1];
-    fp_luma_lanes8 (fp_luma_raw8 (t, i, kind, yb, fb), l);
-    st->y[j][1][0] = l[0];
-    st->y[j][1][1] = l[1];
-    for (int r = 0; r < (share ? 1 : 2); r++) {
-      fp_chroma_terms8 (r ? fp_chroma_raw8 (t, i, kind, cb1, cb2, fcb)
-          : fp_chroma_raw8 (t, i, kind, ca1, ca2, fca), &k, fma);
-      for (int c = 0; c < 3; c++) {
-        st->k[j][r][c][0] = k.k[0][c];
-        st->k[j][r][c][1] = k.k[1][c];
-      }
-    }
-  }
+  int kind = t->load[i / 16];
+  raw[0] = fp_luma_raw8 (t, i, kind, ya, fill[0]);
+  raw[1] = fp_luma_raw8 (t, i, kind, yb, fill[1]);
+  raw[2] = fp_chroma_raw8 (t, i, kind, ca1, ca2, fill[2]);
+  raw[3] = share ? raw[2] : fp_chroma_raw8 (t, i, kind, cb1, cb2, fill[3]);
 }
 
 static AVX2I inline void
@@ -597,24 +595,23 @@ fp_out8 (const FPairTable *t, const guint8 *ya, const guint8 *ca1, const guint8 
 {
   const __m256 vw0 = _mm256_set1_ps (wy0), vw1 = _mm256_set1_ps (wy1);
   gboolean share = ca1 == cb1;
-  int kb = share ? 0 : 1;
-  FStage8 st;
-  for (gint i0 = 0; i0 < t->n; i0 += FP_CHUNK) {
-    gint nb = (MIN (FP_CHUNK, t->n - i0) + 7) / 8;
-    fp_stage8 (t, i0, nb, ya, ca1, ca2, yb, cb1, cb2, share, &st, fma);
-    for (int c = 0; c < 3; c++) {
-      int p = t->plane_of[c];
-      for (gint j = 0; j < nb; j++) {
-        gint i = i0 + 8 * j;
-        FWeights8 w;
-        fp_weights8 (t, i, &w);
-        __m256 ha = _mm256_add_ps (fp_wcsc8 (st.y[j][0][0], st.k[j][0][c][0], w.w0, w.m0, fma),
-            fp_wcsc8 (st.y[j][0][1], st.k[j][0][c][1], w.w1, w.m1, fma));
-        __m256 hb = _mm256_add_ps (fp_wcsc8 (st.y[j][1][0], st.k[j][kb][c][0], w.w0, w.m0, fma),
-            fp_wcsc8 (st.y[j][1][1], st.k[j][kb][c][1], w.w1, w.m1, fma));
-        fp_vfinish8 (ha, hb, vw0, vw1, sub, mul, add, p, out[p] + i, MIN (8, t->n - i));
-      }
-    }
+  guint32 fill[4][16];
+  float s[3], ml[3], ad[3];
+  m2i_f16 *o[3];
+  for (int c = 0; c < 3; c++) {
+    int p = t->plane_of[c];
+    o[c] = out[p];
+    s[c] = sub ? sub[p] : 0.0f;
+    ml[c] = sub ? mul[p] : 1.0f;
+    ad[c] = sub ? add[p] : 0.0f;
+  }
+  __m256i next[4];
+  fp_out_fetch8 (t, 0, ya, ca1, ca2, yb, cb1, cb2, share, fill, next);
+  for (gint i = 0; i < t->n; i += 8) {
+    __m256i raw[4] = { next[0], next[1], next[2], next[3] };
+    if (i + 8 < t->n)
+      fp_out_fetch8 (t, i + 8, ya, ca1, ca2, yb, cb1, cb2, share, fill, next);
+    fp_out_block8 (t, i, raw, share, vw0, vw1, sub ? s : NULL, ml, ad, o, MIN (8, t->n - i), fma);
   }
 }
 
