@@ -385,13 +385,29 @@ m2i_csc_finish_f16_norm_avx2 (const float *v, const float *sub, const float *mul
  * windows (no gathers). The arithmetic runs with FMA where the CPU has it
  * and with separate multiplies and adds where not: both are exact
  * (csc-kernels.h) and give the same bits; @fma is a constant of each
- * instantiation. */
+ * instantiation. AVX2 has 16 vector registers: the kernels keep the rows'
+ * work apart (row a's sums, then row b's channel by channel, each finished
+ * at once) and work on a local copy of the table, which no store can alias
+ * (the build does not assume strict aliasing). */
 
 static AVX2I inline __m256
 fp_madd8 (__m256 a, __m256 b, __m256 c, gboolean fma)
 {
   return fma ? _mm256_fmadd_ps (a, b, c) : _mm256_add_ps (_mm256_mul_ps (a, b), c);
 }
+
+static AVX2I inline __m256
+fp_byte8 (__m256i g, int shift)
+{
+  return _mm256_cvtepi32_ps (_mm256_and_si256 (_mm256_srli_epi32 (g, shift),
+          _mm256_set1_epi32 (0xff)));
+}
+
+/* K of the three channels for both taps, k[tap][channel], from chroma
+ * dwords */
+typedef struct {
+  __m256 k[2][3];
+} FTerms8;
 
 static AVX2I inline void
 fp_terms8 (__m256 u, __m256 v, __m256 k[3], gboolean fma)
@@ -400,6 +416,33 @@ fp_terms8 (__m256 u, __m256 v, __m256 k[3], gboolean fma)
   k[1] = fp_madd8 (u, _mm256_set1_ps (FP_CUG),
       fp_madd8 (v, _mm256_set1_ps (FP_CVG), _mm256_set1_ps (FP_KG), fma), fma);
   k[2] = fp_madd8 (u, _mm256_set1_ps (FP_CUB), _mm256_set1_ps (FP_KB), fma);
+}
+
+static AVX2I inline void
+fp_chroma_terms8 (__m256i p, FTerms8 *k, gboolean fma)
+{
+  fp_terms8 (fp_byte8 (p, 0), fp_byte8 (p, 8), k->k[0], fma);
+  fp_terms8 (fp_byte8 (p, 16), _mm256_cvtepi32_ps (_mm256_srli_epi32 (p, 24)), k->k[1], fma);
+}
+
+static AVX2I inline void
+fp_luma_lanes8 (__m256i p, __m256 y[2])
+{
+  y[0] = fp_byte8 (p, 0);
+  y[1] = _mm256_cvtepi32_ps (_mm256_srli_epi32 (p, 8));
+}
+
+typedef struct {
+  __m256 w0, w1, m0, m1;
+} FWeights8;
+
+static AVX2I inline void
+fp_weights8 (const FPairTable *t, gint i, FWeights8 *w)
+{
+  w->w0 = _mm256_load_ps (t->w0 + i);
+  w->w1 = _mm256_load_ps (t->w1 + i);
+  w->m0 = _mm256_load_ps (t->w0m + i);
+  w->m1 = _mm256_load_ps (t->w1m + i);
 }
 
 /* w·c for c = clamp (floor (Y·1.164 + K), 0, 255): with FMA as
@@ -415,149 +458,108 @@ fp_wcsc8 (__m256 y, __m256 k, __m256 w, __m256 wm, gboolean fma)
   return _mm256_mul_ps (w, _mm256_sub_ps (cu, _mm256_set1_ps (FP_M)));
 }
 
-typedef struct {
-  __m256 k[2][3];
-} FTerms8;
-
-typedef struct {
-  __m256 w0, w1, m0, m1;
-} FWeights8;
-
-static AVX2I inline void
-fp_weights8 (const FPairTable *t, gint i, FWeights8 *w)
-{
-  w->w0 = _mm256_load_ps (t->w0 + i);
-  w->w1 = _mm256_load_ps (t->w1 + i);
-  w->m0 = _mm256_load_ps (t->w0m + i);
-  w->m1 = _mm256_load_ps (t->w1m + i);
-}
-
-static AVX2I inline void
-fp_hrow8 (const __m256 y[2], const FTerms8 *k, const FWeights8 *w, __m256 h[3], gboolean fma)
-{
-  for (int c = 0; c < 3; c++)
-    h[c] = _mm256_add_ps (fp_wcsc8 (y[0], k->k[0][c], w->w0, w->m0, fma),
-        fp_wcsc8 (y[1], k->k[1][c], w->w1, w->m1, fma));
-}
-
+/* Horizontal sum of channel c of one row: luma lanes y, terms k */
 static AVX2I inline __m256
-fp_byte8 (__m256i g, int shift)
+fp_hsum8 (const __m256 y[2], const FTerms8 *k, int c, const FWeights8 *w, gboolean fma)
 {
-  return _mm256_cvtepi32_ps (_mm256_and_si256 (_mm256_srli_epi32 (g, shift),
-          _mm256_set1_epi32 (0xff)));
+  return _mm256_add_ps (fp_wcsc8 (y[0], k->k[0][c], w->w0, w->m0, fma),
+      fp_wcsc8 (y[1], k->k[1][c], w->w1, w->m1, fma));
 }
 
-/* The source dwords of outputs i .. i+7 (csc-avx512.c, fp_luma_raw16):
- * 16-byte windows, or lanes of the 16-output block's scalar fill @fill
- * (filled when @i starts the block). */
-static AVX2I inline __m256i
-fp_luma_raw8 (const FPairTable *t, gint i, int kind, const guint8 *y, guint32 fill[16])
-{
-  if (kind == FP_LOAD_SHUF)
-    return m2i_fpair_shuf8 (y, NULL, t->ysh + i / 8);
-  if (!(i & 8))
-    fpair_fill_luma (t, i, y, fill);
-  return _mm256_loadu_si256 ((const __m256i *) (fill + (i & 8)));
-}
+/* The source dwords of one block of 8 outputs (csc-avx512.c, fp_fetch16):
+ * raw[0], raw[1] luma of rows a and b, raw[2], raw[3] chroma of a and b
+ * (@yb NULL: raw[1] = raw[0]; @cb1 NULL: raw[3] = raw[2]). Blocks of
+ * FP_LOAD_SHUF inline; the others (the tail, one output per window, no
+ * window) out of line. */
+typedef struct {
+  const guint8 *ya, *yb, *ca1, *ca2, *cb1, *cb2;
+} FRows8;
 
-static AVX2I inline __m256i
-fp_chroma_raw8 (const FPairTable *t, gint i, int kind, const guint8 *c1, const guint8 *c2,
-    guint32 fill[16])
+static AVX2 __attribute__((noinline)) void
+fp_fetch_other8 (const FPairTable *t, gint i, const FRows8 *r, __m256i raw[4])
 {
-  if (kind == FP_LOAD_SHUF)
-    return m2i_fpair_shuf8 (c1, c2, t->csh + i / 8);
-  if (!(i & 8))
-    fpair_fill_chroma (t, i, c1, c2, fill);
-  return _mm256_loadu_si256 ((const __m256i *) (fill + (i & 8)));
+  const guint8 *rows[4][2] = { { r->ya, NULL }, { r->yb, NULL }, { r->ca1, r->ca2 },
+    { r->cb1, r->cb2 } };
+  for (int k = 0; k < 4; k++) {
+    if (!rows[k][0]) {
+      raw[k] = raw[k - 1];
+      continue;
+    }
+    if (t->load[i / 16] != FP_LOAD_FILL) {
+      raw[k] = m2i_fpair_shuf8 (rows[k][0], rows[k][1], (k < 2 ? t->ysh : t->csh) + i / 8);
+      continue;
+    }
+    guint32 l[16];
+    if (k < 2)
+      fpair_fill_luma (t, i & ~15, rows[k][0], l);
+    else
+      fpair_fill_chroma (t, i & ~15, rows[k][0], rows[k][1], l);
+    raw[k] = _mm256_loadu_si256 ((const __m256i *) (l + (i & 8)));
+  }
 }
 
 static AVX2I inline void
-fp_luma_lanes8 (__m256i p, __m256 y[2])
+fp_fetch8 (const FPairTable *t, gint i, const FRows8 *r, __m256i raw[4])
 {
-  y[0] = fp_byte8 (p, 0);
-  y[1] = _mm256_cvtepi32_ps (_mm256_srli_epi32 (p, 8));
-}
-
-static AVX2I inline void
-fp_chroma_terms8 (__m256i p, FTerms8 *k, gboolean fma)
-{
-  fp_terms8 (fp_byte8 (p, 0), fp_byte8 (p, 8), k->k[0], fma);
-  fp_terms8 (fp_byte8 (p, 16), _mm256_cvtepi32_ps (_mm256_srli_epi32 (p, 24)), k->k[1], fma);
+  if (t->load[i / 16] != FP_LOAD_SHUF) {
+    fp_fetch_other8 (t, i, r, raw);
+    return;
+  }
+  raw[0] = m2i_fpair_shuf8_w4 (r->ya, NULL, t->ysh + i / 8);
+  raw[1] = r->yb ? m2i_fpair_shuf8_w4 (r->yb, NULL, t->ysh + i / 8) : raw[0];
+  raw[2] = m2i_fpair_shuf8_w4 (r->ca1, r->ca2, t->csh + i / 8);
+  raw[3] = r->cb1 ? m2i_fpair_shuf8_w4 (r->cb1, r->cb2, t->csh + i / 8) : raw[2];
 }
 
 /* Three planes of 8 sums (the last block: @m of them) */
 static AVX2I inline void
-fp_store_h8 (float *const d[3], gint i, gint m, const __m256 h[3])
+fp_store_h8 (float *d, gint i, gint m, __m256 h)
 {
-  for (int c = 0; c < 3; c++) {
-    if (m == 8) {
-      _mm256_storeu_ps (d[c] + i, h[c]);
-    } else {
-      float tmp[8];
-      _mm256_storeu_ps (tmp, h[c]);
-      memcpy (d[c] + i, tmp, (gsize) m * sizeof (float));
-    }
-  }
-}
-
-/* vfinish_f16's arithmetic on one channel of 8 outputs (@m of them) */
-static AVX2I inline void
-fp_vfinish8 (__m256 a, __m256 b, __m256 wy0, __m256 wy1, const float *sub, const float *mul,
-    const float *add, int p, m2i_f16 *o, gint m)
-{
-  __m128i hv = _mm256_cvtps_ph (_mm256_add_ps (_mm256_mul_ps (wy0, a), _mm256_mul_ps (wy1, b)),
-      _MM_FROUND_TO_NEAREST_INT);
-  if (sub) {
-    __m256 x = _mm256_add_ps (_mm256_mul_ps (_mm256_sub_ps (_mm256_cvtph_ps (hv),
-                _mm256_set1_ps (sub[p])), _mm256_set1_ps (mul[p])), _mm256_set1_ps (add[p]));
-    hv = _mm256_cvtps_ph (x, _MM_FROUND_TO_NEAREST_INT);
-  }
-  M2I_F16_REG (hv);
   if (m == 8) {
-    _mm_storeu_si128 ((__m128i *) o, hv);
+    _mm256_storeu_ps (d + i, h);
   } else {
-    m2i_f16 th[8];
-    _mm_storeu_si128 ((__m128i *) th, hv);
-    memcpy (o, th, (gsize) m * sizeof (m2i_f16));
+    float tmp[8];
+    _mm256_storeu_ps (tmp, h);
+    memcpy (d + i, tmp, (gsize) m * sizeof (float));
   }
 }
 
 static AVX2I inline void
-fp_rows8 (const FPairTable *t, const guint8 *y0, const guint8 *y1, const guint8 *c1,
+fp_rows8 (const FPairTable *tab, const guint8 *y0, const guint8 *y1, const guint8 *c1,
     const guint8 *c2, float *h0, float *h1, gboolean fma)
 {
+  const FPairTable tl = *tab, *t = &tl;
   float *d[2][3];
-  guint32 f0[16], f1[16], fc[16];
+  FRows8 rows = { y0, y1, c1, c2, NULL, NULL };
   fp_planes (t, h0, h1, d);
   for (gint i = 0; i < t->n; i += 8) {
-    int kind = t->load[i / 16];
-    __m256i pc = fp_chroma_raw8 (t, i, kind, c1, c2, fc), p0 = fp_luma_raw8 (t, i, kind, y0, f0);
-    __m256i p1 = y1 ? fp_luma_raw8 (t, i, kind, y1, f1) : p0;
+    __m256i raw[4];
     FTerms8 k;
     FWeights8 w;
-    __m256 l[2], h[3];
+    __m256 l[2];
     gint m = MIN (8, t->n - i);
-    fp_chroma_terms8 (pc, &k, fma);
+    fp_fetch8 (t, i, &rows, raw);
+    fp_chroma_terms8 (raw[2], &k, fma);
     fp_weights8 (t, i, &w);
-    fp_luma_lanes8 (p0, l);
-    fp_hrow8 (l, &k, &w, h, fma);
-    fp_store_h8 (d[0], i, m, h);
-    if (y1) {
-      fp_luma_lanes8 (p1, l);
-      fp_hrow8 (l, &k, &w, h, fma);
-      fp_store_h8 (d[1], i, m, h);
+    for (int r = 0; r < (y1 ? 2 : 1); r++) {
+      fp_luma_lanes8 (raw[r], l);
+      for (int c = 0; c < 3; c++)
+        fp_store_h8 (d[r][c], i, m, fp_hsum8 (l, &k, c, &w, fma));
     }
   }
 }
 
-/* fpair_out: row a's horizontal sums, then row b's channel by channel,
- * each finished at once (AVX2 has 16 registers); the source bytes of the
- * next 8 outputs are fetched before the arithmetic of these, which would
- * otherwise wait for its load → shuffle → convert chain. */
+/* Per output channel (R, G, B): plane and norm coefficients */
+typedef struct {
+  m2i_f16 *o[3];
+  float sub[3], mul[3], add[3];
+} FOut8;
+
+/* fpair_out's arithmetic for one block: row a's sums, then row b's, and
+ * the vertical sums v[c] */
 static AVX2I inline void
-fp_out_block8 (const FPairTable *t, gint i, const __m256i raw[4], gboolean share, __m256 vw0,
-    __m256 vw1, const float *sub, const float *mul, const float *add, m2i_f16 *const o[3],
-    gint m, gboolean fma)
+fp_out_sums8 (const FPairTable *t, gint i, const __m256i raw[4], gboolean share, __m256 vw0,
+    __m256 vw1, __m256 v[3], gboolean fma)
 {
   FTerms8 k;
   FWeights8 w;
@@ -565,54 +567,96 @@ fp_out_block8 (const FPairTable *t, gint i, const __m256i raw[4], gboolean share
   fp_weights8 (t, i, &w);
   fp_chroma_terms8 (raw[2], &k, fma);
   fp_luma_lanes8 (raw[0], l);
-  fp_hrow8 (l, &k, &w, ha, fma);
+  for (int c = 0; c < 3; c++)
+    ha[c] = fp_hsum8 (l, &k, c, &w, fma);
   if (!share)
     fp_chroma_terms8 (raw[3], &k, fma);
   fp_luma_lanes8 (raw[1], l);
+  for (int c = 0; c < 3; c++)
+    v[c] = _mm256_add_ps (_mm256_mul_ps (vw0, ha[c]), _mm256_mul_ps (vw1, fp_hsum8 (l, &k, c,
+                &w, fma)));
+}
+
+/* fp16 rounding, @norm and the store of @m outputs at @i */
+static AVX2I inline void
+fp_out_finish8 (const FOut8 *o, gint i, const __m256 v[3], gboolean norm, gint m)
+{
   for (int c = 0; c < 3; c++) {
-    __m256 hb = _mm256_add_ps (fp_wcsc8 (l[0], k.k[0][c], w.w0, w.m0, fma),
-        fp_wcsc8 (l[1], k.k[1][c], w.w1, w.m1, fma));
-    fp_vfinish8 (ha[c], hb, vw0, vw1, sub, mul, add, c, o[c] + i, m);
+    __m128i hv = _mm256_cvtps_ph (v[c], _MM_FROUND_TO_NEAREST_INT);
+    if (norm) {
+      __m256 x = _mm256_add_ps (_mm256_mul_ps (_mm256_sub_ps (_mm256_cvtph_ps (hv),
+                  _mm256_set1_ps (o->sub[c])), _mm256_set1_ps (o->mul[c])),
+          _mm256_set1_ps (o->add[c]));
+      hv = _mm256_cvtps_ph (x, _MM_FROUND_TO_NEAREST_INT);
+    }
+    M2I_F16_REG (hv);
+    if (m == 8) {
+      _mm_storeu_si128 ((__m128i *) (o->o[c] + i), hv);
+    } else {
+      m2i_f16 th[8];
+      _mm_storeu_si128 ((__m128i *) th, hv);
+      memcpy (o->o[c] + i, th, (gsize) m * sizeof (m2i_f16));
+    }
+  }
+}
+
+/* The blocks of one output row: full ones with the next block's source
+ * fetched ahead and the previous block's finishing after this block's sums
+ * (each would otherwise wait for a long chain: load → shuffle → convert,
+ * and fp16 → fp32 → fp16), then the partial last one. */
+static AVX2I inline void
+fp_out_blocks8 (const FPairTable *t, const FRows8 *rows, gboolean share, __m256 vw0,
+    __m256 vw1, const FOut8 *o, gboolean norm, gboolean fma)
+{
+  gint nfull = t->n & ~7;
+  __m256i next[4];
+  __m256 prev[3];
+  if (nfull)
+    fp_fetch8 (t, 0, rows, next);
+  for (gint i = 0; i < nfull; i += 8) {
+    __m256i raw[4] = { next[0], next[1], next[2], next[3] };
+    __m256 v[3];
+    if (i + 8 < nfull)
+      fp_fetch8 (t, i + 8, rows, next);
+    fp_out_sums8 (t, i, raw, share, vw0, vw1, v, fma);
+    if (i)
+      fp_out_finish8 (o, i - 8, prev, norm, 8);
+    prev[0] = v[0];
+    prev[1] = v[1];
+    prev[2] = v[2];
+  }
+  if (nfull)
+    fp_out_finish8 (o, nfull - 8, prev, norm, 8);
+  if (nfull < t->n) {
+    __m256i raw[4];
+    __m256 v[3];
+    fp_fetch8 (t, nfull, rows, raw);
+    fp_out_sums8 (t, nfull, raw, share, vw0, vw1, v, fma);
+    fp_out_finish8 (o, nfull, v, norm, t->n - nfull);
   }
 }
 
 static AVX2I inline void
-fp_out_fetch8 (const FPairTable *t, gint i, const guint8 *ya, const guint8 *ca1,
-    const guint8 *ca2, const guint8 *yb, const guint8 *cb1, const guint8 *cb2, gboolean share,
-    guint32 fill[4][16], __m256i raw[4])
-{
-  int kind = t->load[i / 16];
-  raw[0] = fp_luma_raw8 (t, i, kind, ya, fill[0]);
-  raw[1] = fp_luma_raw8 (t, i, kind, yb, fill[1]);
-  raw[2] = fp_chroma_raw8 (t, i, kind, ca1, ca2, fill[2]);
-  raw[3] = share ? raw[2] : fp_chroma_raw8 (t, i, kind, cb1, cb2, fill[3]);
-}
-
-static AVX2I inline void
-fp_out8 (const FPairTable *t, const guint8 *ya, const guint8 *ca1, const guint8 *ca2,
+fp_out8 (const FPairTable *tab, const guint8 *ya, const guint8 *ca1, const guint8 *ca2,
     const guint8 *yb, const guint8 *cb1, const guint8 *cb2, float wy0, float wy1,
     const float *sub, const float *mul, const float *add, m2i_f16 *const out[3], gboolean fma)
 {
+  const FPairTable tl = *tab, *t = &tl;
   const __m256 vw0 = _mm256_set1_ps (wy0), vw1 = _mm256_set1_ps (wy1);
   gboolean share = ca1 == cb1;
-  guint32 fill[4][16];
-  float s[3], ml[3], ad[3];
-  m2i_f16 *o[3];
+  FRows8 rows = { ya, yb, ca1, ca2, share ? NULL : cb1, share ? NULL : cb2 };
+  FOut8 o;
   for (int c = 0; c < 3; c++) {
     int p = t->plane_of[c];
-    o[c] = out[p];
-    s[c] = sub ? sub[p] : 0.0f;
-    ml[c] = sub ? mul[p] : 1.0f;
-    ad[c] = sub ? add[p] : 0.0f;
+    o.o[c] = out[p];
+    o.sub[c] = sub ? sub[p] : 0.0f;
+    o.mul[c] = sub ? mul[p] : 1.0f;
+    o.add[c] = sub ? add[p] : 0.0f;
   }
-  __m256i next[4];
-  fp_out_fetch8 (t, 0, ya, ca1, ca2, yb, cb1, cb2, share, fill, next);
-  for (gint i = 0; i < t->n; i += 8) {
-    __m256i raw[4] = { next[0], next[1], next[2], next[3] };
-    if (i + 8 < t->n)
-      fp_out_fetch8 (t, i + 8, ya, ca1, ca2, yb, cb1, cb2, share, fill, next);
-    fp_out_block8 (t, i, raw, share, vw0, vw1, sub ? s : NULL, ml, ad, o, MIN (8, t->n - i), fma);
-  }
+  if (sub)
+    fp_out_blocks8 (t, &rows, share, vw0, vw1, &o, TRUE, fma);
+  else
+    fp_out_blocks8 (t, &rows, share, vw0, vw1, &o, FALSE, fma);
 }
 
 static AVX2 void

@@ -95,16 +95,21 @@ shuf_windows (const FPairTable *t, gint b, gboolean chroma, gint nwin, FPairShuf
 }
 
 /* Both kinds of windows of block b, 4 windows each where two outputs fit
- * in one, else 8. */
-static gboolean
+ * in one, else 8: FP_LOAD_SHUF if 4 do everywhere, FP_LOAD_SHUF_WIDE if
+ * not, FP_LOAD_FILL if even 8 do not. */
+static int
 block_shuf (FPairTable *t, gint b)
 {
+  int kind = FP_LOAD_SHUF;
   for (int chroma = 0; chroma < 2; chroma++) {
     FPairShuf *s = chroma ? &t->csh[b] : &t->ysh[b];
-    if (!shuf_windows (t, b, chroma, 4, s) && !shuf_windows (t, b, chroma, 8, s))
-      return FALSE;
+    if (shuf_windows (t, b, chroma, 4, s))
+      continue;
+    if (!shuf_windows (t, b, chroma, 8, s))
+      return FP_LOAD_FILL;
+    kind = FP_LOAD_SHUF_WIDE;
   }
-  return TRUE;
+  return kind;
 }
 
 /* Permute windows of block b (outputs 8b .. 8b+7): 128 bytes of the luma
@@ -202,8 +207,10 @@ m2i_fpair_table_new (const gint32 *xs, const float *w0, const float *w1, gint n,
       continue;                        /* the tail goes through the scalar fill */
     if (fetch == FP_FETCH_PERMUTE && permute_windows (t, 2 * b) && permute_windows (t, 2 * b + 1))
       t->load[b] = FP_LOAD_PERMUTE;
-    else if (block_shuf (t, 2 * b) && block_shuf (t, 2 * b + 1))
-      t->load[b] = FP_LOAD_SHUF;
+    else {
+      int k0 = block_shuf (t, 2 * b), k1 = block_shuf (t, 2 * b + 1);
+      t->load[b] = k0 == FP_LOAD_FILL || k1 == FP_LOAD_FILL ? FP_LOAD_FILL : MAX (k0, k1);
+    }
   }
   return t;
 }

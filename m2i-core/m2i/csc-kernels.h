@@ -227,6 +227,26 @@ pair_src (PairSrc *s, const guint8 *y0, const guint8 *y1, const guint8 *c1,
       loop (__VA_ARGS__, CSC_OUT_PL_F16, FALSE); \
   } while (0)
 
+/* m2i_fpair_shuf8 for blocks of FP_LOAD_SHUF: four windows, two vectors */
+static inline __attribute__((target("avx2"), always_inline)) __m256i
+m2i_fpair_shuf8_w4 (const guint8 *row, const guint8 *row2, const FPairShuf *s)
+{
+  __m256i r = _mm256_shuffle_epi8 (_mm256_loadu2_m128i ((const __m128i *) (row + s->off[2]),
+          (const __m128i *) (row + s->off[0])), _mm256_loadu_si256 ((const __m256i *) s->shuf[0]));
+  r = _mm256_or_si256 (r, _mm256_shuffle_epi8 (_mm256_loadu2_m128i ((const __m128i *) (row
+                  + s->off[3]), (const __m128i *) (row + s->off[1])),
+          _mm256_loadu_si256 ((const __m256i *) s->shuf[1])));
+  if (row2) {
+    r = _mm256_or_si256 (r, _mm256_shuffle_epi8 (_mm256_loadu2_m128i ((const __m128i *) (row2
+                    + s->off[2]), (const __m128i *) (row2 + s->off[0])),
+            _mm256_loadu_si256 ((const __m256i *) s->shuf2[0])));
+    r = _mm256_or_si256 (r, _mm256_shuffle_epi8 (_mm256_loadu2_m128i ((const __m128i *) (row2
+                    + s->off[3]), (const __m128i *) (row2 + s->off[1])),
+            _mm256_loadu_si256 ((const __m256i *) s->shuf2[1])));
+  }
+  return r;
+}
+
 /* Keeps a vcvtps2ph result in a register before its store: gcc otherwise
  * folds the store into the memory-destination form, which takes about two
  * cycles per instruction on AMD Zen 5 (1.5 at 512 bits) against under one

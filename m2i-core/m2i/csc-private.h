@@ -74,7 +74,9 @@ typedef struct {
 enum {
   FP_LOAD_FILL,                /* scalar (the tail; narrow rows; windows that
                                   would not fit) */
-  FP_LOAD_SHUF,                /* 16-byte windows and byte shuffles (pshufb) */
+  FP_LOAD_SHUF,                /* 16-byte windows and byte shuffles (pshufb),
+                                  two outputs per window everywhere */
+  FP_LOAD_SHUF_WIDE,           /* the same, one output per window somewhere */
   FP_LOAD_PERMUTE,             /* VBMI byte permutes over 128-byte windows */
 };
 
