@@ -164,7 +164,7 @@ typedef struct {
    * the fast norm. */
   void (*finish_f16_norm) (const float *v, const float *sub, const float *mul,
       const float *add, gint n, m2i_f16 *out);
-  /* Float pair path (NULL in the plain-C set): colour conversion
+  /* Float pair path: colour conversion
    * of the columns @t lists in luma rows @y0 and @y1 (NULL: one row) sharing
    * one chroma row (@c1 NV12 UV, or @c1, @c2 I420 U, V), and the two-tap
    * horizontal pass, into @h0 / @h1: three planes of t->n sums in memory
@@ -176,11 +176,13 @@ typedef struct {
   /* Vertical two-tap pass, fp16 rounding, optional norm (per plane
    * sub/mul/add, the fast formula) and the planar fp16 store, in one sweep:
    * out[c][i] = fp16 (norm (fp16 (wy0·h0[c·n + i] + wy1·h1[c·n + i]))),
-   * the sum evaluated as the resize contract says for weights >= +0. */
+   * the sum evaluated as the resize contract says for weights >= +0.
+   * NULL in the plain-C set (fused.c: the module's vpass, then finishing). */
   void (*vfinish_f16) (const float *h0, const float *h1, float wy0, float wy1, gint n,
       const float *sub, const float *mul, const float *add, m2i_f16 *const out[3]);
-  /* Float pair path, one output row in one sweep (NULL in no set yet:
-   * fused.c falls back to fpair_rows + vfinish_f16): source rows @ya
+  /* Float pair path, one output row in one sweep (fused.c uses it when
+   * output rows hardly share source rows, else fpair_rows and
+   * vfinish_f16 or the resize module's vpass): source rows @ya
    * (vertical weight @wy0) and @yb (@wy1; may be @ya) with their chroma rows
    * (@ca1, @ca2 and @cb1, @cb2 as for fpair_rows; the same pointers when the
    * two rows share one), each through fpair_rows' csc and horizontal pass,

@@ -226,14 +226,14 @@ plan_float_pairs (Fused *f, const M2iImage *in)
     f->pf_hi = MAX (f->pf_hi, ax->index[i] + 2);
   }
   f->pf_hi = MIN (f->pf_hi, in->width);
-  f->vfinish = f->k->vfinish_f16 && ay->taps == 2
-      && weights_not_negative (ay->weight, ay->out_size * 2)
+  gboolean f16_planar = ay->taps == 2 && weights_not_negative (ay->weight, ay->out_size * 2)
       && f->resize_dt == M2I_DTYPE_F16 && f->out_dt == M2I_DTYPE_F16
       && f->out_layout == M2I_LAYOUT_PLANAR;
+  f->vfinish = f16_planar && f->k->vfinish_f16;
   /* One sweep per output row (no ring) when output rows hardly share source
    * rows (downscales by 2 or more): each row is then converted about once
    * either way. */
-  f->direct = f->vfinish && f->k->fpair_out && 2 * ay->out_size * 4 <= 5 * f->rows_needed;
+  f->direct = f16_planar && f->k->fpair_out && 2 * ay->out_size * 4 <= 5 * f->rows_needed;
 }
 
 static void
