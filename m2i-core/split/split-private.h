@@ -8,6 +8,7 @@
  *   split-cost.c     the cost model
  *   split-plan.c     m2i_split_plan_new and the plan's accessors
  *   split-json.c     graph_infos.json
+ *   split-folder.c   a plan folder's files, opened without following links
  *   split-dot.c      DOT pictures
  *   split-npu.c      device programs for the compute engine
  *   split-runner.c   running a plan
@@ -280,6 +281,34 @@ gint split_parse_devices (const char *s, M2iSplitDevice order[2], GError **error
 /* "CPU"/"M2I" in any case → device; FALSE otherwise. */
 gboolean split_device_from_string (const char *s, M2iSplitDevice *out);
 gboolean split_engine_from_string (const char *s, M2iSplitEngine *out);
+
+/* ---- a plan folder's files ------------------------------------------------ */
+
+/* An open plan folder (its descriptor, and its path for messages). */
+typedef struct {
+  int fd;
+  gchar *path;
+} SplitFolder;
+
+/* Opens @dir (FALSE with @error, M2I_ERROR_IO, when it is no folder). */
+gboolean split_folder_open (SplitFolder *f, const char *dir, GError **error);
+void split_folder_close (SplitFolder *f);
+
+/* Opens @name, a relative path inside the folder, one component at a time
+ * without following symbolic links; the last must be a regular file.
+ * Returns a descriptor (close() it), or -1 with @error saying why: a link
+ * on the way (M2I_ERROR_IO, "is a symbolic link"), a missing file or no
+ * regular file (M2I_ERROR_IO), an empty, "." or ".." component
+ * (M2I_ERROR_MALFORMED). */
+int split_folder_open_file (SplitFolder *f, const char *name, GError **error);
+
+/* The contents of @name (opened as split_folder_open_file() does), at most
+ * @max_bytes (M2I_ERROR_LIMIT beyond). NULL with @error. */
+GBytes *split_folder_read (SplitFolder *f, const char *name, gsize max_bytes,
+    GError **error);
+
+/* @name mapped read-only (the weights of a piece). NULL with @error. */
+GBytes *split_folder_map (SplitFolder *f, const char *name, GError **error);
 
 /* ---- device programs ----------------------------------------------------------- */
 

@@ -8,6 +8,7 @@
 
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* A plan of @m (options @opts, NULL for the defaults), printed into the
  * test log; fails the test on error. */
@@ -41,7 +42,8 @@ engine_of_layer (const M2iSplitPlan *plan, const char *name)
   return pi.engine;
 }
 
-/* Removes folder @dir and the files in it (no subfolders); absent is fine. */
+/* Removes folder @dir and what is in it; absent is fine. Symbolic links
+ * are removed, never followed. */
 static inline void
 remove_dir (const char *dir)
 {
@@ -51,7 +53,11 @@ remove_dir (const char *dir)
   const char *name;
   while ((name = g_dir_read_name (d))) {
     g_autofree gchar *p = g_build_filename (dir, name, NULL);
-    g_unlink (p);
+    GStatBuf st;
+    if (g_lstat (p, &st) == 0 && S_ISDIR (st.st_mode))
+      remove_dir (p);
+    else
+      g_unlink (p);
   }
   g_dir_close (d);
   g_rmdir (dir);

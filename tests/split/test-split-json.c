@@ -6,6 +6,8 @@
 #include "split-test-util.h"
 #include <base/m2i-error.h>
 
+#include <unistd.h>
+
 static gchar *valid_dir;
 
 static void
@@ -251,6 +253,103 @@ test_order (void)
   g_free (dir);
 }
 
+/* A member nested 100,000 arrays deep (a 200 KB file): json-glib's
+ * recursive parser overflowed the stack (SIGSEGV) from ~80,000 levels. The
+ * depth is refused before the parser sees the text; 64 levels still load. */
+static void
+test_deep_nesting (void)
+{
+  for (gint k = 0; k < 2; k++) {
+    gint n = k ? 100000 : 63;              /* under the top-level object */
+    GString *deep = g_string_new ("{\n  \"x\" : ");
+    for (gint i = 0; i < n; i++)
+      g_string_append_c (deep, '[');
+    for (gint i = 0; i < n; i++)
+      g_string_append_c (deep, ']');
+    g_string_append (deep, ",\n  \"graph_num\"");
+    gchar *dir = mutated ("{\n  \"graph_num\"", deep->str, FALSE);
+    if (k)
+      expect_error (dir, M2I_ERROR_LIMIT,
+          (const char *[]) { "graph_infos.json:2:", "nest more than 64 levels", NULL });
+    else {
+      GError *error = NULL;
+      M2iSplitPlan *plan = m2i_split_plan_load (dir, &error);
+      g_assert_no_error (error);
+      m2i_split_plan_unref (plan);
+    }
+    remove_dir (dir);
+    g_free (dir);
+    g_string_free (deep, TRUE);
+  }
+  /* brackets inside strings do not count */
+  GString *s = g_string_new ("{\n  \"x\" : \"");
+  for (gint i = 0; i < 1000; i++)
+    g_string_append (s, "[{\\\"");
+  g_string_append (s, "\",\n  \"graph_num\"");
+  gchar *dir = mutated ("{\n  \"graph_num\"", s->str, FALSE);
+  GError *error = NULL;
+  M2iSplitPlan *plan = m2i_split_plan_load (dir, &error);
+  g_assert_no_error (error);
+  m2i_split_plan_unref (plan);
+  remove_dir (dir);
+  g_free (dir);
+  g_string_free (s, TRUE);
+}
+
+/* Symbolic links in a plan folder are not followed: a link to / with a
+ * piece named through it, a piece or its .bin linked to a model outside
+ * the folder, graph_infos.json itself a link; a FIFO is refused, not
+ * blocked on. Pieces in a real sub-folder still load. */
+static void
+test_symlinks (void)
+{
+  gchar *dir = mutated ("\"xml\" : \"graph_1.xml\"", "\"xml\" : \"root/etc/passwd\"", FALSE);
+  g_autofree gchar *root = g_build_filename (dir, "root", NULL);
+  g_assert_cmpint (symlink ("/", root), ==, 0);
+  expect_error (dir, M2I_ERROR_IO, (const char *[]) { "graph 1", "/root is a symbolic link",
+        "without following links", NULL });
+  remove_dir (dir);
+  g_free (dir);
+
+  gchar *outside = g_dir_make_tmp ("m2i-split-outside-XXXXXX", NULL);
+  copy_dir (valid_dir, outside);
+  const char *const files[] = { "graph_1.xml", "graph_1.bin", "graph_infos.json" };
+  for (guint k = 0; k < G_N_ELEMENTS (files); k++) {
+    dir = mutated (NULL, NULL, FALSE);
+    g_autofree gchar *link = g_build_filename (dir, files[k], NULL);
+    g_autofree gchar *target = g_build_filename (outside, files[k], NULL);
+    g_assert_cmpint (g_unlink (link), ==, 0);
+    g_assert_cmpint (symlink (target, link), ==, 0);
+    g_autofree gchar *says = g_strdup_printf ("%s is a symbolic link", files[k]);
+    expect_error (dir, M2I_ERROR_IO, (const char *[]) { says, NULL });
+    remove_dir (dir);
+    g_free (dir);
+  }
+  remove_dir (outside);
+  g_free (outside);
+
+  dir = mutated (NULL, NULL, FALSE);
+  g_autofree gchar *xml = g_build_filename (dir, "graph_1.xml", NULL);
+  g_assert_cmpint (g_unlink (xml), ==, 0);
+  g_assert_cmpint (mkfifo (xml, 0600), ==, 0);
+  expect_error (dir, M2I_ERROR_IO, (const char *[]) { "graph_1.xml is not a regular file", NULL });
+  remove_dir (dir);
+  g_free (dir);
+
+  dir = mutated ("\"xml\" : \"graph_1.xml\"", "\"xml\" : \"sub/graph_1.xml\"", FALSE);
+  g_autofree gchar *sub = g_build_filename (dir, "sub", NULL);
+  g_autofree gchar *moved = g_build_filename (sub, "graph_1.xml", NULL);
+  g_autofree gchar *xml_here = g_build_filename (dir, "graph_1.xml", NULL);
+  g_assert_cmpint (g_mkdir (sub, 0755), ==, 0);
+  g_assert_cmpint (g_rename (xml_here, moved), ==, 0);
+  GError *error = NULL;
+  M2iSplitPlan *plan = m2i_split_plan_load (dir, &error);
+  g_assert_no_error (error);
+  m2i_split_plan_unref (plan);
+  remove_dir (dir);
+  g_free (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -272,6 +371,8 @@ main (int argc, char **argv)
   g_test_add_func ("/split/json/devices", test_devices);
   g_test_add_func ("/split/json/tensors", test_tensors);
   g_test_add_func ("/split/json/order", test_order);
+  g_test_add_func ("/split/json/deep-nesting", test_deep_nesting);
+  g_test_add_func ("/split/json/symlinks", test_symlinks);
   int rc = g_test_run ();
   remove_dir (valid_dir);
   g_free (valid_dir);
