@@ -128,7 +128,8 @@ gboolean m2i_ir_model_get_edge (const M2iIrModel *model, gint i,
 /*
  * Appends @model as IR v11 text to @xml and its constants to @bin (Consts are
  * written as the original file stored them: f16 stays f16). Layer ids, port
- * ids, names, attributes and rt_info are kept, so the result loads back to
+ * ids, names, attributes and rt_info (the model's as it was read, v10's
+ * <meta_data> excepted) are kept, so the result loads back to
  * the same graph. FALSE with @error if a constant cannot be written.
  */
 gboolean m2i_ir_model_serialize (const M2iIrModel *model, GString *xml,
@@ -153,7 +154,9 @@ gboolean m2i_ir_model_save (const M2iIrModel *model, const char *xml_path,
  *    @outputs, each an output of a layer in @nodes (split execution lists
  *    the tensors crossing its pieces; values both sides compute, such as a
  *    constant sub-graph copied into each piece, then leave no Result).
- * Layer ids are kept. @name names the new model (NULL: the model's). This
+ * Layer ids are kept; the layers' rt_info is kept, the model-level rt_info
+ * is not (it describes the whole model, not a part of it). @name names the
+ * new model (NULL: the model's). This
  * is how split execution cuts a model into sub-models; save them with
  * m2i_ir_model_save(). Returns a new model (m2i_ir_model_unref()), or NULL
  * with @error (an index out of range, an @outputs pair that is no output of

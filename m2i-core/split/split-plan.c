@@ -14,6 +14,7 @@
  */
 #include "split-private.h"
 #include <base/m2i-error.h>
+#include <ir/ir-private.h>
 
 #include <string.h>
 
@@ -989,6 +990,14 @@ m2i_split_plan_new (M2iIrModel *model, const M2iSplitOptions *options, GError **
   }
   split_plan_link (plan);
   split_plan_estimate (plan);
+  /* the model's rt_info (labels, model type, conversion parameters: what
+   * reads its results needs it) goes with the piece that writes output 0,
+   * once, shared rather than copied */
+  const SplitTensor *out0 = plan->outputs->len ?
+      g_ptr_array_index (plan->tensors, g_array_index (plan->outputs, gint, 0)) : NULL;
+  if (out0 && out0->producer >= 0)
+    ir_model_share_rt_info (((SplitPiece *) g_ptr_array_index (plan->pieces,
+                out0->producer))->model, model);
 out:
   g_free (group);
   g_free (pt.label);

@@ -350,6 +350,58 @@ test_symlinks (void)
   g_free (dir);
 }
 
+/* The model's rt_info goes with one piece, the one writing output 0, in
+ * memory and in the folder (every piece used to copy all of it: a deep
+ * rt_info cost O(pieces × N³) bytes to write). */
+static void
+test_rt_info_once (void)
+{
+  g_autofree gchar *xml_path = test_models_path ("fashion-mnist/fashion-mnist.xml");
+  g_autofree gchar *bin_path = test_models_path ("fashion-mnist/fashion-mnist.bin");
+  gchar *text;
+  g_assert_true (g_file_get_contents (xml_path, &text, NULL, NULL));
+  GString *xml = g_string_new (text);
+  g_free (text);
+  g_string_replace (xml, "</net>", "<rt_info><model_info><model_type value=\"Classification\"/>"
+      "</model_info></rt_info></net>", 1);
+  GMappedFile *bin = g_mapped_file_new (bin_path, FALSE, NULL);
+  GBytes *weights = g_mapped_file_get_bytes (bin);
+  GError *error = NULL;
+  M2iIrModel *m = m2i_ir_model_load_from_memory (xml->str, xml->len, weights, "fm.xml", &error);
+  g_assert_no_error (error);
+  M2iSplitPlan *plan = m2i_split_plan_new (m, NULL, &error);
+  g_assert_no_error (error);
+  gchar *dir = g_dir_make_tmp ("m2i-split-rt-XXXXXX", NULL);
+  g_assert_true (m2i_split_plan_save (plan, dir, &error));
+  M2iSplitPlan *back = m2i_split_plan_load (dir, &error);
+  g_assert_no_error (error);
+  M2iSplitTensorInfo out0;
+  g_assert_true (m2i_split_plan_get_tensor (plan, m2i_split_plan_get_output (plan, 0), &out0));
+  g_assert_cmpint (m2i_split_plan_get_n_pieces (plan), ==, 2);
+  for (gint p = 0; p < 2; p++) {
+    M2iSplitPieceInfo a, b;
+    g_assert_true (m2i_split_plan_get_piece (plan, p, &a));
+    g_assert_true (m2i_split_plan_get_piece (back, p, &b));
+    const char *want = p == out0.producer ? "Classification" : NULL;
+    g_assert_cmpstr (m2i_ir_model_get_rt_info (a.model, "model_info/model_type"), ==, want);
+    g_assert_cmpstr (m2i_ir_model_get_rt_info (b.model, "model_info/model_type"), ==, want);
+    g_autofree gchar *name = g_strdup_printf ("graph_%d.xml", p);
+    g_autofree gchar *path = g_build_filename (dir, name, NULL);
+    g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+    g_assert_cmpint (strstr (text, "<model_type value=\"Classification\"/>") != NULL, ==,
+        want != NULL);
+    g_free (text);
+  }
+  m2i_split_plan_unref (back);
+  m2i_split_plan_unref (plan);
+  m2i_ir_model_unref (m);
+  remove_dir (dir);
+  g_free (dir);
+  g_bytes_unref (weights);
+  g_mapped_file_unref (bin);
+  g_string_free (xml, TRUE);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -373,6 +425,7 @@ main (int argc, char **argv)
   g_test_add_func ("/split/json/order", test_order);
   g_test_add_func ("/split/json/deep-nesting", test_deep_nesting);
   g_test_add_func ("/split/json/symlinks", test_symlinks);
+  g_test_add_func ("/split/json/rt-info-once", test_rt_info_once);
   int rc = g_test_run ();
   remove_dir (valid_dir);
   g_free (valid_dir);

@@ -1,0 +1,134 @@
+/* Hostile models (docs/reliability.md): what an attacker or a careless tool
+ * writes into an IR file must give a clear error, or work, in bounded time
+ * and memory — never a crash, an abort in g_malloc or undefined behaviour
+ * (the ASan/UBSan run of this test checks the latter). Each case was a
+ * defect of issue 14. */
+#include "ir-test-util.h"
+#include <base/m2i-error.h>
+
+#include <string.h>
+
+/* test_ir_v10_model as v11 text, with @extra inserted before </net>. */
+static GString *
+model_with (const char *extra)
+{
+  TestIr *b = test_ir_new (11);
+  M2iShape s = TEST_SHAPE (1, 4);
+  gint x = test_ir_parameter (b, "x", M2I_ET_F32, &s);
+  test_ir_result (b, test_ir_op (b, "ReLU", "opset1", NULL, 1, &x, M2I_ET_F32, &s));
+  GString *xml = g_string_new (test_ir_xml (b));
+  test_ir_free (b);
+  g_string_replace (xml, "</net>", extra, 1);
+  g_string_append (xml, "</net>\n");
+  return xml;
+}
+
+/* Model-level rt_info nested @n levels, element k(i mod 10) holding value
+ * v(i); *key receives the deepest element's key. */
+static GString *
+deep_rt_info (gint n, gchar **key)
+{
+  GString *rt = g_string_new ("<rt_info>");
+  GString *k = g_string_new (NULL);
+  for (gint i = 0; i < n; i++) {
+    g_string_append_printf (rt, "<k%d value=\"v%d\">", i % 10, i);
+    g_string_append_printf (k, "%sk%d", i ? "/" : "", i % 10);
+  }
+  for (gint i = n - 1; i >= 0; i--)
+    g_string_append_printf (rt, "</k%d>", i % 10);
+  g_string_append (rt, "</rt_info>\n");
+  *key = g_string_free (k, FALSE);
+  return rt;
+}
+
+/* A model-level rt_info nested 1500 levels (a 40 KB file) cost O(N²)
+ * memory to read and O(N³) bytes to write (2.1 GB for a split). Now it is
+ * kept as read: every level's value is found, and writing it back stays
+ * linear in its size (the time and memory bounds: tests/bench/bench-hostile). */
+static void
+test_deep_rt_info (void)
+{
+  g_autofree gchar *key = NULL;
+  GString *rt = deep_rt_info (1500, &key);
+  GString *xml = model_with (rt->str);
+  GError *error = NULL;
+  M2iIrModel *m = m2i_ir_model_load_from_memory (xml->str, xml->len, NULL, "deep.xml", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (m2i_ir_model_get_rt_info (m, key), ==, "v1499");
+  g_assert_cmpstr (m2i_ir_model_get_rt_info (m, "k0"), ==, "v0");
+  g_assert_cmpstr (m2i_ir_model_get_rt_info (m, "k0/k1/k2"), ==, "v2");
+  g_assert_null (m2i_ir_model_get_rt_info (m, "k0/k2"));
+  g_assert_null (m2i_ir_model_get_rt_info (m, "k1"));
+  GString *text = g_string_new (NULL);
+  GByteArray *bin = g_byte_array_new ();
+  g_assert_true (m2i_ir_model_serialize (m, text, bin, &error));
+  g_test_message ("rt_info of %" G_GSIZE_FORMAT " bytes, model written in %" G_GSIZE_FORMAT,
+      rt->len, text->len);
+  g_assert_cmpuint (text->len, <, 4 * rt->len + 4096);
+  M2iIrModel *back = m2i_ir_model_load_from_memory (text->str, text->len, NULL, "back.xml", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (m2i_ir_model_get_rt_info (back, key), ==, "v1499");
+  m2i_ir_model_unref (back);
+  g_string_free (text, TRUE);
+  g_byte_array_unref (bin);
+  m2i_ir_model_unref (m);
+  g_string_free (xml, TRUE);
+  g_string_free (rt, TRUE);
+
+  /* the keys as before: <attribute name=..> spells the last component,
+   * the last of equal keys wins, v10's meta_data keeps its prefix */
+  xml = model_with ("<rt_info><a><attribute name=\"x/y\" value=\"1\"/><b value=\"2\"/></a>"
+      "<a><b value=\"3\"/></a><c value=\"4\"><attribute value=\"5\"/></c></rt_info>\n");
+  m = m2i_ir_model_load_from_memory (xml->str, xml->len, NULL, "keys.xml", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (m2i_ir_model_get_rt_info (m, "a/x/y"), ==, "1");
+  g_assert_cmpstr (m2i_ir_model_get_rt_info (m, "a/b"), ==, "3");
+  g_assert_cmpstr (m2i_ir_model_get_rt_info (m, "c"), ==, "4");
+  g_assert_cmpstr (m2i_ir_model_get_rt_info (m, "c/attribute"), ==, "5");
+  g_assert_null (m2i_ir_model_get_rt_info (m, "a"));
+  g_assert_null (m2i_ir_model_get_rt_info (m, "a/x"));
+  m2i_ir_model_unref (m);
+  g_string_free (xml, TRUE);
+}
+
+/* Elements nested 100,000 deep: refused at 4096 levels, with the line;
+ * 4000 levels of rt_info still load. */
+static void
+test_deep_xml (void)
+{
+  GString *deep = g_string_new (NULL);
+  for (gint i = 0; i < 100000; i++)
+    g_string_append (deep, "<a>");
+  for (gint i = 0; i < 100000; i++)
+    g_string_append (deep, "</a>");
+  g_string_append_c (deep, '\n');
+  GString *xml = model_with (deep->str);
+  GError *error = NULL;
+  g_assert_null (m2i_ir_model_load_from_memory (xml->str, xml->len, NULL, "deep.xml", &error));
+  g_assert_error (error, M2I_ERROR, M2I_ERROR_LIMIT);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "deep.xml:"));
+  g_assert_nonnull (strstr (error->message, "nest more than 4096 levels"));
+  g_clear_error (&error);
+  g_string_free (xml, TRUE);
+  g_string_free (deep, TRUE);
+
+  g_autofree gchar *key = NULL;
+  GString *rt = deep_rt_info (4000, &key);
+  xml = model_with (rt->str);
+  M2iIrModel *m = m2i_ir_model_load_from_memory (xml->str, xml->len, NULL, "deep.xml", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (m2i_ir_model_get_rt_info (m, key), ==, "v3999");
+  m2i_ir_model_unref (m);
+  g_string_free (xml, TRUE);
+  g_string_free (rt, TRUE);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/ir/hostile/deep-rt-info", test_deep_rt_info);
+  g_test_add_func ("/ir/hostile/deep-xml", test_deep_xml);
+  return g_test_run ();
+}
