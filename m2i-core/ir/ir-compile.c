@@ -291,61 +291,6 @@ bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
 
 /* ---- memory planning ---------------------------------------------------- */
 
-static gint
-cmp_group_size (gconstpointer a, gconstpointer b, gpointer user_data)
-{
-  const CmGroup *g = user_data;
-  const CmGroup *x = &g[*(const gint *) a], *y = &g[*(const gint *) b];
-  if (x->size != y->size)
-    return x->size > y->size ? -1 : 1;
-  return x->first - y->first;
-}
-
-typedef struct {
-  gsize offset, end;
-} Span;
-
-static gint
-cmp_span (gconstpointer a, gconstpointer b)
-{
-  const Span *x = a, *y = b;
-  return x->offset < y->offset ? -1 : x->offset > y->offset;
-}
-
-/* Greedy by size: each buffer, biggest first, goes to the lowest offset not
- * used by an already placed buffer whose lifetime overlaps its own. */
-static void
-place_groups (M2iIrCompiledModel *cm)
-{
-  gint n = cm->n_groups;
-  g_autofree gint *order = g_new (gint, MAX (n, 1));
-  for (gint i = 0; i < n; i++)
-    order[i] = i;
-  g_qsort_with_data (order, n, sizeof (gint), cmp_group_size, cm->groups);
-  g_autofree Span *busy = g_new (Span, MAX (n, 1));
-  g_autofree gboolean *placed = g_new0 (gboolean, MAX (n, 1));
-  cm->arena_bytes = 0;
-  for (gint oi = 0; oi < n; oi++) {
-    CmGroup *g = &cm->groups[order[oi]];
-    gint nb = 0;
-    for (gint j = 0; j < n; j++) {
-      const CmGroup *h = &cm->groups[j];
-      if (placed[j] && h->first <= g->last && g->first <= h->last)
-        busy[nb++] = (Span) { h->offset, h->offset + h->size };
-    }
-    qsort (busy, nb, sizeof (Span), cmp_span);
-    gsize offset = 0;
-    for (gint j = 0; j < nb; j++) {
-      if (busy[j].offset >= offset + g->size)
-        break;
-      offset = MAX (offset, align_up (busy[j].end));
-    }
-    g->offset = offset;
-    placed[order[oi]] = TRUE;
-    cm->arena_bytes = MAX (cm->arena_bytes, align_up (offset + g->size));
-  }
-}
-
 /* Element-wise kernels: output element i depends on input element i only
  * (for an input of the output's shape), so they may write over that input.
  * Checked against each kernel's loops (kernels/eltwise.c, activation.c). */
@@ -670,7 +615,7 @@ plan_memory (M2iIrCompiledModel *cm, const gboolean *needed)
       cm->groups[v->group].last = n_steps;    /* outputs outlive the inference */
   }
   compute_in_place (cm, n_steps);
-  place_groups (cm);
+  cm->arena_bytes = ir_memplan_place (cm->groups, cm->n_groups, ALIGN);
   cm->scratch_bytes = 0;
   for (gint si = 0; si < n_steps; si++)
     cm->scratch_bytes = MAX (cm->scratch_bytes,

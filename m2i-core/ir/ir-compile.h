@@ -33,6 +33,14 @@ typedef struct {
   gint first, last;
 } CmGroup;
 
+/*
+ * The memory planner (ir-memplan.c): gives each of the @n groups an offset
+ * (a multiple of @align) in one arena so that no two groups whose lifetimes
+ * overlap share a byte; groups merged into others (first == -2) and empty
+ * ones get offset 0 and no space. Returns the arena's size. O(n log n).
+ */
+gsize ir_memplan_place (CmGroup *groups, gint n, gsize align);
+
 struct _M2iIrCompiledModel {
   gint ref_count;
   M2iIrModel *model;

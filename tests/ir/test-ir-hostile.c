@@ -5,6 +5,7 @@
  * defect of issue 14. */
 #include "ir-test-util.h"
 #include <base/m2i-error.h>
+#include <ir/ir-compile.h>
 
 #include <string.h>
 
@@ -124,11 +125,81 @@ test_deep_xml (void)
   g_string_free (rt, TRUE);
 }
 
+/* Checks a memory plan the slow way: every pair of groups alive at a
+ * common step is disjoint in the arena, every group inside it; returns the
+ * largest sum of sizes alive at one step (a lower bound of any plan). */
+static gsize
+check_plan (const CmGroup *g, gint n, gsize arena, gsize align)
+{
+  gsize most = 0;
+  for (gint i = 0; i < n; i++) {
+    if (g[i].first < -1 || !g[i].size)
+      continue;
+    g_assert_cmpuint (g[i].offset % align, ==, 0);
+    g_assert_cmpuint (g[i].offset + g[i].size, <=, arena);
+    gsize alive = 0;                 /* at step g[i].first */
+    for (gint j = 0; j < n; j++) {
+      if (g[j].first < -1 || !g[j].size)
+        continue;
+      if (g[j].first <= g[i].first && g[i].first <= g[j].last)
+        alive += g[j].size;
+      if (j == i || g[i].last < g[j].first || g[j].last < g[i].first)
+        continue;
+      if (g[i].offset < g[j].offset + g[j].size && g[j].offset < g[i].offset + g[i].size)
+        g_error ("groups %d [%d,%d] and %d [%d,%d] overlap in the arena", i, g[i].first,
+            g[i].last, j, g[j].first, g[j].last);
+    }
+    most = MAX (most, alive);
+  }
+  return most;
+}
+
+/* The memory planner was O(n²) (a 40,000-layer chain compiled in 26 s;
+ * the bounds are measured by tests/stress/slow-bounds). Whatever it does
+ * now, its plans must be valid: random lifetimes and sizes (its greedy
+ * placement), groups merged away, and 3000 groups alive at once (too many
+ * pairs for the greedy placement: the sweep alone, which then needs
+ * exactly their sum). */
+static void
+test_memplan (void)
+{
+  GRand *rand = g_rand_new_with_seed (14);
+  for (gint trial = 0; trial < 40; trial++) {
+    gint n = g_rand_int_range (rand, 1, 400), steps = g_rand_int_range (rand, 1, 60);
+    CmGroup *g = g_new0 (CmGroup, n);
+    for (gint i = 0; i < n; i++) {
+      gint a = g_rand_int_range (rand, -1, steps + 1), b = g_rand_int_range (rand, -1, steps + 1);
+      g[i] = (CmGroup) { g_rand_int_range (rand, 0, 3) ? g_rand_int_range (rand, 1, 5000) : 0, 7,
+        MIN (a, b), MAX (a, b) };
+      if (!g_rand_int_range (rand, 0, 10))
+        g[i] = (CmGroup) { 0, 0, -2, -2 };      /* merged into another */
+    }
+    gsize arena = ir_memplan_place (g, n, 64);
+    gsize most = check_plan (g, n, arena, 64);
+    g_assert_cmpuint (arena, >=, most);
+    g_free (g);
+  }
+  g_rand_free (rand);
+
+  gint n = 3000;
+  CmGroup *g = g_new0 (CmGroup, n);
+  gsize sum = 0;
+  for (gint i = 0; i < n; i++) {
+    g[i] = (CmGroup) { 64 * (1 + i % 7), 0, -1, n };
+    sum += g[i].size;
+  }
+  gsize arena = ir_memplan_place (g, n, 64);
+  check_plan (g, n, arena, 64);
+  g_assert_cmpuint (arena, ==, sum);
+  g_free (g);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/ir/hostile/deep-rt-info", test_deep_rt_info);
   g_test_add_func ("/ir/hostile/deep-xml", test_deep_xml);
+  g_test_add_func ("/ir/hostile/memplan", test_memplan);
   return g_test_run ();
 }
