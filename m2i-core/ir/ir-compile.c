@@ -123,16 +123,59 @@ find_kernel (M2iOpRegistry *reg, const M2iIrNode *n, GError **error)
  * plan far from overflowing (and no machine has it anyway). */
 #define MAX_TENSOR_BYTES ((guint64) 1 << 40)
 
-static gboolean
-check_size (const M2iIrNode *n, gint port, const M2iTensor *t, GError **error)
+/* What compiling may still allocate: the limit, less what is held. */
+typedef struct {
+  guint64 limit;
+  guint64 folded;                /* bytes of constants folded so far */
+} Budget;
+
+static void
+limit_error (GError **error, const M2iIrNode *n, guint64 limit, const char *format, ...)
+    G_GNUC_PRINTF (4, 5);
+
+static void
+limit_error (GError **error, const M2iIrNode *n, guint64 limit, const char *format, ...)
 {
-  gint64 numel = m2i_shape_numel (&t->shape);
-  gsize es = m2i_element_type_size (t->type);
-  if (numel < 0 || (guint64) numel > MAX_TENSOR_BYTES / MAX (es, 1)) {
-    g_autofree gchar *shape = m2i_shape_to_string (&t->shape);
+  va_list ap;
+  va_start (ap, format);
+  g_autofree gchar *what = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  g_autofree gchar *lim = g_format_size_full (limit, G_FORMAT_SIZE_IEC_UNITS);
+  const char *fix = "; if the model really needs it, raise the limit "
+      "(M2iIrCompileOptions.max_memory, m2i-ir-run --max-memory, m2iinfer max-memory)";
+  if (n)
+    m2i_ir_node_set_error (error, M2I_ERROR_LIMIT, n, "%s, more than the memory limit of "
+        "%s%s", what, lim, fix);
+  else
+    g_set_error (error, M2I_ERROR, M2I_ERROR_LIMIT, "%s, more than the memory limit of %s%s",
+        what, lim, fix);
+}
+
+/* Output @port of @n as a tensor of type @type and @shape: its dims must
+ * address at most 1 TiB even where a zero dim makes it empty (strides and
+ * offsets are products of the dims), and its bytes fit @limit. */
+static gboolean
+check_size (const M2iIrNode *n, gint port, M2iElementType type, const M2iShape *shape,
+    guint64 limit, GError **error)
+{
+  gsize es = MAX (m2i_element_type_size (type), 1);
+  gint64 extent = 1;
+  gboolean ok = shape->rank >= 0 && shape->rank <= M2I_MAX_RANK;
+  for (gint d = 0; ok && d < shape->rank; d++)
+    ok = shape->dims[d] >= 0 && ir_mul_i64 (extent, MAX (shape->dims[d], 1), &extent) &&
+        (guint64) extent <= MAX_TENSOR_BYTES / es;
+  g_autofree gchar *text = m2i_shape_to_string (shape);
+  if (!ok) {
     m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, n,
         "output %d (%s %s) is larger than the 1 TiB a tensor may take", port,
-        m2i_element_type_to_string (t->type), shape);
+        m2i_element_type_to_string (type), text);
+    return FALSE;
+  }
+  guint64 bytes = (guint64) m2i_shape_numel (shape) * es;
+  if (bytes > limit) {
+    g_autofree gchar *size = g_format_size_full (bytes, G_FORMAT_SIZE_IEC_UNITS);
+    limit_error (error, n, limit, "output %d (%s %s) needs %s", port,
+        m2i_element_type_to_string (type), text, size);
     return FALSE;
   }
   return TRUE;
@@ -140,7 +183,7 @@ check_size (const M2iIrNode *n, gint port, const M2iTensor *t, GError **error)
 
 /* Compares what the kernel computed with what the XML declares. */
 static gboolean
-check_declared (const M2iIrNode *n, const M2iOpContext *ctx, GError **error)
+check_declared (const M2iIrNode *n, const M2iOpContext *ctx, guint64 limit, GError **error)
 {
   for (gint p = 0; p < n->n_outputs; p++) {
     const M2iTensor *t = &ctx->outputs[p];
@@ -151,7 +194,7 @@ check_declared (const M2iIrNode *n, const M2iOpContext *ctx, GError **error)
           "the kernel set no valid type and shape for output %d", p);
       return FALSE;
     }
-    if (!check_size (n, p, t, error))
+    if (!check_size (n, p, t->type, &t->shape, limit, error))
       return FALSE;
     if (!m2i_shape_equal (&t->shape, &port->shape)) {
       g_autofree gchar *s1 = m2i_shape_to_string (&port->shape);
@@ -175,9 +218,20 @@ check_declared (const M2iIrNode *n, const M2iOpContext *ctx, GError **error)
 /* Runs a layer whose inputs are all known now and keeps its outputs as
  * constants. */
 static gboolean
-fold (M2iIrCompiledModel *cm, CmStep *s, GError **error)
+fold (M2iIrCompiledModel *cm, CmStep *s, Budget *budget, GError **error)
 {
   M2iOpContext *ctx = &s->ctx;
+  guint64 bytes = ctx->scratch_bytes;
+  for (gint p = 0; p < ctx->n_outputs; p++)
+    bytes += m2i_tensor_nbytes (&ctx->outputs[p]);
+  if (bytes > budget->limit - MIN (budget->folded, budget->limit)) {
+    g_autofree gchar *size = g_format_size_full (bytes, G_FORMAT_SIZE_IEC_UNITS);
+    g_autofree gchar *held = g_format_size_full (budget->folded, G_FORMAT_SIZE_IEC_UNITS);
+    limit_error (error, ctx->node, budget->limit, "computing this constant at compile time "
+        "needs %s besides the %s of constants computed before", size, held);
+    return FALSE;
+  }
+  budget->folded += bytes - ctx->scratch_bytes;
   gpointer scratch = ctx->scratch_bytes ? g_aligned_alloc0 (1, ctx->scratch_bytes, ALIGN) : NULL;
   for (gint p = 0; p < ctx->n_outputs; p++) {
     CmValue *v = &cm->values[s->out_values[p]];
@@ -204,7 +258,7 @@ fold (M2iIrCompiledModel *cm, CmStep *s, GError **error)
 
 static gboolean
 bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
-    gsize max_folded, GError **error)
+    gsize max_folded, Budget *budget, GError **error)
 {
   CmValue *out = &cm->values[cm->value_base[n->index]];
   if (!strcmp (n->type, "Parameter")) {
@@ -215,15 +269,20 @@ bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
         cm->input_values[i] = cm->value_base[n->index];
       }
     }
-    return check_size (n, 0, &out->t, error);
+    return check_size (n, 0, out->t.type, &out->t.shape, budget->limit, error);
   }
   if (!strcmp (n->type, "Const")) {
     out->t = n->const_value;
     out->is_const = TRUE;
-    return TRUE;
+    /* its bytes are in the .bin (the dims of an empty one still count) */
+    return check_size (n, 0, out->t.type, &out->t.shape, G_MAXUINT64, error);
   }
   if (!strcmp (n->type, "Result"))
     return TRUE;
+  /* the sizes the XML declares, before a kernel sizes anything on them */
+  for (gint p = 0; p < n->n_outputs; p++)
+    if (!check_size (n, p, n->outputs[p].type, &n->outputs[p].shape, budget->limit, error))
+      return FALSE;
 
   const M2iOpKernel *k = find_kernel (reg, n, error);
   if (!k)
@@ -256,7 +315,7 @@ bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
     step_clear (&s);
     return FALSE;
   }
-  if (!check_declared (n, &s.ctx, error)) {
+  if (!check_declared (n, &s.ctx, budget->limit, error)) {
     step_clear (&s);
     return FALSE;
   }
@@ -281,7 +340,7 @@ bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
     return TRUE;
   }
   if ((all_const || m2i_ir_kernel_is_shape_only (k)) && bytes <= max_folded) {
-    gboolean ok = fold (cm, &s, error);
+    gboolean ok = fold (cm, &s, budget, error);
     step_clear (&s);
     return ok;
   }
@@ -672,10 +731,11 @@ m2i_ir_compile (M2iIrModel *model, const M2iIrCompileOptions *options, GError **
   cm->input_values = g_new0 (gint, MAX (model->parameters->len, 1));
   cm->output_values = g_new0 (gint, MAX (model->results->len, 1));
   gsize max_folded = options->max_folded_bytes ? options->max_folded_bytes : DEFAULT_MAX_FOLDED;
+  Budget budget = { options->max_memory ? options->max_memory : M2I_IR_DEFAULT_MAX_MEMORY, 0 };
 
   for (gint i = 0; i < n_nodes; i++) {
     const M2iIrNode *n = g_ptr_array_index (model->nodes, model->topo[i]);
-    if (!bind_node (cm, reg, n, max_folded, error)) {
+    if (!bind_node (cm, reg, n, max_folded, &budget, error)) {
       /* kernels name the layer; the file and line say where it is */
       if (n->line > 0)
         g_prefix_error (error, "%s:%d: ", model->xml_path, n->line);
@@ -689,5 +749,16 @@ m2i_ir_compile (M2iIrModel *model, const M2iIrCompileOptions *options, GError **
   }
   g_autofree gboolean *needed = needed_nodes (model);
   plan_memory (cm, needed);
+  /* a request allocates its arena and scratch: refused here, not there */
+  guint64 request = (guint64) cm->arena_bytes + cm->scratch_bytes;
+  if (request > budget.limit - MIN (budget.folded, budget.limit)) {
+    g_autofree gchar *a = g_format_size_full (cm->arena_bytes, G_FORMAT_SIZE_IEC_UNITS);
+    g_autofree gchar *sc = g_format_size_full (cm->scratch_bytes, G_FORMAT_SIZE_IEC_UNITS);
+    g_autofree gchar *f = g_format_size_full (budget.folded, G_FORMAT_SIZE_IEC_UNITS);
+    limit_error (error, NULL, budget.limit, "%s: an inference needs %s of buffers and %s of "
+        "scratch, besides %s of constants computed at compile time", model->xml_path, a, sc, f);
+    m2i_ir_compiled_model_unref (cm);
+    return NULL;
+  }
   return cm;
 }

@@ -99,6 +99,20 @@ struct _M2iIrModel {
   GBytes *weights;               /* the .bin (mapped), or NULL */
 };
 
+/* Checked arithmetic for sizes, counts and offsets that come from files
+ * (docs/reliability.md): FALSE when the exact result does not fit. */
+static inline gboolean
+ir_mul_i64 (gint64 a, gint64 b, gint64 *out)
+{
+  return !__builtin_mul_overflow (a, b, out);
+}
+
+static inline gboolean
+ir_add_i64 (gint64 a, gint64 b, gint64 *out)
+{
+  return !__builtin_add_overflow (a, b, out);
+}
+
 /* Frees the ports, sources and rt_info of @n (used by m2i_ir_node_free). */
 void m2i_ir_node_clear_graph_fields (M2iIrNode *n);
 

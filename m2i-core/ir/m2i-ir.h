@@ -183,14 +183,24 @@ typedef struct {
   M2iOpRegistry *registry;
   /* Constants larger than this are not precomputed (0 = 64 MiB). */
   gsize max_folded_bytes;
+  /* The memory one compiled model and one infer request may need (0 =
+   * M2I_IR_DEFAULT_MAX_MEMORY): the constants folded at compile time, plus
+   * the buffers and scratch of a request. A model whose declared tensors
+   * would need more is refused (M2I_ERROR_LIMIT, naming the layer or the
+   * sizes) before anything that large is allocated. */
+  guint64 max_memory;
 } M2iIrCompileOptions;
+
+/* The default of M2iIrCompileOptions.max_memory: 4 GiB. */
+#define M2I_IR_DEFAULT_MAX_MEMORY ((guint64) 4 << 30)
 
 /*
  * Binds every layer to a kernel (an unknown type/opset is an error naming
  * the op, its opset and the layer, pointing to custom-op plugins), infers
  * every shape and checks it against the dims the XML declares, evaluates
  * constant sub-graphs (ShapeOf → StridedSlice → Concat → Reshape chains
- * included), and plans the memory of one inference. @options may be NULL.
+ * included), and plans the memory of one inference, within
+ * @options->max_memory. @options may be NULL.
  * Takes a reference on @model. Returns a new compiled model (free with
  * m2i_ir_compiled_model_unref()), or NULL with @error set.
  */
