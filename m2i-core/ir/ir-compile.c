@@ -129,6 +129,20 @@ typedef struct {
   guint64 folded;                /* bytes of constants folded so far */
 } Budget;
 
+/* "1.5 GiB" (plain spaces: g_format_size's are non-breaking). */
+static gchar *
+format_bytes (guint64 b)
+{
+  if (b < 1024)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT " bytes", b);
+  static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+  double v = b / 1024.0;
+  guint u = 0;
+  for (; v >= 1024 && u + 1 < G_N_ELEMENTS (units); u++)
+    v /= 1024;
+  return g_strdup_printf ("%.1f %s", v, units[u]);
+}
+
 static void
 limit_error (GError **error, const M2iIrNode *n, guint64 limit, const char *format, ...)
     G_GNUC_PRINTF (4, 5);
@@ -140,7 +154,7 @@ limit_error (GError **error, const M2iIrNode *n, guint64 limit, const char *form
   va_start (ap, format);
   g_autofree gchar *what = g_strdup_vprintf (format, ap);
   va_end (ap);
-  g_autofree gchar *lim = g_format_size_full (limit, G_FORMAT_SIZE_IEC_UNITS);
+  g_autofree gchar *lim = format_bytes (limit);
   const char *fix = "; if the model really needs it, raise the limit "
       "(M2iIrCompileOptions.max_memory, m2i-ir-run --max-memory, m2iinfer max-memory)";
   if (n)
@@ -173,7 +187,7 @@ check_size (const M2iIrNode *n, gint port, M2iElementType type, const M2iShape *
   }
   guint64 bytes = (guint64) m2i_shape_numel (shape) * es;
   if (bytes > limit) {
-    g_autofree gchar *size = g_format_size_full (bytes, G_FORMAT_SIZE_IEC_UNITS);
+    g_autofree gchar *size = format_bytes (bytes);
     limit_error (error, n, limit, "output %d (%s %s) needs %s", port,
         m2i_element_type_to_string (type), text, size);
     return FALSE;
@@ -225,8 +239,8 @@ fold (M2iIrCompiledModel *cm, CmStep *s, Budget *budget, GError **error)
   for (gint p = 0; p < ctx->n_outputs; p++)
     bytes += m2i_tensor_nbytes (&ctx->outputs[p]);
   if (bytes > budget->limit - MIN (budget->folded, budget->limit)) {
-    g_autofree gchar *size = g_format_size_full (bytes, G_FORMAT_SIZE_IEC_UNITS);
-    g_autofree gchar *held = g_format_size_full (budget->folded, G_FORMAT_SIZE_IEC_UNITS);
+    g_autofree gchar *size = format_bytes (bytes);
+    g_autofree gchar *held = format_bytes (budget->folded);
     limit_error (error, ctx->node, budget->limit, "computing this constant at compile time "
         "needs %s besides the %s of constants computed before", size, held);
     return FALSE;
@@ -752,9 +766,9 @@ m2i_ir_compile (M2iIrModel *model, const M2iIrCompileOptions *options, GError **
   /* a request allocates its arena and scratch: refused here, not there */
   guint64 request = (guint64) cm->arena_bytes + cm->scratch_bytes;
   if (request > budget.limit - MIN (budget.folded, budget.limit)) {
-    g_autofree gchar *a = g_format_size_full (cm->arena_bytes, G_FORMAT_SIZE_IEC_UNITS);
-    g_autofree gchar *sc = g_format_size_full (cm->scratch_bytes, G_FORMAT_SIZE_IEC_UNITS);
-    g_autofree gchar *f = g_format_size_full (budget.folded, G_FORMAT_SIZE_IEC_UNITS);
+    g_autofree gchar *a = format_bytes (cm->arena_bytes);
+    g_autofree gchar *sc = format_bytes (cm->scratch_bytes);
+    g_autofree gchar *f = format_bytes (budget.folded);
     limit_error (error, NULL, budget.limit, "%s: an inference needs %s of buffers and %s of "
         "scratch, besides %s of constants computed at compile time", model->xml_path, a, sc, f);
     m2i_ir_compiled_model_unref (cm);

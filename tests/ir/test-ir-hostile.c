@@ -194,6 +194,126 @@ test_memplan (void)
   g_free (g);
 }
 
+/* Compiles @b's model and expects an error of @code whose message holds
+ * @needle. */
+static void
+expect_compile_error (TestIr *b, gint code, const char *needle)
+{
+  GError *error = NULL;
+  M2iIrModel *m = test_ir_load (b, &error);
+  g_assert_no_error (error);
+  g_assert_null (m2i_ir_compile (m, NULL, &error));
+  g_assert_nonnull (error);
+  g_test_message ("%s", error->message);
+  g_assert_error (error, M2I_ERROR, code);
+  if (!strstr (error->message, needle))
+    g_error ("\"%s\" does not say \"%s\"", error->message, needle);
+  g_clear_error (&error);
+  m2i_ir_model_unref (m);
+}
+
+/* Interpolate with sizes, scales and pads from the file at the ends of
+ * their types: clear errors, no float-to-integer overflow, and no table
+ * sized on an output the XML does not declare (a 2^31-row table was
+ * allocated before the shape was compared). */
+static void
+test_interpolate_sizes (void)
+{
+  M2iShape s4 = TEST_SHAPE (1, 1, 4, 4), s2 = TEST_SHAPE (2), out = TEST_SHAPE (1, 1, 1, 4);
+  static const gint64 axes[2] = { 2, 3 };
+  static const gint64 huge_sizes[2] = { G_MAXINT32, 4 }, sizes[2] = { 1, 4 };
+  static const float huge_scales[2] = { 1e30f, 1.0f }, scales[2] = { 0.25f, 1.0f };
+  const struct {
+    const gint64 *sizes;
+    const float *scales;
+    const char *pads;
+    gint code;
+    const char *needle;
+  } cases[] = {
+    { huge_sizes, scales, "0", M2I_ERROR_MALFORMED, "declares [1,1,1,4] but the op computes [1,1,2147483647,4]" },
+    { sizes, huge_scales, "0", M2I_ERROR_INVALID_ARGUMENT, "cannot resize 4 (with pads) to -1" },
+    { sizes, scales, "0,0,4611686018427387904,0", M2I_ERROR_INVALID_ARGUMENT, "out of [0, 2^31)" },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++) {
+    TestIr *b = test_ir_new (11);
+    gint in[4] = { test_ir_parameter (b, "x", M2I_ET_F32, &s4),
+      test_ir_const (b, M2I_ET_I64, &s2, cases[k].sizes),
+      test_ir_const (b, M2I_ET_F32, &s2, cases[k].scales),
+      test_ir_const (b, M2I_ET_I64, &s2, axes) };
+    gboolean by_scales = cases[k].scales == huge_scales;
+    g_autofree gchar *attrs = g_strdup_printf ("mode=\"linear_onnx\" shape_calculation_mode=\"%s\" "
+        "pads_begin=\"%s\" pads_end=\"0\" antialias=\"true\"", by_scales ? "scales" : "sizes",
+        cases[k].pads);
+    test_ir_result (b, test_ir_op (b, "Interpolate", "opset4", attrs, 4, in, M2I_ET_F32, &out));
+    expect_compile_error (b, cases[k].code, cases[k].needle);
+    test_ir_free (b);
+  }
+}
+
+/* A model whose declared tensors need more than the memory limit is
+ * refused before anything that large is allocated (it used to abort in
+ * g_malloc): a declared 8 GiB input (default 4 GiB limit), buffers of one
+ * inference over a smaller limit, a constant folded over it. Under the
+ * limit the same models compile. */
+static void
+test_memory_limit (void)
+{
+  TestIr *b = test_ir_new (11);
+  M2iShape big = TEST_SHAPE ((gint64) 1 << 31);
+  gint x = test_ir_parameter (b, "x", M2I_ET_F32, &big);
+  test_ir_result (b, test_ir_op (b, "ReLU", "opset1", NULL, 1, &x, M2I_ET_F32, &big));
+  expect_compile_error (b, M2I_ERROR_LIMIT, "output 0 (f32 [2147483648]) needs 8.0 GiB, more "
+      "than the memory limit of 4.0 GiB");
+  test_ir_free (b);
+
+  /* input and two values of 400 KiB (the Add writes over the SoftMax's
+   * output: 800 KiB) against 700 KiB */
+  b = test_ir_new (11);
+  M2iShape s = TEST_SHAPE (100, 1024);
+  x = test_ir_parameter (b, "x", M2I_ET_F32, &s);
+  gint y = test_ir_op (b, "SoftMax", "opset1", "axis=\"1\"", 1, &x, M2I_ET_F32, &s);
+  gint in[2] = { x, y };
+  test_ir_result (b, test_ir_op (b, "Add", "opset1", NULL, 2, in, M2I_ET_F32, &s));
+  GError *error = NULL;
+  M2iIrModel *m = test_ir_load (b, &error);
+  g_assert_no_error (error);
+  M2iIrCompileOptions opts = { .n_threads = 1, .max_memory = 700 << 10 };
+  g_assert_null (m2i_ir_compile (m, &opts, &error));
+  g_assert_error (error, M2I_ERROR, M2I_ERROR_LIMIT);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "an inference needs 800.0 KiB of buffers"));
+  g_assert_nonnull (strstr (error->message, "more than the memory limit of 700.0 KiB"));
+  g_clear_error (&error);
+  opts.max_memory = (800 << 10) + 64;          /* and 64 bytes of scratch */
+  M2iIrCompiledModel *cm = m2i_ir_compile (m, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (m2i_ir_compiled_model_get_request_bytes (cm), ==, opts.max_memory);
+  m2i_ir_compiled_model_unref (cm);
+  m2i_ir_model_unref (m);
+  test_ir_free (b);
+
+  /* a constant sub-graph folded at compile time: 2 × 400 KiB of constants */
+  b = test_ir_new (11);
+  g_autofree float *ones = g_new0 (float, 100 * 1024);
+  gint c = test_ir_const (b, M2I_ET_F32, &s, ones);
+  gint e = test_ir_op (b, "Exp", "opset1", NULL, 1, &c, M2I_ET_F32, &s);
+  gint f = test_ir_op (b, "Exp", "opset1", NULL, 1, &e, M2I_ET_F32, &s);
+  x = test_ir_parameter (b, "x", M2I_ET_F32, &s);
+  gint sum[2] = { x, f };
+  test_ir_result (b, test_ir_op (b, "Add", "opset1", NULL, 2, sum, M2I_ET_F32, &s));
+  m = test_ir_load (b, &error);
+  g_assert_no_error (error);
+  opts.max_memory = 600 << 10;
+  g_assert_null (m2i_ir_compile (m, &opts, &error));
+  g_assert_error (error, M2I_ERROR, M2I_ERROR_LIMIT);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "computing this constant at compile time needs "
+        "400.0 KiB besides the 400.0 KiB"));
+  g_clear_error (&error);
+  m2i_ir_model_unref (m);
+  test_ir_free (b);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -201,5 +321,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ir/hostile/deep-rt-info", test_deep_rt_info);
   g_test_add_func ("/ir/hostile/deep-xml", test_deep_xml);
   g_test_add_func ("/ir/hostile/memplan", test_memplan);
+  g_test_add_func ("/ir/hostile/interpolate-sizes", test_interpolate_sizes);
+  g_test_add_func ("/ir/hostile/memory-limit", test_memory_limit);
   return g_test_run ();
 }

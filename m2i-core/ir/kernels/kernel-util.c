@@ -200,6 +200,18 @@ m2i_k_axis (const M2iOpContext *ctx, gint64 axis, gint rank,
   return TRUE;
 }
 
+gboolean
+m2i_k_output_declared (const M2iOpContext *ctx, gint p, const M2iShape *shape, GError **error)
+{
+  const M2iShape *declared = m2i_ir_node_get_output_shape (ctx->node, p);
+  if (!declared || m2i_shape_equal (declared, shape))
+    return TRUE;
+  m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, ctx->node,
+      "shape mismatch on output %d: the XML declares %s but the op computes %s from its "
+      "inputs", p, m2i_k_shape_str (declared, 0), m2i_k_shape_str (shape, 1));
+  return FALSE;
+}
+
 const char *
 m2i_k_shape_str (const M2iShape *s, gint slot)
 {
