@@ -50,6 +50,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_m2i_infer_debug);
 #define DEFAULT_INPUT_SCALE 1.0
 #define DEFAULT_PROFILE M2I_PROFILE_DEFAULT
 #define DEFAULT_FUSION TRUE
+#define DEFAULT_MAX_MEMORY M2I_IR_DEFAULT_MAX_MEMORY
 #define MAX_TOP_K 100
 
 enum {
@@ -72,6 +73,7 @@ enum {
   PROP_PROFILE,
   PROP_FUSION,
   PROP_FUSED,
+  PROP_MAX_MEMORY,
 };
 
 /* How the negotiated input reaches the model. */
@@ -93,6 +95,7 @@ struct _GstM2iInfer {
   gchar *model_path, *device, *labels_path, *split_dir;
   gdouble threshold;
   guint top_k, interval, n_threads;
+  guint64 max_memory;
   GstM2iInferOutput output;
   gboolean post_messages;
   M2iChannelOrder channel_order;
@@ -491,6 +494,7 @@ load_model (GstM2iInfer *self)
   gchar *path = g_strdup (self->model_path), *device = g_strdup (self->device);
   gchar *labels = g_strdup (self->labels_path), *split_dir = g_strdup (self->split_dir);
   opts.n_threads = self->n_threads;
+  opts.max_memory = self->max_memory;
   GstM2iInferOutput output = self->output;
   GST_OBJECT_UNLOCK (self);
   opts.split_dir = split_dir;
@@ -1629,6 +1633,9 @@ gst_m2i_infer_set_property (GObject *object, guint prop_id, const GValue *value,
     case PROP_INFERENCE_INTERVAL:
       self->interval = g_value_get_uint (value);
       break;
+    case PROP_MAX_MEMORY:
+      self->max_memory = g_value_get_uint64 (value);
+      break;
     case PROP_N_THREADS:
       self->n_threads = g_value_get_uint (value);
       break;
@@ -1696,6 +1703,9 @@ gst_m2i_infer_get_property (GObject *object, guint prop_id, GValue *value, GPara
       break;
     case PROP_INFERENCE_INTERVAL:
       g_value_set_uint (value, self->interval);
+      break;
+    case PROP_MAX_MEMORY:
+      g_value_set_uint64 (value, self->max_memory);
       break;
     case PROP_N_THREADS:
       g_value_set_uint (value, self->n_threads);
@@ -1804,6 +1814,12 @@ gst_m2i_infer_class_init (GstM2iInferClass *klass)
       g_param_spec_uint ("n-threads", "Threads", "Threads of the process-wide worker pool "
           "used per inference and per M2I task (row slices); 0 = one per CPU core", 0, 64,
           DEFAULT_N_THREADS, ready));
+  g_object_class_install_property (gobject_class, PROP_MAX_MEMORY,
+      g_param_spec_uint64 ("max-memory", "Maximum memory", "Bytes the model may need once "
+          "loaded: constants computed when it is compiled, the buffers and scratch of an "
+          "inference, and with split execution every piece's and device program's; a model "
+          "whose declared tensor sizes need more fails the state change with a message "
+          "(raise this if it really needs it)", 1, G_MAXUINT64, DEFAULT_MAX_MEMORY, ready));
   g_object_class_install_property (gobject_class, PROP_SPLIT_DIR,
       g_param_spec_string ("split-dir", "Split directory", "With device M2I, HETERO or AUTO "
           "(when it splits): write the split plan (AutoSplit's graph_infos.json and one IR "
@@ -1890,6 +1906,7 @@ gst_m2i_infer_init (GstM2iInfer *self)
   self->top_k = DEFAULT_TOP_K;
   self->interval = DEFAULT_INTERVAL;
   self->n_threads = DEFAULT_N_THREADS;
+  self->max_memory = DEFAULT_MAX_MEMORY;
   self->output = DEFAULT_OUTPUT;
   self->post_messages = DEFAULT_POST_MESSAGES;
   self->channel_order = DEFAULT_CHANNEL_ORDER;

@@ -163,9 +163,9 @@ analyse_output (GstM2iInferModel *m)
 /* ---- loading ----------------------------------------------------------------- */
 
 static gboolean
-load_cpu (GstM2iInferModel *m, guint n_threads, GError **error)
+load_cpu (GstM2iInferModel *m, guint n_threads, guint64 max_memory, GError **error)
 {
-  M2iIrCompileOptions co = { .n_threads = (gint) n_threads };
+  M2iIrCompileOptions co = { .n_threads = (gint) n_threads, .max_memory = max_memory };
   m->cm = m2i_ir_compile (m->model, &co, error);
   if (!m->cm)
     return FALSE;
@@ -190,6 +190,7 @@ load_split (GstM2iInferModel *m, const char *devices, const GstM2iInferModelOpti
   M2iSplitOptions so;
   m2i_split_options_init (&so);
   so.devices = devices;
+  so.max_memory = opts->max_memory;
   m->plan = m2i_split_plan_new (m->model, &so, error);
   if (planned)
     *planned = m->plan != NULL;
@@ -199,7 +200,7 @@ load_split (GstM2iInferModel *m, const char *devices, const GstM2iInferModelOpti
     g_prefix_error (error, "split-dir=%s: ", opts->split_dir);
     return FALSE;
   }
-  M2iSplitRunOptions ro = { .n_threads = (gint) opts->n_threads };
+  M2iSplitRunOptions ro = { .n_threads = (gint) opts->n_threads, .max_memory = opts->max_memory };
   m->runner = m2i_split_runner_new (m->plan, &ro, error);
   if (!m->runner)
     return FALSE;
@@ -259,7 +260,7 @@ gst_m2i_infer_model_load (const char *xml_path, const GstM2iInferModelOptions *o
             "device=HETERO:M2I,CPU (or M2I, AUTO) or unset split-dir", opts->split_dir);
         goto fail;
       }
-      if (!load_cpu (m, opts->n_threads, error))
+      if (!load_cpu (m, opts->n_threads, opts->max_memory, error))
         goto fail;
       break;
     case GST_M2I_DEVICE_AUTO: {
@@ -277,7 +278,7 @@ gst_m2i_infer_model_load (const char *xml_path, const GstM2iInferModelOptions *o
         g_info ("%s: split execution is not possible (%s); running on the CPU", xml_path,
             split_error->message);
         unload_split (m);
-        if (!load_cpu (m, opts->n_threads, error))
+        if (!load_cpu (m, opts->n_threads, opts->max_memory, error))
           goto fail;
         gchar *d = g_strdup_printf ("%s (AUTO: split not possible: %s)", m->description,
             split_error->message);

@@ -59,6 +59,7 @@ typedef struct {
                                 * ("HETERO:M2I,CPU"); NULL: the kind's default */
   guint n_threads;             /* 0: one per core */
   const char *split_dir;       /* NULL: do not write the plan */
+  guint64 max_memory;          /* bytes the model may need (compile, runner); 0: default */
 } GstM2iInferModelOptions;
 
 /*

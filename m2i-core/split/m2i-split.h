@@ -69,6 +69,9 @@ typedef struct {
   gboolean keep_all_device_pieces;
   /* M2I block profile the pre-processing head is planned for. */
   M2iProfile m2i_profile;
+  /* The memory the model may need when it is analysed (0 =
+   * M2I_IR_DEFAULT_MAX_MEMORY; see M2iIrCompileOptions.max_memory). */
+  guint64 max_memory;
 } M2iSplitOptions;
 
 /* Defaults: devices NULL ("HETERO:M2I,CPU"), no affinity, the cost rule
@@ -202,14 +205,20 @@ typedef struct _M2iSplitRunner M2iSplitRunner;
 
 typedef struct {
   gint n_threads;              /* per piece; <= 0: one per core */
+  /* All the runner may allocate: buffers between pieces, every CPU piece's
+   * compiled model and request, every device program (0 =
+   * M2I_IR_DEFAULT_MAX_MEMORY). More is refused (M2I_ERROR_LIMIT) before
+   * it is allocated. */
+  guint64 max_memory;
 } M2iSplitRunOptions;
 
 /*
  * Prepares @plan (a reference is taken) to run: compiles every CPU piece,
  * builds every device piece's program (weights packed and quantized,
- * buffers allocated) and plans the head's M2I task. @opts may be NULL.
- * Returns a new runner (m2i_split_runner_free), or NULL with @error naming
- * the piece and the reason.
+ * buffers allocated) and plans the head's M2I task, within
+ * @opts->max_memory. @opts may be NULL. Returns a new runner
+ * (m2i_split_runner_free), or NULL with @error naming the piece and the
+ * reason.
  */
 M2iSplitRunner *m2i_split_runner_new (M2iSplitPlan *plan,
     const M2iSplitRunOptions *opts, GError **error);

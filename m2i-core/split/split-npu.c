@@ -405,9 +405,9 @@ cmp_rank (gconstpointer pa, gconstpointer pb, gpointer data)
 
 SplitNpuProgram *
 split_npu_program_new (M2iIrModel *sub, M2iSplitEngine engine, SplitGridSeeds *seeds,
-    gint n_threads, GError **error)
+    gint n_threads, guint64 max_memory, GError **error)
 {
-  SplitAnalysis *a = split_analyze (sub, NULL, M2I_PROFILE_DEFAULT, seeds, error);
+  SplitAnalysis *a = split_analyze (sub, NULL, M2I_PROFILE_DEFAULT, seeds, max_memory, error);
   if (!a)
     return NULL;
   SplitNpuProgram *prog = g_new0 (SplitNpuProgram, 1);
@@ -507,12 +507,21 @@ split_npu_program_new (M2iIrModel *sub, M2iSplitEngine engine, SplitGridSeeds *s
     off += (value_bytes (prog, v) + 63) & ~(gsize) 63;
   }
   prog->arena_bytes = MAX (off, 64);
-  prog->arena = g_try_malloc0 (prog->arena_bytes);
   for (guint k = 0; k < prog->steps->len; k++) {
     const PStep *s = &g_array_index (prog->steps, PStep, k);
     if (s->kind == P_CONV)
       prog->scratch_bytes = MAX (prog->scratch_bytes, m2i_npu_conv_get_scratch_size (s->conv));
   }
+  guint64 limit = max_memory ? max_memory : M2I_IR_DEFAULT_MAX_MEMORY;
+  if ((guint64) prog->arena_bytes + prog->scratch_bytes > limit) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_LIMIT, "the device program needs %" G_GSIZE_FORMAT
+        " bytes of buffers and %" G_GSIZE_FORMAT " of scratch, more than the memory limit of %"
+        G_GUINT64_FORMAT " bytes (raise max_memory if the model really needs it)",
+        prog->arena_bytes, prog->scratch_bytes, limit);
+    split_npu_program_free (prog);
+    return NULL;
+  }
+  prog->arena = g_try_malloc0 (prog->arena_bytes);
   prog->scratch = g_try_malloc (MAX (prog->scratch_bytes, 64));
   if (!prog->arena || !prog->scratch) {
     g_set_error (error, M2I_ERROR, M2I_ERROR_FAILED,
@@ -561,6 +570,12 @@ split_npu_program_new (M2iIrModel *sub, M2iSplitEngine engine, SplitGridSeeds *s
     }
   }
   return prog;
+}
+
+gsize
+split_npu_program_get_bytes (const SplitNpuProgram *prog)
+{
+  return prog->arena_bytes + prog->scratch_bytes;
 }
 
 void

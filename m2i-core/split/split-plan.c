@@ -941,7 +941,7 @@ m2i_split_plan_new (M2iIrModel *model, const M2iSplitOptions *options, GError **
   gint *aff = collect_affinity (model, opts, pt.order, pt.n_order, error);
   if (!aff)
     return NULL;
-  pt.a = split_analyze (model, aff, opts->m2i_profile, NULL, error);
+  pt.a = split_analyze (model, aff, opts->m2i_profile, NULL, opts->max_memory, error);
   g_free (aff);
   if (!pt.a)
     return NULL;
@@ -979,6 +979,7 @@ m2i_split_plan_new (M2iIrModel *model, const M2iSplitOptions *options, GError **
   plan->model = m2i_ir_model_ref (model);
   plan->devices = g_strdup (opts->devices ? opts->devices : "HETERO:M2I,CPU");
   plan->m2i_profile = opts->m2i_profile;
+  plan->max_memory = opts->max_memory;
   plan->cpu_only_ns = cpu_only;
   plan->decisions = g_string_free (log, FALSE);
   gboolean ok = build_pieces (plan, &pt, group, n_groups, error);
@@ -1028,7 +1029,8 @@ split_plan_check_piece (const M2iSplitPlan *plan, gint p, GError **error)
   if (pc->engine == M2I_SPLIT_ENGINE_CPU)
     return TRUE;
   SplitGridSeeds *seeds = split_plan_piece_seeds (plan, p);
-  SplitAnalysis *a = split_analyze (pc->model, NULL, plan->m2i_profile, seeds, error);
+  SplitAnalysis *a = split_analyze (pc->model, NULL, plan->m2i_profile, seeds, plan->max_memory,
+      error);
   g_hash_table_unref (seeds);
   if (!a) {
     g_prefix_error (error, "graph %d: ", p);
@@ -1063,7 +1065,8 @@ split_plan_cost_pieces (M2iSplitPlan *plan, GError **error)
   for (guint p = 0; p < plan->pieces->len; p++) {
     SplitPiece *pc = g_ptr_array_index (plan->pieces, p);
     SplitGridSeeds *seeds = split_plan_piece_seeds (plan, p);
-    SplitAnalysis *a = split_analyze (pc->model, NULL, plan->m2i_profile, seeds, error);
+    SplitAnalysis *a = split_analyze (pc->model, NULL, plan->m2i_profile, seeds,
+        plan->max_memory, error);
     g_hash_table_unref (seeds);
     if (!a) {
       g_prefix_error (error, "graph %u: ", p);

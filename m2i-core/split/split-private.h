@@ -129,10 +129,10 @@ typedef GHashTable SplitGridSeeds;
  * node index → forced M2iSplitDevice + 1, or NULL), finds the head (for
  * @profile), propagates int8 grids (@seeds: grids of Parameters, may be
  * NULL) and fills each unit's capabilities. NULL with @error when the model
- * does not compile.
+ * does not compile (within @max_memory, 0: the default).
  */
 SplitAnalysis *split_analyze (M2iIrModel *model, const gint *affinity,
-    M2iProfile profile, SplitGridSeeds *seeds, GError **error);
+    M2iProfile profile, SplitGridSeeds *seeds, guint64 max_memory, GError **error);
 void split_analysis_free (SplitAnalysis *a);
 
 /* The grid of output @port of @node (NULL if it has none). */
@@ -247,6 +247,7 @@ struct _M2iSplitPlan {
   gint n_nodes;
   guint64 cpu_only_ns, split_ns;
   M2iProfile m2i_profile;
+  guint64 max_memory;          /* for analysing pieces (0: the default) */
   gchar *decisions;            /* the cost rule's verdicts, a line each (plans from a model) */
 };
 
@@ -325,10 +326,13 @@ typedef struct {
  * to an engine call (weights packed, quantized for int8 from the
  * FakeQuantize ranges), every value a blocked tensor in one arena. @seeds
  * gives the grids of the inputs (int8). NULL with @error naming the layer
- * the engine cannot run.
+ * the engine cannot run, or (M2I_ERROR_LIMIT) when its arena and scratch
+ * would pass @max_memory (0: the default).
  */
 SplitNpuProgram *split_npu_program_new (M2iIrModel *sub, M2iSplitEngine engine,
-    SplitGridSeeds *seeds, gint n_threads, GError **error);
+    SplitGridSeeds *seeds, gint n_threads, guint64 max_memory, GError **error);
+/* Bytes the program holds (arena, scratch). */
+gsize split_npu_program_get_bytes (const SplitNpuProgram *prog);
 void split_npu_program_free (SplitNpuProgram *prog);
 /* Input @i / output @i of the sub-model: its host type (what the program
  * reads or writes: f32 or f16; outputs f32) and shape. */

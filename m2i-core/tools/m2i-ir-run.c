@@ -34,6 +34,13 @@ static gboolean opt_rgb;
 static gchar *opt_dump;
 static gboolean opt_quiet;
 static gboolean opt_profile;
+static guint64 opt_max_memory;
+
+static gboolean
+parse_max_memory (const gchar *name, const gchar *value, gpointer data, GError **error)
+{
+  return m2i_data_parse_size (value, &opt_max_memory, error);
+}
 
 static const GOptionEntry entries[] = {
   { "input", 'i', 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_inputs, "Input: raw f32/u8/f16 tensor, "
@@ -57,6 +64,8 @@ static const GOptionEntry entries[] = {
   { "rgb", 0, 0, G_OPTION_ARG_NONE, &opt_rgb, "Feed images as RGB (default BGR, as OpenVINO models)", NULL },
   { "dump", 0, 0, G_OPTION_ARG_FILENAME, &opt_dump, "Write output 0 as raw f32 to FILE", "FILE" },
   { "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet, "Print only results", NULL },
+  { "max-memory", 0, 0, G_OPTION_ARG_CALLBACK, parse_max_memory, "Memory a compiled model and "
+    "one request may need, e.g. 512M (default 4G); a model needing more is refused", "SIZE" },
   { "profile", 0, 0, G_OPTION_ARG_NONE, &opt_profile,
     "Time every layer over --iterations inferences; print the time per op type", NULL },
   { NULL }
@@ -530,7 +539,7 @@ run (const char *model_path, GError **error)
     return FALSE;
   gdouble t1 = now_ms ();
   M2iIrCompileOptions opts = { .n_threads = opt_threads,
-    .plugin_paths = (const char *const *) opt_plugins };
+    .plugin_paths = (const char *const *) opt_plugins, .max_memory = opt_max_memory };
   M2iIrCompiledModel *cm = m2i_ir_compile (model, &opts, error);
   gdouble t2 = now_ms ();
   if (!cm) {

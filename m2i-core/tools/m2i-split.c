@@ -18,6 +18,7 @@
 #include <m2i/m2i-device.h>
 #include <split/m2i-split.h>
 #include <split/split-private.h>
+#include "m2i-data.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -37,6 +38,13 @@ static gint opt_iterations = 1;
 static gchar *opt_compare;
 static gint opt_top_k = 5;
 static gboolean opt_explain;
+static guint64 opt_max_memory;
+
+static gboolean
+parse_max_memory (const gchar *name, const gchar *value, gpointer data, GError **error)
+{
+  return m2i_data_parse_size (value, &opt_max_memory, error);
+}
 
 static const GOptionEntry entries[] = {
   { "output", 'o', 0, G_OPTION_ARG_FILENAME, &opt_out, "split: folder to write the plan into", "DIR" },
@@ -59,6 +67,8 @@ static const GOptionEntry entries[] = {
   { "explain", 'x', 0, G_OPTION_ARG_NONE, &opt_explain,
     "split: print the cost rule's verdict on every device island", NULL },
   { "top-k", 'k', 0, G_OPTION_ARG_INT, &opt_top_k, "run: classes to print (default 5)", "K" },
+  { "max-memory", 0, 0, G_OPTION_ARG_CALLBACK, parse_max_memory, "Memory the model (split) or "
+    "the runner (run) may need, e.g. 512M (default 4G); more is refused", "SIZE" },
   { NULL }
 };
 
@@ -97,6 +107,7 @@ cmd_split (const char *xml)
   m2i_split_options_init (&opts);
   opts.devices = opt_device;
   opts.keep_all_device_pieces = opt_keep_all;
+  opts.max_memory = opt_max_memory;
   if (opt_profile && !m2i_profile_from_string (opt_profile, &opts.m2i_profile)) {
     fprintf (stderr, "m2i-split: --profile is default or extended\n");
     return 2;
@@ -225,7 +236,7 @@ compare (M2iSplitRunner *r, const M2iSplitPlan *plan, GError **error)
   M2iIrModel *model = m2i_ir_model_load (opt_compare, NULL, error);
   if (!model)
     return -1;
-  M2iIrCompileOptions copts = { .n_threads = opt_threads };
+  M2iIrCompileOptions copts = { .n_threads = opt_threads, .max_memory = opt_max_memory };
   M2iIrCompiledModel *cm = m2i_ir_compile (model, &copts, error);
   M2iIrInferRequest *req = cm ? m2i_ir_infer_request_new (cm, error) : NULL;
   double worst = -1;
@@ -261,7 +272,7 @@ cmd_run (const char *dir)
     return die (error);
   g_autofree gchar *text = m2i_split_plan_to_string (plan);
   printf ("%s\n%s\n", dir, text);
-  M2iSplitRunOptions ropts = { opt_threads };
+  M2iSplitRunOptions ropts = { opt_threads, opt_max_memory };
   M2iSplitRunner *r = m2i_split_runner_new (plan, &ropts, &error);
   if (!r)
     return die (error);
