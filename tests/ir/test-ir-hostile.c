@@ -314,6 +314,24 @@ test_memory_limit (void)
   test_ir_free (b);
 }
 
+/* A tensor with a zero dim is empty, but its other dims still make its
+ * strides: [0, 2^62, 4] overflowed a Transpose's strides. Its dims must
+ * address at most 1 TiB, as a tensor's bytes must. */
+static void
+test_empty_huge_dims (void)
+{
+  TestIr *b = test_ir_new (11);
+  M2iShape s = TEST_SHAPE (0, (gint64) 1 << 62, 4), t = TEST_SHAPE (4, (gint64) 1 << 62, 0),
+      two = TEST_SHAPE (3);
+  static const gint64 perm[3] = { 2, 1, 0 };
+  gint in[2] = { test_ir_parameter (b, "x", M2I_ET_F32, &s),
+    test_ir_const (b, M2I_ET_I64, &two, perm) };
+  test_ir_result (b, test_ir_op (b, "Transpose", "opset1", NULL, 2, in, M2I_ET_F32, &t));
+  expect_compile_error (b, M2I_ERROR_UNSUPPORTED, "output 0 (f32 [0,4611686018427387904,4]) "
+      "is larger than the 1 TiB a tensor may take");
+  test_ir_free (b);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -323,5 +341,6 @@ main (int argc, char **argv)
   g_test_add_func ("/ir/hostile/memplan", test_memplan);
   g_test_add_func ("/ir/hostile/interpolate-sizes", test_interpolate_sizes);
   g_test_add_func ("/ir/hostile/memory-limit", test_memory_limit);
+  g_test_add_func ("/ir/hostile/empty-huge-dims", test_empty_huge_dims);
   return g_test_run ();
 }

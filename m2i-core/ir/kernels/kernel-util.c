@@ -376,7 +376,16 @@ m2i_k_window_output (const M2iOpContext *ctx, M2iWindow *w, const gint64 *in,
     gint64 *out, GError **error)
 {
   for (gint i = 0; i < w->n; i++) {
-    gint64 eff = (w->kernel[i] - 1) * w->dilations[i] + 1;
+    /* a convolution's kernel comes from its weights' dims: up to 2^40 */
+    gint64 eff;
+    if (w->kernel[i] < 1 || !ir_mul_i64 (w->kernel[i] - 1, w->dilations[i], &eff) ||
+        eff > G_MAXINT64 / 4) {
+      m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+          "spatial axis %d: kernel %" G_GINT64_FORMAT " with dilation %" G_GINT64_FORMAT
+          " is no window", i, w->kernel[i], w->dilations[i]);
+      return FALSE;
+    }
+    eff += 1;
     gint64 s = w->strides[i];
     switch (w->auto_pad) {
       case M2I_PAD_VALID:
