@@ -674,11 +674,11 @@ def gen_detection_odd():
     after 12-byte candidates whenever the prior count was odd). Its own
     generator, so that the cases above keep their data."""
     r = np.random.default_rng(14)
-    a = dict(DO_BASE, num_classes=3, share_location=False, keep_top_k=12, top_k=10)
-    n, npri = 2, 33
+    a = dict(DO_BASE, num_classes=2, share_location=False, keep_top_k=12, top_k=10)
+    n, npri = 2, 33     # 33 priors × (12 + 4 · 2 classes) bytes: counts at 4 mod 8
     pri = make_priors(npri, True, 1, True, r)
-    loc = r.normal(0, 0.3, size=(n, npri * 3 * 4)).astype(f32)
-    cf = scores(n, npri, 3, r)
+    loc = r.normal(0, 0.3, size=(n, npri * 2 * 4)).astype(f32)
+    cf = scores(n, npri, 2, r)
     for k, v in (("loc", loc), ("conf", cf), ("priors", pri)):
         save("do_odd_" + k, v)
     save("do_odd_y", py_detection_output(loc, cf, pri, a))

@@ -108,9 +108,9 @@ static const Attr arm_attrs[] = {
   { "objectness_score", "0.4" }, { NULL, NULL },
 };
 
-/* 33 priors, per-class locations (gen.py's do_odd). */
+/* 33 priors of 2 classes, per-class locations (gen.py's do_odd). */
 static const Attr odd_attrs[] = {
-  { "num_classes", "3" }, { "background_label_id", "0" }, { "top_k", "10" },
+  { "num_classes", "2" }, { "background_label_id", "0" }, { "top_k", "10" },
   { "keep_top_k", "12" }, { "code_type", "caffe.PriorBoxParameter.CENTER_SIZE" },
   { "share_location", "0" }, { "nms_threshold", "0.45" }, { "confidence_threshold", "0.01" },
   { "normalized", "1" }, { NULL, NULL },
