@@ -56,8 +56,8 @@ name_ok (const char *name, gsize len)
 {
   if (!len || len > 64 || name[0] == '/')
     return FALSE;
-  for (gsize i = 0; i < len; i++)
-    if (!g_ascii_isalnum (name[i]) && !strchr ("._-/", name[i]))
+  for (gsize i = 0; i < len; i++)          /* (strchr finds a NUL too) */
+    if (!g_ascii_isalnum (name[i]) && (!name[i] || !strchr ("._-/", name[i])))
       return FALSE;
   return !g_strstr_len (name, len, "..");
 }
