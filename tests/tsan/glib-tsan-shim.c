@@ -6,12 +6,18 @@
  * cannot see: every piece of data a GMutex protects looks unprotected to
  * it, and the reports drown in false races. Every function that touches
  * those types' insides is defined here over pthread_mutex_t, pthread_cond_t
- * and pthread_rwlock_t, whose calls TSan intercepts. A LD_PRELOADed
- * definition wins over libglib's for every caller, libglib's own calls
- * included (it calls them through its PLT), so no object is ever seen by
- * both implementations. Zero-initialised (static) locks are valid: the
- * pthread object is made on first use and published atomically, as GLib's
- * own posix implementation does.
+ * and pthread_rwlock_t, whose calls TSan intercepts; and g_once_init_enter
+ * and _leave (G_DEFINE_TYPE, our lazily built tables), whose release store
+ * would otherwise happen inside uninstrumented libglib.
+ *
+ * A LD_PRELOADed definition wins for every caller outside libglib. libglib
+ * itself calls its own functions directly (it is linked so), so the objects
+ * it locks internally (GAsyncQueue, GMainContext, GThreadPool, its own
+ * once-variables) stay on its futexes, consistently; what happens inside
+ * libglib and GStreamer is left to ignore_noninstrumented_modules (.ci/tsan).
+ * Zero-initialised (static) locks are valid: the pthread object is made on
+ * first use and published atomically, as GLib's own posix implementation
+ * does. The shim is built instrumented, so that TSan sees that publication.
  *
  * Test builds only; never shipped.
  */
@@ -67,18 +73,24 @@ mutex_impl (GMutex *mutex)
   return impl;
 }
 
+/* An object made by one thread often reaches another through code TSan
+ * does not see (GStreamer's, GLib's): the pointer is published with a
+ * release store that the other thread's first use acquires. */
+#define PUBLISH(slot, value) __atomic_store_n ((gpointer *) (slot), (value), __ATOMIC_RELEASE)
+#define TAKE(slot) __atomic_exchange_n ((gpointer *) (slot), NULL, __ATOMIC_ACQ_REL)
+
 void
 g_mutex_init (GMutex *mutex)
 {
-  mutex->p = mutex_new ();
+  PUBLISH (&mutex->p, mutex_new ());
 }
 
 void
 g_mutex_clear (GMutex *mutex)
 {
-  if (mutex->p)
-    mutex_free (mutex->p);
-  mutex->p = NULL;
+  pthread_mutex_t *m = TAKE (&mutex->p);
+  if (m)
+    mutex_free (m);
 }
 
 void
@@ -132,15 +144,15 @@ rec_mutex_impl (GRecMutex *mutex)
 void
 g_rec_mutex_init (GRecMutex *mutex)
 {
-  mutex->p = rec_mutex_new ();
+  PUBLISH (&mutex->p, rec_mutex_new ());
 }
 
 void
 g_rec_mutex_clear (GRecMutex *mutex)
 {
-  if (mutex->p)
-    mutex_free (mutex->p);
-  mutex->p = NULL;
+  pthread_mutex_t *m = TAKE (&mutex->p);
+  if (m)
+    mutex_free (m);
 }
 
 void
@@ -197,15 +209,15 @@ rw_lock_impl (GRWLock *lock)
 void
 g_rw_lock_init (GRWLock *lock)
 {
-  lock->p = rw_lock_new ();
+  PUBLISH (&lock->p, rw_lock_new ());
 }
 
 void
 g_rw_lock_clear (GRWLock *lock)
 {
-  if (lock->p)
-    rw_lock_free (lock->p);
-  lock->p = NULL;
+  pthread_rwlock_t *l = TAKE (&lock->p);
+  if (l)
+    rw_lock_free (l);
 }
 
 void
@@ -281,15 +293,15 @@ cond_impl (GCond *cond)
 void
 g_cond_init (GCond *cond)
 {
-  cond->p = cond_new ();
+  PUBLISH (&cond->p, cond_new ());
 }
 
 void
 g_cond_clear (GCond *cond)
 {
-  if (cond->p)
-    cond_free (cond->p);
-  cond->p = NULL;
+  pthread_cond_t *c = TAKE (&cond->p);
+  if (c)
+    cond_free (c);
 }
 
 void
@@ -320,4 +332,59 @@ g_cond_wait_until (GCond *cond, GMutex *mutex, gint64 end_time)
   if (err && err != ETIMEDOUT)
     fail ("pthread_cond_timedwait", err);
   return err == 0;
+}
+
+/* ---- g_once_init_enter / g_once_init_leave -------------------------------------- */
+
+/* (gthread.h makes both macros around the functions) */
+#undef g_once_init_enter
+#undef g_once_init_leave
+
+/* Locations whose initialisation is running (rarely more than a few at once). */
+#define MAX_RUNNING 256
+
+static pthread_mutex_t once_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t once_cond = PTHREAD_COND_INITIALIZER;
+static volatile void *running[MAX_RUNNING];
+
+static gint
+running_index (volatile void *location)
+{
+  for (gint i = 0; i < MAX_RUNNING; i++)
+    if (running[i] == location)
+      return i;
+  return -1;
+}
+
+gboolean
+g_once_init_enter (volatile void *location)
+{
+  gsize *p = (gsize *) location;
+  gboolean mine = FALSE;
+  pthread_mutex_lock (&once_lock);
+  while (!__atomic_load_n (p, __ATOMIC_ACQUIRE)) {
+    if (running_index (location) < 0) {
+      gint free_slot = running_index (NULL);
+      if (free_slot < 0)
+        g_error ("glib-tsan-shim: more than %d initialisations at once", MAX_RUNNING);
+      running[free_slot] = location;
+      mine = TRUE;
+      break;
+    }
+    pthread_cond_wait (&once_cond, &once_lock);
+  }
+  pthread_mutex_unlock (&once_lock);
+  return mine;
+}
+
+void
+g_once_init_leave (volatile void *location, gsize result)
+{
+  pthread_mutex_lock (&once_lock);
+  __atomic_store_n ((gsize *) location, result, __ATOMIC_RELEASE);
+  gint i = running_index (location);
+  if (i >= 0)
+    running[i] = NULL;
+  pthread_cond_broadcast (&once_cond);
+  pthread_mutex_unlock (&once_lock);
 }
