@@ -4,6 +4,7 @@
  * into the task writing the model's input. */
 #include "gstm2ielements.h"
 #include "gstm2iinfer.h"
+#include "gstm2ianalytics.h"
 
 static gboolean
 plugin_init (GstPlugin *plugin)
@@ -13,6 +14,9 @@ plugin_init (GstPlugin *plugin)
   ok |= GST_ELEMENT_REGISTER (m2iresize, plugin);
   ok |= GST_ELEMENT_REGISTER (m2inorm, plugin);
   ok |= GST_ELEMENT_REGISTER (m2iinfer, plugin);
+  ok |= GST_ELEMENT_REGISTER (m2itrack, plugin);
+  ok |= GST_ELEMENT_REGISTER (m2ioverlay, plugin);
+  ok |= GST_ELEMENT_REGISTER (m2imetapublish, plugin);
   return ok;
 }
 

@@ -1,19 +1,14 @@
 /* gstm2ibase.c — the common part of the m2i elements, see gstm2ibase.h. */
 #include "gstm2ibase.h"
-#include "gstm2iexec.h"
 #include "gstm2ienums.h"
 #include "gstm2iprops.h"
 
-#include <base/m2i-error.h>
+#include <m2i-core/base/m2i-error.h>
 #include <gst/video/gstvideopool.h>
 #include <string.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_m2i_base_debug);
 #define GST_CAT_DEFAULT gst_m2i_base_debug
-
-#define DEFAULT_PROFILE M2I_PROFILE_DEFAULT
-#define DEFAULT_N_THREADS 0
-#define DEFAULT_FUSION TRUE
 
 enum {
   PROP_0,
@@ -24,16 +19,13 @@ enum {
 };
 
 typedef struct {
-  /* properties (object lock) */
-  M2iProfile profile;
-  guint n_threads;
-  gboolean fusion;
-  gchar *fused;
+  /* properties (object lock): profile, n-threads, fusion, fused */
+  GstM2iSharedProps props;
   /* negotiated state (streaming thread) */
   GstM2iCapsInfo in_info, out_info;
   gchar *neighbour;
-  GstM2iPlanCache cache;           /* the chain up to and including this element */
-  GstM2iPlanCache split_cache;     /* materialising upstream ops before a split */
+  M2iPlanCache *cache;             /* the chain up to and including this element */
+  M2iPlanCache *split_cache;       /* materialising upstream ops before a split */
   GstBufferPool *split_pool;
   gsize split_size;
   gboolean report;                 /* describe what was fused on the next frame */
@@ -55,8 +47,8 @@ gst_m2i_base_get_plan_options (GstM2iBase *self, M2iPlanOptions *opts)
   GstM2iBasePrivate *priv = PRIV (self);
   m2i_plan_options_init (opts);
   GST_OBJECT_LOCK (self);
-  opts->profile = priv->profile;
-  opts->n_threads = (gint) priv->n_threads;
+  opts->profile = priv->props.profile;
+  opts->n_threads = (gint) priv->props.n_threads;
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -64,7 +56,7 @@ static gboolean
 get_fusion (GstM2iBase *self)
 {
   GST_OBJECT_LOCK (self);
-  gboolean f = PRIV (self)->fusion;
+  gboolean f = PRIV (self)->props.fusion;
   GST_OBJECT_UNLOCK (self);
   return f;
 }
@@ -79,7 +71,7 @@ gst_m2i_base_reconfigure (GstM2iBase *self)
 static void
 set_fused (GstM2iBase *self, gchar *text)
 {
-  gst_m2i_set_fused (GST_CAT_DEFAULT, GST_OBJECT (self), &PRIV (self)->fused, text);
+  gst_m2i_set_fused (GST_CAT_DEFAULT, GST_OBJECT (self), &PRIV (self)->props.fused, text);
 }
 
 static void
@@ -87,27 +79,13 @@ gst_m2i_base_set_property (GObject *object, guint prop_id, const GValue *value,
     GParamSpec *pspec)
 {
   GstM2iBase *self = GST_M2I_BASE (object);
-  GstM2iBasePrivate *priv = PRIV (self);
-  gboolean renegotiate = FALSE;
+  gboolean changed = FALSE;
   GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_PROFILE:
-      renegotiate = priv->profile != (M2iProfile) g_value_get_enum (value);
-      priv->profile = g_value_get_enum (value);
-      break;
-    case PROP_N_THREADS:
-      priv->n_threads = g_value_get_uint (value);
-      break;
-    case PROP_FUSION:
-      renegotiate = priv->fusion != g_value_get_boolean (value);
-      priv->fusion = g_value_get_boolean (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  if (!gst_m2i_shared_props_set (&PRIV (self)->props, pspec, value, &changed))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   GST_OBJECT_UNLOCK (self);
-  if (renegotiate)
+  /* a profile or fusion change changes the caps */
+  if (changed && prop_id != PROP_N_THREADS)
     gst_m2i_base_reconfigure (self);
 }
 
@@ -115,25 +93,9 @@ static void
 gst_m2i_base_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
   GstM2iBase *self = GST_M2I_BASE (object);
-  GstM2iBasePrivate *priv = PRIV (self);
   GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_PROFILE:
-      g_value_set_enum (value, priv->profile);
-      break;
-    case PROP_N_THREADS:
-      g_value_set_uint (value, priv->n_threads);
-      break;
-    case PROP_FUSION:
-      g_value_set_boolean (value, priv->fusion);
-      break;
-    case PROP_FUSED:
-      g_value_set_string (value, priv->fused);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  if (!gst_m2i_shared_props_get (&PRIV (self)->props, pspec, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -381,8 +343,8 @@ static void
 reset_negotiated (GstM2iBase *self)
 {
   GstM2iBasePrivate *priv = PRIV (self);
-  gst_m2i_plan_cache_clear (&priv->cache);
-  gst_m2i_plan_cache_clear (&priv->split_cache);
+  m2i_plan_cache_reset (priv->cache);
+  m2i_plan_cache_reset (priv->split_cache);
   if (priv->split_pool) {
     gst_buffer_pool_set_active (priv->split_pool, FALSE);
     gst_clear_object (&priv->split_pool);
@@ -608,14 +570,14 @@ split_chain (GstM2iBase *self, GstM2iDeferredFrame *frame, const GstM2iStage *in
   M2iImage img;
   gst_buffer_map (buf, &map, GST_MAP_WRITE);
   m2i_image_wrap (&img, in->format, in->width, in->height, map.data, map.size, 0, NULL);
-  gboolean ok = gst_m2i_plan_cache_run (&priv->split_cache, frame, &img, opts, NULL, error);
+  gboolean ok = gst_m2i_deferred_frame_run (frame, priv->split_cache, &img, opts, NULL, error);
   gst_buffer_unmap (buf, &map);
   if (!ok) {
     gst_buffer_unref (buf);
     return FALSE;
   }
   GST_DEBUG_OBJECT (self, "split the chain before this element: %s",
-      priv->split_cache.description);
+      m2i_plan_cache_describe (priv->split_cache));
   gchar chain[sizeof frame->chain];
   g_strlcpy (chain, frame->chain, sizeof chain);
   gst_m2i_deferred_frame_init (frame);
@@ -712,7 +674,7 @@ gst_m2i_base_transform (GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *ou
     }
     ok = gst_m2i_image_from_buffer (&priv->out_info, outbuf, &map, m2i_format_order (out.format),
         &img, offs, &err)
-        && gst_m2i_plan_cache_run (&priv->cache, frame, &img, &opts, &replanned, &err);
+        && gst_m2i_deferred_frame_run (frame, priv->cache, &img, &opts, &replanned, &err);
     gst_buffer_unmap (outbuf, &map);
     if (!ok)
       goto failed;
@@ -720,9 +682,9 @@ gst_m2i_base_transform (GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *ou
       priv->report = FALSE;
       if (priv->in_info.deferred)
         set_fused (self, g_strdup_printf ("%s + %s: %s", frame->chain, GST_ELEMENT_NAME (self),
-                priv->cache.description));
+                m2i_plan_cache_describe (priv->cache)));
       else
-        set_fused (self, g_strdup (priv->cache.description));
+        set_fused (self, g_strdup (m2i_plan_cache_describe (priv->cache)));
     }
   }
   if (scratch)
@@ -755,7 +717,9 @@ gst_m2i_base_finalize (GObject *object)
   GstM2iBase *self = GST_M2I_BASE (object);
   GstM2iBasePrivate *priv = PRIV (self);
   reset_negotiated (self);
-  g_free (priv->fused);
+  m2i_plan_cache_free (priv->cache);
+  m2i_plan_cache_free (priv->split_cache);
+  gst_m2i_shared_props_clear (&priv->props);
   G_OBJECT_CLASS (gst_m2i_base_parent_class)->finalize (object);
 }
 
@@ -769,39 +733,24 @@ gst_m2i_base_class_init (GstM2iBaseClass *klass)
   gobject_class->get_property = gst_m2i_base_get_property;
   gobject_class->finalize = gst_m2i_base_finalize;
 
-  /**
-   * GstM2iBase:profile:
-   *
-   * The hardware profile the element plans with.
-   */
-  g_object_class_install_property (gobject_class, PROP_PROFILE,
-      g_param_spec_enum ("profile", "Hardware profile",
-          "What the M2I block can do: \"default\" is the seed's block (csc fused with "
-          "convert/resize/permute; fp16 only, planar fp output only, norm in a task of its "
-          "own); \"extended\" also fuses norm, has fp32 and lets the CPU finish interleaved "
-          "fp output. A format the profile cannot produce fails negotiation with a message. "
-          "The last element of a fused chain plans the whole chain with its own profile",
-          GST_TYPE_M2I_PROFILE, DEFAULT_PROFILE,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
-  g_object_class_install_property (gobject_class, PROP_N_THREADS,
-      g_param_spec_uint ("n-threads", "Threads",
-          "Row slices each M2I task is cut into, run on the process-wide worker pool "
-          "(0 = one per CPU core). The last element of a fused chain decides for the chain",
-          0, 64, DEFAULT_N_THREADS,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
-  g_object_class_install_property (gobject_class, PROP_FUSION,
-      g_param_spec_boolean ("fusion", "Fusion",
-          "Fuse with adjacent m2i elements: hand deferred frames (caps feature memory:M2I) "
-          "to an m2i element directly downstream instead of computing, and accept them "
-          "from upstream. Off: this element computes its own output from real pixels",
-          DEFAULT_FUSION,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
-  g_object_class_install_property (gobject_class, PROP_FUSED,
-      g_param_spec_string ("fused", "Fused",
-          "What this element did with the last frames: the ops it ran and the device tasks "
-          "of the plan (with the names of the upstream elements whose ops it fused), or "
-          "\"<its ops>: deferred to <element>\" when a downstream m2i element computes them",
-          NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  GParamFlags flags = GST_PARAM_MUTABLE_PLAYING;
+  gst_m2i_install_profile (gobject_class, PROP_PROFILE,
+      "What the M2I block can do: \"default\" is the seed's block (csc fused with "
+      "convert/resize/permute; fp16 only, planar fp output only, norm in a task of its "
+      "own); \"extended\" also fuses norm, has fp32 and lets the CPU finish interleaved "
+      "fp output. A format the profile cannot produce fails negotiation with a message. "
+      "The last element of a fused chain plans the whole chain with its own profile", flags);
+  gst_m2i_install_n_threads (gobject_class, PROP_N_THREADS,
+      "Row slices each M2I task is cut into, run on the process-wide worker pool "
+      "(0 = one per CPU core). The last element of a fused chain decides for the chain", flags);
+  gst_m2i_install_fusion (gobject_class, PROP_FUSION,
+      "Fuse with adjacent m2i elements: hand deferred frames (caps feature memory:M2I) "
+      "to an m2i element directly downstream instead of computing, and accept them "
+      "from upstream. Off: this element computes its own output from real pixels", flags);
+  gst_m2i_install_fused (gobject_class, PROP_FUSED,
+      "What this element did with the last frames: the ops it ran and the device tasks "
+      "of the plan (with the names of the upstream elements whose ops it fused), or "
+      "\"<its ops>: deferred to <element>\" when a downstream m2i element computes them");
 
   bt->transform_caps = GST_DEBUG_FUNCPTR (gst_m2i_base_transform_caps);
   bt->fixate_caps = GST_DEBUG_FUNCPTR (gst_m2i_base_fixate_caps);
@@ -823,11 +772,9 @@ static void
 gst_m2i_base_init (GstM2iBase *self)
 {
   GstM2iBasePrivate *priv = PRIV (self);
-  priv->profile = DEFAULT_PROFILE;
-  priv->n_threads = DEFAULT_N_THREADS;
-  priv->fusion = DEFAULT_FUSION;
-  gst_m2i_plan_cache_init (&priv->cache);
-  gst_m2i_plan_cache_init (&priv->split_cache);
+  gst_m2i_shared_props_init (&priv->props);
+  priv->cache = m2i_plan_cache_new ();
+  priv->split_cache = m2i_plan_cache_new ();
   gst_m2i_deferred_frame_init (&priv->work);
   m2i_op_list_init (&priv->reported_ops);
   priv->report = TRUE;

@@ -2,7 +2,7 @@
 #include "gstm2icaps.h"
 #include "gstm2ideferred.h"
 
-#include <base/m2i-error.h>
+#include <m2i-core/base/m2i-error.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,29 +108,80 @@ field_allows_int (const GstStructure *s, const char *field, gint want)
   return ok;
 }
 
-/* NNStreamer dimensions, innermost first: "d0:d1:d2[:1...]". Returns FALSE
- * for anything else. */
-static gboolean
-parse_dims (const char *str, gint d[3])
+guint
+gst_m2i_tensor_dims_parse (const char *str, gint64 max, gint64 dims[GST_M2I_MAX_DIMS])
 {
   if (!str)
-    return FALSE;
+    return 0;
   gchar **parts = g_strsplit (str, ":", -1);
   guint n = g_strv_length (parts);
-  gboolean ok = n >= 3 && n <= 16;
+  gboolean ok = n >= 1 && n <= GST_M2I_MAX_DIMS;
   for (guint i = 0; ok && i < n; i++) {
     char *end = NULL;
     const char *p = g_strstrip (parts[i]);
     gint64 x = g_ascii_strtoll (p, &end, 10);
-    if (end == p || *end != '\0' || x < 1 || x > GST_M2I_MAX_SIZE)
+    if (end == p || *end != '\0' || x < 1 || x > max)
       ok = FALSE;
-    else if (i < 3)
-      d[i] = (gint) x;
-    else if (x != 1)
-      ok = FALSE;
+    else
+      dims[i] = x;
   }
   g_strfreev (parts);
-  return ok;
+  return ok ? n : 0;
+}
+
+void
+gst_m2i_tensor_dims_append (GString *out, const M2iShape *shape)
+{
+  if (shape->rank == 0)
+    g_string_append (out, "1");
+  for (gint i = shape->rank - 1; i >= 0; i--)
+    g_string_append_printf (out, "%s%" G_GINT64_FORMAT, i == shape->rank - 1 ? "" : ":",
+        shape->dims[i]);
+}
+
+static const struct {
+  M2iElementType type;
+  const char *name;
+} tensor_types[] = {
+  { M2I_ET_F32, "float32" }, { M2I_ET_F16, "float16" }, { M2I_ET_F64, "float64" },
+  { M2I_ET_U8, "uint8" }, { M2I_ET_I8, "int8" }, { M2I_ET_U16, "uint16" },
+  { M2I_ET_I16, "int16" }, { M2I_ET_U32, "uint32" }, { M2I_ET_I32, "int32" },
+  { M2I_ET_U64, "uint64" }, { M2I_ET_I64, "int64" },
+};
+
+const char *
+gst_m2i_tensor_type_name (M2iElementType t)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (tensor_types); i++)
+    if (tensor_types[i].type == t)
+      return tensor_types[i].name;
+  return NULL;
+}
+
+M2iElementType
+gst_m2i_tensor_type_from_name (const char *s)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (tensor_types); i++)
+    if (!strcmp (s, tensor_types[i].name))
+      return tensor_types[i].type;
+  return M2I_ET_UNDEFINED;
+}
+
+/* An image tensor's dimensions, innermost first: "d0:d1:d2[:1...]", each
+ * within the m2i size limit. Returns FALSE for anything else. */
+static gboolean
+parse_dims (const char *str, gint d[3])
+{
+  gint64 v[GST_M2I_MAX_DIMS];
+  guint n = gst_m2i_tensor_dims_parse (str, GST_M2I_MAX_SIZE, v);
+  if (n < 3)
+    return FALSE;
+  for (guint i = 3; i < n; i++)
+    if (v[i] != 1)
+      return FALSE;
+  for (int i = 0; i < 3; i++)
+    d[i] = (gint) v[i];
+  return TRUE;
 }
 
 /* Layouts one dimensions string allows (bits of M2iLayout), with the size
@@ -509,4 +560,17 @@ gst_m2i_profile_accepts (M2iProfile profile, GstM2iCapsFormat cf, const char **w
     return FALSE;
   }
   return TRUE;
+}
+
+GstCaps *
+gst_m2i_caps_keep_deferred (GstCaps *caps, gboolean deferred)
+{
+  if (deferred)
+    return caps;
+  GstCaps *plain = gst_caps_new_empty ();
+  for (guint i = 0; i < gst_caps_get_size (caps); i++)
+    if (!gst_m2i_caps_is_deferred (caps, i))
+      gst_caps_append_structure (plain, gst_structure_copy (gst_caps_get_structure (caps, i)));
+  gst_caps_unref (caps);
+  return plain;
 }

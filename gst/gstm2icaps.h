@@ -14,7 +14,8 @@
 
 #include <gst/gst.h>
 #include <gst/video/video.h>
-#include <m2i/m2i.h>
+#include <m2i-core/m2i/m2i.h>
+#include <m2i-core/ir/m2i-ir-types.h>
 
 G_BEGIN_DECLS
 
@@ -50,6 +51,28 @@ typedef enum {
 #define GST_M2I_TENSOR_CAPS(features) \
   "other/tensors" features ", format=(string)static, num_tensors=(int)1, " \
   "types=(string){ float16, float32 }, framerate=(fraction)[0/1, 2147483647/1]"
+
+/* ---- NNStreamer's tensor spellings ------------------------------------------ */
+
+/* Most dimensions a tensor's "dimensions" names (NNStreamer's rank limit). */
+#define GST_M2I_MAX_DIMS 16
+
+/* Parses NNStreamer dimensions @str ("d0:d1:...", innermost first) into
+ * @dims; returns their count, 0 for anything else (more than
+ * GST_M2I_MAX_DIMS, an empty part, not a number, a value below 1 or above
+ * @max). */
+guint gst_m2i_tensor_dims_parse (const char *str, gint64 max, gint64 dims[GST_M2I_MAX_DIMS]);
+
+/* Appends @shape's dimensions (outermost first in @shape) in NNStreamer's
+ * spelling, innermost first, ':'-separated ("10:1" for [1,10]; "1" for a
+ * scalar) to @out. */
+void gst_m2i_tensor_dims_append (GString *out, const M2iShape *shape);
+
+/* NNStreamer's name of an element type ("float32", "uint8", ...); NULL when
+ * it has none. gst_m2i_tensor_type_from_name() the reverse
+ * (M2I_ET_UNDEFINED for an unknown name). */
+const char *gst_m2i_tensor_type_name (M2iElementType t);
+M2iElementType gst_m2i_tensor_type_from_name (const char *name);
 
 /* What a caps format is: its media ("video/x-raw" or "other/tensors"), the
  * name used in the caps (video format or tensor type), the engine format
@@ -145,5 +168,9 @@ gboolean gst_m2i_profile_accepts (M2iProfile profile, GstM2iCapsFormat cf,
 
 /* TRUE if @caps's structure @i carries the memory:M2I feature. */
 gboolean gst_m2i_caps_is_deferred (const GstCaps *caps, guint i);
+
+/* @caps (taken) as it is when @deferred, else without its memory:M2I
+ * structures (an element with fusion off). */
+GstCaps *gst_m2i_caps_keep_deferred (GstCaps *caps, gboolean deferred);
 
 G_END_DECLS

@@ -8,10 +8,9 @@
 #include "gstm2ibase.h"
 #include "gstm2ielements.h"
 #include "gstm2ienums.h"
+#include "gstm2iprops.h"
 
-#include <base/m2i-error.h>
-
-#define DEFAULT_CHANNEL_ORDER M2I_ORDER_RGB
+#include <m2i-core/base/m2i-error.h>
 
 enum {
   PROP_0,
@@ -20,7 +19,7 @@ enum {
 
 typedef struct {
   GstM2iBase parent;
-  M2iChannelOrder channel_order;
+  GstM2iSharedProps props;       /* channel-order (object lock) */
 } GstM2iColorConvert;
 
 typedef struct {
@@ -73,7 +72,7 @@ output_order (GstM2iBase *base, M2iChannelOrder in)
 {
   GstM2iColorConvert *self = (GstM2iColorConvert *) base;
   GST_OBJECT_LOCK (self);
-  M2iChannelOrder o = self->channel_order;
+  M2iChannelOrder o = self->props.channel_order;
   GST_OBJECT_UNLOCK (self);
   return o;
 }
@@ -106,16 +105,10 @@ gst_m2i_color_convert_set_property (GObject *object, guint prop_id, const GValue
     GParamSpec *pspec)
 {
   GstM2iColorConvert *self = (GstM2iColorConvert *) object;
-  switch (prop_id) {
-    case PROP_CHANNEL_ORDER:
-      GST_OBJECT_LOCK (self);
-      self->channel_order = g_value_get_enum (value);
-      GST_OBJECT_UNLOCK (self);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  GST_OBJECT_LOCK (self);
+  if (!gst_m2i_shared_props_set (&self->props, pspec, value, NULL))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+  GST_OBJECT_UNLOCK (self);
 }
 
 static void
@@ -123,16 +116,17 @@ gst_m2i_color_convert_get_property (GObject *object, guint prop_id, GValue *valu
     GParamSpec *pspec)
 {
   GstM2iColorConvert *self = (GstM2iColorConvert *) object;
-  switch (prop_id) {
-    case PROP_CHANNEL_ORDER:
-      GST_OBJECT_LOCK (self);
-      g_value_set_enum (value, self->channel_order);
-      GST_OBJECT_UNLOCK (self);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  GST_OBJECT_LOCK (self);
+  if (!gst_m2i_shared_props_get (&self->props, pspec, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_m2i_color_convert_finalize (GObject *object)
+{
+  gst_m2i_shared_props_clear (&((GstM2iColorConvert *) object)->props);
+  G_OBJECT_CLASS (gst_m2i_color_convert_parent_class)->finalize (object);
 }
 
 static void
@@ -145,12 +139,10 @@ gst_m2i_color_convert_class_init (GstM2iColorConvertClass *klass)
   gobject_class->set_property = gst_m2i_color_convert_set_property;
   gobject_class->get_property = gst_m2i_color_convert_get_property;
 
-  g_object_class_install_property (gobject_class, PROP_CHANNEL_ORDER,
-      g_param_spec_enum ("channel-order", "Tensor channel order",
-          "Channel order of tensor output (other/tensors does not say it); video output "
-          "takes it from its format (RGB/RGBP or BGR/BGRP)",
-          GST_TYPE_M2I_CHANNEL_ORDER, DEFAULT_CHANNEL_ORDER,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+  gobject_class->finalize = gst_m2i_color_convert_finalize;
+  gst_m2i_install_channel_order (gobject_class, PROP_CHANNEL_ORDER,
+      "Channel order of tensor output (other/tensors does not say it); video output "
+      "takes it from its format (RGB/RGBP or BGR/BGRP)", GST_PARAM_MUTABLE_PLAYING);
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -176,5 +168,5 @@ gst_m2i_color_convert_class_init (GstM2iColorConvertClass *klass)
 static void
 gst_m2i_color_convert_init (GstM2iColorConvert *self)
 {
-  self->channel_order = DEFAULT_CHANNEL_ORDER;
+  gst_m2i_shared_props_init (&self->props);
 }

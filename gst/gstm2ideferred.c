@@ -1,9 +1,8 @@
 /* gstm2ideferred.c — deferred frames: meta, placeholder memory, pool and
  * the neighbour query. See gstm2ideferred.h. */
 #include "gstm2ideferred.h"
-#include "gstm2iexec.h"
 
-#include <base/m2i-error.h>
+#include <m2i-core/base/m2i-error.h>
 #include <string.h>
 
 GST_DEBUG_CATEGORY_STATIC (m2i_deferred_debug);
@@ -50,8 +49,24 @@ gboolean
 gst_m2i_deferred_frame_ops_output (const GstM2iDeferredFrame *f, M2iFormat *format,
     gint *width, gint *height)
 {
-  return gst_m2i_ops_output (f->source_image.format, f->source_image.width,
-      f->source_image.height, f->ops.ops, f->ops.n_ops, format, width, height);
+  return m2i_op_list_result (&f->ops, f->source_image.format, f->source_image.width,
+      f->source_image.height, format, width, height, NULL);
+}
+
+gboolean
+gst_m2i_deferred_frame_run (const GstM2iDeferredFrame *f, M2iPlanCache *cache, M2iImage *out,
+    const M2iPlanOptions *opts, gboolean *replanned, GError **error)
+{
+  GstMapInfo map;
+  M2iImage src;
+  if (replanned)
+    *replanned = FALSE;
+  if (!gst_m2i_deferred_frame_map_source (f, &map, &src, error))
+    return FALSE;
+  gboolean ok = m2i_plan_cache_run (cache, &src, &f->ops, &f->letterbox, out, opts, replanned,
+      error);
+  gst_buffer_unmap (f->source, &map);
+  return ok;
 }
 
 gboolean
@@ -165,6 +180,68 @@ GstM2iDeferredMeta *
 gst_buffer_get_m2i_deferred_meta (GstBuffer *buf)
 {
   return (GstM2iDeferredMeta *) gst_buffer_get_meta (buf, GST_M2I_DEFERRED_META_API_TYPE);
+}
+
+GstBuffer *
+gst_m2i_deferred_frame_take_source (GstM2iDeferredFrame *f, GstBuffer *inbuf)
+{
+  GstClockTime pts = GST_BUFFER_PTS (inbuf), dts = GST_BUFFER_DTS (inbuf);
+  GstClockTime dur = GST_BUFFER_DURATION (inbuf);
+  guint64 off = GST_BUFFER_OFFSET (inbuf), off_end = GST_BUFFER_OFFSET_END (inbuf);
+  GstBuffer *out = gst_buffer_ref (f->source);
+  /* Dropping the deferred buffer drops its reference to the source, which
+   * is then usually ours alone: writable without a copy. */
+  gst_m2i_deferred_frame_init (f);
+  gst_buffer_unref (inbuf);
+  out = gst_buffer_make_writable (out);
+  GST_BUFFER_PTS (out) = pts;
+  GST_BUFFER_DTS (out) = dts;
+  GST_BUFFER_DURATION (out) = dur;
+  GST_BUFFER_OFFSET (out) = off;
+  GST_BUFFER_OFFSET_END (out) = off_end;
+  return out;
+}
+
+GstCaps *
+gst_m2i_chain_source_caps (GstPad *sinkpad)
+{
+  GstPad *pad = gst_object_ref (sinkpad);
+  for (int depth = 0; depth < 64 && pad; depth++) {
+    GstPad *peer = gst_pad_get_peer (pad);
+    gst_object_unref (pad);
+    pad = NULL;
+    if (!peer)
+      break;
+    GstCaps *caps = gst_pad_get_current_caps (peer);
+    if (caps && !gst_m2i_caps_is_deferred (caps, 0)) {
+      gst_object_unref (peer);
+      return caps;
+    }
+    gst_clear_caps (&caps);
+    /* Out of a bin: its ghost source pad's target inside. */
+    while (peer && GST_IS_GHOST_PAD (peer)) {
+      GstPad *t = gst_ghost_pad_get_target (GST_GHOST_PAD (peer));
+      gst_object_unref (peer);
+      peer = t;
+    }
+    if (!peer)
+      break;
+    if (GST_IS_PROXY_PAD (peer)) {
+      /* Leaving a bin upstream: the internal pad of its ghost sink pad. */
+      pad = GST_PAD (gst_proxy_pad_get_internal (GST_PROXY_PAD (peer)));
+      gst_object_unref (peer);
+      continue;
+    }
+    GstElement *el = gst_pad_get_parent_element (peer);
+    gst_object_unref (peer);
+    if (!el)
+      break;
+    pad = gst_element_get_static_pad (el, "sink");
+    gst_object_unref (el);
+  }
+  if (pad)
+    gst_object_unref (pad);
+  return NULL;
 }
 
 /* ---- neighbour query ----------------------------------------------------- */
@@ -311,20 +388,18 @@ deferred_map (GstMemory *mem, gsize maxsize, GstMapFlags flags)
       out.data[p] = px + off;
       out.size[p] = mem->maxsize - off;
     }
-    GstM2iPlanCache cache;
-    M2iPlanOptions opts;
+    M2iPlanCache *cache = m2i_plan_cache_new ();
     GError *err = NULL;
-    gst_m2i_plan_cache_init (&cache);
-    m2i_plan_options_init (&opts);
-    if (gst_m2i_plan_cache_run (&cache, f, &out, &opts, NULL, &err)) {
-      GST_INFO ("materialised a deferred frame for a mapper: %s", cache.description);
+    if (gst_m2i_deferred_frame_run (f, cache, &out, NULL, NULL, &err)) {
+      GST_INFO ("materialised a deferred frame for a mapper: %s",
+          m2i_plan_cache_describe (cache));
       dm->pixels = px;
     } else {
       GST_ERROR ("cannot materialise a deferred frame: %s", err->message);
       g_clear_error (&err);
       g_free (px);
     }
-    gst_m2i_plan_cache_clear (&cache);
+    m2i_plan_cache_free (cache);
   }
   gpointer ret = dm->pixels;
   g_mutex_unlock (&dm->lock);

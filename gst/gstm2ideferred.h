@@ -29,25 +29,14 @@
 #pragma once
 
 #include <gst/gst.h>
-#include <m2i/m2i.h>
+#include <m2i-core/m2i/m2i.h>
+#include <m2i-core/m2i/m2i-plan-cache.h>
 #include "gstm2icaps.h"
 
 G_BEGIN_DECLS
 
 /* The caps feature of a link that carries deferred frames. */
 #define GST_CAPS_FEATURE_MEMORY_M2I "memory:M2I"
-
-/* Letterbox padding applied inside a chain: after the first @after_op ops the
- * picture (the size those ops produce) is placed at (@x, @y) in a canvas the
- * size of the frame's result, the rest filled with @value (in the data's
- * units at that point, 0..255 for pixel values) and carried through the
- * remaining ops (which are value-wise: convert, permute, norm). */
-typedef struct {
-  gboolean active;
-  guint after_op;
-  gint x, y;
-  float value;
-} GstM2iLetterbox;
 
 typedef struct {
   /* The source frame: real pixels (a reference is held), its geometry (data
@@ -58,7 +47,8 @@ typedef struct {
   gsize source_offset[M2I_MAX_PLANES];
   /* The ops still to apply, in order; may be empty. */
   M2iOpList ops;
-  GstM2iLetterbox letterbox;
+  /* Letterbox padding inside the ops (its canvas is the result's size). */
+  M2iLetterbox letterbox;
   /* What the frame is once computed: format (with the real channel order),
    * size (the canvas, when letterboxed) and the buffer layout a map() of the
    * placeholder memory shows (the caps' default layout): strides here, plane
@@ -96,6 +86,18 @@ void gst_m2i_deferred_frame_copy (GstM2iDeferredFrame *dst, const GstM2iDeferred
 gboolean gst_m2i_deferred_frame_ops_output (const GstM2iDeferredFrame *f,
     M2iFormat *format, gint *width, gint *height);
 
+/*
+ * Runs @f's ops on its source (mapped for the run) into @out, whose format
+ * and size must be @f's result (the canvas when letterboxed; any strides,
+ * data set by the caller), through @cache: the M2I plan is made on the first
+ * frame and again only when the source geometry, the ops, the letterbox,
+ * the output geometry or the options change. *@replanned (if given) says
+ * whether it planned (m2i_plan_cache_describe() is then new). FALSE with
+ * @error (M2I_ERROR domain) and nothing written on a bad request.
+ */
+gboolean gst_m2i_deferred_frame_run (const GstM2iDeferredFrame *f, M2iPlanCache *cache,
+    M2iImage *out, const M2iPlanOptions *opts, gboolean *replanned, GError **error);
+
 /* Fills @f with what @buf (of the negotiated caps @info) stands for, borrowing:
  * no reference is taken, so @f is valid while @buf is. Deferred caps: the
  * frame the buffer's GstM2iDeferredMeta carries. Plain caps: a frame whose
@@ -112,6 +114,18 @@ gboolean gst_m2i_deferred_frame_borrow (GstM2iDeferredFrame *f, const GstM2iCaps
  * gst_buffer_unmap (f->source, map). */
 gboolean gst_m2i_deferred_frame_map_source (const GstM2iDeferredFrame *f,
     GstMapInfo *map, M2iImage *img, GError **error);
+
+/* The source buffer of @f, which @inbuf (a deferred buffer, taken) carries,
+ * made writable with @inbuf's timestamps and offsets; @f is emptied. No copy
+ * when nothing else holds the source. */
+GstBuffer *gst_m2i_deferred_frame_take_source (GstM2iDeferredFrame *f, GstBuffer *inbuf);
+
+/* The caps of the video a fused chain above @sinkpad started from: the
+ * caps of the nearest link upstream that carries real frames, looking
+ * through ghost pads and bins. Source pads are asked: while a caps event
+ * travels down the chain, the sink pads it passed have not stored it yet,
+ * the source pads have. NULL when there is none. */
+GstCaps *gst_m2i_chain_source_caps (GstPad *sinkpad);
 
 /* ---- neighbour query ------------------------------------------------------ */
 

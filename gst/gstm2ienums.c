@@ -1,7 +1,9 @@
 /* gstm2ienums.c — GEnum types of the m2i element properties. */
 #include "gstm2ienums.h"
 
-#include <m2i/m2i.h>
+#include "gstm2iinfer.h"
+
+#include <m2i-core/m2i/m2i.h>
 
 #define DEFINE_ENUM(func, TypeName, values)                             \
   GType                                                                 \
@@ -77,3 +79,31 @@ static const GEnumValue norm_mode_values[] = {
   { 0, NULL, NULL },
 };
 DEFINE_ENUM (gst_m2i_norm_mode_get_type, "GstM2iNormMode", norm_mode_values)
+
+static const GEnumValue infer_output_values[] = {
+  { GST_M2I_INFER_OUTPUT_META, "Push the frame (the source video of a fused m2i chain, else "
+        "the input buffer) with a tensor meta, region-of-interest metas and a bus message",
+        "meta" },
+  { GST_M2I_INFER_OUTPUT_TENSORS, "Push the model's outputs as other/tensors buffers (one "
+        "memory per output, NNStreamer's static format)", "tensors" },
+  { 0, NULL, NULL },
+};
+DEFINE_ENUM (gst_m2i_infer_output_get_type, "GstM2iInferOutput", infer_output_values)
+
+static const GEnumValue tracking_type_values[] = {
+  { GST_M2I_TRACKING_ZERO_TERM, "Every frame is a detection frame (the detector runs on all): "
+        "ids on the detected regions only", "zero-term" },
+  { GST_M2I_TRACKING_SHORT_TERM, "Frames the detector skipped get the tracked objects' "
+        "predicted regions (see inference-interval)", "short-term" },
+  { 0, NULL, NULL },
+};
+DEFINE_ENUM (gst_m2i_tracking_type_get_type, "GstM2iTrackingType", tracking_type_values)
+
+static const GEnumValue file_format_values[] = {
+  { GST_M2I_FILE_FORMAT_JSON, "The whole file is one JSON array, one element per frame",
+        "json" },
+  { GST_M2I_FILE_FORMAT_JSON_LINES, "One JSON object per line, one line per frame (JSON "
+        "Lines)", "json-lines" },
+  { 0, NULL, NULL },
+};
+DEFINE_ENUM (gst_m2i_file_format_get_type, "GstM2iFileFormat", file_format_values)

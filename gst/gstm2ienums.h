@@ -39,4 +39,22 @@ typedef enum {
 GType gst_m2i_norm_mode_get_type (void);
 #define GST_TYPE_M2I_NORM_MODE (gst_m2i_norm_mode_get_type ())
 
+/* m2itrack's tracking-type. */
+typedef enum {
+  GST_M2I_TRACKING_ZERO_TERM,
+  GST_M2I_TRACKING_SHORT_TERM,
+} GstM2iTrackingType;
+
+GType gst_m2i_tracking_type_get_type (void);
+#define GST_TYPE_M2I_TRACKING_TYPE (gst_m2i_tracking_type_get_type ())
+
+/* m2imetapublish's file-format (values as gvametapublish's). */
+typedef enum {
+  GST_M2I_FILE_FORMAT_JSON = 1,
+  GST_M2I_FILE_FORMAT_JSON_LINES = 2,
+} GstM2iFileFormat;
+
+GType gst_m2i_file_format_get_type (void);
+#define GST_TYPE_M2I_FILE_FORMAT (gst_m2i_file_format_get_type ())
+
 G_END_DECLS

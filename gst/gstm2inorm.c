@@ -12,10 +12,9 @@
 #include "gstm2ienums.h"
 #include "gstm2iprops.h"
 
-#include <base/m2i-error.h>
+#include <m2i-core/base/m2i-error.h>
 
 #define DEFAULT_MODE GST_M2I_NORM_MEAN_STD
-#define DEFAULT_INPUT_SCALE 1.0
 #define DEFAULT_EPSILON 0.0
 
 enum {
@@ -33,8 +32,9 @@ enum {
 typedef struct {
   GstM2iBase parent;
   GstM2iNormMode mode;
-  GstM2iChannels mean, std, gamma, beta, variance;
-  gdouble input_scale, epsilon;
+  GstM2iSharedProps props;        /* mean, std, input-scale */
+  GstM2iChannels gamma, beta, variance;
+  gdouble epsilon;
 } GstM2iNorm;
 
 typedef struct {
@@ -129,22 +129,22 @@ static gboolean
 norm_params_locked (GstM2iNorm *self, M2iNormParams *p, GError **error)
 {
   if (self->mode == GST_M2I_NORM_MEAN_STD)
-    return gst_m2i_norm_params_from_mean_std (p, &self->mean, &self->std, self->input_scale,
+    return gst_m2i_norm_params_from_mean_std (p, &self->props.mean, &self->props.std, self->props.input_scale,
         error);
   if (!gst_m2i_channels_check (&self->gamma, error)
       || !gst_m2i_channels_check (&self->beta, error)
-      || !gst_m2i_channels_check (&self->mean, error)
+      || !gst_m2i_channels_check (&self->props.mean, error)
       || !gst_m2i_channels_check (&self->variance, error)
-      || !gst_m2i_input_scale_check (self->input_scale, error))
+      || !gst_m2i_input_scale_check (self->props.input_scale, error))
     return FALSE;
   /* (in*s - mean)/sqrt(var + eps) == (in - mean/s)/sqrt(var/s^2 + eps/s^2) */
   float a[3], b[3], mean[3], var[3];
-  float eps = (float) (self->epsilon / (self->input_scale * self->input_scale));
+  float eps = (float) (self->epsilon / (self->props.input_scale * self->props.input_scale));
   for (int c = 0; c < 3; c++) {
     a[c] = (float) self->gamma.v[c];
     b[c] = (float) self->beta.v[c];
-    mean[c] = (float) (self->mean.v[c] / self->input_scale);
-    var[c] = (float) (self->variance.v[c] / (self->input_scale * self->input_scale));
+    mean[c] = (float) (self->props.mean.v[c] / self->props.input_scale);
+    var[c] = (float) (self->variance.v[c] / (self->props.input_scale * self->props.input_scale));
   }
   if (!m2i_norm_params_from_batchnorm (p, a, b, mean, var, eps)) {
     g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
@@ -219,15 +219,6 @@ gst_m2i_norm_set_property (GObject *object, guint prop_id, const GValue *value,
     case PROP_MODE:
       self->mode = g_value_get_enum (value);
       break;
-    case PROP_MEAN:
-      gst_m2i_channels_set (&self->mean, "mean", value);
-      break;
-    case PROP_STD:
-      gst_m2i_channels_set (&self->std, "std", value);
-      break;
-    case PROP_INPUT_SCALE:
-      self->input_scale = g_value_get_double (value);
-      break;
     case PROP_GAMMA:
       gst_m2i_channels_set (&self->gamma, "gamma", value);
       break;
@@ -241,7 +232,8 @@ gst_m2i_norm_set_property (GObject *object, guint prop_id, const GValue *value,
       self->epsilon = g_value_get_double (value);
       break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_m2i_shared_props_set (&self->props, pspec, value, NULL))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -256,15 +248,6 @@ gst_m2i_norm_get_property (GObject *object, guint prop_id, GValue *value, GParam
     case PROP_MODE:
       g_value_set_enum (value, self->mode);
       break;
-    case PROP_MEAN:
-      gst_m2i_channels_get (&self->mean, value);
-      break;
-    case PROP_STD:
-      gst_m2i_channels_get (&self->std, value);
-      break;
-    case PROP_INPUT_SCALE:
-      g_value_set_double (value, self->input_scale);
-      break;
     case PROP_GAMMA:
       gst_m2i_channels_get (&self->gamma, value);
       break;
@@ -278,7 +261,8 @@ gst_m2i_norm_get_property (GObject *object, guint prop_id, GValue *value, GParam
       g_value_set_double (value, self->epsilon);
       break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_m2i_shared_props_get (&self->props, pspec, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -288,8 +272,7 @@ static void
 gst_m2i_norm_finalize (GObject *object)
 {
   GstM2iNorm *self = (GstM2iNorm *) object;
-  gst_m2i_channels_clear (&self->mean);
-  gst_m2i_channels_clear (&self->std);
+  gst_m2i_shared_props_clear (&self->props);
   gst_m2i_channels_clear (&self->gamma);
   gst_m2i_channels_clear (&self->beta);
   gst_m2i_channels_clear (&self->variance);
@@ -312,20 +295,16 @@ gst_m2i_norm_class_init (GstM2iNormClass *klass)
       g_param_spec_enum ("mode", "Mode", "Which properties give the coefficients: mean-std "
           "uses mean, std and input-scale; batch-norm uses gamma, beta, mean, variance, "
           "epsilon and input-scale", GST_TYPE_M2I_NORM_MODE, DEFAULT_MODE, flags));
-  g_object_class_install_property (gobject_class, PROP_MEAN,
-      gst_m2i_param_spec_channels ("mean", "Mean", "Per-channel mean, in the units of "
-          "input * input-scale, channels in memory order; 1 value (all channels) or 3, e.g. "
-          "mean=\"<0.485, 0.456, 0.406>\" (default <0, 0, 0>). Any other count is refused "
-          "with an error when the element starts", flags));
-  g_object_class_install_property (gobject_class, PROP_STD,
-      gst_m2i_param_spec_channels ("std", "Standard deviation", "Per-channel divisor in "
-          "mode=mean-std, same units and order as mean, positive, e.g. "
-          "std=\"<0.229, 0.224, 0.225>\" (default <1, 1, 1>)", flags));
-  g_object_class_install_property (gobject_class, PROP_INPUT_SCALE,
-      g_param_spec_double ("input-scale", "Input scale",
-          "Factor applied to the input values before mean is subtracted, e.g. 0.00392156862745098 "
-          "(1/255) for mean/std given in [0,1] units; folded into the coefficients",
-          G_MINDOUBLE, G_MAXDOUBLE, DEFAULT_INPUT_SCALE, flags));
+  gst_m2i_install_mean (gobject_class, PROP_MEAN, "Per-channel mean, in the units of "
+      "input * input-scale, channels in memory order; 1 value (all channels) or 3, e.g. "
+      "mean=\"<0.485, 0.456, 0.406>\" (default <0, 0, 0>). Any other count is refused "
+      "with an error when the element starts", flags);
+  gst_m2i_install_std (gobject_class, PROP_STD, "Per-channel divisor in "
+      "mode=mean-std, same units and order as mean, positive, e.g. "
+      "std=\"<0.229, 0.224, 0.225>\" (default <1, 1, 1>)", flags);
+  gst_m2i_install_input_scale (gobject_class, PROP_INPUT_SCALE,
+      "Factor applied to the input values before mean is subtracted, e.g. 0.00392156862745098 "
+      "(1/255) for mean/std given in [0,1] units; folded into the coefficients", flags);
   g_object_class_install_property (gobject_class, PROP_GAMMA,
       gst_m2i_param_spec_channels ("gamma", "Gamma", "Per-channel scale in mode=batch-norm "
           "(default <1, 1, 1>)", flags));
@@ -364,10 +343,8 @@ static void
 gst_m2i_norm_init (GstM2iNorm *self)
 {
   self->mode = DEFAULT_MODE;
-  self->input_scale = DEFAULT_INPUT_SCALE;
   self->epsilon = DEFAULT_EPSILON;
-  gst_m2i_channels_init (&self->mean, 0.0);
-  gst_m2i_channels_init (&self->std, 1.0);
+  gst_m2i_shared_props_init (&self->props);
   gst_m2i_channels_init (&self->gamma, 1.0);
   gst_m2i_channels_init (&self->beta, 0.0);
   gst_m2i_channels_init (&self->variance, 1.0);

@@ -1,7 +1,7 @@
 /* gstm2iprops.c — property helpers shared by the elements, see gstm2iprops.h. */
 #include "gstm2iprops.h"
 
-#include <base/m2i-error.h>
+#include <m2i-core/base/m2i-error.h>
 #include <math.h>
 #include <string.h>
 
@@ -143,4 +143,166 @@ gst_m2i_set_fused (GstDebugCategory *cat, GstObject *element, gchar **fused, gch
   *fused = text;
   GST_OBJECT_UNLOCK (element);
   g_object_notify (G_OBJECT (element), "fused");
+}
+
+/* ---- properties several elements have --------------------------------------- */
+
+void
+gst_m2i_shared_props_init (GstM2iSharedProps *p)
+{
+  memset (p, 0, sizeof *p);
+  p->profile = GST_M2I_DEFAULT_PROFILE;
+  p->n_threads = GST_M2I_DEFAULT_N_THREADS;
+  p->fusion = GST_M2I_DEFAULT_FUSION;
+  gst_m2i_channels_init (&p->mean, 0.0);
+  gst_m2i_channels_init (&p->std, 1.0);
+  p->input_scale = GST_M2I_DEFAULT_INPUT_SCALE;
+  p->channel_order = GST_M2I_DEFAULT_CHANNEL_ORDER;
+}
+
+void
+gst_m2i_shared_props_clear (GstM2iSharedProps *p)
+{
+  g_clear_pointer (&p->fused, g_free);
+  gst_m2i_channels_clear (&p->mean);
+  gst_m2i_channels_clear (&p->std);
+}
+
+#define RW (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)
+
+void
+gst_m2i_install_profile (GObjectClass *klass, guint id, const char *blurb, GParamFlags flags)
+{
+  g_object_class_install_property (klass, id, g_param_spec_enum ("profile", "Hardware profile",
+          blurb, GST_TYPE_M2I_PROFILE, GST_M2I_DEFAULT_PROFILE, flags | RW));
+}
+
+void
+gst_m2i_install_n_threads (GObjectClass *klass, guint id, const char *blurb, GParamFlags flags)
+{
+  g_object_class_install_property (klass, id, g_param_spec_uint ("n-threads", "Threads", blurb,
+          0, 64, GST_M2I_DEFAULT_N_THREADS, flags | RW));
+}
+
+void
+gst_m2i_install_fusion (GObjectClass *klass, guint id, const char *blurb, GParamFlags flags)
+{
+  g_object_class_install_property (klass, id, g_param_spec_boolean ("fusion", "Fusion", blurb,
+          GST_M2I_DEFAULT_FUSION, flags | RW));
+}
+
+void
+gst_m2i_install_fused (GObjectClass *klass, guint id, const char *blurb)
+{
+  g_object_class_install_property (klass, id, g_param_spec_string ("fused", "Fused", blurb,
+          NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+}
+
+void
+gst_m2i_install_mean (GObjectClass *klass, guint id, const char *blurb, GParamFlags flags)
+{
+  g_object_class_install_property (klass, id, gst_m2i_param_spec_channels ("mean", "Mean",
+          blurb, flags | RW));
+}
+
+void
+gst_m2i_install_std (GObjectClass *klass, guint id, const char *blurb, GParamFlags flags)
+{
+  g_object_class_install_property (klass, id, gst_m2i_param_spec_channels ("std",
+          "Standard deviation", blurb, flags | RW));
+}
+
+void
+gst_m2i_install_input_scale (GObjectClass *klass, guint id, const char *blurb,
+    GParamFlags flags)
+{
+  g_object_class_install_property (klass, id, g_param_spec_double ("input-scale",
+          "Input scale", blurb, G_MINDOUBLE, G_MAXDOUBLE, GST_M2I_DEFAULT_INPUT_SCALE,
+          flags | RW));
+}
+
+void
+gst_m2i_install_channel_order (GObjectClass *klass, guint id, const char *blurb,
+    GParamFlags flags)
+{
+  g_object_class_install_property (klass, id, g_param_spec_enum ("channel-order",
+          "Channel order", blurb, GST_TYPE_M2I_CHANNEL_ORDER, GST_M2I_DEFAULT_CHANNEL_ORDER,
+          flags | RW));
+}
+
+gboolean
+gst_m2i_shared_props_set (GstM2iSharedProps *p, const GParamSpec *pspec, const GValue *value,
+    gboolean *changed)
+{
+  const char *n = pspec->name;
+  gboolean c = TRUE;
+  if (!strcmp (n, "profile")) {
+    c = p->profile != (M2iProfile) g_value_get_enum (value);
+    p->profile = g_value_get_enum (value);
+  } else if (!strcmp (n, "n-threads")) {
+    c = p->n_threads != g_value_get_uint (value);
+    p->n_threads = g_value_get_uint (value);
+  } else if (!strcmp (n, "fusion")) {
+    c = p->fusion != g_value_get_boolean (value);
+    p->fusion = g_value_get_boolean (value);
+  } else if (!strcmp (n, "mean")) {
+    gst_m2i_channels_set (&p->mean, "mean", value);
+  } else if (!strcmp (n, "std")) {
+    gst_m2i_channels_set (&p->std, "std", value);
+  } else if (!strcmp (n, "input-scale")) {
+    c = p->input_scale != g_value_get_double (value);
+    p->input_scale = g_value_get_double (value);
+  } else if (!strcmp (n, "channel-order")) {
+    c = p->channel_order != (M2iChannelOrder) g_value_get_enum (value);
+    p->channel_order = g_value_get_enum (value);
+  } else {
+    return FALSE;
+  }
+  if (changed)
+    *changed = c;
+  return TRUE;
+}
+
+gboolean
+gst_m2i_shared_props_get (const GstM2iSharedProps *p, const GParamSpec *pspec, GValue *value)
+{
+  const char *n = pspec->name;
+  if (!strcmp (n, "profile"))
+    g_value_set_enum (value, p->profile);
+  else if (!strcmp (n, "n-threads"))
+    g_value_set_uint (value, p->n_threads);
+  else if (!strcmp (n, "fusion"))
+    g_value_set_boolean (value, p->fusion);
+  else if (!strcmp (n, "fused"))
+    g_value_set_string (value, p->fused);
+  else if (!strcmp (n, "mean"))
+    gst_m2i_channels_get (&p->mean, value);
+  else if (!strcmp (n, "std"))
+    gst_m2i_channels_get (&p->std, value);
+  else if (!strcmp (n, "input-scale"))
+    g_value_set_double (value, p->input_scale);
+  else if (!strcmp (n, "channel-order"))
+    g_value_set_enum (value, p->channel_order);
+  else
+    return FALSE;
+  return TRUE;
+}
+
+gboolean
+gst_m2i_shared_props_to_preprocess (const GstM2iSharedProps *p, M2iResizeMode resize_mode,
+    M2iInferPreprocess *pp, GError **error)
+{
+  if (!gst_m2i_channels_check (&p->mean, error) || !gst_m2i_channels_check (&p->std, error))
+    return FALSE;
+  m2i_infer_preprocess_init (pp);
+  for (int c = 0; c < 3; c++) {
+    pp->mean[c] = (float) p->mean.v[c];
+    pp->std[c] = (float) p->std.v[c];
+  }
+  pp->input_scale = (float) p->input_scale;
+  pp->channel_order = p->channel_order;
+  pp->resize_mode = resize_mode;
+  pp->profile = p->profile;
+  pp->n_threads = (gint) p->n_threads;
+  return TRUE;
 }

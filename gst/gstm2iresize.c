@@ -10,7 +10,7 @@
 #include "gstm2ielements.h"
 #include "gstm2ienums.h"
 
-#include <base/m2i-error.h>
+#include <m2i-core/base/m2i-error.h>
 
 #define DEFAULT_MODE M2I_RESIZE_LINEAR_ONNX
 #define DEFAULT_COORD M2I_COORD_HALF_PIXEL
@@ -131,6 +131,8 @@ append_ops (GstM2iBase *base, const GstM2iStage *in, const GstM2iStage *out,
     frame->letterbox.after_op = frame->ops.n_ops;
     frame->letterbox.x = (out->width - iw) / 2;
     frame->letterbox.y = (out->height - ih) / 2;
+    frame->letterbox.width = out->width;
+    frame->letterbox.height = out->height;
     frame->letterbox.value = pad;
   }
   return TRUE;

@@ -2,6 +2,7 @@
  * gstm2itensormeta.h. */
 #include "gstm2itensormeta.h"
 
+#include <m2i-core/base/m2i-align.h>
 #include <string.h>
 
 #define DATA_ALIGN 64
@@ -39,12 +40,6 @@ tensor_meta_free (GstMeta *meta, GstBuffer *buffer)
   m->block = NULL;
 }
 
-static gsize
-align_up (gsize v, gsize a)
-{
-  return (v + a - 1) / a * a;
-}
-
 /* Lays out one block: the tensor array, the data of each tensor (aligned),
  * then the model name and the tensor names. Fills @m. @sizes[i] are the
  * data sizes; data is copied from @data[i] (NULL: zeros). */
@@ -53,17 +48,17 @@ fill_meta (GstM2iTensorMeta *m, const gchar *model, guint n, const M2iElementTyp
     const guint *ranks, const gint64 (*dims)[M2I_MAX_RANK], const gsize *sizes,
     const gconstpointer *data, const gchar *const *names)
 {
-  gsize off = align_up (n * sizeof (GstM2iTensor), DATA_ALIGN);
+  gsize off = m2i_align_up (n * sizeof (GstM2iTensor), DATA_ALIGN);
   gsize data_off = off;
   for (guint i = 0; i < n; i++)
-    off = align_up (off + sizes[i], DATA_ALIGN);
+    off = m2i_align_up (off + sizes[i], DATA_ALIGN);
   gsize names_off = off;
   off += strlen (model ? model : "") + 1;
   for (guint i = 0; i < n; i++)
     off += strlen (names[i] ? names[i] : "") + 1;
   /* g_malloc aligns to 16; over-allocate to place the block on 64. */
   guint8 *raw = g_malloc (off + DATA_ALIGN);
-  guint8 *base = (guint8 *) align_up ((gsize) raw, DATA_ALIGN);
+  guint8 *base = m2i_align_pointer (raw, DATA_ALIGN);
   GstM2iTensor *t = (GstM2iTensor *) base;
   gchar *str = (gchar *) base + names_off;
   gsize d = data_off;
@@ -85,7 +80,7 @@ fill_meta (GstM2iTensorMeta *m, const gchar *model, guint n, const M2iElementTyp
       memcpy (base + d, data[i], sizes[i]);
     else
       memset (base + d, 0, sizes[i]);
-    d = align_up (d + sizes[i], DATA_ALIGN);
+    d = m2i_align_up (d + sizes[i], DATA_ALIGN);
   }
   m->block = raw;
   m->tensors = t;

@@ -18,7 +18,7 @@
 #pragma once
 
 #include <gst/gst.h>
-#include <ir/m2i-ir-types.h>
+#include <m2i-core/ir/m2i-ir-types.h>
 
 G_BEGIN_DECLS
 

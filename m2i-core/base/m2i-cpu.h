@@ -9,6 +9,7 @@
 #pragma once
 
 #include <glib.h>
+#include <m2i-core/base/m2i-export.h>
 
 G_BEGIN_DECLS
 
@@ -23,10 +24,10 @@ typedef enum {
 
 /* Returns the usable extensions, minus those hidden by M2I_CPU_DISABLE.
  * Computed once; thread-safe. */
-M2iCpuFlags m2i_cpu_flags (void);
+M2I_API M2iCpuFlags m2i_cpu_flags (void);
 
 /* Returns a short description such as "avx512 avx2 fma f16c sse4.1". The
  * string is static. */
-const char *m2i_cpu_flags_string (void);
+M2I_API const char *m2i_cpu_flags_string (void);
 
 G_END_DECLS

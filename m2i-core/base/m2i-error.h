@@ -2,6 +2,7 @@
 #pragma once
 
 #include <glib.h>
+#include <m2i-core/base/m2i-export.h>
 
 G_BEGIN_DECLS
 
@@ -26,6 +27,6 @@ typedef enum {
 } M2iError;
 
 /* Returns the quark of M2I_ERROR. */
-GQuark m2i_error_quark (void);
+M2I_API GQuark m2i_error_quark (void);
 
 G_END_DECLS

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <glib.h>
+#include <m2i-core/base/m2i-export.h>
 #include <string.h>
 
 G_BEGIN_DECLS
@@ -71,11 +72,11 @@ m2i_f16_to_f32 (m2i_f16 h)
 }
 
 /* Converts @n values; uses F16C when the CPU has it (same results). */
-void m2i_f32_to_f16_n (const float *src, m2i_f16 *dst, gsize n);
-void m2i_f16_to_f32_n (const m2i_f16 *src, float *dst, gsize n);
+M2I_API void m2i_f32_to_f16_n (const float *src, m2i_f16 *dst, gsize n);
+M2I_API void m2i_f16_to_f32_n (const m2i_f16 *src, float *dst, gsize n);
 
 /* Distance in units in the last place between two finite halves of the same
  * sign (used by tests and by checks "within one ulp"). */
-guint m2i_f16_ulp_distance (m2i_f16 a, m2i_f16 b);
+M2I_API guint m2i_f16_ulp_distance (m2i_f16 a, m2i_f16 b);
 
 G_END_DECLS

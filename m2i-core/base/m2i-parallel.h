@@ -9,6 +9,7 @@
 #pragma once
 
 #include <glib.h>
+#include <m2i-core/base/m2i-export.h>
 
 G_BEGIN_DECLS
 
@@ -17,7 +18,7 @@ G_BEGIN_DECLS
 typedef void (*M2iParallelFunc) (gint begin, gint end, gint slice, gpointer user_data);
 
 /* Returns the number of online CPUs (at least 1). */
-gint m2i_parallel_n_cores (void);
+M2I_API gint m2i_parallel_n_cores (void);
 
 /*
  * Runs @func over [0, @n) cut into at most @n_slices contiguous slices of
@@ -27,7 +28,7 @@ gint m2i_parallel_n_cores (void);
  * worker runs its slices on the calling thread (no deadlock, no oversubscribe).
  * Thread-safe: any number of threads may call it at once.
  */
-void m2i_parallel_for (gint n, gint n_slices, gint min_grain,
+M2I_API void m2i_parallel_for (gint n, gint n_slices, gint min_grain,
     M2iParallelFunc func, gpointer user_data);
 
 G_END_DECLS

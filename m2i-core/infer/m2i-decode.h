@@ -10,9 +10,9 @@
 #pragma once
 
 #include <glib.h>
-#include <base/m2i-export.h>
-#include <ir/m2i-ir.h>
-#include <infer/m2i-infer-results.h>
+#include <m2i-core/base/m2i-export.h>
+#include <m2i-core/ir/m2i-ir.h>
+#include <m2i-core/infer/m2i-infer-results.h>
 
 G_BEGIN_DECLS
 
@@ -67,6 +67,11 @@ typedef struct _M2iDecoder M2iDecoder;
 M2I_API M2iDecoder *m2i_decoder_new (M2iIrModel *model, const M2iDecoderOptions *opts,
     GError **error);
 M2I_API void m2i_decoder_free (M2iDecoder *dec);
+
+/* Changes the options of later decodes: thresholds, NMS, top-k and max
+ * detections (the type and the labels stay those the decoder was made
+ * with; top-k and max detections are capped by the result's capacity). */
+M2I_API void m2i_decoder_set_options (M2iDecoder *dec, const M2iDecoderOptions *opts);
 
 /* The type chosen (never AUTO) and a line saying why ("yolo-v8: output
  * 'output0' [1,84,8400] is 4 box + 80 class rows"). Owned by the decoder. */

@@ -13,7 +13,7 @@
 #pragma once
 
 #include <glib.h>
-#include <base/m2i-export.h>
+#include <m2i-core/base/m2i-export.h>
 
 G_BEGIN_DECLS
 
@@ -70,12 +70,15 @@ typedef struct {
 /* A per-pixel class map (semantic segmentation), in the model's output
  * resolution, covering the model input; map it to the frame with the
  * result's geometry (output pixel (u, v) is model pixel ((u + 0.5) *
- * model_width / width, ...)). */
+ * model_width / width, ...)). The arrays are the result's (sized when it
+ * was made); width and height say how much of them this inference filled. */
 typedef struct {
   guint width, height;
-  guint n_classes;
+  guint n_classes;                    /* classes the model scores; labels count (or 0) for argmax maps */
   guint16 *class_map;                 /* width * height, row-major */
-  float *confidence;                  /* width * height, or NULL (argmax-only models) */
+  float *confidence;                  /* width * height: the class's probability, valid when has_confidence */
+  gboolean has_confidence;            /* FALSE for models that output an argmax map only */
+  gsize capacity;                     /* pixels each array holds (set when the result is made) */
 } M2iInferMask;
 
 typedef enum {

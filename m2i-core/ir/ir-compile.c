@@ -3,6 +3,7 @@
  * one inference planned (buffers reused once their last reader has run). */
 #include "ir-compile.h"
 #include "kernels/kernels-private.h"
+#include <base/m2i-align.h>
 #include <base/m2i-error.h>
 #include <base/m2i-parallel.h>
 
@@ -15,11 +16,6 @@
  * that belongs to someone else. */
 #define TENSOR_PAD 4
 
-static gsize
-align_up (gsize n)
-{
-  return (n + ALIGN - 1) & ~(gsize) (ALIGN - 1);
-}
 
 static M2iElementType
 computed_type (M2iElementType t)
@@ -60,6 +56,7 @@ m2i_ir_compiled_model_unref (M2iIrCompiledModel *cm)
   g_free (cm->values);
   g_free (cm->value_base);
   g_free (cm->groups);
+  g_free (cm->dyn_values);
   g_free (cm->input_values);
   g_free (cm->output_values);
   m2i_op_registry_free (cm->registry_owned);
@@ -96,32 +93,85 @@ m2i_ir_compiled_model_get_request_bytes (const M2iIrCompiledModel *cm)
 
 /* ---- binding and inference ------------------------------------------- */
 
-static const M2iOpKernel *
-find_kernel (M2iOpRegistry *reg, const M2iIrNode *n, GError **error)
+/* Every layer without a kernel, in one message: "3 ops have no kernel:
+ * Swish (opset4) ×57, VariadicSplit (opset1) ×10, Mod (opset1) ×1", so a
+ * model that needs several learns them all in one run. */
+static gboolean
+check_kernels (const M2iIrModel *model, M2iOpRegistry *reg, GError **error)
 {
-  if (n->has_body) {
-    m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, n,
-        "ops with sub-graphs (TensorIterator, Loop, If) are not supported");
-    return NULL;
+  typedef struct {
+    const M2iIrNode *first;
+    gint count;
+  } Missing;
+  GArray *missing = g_array_new (FALSE, FALSE, sizeof (Missing));
+  gint n_layers = 0;
+  for (guint i = 0; i < model->nodes->len; i++) {
+    const M2iIrNode *n = g_ptr_array_index (model->nodes, i);
+    if (!strcmp (n->type, "Parameter") || !strcmp (n->type, "Const") || !strcmp (n->type, "Result"))
+      continue;
+    if (!n->has_body && m2i_op_registry_lookup (reg, n->type, n->version))
+      continue;
+    n_layers++;
+    guint k;
+    for (k = 0; k < missing->len; k++) {
+      Missing *m = &g_array_index (missing, Missing, k);
+      if (!strcmp (m->first->type, n->type) && !strcmp (m->first->version, n->version)) {
+        m->count++;
+        break;
+      }
+    }
+    if (k == missing->len) {
+      Missing m = { n, 1 };
+      g_array_append_val (missing, m);
+    }
   }
-  const M2iOpKernel *k = m2i_op_registry_lookup (reg, n->type, n->version);
-  if (k)
-    return k;
-  g_autofree gchar *known = m2i_op_registry_list_opsets (reg, n->type);
-  g_autofree gchar *have = known ?
-      g_strdup_printf ("kernels exist for %s in: %s", n->type, known) :
-      g_strdup_printf ("no kernel knows %s at all", n->type);
-  m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, n,
-      "unknown op %s in %s (%s). A custom-op plugin can provide it: a shared library "
-      "exporting " M2I_OP_PLUGIN_REGISTER_SYMBOL "(), passed in "
-      "M2iIrCompileOptions.plugin_paths or to m2i-ir-run --plugin (see docs/ir-runtime.md)",
-      n->type, n->version, have);
-  return NULL;
+  if (!missing->len) {
+    g_array_free (missing, TRUE);
+    return TRUE;
+  }
+  GString *msg = g_string_new (NULL);
+  gboolean bodies = FALSE;
+  /* file:line of the first such layer, as every message about a layer */
+  const M2iIrNode *first = g_array_index (missing, Missing, 0).first;
+  if (first->line > 0)
+    g_string_append_printf (msg, "%s:%d: ", model->xml_path, first->line);
+  else
+    g_string_append_printf (msg, "%s: ", model->xml_path);
+  g_string_append_printf (msg, "%u op%s %s no kernel (%d layer%s):",
+      missing->len, missing->len > 1 ? "s" : "", missing->len > 1 ? "have" : "has", n_layers,
+      n_layers > 1 ? "s" : "");
+  for (guint k = 0; k < missing->len; k++) {
+    const Missing *m = &g_array_index (missing, Missing, k);
+    g_string_append_printf (msg, "%s %s (%s) \u00d7%d", k ? "," : "", m->first->type,
+        m->first->version, m->count);
+    if (m->first->has_body) {
+      g_string_append (msg, " [ops with sub-graphs (TensorIterator, Loop, If) are not supported]");
+      bodies = TRUE;
+    } else {
+      g_autofree gchar *known = m2i_op_registry_list_opsets (reg, m->first->type);
+      if (known)
+        g_string_append_printf (msg, " [kernels exist for %s in: %s]", m->first->type, known);
+    }
+    g_string_append_printf (msg, " (%slayer %" G_GINT64_FORMAT " '%s'", m->count > 1 ?
+        "first: " : "", m->first->id, m->first->name);
+    if (m->first->line > 0)
+      g_string_append_printf (msg, ", line %d", m->first->line);
+    g_string_append_c (msg, ')');
+  }
+  if (!bodies || missing->len > 1)
+    g_string_append (msg, ". A custom-op plugin can provide them: a shared library exporting "
+        M2I_OP_PLUGIN_REGISTER_SYMBOL "(), passed in M2iIrCompileOptions.plugin_paths or to "
+        "m2i-ir-run --plugin (see docs/ir-runtime.md)");
+  g_set_error_literal (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED, msg->str);
+  g_string_free (msg, TRUE);
+  g_array_free (missing, TRUE);
+  return FALSE;
 }
 
 /* No tensor may need more than this: keeps every size sum of the memory
  * plan far from overflowing (and no machine has it anyway). */
 #define MAX_TENSOR_BYTES ((guint64) 1 << 40)
+#define DEFAULT_MAX_DYNAMIC ((gsize) 1 << 30)
 
 /* What compiling may still allocate: the limit, less what is held. */
 typedef struct {
@@ -165,9 +215,9 @@ limit_error (GError **error, const M2iIrNode *n, guint64 limit, const char *form
         what, lim, fix);
 }
 
-/* Output @port of @n as a tensor of type @type and @shape: its dims must
- * address at most 1 TiB even where a zero dim makes it empty (strides and
- * offsets are products of the dims), and its bytes fit @limit. */
+/* Output @port of @n as a tensor of type @type and static @shape: its dims
+ * must address at most 1 TiB even where a zero dim makes it empty (strides
+ * and offsets are products of the dims), and its bytes fit @limit. */
 static gboolean
 check_size (const M2iIrNode *n, gint port, M2iElementType type, const M2iShape *shape,
     guint64 limit, GError **error)
@@ -195,9 +245,9 @@ check_size (const M2iIrNode *n, gint port, M2iElementType type, const M2iShape *
   return TRUE;
 }
 
-/* Compares what the kernel computed with what the XML declares. */
-static gboolean
-check_declared (const M2iIrNode *n, const M2iOpContext *ctx, guint64 limit, GError **error)
+gboolean
+ir_check_outputs (const M2iIrNode *n, const M2iOpContext *ctx, guint64 read_mask,
+    GError **error)
 {
   for (gint p = 0; p < n->n_outputs; p++) {
     const M2iTensor *t = &ctx->outputs[p];
@@ -208,9 +258,9 @@ check_declared (const M2iIrNode *n, const M2iOpContext *ctx, guint64 limit, GErr
           "the kernel set no valid type and shape for output %d", p);
       return FALSE;
     }
-    if (!check_size (n, p, t->type, &t->shape, limit, error))
+    if (!check_size (n, p, t->type, &t->shape, G_MAXUINT64, error))
       return FALSE;
-    if (!m2i_shape_equal (&t->shape, &port->shape)) {
+    if (!ir_shape_fits (&port->shape, &t->shape)) {
       g_autofree gchar *s1 = m2i_shape_to_string (&port->shape);
       g_autofree gchar *s2 = m2i_shape_to_string (&t->shape);
       m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, n,
@@ -219,6 +269,18 @@ check_declared (const M2iIrNode *n, const M2iOpContext *ctx, guint64 limit, GErr
       return FALSE;
     }
     if (port->type != M2I_ET_UNDEFINED && computed_type (port->type) != t->type) {
+      gboolean read = p >= 64 || (read_mask >> p) & 1;
+      if (!read) {
+        /* OpenVINO reads such files (Open Model Zoo's MaxPool-8 indices
+         * declared f32): nothing can be misread through a port nobody reads */
+        g_autofree gchar *where = g_strdup_printf ("layer %" G_GINT64_FORMAT " '%s' (%s, %s)",
+            n->id, n->name, n->type, n->version);
+        g_message ("warning: %s: output port %" G_GINT64_FORMAT " is declared %s but the op "
+            "computes %s; no layer reads it, so it is taken as %s", where, port->id,
+            m2i_element_type_to_string (port->type), m2i_element_type_to_string (t->type),
+            m2i_element_type_to_string (t->type));
+        continue;
+      }
       m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, n,
           "type mismatch on output port %" G_GINT64_FORMAT ": the XML declares %s "
           "but the op computes %s", port->id, m2i_element_type_to_string (port->type),
@@ -229,34 +291,60 @@ check_declared (const M2iIrNode *n, const M2iOpContext *ctx, guint64 limit, GErr
   return TRUE;
 }
 
+gboolean
+ir_value_visible_to_infer (const CmValue *v)
+{
+  M2iElementType t = v->t.type;
+  return v->is_const || (t >= M2I_ET_U8 && t <= M2I_ET_I64 &&
+      m2i_shape_is_static (&v->t.shape) && m2i_tensor_nbytes (&v->t) <= CM_SMALL_INT_BYTES);
+}
+
+/* Folding: the outputs were given memory for their bounds already. */
+static gboolean
+fold_grow (CmDynHost *h, M2iOpContext *ctx, gint p, gsize bytes, gpointer *data, GError **error)
+{
+  *data = ctx->outputs[p].data;
+  return TRUE;
+}
+
 /* Runs a layer whose inputs are all known now and keeps its outputs as
  * constants. */
 static gboolean
 fold (M2iIrCompiledModel *cm, CmStep *s, Budget *budget, GError **error)
 {
   M2iOpContext *ctx = &s->ctx;
-  guint64 bytes = ctx->scratch_bytes;
+  guint64 need = ctx->scratch_bytes;
   for (gint p = 0; p < ctx->n_outputs; p++)
-    bytes += m2i_tensor_nbytes (&ctx->outputs[p]);
-  if (bytes > budget->limit - MIN (budget->folded, budget->limit)) {
-    g_autofree gchar *size = format_bytes (bytes);
+    need += m2i_tensor_nbytes (&ctx->outputs[p]);
+  if (need > budget->limit - MIN (budget->folded, budget->limit)) {
+    g_autofree gchar *size = format_bytes (need);
     g_autofree gchar *held = format_bytes (budget->folded);
     limit_error (error, ctx->node, budget->limit, "computing this constant at compile time "
         "needs %s besides the %s of constants computed before", size, held);
     return FALSE;
   }
-  budget->folded += bytes - ctx->scratch_bytes;
+  budget->folded += need - ctx->scratch_bytes;
   gpointer scratch = ctx->scratch_bytes ? g_aligned_alloc0 (1, ctx->scratch_bytes, ALIGN) : NULL;
+  CmDynHost host = { .grow = fold_grow };
   for (gint p = 0; p < ctx->n_outputs; p++) {
     CmValue *v = &cm->values[s->out_values[p]];
     v->owned = g_aligned_alloc0 (1, MAX (m2i_tensor_nbytes (&ctx->outputs[p]), 1), ALIGN);
     ctx->outputs[p].data = v->owned;
+    if (p < 32)
+      host.bounds[p] = ctx->outputs[p].shape;
   }
   ctx->scratch = scratch;
+  ctx->runtime = ctx->dynamic_outputs ? &host : NULL;
   gboolean ok = s->kernel->execute (ctx, error);
   ctx->scratch = NULL;
+  ctx->runtime = NULL;
   if (scratch)
     g_aligned_free (scratch);
+  if (ok && (host.set & ctx->dynamic_outputs) != ctx->dynamic_outputs) {
+    m2i_ir_node_set_error (error, M2I_ERROR_FAILED, ctx->node, "the kernel declared "
+        "run-time shapes but set none (m2i_op_context_set_output_shape)");
+    ok = FALSE;
+  }
   if (!ok) {
     if (error && !*error)
       m2i_ir_node_set_error (error, M2I_ERROR_FAILED, ctx->node, "the kernel failed");
@@ -270,16 +358,35 @@ fold (M2iIrCompiledModel *cm, CmStep *s, Budget *budget, GError **error)
   return TRUE;
 }
 
+/* Which outputs of @n some layer (or Result) reads. */
+static guint64
+read_mask (const M2iIrCompiledModel *cm, const M2iIrNode *n, const gboolean *read)
+{
+  guint64 mask = 0;
+  for (gint p = 0; p < MIN (n->n_outputs, 64); p++)
+    if (read[cm->value_base[n->index] + p])
+      mask |= (guint64) 1 << p;
+  return mask;
+}
+
 static gboolean
 bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
-    gsize max_folded, Budget *budget, GError **error)
+    gsize max_folded, const gboolean *read, Budget *budget, GError **error)
 {
   CmValue *out = &cm->values[cm->value_base[n->index]];
   if (!strcmp (n->type, "Parameter")) {
     for (guint i = 0; i < cm->model->parameters->len; i++) {
       if (g_ptr_array_index (cm->model->parameters, i) == n) {
-        out->t.type = computed_type (cm->model->input_info[i].type);
-        out->t.shape = cm->model->input_info[i].shape;
+        const M2iIrIoInfo *info = &cm->model->input_info[i];
+        if (!m2i_shape_is_static (&info->shape)) {
+          g_autofree gchar *s = m2i_shape_to_string (&info->shape);
+          m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, n, "input '%s' has dynamic "
+              "dimensions %s: give it a shape before compiling (m2i_ir_model_reshape(), "
+              "m2i-ir-run --shape %s=N,C,H,W)", info->name, s, info->name);
+          return FALSE;
+        }
+        out->t.type = computed_type (info->type);
+        out->t.shape = info->shape;
         cm->input_values[i] = cm->value_base[n->index];
       }
     }
@@ -293,14 +400,15 @@ bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
   }
   if (!strcmp (n->type, "Result"))
     return TRUE;
-  /* the sizes the XML declares, before a kernel sizes anything on them */
+  /* the sizes the XML declares, before a kernel sizes anything on them
+   * (dims known only at run time are bounded by max_dynamic_bytes then) */
   for (gint p = 0; p < n->n_outputs; p++)
-    if (!check_size (n, p, n->outputs[p].type, &n->outputs[p].shape, budget->limit, error))
+    if (m2i_shape_is_static (&n->outputs[p].shape) &&
+        !check_size (n, p, n->outputs[p].type, &n->outputs[p].shape, budget->limit, error))
       return FALSE;
 
-  const M2iOpKernel *k = find_kernel (reg, n, error);
-  if (!k)
-    return FALSE;
+  const M2iOpKernel *k = m2i_op_registry_lookup (reg, n->type, n->version);
+  g_assert (k != NULL);                        /* check_kernels() made sure */
   CmStep s = { .node = n->index, .kernel = k };
   s.ctx.node = n;
   s.ctx.n_inputs = n->n_inputs;
@@ -310,7 +418,7 @@ bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
   s.ctx.n_threads = cm->n_threads;
   s.in_values = g_new (gint, MAX (n->n_inputs, 1));
   s.out_values = g_new (gint, MAX (n->n_outputs, 1));
-  gboolean all_const = TRUE;
+  gboolean all_const = TRUE, dyn_input = FALSE, run_time_ints = FALSE, unknown = FALSE;
   for (gint i = 0; i < n->n_inputs; i++) {
     const M2iIrSource *src = &n->sources[i];
     s.in_values[i] = cm->value_base[src->node->index] + src->port;
@@ -319,33 +427,57 @@ bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
     if (!v->is_const)
       s.ctx.inputs[i].data = NULL;
     all_const &= v->is_const;
+    dyn_input |= v->dyn >= 0;
+    run_time_ints |= !v->is_const && ir_value_visible_to_infer (v);
+    /* after a deferred layer: no shape to infer from before an inference */
+    unknown |= !m2i_shape_is_static (&v->t.shape) || v->t.type == M2I_ET_UNDEFINED;
   }
   for (gint p = 0; p < n->n_outputs; p++)
     s.out_values[p] = cm->value_base[n->index] + p;
 
-  if (!k->infer (&s.ctx, error)) {
-    if (error && !*error)
-      m2i_ir_node_set_error (error, M2I_ERROR_FAILED, n, "the kernel rejected the layer");
+  GError *infer_error = NULL;
+  if (unknown || !k->infer (&s.ctx, &infer_error)) {
+    if (!infer_error && !unknown)
+      m2i_ir_node_set_error (&infer_error, M2I_ERROR_FAILED, n, "the kernel rejected the layer");
+    if (!dyn_input && !run_time_ints) {
+      g_propagate_error (error, infer_error);
+      step_clear (&s);
+      return FALSE;
+    }
+    /* it may need values only an inference knows (a shape computed from a
+     * run-time shape): it infers then, and errors show then */
+    g_clear_error (&infer_error);
+    if (k->free_state && s.ctx.state)
+      k->free_state (s.ctx.state);
+    s.ctx.state = NULL;
+    s.deferred = s.reinfer = TRUE;
+    for (gint p = 0; p < n->n_outputs; p++)
+      s.ctx.outputs[p] = (M2iTensor) { computed_type (n->outputs[p].type), n->outputs[p].shape };
+  } else if (!ir_check_outputs (n, &s.ctx, read_mask (cm, n, read), error)) {
     step_clear (&s);
     return FALSE;
   }
-  if (!check_declared (n, &s.ctx, budget->limit, error)) {
-    step_clear (&s);
-    return FALSE;
+  for (gint p = 0; p < n->n_outputs && !s.deferred; p++) {
+    const M2iTensor *t = &s.ctx.outputs[p];
+    if (m2i_shape_is_static (&t->shape) &&
+        !check_size (n, p, t->type, &t->shape, budget->limit, error)) {
+      step_clear (&s);
+      return FALSE;
+    }
   }
-  for (gint p = 0; p < n->n_outputs; p++)
-    out[p].t = s.ctx.outputs[p];
   if (!k->execute) {
     m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, n, "the kernel cannot execute");
     step_clear (&s);
     return FALSE;
   }
+  for (gint p = 0; p < n->n_outputs; p++)
+    out[p].t = s.ctx.outputs[p];
 
   gsize bytes = 0;
   for (gint p = 0; p < n->n_outputs; p++)
     bytes += m2i_tensor_nbytes (&s.ctx.outputs[p]);
-  if (all_const && n->n_outputs == 1 && m2i_ir_kernel_is_view (k, &s.ctx) &&
-      bytes == m2i_tensor_nbytes (&s.ctx.inputs[0])) {
+  if (!s.deferred && all_const && n->n_outputs == 1 && !s.ctx.dynamic_outputs &&
+      ir_kernel_is_view (k, &s.ctx) && bytes == m2i_tensor_nbytes (&s.ctx.inputs[0])) {
     /* a view of a constant (Reshape of weights, the Convert f16 → f32 of a
      * compressed v11 model once the weights are widened) is that constant */
     out->t.data = s.ctx.inputs[0].data;
@@ -353,10 +485,26 @@ bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
     step_clear (&s);
     return TRUE;
   }
-  if ((all_const || m2i_ir_kernel_is_shape_only (k)) && bytes <= max_folded) {
+  if (!s.deferred && (all_const || (ir_kernel_is_shape_only (k) && !dyn_input)) &&
+      bytes <= max_folded) {
     gboolean ok = fold (cm, &s, budget, error);
     step_clear (&s);
     return ok;
+  }
+  s.reinfer |= dyn_input;
+  if (s.reinfer || s.ctx.dynamic_outputs) {
+    /* its outputs' shapes are known at run time: buffers of their own */
+    for (gint p = 0; p < n->n_outputs; p++) {
+      cm->values[s.out_values[p]].dyn = cm->n_dyn;
+      cm->dyn_values = g_renew (gint, cm->dyn_values, cm->n_dyn + 1);
+      cm->dyn_values[cm->n_dyn++] = s.out_values[p];
+    }
+  }
+  if (s.reinfer) {
+    /* each request infers it again with its actual inputs */
+    if (k->free_state && s.ctx.state)
+      k->free_state (s.ctx.state);
+    s.ctx.state = NULL;
   }
   g_array_append_val (cm->steps, s);
   return TRUE;
@@ -371,8 +519,8 @@ static gboolean
 is_elementwise (const M2iOpKernel *k)
 {
   static const M2iOpKernel *const kernels[] = {
-    &m2i_kernel_add, &m2i_kernel_subtract, &m2i_kernel_multiply, &m2i_kernel_divide,
-    &m2i_kernel_relu, &m2i_kernel_prelu, &m2i_kernel_clamp, &m2i_kernel_sigmoid, &m2i_kernel_exp,
+    &ir_kernel_add, &ir_kernel_subtract, &ir_kernel_multiply, &ir_kernel_divide,
+    &ir_kernel_relu, &ir_kernel_prelu, &ir_kernel_clamp, &ir_kernel_sigmoid, &ir_kernel_exp,
   };
   for (guint i = 0; i < G_N_ELEMENTS (kernels); i++)
     if (k == kernels[i])
@@ -452,7 +600,7 @@ concat_in_place (M2iIrCompiledModel *cm, GroupAlias *a, gint n_steps)
 {
   for (gint si = 0; si < n_steps; si++) {
     const CmStep *s = &g_array_index (cm->steps, CmStep, si);
-    if (!m2i_ir_kernel_is_concat (s->kernel) || s->ctx.n_outputs != 1)
+    if (!ir_kernel_is_concat (s->kernel) || s->ctx.n_outputs != 1)
       continue;
     const CmValue *out = &cm->values[s->out_values[0]];
     gint axis = GPOINTER_TO_INT (s->ctx.state);
@@ -559,7 +707,7 @@ channel_bias (const CmValue *b, const M2iShape *out, gint axis, gint64 channels)
 
 /* Convolution / GroupConvolution / MatMul → Add(per-channel constant) →
  * ReLU, each read only by the next: the layer adds the bias and applies
- * ReLU as it stores (m2i_k_fuse_bias_relu, bit-identical to the separate
+ * ReLU as it stores (ir_k_fuse_bias_relu, bit-identical to the separate
  * layers), the Add and ReLU steps go, and their readers read the layer's
  * output instead. */
 static void
@@ -575,9 +723,9 @@ fuse_epilogues (M2iIrCompiledModel *cm)
   gboolean any = FALSE;
   for (guint si = 0; si < cm->steps->len; si++) {
     CmStep *a = &g_array_index (cm->steps, CmStep, si);
-    gboolean matmul = a->kernel == &m2i_kernel_matmul;
-    if (!matmul && a->kernel != &m2i_kernel_convolution &&
-        a->kernel != &m2i_kernel_group_convolution)
+    gboolean matmul = a->kernel == &ir_kernel_matmul;
+    if ((!matmul && a->kernel != &ir_kernel_convolution &&
+        a->kernel != &ir_kernel_group_convolution) || a->reinfer || a->ctx.dynamic_outputs)
       continue;
     gint v = a->out_values[0];
     const M2iShape *out = &cm->values[v].t.shape;
@@ -589,7 +737,9 @@ fuse_epilogues (M2iIrCompiledModel *cm)
     if (b < 0)
       continue;
     const CmStep *bs = &g_array_index (cm->steps, CmStep, b);
-    if (bs->kernel == &m2i_kernel_add && bs->ctx.n_inputs == 2 &&
+    if (bs->reinfer)
+      continue;
+    if (bs->kernel == &ir_kernel_add && bs->ctx.n_inputs == 2 &&
         m2i_shape_equal (&cm->values[bs->out_values[0]].t.shape, out)) {
       const char *mode = m2i_ir_node_get_attr (bs->ctx.node, "auto_broadcast");
       gint other = bs->in_values[0] == v ? bs->in_values[1] : bs->in_values[0];
@@ -598,15 +748,16 @@ fuse_epilogues (M2iIrCompiledModel *cm)
       if (!bias)
         continue;
       gint c = only_reader (cm, bs->out_values[0], b);
-      if (c >= 0 && g_array_index (cm->steps, CmStep, c).kernel == &m2i_kernel_relu)
+      if (c >= 0 && g_array_index (cm->steps, CmStep, c).kernel == &ir_kernel_relu &&
+          !g_array_index (cm->steps, CmStep, c).reinfer)
         relu_step = c;
-    } else if (bs->kernel == &m2i_kernel_relu) {
+    } else if (bs->kernel == &ir_kernel_relu) {
       relu_step = b;
       b = -1;
     } else
       continue;
     GError *e = NULL;
-    if (!m2i_k_fuse_bias_relu (&a->ctx, bias, bias ? out->dims[axis] : 0, relu_step >= 0, &e)) {
+    if (!ir_k_fuse_bias_relu (&a->ctx, bias, bias ? out->dims[axis] : 0, relu_step >= 0, &e)) {
       g_clear_error (&e);                      /* not fusable: the layers run */
       continue;
     }
@@ -668,10 +819,12 @@ plan_memory (M2iIrCompiledModel *cm, const gboolean *needed)
         cm->groups[v->group].last = MAX (cm->groups[v->group].last, si);
     }
     gboolean view = s->ctx.n_inputs > 0 && s->ctx.n_outputs == 1 &&
-        cm->values[s->in_values[0]].group >= 0 && m2i_ir_kernel_is_view (s->kernel, &s->ctx) &&
+        cm->values[s->in_values[0]].group >= 0 && ir_kernel_is_view (s->kernel, &s->ctx) &&
         m2i_tensor_nbytes (&s->ctx.outputs[0]) == m2i_tensor_nbytes (&s->ctx.inputs[0]);
     for (gint p = 0; p < s->ctx.n_outputs; p++) {
       CmValue *v = &cm->values[s->out_values[p]];
+      if (v->dyn >= 0)
+        continue;                /* a buffer of its own in each request */
       if (view) {
         v->group = cm->values[s->in_values[0]].group;
         continue;
@@ -692,7 +845,7 @@ plan_memory (M2iIrCompiledModel *cm, const gboolean *needed)
   cm->scratch_bytes = 0;
   for (gint si = 0; si < n_steps; si++)
     cm->scratch_bytes = MAX (cm->scratch_bytes,
-        align_up (g_array_index (cm->steps, CmStep, si).ctx.scratch_bytes));
+        m2i_align_up (g_array_index (cm->steps, CmStep, si).ctx.scratch_bytes, ALIGN));
 }
 
 /* Marks the layers some Result depends on. */
@@ -742,14 +895,29 @@ m2i_ir_compile (M2iIrModel *model, const M2iIrCompileOptions *options, GError **
     cm->n_values += ((M2iIrNode *) g_ptr_array_index (model->nodes, i))->n_outputs;
   }
   cm->values = g_new0 (CmValue, MAX (cm->n_values, 1));
+  for (gint v = 0; v < cm->n_values; v++)
+    cm->values[v].dyn = -1;
   cm->input_values = g_new0 (gint, MAX (model->parameters->len, 1));
   cm->output_values = g_new0 (gint, MAX (model->results->len, 1));
   gsize max_folded = options->max_folded_bytes ? options->max_folded_bytes : DEFAULT_MAX_FOLDED;
   Budget budget = { options->max_memory ? options->max_memory : M2I_IR_DEFAULT_MAX_MEMORY, 0 };
+  cm->max_dynamic_bytes = options->max_dynamic_bytes ? options->max_dynamic_bytes :
+      DEFAULT_MAX_DYNAMIC;
+  if (!check_kernels (model, reg, error)) {
+    m2i_ir_compiled_model_unref (cm);
+    return NULL;
+  }
+  /* values some layer or Result reads, as the file says */
+  g_autofree gboolean *read = g_new0 (gboolean, MAX (cm->n_values, 1));
+  for (gint i = 0; i < n_nodes; i++) {
+    const M2iIrNode *n = g_ptr_array_index (model->nodes, i);
+    for (gint p = 0; p < n->n_inputs; p++)
+      read[cm->value_base[n->sources[p].node->index] + n->sources[p].port] = TRUE;
+  }
 
   for (gint i = 0; i < n_nodes; i++) {
     const M2iIrNode *n = g_ptr_array_index (model->nodes, model->topo[i]);
-    if (!bind_node (cm, reg, n, max_folded, &budget, error)) {
+    if (!bind_node (cm, reg, n, max_folded, read, &budget, error)) {
       /* kernels name the layer; the file and line say where it is */
       if (n->line > 0)
         g_prefix_error (error, "%s:%d: ", model->xml_path, n->line);

@@ -137,7 +137,7 @@ write_value (guint8 *p, M2iElementType t, const Value *v)
 }
 
 void
-m2i_ir_convert_elements (const void *src, M2iElementType st, void *dst,
+ir_convert_elements (const void *src, M2iElementType st, void *dst,
     M2iElementType dt, gsize n)
 {
   if (st == dt) {

@@ -2,12 +2,35 @@
  * creation, then the compiled steps run in order with no allocation. */
 #include "ir-compile.h"
 #include "kernels/kernels-private.h"
+#include <base/m2i-align.h>
 #include <base/m2i-error.h>
 
 #include <string.h>
 #include <time.h>
 
 #define ALIGN 64
+
+/* A run-time-shaped value's buffer in one request. */
+typedef struct {
+  gpointer raw;                  /* g_try_malloc'ed; data is raw 64-byte aligned */
+  guint8 *data;
+  gsize capacity;
+  M2iShape shape;                /* of the last inference */
+} DynBuf;
+
+/* What a re-inferred step was last inferred with. */
+typedef struct {
+  gboolean stale;                /* infer before the next execute() */
+  M2iShape *in_shapes;           /* n_inputs */
+  guint8 *in_ints;               /* n_inputs × CM_SMALL_INT_BYTES: small integer inputs */
+} DynStep;
+
+/* m2i_op_context_set_output_shape() during an inference. */
+typedef struct {
+  CmDynHost host;
+  M2iIrInferRequest *req;
+  gint step;
+} ReqHost;
 
 struct _M2iIrInferRequest {
   M2iIrCompiledModel *cm;
@@ -21,25 +44,269 @@ struct _M2iIrInferRequest {
   gboolean profiling;
   M2iIrLayerProfile *profile;    /* one per step */
   M2iKTeam *team;                /* the compiled model's threads, or NULL for one */
+  DynBuf *dyn;                   /* cm->n_dyn */
+  DynStep *dyn_steps;            /* one per step (used by re-inferred steps) */
+  gpointer dyn_scratch_raw;      /* scratch of the re-inferred steps, grown */
+  gsize dyn_scratch_bytes;
+  ReqHost host;
   /* The inference in progress, for run_steps() inside the team. */
   GError **error;
   gboolean ok;
 };
 
-static inline gpointer
-aligned (gpointer p)
-{
-  return (gpointer) (((guintptr) p + ALIGN - 1) & ~(guintptr) (ALIGN - 1));
-}
-
 static gpointer
 value_data (M2iIrInferRequest *req, gint value)
 {
   const CmValue *v = &req->cm->values[value];
+  if (v->dyn >= 0)
+    return req->dyn[v->dyn].data;
   if (v->is_const || v->group < 0)
     return v->t.data;
   return req->arena + req->cm->groups[v->group].offset + v->offset;
 }
+
+/* ---- run-time shapes ------------------------------------------------------ */
+
+/* Makes @b hold at least @bytes (64-byte aligned); allocates only when it
+ * grows. */
+static gboolean
+dyn_reserve (M2iIrInferRequest *req, DynBuf *b, const M2iIrNode *n, gsize bytes, GError **error)
+{
+  if (bytes <= b->capacity && b->raw)
+    return TRUE;
+  if (bytes > req->cm->max_dynamic_bytes) {
+    m2i_ir_node_set_error (error, M2I_ERROR_FAILED, n, "an output shaped at run time needs %"
+        G_GSIZE_FORMAT " bytes, more than the %" G_GSIZE_FORMAT " one may take "
+        "(M2iIrCompileOptions.max_dynamic_bytes)", bytes, req->cm->max_dynamic_bytes);
+    return FALSE;
+  }
+  /* grow by half again, so a shape creeping up reallocates rarely */
+  gsize want = MAX (bytes, MIN (b->capacity + b->capacity / 2, req->cm->max_dynamic_bytes));
+  gpointer raw = g_try_malloc0 (want + ALIGN);
+  if (!raw) {
+    m2i_ir_node_set_error (error, M2I_ERROR_FAILED, n, "cannot allocate %" G_GSIZE_FORMAT
+        " bytes for an output shaped at run time", want);
+    return FALSE;
+  }
+  g_free (b->raw);
+  b->raw = raw;
+  b->data = m2i_align_pointer (raw, ALIGN);
+  b->capacity = want;
+  return TRUE;
+}
+
+static gboolean
+host_grow (CmDynHost *h, M2iOpContext *ctx, gint p, gsize bytes, gpointer *data, GError **error)
+{
+  ReqHost *rh = (ReqHost *) h;
+  const CmStep *s = &g_array_index (rh->req->cm->steps, CmStep, rh->step);
+  DynBuf *b = &rh->req->dyn[rh->req->cm->values[s->out_values[p]].dyn];
+  if (!dyn_reserve (rh->req, b, ctx->node, bytes, error))
+    return FALSE;
+  *data = b->data;
+  return TRUE;
+}
+
+/* Buffers for the run-time-shaped values, as large as the compile-time
+ * shapes (bounds) say up to 1 MiB each; larger ones come with the first
+ * inference that needs them. */
+static gboolean
+dyn_new (M2iIrInferRequest *req, GError **error)
+{
+  const M2iIrCompiledModel *cm = req->cm;
+  req->dyn = g_new0 (DynBuf, MAX (cm->n_dyn, 1));
+  req->dyn_steps = g_new0 (DynStep, MAX (cm->steps->len, 1));
+  req->host.host.grow = host_grow;
+  req->host.req = req;
+  for (gint i = 0; i < cm->n_dyn; i++) {
+    const CmValue *v = &cm->values[cm->dyn_values[i]];
+    gsize bytes = m2i_shape_is_static (&v->t.shape) ? m2i_tensor_nbytes (&v->t) : 0;
+    req->dyn[i].shape = v->t.shape;
+    if (!dyn_reserve (req, &req->dyn[i], NULL, MIN (bytes, (gsize) 1 << 20), error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Whether re-inferred step @i must infer again: its inputs' shapes, or
+ * the values of its small integer inputs, changed since it last did. */
+static gboolean
+inputs_changed (M2iIrInferRequest *req, gint i)
+{
+  const CmStep *s = &g_array_index (req->cm->steps, CmStep, i);
+  const M2iOpContext *ctx = &req->ctxs[i];
+  DynStep *d = &req->dyn_steps[i];
+  if (d->stale)
+    return TRUE;
+  for (gint k = 0; k < ctx->n_inputs; k++) {
+    const M2iTensor *t = &ctx->inputs[k];
+    if (!m2i_shape_equal (&t->shape, &d->in_shapes[k]))
+      return TRUE;
+    const CmValue *v = &req->cm->values[s->in_values[k]];
+    if (!v->is_const && ir_value_visible_to_infer (v) &&
+        m2i_tensor_nbytes (t) <= CM_SMALL_INT_BYTES &&
+        memcmp (d->in_ints + (gsize) k * CM_SMALL_INT_BYTES, t->data, m2i_tensor_nbytes (t)))
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* Infers re-inferred step @i again with its current inputs. */
+static gboolean
+reinfer (M2iIrInferRequest *req, gint i, GError **error)
+{
+  const M2iIrCompiledModel *cm = req->cm;
+  const CmStep *s = &g_array_index (cm->steps, CmStep, i);
+  M2iOpContext *ctx = &req->ctxs[i];
+  DynStep *d = &req->dyn_steps[i];
+  if (ctx->state && s->kernel->free_state)
+    s->kernel->free_state (ctx->state);
+  ctx->state = NULL;
+  ctx->scratch_bytes = 0;
+  ctx->dynamic_outputs = 0;
+  gpointer saved[ctx->n_inputs + 1];
+  for (gint k = 0; k < ctx->n_inputs; k++) {
+    const CmValue *v = &cm->values[s->in_values[k]];
+    saved[k] = ctx->inputs[k].data;
+    /* infer() sees the data of constants and of small integer values only,
+     * the values whose changes make it infer again */
+    if (!v->is_const && !(ir_value_visible_to_infer (v) &&
+        m2i_tensor_nbytes (&ctx->inputs[k]) <= CM_SMALL_INT_BYTES))
+      ctx->inputs[k].data = NULL;
+  }
+  for (gint p = 0; p < ctx->n_outputs; p++)
+    ctx->outputs[p].type = M2I_ET_UNDEFINED, ctx->outputs[p].shape.rank = 0;
+  gboolean ok = s->kernel->infer (ctx, error);
+  if (!ok && error && !*error)
+    m2i_ir_node_set_error (error, M2I_ERROR_FAILED, ctx->node, "the kernel rejected the layer");
+  if (ok)
+    ok = ir_check_outputs (ctx->node, ctx, ~(guint64) 0, error);
+  for (gint p = 0; ok && p < ctx->n_outputs; p++) {
+    const CmValue *v = &cm->values[s->out_values[p]];
+    if (v->t.type != M2I_ET_UNDEFINED && v->t.type != ctx->outputs[p].type) {
+      m2i_ir_node_set_error (error, M2I_ERROR_FAILED, ctx->node, "output %d is %s at run "
+          "time but was %s when compiled", p, m2i_element_type_to_string (ctx->outputs[p].type),
+          m2i_element_type_to_string (v->t.type));
+      ok = FALSE;
+    }
+  }
+  for (gint k = 0; k < ctx->n_inputs; k++) {
+    ctx->inputs[k].data = saved[k];
+    d->in_shapes[k] = ctx->inputs[k].shape;
+    gsize nb = m2i_tensor_nbytes (&ctx->inputs[k]);
+    if (saved[k] && nb <= CM_SMALL_INT_BYTES)
+      memcpy (d->in_ints + (gsize) k * CM_SMALL_INT_BYTES, saved[k], nb);
+  }
+  if (!ok) {
+    const M2iIrNode *n = ctx->node;
+    if (n->line > 0)
+      g_prefix_error (error, "%s:%d: ", cm->model->xml_path, n->line);
+    d->stale = TRUE;
+    return FALSE;
+  }
+  d->stale = FALSE;
+  if (ctx->scratch_bytes > req->dyn_scratch_bytes) {
+    gpointer raw = g_try_malloc (ctx->scratch_bytes + ALIGN);
+    if (!raw) {
+      m2i_ir_node_set_error (error, M2I_ERROR_FAILED, ctx->node, "cannot allocate %"
+          G_GSIZE_FORMAT " bytes of scratch", ctx->scratch_bytes);
+      return FALSE;
+    }
+    g_free (req->dyn_scratch_raw);
+    req->dyn_scratch_raw = raw;
+    req->dyn_scratch_bytes = ctx->scratch_bytes;
+  }
+  return TRUE;
+}
+
+/* Before a step with run-time shapes runs: inputs from their buffers,
+ * inferred again when they changed, outputs given memory. */
+static gboolean
+prepare_dynamic (M2iIrInferRequest *req, gint i, GError **error)
+{
+  const M2iIrCompiledModel *cm = req->cm;
+  const CmStep *s = &g_array_index (cm->steps, CmStep, i);
+  M2iOpContext *ctx = &req->ctxs[i];
+  for (gint k = 0; k < ctx->n_inputs; k++) {
+    const CmValue *v = &cm->values[s->in_values[k]];
+    if (v->dyn >= 0) {
+      ctx->inputs[k].shape = req->dyn[v->dyn].shape;
+      ctx->inputs[k].data = req->dyn[v->dyn].data;
+    }
+  }
+  if (s->reinfer) {
+    if (inputs_changed (req, i) && !reinfer (req, i, error))
+      return FALSE;
+    ctx->scratch = ctx->scratch_bytes ? m2i_align_pointer (req->dyn_scratch_raw, ALIGN) : NULL;
+  }
+  req->host.host.set = 0;
+  req->host.step = i;
+  for (gint p = 0; p < ctx->n_outputs; p++) {
+    DynBuf *b = &req->dyn[cm->values[s->out_values[p]].dyn];
+    if (p < 32 && (ctx->dynamic_outputs >> p) & 1) {
+      req->host.host.bounds[p] = ctx->outputs[p].shape;
+    } else if (!dyn_reserve (req, b, ctx->node, m2i_tensor_nbytes (&ctx->outputs[p]), error))
+      return FALSE;
+    ctx->outputs[p].data = b->data;
+  }
+  ctx->runtime = ctx->dynamic_outputs ? &req->host.host : NULL;
+  return TRUE;
+}
+
+/* After it ran: the shapes its outputs now have. */
+static gboolean
+finish_dynamic (M2iIrInferRequest *req, gint i, GError **error)
+{
+  const M2iIrCompiledModel *cm = req->cm;
+  const CmStep *s = &g_array_index (cm->steps, CmStep, i);
+  M2iOpContext *ctx = &req->ctxs[i];
+  if ((req->host.host.set & ctx->dynamic_outputs) != ctx->dynamic_outputs) {
+    m2i_ir_node_set_error (error, M2I_ERROR_FAILED, ctx->node, "the kernel declared "
+        "run-time shapes but set none (m2i_op_context_set_output_shape)");
+    return FALSE;
+  }
+  for (gint p = 0; p < ctx->n_outputs; p++) {
+    req->dyn[cm->values[s->out_values[p]].dyn].shape = ctx->outputs[p].shape;
+    /* the next inference starts from the bounds again */
+    if (p < 32 && (ctx->dynamic_outputs >> p) & 1)
+      ctx->outputs[p].shape = req->host.host.bounds[p];
+  }
+  ctx->runtime = NULL;
+  return TRUE;
+}
+
+gboolean
+m2i_op_context_set_output_shape (M2iOpContext *ctx, gint p, const M2iShape *shape,
+    GError **error)
+{
+  CmDynHost *h = ctx->runtime;
+  if (p < 0 || p >= ctx->n_outputs || p >= 32 || !((ctx->dynamic_outputs >> p) & 1) || !h) {
+    m2i_ir_node_set_error (error, M2I_ERROR_FAILED, ctx->node, "output %d was not declared "
+        "dynamic by infer() (M2iOpContext.dynamic_outputs)", p);
+    return FALSE;
+  }
+  const M2iShape *bound = &h->bounds[p];
+  gboolean ok = shape->rank == bound->rank;
+  for (gint d = 0; ok && d < shape->rank; d++)
+    ok = shape->dims[d] >= 0 && shape->dims[d] <= bound->dims[d];
+  if (!ok) {
+    g_autofree gchar *s1 = m2i_shape_to_string (shape);
+    g_autofree gchar *s2 = m2i_shape_to_string (bound);
+    m2i_ir_node_set_error (error, M2I_ERROR_FAILED, ctx->node, "output %d: run-time shape %s "
+        "exceeds the bound %s its infer() gave", p, s1, s2);
+    return FALSE;
+  }
+  M2iTensor t = { ctx->outputs[p].type, *shape, NULL };
+  gpointer data;
+  if (!h->grow (h, ctx, p, m2i_tensor_nbytes (&t), &data, error))
+    return FALSE;
+  ctx->outputs[p].shape = *shape;
+  ctx->outputs[p].data = data;
+  h->set |= 1u << p;
+  return TRUE;
+}
+
+/* ---- requests ------------------------------------------------------------ */
 
 M2iIrInferRequest *
 m2i_ir_infer_request_new (M2iIrCompiledModel *cm, GError **error)
@@ -56,9 +323,13 @@ m2i_ir_infer_request_new (M2iIrCompiledModel *cm, GError **error)
     m2i_ir_infer_request_free (req);
     return NULL;
   }
-  req->team = cm->n_threads > 1 ? m2i_k_team_new (cm->n_threads) : NULL;
-  req->arena = aligned (req->arena_raw);
-  req->scratch = req->scratch_raw ? aligned (req->scratch_raw) : NULL;
+  req->team = cm->n_threads > 1 ? ir_k_team_new (cm->n_threads) : NULL;
+  if (!dyn_new (req, error)) {
+    m2i_ir_infer_request_free (req);
+    return NULL;
+  }
+  req->arena = m2i_align_pointer (req->arena_raw, ALIGN);
+  req->scratch = req->scratch_raw ? m2i_align_pointer (req->scratch_raw, ALIGN) : NULL;
   gint n_steps = cm->steps->len, n_tensors = 0;
   for (gint i = 0; i < n_steps; i++) {
     const CmStep *s = &g_array_index (cm->steps, CmStep, i);
@@ -86,6 +357,13 @@ m2i_ir_infer_request_new (M2iIrCompiledModel *cm, GError **error)
     }
     ctx->scratch = s->ctx.scratch_bytes ? req->scratch : NULL;
     req->profile[i].node = s->ctx.node;
+    if (s->reinfer) {
+      /* inferred again by this request (its own state) before it first runs */
+      ctx->state = NULL;
+      req->dyn_steps[i].stale = TRUE;
+      req->dyn_steps[i].in_shapes = g_new0 (M2iShape, MAX (ctx->n_inputs, 1));
+      req->dyn_steps[i].in_ints = g_malloc0 ((gsize) MAX (ctx->n_inputs, 1) * CM_SMALL_INT_BYTES);
+    }
   }
   gint n_in = cm->model->parameters->len, n_out = cm->model->results->len;
   req->inputs = g_new0 (M2iTensor, MAX (n_in, 1));
@@ -108,12 +386,26 @@ m2i_ir_infer_request_free (M2iIrInferRequest *req)
     return;
   g_free (req->arena_raw);
   g_free (req->scratch_raw);
+  for (guint i = 0; req->ctxs && i < req->cm->steps->len; i++) {
+    const CmStep *s = &g_array_index (req->cm->steps, CmStep, i);
+    if (s->reinfer && req->ctxs[i].state && s->kernel->free_state)
+      s->kernel->free_state (req->ctxs[i].state);
+  }
+  for (guint i = 0; req->dyn_steps && i < req->cm->steps->len; i++) {
+    g_free (req->dyn_steps[i].in_shapes);
+    g_free (req->dyn_steps[i].in_ints);
+  }
+  g_free (req->dyn_steps);
+  for (gint i = 0; req->dyn && i < req->cm->n_dyn; i++)
+    g_free (req->dyn[i].raw);
+  g_free (req->dyn);
+  g_free (req->dyn_scratch_raw);
   g_free (req->ctxs);
   g_free (req->profile);
   g_free (req->tensors);
   g_free (req->inputs);
   g_free (req->outputs);
-  m2i_k_team_free (req->team);
+  ir_k_team_free (req->team);
   m2i_ir_compiled_model_unref (req->cm);
   g_free (req);
 }
@@ -148,7 +440,7 @@ m2i_ir_infer_request_set_input (M2iIrInferRequest *req, gint i, const M2iTensor 
         m2i_element_type_to_string (info->type), m2i_element_type_to_string (t->type));
     return FALSE;
   }
-  m2i_ir_convert_elements (t->data, t->type, in->data, in->type, m2i_shape_numel (&in->shape));
+  ir_convert_elements (t->data, t->type, in->data, in->type, m2i_shape_numel (&in->shape));
   return TRUE;
 }
 
@@ -160,18 +452,32 @@ now_ns (void)
   return (guint64) ts.tv_sec * 1000000000u + ts.tv_nsec;
 }
 
+/* Runs step @i (its shapes first, when they are known at run time). */
+static gboolean
+run_one (M2iIrInferRequest *req, gint i, GError **error)
+{
+  const CmStep *s = &g_array_index (req->cm->steps, CmStep, i);
+  M2iOpContext *ctx = &req->ctxs[i];
+  gboolean dynamic = s->reinfer || ctx->dynamic_outputs;
+  if (dynamic && !prepare_dynamic (req, i, error))
+    return FALSE;
+  if (!s->kernel->execute (ctx, error)) {
+    if (error && !*error)
+      m2i_ir_node_set_error (error, M2I_ERROR_FAILED, ctx->node, "the kernel failed");
+    ctx->runtime = NULL;
+    return FALSE;
+  }
+  return !dynamic || finish_dynamic (req, i, error);
+}
+
 static void
 run_steps (gpointer data)
 {
   M2iIrInferRequest *req = data;
   const M2iIrCompiledModel *cm = req->cm;
   for (guint i = 0; i < cm->steps->len; i++) {
-    const CmStep *s = &g_array_index (cm->steps, CmStep, i);
-    M2iOpContext *ctx = &req->ctxs[i];
     guint64 t0 = req->profiling ? now_ns () : 0;
-    if (!s->kernel->execute (ctx, req->error)) {
-      if (req->error && !*req->error)
-        m2i_ir_node_set_error (req->error, M2I_ERROR_FAILED, ctx->node, "the kernel failed");
+    if (!run_one (req, i, req->error)) {
       req->ok = FALSE;
       return;
     }
@@ -189,21 +495,28 @@ m2i_ir_infer_request_infer (M2iIrInferRequest *req, GError **error)
    * shared with the team's helpers, held for the whole inference. */
   req->error = error;
   req->ok = TRUE;
-  m2i_k_team_run (req->team, run_steps, req);
+  ir_k_team_run (req->team, run_steps, req);
   req->error = NULL;
+  /* outputs shaped at run time: this inference's shape and buffer */
+  for (guint i = 0; req->cm->n_dyn && i < req->cm->model->results->len; i++) {
+    const CmValue *v = &req->cm->values[req->cm->output_values[i]];
+    if (v->dyn >= 0) {
+      req->outputs[i].shape = req->dyn[v->dyn].shape;
+      req->outputs[i].data = req->dyn[v->dyn].data;
+    }
+  }
   return req->ok;
 }
 
 gboolean
-m2i_ir_infer_request_run_step (M2iIrInferRequest *req, gint i, GError **error)
+ir_infer_request_run_step (M2iIrInferRequest *req, gint i, GError **error)
 {
   const M2iIrCompiledModel *cm = req->cm;
   if (i < 0 || (guint) i >= cm->steps->len) {
     g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "step %d does not exist", i);
     return FALSE;
   }
-  const CmStep *s = &g_array_index (cm->steps, CmStep, i);
-  return s->kernel->execute (&req->ctxs[i], error);
+  return run_one (req, i, error);
 }
 
 void

@@ -3,6 +3,7 @@
  * Concat, Transpose, Convert, ShapeOf, StridedSlice, Gather. Each follows
  * its OpenVINO opset specification; all element types are handled. */
 #include "ir-private.h"
+#include "kernels/indices.h"
 #include <base/m2i-error.h>
 
 #include <string.h>
@@ -29,12 +30,6 @@ check_n_inputs (const M2iOpContext *ctx, gint min, gint max, GError **error)
   return TRUE;
 }
 
-static gboolean
-is_integer_type (M2iElementType t)
-{
-  return t >= M2I_ET_U8 && t <= M2I_ET_I64;
-}
-
 /* Reads the integer values of constant input @i (a scalar or a 1-D tensor)
  * into @out (at most @max); *n receives the count. */
 static gboolean
@@ -48,7 +43,7 @@ const_ints (const M2iOpContext *ctx, gint i, const char *what, gint64 *out, gint
         "(static shapes)", i, what, what);
     return FALSE;
   }
-  if (!is_integer_type (t->type) || t->shape.rank > 1) {
+  if (!ir_k_is_integer_type (t->type) || t->shape.rank > 1) {
     g_autofree gchar *s = m2i_shape_to_string (&t->shape);
     m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, ctx->node,
         "input %d (%s) must be a scalar or 1-D integer tensor, not %s %s", i, what,
@@ -61,7 +56,7 @@ const_ints (const M2iOpContext *ctx, gint i, const char *what, gint64 *out, gint
         "input %d (%s) has %" G_GINT64_FORMAT " values, more than %d", i, what, count, max);
     return FALSE;
   }
-  m2i_ir_convert_elements (t->data, t->type, out, M2I_ET_I64, count);
+  ir_convert_elements (t->data, t->type, out, M2I_ET_I64, count);
   *n = (gint) count;
   return TRUE;
 }
@@ -111,7 +106,7 @@ type_and_shape_from_attrs (M2iOpContext *ctx, GError **error)
   M2iElementType type;
   M2iShape shape;
   GError *e = NULL;
-  if (!et || !sh || !m2i_ir_parse_element_type (et, &type, &e) || !m2i_shape_parse (sh, &shape, &e)) {
+  if (!et || !sh || !ir_parse_element_type (et, &type, &e) || !m2i_shape_parse (sh, &shape, &e)) {
     m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, ctx->node, "%s",
         e ? e->message : "needs element_type and shape attributes");
     g_clear_error (&e);
@@ -456,7 +451,7 @@ convert_infer (M2iOpContext *ctx, GError **error)
   const char *s = m2i_ir_node_get_attr (ctx->node, "destination_type");
   M2iElementType dt;
   GError *e = NULL;
-  if (!s || !m2i_ir_parse_element_type (s, &dt, &e)) {
+  if (!s || !ir_parse_element_type (s, &dt, &e)) {
     m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, ctx->node, "destination_type: %s",
         e ? e->message : "missing");
     g_clear_error (&e);
@@ -476,16 +471,16 @@ convert_execute (M2iOpContext *ctx, GError **error)
   if (declared == M2I_ET_F16 && out->type == M2I_ET_F32) {
     /* round to f16 precision: out = f32(f16(x)), through a small stack chunk */
     float *o = out->data;
-    m2i_ir_convert_elements (in->data, in->type, o, M2I_ET_F32, n);
+    ir_convert_elements (in->data, in->type, o, M2I_ET_F32, n);
     guint16 chunk[256];
     for (gsize i = 0; i < n; i += G_N_ELEMENTS (chunk)) {
       gsize c = MIN (G_N_ELEMENTS (chunk), n - i);
-      m2i_ir_convert_elements (o + i, M2I_ET_F32, chunk, M2I_ET_F16, c);
-      m2i_ir_convert_elements (chunk, M2I_ET_F16, o + i, M2I_ET_F32, c);
+      ir_convert_elements (o + i, M2I_ET_F32, chunk, M2I_ET_F16, c);
+      ir_convert_elements (chunk, M2I_ET_F16, o + i, M2I_ET_F32, c);
     }
     return TRUE;
   }
-  m2i_ir_convert_elements (in->data, in->type, out->data, out->type, n);
+  ir_convert_elements (in->data, in->type, out->data, out->type, n);
   return TRUE;
 }
 
@@ -511,7 +506,7 @@ static gboolean
 shapeof_execute (M2iOpContext *ctx, GError **error)
 {
   const M2iShape *s = &ctx->inputs[0].shape;
-  m2i_ir_convert_elements (s->dims, M2I_ET_I64, ctx->outputs[0].data, ctx->outputs[0].type,
+  ir_convert_elements (s->dims, M2I_ET_I64, ctx->outputs[0].data, ctx->outputs[0].type,
       s->rank);
   return TRUE;
 }
@@ -708,8 +703,14 @@ static const M2iOpKernel strided_slice_kernel = {
 
 /* ---- Gather-1, -7, -8 ----------------------------------------------------- */
 
+/* Indices are read at run time, any integer type; negative ones count from
+ * the end (Gather-8's rule, which OpenVINO's reference applies to every
+ * version). An index outside [-d, d) gives zeros in Gather-8 (its spec's
+ * example 7) and stops the inference with an error in Gather-1 and -7,
+ * whose specs leave it undefined. */
 typedef struct {
   gint64 batch, outer, n_idx, inner, axis_dim;
+  gboolean zero_out_of_range;
 } GatherPlan;
 
 static gboolean
@@ -718,7 +719,7 @@ gather_infer (M2iOpContext *ctx, GError **error)
   if (!check_n_inputs (ctx, 3, 3, error))
     return FALSE;
   const M2iTensor *data = &ctx->inputs[0], *indices = &ctx->inputs[1];
-  if (!is_integer_type (indices->type)) {
+  if (!ir_k_is_integer_type (indices->type)) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "indices must be integers, not %s", m2i_element_type_to_string (indices->type));
     return FALSE;
@@ -731,28 +732,38 @@ gather_infer (M2iOpContext *ctx, GError **error)
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node, "axis must be one value");
     return FALSE;
   }
-  gboolean v1 = !strcmp (m2i_ir_node_get_version (ctx->node), "opset1");
+  gchar buf[16];
+  const char *v = ir_opset_resolve ("Gather", m2i_ir_node_get_version (ctx->node), buf);
+  gboolean v1 = !strcmp (v, "opset1"), v7 = !strcmp (v, "opset7");
   if (!m2i_ir_node_attr_int (ctx->node, "batch_dims", 0, &batch_dims64, error))
     return FALSE;
   if (v1)
     batch_dims64 = 0;
-  if (batch_dims64 < 0)
-    batch_dims64 += indices->shape.rank;
   if (!norm_axis (ctx, axis_v[0], data->shape.rank, &axis, error))
     return FALSE;
-  if (batch_dims64 < 0 || batch_dims64 > axis || batch_dims64 > indices->shape.rank) {
+  gint lim = MIN (data->shape.rank, indices->shape.rank);
+  if (batch_dims64 < -lim || batch_dims64 > lim) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
-        "batch_dims %" G_GINT64_FORMAT " must be in [0, min(axis %d, indices rank %d)]",
-        batch_dims64, axis, indices->shape.rank);
+        "batch_dims %" G_GINT64_FORMAT " is outside [%d, %d] (data rank %d, indices rank %d)",
+        batch_dims64, -lim, lim, data->shape.rank, indices->shape.rank);
+    return FALSE;
+  }
+  if (batch_dims64 < 0)
+    batch_dims64 += indices->shape.rank;
+  if (batch_dims64 > axis) {
+    m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+        "batch_dims %" G_GINT64_FORMAT " must not exceed the axis %d", batch_dims64, axis);
     return FALSE;
   }
   batch_dims = (gint) batch_dims64;
-  GatherPlan plan = { 1, 1, 1, 1, data->shape.dims[axis] };
+  GatherPlan plan = { 1, 1, 1, 1, data->shape.dims[axis], !v1 && !v7 };
   M2iShape out = { 0 };
   for (gint a = 0; a < batch_dims; a++) {
     if (data->shape.dims[a] != indices->shape.dims[a]) {
+      g_autofree gchar *ds = m2i_shape_to_string (&data->shape);
+      g_autofree gchar *is = m2i_shape_to_string (&indices->shape);
       m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
-          "batch dimension %d differs between data and indices", a);
+          "batch dimension %d differs between the data %s and the indices %s", a, ds, is);
       return FALSE;
     }
     plan.batch *= data->shape.dims[a];
@@ -786,23 +797,21 @@ gather_execute (M2iOpContext *ctx, GError **error)
   gsize row = p->inner * es;
   const guint8 *data = ctx->inputs[0].data;
   const M2iTensor *indices = &ctx->inputs[1];
-  gsize is = m2i_element_type_size (indices->type);
   guint8 *out = ctx->outputs[0].data;
   for (gint64 b = 0; b < p->batch; b++) {
-    for (gint64 o = 0; o < p->outer; o++) {
-      const guint8 *src = data + ((b * p->outer + o) * p->axis_dim) * row;
-      for (gint64 j = 0; j < p->n_idx; j++) {
-        gint64 idx;
-        m2i_ir_convert_elements ((const guint8 *) indices->data + (b * p->n_idx + j) * is,
-            indices->type, &idx, M2I_ET_I64, 1);
-        if (idx < 0)
-          idx += p->axis_dim;
+    for (gint64 j = 0; j < p->n_idx; j++) {
+      gint64 pos = b * p->n_idx + j, raw = ir_k_index_at (indices, pos), idx = raw;
+      if (idx < 0)
+        idx += p->axis_dim;
+      gboolean inside = idx >= 0 && idx < p->axis_dim;
+      if (!inside && !p->zero_out_of_range)
+        return ir_k_norm_index (ctx, raw, p->axis_dim, TRUE, "index", pos, &idx, error);
+      for (gint64 o = 0; o < p->outer; o++) {
         guint8 *dst = out + ((b * p->outer + o) * p->n_idx + j) * row;
-        /* Gather-8: an index out of range gives zeros */
-        if (idx < 0 || idx >= p->axis_dim)
-          memset (dst, 0, row);
+        if (inside)
+          memcpy (dst, data + ((b * p->outer + o) * p->axis_dim + idx) * row, row);
         else
-          memcpy (dst, src + idx * row, row);
+          memset (dst, 0, row);
       }
     }
   }
@@ -816,7 +825,7 @@ static const M2iOpKernel gather_kernel = {
 /* ---- registration --------------------------------------------------------- */
 
 void
-m2i_ir_register_structural_kernels (M2iOpRegistry *r)
+ir_register_structural_kernels (M2iOpRegistry *r)
 {
   static const M2iOpKernel *const all[] = {
     &parameter_kernel, &const_kernel, &result_kernel, &reshape_kernel, &squeeze_kernel,
@@ -828,7 +837,7 @@ m2i_ir_register_structural_kernels (M2iOpRegistry *r)
 }
 
 gboolean
-m2i_ir_kernel_is_view (const M2iOpKernel *k, const M2iOpContext *ctx)
+ir_kernel_is_view (const M2iOpKernel *k, const M2iOpContext *ctx)
 {
   if (k == &reshape_kernel || k == &squeeze_kernel || k == &unsqueeze_kernel)
     return TRUE;
@@ -837,13 +846,13 @@ m2i_ir_kernel_is_view (const M2iOpKernel *k, const M2iOpContext *ctx)
 }
 
 gboolean
-m2i_ir_kernel_is_concat (const M2iOpKernel *k)
+ir_kernel_is_concat (const M2iOpKernel *k)
 {
   return k == &concat_kernel;
 }
 
 gboolean
-m2i_ir_kernel_is_shape_only (const M2iOpKernel *k)
+ir_kernel_is_shape_only (const M2iOpKernel *k)
 {
   return k == &shapeof_kernel;
 }

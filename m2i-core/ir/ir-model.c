@@ -1,5 +1,6 @@
 /* ir-model.c — lifetime of a loaded model and the accessors that walk it. */
 #include "ir-private.h"
+#include <base/m2i-error.h>
 
 #include <string.h>
 
@@ -106,6 +107,37 @@ m2i_ir_model_find_input (const M2iIrModel *model, const char *name)
       return i;
   }
   return -1;
+}
+
+gboolean
+m2i_ir_model_reshape (M2iIrModel *model, const char *name, const M2iShape *shape,
+    GError **error)
+{
+  g_return_val_if_fail (model != NULL && name != NULL && shape != NULL, FALSE);
+  gint i = m2i_ir_model_find_input (model, name);
+  if (i < 0) {
+    GString *names = g_string_new (NULL);
+    for (guint k = 0; k < model->parameters->len; k++)
+      g_string_append_printf (names, "%s'%s'", k ? ", " : "", model->input_info[k].name);
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+        "model '%s' has no input '%s' (its inputs: %s)", model->name ? model->name : "",
+        name, names->str);
+    g_string_free (names, TRUE);
+    return FALSE;
+  }
+  M2iIrIoInfo *info = &model->input_info[i];
+  const M2iShape *declared = &info->node->outputs[0].shape;
+  if (!m2i_shape_is_static (shape) || m2i_shape_numel (shape) < 0 ||
+      !ir_shape_fits (declared, shape)) {
+    g_autofree gchar *s1 = m2i_shape_to_string (shape);
+    g_autofree gchar *s2 = m2i_shape_to_string (declared);
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+        "input '%s' cannot take the shape %s: the model declares %s (a shape must have "
+        "its rank and its static dims; only the dynamic ones, ?, are free)", info->name, s1, s2);
+    return FALSE;
+  }
+  info->shape = *shape;
+  return TRUE;
 }
 
 gint

@@ -18,19 +18,6 @@ m2i_ir_node_new (gint64 id, const char *name, const char *type, const char *vers
   return n;
 }
 
-void
-m2i_ir_node_free (M2iIrNode *n)
-{
-  if (!n)
-    return;
-  g_free (n->name);
-  g_free (n->type);
-  g_free (n->version);
-  g_hash_table_unref (n->attrs);
-  m2i_ir_node_clear_graph_fields (n);
-  g_free (n);
-}
-
 static void
 ports_free (M2iIrPort *ports, gint n)
 {
@@ -42,8 +29,9 @@ ports_free (M2iIrPort *ports, gint n)
   g_free (ports);
 }
 
-void
-m2i_ir_node_clear_graph_fields (M2iIrNode *n)
+/* Frees the ports, sources and rt_info of @n. */
+static void
+clear_graph_fields (M2iIrNode *n)
 {
   ports_free (n->inputs, n->n_inputs);
   ports_free (n->outputs, n->n_outputs);
@@ -53,6 +41,19 @@ m2i_ir_node_clear_graph_fields (M2iIrNode *n)
   g_clear_pointer (&n->rt_info, g_hash_table_unref);
   g_clear_pointer (&n->const_owned, g_free);
   memset (&n->const_value, 0, sizeof n->const_value);
+}
+
+void
+m2i_ir_node_free (M2iIrNode *n)
+{
+  if (!n)
+    return;
+  g_free (n->name);
+  g_free (n->type);
+  g_free (n->version);
+  g_hash_table_unref (n->attrs);
+  clear_graph_fields (n);
+  g_free (n);
 }
 
 void

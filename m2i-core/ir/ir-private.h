@@ -113,40 +113,45 @@ ir_add_i64 (gint64 a, gint64 b, gint64 *out)
   return !__builtin_add_overflow (a, b, out);
 }
 
-/* Frees the ports, sources and rt_info of @n (used by m2i_ir_node_free). */
-void m2i_ir_node_clear_graph_fields (M2iIrNode *n);
-
 /* Built-in kernels, registered into the default registry on first use.
  * Structural ops (Parameter, Const, Result, Reshape, ...) live with the
  * runtime; compute kernels live in kernels/. */
-void m2i_ir_register_structural_kernels (M2iOpRegistry *r);
-void m2i_ir_register_compute_kernels (M2iOpRegistry *r);
+void ir_register_structural_kernels (M2iOpRegistry *r);
+void ir_register_compute_kernels (M2iOpRegistry *r);
 
 /* TRUE when @k is a built-in kernel whose output is a pure view of input 0
  * (same bytes: Reshape, Squeeze, Unsqueeze, and Convert between identical
  * types), so the memory planner may give both the same buffer. */
-gboolean m2i_ir_kernel_is_view (const M2iOpKernel *k, const M2iOpContext *ctx);
+gboolean ir_kernel_is_view (const M2iOpKernel *k, const M2iOpContext *ctx);
 
 /* TRUE when @k is the built-in Concat, whose ctx->state is the axis and
  * which copies nothing for an input already in place in its output. */
-gboolean m2i_ir_kernel_is_concat (const M2iOpKernel *k);
+gboolean ir_kernel_is_concat (const M2iOpKernel *k);
 
 /* TRUE when @k only reads the shapes of its inputs (ShapeOf), so it can be
  * evaluated at compile time whatever its input. */
-gboolean m2i_ir_kernel_is_shape_only (const M2iOpKernel *k);
+gboolean ir_kernel_is_shape_only (const M2iOpKernel *k);
 
 /* Resolves @version of @type to the opset of the op version it denotes, as
  * OpenVINO's opsets do ("opset11" holds MaxPool-8, so MaxPool opset11 →
  * "opset8"). Returns @version itself when no table entry says otherwise. */
-const char *m2i_ir_opset_resolve (const char *type, const char *version,
+const char *ir_opset_resolve (const char *type, const char *version,
     gchar buf[16]);
 
+/* As m2i_shape_parse(), also taking dynamic dims ("?", "-1", ranges "1..8"),
+ * which become M2I_DIM_DYNAMIC. */
+gboolean ir_shape_parse_dynamic (const char *s, M2iShape *out, GError **error);
+
+/* TRUE when @s has @declared's rank and equals it on every dim that neither
+ * gives as M2I_DIM_DYNAMIC (what an edge or a declared port accepts). */
+gboolean ir_shape_fits (const M2iShape *declared, const M2iShape *s);
+
 /* Parses an element type; sub-byte and unknown types are errors that say so. */
-gboolean m2i_ir_parse_element_type (const char *s, M2iElementType *out,
+gboolean ir_parse_element_type (const char *s, M2iElementType *out,
     GError **error);
 
 /* Copies/converts @n elements between element types with Convert-1 rules. */
-void m2i_ir_convert_elements (const void *src, M2iElementType st, void *dst,
+void ir_convert_elements (const void *src, M2iElementType st, void *dst,
     M2iElementType dt, gsize n);
 
 G_END_DECLS

@@ -156,7 +156,7 @@ static const char *const sub_byte_types[] = {
 };
 
 gboolean
-m2i_ir_parse_element_type (const char *s, M2iElementType *out, GError **error)
+ir_parse_element_type (const char *s, M2iElementType *out, GError **error)
 {
   if (m2i_element_type_from_string (s, out) && *out != M2I_ET_UNDEFINED)
     return TRUE;
@@ -274,7 +274,7 @@ start_port (Reader *r, const gchar **names, const gchar **values, GError **error
   const char *precision = find_attr (names, values, "precision");
   if (precision) {
     GError *e = NULL;
-    if (!m2i_ir_parse_element_type (precision, &p.type, &e)) {
+    if (!ir_parse_element_type (precision, &p.type, &e)) {
       set_error_at (error, r->origin, reader_line (r), "layer %" G_GINT64_FORMAT
           " port %" G_GINT64_FORMAT ": %s", r->layer->id, p.id, e->message);
       set_code (error, e->code);
@@ -441,11 +441,10 @@ end_dim (Reader *r, GError **error)
         r->port.id, s);
     return FALSE;
   }
-  if (d < 0) {
+  if (d < 0 && d != M2I_DIM_DYNAMIC) {
     set_error_at (error, r->origin, reader_line (r), "layer %" G_GINT64_FORMAT
-        " port %" G_GINT64_FORMAT ": dynamic dimension %s is not supported (reshape "
-        "the model to static shapes)", r->layer->id, r->port.id, s);
-    set_code (error, M2I_ERROR_UNSUPPORTED);
+        " port %" G_GINT64_FORMAT ": <dim>%s</dim> is negative (-1 is the only negative "
+        "dimension: a dynamic one)", r->layer->id, r->port.id, s);
     return FALSE;
   }
   if (r->port.shape.rank == M2I_MAX_RANK) {
@@ -624,7 +623,7 @@ connect_edges (Reader *r, GError **error)
       return FALSE;
     }
     const M2iShape *fs = &from->outputs[fp].shape, *ts = &to->inputs[tp].shape;
-    if (!m2i_shape_equal (fs, ts)) {
+    if (!ir_shape_fits (fs, ts)) {
       g_autofree gchar *s1 = m2i_shape_to_string (fs);
       g_autofree gchar *s2 = m2i_shape_to_string (ts);
       set_error_at (error, r->origin, e->line, "shape mismatch on edge: %s output port %"
@@ -754,7 +753,7 @@ node_type_attr (Reader *r, M2iIrNode *n, const M2iIrPort *port, M2iElementType *
     return FALSE;
   }
   GError *e = NULL;
-  if (!m2i_ir_parse_element_type (s, out, &e)) {
+  if (!ir_parse_element_type (s, out, &e)) {
     set_error_at (error, r->origin, n->line, "%s: %s", layer_label (n, label, sizeof label),
         e->message);
     set_code (error, e->code);
@@ -764,9 +763,10 @@ node_type_attr (Reader *r, M2iIrNode *n, const M2iIrPort *port, M2iElementType *
   return TRUE;
 }
 
-/* The shape attribute (both spellings), checked against output port 0. */
+/* The shape attribute (both spellings), checked against output port 0;
+ * dynamic dims only where @dynamic (Parameters). */
 static gboolean
-node_shape_attr (Reader *r, M2iIrNode *n, M2iShape *out, GError **error)
+node_shape_attr (Reader *r, M2iIrNode *n, gboolean dynamic, M2iShape *out, GError **error)
 {
   const char *s = m2i_ir_node_get_attr (n, "shape");
   gchar label[256];
@@ -778,17 +778,24 @@ node_shape_attr (Reader *r, M2iIrNode *n, M2iShape *out, GError **error)
       return FALSE;
     }
     *out = port->shape;
+    if (!dynamic && !m2i_shape_is_static (out)) {
+      g_autofree gchar *s1 = m2i_shape_to_string (out);
+      set_error_at (error, r->origin, n->line, "%s: its output port declares dynamic dims %s",
+          layer_label (n, label, sizeof label), s1);
+      set_code (error, M2I_ERROR_UNSUPPORTED);
+      return FALSE;
+    }
     return TRUE;
   }
   GError *e = NULL;
-  if (!m2i_shape_parse (s, out, &e)) {
+  if (!(dynamic ? ir_shape_parse_dynamic (s, out, &e) : m2i_shape_parse (s, out, &e))) {
     set_error_at (error, r->origin, n->line, "%s: %s", layer_label (n, label, sizeof label),
         e->message);
     set_code (error, e->code);
     g_error_free (e);
     return FALSE;
   }
-  if (port && !m2i_shape_equal (out, &port->shape)) {
+  if (port && !ir_shape_fits (&port->shape, out)) {
     g_autofree gchar *s1 = m2i_shape_to_string (out);
     g_autofree gchar *s2 = m2i_shape_to_string (&port->shape);
     set_error_at (error, r->origin, n->line, "shape mismatch: %s has shape=\"%s\" %s but "
@@ -837,7 +844,7 @@ load_const (Reader *r, M2iIrNode *n, const char *bin_path, GError **error)
   M2iElementType type;
   M2iShape shape;
   if (!node_type_attr (r, n, &n->outputs[0], &type, error) ||
-      !node_shape_attr (r, n, &shape, error))
+      !node_shape_attr (r, n, FALSE, &shape, error))
     return FALSE;
   gint64 offset, size;
   const char *so = m2i_ir_node_get_attr (n, "offset");
@@ -909,7 +916,7 @@ check_parameter (Reader *r, M2iIrNode *n, M2iIrIoInfo *info, GError **error)
     return FALSE;
   }
   if (!node_type_attr (r, n, &n->outputs[0], &info->type, error) ||
-      !node_shape_attr (r, n, &info->shape, error))
+      !node_shape_attr (r, n, TRUE, &info->shape, error))
     return FALSE;
   info->name = n->name;
   info->node = n;
@@ -945,12 +952,80 @@ check_result (Reader *r, M2iIrNode *n, M2iIrIoInfo *info, GError **error)
   return TRUE;
 }
 
+/* Removes from @port the names @seen gives to another port, claims the
+ * others. */
+static gint
+claim_names (M2iIrPort *port, GHashTable *seen)
+{
+  if (!port->names)
+    return 0;
+  g_auto (GStrv) names = g_strsplit (port->names, ",", -1);
+  GString *kept = g_string_new (NULL);
+  gint dropped = 0;
+  for (gchar **it = names; *it; it++) {
+    g_strstrip (*it);
+    if (!**it)
+      continue;
+    M2iIrPort *owner = g_hash_table_lookup (seen, *it);
+    if (owner && owner != port) {
+      dropped++;
+      continue;
+    }
+    if (!owner)
+      g_hash_table_insert (seen, g_strdup (*it), port);
+    if (kept->len)
+      g_string_append_c (kept, ',');
+    g_string_append (kept, *it);
+  }
+  if (dropped) {
+    g_free (port->names);
+    port->names = kept->len ? g_strdup (kept->str) : NULL;
+  }
+  g_string_free (kept, TRUE);
+  return dropped;
+}
+
+/* A tensor name names one tensor. Model Optimizer sometimes gave two the
+ * same (the input "data" and the scaled input after it): the name stays
+ * with a model output's tensor, else an input's, else the first in the
+ * file, and the other tensors lose it (they keep their other names, or
+ * are named by their layer), so names look tensors up unambiguously. */
+static void
+unique_tensor_names (Reader *r)
+{
+  M2iIrModel *m = r->model;
+  GHashTable *seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  gint dropped = 0;
+  /* (malformed Results and Parameters are refused after this, by
+   * check_result() and check_parameter()) */
+  for (guint i = 0; i < m->results->len; i++) {
+    const M2iIrNode *res = g_ptr_array_index (m->results, i);
+    if (res->n_inputs == 1)
+      dropped += claim_names (&res->sources[0].node->outputs[res->sources[0].port], seen);
+  }
+  for (guint i = 0; i < m->parameters->len; i++) {
+    M2iIrNode *par = g_ptr_array_index (m->parameters, i);
+    if (par->n_outputs >= 1)
+      dropped += claim_names (&par->outputs[0], seen);
+  }
+  for (guint i = 0; i < m->nodes->len; i++) {
+    M2iIrNode *n = g_ptr_array_index (m->nodes, i);
+    for (gint p = 0; p < n->n_outputs; p++)
+      dropped += claim_names (&n->outputs[p], seen);
+  }
+  if (dropped)
+    g_debug ("%s: %d tensor name%s named more than one tensor; each now names the first "
+        "(model outputs, then inputs, then file order)", r->origin, dropped, dropped > 1 ? "s" : "");
+  g_hash_table_unref (seen);
+}
+
 static gboolean
 finish (Reader *r, const char *bin_path, GError **error)
 {
   M2iIrModel *m = r->model;
   if (!connect_edges (r, error) || !sort_topologically (r, error))
     return FALSE;
+  unique_tensor_names (r);
   for (guint i = 0; i < m->nodes->len; i++) {
     M2iIrNode *n = g_ptr_array_index (m->nodes, i);
     if (!strcmp (n->type, "Const") && !load_const (r, n, bin_path, error))

@@ -62,7 +62,7 @@ parse_opset (const char *version, gint *n)
 }
 
 const char *
-m2i_ir_opset_resolve (const char *type, const char *version, gchar buf[16])
+ir_opset_resolve (const char *type, const char *version, gchar buf[16])
 {
   gint n;
   if (!parse_opset (version, &n))
@@ -117,8 +117,8 @@ m2i_op_registry_get_default (void)
   static M2iOpRegistry *def;
   if (g_once_init_enter (&def)) {
     M2iOpRegistry *r = m2i_op_registry_new (NULL);
-    m2i_ir_register_structural_kernels (r);
-    m2i_ir_register_compute_kernels (r);
+    ir_register_structural_kernels (r);
+    ir_register_compute_kernels (r);
     g_once_init_leave (&def, r);
   }
   return def;
@@ -203,7 +203,7 @@ m2i_op_registry_lookup (M2iOpRegistry *r, const char *type, const char *version)
   const char *opset = version ? version : "";
   gint n;
   if (type_in_table (type))
-    opset = m2i_ir_opset_resolve (type, opset, buf);
+    opset = ir_opset_resolve (type, opset, buf);
   else if (parse_opset (opset, &n)) {
     gint m = newest_registered_at_most (r, type, n);
     if (m) {

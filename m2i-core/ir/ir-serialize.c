@@ -231,6 +231,13 @@ boundary_parameter (Writer *w, const M2iIrNode *src, gint port, GString *edges)
   const M2iIrPort *p = &src->outputs[port];
   g_autofree gchar *name = tensor_name (src, port);
   g_autofree gchar *shape = dims_text (&p->shape, ",");
+  /* a model input is found by its Parameter's name in the sub-model too
+   * (as one of the tensor's names) */
+  g_autofree gchar *names = g_strdup (p->names ? p->names : name);
+  if (!strcmp (src->type, "Parameter") && strcmp (src->name, name)) {
+    g_autofree gchar *old = names;
+    names = g_strdup_printf ("%s,%s", old, src->name);
+  }
   GString *s = w->xml;
   layer_open (s, *id, name, "Parameter", "opset1");
   indent (s, 3);
@@ -240,7 +247,7 @@ boundary_parameter (Writer *w, const M2iIrNode *src, gint port, GString *edges)
   g_string_append (s, "/>\n");
   indent (s, 3);
   g_string_append (s, "<output>\n");
-  write_port (s, 0, p->type, &p->shape, p->names ? p->names : name, NULL, 4);
+  write_port (s, 0, p->type, &p->shape, names, NULL, 4);
   indent (s, 3);
   g_string_append (s, "</output>\n");
   indent (s, 2);

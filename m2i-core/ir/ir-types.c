@@ -1,4 +1,4 @@
-#include "m2i-ir-types.h"
+#include "ir-private.h"
 #include <base/m2i-error.h>
 
 #include <errno.h>
@@ -85,18 +85,45 @@ m2i_shape_equal (const M2iShape *a, const M2iShape *b)
   return TRUE;
 }
 
+gboolean
+m2i_shape_is_static (const M2iShape *s)
+{
+  for (gint i = 0; i < s->rank; i++)
+    if (s->dims[i] < 0)
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
+ir_shape_fits (const M2iShape *declared, const M2iShape *s)
+{
+  if (declared->rank != s->rank)
+    return FALSE;
+  for (gint i = 0; i < s->rank; i++)
+    if (declared->dims[i] != M2I_DIM_DYNAMIC && s->dims[i] != M2I_DIM_DYNAMIC &&
+        declared->dims[i] != s->dims[i])
+      return FALSE;
+  return TRUE;
+}
+
 gchar *
 m2i_shape_to_string (const M2iShape *s)
 {
   GString *str = g_string_new ("[");
-  for (gint i = 0; i < s->rank; i++)
-    g_string_append_printf (str, i ? ",%" G_GINT64_FORMAT : "%" G_GINT64_FORMAT, s->dims[i]);
+  for (gint i = 0; i < s->rank; i++) {
+    if (i)
+      g_string_append_c (str, ',');
+    if (s->dims[i] == M2I_DIM_DYNAMIC)
+      g_string_append_c (str, '?');
+    else
+      g_string_append_printf (str, "%" G_GINT64_FORMAT, s->dims[i]);
+  }
   g_string_append_c (str, ']');
   return g_string_free (str, FALSE);
 }
 
-gboolean
-m2i_shape_parse (const char *s, M2iShape *out, GError **error)
+static gboolean
+parse_shape (const char *s, gboolean dynamic, M2iShape *out, GError **error)
 {
   M2iShape shape = { 0 };
   const char *p = s ? s : "";
@@ -110,16 +137,27 @@ m2i_shape_parse (const char *s, M2iShape *out, GError **error)
     }
     char *end;
     errno = 0;
-    if (*p == '?' || g_str_has_prefix (p, "..")) {
-      /* OpenVINO's spelling of dynamic dimensions and ranges ("?", "1..8") */
-      g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
-          "shape \"%s\": dynamic dimensions are not supported (only static shapes)", s);
-      return FALSE;
+    /* OpenVINO's spellings of dynamic dimensions and ranges ("?", "-1",
+     * "1..8", "..8", "1.."): a range is as dynamic as "?" here */
+    gint64 d;
+    if (*p == '?') {
+      d = M2I_DIM_DYNAMIC;
+      end = (char *) p + 1;
+    } else if (g_str_has_prefix (p, "..")) {
+      d = M2I_DIM_DYNAMIC;
+      end = (char *) p + 2;
+      g_ascii_strtoll (end, &end, 10);
+    } else {
+      d = g_ascii_strtoll (p, &end, 10);
+      if (end != p && g_str_has_prefix (end, "..")) {
+        d = M2I_DIM_DYNAMIC;
+        end += 2;
+        g_ascii_strtoll (end, &end, 10);
+      }
     }
-    gint64 d = g_ascii_strtoll (p, &end, 10);
-    if (end != p && g_str_has_prefix (end, "..")) {
+    if (d == M2I_DIM_DYNAMIC && !dynamic) {
       g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
-          "shape \"%s\": dynamic dimensions are not supported (only static shapes)", s);
+          "shape \"%s\": dynamic dimensions are not supported here (only static shapes)", s);
       return FALSE;
     }
     if (end == p || errno) {
@@ -127,7 +165,7 @@ m2i_shape_parse (const char *s, M2iShape *out, GError **error)
           "shape \"%s\": \"%s\" is not a dimension", s, p);
       return FALSE;
     }
-    if (d < 0) {
+    if (d < 0 && d != M2I_DIM_DYNAMIC) {
       g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
           "shape \"%s\": dynamic or negative dimension %" G_GINT64_FORMAT
           " is not supported (only static shapes)", s, d);
@@ -152,7 +190,7 @@ m2i_shape_parse (const char *s, M2iShape *out, GError **error)
       return FALSE;
     }
   }
-  if (m2i_shape_numel (&shape) < 0) {
+  if (m2i_shape_is_static (&shape) && m2i_shape_numel (&shape) < 0) {
     g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
         "shape \"%s\" has too many elements", s);
     return FALSE;
@@ -188,4 +226,16 @@ m2i_tensor_nbytes (const M2iTensor *t)
 {
   gint64 n = m2i_shape_numel (&t->shape);
   return n < 0 ? 0 : (gsize) n * m2i_element_type_size (t->type);
+}
+
+gboolean
+m2i_shape_parse (const char *s, M2iShape *out, GError **error)
+{
+  return parse_shape (s, FALSE, out, error);
+}
+
+gboolean
+ir_shape_parse_dynamic (const char *s, M2iShape *out, GError **error)
+{
+  return parse_shape (s, TRUE, out, error);
 }

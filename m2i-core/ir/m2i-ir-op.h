@@ -9,7 +9,8 @@
 #pragma once
 
 #include <glib.h>
-#include <ir/m2i-ir-types.h>
+#include <m2i-core/base/m2i-export.h>
+#include <m2i-core/ir/m2i-ir-types.h>
 
 G_BEGIN_DECLS
 
@@ -19,21 +20,21 @@ typedef struct _M2iIrNode M2iIrNode;
 
 /* Makes a free-standing layer (tests, tools, plugins building graphs). Free
  * with m2i_ir_node_free(); layers owned by a model are freed with it. */
-M2iIrNode *m2i_ir_node_new (gint64 id, const char *name, const char *type,
+M2I_API M2iIrNode *m2i_ir_node_new (gint64 id, const char *name, const char *type,
     const char *version);
-void m2i_ir_node_free (M2iIrNode *n);
+M2I_API void m2i_ir_node_free (M2iIrNode *n);
 
 /* Sets (or replaces) the <data> attribute @key; both strings are copied. */
-void m2i_ir_node_set_attr (M2iIrNode *n, const char *key, const char *value);
+M2I_API void m2i_ir_node_set_attr (M2iIrNode *n, const char *key, const char *value);
 
-gint64 m2i_ir_node_get_id (const M2iIrNode *n);
-const char *m2i_ir_node_get_name (const M2iIrNode *n);
-const char *m2i_ir_node_get_type (const M2iIrNode *n);
+M2I_API gint64 m2i_ir_node_get_id (const M2iIrNode *n);
+M2I_API const char *m2i_ir_node_get_name (const M2iIrNode *n);
+M2I_API const char *m2i_ir_node_get_type (const M2iIrNode *n);
 /* The layer's `version` attribute ("opset1", "opset8", or a custom name). */
-const char *m2i_ir_node_get_version (const M2iIrNode *n);
+M2I_API const char *m2i_ir_node_get_version (const M2iIrNode *n);
 
 /* Raw attribute text, NULL when absent. Owned by the node. */
-const char *m2i_ir_node_get_attr (const M2iIrNode *n, const char *key);
+M2I_API const char *m2i_ir_node_get_attr (const M2iIrNode *n, const char *key);
 
 /*
  * Typed attribute getters. An absent attribute yields @def (or, for the list
@@ -41,25 +42,25 @@ const char *m2i_ir_node_get_attr (const M2iIrNode *n, const char *key);
  * one returns FALSE with a GError naming the layer, the attribute and the
  * text. Lists are comma separated, spaces allowed, "" is an empty list.
  */
-gboolean m2i_ir_node_attr_int (const M2iIrNode *n, const char *key, gint64 def,
+M2I_API gboolean m2i_ir_node_attr_int (const M2iIrNode *n, const char *key, gint64 def,
     gint64 *out, GError **error);
-gboolean m2i_ir_node_attr_float (const M2iIrNode *n, const char *key, double def,
+M2I_API gboolean m2i_ir_node_attr_float (const M2iIrNode *n, const char *key, double def,
     double *out, GError **error);
-gboolean m2i_ir_node_attr_bool (const M2iIrNode *n, const char *key, gboolean def,
+M2I_API gboolean m2i_ir_node_attr_bool (const M2iIrNode *n, const char *key, gboolean def,
     gboolean *out, GError **error);
-gboolean m2i_ir_node_attr_ints (const M2iIrNode *n, const char *key,
+M2I_API gboolean m2i_ir_node_attr_ints (const M2iIrNode *n, const char *key,
     gint64 *out, gint max, gint *n_out, GError **error);
-gboolean m2i_ir_node_attr_floats (const M2iIrNode *n, const char *key,
+M2I_API gboolean m2i_ir_node_attr_floats (const M2iIrNode *n, const char *key,
     float *out, gint max, gint *n_out, GError **error);
 /* One of @allowed (NULL-terminated); *out is its index. Absent → @def's
  * index (@def must be in @allowed). Unknown text → FALSE with a GError
  * listing the allowed values. */
-gboolean m2i_ir_node_attr_enum (const M2iIrNode *n, const char *key,
+M2I_API gboolean m2i_ir_node_attr_enum (const M2iIrNode *n, const char *key,
     const char *def, const char *const *allowed, gint *out, GError **error);
 
 /* Sets @error (domain M2I_ERROR, @code) with the message prefixed by the
  * layer: "layer 12 'conv1' (Convolution, opset1): <message>". */
-void m2i_ir_node_set_error (GError **error, gint code, const M2iIrNode *n,
+M2I_API void m2i_ir_node_set_error (GError **error, gint code, const M2iIrNode *n,
     const char *format, ...) G_GNUC_PRINTF (4, 5);
 
 /* ---- Kernels ---------------------------------------------------------- */
@@ -80,6 +81,14 @@ typedef struct {
   gsize scratch_bytes;     /* infer() sets: temporary bytes execute() needs */
   gpointer scratch;        /* at execute(): scratch_bytes, 64-byte aligned */
   gint n_threads;          /* slices execute() may use with m2i_parallel_for */
+  /* Run-time shapes (docs/ir-runtime.md, "Shapes known at run time").
+   * infer() sets bit p when output p's size depends on the input *data*
+   * (NonZero, NonMaxSuppression, TopK with a computed k): outputs[p].shape
+   * is then an upper bound (same rank, each dim at least the actual one),
+   * and execute() must call m2i_op_context_set_output_shape() for output p
+   * before writing it. Outputs 0..31 can be dynamic. */
+  guint32 dynamic_outputs;
+  gpointer runtime;        /* reserved for the runtime: kernels leave it alone */
 } M2iOpContext;
 
 typedef struct {
@@ -103,43 +112,62 @@ typedef struct {
    * PReLU, Clamp, Sigmoid, Exp: listed in ir-compile.c) may get an output
    * that is the very buffer of an input of the same shape and type (they
    * must compute element i from input element i only). Also called once at
-   * compile time when every input is constant (constant folding). */
+   * compile time when every input is constant (constant folding).
+   * Layers reading a value whose shape is known only at run time (a
+   * dynamic output, or one computed from it) are inferred again before
+   * execute() whenever an input's shape, or the value of a small integer
+   * input (a shape, axes, k: at most 64 bytes), differs from the last
+   * time; their state is then per infer request, and infer() sees data
+   * for constant inputs and for those small integer inputs. */
   gboolean (*execute) (M2iOpContext *ctx, GError **error);
   /* Frees ctx->state; may be NULL. */
   void (*free_state) (gpointer state);
 } M2iOpKernel;
+
+/*
+ * For an output infer() marked in ctx->dynamic_outputs: sets its actual
+ * shape at execute() (same rank, each dim at most the bound infer() gave)
+ * and makes ctx->outputs[p].data point at memory for it (the runtime grows
+ * the buffer when a larger shape than ever before comes, so in steady
+ * state nothing is allocated). Write the output only after this call.
+ * FALSE with @error when @p is not a dynamic output, the shape exceeds
+ * the bound, or the memory cannot be had (the limit is
+ * M2iIrCompileOptions.max_dynamic_bytes).
+ */
+M2I_API gboolean m2i_op_context_set_output_shape (M2iOpContext *ctx, gint p,
+    const M2iShape *shape, GError **error);
 
 /* ---- Registry --------------------------------------------------------- */
 
 typedef struct _M2iOpRegistry M2iOpRegistry;
 
 /* The process-wide registry with every built-in kernel. Not freed. */
-M2iOpRegistry *m2i_op_registry_get_default (void);
+M2I_API M2iOpRegistry *m2i_op_registry_get_default (void);
 
 /* A new, empty registry whose lookups fall back to @fallback (may be NULL;
  * it must outlive the new registry). Kernels added here take precedence over
  * @fallback's. Free with m2i_op_registry_free(). */
-M2iOpRegistry *m2i_op_registry_new (M2iOpRegistry *fallback);
+M2I_API M2iOpRegistry *m2i_op_registry_new (M2iOpRegistry *fallback);
 /* Frees a registry made by m2i_op_registry_new() (the default one is never
  * freed: passing it does nothing). Kernels are not touched. */
-void m2i_op_registry_free (M2iOpRegistry *r);
+M2I_API void m2i_op_registry_free (M2iOpRegistry *r);
 
 /* The opsets @type has kernels for in @r and its fallbacks, space separated
  * and sorted ("opset1 opset8"), or NULL when there is none. Free with
  * g_free(). Used in "unknown op" messages. */
-gchar *m2i_op_registry_list_opsets (M2iOpRegistry *r, const char *type);
+M2I_API gchar *m2i_op_registry_list_opsets (M2iOpRegistry *r, const char *type);
 
 /* Adds @kernel (which must stay valid for the life of the process: use a
  * static const). A kernel for the same type and an overlapping opset
  * replaces the earlier one (plugins may override built-ins). Thread-safe. */
-void m2i_op_registry_add (M2iOpRegistry *r, const M2iOpKernel *kernel);
+M2I_API void m2i_op_registry_add (M2iOpRegistry *r, const M2iOpKernel *kernel);
 
 /* The kernel for @type in @version, or NULL. @version "opsetN" denotes, as
  * in OpenVINO, the newest version of the op introduced at or before opset N
  * ("MaxPool" in "opset11" is MaxPool-8, found under "opset8"); kernels list
  * the opsets that introduced the versions they implement. Other version
  * strings (custom ops) match exactly; a kernel with no opsets matches any. */
-const M2iOpKernel *m2i_op_registry_lookup (M2iOpRegistry *r, const char *type,
+M2I_API const M2iOpKernel *m2i_op_registry_lookup (M2iOpRegistry *r, const char *type,
     const char *version);
 
 /*
@@ -149,7 +177,7 @@ const M2iOpKernel *m2i_op_registry_lookup (M2iOpRegistry *r, const char *type,
  * the file cannot be opened, lacks the symbol, or its register call fails.
  * The library stays loaded for the life of the process.
  */
-gboolean m2i_op_registry_load_plugin (M2iOpRegistry *r, const char *path,
+M2I_API gboolean m2i_op_registry_load_plugin (M2iOpRegistry *r, const char *path,
     GError **error);
 
 #define M2I_OP_PLUGIN_REGISTER_SYMBOL "m2i_op_plugin_register"

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <glib.h>
+#include <m2i-core/base/m2i-export.h>
 
 G_BEGIN_DECLS
 
@@ -24,22 +25,27 @@ typedef enum {
 } M2iElementType;
 
 /* Bytes per element (boolean is one byte); 0 for M2I_ET_UNDEFINED. */
-gsize m2i_element_type_size (M2iElementType t);
+M2I_API gsize m2i_element_type_size (M2iElementType t);
 
 /* IR spelling ("f32", "i64", "boolean", ...); static string. */
-const char *m2i_element_type_to_string (M2iElementType t);
+M2I_API const char *m2i_element_type_to_string (M2iElementType t);
 
 /* Parses both spellings IR files use ("f32"/"FP32", "i64"/"I64",
  * "boolean"/"BOOL", "u8"/"U8", ...). Returns FALSE for unknown strings and
  * for sub-byte types (u1, u4, i4, nf4), which the runtime does not support;
  * *out is left alone then. */
-gboolean m2i_element_type_from_string (const char *s, M2iElementType *out);
+M2I_API gboolean m2i_element_type_from_string (const char *s, M2iElementType *out);
 
-gboolean m2i_element_type_is_float (M2iElementType t);
+M2I_API gboolean m2i_element_type_is_float (M2iElementType t);
 
 #define M2I_MAX_RANK 8
 
-/* A static shape. rank 0 is a scalar (one element). */
+/* A dimension whose size is not known from the model file: OpenVINO IR
+ * writes it -1 (<dim>) or "?" (shape attributes). Models keep it in their
+ * declared shapes; a compiled model computes only with static shapes. */
+#define M2I_DIM_DYNAMIC (-1)
+
+/* A shape. rank 0 is a scalar (one element). */
 typedef struct {
   gint rank;
   gint64 dims[M2I_MAX_RANK];
@@ -47,19 +53,23 @@ typedef struct {
 
 /* Number of elements (1 for a scalar); -1 if a dim is negative or the
  * product overflows. */
-gint64 m2i_shape_numel (const M2iShape *s);
-gboolean m2i_shape_equal (const M2iShape *a, const M2iShape *b);
+M2I_API gint64 m2i_shape_numel (const M2iShape *s);
+M2I_API gboolean m2i_shape_equal (const M2iShape *a, const M2iShape *b);
 
-/* "[1,3,224,224]"; "[]" for a scalar. Free with g_free(). */
-gchar *m2i_shape_to_string (const M2iShape *s);
+/* TRUE when no dim is M2I_DIM_DYNAMIC (or otherwise negative). */
+M2I_API gboolean m2i_shape_is_static (const M2iShape *s);
+
+/* "[1,3,224,224]"; "[]" for a scalar; a dynamic dim prints "?". Free with
+ * g_free(). */
+M2I_API gchar *m2i_shape_to_string (const M2iShape *s);
 
 /* Parses "1,3,8,8", "1, 3, 8, 8" and "" (scalar) into @out. FALSE with a
  * GError for a malformed dim, a negative or dynamic dim, or rank > 8. */
-gboolean m2i_shape_parse (const char *s, M2iShape *out, GError **error);
+M2I_API gboolean m2i_shape_parse (const char *s, M2iShape *out, GError **error);
 
 /* Numpy broadcasting of @a and @b into @out; FALSE with a GError naming both
  * shapes when they do not broadcast. */
-gboolean m2i_shape_broadcast (const M2iShape *a, const M2iShape *b,
+M2I_API gboolean m2i_shape_broadcast (const M2iShape *a, const M2iShape *b,
     M2iShape *out, GError **error);
 
 /* A dense row-major tensor. `data` is borrowed unless the owner says
@@ -71,6 +81,6 @@ typedef struct {
 } M2iTensor;
 
 /* Bytes of the tensor's data (numel × element size); 0 if undefined. */
-gsize m2i_tensor_nbytes (const M2iTensor *t);
+M2I_API gsize m2i_tensor_nbytes (const M2iTensor *t);
 
 G_END_DECLS

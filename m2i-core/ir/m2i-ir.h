@@ -17,8 +17,9 @@
 #pragma once
 
 #include <glib.h>
-#include <ir/m2i-ir-types.h>
-#include <ir/m2i-ir-op.h>
+#include <m2i-core/base/m2i-export.h>
+#include <m2i-core/ir/m2i-ir-types.h>
+#include <m2i-core/ir/m2i-ir-op.h>
 
 G_BEGIN_DECLS
 
@@ -38,7 +39,7 @@ typedef struct _M2iIrInferRequest M2iIrInferRequest;
  * Returns a new model (free with m2i_ir_model_unref()), or NULL with @error
  * set (domain M2I_ERROR) naming the file, the line and the reason.
  */
-M2iIrModel *m2i_ir_model_load (const char *xml_path, const char *bin_path,
+M2I_API M2iIrModel *m2i_ir_model_load (const char *xml_path, const char *bin_path,
     GError **error);
 
 /*
@@ -46,19 +47,19 @@ M2iIrModel *m2i_ir_model_load (const char *xml_path, const char *bin_path,
  * NUL-terminated) and @weights (may be NULL when no Const is present; a
  * reference is taken). @origin names the model in messages.
  */
-M2iIrModel *m2i_ir_model_load_from_memory (const char *xml, gsize xml_len,
+M2I_API M2iIrModel *m2i_ir_model_load_from_memory (const char *xml, gsize xml_len,
     GBytes *weights, const char *origin, GError **error);
 
-M2iIrModel *m2i_ir_model_ref (M2iIrModel *model);
-void m2i_ir_model_unref (M2iIrModel *model);
+M2I_API M2iIrModel *m2i_ir_model_ref (M2iIrModel *model);
+M2I_API void m2i_ir_model_unref (M2iIrModel *model);
 
 /* The <net name>; owned by the model. */
-const char *m2i_ir_model_get_name (const M2iIrModel *model);
+M2I_API const char *m2i_ir_model_get_name (const M2iIrModel *model);
 /* 10 or 11. */
-gint m2i_ir_model_get_ir_version (const M2iIrModel *model);
+M2I_API gint m2i_ir_model_get_ir_version (const M2iIrModel *model);
 /* Model-level rt_info (v11 <rt_info>, nested elements as "a/b" paths, and
  * v10 <meta_data> under "meta_data/..."); NULL when absent. Owned by the model. */
-const char *m2i_ir_model_get_rt_info (const M2iIrModel *model, const char *key);
+M2I_API const char *m2i_ir_model_get_rt_info (const M2iIrModel *model, const char *key);
 
 /* ---- Inputs and outputs ---------------------------------------------- */
 
@@ -69,58 +70,71 @@ typedef struct {
   const M2iIrNode *node;       /* the Parameter or Result layer */
 } M2iIrIoInfo;
 
-gint m2i_ir_model_get_n_inputs (const M2iIrModel *model);
-gint m2i_ir_model_get_n_outputs (const M2iIrModel *model);
+M2I_API gint m2i_ir_model_get_n_inputs (const M2iIrModel *model);
+M2I_API gint m2i_ir_model_get_n_outputs (const M2iIrModel *model);
 /* @i in range, else NULL. Owned by the model. Output names follow OpenVINO:
  * the first tensor name of the producing port (v11), else the producing
  * layer's name, with ".N" appended for an output port ordinal N > 0. */
-const M2iIrIoInfo *m2i_ir_model_get_input (const M2iIrModel *model, gint i);
-const M2iIrIoInfo *m2i_ir_model_get_output (const M2iIrModel *model, gint i);
+M2I_API const M2iIrIoInfo *m2i_ir_model_get_input (const M2iIrModel *model, gint i);
+M2I_API const M2iIrIoInfo *m2i_ir_model_get_output (const M2iIrModel *model, gint i);
 /* Index of the input/output called @name (also any of its v11 tensor
  * names), or -1. */
-gint m2i_ir_model_find_input (const M2iIrModel *model, const char *name);
-gint m2i_ir_model_find_output (const M2iIrModel *model, const char *name);
+M2I_API gint m2i_ir_model_find_input (const M2iIrModel *model, const char *name);
+M2I_API gint m2i_ir_model_find_output (const M2iIrModel *model, const char *name);
+
+/*
+ * Gives input @name (a Parameter's name or any of its tensor names) the
+ * static shape @shape, for models whose inputs have dynamic dimensions
+ * (-1 or "?" in the XML), as OpenVINO's Model::reshape does: @shape must
+ * have the declared rank and agree with every static declared dim. Call it
+ * before m2i_ir_compile() (the compiled model keeps the shapes it was
+ * compiled with; do not call it while another thread compiles @model).
+ * m2i_ir_model_get_input() then reports @shape. FALSE with @error when
+ * there is no such input or the shape does not fit.
+ */
+M2I_API gboolean m2i_ir_model_reshape (M2iIrModel *model, const char *name,
+    const M2iShape *shape, GError **error);
 
 /* ---- Walking the graph -------------------------------------------------- */
 
 /* Layers in XML order; @i in range, else NULL. Owned by the model. */
-gint m2i_ir_model_get_n_nodes (const M2iIrModel *model);
-M2iIrNode *m2i_ir_model_get_node (const M2iIrModel *model, gint i);
+M2I_API gint m2i_ir_model_get_n_nodes (const M2iIrModel *model);
+M2I_API M2iIrNode *m2i_ir_model_get_node (const M2iIrModel *model, gint i);
 /* The layer with XML id @id, or NULL. */
-M2iIrNode *m2i_ir_model_find_node (const M2iIrModel *model, gint64 id);
+M2I_API M2iIrNode *m2i_ir_model_find_node (const M2iIrModel *model, gint64 id);
 /* Node indices (as for m2i_ir_model_get_node()) in a topological order:
  * every layer after the layers it reads. @n_out receives the count. */
-const gint *m2i_ir_model_get_topological_order (const M2iIrModel *model,
+M2I_API const gint *m2i_ir_model_get_topological_order (const M2iIrModel *model,
     gint *n_out);
 
 /* The position of @n in its model's node list (-1 for free-standing nodes). */
-gint m2i_ir_node_get_index (const M2iIrNode *n);
-gint m2i_ir_node_get_n_inputs (const M2iIrNode *n);
-gint m2i_ir_node_get_n_outputs (const M2iIrNode *n);
+M2I_API gint m2i_ir_node_get_index (const M2iIrNode *n);
+M2I_API gint m2i_ir_node_get_n_inputs (const M2iIrNode *n);
+M2I_API gint m2i_ir_node_get_n_outputs (const M2iIrNode *n);
 /* Declared dims and precision of input/output ordinal @i (the XML's; the
  * compiled model's inferred values are identical, see
  * m2i_ir_compiled_model_get_value()). Precision is M2I_ET_UNDEFINED when the
  * port has none (input ports usually). NULL/UNDEFINED when out of range. */
-const M2iShape *m2i_ir_node_get_input_shape (const M2iIrNode *n, gint i);
-const M2iShape *m2i_ir_node_get_output_shape (const M2iIrNode *n, gint i);
-M2iElementType m2i_ir_node_get_input_type (const M2iIrNode *n, gint i);
-M2iElementType m2i_ir_node_get_output_type (const M2iIrNode *n, gint i);
+M2I_API const M2iShape *m2i_ir_node_get_input_shape (const M2iIrNode *n, gint i);
+M2I_API const M2iShape *m2i_ir_node_get_output_shape (const M2iIrNode *n, gint i);
+M2I_API M2iElementType m2i_ir_node_get_input_type (const M2iIrNode *n, gint i);
+M2I_API M2iElementType m2i_ir_node_get_output_type (const M2iIrNode *n, gint i);
 /* v11 tensor names of output @i ("a,b"), or NULL. */
-const char *m2i_ir_node_get_output_names (const M2iIrNode *n, gint i);
+M2I_API const char *m2i_ir_node_get_output_names (const M2iIrNode *n, gint i);
 /* The producer of input @i: its layer and output ordinal. FALSE when @i is
  * out of range or the input is unconnected (free-standing nodes). */
-gboolean m2i_ir_node_get_input_source (const M2iIrNode *n, gint i,
+M2I_API gboolean m2i_ir_node_get_input_source (const M2iIrNode *n, gint i,
     M2iIrNode **src, gint *src_port);
 /* Layer rt_info value ("<attribute name=.. value=..>"), or NULL. */
-const char *m2i_ir_node_get_rt_info (const M2iIrNode *n, const char *name);
+M2I_API const char *m2i_ir_node_get_rt_info (const M2iIrNode *n, const char *name);
 /* A Const's value: f32 for f16 constants (widened at load), the stored type
  * otherwise. NULL for other layers. Owned by the model. */
-const M2iTensor *m2i_ir_node_get_const (const M2iIrNode *n);
+M2I_API const M2iTensor *m2i_ir_node_get_const (const M2iIrNode *n);
 
 /* Edges in XML order, as ordinals: from (node index, output ordinal) to
  * (node index, input ordinal). FALSE when @i is out of range. */
-gint m2i_ir_model_get_n_edges (const M2iIrModel *model);
-gboolean m2i_ir_model_get_edge (const M2iIrModel *model, gint i,
+M2I_API gint m2i_ir_model_get_n_edges (const M2iIrModel *model);
+M2I_API gboolean m2i_ir_model_get_edge (const M2iIrModel *model, gint i,
     gint *from_node, gint *from_port, gint *to_node, gint *to_port);
 
 /* ---- Writing ------------------------------------------------------------- */
@@ -132,12 +146,12 @@ gboolean m2i_ir_model_get_edge (const M2iIrModel *model, gint i,
  * <meta_data> excepted) are kept, so the result loads back to
  * the same graph. FALSE with @error if a constant cannot be written.
  */
-gboolean m2i_ir_model_serialize (const M2iIrModel *model, GString *xml,
+M2I_API gboolean m2i_ir_model_serialize (const M2iIrModel *model, GString *xml,
     GByteArray *bin, GError **error);
 
 /* As m2i_ir_model_serialize(), into the files @xml_path and @bin_path.
  * FALSE with @error (M2I_ERROR_IO) when they cannot be written. */
-gboolean m2i_ir_model_save (const M2iIrModel *model, const char *xml_path,
+M2I_API gboolean m2i_ir_model_save (const M2iIrModel *model, const char *xml_path,
     const char *bin_path, GError **error);
 
 /*
@@ -163,7 +177,7 @@ gboolean m2i_ir_model_save (const M2iIrModel *model, const char *xml_path,
  * a selected layer, or a sub-graph that is no valid model, e.g. without any
  * Result).
  */
-M2iIrModel *m2i_ir_model_extract (const M2iIrModel *model, const gint *nodes,
+M2I_API M2iIrModel *m2i_ir_model_extract (const M2iIrModel *model, const gint *nodes,
     gint n_nodes, const gint *outputs, gint n_outputs, const char *name,
     GError **error);
 
@@ -183,6 +197,9 @@ typedef struct {
   M2iOpRegistry *registry;
   /* Constants larger than this are not precomputed (0 = 64 MiB). */
   gsize max_folded_bytes;
+  /* The most bytes one tensor whose shape is known only at run time may
+   * take (0 = 1 GiB); an inference that needs more fails with a message. */
+  gsize max_dynamic_bytes;
   /* The memory one compiled model and one infer request may need (0 =
    * M2I_IR_DEFAULT_MAX_MEMORY): the constants folded at compile time, plus
    * the buffers and scratch of a request. A model whose declared tensors
@@ -204,27 +221,27 @@ typedef struct {
  * Takes a reference on @model. Returns a new compiled model (free with
  * m2i_ir_compiled_model_unref()), or NULL with @error set.
  */
-M2iIrCompiledModel *m2i_ir_compile (M2iIrModel *model,
+M2I_API M2iIrCompiledModel *m2i_ir_compile (M2iIrModel *model,
     const M2iIrCompileOptions *options, GError **error);
 
-M2iIrCompiledModel *m2i_ir_compiled_model_ref (M2iIrCompiledModel *cm);
-void m2i_ir_compiled_model_unref (M2iIrCompiledModel *cm);
+M2I_API M2iIrCompiledModel *m2i_ir_compiled_model_ref (M2iIrCompiledModel *cm);
+M2I_API void m2i_ir_compiled_model_unref (M2iIrCompiledModel *cm);
 
 /* The model compiled (borrowed). */
-M2iIrModel *m2i_ir_compiled_model_get_model (const M2iIrCompiledModel *cm);
+M2I_API M2iIrModel *m2i_ir_compiled_model_get_model (const M2iIrCompiledModel *cm);
 
 /* The inferred type and shape of output ordinal @port of node index @node,
  * as the compiled model computes it (f16 appears as f32); data is set when
  * the value is a constant (Const or folded at compile time), NULL
  * otherwise. NULL when out of range. Owned by the compiled model. */
-const M2iTensor *m2i_ir_compiled_model_get_value (const M2iIrCompiledModel *cm,
+M2I_API const M2iTensor *m2i_ir_compiled_model_get_value (const M2iIrCompiledModel *cm,
     gint node, gint port);
 
 /* Statistics: layers run per inference (not folded, not Parameter/Const/
  * Result, reachable from a Result), and the bytes one infer request owns
  * (activations arena + scratch). */
-gint m2i_ir_compiled_model_get_n_runtime_nodes (const M2iIrCompiledModel *cm);
-gsize m2i_ir_compiled_model_get_request_bytes (const M2iIrCompiledModel *cm);
+M2I_API gint m2i_ir_compiled_model_get_n_runtime_nodes (const M2iIrCompiledModel *cm);
+M2I_API gsize m2i_ir_compiled_model_get_request_bytes (const M2iIrCompiledModel *cm);
 
 /* ---- Inferring ----------------------------------------------------------- */
 
@@ -235,9 +252,9 @@ gsize m2i_ir_compiled_model_get_request_bytes (const M2iIrCompiledModel *cm);
  * @error set when the memory cannot be allocated. Free with
  * m2i_ir_infer_request_free().
  */
-M2iIrInferRequest *m2i_ir_infer_request_new (M2iIrCompiledModel *cm,
+M2I_API M2iIrInferRequest *m2i_ir_infer_request_new (M2iIrCompiledModel *cm,
     GError **error);
-void m2i_ir_infer_request_free (M2iIrInferRequest *req);
+M2I_API void m2i_ir_infer_request_free (M2iIrInferRequest *req);
 
 /*
  * The request's own input tensor @i (NULL when out of range): write the
@@ -245,24 +262,24 @@ void m2i_ir_infer_request_free (M2iIrInferRequest *req);
  * computes in (f32 for an f16 input). Owned by the request; stays valid and
  * keeps its contents until the request is freed.
  */
-M2iTensor *m2i_ir_infer_request_get_input (M2iIrInferRequest *req, gint i);
+M2I_API M2iTensor *m2i_ir_infer_request_get_input (M2iIrInferRequest *req, gint i);
 
 /*
  * Copies @t into input @i. @t's shape must equal the input's; its type must
  * be the input's declared or computed type (an f16 input takes f16 or f32
  * data). FALSE with @error otherwise. @t is not retained.
  */
-gboolean m2i_ir_infer_request_set_input (M2iIrInferRequest *req, gint i,
+M2I_API gboolean m2i_ir_infer_request_set_input (M2iIrInferRequest *req, gint i,
     const M2iTensor *t, GError **error);
 
 /* Runs the model on the current inputs. FALSE with @error when a kernel
  * fails. Allocates nothing. */
-gboolean m2i_ir_infer_request_infer (M2iIrInferRequest *req, GError **error);
+M2I_API gboolean m2i_ir_infer_request_infer (M2iIrInferRequest *req, GError **error);
 
 /* Per-layer timing (like benchmark_app -pc): when on, each layer run by
  * infer() adds its wall time to a counter (the clock costs ~50 ns a layer;
  * off by default). */
-void m2i_ir_infer_request_set_profiling (M2iIrInferRequest *req, gboolean on);
+M2I_API void m2i_ir_infer_request_set_profiling (M2iIrInferRequest *req, gboolean on);
 
 typedef struct {
   const M2iIrNode *node;       /* the layer */
@@ -273,13 +290,15 @@ typedef struct {
 /* The layers run per inference, in execution order, with their times since
  * profiling was switched on. *n_out receives the count. Owned by the
  * request. */
-const M2iIrLayerProfile *m2i_ir_infer_request_get_profile (M2iIrInferRequest *req,
+M2I_API const M2iIrLayerProfile *m2i_ir_infer_request_get_profile (M2iIrInferRequest *req,
     gint *n_out);
 
 /* Output @i of the last inference (NULL when out of range): type (f32 for
  * f16 outputs), shape and data, owned by the request, valid until the next
- * infer() or free. */
-const M2iTensor *m2i_ir_infer_request_get_output (M2iIrInferRequest *req,
+ * infer() or free. An output computed from a value whose size depends on
+ * the data (NonZero, NonMaxSuppression, ...) has the shape of the last
+ * inference; its declared dims are -1 (m2i_ir_model_get_output()). */
+M2I_API const M2iTensor *m2i_ir_infer_request_get_output (M2iIrInferRequest *req,
     gint i);
 
 G_END_DECLS

@@ -13,6 +13,7 @@
  */
 #include "engine-private.h"
 
+#include <base/m2i-align.h>
 #include <base/m2i-cpu.h>
 #include <string.h>
 
@@ -24,8 +25,7 @@
 gsize
 m2i_csc_terms_stride (const CscKernels *k, gint n)
 {
-  gint b = k->block;
-  return (gsize) ((n + b - 1) / b * b);
+  return m2i_align_up (n, k->block);
 }
 
 /* ---- plain C ------------------------------------------------------------ */
@@ -1591,13 +1591,6 @@ init_once (void)
 #endif
     g_once_init_leave (&once, 1);
   }
-}
-
-const CscKernels *
-m2i_csc_kernels_c (void)
-{
-  init_once ();
-  return &kernels_c;
 }
 
 /* Picked once: M2I_CPU_DISABLE is read at the first call (as m2i_cpu_flags

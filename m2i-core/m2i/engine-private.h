@@ -161,8 +161,6 @@ void m2i_fpair_table_free (FPairTable *t);
 
 /* The kernels for this CPU (respects M2I_CPU_DISABLE). */
 const CscKernels *m2i_csc_kernels (void);
-/* The plain-C kernels. */
-const CscKernels *m2i_csc_kernels_c (void);
 
 /* Padded terms stride for a row of @n pixels. */
 gsize m2i_csc_terms_stride (const CscKernels *k, gint n);

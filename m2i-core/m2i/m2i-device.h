@@ -9,7 +9,8 @@
 #pragma once
 
 #include <glib.h>
-#include <m2i/m2i-plan.h>
+#include <m2i-core/base/m2i-export.h>
+#include <m2i-core/m2i/m2i-plan.h>
 
 G_BEGIN_DECLS
 
@@ -22,6 +23,10 @@ typedef struct M2iFence M2iFence;
  * for long, wait on fences or free the run's plan (that waits for the run
  * to end); may submit more work and may unref @fence's other references. */
 typedef void (*M2iFenceFunc) (M2iFence *fence, const GError *error, gpointer user_data);
+
+/* The simulated device's nominal clock: M2iDeviceCounters.cycles divided
+ * by it is the device's busy time in seconds. */
+#define M2I_DEVICE_CLOCK_HZ G_GUINT64_CONSTANT (1000000000)
 
 typedef struct {
   guint64 runs;            /* plan runs completed (sync and async) */
@@ -36,16 +41,16 @@ typedef struct {
 } M2iDeviceCounters;
 
 /* The process-wide device (created on first use, never freed). */
-M2iDevice *m2i_device_get_default (void);
+M2I_API M2iDevice *m2i_device_get_default (void);
 
 /* Number of engine threads (from env M2I_DEVICE_ENGINES, default 1). */
-guint m2i_device_n_engines (M2iDevice *dev);
+M2I_API guint m2i_device_n_engines (M2iDevice *dev);
 
 /* Copies the counters (a consistent snapshot) into @out. */
-void m2i_device_get_counters (M2iDevice *dev, M2iDeviceCounters *out);
+M2I_API void m2i_device_get_counters (M2iDevice *dev, M2iDeviceCounters *out);
 
 /* Zeroes the counters (tests). */
-void m2i_device_reset_counters (M2iDevice *dev);
+M2I_API void m2i_device_reset_counters (M2iDevice *dev);
 
 /* Where accounted work ran: on the device, or on the CPU in its place. */
 typedef enum {
@@ -61,7 +66,7 @@ typedef enum {
  * the caller's cost model has them. @dev NULL means the default device.
  * Thread-safe; never fails. Does nothing for an unknown @target.
  */
-void m2i_device_account_work (M2iDevice *dev, M2iDeviceTarget target, guint n_tasks,
+M2I_API void m2i_device_account_work (M2iDevice *dev, M2iDeviceTarget target, guint n_tasks,
     guint64 bytes_read, guint64 bytes_written, guint64 cycles);
 
 /*
@@ -73,33 +78,33 @@ void m2i_device_account_work (M2iDevice *dev, M2iDeviceTarget target, guint n_ta
  * of one plan execute in submission order. Fences are recycled by the
  * device, so steady-state submission allocates nothing.
  */
-M2iFence *m2i_plan_submit (M2iPlan *plan, const M2iImage *in, M2iImage *out,
+M2I_API M2iFence *m2i_plan_submit (M2iPlan *plan, const M2iImage *in, M2iImage *out,
     M2iFenceFunc func, gpointer user_data, GError **error);
 
 /* Waits until the run completed or @timeout_us (< 0: forever) passed.
  * Returns TRUE when it completed successfully; FALSE with M2I_ERROR_FAILED
  * ("timed out") on timeout, or with the run's error (M2I_ERROR_CANCELLED for a
  * cancelled run). */
-gboolean m2i_fence_wait (M2iFence *fence, gint64 timeout_us, GError **error);
+M2I_API gboolean m2i_fence_wait (M2iFence *fence, gint64 timeout_us, GError **error);
 
 /* TRUE once the run completed, failed or was cancelled. */
-gboolean m2i_fence_is_done (M2iFence *fence);
+M2I_API gboolean m2i_fence_is_done (M2iFence *fence);
 
 /* Cancels the run if it is still queued: it will not run, its callback is
  * called with M2I_ERROR_CANCELLED on this thread, and TRUE is returned.
  * Returns FALSE if it already started or finished. */
-gboolean m2i_fence_cancel (M2iFence *fence);
+M2I_API gboolean m2i_fence_cancel (M2iFence *fence);
 
 /* Cancels every queued run of @plan (all plans if NULL), calling their
  * callbacks with M2I_ERROR_CANCELLED on this thread, then waits until no
  * engine runs @plan; returns how many runs were cancelled. m2i_plan_free()
  * calls it. */
-guint m2i_device_cancel_plan (M2iDevice *dev, M2iPlan *plan);
+M2I_API guint m2i_device_cancel_plan (M2iDevice *dev, M2iPlan *plan);
 
 /* Adds a reference to @fence; returns it. */
-M2iFence *m2i_fence_ref (M2iFence *fence);
+M2I_API M2iFence *m2i_fence_ref (M2iFence *fence);
 /* Drops a reference; the last one returns the fence to the device's free
  * list (do not use it afterwards). NULL is ignored. */
-void m2i_fence_unref (M2iFence *fence);
+M2I_API void m2i_fence_unref (M2iFence *fence);
 
 G_END_DECLS

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <glib.h>
+#include <m2i-core/base/m2i-export.h>
 
 G_BEGIN_DECLS
 
@@ -61,41 +62,41 @@ typedef struct {
 
 /* Seed spelling ("SP_NV12_8", "PL_FP16_RGB", ...) of a format; static string,
  * "UNKNOWN" for an out-of-range value. */
-const char *m2i_format_to_string (M2iFormat f);
+M2I_API const char *m2i_format_to_string (M2iFormat f);
 
 /* Parses the seed spelling; returns M2I_FORMAT_UNKNOWN for anything else. */
-M2iFormat m2i_format_from_string (const char *s);
+M2I_API M2iFormat m2i_format_from_string (const char *s);
 
 /* Properties of a format. n_planes: 2 for NV12, 3 for I420 and planar RGB,
  * 1 for interleaved, 0 for an unknown format. bytes_per_sample: 1, 2 or 4.
  * The rest describe M2I_FORMAT_UNKNOWN as a YUV u8 RGB-order format; check
  * the format first. */
-guint m2i_format_n_planes (M2iFormat f);
-M2iLayout m2i_format_layout (M2iFormat f);
-M2iDataType m2i_format_dtype (M2iFormat f);
-M2iChannelOrder m2i_format_order (M2iFormat f);   /* RGB for YUV formats */
-guint m2i_format_bytes_per_sample (M2iFormat f);
-gboolean m2i_format_is_yuv (M2iFormat f);
+M2I_API guint m2i_format_n_planes (M2iFormat f);
+M2I_API M2iLayout m2i_format_layout (M2iFormat f);
+M2I_API M2iDataType m2i_format_dtype (M2iFormat f);
+M2I_API M2iChannelOrder m2i_format_order (M2iFormat f);   /* RGB for YUV formats */
+M2I_API guint m2i_format_bytes_per_sample (M2iFormat f);
+M2I_API gboolean m2i_format_is_yuv (M2iFormat f);
 
 /* The RGB-like format with the given layout (interleaved or planar), type and
  * channel order; M2I_FORMAT_UNKNOWN when there is none. */
-M2iFormat m2i_format_compose (M2iLayout layout, M2iDataType dtype,
+M2I_API M2iFormat m2i_format_compose (M2iLayout layout, M2iDataType dtype,
     M2iChannelOrder order);
 
 /* Minimum row bytes and number of rows of plane @p for a @width × @height image of format @f. Return FALSE (and
  * leave the outputs alone) for an unknown format, a plane it does not have,
  * or sizes <= 0. */
-gboolean m2i_format_plane_geometry (M2iFormat f, gint width, gint height,
+M2I_API gboolean m2i_format_plane_geometry (M2iFormat f, gint width, gint height,
     guint p, gsize *min_row_bytes, gint *rows);
 
 /* Fills @img for a @width × @height image of format @f with tight strides
  * (each row exactly its minimum bytes) and NULL data, sizes 0. Returns FALSE
  * for an unknown format or non-positive sizes. */
-gboolean m2i_image_init (M2iImage *img, M2iFormat f, gint width, gint height);
+M2I_API gboolean m2i_image_init (M2iImage *img, M2iFormat f, gint width, gint height);
 
 /* Bytes plane @p needs with @img's stride: stride × (rows − 1) + row bytes
  * (the last row needs no padding). 0 if @p is not a plane of the format. */
-gsize m2i_image_plane_min_size (const M2iImage *img, guint p);
+M2I_API gsize m2i_image_plane_min_size (const M2iImage *img, guint p);
 
 /* Lays all planes of @img one after another in @buf (@buf_size bytes), each
  * plane's rows @row_stride bytes apart (0: tight) and each plane starting
@@ -105,24 +106,24 @@ gsize m2i_image_plane_min_size (const M2iImage *img, guint p);
  * for the widest plane row, or M2I_ERROR_BUFFER_TOO_SMALL if @buf_size cannot
  * hold the planes. @buf stays the caller's. For NV12/I420 the chroma planes
  * use @row_stride (I420: @row_stride / 2 rounded up, at least the row). */
-gboolean m2i_image_wrap (M2iImage *img, M2iFormat f, gint width, gint height,
+M2I_API gboolean m2i_image_wrap (M2iImage *img, M2iFormat f, gint width, gint height,
     gpointer buf, gsize buf_size, gsize row_stride, GError **error);
 
 /* Bytes m2i_image_wrap() needs for a buffer with that geometry. 0 on an
  * invalid request. */
-gsize m2i_image_wrap_size (M2iFormat f, gint width, gint height, gsize row_stride);
+M2I_API gsize m2i_image_wrap_size (M2iFormat f, gint width, gint height, gsize row_stride);
 
 /* TRUE when @a and @b have the same format, size and plane strides (what a
  * plan made for one also runs on the other); data pointers and plane sizes
  * are not compared. */
-gboolean m2i_image_same_geometry (const M2iImage *a, const M2iImage *b);
+M2I_API gboolean m2i_image_same_geometry (const M2iImage *a, const M2iImage *b);
 
 /* Checks that @img is usable: known format, positive size, even width and
  * height for NV12/I420, every stride at least the row bytes, and when
  * @check_data every plane pointer non-NULL and its size at least
  * m2i_image_plane_min_size(). Returns FALSE with a GError naming @what
  * ("input", "output") and the reason. */
-gboolean m2i_image_check (const M2iImage *img, const char *what,
+M2I_API gboolean m2i_image_check (const M2iImage *img, const char *what,
     gboolean check_data, GError **error);
 
 G_END_DECLS

@@ -95,6 +95,15 @@ m2i_op_list_result (const M2iOpList *ops, M2iFormat in_format, gint width, gint 
     in.width = width;
     in.height = height;
   }
+  if (ops->n_ops == 0) {
+    /* nothing to do: the input as it is */
+    if (!m2i_image_check (&in, "input", FALSE, error))
+      return FALSE;
+    *out_format = in_format;
+    *out_width = width;
+    *out_height = height;
+    return TRUE;
+  }
   if (!m2i_chain_validate (&in, ops->ops, ops->n_ops, NULL, &sh, error))
     return FALSE;
   guint last = ops->n_ops - 1;

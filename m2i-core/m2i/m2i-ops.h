@@ -7,9 +7,10 @@
 #pragma once
 
 #include <glib.h>
-#include <base/m2i-fp16.h>
-#include <m2i/m2i-format.h>
-#include <m2i/m2i-resize.h>
+#include <m2i-core/base/m2i-export.h>
+#include <m2i-core/base/m2i-fp16.h>
+#include <m2i-core/m2i/m2i-format.h>
+#include <m2i-core/m2i/m2i-resize.h>
 
 G_BEGIN_DECLS
 
@@ -53,59 +54,59 @@ typedef struct {
 } M2iOpList;
 
 /* Empties @list. */
-void m2i_op_list_init (M2iOpList *list);
+M2I_API void m2i_op_list_init (M2iOpList *list);
 
 /* Append one op. Return FALSE (list unchanged) when the list already holds
  * M2I_MAX_OPS ops or a parameter is out of range (convert to u8, zero or
  * negative resize size); the planner reports deeper problems. */
-gboolean m2i_op_list_add_csc (M2iOpList *list, M2iChannelOrder order);
-gboolean m2i_op_list_add_convert (M2iOpList *list, M2iDataType to);
-gboolean m2i_op_list_add_resize (M2iOpList *list, const M2iResizeParams *p);
-gboolean m2i_op_list_add_norm (M2iOpList *list, const M2iNormParams *p);
-gboolean m2i_op_list_add_permute (M2iOpList *list);
+M2I_API gboolean m2i_op_list_add_csc (M2iOpList *list, M2iChannelOrder order);
+M2I_API gboolean m2i_op_list_add_convert (M2iOpList *list, M2iDataType to);
+M2I_API gboolean m2i_op_list_add_resize (M2iOpList *list, const M2iResizeParams *p);
+M2I_API gboolean m2i_op_list_add_norm (M2iOpList *list, const M2iNormParams *p);
+M2I_API gboolean m2i_op_list_add_permute (M2iOpList *list);
 
 /* Appends all ops of @tail to @list; FALSE (list unchanged) if they do not
  * fit. */
-gboolean m2i_op_list_append (M2iOpList *list, const M2iOpList *tail);
+M2I_API gboolean m2i_op_list_append (M2iOpList *list, const M2iOpList *tail);
 
 /* What @ops produce from a @width × @height image of @in_format (for caps
- * negotiation): fills the result's format and size. Returns FALSE with
- * @error (M2I_ERROR_INVALID_ARGUMENT, the same messages as m2i_plan_new)
- * when the chain is invalid for that input. */
-gboolean m2i_op_list_result (const M2iOpList *ops, M2iFormat in_format, gint width,
+ * negotiation): fills the result's format and size (an empty list: the
+ * input). Returns FALSE with @error (M2I_ERROR_INVALID_ARGUMENT, the same
+ * messages as m2i_plan_new) when the chain is invalid for that input. */
+M2I_API gboolean m2i_op_list_result (const M2iOpList *ops, M2iFormat in_format, gint width,
     gint height, M2iFormat *out_format, gint *out_width, gint *out_height, GError **error);
 
 /* TRUE when both lists hold the same ops with the same parameters. */
-gboolean m2i_op_list_equal (const M2iOpList *a, const M2iOpList *b);
+M2I_API gboolean m2i_op_list_equal (const M2iOpList *a, const M2iOpList *b);
 
 /* Short name of an op kind as the seed spells it: "csc", "convertU8F16",
  * "resize", "norm", "permute" (m2i_op_to_string tells convertU8F16 from
  * convertU8F32); a static string, "unknown" for an out-of-range value. */
-const char *m2i_op_kind_to_string (M2iOpKind kind);
+M2I_API const char *m2i_op_kind_to_string (M2iOpKind kind);
 
 /* Describes one op, e.g. "csc(BGR)", "convertU8F16",
  * "resize(224x224 linear half_pixel)", "norm", "permute". Free with g_free. */
-gchar *m2i_op_to_string (const M2iOp *op);
+M2I_API gchar *m2i_op_to_string (const M2iOp *op);
 
 /* Describes a list, ops joined by " -> "; "(no ops)" for an empty list.
  * Free with g_free. */
-gchar *m2i_op_list_to_string (const M2iOpList *list);
+M2I_API gchar *m2i_op_list_to_string (const M2iOpList *list);
 
 /* Norm coefficients for out = (in * @in_scale - mean[i]) / std[i], the usual
  * "mean/std" preprocessing (for example in_scale 1/255 with ImageNet's mean
  * and std in [0,1] units): A = 1, B = mean/in_scale, C = std/in_scale, D = 0,
  * each rounded to fp16. Returns FALSE when a std or in_scale is zero, negative
  * or not finite, or a coefficient does not fit fp16. */
-gboolean m2i_norm_params_from_mean_std (M2iNormParams *p, const float mean[3],
+M2I_API gboolean m2i_norm_params_from_mean_std (M2iNormParams *p, const float mean[3],
     const float std[3], float in_scale);
 
 /* Norm coefficients of BatchNormInference-5: A = gamma, B = mean,
  * C = sqrt(var + eps), D = beta, each rounded to fp16. Returns FALSE when
  * var + eps is not positive or a coefficient does not fit fp16. */
-gboolean m2i_norm_params_from_batchnorm (M2iNormParams *p, const float gamma[3],
+M2I_API gboolean m2i_norm_params_from_batchnorm (M2iNormParams *p, const float gamma[3],
     const float beta[3], const float mean[3], const float var[3], float eps);
 
 /* The identity norm (A = C = 1, B = D = 0). */
-void m2i_norm_params_identity (M2iNormParams *p);
+M2I_API void m2i_norm_params_identity (M2iNormParams *p);
 
 G_END_DECLS

@@ -9,6 +9,7 @@
  */
 #include "engine-private.h"
 #include "m2i-device.h"
+#include "device-model.h"
 
 #include <base/m2i-error.h>
 #include <base/m2i-parallel.h>
@@ -167,11 +168,7 @@ single_ok (M2iProfile prof, const M2iOp *op, M2iFormat in)
 
 /* ---- cost model ----------------------------------------------------------- */
 
-#define COST_SETUP 2000
-#define COST_DMA_BYTES_PER_CYCLE 32
-#define COST_CSC_PIXELS_PER_CYCLE 16
-#define COST_MACS_PER_CYCLE 32
-#define COST_VALUES_PER_CYCLE 32
+/* The device's figures: device-model.h. */
 
 static guint64
 image_bytes (const M2iImage *img)
@@ -196,7 +193,7 @@ task_cost (Task *t)
     const M2iOp *op = &t->ops[i];
     switch (op->kind) {
       case M2I_OP_CSC:
-        compute += (guint64) src_rows * src_cols / COST_CSC_PIXELS_PER_CYCLE;
+        compute += (guint64) src_rows * src_cols / DEVICE_M2I_CSC_PIXELS_PER_CYCLE;
         break;
       case M2I_OP_RESIZE: {
         M2iResizePlan *rp = m2i_resize_plan_new (&op->u.resize, w, h, NULL);
@@ -204,7 +201,7 @@ task_cost (Task *t)
           guint64 ow = op->u.resize.out_width, oh = op->u.resize.out_height;
           gint rows = t->fused ? src_rows : h;
           guint64 macs = (guint64) rows * ow * 3 * rp->x.taps + ow * oh * 3 * rp->y.taps;
-          compute += macs / COST_MACS_PER_CYCLE;
+          compute += macs / DEVICE_M2I_RESIZE_MACS_PER_CYCLE;
           m2i_resize_plan_free (rp);
         }
         w = op->u.resize.out_width;
@@ -215,13 +212,14 @@ task_cost (Task *t)
         /* Inside a fused task convert, permute and norm are pipeline stages
          * (address generation, a multiplier on the way out): free. */
         if (!t->fused)
-          compute += (guint64) w * h * 3 / COST_VALUES_PER_CYCLE;
+          compute += (guint64) w * h * 3 / DEVICE_M2I_VALUES_PER_CYCLE;
         break;
     }
   }
-  guint64 dma = (t->bytes_read + t->bytes_written + COST_DMA_BYTES_PER_CYCLE - 1)
-      / COST_DMA_BYTES_PER_CYCLE;
-  t->cycles = t->target == M2I_TASK_DEVICE ? COST_SETUP + MAX (dma, compute) : 0;
+  guint64 dma = (t->bytes_read + t->bytes_written + DEVICE_DMA_BYTES_PER_CYCLE - 1)
+      / DEVICE_DMA_BYTES_PER_CYCLE;
+  t->cycles = t->target == M2I_TASK_DEVICE
+      ? DEVICE_M2I_TASK_SETUP_CYCLES + MAX (dma, compute) : 0;
 }
 
 /* ---- planning ------------------------------------------------------------- */

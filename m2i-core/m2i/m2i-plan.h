@@ -9,8 +9,9 @@
 #pragma once
 
 #include <glib.h>
-#include <m2i/m2i-format.h>
-#include <m2i/m2i-ops.h>
+#include <m2i-core/base/m2i-export.h>
+#include <m2i-core/m2i/m2i-format.h>
+#include <m2i-core/m2i/m2i-ops.h>
 
 G_BEGIN_DECLS
 
@@ -50,12 +51,12 @@ typedef struct {
 } M2iTaskInfo;
 
 /* Fills @opts with the default profile and one slice per core. */
-void m2i_plan_options_init (M2iPlanOptions *opts);
+M2I_API void m2i_plan_options_init (M2iPlanOptions *opts);
 
 /* "default" / "extended"; static string. */
-const char *m2i_profile_to_string (M2iProfile p);
+M2I_API const char *m2i_profile_to_string (M2iProfile p);
 /* Parses "default" or "extended"; FALSE (and *out untouched) otherwise. */
-gboolean m2i_profile_from_string (const char *s, M2iProfile *out);
+M2I_API gboolean m2i_profile_from_string (const char *s, M2iProfile *out);
 
 /*
  * Plans @ops from @in to @out. Only the formats, sizes and strides of @in and
@@ -67,25 +68,25 @@ gboolean m2i_profile_from_string (const char *s, M2iProfile *out);
  * before csc, norm on u8 data, permute twice, an output format that does not
  * match the chain, ...). Free with m2i_plan_free().
  */
-M2iPlan *m2i_plan_new (const M2iImage *in, const M2iOpList *ops,
+M2I_API M2iPlan *m2i_plan_new (const M2iImage *in, const M2iOpList *ops,
     const M2iImage *out, const M2iPlanOptions *opts, GError **error);
 
 /* Frees @plan (NULL is ignored): cancels its queued device runs (their
  * callbacks see M2I_ERROR_CANCELLED) and waits for one in progress first. The
  * caller must not be running it synchronously on another thread. */
-void m2i_plan_free (M2iPlan *plan);
+M2I_API void m2i_plan_free (M2iPlan *plan);
 
 /* Number of tasks (>= 1) and their descriptions (@i < n_tasks). */
-guint m2i_plan_n_tasks (const M2iPlan *plan);
-void m2i_plan_get_task (const M2iPlan *plan, guint i, M2iTaskInfo *info);
-M2iProfile m2i_plan_get_profile (const M2iPlan *plan);
+M2I_API guint m2i_plan_n_tasks (const M2iPlan *plan);
+M2I_API void m2i_plan_get_task (const M2iPlan *plan, guint i, M2iTaskInfo *info);
+M2I_API M2iProfile m2i_plan_get_profile (const M2iPlan *plan);
 /* The op list as given to m2i_plan_new (owned by the plan). */
-const M2iOpList *m2i_plan_get_ops (const M2iPlan *plan);
+M2I_API const M2iOpList *m2i_plan_get_ops (const M2iPlan *plan);
 
 /* One line per task, e.g.
  * "task 1/1 DEVICE fused: csc(RGB) -> resize(...) -> permute  SP_NV12_8 1920x1080 -> PL_RGB24 224x224"
  * joined with '\n' (no trailing newline). Free with g_free. */
-gchar *m2i_plan_to_string (const M2iPlan *plan);
+M2I_API gchar *m2i_plan_to_string (const M2iPlan *plan);
 
 /*
  * Runs the plan on one frame, synchronously, on the calling thread (slices on
@@ -95,7 +96,7 @@ gchar *m2i_plan_to_string (const M2iPlan *plan);
  * plan are serialised (the plan owns its scratch); different plans run
  * concurrently. Allocates nothing.
  */
-gboolean m2i_plan_run (M2iPlan *plan, const M2iImage *in, M2iImage *out,
+M2I_API gboolean m2i_plan_run (M2iPlan *plan, const M2iImage *in, M2iImage *out,
     GError **error);
 
 /*
@@ -105,7 +106,7 @@ gboolean m2i_plan_run (M2iPlan *plan, const M2iImage *in, M2iImage *out,
  * FALSE with @error on an impossible request. Used by tests to check the
  * fused path and by tools to compare.
  */
-gboolean m2i_reference_run (const M2iImage *in, const M2iOpList *ops,
+M2I_API gboolean m2i_reference_run (const M2iImage *in, const M2iOpList *ops,
     M2iImage *out, GError **error);
 
 G_END_DECLS

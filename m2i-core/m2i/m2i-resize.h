@@ -9,6 +9,7 @@
 #pragma once
 
 #include <glib.h>
+#include <m2i-core/base/m2i-export.h>
 
 G_BEGIN_DECLS
 
@@ -51,18 +52,18 @@ typedef struct {
  * half_pixel, nearest_mode round_prefer_floor, antialias false, cube_coeff
  * -0.75 — mode nearest (the spec has no default mode) and the given output
  * size. Sizes are checked when a plan is made, not here. */
-void m2i_resize_params_init (M2iResizeParams *p, gint out_width, gint out_height);
+M2I_API void m2i_resize_params_init (M2iResizeParams *p, gint out_width, gint out_height);
 
 /* Spec spelling ("linear_onnx", "half_pixel", "round_prefer_floor", ...,
  * ASCII case ignored) to enum; return FALSE for an unknown or NULL string and
  * leave *out alone. */
-gboolean m2i_resize_mode_from_string (const char *s, M2iResizeMode *out);
-gboolean m2i_coord_mode_from_string (const char *s, M2iCoordMode *out);
-gboolean m2i_nearest_mode_from_string (const char *s, M2iNearestMode *out);
+M2I_API gboolean m2i_resize_mode_from_string (const char *s, M2iResizeMode *out);
+M2I_API gboolean m2i_coord_mode_from_string (const char *s, M2iCoordMode *out);
+M2I_API gboolean m2i_nearest_mode_from_string (const char *s, M2iNearestMode *out);
 
 /* Enum to spec spelling; static strings, NULL for an out-of-range value. */
-const char *m2i_resize_mode_to_string (M2iResizeMode m);
-const char *m2i_coord_mode_to_string (M2iCoordMode m);
-const char *m2i_nearest_mode_to_string (M2iNearestMode m);
+M2I_API const char *m2i_resize_mode_to_string (M2iResizeMode m);
+M2I_API const char *m2i_coord_mode_to_string (M2iCoordMode m);
+M2I_API const char *m2i_nearest_mode_to_string (M2iNearestMode m);
 
 G_END_DECLS

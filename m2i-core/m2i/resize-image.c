@@ -6,6 +6,7 @@
  */
 #include "resize-internal.h"
 
+#include <base/m2i-align.h>
 #include <base/m2i-error.h>
 
 static gsize
@@ -18,7 +19,7 @@ static gsize
 bookkeeping_floats (gint taps)
 {
   gsize bytes = (gsize) taps * (sizeof (const float *) + sizeof (gint32));
-  return (bytes / sizeof (float) + 15) / 16 * 16;
+  return m2i_align_up (bytes / sizeof (float), 16);
 }
 
 gsize

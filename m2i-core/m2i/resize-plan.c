@@ -2,10 +2,11 @@
  *
  * For every mode, the 2-D formula of OpenVINO's Interpolate specification is
  * a product of one factor per axis (docs/resize.md shows each derivation),
- * so one table per axis describes it. Coordinates are computed in fp32 with
- * the operations and order of OpenVINO's reference implementation, because
- * they decide which source pixel "nearest" picks and where a filter sits;
- * weights are computed in double and stored as fp32.
+ * so one table per axis describes it, built from the one-axis formulas of
+ * resize-formulas.c. Coordinates are computed in fp32 with the operations
+ * and order of OpenVINO's reference implementation, because they decide
+ * which source pixel "nearest" picks and where a filter sits; weights are
+ * computed in double and stored as fp32.
  */
 #include "resize-private.h"
 #include "resize-internal.h"
@@ -21,95 +22,6 @@ typedef struct {
   gboolean antialias;            /* "linear": antialias and some axis shrinks */
 } AxisCtx;
 
-static float
-resize_source_coord (M2iCoordMode mode, gint x, float scale, gint out, gint in)
-{
-  float xr = (float) x;
-  /* OpenVINO's GetOriginalCoordinate returns the output coordinate unchanged
-   * when the axis keeps its size (the spec's formulas agree except for
-   * tf_half_pixel_for_nn, which would shift by half a pixel). */
-  if (scale == 1.0f || out == in)
-    return xr;
-  switch (mode) {
-    case M2I_COORD_PYTORCH_HALF_PIXEL:
-      return out > 1 ? (xr + 0.5f) / scale - 0.5f : 0.0f;
-    case M2I_COORD_ASYMMETRIC:
-      return xr / scale;
-    case M2I_COORD_TF_HALF_PIXEL_FOR_NN:
-      return (xr + 0.5f) / scale;
-    case M2I_COORD_ALIGN_CORNERS:
-      return out == 1 ? 0.0f : xr * (float) (in - 1) / (float) (out - 1);
-    case M2I_COORD_HALF_PIXEL:
-    default:
-      return ((xr + 0.5f) / scale) - 0.5f;
-  }
-}
-
-static gint64
-resize_nearest_index (M2iNearestMode mode, float c, gboolean downsample)
-{
-  switch (mode) {
-    case M2I_NEAREST_ROUND_PREFER_CEIL:
-      return (gint64) roundf (c);                       /* halves away from zero */
-    case M2I_NEAREST_FLOOR:
-      return (gint64) floorf (c);
-    case M2I_NEAREST_CEIL:
-      return (gint64) ceilf (c);
-    case M2I_NEAREST_SIMPLE:
-      return downsample ? (gint64) ceilf (c) : (gint64) c;   /* c++ cast: toward zero */
-    case M2I_NEAREST_ROUND_PREFER_FLOOR:
-    default:
-      if (c == (float) (gint64) c + 0.5f)
-        return (gint64) floorf (c);
-      return (gint64) roundf (c);
-  }
-}
-
-static void
-resize_cubic_coeffs (float s, float a, double coeff[4])
-{
-  double x = fabs ((double) s), A = a;
-  coeff[0] = A * (x - 1.0) * (x - 1.0) * x;
-  coeff[1] = ((A + 2.0) * x - (A + 3.0)) * x * x + 1.0;
-  coeff[2] = (((-A - 2.0) * x + (2.0 * A + 3.0)) * x - A) * x;
-  coeff[3] = -A * x * x * (x - 1.0);
-}
-
-static double
-resize_pillow_filter (M2iResizeMode mode, double x, double a)
-{
-  x = fabs (x);
-  if (mode == M2I_RESIZE_BILINEAR_PILLOW)
-    return x < 1.0 ? 1.0 - x : 0.0;
-  if (x < 1.0)
-    return ((a + 2.0) * x - (a + 3.0)) * x * x + 1.0;
-  if (x < 2.0)
-    return (((x - 5.0) * x + 8.0) * x - 4.0) * a;
-  return 0.0;
-}
-
-static void
-resize_pillow_window (M2iResizeMode mode, gint in, gint out, gint i,
-    gint *xmin, gint *count, double *center, double *inv_filterscale)
-{
-  /* Pillow's precompute_coeffs (as in OpenVINO's interpolate_pil.hpp): the
-   * filter widens by the shrink factor, so downscaling always antialiases. */
-  double scale = (double) (float) in / out;
-  double filterscale = scale < 1.0 ? 1.0 : scale;
-  double support = (mode == M2I_RESIZE_BILINEAR_PILLOW ? 1.0 : 2.0) * filterscale;
-  double c = (i + 0.5) * scale;
-  gint lo = (gint) (c - support + 0.5);
-  gint hi = (gint) (c + support + 0.5);
-  if (lo < 0)
-    lo = 0;
-  if (hi > in)
-    hi = in;
-  *xmin = lo;
-  *count = MAX (hi - lo, 0);
-  *center = c;
-  *inv_filterscale = 1.0 / filterscale;
-}
-
 static gint
 clamp_index (gint64 j, gint in)
 {
@@ -123,11 +35,12 @@ axis_entry (const AxisCtx *c, gint i, gint32 *idx, double *w)
 {
   const M2iResizeParams *p = c->p;
   gint in = c->in;
-  float icoord = resize_source_coord (p->coord, i, c->scale, c->out, in);
+  float icoord = m2i_resize_source_coord (p->coord, (float) i, c->scale, (float) c->out,
+      (float) in);
 
   switch (p->mode) {
     case M2I_RESIZE_NEAREST:{
-      gint64 j = resize_nearest_index (p->nearest, icoord, c->scale < 1.0f);
+      gint64 j = m2i_resize_nearest_index (p->nearest, icoord, c->scale < 1.0f);
       idx[0] = clamp_index (j, in);
       w[0] = 1.0;
       return 1;
@@ -137,13 +50,12 @@ axis_entry (const AxisCtx *c, gint i, gint32 *idx, double *w)
        * the image are left out and the rest renormalised (the spec's
        * division by wsum). */
       float a = c->antialias ? c->scale : 1.0f;
-      gint64 r = c->scale > 1.0f ? 2 : (gint64) ceilf (2.0f / a);
+      gint64 r = m2i_resize_linear_radius (c->scale, a);
       gint64 centre = (gint64) roundf (icoord);
       double sum = 0.0;
       gint n = 0;
       for (gint64 j = MAX (centre - r, 0); j <= centre + r && j < in; j++) {
-        float dz = icoord - (float) j;
-        float t = fmaxf (0.0f, 1.0f - fabsf (a * dz));
+        float t = m2i_resize_triangle (a, icoord - (float) j);
         if (t == 0.0f)
           continue;
         idx[n] = (gint32) j;
@@ -179,19 +91,20 @@ axis_entry (const AxisCtx *c, gint i, gint32 *idx, double *w)
     case M2I_RESIZE_CUBIC:{
       float fl = floorf (icoord);
       gint64 base = (gint64) fl;
-      resize_cubic_coeffs (icoord - fl, p->cube_coeff, w);
+      m2i_resize_cubic_coeffs (icoord - fl, p->cube_coeff, w);
       for (gint k = 0; k < 4; k++)
         idx[k] = clamp_index (base - 1 + k, in);
       return 4;
     }
     case M2I_RESIZE_BILINEAR_PILLOW:
     case M2I_RESIZE_BICUBIC_PILLOW:{
-      gint xmin, count;
-      double centre, ss, ww = 0.0;
-      resize_pillow_window (p->mode, in, c->out, i, &xmin, &count, &centre, &ss);
+      M2iResizePillowWindow win;
+      double ww = 0.0;
+      m2i_resize_pillow_window (p->mode, in, c->out, i, &win);
+      gint xmin = (gint) win.first, count = (gint) win.count;
       for (gint k = 0; k < count; k++) {
-        w[k] = resize_pillow_filter (p->mode, (k + xmin - centre + 0.5) * ss,
-            p->cube_coeff);
+        w[k] = m2i_resize_pillow_filter (p->mode,
+            (k + xmin - win.center + 0.5) * win.inv_filterscale, p->cube_coeff);
         idx[k] = xmin + k;
         ww += w[k];
       }

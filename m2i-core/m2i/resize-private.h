@@ -75,6 +75,47 @@ typedef struct {
   M2iResizeSimd *simd;           /* private to the kernels (lazily built tables) */
 } M2iResizePlan;
 
+/* The spec's spellings indexed by enum value, NULL-terminated (for attribute
+ * parsers such as the IR reader's). */
+extern const char *const m2i_resize_mode_names[];
+extern const char *const m2i_coord_mode_names[];
+extern const char *const m2i_nearest_mode_names[];
+
+/* ---- Interpolate's one-axis formulas (resize-formulas.c) ------------------
+ * Shared by the engine's tables and the IR runtime's Interpolate kernel. */
+
+/* GetOriginalCoordinate: the source coordinate of output index @x on an
+ * axis of @in_len values resized to @out_len with @scale (out / in, fp32). */
+float m2i_resize_source_coord (M2iCoordMode mode, float x, float scale, float out_len,
+    float in_len);
+/* GetNearestPixel: the source index "nearest" picks for coordinate @c
+ * (unclamped); @downsample when the axis shrinks (scale < 1). */
+gint64 m2i_resize_nearest_index (M2iNearestMode mode, float c, gboolean downsample);
+/* "linear": how far from round(coordinate) taps reach (@a is the
+ * triangle's slope, the scale with antialias, else 1), and the triangle's
+ * weight at distance @d: max(0, 1 - |a·d|). */
+gint64 m2i_resize_linear_radius (float scale, float a);
+float m2i_resize_triangle (float a, float d);
+/* "cubic": the four weights of taps floor(c)-1 .. floor(c)+2 for the
+ * fraction @s = c - floor(c), with cube_coeff @a (in double). */
+void m2i_resize_cubic_coeffs (float s, float a, double coeff[4]);
+/* Pillow's bilinear (triangle) or bicubic filter at @x, cube_coeff @a. */
+double m2i_resize_pillow_filter (M2iResizeMode mode, double x, double a);
+
+/* Pillow's window of output index i (precompute_coeffs): source indices
+ * [first, first + count) clamped to the axis, the filter's centre, and
+ * 1 / the filter's widening; tap k weighs
+ * m2i_resize_pillow_filter ((first + k - center + 0.5) * inv_filterscale). */
+typedef struct {
+  gint64 first, count;
+  double center, inv_filterscale;
+} M2iResizePillowWindow;
+/* Half the filter's width in source values (at most that + 1 taps each
+ * side). */
+double m2i_resize_pillow_support (M2iResizeMode mode, gint64 in, gint64 out);
+void m2i_resize_pillow_window (M2iResizeMode mode, gint64 in, gint64 out, gint64 i,
+    M2iResizePillowWindow *w);
+
 /* Builds the filter tables for resizing an in_width × in_height image with
  * @p. Returns NULL and sets @error (M2I_ERROR_INVALID_ARGUMENT) for zero,
  * negative or too large (> M2I_RESIZE_MAX_SIZE) sizes, an enum value out of

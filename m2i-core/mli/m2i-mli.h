@@ -28,6 +28,7 @@
 #pragma once
 
 #include <glib.h>
+#include <m2i-core/base/m2i-export.h>
 
 G_BEGIN_DECLS
 
@@ -120,37 +121,37 @@ typedef struct {
 } M2iMliSubTensorCfg;
 
 /* "ok", "bad tensor", ...: a static string. */
-const char *m2i_mli_status_to_string (M2iMliStatus s);
+M2I_API const char *m2i_mli_status_to_string (M2iMliStatus s);
 
 /* Sets @error (M2I_ERROR_INVALID_ARGUMENT, or M2I_ERROR_BUFFER_TOO_SMALL for
  * M2I_MLI_NOT_ENOUGH_MEM) to "@what: <status text>" when @s is not
  * M2I_MLI_OK. Returns TRUE when @s is M2I_MLI_OK. */
-gboolean m2i_mli_set_error (M2iMliStatus s, GError **error, const char *what);
+M2I_API gboolean m2i_mli_set_error (M2iMliStatus s, GError **error, const char *what);
 
 /* "fx8", "sa32", ...; "?" for an unknown value. Static string. */
-const char *m2i_mli_type_to_string (M2iMliType t);
+M2I_API const char *m2i_mli_type_to_string (M2iMliType t);
 
 /* Container bytes of one element: 1, 2 or 4; 0 for an unknown type. */
-guint m2i_mli_type_size (M2iMliType t);
+M2I_API guint m2i_mli_type_size (M2iMliType t);
 
 /* Container bytes of one element of @t; 0 if @t is NULL or its type is
  * unknown. */
-guint m2i_mli_tensor_element_size (const M2iMliTensor *t);
+M2I_API guint m2i_mli_tensor_element_size (const M2iMliTensor *t);
 
 /* Number of elements in dimensions @start_dim .. rank-1 (all of them when
  * @start_dim is 0; 1 for a rank-0 tensor with @start_dim 0). Returns 0 when
  * @t is NULL, its rank is above M2I_MLI_MAX_RANK, or @start_dim >= rank
  * (for rank > 0). */
-guint64 m2i_mli_count_elements (const M2iMliTensor *t, guint start_dim);
+M2I_API guint64 m2i_mli_count_elements (const M2iMliTensor *t, guint start_dim);
 
 /* Fills every 0 entry of mem_stride with its dense value (see
  * M2iMliTensor). Does nothing if @t is NULL or its rank is invalid. */
-void m2i_mli_set_dense_strides (M2iMliTensor *t);
+M2I_API void m2i_mli_set_dense_strides (M2iMliTensor *t);
 
 /* Bytes from data to the end of the last element, honouring the strides:
  * the capacity the tensor needs. 0 if @t is invalid, G_MAXSIZE if the span
  * does not fit in a gsize. */
-gsize m2i_mli_tensor_span_bytes (const M2iMliTensor *t);
+M2I_API gsize m2i_mli_tensor_span_bytes (const M2iMliTensor *t);
 
 /*
  * Quantization getters, as MLI's mli_hlp_tensor_scale / _scale_shift /
@@ -159,13 +160,13 @@ gsize m2i_mli_tensor_span_bytes (const M2iMliTensor *t);
  * fp16/fp32: 1, 0, 0. On a NULL tensor, an unknown type, or @idx beyond a
  * per-axis array, scale returns 0 (never a valid scale) and the others 0.
  */
-gint32 m2i_mli_tensor_scale (const M2iMliTensor *t, guint idx);
-gint m2i_mli_tensor_scale_shift (const M2iMliTensor *t, guint idx);
-gint32 m2i_mli_tensor_zero_offset (const M2iMliTensor *t, guint idx);
+M2I_API gint32 m2i_mli_tensor_scale (const M2iMliTensor *t, guint idx);
+M2I_API gint m2i_mli_tensor_scale_shift (const M2iMliTensor *t, guint idx);
+M2I_API gint32 m2i_mli_tensor_zero_offset (const M2iMliTensor *t, guint idx);
 
 /* Validates a tensor: returns M2I_MLI_BAD_TENSOR, M2I_MLI_BAD_QUANT or
  * M2I_MLI_NOT_ENOUGH_MEM (see M2iMliStatus), else M2I_MLI_OK. */
-M2iMliStatus m2i_mli_tensor_check (const M2iMliTensor *t);
+M2I_API M2iMliStatus m2i_mli_tensor_check (const M2iMliTensor *t);
 
 /*
  * Makes @out a view of part of @in (no copy), as MLI's
@@ -180,7 +181,7 @@ M2iMliStatus m2i_mli_tensor_check (const M2iMliTensor *t);
  * size beyond a dimension, sub_rank > rank or too few size-1 dimensions to
  * drop. @out is untouched on failure. @out borrows @in's buffers.
  */
-M2iMliStatus m2i_mli_subtensor (const M2iMliTensor *in,
+M2I_API M2iMliStatus m2i_mli_subtensor (const M2iMliTensor *in,
     const M2iMliSubTensorCfg *cfg, M2iMliTensor *out);
 
 /*
@@ -198,18 +199,18 @@ M2iMliStatus m2i_mli_subtensor (const M2iMliTensor *in,
  * valid in-place), BAD_CONFIG for an unknown @round. Nothing is written on
  * failure. Single-threaded; does not allocate.
  */
-M2iMliStatus m2i_mli_convert (const M2iMliTensor *src, M2iMliTensor *dst,
+M2I_API M2iMliStatus m2i_mli_convert (const M2iMliTensor *src, M2iMliTensor *dst,
     M2iMliRound round);
 
 /* Convenience initializers (they set strides to 0 = dense and zero the
  * quantization). @shape has @rank entries. */
-void m2i_mli_tensor_init (M2iMliTensor *t, M2iMliType type, gpointer data,
+M2I_API void m2i_mli_tensor_init (M2iMliTensor *t, M2iMliType type, gpointer data,
     gsize capacity, guint rank, const guint32 *shape);
-void m2i_mli_tensor_set_fx (M2iMliTensor *t, gint frac_bits);
-void m2i_mli_tensor_set_sa (M2iMliTensor *t, gint32 zero_point, gint32 scale,
+M2I_API void m2i_mli_tensor_set_fx (M2iMliTensor *t, gint frac_bits);
+M2I_API void m2i_mli_tensor_set_sa (M2iMliTensor *t, gint32 zero_point, gint32 scale,
     gint scale_frac_bits);
 /* Per-axis: the arrays are borrowed and need shape[axis] entries. */
-void m2i_mli_tensor_set_sa_axis (M2iMliTensor *t, gint axis,
+M2I_API void m2i_mli_tensor_set_sa_axis (M2iMliTensor *t, gint axis,
     const gint32 *zero_points, const gint32 *scales,
     const gint8 *scale_frac_bits);
 

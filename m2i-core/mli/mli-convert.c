@@ -92,20 +92,10 @@ load_float (const guint8 *p, M2iMliType t)
   return f;
 }
 
-static inline void
-store_float (guint8 *p, M2iMliType t, double v)
-{
-  if (t == M2I_MLI_FP16) {
-    guint16 h = m2i_mli_f64_to_f16 (v);
-    memcpy (p, &h, sizeof h);
-  } else {
-    float f = (float) v;
-    memcpy (p, &f, sizeof f);
-  }
-}
-
-guint16
-m2i_mli_f64_to_f16 (double v)
+/* Rounds @v (finite or not) to the nearest binary16, ties to even, with no
+ * intermediate rounding to fp32. */
+static guint16
+f64_to_f16 (double v)
 {
   guint16 sign = signbit (v) ? 0x8000 : 0;
   if (isnan (v))
@@ -125,6 +115,18 @@ m2i_mli_f64_to_f16 (double v)
   return sign | (guint16) (((guint) (ex - 1 + 15) << 10) | ((guint) q - 1024u));
 }
 
+static inline void
+store_float (guint8 *p, M2iMliType t, double v)
+{
+  if (t == M2I_MLI_FP16) {
+    guint16 h = f64_to_f16 (v);
+    memcpy (p, &h, sizeof h);
+  } else {
+    float f = (float) v;
+    memcpy (p, &f, sizeof f);
+  }
+}
+
 /* ---- exact rounding of rationals ------------------------------------ */
 
 static inline gboolean
@@ -135,7 +137,7 @@ round_up_from (gint64 twice_rem, gint64 den, gint64 q, M2iMliRound mode)
 }
 
 gint64
-m2i_mli_div_round (gint64 num, gint64 den, M2iMliRound mode)
+mli_div_round (gint64 num, gint64 den, M2iMliRound mode)
 {
   if (den == 1)
     return num;
@@ -402,7 +404,7 @@ convert_row (const Plan *p, const guint8 *s, gint64 s_step, guint8 *d,
       if (p->fast) {
         for (gint64 i = 0; i < n; i++, s += s_step, d += d_step) {
           gint64 v = (load_int (s, p->st) - p->sq.zero) * p->mul;
-          store_int (d, p->dt, saturate (m2i_mli_div_round (v, p->den, p->round),
+          store_int (d, p->dt, saturate (mli_div_round (v, p->den, p->round),
                   p->dq.zero, p->lo, p->hi));
         }
       } else {
@@ -519,8 +521,8 @@ m2i_mli_convert (const M2iMliTensor *src, M2iMliTensor *dst, M2iMliRound round)
   gint axis = MAX (sa, da);
 
   gint64 ss[M2I_MLI_MAX_RANK], ds[M2I_MLI_MAX_RANK];
-  m2i_mli_effective_strides (src, ss);
-  m2i_mli_effective_strides (dst, ds);
+  mli_effective_strides (src, ss);
+  mli_effective_strides (dst, ds);
   guint ses = m2i_mli_type_size (src->type), des = m2i_mli_type_size (dst->type);
 
   /* Overlapping buffers are only allowed as an exact in-place pair. */
@@ -561,8 +563,8 @@ m2i_mli_convert (const M2iMliTensor *src, M2iMliTensor *dst, M2iMliRound round)
       && m2i_mli_count_elements (src, 0) / n_slices >= TABLE_MIN_ELEMENTS;
   Table table;
   for (guint32 a = 0; a < n_slices; a++) {
-    m2i_mli_quant_at (src, a, &p.sq);
-    m2i_mli_quant_at (dst, a, &p.dq);
+    mli_quant_at (src, a, &p.sq);
+    mli_quant_at (dst, a, &p.dq);
     plan_slice (&p);
     if (use_table)
       table_build (&p, &table);

@@ -19,18 +19,15 @@ typedef struct {
 
 /* Strides with 0 entries replaced by their dense values. @t must have a
  * valid rank. */
-void m2i_mli_effective_strides (const M2iMliTensor *t, gint64 *strides);
+void mli_effective_strides (const M2iMliTensor *t, gint64 *strides);
 
 /* Parameters of slice @idx along the per-axis dimension (ignored for
  * per-tensor). @t must have passed m2i_mli_tensor_check(). */
-void m2i_mli_quant_at (const M2iMliTensor *t, guint idx, M2iMliSliceQuant *out);
+void mli_quant_at (const M2iMliTensor *t, guint idx, M2iMliSliceQuant *out);
 
 /* round(@num / @den) with @mode for ties; @den >= 1, |@num| and @den
  * below 2^62. */
-gint64 m2i_mli_div_round (gint64 num, gint64 den, M2iMliRound mode);
+gint64 mli_div_round (gint64 num, gint64 den, M2iMliRound mode);
 
-/* Rounds @v (finite or not) to the nearest binary16, ties to even, with no
- * intermediate rounding to fp32. */
-guint16 m2i_mli_f64_to_f16 (double v);
 
 G_END_DECLS

@@ -72,7 +72,7 @@ m2i_mli_count_elements (const M2iMliTensor *t, guint start_dim)
 }
 
 void
-m2i_mli_effective_strides (const M2iMliTensor *t, gint64 *strides)
+mli_effective_strides (const M2iMliTensor *t, gint64 *strides)
 {
   /* Dense strides saturate at 2^40 elements: no real buffer reaches that,
    * so such a tensor fails its capacity check, and offset arithmetic on
@@ -92,7 +92,7 @@ m2i_mli_set_dense_strides (M2iMliTensor *t)
   if (!t || t->rank > M2I_MLI_MAX_RANK)
     return;
   gint64 s[M2I_MLI_MAX_RANK];
-  m2i_mli_effective_strides (t, s);
+  mli_effective_strides (t, s);
   for (guint d = 0; d < t->rank; d++)
     t->mem_stride[d] = (gint32) CLAMP (s[d], 0, G_MAXINT32);
 }
@@ -143,8 +143,8 @@ m2i_mli_tensor_span_bytes (const M2iMliTensor *t)
 {
   if (check_layout (t) != M2I_MLI_OK)
     return 0;
-  gint64 s[M2I_MLI_MAX_RANK];
-  m2i_mli_effective_strides (t, s);
+  gint64 s[M2I_MLI_MAX_RANK] = { 0 };   /* rank <= MAX_RANK: all set below */
+  mli_effective_strides (t, s);
   /* Dense strides can reach 2^32^5: saturate, so that such a tensor fails
    * the capacity check instead of wrapping past it. */
   guint64 last = 0, term, bytes;
@@ -171,7 +171,7 @@ m2i_mli_tensor_check (const M2iMliTensor *t)
 }
 
 void
-m2i_mli_quant_at (const M2iMliTensor *t, guint idx, M2iMliSliceQuant *out)
+mli_quant_at (const M2iMliTensor *t, guint idx, M2iMliSliceQuant *out)
 {
   const M2iMliQuant *q = &t->q;
   out->zero = 0;
@@ -216,7 +216,7 @@ quant_or_zeros (const M2iMliTensor *t, guint idx)
 {
   M2iMliSliceQuant q = { 0 };
   if (quant_index_ok (t, idx))
-    m2i_mli_quant_at (t, idx, &q);
+    mli_quant_at (t, idx, &q);
   return q;
 }
 
@@ -267,7 +267,7 @@ m2i_mli_subtensor (const M2iMliTensor *in, const M2iMliSubTensorCfg *cfg,
     return M2I_MLI_BAD_CONFIG;
 
   gint64 strides[M2I_MLI_MAX_RANK];
-  m2i_mli_effective_strides (in, strides);
+  mli_effective_strides (in, strides);
   guint64 offset = 0;
   for (guint d = 0; d < in->rank; d++)
     offset += (guint64) cfg->offset[d] * (guint64) strides[d];

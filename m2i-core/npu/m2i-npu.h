@@ -17,8 +17,9 @@
 #pragma once
 
 #include <glib.h>
-#include <base/m2i-fp16.h>
-#include <mli/m2i-mli.h>
+#include <m2i-core/base/m2i-export.h>
+#include <m2i-core/base/m2i-fp16.h>
+#include <m2i-core/mli/m2i-mli.h>
 
 G_BEGIN_DECLS
 
@@ -47,10 +48,10 @@ typedef struct {
 } M2iNpuTensor;
 
 /* Bytes of a dense blocked tensor; 0 if a dimension is < 1. */
-gsize m2i_npu_tensor_bytes (M2iNpuPrecision p, gint n, gint c, gint h, gint w);
+M2I_API gsize m2i_npu_tensor_bytes (M2iNpuPrecision p, gint n, gint c, gint h, gint w);
 
 /* Describes a dense blocked tensor over @data (borrowed). */
-void m2i_npu_tensor_init (M2iNpuTensor *t, M2iNpuPrecision p, gint n, gint c,
+M2I_API void m2i_npu_tensor_init (M2iNpuTensor *t, M2iNpuPrecision p, gint n, gint c,
     gint h, gint w, gpointer data, gsize capacity);
 
 /* FALSE with a GError when @t is NULL, has NULL data, an unknown
@@ -58,7 +59,7 @@ void m2i_npu_tensor_init (M2iNpuTensor *t, M2iNpuPrecision p, gint n, gint c,
  * more than 2^31 rows of blocks,
  * a stride above 2^40 or strides that do not nest, or a capacity smaller
  * than its span. */
-gboolean m2i_npu_tensor_check (const M2iNpuTensor *t, GError **error);
+M2I_API gboolean m2i_npu_tensor_check (const M2iNpuTensor *t, GError **error);
 
 /*
  * Makes @view the channels [@c0, @c0 + @nc) of @t (no copy), e.g. one input
@@ -67,7 +68,7 @@ gboolean m2i_npu_tensor_check (const M2iNpuTensor *t, GError **error);
  * another view's channels). FALSE with a GError otherwise; @view borrows
  * @t's buffer.
  */
-gboolean m2i_npu_tensor_channel_view (const M2iNpuTensor *t, gint c0, gint nc,
+M2I_API gboolean m2i_npu_tensor_channel_view (const M2iNpuTensor *t, gint c0, gint nc,
     M2iNpuTensor *view, GError **error);
 
 /*
@@ -79,9 +80,9 @@ gboolean m2i_npu_tensor_channel_view (const M2iNpuTensor *t, gint c0, gint nc,
  * for invalid tensors, mismatched shapes or types. Threads: up to
  * @n_threads (<= 0: one per core).
  */
-gboolean m2i_npu_to_blocked (const M2iMliTensor *nchw, M2iNpuTensor *blocked,
+M2I_API gboolean m2i_npu_to_blocked (const M2iMliTensor *nchw, M2iNpuTensor *blocked,
     gint n_threads, GError **error);
-gboolean m2i_npu_from_blocked (const M2iNpuTensor *blocked, M2iMliTensor *nchw,
+M2I_API gboolean m2i_npu_from_blocked (const M2iNpuTensor *blocked, M2iMliTensor *nchw,
     gint n_threads, GError **error);
 
 /*
@@ -95,10 +96,10 @@ gboolean m2i_npu_from_blocked (const M2iNpuTensor *blocked, M2iMliTensor *nchw,
  * for invalid tensors, mismatched shapes, a type that does not fit the
  * blocked precision, or strides above 2^31 elements.
  */
-gboolean m2i_npu_convert_to_blocked (const M2iMliTensor *nchw, M2iMliType type,
+M2I_API gboolean m2i_npu_convert_to_blocked (const M2iMliTensor *nchw, M2iMliType type,
     const M2iMliQuant *q, M2iNpuTensor *blocked, M2iMliRound round,
     gint n_threads, GError **error);
-gboolean m2i_npu_convert_from_blocked (const M2iNpuTensor *blocked,
+M2I_API gboolean m2i_npu_convert_from_blocked (const M2iNpuTensor *blocked,
     M2iMliType type, const M2iMliQuant *q, M2iMliTensor *nchw,
     M2iMliRound round, gint n_threads, GError **error);
 
@@ -109,9 +110,9 @@ gboolean m2i_npu_convert_from_blocked (const M2iNpuTensor *blocked,
  * m2i_npu_weights_blocked_count() gives its element count (0 if a size is
  * < 1). @elem_size is 1 (int8) or 2 (fp16); other values do nothing.
  */
-gsize m2i_npu_weights_blocked_count (gint out_channels, gint in_per_group,
+M2I_API gsize m2i_npu_weights_blocked_count (gint out_channels, gint in_per_group,
     gint kh, gint kw);
-void m2i_npu_weights_to_blocked (const void *oiyx, gsize elem_size,
+M2I_API void m2i_npu_weights_to_blocked (const void *oiyx, gsize elem_size,
     gint out_channels, gint in_per_group, gint kh, gint kw, void *blocked);
 
 /* ---- convolution ------------------------------------------------------ */
@@ -128,7 +129,7 @@ typedef struct {
 
 /* Output size: (in + pads - ((k-1)*dilation + 1)) / stride + 1. FALSE with
  * a GError when a field is out of range or the output would be empty. */
-gboolean m2i_npu_conv_geometry_check (const M2iNpuConvGeometry *g,
+M2I_API gboolean m2i_npu_conv_geometry_check (const M2iNpuConvGeometry *g,
     gint *out_h, gint *out_w, GError **error);
 
 typedef enum {
@@ -176,7 +177,7 @@ typedef struct {
 /* TFLite's QuantizeMultiplier: @real = multiplier * 2^(shift - 31) with
  * multiplier in [2^30, 2^31) (0 and shift 0 for @real == 0). FALSE for a
  * negative, non-finite or out-of-range (shift outside [-31, 30]) @real. */
-gboolean m2i_npu_quantize_multiplier (double real, gint32 *multiplier,
+M2I_API gboolean m2i_npu_quantize_multiplier (double real, gint32 *multiplier,
     gint8 *shift);
 
 /*
@@ -189,7 +190,7 @@ gboolean m2i_npu_quantize_multiplier (double real, gint32 *multiplier,
  * FALSE with a GError for a non-positive or non-finite scale, a zero point
  * outside [-128, 127], or a ratio no multiplier can express.
  */
-gboolean m2i_npu_requant_from_scales (double in_scale, const double *w_scales,
+M2I_API gboolean m2i_npu_requant_from_scales (double in_scale, const double *w_scales,
     gint n_w, double out_scale, gint32 out_zero_point, gboolean relu,
     gint32 *mult, gint8 *shift, M2iNpuRequant *rq, GError **error);
 
@@ -203,7 +204,7 @@ gboolean m2i_npu_requant_from_scales (double in_scale, const double *w_scales,
  * points to. FALSE with a GError for a non-finite slope, a scheme other than
  * MULTIPLIER, mismatched counts or a ratio no multiplier can express.
  */
-gboolean m2i_npu_requant_set_prelu (M2iNpuRequant *rq, double in_scale,
+M2I_API gboolean m2i_npu_requant_set_prelu (M2iNpuRequant *rq, double in_scale,
     const double *w_scales, double out_scale, const float *slopes, gint n_slopes,
     gint32 *neg_mult, gint8 *neg_shift, GError **error);
 
@@ -220,7 +221,7 @@ typedef struct _M2iNpuConv M2iNpuConv;
  * The accumulator is 32-bit: results are exact while
  * (in_channels/groups)·kh·kw·255·128 + |bias| < 2^31.
  */
-M2iNpuConv *m2i_npu_conv_new_int8 (const M2iNpuConvGeometry *g,
+M2I_API M2iNpuConv *m2i_npu_conv_new_int8 (const M2iNpuConvGeometry *g,
     const gint8 *weights, const gint32 *bias, gint32 in_zero_point,
     const M2iNpuRequant *rq, GError **error);
 
@@ -230,7 +231,7 @@ M2iNpuConv *m2i_npu_conv_new_int8 (const M2iNpuConvGeometry *g,
  * [@act_min, @act_max] (use -INFINITY/INFINITY for none, 0 for ReLU) and
  * rounded to fp16 (nearest even). NULL with a GError on invalid input.
  */
-M2iNpuConv *m2i_npu_conv_new_fp16 (const M2iNpuConvGeometry *g,
+M2I_API M2iNpuConv *m2i_npu_conv_new_fp16 (const M2iNpuConvGeometry *g,
     const m2i_f16 *weights, const float *bias, float act_min, float act_max,
     GError **error);
 
@@ -239,10 +240,10 @@ M2iNpuConv *m2i_npu_conv_new_fp16 (const M2iNpuConvGeometry *g,
  * N×in_features×1×1 blocked tensor and the weights blocked as a 1×1 conv
  * ({O/8}{I/8}{I8}{O8}). Same rules and ownership as the conv constructors.
  */
-M2iNpuConv *m2i_npu_fc_new_int8 (gint in_features, gint out_features,
+M2I_API M2iNpuConv *m2i_npu_fc_new_int8 (gint in_features, gint out_features,
     const gint8 *weights, const gint32 *bias, gint32 in_zero_point,
     const M2iNpuRequant *rq, GError **error);
-M2iNpuConv *m2i_npu_fc_new_fp16 (gint in_features, gint out_features,
+M2I_API M2iNpuConv *m2i_npu_fc_new_fp16 (gint in_features, gint out_features,
     const m2i_f16 *weights, const float *bias, float act_min, float act_max,
     GError **error);
 
@@ -255,19 +256,19 @@ M2iNpuConv *m2i_npu_fc_new_fp16 (gint in_features, gint out_features,
  * branch is in M2iNpuRequant), a NULL or non-finite slope, or a count other
  * than 1 or out_channels.
  */
-gboolean m2i_npu_conv_set_prelu (M2iNpuConv *conv, const float *slopes,
+M2I_API gboolean m2i_npu_conv_set_prelu (M2iNpuConv *conv, const float *slopes,
     gint n_slopes, GError **error);
 
-void m2i_npu_conv_free (M2iNpuConv *conv);
+M2I_API void m2i_npu_conv_free (M2iNpuConv *conv);
 
-M2iNpuPrecision m2i_npu_conv_get_precision (const M2iNpuConv *conv);
+M2I_API M2iNpuPrecision m2i_npu_conv_get_precision (const M2iNpuConv *conv);
 /* The output height and width for the geometry the layer was made with. */
-void m2i_npu_conv_get_output_size (const M2iNpuConv *conv, gint *out_h, gint *out_w);
+M2I_API void m2i_npu_conv_get_output_size (const M2iNpuConv *conv, gint *out_h, gint *out_w);
 /* Which kernels run: "avx512-vnni", "avx2", "avx2-fma", "c", ... (static). */
-const char *m2i_npu_conv_get_path (const M2iNpuConv *conv);
+M2I_API const char *m2i_npu_conv_get_path (const M2iNpuConv *conv);
 
 /* Bytes of scratch one run needs (the padded input copy). */
-gsize m2i_npu_conv_get_scratch_size (const M2iNpuConv *conv);
+M2I_API gsize m2i_npu_conv_get_scratch_size (const M2iNpuConv *conv);
 
 /*
  * Runs the layer on @in (N×in_channels×in_h×in_w, blocked, the layer's
@@ -279,7 +280,7 @@ gsize m2i_npu_conv_get_scratch_size (const M2iNpuConv *conv);
  * a tensor is invalid or its shape or precision does not match; @out is
  * untouched then.
  */
-gboolean m2i_npu_conv_run (M2iNpuConv *conv, const M2iNpuTensor *in,
+M2I_API gboolean m2i_npu_conv_run (M2iNpuConv *conv, const M2iNpuTensor *in,
     M2iNpuTensor *out, gpointer scratch, gint n_threads, GError **error);
 
 /*
@@ -294,7 +295,7 @@ typedef struct {
   guint64 cycles;
 } M2iNpuCost;
 
-void m2i_npu_conv_get_cost (const M2iNpuConv *conv, gint batch, M2iNpuCost *cost);
+M2I_API void m2i_npu_conv_get_cost (const M2iNpuConv *conv, gint batch, M2iNpuCost *cost);
 
 /* ---- pooling ------------------------------------------------------------ */
 
@@ -318,13 +319,13 @@ typedef struct {
 
 /* Output size for an @in_h × @in_w input; FALSE with a GError for invalid
  * parameters or an empty output. */
-gboolean m2i_npu_pool_output_size (const M2iNpuPoolParams *p, gint in_h,
+M2I_API gboolean m2i_npu_pool_output_size (const M2iNpuPoolParams *p, gint in_h,
     gint in_w, gint *out_h, gint *out_w, GError **error);
 
 /* Pools @in into @out (same precision, N and C; H and W from
  * m2i_npu_pool_output_size). MAX ignores padding. FALSE with a GError on
  * invalid parameters or tensors. */
-gboolean m2i_npu_pool_run (const M2iNpuPoolParams *p, const M2iNpuTensor *in,
+M2I_API gboolean m2i_npu_pool_run (const M2iNpuPoolParams *p, const M2iNpuTensor *in,
     M2iNpuTensor *out, gint n_threads, GError **error);
 
 /* ---- element-wise add --------------------------------------------------- */
@@ -354,13 +355,13 @@ typedef struct {
  * twice the larger input scale as the common scale) and sets the clamps
  * to the full range. FALSE with a GError for a non-positive scale or a
  * zero point outside [-128, 127]. */
-gboolean m2i_npu_add_params_from_scales (double a_scale, gint32 a_zero_point,
+M2I_API gboolean m2i_npu_add_params_from_scales (double a_scale, gint32 a_zero_point,
     double b_scale, gint32 b_zero_point, double out_scale,
     gint32 out_zero_point, M2iNpuAddParams *p, GError **error);
 
 /* out = a + b element-wise; all three have the same precision and shape
  * (no broadcasting). FALSE with a GError otherwise. */
-gboolean m2i_npu_add_run (const M2iNpuAddParams *p, const M2iNpuTensor *a,
+M2I_API gboolean m2i_npu_add_run (const M2iNpuAddParams *p, const M2iNpuTensor *a,
     const M2iNpuTensor *b, M2iNpuTensor *out, gint n_threads, GError **error);
 
 /* ---- PReLU ---------------------------------------------------------------- */
@@ -398,14 +399,14 @@ typedef struct {
  * @n_slopes entries; the clamp is the full range. FALSE with a GError for a
  * non-positive scale, a non-finite slope, a zero point outside
  * [-128, 127] or a ratio no multiplier can express. */
-gboolean m2i_npu_prelu_params_from_scales (double in_scale, gint32 in_zero_point,
+M2I_API gboolean m2i_npu_prelu_params_from_scales (double in_scale, gint32 in_zero_point,
     double out_scale, gint32 out_zero_point, const float *slopes, gint n_slopes,
     gint32 *neg_mult, gint8 *neg_shift, M2iNpuPreluParams *p, GError **error);
 
 /* out = PReLU(in); same precision and shape; @out may be @in (in place).
  * FALSE with a GError for invalid parameters or tensors, or a slope count
  * other than 1 or the channel count. */
-gboolean m2i_npu_prelu_run (const M2iNpuPreluParams *p, const M2iNpuTensor *in,
+M2I_API gboolean m2i_npu_prelu_run (const M2iNpuPreluParams *p, const M2iNpuTensor *in,
     M2iNpuTensor *out, gint n_threads, GError **error);
 
 G_END_DECLS

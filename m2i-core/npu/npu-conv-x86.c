@@ -28,7 +28,7 @@
 
 /* ---- int8 epilogue ------------------------------------------------------------
  *
- * The vector forms of npu_round_shift / npu_mbqm, bit-identical to them:
+ * The vector forms of round_shift (npu-conv.c) / npu_mbqm, bit-identical to them:
  * SHIFT: floor(v / 2^r) plus the rounding bump; MULTIPLIER: Sat32(v·2^l),
  * then (x·m + 2^30) >> 31 on even and odd lanes in 64 bits, then the
  * rounding divide by 2^r. The result is clamped to [act_min - zo,

@@ -3,13 +3,14 @@
  * plain-C kernels and the cost model. */
 #include "npu-private.h"
 
+#include <base/m2i-align.h>
 #include <base/m2i-cpu.h>
 #include <base/m2i-error.h>
 #include <base/m2i-parallel.h>
+#include <m2i/device-model.h>
 #include <math.h>
 #include <string.h>
 
-#define CEIL8(x) (((x) + 7) / 8)
 #define CEIL_DIV(a, b) (((a) + (b) - 1) / (b))
 
 #define NPU_MAX_CHANNELS 65536
@@ -74,8 +75,9 @@ m2i_npu_conv_geometry_check (const M2iNpuConvGeometry *g, gint *out_h,
 
 /* ---- requantization (scalar) --------------------------------------------- */
 
-gint32
-npu_round_shift (gint32 acc, gint shift, M2iMliRound round)
+/* @acc / 2^@shift, rounded with @round (the shift scheme). */
+static gint32
+round_shift (gint32 acc, gint shift, M2iMliRound round)
 {
   if (shift == 0)
     return acc;
@@ -109,7 +111,7 @@ requant_lane (const M2iNpuConv *c, gint32 acc, const gint32 *mult, const gint32 
 {
   gint32 q;
   if (c->scheme == M2I_NPU_REQUANT_SHIFT)
-    q = npu_round_shift (acc, rsh[o], c->round);
+    q = round_shift (acc, rsh[o], c->round);
   else if (c->prelu && acc < 0)
     q = npu_mbqm (acc, nmult[o], nlsh[o], nrsh[o]);
   else
@@ -123,13 +125,6 @@ requant_tile (const NpuTileArgs *A, gint o, gint32 acc)
 {
   return requant_lane (A->conv, acc, A->mult, A->lshift, A->rshift, A->nmult, A->nlshift,
       A->nrshift, o);
-}
-
-gint8
-npu_requant_one (const M2iNpuConv *c, gint ch, gint32 acc)
-{
-  return requant_lane (c, acc, c->mult, c->lshift, c->rshift, c->nmult, c->nlshift,
-      c->nrshift, ch);
 }
 
 /* fp16 epilogue of output lane @o: PReLU, clamp, one rounding. */
@@ -996,7 +991,7 @@ m2i_npu_conv_run (M2iNpuConv *c, const M2iNpuTensor *in, M2iNpuTensor *out,
       c->own_scratch = g_malloc (c->scratch_bytes);
     scratch = c->own_scratch;
   }
-  j.pad = (guint8 *) (((guintptr) scratch + 63) & ~(guintptr) 63);
+  j.pad = m2i_align_pointer (scratch, 64);
   gsize es = npu_precision_size (c->precision);
   gint64 ib, ir, ibt, ob, orow, obt;
   npu_tensor_strides (in, &ib, &ir, &ibt);
@@ -1017,14 +1012,9 @@ m2i_npu_conv_run (M2iNpuConv *c, const M2iNpuTensor *in, M2iNpuTensor *out,
 
 /* ---- cost model ------------------------------------------------------------------ */
 
-/* The simulated device (docs/npu.md): one 4x8x8 int8 MAC array (256
- * MAC/cycle), fp16 at a quarter of that, a 32-byte/cycle DMA overlapped
- * with compute, 64 cycles of setup per layer. Depthwise layers use one
- * lane of eight along the input block. */
-#define DEV_INT8_MACS 256
-#define DEV_FP16_MACS 64
-#define DEV_BYTES_PER_CYCLE 32
-#define DEV_SETUP_CYCLES 64
+/* The simulated device (docs/npu.md; figures in m2i/device-model.h): the
+ * MAC array or the DMA, whichever takes longer, plus the layer's setup.
+ * Depthwise layers use one lane of eight along the input block. */
 
 void
 m2i_npu_conv_get_cost (const M2iNpuConv *c, gint batch, M2iNpuCost *cost)
@@ -1040,11 +1030,12 @@ m2i_npu_conv_get_cost (const M2iNpuConv *c, gint batch, M2iNpuCost *cost)
   cost->bytes_out = pixels * c->cb_out * 8 * es;
   cost->bytes_weights = m2i_npu_weights_blocked_count (g->out_channels,
       g->in_channels / g->groups, g->kernel_h, g->kernel_w) * es;
-  guint64 rate = c->precision == M2I_NPU_INT8 ? DEV_INT8_MACS : DEV_FP16_MACS;
+  guint64 rate = c->precision == M2I_NPU_INT8 ? DEVICE_NPU_INT8_MACS_PER_CYCLE
+      : DEVICE_NPU_FP16_MACS_PER_CYCLE;
   if (c->path == NPU_PATH_DEPTHWISE)
     rate /= 8;
   guint64 compute = CEIL_DIV (cost->macs, rate);
   guint64 dma = CEIL_DIV (cost->bytes_in + cost->bytes_out + cost->bytes_weights,
-      DEV_BYTES_PER_CYCLE);
-  cost->cycles = MAX (compute, dma) + DEV_SETUP_CYCLES;
+      DEVICE_DMA_BYTES_PER_CYCLE);
+  cost->cycles = MAX (compute, dma) + DEVICE_NPU_LAYER_SETUP_CYCLES;
 }

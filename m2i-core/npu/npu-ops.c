@@ -9,7 +9,6 @@
 #include <math.h>
 #include <string.h>
 
-#define CEIL8(x) (((x) + 7) / 8)
 #define NPU_MAX_POOL 4096
 
 /* Writes the representation of 0 into the padding lanes (channels >= c)
@@ -157,7 +156,7 @@ pool_rows (gint begin, gint end, gint slice, gpointer data)
           }
         for (gint l = 0; l < 8; l++) {
           gint64 r = p->kind == M2I_NPU_POOL_MAX ? acc[l]
-              : p->zero_point + m2i_mli_div_round (acc[l], count, p->round);
+              : p->zero_point + mli_div_round (acc[l], count, p->round);
           ((gint8 *) dst)[ox * 8 + l] = (gint8) CLAMP (r, -128, 127);
         }
       } else {

@@ -1,4 +1,5 @@
-/* npu-private.h — internals of the compute engine (not installed).
+/* npu-private.h — internals of the compute engine (not installed; split/
+ * uses the blocked-tensor helpers).
  *
  * Convolution runs in two steps per batch item:
  *  1. the input is copied into a padded buffer in the kernel's element
@@ -16,6 +17,9 @@
 #include <npu/m2i-npu.h>
 
 G_BEGIN_DECLS
+
+/* Channel blocks of eight: how many hold @x channels. */
+#define CEIL8(x) (((x) + 7) / 8)
 
 typedef enum {
   NPU_PATH_C = 0,          /* plain C, one output block per tile */
@@ -183,16 +187,15 @@ void npu_layout_row_tail (const NpuLayoutRow *r, gint x0);
 /* The F16C kernel, or NULL without AVX2 + F16C. */
 NpuLayoutRowFunc npu_x86_layout_row_func (void);
 
-/* Scalar requantization shared by the C kernels and the element-wise ops:
- * the int8 output for accumulator @acc of channel @ch of @c. */
-gint8 npu_requant_one (const M2iNpuConv *c, gint ch, gint32 acc);
+/* Scalar requantization (multiplier, left and right shift; docs/npu.md),
+ * shared by the C kernels and the element-wise ops. */
 gint32 npu_mbqm (gint32 x, gint32 multiplier, gint lshift, gint rshift);
-gint32 npu_round_shift (gint32 acc, gint shift, M2iMliRound round);
 /* m2i_npu_quantize_multiplier for any sign: the multiplier carries the sign
  * of @real; |real| < 2^-32 gives 0. FALSE for non-finite or too large. */
 gboolean npu_quantize_signed (double real, gint32 *multiplier, gint8 *shift);
 
-/* Shared checks. */
+/* Shared checks (npu_tensor_strides: element strides of a blocked tensor,
+ * 0 = dense as m2i-npu.h defines; split execution uses it too). */
 gboolean npu_tensor_expect (const M2iNpuTensor *t, const char *what,
     M2iNpuPrecision p, gint n, gint c, gint h, gint w, GError **error);
 void npu_tensor_strides (const M2iNpuTensor *t, gint64 *block, gint64 *row,

@@ -9,7 +9,6 @@
 #include <math.h>
 #include <string.h>
 
-#define CEIL8(x) (((x) + 7) / 8)
 
 gsize
 npu_precision_size (M2iNpuPrecision p)
@@ -290,7 +289,7 @@ layout_convert (const M2iMliTensor *nchw, const M2iNpuTensor *blocked,
     return FALSE;
   }
   LayoutJob j = { nchw, blocked, type, *q, round, to_blocked };
-  m2i_mli_effective_strides (nchw, j.ms);
+  mli_effective_strides (nchw, j.ms);
   npu_tensor_strides (blocked, &j.block, &j.row, &j.batch);
   if (j.row > G_MAXINT32 || j.ms[1] > G_MAXINT32 || j.ms[2] > G_MAXINT32 || j.ms[3] > G_MAXINT32) {
     g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,

@@ -22,10 +22,11 @@
 #pragma once
 
 #include <glib.h>
-#include <ir/m2i-ir.h>
-#include <m2i/m2i-format.h>
-#include <m2i/m2i-ops.h>
-#include <m2i/m2i-plan.h>
+#include <m2i-core/base/m2i-export.h>
+#include <m2i-core/ir/m2i-ir.h>
+#include <m2i-core/m2i/m2i-format.h>
+#include <m2i-core/m2i/m2i-ops.h>
+#include <m2i-core/m2i/m2i-plan.h>
 
 G_BEGIN_DECLS
 
@@ -50,9 +51,9 @@ typedef enum {
 
 /* "CPU" / "M2I"; "cpu", "m2i", "npu-fp16", "npu-int8"; "input", "output",
  * "intermediate". Static strings ("?" when out of range). */
-const char *m2i_split_device_to_string (M2iSplitDevice d);
-const char *m2i_split_engine_to_string (M2iSplitEngine e);
-const char *m2i_split_tensor_attr_to_string (M2iSplitTensorAttr a);
+M2I_API const char *m2i_split_device_to_string (M2iSplitDevice d);
+M2I_API const char *m2i_split_engine_to_string (M2iSplitEngine e);
+M2I_API const char *m2i_split_tensor_attr_to_string (M2iSplitTensorAttr a);
 
 typedef struct {
   /* Device priority, as OpenVINO spells it: "HETERO:M2I,CPU" (the default
@@ -76,7 +77,7 @@ typedef struct {
 
 /* Defaults: devices NULL ("HETERO:M2I,CPU"), no affinity, the cost rule
  * on, the default M2I profile. */
-void m2i_split_options_init (M2iSplitOptions *opts);
+M2I_API void m2i_split_options_init (M2iSplitOptions *opts);
 
 typedef struct _M2iSplitPlan M2iSplitPlan;
 
@@ -90,7 +91,7 @@ typedef struct _M2iSplitPlan M2iSplitPlan;
  * that cannot run it, an op no listed device runs, or a model the IR
  * runtime cannot compile.
  */
-M2iSplitPlan *m2i_split_plan_new (M2iIrModel *model, const M2iSplitOptions *opts,
+M2I_API M2iSplitPlan *m2i_split_plan_new (M2iIrModel *model, const M2iSplitOptions *opts,
     GError **error);
 
 /*
@@ -103,21 +104,21 @@ M2iSplitPlan *m2i_split_plan_new (M2iIrModel *model, const M2iSplitOptions *opts
  * M2I_ERROR_IO, M2I_ERROR_UNSUPPORTED) naming the file, the graph or tensor
  * and the reason. Returns a new plan.
  */
-M2iSplitPlan *m2i_split_plan_load (const char *dir, GError **error);
+M2I_API M2iSplitPlan *m2i_split_plan_load (const char *dir, GError **error);
 
 /*
  * Writes @plan into @dir (created if needed): graph_infos.json and
  * graph_N.xml/.bin per piece. FALSE with @error (M2I_ERROR_IO) when a file
  * cannot be written.
  */
-gboolean m2i_split_plan_save (const M2iSplitPlan *plan, const char *dir,
+M2I_API gboolean m2i_split_plan_save (const M2iSplitPlan *plan, const char *dir,
     GError **error);
 
-M2iSplitPlan *m2i_split_plan_ref (M2iSplitPlan *plan);
-void m2i_split_plan_unref (M2iSplitPlan *plan);
+M2I_API M2iSplitPlan *m2i_split_plan_ref (M2iSplitPlan *plan);
+M2I_API void m2i_split_plan_unref (M2iSplitPlan *plan);
 
 /* The model the plan was made from (borrowed), or NULL for a loaded plan. */
-M2iIrModel *m2i_split_plan_get_model (const M2iSplitPlan *plan);
+M2I_API M2iIrModel *m2i_split_plan_get_model (const M2iSplitPlan *plan);
 
 typedef struct {
   M2iSplitDevice device;
@@ -140,44 +141,49 @@ typedef struct {
   const gint *consumers;       /* piece indices, ascending */
 } M2iSplitTensorInfo;
 
-gint m2i_split_plan_get_n_pieces (const M2iSplitPlan *plan);
+M2I_API gint m2i_split_plan_get_n_pieces (const M2iSplitPlan *plan);
 /* Fills @info for piece @i (everything borrowed from the plan). FALSE when
  * @i is out of range. */
-gboolean m2i_split_plan_get_piece (const M2iSplitPlan *plan, gint i,
+M2I_API gboolean m2i_split_plan_get_piece (const M2iSplitPlan *plan, gint i,
     M2iSplitPieceInfo *info);
 
 /* Tensors that cross a piece boundary, model inputs and model outputs. */
-gint m2i_split_plan_get_n_tensors (const M2iSplitPlan *plan);
-gboolean m2i_split_plan_get_tensor (const M2iSplitPlan *plan, gint i,
+M2I_API gint m2i_split_plan_get_n_tensors (const M2iSplitPlan *plan);
+M2I_API gboolean m2i_split_plan_get_tensor (const M2iSplitPlan *plan, gint i,
     M2iSplitTensorInfo *info);
 /* Index of the tensor called @name, or -1. */
-gint m2i_split_plan_find_tensor (const M2iSplitPlan *plan, const char *name);
+M2I_API gint m2i_split_plan_find_tensor (const M2iSplitPlan *plan, const char *name);
 
 /* Model inputs and outputs, in the model's order, as tensor indices; -1
  * when @i is out of range. */
-gint m2i_split_plan_get_n_inputs (const M2iSplitPlan *plan);
-gint m2i_split_plan_get_n_outputs (const M2iSplitPlan *plan);
-gint m2i_split_plan_get_input (const M2iSplitPlan *plan, gint i);
-gint m2i_split_plan_get_output (const M2iSplitPlan *plan, gint i);
+M2I_API gint m2i_split_plan_get_n_inputs (const M2iSplitPlan *plan);
+M2I_API gint m2i_split_plan_get_n_outputs (const M2iSplitPlan *plan);
+M2I_API gint m2i_split_plan_get_input (const M2iSplitPlan *plan, gint i);
+M2I_API gint m2i_split_plan_get_output (const M2iSplitPlan *plan, gint i);
 
 /* For plans made from a model: the piece that runs layer @node (index as
  * m2i_ir_model_get_node()), or -1 for Parameters, Results, constants and
  * layers no output depends on (and for loaded plans). */
-gint m2i_split_plan_get_node_piece (const M2iSplitPlan *plan, gint node);
+M2I_API gint m2i_split_plan_get_node_piece (const M2iSplitPlan *plan, gint node);
 
 /* Estimated time of one inference: all on the CPU, and as split (pieces
  * plus boundary conversions), in ns (docs/split.md). */
-void m2i_split_plan_get_cost (const M2iSplitPlan *plan, guint64 *cpu_only_ns,
+M2I_API void m2i_split_plan_get_cost (const M2iSplitPlan *plan, guint64 *cpu_only_ns,
     guint64 *split_ns);
 
 /* The plan as text: one line per piece (device, engine, ops, inputs and
  * outputs with shape, type and bytes), then the estimate. Free with g_free. */
-gchar *m2i_split_plan_to_string (const M2iSplitPlan *plan);
+M2I_API gchar *m2i_split_plan_to_string (const M2iSplitPlan *plan);
+
+/* The cost rule's verdict on every device island the partitioner weighed,
+ * a line each (docs/split.md); "" for a plan loaded from a folder. Owned by
+ * the plan. */
+M2I_API const char *m2i_split_plan_get_decisions (const M2iSplitPlan *plan);
 
 /* A Graphviz DOT picture: every layer (Consts left out) coloured by the
  * engine that runs it, pieces as clusters, boundary edges labelled with the
  * tensor's shape. Free with g_free. */
-gchar *m2i_split_plan_to_dot (const M2iSplitPlan *plan);
+M2I_API gchar *m2i_split_plan_to_dot (const M2iSplitPlan *plan);
 
 /* ---- the pre-processing head ------------------------------------------ */
 
@@ -197,7 +203,7 @@ typedef struct {
 
 /* Fills @head when the plan runs a pre-processing head on the M2I block;
  * FALSE (and @head untouched) otherwise. */
-gboolean m2i_split_plan_get_head (const M2iSplitPlan *plan, M2iSplitHead *head);
+M2I_API gboolean m2i_split_plan_get_head (const M2iSplitPlan *plan, M2iSplitHead *head);
 
 /* ---- running ------------------------------------------------------------ */
 
@@ -220,30 +226,30 @@ typedef struct {
  * (m2i_split_runner_free), or NULL with @error naming the piece and the
  * reason.
  */
-M2iSplitRunner *m2i_split_runner_new (M2iSplitPlan *plan,
+M2I_API M2iSplitRunner *m2i_split_runner_new (M2iSplitPlan *plan,
     const M2iSplitRunOptions *opts, GError **error);
-void m2i_split_runner_free (M2iSplitRunner *runner);
+M2I_API void m2i_split_runner_free (M2iSplitRunner *runner);
 
-M2iSplitPlan *m2i_split_runner_get_plan (const M2iSplitRunner *runner);
+M2I_API M2iSplitPlan *m2i_split_runner_get_plan (const M2iSplitRunner *runner);
 
 /* The runner's buffer for model input @i (NULL when out of range), of the
  * model's declared type and shape: write the input into ->data. Owned by
  * the runner. */
-M2iTensor *m2i_split_runner_get_input (M2iSplitRunner *runner, gint i);
+M2I_API M2iTensor *m2i_split_runner_get_input (M2iSplitRunner *runner, gint i);
 
 /* Copies @t into model input @i: same shape; the declared type, or f32 for
  * an f16 input. FALSE with @error otherwise. */
-gboolean m2i_split_runner_set_input (M2iSplitRunner *runner, gint i,
+M2I_API gboolean m2i_split_runner_set_input (M2iSplitRunner *runner, gint i,
     const M2iTensor *t, GError **error);
 
 /* Runs every piece in order on the current inputs. FALSE with @error when
  * a piece fails (its index and the reason). Allocates nothing. */
-gboolean m2i_split_runner_run (M2iSplitRunner *runner, GError **error);
+M2I_API gboolean m2i_split_runner_run (M2iSplitRunner *runner, GError **error);
 
 /* Model output @i of the last run (NULL when out of range): f32 for float
  * outputs, the declared type otherwise. Owned by the runner, valid until the
  * next run or free. */
-const M2iTensor *m2i_split_runner_get_output (M2iSplitRunner *runner, gint i);
+M2I_API const M2iTensor *m2i_split_runner_get_output (M2iSplitRunner *runner, gint i);
 
 /*
  * Runs with the head reading @frame (its format and size must be the
@@ -251,7 +257,7 @@ const M2iTensor *m2i_split_runner_get_output (M2iSplitRunner *runner, gint i);
  * pieces. FALSE with @error when the plan has no head or @frame does not
  * fit.
  */
-gboolean m2i_split_runner_run_image (M2iSplitRunner *runner,
+M2I_API gboolean m2i_split_runner_run_image (M2iSplitRunner *runner,
     const M2iImage *frame, GError **error);
 
 /*
@@ -261,9 +267,9 @@ gboolean m2i_split_runner_run_image (M2iSplitRunner *runner,
  * buffer), to be filled before m2i_split_runner_run_after_head(), which runs
  * every piece but the head. FALSE with @error when the plan has no head.
  */
-gboolean m2i_split_runner_get_head_image (M2iSplitRunner *runner,
+M2I_API gboolean m2i_split_runner_get_head_image (M2iSplitRunner *runner,
     M2iImage *image, GError **error);
-gboolean m2i_split_runner_run_after_head (M2iSplitRunner *runner, GError **error);
+M2I_API gboolean m2i_split_runner_run_after_head (M2iSplitRunner *runner, GError **error);
 
 /* What piece @i did since the runner was made. */
 typedef struct {
@@ -274,7 +280,7 @@ typedef struct {
   guint64 boundary_bytes;      /* bytes converted into and out of the piece */
 } M2iSplitPieceStats;
 
-gboolean m2i_split_runner_get_piece_stats (const M2iSplitRunner *runner, gint i,
+M2I_API gboolean m2i_split_runner_get_piece_stats (const M2iSplitRunner *runner, gint i,
     M2iSplitPieceStats *stats);
 
 G_END_DECLS

@@ -323,12 +323,25 @@ unit_new (SplitAnalysis *a, SplitUnitKind kind)
 }
 
 static void
+conv_desc_free (SplitConvDesc *d)
+{
+  if (!d)
+    return;
+  g_free (d->weights);
+  g_free (d->bias);
+  g_free (d->slopes);
+  g_free (d->w_scale);
+  g_free (d->w_codes);
+  g_free (d);
+}
+
+static void
 unit_free (gpointer p)
 {
   SplitUnit *u = p;
   g_array_free (u->nodes, TRUE);
   g_free (u->why_not);
-  split_conv_desc_free (u->conv);
+  conv_desc_free (u->conv);
   g_free (u);
 }
 
@@ -454,19 +467,6 @@ build_conv_unit (SplitAnalysis *a, gint anchor, const gint *affinity)
 }
 
 /* ---- capabilities ------------------------------------------------------------------ */
-
-void
-split_conv_desc_free (SplitConvDesc *d)
-{
-  if (!d)
-    return;
-  g_free (d->weights);
-  g_free (d->bias);
-  g_free (d->slopes);
-  g_free (d->w_scale);
-  g_free (d->w_codes);
-  g_free (d);
-}
 
 /* strides, dilations, pads of a Convolution/GroupConvolution into @g
  * (kernel and input already set). */
@@ -707,7 +707,7 @@ conv_desc (const SplitAnalysis *a, const SplitUnit *u, const char **why)
   }
   return d;
 fail:
-  split_conv_desc_free (d);
+  conv_desc_free (d);
   return NULL;
 }
 

@@ -8,6 +8,8 @@
  * product too.
  */
 #include "split-private.h"
+#include <base/m2i-align.h>
+#include <m2i/device-model.h>
 
 #include <math.h>
 #include <string.h>
@@ -16,11 +18,11 @@
 #define CPU_MACS_PER_NS 4.0       /* fp32 multiply-adds (two cores, 4-wide FMA at ~1 GHz) */
 #define CPU_ELEMS_PER_NS 1.0      /* elements read + written by other layers */
 #define CPU_LAYER_NS 500          /* per layer: dispatch and waking the threads */
-/* a tensor crossing between host and device */
-#define SYNC_NS 20000             /* cache maintenance, doorbell, completion interrupt */
 #define HOST_CONVERT_ELEMS_PER_NS 1.0   /* the host converts type and layout */
-#define DMA_BYTES_PER_NS 32       /* the device's DMA (as in the npu and M2I cost models) */
-#define DEVICE_SETUP_NS 64        /* per device layer (the npu model's setup) */
+/* the device (m2i/device-model.h); its cycles are counted as ns */
+G_STATIC_ASSERT (DEVICE_CYCLES_PER_NS == 1);
+#define DMA_BYTES_PER_NS DEVICE_DMA_BYTES_PER_CYCLE
+#define DEVICE_SETUP_NS DEVICE_NPU_LAYER_SETUP_CYCLES
 
 static const M2iTensor *
 value (const SplitAnalysis *a, gint node, gint port)
@@ -103,7 +105,7 @@ npu_conv_cycles (const M2iNpuConvGeometry *g, gint batch, gboolean int8)
 static guint64
 blocked_bytes (const gint d[4], gboolean int8)
 {
-  return (guint64) d[0] * ((d[1] + 7) / 8 * 8) * d[2] * d[3] * (int8 ? 1 : 2);
+  return (guint64) d[0] * m2i_align_up (d[1], 8) * d[2] * d[3] * (int8 ? 1 : 2);
 }
 
 /* Pooling and element-wise layers: the MAC array's lanes (64 int8 / 32
@@ -111,7 +113,8 @@ blocked_bytes (const gint d[4], gboolean int8)
 static guint64
 npu_stream_cycles (guint64 lane_ops, guint64 bytes, gboolean int8)
 {
-  guint64 compute = lane_ops / (int8 ? 64 : 32), dma = bytes / DMA_BYTES_PER_NS;
+  guint64 compute = lane_ops / (int8 ? DEVICE_NPU_INT8_LANES : DEVICE_NPU_FP16_LANES);
+  guint64 dma = bytes / DMA_BYTES_PER_NS;
   return MAX (compute, dma) + DEVICE_SETUP_NS;
 }
 
@@ -219,7 +222,7 @@ split_cost_boundary (gint64 n, gsize elem_bytes, M2iSplitEngine from, M2iSplitEn
     return 0;
   if (!host_from && !host_to)   /* between two engines of the device: a DMA relayout */
     return (guint64) n * 2 / DMA_BYTES_PER_NS + DEVICE_SETUP_NS;
-  double ns = SYNC_NS + (double) n * elem_bytes / DMA_BYTES_PER_NS;
+  double ns = DEVICE_HOST_SYNC_NS + (double) n * elem_bytes / DMA_BYTES_PER_NS;
   /* the M2I block reads frames as they are; the compute engine's blocked
    * layout and types are made by the host */
   if (to != M2I_SPLIT_ENGINE_M2I)

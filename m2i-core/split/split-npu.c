@@ -13,7 +13,9 @@
  * int8 on the input's grid) in one pass, and each output back to f32.
  */
 #include "split-private.h"
+#include <base/m2i-align.h>
 #include <base/m2i-error.h>
+#include <npu/npu-private.h>
 
 #include <math.h>
 #include <string.h>
@@ -504,7 +506,7 @@ split_npu_program_new (M2iIrModel *sub, M2iSplitEngine engine, SplitGridSeeds *s
     if (v->parent >= 0)
       continue;
     v->offset = off;
-    off += (value_bytes (prog, v) + 63) & ~(gsize) 63;
+    off += m2i_align_up (value_bytes (prog, v), 64);
   }
   prog->arena_bytes = MAX (off, 64);
   for (guint k = 0; k < prog->steps->len; k++) {
@@ -648,23 +650,14 @@ host_view (const M2iTensor *t, const PValue *v, M2iMliTensor *m, GError **error)
   return TRUE;
 }
 
-/* Element strides of a blocked tensor (0 = dense, as m2i-npu.h defines). */
-static void
-strides_of (const M2iNpuTensor *t, gint64 *block, gint64 *row, gint64 *batch)
-{
-  *block = t->block_stride ? t->block_stride : (gint64) 8 * t->w;
-  *row = t->row_stride ? t->row_stride : (gint64) (t->c + 7) / 8 * *block;
-  *batch = t->batch_stride ? t->batch_stride : (gint64) t->h * *row;
-}
-
 /* Copies the channels of @src into @dst from channel @c0 on: whole blocks
  * when aligned, lane by lane for the last, partial one. */
 static void
 copy_channels (const M2iNpuTensor *src, M2iNpuTensor *dst, gint c0, gsize es)
 {
   gint64 sb, sr, sn, db, dr, dn;
-  strides_of (src, &sb, &sr, &sn);
-  strides_of (dst, &db, &dr, &dn);
+  npu_tensor_strides (src, &sb, &sr, &sn);
+  npu_tensor_strides (dst, &db, &dr, &dn);
   const guint8 *s = src->data;
   guint8 *d = dst->data;
   for (gint n = 0; n < src->n; n++)

@@ -74,8 +74,10 @@ split_engine_from_string (const char *s, M2iSplitEngine *out)
   return FALSE;
 }
 
-gint
-split_parse_devices (const char *s, M2iSplitDevice order[2], GError **error)
+/* Parses a device priority string into @order (M2iSplitDevice values, at
+ * most 2); returns the count, or 0 with @error. */
+static gint
+parse_devices (const char *s, M2iSplitDevice order[2], GError **error)
 {
   const char *list = s ? s : "HETERO:M2I,CPU";
   if (!g_ascii_strncasecmp (list, "HETERO:", 7))
@@ -134,8 +136,9 @@ cmp_count (gconstpointer a, gconstpointer b, gpointer table)
   return ca != cb ? cb - ca : strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
-void
-split_piece_count_ops (SplitPiece *p, M2iIrModel *m, const gint *nodes, gint n)
+/* Sets @p's op count and op_summary from the layers @nodes of @m. */
+static void
+piece_count_ops (SplitPiece *p, M2iIrModel *m, const gint *nodes, gint n)
 {
   GHashTable *count = g_hash_table_new (g_str_hash, g_str_equal);
   GPtrArray *types = g_ptr_array_new ();
@@ -359,8 +362,9 @@ producer_engine (const M2iSplitPlan *plan, const SplitTensor *t)
   return ((SplitPiece *) g_ptr_array_index (plan->pieces, t->producer))->engine;
 }
 
-void
-split_plan_estimate (M2iSplitPlan *plan)
+/* Boundary cost estimate of the plan's pieces (split_ns). */
+static void
+plan_estimate (M2iSplitPlan *plan)
 {
   guint64 ns = 0;
   for (guint p = 0; p < plan->pieces->len; p++)
@@ -780,7 +784,7 @@ build_pieces (M2iSplitPlan *plan, Partition *pt, const gint *group, gint n_group
   }
   for (gint g = 0; g < n_groups; g++) {
     SplitPiece *p = g_ptr_array_index (plan->pieces, g);
-    split_piece_count_ops (p, model, (const gint *) p->nodes->data, p->nodes->len);
+    piece_count_ops (p, model, (const gint *) p->nodes->data, p->nodes->len);
   }
   /* tensors: model inputs, model outputs, then what crosses between pieces */
   GHashTable *value_tensor = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -869,6 +873,19 @@ build_pieces (M2iSplitPlan *plan, Partition *pt, const gint *group, gint n_group
     }
     g_hash_table_unref (names);
   }
+  /* buffers between pieces are sized when the plan is made */
+  for (guint i = 0; i < plan->tensors->len && ok; i++) {
+    SplitTensor *t = g_ptr_array_index (plan->tensors, i);
+    if (!m2i_shape_is_static (&t->shape)) {
+      g_autofree gchar *dims = m2i_shape_to_string (&t->shape);
+      g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED, "tensor '%s' has the shape %s, "
+          "known only at run time; split execution needs static shapes between pieces and at "
+          "the model's inputs and outputs (give inputs a shape with m2i_ir_model_reshape(); "
+          "run models whose outputs depend on the data, such as NonMaxSuppression, unsplit)",
+          t->name, dims);
+      ok = FALSE;
+    }
+  }
   /* outputs of each piece: tensors it produces */
   for (guint i = 0; i < plan->tensors->len && ok; i++) {
     SplitTensor *t = g_ptr_array_index (plan->tensors, i);
@@ -935,7 +952,7 @@ m2i_split_plan_new (M2iIrModel *model, const M2iSplitOptions *options, GError **
   const M2iSplitOptions *opts = options ? options : &defaults;
   Partition pt = { 0 };
   pt.opts = opts;
-  pt.n_order = split_parse_devices (opts->devices, pt.order, error);
+  pt.n_order = parse_devices (opts->devices, pt.order, error);
   if (!pt.n_order)
     return NULL;
   gint *aff = collect_affinity (model, opts, pt.order, pt.n_order, error);
@@ -990,7 +1007,7 @@ m2i_split_plan_new (M2iIrModel *model, const M2iSplitOptions *options, GError **
     goto out;
   }
   split_plan_link (plan);
-  split_plan_estimate (plan);
+  plan_estimate (plan);
   /* the model's rt_info (labels, model type, conversion parameters: what
    * reads its results needs it) goes with the piece that writes output 0,
    * once, shared rather than copied */
@@ -1084,11 +1101,11 @@ split_plan_cost_pieces (M2iSplitPlan *plan, GError **error)
       pc->cost_ns += pc->engine == M2I_SPLIT_ENGINE_CPU ? cpu :
           split_cost_device_unit (a, u, pc->engine, plan->m2i_profile);
     }
-    split_piece_count_ops (pc, pc->model, (const gint *) ops->data, ops->len);
+    piece_count_ops (pc, pc->model, (const gint *) ops->data, ops->len);
     g_array_free (ops, TRUE);
     split_analysis_free (a);
   }
-  split_plan_estimate (plan);
+  plan_estimate (plan);
   return TRUE;
 }
 
@@ -1120,6 +1137,12 @@ append_tensor (GString *s, const SplitTensor *t)
   g_autofree gchar *shape = m2i_shape_to_string (&t->shape);
   g_string_append_printf (s, "%s %s %s ", t->name, shape, m2i_element_type_to_string (t->type));
   append_bytes (s, tensor_bytes (t));
+}
+
+const char *
+m2i_split_plan_get_decisions (const M2iSplitPlan *plan)
+{
+  return plan->decisions ? plan->decisions : "";
 }
 
 gchar *

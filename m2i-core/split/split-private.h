@@ -84,7 +84,6 @@ typedef struct {
   gint8 *w_codes;
 } SplitConvDesc;
 
-void split_conv_desc_free (SplitConvDesc *d);
 
 typedef enum {
   SPLIT_UNIT_SINGLE = 0,       /* one layer */
@@ -257,12 +256,8 @@ M2iSplitPlan *split_plan_alloc (void);
 gint split_plan_add_tensor (M2iSplitPlan *plan, const char *name, M2iElementType type,
     const M2iShape *shape, M2iSplitTensorAttr attr);
 SplitPiece *split_piece_new (void);
-/* Sets @p's op count and op_summary from the layers @nodes of @m. */
-void split_piece_count_ops (SplitPiece *p, M2iIrModel *m, const gint *nodes, gint n);
 /* Fills producer/consumers of every tensor from the pieces' lists. */
 void split_plan_link (M2iSplitPlan *plan);
-/* Boundary cost estimate of the plan's pieces (split_ns). */
-void split_plan_estimate (M2iSplitPlan *plan);
 
 /* Counts each piece's ops and estimates its cost (and the plan's), from
  * the sub-models (loaded plans). FALSE with @error if one does not compile. */
@@ -276,9 +271,6 @@ SplitGridSeeds *split_plan_piece_seeds (const M2iSplitPlan *plan, gint p);
  * capability table); FALSE with @error naming the layer otherwise. */
 gboolean split_plan_check_piece (const M2iSplitPlan *plan, gint p, GError **error);
 
-/* Parses a device priority string into @order (M2iSplitDevice values, at
- * most 2); returns the count, or 0 with @error. */
-gint split_parse_devices (const char *s, M2iSplitDevice order[2], GError **error);
 /* "CPU"/"M2I" in any case → device; FALSE otherwise. */
 gboolean split_device_from_string (const char *s, M2iSplitDevice *out);
 gboolean split_engine_from_string (const char *s, M2iSplitEngine *out);

@@ -11,7 +11,7 @@
  *
  * Usage: m2i-demo [FRAME.nv12 WIDTH HEIGHT] [-o OUTDIR]
  */
-#include <m2i-core.h>
+#include <m2i-core/m2i-core.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,11 +136,12 @@ main (int argc, char **argv)
     m2i_device_get_counters (dev, &c1);
     printf ("one run: %" G_GUINT64_FORMAT " tasks (%" G_GUINT64_FORMAT " device, %"
         G_GUINT64_FORMAT " CPU), %" G_GUINT64_FORMAT " B read, %" G_GUINT64_FORMAT
-        " B written, %" G_GUINT64_FORMAT " simulated cycles (%.1f us at 1 GHz)\n",
+        " B written, %" G_GUINT64_FORMAT " simulated cycles (%.1f us at %g GHz)\n",
         c1.tasks_total - c0.tasks_total, c1.tasks_device - c0.tasks_device,
         c1.tasks_cpu - c0.tasks_cpu, c1.bytes_read - c0.bytes_read,
         c1.bytes_written - c0.bytes_written, c1.cycles - c0.cycles,
-        (double) (c1.cycles - c0.cycles) / 1000.0);
+        (double) (c1.cycles - c0.cycles) / (M2I_DEVICE_CLOCK_HZ / 1e6),
+        M2I_DEVICE_CLOCK_HZ / 1e9);
     guint maxd = 0;
     for (gsize i = 0; i < tsize / 2; i++) {
       m2i_f16 a = ((m2i_f16 *) tbuf)[i], b = ((m2i_f16 *) rbuf)[i];

@@ -7,10 +7,11 @@
  *   m2i-ir-run model.xml -i input.f32 -b -n 2
  */
 #include "m2i-data.h"
+#include "m2i-tensor-print.h"
 
-#include <base/m2i-error.h>
-#include <base/m2i-parallel.h>
-#include <ir/m2i-ir.h>
+#include <m2i-core/base/m2i-error.h>
+#include <m2i-core/base/m2i-parallel.h>
+#include <m2i-core/ir/m2i-ir.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -34,6 +35,9 @@ static gboolean opt_rgb;
 static gchar *opt_dump;
 static gboolean opt_quiet;
 static gboolean opt_profile;
+static gchar **opt_shapes;
+static gchar **opt_outputs;
+static gchar **opt_has_kernel;
 static guint64 opt_max_memory;
 
 static gboolean
@@ -45,7 +49,8 @@ parse_max_memory (const gchar *name, const gchar *value, gpointer data, GError *
 static const GOptionEntry entries[] = {
   { "input", 'i', 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_inputs, "Input: raw f32/u8/f16 tensor, "
     "PGM/PPM image, or idx images file (gzipped or not) with FILE:INDEX; repeat for the next "
-    "inputs, or name one with NAME=FILE", "FILE" },
+    "inputs, or name one with NAME=FILE (the Parameter's name or one of its tensor names)",
+    "[NAME=]FILE" },
   { "index", 0, 0, G_OPTION_ARG_INT, &opt_index, "Image index in an idx file", "N" },
   { "top-k", 'k', 0, G_OPTION_ARG_INT, &opt_top_k, "Classes to print (default 5)", "K" },
   { "labels", 'l', 0, G_OPTION_ARG_FILENAME, &opt_labels, "Labels file, one per line", "FILE" },
@@ -62,8 +67,18 @@ static const GOptionEntry entries[] = {
   { "mean", 0, 0, G_OPTION_ARG_STRING, &opt_mean, "Per-channel mean subtracted from images", "A,B,C" },
   { "scale", 0, 0, G_OPTION_ARG_STRING, &opt_scale, "Per-channel divisor of images", "A,B,C" },
   { "rgb", 0, 0, G_OPTION_ARG_NONE, &opt_rgb, "Feed images as RGB (default BGR, as OpenVINO models)", NULL },
-  { "dump", 0, 0, G_OPTION_ARG_FILENAME, &opt_dump, "Write output 0 as raw f32 to FILE", "FILE" },
+  { "dump", 0, 0, G_OPTION_ARG_FILENAME, &opt_dump, "Write output 0 as raw data (f32 for float "
+    "outputs) to FILE; or, when FILE is a folder, every output as FILE/NAME.TYPE", "FILE" },
+  { "output", 'o', 0, G_OPTION_ARG_STRING_ARRAY, &opt_outputs, "Also return this tensor "
+    "(a tensor name, a layer name, or LAYER.N for its output N), as OpenVINO's add_output; "
+    "repeatable", "NAME" },
   { "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet, "Print only results", NULL },
+  { "shape", 's', 0, G_OPTION_ARG_STRING_ARRAY, &opt_shapes, "Shape of an input whose "
+    "dims are dynamic (-1 or ? in the model): NAME=1,3,640,640, or just the dims for the "
+    "first input; repeat for more inputs", "[NAME=]DIMS" },
+  { "has-kernel", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_has_kernel, "Say whether a kernel "
+    "runs TYPE in OPSET (e.g. Swish/opset4), with the plugins given; no model needed; "
+    "repeatable", "TYPE/OPSET" },
   { "max-memory", 0, 0, G_OPTION_ARG_CALLBACK, parse_max_memory, "Memory a compiled model and "
     "one request may need, e.g. 512M (default 4G); a model needing more is refused", "SIZE" },
   { "profile", 0, 0, G_OPTION_ARG_NONE, &opt_profile,
@@ -296,6 +311,14 @@ load_inputs (M2iIrInferRequest *req, const M2iIrModel *model, GError **error)
       if (found >= 0) {
         input = found;
         spec = eq + 1;
+      } else if (!g_file_test (spec, G_FILE_TEST_EXISTS)) {
+        GString *names = g_string_new (NULL);
+        for (gint i = 0; i < m2i_ir_model_get_n_inputs (model); i++)
+          g_string_append_printf (names, "%s'%s'", i ? ", " : "", m2i_ir_model_get_input (model, i)->name);
+        fail (error, "-i %s: the model has no input '%s' (its inputs: %s; a Parameter's "
+            "tensor names are taken too)", spec, name, names->str);
+        g_string_free (names, TRUE);
+        return FALSE;
       }
     }
     if (!load_input (req, input, spec, error))
@@ -328,31 +351,6 @@ label_of (gchar **labels, gint i, gchar buf[32])
   return buf;
 }
 
-static void
-print_top_k (const M2iTensor *out, gchar **labels)
-{
-  gint64 n = m2i_shape_numel (&out->shape);
-  const float *p = out->data;
-  gint k = (gint) MIN (opt_top_k, n);
-  g_autofree gint *best = g_new (gint, MAX (k, 1));
-  for (gint j = 0; j < k; j++) {
-    gint arg = -1;
-    for (gint64 i = 0; i < n; i++) {
-      gboolean taken = FALSE;
-      for (gint t = 0; t < j; t++)
-        taken |= best[t] == i;
-      if (!taken && (arg < 0 || p[i] > p[arg]))
-        arg = (gint) i;
-    }
-    best[j] = arg;
-  }
-  printf ("top %d:\n", k);
-  for (gint j = 0; j < k; j++) {
-    gchar buf[32];
-    printf ("  %5d  %.6f  %s\n", best[j], p[best[j]], label_of (labels, best[j], buf));
-  }
-}
-
 /* DetectionOutput rows: image_id, label, confidence, x_min, y_min, x_max, y_max
  * (normalized); a row with image_id -1 ends the list. */
 static void
@@ -375,6 +373,64 @@ print_detections (const M2iTensor *out, gchar **labels)
   }
   if (!shown)
     printf ("  (none)\n");
+}
+
+/* --dump FILE: output 0 into FILE; --dump DIR: each output as DIR/NAME.TYPE. */
+static gboolean
+dump_outputs (M2iIrInferRequest *req, const M2iIrModel *model, GError **error)
+{
+  if (!g_file_test (opt_dump, G_FILE_TEST_IS_DIR)) {
+    const M2iTensor *out = m2i_ir_infer_request_get_output (req, 0);
+    return g_file_set_contents (opt_dump, out->data, m2i_tensor_nbytes (out), error);
+  }
+  for (gint i = 0; i < m2i_ir_model_get_n_outputs (model); i++)
+    if (!m2i_tool_dump (opt_dump, m2i_ir_model_get_output (model, i)->name,
+            m2i_ir_infer_request_get_output (req, i), NULL, error))
+      return FALSE;
+  return TRUE;
+}
+
+/* The output (node index, port) called @name: a tensor name, a layer
+ * name (its output 0) or "LAYER.N". FALSE when none is. */
+static gboolean
+find_tensor (const M2iIrModel *m, const char *name, gint *node, gint *port)
+{
+  for (gint i = 0; i < m2i_ir_model_get_n_nodes (m); i++) {
+    const M2iIrNode *n = m2i_ir_model_get_node (m, i);
+    for (gint p = 0; p < m2i_ir_node_get_n_outputs (n); p++) {
+      const char *names = m2i_ir_node_get_output_names (n, p);
+      g_auto (GStrv) list = g_strsplit (names ? names : "", ",", -1);
+      gboolean hit = FALSE;
+      for (gchar **it = list; *it && !hit; it++)
+        hit = !strcmp (g_strstrip (*it), name);
+      g_autofree gchar *dotted = g_strdup_printf ("%s.%d", m2i_ir_node_get_name (n), p);
+      if (hit || !strcmp (dotted, name) || (p == 0 && !strcmp (m2i_ir_node_get_name (n), name))) {
+        *node = i;
+        *port = p;
+        return TRUE;
+      }
+    }
+  }
+  return FALSE;
+}
+
+/* --output: the model with a Result on each named tensor too. */
+static M2iIrModel *
+add_outputs (M2iIrModel *model, GError **error)
+{
+  gint n_nodes = m2i_ir_model_get_n_nodes (model), n_out = g_strv_length (opt_outputs);
+  g_autofree gint *all = g_new (gint, MAX (n_nodes, 1));
+  g_autofree gint *pairs = g_new (gint, 2 * (n_out + m2i_ir_model_get_n_outputs (model)));
+  for (gint i = 0; i < n_nodes; i++)
+    all[i] = i;
+  gint k = 0;
+  for (gint i = 0; i < n_out; i++, k++) {
+    if (!find_tensor (model, opt_outputs[i], &pairs[2 * k], &pairs[2 * k + 1])) {
+      fail (error, "--output %s: the model has no tensor or layer of that name", opt_outputs[i]);
+      return NULL;
+    }
+  }
+  return m2i_ir_model_extract (model, all, n_nodes, pairs, k, NULL, error);
 }
 
 /* ---- benchmark ---------------------------------------------------------- */
@@ -537,6 +593,25 @@ run (const char *model_path, GError **error)
   M2iIrModel *model = m2i_ir_model_load (model_path, NULL, error);
   if (!model)
     return FALSE;
+  if (opt_outputs) {
+    M2iIrModel *more = add_outputs (model, error);
+    m2i_ir_model_unref (model);
+    if (!more)
+      return FALSE;
+    model = more;
+  }
+  for (gint k = 0; opt_shapes && opt_shapes[k]; k++) {
+    const char *eq = strchr (opt_shapes[k], '=');
+    g_autofree gchar *name = eq ? g_strndup (opt_shapes[k], eq - opt_shapes[k]) :
+        g_strdup (m2i_ir_model_get_n_inputs (model) ? m2i_ir_model_get_input (model, 0)->name : "");
+    M2iShape shape;
+    if (!m2i_shape_parse (eq ? eq + 1 : opt_shapes[k], &shape, error) ||
+        !m2i_ir_model_reshape (model, name, &shape, error)) {
+      g_prefix_error (error, "--shape %s: ", opt_shapes[k]);
+      m2i_ir_model_unref (model);
+      return FALSE;
+    }
+  }
   gdouble t1 = now_ms ();
   M2iIrCompileOptions opts = { .n_threads = opt_threads,
     .plugin_paths = (const char *const *) opt_plugins, .max_memory = opt_max_memory };
@@ -572,19 +647,23 @@ run (const char *model_path, GError **error)
     ok = (labels = read_labels (error)) != NULL;
   if (ok)
     ok = m2i_ir_infer_request_infer (req, error);
-  if (ok && m2i_ir_model_get_n_outputs (model) > 0) {
-    const M2iTensor *out = m2i_ir_infer_request_get_output (req, 0);
-    const M2iIrIoInfo *io = m2i_ir_model_get_output (model, 0);
+  if (ok && opt_dump)
+    ok = dump_outputs (req, model, error);
+  /* each output: detections, top-k of class scores, or a summary */
+  for (gint i = 0; ok && opt_top_k > 0 && i < m2i_ir_model_get_n_outputs (model); i++) {
+    const M2iTensor *out = m2i_ir_infer_request_get_output (req, i);
+    const M2iIrIoInfo *io = m2i_ir_model_get_output (model, i);
     M2iIrNode *producer = NULL;
     m2i_ir_node_get_input_source (io->node, 0, &producer, NULL);
-    if (opt_dump && !g_file_set_contents (opt_dump, out->data, m2i_tensor_nbytes (out), error))
-      ok = FALSE;
-    else if (out->type != M2I_ET_F32)
-      printf ("output 0 is %s; nothing to rank\n", m2i_element_type_to_string (out->type));
-    else if (producer && !strcmp (m2i_ir_node_get_type (producer), "DetectionOutput"))
+    if (producer && !strcmp (m2i_ir_node_get_type (producer), "DetectionOutput") &&
+        out->type == M2I_ET_F32)
       print_detections (out, labels);
-    else if (opt_top_k > 0)
-      print_top_k (out, labels);
+    else if (m2i_tool_is_classifier (out)) {
+      if (m2i_ir_model_get_n_outputs (model) > 1)
+        printf ("output %s:\n", io->name);
+      m2i_tool_print_top_k (stdout, out, opt_top_k, labels);
+    } else
+      m2i_tool_print_summary (stdout, io->name, out);
   }
   if (ok && opt_profile)
     ok = profile (req, error);
@@ -597,16 +676,44 @@ run (const char *model_path, GError **error)
   return ok;
 }
 
+/* --has-kernel TYPE/OPSET: "TYPE OPSET yes|no" per line (op conformance
+ * tables are made from it: tests/models/op-conformance.py). */
+static gboolean
+has_kernels (void)
+{
+  M2iOpRegistry *reg = m2i_op_registry_new (m2i_op_registry_get_default ());
+  gboolean ok = TRUE;
+  for (gint i = 0; opt_plugins && opt_plugins[i] && ok; i++) {
+    GError *e = NULL;
+    if (!(ok = m2i_op_registry_load_plugin (reg, opt_plugins[i], &e)))
+      fprintf (stderr, "m2i-ir-run: %s\n", e->message), g_error_free (e);
+  }
+  for (gint i = 0; opt_has_kernel[i] && ok; i++) {
+    g_auto (GStrv) tv = g_strsplit (opt_has_kernel[i], "/", 2);
+    if (!tv[0] || !tv[1]) {
+      fprintf (stderr, "m2i-ir-run: --has-kernel takes TYPE/OPSET, not %s\n", opt_has_kernel[i]);
+      ok = FALSE;
+      break;
+    }
+    printf ("%s %s %s\n", tv[0], tv[1], m2i_op_registry_lookup (reg, tv[0], tv[1]) ? "yes" : "no");
+  }
+  m2i_op_registry_free (reg);
+  return ok;
+}
+
 int
 main (int argc, char **argv)
 {
   g_autoptr (GOptionContext) octx = g_option_context_new ("MODEL.xml");
   g_option_context_set_summary (octx, "Runs an OpenVINO IR model (v10/v11) on the CPU with "
-      "m2i's runtime: prints the top-k classes or the detections, and with -b the latency "
-      "and throughput.");
+      "m2i's runtime: prints each output (the top-k classes of class scores, the "
+      "detections of a DetectionOutput, else shape, min, max, mean and argmax), and with -b "
+      "the latency and throughput.");
   g_option_context_add_main_entries (octx, entries, NULL);
   GError *error = NULL;
-  if (!g_option_context_parse (octx, &argc, &argv, &error) || argc != 2) {
+  if (g_option_context_parse (octx, &argc, &argv, &error) && opt_has_kernel && argc == 1)
+    return has_kernels () ? 0 : 1;
+  if (error || argc != 2) {
     fprintf (stderr, "m2i-ir-run: %s\n", error ? error->message : "give one MODEL.xml (see --help)");
     g_clear_error (&error);
     return 2;
@@ -622,5 +729,8 @@ main (int argc, char **argv)
   g_free (opt_scale);
   g_free (opt_dump);
   g_strfreev (opt_plugins);
+  g_strfreev (opt_shapes);
+  g_strfreev (opt_outputs);
+  g_strfreev (opt_has_kernel);
   return ok ? 0 : 1;
 }

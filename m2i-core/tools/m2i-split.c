@@ -5,6 +5,7 @@
  *             [--affinity LAYER=CPU ...] [--keep-all] [--profile extended]
  *   m2i-split run DIR [-i [NAME=]FILE ...] [--random SEED] [--threads N]
  *             [--iterations N] [--compare model.xml] [--top-k K] [--dot FILE]
+ *             [--dump DIR]
  *
  * "split" partitions the model, writes graph_infos.json and one IR pair per
  * piece into DIR and prints the plan: pieces, devices, op counts, boundary
@@ -14,11 +15,12 @@
  * --compare it also runs the unsplit model on the CPU and prints the largest
  * difference.
  */
-#include <base/m2i-error.h>
-#include <m2i/m2i-device.h>
-#include <split/m2i-split.h>
-#include <split/split-private.h>
 #include "m2i-data.h"
+#include "m2i-tensor-print.h"
+
+#include <m2i-core/base/m2i-error.h>
+#include <m2i-core/m2i/m2i-device.h>
+#include <m2i-core/split/m2i-split.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -38,6 +40,7 @@ static gint opt_iterations = 1;
 static gchar *opt_compare;
 static gint opt_top_k = 5;
 static gboolean opt_explain;
+static gchar *opt_dump;
 static guint64 opt_max_memory;
 
 static gboolean
@@ -58,7 +61,8 @@ static const GOptionEntry entries[] = {
   { "profile", 0, 0, G_OPTION_ARG_STRING, &opt_profile,
     "split: M2I block profile of the head (default, extended)", "P" },
   { "input", 'i', 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_inputs,
-    "run: raw input (declared type), in input order or NAME=FILE (repeatable)", "[NAME=]FILE" },
+    "run: raw input (declared type), in input order or NAME=FILE, NAME the tensor's or the "
+    "Parameter's name (repeatable)", "[NAME=]FILE" },
   { "random", 0, 0, G_OPTION_ARG_INT, &opt_random, "run: random inputs from SEED", "SEED" },
   { "threads", 'n', 0, G_OPTION_ARG_INT, &opt_threads, "run: threads per piece (default: cores)", "N" },
   { "iterations", 0, 0, G_OPTION_ARG_INT, &opt_iterations, "run: inferences to time (default 1)", "N" },
@@ -67,6 +71,8 @@ static const GOptionEntry entries[] = {
   { "explain", 'x', 0, G_OPTION_ARG_NONE, &opt_explain,
     "split: print the cost rule's verdict on every device island", NULL },
   { "top-k", 'k', 0, G_OPTION_ARG_INT, &opt_top_k, "run: classes to print (default 5)", "K" },
+  { "dump", 0, 0, G_OPTION_ARG_FILENAME, &opt_dump,
+    "run: write each output as raw data into DIR/NAME.TYPE (NAME.f32, ...)", "DIR" },
   { "max-memory", 0, 0, G_OPTION_ARG_CALLBACK, parse_max_memory, "Memory the model (split) or "
     "the runner (run) may need, e.g. 512M (default 4G); more is refused", "SIZE" },
   { NULL }
@@ -131,9 +137,70 @@ cmd_split (const char *xml)
   g_autofree gchar *text = m2i_split_plan_to_string (plan);
   printf ("%s -> %s\n%s\n", xml, opt_out, text);
   if (opt_explain)
-    printf ("cost rule (docs/split.md):\n%s", plan->decisions ? plan->decisions : "");
+    printf ("cost rule (docs/split.md):\n%s", m2i_split_plan_get_decisions (plan));
   m2i_split_plan_unref (plan);
   return 0;
+}
+
+/* Whether input @i of @plan is called @name: its tensor name, or, in a
+ * piece that reads it, the Parameter's name or any of its tensor names. */
+static gboolean
+input_called (const M2iSplitPlan *plan, gint i, const char *name)
+{
+  M2iSplitTensorInfo t;
+  m2i_split_plan_get_tensor (plan, m2i_split_plan_get_input (plan, i), &t);
+  if (!strcmp (t.name, name))
+    return TRUE;
+  for (gint c = 0; c < t.n_consumers; c++) {
+    M2iSplitPieceInfo p;
+    m2i_split_plan_get_piece (plan, t.consumers[c], &p);
+    gint k = p.model ? m2i_ir_model_find_input (p.model, name) : -1;
+    if (k >= 0 && m2i_ir_model_find_input (p.model, t.name) == k)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* Every NAME=FILE of -i names an input of @plan. */
+static gboolean
+check_input_names (const M2iSplitPlan *plan, GError **error)
+{
+  for (gint k = 0; opt_inputs && opt_inputs[k]; k++) {
+    const char *eq = strchr (opt_inputs[k], '=');
+    if (!eq)
+      continue;
+    g_autofree gchar *name = g_strndup (opt_inputs[k], eq - opt_inputs[k]);
+    gboolean found = FALSE;
+    GString *names = g_string_new (NULL);
+    for (gint i = 0; i < m2i_split_plan_get_n_inputs (plan) && !found; i++) {
+      M2iSplitTensorInfo info;
+      m2i_split_plan_get_tensor (plan, m2i_split_plan_get_input (plan, i), &info);
+      g_string_append_printf (names, "%s'%s'", i ? ", " : "", info.name);
+      found = input_called (plan, i, name);
+    }
+    if (!found)
+      g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "-i %s: the plan has no input "
+          "'%s' (its inputs: %s)", opt_inputs[k], name, names->str);
+    g_string_free (names, TRUE);
+    if (!found)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Writes output @t as DIR/NAME.TYPE (raw, the tensor's own type). */
+static gboolean
+dump_output (const char *name, const M2iTensor *t, GError **error)
+{
+  if (g_mkdir_with_parents (opt_dump, 0755) < 0) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_IO, "--dump: cannot make the folder %s", opt_dump);
+    return FALSE;
+  }
+  g_autofree gchar *path = NULL;
+  if (!m2i_tool_dump (opt_dump, name, t, &path, error))
+    return FALSE;
+  printf ("wrote %s\n", path);
+  return TRUE;
 }
 
 /* Reads or makes input @i of the runner. */
@@ -146,8 +213,10 @@ fill_input (M2iSplitRunner *r, const M2iSplitPlan *plan, gint i, GRand *rng, GEr
   const char *file = NULL;
   for (gint k = 0; opt_inputs && opt_inputs[k]; k++) {
     const char *eq = strchr (opt_inputs[k], '=');
-    if (eq && !strncmp (opt_inputs[k], info.name, eq - opt_inputs[k]) &&
-        (gsize) (eq - opt_inputs[k]) == strlen (info.name))
+    if (!eq)
+      continue;
+    g_autofree gchar *name = g_strndup (opt_inputs[k], eq - opt_inputs[k]);
+    if (input_called (plan, i, name))
       file = eq + 1;
   }
   if (!file && opt_inputs && (guint) i < g_strv_length (opt_inputs) && !strchr (opt_inputs[i], '='))
@@ -197,37 +266,11 @@ fill_input (M2iSplitRunner *r, const M2iSplitPlan *plan, gint i, GRand *rng, GEr
 static void
 print_output (const char *name, const M2iTensor *t)
 {
-  g_autofree gchar *shape = m2i_shape_to_string (&t->shape);
-  printf ("output %s %s %s", name, shape, m2i_element_type_to_string (t->type));
-  if (t->type != M2I_ET_F32) {
-    printf ("\n");
-    return;
-  }
-  const float *v = t->data;
-  gint64 n = m2i_shape_numel (&t->shape);
-  gint64 classes = t->shape.rank >= 2 ? t->shape.dims[1] : n;
-  if (n == classes && classes > 1 && classes <= 100000) {
-    printf (": top %d", MIN (opt_top_k, (gint) classes));
-    gboolean *used = g_new0 (gboolean, classes);
-    for (gint k = 0; k < MIN (opt_top_k, (gint) classes); k++) {
-      gint64 best = -1;
-      for (gint64 c = 0; c < classes; c++)
-        if (!used[c] && (best < 0 || v[c] > v[best]))
-          best = c;
-      used[best] = TRUE;
-      printf ("  %" G_GINT64_FORMAT ":%.4f", best, v[best]);
-    }
-    g_free (used);
-    printf ("\n");
-    return;
-  }
-  double lo = INFINITY, hi = -INFINITY, sum = 0;
-  for (gint64 k = 0; k < n; k++) {
-    lo = MIN (lo, v[k]);
-    hi = MAX (hi, v[k]);
-    sum += v[k];
-  }
-  printf (": min %.4g max %.4g mean %.4g\n", lo, hi, sum / MAX (n, 1));
+  if (m2i_tool_is_classifier (t) && opt_top_k > 0) {
+    printf ("output %s:\n", name);
+    m2i_tool_print_top_k (stdout, t, opt_top_k, NULL);
+  } else
+    m2i_tool_print_summary (stdout, name, t);
 }
 
 static double
@@ -276,6 +319,8 @@ cmd_run (const char *dir)
   M2iSplitRunner *r = m2i_split_runner_new (plan, &ropts, &error);
   if (!r)
     return die (error);
+  if (!check_input_names (plan, &error))
+    return die (error);
   GRand *rng = opt_random >= 0 ? g_rand_new_with_seed (opt_random) : NULL;
   for (gint i = 0; i < m2i_split_plan_get_n_inputs (plan); i++)
     if (!fill_input (r, plan, i, rng, &error))
@@ -292,6 +337,8 @@ cmd_run (const char *dir)
     M2iSplitTensorInfo info;
     m2i_split_plan_get_tensor (plan, m2i_split_plan_get_output (plan, i), &info);
     print_output (info.name, m2i_split_runner_get_output (r, i));
+    if (opt_dump && !dump_output (info.name, m2i_split_runner_get_output (r, i), &error))
+      return die (error);
   }
   printf ("%.3f ms per inference on this machine (%d run%s)\n", ms, MAX (opt_iterations, 1),
       opt_iterations > 1 ? "s" : "");
@@ -310,9 +357,10 @@ cmd_run (const char *dir)
   M2iDeviceCounters c;
   m2i_device_get_counters (m2i_device_get_default (), &c);
   printf ("device counters: %" G_GUINT64_FORMAT " runs, %" G_GUINT64_FORMAT " device tasks, %"
-      G_GUINT64_FORMAT " cycles (%.3f ms at 1 GHz per inference), %" G_GUINT64_FORMAT
+      G_GUINT64_FORMAT " cycles (%.3f ms at %g GHz per inference), %" G_GUINT64_FORMAT
       " bytes read, %" G_GUINT64_FORMAT " written\n", c.runs, c.tasks_device, c.cycles,
-      c.cycles / 1e6 / MAX (opt_iterations, 1), c.bytes_read, c.bytes_written);
+      c.cycles / (M2I_DEVICE_CLOCK_HZ / 1e3) / MAX (opt_iterations, 1),
+      M2I_DEVICE_CLOCK_HZ / 1e9, c.bytes_read, c.bytes_written);
   int rc = 0;
   if (opt_compare) {
     double d = compare (r, plan, &error);

@@ -19,9 +19,9 @@
  */
 #include "kernel-test.h"
 #include "bench-time.h"
+#include "bench-ort.h"
 #include <ir/kernels/gemm.h>
 #include <ir/kernels/conv-winograd.h>
-#include <gio/gio.h>
 
 typedef struct {
   const char *name;
@@ -79,9 +79,6 @@ execute_layer (gpointer t, GError **error)
 static gchar *
 run_ort_peer (const gboolean *selected, double (*ort_ms)[2], double min_ms)
 {
-  const char *modules = g_getenv ("M2I_ORT_NODE_MODULES");
-  if (!modules)
-    return NULL;
   GString *req = g_string_new (NULL);
   for (guint l = 0; l < G_N_ELEMENTS (layers); l++) {
     const Layer *L = &layers[l];
@@ -89,35 +86,7 @@ run_ort_peer (const gboolean *selected, double (*ort_ms)[2], double min_ms)
       g_string_append_printf (req, "%u %d %d %d %d %d %d %d %d %d %g\n", l, L->c_in, L->h,
           L->w, L->c_out, L->k, L->stride, L->pad, L->groups, threads, min_ms);
   }
-  GError *error = NULL;
-  gchar *out = NULL;
-  GSubprocess *p = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE |
-      G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, "node", M2I_BENCH_DIR "/ort-conv.cjs", NULL);
-  if (!p || !g_subprocess_communicate_utf8 (p, req->str, NULL, &out, NULL, &error) ||
-      !g_subprocess_get_successful (p)) {
-    fprintf (stderr, "ONNX Runtime peer failed: %s\n", error ? error->message : "node exited");
-    g_clear_error (&error);
-    g_clear_object (&p);
-    g_string_free (req, TRUE);
-    g_free (out);
-    return NULL;
-  }
-  gchar *version = NULL;
-  gchar **lines = g_strsplit (out, "\n", -1);
-  for (gchar **line = lines; *line; line++) {
-    guint l;
-    gint threads;
-    double ms;
-    char v[64];
-    if (sscanf (*line, "version %63s", v) == 1)
-      version = g_strdup_printf ("ONNX Runtime %s (CPU provider, via onnxruntime-node)", v);
-    else if (sscanf (*line, "%u %d %lf", &l, &threads, &ms) == 3 &&
-        l < G_N_ELEMENTS (layers) && threads >= 1 && threads <= 2)
-      ort_ms[l][threads - 1] = ms;
-  }
-  g_strfreev (lines);
-  g_free (out);
-  g_object_unref (p);
+  gchar *version = bench_ort_peer ("ort-conv.cjs", req->str, ort_ms, G_N_ELEMENTS (layers));
   g_string_free (req, TRUE);
   return version;
 }
@@ -128,11 +97,11 @@ run_ort_peer (const gboolean *selected, double (*ort_ms)[2], double min_ms)
 static double
 micro_peak_gflops (void)
 {
-  const M2iGemmArch *arch = m2i_gemm_arch ();
+  const M2iGemmArch *arch = ir_gemm_arch ();
   gint kc = 256;
   float *a = g_new0 (float, (gsize) arch->mr * kc), *b = g_new0 (float, (gsize) arch->nr * kc);
   float *c = g_new0 (float, (gsize) arch->mr * arch->nr);
-  const gint32 *off = m2i_gemm_packed_offsets (arch);
+  const gint32 *off = ir_gemm_packed_offsets (arch);
   guint8 run_start[4] = { 0, 1, 2, 3 };
   guint32 run_mask[3] = { ~0u >> (32 - arch->step), ~0u >> (32 - arch->step),
     ~0u >> (32 - arch->step) };
@@ -167,7 +136,7 @@ main (int argc, char **argv)
   }
   g_autofree gchar *ort = run_ort_peer (selected, ort_ms, min_ms);
   printf ("m2i Convolution: gemm micro-kernel %s (cpu: %s)\n",
-      m2i_gemm_arch ()->name, m2i_cpu_flags_string ());
+      ir_gemm_arch ()->name, m2i_cpu_flags_string ());
   printf ("peer: %s\n", ort ? ort :
       "none (set M2I_ORT_NODE_MODULES to a node_modules folder with onnxruntime-node)");
   printf ("micro-kernel peak (L1-resident panels, 1 thread): %.1f GFLOPS\n", micro_peak_gflops ());
@@ -192,8 +161,8 @@ main (int argc, char **argv)
     double ms[4] = { -1, -1, -1, -1 };
     gboolean winograd = FALSE;
     for (gint threads = 1; threads <= 2; threads++) {
-      KTest *t = kt_new (L->groups > 1 ? &m2i_kernel_group_convolution
-          : &m2i_kernel_convolution, "opset1");
+      KTest *t = kt_new (L->groups > 1 ? &ir_kernel_group_convolution
+          : &ir_kernel_convolution, "opset1");
       t->ctx.n_threads = threads;
       kt_attr (t, "strides", stride);
       kt_attr (t, "dilations", "1,1");
@@ -209,7 +178,7 @@ main (int argc, char **argv)
       if (!kt_infer (t, 1, &error))
         g_error ("%s", error->message);
       ms[threads - 1] = bench_time_runs (execute_layer, t, min_ms) * 1e3;
-      winograd = m2i_k_conv_uses_winograd (&t->ctx);
+      winograd = ir_k_conv_uses_winograd (&t->ctx);
       kt_free (t);
       ms[2 + threads - 1] = ort_ms[l][threads - 1];
     }

@@ -15,7 +15,8 @@
  * (the plugin directory of the build is used when GST_PLUGIN_PATH is unset).
  */
 #include "bench-gst-run.h"
-#include <m2i/m2i.h>
+#include <m2i-core/m2i/m2i.h>
+#include <test-support.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,9 +70,7 @@ make_frames (gsize *frame_size)
   for (int f = 0; f < N_SOURCE_FRAMES; f++) {
     guint8 *p = mem + sz * f;
     for (gsize i = 0; i < sz; i++) {
-      x ^= x << 13;
-      x ^= x >> 17;
-      x ^= x << 5;
+      test_xorshift32 (&x);
       gsize px = i < ysz ? i % W : (i - ysz) % W;
       gsize row = i < ysz ? i / W : (i - ysz) / W;
       int v = (int) ((px + row + (gsize) f * 40) % 256) / 2 + (((px / 64 + f) % 2) ? 60 : 0)

@@ -87,8 +87,12 @@ async function timeLayer(L) {
     executionMode: 'sequential', graphOptimizationLevel: 'all',
   });
   const feeds = { x: new ort.Tensor('float32', x, [1, L.c_in, L.h, L.w]) };
-  // Batches of about 2 ms until min_ms have passed; the fastest batch
-  // counts, as in bench-conv.
+  return timeSession(session, feeds, L.min_ms);
+}
+
+// Batches of about 2 ms until minMs have passed; the fastest batch counts
+// (ms per run), as in bench-time.h. Releases the session.
+async function timeSession(session, feeds, minMs) {
   let t0 = process.hrtime.bigint();
   await session.run(feeds);
   const once = Math.max(Number(process.hrtime.bigint() - t0) / 1e6, 1e-4);
@@ -99,7 +103,7 @@ async function timeLayer(L) {
     t0 = process.hrtime.bigint();
     for (let i = 0; i < batch; i++) await session.run(feeds);
     best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e6 / batch);
-  } while (Number(process.hrtime.bigint() - start) / 1e6 < L.min_ms);
+  } while (Number(process.hrtime.bigint() - start) / 1e6 < minMs);
   await session.release();
   return best;
 }
@@ -116,4 +120,8 @@ async function main() {
   }
 }
 
-main().catch((e) => { console.error(e); process.exit(1); });
+// ort-ops.cjs builds its one-node models with the same encoder.
+module.exports = { varint, key, vint, bytes, valueInfo, intsAttr, intAttr, fill, timeSession };
+
+if (require.main === module)
+  main().catch((e) => { console.error(e); process.exit(1); });

@@ -139,6 +139,16 @@ def seeds():
     m.result(m.op("FancyOp", [a], "f32", [3], opset="opset7"))
     yield "unknown-op", m
 
+    # run-time shapes: NonZero, the layers after it, a run-time Reshape target
+    m = Model(11)
+    x = m.param("f32", [2, 3])
+    nz = m.op("NonZero", [x], "i64", [2, -1], opset="opset3", output_type="i64")
+    t = m.op("Transpose", [nz, m.const("i64", [2], [1, 0])], "i64", [-1, 2])
+    s = m.op("ShapeOf", [t], "i64", [2], opset="opset3", output_type="i64")
+    r = m.op("Reshape", [t, m.const("i64", [1], [-1])], "i64", [-1], special_zero="false")
+    m.result(m.op("Concat", [r, s], "i64", [-1], axis="0"))
+    yield "run-time-shapes", m
+
 
 def main():
     os.makedirs(os.path.join(HERE, "corpus"), exist_ok=True)

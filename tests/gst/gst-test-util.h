@@ -13,31 +13,12 @@
 #include <gst/check/gstharness.h>
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
-#include <m2i/m2i.h>
+#include <m2i-core/m2i/m2i.h>
+#include <test-image.h>
+#include <test-support.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-typedef struct {
-  M2iImage img;          /* tight layout, data into mem */
-  guint8 *mem;
-  gsize size;
-} TestImage;
-
-static inline void
-test_image_alloc (TestImage *t, M2iFormat f, gint w, gint h)
-{
-  t->size = m2i_image_wrap_size (f, w, h, 0);
-  t->mem = g_malloc0 (t->size);
-  fail_unless (m2i_image_wrap (&t->img, f, w, h, t->mem, t->size, 0, NULL));
-}
-
-static inline void
-test_image_free (TestImage *t)
-{
-  g_free (t->mem);
-  memset (t, 0, sizeof *t);
-}
 
 /* Deterministic pseudo-random samples: bytes for u8 images, integral values
  * 0..255 for float images (what a csc or u8 source would give). */
@@ -48,10 +29,7 @@ test_image_fill (TestImage *t, guint32 seed)
   M2iDataType dt = m2i_format_dtype (t->img.format);
   gsize n = t->size / m2i_format_bytes_per_sample (t->img.format);
   for (gsize i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    guint8 v = (guint8) (x >> 24);
+    guint8 v = (guint8) (test_xorshift32 (&x) >> 24);
     if (dt == M2I_DTYPE_U8)
       t->mem[i] = v;
     else if (dt == M2I_DTYPE_F16)
@@ -278,6 +256,26 @@ test_bus_error (GstBus *bus)
   return s;
 }
 
+/* Sets a pipeline with @launch to PAUSED and returns the error text (the
+ * state change must fail). */
+static inline gchar *
+paused_error (const char *launch)
+{
+  GError *err = NULL;
+  GstElement *p = gst_parse_launch (launch, &err);
+  fail_unless (p != NULL, "%s", err ? err->message : "");
+  GstBus *bus = gst_element_get_bus (p);
+  GstStateChangeReturn r = gst_element_set_state (p, GST_STATE_PAUSED);
+  if (r == GST_STATE_CHANGE_ASYNC)
+    r = gst_element_get_state (p, NULL, NULL, 10 * GST_SECOND);
+  fail_unless_equals_int (r, GST_STATE_CHANGE_FAILURE);
+  gchar *text = test_bus_error (bus);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  return text;
+}
+
 /* The string property @name of @el. */
 static inline gchar *
 test_get_string (GstElement *el, const char *name)
@@ -340,4 +338,62 @@ test_assert_documented (const char *factory_name)
   gst_object_unref (el);
   gst_object_unref (f);
   return own;
+}
+
+/* The number of region-of-interest metas of @buf. */
+static inline guint
+n_rois (GstBuffer *buf)
+{
+  return gst_buffer_get_n_meta (buf, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE);
+}
+
+/* The @n-th region-of-interest meta of @buf (fails the test when missing). */
+static inline GstVideoRegionOfInterestMeta *
+nth_roi (GstBuffer *buf, guint n)
+{
+  gpointer state = NULL;
+  GstMeta *m = NULL;
+  for (guint i = 0; i <= n; i++)
+    m = gst_buffer_iterate_meta_filtered (buf, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE);
+  fail_unless (m != NULL, "no region meta %u", n);
+  return (GstVideoRegionOfInterestMeta *) m;
+}
+
+/* ---- test data and models --------------------------------------------------- */
+
+/* Paths and data: test-support.h (test_read_data, test_models_path, ...). */
+
+/* The test photo, tests/data/ir/astronaut-272x160.ppm. */
+typedef struct {
+  gint width, height;
+  TestImage rgb;             /* IL_RGB888 */
+} Photo;
+
+static inline void
+read_photo (Photo *ph)
+{
+  GBytes *b = test_read_data ("ir/astronaut-272x160.ppm");
+  gsize len;
+  const char *d = g_bytes_get_data (b, &len);
+  gint used = 0, max = 0;
+  fail_unless (sscanf (d, "P6 %d %d %d%n", &ph->width, &ph->height, &max, &used) == 3);
+  test_image_alloc (&ph->rgb, M2I_FORMAT_IL_RGB888, ph->width, ph->height);
+  fail_unless ((gsize) used + 1 + ph->rgb.size <= len);
+  memcpy (ph->rgb.mem, d + used + 1, ph->rgb.size);
+  g_bytes_unref (b);
+}
+
+/* The path of person-detection-retail-0013 (caller frees), with the photo
+ * read into @ph; NULL, with nothing read, when M2I_SHARED_MODELS does not
+ * hold the model (the detection tests then pass without checking). */
+static inline gchar *
+person_model_and_photo (Photo *ph)
+{
+  gchar *p = test_shared_model ("person-detection-retail-0013/person-detection-retail-0013.xml");
+  if (!p) {
+    GST_INFO ("person-detection-retail-0013 not found under M2I_SHARED_MODELS: skipped");
+    return NULL;
+  }
+  read_photo (ph);
+  return p;
 }

@@ -213,58 +213,6 @@ test_ir_remove_files (gchar *xml_path)
   g_free (xml_path);
 }
 
-static gchar *
-env_path (const char *var, const char *relative)
-{
-  const char *base = g_getenv (var);
-  return base ? g_build_filename (base, relative, NULL) : NULL;
-}
-
-gchar *test_shared_path (const char *relative) { return env_path ("M2I_SHARED_MODELS", relative); }
-gchar *test_models_path (const char *relative) { return env_path ("M2I_MODELS_DIR", relative); }
-gchar *test_data_path (const char *relative) { return env_path ("M2I_TEST_DATA", relative); }
-
-GBytes *
-test_read_data (const char *relative)
-{
-  g_autofree gchar *path = test_data_path (relative);
-  GError *error = NULL;
-  GBytes *b = m2i_data_read (path, &error);
-  g_assert_no_error (error);
-  return b;
-}
-
-gchar *
-test_run_program (const char *program, gint *status, gchar **err, ...)
-{
-  g_assert_nonnull (program);
-  GPtrArray *argv = g_ptr_array_new ();
-  g_ptr_array_add (argv, (gpointer) program);
-  va_list ap;
-  va_start (ap, err);
-  for (const char *a; (a = va_arg (ap, const char *));)
-    g_ptr_array_add (argv, (gpointer) a);
-  va_end (ap);
-  g_ptr_array_add (argv, NULL);
-  gchar *out = NULL;
-  GError *error = NULL;
-  g_assert_true (g_spawn_sync (NULL, (gchar **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
-      &out, err, status, &error));
-  g_assert_no_error (error);
-  g_ptr_array_free (argv, TRUE);
-  return out;
-}
-
-gint
-test_argmax (const float *p, gint n)
-{
-  gint best = 0;
-  for (gint i = 1; i < n; i++)
-    if (p[i] > p[best])
-      best = i;
-  return best;
-}
-
 /* Concat's input ports are listed 4 then 2: ordinal 0 is port 4 (the
  * Const), so the output is [w; x] — the order OpenVINO gives them. */
 const char test_ir_v10_model[] =

@@ -1,8 +1,11 @@
-/* ir-test-util.h — writes small IR models (XML text + weights) for tests. */
+/* ir-test-util.h — writes small IR models (XML text + weights) for tests;
+ * includes the test support library (test-support.h) the IR and split
+ * tests use. */
 #pragma once
 
 #include <ir/m2i-ir.h>
 #include <m2i-data.h>
+#include <test-support.h>
 
 G_BEGIN_DECLS
 
@@ -41,32 +44,6 @@ void test_ir_remove_files (gchar *xml_path);
 /* Shape literal helper: SHAPE(1,3,8,8). */
 #define TEST_SHAPE(...) \
   ((M2iShape) { sizeof ((gint64[]) { __VA_ARGS__ }) / sizeof (gint64), { __VA_ARGS__ } })
-
-G_END_DECLS
-
-G_BEGIN_DECLS
-
-
-/* Path under $M2I_SHARED_MODELS / $M2I_MODELS_DIR / $M2I_TEST_DATA (free
- * with g_free); NULL when the variable is unset. */
-gchar *test_shared_path (const char *relative);
-gchar *test_models_path (const char *relative);
-gchar *test_data_path (const char *relative);
-
-/* tests/data/@relative, gunzipped when it is gzip (m2i_data_read); fails
- * the test when it cannot be read. */
-GBytes *test_read_data (const char *relative);
-
-/* Runs @program (a path; NULL fails the test) with the NULL-terminated
- * string arguments, waits, and returns its standard output (free with
- * g_free); its standard error into *@err, its wait status into *@status
- * (check with g_spawn_check_wait_status()). Fails the test when it cannot
- * be started. */
-gchar *test_run_program (const char *program, gint *status, gchar **err, ...)
-    G_GNUC_NULL_TERMINATED;
-
-/* Index of the first largest of @n values. */
-gint test_argmax (const float *p, gint n);
 
 G_END_DECLS
 

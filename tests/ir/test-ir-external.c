@@ -8,20 +8,14 @@
 #include <math.h>
 #include <string.h>
 
-static gboolean
-have_shared (const char *relative)
-{
-  g_autofree gchar *path = test_shared_path (relative);
-  if (path && g_file_test (path, G_FILE_TEST_EXISTS))
-    return TRUE;
-  g_test_skip ("../shared/models/external is not here");
-  return FALSE;
-}
-
+/* $M2I_SHARED_MODELS/@relative loaded and compiled; NULL (the test
+ * skipped) when it is not here. */
 static M2iIrCompiledModel *
 load_shared (const char *relative, M2iIrModel **model)
 {
-  g_autofree gchar *path = test_shared_path (relative);
+  g_autofree gchar *path = test_shared_model (relative);
+  if (!path)
+    return NULL;
   GError *error = NULL;
   *model = m2i_ir_model_load (path, NULL, &error);
   g_assert_no_error (error);
@@ -31,27 +25,12 @@ load_shared (const char *relative, M2iIrModel **model)
 }
 
 static void
-top5 (const float *p, gint n, gint out[5])
-{
-  for (gint j = 0; j < 5; j++) {
-    out[j] = -1;
-    for (gint i = 0; i < n; i++) {
-      gboolean taken = FALSE;
-      for (gint t = 0; t < j; t++)
-        taken |= out[t] == i;
-      if (!taken && (out[j] < 0 || p[i] > p[out[j]]))
-        out[j] = i;
-    }
-  }
-}
-
-static void
 test_squeezenet (void)
 {
-  if (!have_shared ("squeezenet1.1/squeezenet1.1.xml"))
-    return;
   M2iIrModel *m;
   M2iIrCompiledModel *cm = load_shared ("squeezenet1.1/squeezenet1.1.xml", &m);
+  if (!cm)
+    return;
   const M2iIrIoInfo *in = m2i_ir_model_get_input (m, 0);
   g_assert_cmpint (in->type, ==, M2I_ET_F16);
   g_assert_true (m2i_shape_equal (&in->shape, &TEST_SHAPE (1, 3, 227, 227)));
@@ -80,8 +59,8 @@ test_squeezenet (void)
     g_assert_true (m2i_shape_equal (&o->shape, &TEST_SHAPE (1, 1000, 1, 1)));
     const float *p = o->data, *r = g_bytes_get_data (ref, NULL);
     gint ours[5], theirs[5];
-    top5 (p, 1000, ours);
-    top5 (r, 1000, theirs);
+    test_top_k (p, 1000, 5, ours);
+    test_top_k (r, 1000, 5, theirs);
     double worst = 0, sum = 0;
     for (gint i = 0; i < 1000; i++) {
       worst = MAX (worst, fabs ((double) p[i] - r[i]));
@@ -98,24 +77,6 @@ test_squeezenet (void)
   m2i_ir_infer_request_free (req);
   m2i_ir_compiled_model_unref (cm);
   m2i_ir_model_unref (m);
-}
-
-/* Reads the committed P6 image (272×160, half the model's 544×320), scales
- * it up 2× (each pixel to 2×2) into BGR NCHW. */
-static void
-read_photo (float *dst)
-{
-  g_autoptr (GBytes) b = test_read_data ("ir/astronaut-272x160.ppm");
-  gsize len;
-  const guint8 *d = g_bytes_get_data (b, &len);
-  const char header[] = "P6\n272 160\n255\n";
-  g_assert_cmpuint (len, ==, sizeof header - 1 + 272 * 160 * 3);
-  g_assert_cmpmem (d, sizeof header - 1, header, sizeof header - 1);
-  const guint8 *rgb = d + sizeof header - 1;
-  for (gint c = 0; c < 3; c++)
-    for (gint y = 0; y < 320; y++)
-      for (gint x = 0; x < 544; x++)
-        dst[(c * 320 + y) * 544 + x] = rgb[((y / 2) * 272 + x / 2) * 3 + (2 - c)];
 }
 
 typedef struct {
@@ -155,10 +116,10 @@ check_detections (const M2iTensor *o, Detections *d)
 static void
 test_person_detection (void)
 {
-  if (!have_shared ("person-detection-retail-0013/person-detection-retail-0013.xml"))
-    return;
   M2iIrModel *m;
   M2iIrCompiledModel *cm = load_shared ("person-detection-retail-0013/person-detection-retail-0013.xml", &m);
+  if (!cm)
+    return;
   g_assert_true (m2i_shape_equal (&m2i_ir_model_get_input (m, 0)->shape, &TEST_SHAPE (1, 3, 320, 544)));
   g_assert_cmpstr (m2i_ir_model_get_output (m, 0)->name, ==, "detection_out");
   /* the ShapeOf → StridedSlice → PriorBoxClustered branch is folded */
@@ -172,7 +133,7 @@ test_person_detection (void)
   M2iIrInferRequest *req = m2i_ir_infer_request_new (cm, &error);
   g_assert_no_error (error);
 
-  read_photo (m2i_ir_infer_request_get_input (req, 0)->data);
+  test_person_photo_bgr (m2i_ir_infer_request_get_input (req, 0)->data);
   g_assert_true (m2i_ir_infer_request_infer (req, &error));
   Detections d;
   check_detections (m2i_ir_infer_request_get_output (req, 0), &d);

@@ -8,9 +8,8 @@
 #include <math.h>
 #include <string.h>
 
-#define N_PIXELS (28 * 28)
+#define N_PIXELS TEST_FM_PIXELS
 #define N_INPUT (3 * N_PIXELS)
-#define T10K_IMAGES "/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz"
 
 static M2iIrCompiledModel *
 compile_model (void)
@@ -74,10 +73,7 @@ run_slice (gpointer data)
   s->ok = TRUE;
   for (gint i = s->begin; i < s->end && s->ok; i++) {
     /* torch's normalisation, step by step in f32 (models/fashion-mnist/README.md) */
-    for (gint p = 0; p < N_PIXELS; p++) {
-      float v = ((float) s->pixels[(gsize) i * N_PIXELS + p] / 255.0f - 0.2860f) / 0.3530f;
-      in[p] = in[N_PIXELS + p] = in[2 * N_PIXELS + p] = v;
-    }
+    test_fashion_mnist_input (s->pixels + (gsize) i * N_PIXELS, in);
     s->ok = m2i_ir_infer_request_infer (req, NULL);
     s->pred[i] = test_argmax (out, 10);
   }
@@ -88,14 +84,12 @@ run_slice (gpointer data)
 static void
 test_full_test_set (void)
 {
-  if (!g_file_test (T10K_IMAGES, G_FILE_TEST_EXISTS)) {
-    g_test_skip ("no " T10K_IMAGES " (Debian package dataset-fashion-mnist)");
+  g_autoptr (GBytes) images = test_fashion_mnist_t10k ();
+  if (!images) {
+    g_test_skip (TEST_FM_MISSING);
     return;
   }
   GError *error = NULL;
-  g_autoptr (GBytes) images = m2i_data_read (T10K_IMAGES, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (g_bytes_get_size (images), ==, 16 + 10000 * N_PIXELS);
   g_autoptr (GBytes) torch_pred = test_read_data ("fashion-mnist/t10k.torch-pred.u8");
   g_autoptr (GBytes) labels = test_read_data ("fashion-mnist/t10k.labels.u8");
   const guint8 *tp = g_bytes_get_data (torch_pred, NULL), *lab = g_bytes_get_data (labels, NULL);
@@ -115,7 +109,7 @@ test_full_test_set (void)
   Slice slices[N_THREADS];
   GThread *threads[N_THREADS];
   for (gint t = 0; t < N_THREADS; t++) {
-    slices[t] = (Slice) { cm, (const guint8 *) g_bytes_get_data (images, NULL) + 16, pred,
+    slices[t] = (Slice) { cm, g_bytes_get_data (images, NULL), pred,
       t * 10000 / N_THREADS, (t + 1) * 10000 / N_THREADS, FALSE };
     threads[t] = g_thread_new ("fmnist", run_slice, &slices[t]);
   }

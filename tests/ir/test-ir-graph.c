@@ -538,10 +538,10 @@ test_opset_resolution (void)
   g_assert_true (m2i_op_registry_lookup (r, "MaxPool", "opset7") == &maxpool);
   g_assert_true (m2i_op_registry_lookup (r, "MaxPool", "opset11") == &maxpool);
   gchar buf[16];
-  g_assert_cmpstr (m2i_ir_opset_resolve ("MaxPool", "opset11", buf), ==, "opset8");
-  g_assert_cmpstr (m2i_ir_opset_resolve ("MaxPool", "opset7", buf), ==, "opset1");
-  g_assert_cmpstr (m2i_ir_opset_resolve ("Interpolate", "opset10", buf), ==, "opset4");
-  g_assert_cmpstr (m2i_ir_opset_resolve ("SoftMax", "opset8", buf), ==, "opset8");
+  g_assert_cmpstr (ir_opset_resolve ("MaxPool", "opset11", buf), ==, "opset8");
+  g_assert_cmpstr (ir_opset_resolve ("MaxPool", "opset7", buf), ==, "opset1");
+  g_assert_cmpstr (ir_opset_resolve ("Interpolate", "opset10", buf), ==, "opset4");
+  g_assert_cmpstr (ir_opset_resolve ("SoftMax", "opset8", buf), ==, "opset8");
   g_assert_null (m2i_op_registry_lookup (r, "MaxPool", "opset14"));
   g_autofree gchar *list = m2i_op_registry_list_opsets (r, "Foo");
   g_assert_cmpstr (list, ==, "opset1 opset5");

@@ -70,9 +70,9 @@ test_pgm_top_k (void)
 static void
 test_idx_input (void)
 {
-  const char *idx = "/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz";
-  if (!g_file_test (idx, G_FILE_TEST_EXISTS)) {
-    g_test_skip ("no Fashion-MNIST dataset (Debian package dataset-fashion-mnist)");
+  g_autofree gchar *idx = test_fashion_mnist_path ("t10k-images-idx3-ubyte.gz");
+  if (!idx) {
+    g_test_skip (TEST_FM_MISSING);
     return;
   }
   g_autofree gchar *model = test_models_path ("fashion-mnist/fashion-mnist.xml");
@@ -138,11 +138,10 @@ test_benchmark_mode (void)
 static void
 test_detections (void)
 {
-  g_autofree gchar *model = test_shared_path ("person-detection-retail-0013/person-detection-retail-0013.xml");
-  if (!model || !g_file_test (model, G_FILE_TEST_EXISTS)) {
-    g_test_skip ("../shared/models/external is not here");
+  g_autofree gchar *model =
+      test_shared_model ("person-detection-retail-0013/person-detection-retail-0013.xml");
+  if (!model)
     return;
-  }
   g_autofree gchar *photo = test_data_path ("ir/astronaut-272x160.ppm");
   gint status;
   g_autofree gchar *err = NULL;
@@ -172,11 +171,50 @@ test_errors (void)
   g_assert_nonnull (strstr (err3, "give one MODEL.xml"));
 }
 
+/* A model whose input has a dynamic dim: --shape gives it one; an output
+ * that is no class list is summarised (shape, min, max, mean, argmax); -i
+ * takes the input's tensor name; a name it does not have is an error. */
+static void
+test_shape_and_summary (void)
+{
+  TestIr *b = test_ir_new (11);
+  M2iShape in = TEST_SHAPE (-1, 3);
+  gint x = test_ir_parameter (b, "x", M2I_ET_F32, &in);
+  test_ir_result (b, test_ir_op (b, "ReLU", "opset1", NULL, 1, &x, M2I_ET_F32, &in));
+  g_autofree gchar *model = test_ir_write_files (test_ir_xml (b), NULL);
+  test_ir_free (b);
+  g_autofree gchar *dir = g_path_get_dirname (model);
+  g_autofree gchar *raw = g_build_filename (dir, "x.f32", NULL);
+  const float v[6] = { -1, 4, 2, 0.5f, -3, 1.5f };        /* ReLU: 0 4 2 .5 0 1.5 */
+  g_assert_true (g_file_set_contents (raw, (const gchar *) v, sizeof v, NULL));
+  g_autofree gchar *spec = g_strdup_printf ("t0=%s", raw);   /* its tensor name */
+  gint status;
+  g_autofree gchar *err = NULL;
+  g_autofree gchar *out = run_tool (&status, &err, model, "-q", "--shape", "x=2,3", "-i", spec, NULL);
+  g_test_message ("%s%s", out, err);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_nonnull (strstr (out, "output t1: f32 [2,3]: min 0 max 4 mean 1.33333 argmax 1 [0,1]\n"));
+  /* without a shape: the message says what to do */
+  g_autofree gchar *err2 = NULL;
+  g_free (run_tool (&status, &err2, model, "-q", "-i", spec, NULL));
+  g_assert_false (g_spawn_check_wait_status (status, NULL));
+  g_assert_nonnull (strstr (err2, "input 'x' has dynamic dimensions [?,3]"));
+  g_assert_nonnull (strstr (err2, "--shape x="));
+  g_autofree gchar *err3 = NULL;
+  g_autofree gchar *bad = g_strdup_printf ("y=%s", raw);
+  g_free (run_tool (&status, &err3, model, "-q", "--shape", "2,3", "-i", bad, NULL));
+  g_assert_false (g_spawn_check_wait_status (status, NULL));
+  g_assert_nonnull (strstr (err3, "the model has no input 'y' (its inputs: 'x'"));
+  g_unlink (raw);
+  test_ir_remove_files (g_steal_pointer (&model));
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/ir/run/pgm-top-k", test_pgm_top_k);
+  g_test_add_func ("/ir/run/shape-and-summary", test_shape_and_summary);
   g_test_add_func ("/ir/run/idx-input", test_idx_input);
   g_test_add_func ("/ir/run/named-inputs", test_named_inputs);
   g_test_add_func ("/ir/run/benchmark-mode", test_benchmark_mode);

@@ -43,7 +43,7 @@ loop_slice (gint begin, gint end, gint slice, gpointer data)
     j->slice_of[i] = slice;
   }
   if (j->nest)
-    m2i_k_parallel_for (100, 4, 1, nested_slice, &j->nested);
+    ir_k_parallel_for (100, 4, 1, nested_slice, &j->nested);
 }
 
 typedef struct {
@@ -57,7 +57,7 @@ static void
 body_main (gpointer data)
 {
   Body *b = data;
-  g_assert_true (m2i_k_team_active () == b->team);
+  g_assert_true (ir_k_team_active () == b->team);
   for (gint l = 0; l < b->loops; l++) {
     LoopJob j = { g_rand_int_range (b->rand, 0, 2000), g_rand_int_range (b->rand, 1, 6) };
     j.hits = g_new0 (gint, MAX (j.n, 1));
@@ -70,7 +70,7 @@ body_main (gpointer data)
     if (l % 5 == 2)
       m2i_parallel_for (j.n, asked, 1, loop_slice, &j);   /* as a plugin's kernel would */
     else
-      m2i_k_parallel_for (j.n, asked, 1, loop_slice, &j);
+      ir_k_parallel_for (j.n, asked, 1, loop_slice, &j);
     /* Each index once, in the slice whose range holds it. The team cuts
      * its loops (a plugin's call to the pool may run inline). */
     if (j.whole && !inline_ok && slices > 1) {
@@ -103,15 +103,15 @@ run_team (gint threads, gint loops)
   /* A run inside a pool job is alone, unless the thread that took the job
    * is a team's master waiting in a pool call from its body (the pool's
    * callers help with queued jobs): the job then runs in that team. */
-  gboolean outer = m2i_k_team_active ();
-  M2iKTeam *team = m2i_k_team_new (threads);
+  gboolean outer = ir_k_team_active ();
+  M2iKTeam *team = ir_k_team_new (threads);
   Body b = { loops, TRUE, g_rand_new_with_seed (threads * 1000 + loops), threads > 1 || outer };
   for (gint run = 0; run < 20; run++)
-    m2i_k_team_run (team, body_main, &b);
+    ir_k_team_run (team, body_main, &b);
   g_assert_true (b.ok);
-  g_assert_true (m2i_k_team_active () == outer);
+  g_assert_true (ir_k_team_active () == outer);
   g_rand_free (b.rand);
-  m2i_k_team_free (team);
+  ir_k_team_free (team);
 }
 
 static void
@@ -213,9 +213,7 @@ test_models (void)
 {
   g_autofree gchar *fashion = test_models_path ("fashion-mnist/fashion-mnist.xml");
   check_threads_equal (fashion);
-  const char *shared = g_getenv ("M2I_SHARED_MODELS");
-  g_autofree gchar *squeezenet = shared ? g_build_filename (shared, "squeezenet1.1",
-      "squeezenet1.1.xml", NULL) : NULL;
+  g_autofree gchar *squeezenet = test_shared_path ("squeezenet1.1/squeezenet1.1.xml");
   if (squeezenet && g_file_test (squeezenet, G_FILE_TEST_EXISTS))
     check_threads_equal (squeezenet);
   else

@@ -1,8 +1,8 @@
 /* A custom-op plugin for the tests (and the worked example of
  * docs/ir-runtime.md): "Cube" (y = x³, f32), an op no built-in kernel has,
  * under the custom version "m2i_test". */
-#include <base/m2i-error.h>
-#include <ir/m2i-ir-op.h>
+#include <m2i-core/base/m2i-error.h>
+#include <m2i-core/ir/m2i-ir-op.h>
 
 #include <gmodule.h>
 

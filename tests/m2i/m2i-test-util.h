@@ -4,54 +4,17 @@
 #pragma once
 
 #include <m2i/m2i.h>
+#include <test-image.h>
+#include <test-support.h>
 #include <base/m2i-error.h>
 #include <string.h>
-
-/* Marsaglia's xorshift32: the next value of @state (never 0 when it
- * starts non-zero). Deterministic, so failures reproduce. */
-static inline guint32
-test_xorshift32 (guint32 *state)
-{
-  *state ^= *state << 13;
-  *state ^= *state >> 17;
-  *state ^= *state << 5;
-  return *state;
-}
-
-typedef struct {
-  M2iImage img;
-  guint8 *buf;
-  gsize size;
-} TestImage;
-
-/* An image whose rows are @pad bytes longer than needed (a multiple of the
- * sample size), filled with @fill. */
-static inline void
-test_image_alloc (TestImage *t, M2iFormat f, gint w, gint h, gsize pad, guint8 fill)
-{
-  gsize rb;
-  g_assert_true (m2i_format_plane_geometry (f, w, h, 0, &rb, NULL));
-  gsize stride = rb + pad * m2i_format_bytes_per_sample (f);
-  t->size = m2i_image_wrap_size (f, w, h, stride);
-  g_assert_cmpuint (t->size, >, 0);
-  t->buf = g_malloc (t->size);
-  memset (t->buf, fill, t->size);
-  g_assert_true (m2i_image_wrap (&t->img, f, w, h, t->buf, t->size, stride, NULL));
-}
-
-static inline void
-test_image_free (TestImage *t)
-{
-  g_free (t->buf);
-  t->buf = NULL;
-}
 
 /* Fills every byte of a u8 image (padding included) from @rand. */
 static inline void
 test_image_randomize (TestImage *t, GRand *rand)
 {
   for (gsize i = 0; i < t->size; i++)
-    t->buf[i] = (guint8) g_rand_int (rand);
+    t->mem[i] = (guint8) g_rand_int (rand);
 }
 
 /* A smooth-ish YUV picture (gradients plus noise) so resizes see structure. */

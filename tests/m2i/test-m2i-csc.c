@@ -81,10 +81,10 @@ static void
 run_case (M2iFormat in_fmt, M2iChannelOrder order, gboolean reference)
 {
   TestImage in, out;
-  test_image_alloc (&in, in_fmt, W, H, 0, 0);
+  test_image_alloc_padded (&in, in_fmt, W, H, 0, 0);
   fill_frame (&in);
   M2iFormat of = order == M2I_ORDER_BGR ? M2I_FORMAT_IL_BGR888 : M2I_FORMAT_IL_RGB888;
-  test_image_alloc (&out, of, W, H, 0, 0);
+  test_image_alloc_padded (&out, of, W, H, 0, 0);
   M2iOpList ops;
   m2i_op_list_init (&ops);
   m2i_op_list_add_csc (&ops, order);
@@ -158,7 +158,7 @@ test_float_pairs (void)
   for (int f = 0; f < 2; f++) {
     gboolean nv12 = f == 0;
     TestImage in;
-    test_image_alloc (&in, nv12 ? M2I_FORMAT_SP_NV12_8 : M2I_FORMAT_PL_YUV420_8, W, H, 0, 0);
+    test_image_alloc_padded (&in, nv12 ? M2I_FORMAT_SP_NV12_8 : M2I_FORMAT_PL_YUV420_8, W, H, 0, 0);
     fill_frame (&in);
     const M2iImage *im = &in.img;
     gint n = W - 1;

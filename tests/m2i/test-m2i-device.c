@@ -24,10 +24,10 @@ job_init (Job *j, gint w, gint h, guint32 seed, M2iProfile prof)
   m2i_op_list_add_resize (&ops, &rp);
   m2i_op_list_add_permute (&ops);
   m2i_op_list_add_norm (&ops, &n);
-  test_image_alloc (&j->in, M2I_FORMAT_SP_NV12_8, w, h, 0, 0);
+  test_image_alloc_padded (&j->in, M2I_FORMAT_SP_NV12_8, w, h, 0, 0);
   test_image_pattern (&j->in, rand);
-  test_image_alloc (&j->out, M2I_FORMAT_PL_FP16_RGB, w / 3, h / 3, 0, 0);
-  test_image_alloc (&j->ref, M2I_FORMAT_PL_FP16_RGB, w / 3, h / 3, 0, 0);
+  test_image_alloc_padded (&j->out, M2I_FORMAT_PL_FP16_RGB, w / 3, h / 3, 0, 0);
+  test_image_alloc_padded (&j->ref, M2I_FORMAT_PL_FP16_RGB, w / 3, h / 3, 0, 0);
   g_assert_true (m2i_reference_run (&j->in.img, &ops, &j->ref.img, NULL));
   M2iPlanOptions o = { prof, 1 };
   GError *err = NULL;
@@ -89,7 +89,7 @@ test_async_equals_sync (void)
   g_assert_cmpuint (c.cycles, ==, t.cycles);
   g_assert_cmpuint (c.cycles, >, 0);
   /* a sync run counts the same way; a bad submission counts as failed */
-  memset (j.out.buf, 0, j.out.size);
+  memset (j.out.mem, 0, j.out.size);
   g_assert_true (m2i_plan_run (j.plan, &j.in.img, &j.out.img, &err));
   g_assert_true (job_correct (&j));
   M2iImage bad = j.out.img;
@@ -134,7 +134,7 @@ worker (gpointer data)
   job_init (&j, 66 + 6 * (gint) id, 48, id + 10, id & 1);
   gint calls = 0;
   for (int i = 0; i < N_FRAMES; i++) {
-    memset (j.out.buf, 0xff, j.out.size);
+    memset (j.out.mem, 0xff, j.out.size);
     if (i & 1) {
       g_assert_true (m2i_plan_run (j.plan, &j.in.img, &j.out.img, NULL));
     } else {

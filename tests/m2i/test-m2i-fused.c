@@ -93,10 +93,10 @@ compare_one (M2iFormat in_fmt, gint iw, gint ih, const Chain *c, M2iChannelOrder
   gint ow = has_step (c, C_RESIZE) ? rp->out_width : iw;
   gint oh = has_step (c, C_RESIZE) ? rp->out_height : ih;
   TestImage in, ref, out;
-  test_image_alloc (&in, in_fmt, iw, ih, in_pad, 0);
+  test_image_alloc_padded (&in, in_fmt, iw, ih, in_pad, 0);
   test_image_pattern (&in, rand);
-  test_image_alloc (&ref, of, ow, oh, 0, 0);
-  test_image_alloc (&out, of, ow, oh, out_pad, 0xa5);
+  test_image_alloc_padded (&ref, of, ow, oh, 0, 0);
+  test_image_alloc_padded (&out, of, ow, oh, out_pad, 0xa5);
   GError *err = NULL;
   g_assert_true (m2i_reference_run (&in.img, &ops, &ref.img, &err));
   g_assert_no_error (err);
@@ -289,16 +289,16 @@ test_single_ops (void)
       case C_NORM: m2i_op_list_add_norm (&ops, &n); break;
     }
     TestImage in, ref, out;
-    test_image_alloc (&in, cases[i].in, 50, 30, 0, 0);
+    test_image_alloc_padded (&in, cases[i].in, 50, 30, 0, 0);
     test_image_randomize (&in, rand);
     if (m2i_format_dtype (cases[i].in) == M2I_DTYPE_F16)   /* values 0..255 */
       for (gsize k = 0; k < in.size / 2; k++)
-        ((m2i_f16 *) in.buf)[k] = m2i_f32_to_f16 ((float) (k * 7 % 256));
+        ((m2i_f16 *) in.mem)[k] = m2i_f32_to_f16 ((float) (k * 7 % 256));
     if (m2i_format_dtype (cases[i].in) == M2I_DTYPE_F32)
       for (gsize k = 0; k < in.size / 4; k++)
-        ((float *) in.buf)[k] = (float) (k * 13 % 256) * 0.5f;
-    test_image_alloc (&ref, cases[i].out, ow, oh, 0, 0);
-    test_image_alloc (&out, cases[i].out, ow, oh, 0, 0);
+        ((float *) in.mem)[k] = (float) (k * 13 % 256) * 0.5f;
+    test_image_alloc_padded (&ref, cases[i].out, ow, oh, 0, 0);
+    test_image_alloc_padded (&out, cases[i].out, ow, oh, 0, 0);
     GError *err = NULL;
     g_assert_true (m2i_reference_run (&in.img, &ops, &ref.img, &err));
     for (int prof = 0; prof < 2; prof++) {

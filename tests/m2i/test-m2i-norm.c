@@ -24,9 +24,9 @@ test_imagenet_values (void)
 
   /* a 4x1 planar fp16 image holding 0, 1, 128, 255 in every channel */
   TestImage in, out, fast;
-  test_image_alloc (&in, M2I_FORMAT_PL_FP16_RGB, 4, 1, 0, 0);
-  test_image_alloc (&out, M2I_FORMAT_PL_FP16_RGB, 4, 1, 0, 0);
-  test_image_alloc (&fast, M2I_FORMAT_PL_FP16_RGB, 4, 1, 0, 0);
+  test_image_alloc_padded (&in, M2I_FORMAT_PL_FP16_RGB, 4, 1, 0, 0);
+  test_image_alloc_padded (&out, M2I_FORMAT_PL_FP16_RGB, 4, 1, 0, 0);
+  test_image_alloc_padded (&fast, M2I_FORMAT_PL_FP16_RGB, 4, 1, 0, 0);
   const float xs[4] = { 0, 1, 128, 255 };
   for (int c = 0; c < 3; c++)
     for (int i = 0; i < 4; i++)
@@ -64,8 +64,8 @@ test_batchnorm_values (void)
   g_assert_true (m2i_norm_params_from_batchnorm (&n, g, b, m, v, 0.01f));
   g_assert_cmpfloat (m2i_f16_to_f32 (n.c[1]), ==, 2.0f);
   TestImage in, out;
-  test_image_alloc (&in, M2I_FORMAT_PL_FP32_BGR, 1, 1, 0, 0);
-  test_image_alloc (&out, M2I_FORMAT_PL_FP32_BGR, 1, 1, 0, 0);
+  test_image_alloc_padded (&in, M2I_FORMAT_PL_FP32_BGR, 1, 1, 0, 0);
+  test_image_alloc_padded (&out, M2I_FORMAT_PL_FP32_BGR, 1, 1, 0, 0);
   for (int c = 0; c < 3; c++)
     ((float *) in.img.data[c])[0] = 20.0f;
   M2iOpList ops;
@@ -89,9 +89,9 @@ static void
 test_fast_norm_all_halves (void)
 {
   TestImage in, ref, out;
-  test_image_alloc (&in, M2I_FORMAT_PL_FP16_RGB, 256, 256, 0, 0);
-  test_image_alloc (&ref, M2I_FORMAT_PL_FP16_RGB, 256, 256, 0, 0);
-  test_image_alloc (&out, M2I_FORMAT_PL_FP16_RGB, 256, 256, 0, 0);
+  test_image_alloc_padded (&in, M2I_FORMAT_PL_FP16_RGB, 256, 256, 0, 0);
+  test_image_alloc_padded (&ref, M2I_FORMAT_PL_FP16_RGB, 256, 256, 0, 0);
+  test_image_alloc_padded (&out, M2I_FORMAT_PL_FP16_RGB, 256, 256, 0, 0);
   for (int c = 0; c < 3; c++)
     for (guint i = 0; i < 65536; i++) {
       m2i_f16 h = (m2i_f16) i;

@@ -328,9 +328,9 @@ test_run_errors (void)
   M2iPlan *plan = m2i_plan_new (&r.in, &r.ops, &r.out, NULL, &err);
   g_assert_no_error (err);
   TestImage in, out, other;
-  test_image_alloc (&in, M2I_FORMAT_SP_NV12_8, 64, 48, 0, 0);
-  test_image_alloc (&out, M2I_FORMAT_IL_RGB888, 64, 48, 0, 0);
-  test_image_alloc (&other, M2I_FORMAT_IL_RGB888, 64, 48, 8, 0);
+  test_image_alloc_padded (&in, M2I_FORMAT_SP_NV12_8, 64, 48, 0, 0);
+  test_image_alloc_padded (&out, M2I_FORMAT_IL_RGB888, 64, 48, 0, 0);
+  test_image_alloc_padded (&other, M2I_FORMAT_IL_RGB888, 64, 48, 8, 0);
   g_assert_false (m2i_plan_run (plan, &in.img, &other.img, &err));
   g_assert_error (err, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (err->message, "make a new plan"));

@@ -58,7 +58,7 @@ test_csc_vs_openvino (void)
     m2i_op_list_add_csc (&ops, M2I_ORDER_RGB);
     for (int path = 0; path < 2; path++) {
       TestImage out;
-      test_image_alloc (&out, M2I_FORMAT_IL_RGB888, 64, 48, 0, 0);
+      test_image_alloc_padded (&out, M2I_FORMAT_IL_RGB888, 64, 48, 0, 0);
       GError *err = NULL;
       if (path == 0) {
         g_assert_true (m2i_reference_run (&in, &ops, &out.img, &err));
@@ -71,7 +71,7 @@ test_csc_vs_openvino (void)
       for (gint y = 0; y < 48; y++)
         for (gint x = 0; x < 64; x++)
           for (int c = 0; c < 3; c++) {
-            int got = out.buf[(y * 64 + x) * 3 + c], exp = want[(y * 64 + x) * 3 + c];
+            int got = out.mem[(y * 64 + x) * 3 + c], exp = want[(y * 64 + x) * 3 + c];
             if (got == exp)
               continue;
             long num = csc_numerator (nv12, x, y, c);
@@ -120,7 +120,7 @@ tie_mask (const char *name, const guint8 *nv12, const M2iOpList *ops, guint8 mas
   M2iImage in;
   g_assert_true (m2i_image_wrap (&in, M2I_FORMAT_SP_NV12_8, 64, 48, (gpointer) nv12, 4608, 0, NULL));
   TestImage rgb;
-  test_image_alloc (&rgb, M2I_FORMAT_IL_RGB888, 64, 48, 0, 0);
+  test_image_alloc_padded (&rgb, M2I_FORMAT_IL_RGB888, 64, 48, 0, 0);
   M2iOpList csc;
   m2i_op_list_init (&csc);
   m2i_op_list_add_csc (&csc, M2I_ORDER_RGB);
@@ -132,7 +132,7 @@ tie_mask (const char *name, const guint8 *nv12, const M2iOpList *ops, guint8 mas
     for (gint x = 0; x < 64; x++)
       for (int c = 0; c < 3; c++) {
         gsize i = (gsize) (y * 64 + x) * 3 + c;
-        if (rgb.buf[i] == want[i])
+        if (rgb.mem[i] == want[i])
           continue;
         for (gint oy = 0; oy < 28; oy++)
           for (gint ox = 0; ox < 28; ox++)
@@ -163,7 +163,7 @@ test_head_vs_executor (void)
       head_ops (&ops, with_norm);
       for (int path = 0; path < 2; path++) {
         TestImage out;
-        test_image_alloc (&out, M2I_FORMAT_PL_FP32_RGB, 28, 28, 0, 0);
+        test_image_alloc_padded (&out, M2I_FORMAT_PL_FP32_RGB, 28, 28, 0, 0);
         GError *err = NULL;
         if (path == 0) {
           g_assert_true (m2i_reference_run (&in, &ops, &out.img, &err));
@@ -175,7 +175,7 @@ test_head_vs_executor (void)
           m2i_plan_free (plan);
         }
         g_assert_no_error (err);
-        const float *got = (const float *) out.buf;
+        const float *got = (const float *) out.mem;
         double worst = 0;
         for (int i = 0; i < 3 * 28 * 28; i++) {
           double want = with_norm ? head[i] : (double) head[i] / 0.011109260 + 72.93;

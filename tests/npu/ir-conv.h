@@ -35,7 +35,7 @@ tu_ir_conv_new (gint N, gint C, gint H, gint W, gint O, gint G, gint KH,
     gint PR, const float *weights, gint n_threads, GError **error)
 {
   TuIrConv *t = g_new0 (TuIrConv, 1);
-  t->kernel = G > 1 ? &m2i_kernel_group_convolution : &m2i_kernel_convolution;
+  t->kernel = G > 1 ? &ir_kernel_group_convolution : &ir_kernel_convolution;
   t->node = m2i_ir_node_new (1, "conv", t->kernel->type, "opset1");
   gchar buf[64];
   g_snprintf (buf, sizeof buf, "%d,%d", SH, SW);

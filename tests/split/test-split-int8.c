@@ -18,20 +18,7 @@
 
 #include <math.h>
 
-#define T10K_IMAGES "/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz"
 #define N_SUBSET 2000
-
-/* The model's input from a grey image, as tests/data/fashion-mnist/README.md
- * defines it: (p/255 − 0.2860)/0.3530 in f32, in that order, on 3 channels. */
-static void
-normalize (const guint8 *img, float *x)
-{
-  for (gint i = 0; i < 28 * 28; i++) {
-    float v = (float) img[i] / 255.0f;
-    v = (v - 0.2860f) / 0.3530f;
-    x[i] = x[784 + i] = x[1568 + i] = v;
-  }
-}
 
 static M2iSplitPlan *
 plan_int8 (M2iIrModel **model)
@@ -93,16 +80,13 @@ test_plan_and_first64 (void)
 static void
 test_accuracy (void)
 {
-  if (!g_file_test (T10K_IMAGES, G_FILE_TEST_EXISTS)) {
-    g_test_skip ("no " T10K_IMAGES " (Debian package dataset-fashion-mnist)");
+  g_autoptr (GBytes) images = test_fashion_mnist_t10k ();
+  if (!images) {
+    g_test_skip (TEST_FM_MISSING);
     return;
   }
   GError *error = NULL;
-  g_autoptr (GBytes) images = m2i_data_read (T10K_IMAGES, &error);
-  g_assert_no_error (error);
-  gsize len;
-  const guint8 *d = g_bytes_get_data (images, &len);
-  g_assert_cmpuint (len, ==, 16 + 10000 * 784);
+  const guint8 *d = g_bytes_get_data (images, NULL);
   g_autoptr (GBytes) labels = test_read_data ("fashion-mnist/t10k.labels.u8");
   g_autoptr (GBytes) torch = test_read_data ("fashion-mnist/t10k.torch-pred.u8");
   g_autoptr (GBytes) pred8 = test_read_data ("split/int8.t10k-pred.u8");
@@ -115,7 +99,7 @@ test_accuracy (void)
   g_assert_no_error (error);
   gint right8 = 0, right32 = 0, agree_sim = 0;
   for (gint k = 0; k < N_SUBSET; k++) {
-    normalize (d + 16 + k * 784, m2i_split_runner_get_input (r, 0)->data);
+    test_fashion_mnist_input (d + k * TEST_FM_PIXELS, m2i_split_runner_get_input (r, 0)->data);
     g_assert_true (m2i_split_runner_run (r, &error));
     gint c = test_argmax (m2i_split_runner_get_output (r, 0)->data, 10);
     right8 += c == lab[k];

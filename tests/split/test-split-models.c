@@ -44,17 +44,6 @@ project_model (const char *relative)
   return load_model (path);
 }
 
-static gboolean
-have_shared (const char *relative, gchar **path)
-{
-  *path = test_shared_path (relative);
-  if (*path && g_file_test (*path, G_FILE_TEST_EXISTS))
-    return TRUE;
-  g_clear_pointer (path, g_free);
-  g_test_skip ("$M2I_SHARED_MODELS (../shared/models/external) is not here");
-  return FALSE;
-}
-
 static M2iSplitPlan *
 split (M2iIrModel *m, const char *devices, GHashTable *affinity)
 {
@@ -438,25 +427,10 @@ test_ppp (void)
 /* ---- squeezenet1.1 ---------------------------------------------------------------- */
 
 static void
-top5 (const float *p, gint n, gint out[5])
-{
-  for (gint j = 0; j < 5; j++) {
-    out[j] = -1;
-    for (gint i = 0; i < n; i++) {
-      gboolean taken = FALSE;
-      for (gint t = 0; t < j; t++)
-        taken |= out[t] == i;
-      if (!taken && (out[j] < 0 || p[i] > p[out[j]]))
-        out[j] = i;
-    }
-  }
-}
-
-static void
 test_squeezenet (void)
 {
-  g_autofree gchar *path = NULL;
-  if (!have_shared ("squeezenet1.1/squeezenet1.1.xml", &path))
+  g_autofree gchar *path = test_shared_model ("squeezenet1.1/squeezenet1.1.xml");
+  if (!path)
     return;
   M2iIrModel *m = load_model (path);
   M2iSplitPlan *plan = split (m, NULL, NULL);
@@ -488,8 +462,8 @@ test_squeezenet (void)
     const float *p = m2i_split_runner_get_output (r, 0)->data, *q = (const float *) want;
     g_assert_cmpmem (p, 4000, m2i_split_runner_get_output (rb, 0)->data, 4000);
     gint a[5], b[5];
-    top5 (p, 1000, a);
-    top5 (q, 1000, b);
+    test_top_k (p, 1000, 5, a);
+    test_top_k (q, 1000, 5, b);
     double worst = 0;
     for (gint i = 0; i < 1000; i++)
       worst = MAX (worst, fabs (p[i] - q[i]));
@@ -507,22 +481,6 @@ test_squeezenet (void)
 }
 
 /* ---- person-detection-retail-0013 ----------------------------------------------- */
-
-/* The astronaut photo (tests/data/ir), upscaled 2× to 544 × 320, BGR. */
-static void
-read_photo (float *dst)
-{
-  g_autoptr (GBytes) b = test_read_data ("ir/astronaut-272x160.ppm");
-  gsize len;
-  const guint8 *d = g_bytes_get_data (b, &len);
-  const char header[] = "P6\n272 160\n255\n";
-  g_assert_cmpuint (len, ==, sizeof header - 1 + 272 * 160 * 3);
-  const guint8 *rgb = d + sizeof header - 1;
-  for (gint c = 0; c < 3; c++)
-    for (gint y = 0; y < 320; y++)
-      for (gint x = 0; x < 544; x++)
-        dst[(c * 320 + y) * 544 + x] = rgb[((y / 2) * 272 + x / 2) * 3 + (2 - c)];
-}
 
 static double
 iou (const float *a, const float *b)
@@ -559,8 +517,9 @@ same_detections (const float *a, const float *b)
 static void
 test_person_detection (void)
 {
-  g_autofree gchar *path = NULL;
-  if (!have_shared ("person-detection-retail-0013/person-detection-retail-0013.xml", &path))
+  g_autofree gchar *path =
+      test_shared_model ("person-detection-retail-0013/person-detection-retail-0013.xml");
+  if (!path)
     return;
   M2iIrModel *m = load_model (path);
   M2iSplitPlan *plan = split (m, NULL, NULL);
@@ -590,7 +549,7 @@ test_person_detection (void)
   g_assert_cmpint (engine_of_layer (plan, "detection_out"), ==, M2I_SPLIT_ENGINE_CPU);
   g_assert_cmpint (engine_of_layer (plan, "init_block1/dim_inc/conv"), ==, M2I_SPLIT_ENGINE_NPU_FP16);
   float *x = g_new (float, 3 * 320 * 544);
-  read_photo (x);
+  test_person_photo_bgr (x);
   M2iTensor t = { M2I_ET_F32, { 4, { 1, 3, 320, 544 } }, x };
   GError *error = NULL;
   M2iIrCompiledModel *cm = m2i_ir_compile (m, NULL, &error);

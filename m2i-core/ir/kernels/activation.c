@@ -99,8 +99,8 @@ act_infer (M2iOpContext *ctx, ActOp op, GError **error)
 {
   static const M2iElementType any[] = { M2I_ET_F32, M2I_ET_I32, M2I_ET_I64 };
   gboolean float_only = op == ACT_SIGMOID || op == ACT_EXP;
-  if (!m2i_k_check_arity (ctx, 1, 1, 1, 1, error) ||
-      !m2i_k_check_type (ctx, 0, any, float_only ? 1 : G_N_ELEMENTS (any), error))
+  if (!ir_k_check_arity (ctx, 1, 1, 1, 1, error) ||
+      !ir_k_check_type (ctx, 0, any, float_only ? 1 : G_N_ELEMENTS (any), error))
     return FALSE;
   ActState *s = g_new0 (ActState, 1);
   s->op = op;
@@ -148,8 +148,8 @@ act_execute (M2iOpContext *ctx, GError **error)
   const ActState *s = ctx->state;
   ActJob j = { s, ctx->inputs[0].data, ctx->outputs[0].data };
   gint chunks = (gint) ((s->numel + ACT_CHUNK - 1) / ACT_CHUNK);
-  gint slices = s->numel >= 4 * ACT_CHUNK ? m2i_k_threads (ctx) : 1;
-  m2i_k_parallel_for (chunks, slices, 1, act_slice, &j);
+  gint slices = s->numel >= 4 * ACT_CHUNK ? ir_k_threads (ctx) : 1;
+  ir_k_parallel_for (chunks, slices, 1, act_slice, &j);
   return TRUE;
 }
 
@@ -158,10 +158,10 @@ static gboolean clamp_infer (M2iOpContext *c, GError **e) { return act_infer (c,
 static gboolean sigmoid_infer (M2iOpContext *c, GError **e) { return act_infer (c, ACT_SIGMOID, e); }
 static gboolean exp_infer (M2iOpContext *c, GError **e) { return act_infer (c, ACT_EXP, e); }
 
-const M2iOpKernel m2i_kernel_relu = { "ReLU", "opset1", relu_infer, act_execute, g_free };
-const M2iOpKernel m2i_kernel_clamp = { "Clamp", "opset1", clamp_infer, act_execute, g_free };
-const M2iOpKernel m2i_kernel_sigmoid = { "Sigmoid", "opset1", sigmoid_infer, act_execute, g_free };
-const M2iOpKernel m2i_kernel_exp = { "Exp", "opset1", exp_infer, act_execute, g_free };
+const M2iOpKernel ir_kernel_relu = { "ReLU", "opset1", relu_infer, act_execute, g_free };
+const M2iOpKernel ir_kernel_clamp = { "Clamp", "opset1", clamp_infer, act_execute, g_free };
+const M2iOpKernel ir_kernel_sigmoid = { "Sigmoid", "opset1", sigmoid_infer, act_execute, g_free };
+const M2iOpKernel ir_kernel_exp = { "Exp", "opset1", exp_infer, act_execute, g_free };
 
 /* ---- PReLU ------------------------------------------------------------- */
 
@@ -201,8 +201,8 @@ prelu_row (const gint64 *off, gint64 n, gpointer user)
 static gboolean
 prelu_infer (M2iOpContext *ctx, GError **error)
 {
-  if (!m2i_k_check_arity (ctx, 2, 2, 1, 1, error) || !m2i_k_check_f32 (ctx, 0, error) ||
-      !m2i_k_check_f32 (ctx, 1, error))
+  if (!ir_k_check_arity (ctx, 2, 2, 1, 1, error) || !ir_k_check_f32 (ctx, 0, error) ||
+      !ir_k_check_f32 (ctx, 1, error))
     return FALSE;
   const M2iShape *x = &ctx->inputs[0].shape, *sl = &ctx->inputs[1].shape;
   /* A 1-D slope as long as the channel axis applies per channel; anything
@@ -217,12 +217,12 @@ prelu_infer (M2iOpContext *ctx, GError **error)
   if (!m2i_shape_broadcast (x, &slope, &out, NULL) || !m2i_shape_equal (&out, x)) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "slope %s does not broadcast onto data %s (per channel or numpy rules)",
-        m2i_k_shape_str (sl, 0), m2i_k_shape_str (x, 1));
+        ir_k_shape_str (sl, 0), ir_k_shape_str (x, 1));
     return FALSE;
   }
   PReluState *s = g_new0 (PReluState, 1);
   const M2iShape *ops[3] = { x, &slope, x };
-  m2i_k_broadcast_plan (&s->plan, x, ops, 3);
+  ir_k_broadcast_plan (&s->plan, x, ops, 3);
   ctx->outputs[0].type = M2I_ET_F32;
   ctx->outputs[0].shape = *x;
   ctx->state = s;
@@ -234,8 +234,8 @@ prelu_execute (M2iOpContext *ctx, GError **error)
 {
   PReluJob j = { ctx->state, ctx->inputs[0].data, ctx->inputs[1].data, ctx->outputs[0].data };
   if (m2i_shape_numel (&ctx->outputs[0].shape) > 0)
-    m2i_k_broadcast_run (&j.s->plan, m2i_k_threads (ctx), prelu_row, &j);
+    ir_k_broadcast_run (&j.s->plan, ir_k_threads (ctx), prelu_row, &j);
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_prelu = { "PReLU", "opset1", prelu_infer, prelu_execute, g_free };
+const M2iOpKernel ir_kernel_prelu = { "PReLU", "opset1", prelu_infer, prelu_execute, g_free };

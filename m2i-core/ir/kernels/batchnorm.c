@@ -45,18 +45,18 @@ bn_slice (gint begin, gint end, gint slice, gpointer data)
 static gboolean
 bn_infer (M2iOpContext *ctx, GError **error)
 {
-  if (!m2i_k_check_arity (ctx, 5, 5, 1, 1, error))
+  if (!ir_k_check_arity (ctx, 5, 5, 1, 1, error))
     return FALSE;
   BnState s = { 0 };
-  if (m2i_k_op_version (ctx) < 5) {
+  if (ir_k_op_version (ctx) < 5) {
     s = (BnState) { .gamma = 0, .beta = 1, .data = 2, .mean = 3, .var = 4 };
   } else {
     s = (BnState) { .data = 0, .gamma = 1, .beta = 2, .mean = 3, .var = 4 };
   }
   for (gint i = 0; i < 5; i++)
-    if (!m2i_k_check_f32 (ctx, i, error))
+    if (!ir_k_check_f32 (ctx, i, error))
       return FALSE;
-  if (!m2i_k_check_rank (ctx, s.data, 2, M2I_MAX_RANK, error))
+  if (!ir_k_check_rank (ctx, s.data, 2, M2I_MAX_RANK, error))
     return FALSE;
   const M2iShape *in = &ctx->inputs[s.data].shape;
   static const char *const names[] = { "gamma", "beta", "mean", "variance" };
@@ -66,8 +66,8 @@ bn_infer (M2iOpContext *ctx, GError **error)
     if (p->rank != 1 || p->dims[0] != in->dims[1]) {
       m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
           "%s (input %d) has shape %s; expected [%" G_GINT64_FORMAT "], one value per "
-          "channel of data %s", names[i], ports[i], m2i_k_shape_str (p, 0), in->dims[1],
-          m2i_k_shape_str (in, 1));
+          "channel of data %s", names[i], ports[i], ir_k_shape_str (p, 0), in->dims[1],
+          ir_k_shape_str (in, 1));
       return FALSE;
     }
   }
@@ -99,11 +99,11 @@ bn_execute (M2iOpContext *ctx, GError **error)
     ctx->inputs[s->beta].data, ctx->inputs[s->mean].data, ctx->inputs[s->var].data,
     ctx->outputs[0].data };
   gint64 planes = s->batch * s->c;
-  gint slices = planes * s->inner >= 32768 ? m2i_k_threads (ctx) : 1;
-  m2i_k_parallel_for ((gint) planes, slices, 1, bn_slice, &j);
+  gint slices = planes * s->inner >= 32768 ? ir_k_threads (ctx) : 1;
+  ir_k_parallel_for ((gint) planes, slices, 1, bn_slice, &j);
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_batch_norm = {
+const M2iOpKernel ir_kernel_batch_norm = {
   "BatchNormInference", "opset1 opset5", bn_infer, bn_execute, g_free,
 };

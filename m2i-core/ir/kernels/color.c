@@ -118,7 +118,7 @@ check_plane (M2iOpContext *ctx, gint i, gint64 n, gint64 h, gint64 w, gint64 c,
   if (s->rank != 4 || s->dims[0] != n || s->dims[1] != h || s->dims[2] != w || s->dims[3] != c) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "%s plane (input %d) has shape %s; expected [%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
-        ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT "]", what, i, m2i_k_shape_str (s, 0),
+        ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT "]", what, i, ir_k_shape_str (s, 0),
         n, h, w, c);
     return FALSE;
   }
@@ -137,9 +137,9 @@ color_infer (M2iOpContext *ctx, gboolean i420, gboolean bgr, GError **error)
 {
   static const M2iElementType types[] = { M2I_ET_U8, M2I_ET_F32 };
   gint planes = i420 ? 3 : 2;
-  if (!m2i_k_check_arity (ctx, 1, planes, 1, 1, error) ||
-      !m2i_k_check_type (ctx, 0, types, G_N_ELEMENTS (types), error) ||
-      !m2i_k_check_rank (ctx, 0, 4, 4, error))
+  if (!ir_k_check_arity (ctx, 1, planes, 1, 1, error) ||
+      !ir_k_check_type (ctx, 0, types, G_N_ELEMENTS (types), error) ||
+      !ir_k_check_rank (ctx, 0, 4, 4, error))
     return FALSE;
   if (ctx->n_inputs != 1 && ctx->n_inputs != planes) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
@@ -151,13 +151,13 @@ color_infer (M2iOpContext *ctx, gboolean i420, gboolean bgr, GError **error)
     y->dims[0], y->dims[1], y->dims[2] };
   if (y->dims[3] != 1) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
-        "input 0 has shape %s; the Y plane has one channel (NHWC, C = 1)", m2i_k_shape_str (y, 0));
+        "input 0 has shape %s; the Y plane has one channel (NHWC, C = 1)", ir_k_shape_str (y, 0));
     return FALSE;
   }
   if (s.single) {
     if (s.h % 3) {
       m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
-          "single-plane input %s: the height must be 1.5× the image height", m2i_k_shape_str (y, 0));
+          "single-plane input %s: the height must be 1.5× the image height", ir_k_shape_str (y, 0));
       return FALSE;
     }
     s.h = s.h * 2 / 3;
@@ -165,7 +165,7 @@ color_infer (M2iOpContext *ctx, gboolean i420, gboolean bgr, GError **error)
   if (s.h % 2 || s.w % 2 || s.h == 0 || s.w == 0) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "image %" G_GINT64_FORMAT "×%" G_GINT64_FORMAT " (from input %s): width and height "
-        "must be even and non-zero for 4:2:0 chroma", s.w, s.h, m2i_k_shape_str (y, 0));
+        "must be even and non-zero for 4:2:0 chroma", s.w, s.h, ir_k_shape_str (y, 0));
     return FALSE;
   }
   if (!s.single) {
@@ -190,8 +190,8 @@ color_execute (M2iOpContext *ctx, GError **error)
   ColorJob j = { s, { ctx->inputs[0].data, ctx->n_inputs > 1 ? ctx->inputs[1].data : NULL,
     ctx->n_inputs > 2 ? ctx->inputs[2].data : NULL }, ctx->outputs[0].data };
   gint64 rows = s->n * s->h;
-  gint slices = rows * s->w >= 65536 ? m2i_k_threads (ctx) : 1;
-  m2i_k_parallel_for ((gint) rows, slices, 2, color_slice, &j);
+  gint slices = rows * s->w >= 65536 ? ir_k_threads (ctx) : 1;
+  ir_k_parallel_for ((gint) rows, slices, 2, color_slice, &j);
   return TRUE;
 }
 
@@ -200,7 +200,7 @@ static gboolean nv12_bgr (M2iOpContext *c, GError **e) { return color_infer (c, 
 static gboolean i420_rgb (M2iOpContext *c, GError **e) { return color_infer (c, TRUE, FALSE, e); }
 static gboolean i420_bgr (M2iOpContext *c, GError **e) { return color_infer (c, TRUE, TRUE, e); }
 
-const M2iOpKernel m2i_kernel_nv12_to_rgb = { "NV12toRGB", "opset8", nv12_rgb, color_execute, g_free };
-const M2iOpKernel m2i_kernel_nv12_to_bgr = { "NV12toBGR", "opset8", nv12_bgr, color_execute, g_free };
-const M2iOpKernel m2i_kernel_i420_to_rgb = { "I420toRGB", "opset8", i420_rgb, color_execute, g_free };
-const M2iOpKernel m2i_kernel_i420_to_bgr = { "I420toBGR", "opset8", i420_bgr, color_execute, g_free };
+const M2iOpKernel ir_kernel_nv12_to_rgb = { "NV12toRGB", "opset8", nv12_rgb, color_execute, g_free };
+const M2iOpKernel ir_kernel_nv12_to_bgr = { "NV12toBGR", "opset8", nv12_bgr, color_execute, g_free };
+const M2iOpKernel ir_kernel_i420_to_rgb = { "I420toRGB", "opset8", i420_rgb, color_execute, g_free };
+const M2iOpKernel ir_kernel_i420_to_bgr = { "I420toBGR", "opset8", i420_bgr, color_execute, g_free };

@@ -8,6 +8,7 @@
 #include "conv-winograd.h"
 #include "kernels-private.h"
 
+#include <base/m2i-align.h>
 #include <string.h>
 
 /* Output channels per GEMM block: the block's 16 result matrices (16 ×
@@ -16,21 +17,15 @@
 #define MAX_MB 64
 
 /* A last few tiles past whole vectors (49 tiles: 48 + 1) are multiplied on
- * their own, output channels along the vector (m2i_gemm_tail_panel(), with
+ * their own, output channels along the vector (ir_gemm_tail_panel(), with
  * AVX-512): a vector of columns for one tile would be 15/16 zeros. */
 #define TAIL_MAX M2I_GEMM_TAIL_MAX
-
-static gsize
-round16 (gsize n)
-{
-  return (n + 15) & ~(gsize) 15;
-}
 
 /* -1 until first read from M2I_CONV_WINOGRAD, then 0 or 1. */
 static gint enabled = -1;
 
 gboolean
-m2i_winograd_enabled (void)
+ir_winograd_enabled (void)
 {
   gint e = g_atomic_int_get (&enabled);
   if (e < 0) {
@@ -41,18 +36,18 @@ m2i_winograd_enabled (void)
 }
 
 void
-m2i_winograd_set_enabled (gboolean on)
+ir_winograd_set_enabled (gboolean on)
 {
   g_atomic_int_set (&enabled, on ? 1 : 0);
 }
 
 gboolean
-m2i_winograd_applies (gint64 kh, gint64 kw, gint64 sh, gint64 sw, gint64 dh, gint64 dw,
+ir_winograd_applies (gint64 kh, gint64 kw, gint64 sh, gint64 sw, gint64 dh, gint64 dw,
     gint64 groups, gint64 c_in, gint64 c_out, gint64 oh, gint64 ow)
 {
   /* Below 8 input channels the 16 products are too short (K = C_in) to
    * pay for the transforms; the direct product's K is 9·C_in. */
-  return m2i_winograd_enabled () && kh == 3 && kw == 3 && sh == 1 && sw == 1 && dh == 1 &&
+  return ir_winograd_enabled () && kh == 3 && kw == 3 && sh == 1 && sw == 1 && dh == 1 &&
       dw == 1 && groups == 1 && c_in >= 8 && c_out >= 8 && oh >= 2 && ow >= 2 &&
       c_in * c_out <= G_MAXINT / 32 && (oh + 3) * (ow + 3) <= G_MAXINT / 4 &&
       c_in * (oh + 3) * (ow + 3) <= G_MAXINT / 4;
@@ -80,7 +75,7 @@ transform_filter (const float *g, double u[16])
 }
 
 M2iWinograd *
-m2i_winograd_new (const M2iGemmArch *arch, const float *weights, gint64 c_out, gint64 c_in,
+ir_winograd_new (const M2iGemmArch *arch, const float *weights, gint64 c_out, gint64 c_in,
     gint64 h, gint64 w, gint64 pt, gint64 pl, gint64 oh, gint64 ow, gint slices)
 {
   M2iWinograd *wg = g_new0 (M2iWinograd, 1);
@@ -122,7 +117,7 @@ m2i_winograd_new (const M2iGemmArch *arch, const float *weights, gint64 c_out, g
       m_blocks++;
   wg->mb = (panels + m_blocks - 1) / m_blocks * mr;
   wg->m_blocks = (c_out + wg->mb - 1) / wg->mb;
-  wg->u_stride = m2i_gemm_packed_a_size (arch, (gint) c_out, (gint) c_in);
+  wg->u_stride = ir_gemm_packed_a_size (arch, (gint) c_out, (gint) c_in);
   wg->u = g_new (float, 16 * wg->u_stride);
 
   gsize n = (gsize) c_out * c_in;
@@ -134,7 +129,7 @@ m2i_winograd_new (const M2iGemmArch *arch, const float *weights, gint64 c_out, g
       plain[xi * n + f] = (float) u[xi];
   }
   for (gint xi = 0; xi < 16; xi++)
-    m2i_gemm_pack_a (arch, plain + xi * n, c_in, 1, (gint) c_out, (gint) c_in,
+    ir_gemm_pack_a (arch, plain + xi * n, c_in, 1, (gint) c_out, (gint) c_in,
         wg->u + xi * wg->u_stride);
   g_free (plain);
 
@@ -143,18 +138,18 @@ m2i_winograd_new (const M2iGemmArch *arch, const float *weights, gint64 c_out, g
    * multiple of 4 KiB, the 16 rows the transforms read together would
    * share an L1 set. */
   wg->vw = arch->nr + (wg->tail ? arch->step : 0);
-  wg->v_stride = round16 (c_in * wg->vw) + 16;
-  wg->m_stride = round16 (wg->mb * wg->vw) + 16;
+  wg->v_stride = m2i_align_up (c_in * wg->vw, 16) + 16;
+  wg->m_stride = m2i_align_up (wg->mb * wg->vw, 16) + 16;
   wg->v_off = g_new (gint32, c_in);
   for (gint64 p = 0; p < c_in; p++)
     wg->v_off[p] = (gint32) (p * wg->vw);
   wg->slice_floats = 16 * wg->v_stride + 16 * wg->m_stride +
-      round16 (m2i_gemm_strip_size (arch)) + round16 (wg->wp);
+      m2i_align_up (ir_gemm_strip_size (arch), 16) + m2i_align_up (wg->wp, 16);
   return wg;
 }
 
 void
-m2i_winograd_free (M2iWinograd *wg)
+ir_winograd_free (M2iWinograd *wg)
 {
   if (!wg)
     return;
@@ -167,11 +162,11 @@ m2i_winograd_free (M2iWinograd *wg)
 static gsize
 plane_floats (const M2iWinograd *wg)
 {
-  return round16 (wg->c_in * wg->hp * wg->wp);
+  return m2i_align_up (wg->c_in * wg->hp * wg->wp, 16);
 }
 
 gsize
-m2i_winograd_scratch_bytes (const M2iWinograd *wg, gint slices)
+ir_winograd_scratch_bytes (const M2iWinograd *wg, gint slices)
 {
   return (plane_floats (wg) + MAX (slices, 1) * wg->slice_floats) * sizeof (float);
 }
@@ -380,7 +375,7 @@ static void
 input_block (const M2iWinograd *wg, const float *plane, gint64 b, float *v)
 {
   gint64 q0 = wg->block_start[b], nt = wg->block_start[b + 1] - q0;
-  gint64 step = wg->arch->step, zero_to = (nt + step - 1) / step * step;
+  gint64 step = wg->arch->step, zero_to = m2i_align_up (nt, step);
   gsize xs = wg->v_stride, chan = (gsize) wg->hp * wg->wp;
   for (gint64 ci = 0; ci < wg->c_in; ci++) {
     float *vc = v + ci * wg->vw;
@@ -452,7 +447,7 @@ block_slice (gint begin, gint end, gint slice, gpointer data)
   float *v = j->scratch + slice * wg->slice_floats;
   float *m = v + 16 * wg->v_stride;
   float *strip = m + 16 * wg->m_stride;
-  float *spare = strip + round16 (m2i_gemm_strip_size (wg->arch));
+  float *spare = strip + m2i_align_up (ir_gemm_strip_size (wg->arch), 16);
   gint64 last_b = -1;
   for (gint t = begin; t < end; t++) {
     /* Tasks: tile blocks, then output-channel blocks, so a slice's
@@ -470,10 +465,10 @@ block_slice (gint begin, gint end, gint slice, gpointer data)
       WgPanel p = { wg, v + xi * wg->v_stride };
       M2iGemmOut o = { m + xi * wg->m_stride, (gsize) wg->vw, NULL, NULL, NULL, NULL, NULL,
         FALSE };
-      m2i_gemm_column_panel (wg->arch, (gint) rows, (gint) wg->c_in, u, wg->arch->mr, 0,
+      ir_gemm_column_panel (wg->arch, (gint) rows, (gint) wg->c_in, u, wg->arch->mr, 0,
           ncols - tail, panel_b, &p, NULL, strip, &o);
       if (tail)
-        m2i_gemm_tail_panel (wg->arch, (gint) rows, (gint) wg->c_in, u, ncols - tail, tail,
+        ir_gemm_tail_panel (wg->arch, (gint) rows, (gint) wg->c_in, u, ncols - tail, tail,
             panel_b, &p, NULL, &o);
     }
     output_block (wg, m, b, r0, rows, j->out, j->bias, j->relu, spare);
@@ -481,10 +476,10 @@ block_slice (gint begin, gint end, gint slice, gpointer data)
 }
 
 void
-m2i_winograd_run (const M2iWinograd *wg, const float *in, float *out, const float *bias,
+ir_winograd_run (const M2iWinograd *wg, const float *in, float *out, const float *bias,
     gboolean relu, gint slices, float *scratch)
 {
   WgJob j = { wg, in, bias, out, scratch, scratch + plane_floats (wg), relu };
-  m2i_k_parallel_for ((gint) wg->c_in, slices, 16, pad_slice, &j);
-  m2i_k_parallel_for ((gint) (wg->blocks * wg->m_blocks), slices, 1, block_slice, &j);
+  ir_k_parallel_for ((gint) wg->c_in, slices, 16, pad_slice, &j);
+  ir_k_parallel_for ((gint) (wg->blocks * wg->m_blocks), slices, 1, block_slice, &j);
 }

@@ -42,30 +42,30 @@ typedef struct {
 /* Whether layers may take this path: M2I_CONV_WINOGRAD=0 in the
  * environment (read at first use) turns it off, for every layer compiled
  * after; tests and benchmarks set it to compare with the direct product. */
-gboolean m2i_winograd_enabled (void);
-void m2i_winograd_set_enabled (gboolean on);
+gboolean ir_winograd_enabled (void);
+void ir_winograd_set_enabled (gboolean on);
 
 /* TRUE when F(2×2, 3×3) is enabled, applies to the layer and should beat the direct
  * product: a 3×3 kernel at stride 1 and dilation 1, one group, and enough
  * channels that the 16 small products stay efficient. */
-gboolean m2i_winograd_applies (gint64 kh, gint64 kw, gint64 sh, gint64 sw, gint64 dh,
+gboolean ir_winograd_applies (gint64 kh, gint64 kw, gint64 sh, gint64 sw, gint64 dh,
     gint64 dw, gint64 groups, gint64 c_in, gint64 c_out, gint64 oh, gint64 ow);
 
 /* Transforms and packs @weights ([C_out][C_in][3][3]) for a layer on
  * h × w inputs with pads @pt (top) and @pl (left) and an oh × ow output,
  * to run on up to @slices threads. */
-M2iWinograd *m2i_winograd_new (const M2iGemmArch *arch, const float *weights, gint64 c_out,
+M2iWinograd *ir_winograd_new (const M2iGemmArch *arch, const float *weights, gint64 c_out,
     gint64 c_in, gint64 h, gint64 w, gint64 pt, gint64 pl, gint64 oh, gint64 ow, gint slices);
 
-void m2i_winograd_free (M2iWinograd *wg);
+void ir_winograd_free (M2iWinograd *wg);
 
-/* Bytes of scratch m2i_winograd_run() needs for up to @slices slices. */
-gsize m2i_winograd_scratch_bytes (const M2iWinograd *wg, gint slices);
+/* Bytes of scratch ir_winograd_run() needs for up to @slices slices. */
+gsize ir_winograd_scratch_bytes (const M2iWinograd *wg, gint slices);
 
 /* One image: @in (C_in × h × w) to @out (C_out × oh × ow), + bias[c] and
  * max (·, 0) when given (the fused Add and ReLU), over up to @slices
- * threads. @scratch: m2i_winograd_scratch_bytes(), 64-byte aligned. */
-void m2i_winograd_run (const M2iWinograd *wg, const float *in, float *out, const float *bias,
+ * threads. @scratch: ir_winograd_scratch_bytes(), 64-byte aligned. */
+void ir_winograd_run (const M2iWinograd *wg, const float *in, float *out, const float *bias,
     gboolean relu, gint slices, float *scratch);
 
 G_END_DECLS

@@ -16,6 +16,7 @@
 #include "kernels-private.h"
 #include "gemm.h"
 #include "conv-winograd.h"
+#include <base/m2i-align.h>
 #include <base/m2i-parallel.h>
 
 #include <string.h>
@@ -78,7 +79,7 @@ typedef struct {
    * j columns left of its output, the first j for one j right of it, none
    * for the middle taps), each after `gap` zeros (the first and last rows'
    * wrapped reads); tap kw reads copy tap_copy[kw]. */
-  M2iKFusion fused;                    /* m2i_k_fuse_bias_relu () */
+  M2iKFusion fused;                    /* ir_k_fuse_bias_relu () */
   gboolean padded;                     /* the source is a padded copy in scratch */
   gint64 hp, wp, plane;                /* source plane: hp × wp, plane = hp · wp */
   gint64 x0, guard;
@@ -104,7 +105,7 @@ conv_state_free (gpointer p)
   g_free (s->off);
   g_free (s->off_hi);
   g_free (s->fused.bias);
-  m2i_winograd_free (s->wino);
+  ir_winograd_free (s->wino);
   g_free (s);
 }
 
@@ -113,7 +114,7 @@ static void
 conv_pack_weights (const ConvState *s, const float *wts, float *dst)
 {
   for (gint64 g = 0; g < s->groups; g++)
-    m2i_gemm_pack_a (s->arch, wts + g * s->cout_g * s->k, s->k, 1,
+    ir_gemm_pack_a (s->arch, wts + g * s->cout_g * s->k, s->k, 1,
         (gint) s->cout_g, (gint) s->k, dst + g * s->packed_group);
 }
 
@@ -154,7 +155,7 @@ conv_column_copies (ConvState *s)
   s->hp = s->h + s->pt + s->pb;
   s->wp = s->w;
   s->plane = s->hp * s->wp;
-  s->gap = (MAX (s->pl, span - s->pl) + 15) / 16 * 16;
+  s->gap = (gint64) m2i_align_up (MAX (s->pl, span - s->pl), 16);
   s->chan = s->n_copies * (s->gap + s->plane);
   s->off = g_new (gint32, s->k);
   for (gint64 kk = 0; kk < s->k; kk++) {
@@ -169,23 +170,23 @@ conv_column_copies (ConvState *s)
 static gboolean
 conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
 {
-  if (!m2i_k_check_arity (ctx, 2, 2, 1, 1, error) ||
-      !m2i_k_check_f32 (ctx, 0, error) || !m2i_k_check_f32 (ctx, 1, error) ||
-      !m2i_k_check_rank (ctx, 0, 3, 5, error))
+  if (!ir_k_check_arity (ctx, 2, 2, 1, 1, error) ||
+      !ir_k_check_f32 (ctx, 0, error) || !ir_k_check_f32 (ctx, 1, error) ||
+      !ir_k_check_rank (ctx, 0, 3, 5, error))
     return FALSE;
   const M2iShape *in = &ctx->inputs[0].shape, *ws = &ctx->inputs[1].shape;
   gint spatial = in->rank - 2;
   if (spatial > 2) {
     m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
         "input %s: only 1-D and 2-D convolutions are supported",
-        m2i_k_shape_str (in, 0));
+        ir_k_shape_str (in, 0));
     return FALSE;
   }
   gint want_rank = in->rank + (grouped ? 1 : 0);
   if (ws->rank != want_rank) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "filter shape %s does not match input %s: expected rank %d (%s)",
-        m2i_k_shape_str (ws, 0), m2i_k_shape_str (in, 1), want_rank,
+        ir_k_shape_str (ws, 0), ir_k_shape_str (in, 1), want_rank,
         grouped ? "[G, C_out/G, C_in/G, kernel...]" : "[C_out, C_in, kernel...]");
     return FALSE;
   }
@@ -196,23 +197,23 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "filter shape %s does not match input %s: %" G_GINT64_FORMAT
         " groups of %" G_GINT64_FORMAT " input channels, the input has %" G_GINT64_FORMAT,
-        m2i_k_shape_str (ws, 0), m2i_k_shape_str (in, 1), groups, cin_g, in->dims[1]);
+        ir_k_shape_str (ws, 0), ir_k_shape_str (in, 1), groups, cin_g, in->dims[1]);
     return FALSE;
   }
 
   M2iWindow win;
-  if (!m2i_k_window_attrs (ctx, spatial, TRUE, NULL, &win, error))
+  if (!ir_k_window_attrs (ctx, spatial, TRUE, NULL, &win, error))
     return FALSE;
   gint64 in_sp[2], out_sp[2];
   for (gint i = 0; i < spatial; i++) {
     in_sp[i] = in->dims[2 + i];
     win.kernel[i] = ws->dims[ws->rank - spatial + i];
   }
-  if (!m2i_k_window_output (ctx, &win, in_sp, out_sp, error))
+  if (!ir_k_window_output (ctx, &win, in_sp, out_sp, error))
     return FALSE;
 
   ConvState *s = g_new0 (ConvState, 1);
-  s->arch = m2i_gemm_arch ();
+  s->arch = ir_gemm_arch ();
   s->batch = in->dims[0];
   s->c_in = in->dims[1];
   s->groups = groups;
@@ -235,7 +236,7 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
   s->pb = a < 0 ? 0 : win.pads_end[0];
   s->pr = win.pads_end[spatial - 1];
   s->k = cin_g * s->kh * s->kw;
-  /* pads and strides reach 2^24 (m2i_k_window_attrs): the padded input is
+  /* pads and strides reach 2^24 (ir_k_window_attrs): the padded input is
    * multiplied out checked */
   gint64 padded;
   if (s->oh * s->ow > G_MAXINT / 4 || s->k > G_MAXINT / 4 || s->c_out > G_MAXINT / 4 ||
@@ -243,15 +244,15 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
       !ir_mul_i64 (padded, s->w + s->pl + s->pr, &padded) || padded > G_MAXINT / 4) {
     conv_state_free (s);
     m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
-        "input %s with filter %s is too large", m2i_k_shape_str (in, 0),
-        m2i_k_shape_str (ws, 1));
+        "input %s with filter %s is too large", ir_k_shape_str (in, 0),
+        ir_k_shape_str (ws, 1));
     return FALSE;
   }
-  s->slices = m2i_k_threads (ctx);
+  s->slices = ir_k_threads (ctx);
   if (cin_g == 1)
     s->mode = CONV_DEPTHWISE;
   else if (ctx->inputs[1].data && spatial == 2 &&
-      m2i_winograd_applies (s->kh, s->kw, s->sh, s->sw, s->dh, s->dw, s->groups, s->c_in,
+      ir_winograd_applies (s->kh, s->kw, s->sh, s->sw, s->dh, s->dw, s->groups, s->c_in,
           s->c_out, s->oh, s->ow))
     s->mode = CONV_WINOGRAD;
   else if ((s->sh == 1 && s->sw == 1) ||
@@ -264,13 +265,13 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
     s->mode = CONV_IM2COL;
 
   if (s->mode == CONV_WINOGRAD) {
-    s->wino = m2i_winograd_new (s->arch, ctx->inputs[1].data, s->c_out, s->c_in, s->h, s->w,
+    s->wino = ir_winograd_new (s->arch, ctx->inputs[1].data, s->c_out, s->c_in, s->h, s->w,
         s->pt, s->pl, s->oh, s->ow, s->slices);
-    ctx->scratch_bytes = m2i_winograd_scratch_bytes (s->wino, s->slices);
+    ctx->scratch_bytes = ir_winograd_scratch_bytes (s->wino, s->slices);
   } else if (s->mode != CONV_DEPTHWISE) {
-    s->packed_group = m2i_gemm_packed_a_size (s->arch, (gint) cout_g, (gint) s->k);
-    s->bbuf_floats = ((gsize) s->arch->kc * s->arch->nr + 15) & ~(gsize) 15;
-    s->strip_floats = (m2i_gemm_strip_size (s->arch) + 15) & ~(gsize) 15;
+    s->packed_group = ir_gemm_packed_a_size (s->arch, (gint) cout_g, (gint) s->k);
+    s->bbuf_floats = m2i_align_up ((gsize) s->arch->kc * s->arch->nr, 16);
+    s->strip_floats = m2i_align_up (ir_gemm_strip_size (s->arch), 16);
     ctx->scratch_bytes = s->slices * (s->bbuf_floats + s->strip_floats) * sizeof (float);
     if (ctx->inputs[1].data) {
       s->packed = g_new (float, s->packed_group * groups);
@@ -322,7 +323,7 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
     gboolean shared = s->padded && MIN (s->pl, s->pr) <= (s->kw - 1) * s->dw;
     s->x0 = shared ? 0 : s->pl;
     s->wp = shared ? s->w + MAX (s->pl, s->pr) : s->w + s->pl + s->pr;
-    s->guard = shared ? (s->pl + 15) / 16 * 16 : 0;
+    s->guard = shared ? (gint64) m2i_align_up (s->pl, 16) : 0;
     s->plane = s->chan = s->hp * s->wp;
     s->off = g_new (gint32, s->k);
     for (gint64 kk = 0; kk < s->k; kk++) {
@@ -387,7 +388,7 @@ im2col_run_avx512 (const float *row, gint64 iw0, gint64 sw, gint64 w, gint64 ava
     __mmask16 m = (__mmask16) ((1u << n) - 1), ok;
     gint64 p0 = iw0 + t * sw;
     gboolean fast = p0 >= 0 && p0 + (n - 1) * sw < w && p0 + span <= avail;
-    _mm512_mask_storeu_ps (d + t, m, m2i_k_load_row16 (row, p0, sw, w, fast, m, &ok));
+    _mm512_mask_storeu_ps (d + t, m, ir_k_load_row16 (row, p0, sw, w, fast, m, &ok));
   }
 }
 #endif
@@ -451,7 +452,7 @@ conv_im2col_b (gpointer user, gint k0, gint kc, gint n0, gint ncols, float *buf,
     }
     memset (dst + ncols, 0, (nr - ncols) * sizeof (float));
   }
-  *off = m2i_gemm_packed_offsets (s->arch);
+  *off = ir_gemm_packed_offsets (s->arch);
   return buf;
 }
 
@@ -476,7 +477,7 @@ conv_shifted_b (gpointer user, gint k0, gint kc, gint n0, gint ncols, float *buf
     memcpy (dst, cp->in + start, avail * sizeof (float));
     memset (dst + avail, 0, (nr - avail) * sizeof (float));
   }
-  *off = m2i_gemm_packed_offsets (s->arch);
+  *off = ir_gemm_packed_offsets (s->arch);
   return buf;
 }
 
@@ -556,11 +557,11 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
     /* A last panel of a few columns (a 14×14 plane: 4) by the tail
      * kernel, which reads only those columns of B. */
     cp.width = ncols;
-    if (m2i_gemm_tail_panel (s->arch, (gint) rows, (gint) s->k, a, n0, ncols, get_b, &cp,
+    if (ir_gemm_tail_panel (s->arch, (gint) rows, (gint) s->k, a, n0, ncols, get_b, &cp,
             bbuf, &o))
       continue;
     cp.width = nr;
-    m2i_gemm_column_panel (s->arch, (gint) rows, (gint) s->k, a, s->arch->mr, n0, ncols,
+    ir_gemm_column_panel (s->arch, (gint) rows, (gint) s->k, a, s->arch->mr, n0, ncols,
         get_b, &cp, bbuf, strip, &o);
   }
 }
@@ -676,11 +677,11 @@ conv_gemm (const M2iOpContext *ctx, const ConvState *s, gint slices)
   gint mr = s->arch->mr;
   if (slices > 1 && tasks % slices && tasks < 8 * slices && s->cout_g >= 2 * mr * slices)
     blocks = slices;
-  gint64 block_rows = ((s->cout_g + blocks - 1) / blocks + mr - 1) / mr * mr;
+  gint64 block_rows = (gint64) m2i_align_up ((s->cout_g + blocks - 1) / blocks, mr);
   blocks = (s->cout_g + block_rows - 1) / block_rows;
   ConvJob j = { s, in, packed, ctx->outputs[0].data, scratch, panels, grid, images, block_rows };
   if (!s->padded) {
-    m2i_k_parallel_for ((gint) (blocks * tasks), slices, 1, conv_gemm_slice, &j);
+    ir_k_parallel_for ((gint) (blocks * tasks), slices, 1, conv_gemm_slice, &j);
     return;
   }
   /* Padded source: one image at a time through the padded copy, after
@@ -691,11 +692,11 @@ conv_gemm (const M2iOpContext *ctx, const ConvState *s, gint slices)
   memset (extra + s->c_in * s->chan, 0, s->gap * sizeof (float));
   for (gint64 n = 0; n < s->batch; n++) {
     PadJob pj = { s, in + n * s->c_in * s->h * s->w, extra };
-    m2i_k_parallel_for ((gint) s->c_in, slices, 16, pad_slice, &pj);
+    ir_k_parallel_for ((gint) s->c_in, slices, 16, pad_slice, &pj);
     /* The slices see a batch of one: the copy of image n, its output. */
     j.src = extra;
     j.out = (float *) ctx->outputs[0].data + n * s->c_out * s->oh * s->ow;
-    m2i_k_parallel_for ((gint) (blocks * tasks), slices, 1, conv_gemm_slice, &j);
+    ir_k_parallel_for ((gint) (blocks * tasks), slices, 1, conv_gemm_slice, &j);
   }
 }
 
@@ -776,7 +777,7 @@ dw_plane_avx512x (const ConvState *s, const float *in, const float *wts, const f
               continue;
             gint64 p0 = (x0 + 16 * c) * s->sw + kw * s->dw - s->pl;
             __mmask16 ok;
-            __m512 v = m2i_k_load_row16 (in + base, p0, s->sw, s->w,
+            __m512 v = ir_k_load_row16 (in + base, p0, s->sw, s->w,
                 inside[c] && base + p0 + span <= plane_len, m[c], &ok);
             acc[c] = _mm512_fmadd_ps (wv, v, acc[c]);     /* v is 0 outside */
           }
@@ -824,7 +825,7 @@ dw_slice (gint begin, gint end, gint slice, gpointer data)
     float *plane = j->out + (n * s->c_out + co) * ohw;
     dw_plane (s, j->in + (n * s->c_in + g) * hw, j->wts + co * khw, plane);
     if (s->fused.bias || s->fused.relu)
-      m2i_gemm_epilogue (plane, ohw, 1, (gint) ohw,
+      ir_gemm_epilogue (plane, ohw, 1, (gint) ohw,
           s->fused.bias ? s->fused.bias + co : NULL, NULL, s->fused.relu);
   }
 }
@@ -834,15 +835,15 @@ conv_execute (M2iOpContext *ctx, GError **error)
 {
   const ConvState *s = ctx->state;
   gint64 macs = s->batch * s->c_out * s->oh * s->ow * s->k;
-  gint slices = MIN (m2i_k_slices_for (ctx, macs), s->slices);
+  gint slices = MIN (ir_k_slices_for (ctx, macs), s->slices);
   if (s->mode == CONV_DEPTHWISE) {
     DwJob j = { s, ctx->inputs[0].data, ctx->inputs[1].data, ctx->outputs[0].data };
-    m2i_k_parallel_for ((gint) (s->batch * s->c_out), slices, 1, dw_slice, &j);
+    ir_k_parallel_for ((gint) (s->batch * s->c_out), slices, 1, dw_slice, &j);
   } else if (s->mode == CONV_WINOGRAD) {
     const float *in = ctx->inputs[0].data;
     float *out = ctx->outputs[0].data;
     for (gint64 n = 0; n < s->batch; n++)
-      m2i_winograd_run (s->wino, in + n * s->c_in * s->h * s->w,
+      ir_winograd_run (s->wino, in + n * s->c_in * s->h * s->w,
           out + n * s->c_out * s->oh * s->ow, s->fused.bias, s->fused.relu, slices,
           ctx->scratch);
   } else {
@@ -852,7 +853,7 @@ conv_execute (M2iOpContext *ctx, GError **error)
 }
 
 M2iKFusion *
-m2i_k_conv_fusion (M2iOpContext *ctx, gint64 *channels)
+ir_k_conv_fusion (M2iOpContext *ctx, gint64 *channels)
 {
   ConvState *s = ctx->state;
   *channels = s->c_out;
@@ -860,16 +861,16 @@ m2i_k_conv_fusion (M2iOpContext *ctx, gint64 *channels)
 }
 
 gboolean
-m2i_k_conv_uses_winograd (const M2iOpContext *ctx)
+ir_k_conv_uses_winograd (const M2iOpContext *ctx)
 {
   const ConvState *s = ctx->state;
   return s && s->mode == CONV_WINOGRAD;
 }
 
-const M2iOpKernel m2i_kernel_convolution = {
+const M2iOpKernel ir_kernel_convolution = {
   "Convolution", "opset1", conv_infer, conv_execute, conv_state_free,
 };
 
-const M2iOpKernel m2i_kernel_group_convolution = {
+const M2iOpKernel ir_kernel_group_convolution = {
   "GroupConvolution", "opset1", group_conv_infer, conv_execute, conv_state_free,
 };

@@ -1,10 +1,5 @@
-/* PriorBoxClustered-1 and DetectionOutput-1/-8 (SSD post-processing), f32.
- *
- * PriorBoxClustered: for each cell (h, w) of the output_size grid and each
- * (width_s, height_s) pair, a box centred at ((w + offset)·step_w,
- * (h + offset)·step_h), normalised by the image size, optionally clipped;
- * the second row holds the variances. The grid size (input 0) must be
- * known when the model is compiled since it sets the output shape.
+/* DetectionOutput-1/-8 (SSD post-processing), f32 (the priors it reads
+ * come from priors.c).
  *
  * DetectionOutput: decodes every prior with its location prediction
  * (CORNER or CENTER_SIZE, variances from the priors or encoded in the
@@ -17,147 +12,11 @@
  * working memory is scratch sized in infer(): nothing is allocated per run.
  */
 #include "kernels-private.h"
+#include "heap-sort.h"
 
+#include <base/m2i-align.h>
 #include <math.h>
 #include <string.h>
-
-/* ---- PriorBoxClustered ------------------------------------------------- */
-
-#define MAX_PRIORS 256
-
-typedef struct {
-  gint n_priors;
-  float widths[MAX_PRIORS], heights[MAX_PRIORS];
-  float variance[4];
-  gint n_variance;
-  gboolean clip;
-  float step, step_w, step_h, offset;
-  gint64 layer_h, layer_w;
-} PbcState;
-
-static gboolean
-pbc_infer (M2iOpContext *ctx, GError **error)
-{
-  if (!m2i_k_check_arity (ctx, 2, 2, 1, 1, error))
-    return FALSE;
-  PbcState s = { 0 };
-  gint nw, nh;
-  double step, step_w, step_h, offset;
-  if (!m2i_ir_node_attr_floats (ctx->node, "width", s.widths, MAX_PRIORS, &nw, error) ||
-      !m2i_ir_node_attr_floats (ctx->node, "height", s.heights, MAX_PRIORS, &nh, error) ||
-      !m2i_ir_node_attr_floats (ctx->node, "variance", s.variance, 4, &s.n_variance, error) ||
-      !m2i_ir_node_attr_bool (ctx->node, "clip", TRUE, &s.clip, error) ||
-      !m2i_ir_node_attr_float (ctx->node, "step", 0, &step, error) ||
-      !m2i_ir_node_attr_float (ctx->node, "step_w", 0, &step_w, error) ||
-      !m2i_ir_node_attr_float (ctx->node, "step_h", 0, &step_h, error) ||
-      !m2i_ir_node_attr_float (ctx->node, "offset", NAN, &offset, error))
-    return FALSE;
-  if (nw < 0) {
-    s.widths[0] = 1.0f;
-    nw = 1;
-  }
-  if (nh < 0) {
-    s.heights[0] = 1.0f;
-    nh = 1;
-  }
-  if (nw != nh || nw == 0) {
-    m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
-        "attributes width and height have %d and %d values; they must pair up", nw, nh);
-    return FALSE;
-  }
-  if (isnan (offset)) {
-    m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, ctx->node, "attribute offset is required");
-    return FALSE;
-  }
-  if (s.n_variance < 0)
-    s.n_variance = 0;
-  if (s.n_variance != 0 && s.n_variance != 1 && s.n_variance != 4) {
-    m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
-        "attribute variance has %d values; 0, 1 or 4 are allowed", s.n_variance);
-    return FALSE;
-  }
-  if (s.n_variance == 0) {                 /* the reference's default */
-    s.variance[0] = 0.1f;
-    s.n_variance = 1;
-  }
-  s.n_priors = nw;
-  s.step = (float) step;
-  s.step_w = (float) step_w;
-  s.step_h = (float) step_h;
-  s.offset = (float) offset;
-  gint64 size[2];
-  gint n;
-  if (!m2i_k_const_ints (ctx, 0, size, 2, &n, error))
-    return FALSE;
-  if (n != 2 || size[0] < 1 || size[1] < 1 || ctx->inputs[1].shape.rank != 1 ||
-      ctx->inputs[1].shape.dims[0] != 2) {
-    m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
-        "output_size and image_size must each be two positive integers [height, width]");
-    return FALSE;
-  }
-  static const M2iElementType ints[] = { M2I_ET_I32, M2I_ET_I64 };
-  if (!m2i_k_check_type (ctx, 1, ints, 2, error))
-    return FALSE;
-  s.layer_h = size[0];
-  s.layer_w = size[1];
-  gint64 cells;
-  if (!ir_mul_i64 (s.layer_h, s.layer_w, &cells) || !ir_mul_i64 (cells, s.n_priors, &cells) ||
-      cells > G_MAXINT32 / 8) {
-    m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node, "too many priors");
-    return FALSE;
-  }
-  ctx->outputs[0].type = M2I_ET_F32;
-  ctx->outputs[0].shape = (M2iShape) { 2, { 2, 4 * s.layer_h * s.layer_w * s.n_priors } };
-  ctx->state = g_memdup2 (&s, sizeof s);
-  return TRUE;
-}
-
-static gboolean
-pbc_execute (M2iOpContext *ctx, GError **error)
-{
-  const PbcState *s = ctx->state;
-  const M2iTensor *img = &ctx->inputs[1];
-  gint64 img_h = img->type == M2I_ET_I32 ? ((const gint32 *) img->data)[0]
-      : ((const gint64 *) img->data)[0];
-  gint64 img_w = img->type == M2I_ET_I32 ? ((const gint32 *) img->data)[1]
-      : ((const gint64 *) img->data)[1];
-  if (img_h < 1 || img_w < 1) {
-    m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
-        "image_size [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "] is not positive", img_h, img_w);
-    return FALSE;
-  }
-  float step_w = s->step_w == 0 ? s->step : s->step_w;
-  float step_h = s->step_h == 0 ? s->step : s->step_h;
-  if (step_w == 0 && step_h == 0) {
-    step_w = (float) img_w / (float) s->layer_w;
-    step_h = (float) img_h / (float) s->layer_h;
-  }
-  float *box = ctx->outputs[0].data;
-  gint64 half = ctx->outputs[0].shape.dims[1];
-  float *var = box + half;
-  for (gint64 h = 0; h < s->layer_h; h++)
-    for (gint64 w = 0; w < s->layer_w; w++) {
-      float cx = ((float) w + s->offset) * step_w, cy = ((float) h + s->offset) * step_h;
-      for (gint p = 0; p < s->n_priors; p++) {
-        float c[4] = {
-          (cx - s->widths[p] / 2.0f) / (float) img_w,
-          (cy - s->heights[p] / 2.0f) / (float) img_h,
-          (cx + s->widths[p] / 2.0f) / (float) img_w,
-          (cy + s->heights[p] / 2.0f) / (float) img_h,
-        };
-        gint64 at = ((h * s->layer_w + w) * s->n_priors + p) * 4;
-        for (gint k = 0; k < 4; k++) {
-          box[at + k] = s->clip ? MIN (MAX (c[k], 0.0f), 1.0f) : c[k];
-          var[at + k] = s->variance[s->n_variance == 1 ? 0 : k];
-        }
-      }
-    }
-  return TRUE;
-}
-
-const M2iOpKernel m2i_kernel_prior_box_clustered = {
-  "PriorBoxClustered", "opset1", pbc_infer, pbc_execute, g_free,
-};
 
 /* ---- DetectionOutput --------------------------------------------------- */
 
@@ -169,8 +28,6 @@ typedef struct {
   float score;
   gint32 label, index;
 } Cand;
-
-#define ALIGN16(n) (((n) + 15) & ~(gsize) 15)
 
 typedef struct {
   /* attributes */
@@ -220,40 +77,9 @@ cand_cmp (const Cand *a, const Cand *b)
   return (a->label > b->label) - (a->label < b->label);
 }
 
-/* Restores the heap (largest by cand_cmp on top) below @root in c[0..end). */
-static void
-sift_down (Cand *c, gint64 root, gint64 end)
-{
-  for (;;) {
-    gint64 child = 2 * root + 1;
-    if (child >= end)
-      return;
-    if (child + 1 < end && cand_cmp (&c[child], &c[child + 1]) < 0)
-      child++;
-    if (cand_cmp (&c[root], &c[child]) >= 0)
-      return;
-    Cand t = c[root];
-    c[root] = c[child];
-    c[child] = t;
-    root = child;
-  }
-}
-
-/* Sorts @n candidates in place by cand_cmp (a heap sort: glibc's qsort may
- * allocate a merge buffer, and execute() must not allocate). cand_cmp is a
- * total order, so the result is the one a stable sort would give. */
-static void
-sort_cands (Cand *c, gint64 n)
-{
-  for (gint64 root = n / 2 - 1; root >= 0; root--)
-    sift_down (c, root, n);
-  for (gint64 end = n - 1; end > 0; end--) {
-    Cand t = c[0];
-    c[0] = c[end];
-    c[end] = t;
-    sift_down (c, 0, end);
-  }
-}
+/* cands_sort() sorts candidates in place by cand_cmp, a total order: the
+ * result is the one a stable sort would give. */
+M2I_K_HEAP (cands, Cand, cand_cmp)
 
 static float
 clip01 (float v)
@@ -333,7 +159,7 @@ class_score (const DoState *s, const float *conf, const float *arm_conf, gint c,
 static gboolean
 do_infer (M2iOpContext *ctx, GError **error)
 {
-  if (!m2i_k_check_arity (ctx, 3, 5, 1, 1, error))
+  if (!ir_k_check_arity (ctx, 3, 5, 1, 1, error))
     return FALSE;
   if (ctx->n_inputs == 4) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
@@ -341,9 +167,9 @@ do_infer (M2iOpContext *ctx, GError **error)
     return FALSE;
   }
   for (gint i = 0; i < ctx->n_inputs; i++)
-    if (!m2i_k_check_f32 (ctx, i, error))
+    if (!ir_k_check_f32 (ctx, i, error))
       return FALSE;
-  gboolean v8 = m2i_k_op_version (ctx) >= 8;
+  gboolean v8 = ir_k_op_version (ctx) >= 8;
   DoState s = { 0 };
   gint64 num_classes, bg, top_k, ih, iw, keep[8];
   gint n_keep, code;
@@ -382,8 +208,8 @@ do_infer (M2iOpContext *ctx, GError **error)
   if (loc->rank != 2 || cls->rank != 2 || pri->rank != 3 || cls->dims[0] != loc->dims[0]) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "inputs %s, %s, %s: expected box logits [N, P·4·L], class predictions [N, P·C] "
-        "and priors [1 or N, 1 or 2, P·4 (or 5)]", m2i_k_shape_str (loc, 0),
-        m2i_k_shape_str (cls, 1), m2i_k_shape_str (pri, 2));
+        "and priors [1 or N, 1 or 2, P·4 (or 5)]", ir_k_shape_str (loc, 0),
+        ir_k_shape_str (cls, 1), ir_k_shape_str (pri, 2));
     return FALSE;
   }
   s.prior_size = s.normalized ? 4 : 5;
@@ -416,7 +242,7 @@ do_infer (M2iOpContext *ctx, GError **error)
         "inputs %s, %s, %s do not agree: %" G_GINT64_FORMAT " priors of %" G_GINT64_FORMAT
         " values need box logits [N,%" G_GINT64_FORMAT "], class predictions [N,%"
         G_GINT64_FORMAT "], priors [1 or N,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT "]",
-        m2i_k_shape_str (loc, 0), m2i_k_shape_str (cls, 1), m2i_k_shape_str (pri, 2),
+        ir_k_shape_str (loc, 0), ir_k_shape_str (cls, 1), ir_k_shape_str (pri, 2),
         s.priors, s.prior_size, loc_width, pairs, want_pri1, s.priors * s.prior_size);
     return FALSE;
   }
@@ -426,8 +252,8 @@ do_infer (M2iOpContext *ctx, GError **error)
         ctx->inputs[3].shape.dims[1] != s.priors * 2 || s.prior_batches != s.images) {
       m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
           "additional inputs %s and %s: expected [N,%" G_GINT64_FORMAT "] and the box "
-          "logits' shape %s (with per-image priors)", m2i_k_shape_str (&ctx->inputs[3].shape, 0),
-          m2i_k_shape_str (&ctx->inputs[4].shape, 1), s.priors * 2, m2i_k_shape_str (loc, 2));
+          "logits' shape %s (with per-image priors)", ir_k_shape_str (&ctx->inputs[3].shape, 0),
+          ir_k_shape_str (&ctx->inputs[4].shape, 1), s.priors * 2, ir_k_shape_str (loc, 2));
       return FALSE;
     }
     s.with_arm = TRUE;
@@ -450,15 +276,15 @@ do_infer (M2iOpContext *ctx, GError **error)
   }
 
   /* Scratch for one image at a time; every part 16-byte aligned (the
-   * 12-byte candidates would leave the 8-byte counts misaligned for an odd
-   * number of priors). */
+   * 12-byte candidates leave the next part misaligned for an odd number of
+   * priors: the 8-byte counts, when the classes are even). */
   gsize boxes = (gsize) s.loc_classes * s.priors * sizeof (Box);
   s.off_boxes = 0;
   s.off_arm_boxes = boxes;
   s.off_cands = s.off_arm_boxes + (s.with_arm ? boxes : 0);
-  s.off_kept = ALIGN16 (s.off_cands + s.priors * sizeof (Cand));
-  s.off_counts = ALIGN16 (s.off_kept + pairs * sizeof (gint32));
-  s.off_all = ALIGN16 (s.off_counts + num_classes * sizeof (gint64));
+  s.off_kept = m2i_align_up (s.off_cands + s.priors * sizeof (Cand), 16);
+  s.off_counts = m2i_align_up (s.off_kept + pairs * sizeof (gint32), 16);
+  s.off_all = s.off_counts + m2i_align_up (num_classes * sizeof (gint64), 16);
   ctx->scratch_bytes = s.off_all + pairs * sizeof (Cand) +
       (s.decrease_label ? pairs * sizeof (Cand) : 0);
   ctx->outputs[0].type = M2I_ET_F32;
@@ -522,7 +348,7 @@ do_execute (M2iOpContext *ctx, GError **error)
           if (sc > s->confidence_threshold)
             cands[n++] = (Cand) { sc, c, (gint32) p };
         }
-        sort_cands (cands, n);
+        cands_sort (cands, n);
         if (s->top_k > -1 && n > s->top_k)
           n = s->top_k;
         const Box *b = boxes + (s->share_location ? 0 : c) * P;
@@ -549,7 +375,7 @@ do_execute (M2iOpContext *ctx, GError **error)
         if (id > 0 && best >= s->confidence_threshold)
           list[n++] = (Cand) { best, id, (gint32) p };
       }
-      sort_cands (list, n);
+      cands_sort (list, n);
       if (s->top_k != -1 && n > s->top_k)
         n = s->top_k;
       for (gint64 i = 0; i < n; i++) {
@@ -570,7 +396,7 @@ do_execute (M2iOpContext *ctx, GError **error)
           gint32 p = kept[c * P + k];
           all[n++] = (Cand) { class_score (s, img_conf, img_arm_conf, c, p), c, p };
         }
-      sort_cands (all, n);
+      cands_sort (all, n);
       for (gint c = 0; c < C; c++)
         counts[c] = 0;
       for (gint64 i = 0; i < s->keep_top_k; i++) {
@@ -604,6 +430,6 @@ do_execute (M2iOpContext *ctx, GError **error)
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_detection_output = {
+const M2iOpKernel ir_kernel_detection_output = {
   "DetectionOutput", "opset1 opset8", do_infer, do_execute, g_free,
 };

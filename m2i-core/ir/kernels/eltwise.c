@@ -130,8 +130,8 @@ bin_infer (M2iOpContext *ctx, BinOp op, GError **error)
 {
   static const M2iElementType types[] = { M2I_ET_F32, M2I_ET_I32, M2I_ET_I64 };
   static const char *const modes[] = { "numpy", "none", "explicit", "pdpd", NULL };
-  if (!m2i_k_check_arity (ctx, 2, 2, 1, 1, error) ||
-      !m2i_k_check_type (ctx, 0, types, G_N_ELEMENTS (types), error))
+  if (!ir_k_check_arity (ctx, 2, 2, 1, 1, error) ||
+      !ir_k_check_type (ctx, 0, types, G_N_ELEMENTS (types), error))
     return FALSE;
   const M2iTensor *a = &ctx->inputs[0], *b = &ctx->inputs[1];
   if (a->type != b->type) {
@@ -156,7 +156,7 @@ bin_infer (M2iOpContext *ctx, BinOp op, GError **error)
     if (!m2i_shape_equal (&a->shape, &b->shape)) {
       m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
           "auto_broadcast=none needs equal shapes, got %s and %s",
-          m2i_k_shape_str (&a->shape, 0), m2i_k_shape_str (&b->shape, 1));
+          ir_k_shape_str (&a->shape, 0), ir_k_shape_str (&b->shape, 1));
       return FALSE;
     }
     out = a->shape;
@@ -173,7 +173,7 @@ bin_infer (M2iOpContext *ctx, BinOp op, GError **error)
     return FALSE;
   }
   const M2iShape *ops[3] = { &a->shape, &b->shape, &out };
-  m2i_k_broadcast_plan (&s->plan, &out, ops, 3);
+  ir_k_broadcast_plan (&s->plan, &out, ops, 3);
   ctx->outputs[0].type = a->type;
   ctx->outputs[0].shape = out;
   ctx->state = s;
@@ -187,7 +187,7 @@ bin_execute (M2iOpContext *ctx, GError **error)
   BinJob j = { s, ctx->inputs[0].data, ctx->inputs[1].data, ctx->outputs[0].data, 0 };
   if (m2i_shape_numel (&ctx->outputs[0].shape) == 0)
     return TRUE;
-  m2i_k_broadcast_run (&s->plan, m2i_k_threads (ctx), bin_row, &j);
+  ir_k_broadcast_run (&s->plan, ir_k_threads (ctx), bin_row, &j);
   if (j.div_by_zero) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "integer division by zero");
@@ -201,7 +201,7 @@ static gboolean sub_infer (M2iOpContext *c, GError **e) { return bin_infer (c, O
 static gboolean mul_infer (M2iOpContext *c, GError **e) { return bin_infer (c, OP_MUL, e); }
 static gboolean div_infer (M2iOpContext *c, GError **e) { return bin_infer (c, OP_DIV, e); }
 
-const M2iOpKernel m2i_kernel_add = { "Add", "opset1", add_infer, bin_execute, g_free };
-const M2iOpKernel m2i_kernel_subtract = { "Subtract", "opset1", sub_infer, bin_execute, g_free };
-const M2iOpKernel m2i_kernel_multiply = { "Multiply", "opset1", mul_infer, bin_execute, g_free };
-const M2iOpKernel m2i_kernel_divide = { "Divide", "opset1", div_infer, bin_execute, g_free };
+const M2iOpKernel ir_kernel_add = { "Add", "opset1", add_infer, bin_execute, g_free };
+const M2iOpKernel ir_kernel_subtract = { "Subtract", "opset1", sub_infer, bin_execute, g_free };
+const M2iOpKernel ir_kernel_multiply = { "Multiply", "opset1", mul_infer, bin_execute, g_free };
+const M2iOpKernel ir_kernel_divide = { "Divide", "opset1", div_infer, bin_execute, g_free };

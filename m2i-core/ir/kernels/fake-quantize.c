@@ -55,10 +55,10 @@ static gboolean
 fq_infer (M2iOpContext *ctx, GError **error)
 {
   static const char *const modes[] = { "numpy", "none", "pdpd", NULL };
-  if (!m2i_k_check_arity (ctx, 5, 5, 1, 1, error))
+  if (!ir_k_check_arity (ctx, 5, 5, 1, 1, error))
     return FALSE;
   for (gint i = 0; i < 5; i++)
-    if (!m2i_k_check_f32 (ctx, i, error))
+    if (!ir_k_check_f32 (ctx, i, error))
       return FALSE;
   gint64 levels;
   gint mode;
@@ -85,8 +85,8 @@ fq_infer (M2iOpContext *ctx, GError **error)
     if (!ok) {
       m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
           "%s (input %d) has shape %s, which does not %s data %s", names[i - 1], i,
-          m2i_k_shape_str (r, 0), mode == 1 ? "equal (auto_broadcast=none)" : "broadcast onto",
-          m2i_k_shape_str (x, 1));
+          ir_k_shape_str (r, 0), mode == 1 ? "equal (auto_broadcast=none)" : "broadcast onto",
+          ir_k_shape_str (x, 1));
       return FALSE;
     }
   }
@@ -94,7 +94,7 @@ fq_infer (M2iOpContext *ctx, GError **error)
   s->levels_m1 = (float) (levels - 1);
   const M2iShape *ops[6] = { x, &ctx->inputs[1].shape, &ctx->inputs[2].shape,
     &ctx->inputs[3].shape, &ctx->inputs[4].shape, x };
-  m2i_k_broadcast_plan (&s->plan, x, ops, 6);
+  ir_k_broadcast_plan (&s->plan, x, ops, 6);
   ctx->outputs[0].type = M2I_ET_F32;
   ctx->outputs[0].shape = *x;
   ctx->state = s;
@@ -108,10 +108,10 @@ fq_execute (M2iOpContext *ctx, GError **error)
   FqJob j = { s, { ctx->inputs[0].data, ctx->inputs[1].data, ctx->inputs[2].data,
     ctx->inputs[3].data, ctx->inputs[4].data }, ctx->outputs[0].data };
   if (m2i_shape_numel (&ctx->outputs[0].shape) > 0)
-    m2i_k_broadcast_run (&s->plan, m2i_k_threads (ctx), fq_rows, &j);
+    ir_k_broadcast_run (&s->plan, ir_k_threads (ctx), fq_rows, &j);
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_fake_quantize = {
+const M2iOpKernel ir_kernel_fake_quantize = {
   "FakeQuantize", "opset1", fq_infer, fq_execute, g_free,
 };

@@ -1,6 +1,6 @@
 /* AVX2+FMA and AVX-512 micro-kernels of the GEMM (see gemm.h). Compiled
  * with per-function target attributes, so the library runs on any x86-64;
- * m2i_gemm_arch() only hands them out when the CPU has the extensions.
+ * ir_gemm_arch() only hands them out when the CPU has the extensions.
  *
  * Each instruction set has a full-width kernel and narrower ones (one and
  * two vectors of columns) for a last column panel that is only partly
@@ -49,7 +49,7 @@ finish_avx2 (float *row, gint i, __m256 v, gint g, const M2iGemmTile *t)
 {
   float lanes[8];
   _mm256_storeu_ps (lanes, v);
-  m2i_gemm_finish_lanes (lanes, 8, row, i, g, t);
+  ir_gemm_finish_lanes (lanes, 8, row, i, g, t);
 }
 
 /* The micro-kernels of both instruction sets (gemm-micro.h), the one-row
@@ -215,12 +215,12 @@ DEF_ISA (avx2, "avx2,fma", 4, 256, NULL, __m256, 8, _mm256_setzero_ps, _mm256_lo
 DEF_ISA (avx512, "avx512f,avx512vl,avx512bw,avx512dq,fma", 8, 768, tail_avx512, __m512, 16, _mm512_setzero_ps,
     _mm512_loadu_ps, _mm512_storeu_ps, _mm512_add_ps, _mm512_set1_ps, _mm512_fmadd_ps)
 
-const M2iGemmArch *const m2i_gemm_arch_avx2_ptr = &arch_avx2;
-const M2iGemmArch *const m2i_gemm_arch_avx512_ptr = &arch_avx512;
+const M2iGemmArch *const ir_gemm_arch_avx2_ptr = &arch_avx2;
+const M2iGemmArch *const ir_gemm_arch_avx512_ptr = &arch_avx512;
 
 #else
 
-const M2iGemmArch *const m2i_gemm_arch_avx2_ptr = NULL;
-const M2iGemmArch *const m2i_gemm_arch_avx512_ptr = NULL;
+const M2iGemmArch *const ir_gemm_arch_avx2_ptr = NULL;
+const M2iGemmArch *const ir_gemm_arch_avx512_ptr = NULL;
 
 #endif

@@ -38,7 +38,7 @@ micro_c (gint kc, const float *a, const float *b, const gint32 *off, const M2iGe
     float v[C_NR];
     memcpy (v, &t[i][0], sizeof t[i][0]);
     memcpy (v + 4, &t[i][1], sizeof t[i][1]);
-    m2i_gemm_finish_lanes (v, C_NR, tile->c + i * tile->ldc, i, 0, tile);
+    ir_gemm_finish_lanes (v, C_NR, tile->c + i * tile->ldc, i, 0, tile);
   }
 }
 
@@ -58,38 +58,23 @@ gemv_c (gint kc, const float *a, gsize as, const float *b, const gint32 *off, fl
   memcpy (c, t, sizeof t);
 }
 
-const M2iGemmArch m2i_gemm_arch_c = {
+static const M2iGemmArch gemm_arch_c = {
   "c", C_MR, C_NR, 256, micro_c, C_NR, { NULL, micro_c }, { NULL, gemv_c }, NULL,
 };
 
 const M2iGemmArch *
-m2i_gemm_arch (void)
+ir_gemm_arch (void)
 {
   M2iCpuFlags f = m2i_cpu_flags ();
-  if (m2i_gemm_arch_avx512_ptr && (f & M2I_CPU_AVX512F) && (f & M2I_CPU_FMA))
-    return m2i_gemm_arch_avx512_ptr;
-  if (m2i_gemm_arch_avx2_ptr && (f & M2I_CPU_AVX2) && (f & M2I_CPU_FMA))
-    return m2i_gemm_arch_avx2_ptr;
-  return &m2i_gemm_arch_c;
-}
-
-const M2iGemmArch *
-m2i_gemm_arch_by_name (const char *name)
-{
-  M2iCpuFlags f = m2i_cpu_flags ();
-  if (!g_strcmp0 (name, "c"))
-    return &m2i_gemm_arch_c;
-  if (!g_strcmp0 (name, "avx2") && m2i_gemm_arch_avx2_ptr && (f & M2I_CPU_AVX2)
-      && (f & M2I_CPU_FMA))
-    return m2i_gemm_arch_avx2_ptr;
-  if (!g_strcmp0 (name, "avx512") && m2i_gemm_arch_avx512_ptr
-      && (f & M2I_CPU_AVX512F) && (f & M2I_CPU_FMA))
-    return m2i_gemm_arch_avx512_ptr;
-  return NULL;
+  if (ir_gemm_arch_avx512_ptr && (f & M2I_CPU_AVX512F) && (f & M2I_CPU_FMA))
+    return ir_gemm_arch_avx512_ptr;
+  if (ir_gemm_arch_avx2_ptr && (f & M2I_CPU_AVX2) && (f & M2I_CPU_FMA))
+    return ir_gemm_arch_avx2_ptr;
+  return &gemm_arch_c;
 }
 
 const gint32 *
-m2i_gemm_packed_offsets (const M2iGemmArch *arch)
+ir_gemm_packed_offsets (const M2iGemmArch *arch)
 {
   /* One table per panel width in use (16, 24, 48). */
   static gint32 tables[M2I_GEMM_MAX_NR + 1][M2I_GEMM_MAX_KC];
@@ -105,19 +90,19 @@ m2i_gemm_packed_offsets (const M2iGemmArch *arch)
 }
 
 gsize
-m2i_gemm_packed_a_size (const M2iGemmArch *arch, gint m, gint k)
+ir_gemm_packed_a_size (const M2iGemmArch *arch, gint m, gint k)
 {
   return (gsize) ((m + arch->mr - 1) / arch->mr) * arch->mr * (gsize) k;
 }
 
 gsize
-m2i_gemm_strip_size (const M2iGemmArch *arch)
+ir_gemm_strip_size (const M2iGemmArch *arch)
 {
   return (gsize) arch->nr;
 }
 
 void
-m2i_gemm_pack_a (const M2iGemmArch *arch, const float *src, gssize rs,
+ir_gemm_pack_a (const M2iGemmArch *arch, const float *src, gssize rs,
     gssize cs, gint m, gint k, float *dst)
 {
   gint mr = arch->mr;
@@ -134,13 +119,13 @@ m2i_gemm_pack_a (const M2iGemmArch *arch, const float *src, gssize rs,
 }
 
 gsize
-m2i_gemm_packed_b_size (const M2iGemmArch *arch, gint k, gint n)
+ir_gemm_packed_b_size (const M2iGemmArch *arch, gint k, gint n)
 {
   return (gsize) ((n + arch->nr - 1) / arch->nr) * arch->nr * (gsize) k;
 }
 
 void
-m2i_gemm_pack_b_panel (const M2iGemmArch *arch, const float *src, gssize rs,
+ir_gemm_pack_b_panel (const M2iGemmArch *arch, const float *src, gssize rs,
     gssize cs, gint k0, gint kc, gint n0, gint ncols, float *dst)
 {
   gint nr = arch->nr;
@@ -158,11 +143,11 @@ m2i_gemm_pack_b_panel (const M2iGemmArch *arch, const float *src, gssize rs,
 }
 
 void
-m2i_gemm_pack_b (const M2iGemmArch *arch, const float *src, gssize rs,
+ir_gemm_pack_b (const M2iGemmArch *arch, const float *src, gssize rs,
     gssize cs, gint k, gint n, float *dst)
 {
   for (gint n0 = 0; n0 < n; n0 += arch->nr) {
-    m2i_gemm_pack_b_panel (arch, src, rs, cs, 0, k, n0, MIN (arch->nr, n - n0), dst);
+    ir_gemm_pack_b_panel (arch, src, rs, cs, 0, k, n0, MIN (arch->nr, n - n0), dst);
     dst += (gsize) arch->nr * k;
   }
 }
@@ -192,14 +177,14 @@ M2I_K_SIMD_CLONES (epilogue, (float *c, gsize ldc, gint rows, gint cols,
     (c, ldc, rows, cols, row_bias, col_bias, relu))
 
 void
-m2i_gemm_epilogue (float *c, gsize ldc, gint rows, gint cols, const float *row_bias,
+ir_gemm_epilogue (float *c, gsize ldc, gint rows, gint cols, const float *row_bias,
     const float *col_bias, gboolean relu)
 {
   epilogue (c, ldc, rows, cols, row_bias, col_bias, relu);
 }
 
 gboolean
-m2i_gemm_tail_panel (const M2iGemmArch *arch, gint m, gint k, const float *packed_a,
+ir_gemm_tail_panel (const M2iGemmArch *arch, gint m, gint k, const float *packed_a,
     gint n0, gint ncols, M2iGemmPanelB get_b, gpointer user, float *bbuf,
     const M2iGemmOut *out)
 {
@@ -218,7 +203,7 @@ m2i_gemm_tail_panel (const M2iGemmArch *arch, gint m, gint k, const float *packe
       const float *b = get_b (user, k0, kc, n0, ncols, bbuf, &off);
       arch->tail (kc, a + (gsize) k0 * mr, b, off, ncols, k0 > 0, acc);
     }
-    /* The epilogue's operations, in its order (m2i_gemm_finish_lanes). */
+    /* The epilogue's operations, in its order (ir_gemm_finish_lanes). */
     for (gint i = 0; i < MIN (mr, m - i0); i++) {
       float *row = out->c + (gsize) (i0 + i) * out->ldc + n0;
       for (gint j = 0; j < ncols; j++) {
@@ -235,7 +220,7 @@ m2i_gemm_tail_panel (const M2iGemmArch *arch, gint m, gint k, const float *packe
 }
 
 void
-m2i_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
+ir_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
     const float *packed_a, gsize a1_stride, gint n0, gint ncols, M2iGemmPanelB get_b,
     gpointer user, float *bbuf, float *strip, const M2iGemmOut *out)
 {
@@ -291,7 +276,7 @@ m2i_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
         tile.accumulate = FALSE;
         tile.row_bias = out->row_bias;
         for (gint g = 0; g < groups; g++)
-          m2i_gemm_finish_lanes (strip + g * step, step, out->c, 0, g, &tile);
+          ir_gemm_finish_lanes (strip + g * step, step, out->c, 0, g, &tile);
       }
     } else {
       for (gint i0 = 0; i0 < m; i0 += mr) {

@@ -90,7 +90,7 @@ typedef struct {
  * lane at a time: the scalar form of the vector kernels' epilogue — the
  * same operations in the same order. */
 static inline void
-m2i_gemm_finish_lanes (const float *v, gint n, float *row, gint i, gint g,
+ir_gemm_finish_lanes (const float *v, gint n, float *row, gint i, gint g,
     const M2iGemmTile *t)
 {
   for (gint r = t->run_start[g]; r < t->run_start[g + 1]; r++)
@@ -112,40 +112,36 @@ m2i_gemm_finish_lanes (const float *v, gint n, float *row, gint i, gint g,
 }
 
 /* The fastest micro-kernel this CPU may use under M2I_CPU_DISABLE. */
-const M2iGemmArch *m2i_gemm_arch (void);
-
-/* The micro-kernels by name ("avx512", "avx2", "c"); NULL when unknown or
- * ruled out by the CPU or M2I_CPU_DISABLE. For benchmarks and tests. */
-const M2iGemmArch *m2i_gemm_arch_by_name (const char *name);
+const M2iGemmArch *ir_gemm_arch (void);
 
 /* The row table of a packed panel: p·nr for p in [0, M2I_GEMM_MAX_KC). */
-const gint32 *m2i_gemm_packed_offsets (const M2iGemmArch *arch);
+const gint32 *ir_gemm_packed_offsets (const M2iGemmArch *arch);
 
 /* Floats of a packed A of m × k: ceil(m / mr) · mr · k. */
-gsize m2i_gemm_packed_a_size (const M2iGemmArch *arch, gint m, gint k);
+gsize ir_gemm_packed_a_size (const M2iGemmArch *arch, gint m, gint k);
 
 /* Packs A (element (i, j) at src[i·rs + j·cs]) into @dst. */
-void m2i_gemm_pack_a (const M2iGemmArch *arch, const float *src, gssize rs,
+void ir_gemm_pack_a (const M2iGemmArch *arch, const float *src, gssize rs,
     gssize cs, gint m, gint k, float *dst);
 
 /* Floats of a packed B of k × n: ceil(n / nr) · nr · k. */
-gsize m2i_gemm_packed_b_size (const M2iGemmArch *arch, gint k, gint n);
+gsize ir_gemm_packed_b_size (const M2iGemmArch *arch, gint k, gint n);
 
 /* Packs B (element (i, j) at src[i·rs + j·cs]) into panels [n / nr][k][nr]
  * with zero columns past n. The panel for columns n0.. and rows k0.. then
  * starts at dst + (n0 / nr) · nr · k + k0 · nr. */
-void m2i_gemm_pack_b (const M2iGemmArch *arch, const float *src, gssize rs,
+void ir_gemm_pack_b (const M2iGemmArch *arch, const float *src, gssize rs,
     gssize cs, gint k, gint n, float *dst);
 
 /* Packs rows [k0, k0+kc) and columns [n0, n0+ncols) of a strided B into one
  * micro-panel [kc][nr] (zero columns past ncols). */
-void m2i_gemm_pack_b_panel (const M2iGemmArch *arch, const float *src,
+void ir_gemm_pack_b_panel (const M2iGemmArch *arch, const float *src,
     gssize rs, gssize cs, gint k0, gint kc, gint n0, gint ncols, float *dst);
 
 /* Rows [k0, k0+kc) of the B panel for columns [n0, n0+ncols): sets *off to
  * a row table of kc entries and returns the base pointer; may fill @buf
  * (kc × nr floats) with a packed panel and return it with
- * m2i_gemm_packed_offsets(). */
+ * ir_gemm_packed_offsets(). */
 typedef const float *(*M2iGemmPanelB) (gpointer user, gint k0, gint kc, gint n0,
     gint ncols, float *buf, const gint32 **off);
 
@@ -172,31 +168,30 @@ typedef struct {
  * itself, element p at a[p · a1_stride] (packed: a1_stride = mr). @bbuf:
  * kc × nr floats; @strip: nr floats (one row's results when m is 1). Both
  * scratch, 64-byte aligned for speed. */
-void m2i_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
+void ir_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
     const float *a, gsize a1_stride, gint n0, gint ncols, M2iGemmPanelB get_b,
     gpointer user, float *bbuf, float *strip, const M2iGemmOut *out);
 
 /* Computes a last column panel of at most M2I_GEMM_TAIL_MAX columns as
- * m2i_gemm_column_panel() does (@out without runs or column biases), with
+ * ir_gemm_column_panel() does (@out without runs or column biases), with
  * the arch's tail kernel; FALSE (nothing done) where that does not apply:
  * no tail kernel, more columns, runs. The sums are those of the same
  * products in another order. */
-gboolean m2i_gemm_tail_panel (const M2iGemmArch *arch, gint m, gint k, const float *a,
+gboolean ir_gemm_tail_panel (const M2iGemmArch *arch, gint m, gint k, const float *a,
     gint n0, gint ncols, M2iGemmPanelB get_b, gpointer user, float *bbuf,
     const M2iGemmOut *out);
 
 /* The fused bias and ReLU of M2iGemmOut on rows × cols of @c (row stride
  * @ldc): + row_bias[i], + col_bias[j], max (·, 0) — also used on depthwise
  * planes. */
-void m2i_gemm_epilogue (float *c, gsize ldc, gint rows, gint cols, const float *row_bias,
+void ir_gemm_epilogue (float *c, gsize ldc, gint rows, gint cols, const float *row_bias,
     const float *col_bias, gboolean relu);
 
-/* Floats of the strip m2i_gemm_column_panel() needs. */
-gsize m2i_gemm_strip_size (const M2iGemmArch *arch);
+/* Floats of the strip ir_gemm_column_panel() needs. */
+gsize ir_gemm_strip_size (const M2iGemmArch *arch);
 
 /* The micro-kernels (gemm-x86.c); NULL where not compiled. */
-extern const M2iGemmArch m2i_gemm_arch_c;
-extern const M2iGemmArch *const m2i_gemm_arch_avx2_ptr;
-extern const M2iGemmArch *const m2i_gemm_arch_avx512_ptr;
+extern const M2iGemmArch *const ir_gemm_arch_avx2_ptr;
+extern const M2iGemmArch *const ir_gemm_arch_avx512_ptr;
 
 G_END_DECLS

@@ -7,7 +7,10 @@
  * table — for every output index, `taps` (source index, weight) pairs
  * computed exactly as the spec computes coordinates (in float, with its
  * nearest_mode and coordinate_transformation_mode rules) — and the tensor
- * is resized one axis at a time. Pads (pads_begin/pads_end) are zeros: a
+ * is resized one axis at a time. The one-axis formulas (coordinates,
+ * nearest rounding, triangle, cubic weights in double, Pillow's windows)
+ * are the M2I engine's (m2i/resize-formulas.c), so both paths below weigh
+ * taps alike. Pads (pads_begin/pads_end) are zeros: a
  * tap that lands in them is dropped. u8 results are rounded half away from
  * zero and clamped; the pillow modes round after the horizontal pass too,
  * as Pillow does.
@@ -19,30 +22,17 @@
  * not supported.
  */
 #include "kernels-private.h"
+#include <base/m2i-align.h>
 #include <base/m2i-parallel.h>
 #include <m2i/resize-private.h>
 
 #include <math.h>
 #include <string.h>
 
-typedef enum { MODE_NEAREST, MODE_LINEAR, MODE_LINEAR_ONNX, MODE_CUBIC,
-  MODE_BILINEAR_PILLOW, MODE_BICUBIC_PILLOW } Mode;
-typedef enum { COORD_HALF_PIXEL, COORD_PYTORCH_HALF_PIXEL, COORD_ASYMMETRIC,
-  COORD_TF_HALF_PIXEL_FOR_NN, COORD_ALIGN_CORNERS } Coord;
-typedef enum { NEAREST_ROUND_PREFER_FLOOR, NEAREST_ROUND_PREFER_CEIL, NEAREST_FLOOR,
-  NEAREST_CEIL, NEAREST_SIMPLE } Nearest;
-
-static const char *const mode_names[] = { "nearest", "linear", "linear_onnx", "cubic",
-  "bilinear_pillow", "bicubic_pillow", NULL };
-static const char *const coord_names[] = { "half_pixel", "pytorch_half_pixel",
-  "asymmetric", "tf_half_pixel_for_nn", "align_corners", NULL };
-static const char *const nearest_names[] = { "round_prefer_floor", "round_prefer_ceil",
-  "floor", "ceil", "simple", NULL };
-
 typedef struct {
-  Mode mode;
-  Coord coord;
-  Nearest nearest;
+  M2iResizeMode mode;
+  M2iCoordMode coord;
+  M2iNearestMode nearest;
   gboolean antialias;
   float cube_coeff;
   gint64 pads_begin[M2I_MAX_RANK], pads_end[M2I_MAX_RANK];
@@ -104,60 +94,6 @@ interp_state_free (gpointer p)
   g_free (s);
 }
 
-/* ---- Coordinates, as the spec's reference computes them (in float) ----- */
-
-static float
-original_coord (Coord c, float x, float scale, float out_len, float in_len)
-{
-  if (scale == 1.0f || out_len == in_len)
-    return x;
-  switch (c) {
-    case COORD_PYTORCH_HALF_PIXEL: return out_len > 1 ? (x + 0.5f) / scale - 0.5f : 0.0f;
-    case COORD_ASYMMETRIC: return x / scale;
-    case COORD_TF_HALF_PIXEL_FOR_NN: return (x + 0.5f) / scale;
-    case COORD_ALIGN_CORNERS: return out_len == 1 ? 0.0f : x * (in_len - 1) / (out_len - 1);
-    default: return (x + 0.5f) / scale - 0.5f;
-  }
-}
-
-static gint64
-nearest_pixel (Nearest n, float x, gboolean downsample)
-{
-  switch (n) {
-    case NEAREST_ROUND_PREFER_CEIL: return (gint64) roundf (x);
-    case NEAREST_FLOOR: return (gint64) floorf (x);
-    case NEAREST_CEIL: return (gint64) ceilf (x);
-    case NEAREST_SIMPLE: return downsample ? (gint64) ceilf (x) : (gint64) x;
-    default:
-      if (x == (float) (gint64) x + 0.5f)
-        return (gint64) floorf (x);
-      return (gint64) roundf (x);
-  }
-}
-
-static void
-cubic_coeffs (float s, float a, float *c)
-{
-  float t = fabsf (s);
-  c[0] = ((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a;
-  c[1] = ((a + 2) * t - (a + 3)) * t * t + 1;
-  c[2] = ((a + 2) * (1 - t) - (a + 3)) * (1 - t) * (1 - t) + 1;
-  c[3] = ((a * (2 - t) - 5 * a) * (2 - t) + 8 * a) * (2 - t) - 4 * a;
-}
-
-static double
-pillow_filter (Mode m, double x, double a)
-{
-  x = fabs (x);
-  if (m == MODE_BILINEAR_PILLOW)
-    return x < 1.0 ? 1.0 - x : 0.0;
-  if (x < 1.0)
-    return ((a + 2.0) * x - (a + 3.0)) * x * x + 1;
-  if (x < 2.0)
-    return (((x - 5) * x + 8) * x - 4) * a;
-  return 0.0;
-}
-
 /* ---- Building the tables ----------------------------------------------- */
 
 static void
@@ -194,29 +130,29 @@ build_table (AxisTable *t, const Attrs *a, gint64 pad_begin, gint64 padded_len, 
     return;
   }
   switch (a->mode) {
-    case MODE_NEAREST:
+    case M2I_RESIZE_NEAREST:
       table_alloc (t, 1);
       for (gint64 o = 0; o < t->out_len; o++) {
-        float x = original_coord (a->coord, (float) o, scale, out_f, in_f);
-        gint64 p = nearest_pixel (a->nearest, x, scale < 1.0f);
+        float x = m2i_resize_source_coord (a->coord, (float) o, scale, out_f, in_f);
+        gint64 p = m2i_resize_nearest_index (a->nearest, x, scale < 1.0f);
         table_set (t, pad_begin, o, 0, CLAMP (p, 0, padded_len - 1), 1.0f);
       }
       break;
-    case MODE_LINEAR: {
+    case M2I_RESIZE_LINEAR: {
       gboolean aa = a->antialias && any_downsample;
       float fa = aa ? scale : 1.0f;
-      /* taps past the whole axis would read nothing: at most its length */
-      gint64 r = scale > 1.0f ? 2 : (gint64) MIN (ceilf (2.0f / fa), (float) padded_len + 2);
+      /* taps past the whole axis would read nothing (and must fit a gint) */
+      gint64 r = MIN (m2i_resize_linear_radius (scale, fa), MIN (padded_len + 2, G_MAXINT32 / 4));
       table_alloc (t, (gint) (2 * r + 1));
       for (gint64 o = 0; o < t->out_len; o++) {
-        float x = original_coord (a->coord, (float) o, scale, out_f, in_f);
+        float x = m2i_resize_source_coord (a->coord, (float) o, scale, out_f, in_f);
         gint64 xr = (gint64) roundf (x);
         double sum = 0;
         for (gint k = 0; k < t->taps; k++) {
           gint64 src = xr + k - r;
           if (src < 0 || src >= padded_len)
             continue;
-          float w = fa * MAX (0.0f, 1.0f - fabsf (fa * (x - (float) src)));
+          float w = fa * m2i_resize_triangle (fa, x - (float) src);
           sum += w;
           table_set (t, pad_begin, o, k, src, w);
         }
@@ -226,10 +162,10 @@ build_table (AxisTable *t, const Attrs *a, gint64 pad_begin, gint64 padded_len, 
       }
       break;
     }
-    case MODE_LINEAR_ONNX:
+    case M2I_RESIZE_LINEAR_ONNX:
       table_alloc (t, 2);
       for (gint64 o = 0; o < t->out_len; o++) {
-        float x = original_coord (a->coord, (float) o, scale, out_f, in_f);
+        float x = m2i_resize_source_coord (a->coord, (float) o, scale, out_f, in_f);
         x = MAX (0.0f, MIN (x, in_f - 1));
         gint64 i1 = MIN ((gint64) x, padded_len - 1), i2 = MIN (i1 + 1, padded_len - 1);
         float d1 = fabsf (x - (float) i1), d2 = fabsf (x - (float) i2);
@@ -239,34 +175,35 @@ build_table (AxisTable *t, const Attrs *a, gint64 pad_begin, gint64 padded_len, 
         table_set (t, pad_begin, o, 1, i2, d1);
       }
       break;
-    case MODE_CUBIC:
+    case M2I_RESIZE_CUBIC:
       table_alloc (t, 4);
       for (gint64 o = 0; o < t->out_len; o++) {
-        float x = original_coord (a->coord, (float) o, scale, out_f, in_f);
+        float x = m2i_resize_source_coord (a->coord, (float) o, scale, out_f, in_f);
         gint64 xi = (gint64) floorf (x);
-        float c[4];
-        cubic_coeffs (x - (float) xi, a->cube_coeff, c);
+        double c[4];
+        m2i_resize_cubic_coeffs (x - (float) xi, a->cube_coeff, c);
         for (gint k = 0; k < 4; k++)
-          table_set (t, pad_begin, o, k, CLAMP (xi + k - 1, 0, padded_len - 1), c[k]);
+          table_set (t, pad_begin, o, k, CLAMP (xi + k - 1, 0, padded_len - 1), (float) c[k]);
       }
       break;
     default: {                         /* pillow: Pillow's precompute_coeffs */
-      double support = a->mode == MODE_BILINEAR_PILLOW ? 1.0 : 2.0;
-      double sc = (double) padded_len / (double) t->out_len, fs = MAX (sc, 1.0);
-      support *= fs;
-      table_alloc (t, (gint) MIN (ceil (support), (double) padded_len + 2) * 2 + 1);
+      double support = MIN (m2i_resize_pillow_support (a->mode, padded_len, t->out_len),
+          MIN ((double) padded_len + 2, G_MAXINT32 / 4));
+      table_alloc (t, (gint) ceil (support) * 2 + 1);
       double *k = g_new (double, t->taps);
       for (gint64 o = 0; o < t->out_len; o++) {
-        double center = (o + 0.5) * sc, ww = 0.0;
-        gint64 xmin = MAX ((gint64) (center - support + 0.5), 0);
-        gint64 xmax = MIN ((gint64) (center + support + 0.5), padded_len) - xmin;
-        xmax = MIN (xmax, t->taps);
-        for (gint64 x = 0; x < xmax; x++) {
-          k[x] = pillow_filter (a->mode, (x + xmin - center + 0.5) / fs, a->cube_coeff);
+        M2iResizePillowWindow win;
+        m2i_resize_pillow_window (a->mode, padded_len, t->out_len, o, &win);
+        gint64 n = MIN (win.count, t->taps);
+        double ww = 0.0;
+        for (gint64 x = 0; x < n; x++) {
+          k[x] = m2i_resize_pillow_filter (a->mode,
+              (x + win.first - win.center + 0.5) * win.inv_filterscale, a->cube_coeff);
           ww += k[x];
         }
-        for (gint64 x = 0; x < xmax; x++)
-          table_set (t, pad_begin, o, (gint) x, xmin + x, (float) (ww != 0.0 ? k[x] / ww : k[x]));
+        for (gint64 x = 0; x < n; x++)
+          table_set (t, pad_begin, o, (gint) x, win.first + x,
+              (float) (ww != 0.0 ? k[x] / ww : k[x]));
       }
       g_free (k);
       break;
@@ -281,12 +218,12 @@ read_attrs_v4 (M2iOpContext *ctx, gint rank, Attrs *a, GError **error)
 {
   gint mode, coord, nearest;
   double cube;
-  gboolean v11 = m2i_k_op_version (ctx) >= 11;
-  if (!m2i_ir_node_attr_enum (ctx->node, "mode", "nearest", mode_names, &mode, error) ||
+  gboolean v11 = ir_k_op_version (ctx) >= 11;
+  if (!m2i_ir_node_attr_enum (ctx->node, "mode", "nearest", m2i_resize_mode_names, &mode, error) ||
       !m2i_ir_node_attr_enum (ctx->node, "coordinate_transformation_mode", "half_pixel",
-          coord_names, &coord, error) ||
+          m2i_coord_mode_names, &coord, error) ||
       !m2i_ir_node_attr_enum (ctx->node, "nearest_mode", "round_prefer_floor",
-          nearest_names, &nearest, error) ||
+          m2i_nearest_mode_names, &nearest, error) ||
       !m2i_ir_node_attr_bool (ctx->node, "antialias", FALSE, &a->antialias, error) ||
       !m2i_ir_node_attr_float (ctx->node, "cube_coeff", -0.75, &cube, error))
     return FALSE;
@@ -294,9 +231,9 @@ read_attrs_v4 (M2iOpContext *ctx, gint rank, Attrs *a, GError **error)
     m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, ctx->node, "attribute mode is required");
     return FALSE;
   }
-  if (!v11 && mode >= MODE_BILINEAR_PILLOW) {
+  if (!v11 && mode >= M2I_RESIZE_BILINEAR_PILLOW) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
-        "mode %s exists from Interpolate-11 on", mode_names[mode]);
+        "mode %s exists from Interpolate-11 on", m2i_resize_mode_names[mode]);
     return FALSE;
   }
   a->mode = mode;
@@ -351,18 +288,11 @@ engine_path (InterpState *s, const Attrs *a, const gint64 *axes, gint n_axes,
   if (in->dims[hy] > M2I_RESIZE_MAX_SIZE || in->dims[wx] > M2I_RESIZE_MAX_SIZE ||
       out->dims[hy] > M2I_RESIZE_MAX_SIZE || out->dims[wx] > M2I_RESIZE_MAX_SIZE)
     return FALSE;
-  static const M2iResizeMode modes[] = { M2I_RESIZE_NEAREST, M2I_RESIZE_LINEAR,
-    M2I_RESIZE_LINEAR_ONNX, M2I_RESIZE_CUBIC, M2I_RESIZE_BILINEAR_PILLOW,
-    M2I_RESIZE_BICUBIC_PILLOW };
-  static const M2iCoordMode coords[] = { M2I_COORD_HALF_PIXEL, M2I_COORD_PYTORCH_HALF_PIXEL,
-    M2I_COORD_ASYMMETRIC, M2I_COORD_TF_HALF_PIXEL_FOR_NN, M2I_COORD_ALIGN_CORNERS };
-  static const M2iNearestMode nearests[] = { M2I_NEAREST_ROUND_PREFER_FLOOR,
-    M2I_NEAREST_ROUND_PREFER_CEIL, M2I_NEAREST_FLOOR, M2I_NEAREST_CEIL, M2I_NEAREST_SIMPLE };
   M2iResizeParams p;
   m2i_resize_params_init (&p, (gint) out->dims[wx], (gint) out->dims[hy]);
-  p.mode = modes[a->mode];
-  p.coord = coords[a->coord];
-  p.nearest = nearests[a->nearest];
+  p.mode = a->mode;
+  p.coord = a->coord;
+  p.nearest = a->nearest;
   p.antialias = a->antialias;
   p.cube_coeff = a->cube_coeff;
   EnginePath *e = &s->engine;
@@ -378,17 +308,17 @@ engine_path (InterpState *s, const Attrs *a, const gint64 *axes, gint n_axes,
   e->in_image = e->in_row * in->dims[hy];
   e->out_image = e->out_row * out->dims[hy];
   e->out_h = out->dims[hy];
-  e->scratch_floats = (m2i_resize_scratch_floats (e->plan, e->channels) + 15) & ~(gsize) 15;
+  e->scratch_floats = m2i_align_up (m2i_resize_scratch_floats (e->plan, e->channels), 16);
   return TRUE;
 }
 
 static gboolean
 interp_infer (M2iOpContext *ctx, GError **error)
 {
-  gint version = m2i_k_op_version (ctx);
+  gint version = ir_k_op_version (ctx);
   gboolean v1 = version < 4, v11 = version >= 11;
   static const M2iElementType types[] = { M2I_ET_F32, M2I_ET_U8 };
-  if (!m2i_k_check_arity (ctx, v1 || v11 ? 2 : 3, v1 ? 2 : v11 ? 3 : 4, 1, 1, error))
+  if (!ir_k_check_arity (ctx, v1 || v11 ? 2 : 3, v1 ? 2 : v11 ? 3 : 4, 1, 1, error))
     return FALSE;
   const M2iShape *in = &ctx->inputs[0].shape;
   gint rank = in->rank;
@@ -418,7 +348,7 @@ interp_infer (M2iOpContext *ctx, GError **error)
       return FALSE;
     }
     gint n;
-    if (!m2i_k_const_ints (ctx, 1, sizes, M2I_MAX_RANK, &n, error))
+    if (!ir_k_const_ints (ctx, 1, sizes, M2I_MAX_RANK, &n, error))
       return FALSE;
     if (n != n_axes) {
       m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
@@ -441,17 +371,17 @@ interp_infer (M2iOpContext *ctx, GError **error)
           "Interpolate-1 with pads is not supported");
       return FALSE;
     }
-    a.mode = mode == 0 ? MODE_NEAREST : mode == 2 ? MODE_CUBIC
-        : rank < 5 ? MODE_LINEAR_ONNX : MODE_LINEAR;
-    a.nearest = NEAREST_SIMPLE;
+    a.mode = mode == 0 ? M2I_RESIZE_NEAREST : mode == 2 ? M2I_RESIZE_CUBIC
+        : rank < 5 ? M2I_RESIZE_LINEAR_ONNX : M2I_RESIZE_LINEAR;
+    a.nearest = M2I_NEAREST_SIMPLE;
     a.cube_coeff = -0.75f;
     gboolean nchw_spatial = rank == 4 && n_axes == 2 && axes[0] == 2 && axes[1] == 3;
     if (align)
-      a.coord = COORD_ALIGN_CORNERS;
-    else if (a.mode != MODE_NEAREST && a.mode != MODE_CUBIC && !nchw_spatial)
-      a.coord = COORD_HALF_PIXEL;
+      a.coord = M2I_COORD_ALIGN_CORNERS;
+    else if (a.mode != M2I_RESIZE_NEAREST && a.mode != M2I_RESIZE_CUBIC && !nchw_spatial)
+      a.coord = M2I_COORD_HALF_PIXEL;
     else
-      a.coord = COORD_ASYMMETRIC;
+      a.coord = M2I_COORD_ASYMMETRIC;
   } else {
     if (!read_attrs_v4 (ctx, rank, &a, error))
       return FALSE;
@@ -467,7 +397,7 @@ interp_infer (M2iOpContext *ctx, GError **error)
     use_scales = sc == 1;
     gint axes_port = v11 ? 2 : 3;
     if (ctx->n_inputs > axes_port) {
-      if (!m2i_k_const_ints (ctx, axes_port, axes, M2I_MAX_RANK, &n_axes, error))
+      if (!ir_k_const_ints (ctx, axes_port, axes, M2I_MAX_RANK, &n_axes, error))
         return FALSE;
     } else {
       n_axes = rank;
@@ -475,8 +405,8 @@ interp_infer (M2iOpContext *ctx, GError **error)
         axes[i] = i;
     }
     gint port = v11 ? 1 : use_scales ? 2 : 1, n;
-    gboolean ok = use_scales ? m2i_k_const_floats (ctx, port, scales, M2I_MAX_RANK, &n, error)
-        : m2i_k_const_ints (ctx, port, sizes, M2I_MAX_RANK, &n, error);
+    gboolean ok = use_scales ? ir_k_const_floats (ctx, port, scales, M2I_MAX_RANK, &n, error)
+        : ir_k_const_ints (ctx, port, sizes, M2I_MAX_RANK, &n, error);
     if (!ok)
       return FALSE;
     if (n < n_axes) {
@@ -485,7 +415,7 @@ interp_infer (M2iOpContext *ctx, GError **error)
       return FALSE;
     }
   }
-  if (a.mode != MODE_NEAREST && !m2i_k_check_type (ctx, 0, types, G_N_ELEMENTS (types), error))
+  if (a.mode != M2I_RESIZE_NEAREST && !ir_k_check_type (ctx, 0, types, G_N_ELEMENTS (types), error))
     return FALSE;
   if (m2i_element_type_size (ctx->inputs[0].type) == 0) {
     m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
@@ -499,7 +429,7 @@ interp_infer (M2iOpContext *ctx, GError **error)
     axis_slot[d] = -1;
   for (gint i = 0; i < n_axes; i++) {
     gint64 ax;
-    if (!m2i_k_axis (ctx, axes[i], rank, FALSE, "axis", &ax, error))
+    if (!ir_k_axis (ctx, axes[i], rank, FALSE, "axis", &ax, error))
       return FALSE;
     if (axis_slot[ax] >= 0) {
       m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
@@ -509,9 +439,9 @@ interp_infer (M2iOpContext *ctx, GError **error)
     axis_slot[ax] = i;
     axes[i] = ax;
   }
-  if (a.mode >= MODE_BILINEAR_PILLOW && n_axes != 2) {
+  if (a.mode >= M2I_RESIZE_BILINEAR_PILLOW && n_axes != 2) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
-        "mode %s needs exactly two axes (H, W), got %d", mode_names[a.mode], n_axes);
+        "mode %s needs exactly two axes (H, W), got %d", m2i_resize_mode_names[a.mode], n_axes);
     return FALSE;
   }
 
@@ -551,17 +481,17 @@ interp_infer (M2iOpContext *ctx, GError **error)
   }
 
   /* the tables below are sized on the output: it must be the declared one */
-  if (!m2i_k_output_declared (ctx, 0, &out, error))
+  if (!ir_k_output_declared (ctx, 0, &out, error))
     return FALSE;
   InterpState *s = g_new0 (InterpState, 1);
   s->type = ctx->inputs[0].type;
   s->in = *in;
   s->out = out;
-  s->nearest = a.mode == MODE_NEAREST;
-  s->slices = m2i_k_threads (ctx);
+  s->nearest = a.mode == M2I_RESIZE_NEAREST;
+  s->slices = ir_k_threads (ctx);
   /* OpenVINO's reference casts the sums of linear_onnx and cubic to u8
    * (truncation) and rounds the others; so do we, after clamping. */
-  s->u8_truncate = a.mode == MODE_LINEAR_ONNX || a.mode == MODE_CUBIC;
+  s->u8_truncate = a.mode == M2I_RESIZE_LINEAR_ONNX || a.mode == M2I_RESIZE_CUBIC;
   if (engine_path (s, &a, axes, n_axes, use_scales, axis_scale)) {
     ctx->scratch_bytes = s->slices * s->engine.scratch_floats * sizeof (float);
     ctx->outputs[0].type = s->type;
@@ -576,7 +506,7 @@ interp_infer (M2iOpContext *ctx, GError **error)
   for (gint d = 0; d < rank; d++)
     if (axis_slot[d] >= 0 || a.pads_begin[d] || a.pads_end[d])
       order[n_order++] = d;
-  if (a.mode >= MODE_BILINEAR_PILLOW) {
+  if (a.mode >= M2I_RESIZE_BILINEAR_PILLOW) {
     n_order = 0;
     order[n_order++] = (gint) axes[1];
     order[n_order++] = (gint) axes[0];
@@ -604,11 +534,11 @@ interp_infer (M2iOpContext *ctx, GError **error)
     t->out_len = out.dims[d];
     build_table (t, &a, a.pads_begin[d], in->dims[d] + a.pads_begin[d] + a.pads_end[d],
         axis_scale[d], any_down, axis_slot[d] >= 0);
-    t->round_after = a.mode >= MODE_BILINEAR_PILLOW && s->type == M2I_ET_U8 && i == 0;
+    t->round_after = a.mode >= M2I_RESIZE_BILINEAR_PILLOW && s->type == M2I_ET_U8 && i == 0;
     cur.dims[d] = out.dims[d];
     stage = MAX (stage, (gsize) m2i_shape_numel (&cur));
   }
-  s->stage_floats = (stage + 15) & ~(gsize) 15;
+  s->stage_floats = m2i_align_up (stage, 16);
   ctx->scratch_bytes = s->nearest ? 0 : 2 * s->stage_floats * sizeof (float);
   ctx->outputs[0].type = s->type;
   ctx->outputs[0].shape = out;
@@ -742,18 +672,18 @@ interp_execute (M2iOpContext *ctx, GError **error)
   gint64 out_numel = m2i_shape_numel (&s->out);
   if (out_numel == 0)
     return TRUE;
-  gint slices = out_numel >= 32768 ? MIN (m2i_k_threads (ctx), s->slices) : 1;
+  gint slices = out_numel >= 32768 ? MIN (ir_k_threads (ctx), s->slices) : 1;
   if (s->engine.plan) {
     EngineJob j = { s, ctx->inputs[0].data, ctx->outputs[0].data, ctx->scratch };
     gint64 bands = (s->engine.out_h + ENGINE_BAND - 1) / ENGINE_BAND;
-    m2i_k_parallel_for ((gint) (s->engine.images * bands), slices, 1, engine_slice, &j);
+    ir_k_parallel_for ((gint) (s->engine.images * bands), slices, 1, engine_slice, &j);
     return TRUE;
   }
   if (s->nearest) {
     GatherJob j = { s, ctx->inputs[0].data, ctx->outputs[0].data,
       m2i_element_type_size (s->type) };
     gint64 rows = s->out.rank ? out_numel / s->out.dims[s->out.rank - 1] : 1;
-    m2i_k_parallel_for ((gint) rows, slices, 1, gather_slice, &j);
+    ir_k_parallel_for ((gint) rows, slices, 1, gather_slice, &j);
     return TRUE;
   }
   float *buf[2] = { ctx->scratch, (float *) ctx->scratch + s->stage_floats };
@@ -782,7 +712,7 @@ interp_execute (M2iOpContext *ctx, GError **error)
         inner *= cur.dims[d];
     }
     PassJob j = { t, src, dst, inner };
-    m2i_k_parallel_for ((gint) (outer * t->out_len), slices, 1, pass_slice, &j);
+    ir_k_parallel_for ((gint) (outer * t->out_len), slices, 1, pass_slice, &j);
     cur.dims[t->axis] = t->out_len;
     if (t->round_after) {
       gint64 n = m2i_shape_numel (&cur);
@@ -801,6 +731,6 @@ interp_execute (M2iOpContext *ctx, GError **error)
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_interpolate = {
+const M2iOpKernel ir_kernel_interpolate = {
   "Interpolate", "opset1 opset4 opset11", interp_infer, interp_execute, interp_state_free,
 };

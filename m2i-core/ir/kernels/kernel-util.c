@@ -1,13 +1,15 @@
 /* Helpers shared by the compute kernels: checks, constant inputs, window
  * geometry of convolution and pooling, and broadcasting iteration. */
 #include "kernels-private.h"
+
+#include <stdarg.h>
 #include <base/m2i-parallel.h>
 
 #include <math.h>
 #include <string.h>
 
 gboolean
-m2i_k_check_arity (const M2iOpContext *ctx, gint min_in, gint max_in,
+ir_k_check_arity (const M2iOpContext *ctx, gint min_in, gint max_in,
     gint min_out, gint max_out, GError **error)
 {
   if (ctx->n_inputs < min_in || ctx->n_inputs > max_in) {
@@ -32,7 +34,7 @@ m2i_k_check_arity (const M2iOpContext *ctx, gint min_in, gint max_in,
 }
 
 gboolean
-m2i_k_check_type (const M2iOpContext *ctx, gint i, const M2iElementType *allowed,
+ir_k_check_type (const M2iOpContext *ctx, gint i, const M2iElementType *allowed,
     gint n, GError **error)
 {
   M2iElementType t = ctx->inputs[i].type;
@@ -51,14 +53,14 @@ m2i_k_check_type (const M2iOpContext *ctx, gint i, const M2iElementType *allowed
 }
 
 gboolean
-m2i_k_check_f32 (const M2iOpContext *ctx, gint i, GError **error)
+ir_k_check_f32 (const M2iOpContext *ctx, gint i, GError **error)
 {
   static const M2iElementType f32[] = { M2I_ET_F32 };
-  return m2i_k_check_type (ctx, i, f32, 1, error);
+  return ir_k_check_type (ctx, i, f32, 1, error);
 }
 
 gboolean
-m2i_k_check_rank (const M2iOpContext *ctx, gint i, gint min, gint max,
+ir_k_check_rank (const M2iOpContext *ctx, gint i, gint min, gint max,
     GError **error)
 {
   const M2iShape *s = &ctx->inputs[i].shape;
@@ -66,11 +68,11 @@ m2i_k_check_rank (const M2iOpContext *ctx, gint i, gint min, gint max,
     return TRUE;
   if (min == max)
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
-        "input %d has shape %s; expected rank %d", i, m2i_k_shape_str (s, 0), min);
+        "input %d has shape %s; expected rank %d", i, ir_k_shape_str (s, 0), min);
   else
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "input %d has shape %s; expected rank %d to %d", i,
-        m2i_k_shape_str (s, 0), min, max);
+        ir_k_shape_str (s, 0), min, max);
   return FALSE;
 }
 
@@ -87,7 +89,7 @@ const_input (const M2iOpContext *ctx, gint i, gint max, gint *n, GError **error)
   if (t->shape.rank > 1) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "input %d has shape %s; expected a 1-D tensor or a scalar", i,
-        m2i_k_shape_str (&t->shape, 0));
+        ir_k_shape_str (&t->shape, 0));
     return FALSE;
   }
   gint64 numel = m2i_shape_numel (&t->shape);
@@ -123,7 +125,7 @@ element_as_double (const M2iTensor *t, gint64 k, double *out)
 }
 
 gboolean
-m2i_k_const_ints (const M2iOpContext *ctx, gint i, gint64 *out, gint max,
+ir_k_const_ints (const M2iOpContext *ctx, gint i, gint64 *out, gint max,
     gint *n, GError **error)
 {
   const M2iTensor *t = &ctx->inputs[i];
@@ -159,7 +161,7 @@ m2i_k_const_ints (const M2iOpContext *ctx, gint i, gint64 *out, gint max,
 }
 
 gboolean
-m2i_k_const_floats (const M2iOpContext *ctx, gint i, float *out, gint max,
+ir_k_const_floats (const M2iOpContext *ctx, gint i, float *out, gint max,
     gint *n, GError **error)
 {
   const M2iTensor *t = &ctx->inputs[i];
@@ -179,7 +181,7 @@ m2i_k_const_floats (const M2iOpContext *ctx, gint i, float *out, gint max,
 }
 
 gboolean
-m2i_k_axis (const M2iOpContext *ctx, gint64 axis, gint rank,
+ir_k_axis (const M2iOpContext *ctx, gint64 axis, gint rank,
     gboolean allow_negative, const char *what, gint64 *out, GError **error)
 {
   gint64 a = axis;
@@ -201,19 +203,19 @@ m2i_k_axis (const M2iOpContext *ctx, gint64 axis, gint rank,
 }
 
 gboolean
-m2i_k_output_declared (const M2iOpContext *ctx, gint p, const M2iShape *shape, GError **error)
+ir_k_output_declared (const M2iOpContext *ctx, gint p, const M2iShape *shape, GError **error)
 {
   const M2iShape *declared = m2i_ir_node_get_output_shape (ctx->node, p);
-  if (!declared || m2i_shape_equal (declared, shape))
+  if (!declared || ir_shape_fits (declared, shape))
     return TRUE;
   m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, ctx->node,
       "shape mismatch on output %d: the XML declares %s but the op computes %s from its "
-      "inputs", p, m2i_k_shape_str (declared, 0), m2i_k_shape_str (shape, 1));
+      "inputs", p, ir_k_shape_str (declared, 0), ir_k_shape_str (shape, 1));
   return FALSE;
 }
 
 const char *
-m2i_k_shape_str (const M2iShape *s, gint slot)
+ir_k_shape_str (const M2iShape *s, gint slot)
 {
   static GPrivate bufs = G_PRIVATE_INIT (g_free);
   gchar *b = g_private_get (&bufs);
@@ -233,7 +235,7 @@ m2i_k_shape_str (const M2iShape *s, gint slot)
 }
 
 gboolean
-m2i_k_fuse_bias_relu (M2iOpContext *ctx, const float *bias, gint64 n_bias,
+ir_k_fuse_bias_relu (M2iOpContext *ctx, const float *bias, gint64 n_bias,
     gboolean relu, GError **error)
 {
   const char *type = m2i_ir_node_get_type (ctx->node);
@@ -242,9 +244,9 @@ m2i_k_fuse_bias_relu (M2iOpContext *ctx, const float *bias, gint64 n_bias,
   if (!ctx->state)
     f = NULL;
   else if (!strcmp (type, "Convolution") || !strcmp (type, "GroupConvolution"))
-    f = m2i_k_conv_fusion (ctx, &channels);
+    f = ir_k_conv_fusion (ctx, &channels);
   else if (!strcmp (type, "MatMul"))
-    f = m2i_k_matmul_fusion (ctx, &channels);
+    f = ir_k_matmul_fusion (ctx, &channels);
   if (!f) {
     m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
         "a bias and ReLU can only be fused into a compiled f32 Convolution, "
@@ -264,10 +266,10 @@ m2i_k_fuse_bias_relu (M2iOpContext *ctx, const float *bias, gint64 n_bias,
 }
 
 gint
-m2i_k_op_version (const M2iOpContext *ctx)
+ir_k_op_version (const M2iOpContext *ctx)
 {
   gchar buf[16];
-  const char *v = m2i_ir_opset_resolve (m2i_ir_node_get_type (ctx->node),
+  const char *v = ir_opset_resolve (m2i_ir_node_get_type (ctx->node),
       m2i_ir_node_get_version (ctx->node), buf);
   if (!v || strncmp (v, "opset", 5) || !g_ascii_isdigit (v[5]))
     return 0;
@@ -275,19 +277,19 @@ m2i_k_op_version (const M2iOpContext *ctx)
 }
 
 gint
-m2i_k_threads (const M2iOpContext *ctx)
+ir_k_threads (const M2iOpContext *ctx)
 {
   return CLAMP (ctx->n_threads, 1, 64);
 }
 
 gint
-m2i_k_slices_for (const M2iOpContext *ctx, gint64 work)
+ir_k_slices_for (const M2iOpContext *ctx, gint64 work)
 {
   /* A team hands a slice over in well under a microsecond: a slice is
    * worth it from about 100 000 multiply-adds (half a microsecond here).
    * The pool wakes a sleeping worker (tens of microseconds). */
-  gint64 per_slice = m2i_k_team_active () ? 100000 : 1000000;
-  return (gint) CLAMP (work / per_slice, 1, m2i_k_threads (ctx));
+  gint64 per_slice = ir_k_team_active () ? 100000 : 1000000;
+  return (gint) CLAMP (work / per_slice, 1, ir_k_threads (ctx));
 }
 
 /* ---- Window geometry --------------------------------------------------- */
@@ -329,12 +331,12 @@ window_list (const M2iOpContext *ctx, const char *key, gint n, gint64 def,
 }
 
 gboolean
-m2i_k_window_attrs (const M2iOpContext *ctx, gint n, gboolean with_dilations,
+ir_k_window_attrs (const M2iOpContext *ctx, gint n, gboolean with_dilations,
     const char *kernel_attr, M2iWindow *w, GError **error)
 {
   static const char *const pads[] = { "explicit", "same_upper", "same_lower",
     "valid", "notset", NULL };
-  static const char *const rounding[] = { "floor", "ceil", NULL };
+  static const char *const rounding[] = { "floor", "ceil", "ceil_torch", NULL };
   memset (w, 0, sizeof *w);
   if (n < 1 || n > M2I_K_MAX_SPATIAL) {
     m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
@@ -366,13 +368,14 @@ m2i_k_window_attrs (const M2iOpContext *ctx, gint n, gboolean with_dilations,
     gint r;
     if (!m2i_ir_node_attr_enum (ctx->node, "rounding_type", "floor", rounding, &r, error))
       return FALSE;
-    w->ceil = r == 1;
+    w->ceil = r >= 1;
+    w->ceil_torch = r == 2;
   }
   return TRUE;
 }
 
 gboolean
-m2i_k_window_output (const M2iOpContext *ctx, M2iWindow *w, const gint64 *in,
+ir_k_window_output (const M2iOpContext *ctx, M2iWindow *w, const gint64 *in,
     gint64 *out, GError **error)
 {
   for (gint i = 0; i < w->n; i++) {
@@ -395,6 +398,9 @@ m2i_k_window_output (const M2iOpContext *ctx, M2iWindow *w, const gint64 *in,
           out[i] = 0;
         else
           out[i] = (w->ceil ? (in[i] - eff + s - 1) / s : (in[i] - eff) / s) + 1;
+        /* ceil_torch (pooling-14): the last window starts inside the input */
+        if (w->ceil_torch && out[i] > 1 && (out[i] - 1) * s >= in[i])
+          out[i]--;
         break;
       case M2I_PAD_SAME_UPPER:
       case M2I_PAD_SAME_LOWER: {
@@ -413,6 +419,8 @@ m2i_k_window_output (const M2iOpContext *ctx, M2iWindow *w, const gint64 *in,
           out[i] = (span + s - 1) / s + 1;
         else
           out[i] = span / s + 1;
+        if (w->ceil_torch && out[i] > 1 && (out[i] - 1) * s >= in[i] + w->pads_begin[i])
+          out[i]--;
         break;
       }
     }
@@ -431,7 +439,7 @@ m2i_k_window_output (const M2iOpContext *ctx, M2iWindow *w, const gint64 *in,
 /* ---- Broadcasting ------------------------------------------------------ */
 
 void
-m2i_k_broadcast_plan (M2iBroadcast *b, const M2iShape *out,
+ir_k_broadcast_plan (M2iBroadcast *b, const M2iShape *out,
     const M2iShape *const *operands, gint n)
 {
   memset (b, 0, sizeof *b);
@@ -504,7 +512,7 @@ broadcast_rows (gint begin, gint end, gint slice, gpointer data)
 }
 
 void
-m2i_k_broadcast_run (const M2iBroadcast *b, gint n_threads, M2iBroadcastRow row,
+ir_k_broadcast_run (const M2iBroadcast *b, gint n_threads, M2iBroadcastRow row,
     gpointer user)
 {
   gint64 rows = 1;
@@ -529,9 +537,25 @@ m2i_k_broadcast_run (const M2iBroadcast *b, gint n_threads, M2iBroadcastRow row,
         split.strides[k][0] = b->strides[k][0] * split.dims[1];
       }
       BroadcastJob js = { &split, row, user };
-      m2i_k_parallel_for ((gint) pieces, slices, 1, broadcast_rows, &js);
+      ir_k_parallel_for ((gint) pieces, slices, 1, broadcast_rows, &js);
       return;
     }
   }
-  m2i_k_parallel_for ((gint) rows, slices, 1, broadcast_rows, &j);
+  ir_k_parallel_for ((gint) rows, slices, 1, broadcast_rows, &j);
+}
+
+gboolean
+ir_k_require_attrs (const M2iOpContext *ctx, GError **error, ...)
+{
+  va_list ap;
+  va_start (ap, error);
+  for (const char *key = va_arg (ap, const char *); key; key = va_arg (ap, const char *))
+    if (!m2i_ir_node_get_attr (ctx->node, key)) {
+      m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, ctx->node, "attribute %s is required",
+          key);
+      va_end (ap);
+      return FALSE;
+    }
+  va_end (ap);
+  return TRUE;
 }

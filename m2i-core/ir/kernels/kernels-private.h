@@ -16,36 +16,61 @@
 
 G_BEGIN_DECLS
 
-/* ---- The kernels (registered by m2i_ir_register_compute_kernels) ------- */
+/* ---- The kernels (registered by ir_register_compute_kernels) ------- */
 
-extern const M2iOpKernel m2i_kernel_convolution;
-extern const M2iOpKernel m2i_kernel_group_convolution;
-extern const M2iOpKernel m2i_kernel_matmul;
-extern const M2iOpKernel m2i_kernel_add;
-extern const M2iOpKernel m2i_kernel_subtract;
-extern const M2iOpKernel m2i_kernel_multiply;
-extern const M2iOpKernel m2i_kernel_divide;
-extern const M2iOpKernel m2i_kernel_relu;
-extern const M2iOpKernel m2i_kernel_prelu;
-extern const M2iOpKernel m2i_kernel_clamp;
-extern const M2iOpKernel m2i_kernel_sigmoid;
-extern const M2iOpKernel m2i_kernel_exp;
-extern const M2iOpKernel m2i_kernel_max_pool;
-extern const M2iOpKernel m2i_kernel_avg_pool;
-extern const M2iOpKernel m2i_kernel_reduce_mean;
-extern const M2iOpKernel m2i_kernel_softmax;
-extern const M2iOpKernel m2i_kernel_batch_norm;
-extern const M2iOpKernel m2i_kernel_interpolate;
-extern const M2iOpKernel m2i_kernel_nv12_to_rgb;
-extern const M2iOpKernel m2i_kernel_nv12_to_bgr;
-extern const M2iOpKernel m2i_kernel_i420_to_rgb;
-extern const M2iOpKernel m2i_kernel_i420_to_bgr;
-extern const M2iOpKernel m2i_kernel_fake_quantize;
-extern const M2iOpKernel m2i_kernel_prior_box_clustered;
-extern const M2iOpKernel m2i_kernel_detection_output;
+extern const M2iOpKernel ir_kernel_convolution;
+extern const M2iOpKernel ir_kernel_group_convolution;
+extern const M2iOpKernel ir_kernel_matmul;
+extern const M2iOpKernel ir_kernel_add;
+extern const M2iOpKernel ir_kernel_subtract;
+extern const M2iOpKernel ir_kernel_multiply;
+extern const M2iOpKernel ir_kernel_divide;
+extern const M2iOpKernel ir_kernel_relu;
+extern const M2iOpKernel ir_kernel_prelu;
+extern const M2iOpKernel ir_kernel_clamp;
+extern const M2iOpKernel ir_kernel_sigmoid;
+extern const M2iOpKernel ir_kernel_exp;
+extern const M2iOpKernel ir_kernel_max_pool;
+extern const M2iOpKernel ir_kernel_avg_pool;
+extern const M2iOpKernel ir_kernel_reduce_mean;
+extern const M2iOpKernel ir_kernel_softmax;
+extern const M2iOpKernel ir_kernel_batch_norm;
+extern const M2iOpKernel ir_kernel_interpolate;
+extern const M2iOpKernel ir_kernel_nv12_to_rgb;
+extern const M2iOpKernel ir_kernel_nv12_to_bgr;
+extern const M2iOpKernel ir_kernel_i420_to_rgb;
+extern const M2iOpKernel ir_kernel_i420_to_bgr;
+extern const M2iOpKernel ir_kernel_fake_quantize;
+extern const M2iOpKernel ir_kernel_prior_box_clustered;
+extern const M2iOpKernel ir_kernel_detection_output;
+extern const M2iOpKernel ir_kernel_gather_nd;
+extern const M2iOpKernel ir_kernel_gather_elements;
+extern const M2iOpKernel ir_kernel_scatter_update;
+extern const M2iOpKernel ir_kernel_scatter_nd_update;
+extern const M2iOpKernel ir_kernel_scatter_elements_update;
+extern const M2iOpKernel ir_kernel_depth_to_space;
+extern const M2iOpKernel ir_kernel_space_to_depth;
+extern const M2iOpKernel ir_kernel_shuffle_channels;
+extern const M2iOpKernel ir_kernel_convolution_backprop_data;
+extern const M2iOpKernel ir_kernel_group_convolution_backprop_data;
+extern const M2iOpKernel ir_kernel_topk;
+extern const M2iOpKernel ir_kernel_non_max_suppression;
+extern const M2iOpKernel ir_kernel_prior_box;
+extern const M2iOpKernel ir_kernel_region_yolo;
+extern const M2iOpKernel ir_kernel_reorg_yolo;
+extern const M2iOpKernel ir_kernel_proposal;
+extern const M2iOpKernel ir_kernel_roi_pooling;
+extern const M2iOpKernel ir_kernel_roi_align;
+extern const M2iOpKernel ir_kernel_ctc_greedy_decoder;
+extern const M2iOpKernel ir_kernel_ctc_greedy_decoder_seq_len;
+extern const M2iOpKernel ir_kernel_lstm_sequence;
+extern const M2iOpKernel ir_kernel_gru_sequence;
+extern const M2iOpKernel ir_kernel_rnn_sequence;
+extern const M2iOpKernel ir_kernel_lstm_cell;
+extern const M2iOpKernel ir_kernel_gru_cell;
+extern const M2iOpKernel ir_kernel_rnn_cell;
+extern const M2iOpKernel ir_kernel_non_zero;
 
-/* All of the above, NULL-terminated. */
-extern const M2iOpKernel *const m2i_compute_kernels[];
 
 /* ---- Fusion ------------------------------------------------------------- */
 
@@ -61,7 +86,7 @@ extern const M2iOpKernel *const m2i_compute_kernels[];
  * layer when it is another op or @n_bias does not match; the layer is then
  * unchanged.
  */
-gboolean m2i_k_fuse_bias_relu (M2iOpContext *ctx, const float *bias, gint64 n_bias,
+gboolean ir_k_fuse_bias_relu (M2iOpContext *ctx, const float *bias, gint64 n_bias,
     gboolean relu, GError **error);
 
 /* What a fused layer applies; part of the Convolution and MatMul states. */
@@ -70,43 +95,43 @@ typedef struct {
   gboolean relu;
 } M2iKFusion;
 
-/* The per-op halves of m2i_k_fuse_bias_relu(): the fusion slot of a
+/* The per-op halves of ir_k_fuse_bias_relu(): the fusion slot of a
  * compiled layer's state and its number of output channels, or NULL when
  * the state cannot take one. */
-M2iKFusion *m2i_k_conv_fusion (M2iOpContext *ctx, gint64 *channels);
-M2iKFusion *m2i_k_matmul_fusion (M2iOpContext *ctx, gint64 *channels);
+M2iKFusion *ir_k_conv_fusion (M2iOpContext *ctx, gint64 *channels);
+M2iKFusion *ir_k_matmul_fusion (M2iOpContext *ctx, gint64 *channels);
 
 /* TRUE when the compiled Convolution layer runs as Winograd F(2×2, 3×3)
  * (conv-winograd.h); for tests and benchmarks. */
-gboolean m2i_k_conv_uses_winograd (const M2iOpContext *ctx);
+gboolean ir_k_conv_uses_winograd (const M2iOpContext *ctx);
 
 /* ---- Threads ------------------------------------------------------------ */
 
 /* An inference's team of threads (team.c): N - 1 pool workers held for the
- * length of one m2i_k_team_run(), to which m2i_k_parallel_for() hands a
+ * length of one ir_k_team_run(), to which ir_k_parallel_for() hands a
  * layer's slices through one atomic word (well under a microsecond)
  * instead of waking pool workers for every layer. */
 typedef struct _M2iKTeam M2iKTeam;
 
 /* A team of @n_threads (the caller and n_threads - 1 helpers). Free with
- * m2i_k_team_free(). */
-M2iKTeam *m2i_k_team_new (gint n_threads);
-void m2i_k_team_free (M2iKTeam *team);
+ * ir_k_team_free(). */
+M2iKTeam *ir_k_team_new (gint n_threads);
+void ir_k_team_free (M2iKTeam *team);
 
 /* Runs @body (data) on the calling thread with @team's helpers standing by:
- * m2i_k_parallel_for() calls made by @body on this thread use them.
+ * ir_k_parallel_for() calls made by @body on this thread use them.
  * Helpers that the pool cannot start (busy with other work) are simply
  * not used; nothing waits for them. A NULL team, a team of one, or a call
  * from inside a team's run just calls @body. Allocates nothing. */
-void m2i_k_team_run (M2iKTeam *team, void (*body) (gpointer), gpointer data);
+void ir_k_team_run (M2iKTeam *team, void (*body) (gpointer), gpointer data);
 
 /* TRUE on the thread running a team's body. */
-gboolean m2i_k_team_active (void);
+gboolean ir_k_team_active (void);
 
 /* m2i_parallel_for() for kernels: the same contract, but inside a team's
  * run on its master thread the slices go to the team (any member may run
  * any slice; @slice still tells them apart, for scratch). */
-void m2i_k_parallel_for (gint n, gint n_slices, gint min_grain, M2iParallelFunc func,
+void ir_k_parallel_for (gint n, gint n_slices, gint min_grain, M2iParallelFunc func,
     gpointer data);
 
 /* ---- Checks used by infer() ------------------------------------------- */
@@ -114,61 +139,67 @@ void m2i_k_parallel_for (gint n, gint n_slices, gint min_grain, M2iParallelFunc 
 /* TRUE when the layer has between @min_in and @max_in inputs and between
  * @min_out and @max_out outputs; otherwise FALSE with a GError naming the
  * layer and the counts. */
-gboolean m2i_k_check_arity (const M2iOpContext *ctx, gint min_in, gint max_in,
+gboolean ir_k_check_arity (const M2iOpContext *ctx, gint min_in, gint max_in,
     gint min_out, gint max_out, GError **error);
 
 /* TRUE when input @i has one of the @n types in @allowed; otherwise FALSE
  * with a GError naming the input, its type and the allowed ones. */
-gboolean m2i_k_check_type (const M2iOpContext *ctx, gint i,
+gboolean ir_k_check_type (const M2iOpContext *ctx, gint i,
     const M2iElementType *allowed, gint n, GError **error);
 
+/* TRUE when the layer has every attribute named in the NULL-terminated
+ * list; otherwise FALSE with a GError (M2I_ERROR_MALFORMED) naming the
+ * first one missing. For attributes the spec marks required. */
+gboolean ir_k_require_attrs (const M2iOpContext *ctx, GError **error, ...)
+    G_GNUC_NULL_TERMINATED;
+
 /* Shorthand: input @i must be f32. */
-gboolean m2i_k_check_f32 (const M2iOpContext *ctx, gint i, GError **error);
+gboolean ir_k_check_f32 (const M2iOpContext *ctx, gint i, GError **error);
 
 /* TRUE when input @i has a rank in [@min, @max]. */
-gboolean m2i_k_check_rank (const M2iOpContext *ctx, gint i, gint min, gint max,
+gboolean ir_k_check_rank (const M2iOpContext *ctx, gint i, gint min, gint max,
     GError **error);
 
 /* Reads input @i, which must be a constant 1-D (or scalar) tensor of an
  * integer type, into @out (at most @max values; *n gets the count). FALSE
  * with a GError when it is not constant, not integer, or too long. */
-gboolean m2i_k_const_ints (const M2iOpContext *ctx, gint i, gint64 *out,
+gboolean ir_k_const_ints (const M2iOpContext *ctx, gint i, gint64 *out,
     gint max, gint *n, GError **error);
 
 /* The same for a constant tensor of any real type (integers are converted). */
-gboolean m2i_k_const_floats (const M2iOpContext *ctx, gint i, float *out,
+gboolean ir_k_const_floats (const M2iOpContext *ctx, gint i, float *out,
     gint max, gint *n, GError **error);
 
 /* Normalizes @axis (negative counts from the end when @allow_negative) to
  * [0, rank); FALSE with a GError naming @what when out of range. */
-gboolean m2i_k_axis (const M2iOpContext *ctx, gint64 axis, gint rank,
+gboolean ir_k_axis (const M2iOpContext *ctx, gint64 axis, gint rank,
     gboolean allow_negative, const char *what, gint64 *out, GError **error);
 
-/* infer(): TRUE when the @shape a kernel computed for output @p is the one
+/* infer(): TRUE when the @shape a kernel computed for output @p fits the one
  * the layer's XML declares (or it declares none: free-standing layers);
  * else FALSE with the runtime's "shape mismatch" error. A kernel that sizes
  * tables on its output calls this before allocating them, so that they are
  * bounded by sizes the runtime has checked against its memory limit. */
-gboolean m2i_k_output_declared (const M2iOpContext *ctx, gint p, const M2iShape *shape,
+gboolean ir_k_output_declared (const M2iOpContext *ctx, gint p, const M2iShape *shape,
     GError **error);
 
 /* The shape as text for messages; returns a static per-thread buffer that
  * the next call with the same @slot (0..3) overwrites. */
-const char *m2i_k_shape_str (const M2iShape *s, gint slot);
+const char *ir_k_shape_str (const M2iShape *s, gint slot);
 
 /* The op version of the layer as an opset number: its `version` resolved
  * the way the registry resolves it ("opset11" on MaxPool is MaxPool-8 → 8);
  * 0 when the version is not an opset name. */
-gint m2i_k_op_version (const M2iOpContext *ctx);
+gint ir_k_op_version (const M2iOpContext *ctx);
 
 /* The number of worker slices a kernel may use (ctx->n_threads, at least 1,
  * at most 64). */
-gint m2i_k_threads (const M2iOpContext *ctx);
+gint ir_k_threads (const M2iOpContext *ctx);
 
-/* Slices for @work multiply-adds, at most m2i_k_threads(): one per
+/* Slices for @work multiply-adds, at most ir_k_threads(): one per
  * 100 000 inside a team's run, one per million otherwise; below that,
  * handing work to another core costs more than it saves. */
-gint m2i_k_slices_for (const M2iOpContext *ctx, gint64 work);
+gint ir_k_slices_for (const M2iOpContext *ctx, gint64 work);
 
 /* ---- Spatial window geometry (convolution and pooling) ---------------- */
 
@@ -190,19 +221,20 @@ typedef struct {
   gint64 pads_end[M2I_K_MAX_SPATIAL];
   M2iAutoPad auto_pad;
   gboolean ceil;                           /* rounding_type (pooling) */
+  gboolean ceil_torch;                     /* rounding_type ceil_torch (pooling-14) */
 } M2iWindow;
 
 /* Reads strides, dilations (when @with_dilations, else 1), pads_begin,
  * pads_end and auto_pad for @n spatial axes; for pooling (@kernel_attr set)
  * also "kernel" and rounding_type. Each list must have exactly @n values. */
-gboolean m2i_k_window_attrs (const M2iOpContext *ctx, gint n,
+gboolean ir_k_window_attrs (const M2iOpContext *ctx, gint n,
     gboolean with_dilations, const char *kernel_attr, M2iWindow *w,
     GError **error);
 
 /* Resolves auto_pad against the input spatial sizes @in (updating
  * pads_begin/pads_end) and computes the output sizes into @out. FALSE with
  * a GError when an output size would be < 1. */
-gboolean m2i_k_window_output (const M2iOpContext *ctx, M2iWindow *w,
+gboolean ir_k_window_output (const M2iOpContext *ctx, M2iWindow *w,
     const gint64 *in, gint64 *out, GError **error);
 
 /* ---- Broadcasting iteration for element-wise ops ---------------------- */
@@ -222,7 +254,7 @@ typedef struct {
 
 /* Plans numpy broadcasting of @n operand shapes into @out (the output
  * shape, which must be their broadcast). */
-void m2i_k_broadcast_plan (M2iBroadcast *b, const M2iShape *out,
+void ir_k_broadcast_plan (M2iBroadcast *b, const M2iShape *out,
     const M2iShape *const *operands, gint n);
 
 /* Runs @row over the plan: for each index of all dims but the last, calls
@@ -231,7 +263,7 @@ void m2i_k_broadcast_plan (M2iBroadcast *b, const M2iShape *out,
  * @n_threads when the work is large enough. */
 typedef void (*M2iBroadcastRow) (const gint64 *offsets, gint64 count,
     gpointer user);
-void m2i_k_broadcast_run (const M2iBroadcast *b, gint n_threads,
+void ir_k_broadcast_run (const M2iBroadcast *b, gint n_threads,
     M2iBroadcastRow row, gpointer user);
 
 /* ---- Plain-C loops compiled for several instruction sets --------------- */

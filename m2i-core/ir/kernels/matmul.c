@@ -10,6 +10,7 @@
  */
 #include "kernels-private.h"
 #include "gemm.h"
+#include <base/m2i-align.h>
 #include <base/m2i-parallel.h>
 
 #include <string.h>
@@ -27,7 +28,7 @@ typedef struct {
   gsize packed_b_mat;                  /* floats per packed B matrix */
   gint slices;
   gsize packed_a, bbuf_floats, strip_floats;
-  M2iKFusion fused;                    /* m2i_k_fuse_bias_relu () */
+  M2iKFusion fused;                    /* ir_k_fuse_bias_relu () */
   gboolean b_vector;                   /* 1-D right operand: no N axis in the output */
 } MatMulState;
 
@@ -46,8 +47,8 @@ static gboolean
 matmul_infer (M2iOpContext *ctx, GError **error)
 {
   static const M2iElementType types[] = { M2I_ET_F32, M2I_ET_I32, M2I_ET_I64 };
-  if (!m2i_k_check_arity (ctx, 2, 2, 1, 1, error) ||
-      !m2i_k_check_type (ctx, 0, types, G_N_ELEMENTS (types), error))
+  if (!ir_k_check_arity (ctx, 2, 2, 1, 1, error) ||
+      !ir_k_check_type (ctx, 0, types, G_N_ELEMENTS (types), error))
     return FALSE;
   if (ctx->inputs[1].type != ctx->inputs[0].type) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
@@ -64,7 +65,7 @@ matmul_infer (M2iOpContext *ctx, GError **error)
   if (a.rank < 1 || b.rank < 1) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "inputs %s and %s: scalars cannot be multiplied as matrices",
-        m2i_k_shape_str (&a, 0), m2i_k_shape_str (&b, 1));
+        ir_k_shape_str (&a, 0), ir_k_shape_str (&b, 1));
     return FALSE;
   }
   /* 1-D operands: transposes are ignored, the vector becomes a matrix. */
@@ -82,8 +83,8 @@ matmul_infer (M2iOpContext *ctx, GError **error)
   if (ka != kb) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "inner dimensions differ: %s%s × %s%s has %" G_GINT64_FORMAT " vs %"
-        G_GINT64_FORMAT, m2i_k_shape_str (&ctx->inputs[0].shape, 0), ta ? "^T" : "",
-        m2i_k_shape_str (&ctx->inputs[1].shape, 1), tb ? "^T" : "", ka, kb);
+        G_GINT64_FORMAT, ir_k_shape_str (&ctx->inputs[0].shape, 0), ta ? "^T" : "",
+        ir_k_shape_str (&ctx->inputs[1].shape, 1), tb ? "^T" : "", ka, kb);
     return FALSE;
   }
   M2iShape ab = { a.rank - 2 }, bb = { b.rank - 2 }, ob;
@@ -105,7 +106,7 @@ matmul_infer (M2iOpContext *ctx, GError **error)
 
   MatMulState *s = g_new0 (MatMulState, 1);
   s->type = ctx->inputs[0].type;
-  s->arch = m2i_gemm_arch ();
+  s->arch = ir_gemm_arch ();
   s->m = m;
   s->n = n;
   s->k = ka;
@@ -118,23 +119,23 @@ matmul_infer (M2iOpContext *ctx, GError **error)
   s->b_mat = ka * n;
   s->b_vector = b_vec;
   const M2iShape *ops[2] = { &ab, &bb };
-  m2i_k_broadcast_plan (&s->batch, &ob, ops, 2);
+  ir_k_broadcast_plan (&s->batch, &ob, ops, 2);
   s->batches = m2i_shape_numel (&ob);
-  s->slices = m2i_k_threads (ctx);
+  s->slices = ir_k_threads (ctx);
 
   if (s->type == M2I_ET_F32) {
-    s->packed_a = (m2i_gemm_packed_a_size (s->arch, (gint) m, (gint) ka) + 15) & ~(gsize) 15;
-    s->bbuf_floats = ((gsize) s->arch->kc * s->arch->nr + 15) & ~(gsize) 15;
-    s->strip_floats = (m2i_gemm_strip_size (s->arch) + 15) & ~(gsize) 15;
+    s->packed_a = m2i_align_up (ir_gemm_packed_a_size (s->arch, (gint) m, (gint) ka), 16);
+    s->bbuf_floats = m2i_align_up ((gsize) s->arch->kc * s->arch->nr, 16);
+    s->strip_floats = m2i_align_up (ir_gemm_strip_size (s->arch), 16);
     ctx->scratch_bytes = (s->packed_a + s->slices * (s->bbuf_floats + s->strip_floats))
         * sizeof (float);
     if (ctx->inputs[1].data) {
       s->b_mats = m2i_shape_numel (&bb);
-      s->packed_b_mat = m2i_gemm_packed_b_size (s->arch, (gint) ka, (gint) n);
+      s->packed_b_mat = ir_gemm_packed_b_size (s->arch, (gint) ka, (gint) n);
       s->packed_b = g_new (float, MAX (s->packed_b_mat * s->b_mats, 1));
       const float *src = ctx->inputs[1].data;
       for (gint64 i = 0; i < s->b_mats; i++)
-        m2i_gemm_pack_b (s->arch, src + i * s->b_mat, s->b_rs, s->b_cs, (gint) ka, (gint) n,
+        ir_gemm_pack_b (s->arch, src + i * s->b_mat, s->b_rs, s->b_cs, (gint) ka, (gint) n,
             s->packed_b + i * s->packed_b_mat);
     }
   }
@@ -166,13 +167,13 @@ matmul_b_panel (gpointer user, gint k0, gint kc, gint n0, gint ncols, float *buf
 {
   const MatMulJob *j = user;
   const MatMulState *s = j->s;
-  *off = m2i_gemm_packed_offsets (s->arch);
+  *off = ir_gemm_packed_offsets (s->arch);
   /* Columns from n0 may start inside a packed panel (see matmul_slice):
    * its rows are nr floats apart, so they are read from n0's lane on. */
   gint lane = n0 % s->arch->nr;
   if (j->packed_b)
     return j->packed_b + (gsize) (n0 - lane) * s->k + (gsize) k0 * s->arch->nr + lane;
-  m2i_gemm_pack_b_panel (s->arch, j->b, s->b_rs, s->b_cs, k0, kc, n0, ncols, buf);
+  ir_gemm_pack_b_panel (s->arch, j->b, s->b_rs, s->b_cs, k0, kc, n0, ncols, buf);
   return buf;
 }
 
@@ -189,7 +190,7 @@ matmul_slice (gint begin, gint end, gint slice, gpointer data)
   gint stop = (gint) MIN ((gint64) end * j->unit, s->n);
   for (gint n0 = begin * j->unit; n0 < stop;) {
     gint ncols = MIN (nr - n0 % nr, stop - n0);
-    m2i_gemm_column_panel (s->arch, (gint) s->m, (gint) s->k, j->packed_a, j->a1_stride, n0,
+    ir_gemm_column_panel (s->arch, (gint) s->m, (gint) s->k, j->packed_a, j->a1_stride, n0,
         ncols, matmul_b_panel, (gpointer) j, bbuf, bbuf + s->bbuf_floats, &o);
     n0 += ncols;
   }
@@ -246,7 +247,7 @@ matmul_execute (M2iOpContext *ctx, GError **error)
       const float *pa = (const float *) am;
       gsize a1 = s->a_cs;
       if (s->m > 1) {
-        m2i_gemm_pack_a (s->arch, (const float *) am, s->a_rs, s->a_cs, (gint) s->m,
+        ir_gemm_pack_a (s->arch, (const float *) am, s->a_rs, s->a_cs, (gint) s->m,
             (gint) s->k, scratch);
         pa = scratch;
         a1 = s->arch->mr;
@@ -254,7 +255,7 @@ matmul_execute (M2iOpContext *ctx, GError **error)
       MatMulJob j = { s, (const float *) bm,
         s->packed_b ? s->packed_b + bi * s->packed_b_mat : NULL, pa, a1, (float *) cm,
         scratch, s->arch->nr };
-      gint slices = MIN (m2i_k_slices_for (ctx, s->m * s->n * s->k), s->slices);
+      gint slices = MIN (ir_k_slices_for (ctx, s->m * s->n * s->k), s->slices);
       gint64 tasks = panels;
       /* Few panels that do not share out evenly (Fashion-MNIST's 128
        * columns are 48 + 48 + 32: 48 against 80 on two threads) are cut
@@ -263,20 +264,20 @@ matmul_execute (M2iOpContext *ctx, GError **error)
         j.unit = s->arch->step;
         tasks = (s->n + j.unit - 1) / j.unit;
       }
-      m2i_k_parallel_for ((gint) tasks, slices, 1, matmul_slice, &j);
+      ir_k_parallel_for ((gint) tasks, slices, 1, matmul_slice, &j);
     }
   }
   return TRUE;
 }
 
 M2iKFusion *
-m2i_k_matmul_fusion (M2iOpContext *ctx, gint64 *channels)
+ir_k_matmul_fusion (M2iOpContext *ctx, gint64 *channels)
 {
   MatMulState *s = ctx->state;
   *channels = s->n;
   return s->type == M2I_ET_F32 && !s->b_vector ? &s->fused : NULL;
 }
 
-const M2iOpKernel m2i_kernel_matmul = {
+const M2iOpKernel ir_kernel_matmul = {
   "MatMul", "opset1", matmul_infer, matmul_execute, matmul_state_free,
 };

@@ -13,6 +13,7 @@
  * the inner loops run along contiguous memory and vectorize.
  */
 #include "kernels-private.h"
+#include <base/m2i-align.h>
 #include <base/m2i-parallel.h>
 
 #include <math.h>
@@ -204,7 +205,7 @@ max_plane_avx512 (const PoolState *s, const float *plane, float *out, guint8 *in
             for (gint64 kx = 0; kx < s->kw; kx++) {
               gint64 p0 = x * sw + kx * s->dw - s->pl;
               __mmask16 ok;
-              __m512 v = m2i_k_load_row16 (row, p0, sw, s->w,
+              __m512 v = ir_k_load_row16 (row, p0, sw, s->w,
                   inside && base + p0 + span <= plane_len, m, &ok);
               if (!ok)
                 continue;
@@ -441,7 +442,7 @@ typedef struct {
 static gsize
 pool_scratch_per_slice (const PoolState *s)
 {
-  return ((s->ow * (8 + 4)) + 63) & ~(gsize) 63;
+  return m2i_align_up (s->ow * (8 + 4), 64);
 }
 
 static void
@@ -512,24 +513,24 @@ static gboolean
 pool_infer (M2iOpContext *ctx, gboolean is_max, gboolean v8, GError **error)
 {
   static const M2iElementType max_types[] = { M2I_ET_F32, M2I_ET_I32, M2I_ET_I64, M2I_ET_U8 };
-  if (!m2i_k_check_arity (ctx, 1, 1, 1, v8 ? 2 : 1, error) ||
-      !m2i_k_check_type (ctx, 0, max_types, is_max ? G_N_ELEMENTS (max_types) : 1, error) ||
-      !m2i_k_check_rank (ctx, 0, 3, 5, error))
+  if (!ir_k_check_arity (ctx, 1, 1, 1, v8 ? 2 : 1, error) ||
+      !ir_k_check_type (ctx, 0, max_types, is_max ? G_N_ELEMENTS (max_types) : 1, error) ||
+      !ir_k_check_rank (ctx, 0, 3, 5, error))
     return FALSE;
   const M2iShape *in = &ctx->inputs[0].shape;
   gint spatial = in->rank - 2;
   M2iWindow win;
-  if (!m2i_k_window_attrs (ctx, spatial, v8, "kernel", &win, error))
+  if (!ir_k_window_attrs (ctx, spatial, v8, "kernel", &win, error))
     return FALSE;
   gint64 in_sp[3], out_sp[3];
   for (gint i = 0; i < spatial; i++)
     in_sp[i] = in->dims[2 + i];
-  if (!m2i_k_window_output (ctx, &win, in_sp, out_sp, error))
+  if (!ir_k_window_output (ctx, &win, in_sp, out_sp, error))
     return FALSE;
   if (m2i_shape_numel (in) / MAX (in->dims[0] * in->dims[1], 1) > G_MAXINT32) {
     m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
         "input %s: spatial planes over 2^31 elements are not supported",
-        m2i_k_shape_str (in, 0));
+        ir_k_shape_str (in, 0));
     return FALSE;
   }
 
@@ -573,14 +574,14 @@ pool_infer (M2iOpContext *ctx, gboolean is_max, gboolean v8, GError **error)
     gint64 axis;
     if (!m2i_ir_node_attr_enum (ctx->node, "index_element_type", "i64", itypes, &it, error) ||
         !m2i_ir_node_attr_int (ctx->node, "axis", 0, &axis, error) ||
-        !m2i_k_axis (ctx, axis, in->rank, TRUE, "axis", &s->axis, error)) {
+        !ir_k_axis (ctx, axis, in->rank, TRUE, "axis", &s->axis, error)) {
       pool_state_free (s);
       return FALSE;
     }
     s->index_type = it == 0 ? M2I_ET_I64 : M2I_ET_I32;
     if (it == 1 && s->axis == 0 && m2i_shape_numel (in) > G_MAXINT32) {
       m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
-          "indices of input %s do not fit index_element_type i32", m2i_k_shape_str (in, 0));
+          "indices of input %s do not fit index_element_type i32", ir_k_shape_str (in, 0));
       pool_state_free (s);
       return FALSE;
     }
@@ -600,7 +601,7 @@ pool_infer (M2iOpContext *ctx, gboolean is_max, gboolean v8, GError **error)
       s->dw == 1 && ((s->sw == 1 && s->kw <= 16) || (s->sw == 2 && s->kw <= 3)) &&
       (m2i_cpu_flags () & M2I_CPU_AVX512F);
 #endif
-  s->slices = m2i_k_threads (ctx);
+  s->slices = ir_k_threads (ctx);
   ctx->scratch_bytes = is_max ? s->slices * pool_scratch_per_slice (s) : 0;
   for (gint o = 0; o < ctx->n_outputs; o++) {
     ctx->outputs[o].type = o == 0 ? s->type : s->index_type;
@@ -626,8 +627,8 @@ pool_execute (M2iOpContext *ctx, GError **error)
    * (a load and a compare against 16 lanes of FMA): so inside a team a
    * pooling of a few thousand outputs is split too (Fashion-MNIST's two,
    * 3 µs each), outside one only from ~60 000 elements, as before. */
-  gint slices = MIN (m2i_k_slices_for (ctx, work * 16), s->slices);
-  m2i_k_parallel_for (planes, slices, 1, pool_slice, &j);
+  gint slices = MIN (ir_k_slices_for (ctx, work * 16), s->slices);
+  ir_k_parallel_for (planes, slices, 1, pool_slice, &j);
   return TRUE;
 }
 
@@ -639,15 +640,15 @@ static gboolean
 max_infer (M2iOpContext *ctx, GError **error)
 {
   /* MaxPool-8 adds dilations, indices, index_element_type and axis. */
-  if (m2i_k_op_version (ctx) < 8)
+  if (ir_k_op_version (ctx) < 8)
     return max1_infer (ctx, error);
   return max8_infer (ctx, error);
 }
 
-const M2iOpKernel m2i_kernel_max_pool = {
-  "MaxPool", "opset1 opset8", max_infer, pool_execute, pool_state_free,
+const M2iOpKernel ir_kernel_max_pool = {
+  "MaxPool", "opset1 opset8 opset14", max_infer, pool_execute, pool_state_free,
 };
 
-const M2iOpKernel m2i_kernel_avg_pool = {
-  "AvgPool", "opset1", avg_infer, pool_execute, pool_state_free,
+const M2iOpKernel ir_kernel_avg_pool = {
+  "AvgPool", "opset1 opset14", avg_infer, pool_execute, pool_state_free,
 };

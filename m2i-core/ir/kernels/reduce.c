@@ -109,20 +109,20 @@ static gboolean
 reduce_mean_infer (M2iOpContext *ctx, GError **error)
 {
   static const M2iElementType types[] = { M2I_ET_F32, M2I_ET_I32, M2I_ET_I64 };
-  if (!m2i_k_check_arity (ctx, 2, 2, 1, 1, error) ||
-      !m2i_k_check_type (ctx, 0, types, G_N_ELEMENTS (types), error))
+  if (!ir_k_check_arity (ctx, 2, 2, 1, 1, error) ||
+      !ir_k_check_type (ctx, 0, types, G_N_ELEMENTS (types), error))
     return FALSE;
   const M2iShape *in = &ctx->inputs[0].shape;
   gboolean keep;
   gint64 axes[M2I_MAX_RANK * 2];
   gint n_axes;
   if (!m2i_ir_node_attr_bool (ctx->node, "keep_dims", FALSE, &keep, error) ||
-      !m2i_k_const_ints (ctx, 1, axes, G_N_ELEMENTS (axes), &n_axes, error))
+      !ir_k_const_ints (ctx, 1, axes, G_N_ELEMENTS (axes), &n_axes, error))
     return FALSE;
   gboolean reduced[M2I_MAX_RANK] = { FALSE };
   for (gint i = 0; i < n_axes; i++) {
     gint64 a;
-    if (!m2i_k_axis (ctx, axes[i], in->rank, TRUE, "axis", &a, error))
+    if (!ir_k_axis (ctx, axes[i], in->rank, TRUE, "axis", &a, error))
       return FALSE;
     reduced[a] = TRUE;
   }
@@ -150,7 +150,7 @@ reduce_mean_infer (M2iOpContext *ctx, GError **error)
   }
   s->trailing = s->type == M2I_ET_F32 && last_kept < first_reduced && s->count > 0;
   const M2iShape *ops[2] = { in, &kept };
-  m2i_k_broadcast_plan (&s->plan, in, ops, 2);
+  ir_k_broadcast_plan (&s->plan, in, ops, 2);
   s->out_numel = m2i_shape_numel (&out);
   ctx->scratch_bytes = s->out_numel * 8;
   ctx->outputs[0].type = s->type;
@@ -168,13 +168,13 @@ reduce_mean_execute (M2iOpContext *ctx, GError **error)
     return TRUE;
   if (s->trailing) {
     MeanJob mj = { s, ctx->inputs[0].data, ctx->outputs[0].data };
-    gint slices = s->out_numel * s->count >= 65536 ? m2i_k_threads (ctx) : 1;
-    m2i_k_parallel_for ((gint) s->out_numel, slices, 1, mean_slice, &mj);
+    gint slices = s->out_numel * s->count >= 65536 ? ir_k_threads (ctx) : 1;
+    ir_k_parallel_for ((gint) s->out_numel, slices, 1, mean_slice, &mj);
     return TRUE;
   }
   memset (ctx->scratch, 0, s->out_numel * 8);
   if (s->count > 0 && s->out_numel > 0)
-    m2i_k_broadcast_run (&s->plan, 1, reduce_row, &j);   /* rows share sums */
+    ir_k_broadcast_run (&s->plan, 1, reduce_row, &j);   /* rows share sums */
   for (gint64 i = 0; i < s->out_numel; i++) {
     switch (s->type) {
       case M2I_ET_F32:
@@ -194,6 +194,6 @@ reduce_mean_execute (M2iOpContext *ctx, GError **error)
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_reduce_mean = {
+const M2iOpKernel ir_kernel_reduce_mean = {
   "ReduceMean", "opset1", reduce_mean_infer, reduce_mean_execute, g_free,
 };

@@ -19,7 +19,7 @@
  * ignored. */
 static inline __attribute__ ((always_inline, target ("avx512f,avx512vl,avx512bw,avx512dq")))
 __m512
-m2i_k_load_row16 (const float *row, gint64 p0, gint64 sw, gint64 w, gboolean fast,
+ir_k_load_row16 (const float *row, gint64 p0, gint64 sw, gint64 w, gboolean fast,
     __mmask16 m, __mmask16 *ok)
 {
   const __m512i lane = _mm512_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);

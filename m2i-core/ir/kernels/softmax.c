@@ -50,13 +50,13 @@ softmax_slice (gint begin, gint end, gint slice, gpointer data)
 static gboolean
 softmax_infer (M2iOpContext *ctx, GError **error)
 {
-  if (!m2i_k_check_arity (ctx, 1, 1, 1, 1, error) || !m2i_k_check_f32 (ctx, 0, error))
+  if (!ir_k_check_arity (ctx, 1, 1, 1, 1, error) || !ir_k_check_f32 (ctx, 0, error))
     return FALSE;
   const M2iShape *in = &ctx->inputs[0].shape;
-  gboolean v8 = m2i_k_op_version (ctx) >= 8;
+  gboolean v8 = ir_k_op_version (ctx) >= 8;
   gint64 axis;
   if (!m2i_ir_node_attr_int (ctx->node, "axis", 1, &axis, error) ||
-      !m2i_k_axis (ctx, axis, MAX (in->rank, 1), v8, "axis", &axis, error))
+      !ir_k_axis (ctx, axis, MAX (in->rank, 1), v8, "axis", &axis, error))
     return FALSE;
   SoftmaxState *s = g_new0 (SoftmaxState, 1);
   s->outer = s->inner = 1;
@@ -67,7 +67,7 @@ softmax_infer (M2iOpContext *ctx, GError **error)
       s->inner *= in->dims[d];
   }
   s->n = in->rank ? in->dims[axis] : 1;
-  s->slices = m2i_k_threads (ctx);
+  s->slices = ir_k_threads (ctx);
   ctx->scratch_bytes = s->slices * 2 * s->inner * sizeof (float);
   ctx->outputs[0].type = M2I_ET_F32;
   ctx->outputs[0].shape = *in;
@@ -82,11 +82,11 @@ softmax_execute (M2iOpContext *ctx, GError **error)
   SoftmaxJob j = { s, ctx->inputs[0].data, ctx->outputs[0].data, ctx->scratch };
   if (s->n == 0 || s->inner == 0)
     return TRUE;
-  gint slices = s->outer * s->n * s->inner >= 16384 ? MIN (m2i_k_threads (ctx), s->slices) : 1;
-  m2i_k_parallel_for ((gint) s->outer, slices, 1, softmax_slice, &j);
+  gint slices = s->outer * s->n * s->inner >= 16384 ? MIN (ir_k_threads (ctx), s->slices) : 1;
+  ir_k_parallel_for ((gint) s->outer, slices, 1, softmax_slice, &j);
   return TRUE;
 }
 
-const M2iOpKernel m2i_kernel_softmax = {
+const M2iOpKernel ir_kernel_softmax = {
   "SoftMax", "opset1 opset8", softmax_infer, softmax_execute, g_free,
 };

@@ -5,8 +5,8 @@
  * microseconds; handing each layer's slices to the process-wide pool
  * (m2i_parallel_for) wakes a sleeping worker every time, which costs as
  * much as the slices themselves. So an inference on N threads takes
- * N - 1 pool workers once, for its whole length (m2i_k_team_run): they
- * stay in a spin loop between layers, and m2i_k_parallel_for publishes a
+ * N - 1 pool workers once, for its whole length (ir_k_team_run): they
+ * stay in a spin loop between layers, and ir_k_parallel_for publishes a
  * layer's slices through one atomic word that every member takes slices
  * from. The thread that called infer() (the master) runs the layers and
  * takes slices too, so a helper that is late — descheduled on a busy
@@ -57,13 +57,18 @@ struct _M2iKTeam {
   gpointer body_data;
 };
 
-/* The team whose master this thread is, while m2i_k_team_run runs its
+/* The team whose master this thread is, while ir_k_team_run runs its
  * body (NULL while the master runs a slice: loops asked for there run
- * alone), and the team whose master this thread is, throughout. */
-static __thread M2iKTeam *current_team, *master_of;
+ * alone), and the team whose master this thread is, throughout.
+ * Initial-exec: static TLS even when libm2icore is loaded by dlopen (the
+ * GStreamer plugin in a program that does not link it), whose dynamic TLS
+ * blocks LeakSanitizer's tracer cannot walk; two pointers fit glibc's
+ * surplus for that. */
+static __thread M2iKTeam *current_team __attribute__ ((tls_model ("initial-exec")));
+static __thread M2iKTeam *master_of __attribute__ ((tls_model ("initial-exec")));
 
 M2iKTeam *
-m2i_k_team_new (gint n_threads)
+ir_k_team_new (gint n_threads)
 {
   gint n_helpers = CLAMP (n_threads, 1, TEAM_MAX) - 1;
   /* its words sit on cache lines of their own: 64-byte aligned */
@@ -73,7 +78,7 @@ m2i_k_team_new (gint n_threads)
 }
 
 void
-m2i_k_team_free (M2iKTeam *team)
+ir_k_team_free (M2iKTeam *team)
 {
   g_aligned_free (team);
 }
@@ -94,7 +99,7 @@ take_slices (M2iKTeam *t)
     gint end = (gint) ((gint64) t->n * (s + 1) / slices);
     /* A slice that asks for threads itself runs that loop alone: the
      * team is busy with this job (helpers are pool workers, whose calls
-     * run inline anyway; see m2i_k_parallel_for). */
+     * run inline anyway; see ir_k_parallel_for). */
     M2iKTeam *saved = current_team;
     current_team = NULL;
     t->func (begin, end, s, t->data);
@@ -158,7 +163,7 @@ team_slice (gint begin, gint end, gint slice, gpointer data)
 }
 
 void
-m2i_k_team_run (M2iKTeam *team, void (*body) (gpointer), gpointer data)
+ir_k_team_run (M2iKTeam *team, void (*body) (gpointer), gpointer data)
 {
   if (!team || team->n_helpers == 0 || current_team) {
     body (data);
@@ -176,13 +181,13 @@ m2i_k_team_run (M2iKTeam *team, void (*body) (gpointer), gpointer data)
 }
 
 gboolean
-m2i_k_team_active (void)
+ir_k_team_active (void)
 {
   return current_team != NULL;
 }
 
 void
-m2i_k_parallel_for (gint n, gint n_slices, gint min_grain, M2iParallelFunc func,
+ir_k_parallel_for (gint n, gint n_slices, gint min_grain, M2iParallelFunc func,
     gpointer data)
 {
   M2iKTeam *t = current_team;

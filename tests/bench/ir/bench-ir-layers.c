@@ -110,7 +110,7 @@ main (int argc, char **argv)
     gint64 reps = 0;
     for (gint it = 0; it < iterations; it++) {
       guint64 t0 = now_ns ();
-      m2i_ir_infer_request_run_step (req, i, NULL);
+      ir_infer_request_run_step (req, i, NULL);
       alone[it] = now_ns () - t0;
       reps++;
     }

@@ -8,6 +8,7 @@
 
 #include <ir/kernels/kernels-private.h>
 #include <base/m2i-fp16.h>
+#include <test-support.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -255,17 +256,6 @@ kt_fill (float *p, gsize n, guint32 seed, float lo, float hi)
 {
   guint32 x = seed * 2654435761u + 12345u;
   for (gsize i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    p[i] = lo + (hi - lo) * (float) ((x >> 8) * (1.0 / 16777216.0));
+    p[i] = lo + (hi - lo) * (float) ((test_xorshift32 (&x) >> 8) * (1.0 / 16777216.0));
   }
-}
-
-/* True when the test data directory from ../shared is present. */
-static inline gboolean
-kt_have_shared_models (void)
-{
-  const char *d = g_getenv ("M2I_SHARED_MODELS");
-  return d && g_file_test (d, G_FILE_TEST_IS_DIR);
 }

@@ -74,7 +74,7 @@ conv_test_new (const ConvCase *c, const float *in, const float *w,
     gboolean runtime_weights, gint threads)
 {
   gboolean grouped = c->groups > 1 || (c->c_in == c->c_out && c->groups == 1 && c->kh == 3);
-  KTest *t = kt_new (grouped ? &m2i_kernel_group_convolution : &m2i_kernel_convolution,
+  KTest *t = kt_new (grouped ? &ir_kernel_group_convolution : &ir_kernel_convolution,
       "opset1");
   t->ctx.n_threads = threads;
   g_autofree gchar *st = list2 (c, c->sh, c->sw);
@@ -179,7 +179,7 @@ static void
 test_arch (void)
 {
   const char *off = g_getenv ("M2I_CPU_DISABLE");
-  const char *arch = m2i_gemm_arch ()->name;
+  const char *arch = ir_gemm_arch ()->name;
   g_test_message ("gemm micro-kernel: %s (M2I_CPU_DISABLE=%s)", arch, off ? off : "");
   if (off && !strcmp (off, "all"))
     g_assert_cmpstr (arch, ==, "c");
@@ -315,7 +315,7 @@ static void
 team_cases (gpointer data)
 {
   const TeamCases *tc = data;
-  g_assert_true (m2i_k_team_active ());
+  g_assert_true (ir_k_team_active ());
   for (gint i = 0; i < tc->n_cases; i++)
     check_case (&tc->cases[i], i % 2 == 1, tc->threads);
 }
@@ -332,10 +332,10 @@ test_team (void)
     { 1, 48, 9, 9, 96, 2, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
   };
   for (gint threads = 2; threads <= 3; threads++) {
-    M2iKTeam *team = m2i_k_team_new (threads);
+    M2iKTeam *team = ir_k_team_new (threads);
     TeamCases tc = { cases, G_N_ELEMENTS (cases), threads };
-    m2i_k_team_run (team, team_cases, &tc);
-    m2i_k_team_free (team);
+    ir_k_team_run (team, team_cases, &tc);
+    ir_k_team_free (team);
   }
 }
 
@@ -361,8 +361,8 @@ test_torch_vectors (void)
     g_autofree gchar *wn = g_strdup_printf ("%s_w", cases[i].name);
     g_autofree gchar *yn = g_strdup_printf ("%s_y", cases[i].name);
     KtArray *x = kt_load (xn), *w = kt_load (wn), *y = kt_load (yn);
-    KTest *t = kt_new (cases[i].groups > 1 ? &m2i_kernel_group_convolution
-        : &m2i_kernel_convolution, "opset1");
+    KTest *t = kt_new (cases[i].groups > 1 ? &ir_kernel_group_convolution
+        : &ir_kernel_convolution, "opset1");
     kt_attr (t, "strides", cases[i].strides);
     kt_attr (t, "dilations", cases[i].dilations);
     kt_attr (t, "pads_begin", cases[i].pads_begin);
@@ -411,7 +411,7 @@ test_winograd (void)
     { 1, 11, 6, 12, 13, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 20, 13, 10, 40, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
   };
-  g_assert_true (m2i_winograd_enabled ());
+  g_assert_true (ir_winograd_enabled ());
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     const ConvCase *c = &cases[i];
     ConvRef r = conv_ref_new (c, 77 + i);
@@ -422,15 +422,15 @@ test_winograd (void)
         G_GINT64_FORMAT " out, c%" G_GINT64_FORMAT "->%" G_GINT64_FORMAT ")", i, oh, ow,
         c->c_in, c->c_out);
 
-    m2i_winograd_set_enabled (FALSE);
+    ir_winograd_set_enabled (FALSE);
     KTest *direct = conv_test_new (c, in, w, FALSE, 1);
     kt_run (direct, 1);
-    g_assert_false (m2i_k_conv_uses_winograd (&direct->ctx));
-    m2i_winograd_set_enabled (TRUE);
+    g_assert_false (ir_k_conv_uses_winograd (&direct->ctx));
+    ir_winograd_set_enabled (TRUE);
     for (gint threads = 1; threads <= 3; threads++) {
       KTest *t = conv_test_new (c, in, w, FALSE, threads);
       kt_run (t, 1);
-      g_assert_true (m2i_k_conv_uses_winograd (&t->ctx));
+      g_assert_true (ir_k_conv_uses_winograd (&t->ctx));
       kt_assert_close (what, kt_out_f32 (t, 0), want, n_out, 1e-4, 1e-4);
       kt_assert_close (what, kt_out_f32 (t, 0), kt_out_f32 (direct, 0), n_out, 1e-4, 1e-4);
       /* Again on the same state and scratch. */
@@ -442,7 +442,7 @@ test_winograd (void)
     /* Weights from another layer: packed at run time, directly. */
     KTest *rt = conv_test_new (c, in, w, TRUE, 2);
     kt_run (rt, 1);
-    g_assert_false (m2i_k_conv_uses_winograd (&rt->ctx));
+    g_assert_false (ir_k_conv_uses_winograd (&rt->ctx));
     kt_assert_close (what, kt_out_f32 (rt, 0), want, n_out, 1e-4, 1e-4);
     kt_free (rt);
     kt_free (direct);
@@ -460,7 +460,7 @@ test_winograd (void)
   for (guint i = 0; i < G_N_ELEMENTS (direct_cases); i++) {
     KTest *t = conv_test_new (&direct_cases[i], buf, buf, FALSE, 1);
     kt_run (t, 1);
-    g_assert_false (m2i_k_conv_uses_winograd (&t->ctx));
+    g_assert_false (ir_k_conv_uses_winograd (&t->ctx));
     kt_free (t);
   }
 }
@@ -509,11 +509,11 @@ test_fused_bias_relu (void)
       M2iShape bs = { os.rank };
       for (gint d = 0; d < os.rank; d++)
         bs.dims[d] = d == 1 ? c->c_out : 1;
-      KTest *add = kt_new (&m2i_kernel_add, "opset1");
+      KTest *add = kt_new (&ir_kernel_add, "opset1");
       kt_input (add, M2I_ET_F32, os, conv->outputs[0].data, FALSE);
       kt_input (add, M2I_ET_F32, bs, bias, TRUE);
       kt_run (add, 1);
-      KTest *act = kt_new (&m2i_kernel_relu, "opset1");
+      KTest *act = kt_new (&ir_kernel_relu, "opset1");
       kt_input (act, M2I_ET_F32, os, add->outputs[0].data, FALSE);
       kt_run (act, 1);
       const float *want = relu ? kt_out_f32 (act, 0) : kt_out_f32 (add, 0);
@@ -521,7 +521,7 @@ test_fused_bias_relu (void)
       KTest *fused = conv_test_new (c, in, w, FALSE, 2);
       GError *error = NULL;
       g_assert_true (kt_infer (fused, 1, &error));
-      g_assert_true (m2i_k_fuse_bias_relu (&fused->ctx, bias, c->c_out, relu, &error));
+      g_assert_true (ir_k_fuse_bias_relu (&fused->ctx, bias, c->c_out, relu, &error));
       g_assert_true (kt_execute (fused, &error));
       g_assert_cmpmem (fused->outputs[0].data, n_out * 4, want, n_out * 4);
       kt_free (conv);
@@ -536,17 +536,17 @@ test_fused_bias_relu (void)
 
   /* Not a fusable layer, or a bias of the wrong length. */
   static float buf[64];
-  KTest *t = kt_new (&m2i_kernel_relu, "opset1");
+  KTest *t = kt_new (&ir_kernel_relu, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (4), buf, FALSE);
   kt_run (t, 1);
   GError *error = NULL;
-  g_assert_false (m2i_k_fuse_bias_relu (&t->ctx, buf, 4, TRUE, &error));
+  g_assert_false (ir_k_fuse_bias_relu (&t->ctx, buf, 4, TRUE, &error));
   g_assert_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED);
   g_clear_error (&error);
   kt_free (t);
-  t = err_conv (&m2i_kernel_convolution, SHAPE (1, 3, 8, 8), SHAPE (4, 3, 3, 3), M2I_ET_F32);
+  t = err_conv (&ir_kernel_convolution, SHAPE (1, 3, 8, 8), SHAPE (4, 3, 3, 3), M2I_ET_F32);
   g_assert_true (kt_infer (t, 1, &error));
-  g_assert_false (m2i_k_fuse_bias_relu (&t->ctx, buf, 3, TRUE, &error));
+  g_assert_false (ir_k_fuse_bias_relu (&t->ctx, buf, 3, TRUE, &error));
   g_assert_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (error->message, "needs 4 values"));
   g_clear_error (&error);
@@ -570,7 +570,7 @@ err_conv (const M2iOpKernel *k, M2iShape xs, M2iShape ws, M2iElementType type)
 static void
 test_errors (void)
 {
-  const M2iOpKernel *cv = &m2i_kernel_convolution, *gc = &m2i_kernel_group_convolution;
+  const M2iOpKernel *cv = &ir_kernel_convolution, *gc = &ir_kernel_group_convolution;
   KTest *t;
 
   t = err_conv (cv, SHAPE (1, 3, 8, 8), SHAPE (4, 2, 3, 3), M2I_ET_F32);

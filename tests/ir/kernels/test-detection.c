@@ -11,7 +11,7 @@ test_prior_box_clustered (void)
 {
   static const gint64 grid[] = { 3, 4 }, img[] = { 48, 80 };
   KtArray *y = kt_load ("pbc_y");
-  KTest *t = kt_new (&m2i_kernel_prior_box_clustered, "opset1");
+  KTest *t = kt_new (&ir_kernel_prior_box_clustered, "opset1");
   kt_attr (t, "width", "10.5,30,70");
   kt_attr (t, "height", "12,25.5,60");
   kt_attr (t, "offset", "0.5");
@@ -29,7 +29,7 @@ test_prior_box_clustered (void)
   /* No step: derived from the image and grid sizes; one variance value. */
   static const gint32 grid2[] = { 2, 5 }, img2[] = { 40, 90 };
   y = kt_load ("pbc_clip_y");
-  t = kt_new (&m2i_kernel_prior_box_clustered, "opset1");
+  t = kt_new (&ir_kernel_prior_box_clustered, "opset1");
   kt_attr (t, "width", "30,60");
   kt_attr (t, "height", "40,10");
   kt_attr (t, "offset", "0.25");
@@ -44,7 +44,7 @@ test_prior_box_clustered (void)
   /* person-detection-retail-0013's first prior: cell (0, 0), step 16,
    * offset 0.5 → centre (8, 8); width 11.33, height 34.07 on 544×320. */
   static const gint64 g3[] = { 20, 34 }, i3[] = { 320, 544 };
-  t = kt_new (&m2i_kernel_prior_box_clustered, "opset1");
+  t = kt_new (&ir_kernel_prior_box_clustered, "opset1");
   kt_attr (t, "width", "11.329999923706055,17.0");
   kt_attr (t, "height", "34.06999969482422,47.11000061035156");
   kt_attr (t, "clip", "0");
@@ -121,7 +121,7 @@ check_detection (const char *name, const Attr *attrs, const char *version, gbool
 {
   static const char *const parts[] = { "loc", "conf", "priors", "arm_conf", "arm_loc" };
   KtArray *in[5] = { NULL };
-  KTest *t = kt_new (&m2i_kernel_detection_output, version);
+  KTest *t = kt_new (&ir_kernel_detection_output, version);
   for (const Attr *a = attrs; a->key; a++)
     if (strcmp (version, "opset8") || strcmp (a->key, "num_classes"))
       kt_attr (t, a->key, a->value);
@@ -134,8 +134,8 @@ check_detection (const char *name, const Attr *attrs, const char *version, gbool
   KtArray *y = kt_load (yn);
   kt_run (t, 1);
   if (!m2i_shape_equal (&t->outputs[0].shape, &y->shape))
-    g_error ("%s: shape %s, expected %s", name, m2i_k_shape_str (&t->outputs[0].shape, 0),
-        m2i_k_shape_str (&y->shape, 1));
+    g_error ("%s: shape %s, expected %s", name, ir_k_shape_str (&t->outputs[0].shape, 0),
+        ir_k_shape_str (&y->shape, 1));
   g_autofree gchar *what = g_strdup_printf ("%s (%s)", name, version);
   kt_assert_close (what, kt_out_f32 (t, 0), y->data, m2i_shape_numel (&y->shape), 1e-6, 1e-6);
   /* A second run gives the same rows (scratch reused, nothing left over). */
@@ -164,7 +164,7 @@ static KTest *
 pbc_new (const char *offset, gboolean grid_const, const gint64 *img)
 {
   static const gint64 grid[] = { 2, 2 };
-  KTest *t = kt_new (&m2i_kernel_prior_box_clustered, "opset1");
+  KTest *t = kt_new (&ir_kernel_prior_box_clustered, "opset1");
   if (offset)
     kt_attr (t, "offset", offset);
   kt_input (t, M2I_ET_I64, SHAPE (2), grid, grid_const);
@@ -178,7 +178,7 @@ static KTest *
 do_new (const Attr *attrs, gint64 loc, gint64 conf, gint64 priors)
 {
   static float buf[4096];
-  KTest *t = kt_new (&m2i_kernel_detection_output, "opset1");
+  KTest *t = kt_new (&ir_kernel_detection_output, "opset1");
   for (const Attr *a = attrs; a->key; a++)
     kt_attr (t, a->key, a->value);
   kt_input (t, M2I_ET_F32, SHAPE (1, loc), buf, FALSE);
@@ -242,7 +242,7 @@ test_errors (void)
   kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "more than 2^31 candidates");
   kt_free (t);
   static const gint64 huge[] = { (gint64) 1 << 62, (gint64) 1 << 62 };
-  t = kt_new (&m2i_kernel_prior_box_clustered, "opset1");
+  t = kt_new (&ir_kernel_prior_box_clustered, "opset1");
   kt_attr (t, "offset", "0.5");
   kt_input (t, M2I_ET_I64, SHAPE (2), huge, TRUE);
   kt_input (t, M2I_ET_I64, SHAPE (2), img, FALSE);

@@ -17,17 +17,17 @@ static void
 test_float_vectors (void)
 {
   static const struct { const char *name; const M2iOpKernel *k; } cases[] = {
-    { "add_bcast", &m2i_kernel_add }, { "sub_chan", &m2i_kernel_subtract },
-    { "mul_scalar", &m2i_kernel_multiply }, { "div_left", &m2i_kernel_divide },
-    { "div_same", &m2i_kernel_divide },
+    { "add_bcast", &ir_kernel_add }, { "sub_chan", &ir_kernel_subtract },
+    { "mul_scalar", &ir_kernel_multiply }, { "div_left", &ir_kernel_divide },
+    { "div_same", &ir_kernel_divide },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     g_autofree gchar *an = g_strdup_printf ("%s_a", cases[i].name);
     g_autofree gchar *bn = g_strdup_printf ("%s_b", cases[i].name);
     g_autofree gchar *yn = g_strdup_printf ("%s_y", cases[i].name);
     KtArray *a = kt_load (an), *b = kt_load (bn), *y = kt_load (yn);
-    for (gint swap = 0; swap < 1 + (cases[i].k != &m2i_kernel_divide &&
-            cases[i].k != &m2i_kernel_subtract); swap++) {
+    for (gint swap = 0; swap < 1 + (cases[i].k != &ir_kernel_divide &&
+            cases[i].k != &ir_kernel_subtract); swap++) {
       /* Commutative ops also with the operands swapped. */
       KTest *t = swap ? binary (cases[i].k, b, a, FALSE) : binary (cases[i].k, a, b, TRUE);
       kt_run (t, 1);
@@ -53,7 +53,7 @@ test_large (void)
   kt_fill (b, c, 4, -1, 1);
   for (gint64 i = 0; i < c * hw; i++)
     want[i] = a[i] + b[i / hw];
-  KTest *t = kt_new (&m2i_kernel_add, "opset1");
+  KTest *t = kt_new (&ir_kernel_add, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (1, c, 56, 56), a, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (1, c, 1, 1), b, TRUE);
   kt_run (t, 1);
@@ -65,7 +65,7 @@ test_large (void)
   kt_fill (a2, c * hw, 5, 0.5f, 2);
   for (gint64 i = 0; i < c * hw; i++)
     want[i] = a[i] / a2[i];
-  t = kt_new (&m2i_kernel_divide, "opset1");
+  t = kt_new (&ir_kernel_divide, "opset1");
   kt_attr (t, "auto_broadcast", "none");
   kt_input (t, M2I_ET_F32, SHAPE (c * hw), a, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (c * hw), a2, FALSE);
@@ -77,7 +77,7 @@ test_large (void)
   /* ReLU over the same data, threaded. */
   for (gint64 i = 0; i < c * hw; i++)
     want[i] = a[i] > 0 ? a[i] : 0;
-  t = kt_new (&m2i_kernel_relu, "opset1");
+  t = kt_new (&ir_kernel_relu, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (1, c, 56, 56), a, FALSE);
   kt_run (t, 1);
   kt_assert_close ("relu", kt_out_f32 (t, 0), want, c * hw, 0, 0);
@@ -94,7 +94,7 @@ test_integers (void)
   KtArray *a = kt_load ("idiv_a"), *b = kt_load ("idiv_b");
   KtArray *fl = kt_load ("idiv_floor"), *tr = kt_load ("idiv_trunc");
   for (gint python = 0; python < 2; python++) {
-    KTest *t = binary (&m2i_kernel_divide, a, b, FALSE);
+    KTest *t = binary (&ir_kernel_divide, a, b, FALSE);
     if (!python)
       kt_attr (t, "m_pythondivision", "false");
     kt_run (t, 1);
@@ -109,7 +109,7 @@ test_integers (void)
   a = kt_load ("imul64_a");
   b = kt_load ("imul64_b");
   KtArray *y = kt_load ("imul64_y");
-  KTest *t = binary (&m2i_kernel_multiply, a, b, TRUE);
+  KTest *t = binary (&ir_kernel_multiply, a, b, TRUE);
   kt_run (t, 1);
   g_assert_cmpmem (t->outputs[0].data, 15 * 8, y->data, 15 * 8);
   kt_free (t);
@@ -120,7 +120,7 @@ test_integers (void)
   /* Wrap-around, and MIN / -1 (undefined in C, two's complement here). */
   static const gint32 x[] = { G_MAXINT32, G_MININT32, 7, -7 };
   static const gint32 one[] = { 1, -1, 2, 2 };
-  t = kt_new (&m2i_kernel_add, "opset1");
+  t = kt_new (&ir_kernel_add, "opset1");
   kt_input (t, M2I_ET_I32, SHAPE (4), x, FALSE);
   kt_input (t, M2I_ET_I32, SHAPE (4), one, FALSE);
   kt_run (t, 1);
@@ -128,7 +128,7 @@ test_integers (void)
   g_assert_cmpint (r[0], ==, G_MININT32);
   g_assert_cmpint (r[1], ==, G_MAXINT32);
   kt_free (t);
-  t = kt_new (&m2i_kernel_divide, "opset1");
+  t = kt_new (&ir_kernel_divide, "opset1");
   kt_input (t, M2I_ET_I32, SHAPE (4), x, FALSE);
   kt_input (t, M2I_ET_I32, SHAPE (4), one, FALSE);
   kt_run (t, 1);
@@ -141,7 +141,7 @@ test_integers (void)
 
   /* Division by zero is a run-time error naming the layer. */
   static const gint32 zero[] = { 1, 0, 1, 1 };
-  t = kt_new (&m2i_kernel_divide, "opset1");
+  t = kt_new (&ir_kernel_divide, "opset1");
   kt_input (t, M2I_ET_I32, SHAPE (4), x, FALSE);
   kt_input (t, M2I_ET_I32, SHAPE (4), zero, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "division by zero");
@@ -152,39 +152,39 @@ static void
 test_binary_errors (void)
 {
   static float buf[64];
-  KTest *t = kt_new (&m2i_kernel_add, "opset1");
+  KTest *t = kt_new (&ir_kernel_add, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (2, 3), buf, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (4, 3), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "do not broadcast");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_multiply, "opset1");
+  t = kt_new (&ir_kernel_multiply, "opset1");
   kt_attr (t, "auto_broadcast", "none");
   kt_input (t, M2I_ET_F32, SHAPE (2, 3), buf, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (1, 3), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "equal shapes");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_subtract, "opset1");
+  t = kt_new (&ir_kernel_subtract, "opset1");
   kt_attr (t, "auto_broadcast", "pdpd");
   kt_input (t, M2I_ET_F32, SHAPE (2, 3), buf, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (2, 3), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "pdpd");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_add, "opset1");
+  t = kt_new (&ir_kernel_add, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (2, 3), buf, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (2, 3), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "different element types");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_add, "opset1");
+  t = kt_new (&ir_kernel_add, "opset1");
   kt_input (t, M2I_ET_U8, SHAPE (2, 3), buf, FALSE);
   kt_input (t, M2I_ET_U8, SHAPE (2, 3), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "element type u8");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_divide, "opset1");
+  t = kt_new (&ir_kernel_divide, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (2, 3), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "expects 2 inputs");
   kt_free (t);
@@ -194,8 +194,8 @@ static void
 test_activation_vectors (void)
 {
   static const struct { const char *name; const M2iOpKernel *k; double rtol; } cases[] = {
-    { "act_sigmoid", &m2i_kernel_sigmoid, 2e-7 }, { "act_exp", &m2i_kernel_exp, 2e-7 },
-    { "act_relu", &m2i_kernel_relu, 0 }, { "act_clamp", &m2i_kernel_clamp, 0 },
+    { "act_sigmoid", &ir_kernel_sigmoid, 2e-7 }, { "act_exp", &ir_kernel_exp, 2e-7 },
+    { "act_relu", &ir_kernel_relu, 0 }, { "act_clamp", &ir_kernel_clamp, 0 },
   };
   KtArray *x = kt_load ("act_x");
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
@@ -218,7 +218,7 @@ static void
 test_activation_special (void)
 {
   const float x[] = { NAN, INFINITY, -INFINITY, -0.0f, 100.0f, -100.0f };
-  KTest *t = kt_new (&m2i_kernel_relu, "opset1");
+  KTest *t = kt_new (&ir_kernel_relu, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (6), x, FALSE);
   kt_run (t, 1);
   const float *y = kt_out_f32 (t, 0);
@@ -227,7 +227,7 @@ test_activation_special (void)
   g_assert_cmpfloat (y[2], ==, 0.0f);
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_clamp, "opset1");
+  t = kt_new (&ir_kernel_clamp, "opset1");
   kt_attr (t, "min", "-1");
   kt_attr (t, "max", "1");
   kt_input (t, M2I_ET_F32, SHAPE (6), x, FALSE);
@@ -238,7 +238,7 @@ test_activation_special (void)
   g_assert_cmpfloat (y[2], ==, -1.0f);
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_sigmoid, "opset1");
+  t = kt_new (&ir_kernel_sigmoid, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (6), x, FALSE);
   kt_run (t, 1);
   y = kt_out_f32 (t, 0);
@@ -249,7 +249,7 @@ test_activation_special (void)
   g_assert_cmpfloat_with_epsilon (y[5], 3.7200760e-44, 1e-45);
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_exp, "opset1");
+  t = kt_new (&ir_kernel_exp, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (6), x, FALSE);
   kt_run (t, 1);
   y = kt_out_f32 (t, 0);
@@ -261,7 +261,7 @@ test_activation_special (void)
 
   /* Integer Clamp rounds the bounds inward: [-1.5, 2.5] -> [-1, 2]. */
   const gint32 xi[] = { -5, -1, 0, 2, 3, G_MAXINT32 };
-  t = kt_new (&m2i_kernel_clamp, "opset1");
+  t = kt_new (&ir_kernel_clamp, "opset1");
   kt_attr (t, "min", "-1.5");
   kt_attr (t, "max", "2.5");
   kt_input (t, M2I_ET_I32, SHAPE (6), xi, FALSE);
@@ -272,7 +272,7 @@ test_activation_special (void)
   kt_free (t);
 
   const gint64 xl[] = { -5, 0, 7 };
-  t = kt_new (&m2i_kernel_relu, "opset1");
+  t = kt_new (&ir_kernel_relu, "opset1");
   kt_input (t, M2I_ET_I64, SHAPE (3), xl, FALSE);
   kt_run (t, 1);
   const gint64 *yl = t->outputs[0].data;
@@ -285,45 +285,45 @@ static void
 test_activation_errors (void)
 {
   static float buf[8];
-  KTest *t = kt_new (&m2i_kernel_clamp, "opset1");
+  KTest *t = kt_new (&ir_kernel_clamp, "opset1");
   kt_attr (t, "min", "2");
   kt_attr (t, "max", "1");
   kt_input (t, M2I_ET_F32, SHAPE (4), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "min <= max");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_clamp, "opset1");
+  t = kt_new (&ir_kernel_clamp, "opset1");
   kt_attr (t, "max", "1");
   kt_input (t, M2I_ET_F32, SHAPE (4), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "required");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_clamp, "opset1");
+  t = kt_new (&ir_kernel_clamp, "opset1");
   kt_attr (t, "min", "0.2");
   kt_attr (t, "max", "0.7");
   kt_input (t, M2I_ET_I32, SHAPE (4), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "no integer");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_sigmoid, "opset1");
+  t = kt_new (&ir_kernel_sigmoid, "opset1");
   kt_input (t, M2I_ET_I32, SHAPE (4), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "element type i32");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_exp, "opset1");
+  t = kt_new (&ir_kernel_exp, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (4), buf, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (4), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "expects 1 inputs, has 2");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_prelu, "opset1");
+  t = kt_new (&ir_kernel_prelu, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (1, 4, 2, 2), buf, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (3), buf, TRUE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "does not broadcast");
   kt_free (t);
 
   /* A slope that would grow the data shape is refused too. */
-  t = kt_new (&m2i_kernel_prelu, "opset1");
+  t = kt_new (&ir_kernel_prelu, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (4, 1), buf, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (2, 1, 3), buf, TRUE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "does not broadcast");
@@ -339,7 +339,7 @@ test_prelu (void)
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     KtArray *s = kt_load (cases[i].slope), *y = kt_load (cases[i].y);
-    KTest *t = kt_new (&m2i_kernel_prelu, "opset1");
+    KTest *t = kt_new (&ir_kernel_prelu, "opset1");
     kt_input (t, x->type, x->shape, x->data, FALSE);
     kt_input (t, s->type, s->shape, s->data, TRUE);
     kt_run (t, 1);
@@ -353,7 +353,7 @@ test_prelu (void)
   /* A single slope value of shape [1] (person-detection-retail-0013's
    * layers), hand-computed. */
   const float xs[] = { -2, -0.5f, 0, 3 }, one[] = { 0.25f };
-  KTest *t = kt_new (&m2i_kernel_prelu, "opset1");
+  KTest *t = kt_new (&ir_kernel_prelu, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (1, 2, 1, 2), xs, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (1), one, TRUE);
   kt_run (t, 1);
@@ -375,7 +375,7 @@ test_in_place (void)
     float v = a[i] * b[i / hw];
     want[i] = v > 0 ? v : 0;
   }
-  KTest *t = kt_new (&m2i_kernel_multiply, "opset1");
+  KTest *t = kt_new (&ir_kernel_multiply, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (1, c, hw), a, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (1, c, 1), b, TRUE);
   GError *error = NULL;
@@ -383,7 +383,7 @@ test_in_place (void)
   t->outputs[0].data = a;                        /* over input 0 */
   g_assert_true (kt_execute (t, &error));
   kt_free (t);
-  t = kt_new (&m2i_kernel_relu, "opset1");
+  t = kt_new (&ir_kernel_relu, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (1, c, hw), a, FALSE);
   g_assert_true (kt_infer (t, 1, &error));
   t->outputs[0].data = a;

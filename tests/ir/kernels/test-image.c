@@ -42,8 +42,8 @@ test_vectors (void)
   KtArray *uv = kt_load ("yuv_uv"), *rgb8 = kt_load ("yuv_rgb_u8"), *rgbf = kt_load ("yuv_rgb_f32");
   gint64 n = y->shape.dims[0], h = y->shape.dims[1], w = y->shape.dims[2];
   gsize out_n = n * h * w * 3;
-  const M2iOpKernel *kernels[4] = { &m2i_kernel_nv12_to_rgb, &m2i_kernel_nv12_to_bgr,
-    &m2i_kernel_i420_to_rgb, &m2i_kernel_i420_to_bgr };
+  const M2iOpKernel *kernels[4] = { &ir_kernel_nv12_to_rgb, &ir_kernel_nv12_to_bgr,
+    &ir_kernel_i420_to_rgb, &ir_kernel_i420_to_bgr };
   for (gint k = 0; k < 4; k++) {
     gboolean i420 = k >= 2, bgr = k % 2;
     for (gint f = 0; f < 2; f++) {              /* u8, f32 */
@@ -110,7 +110,7 @@ test_hand (void)
     16, 235, 81, 81,      /* Y row 1 */
     128, 128, 90, 240,    /* UV row: (U, V) for x = 0..1, then x = 2..3 */
   };
-  KTest *t = kt_new (&m2i_kernel_nv12_to_rgb, "opset8");
+  KTest *t = kt_new (&ir_kernel_nv12_to_rgb, "opset8");
   kt_input (t, M2I_ET_U8, SHAPE (1, 3, 4, 1), img, FALSE);
   kt_run (t, 1);
   const guint8 *o = t->outputs[0].data;
@@ -130,41 +130,41 @@ static void
 test_color_errors (void)
 {
   static guint8 buf[256];
-  KTest *t = kt_new (&m2i_kernel_nv12_to_rgb, "opset8");
+  KTest *t = kt_new (&ir_kernel_nv12_to_rgb, "opset8");
   kt_input (t, M2I_ET_U8, SHAPE (1, 5, 4, 1), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "1.5");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_i420_to_rgb, "opset8");
+  t = kt_new (&ir_kernel_i420_to_rgb, "opset8");
   kt_input (t, M2I_ET_U8, SHAPE (1, 3, 5, 1), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "must be even");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_nv12_to_bgr, "opset8");
+  t = kt_new (&ir_kernel_nv12_to_bgr, "opset8");
   kt_input (t, M2I_ET_U8, SHAPE (1, 4, 4, 1), buf, FALSE);
   kt_input (t, M2I_ET_U8, SHAPE (1, 2, 2, 1), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "UV plane (input 1) has shape [1,2,2,1]");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_i420_to_bgr, "opset8");
+  t = kt_new (&ir_kernel_i420_to_bgr, "opset8");
   kt_input (t, M2I_ET_U8, SHAPE (1, 4, 4, 1), buf, FALSE);
   kt_input (t, M2I_ET_U8, SHAPE (1, 2, 2, 1), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "or 3 (separate planes), has 2");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_i420_to_rgb, "opset8");
+  t = kt_new (&ir_kernel_i420_to_rgb, "opset8");
   kt_input (t, M2I_ET_U8, SHAPE (1, 4, 4, 1), buf, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (1, 2, 2, 1), buf, FALSE);
   kt_input (t, M2I_ET_U8, SHAPE (1, 2, 2, 1), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "U plane (input 1) is f32");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_nv12_to_rgb, "opset8");
+  t = kt_new (&ir_kernel_nv12_to_rgb, "opset8");
   kt_input (t, M2I_ET_I32, SHAPE (1, 6, 4, 1), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "element type i32");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_nv12_to_rgb, "opset8");
+  t = kt_new (&ir_kernel_nv12_to_rgb, "opset8");
   kt_input (t, M2I_ET_U8, SHAPE (1, 6, 4, 3), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "one channel");
   kt_free (t);
@@ -175,7 +175,7 @@ test_fake_quantize (void)
 {
   KtArray *a[6] = { kt_load ("fq_x"), kt_load ("fq_il"), kt_load ("fq_ih"), kt_load ("fq_ol"),
     kt_load ("fq_oh"), kt_load ("fq_y") };
-  KTest *t = kt_new (&m2i_kernel_fake_quantize, "opset1");
+  KTest *t = kt_new (&ir_kernel_fake_quantize, "opset1");
   kt_attr (t, "levels", "255");
   for (gint i = 0; i < 5; i++)
     kt_input (t, a[i]->type, a[i]->shape, a[i]->data, i > 0);
@@ -191,7 +191,7 @@ test_fake_quantize (void)
    * = 0 → 0, 0.75 → round(1.5) = 2 → 1. */
   static const float x[] = { -0.5f, 0.0f, 0.25f, 0.75f, 2.0f };
   static const float zero[] = { 0 }, one[] = { 1 }, mone[] = { -1 };
-  t = kt_new (&m2i_kernel_fake_quantize, "opset1");
+  t = kt_new (&ir_kernel_fake_quantize, "opset1");
   kt_attr (t, "levels", "2");
   kt_input (t, M2I_ET_F32, SHAPE (5), x, FALSE);
   kt_input (t, M2I_ET_F32, SCALAR, zero, TRUE);
@@ -203,7 +203,7 @@ test_fake_quantize (void)
   kt_assert_close ("binarization", kt_out_f32 (t, 0), bin, 5, 0, 0);
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_fake_quantize, "opset1");
+  t = kt_new (&ir_kernel_fake_quantize, "opset1");
   kt_attr (t, "levels", "3");
   kt_attr (t, "auto_broadcast", "numpy");
   kt_input (t, M2I_ET_F32, SHAPE (5), x, FALSE);
@@ -217,14 +217,14 @@ test_fake_quantize (void)
   kt_free (t);
 
   static float buf[64];
-  t = kt_new (&m2i_kernel_fake_quantize, "opset1");
+  t = kt_new (&ir_kernel_fake_quantize, "opset1");
   kt_attr (t, "levels", "1");
   for (gint i = 0; i < 5; i++)
     kt_input (t, M2I_ET_F32, SHAPE (2), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "levels");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_fake_quantize, "opset1");
+  t = kt_new (&ir_kernel_fake_quantize, "opset1");
   kt_attr (t, "levels", "256");
   kt_input (t, M2I_ET_F32, SHAPE (2, 3), buf, FALSE);
   for (gint i = 0; i < 4; i++)
@@ -232,7 +232,7 @@ test_fake_quantize (void)
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "output_low (input 3) has shape [2]");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_fake_quantize, "opset1");
+  t = kt_new (&ir_kernel_fake_quantize, "opset1");
   kt_attr (t, "levels", "256");
   kt_attr (t, "auto_broadcast", "none");
   kt_input (t, M2I_ET_F32, SHAPE (2, 3), buf, FALSE);

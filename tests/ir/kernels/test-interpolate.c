@@ -12,7 +12,7 @@ static KTest *
 interp_new (const char *version, const KtArray *x, const char *mode, const gint64 *sizes,
     const gint64 *axes, gint n_axes)
 {
-  KTest *t = kt_new (&m2i_kernel_interpolate, version);
+  KTest *t = kt_new (&ir_kernel_interpolate, version);
   kt_attr (t, "mode", mode);
   kt_attr (t, "shape_calculation_mode", "sizes");
   kt_input (t, x->type, x->shape, x->data, FALSE);
@@ -32,8 +32,8 @@ run_compare (KTest *t, const char *want_name, double tol)
   KtArray *y = kt_load (want_name);
   kt_run (t, 1);
   if (!m2i_shape_equal (&t->outputs[0].shape, &y->shape))
-    g_error ("%s: shape %s, expected %s", want_name, m2i_k_shape_str (&t->outputs[0].shape, 0),
-        m2i_k_shape_str (&y->shape, 1));
+    g_error ("%s: shape %s, expected %s", want_name, ir_k_shape_str (&t->outputs[0].shape, 0),
+        ir_k_shape_str (&y->shape, 1));
   kt_assert_close (want_name, kt_out_f32 (t, 0), y->data, m2i_shape_numel (&y->shape), tol, tol);
   kt_array_free (y);
   kt_free (t);
@@ -86,7 +86,7 @@ test_torch (void)
 
   /* Interpolate-1: linear + align_corners on NCHW → linear_onnx with
    * align_corners; nearest → "simple" rounding, asymmetric coordinates. */
-  t = kt_new (&m2i_kernel_interpolate, "opset1");
+  t = kt_new (&ir_kernel_interpolate, "opset1");
   kt_attr (t, "axes", "2,3");
   kt_attr (t, "mode", "linear");
   kt_attr (t, "align_corners", "1");
@@ -96,7 +96,7 @@ test_torch (void)
   kt_input (t, M2I_ET_I64, SHAPE (2), s9x11, TRUE);
   run_compare (t, "interp_torch_bilinear_ac", 1e-6);
 
-  t = kt_new (&m2i_kernel_interpolate, "opset1");
+  t = kt_new (&ir_kernel_interpolate, "opset1");
   kt_attr (t, "axes", "2,3");
   kt_attr (t, "mode", "nearest");
   kt_attr (t, "align_corners", "false");
@@ -149,7 +149,7 @@ test_spec (void)
   /* scales mode with pads on a resized and a plain axis. */
   static const float sc[] = { 1.5f, 0.5f };
   static const gint64 dummy[] = { 1, 1 };
-  t = kt_new (&m2i_kernel_interpolate, "opset4");
+  t = kt_new (&ir_kernel_interpolate, "opset4");
   kt_attr (t, "mode", "linear_onnx");
   kt_attr (t, "shape_calculation_mode", "scales");
   kt_attr (t, "pads_begin", "0,1,0,0");
@@ -374,7 +374,7 @@ test_errors (void)
   kt_free (t);
 
   static const float neg[] = { -1, 2 };
-  t = kt_new (&m2i_kernel_interpolate, "opset11");
+  t = kt_new (&ir_kernel_interpolate, "opset11");
   kt_attr (t, "mode", "nearest");
   kt_attr (t, "shape_calculation_mode", "scales");
   kt_input (t, M2I_ET_F32, x.shape, buf, FALSE);
@@ -383,7 +383,7 @@ test_errors (void)
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "not positive");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_interpolate, "opset1");
+  t = kt_new (&ir_kernel_interpolate, "opset1");
   kt_attr (t, "axes", "2,3");
   kt_attr (t, "mode", "area");
   kt_input (t, M2I_ET_F32, x.shape, buf, FALSE);
@@ -397,7 +397,7 @@ test_errors (void)
   kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "element type i32");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_interpolate, "opset4");
+  t = kt_new (&ir_kernel_interpolate, "opset4");
   kt_attr (t, "mode", "nearest");
   kt_input (t, M2I_ET_F32, x.shape, buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "expects 3 to 4 inputs");

@@ -79,7 +79,7 @@ check_case (const MmCase *c, gboolean const_b, gint threads)
   kt_fill (a, na, (guint32) na + 11, -1, 1);
   kt_fill (b, nb, (guint32) nb + 5, -1, 1);
   M2iShape os = ref_matmul (c, a, b, &want);
-  KTest *t = kt_new (&m2i_kernel_matmul, "opset1");
+  KTest *t = kt_new (&ir_kernel_matmul, "opset1");
   t->ctx.n_threads = threads;
   kt_attr (t, "transpose_a", c->ta ? "true" : "false");
   kt_attr (t, "transpose_b", c->tb ? "True" : "0");
@@ -87,11 +87,11 @@ check_case (const MmCase *c, gboolean const_b, gint threads)
   kt_input (t, M2I_ET_F32, c->b, b, const_b);
   kt_run (t, 1);
   if (!m2i_shape_equal (&t->outputs[0].shape, &os))
-    g_error ("matmul %s x %s: output %s, expected %s", m2i_k_shape_str (&c->a, 0),
-        m2i_k_shape_str (&c->b, 1), m2i_k_shape_str (&t->outputs[0].shape, 2),
-        m2i_k_shape_str (&os, 3));
+    g_error ("matmul %s x %s: output %s, expected %s", ir_k_shape_str (&c->a, 0),
+        ir_k_shape_str (&c->b, 1), ir_k_shape_str (&t->outputs[0].shape, 2),
+        ir_k_shape_str (&os, 3));
   g_autofree gchar *what = g_strdup_printf ("matmul %s%s x %s%s",
-      m2i_k_shape_str (&c->a, 0), c->ta ? "^T" : "", m2i_k_shape_str (&c->b, 1), c->tb ? "^T" : "");
+      ir_k_shape_str (&c->a, 0), c->ta ? "^T" : "", ir_k_shape_str (&c->b, 1), c->tb ? "^T" : "");
   kt_assert_close (what, kt_out_f32 (t, 0), want, m2i_shape_numel (&os), 1e-4, 1e-4);
   kt_free (t);
   g_free (a);
@@ -160,7 +160,7 @@ test_torch_vectors (void)
     g_autofree gchar *bn = g_strdup_printf ("%s_b", cases[i].name);
     g_autofree gchar *yn = g_strdup_printf ("%s_y", cases[i].name);
     KtArray *a = kt_load (an), *b = kt_load (bn), *y = kt_load (yn);
-    KTest *t = kt_new (&m2i_kernel_matmul, "opset1");
+    KTest *t = kt_new (&ir_kernel_matmul, "opset1");
     kt_attr (t, "transpose_a", cases[i].ta ? "true" : "false");
     kt_attr (t, "transpose_b", cases[i].tb ? "true" : "false");
     kt_input (t, a->type, a->shape, a->data, FALSE);
@@ -168,7 +168,7 @@ test_torch_vectors (void)
     kt_run (t, 1);
     if (!m2i_shape_equal (&t->outputs[0].shape, &y->shape))
       g_error ("%s: output %s, torch %s", cases[i].name,
-          m2i_k_shape_str (&t->outputs[0].shape, 0), m2i_k_shape_str (&y->shape, 1));
+          ir_k_shape_str (&t->outputs[0].shape, 0), ir_k_shape_str (&y->shape, 1));
     kt_assert_close (cases[i].name, kt_out_f32 (t, 0), y->data,
         m2i_shape_numel (&y->shape), 1e-5, 1e-5);
     kt_free (t);
@@ -183,7 +183,7 @@ test_integers (void)
 {
   /* [[1,2,3],[4,5,6]] · [[7,8],[9,10],[11,12]] = [[58,64],[139,154]] */
   static const gint32 a32[] = { 1, 2, 3, 4, 5, 6 }, b32[] = { 7, 8, 9, 10, 11, 12 };
-  KTest *t = kt_new (&m2i_kernel_matmul, "opset1");
+  KTest *t = kt_new (&ir_kernel_matmul, "opset1");
   kt_input (t, M2I_ET_I32, SHAPE (2, 3), a32, FALSE);
   kt_input (t, M2I_ET_I32, SHAPE (3, 2), b32, TRUE);
   kt_run (t, 1);
@@ -196,7 +196,7 @@ test_integers (void)
 
   /* transpose_b with i64 and values beyond 32 bits: [3e9, -1] · [[2, 5]]ᵀ */
   static const gint64 a64[] = { 3000000000LL, -1 }, b64[] = { 2, 5 };
-  t = kt_new (&m2i_kernel_matmul, "opset1");
+  t = kt_new (&ir_kernel_matmul, "opset1");
   kt_attr (t, "transpose_b", "true");
   kt_input (t, M2I_ET_I64, SHAPE (1, 2), a64, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (1, 2), b64, FALSE);
@@ -225,26 +225,26 @@ test_fused_bias_relu (void)
     kt_fill (a, na, 51 + i, -1, 1);
     kt_fill (b, nb, 52 + i, -1, 1);
     kt_fill (bias, n, 53 + i, -1, 1);
-    KTest *mm = kt_new (&m2i_kernel_matmul, "opset1");
+    KTest *mm = kt_new (&ir_kernel_matmul, "opset1");
     kt_attr (mm, "transpose_b", cases[i].tb ? "true" : "false");
     kt_input (mm, M2I_ET_F32, cases[i].a, a, FALSE);
     kt_input (mm, M2I_ET_F32, cases[i].b, b, cases[i].const_b);
     kt_run (mm, 1);
     M2iShape os = mm->outputs[0].shape;
-    KTest *add = kt_new (&m2i_kernel_add, "opset1");
+    KTest *add = kt_new (&ir_kernel_add, "opset1");
     kt_input (add, M2I_ET_F32, os, mm->outputs[0].data, FALSE);
     kt_input (add, M2I_ET_F32, SHAPE (n), bias, TRUE);
     kt_run (add, 1);
-    KTest *act = kt_new (&m2i_kernel_relu, "opset1");
+    KTest *act = kt_new (&ir_kernel_relu, "opset1");
     kt_input (act, M2I_ET_F32, os, add->outputs[0].data, FALSE);
     kt_run (act, 1);
-    KTest *fused = kt_new (&m2i_kernel_matmul, "opset1");
+    KTest *fused = kt_new (&ir_kernel_matmul, "opset1");
     kt_attr (fused, "transpose_b", cases[i].tb ? "true" : "false");
     kt_input (fused, M2I_ET_F32, cases[i].a, a, FALSE);
     kt_input (fused, M2I_ET_F32, cases[i].b, b, cases[i].const_b);
     GError *error = NULL;
     g_assert_true (kt_infer (fused, 1, &error));
-    g_assert_true (m2i_k_fuse_bias_relu (&fused->ctx, bias, n, TRUE, &error));
+    g_assert_true (ir_k_fuse_bias_relu (&fused->ctx, bias, n, TRUE, &error));
     g_assert_true (kt_execute (fused, &error));
     gsize bytes = m2i_tensor_nbytes (&act->outputs[0]);
     g_assert_cmpmem (fused->outputs[0].data, bytes, act->outputs[0].data, bytes);
@@ -262,44 +262,44 @@ static void
 test_errors (void)
 {
   static float buf[64];
-  KTest *t = kt_new (&m2i_kernel_matmul, "opset1");
+  KTest *t = kt_new (&ir_kernel_matmul, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (2, 3), buf, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (4, 2), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "inner dimensions differ");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_matmul, "opset1");
+  t = kt_new (&ir_kernel_matmul, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (2, 2, 3), buf, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (3, 3, 2), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "batch axes");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_matmul, "opset1");
+  t = kt_new (&ir_kernel_matmul, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (2, 3), buf, FALSE);
   kt_input (t, M2I_ET_I32, SHAPE (3, 2), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "different element types");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_matmul, "opset1");
+  t = kt_new (&ir_kernel_matmul, "opset1");
   kt_input (t, M2I_ET_U8, SHAPE (2, 3), buf, FALSE);
   kt_input (t, M2I_ET_U8, SHAPE (3, 2), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "element type u8");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_matmul, "opset1");
+  t = kt_new (&ir_kernel_matmul, "opset1");
   kt_input (t, M2I_ET_F32, SCALAR, buf, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (3, 2), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "scalars");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_matmul, "opset1");
+  t = kt_new (&ir_kernel_matmul, "opset1");
   kt_attr (t, "transpose_a", "yes");
   kt_input (t, M2I_ET_F32, SHAPE (2, 3), buf, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (3, 2), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_MALFORMED, "transpose_a");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_matmul, "opset1");
+  t = kt_new (&ir_kernel_matmul, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (2, 3), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "expects 2 inputs, has 1");
   kt_free (t);

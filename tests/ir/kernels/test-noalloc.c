@@ -60,18 +60,18 @@ if (ALLOC_COUNT_SANITIZED) {
     return;
   }
   kt_fill (fbuf, G_N_ELEMENTS (fbuf), 5, 0.01f, 1);
-  const M2iOpKernel *cv = &m2i_kernel_convolution;
+  const M2iOpKernel *cv = &ir_kernel_convolution;
   check (conv (cv, SHAPE (1, 64, 56, 56), SHAPE (64, 64, 3, 3), "1,1", "1,1"), 1,
       "conv 3x3 (Winograd)");
   check (conv (cv, SHAPE (1, 64, 14, 14), SHAPE (256, 64, 3, 3), "1,1", "1,1"), 1,
       "conv 3x3 (Winograd, a tail tile)");
-  m2i_winograd_set_enabled (FALSE);
+  ir_winograd_set_enabled (FALSE);
   check (conv (cv, SHAPE (1, 64, 56, 56), SHAPE (64, 64, 3, 3), "1,1", "1,1"), 1,
       "conv 3x3 (direct)");
-  m2i_winograd_set_enabled (TRUE);
+  ir_winograd_set_enabled (TRUE);
   check (conv (cv, SHAPE (1, 64, 28, 28), SHAPE (128, 64, 1, 1), "1,1", "0,0"), 1, "conv 1x1");
   check (conv (cv, SHAPE (1, 3, 57, 57), SHAPE (64, 3, 3, 3), "2,2", "0,0"), 1, "conv s2");
-  check (conv (&m2i_kernel_group_convolution, SHAPE (1, 32, 40, 40), SHAPE (32, 1, 1, 3, 3),
+  check (conv (&ir_kernel_group_convolution, SHAPE (1, 32, 40, 40), SHAPE (32, 1, 1, 3, 3),
       "2,2", "1,1"), 1, "depthwise");
   KTest *t = conv (cv, SHAPE (1, 16, 20, 20), SHAPE (24, 16, 3, 3), "1,1", "1,1");
   t->input_const[1] = FALSE;
@@ -79,19 +79,19 @@ if (ALLOC_COUNT_SANITIZED) {
 
   static const gint64 axes23[] = { 2, 3 }, sizes[] = { 37, 41 }, grid[] = { 10, 17 };
   static const gint64 img[] = { 160, 272 };
-  t = kt_new (&m2i_kernel_matmul, "opset1");
+  t = kt_new (&ir_kernel_matmul, "opset1");
   kt_attr (t, "transpose_b", "true");
   kt_input (t, M2I_ET_F32, SHAPE (1, 3136), fbuf, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (128, 3136), fbuf, TRUE);
   check (t, 1, "fully connected");
-  t = kt_new (&m2i_kernel_matmul, "opset1");
+  t = kt_new (&ir_kernel_matmul, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (2, 64, 100), fbuf, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (100, 90), fbuf, FALSE);
   check (t, 1, "batched matmul");
 
   static const char *const pools[] = { "opset1", "opset8" };
   for (gint v = 0; v < 2; v++) {
-    t = unary (&m2i_kernel_max_pool, pools[v], SHAPE (1, 64, 57, 57));
+    t = unary (&ir_kernel_max_pool, pools[v], SHAPE (1, 64, 57, 57));
     kt_attr (t, "kernel", "3,3");
     kt_attr (t, "strides", "2,2");
     kt_attr (t, "pads_begin", "0,0");
@@ -99,37 +99,37 @@ if (ALLOC_COUNT_SANITIZED) {
     kt_attr (t, "rounding_type", "ceil");
     check (t, v + 1, "max pool");
   }
-  t = unary (&m2i_kernel_avg_pool, "opset1", SHAPE (1, 16, 20, 20));
+  t = unary (&ir_kernel_avg_pool, "opset1", SHAPE (1, 16, 20, 20));
   kt_attr (t, "kernel", "3,3");
   kt_attr (t, "strides", "2,2");
   kt_attr (t, "pads_begin", "1,1");
   kt_attr (t, "pads_end", "1,1");
   check (t, 1, "avg pool");
 
-  const M2iOpKernel *bins[] = { &m2i_kernel_add, &m2i_kernel_divide };
+  const M2iOpKernel *bins[] = { &ir_kernel_add, &ir_kernel_divide };
   for (guint i = 0; i < G_N_ELEMENTS (bins); i++) {
     t = unary (bins[i], "opset1", SHAPE (1, 64, 56, 56));
     kt_input (t, M2I_ET_F32, SHAPE (1, 64, 1, 1), fbuf, TRUE);
     check (t, 1, bins[i]->type);
   }
-  const M2iOpKernel *acts[] = { &m2i_kernel_relu, &m2i_kernel_sigmoid, &m2i_kernel_exp,
-    &m2i_kernel_clamp };
+  const M2iOpKernel *acts[] = { &ir_kernel_relu, &ir_kernel_sigmoid, &ir_kernel_exp,
+    &ir_kernel_clamp };
   for (guint i = 0; i < G_N_ELEMENTS (acts); i++) {
     t = unary (acts[i], "opset1", SHAPE (1, 64, 56, 56));
     kt_attr (t, "min", "0");
     kt_attr (t, "max", "6");
     check (t, 1, acts[i]->type);
   }
-  t = unary (&m2i_kernel_prelu, "opset1", SHAPE (1, 64, 56, 56));
+  t = unary (&ir_kernel_prelu, "opset1", SHAPE (1, 64, 56, 56));
   kt_input (t, M2I_ET_F32, SHAPE (64), fbuf, TRUE);
   check (t, 1, "prelu");
 
-  t = unary (&m2i_kernel_reduce_mean, "opset1", SHAPE (1, 1000, 14, 14));
+  t = unary (&ir_kernel_reduce_mean, "opset1", SHAPE (1, 1000, 14, 14));
   kt_input (t, M2I_ET_I64, SHAPE (2), axes23, TRUE);
   check (t, 1, "reduce mean");
-  t = unary (&m2i_kernel_softmax, "opset8", SHAPE (1, 1000, 4, 4));
+  t = unary (&ir_kernel_softmax, "opset8", SHAPE (1, 1000, 4, 4));
   check (t, 1, "softmax");
-  t = unary (&m2i_kernel_batch_norm, "opset5", SHAPE (1, 8, 30, 30));
+  t = unary (&ir_kernel_batch_norm, "opset5", SHAPE (1, 8, 30, 30));
   for (gint i = 0; i < 4; i++)
     kt_input (t, M2I_ET_F32, SHAPE (8), fbuf, TRUE);
   kt_attr (t, "epsilon", "0.001");
@@ -137,7 +137,7 @@ if (ALLOC_COUNT_SANITIZED) {
 
   static const char *const modes[] = { "linear", "cubic", "nearest", "bilinear_pillow" };
   for (guint i = 0; i < G_N_ELEMENTS (modes); i++) {
-    t = unary (&m2i_kernel_interpolate, "opset11", SHAPE (1, 3, 50, 60));
+    t = unary (&ir_kernel_interpolate, "opset11", SHAPE (1, 3, 50, 60));
     kt_attr (t, "mode", modes[i]);
     kt_attr (t, "shape_calculation_mode", "sizes");
     kt_attr (t, "antialias", "true");
@@ -146,17 +146,17 @@ if (ALLOC_COUNT_SANITIZED) {
     check (t, 1, modes[i]);
   }
   static guint8 yuv[96 * 64 * 3 / 2];
-  t = kt_new (&m2i_kernel_i420_to_bgr, "opset8");
+  t = kt_new (&ir_kernel_i420_to_bgr, "opset8");
   kt_input (t, M2I_ET_U8, SHAPE (1, 96, 64, 1), yuv, FALSE);
   check (t, 1, "i420");
 
-  t = unary (&m2i_kernel_fake_quantize, "opset1", SHAPE (1, 8, 20, 20));
+  t = unary (&ir_kernel_fake_quantize, "opset1", SHAPE (1, 8, 20, 20));
   for (gint i = 0; i < 4; i++)
     kt_input (t, M2I_ET_F32, SHAPE (1, 8, 1, 1), fbuf + i * 8, TRUE);
   kt_attr (t, "levels", "256");
   check (t, 1, "fake quantize");
 
-  t = kt_new (&m2i_kernel_prior_box_clustered, "opset1");
+  t = kt_new (&ir_kernel_prior_box_clustered, "opset1");
   kt_attr (t, "width", "10,20,30");
   kt_attr (t, "height", "15,25,35");
   kt_attr (t, "offset", "0.5");
@@ -166,7 +166,7 @@ if (ALLOC_COUNT_SANITIZED) {
   check (t, 1, "prior box clustered");
 
   /* person-detection-retail-0013's head: 8160 priors, 2 classes. */
-  t = kt_new (&m2i_kernel_detection_output, "opset1");
+  t = kt_new (&ir_kernel_detection_output, "opset1");
   kt_attr (t, "num_classes", "2");
   kt_attr (t, "keep_top_k", "200");
   kt_attr (t, "top_k", "400");
@@ -178,6 +178,131 @@ if (ALLOC_COUNT_SANITIZED) {
   kt_input (t, M2I_ET_F32, SHAPE (1, 8160 * 2), fbuf, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (1, 2, 8160 * 4), fbuf, TRUE);
   check (t, 1, "detection output");
+}
+
+/* Issue 15's kernels: data movement, transposed convolution, selection,
+ * detection, recurrent. */
+static void
+test_issue15_kernels (void)
+{
+  if (ALLOC_COUNT_SANITIZED) {
+    g_test_skip ("malloc belongs to the sanitizer");
+    return;
+  }
+  kt_fill (fbuf, G_N_ELEMENTS (fbuf), 6, 0.01f, 1);
+  static gint64 idx[4096];
+  for (gint i = 0; i < 4096; i++)
+    idx[i] = (i * 7) % 10 - 5;
+  static const gint64 axis1[] = { 1 }, axis0[] = { 0 }, k[] = { 100 }, grid[] = { 19, 19 },
+      img[] = { 300, 300 }, max_out[] = { 50 }, len[] = { 20 };
+  static const float iou[] = { 0.5f }, thr[] = { 0.3f }, im_info[] = { 240, 320, 1 };
+  static const gint32 bidx[64] = { 0 };
+
+  KTest *t = kt_new (m2i_op_registry_lookup (m2i_op_registry_get_default (), "Gather",
+          "opset8"), "opset8");
+  kt_input (t, M2I_ET_F32, SHAPE (4, 10, 64), fbuf, FALSE);
+  kt_input (t, M2I_ET_I64, SHAPE (300), idx, FALSE);
+  kt_input (t, M2I_ET_I64, SCALAR, axis1, TRUE);
+  check (t, 1, "gather");
+  t = kt_new (&ir_kernel_gather_nd, "opset8");
+  kt_attr (t, "batch_dims", "1");
+  static gint64 nd_idx[64];
+  kt_input (t, M2I_ET_F32, SHAPE (4, 10, 64), fbuf, FALSE);
+  kt_input (t, M2I_ET_I64, SHAPE (4, 8, 1), nd_idx, FALSE);
+  check (t, 1, "gathernd");
+  t = kt_new (&ir_kernel_scatter_elements_update, "opset12");
+  kt_attr (t, "reduction", "mean");
+  kt_attr (t, "use_init_val", "false");
+  kt_input (t, M2I_ET_F32, SHAPE (10, 64), fbuf, FALSE);
+  kt_input (t, M2I_ET_I64, SHAPE (20, 64), idx, FALSE);
+  kt_input (t, M2I_ET_F32, SHAPE (20, 64), fbuf, FALSE);
+  kt_input (t, M2I_ET_I64, SCALAR, axis0, TRUE);
+  check (t, 1, "scatter elements (mean)");
+  t = unary (&ir_kernel_depth_to_space, "opset1", SHAPE (1, 64, 32, 32));
+  kt_attr (t, "block_size", "2");
+  kt_attr (t, "mode", "depth_first");
+  check (t, 1, "depth to space");
+  t = kt_new (&ir_kernel_convolution_backprop_data, "opset1");
+  kt_attr (t, "strides", "2,2");
+  kt_attr (t, "pads_begin", "1,1");
+  kt_attr (t, "pads_end", "1,1");
+  kt_input (t, M2I_ET_F32, SHAPE (1, 32, 20, 20), fbuf, FALSE);
+  kt_input (t, M2I_ET_F32, SHAPE (32, 16, 4, 4), fbuf, TRUE);
+  check (t, 1, "convolution backprop data");
+  t = unary (&ir_kernel_topk, "opset11", SHAPE (1, 8400));
+  kt_input (t, M2I_ET_I64, SCALAR, k, TRUE);
+  kt_attr (t, "axis", "1");
+  kt_attr (t, "mode", "max");
+  kt_attr (t, "sort", "value");
+  check (t, 2, "topk");
+  t = kt_new (&ir_kernel_non_max_suppression, "opset9");
+  kt_input (t, M2I_ET_F32, SHAPE (1, 2000, 4), fbuf, FALSE);
+  kt_input (t, M2I_ET_F32, SHAPE (1, 10, 2000), fbuf, FALSE);
+  kt_input (t, M2I_ET_I64, SCALAR, max_out, TRUE);
+  kt_input (t, M2I_ET_F32, SCALAR, iou, TRUE);
+  kt_input (t, M2I_ET_F32, SCALAR, thr, TRUE);
+  check (t, 3, "non max suppression");
+  t = kt_new (&ir_kernel_prior_box, "opset8");
+  kt_attr (t, "min_size", "60");
+  kt_attr (t, "max_size", "111");
+  kt_attr (t, "aspect_ratio", "2,3");
+  kt_attr (t, "flip", "1");
+  kt_attr (t, "step", "16");
+  kt_attr (t, "offset", "0.5");
+  kt_input (t, M2I_ET_I64, SHAPE (2), grid, TRUE);
+  kt_input (t, M2I_ET_I64, SHAPE (2), img, FALSE);
+  check (t, 1, "prior box");
+  t = unary (&ir_kernel_region_yolo, "opset1", SHAPE (1, 255, 13, 13));
+  kt_attr (t, "classes", "80");
+  kt_attr (t, "coords", "4");
+  kt_attr (t, "num", "9");
+  kt_attr (t, "mask", "0,1,2");
+  kt_attr (t, "do_softmax", "0");
+  check (t, 1, "region yolo");
+  t = kt_new (&ir_kernel_proposal, "opset4");
+  kt_attr (t, "base_size", "16");
+  kt_attr (t, "pre_nms_topn", "600");
+  kt_attr (t, "post_nms_topn", "100");
+  kt_attr (t, "nms_thresh", "0.7");
+  kt_attr (t, "feat_stride", "16");
+  kt_attr (t, "min_size", "16");
+  kt_attr (t, "ratio", "0.5,1,2");
+  kt_attr (t, "scale", "8,16,32");
+  kt_input (t, M2I_ET_F32, SHAPE (1, 18, 15, 20), fbuf, FALSE);
+  kt_input (t, M2I_ET_F32, SHAPE (1, 36, 15, 20), fbuf, FALSE);
+  kt_input (t, M2I_ET_F32, SHAPE (3), im_info, FALSE);
+  check (t, 2, "proposal");
+  t = kt_new (&ir_kernel_roi_align, "opset9");
+  kt_attr (t, "pooled_h", "7");
+  kt_attr (t, "pooled_w", "7");
+  kt_attr (t, "sampling_ratio", "2");
+  kt_attr (t, "spatial_scale", "0.0625");
+  kt_attr (t, "mode", "avg");
+  kt_input (t, M2I_ET_F32, SHAPE (1, 16, 20, 20), fbuf, FALSE);
+  kt_input (t, M2I_ET_F32, SHAPE (64, 4), fbuf, FALSE);
+  kt_input (t, M2I_ET_I32, SHAPE (64), bidx, FALSE);
+  check (t, 1, "roi align");
+  t = kt_new (&ir_kernel_lstm_sequence, "opset5");
+  kt_attr (t, "hidden_size", "64");
+  kt_attr (t, "direction", "bidirectional");
+  kt_input (t, M2I_ET_F32, SHAPE (1, 20, 32), fbuf, FALSE);
+  kt_input (t, M2I_ET_F32, SHAPE (1, 2, 64), fbuf, FALSE);
+  kt_input (t, M2I_ET_F32, SHAPE (1, 2, 64), fbuf, FALSE);
+  kt_input (t, M2I_ET_I64, SHAPE (1), len, FALSE);
+  kt_input (t, M2I_ET_F32, SHAPE (2, 256, 32), fbuf, TRUE);
+  kt_input (t, M2I_ET_F32, SHAPE (2, 256, 64), fbuf, TRUE);
+  kt_input (t, M2I_ET_F32, SHAPE (2, 256), fbuf, TRUE);
+  check (t, 3, "lstm sequence");
+  t = kt_new (&ir_kernel_gru_sequence, "opset5");
+  kt_attr (t, "hidden_size", "64");
+  kt_attr (t, "direction", "forward");
+  kt_input (t, M2I_ET_F32, SHAPE (1, 20, 32), fbuf, FALSE);
+  kt_input (t, M2I_ET_F32, SHAPE (1, 1, 64), fbuf, FALSE);
+  kt_input (t, M2I_ET_I64, SHAPE (1), len, FALSE);
+  kt_input (t, M2I_ET_F32, SHAPE (1, 192, 32), fbuf, FALSE);
+  kt_input (t, M2I_ET_F32, SHAPE (1, 192, 64), fbuf, FALSE);
+  kt_input (t, M2I_ET_F32, SHAPE (1, 192), fbuf, FALSE);
+  check (t, 2, "gru sequence, weights at run time");
 }
 
 static void
@@ -197,5 +322,6 @@ main (int argc, char **argv)
   for (gint i = 0; i < 200; i++)
     m2i_parallel_for (8, 8, 1, spin, NULL);
   g_test_add_func ("/kernels/no-allocation", test_kernels);
+  g_test_add_func ("/kernels/no-allocation/issue15", test_issue15_kernels);
   return g_test_run ();
 }

@@ -6,7 +6,7 @@
 static KTest *
 reduce_new (const KtArray *x, const gint64 *axes, gint n_axes, gboolean keep)
 {
-  KTest *t = kt_new (&m2i_kernel_reduce_mean, "opset1");
+  KTest *t = kt_new (&ir_kernel_reduce_mean, "opset1");
   kt_attr (t, "keep_dims", keep ? "true" : "false");
   kt_input (t, x->type, x->shape, x->data, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (n_axes), axes, TRUE);
@@ -33,7 +33,7 @@ test_reduce_mean (void)
     kt_run (t, 1);
     if (!m2i_shape_equal (&t->outputs[0].shape, &y->shape))
       g_error ("%s: shape %s, torch %s", cases[i].name,
-          m2i_k_shape_str (&t->outputs[0].shape, 0), m2i_k_shape_str (&y->shape, 1));
+          ir_k_shape_str (&t->outputs[0].shape, 0), ir_k_shape_str (&y->shape, 1));
     kt_assert_close (cases[i].name, kt_out_f32 (t, 0), y->data, m2i_shape_numel (&y->shape),
         1e-6, 1e-6);
     kt_free (t);
@@ -83,7 +83,7 @@ test_reduce_mean (void)
    * axis 1 → 7/3 = 2, -7/3 = -2. */
   static const gint32 xi[] = { 1, 2, 4, -1, -2, -4 };
   static const gint32 ax32[] = { 1 };
-  t = kt_new (&m2i_kernel_reduce_mean, "opset1");
+  t = kt_new (&ir_kernel_reduce_mean, "opset1");
   kt_input (t, M2I_ET_I32, SHAPE (2, 3), xi, FALSE);
   kt_input (t, M2I_ET_I32, SHAPE (1), ax32, TRUE);
   kt_run (t, 1);
@@ -93,7 +93,7 @@ test_reduce_mean (void)
 
   static const gint64 xl[] = { 5000000000LL, 7000000000LL };
   static const gint64 ax0[] = { 0 };
-  t = kt_new (&m2i_kernel_reduce_mean, "opset1");
+  t = kt_new (&ir_kernel_reduce_mean, "opset1");
   kt_attr (t, "keep_dims", "True");
   kt_input (t, M2I_ET_I64, SHAPE (2), xl, FALSE);
   kt_input (t, M2I_ET_I64, SCALAR, ax0, TRUE);
@@ -106,7 +106,7 @@ test_reduce_mean (void)
   float *big = g_new (float, 1000 * 196);
   kt_fill (big, 1000 * 196, 2, 0, 1);
   static const gint64 hw[] = { 2, 3 };
-  t = kt_new (&m2i_kernel_reduce_mean, "opset1");
+  t = kt_new (&ir_kernel_reduce_mean, "opset1");
   kt_attr (t, "keep_dims", "True");
   kt_input (t, M2I_ET_F32, SHAPE (1, 1000, 14, 14), big, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (2), hw, TRUE);
@@ -133,7 +133,7 @@ test_softmax (void)
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     KtArray *y = kt_load (cases[i].name);
-    KTest *t = kt_new (&m2i_kernel_softmax, cases[i].version);
+    KTest *t = kt_new (&ir_kernel_softmax, cases[i].version);
     if (cases[i].axis)
       kt_attr (t, "axis", cases[i].axis);
     kt_input (t, x->type, x->shape, x->data, FALSE);
@@ -147,7 +147,7 @@ test_softmax (void)
 
   /* Large inputs do not overflow: softmax([1000, 1000]) = [0.5, 0.5]. */
   static const float big[] = { 1000, 1000, -1000, 0 };
-  KTest *t = kt_new (&m2i_kernel_softmax, "opset8");
+  KTest *t = kt_new (&ir_kernel_softmax, "opset8");
   kt_attr (t, "axis", "-1");
   kt_input (t, M2I_ET_F32, SHAPE (2, 2), big, FALSE);
   kt_run (t, 1);
@@ -164,7 +164,7 @@ test_batch_norm (void)
   KtArray *p[4] = { kt_load ("bn_gamma"), kt_load ("bn_beta"), kt_load ("bn_mean"),
     kt_load ("bn_var") };
   for (gint v5 = 0; v5 < 2; v5++) {
-    KTest *t = kt_new (&m2i_kernel_batch_norm, v5 ? "opset5" : "opset1");
+    KTest *t = kt_new (&ir_kernel_batch_norm, v5 ? "opset5" : "opset1");
     kt_attr (t, "epsilon", "0.001");
     if (v5)
       kt_input (t, x->type, x->shape, x->data, FALSE);
@@ -190,42 +190,42 @@ test_errors (void)
 {
   static float buf[64];
   static const gint64 ax[] = { 5 };
-  KTest *t = kt_new (&m2i_kernel_reduce_mean, "opset1");
+  KTest *t = kt_new (&ir_kernel_reduce_mean, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (2, 3), buf, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (1), ax, TRUE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "axis 5 is out of range");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_reduce_mean, "opset1");
+  t = kt_new (&ir_kernel_reduce_mean, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (2, 3), buf, FALSE);
   kt_input (t, M2I_ET_I64, SHAPE (1), ax, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "must be a constant");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_reduce_mean, "opset1");
+  t = kt_new (&ir_kernel_reduce_mean, "opset1");
   kt_input (t, M2I_ET_F32, SHAPE (2, 3), buf, FALSE);
   kt_input (t, M2I_ET_F32, SHAPE (1), buf, TRUE);
   kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "integer type");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_softmax, "opset1");
+  t = kt_new (&ir_kernel_softmax, "opset1");
   kt_attr (t, "axis", "-1");
   kt_input (t, M2I_ET_F32, SHAPE (2, 3), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "out of range [0, 1]");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_softmax, "opset8");
+  t = kt_new (&ir_kernel_softmax, "opset8");
   kt_attr (t, "axis", "-3");
   kt_input (t, M2I_ET_F32, SHAPE (2, 3), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "out of range [-2, 1]");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_softmax, "opset8");
+  t = kt_new (&ir_kernel_softmax, "opset8");
   kt_input (t, M2I_ET_I32, SHAPE (2, 3), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "element type i32");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_batch_norm, "opset5");
+  t = kt_new (&ir_kernel_batch_norm, "opset5");
   kt_attr (t, "epsilon", "0.001");
   kt_input (t, M2I_ET_F32, SHAPE (1, 4, 2, 2), buf, FALSE);
   for (gint i = 0; i < 4; i++)
@@ -234,7 +234,7 @@ test_errors (void)
   kt_free (t);
 
   /* opset1 order: the data is input 2, so a [4] tensor first is gamma. */
-  t = kt_new (&m2i_kernel_batch_norm, "opset1");
+  t = kt_new (&ir_kernel_batch_norm, "opset1");
   kt_attr (t, "epsilon", "0.001");
   kt_input (t, M2I_ET_F32, SHAPE (1, 4, 2, 2), buf, FALSE);
   for (gint i = 0; i < 4; i++)
@@ -242,7 +242,7 @@ test_errors (void)
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "expected rank 2 to 8");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_batch_norm, "opset5");
+  t = kt_new (&ir_kernel_batch_norm, "opset5");
   kt_input (t, M2I_ET_F32, SHAPE (1, 4, 2, 2), buf, FALSE);
   for (gint i = 0; i < 4; i++)
     kt_input (t, M2I_ET_F32, SHAPE (4), buf, TRUE);

@@ -45,7 +45,7 @@ test_spec_examples (void)
   /* 1: explicit pads 1, kernel 2, stride 1. The spec prints -6 (index 5)
    * at row 1, column 3, but that window covers rows 0..1, columns 2..3,
    * i.e. 3 and -6: the maximum is 3 at index 2 (torch.max_pool2d agrees). */
-  t = pool_new (&m2i_kernel_max_pool, "opset8", "2,2", "1,1", "1,1", "1,1");
+  t = pool_new (&ir_kernel_max_pool, "opset8", "2,2", "1,1", "1,1", "1,1");
   kt_input (t, M2I_ET_F32, SHAPE (1, 1, 3, 3), x33, FALSE);
   kt_run (t, 2);
   {
@@ -57,7 +57,7 @@ test_spec_examples (void)
 
   /* 2: 1-D, valid */
   static const float x7[] = { -1, 2, 3, 5, -7, 9, 1 };
-  t = pool_new (&m2i_kernel_max_pool, "opset8", "3", "1", NULL, NULL);
+  t = pool_new (&ir_kernel_max_pool, "opset8", "3", "1", NULL, NULL);
   kt_attr (t, "auto_pad", "valid");
   kt_input (t, M2I_ET_F32, SHAPE (1, 1, 7), x7, FALSE);
   kt_run (t, 2);
@@ -69,7 +69,7 @@ test_spec_examples (void)
   kt_free (t);
 
   /* 3: same_lower */
-  t = pool_new (&m2i_kernel_max_pool, "opset8", "2,2", "1,1", NULL, NULL);
+  t = pool_new (&ir_kernel_max_pool, "opset8", "2,2", "1,1", NULL, NULL);
   kt_attr (t, "auto_pad", "same_lower");
   kt_input (t, M2I_ET_F32, SHAPE (1, 1, 3, 3), x33, FALSE);
   kt_run (t, 2);
@@ -82,7 +82,7 @@ test_spec_examples (void)
 
   /* 4: same_upper on two channels, indices from axis 0 */
   static const float x233[] = { -1, 2, 3, 4, 5, -6, -7, 8, 9, 2, -1, 5, 6, -7, 1, 8, 2, -3 };
-  t = pool_new (&m2i_kernel_max_pool, "opset8", "2,2", "1,1", NULL, NULL);
+  t = pool_new (&ir_kernel_max_pool, "opset8", "2,2", "1,1", NULL, NULL);
   kt_attr (t, "auto_pad", "same_upper");
   kt_input (t, M2I_ET_F32, SHAPE (1, 2, 3, 3), x233, FALSE);
   kt_run (t, 2);
@@ -94,7 +94,7 @@ test_spec_examples (void)
   kt_free (t);
 
   /* 5: valid with ceil rounding, stride 2 */
-  t = pool_new (&m2i_kernel_max_pool, "opset8", "2,2", "2,2", NULL, NULL);
+  t = pool_new (&ir_kernel_max_pool, "opset8", "2,2", "2,2", NULL, NULL);
   kt_attr (t, "auto_pad", "valid");
   kt_attr (t, "rounding_type", "ceil");
   kt_input (t, M2I_ET_F32, SHAPE (1, 1, 3, 3), x33, FALSE);
@@ -108,7 +108,7 @@ test_spec_examples (void)
 
   /* 6: dilations 2 with pads 1 */
   static const float x19[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
-  t = pool_new (&m2i_kernel_max_pool, "opset8", "2,2", "1,1", "1,1", "1,1");
+  t = pool_new (&ir_kernel_max_pool, "opset8", "2,2", "1,1", "1,1", "1,1");
   kt_attr (t, "dilations", "2,2");
   kt_input (t, M2I_ET_F32, SHAPE (1, 1, 3, 3), x19, FALSE);
   kt_run (t, 2);
@@ -121,7 +121,7 @@ test_spec_examples (void)
 
   /* 7: axis 2, i32 indices */
   static const float x18[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18 };
-  t = pool_new (&m2i_kernel_max_pool, "opset8", "2,2", "1,1", "0,0", "0,0");
+  t = pool_new (&ir_kernel_max_pool, "opset8", "2,2", "1,1", "0,0", "0,0");
   kt_attr (t, "axis", "2");
   kt_attr (t, "index_element_type", "i32");
   kt_input (t, M2I_ET_F32, SHAPE (1, 2, 3, 3), x18, FALSE);
@@ -154,7 +154,7 @@ test_max_vectors (void)
     for (gint v8 = 0; v8 < 2; v8++) {
       if (!v8 && strcmp (cases[c].dil, "1,1"))
         continue;                       /* MaxPool-1 has no dilations */
-      KTest *t = pool_new (&m2i_kernel_max_pool, v8 ? "opset8" : "opset1", cases[c].kernel,
+      KTest *t = pool_new (&ir_kernel_max_pool, v8 ? "opset8" : "opset1", cases[c].kernel,
           cases[c].strides, cases[c].pb, cases[c].pe);
       kt_attr (t, "rounding_type", cases[c].ceil ? "ceil" : "floor");
       if (v8) {
@@ -173,7 +173,7 @@ test_max_vectors (void)
   }
   /* Default axis 0: indices over the whole tensor. */
   KtArray *idx = kt_load ("maxpool_axis0_idx");
-  KTest *t = pool_new (&m2i_kernel_max_pool, "opset8", "2,2", "2,2", "0,0", "0,0");
+  KTest *t = pool_new (&ir_kernel_max_pool, "opset8", "2,2", "2,2", "0,0", "0,0");
   kt_input (t, x->type, x->shape, x->data, FALSE);
   kt_run (t, 2);
   const gint64 *got = t->outputs[1].data;
@@ -200,7 +200,7 @@ test_avg_vectors (void)
   for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
     g_autofree gchar *yn = g_strdup_printf ("%s_y", cases[c].name);
     KtArray *y = kt_load (yn);
-    KTest *t = pool_new (&m2i_kernel_avg_pool, "opset1", cases[c].kernel, cases[c].strides,
+    KTest *t = pool_new (&ir_kernel_avg_pool, "opset1", cases[c].kernel, cases[c].strides,
         cases[c].pb, cases[c].pe);
     kt_attr (t, "rounding_type", cases[c].ceil ? "ceil" : "floor");
     kt_attr (t, "exclude-pad", cases[c].exclude ? "true" : "false");
@@ -221,13 +221,13 @@ test_other_ranks_types (void)
 {
   /* A 2×2×2 cube of 1..8 and the global 2×2×2 window. */
   static const float cube[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
-  KTest *t = pool_new (&m2i_kernel_avg_pool, "opset1", "2,2,2", "1,1,1", "0,0,0", "0,0,0");
+  KTest *t = pool_new (&ir_kernel_avg_pool, "opset1", "2,2,2", "1,1,1", "0,0,0", "0,0,0");
   kt_input (t, M2I_ET_F32, SHAPE (1, 1, 2, 2, 2), cube, FALSE);
   kt_run (t, 1);
   g_assert_cmpfloat (kt_out_f32 (t, 0)[0], ==, 4.5f);
   kt_free (t);
 
-  t = pool_new (&m2i_kernel_max_pool, "opset8", "2,1,2", "1,1,1", "0,0,0", "0,0,0");
+  t = pool_new (&ir_kernel_max_pool, "opset8", "2,1,2", "1,1,1", "0,0,0", "0,0,0");
   kt_input (t, M2I_ET_F32, SHAPE (1, 1, 2, 2, 2), cube, FALSE);
   kt_run (t, 2);
   {
@@ -238,7 +238,7 @@ test_other_ranks_types (void)
   kt_free (t);
 
   static const gint32 xi[] = { 3, -9, 7, 7, 1, 0 };
-  t = pool_new (&m2i_kernel_max_pool, "opset1", "2", "2", "0", "0");
+  t = pool_new (&ir_kernel_max_pool, "opset1", "2", "2", "0", "0");
   kt_input (t, M2I_ET_I32, SHAPE (1, 2, 3), xi, FALSE);
   kt_attr (t, "rounding_type", "ceil");
   kt_run (t, 1);
@@ -250,7 +250,7 @@ test_other_ranks_types (void)
   kt_free (t);
 
   static const guint8 xu[] = { 10, 200, 30, 40 };
-  t = pool_new (&m2i_kernel_max_pool, "opset8", "2", "2", "0", "0");
+  t = pool_new (&ir_kernel_max_pool, "opset8", "2", "2", "0", "0");
   kt_input (t, M2I_ET_U8, SHAPE (1, 1, 4), xu, FALSE);
   kt_run (t, 2);
   const guint8 *yu = t->outputs[0].data;
@@ -261,7 +261,7 @@ test_other_ranks_types (void)
 
   /* NaN and -inf only windows still point at an element of the window. */
   static const float odd[] = { -INFINITY, -INFINITY, NAN, 1 };
-  t = pool_new (&m2i_kernel_max_pool, "opset8", "2", "2", "0", "0");
+  t = pool_new (&ir_kernel_max_pool, "opset8", "2", "2", "0", "0");
   kt_input (t, M2I_ET_F32, SHAPE (1, 1, 4), odd, FALSE);
   kt_run (t, 2);
   g_assert_true (isinf (kt_out_f32 (t, 0)[0]));
@@ -290,7 +290,7 @@ test_large (void)
           }
         want[(ch * oh + i) * ow + j] = m;
       }
-  KTest *t = pool_new (&m2i_kernel_max_pool, "opset1", "3,3", "2,2", "0,0", "0,0");
+  KTest *t = pool_new (&ir_kernel_max_pool, "opset1", "3,3", "2,2", "0,0", "0,0");
   kt_attr (t, "rounding_type", "ceil");
   kt_input (t, M2I_ET_F32, SHAPE (1, c, h, w), x, FALSE);
   kt_run (t, 1);
@@ -299,7 +299,7 @@ test_large (void)
   kt_free (t);
 
   /* MaxPool-8 whose indices output has no memory (nobody reads it). */
-  t = pool_new (&m2i_kernel_max_pool, "opset8", "3,3", "2,2", "0,0", "0,0");
+  t = pool_new (&ir_kernel_max_pool, "opset8", "3,3", "2,2", "0,0", "0,0");
   kt_attr (t, "rounding_type", "ceil");
   kt_input (t, M2I_ET_F32, SHAPE (1, c, h, w), x, FALSE);
   GError *error = NULL;
@@ -404,7 +404,7 @@ test_max_random (void)
     /* MaxPool-8 runs twice: with indices, and with its indices output
      * left without memory (what the runtime does when nobody reads it). */
     for (gint with_idx = 0; with_idx < (v8 ? 2 : 1); with_idx++) {
-      KTest *t = pool_new (&m2i_kernel_max_pool, v8 ? "opset8" : "opset1", ks, ss, bs, es);
+      KTest *t = pool_new (&ir_kernel_max_pool, v8 ? "opset8" : "opset1", ks, ss, bs, es);
       kt_attr (t, "rounding_type", ceil_mode ? "ceil" : "floor");
       if (v8) {
         kt_attr (t, "dilations", ds);
@@ -448,50 +448,50 @@ test_errors (void)
   static float buf[64];
   KTest *t;
 
-  t = pool_new (&m2i_kernel_max_pool, "opset1", "2,2", "1,1", "0,0", "0,0");
+  t = pool_new (&ir_kernel_max_pool, "opset1", "2,2", "1,1", "0,0", "0,0");
   kt_input (t, M2I_ET_F32, SHAPE (4, 4), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "expected rank 3 to 5");
   kt_free (t);
 
-  t = pool_new (&m2i_kernel_max_pool, "opset8", "2,2,2", "1,1", "0,0", "0,0");
+  t = pool_new (&ir_kernel_max_pool, "opset8", "2,2,2", "1,1", "0,0", "0,0");
   kt_input (t, M2I_ET_F32, SHAPE (1, 1, 4, 4), buf, FALSE);
   kt_expect_error (t, 2, M2I_ERROR_INVALID_ARGUMENT, "kernel");
   kt_free (t);
 
-  t = pool_new (&m2i_kernel_max_pool, "opset8", "2,2", "1,1", "0,0", "0,0");
+  t = pool_new (&ir_kernel_max_pool, "opset8", "2,2", "1,1", "0,0", "0,0");
   kt_attr (t, "axis", "4");
   kt_input (t, M2I_ET_F32, SHAPE (1, 1, 4, 4), buf, FALSE);
   kt_expect_error (t, 2, M2I_ERROR_INVALID_ARGUMENT, "axis 4 is out of range");
   kt_free (t);
 
-  t = pool_new (&m2i_kernel_max_pool, "opset8", "2,2", "1,1", "0,0", "0,0");
+  t = pool_new (&ir_kernel_max_pool, "opset8", "2,2", "1,1", "0,0", "0,0");
   kt_attr (t, "index_element_type", "u8");
   kt_input (t, M2I_ET_F32, SHAPE (1, 1, 4, 4), buf, FALSE);
   kt_expect_error (t, 2, M2I_ERROR_UNSUPPORTED, "index_element_type");
   kt_free (t);
 
-  t = pool_new (&m2i_kernel_max_pool, "opset1", "2,2", "1,1", "0,0", "0,0");
+  t = pool_new (&ir_kernel_max_pool, "opset1", "2,2", "1,1", "0,0", "0,0");
   kt_input (t, M2I_ET_F32, SHAPE (1, 1, 4, 4), buf, FALSE);
   kt_expect_error (t, 2, M2I_ERROR_INVALID_ARGUMENT, "expects 1 outputs, has 2");
   kt_free (t);
 
-  t = pool_new (&m2i_kernel_avg_pool, "opset1", "5,5", "1,1", "0,0", "0,0");
+  t = pool_new (&ir_kernel_avg_pool, "opset1", "5,5", "1,1", "0,0", "0,0");
   kt_input (t, M2I_ET_F32, SHAPE (1, 1, 4, 4), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "does not fit");
   kt_free (t);
 
-  t = pool_new (&m2i_kernel_avg_pool, "opset1", "2,2", "1,1", "0,0", "0,0");
+  t = pool_new (&ir_kernel_avg_pool, "opset1", "2,2", "1,1", "0,0", "0,0");
   kt_input (t, M2I_ET_I32, SHAPE (1, 1, 4, 4), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "element type i32");
   kt_free (t);
 
-  t = pool_new (&m2i_kernel_avg_pool, "opset1", "2,2", "1,1", "0,0", "0,0");
+  t = pool_new (&ir_kernel_avg_pool, "opset1", "2,2", "1,1", "0,0", "0,0");
   kt_attr (t, "rounding_type", "round");
   kt_input (t, M2I_ET_F32, SHAPE (1, 1, 4, 4), buf, FALSE);
   kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "rounding_type");
   kt_free (t);
 
-  t = kt_new (&m2i_kernel_avg_pool, "opset1");
+  t = kt_new (&ir_kernel_avg_pool, "opset1");
   kt_attr (t, "strides", "1,1");
   kt_attr (t, "pads_begin", "0,0");
   kt_attr (t, "pads_end", "0,0");
