@@ -8,7 +8,6 @@
 
 #include <glib/gstdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* A plan of @m (options @opts, NULL for the defaults), printed into the
  * test log; fails the test on error. */
@@ -42,23 +41,3 @@ engine_of_layer (const M2iSplitPlan *plan, const char *name)
   return pi.engine;
 }
 
-/* Removes folder @dir and what is in it; absent is fine. Symbolic links
- * are removed, never followed. */
-static inline void
-remove_dir (const char *dir)
-{
-  GDir *d = g_dir_open (dir, 0, NULL);
-  if (!d)
-    return;
-  const char *name;
-  while ((name = g_dir_read_name (d))) {
-    g_autofree gchar *p = g_build_filename (dir, name, NULL);
-    GStatBuf st;
-    if (g_lstat (p, &st) == 0 && S_ISDIR (st.st_mode))
-      remove_dir (p);
-    else
-      g_unlink (p);
-  }
-  g_dir_close (d);
-  g_rmdir (dir);
-}

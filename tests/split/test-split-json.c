@@ -65,6 +65,18 @@ expect_error (const char *dir, gint code, const char *const *needles)
   g_error_free (error);
 }
 
+/* Loads @dir, which must give a plan; removes it and frees @dir. */
+static void
+expect_loads (gchar *dir)
+{
+  GError *error = NULL;
+  M2iSplitPlan *plan = m2i_split_plan_load (dir, &error);
+  g_assert_no_error (error);
+  m2i_split_plan_unref (plan);
+  test_remove_dir (dir);
+  g_free (dir);
+}
+
 /* Mutates, expects the error, cleans up. */
 static void
 bad (const char *from, const char *to, gboolean all, gint code, const char *n1, const char *n2)
@@ -72,7 +84,7 @@ bad (const char *from, const char *to, gboolean all, gint code, const char *n1, 
   gchar *dir = mutated (from, to, all);
   const char *needles[] = { n1, n2, NULL };
   expect_error (dir, code, needles);
-  remove_dir (dir);
+  test_remove_dir (dir);
   g_free (dir);
 }
 
@@ -93,7 +105,7 @@ test_valid (void)
   m2i_split_plan_get_piece (plan, 0, &pi);
   g_assert_cmpint (pi.engine, ==, M2I_SPLIT_ENGINE_NPU_FP16);
   m2i_split_plan_unref (plan);
-  remove_dir (dir);
+  test_remove_dir (dir);
   g_free (dir);
 }
 
@@ -113,7 +125,7 @@ test_files (void)
   g_autofree gchar *xml = g_build_filename (dir, "graph_1.xml", NULL);
   g_unlink (xml);
   expect_error (dir, M2I_ERROR_IO, (const char *[]) { "graph 1", "graph_1.xml is missing", NULL });
-  remove_dir (dir);
+  test_remove_dir (dir);
   g_free (dir);
   bad ("\"xml\" : \"graph_1.xml\"", "\"xml\" : \"../graph_1.xml\"", FALSE, M2I_ERROR_MALFORMED,
       "graph 1", "inside the folder");
@@ -124,7 +136,7 @@ test_files (void)
   g_autofree gchar *xml0 = g_build_filename (dir, "graph_0.xml", NULL);
   g_assert_true (g_file_set_contents (xml0, "<net name=\"x\" version=\"11\"><layers>", -1, NULL));
   expect_error (dir, M2I_ERROR_MALFORMED, (const char *[]) { "graph 0", "graph_0.xml", NULL });
-  remove_dir (dir);
+  test_remove_dir (dir);
   g_free (dir);
 }
 
@@ -138,7 +150,7 @@ test_json_syntax (void)
   g_autofree gchar *path = g_build_filename (dir, "graph_infos.json", NULL);
   g_assert_true (g_file_set_contents (path, "[1, 2]", -1, NULL));
   expect_error (dir, M2I_ERROR_MALFORMED, (const char *[]) { "top level must be an object", NULL });
-  remove_dir (dir);
+  test_remove_dir (dir);
   g_free (dir);
 }
 
@@ -249,7 +261,7 @@ test_order (void)
       (const char *[]) { "graph 0 needs the output of graph 1", "topological order", NULL });
   g_string_free (s, TRUE);
   g_free (json);
-  remove_dir (dir);
+  test_remove_dir (dir);
   g_free (dir);
 }
 
@@ -268,17 +280,13 @@ test_deep_nesting (void)
       g_string_append_c (deep, ']');
     g_string_append (deep, ",\n  \"graph_num\"");
     gchar *dir = mutated ("{\n  \"graph_num\"", deep->str, FALSE);
-    if (k)
+    if (k) {
       expect_error (dir, M2I_ERROR_LIMIT,
           (const char *[]) { "graph_infos.json:2:", "nest more than 64 levels", NULL });
-    else {
-      GError *error = NULL;
-      M2iSplitPlan *plan = m2i_split_plan_load (dir, &error);
-      g_assert_no_error (error);
-      m2i_split_plan_unref (plan);
-    }
-    remove_dir (dir);
-    g_free (dir);
+      test_remove_dir (dir);
+      g_free (dir);
+    } else
+      expect_loads (dir);
     g_string_free (deep, TRUE);
   }
   /* brackets inside strings do not count */
@@ -286,13 +294,7 @@ test_deep_nesting (void)
   for (gint i = 0; i < 1000; i++)
     g_string_append (s, "[{\\\"");
   g_string_append (s, "\",\n  \"graph_num\"");
-  gchar *dir = mutated ("{\n  \"graph_num\"", s->str, FALSE);
-  GError *error = NULL;
-  M2iSplitPlan *plan = m2i_split_plan_load (dir, &error);
-  g_assert_no_error (error);
-  m2i_split_plan_unref (plan);
-  remove_dir (dir);
-  g_free (dir);
+  expect_loads (mutated ("{\n  \"graph_num\"", s->str, FALSE));
   g_string_free (s, TRUE);
 }
 
@@ -308,7 +310,7 @@ test_symlinks (void)
   g_assert_cmpint (symlink ("/", root), ==, 0);
   expect_error (dir, M2I_ERROR_IO, (const char *[]) { "graph 1", "/root is a symbolic link",
         "without following links", NULL });
-  remove_dir (dir);
+  test_remove_dir (dir);
   g_free (dir);
 
   gchar *outside = g_dir_make_tmp ("m2i-split-outside-XXXXXX", NULL);
@@ -322,10 +324,10 @@ test_symlinks (void)
     g_assert_cmpint (symlink (target, link), ==, 0);
     g_autofree gchar *says = g_strdup_printf ("%s is a symbolic link", files[k]);
     expect_error (dir, M2I_ERROR_IO, (const char *[]) { says, NULL });
-    remove_dir (dir);
+    test_remove_dir (dir);
     g_free (dir);
   }
-  remove_dir (outside);
+  test_remove_dir (outside);
   g_free (outside);
 
   dir = mutated (NULL, NULL, FALSE);
@@ -333,7 +335,7 @@ test_symlinks (void)
   g_assert_cmpint (g_unlink (xml), ==, 0);
   g_assert_cmpint (mkfifo (xml, 0600), ==, 0);
   expect_error (dir, M2I_ERROR_IO, (const char *[]) { "graph_1.xml is not a regular file", NULL });
-  remove_dir (dir);
+  test_remove_dir (dir);
   g_free (dir);
 
   dir = mutated ("\"xml\" : \"graph_1.xml\"", "\"xml\" : \"sub/graph_1.xml\"", FALSE);
@@ -342,12 +344,7 @@ test_symlinks (void)
   g_autofree gchar *xml_here = g_build_filename (dir, "graph_1.xml", NULL);
   g_assert_cmpint (g_mkdir (sub, 0755), ==, 0);
   g_assert_cmpint (g_rename (xml_here, moved), ==, 0);
-  GError *error = NULL;
-  M2iSplitPlan *plan = m2i_split_plan_load (dir, &error);
-  g_assert_no_error (error);
-  m2i_split_plan_unref (plan);
-  remove_dir (dir);
-  g_free (dir);
+  expect_loads (dir);
 }
 
 /* The model's rt_info goes with one piece, the one writing output 0, in
@@ -395,7 +392,7 @@ test_rt_info_once (void)
   m2i_split_plan_unref (back);
   m2i_split_plan_unref (plan);
   m2i_ir_model_unref (m);
-  remove_dir (dir);
+  test_remove_dir (dir);
   g_free (dir);
   g_bytes_unref (weights);
   g_mapped_file_unref (bin);
@@ -427,7 +424,7 @@ main (int argc, char **argv)
   g_test_add_func ("/split/json/symlinks", test_symlinks);
   g_test_add_func ("/split/json/rt-info-once", test_rt_info_once);
   int rc = g_test_run ();
-  remove_dir (valid_dir);
+  test_remove_dir (valid_dir);
   g_free (valid_dir);
   return rc;
 }

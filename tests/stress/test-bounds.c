@@ -14,6 +14,8 @@
  * Environment: M2I_SPLIT, M2I_IR_RUN (the programs), GST_LAUNCH, and the
  * element tests' GStreamer variables.
  */
+#include "test-support.h"
+
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <stdio.h>
@@ -58,10 +60,8 @@ check (const char *what, double secs, double mib, double max_secs, double max_mi
 static gchar *
 deep_rt_model (gint n)
 {
-  g_autofree gchar *src = g_build_filename (g_getenv ("M2I_MODELS_DIR"), "fashion-mnist",
-      "fashion-mnist.xml", NULL);
-  g_autofree gchar *src_bin = g_build_filename (g_getenv ("M2I_MODELS_DIR"), "fashion-mnist",
-      "fashion-mnist.bin", NULL);
+  g_autofree gchar *src = test_models_path ("fashion-mnist/fashion-mnist.xml");
+  g_autofree gchar *src_bin = test_models_path ("fashion-mnist/fashion-mnist.bin");
   gchar *text;
   g_assert_true (g_file_get_contents (src, &text, NULL, NULL));
   GString *xml = g_string_new (text);
@@ -107,25 +107,11 @@ test_deep_rt_info (void)
 static gchar *
 chain_model (gint n, gchar **input)
 {
-  GString *s = g_string_new ("<?xml version=\"1.0\"?>\n<net name=\"chain\" version=\"11\">\n"
-      "<layers>\n<layer id=\"0\" name=\"in\" type=\"Parameter\" version=\"opset1\"><data "
-      "shape=\"1,16\" element_type=\"f32\"/><output><port id=\"0\" precision=\"FP32\"><dim>1"
-      "</dim><dim>16</dim></port></output></layer>\n");
-  for (gint i = 1; i <= n; i++)
-    g_string_append_printf (s, "<layer id=\"%d\" name=\"r%d\" type=\"ReLU\" version=\"opset1\">"
-        "<input><port id=\"0\"><dim>1</dim><dim>16</dim></port></input><output><port id=\"1\" "
-        "precision=\"FP32\"><dim>1</dim><dim>16</dim></port></output></layer>\n", i, i);
-  g_string_append_printf (s, "<layer id=\"%d\" name=\"out\" type=\"Result\" version=\"opset1\">"
-      "<input><port id=\"0\"><dim>1</dim><dim>16</dim></port></input></layer>\n</layers>\n"
-      "<edges>\n", n + 1);
-  for (gint i = 1; i <= n + 1; i++)
-    g_string_append_printf (s, "<edge from-layer=\"%d\" from-port=\"%d\" to-layer=\"%d\" "
-        "to-port=\"0\"/>\n", i - 1, i == 1 ? 0 : 1, i);
-  g_string_append (s, "</edges>\n</net>\n");
+  gsize len;
+  g_autofree gchar *text = test_chain_xml ("ReLU", "", n, &len);
   g_autofree gchar *name = g_strdup_printf ("chain%d.xml", n);
   gchar *path = g_build_filename (tmp, name, NULL);
-  g_assert_true (g_file_set_contents (path, s->str, s->len, NULL));
-  g_string_free (s, TRUE);
+  g_assert_true (g_file_set_contents (path, text, len, NULL));
   float x[16];
   for (gint i = 0; i < 16; i++)
     x[i] = i - 8.0f;
@@ -152,24 +138,6 @@ test_chains (void)
   }
 }
 
-/* Removes the temporary folder (files and the plan folder in it). */
-static void
-remove_tmp (const char *dir)
-{
-  GDir *d = g_dir_open (dir, 0, NULL);
-  for (const char *name; d && (name = g_dir_read_name (d));) {
-    g_autofree gchar *p = g_build_filename (dir, name, NULL);
-    GStatBuf st;
-    if (g_lstat (p, &st) == 0 && S_ISDIR (st.st_mode))
-      remove_tmp (p);
-    else
-      g_unlink (p);
-  }
-  if (d)
-    g_dir_close (d);
-  g_rmdir (dir);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -178,7 +146,7 @@ main (int argc, char **argv)
   g_test_add_func ("/bounds/deep-rt-info", test_deep_rt_info);
   g_test_add_func ("/bounds/chains", test_chains);
   int rc = g_test_run ();
-  remove_tmp (tmp);
+  test_remove_dir (tmp);
   g_free (tmp);
   return rc;
 }

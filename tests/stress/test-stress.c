@@ -26,6 +26,7 @@
  * dataset-fashion-mnist (skips without it).
  */
 #include "m2i-data.h"
+#include "test-support.h"
 
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
@@ -35,8 +36,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#define SIDE 28
-#define N_IMAGES 10000
+#define SIDE TEST_FM_SIDE
+#define N_IMAGES TEST_FM_T10K
 
 static gint opt_pipelines = 8, opt_frames = 200, opt_state_changes = 50, opt_seeks = 50;
 static gint opt_soak = 4000;
@@ -525,27 +526,14 @@ main (int argc, char **argv)
     g_error ("%s", error->message);
   g_option_context_free (oc);
   gst_init (&argc, &argv);
-  const char *dir = g_getenv ("M2I_FASHION_MNIST_DIR");
-  gchar *path = g_build_filename (dir ? dir : "/usr/share/datasets/fashion-mnist",
-      "t10k-images-idx3-ubyte.gz", NULL);
-  GBytes *file = m2i_data_read (path, NULL);
-  guint32 dims[3];
-  images = file ? m2i_data_idx_samples (file, 3, dims, path, NULL) : NULL;
-  g_free (path);
-  if (file)
-    g_bytes_unref (file);
-  if (!images || dims[0] < N_IMAGES) {
-    g_test_skip ("no Fashion-MNIST test images (install dataset-fashion-mnist)");
+  images = test_fashion_mnist_t10k ();
+  if (!images) {
+    g_test_skip (TEST_FM_MISSING);
     return g_test_run ();
   }
-  gchar *pred = g_build_filename (g_getenv ("M2I_TEST_DATA"), "fashion-mnist",
-      "t10k.torch-pred.u8", NULL);
-  torch_bytes = m2i_data_read (pred, &error);
-  g_assert_no_error (error);
+  torch_bytes = test_read_data ("fashion-mnist/t10k.torch-pred.u8");
   torch_pred = g_bytes_get_data (torch_bytes, NULL);
-  g_free (pred);
-  model_path = g_build_filename (g_getenv ("M2I_MODELS_DIR"), "fashion-mnist", "fashion-mnist.xml",
-      NULL);
+  model_path = test_models_path ("fashion-mnist/fashion-mnist.xml");
   g_test_add_func ("/stress/pipelines", test_pipelines);
   g_test_add_func ("/stress/state-changes", test_state_changes);
   g_test_add_func ("/stress/seeks", test_seeks);

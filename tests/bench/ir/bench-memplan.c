@@ -13,6 +13,8 @@
  * is skipped above --max-greedy buffers (default 40,000). Both plans are
  * checked: no two buffers alive at the same step share a byte.
  */
+#include "test-support.h"
+
 #include <ir/m2i-ir.h>
 #include <ir/ir-compile.h>
 
@@ -158,31 +160,6 @@ check_plan (const CmGroup *g, gint n, gsize arena, const char *who)
 
 /* ---- models ------------------------------------------------------------------- */
 
-/* A chain of @n layers of @op on [1,16] (ReLU writes over its input, so
- * the chain shares one buffer; SoftMax does not: n buffers, two alive at a
- * time). */
-static gchar *
-chain (const char *op, const char *data, gint n, gsize *len)
-{
-  GString *s = g_string_new ("<?xml version=\"1.0\"?>\n<net name=\"chain\" version=\"11\">\n<layers>\n"
-      "<layer id=\"0\" name=\"in\" type=\"Parameter\" version=\"opset1\"><data shape=\"1,16\" "
-      "element_type=\"f32\"/><output><port id=\"0\" precision=\"FP32\"><dim>1</dim><dim>16</dim>"
-      "</port></output></layer>\n");
-  for (gint i = 1; i <= n; i++)
-    g_string_append_printf (s, "<layer id=\"%d\" name=\"r%d\" type=\"%s\" version=\"opset1\">%s"
-        "<input><port id=\"0\"><dim>1</dim><dim>16</dim></port></input><output><port id=\"1\" "
-        "precision=\"FP32\"><dim>1</dim><dim>16</dim></port></output></layer>\n", i, i, op, data);
-  g_string_append_printf (s, "<layer id=\"%d\" name=\"out\" type=\"Result\" version=\"opset1\">"
-      "<input><port id=\"0\"><dim>1</dim><dim>16</dim></port></input></layer>\n</layers>\n<edges>\n",
-      n + 1);
-  for (gint i = 1; i <= n + 1; i++)
-    g_string_append_printf (s, "<edge from-layer=\"%d\" from-port=\"%d\" to-layer=\"%d\" "
-        "to-port=\"0\"/>\n", i - 1, i == 1 ? 0 : 1, i);
-  g_string_append (s, "</edges>\n</net>\n");
-  *len = s->len;
-  return g_string_free (s, FALSE);
-}
-
 static void
 bench (const char *label, M2iIrModel *m, double load_s, gint max_greedy)
 {
@@ -245,8 +222,10 @@ main (int argc, char **argv)
     gboolean soft = k >= G_N_ELEMENTS (chains);
     gint n = chains[k % G_N_ELEMENTS (chains)];
     gsize len;
-    g_autofree gchar *xml = chain (soft ? "SoftMax" : "ReLU", soft ? "<data axis=\"1\"/>" : "",
-        n, &len);
+    /* ReLU writes over its input, so the chain shares one buffer; SoftMax
+     * does not: n buffers, two alive at a time */
+    g_autofree gchar *xml = test_chain_xml (soft ? "SoftMax" : "ReLU",
+        soft ? "<data axis=\"1\"/>" : "", n, &len);
     double t0 = now_s ();
     M2iIrModel *m = m2i_ir_model_load_from_memory (xml, len, NULL, "chain.xml", &error);
     double load_s = now_s () - t0;
