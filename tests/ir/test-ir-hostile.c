@@ -330,6 +330,19 @@ test_empty_huge_dims (void)
   expect_compile_error (b, M2I_ERROR_UNSUPPORTED, "output 0 (f32 [0,4611686018427387904,4]) "
       "is larger than the 1 TiB a tensor may take");
   test_ir_free (b);
+
+  /* Tile: an empty [0, 2^18, 2^18] tiled 2^24 × 2^24 times (a declared
+   * output that large is refused before any kernel runs: here the file
+   * declares a small one, so Tile's own check speaks) */
+  b = test_ir_new (11);
+  M2iShape e = TEST_SHAPE (0, 1 << 18, 1 << 18), three = TEST_SHAPE (3),
+      big = TEST_SHAPE (0, 1, 1);
+  static const gint64 reps[3] = { 1, 1 << 24, 1 << 24 };
+  gint tin[2] = { test_ir_parameter (b, "x", M2I_ET_F32, &e),
+    test_ir_const (b, M2I_ET_I64, &three, reps) };
+  test_ir_result (b, test_ir_op (b, "Tile", "opset1", NULL, 2, tin, M2I_ET_F32, &big));
+  expect_compile_error (b, M2I_ERROR_INVALID_ARGUMENT, "more elements than can be counted");
+  test_ir_free (b);
 }
 
 int
