@@ -36,6 +36,8 @@ typedef struct _M2iIrInferRequest M2iIrInferRequest;
  * size; f16 Consts are widened to f32 (see m2i_ir_node_get_const()).
  * The graph is checked: unique layer and port ids, every edge between
  * existing ports, every input connected once, at least one Result, no cycle.
+ * Elements nesting deeper than 4096 levels are refused (M2I_ERROR_LIMIT);
+ * the model-level rt_info is kept as read, in memory linear in its text.
  * Returns a new model (free with m2i_ir_model_unref()), or NULL with @error
  * set (domain M2I_ERROR) naming the file, the line and the reason.
  */

@@ -101,8 +101,12 @@ M2I_API M2iSplitPlan *m2i_split_plan_new (M2iIrModel *model, const M2iSplitOptio
  * the graphs' order (no cycle), each sub-model's inputs and outputs against
  * the tensors' names, shapes and types, device pieces against what the
  * device can run — and the first problem is a GError (M2I_ERROR_MALFORMED,
- * M2I_ERROR_IO, M2I_ERROR_UNSUPPORTED) naming the file, the graph or tensor
- * and the reason. Returns a new plan.
+ * M2I_ERROR_IO, M2I_ERROR_UNSUPPORTED, M2I_ERROR_LIMIT) naming the file, the
+ * graph or tensor and the reason. The folder's files are opened without
+ * following symbolic links (a link anywhere in a file's path is refused, so
+ * a folder cannot make the loader read outside it), and graph_infos.json's
+ * size and nesting are bounded before it is parsed (docs/reliability.md).
+ * Returns a new plan.
  */
 M2I_API M2iSplitPlan *m2i_split_plan_load (const char *dir, GError **error);
 
