@@ -24,6 +24,7 @@
  * bench-memplan prints both placements beside the old planner's.
  */
 #include "ir-compile.h"
+#include <base/m2i-align.h>
 
 #include <string.h>
 
@@ -68,8 +69,6 @@ block_remove (Arena *a, Block *b)
   g_tree_remove (a->by_offset, b);
   g_free (b);
 }
-
-#define ALIGN_UP(n, a) (((n) + (a) - 1) / (a) * (a))
 
 static gsize
 arena_alloc (Arena *a, gsize size)
@@ -155,9 +154,9 @@ sweep_place (const CmGroup *groups, const gint *starts, const gint *ends, gint m
     const CmGroup *g = &groups[starts[k]];
     for (; e < m && groups[ends[e]].last < g->first; e++) {
       const CmGroup *h = &groups[ends[e]];
-      arena_free (&a, offset[ends[e]], ALIGN_UP (h->size, align));
+      arena_free (&a, offset[ends[e]], m2i_align_up (h->size, align));
     }
-    offset[starts[k]] = arena_alloc (&a, ALIGN_UP (g->size, align));
+    offset[starts[k]] = arena_alloc (&a, m2i_align_up (g->size, align));
   }
   /* what is left: free the blocks (the trees own none) */
   GTreeNode *node;
@@ -266,10 +265,10 @@ greedy_place (const CmGroup *groups, gint n, const gint *live, gint m, const gin
       const Span *sp = &g_array_index (busy, Span, j);
       if (sp->offset >= at + size)
         break;
-      at = MAX (at, ALIGN_UP (sp->end, align));
+      at = MAX (at, m2i_align_up (sp->end, align));
     }
     offset[i] = at;
-    arena = MAX (arena, ALIGN_UP (at + size, align));
+    arena = MAX (arena, m2i_align_up (at + size, align));
     placed[i] = TRUE;
   }
   g_array_free (busy, TRUE);

@@ -15,6 +15,7 @@
  */
 #include "test-support.h"
 
+#include <base/m2i-align.h>
 #include <ir/m2i-ir.h>
 #include <ir/ir-compile.h>
 
@@ -54,12 +55,6 @@ cmp_size (gconstpointer a, gconstpointer b, gpointer user_data)
 }
 
 static gsize
-align_up (gsize n)
-{
-  return (n + ALIGN - 1) & ~(gsize) (ALIGN - 1);
-}
-
-static gsize
 greedy_place (CmGroup *groups, gint n)
 {
   gint *order = g_new (gint, MAX (n, 1));
@@ -82,11 +77,11 @@ greedy_place (CmGroup *groups, gint n)
     for (gint j = 0; j < nb; j++) {
       if (busy[j].offset >= offset + g->size)
         break;
-      offset = MAX (offset, align_up (busy[j].end));
+      offset = MAX (offset, m2i_align_up (busy[j].end, ALIGN));
     }
     g->offset = offset;
     placed[order[oi]] = TRUE;
-    arena = MAX (arena, align_up (offset + g->size));
+    arena = MAX (arena, m2i_align_up (offset + g->size, ALIGN));
   }
   g_free (order);
   g_free (busy);
