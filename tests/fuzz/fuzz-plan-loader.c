@@ -13,13 +13,14 @@
  * follow a link; a plan that loads must run once on zeroed inputs (within a
  * small memory limit), save, and load back with the same pieces and
  * tensors. */
+#include "test-support.h"
+
 #include <split/m2i-split.h>
 
 #include <glib/gstdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define MAX_ENTRIES 16
@@ -32,23 +33,12 @@ quiet_log (const gchar *domain, GLogLevelFlags level, const gchar *message, gpoi
 {
 }
 
-/* Removes @dir's contents (links removed, never followed). */
+/* Empties @dir (links removed, never followed). */
 static void
 clear_dir (const char *dir)
 {
-  GDir *d = g_dir_open (dir, 0, NULL);
-  if (!d)
-    return;
-  for (const char *name; (name = g_dir_read_name (d));) {
-    g_autofree gchar *p = g_build_filename (dir, name, NULL);
-    GStatBuf st;
-    if (g_lstat (p, &st) == 0 && S_ISDIR (st.st_mode)) {
-      clear_dir (p);
-      g_rmdir (p);
-    } else
-      g_unlink (p);
-  }
-  g_dir_close (d);
+  test_remove_dir (dir);
+  g_mkdir (dir, 0700);
 }
 
 static gboolean
@@ -127,10 +117,8 @@ static gchar *dir, *copy;
 static void
 remove_dirs (void)
 {
-  clear_dir (dir);
-  clear_dir (copy);
-  g_rmdir (dir);
-  g_rmdir (copy);
+  test_remove_dir (dir);
+  test_remove_dir (copy);
 }
 
 int
