@@ -43,6 +43,7 @@ struct _GstM2iInfer {
   M2iModelType model_type;
   gint resize_type;               /* M2iResizeType, or GST_M2I_INFER_RESIZE_AUTO */
   gint pad_value;                 /* -1: the model's, else 0 */
+  guint64 max_memory;
   GstM2iInferOutput output;
   gboolean post_messages;
   M2iResizeMode resize_mode;

@@ -33,6 +33,7 @@ GST_DEBUG_CATEGORY (gst_m2i_infer_debug);
 #define DEFAULT_BATCH_SIZE 1
 #define DEFAULT_BATCH_TIMEOUT 30
 #define DEFAULT_NO_BLOCK FALSE
+#define DEFAULT_MAX_MEMORY M2I_IR_DEFAULT_MAX_MEMORY
 #define DEFAULT_IOU_THRESHOLD 0.5
 #define DEFAULT_CLASS_AGNOSTIC FALSE
 #define DEFAULT_MAX_DETECTIONS 300
@@ -47,7 +48,7 @@ enum {
   PROP_INFERENCE_INTERVAL, PROP_N_THREADS, PROP_SPLIT_DIR, PROP_OUTPUT, PROP_POST_MESSAGES,
   PROP_CHANNEL_ORDER, PROP_RESIZE_MODE, PROP_MEAN, PROP_STD, PROP_INPUT_SCALE, PROP_PROFILE,
   PROP_FUSION, PROP_FUSED, PROP_MODEL_TYPE, PROP_IOU_THRESHOLD, PROP_CLASS_AGNOSTIC_NMS,
-  PROP_MAX_DETECTIONS, PROP_RESIZE_TYPE, PROP_PAD_VALUE, PROP_EXTRA_INPUTS,
+  PROP_MAX_DETECTIONS, PROP_RESIZE_TYPE, PROP_PAD_VALUE, PROP_EXTRA_INPUTS, PROP_MAX_MEMORY,
   /* installed by gstm2iinferasync.c, in this order */
   PROP_MODEL_INSTANCE_ID, PROP_NIREQ, PROP_BATCH_SIZE, PROP_BATCH_TIMEOUT, PROP_NO_BLOCK,
   PROP_SKIPPED,
@@ -181,6 +182,7 @@ load_model (GstM2iInfer *self)
   gchar *extra = g_strdup (self->extra_inputs), *instance = g_strdup (self->instance_id);
   mo.n_threads = self->props.n_threads;
   mo.batch = self->batch_size;
+  mo.max_memory = self->max_memory;
   mo.decoder.type = self->model_type;
   mo.decoder.max_detections = self->max_detections;
   gboolean tensors = self->output == GST_M2I_INFER_OUTPUT_TENSORS;
@@ -586,6 +588,7 @@ gst_m2i_infer_set_property (GObject *object, guint prop_id, const GValue *value,
         self->given |= M2I_INFER_SET_PAD_VALUE;
       break;
     case PROP_INFERENCE_INTERVAL: self->interval = g_value_get_uint (value); break;
+    case PROP_MAX_MEMORY: self->max_memory = g_value_get_uint64 (value); break;
     case PROP_OUTPUT: self->output = g_value_get_enum (value); break;
     case PROP_POST_MESSAGES: self->post_messages = g_value_get_boolean (value); break;
     case PROP_MODEL_INSTANCE_ID: set_string (&self->instance_id, value); break;
@@ -624,6 +627,7 @@ gst_m2i_infer_get_property (GObject *object, guint prop_id, GValue *value, GPara
     case PROP_RESIZE_TYPE: g_value_set_enum (value, self->resize_type); break;
     case PROP_PAD_VALUE: g_value_set_int (value, self->pad_value); break;
     case PROP_INFERENCE_INTERVAL: g_value_set_uint (value, self->interval); break;
+    case PROP_MAX_MEMORY: g_value_set_uint64 (value, self->max_memory); break;
     case PROP_OUTPUT: g_value_set_enum (value, self->output); break;
     case PROP_POST_MESSAGES: g_value_set_boolean (value, self->post_messages); break;
     case PROP_RESIZE_MODE: g_value_set_enum (value, self->resize_mode); break;
@@ -744,6 +748,12 @@ gst_m2i_infer_class_init (GstM2iInferClass *klass)
   gst_m2i_install_n_threads (gobject_class, PROP_N_THREADS, "Threads of the process-wide "
       "worker pool used per inference and per M2I task (row slices); 0 = one per CPU core",
       ready);
+  g_object_class_install_property (gobject_class, PROP_MAX_MEMORY,
+      g_param_spec_uint64 ("max-memory", "Maximum memory", "Bytes the model may need once "
+          "loaded: constants computed when it is compiled, the buffers and scratch of an "
+          "inference, and with split execution every piece's and device program's; a model "
+          "whose declared tensor sizes need more fails the state change with a message "
+          "(raise this if it really needs it)", 1, G_MAXUINT64, DEFAULT_MAX_MEMORY, ready));
   g_object_class_install_property (gobject_class, PROP_SPLIT_DIR,
       g_param_spec_string ("split-dir", "Split directory", "With device M2I, HETERO or AUTO "
           "(when it splits): write the split plan (AutoSplit's graph_infos.json and one IR "
@@ -830,6 +840,7 @@ gst_m2i_infer_init (GstM2iInfer *self)
   m2i_decoder_options_init (&self->dec);
   self->pp_changed = TRUE;
   self->interval = DEFAULT_INTERVAL;
+  self->max_memory = DEFAULT_MAX_MEMORY;
   self->output = DEFAULT_OUTPUT;
   self->post_messages = DEFAULT_POST_MESSAGES;
   self->resize_mode = DEFAULT_RESIZE_MODE;

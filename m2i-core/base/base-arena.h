@@ -13,14 +13,16 @@ G_BEGIN_DECLS
 typedef struct {
   gsize size;
   gsize offset;                  /* set by base_arena_place */
-  gint first, last;              /* lifetime, in steps; first > last: placed nowhere */
+  gint first, last;              /* lifetime, in steps (-1: from the start) */
 } BaseArenaBlock;
 
 /*
  * Gives each of the @n @blocks an offset (a multiple of @align, a power of
- * two): greedy by size, each block, biggest first, goes to the lowest offset
- * not used by an already placed block whose lifetime overlaps its own.
- * Returns the arena's size (a multiple of @align; 0 for no blocks).
+ * two) so that no two blocks whose lifetimes overlap share a byte; blocks
+ * merged into others (first < -1), never used (first > last) and empty ones
+ * get offset 0 and no space. The smaller of a best-fit sweep and greedy by
+ * size (base-arena.c). Returns the arena's size (a multiple of @align; 0
+ * for no blocks). O(n log n).
  */
 gsize base_arena_place (BaseArenaBlock *blocks, gint n, gsize align);
 

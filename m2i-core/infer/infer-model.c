@@ -152,7 +152,7 @@ infer_model_check_batch (M2iInferModel *m, GError **error)
 static gboolean
 load_cpu (M2iInferModel *m, GError **error)
 {
-  M2iIrCompileOptions co = { .n_threads = m->n_threads };
+  M2iIrCompileOptions co = { .n_threads = m->n_threads, .max_memory = m->max_memory };
   m->cm = m2i_ir_compile (m->ir, &co, error);
   if (!m->cm)
     return FALSE;
@@ -168,7 +168,7 @@ load_cpu (M2iInferModel *m, GError **error)
 static M2iSplitRunner *
 new_runner (M2iInferModel *m, GError **error)
 {
-  M2iSplitRunOptions ro = { .n_threads = m->n_threads };
+  M2iSplitRunOptions ro = { .n_threads = m->n_threads, .max_memory = m->max_memory };
   return m2i_split_runner_new (m->plan, &ro, error);
 }
 
@@ -184,6 +184,7 @@ load_split (M2iInferModel *m, const char *devices, const char *split_dir, gboole
   M2iSplitOptions so;
   m2i_split_options_init (&so);
   so.devices = devices;
+  so.max_memory = m->max_memory;
   m->plan = m2i_split_plan_new (m->ir, &so, error);
   if (planned)
     *planned = m->plan != NULL;
@@ -311,6 +312,7 @@ m2i_infer_model_load (const char *xml_path, const M2iInferModelOptions *opts, GE
   m->batch = 1;
   g_mutex_init (&m->queue_lock);
   m->n_threads = (gint) MIN (opts->n_threads, (guint) G_MAXINT);
+  m->max_memory = opts->max_memory;
   m->decoder = opts->decoder;
   m->decoder.labels = NULL;
   m->decoder.n_labels = 0;

@@ -41,6 +41,7 @@ struct _M2iInferModel {
   gboolean has_head;
   M2iSplitHead head;
   gint n_threads;
+  guint64 max_memory;            /* M2iInferModelOptions.max_memory */
   gchar *device;
   gchar *description;
   M2iInferInputKind input_kind;

@@ -52,9 +52,10 @@ model_key (const char *xml_path, const M2iInferModelOptions *o)
       : text ? g_strdup_printf ("\"%s\"", text) : NULL;
   g_autofree gchar *dev = g_ascii_strup (o->device && *o->device ? o->device : "AUTO", -1);
   return g_strdup_printf ("model=%s\ndevice=%s\nlabels=%s\nn-threads=%u\nsplit-dir=%s\n"
-      "batch-size=%u\ndecoder=%s\nmax-detections=%u\n", xml ? xml : "(none)", dev,
-      labels ? labels : "(none)", o->n_threads, o->split_dir ? o->split_dir : "(none)",
-      o->batch, m2i_model_type_name (o->decoder.type), o->decoder.max_detections);
+      "batch-size=%u\ndecoder=%s\nmax-detections=%u\nmax-memory=%" G_GUINT64_FORMAT "\n",
+      xml ? xml : "(none)", dev, labels ? labels : "(none)", o->n_threads,
+      o->split_dir ? o->split_dir : "(none)", o->batch, m2i_model_type_name (o->decoder.type),
+      o->decoder.max_detections, o->max_memory);
 }
 
 /* The first line of @a and @b that differs: "device=CPU" / "device=AUTO". */
@@ -96,7 +97,8 @@ m2i_infer_model_acquire (const char *instance_id, const char *xml_path,
       first_difference (m->key, key, &have, &want);
       g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "model-instance-id=%s is "
           "loaded with %s, this one asks for %s: elements sharing an instance must agree on "
-          "model, device, labels, n-threads, split-dir, batch-size and the decoder; set the "
+          "model, device, labels, n-threads, split-dir, batch-size, max-memory and the decoder; "
+          "set the "
           "same, or another model-instance-id", instance_id, have, want);
       g_free (have);
       g_free (want);

@@ -58,6 +58,11 @@ typedef struct {
   /* How outputs are decoded (type, thresholds, top-k); its labels are
    * ignored: the model's come from labels_path or its rt_info. Copied. */
   M2iDecoderOptions decoder;
+  /* Bytes the model may need once loaded (0: M2I_IR_DEFAULT_MAX_MEMORY,
+   * 4 GiB): the compiled model and an inference's buffers, or, split, the
+   * runner's; a model whose declared sizes need more is refused
+   * (M2I_ERROR_LIMIT) before anything that large is allocated. */
+  guint64 max_memory;
   /* Frames per inference: 0 takes the model's input batch as it is (the
    * sessions of m2i_infer_session_new() fill item 0 of a batched input);
    * N requires the model's batch to be N: an image model whose image input
@@ -71,7 +76,8 @@ typedef struct {
 } M2iInferModelOptions;
 
 /* Defaults: device AUTO, one thread per core, no split-dir, no labels,
- * m2i_decoder_options_init(), the model's own batch. */
+ * m2i_decoder_options_init(), the default memory limit, the model's own
+ * batch. */
 M2I_API void m2i_infer_model_options_init (M2iInferModelOptions *opts);
 
 /*

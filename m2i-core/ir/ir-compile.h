@@ -37,6 +37,7 @@ typedef struct {
  * that writes it to the last step that reads it (-1: before the first step;
  * n_steps: after the last, for inputs and outputs). */
 typedef BaseArenaBlock CmGroup;   /* offset: in the request's arena */
+/* Placed by base_arena_place(); merged groups are { 0, 0, -2, -2 }. */
 
 struct _M2iIrCompiledModel {
   gint ref_count;

@@ -455,9 +455,9 @@ cmp_rank (gconstpointer pa, gconstpointer pb, gpointer data)
 
 SplitNpuProgram *
 split_npu_program_new (M2iIrModel *sub, M2iSplitEngine engine, SplitGridSeeds *seeds,
-    GError **error)
+    guint64 max_memory, GError **error)
 {
-  SplitAnalysis *a = split_analyze (sub, NULL, M2I_PROFILE_DEFAULT, seeds, error);
+  SplitAnalysis *a = split_analyze (sub, NULL, M2I_PROFILE_DEFAULT, seeds, max_memory, error);
   if (!a)
     return NULL;
   SplitNpuProgram *prog = g_new0 (SplitNpuProgram, 1);
@@ -547,6 +547,14 @@ split_npu_program_new (M2iIrModel *sub, M2iSplitEngine engine, SplitGridSeeds *s
     return NULL;
   }
   plan_arena (prog);
+  guint64 limit = max_memory ? max_memory : M2I_IR_DEFAULT_MAX_MEMORY;
+  if ((guint64) prog->arena_bytes > limit) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_LIMIT, "the device program needs %" G_GSIZE_FORMAT
+        " bytes of buffers and scratch, more than the memory limit of %" G_GUINT64_FORMAT
+        " bytes (raise max_memory if the model really needs it)", prog->arena_bytes, limit);
+    split_npu_program_free (prog);
+    return NULL;
+  }
   /* the cost model of the steps the engine has none for */
   for (guint k = 0; k < prog->steps->len; k++) {
     PStep *s = &g_array_index (prog->steps, PStep, k);
