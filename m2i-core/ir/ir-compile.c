@@ -439,6 +439,10 @@ bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
   if (unknown || !k->infer (&s.ctx, &infer_error)) {
     if (!infer_error && !unknown)
       m2i_ir_node_set_error (&infer_error, M2I_ERROR_FAILED, n, "the kernel rejected the layer");
+    else if (!infer_error)
+      m2i_ir_node_set_error (&infer_error, M2I_ERROR_MALFORMED, n, "an input has no known "
+          "type or shape (it comes from a layer that computes none, e.g. a Result): check "
+          "the model's edges");
     if (!dyn_input && !run_time_ints) {
       g_propagate_error (error, infer_error);
       step_clear (&s);
