@@ -29,6 +29,11 @@ GST_DEBUG_CATEGORY (gst_m2i_infer_debug);
 #define DEFAULT_OUTPUT GST_M2I_INFER_OUTPUT_META
 #define DEFAULT_POST_MESSAGES TRUE
 #define DEFAULT_RESIZE_MODE M2I_RESIZE_LINEAR_ONNX
+#define DEFAULT_NIREQ 0
+#define DEFAULT_BATCH_SIZE 1
+#define DEFAULT_BATCH_TIMEOUT 30
+#define DEFAULT_NO_BLOCK FALSE
+#define DEFAULT_MAX_MEMORY M2I_IR_DEFAULT_MAX_MEMORY
 #define DEFAULT_IOU_THRESHOLD 0.5
 #define DEFAULT_CLASS_AGNOSTIC FALSE
 #define DEFAULT_MAX_DETECTIONS 300
@@ -43,7 +48,10 @@ enum {
   PROP_INFERENCE_INTERVAL, PROP_N_THREADS, PROP_SPLIT_DIR, PROP_OUTPUT, PROP_POST_MESSAGES,
   PROP_CHANNEL_ORDER, PROP_RESIZE_MODE, PROP_MEAN, PROP_STD, PROP_INPUT_SCALE, PROP_PROFILE,
   PROP_FUSION, PROP_FUSED, PROP_MODEL_TYPE, PROP_IOU_THRESHOLD, PROP_CLASS_AGNOSTIC_NMS,
-  PROP_MAX_DETECTIONS, PROP_RESIZE_TYPE, PROP_PAD_VALUE, PROP_EXTRA_INPUTS,
+  PROP_MAX_DETECTIONS, PROP_RESIZE_TYPE, PROP_PAD_VALUE, PROP_EXTRA_INPUTS, PROP_MAX_MEMORY,
+  /* installed by gstm2iinferasync.c, in this order */
+  PROP_MODEL_INSTANCE_ID, PROP_NIREQ, PROP_BATCH_SIZE, PROP_BATCH_TIMEOUT, PROP_NO_BLOCK,
+  PROP_SKIPPED,
   PROP_INFERENCE_REGION,          /* + object-class, reclassify-interval: gstm2iinferroi.c */
 };
 
@@ -84,6 +92,7 @@ gst_m2i_infer_clear_negotiated (GstM2iInfer *self)
 static void
 unload_model (GstM2iInfer *self)
 {
+  gst_m2i_infer_async_free (self);
   gst_m2i_infer_clear_negotiated (self);
   if (self->tensor_pool) {
     gst_buffer_pool_set_active (self->tensor_pool, FALSE);
@@ -170,28 +179,55 @@ load_model (GstM2iInfer *self)
   GST_OBJECT_LOCK (self);
   gchar *path = g_strdup (self->model_path), *device = g_strdup (self->device);
   gchar *labels = g_strdup (self->labels), *split_dir = g_strdup (self->split_dir);
-  gchar *extra = g_strdup (self->extra_inputs);
+  gchar *extra = g_strdup (self->extra_inputs), *instance = g_strdup (self->instance_id);
   mo.n_threads = self->props.n_threads;
+  mo.batch = self->batch_size;
+  mo.max_memory = self->max_memory;
   mo.decoder.type = self->model_type;
   mo.decoder.max_detections = self->max_detections;
   gboolean tensors = self->output == GST_M2I_INFER_OUTPUT_TENSORS;
+  gboolean async = gst_m2i_infer_async_wanted (self);
+  gboolean async_roi = async && self->roi_props.region == GST_M2I_INFER_REGION_ROI_LIST;
   self->told_caps = FALSE;
   GST_OBJECT_UNLOCK (self);
   mo.device = device;
   mo.split_dir = split_dir;
-  M2iInferModel *m = labels_option (labels, &mo, &err) ? m2i_infer_model_load (path, &mo, &err)
-      : NULL;
-  M2iInferSession *s = m ? m2i_infer_session_new (m, &err) : NULL;
+  M2iInferModel *m = NULL;
+  if (async_roi)
+    g_set_error (&err, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "inference-region=roi-list "
+        "runs a frame's regions as one batch in the streaming thread: unset nireq, batch-size "
+        "and no-block (model-instance-id may stay: the model is shared, the requests are the "
+        "element's)");
+  else if (labels_option (labels, &mo, &err))
+    m = m2i_infer_model_acquire (instance, path, &mo, &err);
+  /* asynchronous: the queue's sessions run, the template describes them;
+   * synchronous: one session of the element's own */
+  M2iInferSession *s = !m ? NULL : async ? gst_m2i_infer_async_new (self, m, &err)
+      : m2i_infer_session_new (m, &err);
   m2i_infer_model_unref (m);
-  if (s && tensors && !(self->output_tensor_caps = gst_m2i_infer_output_caps (m, &err)))
-    g_clear_pointer (&s, m2i_infer_session_free);
-  /* the model's other inputs: given now, all of them for an image model */
-  if (s && (!m2i_infer_session_set_extra_inputs (s, extra, &err)
-          || (m2i_infer_model_get_input_kind (m, NULL, NULL) == M2I_INFER_INPUT_IMAGE
-              && !m2i_infer_session_check_inputs (s, &err))))
-    g_clear_pointer (&s, m2i_infer_session_free);
-  if (s && !load_roi (self, s, tensors, &err))
-    g_clear_pointer (&s, m2i_infer_session_free);
+  gboolean ok = s != NULL;
+  if (ok && tensors)
+    ok = (self->output_tensor_caps = gst_m2i_infer_output_caps (m, &err)) != NULL;
+  /* the model's other inputs: given now, all of them for an image model
+   * (an asynchronous queue takes models whose only input is the image) */
+  if (ok && async && extra && *extra) {
+    g_set_error (&err, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "extra-inputs: the model's only "
+        "input is the image, and asynchronous inference (nireq, batch-size, no-block, "
+        "model-instance-id) fills only that one: unset extra-inputs");
+    ok = FALSE;
+  }
+  if (ok && !async)
+    ok = m2i_infer_session_set_extra_inputs (s, extra, &err)
+        && (m2i_infer_model_get_input_kind (m, NULL, NULL) != M2I_INFER_INPUT_IMAGE
+        || m2i_infer_session_check_inputs (s, &err));
+  if (ok && !async)
+    ok = load_roi (self, s, tensors, &err);
+  if (!ok && s) {
+    gst_m2i_infer_async_free (self);
+    if (!async)
+      m2i_infer_session_free (s);
+    s = NULL;
+  }
   if (!s) {
     /* settings (what to set) as they are; the model's troubles with its path */
     if (!path || g_error_matches (err, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT))
@@ -208,17 +244,18 @@ load_model (GstM2iInfer *self)
     GstCaps *with = gst_m2i_infer_model_caps (m, TRUE), *without = gst_m2i_infer_model_caps (m,
         FALSE);
     GST_OBJECT_LOCK (self);
-    self->session = s;
+    self->session = async ? NULL : s;
     self->model = m;
     self->model_caps = with;
     self->model_caps_plain = without;
     self->pp_changed = TRUE;
     GST_OBJECT_UNLOCK (self);
     gchar *meta = m2i_model_info_describe (m2i_infer_model_get_info (m));
-    GST_INFO_OBJECT (self, "model %s (%s) on %s: %s; decoder %s; takes %" GST_PTR_FORMAT
-        "; its metadata:\n%s", path, m2i_infer_model_get_name (m),
-        m2i_infer_model_get_device (m), m2i_infer_model_describe (m),
-        m2i_decoder_describe (m2i_infer_session_get_decoder (s)), with, meta);
+    GST_INFO_OBJECT (self, "model %s (%s%s%s) on %s: %s; decoder %s; %s; takes %" GST_PTR_FORMAT
+        "; its metadata:\n%s", path, m2i_infer_model_get_name (m), instance ? ", instance " : "",
+        instance ? instance : "", m2i_infer_model_get_device (m), m2i_infer_model_describe (m),
+        m2i_decoder_describe (m2i_infer_session_get_decoder (s)), async ? "asynchronous"
+        : "synchronous", with, meta);
     g_free (meta);
     self->n_frames = self->since_flush = 0;
   }
@@ -226,6 +263,7 @@ load_model (GstM2iInfer *self)
   g_free (device);
   g_free (labels);
   g_free (split_dir);
+  g_free (instance);
   g_free (extra);
   return s != NULL;
 }
@@ -236,8 +274,15 @@ gst_m2i_infer_change_state (GstElement *element, GstStateChange transition)
   GstM2iInfer *self = GST_M2I_INFER (element);
   if (transition == GST_STATE_CHANGE_READY_TO_PAUSED && !load_model (self))
     return GST_STATE_CHANGE_FAILURE;
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    gst_m2i_infer_async_unblock (self);
   GstStateChangeReturn ret = GST_ELEMENT_CLASS (gst_m2i_infer_parent_class)->change_state (
       element, transition);
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    gst_m2i_infer_async_stop (self);
+  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED && ret != GST_STATE_CHANGE_FAILURE
+      && !gst_m2i_infer_async_start (self))
+    ret = GST_STATE_CHANGE_FAILURE;
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY
       || (transition == GST_STATE_CHANGE_READY_TO_PAUSED && ret == GST_STATE_CHANGE_FAILURE))
     unload_model (self);
@@ -276,7 +321,8 @@ gst_m2i_infer_update_preprocess (GstM2iInfer *self, GError **error)
     /* the model's metadata for what no property set */
     text = m2i_infer_settings_resolve (self->model, given, &pp, &dec);
     dec.top_k = MIN (dec.top_k, MAX_TOP_K);
-    ok = m2i_infer_session_set_preprocess (self->session, &pp, error);
+    ok = self->async ? gst_m2i_infer_async_set_preprocess (self, &pp, error)
+        : m2i_infer_session_set_preprocess (self->session, &pp, error);
   }
   GST_OBJECT_LOCK (self);
   if (ok) {
@@ -286,7 +332,7 @@ gst_m2i_infer_update_preprocess (GstM2iInfer *self, GError **error)
     self->settings = text;
     text = NULL;
     if (!same) {
-      self->report = TRUE;        /* the fused text names them */
+      g_atomic_int_set (&self->report, TRUE);     /* the fused text names them */
       GST_INFO_OBJECT (self, "settings (property / model metadata key / default):\n%s",
           self->settings);
     }
@@ -317,85 +363,54 @@ infer (GstM2iInfer *self, GstBuffer *inbuf, const M2iDecoderOptions *dopts, GErr
     M2iImage src;
     if (!gst_m2i_deferred_frame_map_source (f, &map, &src, error))
       return FALSE;
-    ok = m2i_infer_session_run (self->session, &src, &f->ops, &f->letterbox, error);
+    /* through the process-wide device queue, as every pipeline's inference */
+    ok = m2i_infer_session_run_queued (self->session, &src, &f->ops, &f->letterbox, error);
     gst_buffer_unmap (f->source, &map);
   }
-  guint serial;
-  const char *desc = m2i_infer_session_describe (self->session, &serial);
-  if (ok && (self->report || serial != self->reported)) {
-    self->report = FALSE;
-    self->reported = serial;
-    GST_OBJECT_LOCK (self);
-    gchar **lines = g_strsplit (self->settings ? self->settings : "", "\n", -1);
-    GST_OBJECT_UNLOCK (self);
-    gchar *settings = g_strjoinv ("; ", lines);
-    g_strfreev (lines);
-    gst_m2i_set_fused (GST_CAT_DEFAULT, GST_OBJECT (self), &self->props.fused,
-        g_strdup_printf ("%s%s%s: %s; settings: %s", f->chain, f->chain[0] ? " + " : "",
-            GST_ELEMENT_NAME (self), desc, settings));
-    g_free (settings);
-  }
+  if (ok)
+    gst_m2i_infer_report_fused (self, self->session, f->chain);
   return ok;
 }
 
-/* output=meta with deferred input: the source video leaves the element
- * (renegotiated when it is not what the caps said: a chain that
- * materialised part of itself hands over another frame), with @inbuf's
- * timestamps. Consumes @inbuf. */
-static GstFlowReturn
-source_buffer (GstM2iInfer *self, GstBuffer *inbuf, GstBuffer **out)
+void
+gst_m2i_infer_report_fused (GstM2iInfer *self, M2iInferSession *session, const char *chain)
 {
-  M2iImage src = self->work.source_image;
-  GstM2iCapsFormat cf = gst_m2i_caps_format_from_m2i (src.format);
-  gboolean same = self->src_is_video && GST_VIDEO_INFO_WIDTH (&self->src_vinfo) == src.width
-      && GST_VIDEO_INFO_HEIGHT (&self->src_vinfo) == src.height
+  guint serial;
+  const char *desc = m2i_infer_session_describe (session, &serial);
+  if (!g_atomic_int_compare_and_exchange (&self->report, TRUE, FALSE) && serial == self->reported)
+    return;
+  self->reported = serial;
+  GST_OBJECT_LOCK (self);
+  gchar **lines = g_strsplit (self->settings ? self->settings : "", "\n", -1);
+  GST_OBJECT_UNLOCK (self);
+  gchar *settings = g_strjoinv ("; ", lines);
+  g_strfreev (lines);
+  gst_m2i_set_fused (GST_CAT_DEFAULT, GST_OBJECT (self), &self->props.fused,
+      g_strdup_printf ("%s%s%s: %s; settings: %s", chain, chain[0] ? " + " : "",
+          GST_ELEMENT_NAME (self), desc, settings));
+  g_free (settings);
+}
+
+GstFlowReturn
+gst_m2i_infer_source_caps (GstM2iInfer *self, const M2iImage *src)
+{
+  GstM2iCapsFormat cf = gst_m2i_caps_format_from_m2i (src->format);
+  gboolean same = self->src_is_video && GST_VIDEO_INFO_WIDTH (&self->src_vinfo) == src->width
+      && GST_VIDEO_INFO_HEIGHT (&self->src_vinfo) == src->height
       && !g_strcmp0 (gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&self->src_vinfo)),
       gst_m2i_caps_format_name (cf));
-  *out = gst_m2i_deferred_frame_take_source (&self->work, inbuf);
   if (same)
     return GST_FLOW_OK;
-  GstStructure *s = gst_m2i_structure_new_sized (cf, src.width, src.height);
+  GstStructure *s = gst_m2i_structure_new_sized (cf, src->width, src->height);
   gst_structure_set (s, "framerate", GST_TYPE_FRACTION, self->fps_n, self->fps_d, NULL);
   GST_INFO_OBJECT (self, "the chain's source frame is %s %dx%d: renegotiating",
-      m2i_format_to_string (src.format), src.width, src.height);
+      m2i_format_to_string (src->format), src->width, src->height);
   return gst_m2i_infer_push_src_caps (self, gst_caps_new_full (s, NULL)) ? GST_FLOW_OK
       : GST_FLOW_NOT_NEGOTIATED;
 }
 
-/* What one frame does, read at its start. */
-typedef struct {
-  guint64 index;                  /* since PAUSED */
-  GstClockTime pts;
-  gboolean infer;                 /* inference-interval says so */
-  gboolean post, tensors;
-  M2iDecoderOptions decoder;      /* threshold, top-k */
-} Frame;
-
-/* inference-region=roi-list: @inbuf (taken) with each region's results, as
- * *@out. */
-static GstFlowReturn
-roi_frame (GstM2iInfer *self, GstBuffer *inbuf, const Frame *fr, GstBuffer **out,
-    GError **error)
-{
-  *out = gst_buffer_make_writable (inbuf);
-  m2i_decoder_set_options (m2i_infer_session_get_decoder (self->session), &fr->decoder);
-  if ((fr->infer && !gst_m2i_infer_update_preprocess (self, error))
-      || !gst_m2i_infer_roi_frame (self->roi, GST_ELEMENT (self), *out, &self->in_info,
-          &self->ctx, fr->index, fr->infer, fr->post, error))
-    return GST_FLOW_ERROR;
-  guint serial;
-  const char *desc = gst_m2i_infer_roi_describe (self->roi, &serial);
-  if (*desc && (self->report || serial != self->reported)) {
-    self->report = FALSE;
-    self->reported = serial;
-    gst_m2i_set_fused (GST_CAT_DEFAULT, GST_OBJECT (self), &self->props.fused,
-        g_strdup_printf ("%s: %s", GST_ELEMENT_NAME (self), desc));
-  }
-  return GST_FLOW_OK;
-}
-
-static void
-frame_settings (GstM2iInfer *self, GstBuffer *inbuf, Frame *fr)
+void
+gst_m2i_infer_frame_settings (GstM2iInfer *self, GstBuffer *inbuf, GstM2iInferFrame *fr)
 {
   GST_OBJECT_LOCK (self);
   guint interval = MAX (self->interval, 1);
@@ -408,24 +423,45 @@ frame_settings (GstM2iInfer *self, GstBuffer *inbuf, Frame *fr)
   fr->infer = self->since_flush++ % interval == 0;
 }
 
-/* The buffer that leaves for @inbuf (taken): the model's outputs
- * (output=tensors; none on frames not inferred), the chain's source video
- * (deferred input) or @inbuf itself. */
-static GstFlowReturn
-output_buffer (GstM2iInfer *self, GstBuffer *inbuf, const Frame *fr, GstBuffer **out,
+GstFlowReturn
+gst_m2i_infer_output_buffer (GstM2iInfer *self, M2iInferSession *session,
+    GstM2iDeferredFrame *f, GstBuffer *inbuf, const GstM2iInferFrame *fr, GstBuffer **out,
     GError **error)
 {
   GstFlowReturn ret = GST_FLOW_OK;
-  if (fr->tensors && fr->infer && (ret = gst_m2i_tensors_from_session (self->session,
+  if (fr->tensors && fr->infer && (ret = gst_m2i_tensors_from_session (session,
               self->output_tensor_caps, &self->tensor_pool, out, error)) == GST_FLOW_OK)
     gst_buffer_copy_into (*out, inbuf, GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
   if (fr->tensors)
     gst_buffer_unref (inbuf);
   else if (self->mode == INPUT_DEFERRED)
-    ret = source_buffer (self, inbuf, out);
+    *out = gst_m2i_deferred_frame_take_source (f, inbuf);
   else
     *out = gst_buffer_make_writable (inbuf);
   return ret;
+}
+
+/* inference-region=roi-list: @inbuf (taken) with each region's results, as
+ * *@out. */
+static GstFlowReturn
+roi_frame (GstM2iInfer *self, GstBuffer *inbuf, const GstM2iInferFrame *fr, GstBuffer **out,
+    GError **error)
+{
+  *out = gst_buffer_make_writable (inbuf);
+  m2i_decoder_set_options (m2i_infer_session_get_decoder (self->session), &fr->decoder);
+  if ((fr->infer && !gst_m2i_infer_update_preprocess (self, error))
+      || !gst_m2i_infer_roi_frame (self->roi, GST_ELEMENT (self), *out, &self->in_info,
+          &self->ctx, fr->index, fr->infer, fr->post, error))
+    return GST_FLOW_ERROR;
+  guint serial;
+  const char *desc = gst_m2i_infer_roi_describe (self->roi, &serial);
+  if (*desc && (g_atomic_int_compare_and_exchange (&self->report, TRUE, FALSE)
+          || serial != self->reported)) {
+    self->reported = serial;
+    gst_m2i_set_fused (GST_CAT_DEFAULT, GST_OBJECT (self), &self->props.fused,
+        g_strdup_printf ("%s: %s", GST_ELEMENT_NAME (self), desc));
+  }
+  return GST_FLOW_OK;
 }
 
 static GstFlowReturn
@@ -435,7 +471,7 @@ gst_m2i_infer_chain (GstPad *pad, GstObject *parent, GstBuffer *inbuf)
   GError *err = NULL;
   GstBuffer *out = NULL;
   GstFlowReturn ret = GST_FLOW_ERROR;
-  Frame fr;
+  GstM2iInferFrame fr;
   if (self->mode == INPUT_NONE) {
     gst_buffer_unref (inbuf);
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s: a buffer before any caps",
@@ -449,12 +485,20 @@ gst_m2i_infer_chain (GstPad *pad, GstObject *parent, GstBuffer *inbuf)
     g_clear_error (&err);
     return GST_FLOW_ERROR;
   }
-  frame_settings (self, inbuf, &fr);
+  if (self->async && self->mode != INPUT_TENSORS)
+    return gst_m2i_infer_async_chain (self, inbuf);
+  gst_m2i_infer_frame_settings (self, inbuf, &fr);
+  M2iImage source;
   if (self->roi)
     ret = roi_frame (self, g_steal_pointer (&inbuf), &fr, &out, &err);
   else if ((self->mode == INPUT_TENSORS || gst_m2i_deferred_frame_borrow (&self->work,
-              &self->in_info, inbuf, &err)) && (!fr.infer || infer (self, inbuf, &fr.decoder, &err)))
-    ret = output_buffer (self, g_steal_pointer (&inbuf), &fr, &out, &err);
+              &self->in_info, inbuf, &err)) && (!fr.infer || infer (self, inbuf, &fr.decoder, &err))) {
+    source = self->work.source_image;
+    ret = gst_m2i_infer_output_buffer (self, self->session, &self->work,
+        g_steal_pointer (&inbuf), &fr, &out, &err);
+    if (ret == GST_FLOW_OK && !fr.tensors && self->mode == INPUT_DEFERRED)
+      ret = gst_m2i_infer_source_caps (self, &source);
+  }
   gst_m2i_deferred_frame_init (&self->work);
   gst_clear_buffer (&inbuf);
   /* (roi-list: the results are on the regions already) */
@@ -544,8 +588,14 @@ gst_m2i_infer_set_property (GObject *object, guint prop_id, const GValue *value,
         self->given |= M2I_INFER_SET_PAD_VALUE;
       break;
     case PROP_INFERENCE_INTERVAL: self->interval = g_value_get_uint (value); break;
+    case PROP_MAX_MEMORY: self->max_memory = g_value_get_uint64 (value); break;
     case PROP_OUTPUT: self->output = g_value_get_enum (value); break;
     case PROP_POST_MESSAGES: self->post_messages = g_value_get_boolean (value); break;
+    case PROP_MODEL_INSTANCE_ID: set_string (&self->instance_id, value); break;
+    case PROP_NIREQ: self->nireq = g_value_get_uint (value); break;
+    case PROP_BATCH_SIZE: self->batch_size = g_value_get_uint (value); break;
+    case PROP_BATCH_TIMEOUT: self->batch_timeout_ms = g_value_get_uint (value); break;
+    case PROP_NO_BLOCK: self->no_block = g_value_get_boolean (value); break;
     case PROP_RESIZE_MODE: self->resize_mode = g_value_get_enum (value); break;
     default:
       if (gst_m2i_shared_props_set (&self->props, pspec, value, NULL))
@@ -577,9 +627,16 @@ gst_m2i_infer_get_property (GObject *object, guint prop_id, GValue *value, GPara
     case PROP_RESIZE_TYPE: g_value_set_enum (value, self->resize_type); break;
     case PROP_PAD_VALUE: g_value_set_int (value, self->pad_value); break;
     case PROP_INFERENCE_INTERVAL: g_value_set_uint (value, self->interval); break;
+    case PROP_MAX_MEMORY: g_value_set_uint64 (value, self->max_memory); break;
     case PROP_OUTPUT: g_value_set_enum (value, self->output); break;
     case PROP_POST_MESSAGES: g_value_set_boolean (value, self->post_messages); break;
     case PROP_RESIZE_MODE: g_value_set_enum (value, self->resize_mode); break;
+    case PROP_MODEL_INSTANCE_ID: g_value_set_string (value, self->instance_id); break;
+    case PROP_NIREQ: g_value_set_uint (value, self->nireq); break;
+    case PROP_BATCH_SIZE: g_value_set_uint (value, self->batch_size); break;
+    case PROP_BATCH_TIMEOUT: g_value_set_uint (value, self->batch_timeout_ms); break;
+    case PROP_NO_BLOCK: g_value_set_boolean (value, self->no_block); break;
+    case PROP_SKIPPED: g_value_set_uint64 (value, self->n_skipped); break;
     default:
       if (!gst_m2i_shared_props_get (&self->props, pspec, value)
           && !gst_m2i_infer_roi_props_get (&self->roi_props, pspec, value))
@@ -601,6 +658,7 @@ gst_m2i_infer_finalize (GObject *object)
   g_free (self->labels);
   g_free (self->extra_inputs);
   g_free (self->split_dir);
+  g_free (self->instance_id);
   gst_m2i_shared_props_clear (&self->props);
   gst_m2i_infer_roi_props_clear (&self->roi_props);
   G_OBJECT_CLASS (gst_m2i_infer_parent_class)->finalize (object);
@@ -690,6 +748,12 @@ gst_m2i_infer_class_init (GstM2iInferClass *klass)
   gst_m2i_install_n_threads (gobject_class, PROP_N_THREADS, "Threads of the process-wide "
       "worker pool used per inference and per M2I task (row slices); 0 = one per CPU core",
       ready);
+  g_object_class_install_property (gobject_class, PROP_MAX_MEMORY,
+      g_param_spec_uint64 ("max-memory", "Maximum memory", "Bytes the model may need once "
+          "loaded: constants computed when it is compiled, the buffers and scratch of an "
+          "inference, and with split execution every piece's and device program's; a model "
+          "whose declared tensor sizes need more fails the state change with a message "
+          "(raise this if it really needs it)", 1, G_MAXUINT64, DEFAULT_MAX_MEMORY, ready));
   g_object_class_install_property (gobject_class, PROP_SPLIT_DIR,
       g_param_spec_string ("split-dir", "Split directory", "With device M2I, HETERO or AUTO "
           "(when it splits): write the split plan (AutoSplit's graph_infos.json and one IR "
@@ -730,6 +794,7 @@ gst_m2i_infer_class_init (GstM2iInferClass *klass)
   gst_m2i_install_fused (gobject_class, PROP_FUSED, "What ran for the last frames: the "
       "elements whose ops were fused, the M2I plan (ops and device tasks) writing the "
       "model's input, and the device the model runs on");
+  gst_m2i_infer_async_install_properties (gobject_class, PROP_MODEL_INSTANCE_ID);
 
   gst_m2i_infer_roi_install_properties (gobject_class, PROP_INFERENCE_REGION);
 
@@ -760,6 +825,7 @@ gst_m2i_infer_init (GstM2iInfer *self)
   gst_element_add_pad (GST_ELEMENT (self), self->sinkpad);
   self->srcpad = gst_pad_new_from_static_template (&src_template, "src");
   gst_pad_use_fixed_caps (self->srcpad);   /* caps query: the current caps or the template */
+  gst_pad_set_query_function (self->srcpad, GST_DEBUG_FUNCPTR (gst_m2i_infer_src_query));
   gst_element_add_pad (GST_ELEMENT (self), self->srcpad);
 
   self->device = g_strdup (DEFAULT_DEVICE);
@@ -774,9 +840,14 @@ gst_m2i_infer_init (GstM2iInfer *self)
   m2i_decoder_options_init (&self->dec);
   self->pp_changed = TRUE;
   self->interval = DEFAULT_INTERVAL;
+  self->max_memory = DEFAULT_MAX_MEMORY;
   self->output = DEFAULT_OUTPUT;
   self->post_messages = DEFAULT_POST_MESSAGES;
   self->resize_mode = DEFAULT_RESIZE_MODE;
+  self->nireq = DEFAULT_NIREQ;
+  self->batch_size = DEFAULT_BATCH_SIZE;
+  self->batch_timeout_ms = DEFAULT_BATCH_TIMEOUT;
+  self->no_block = DEFAULT_NO_BLOCK;
   gst_m2i_shared_props_init (&self->props);
   gst_m2i_infer_roi_props_init (&self->roi_props);
   gst_m2i_deferred_frame_init (&self->work);

@@ -112,7 +112,7 @@ static gboolean
 set_sink_caps (GstM2iInfer *self, GstCaps *caps)
 {
   gst_m2i_infer_clear_negotiated (self);
-  if (!self->session)
+  if (!self->model)
     return refuse_caps (self, "no model loaded (the element is not PAUSED yet)");
   GST_OBJECT_LOCK (self);
   self->pp_changed = TRUE;      /* (a refused mean is refused again) */
@@ -120,6 +120,19 @@ set_sink_caps (GstM2iInfer *self, GstCaps *caps)
   GST_OBJECT_UNLOCK (self);
   if (!setup_input (self, caps))
     return FALSE;
+  if (self->mode == INPUT_TENSORS && !self->session) {
+    /* tensors run synchronously, on a session of their own */
+    GError *err = NULL;
+    M2iInferSession *s = m2i_infer_session_new (self->model, &err);
+    if (!s) {
+      refuse_caps (self, "%s", err->message);
+      g_clear_error (&err);
+      return FALSE;
+    }
+    GST_OBJECT_LOCK (self);
+    self->session = s;
+    GST_OBJECT_UNLOCK (self);
+  }
   gst_structure_get_fraction (gst_caps_get_structure (caps, 0), "framerate", &self->fps_n,
       &self->fps_d);
   self->ctx.has_frame = self->mode != INPUT_TENSORS
@@ -245,6 +258,9 @@ gboolean
 gst_m2i_infer_sink_event (GstPad *pad, GstObject *parent, GstEvent *event)
 {
   GstM2iInfer *self = GST_M2I_INFER (parent);
+  gboolean handled, ret = gst_m2i_infer_async_sink_event (self, event, &handled);
+  if (handled)
+    return ret;
   if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
     GstCaps *caps;
     gst_event_parse_caps (event, &caps);

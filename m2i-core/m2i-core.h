@@ -16,5 +16,6 @@
 #include <m2i-core/split/m2i-split.h>
 #include <m2i-core/infer/m2i-infer.h>
 #include <m2i-core/infer/m2i-model-info.h>
+#include <m2i-core/infer/m2i-infer-queue.h>
 #include <m2i-core/infer/m2i-infer-roi.h>
 #include <m2i-core/analytics/m2i-track.h>

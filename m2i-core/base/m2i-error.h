@@ -22,6 +22,8 @@ typedef enum {
   M2I_ERROR_IO,                 /* a file could not be read or written */
   M2I_ERROR_MALFORMED,          /* a file or description is not well formed */
   M2I_ERROR_FAILED,             /* anything else */
+  M2I_ERROR_LIMIT,              /* the input exceeds a limit (memory, nesting depth,
+                                 * file size); the message names the limit */
 } M2iError;
 
 /* Returns the quark of M2I_ERROR. */

@@ -15,8 +15,25 @@
  *    sleeps.
  * Condition variables are signalled only when someone sleeps on them, so a
  * call that finds spinning workers makes no system call at all.
+ *
+ * A call is split only when that pays (worth_splitting):
+ *  - frames before slices: while as many threads as there are cores are
+ *    callers inside the pool, or run device jobs (base_parallel_stream_*:
+ *    each an inference of its own), a call runs on its caller alone — the
+ *    cores already work on several frames, slicing one would only add
+ *    hand-overs;
+ *  - a worker that spins takes a slice for the price of a queue push;
+ *  - waking a sleeping worker costs a futex call on each side and a
+ *    scheduling delay, so it is done only for a caller whose calls are
+ *    long enough to pay for it (WAKE_MIN_US on average) and come close
+ *    together (the time between them, smoothed, shorter than the calls):
+ *    when frames arrive far apart (a source slower than the pre-processing,
+ *    a live camera), nothing waits for this frame to finish sooner, and
+ *    the caller runs it alone instead of paying a wake-up per frame for no
+ *    gain in throughput. Each calling thread keeps its own rhythm.
  */
 #include "m2i-parallel.h"
+#include "base-parallel.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -30,6 +47,7 @@
 #define SPIN_MIN_US 1           /* and at least this long (to notice calls coming
                                    close together again) */
 #define WAIT_SPIN_US 50         /* a caller spins this long for running slices */
+#define WAKE_MIN_US 30          /* a caller's calls pay for waking a worker from this long */
 
 typedef struct Job Job;
 typedef struct Call Call;
@@ -58,7 +76,18 @@ static struct {
   gint n_sleeping;              /* workers waiting on `work`; under lock */
   gint queued;                  /* jobs in the FIFO; written under lock, read by spinners */
   gint spin_us;                 /* current spin budget of idle workers */
+  gint n_spinning;              /* idle workers watching the queue (atomic) */
+  gint callers;                 /* threads inside m2i_parallel_for as callers (atomic) */
+  gint streams;                 /* threads running a device job (atomic) */
 } pool = { .spin_us = SPIN_MAX_US };
+
+/* When this thread calls and for how long (microseconds, smoothed 1/4). */
+typedef struct {
+  gint64 last_end;              /* 0: no call yet */
+  gint64 work_avg, gap_avg;
+} Rhythm;
+
+static _Thread_local Rhythm rhythm;
 
 static GPrivate in_worker;
 
@@ -96,17 +125,22 @@ spin_for_work (void)
 {
   gint budget = g_atomic_int_get (&pool.spin_us);
   gint64 end = g_get_monotonic_time () + budget;
+  gboolean found = FALSE;
+  g_atomic_int_inc (&pool.n_spinning);
   for (guint i = 1;; i++) {
     if (g_atomic_int_get (&pool.queued) > 0) {
       g_atomic_int_set (&pool.spin_us, MIN (SPIN_MAX_US, 2 * budget));
-      return TRUE;
+      found = TRUE;
+      break;
     }
     CPU_RELAX ();
     if ((i & 63) == 0 && g_get_monotonic_time () > end) {
       g_atomic_int_set (&pool.spin_us, MAX (SPIN_MIN_US, budget / 2));
-      return FALSE;
+      break;
     }
   }
+  g_atomic_int_add (&pool.n_spinning, -1);
+  return found;
 }
 
 static gpointer
@@ -164,11 +198,49 @@ ensure_workers_locked (gint wanted)
   while (pool.n_workers < wanted) {
     GThread *t = g_thread_new ("m2i-worker", worker_main, NULL);
     g_thread_unref (t);         /* workers live for the process */
-    pool.n_workers++;
+    g_atomic_int_inc (&pool.n_workers);
   }
   while (pool.n_started < pool.n_workers)
     g_cond_wait (&pool.started, &pool.lock);
 }
+
+void
+base_parallel_stream_enter (void)
+{
+  g_atomic_int_inc (&pool.streams);
+}
+
+void
+base_parallel_stream_leave (void)
+{
+  g_atomic_int_add (&pool.streams, -1);
+}
+
+/* Whether the call of this thread starting at @now should be split (see
+ * the top of the file); this thread is counted in pool.callers. */
+static gboolean
+worth_splitting (gint64 now)
+{
+  gint cores = m2i_parallel_n_cores ();
+  if (g_atomic_int_get (&pool.callers) >= cores || g_atomic_int_get (&pool.streams) >= cores)
+    return FALSE;
+  if (g_atomic_int_get (&pool.n_spinning) > 0)
+    return TRUE;
+  return rhythm.last_end && rhythm.work_avg >= WAKE_MIN_US && rhythm.gap_avg < rhythm.work_avg;
+}
+
+/* Smooths this thread's rhythm with a call from @start to @end. */
+static void
+note_call (gint64 start, gint64 end)
+{
+  gint64 work = end - start, gap = rhythm.last_end ? start - rhythm.last_end : work;
+  rhythm.work_avg = rhythm.last_end ? (3 * rhythm.work_avg + work) / 4 : work;
+  rhythm.gap_avg = rhythm.last_end ? (3 * rhythm.gap_avg + gap) / 4 : gap;
+  rhythm.last_end = end;
+}
+
+static void
+split_call (gint n, gint n_slices, M2iParallelFunc func, gpointer user_data);
 
 void
 m2i_parallel_for (gint n, gint n_slices, gint min_grain,
@@ -186,6 +258,26 @@ m2i_parallel_for (gint n, gint n_slices, gint min_grain,
     func (0, n, 0, user_data);
     return;
   }
+  /* the pool grows to what is asked for even when this call runs alone:
+   * its allocations belong to the first call, not to a later steady state */
+  if (g_atomic_int_get (&pool.n_workers) < MIN (n_slices - 1, m2i_parallel_n_cores ())) {
+    g_mutex_lock (&pool.lock);
+    ensure_workers_locked (MIN (n_slices - 1, m2i_parallel_n_cores ()));
+    g_mutex_unlock (&pool.lock);
+  }
+  g_atomic_int_inc (&pool.callers);
+  gint64 start = g_get_monotonic_time ();
+  if (worth_splitting (start))
+    split_call (n, n_slices, func, user_data);
+  else
+    func (0, n, 0, user_data);
+  note_call (start, g_get_monotonic_time ());
+  g_atomic_int_add (&pool.callers, -1);
+}
+
+static void
+split_call (gint n, gint n_slices, M2iParallelFunc func, gpointer user_data)
+{
 
   Job jobs[MAX_SLICES];
   Call call = { func, user_data, n_slices - 1, FALSE };

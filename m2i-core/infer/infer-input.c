@@ -50,8 +50,8 @@ layout_hint (const M2iModelInfo *info, const char *name)
 }
 
 gboolean
-infer_input_find_image (M2iIrModel *ir, const M2iModelInfo *info, M2iInferImageInput *img,
-    gint *width, gint *height, gchar **why)
+infer_input_find_image (M2iIrModel *ir, const M2iModelInfo *info, guint want_batch,
+    M2iInferImageInput *img, gint *width, gint *height, gint *batch, gchar **why)
 {
   gint n = m2i_ir_model_get_n_inputs (ir);
   gchar *batched = NULL;
@@ -70,17 +70,26 @@ infer_input_find_image (M2iIrModel *ir, const M2iModelInfo *info, M2iInferImageI
       nhwc = FALSE;
     if (!nchw && !nhwc)
       continue;
-    if (s->dims[0] != 1) {
+    if (s->dims[0] < 1 || s->dims[0] > INFER_MAX_BATCH
+        || (want_batch && s->dims[0] != (gint64) want_batch)) {
       if (!batched) {
         gchar *shape = m2i_shape_to_string (s);
-        batched = g_strdup_printf ("model input '%s' %s takes %" G_GINT64_FORMAT " frames per "
-            "inference; m2iinfer gives it one: use a model whose batch is 1 (or give "
-            "other/tensors)", io->name, shape, s->dims[0]);
+        if (s->dims[0] >= 1 && s->dims[0] <= INFER_MAX_BATCH)
+          batched = g_strdup_printf ("model input '%s' %s takes %" G_GINT64_FORMAT " frame%s "
+              "per inference and %u %s asked (m2iinfer's batch-size): set batch-size=%"
+              G_GINT64_FORMAT " (frames gathered into batches), or give other/tensors",
+              io->name, shape, s->dims[0], s->dims[0] == 1 ? "" : "s", want_batch,
+              want_batch == 1 ? "was" : "were", s->dims[0]);
+        else
+          batched = g_strdup_printf ("model input '%s' %s takes %" G_GINT64_FORMAT " frames "
+              "per inference, more than the %d a batch may hold: give other/tensors",
+              io->name, shape, s->dims[0], INFER_MAX_BATCH);
         g_free (shape);
       }
       continue;
     }
     img->index = i;
+    *batch = (gint) s->dims[0];
     img->nhwc = nhwc;
     img->channels = (gint) (nhwc ? s->dims[3] : s->dims[1]);
     img->type = io->type;

@@ -1,6 +1,7 @@
 /* infer-model.c — M2iInferModel: an IR model loaded for a device, what its
  * input takes, its labels and decoder options; see m2i-infer.h. */
 #include "infer-private.h"
+#include "decode-private.h"
 
 #include <infer/m2i-model-info.h>
 
@@ -101,7 +102,7 @@ planes_input (M2iInferModel *m)
 }
 
 static void
-analyse_input (M2iInferModel *m)
+analyse_input (M2iInferModel *m, guint want_batch)
 {
   m->input_kind = M2I_INFER_INPUT_TENSORS;
   if (m->has_head) {
@@ -114,9 +115,36 @@ analyse_input (M2iInferModel *m)
   }
   if (planes_input (m))
     return;
-  if (infer_input_find_image (m->ir, m->info, &m->image, &m->width, &m->height,
-          &m->input_note))
+  if (infer_input_find_image (m->ir, m->info, want_batch, &m->image, &m->width, &m->height,
+          &m->batch, &m->input_note))
     m->input_kind = M2I_INFER_INPUT_IMAGE;
+}
+
+gboolean
+infer_model_check_batch (M2iInferModel *m, GError **error)
+{
+  gint n = m2i_ir_model_get_n_outputs (m->ir);
+  m->out_kind = g_new0 (InferOutputKind, MAX (n, 1));
+  for (gint i = 0; i < n && m->batch > 1; i++) {
+    const M2iIrIoInfo *io = m2i_ir_model_get_output (m->ir, i);
+    const M2iShape *sh = &io->shape;
+    if (!strcmp (infer_output_producer_type (m->ir, i), "DetectionOutput") && sh->rank == 4
+        && sh->dims[0] == 1 && sh->dims[1] == 1 && sh->dims[3] == 7 && io->type == M2I_ET_F32
+        && sh->dims[2] % m->batch == 0)
+      m->out_kind[i] = INFER_OUT_DETECTIONS;
+    else if (sh->rank >= 1 && sh->dims[0] == m->batch)
+      m->out_kind[i] = INFER_OUT_SLICE;
+    else {
+      g_autofree gchar *shape = m2i_shape_to_string (sh);
+      g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED, "the model takes %d frames per "
+          "inference, but its output %d '%s' %s has no batch dimension (dims[0] is not %d) and "
+          "does not come from DetectionOutput: the frames of a batch cannot get their own "
+          "results; use a model with batch 1 (batch-size=1)", m->batch, i, io->name, shape,
+          m->batch);
+      return FALSE;
+    }
+  }
+  return TRUE;
 }
 
 /* ---- loading ----------------------------------------------------------------- */
@@ -124,7 +152,7 @@ analyse_input (M2iInferModel *m)
 static gboolean
 load_cpu (M2iInferModel *m, GError **error)
 {
-  M2iIrCompileOptions co = { .n_threads = m->n_threads };
+  M2iIrCompileOptions co = { .n_threads = m->n_threads, .max_memory = m->max_memory };
   m->cm = m2i_ir_compile (m->ir, &co, error);
   if (!m->cm)
     return FALSE;
@@ -140,7 +168,7 @@ load_cpu (M2iInferModel *m, GError **error)
 static M2iSplitRunner *
 new_runner (M2iInferModel *m, GError **error)
 {
-  M2iSplitRunOptions ro = { .n_threads = m->n_threads };
+  M2iSplitRunOptions ro = { .n_threads = m->n_threads, .max_memory = m->max_memory };
   return m2i_split_runner_new (m->plan, &ro, error);
 }
 
@@ -156,6 +184,7 @@ load_split (M2iInferModel *m, const char *devices, const char *split_dir, gboole
   M2iSplitOptions so;
   m2i_split_options_init (&so);
   so.devices = devices;
+  so.max_memory = m->max_memory;
   m->plan = m2i_split_plan_new (m->ir, &so, error);
   if (planned)
     *planned = m->plan != NULL;
@@ -280,7 +309,10 @@ m2i_infer_model_load (const char *xml_path, const M2iInferModelOptions *opts, GE
   }
   M2iInferModel *m = g_new0 (M2iInferModel, 1);
   m->ref_count = 1;
+  m->batch = 1;
+  g_mutex_init (&m->queue_lock);
   m->n_threads = (gint) MIN (opts->n_threads, (guint) G_MAXINT);
+  m->max_memory = opts->max_memory;
   m->decoder = opts->decoder;
   m->decoder.labels = NULL;
   m->decoder.n_labels = 0;
@@ -306,7 +338,21 @@ m2i_infer_model_load (const char *xml_path, const M2iInferModelOptions *opts, GE
     m->decoder.labels = (const char *const *) m->labels;
     m->decoder.n_labels = m->n_labels;
   }
-  analyse_input (m);
+  analyse_input (m, opts->batch);
+  if (opts->batch > 1 && (guint) m->batch != opts->batch) {
+    /* (an image input of another batch left the model a TENSORS one: its
+     * note says which) */
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "batch-size=%u: %s", opts->batch,
+        m->input_note ? m->input_note : m->input_kind == M2I_INFER_INPUT_TENSORS
+        ? "the model takes no image; give a model whose image input is [N,C,H,W] or "
+        "[N,H,W,C] with N the batch (its batch dimension is used as it is)"
+        : "a model with an NV12/I420 pre-processing head takes one frame per inference; "
+        "set batch-size=1");
+    goto fail;
+  }
+  if (!infer_model_check_batch (m, error))
+    goto fail;
+  infer_registry_count_load ();
   return m;
 
 fail:
@@ -324,8 +370,11 @@ m2i_infer_model_ref (M2iInferModel *m)
 void
 m2i_infer_model_unref (M2iInferModel *m)
 {
-  if (!m || !g_atomic_int_dec_and_test (&m->ref_count))
+  if (!m)
     return;
+  if (m->instance_id ? !infer_registry_release (m) : !g_atomic_int_dec_and_test (&m->ref_count))
+    return;
+  infer_queue_model_cleanup (m);
   unload_split (m);
   if (m->spare_req)
     m2i_ir_infer_request_free (m->spare_req);
@@ -339,6 +388,10 @@ m2i_infer_model_unref (M2iInferModel *m)
   g_free (m->input_note);
   g_free (m->device);
   g_free (m->description);
+  g_free (m->out_kind);
+  g_free (m->instance_id);
+  g_free (m->key);
+  g_mutex_clear (&m->queue_lock);
   g_free (m);
 }
 
@@ -392,6 +445,12 @@ m2i_infer_model_get_input_kind (const M2iInferModel *m, gint *width, gint *heigh
   if (height)
     *height = m->height;
   return m->input_kind;
+}
+
+gint
+m2i_infer_model_get_batch (const M2iInferModel *m)
+{
+  return m->batch;
 }
 
 gboolean

@@ -1,10 +1,11 @@
 /* infer-session.c — M2iInferSession: one request on a model, the M2I plan
  * into its input, running, decoding; see m2i-infer.h.
  *
- * Seams for what comes next: a session is one request (asynchronous
- * requests become several sessions' worth of request state behind one
- * queue); its plan cache is per source geometry (a batch or the regions of
- * a frame become several plans writing one input each).
+ * A session made by m2i_infer_session_new() owns its request; the
+ * asynchronous queue (infer-queue.c) makes sessions without one and binds
+ * each, for one run, to a slot of a (batched) request it shares
+ * (infer-batch.c): the session's plan writes that slice of the input, its
+ * decoder reads that item of the outputs.
  */
 #include "infer-private.h"
 
@@ -23,9 +24,13 @@ typedef enum {
 
 struct _M2iInferSession {
   M2iInferModel *model;
-  /* the request: exactly one of them */
+  /* the request: exactly one of them (NULL both before an unbound
+   * session's first bind), the session's own or bound to it */
   M2iIrInferRequest *req;
   M2iSplitRunner *runner;
+  gboolean own_request;
+  gint slot;                      /* the item of a batched request */
+  float **rows;                   /* per output: the item's detections (batched models) */
   M2iDecoder *decoder;
   M2iInferResult *result;
   M2iTensor *outputs;
@@ -62,8 +67,8 @@ m2i_infer_preprocess_init (M2iInferPreprocess *pp)
   pp->pad_value = 0.0f;
 }
 
-M2iInferSession *
-m2i_infer_session_new (M2iInferModel *model, GError **error)
+static M2iInferSession *
+session_new (M2iInferModel *model, gboolean own_request, GError **error)
 {
   M2iInferSession *s = g_new0 (M2iInferSession, 1);
   s->model = m2i_infer_model_ref (model);
@@ -71,7 +76,8 @@ m2i_infer_session_new (M2iInferModel *model, GError **error)
   s->description = g_strdup ("");
   m2i_infer_preprocess_init (&s->pp);
   m2i_norm_params_identity (&s->norm);
-  if (!infer_model_take_request (model, &s->req, &s->runner, error))
+  s->own_request = own_request;
+  if (own_request && !infer_model_take_request (model, &s->req, &s->runner, error))
     goto fail;
   s->decoder = m2i_decoder_new (model->ir, &model->decoder, error);
   if (!s->decoder)
@@ -79,6 +85,11 @@ m2i_infer_session_new (M2iInferModel *model, GError **error)
   s->result = m2i_decoder_new_result (s->decoder);
   s->n_outputs = (guint) MAX (m2i_ir_model_get_n_outputs (model->ir), 0);
   s->outputs = g_new0 (M2iTensor, MAX (s->n_outputs, 1));
+  s->rows = g_new0 (float *, MAX (s->n_outputs, 1));
+  for (guint i = 0; i < s->n_outputs; i++)
+    if (model->out_kind[i] == INFER_OUT_DETECTIONS)
+      s->rows[i] = g_new (float, m2i_shape_numel (&m2i_ir_model_get_output (model->ir,
+                  (gint) i)->shape));
   if (model->input_kind == M2I_INFER_INPUT_IMAGE) {
     /* 3 planes of the model's size in the wider of fp16 and fp32 */
     s->staging_size = (gsize) 3 * model->width * model->height * sizeof (float);
@@ -92,15 +103,40 @@ fail:
   return NULL;
 }
 
+M2iInferSession *
+m2i_infer_session_new (M2iInferModel *model, GError **error)
+{
+  return session_new (model, TRUE, error);
+}
+
+M2iInferSession *
+infer_session_new_unbound (M2iInferModel *model, GError **error)
+{
+  return session_new (model, FALSE, error);
+}
+
+void
+infer_session_bind (M2iInferSession *s, M2iIrInferRequest *req, M2iSplitRunner *runner,
+    gint slot)
+{
+  g_return_if_fail (!s->own_request);
+  s->req = req;
+  s->runner = runner;
+  s->slot = slot;
+}
+
 void
 m2i_infer_session_free (M2iInferSession *s)
 {
   if (!s)
     return;
-  if (s->req)
+  if (s->req && s->own_request)
     m2i_ir_infer_request_free (s->req);
-  if (s->runner)
+  if (s->runner && s->own_request)
     m2i_split_runner_free (s->runner);
+  for (guint i = 0; s->rows && i < s->n_outputs; i++)
+    g_free (s->rows[i]);
+  g_free (s->rows);
   m2i_decoder_free (s->decoder);
   if (s->result)
     m2i_infer_result_free (s->result);
@@ -199,25 +235,56 @@ input_tensor (M2iInferSession *s, gint i)
       : m2i_ir_infer_request_get_input (s->req, i);
 }
 
+/* The session's frame of the image input (of a split head, input 0): its
+ * slot of a batched request. */
+static void
+image_tensor (M2iInferSession *s, M2iTensor *t)
+{
+  const M2iInferModel *m = s->model;
+  infer_batch_input_slot (m, input_tensor (s, m->has_head ? 0 : m->image.index), s->slot, t);
+}
+
 /* Runs the model (@after_head: the image path of a split plan with a head,
  * whose output the pre-processing wrote) and decodes its outputs for
  * @geometry. */
+gboolean
+infer_request_run (M2iIrInferRequest *req, M2iSplitRunner *runner, gboolean after_head,
+    GError **error)
+{
+  if (runner)
+    return after_head ? m2i_split_runner_run_after_head (runner, error)
+        : m2i_split_runner_run (runner, error);
+  return m2i_ir_infer_request_infer (req, error);
+}
+
+/* Reads the session's item of the outputs the request holds and decodes
+ * them for @geometry. */
+static gboolean
+decode (M2iInferSession *s, const M2iInferGeometry *geometry, GError **error)
+{
+  for (guint i = 0; i < s->n_outputs; i++)
+    infer_batch_output (s->model, (gint) i, s->runner ? m2i_split_runner_get_output (s->runner,
+            (gint) i) : m2i_ir_infer_request_get_output (s->req, (gint) i), s->slot, s->rows[i],
+        &s->outputs[i]);
+  gboolean ok = m2i_decoder_decode (s->decoder, s->outputs, s->n_outputs, geometry, s->result,
+      error);
+  for (guint i = 0; i < s->n_outputs; i++)
+    infer_batch_output_done (s->model, (gint) i, &s->outputs[i]);
+  return ok;
+}
+
 static gboolean
 infer_and_decode (M2iInferSession *s, gboolean after_head, const M2iInferGeometry *geometry,
     GError **error)
 {
-  gboolean ok;
-  if (s->runner)
-    ok = after_head ? m2i_split_runner_run_after_head (s->runner, error)
-        : m2i_split_runner_run (s->runner, error);
-  else
-    ok = m2i_ir_infer_request_infer (s->req, error);
-  if (!ok)
-    return FALSE;
-  for (guint i = 0; i < s->n_outputs; i++)
-    s->outputs[i] = *(s->runner ? m2i_split_runner_get_output (s->runner, (gint) i)
-        : m2i_ir_infer_request_get_output (s->req, (gint) i));
-  return m2i_decoder_decode (s->decoder, s->outputs, s->n_outputs, geometry, s->result, error);
+  return infer_request_run (s->req, s->runner, after_head, error)
+      && decode (s, geometry, error);
+}
+
+gboolean
+infer_session_decode (M2iInferSession *s, GError **error)
+{
+  return decode (s, &s->plan.geometry, error);
 }
 
 /* ---- image models: the M2I plan into the input ----------------------------------- */
@@ -247,11 +314,12 @@ model_image (M2iInferSession *s, guint channels, M2iDataType dt, M2iImage *img, 
 {
   if (s->model->has_head)
     return m2i_split_runner_get_head_image (s->runner, img, error);
-  M2iTensor *t = input_tensor (s, s->model->image.index);
+  M2iTensor t;
+  image_tensor (s, &t);
   M2iFormat f = m2i_format_compose (M2I_LAYOUT_PLANAR, dt,
       channels == 1 ? M2I_ORDER_GRAY : M2I_ORDER_RGB);
-  return m2i_image_wrap (img, f, s->model->width, s->model->height, t->data,
-      m2i_tensor_nbytes (t), 0, error);
+  return m2i_image_wrap (img, f, s->model->width, s->model->height, t.data,
+      m2i_tensor_nbytes (&t), 0, error);
 }
 
 /* Builds the ops for @source into s->plan and the image they write into
@@ -289,20 +357,21 @@ write_staged (M2iInferSession *s, const M2iImage *staged, GError **error)
   const M2iInferModel *m = s->model;
   M2iDataType st = m2i_format_dtype (staged->format);
   guint channels = m2i_format_n_channels (staged->format);
-  M2iTensor *t = input_tensor (s, m->has_head ? 0 : m->image.index);
+  M2iTensor t;
+  image_tensor (s, &t);
   gboolean planes = m->has_head || (!m->image.nhwc && (guint) m->image.channels == channels
-      && m2i_element_type_is_float (t->type) && st != M2I_DTYPE_U8);
+      && m2i_element_type_is_float (t.type) && st != M2I_DTYPE_U8);
   if (planes) {
     M2iImage target;
-    M2iDataType dt = m->has_head || t->type == M2I_ET_F16 ? M2I_DTYPE_F16 : M2I_DTYPE_F32;
+    M2iDataType dt = m->has_head || t.type == M2I_ET_F16 ? M2I_DTYPE_F16 : M2I_DTYPE_F32;
     if (!model_image (s, channels, dt, &target, error))
       return FALSE;
     infer_convert_planes (staged, &target);
     return TRUE;
   }
   M2iInferImageInput img = m->image;
-  img.type = t->type;
-  infer_input_write (&img, staged, t, s->row);
+  img.type = t.type;
+  infer_input_write (&img, staged, &t, s->row);
   return TRUE;
 }
 
@@ -523,7 +592,7 @@ copy_planes (M2iInferSession *s, const M2iImage *source)
 }
 
 gboolean
-m2i_infer_session_run (M2iInferSession *s, const M2iImage *source, const M2iOpList *queued,
+infer_session_preprocess (M2iInferSession *s, const M2iImage *source, const M2iOpList *queued,
     const M2iLetterbox *letterbox, GError **error)
 {
   if (!check_image_model (s, error))
@@ -533,12 +602,18 @@ m2i_infer_session_run (M2iInferSession *s, const M2iImage *source, const M2iOpLi
         || !m2i_image_check (source, "source", TRUE, error))
       return FALSE;
     copy_planes (s, source);
-    M2iInferGeometry g;
-    m2i_infer_geometry_init (&g, source->width, source->height, source->width, source->height,
-        FALSE);
-    return infer_and_decode (s, FALSE, &g, error);
+    m2i_infer_geometry_init (&s->plan.geometry, source->width, source->height, source->width,
+        source->height, FALSE);
+    return TRUE;
   }
-  return preprocess (s, source, queued, letterbox, TRUE, error)
+  return preprocess (s, source, queued, letterbox, TRUE, error);
+}
+
+gboolean
+m2i_infer_session_run (M2iInferSession *s, const M2iImage *source, const M2iOpList *queued,
+    const M2iLetterbox *letterbox, GError **error)
+{
+  return infer_session_preprocess (s, source, queued, letterbox, error)
       && infer_and_decode (s, s->model->has_head, &s->plan.geometry, error);
 }
 

@@ -58,10 +58,26 @@ typedef struct {
   /* How outputs are decoded (type, thresholds, top-k); its labels are
    * ignored: the model's come from labels_path or its rt_info. Copied. */
   M2iDecoderOptions decoder;
+  /* Bytes the model may need once loaded (0: M2I_IR_DEFAULT_MAX_MEMORY,
+   * 4 GiB): the compiled model and an inference's buffers, or, split, the
+   * runner's; a model whose declared sizes need more is refused
+   * (M2I_ERROR_LIMIT) before anything that large is allocated. */
+  guint64 max_memory;
+  /* Frames per inference: 0 takes the model's input batch as it is (the
+   * sessions of m2i_infer_session_new() fill item 0 of a batched input);
+   * N requires the model's batch to be N: an image model whose image input
+   * is [N,C,H,W] or [N,H,W,C] (a static batch is not reshaped), for N > 1
+   * with outputs that have a per-frame part (dims[0] = N, or
+   * DetectionOutput's rows by image_id); an image input of another batch
+   * makes the model a TENSORS one (m2i_infer_model_get_input_note() says
+   * which batch to ask), and N > 1 then fails to load. See
+   * m2i-infer-queue.h. */
+  guint batch;
 } M2iInferModelOptions;
 
 /* Defaults: device AUTO, one thread per core, no split-dir, no labels,
- * m2i_decoder_options_init(). */
+ * m2i_decoder_options_init(), the default memory limit, the model's own
+ * batch. */
 M2I_API void m2i_infer_model_options_init (M2iInferModelOptions *opts);
 
 /*
@@ -112,6 +128,10 @@ typedef enum {
  * (@width, @height may be NULL). */
 M2I_API M2iInferInputKind m2i_infer_model_get_input_kind (const M2iInferModel *model,
     gint *width, gint *height);
+
+/* Frames per inference: the image input's batch dimension (1 for other
+ * models). */
+M2I_API gint m2i_infer_model_get_batch (const M2iInferModel *model);
 
 /* How an IMAGE model takes the image. */
 typedef struct {

@@ -173,16 +173,73 @@ check_kernels (const M2iIrModel *model, M2iOpRegistry *reg, GError **error)
 #define MAX_TENSOR_BYTES ((guint64) 1 << 40)
 #define DEFAULT_MAX_DYNAMIC ((gsize) 1 << 30)
 
-static gboolean
-check_size (const M2iIrNode *n, gint port, const M2iTensor *t, GError **error)
+/* What compiling may still allocate: the limit, less what is held. */
+typedef struct {
+  guint64 limit;
+  guint64 folded;                /* bytes of constants folded so far */
+} Budget;
+
+/* "1.5 GiB" (plain spaces: g_format_size's are non-breaking). */
+static gchar *
+format_bytes (guint64 b)
 {
-  gint64 numel = m2i_shape_numel (&t->shape);
-  gsize es = m2i_element_type_size (t->type);
-  if (numel < 0 || (guint64) numel > MAX_TENSOR_BYTES / MAX (es, 1)) {
-    g_autofree gchar *shape = m2i_shape_to_string (&t->shape);
+  if (b < 1024)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT " bytes", b);
+  static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+  double v = b / 1024.0;
+  guint u = 0;
+  for (; v >= 1024 && u + 1 < G_N_ELEMENTS (units); u++)
+    v /= 1024;
+  return g_strdup_printf ("%.1f %s", v, units[u]);
+}
+
+static void
+limit_error (GError **error, const M2iIrNode *n, guint64 limit, const char *format, ...)
+    G_GNUC_PRINTF (4, 5);
+
+static void
+limit_error (GError **error, const M2iIrNode *n, guint64 limit, const char *format, ...)
+{
+  va_list ap;
+  va_start (ap, format);
+  g_autofree gchar *what = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  g_autofree gchar *lim = format_bytes (limit);
+  const char *fix = "; if the model really needs it, raise the limit "
+      "(M2iIrCompileOptions.max_memory, m2i-ir-run --max-memory, m2iinfer max-memory)";
+  if (n)
+    m2i_ir_node_set_error (error, M2I_ERROR_LIMIT, n, "%s, more than the memory limit of "
+        "%s%s", what, lim, fix);
+  else
+    g_set_error (error, M2I_ERROR, M2I_ERROR_LIMIT, "%s, more than the memory limit of %s%s",
+        what, lim, fix);
+}
+
+/* Output @port of @n as a tensor of type @type and static @shape: its dims
+ * must address at most 1 TiB even where a zero dim makes it empty (strides
+ * and offsets are products of the dims), and its bytes fit @limit. */
+static gboolean
+check_size (const M2iIrNode *n, gint port, M2iElementType type, const M2iShape *shape,
+    guint64 limit, GError **error)
+{
+  gsize es = MAX (m2i_element_type_size (type), 1);
+  gint64 extent = 1;
+  gboolean ok = shape->rank >= 0 && shape->rank <= M2I_MAX_RANK;
+  for (gint d = 0; ok && d < shape->rank; d++)
+    ok = shape->dims[d] >= 0 && ir_mul_i64 (extent, MAX (shape->dims[d], 1), &extent) &&
+        (guint64) extent <= MAX_TENSOR_BYTES / es;
+  g_autofree gchar *text = m2i_shape_to_string (shape);
+  if (!ok) {
     m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, n,
         "output %d (%s %s) is larger than the 1 TiB a tensor may take", port,
-        m2i_element_type_to_string (t->type), shape);
+        m2i_element_type_to_string (type), text);
+    return FALSE;
+  }
+  guint64 bytes = (guint64) m2i_shape_numel (shape) * es;
+  if (bytes > limit) {
+    g_autofree gchar *size = format_bytes (bytes);
+    limit_error (error, n, limit, "output %d (%s %s) needs %s", port,
+        m2i_element_type_to_string (type), text, size);
     return FALSE;
   }
   return TRUE;
@@ -201,7 +258,7 @@ ir_check_outputs (const M2iIrNode *n, const M2iOpContext *ctx, guint64 read_mask
           "the kernel set no valid type and shape for output %d", p);
       return FALSE;
     }
-    if (!check_size (n, p, t, error))
+    if (!check_size (n, p, t->type, &t->shape, G_MAXUINT64, error))
       return FALSE;
     if (!ir_shape_fits (&port->shape, &t->shape)) {
       g_autofree gchar *s1 = m2i_shape_to_string (&port->shape);
@@ -253,9 +310,20 @@ fold_grow (CmDynHost *h, M2iOpContext *ctx, gint p, gsize bytes, gpointer *data,
 /* Runs a layer whose inputs are all known now and keeps its outputs as
  * constants. */
 static gboolean
-fold (M2iIrCompiledModel *cm, CmStep *s, GError **error)
+fold (M2iIrCompiledModel *cm, CmStep *s, Budget *budget, GError **error)
 {
   M2iOpContext *ctx = &s->ctx;
+  guint64 need = ctx->scratch_bytes;
+  for (gint p = 0; p < ctx->n_outputs; p++)
+    need += m2i_tensor_nbytes (&ctx->outputs[p]);
+  if (need > budget->limit - MIN (budget->folded, budget->limit)) {
+    g_autofree gchar *size = format_bytes (need);
+    g_autofree gchar *held = format_bytes (budget->folded);
+    limit_error (error, ctx->node, budget->limit, "computing this constant at compile time "
+        "needs %s besides the %s of constants computed before", size, held);
+    return FALSE;
+  }
+  budget->folded += need - ctx->scratch_bytes;
   gpointer scratch = ctx->scratch_bytes ? g_aligned_alloc0 (1, ctx->scratch_bytes, ALIGN) : NULL;
   CmDynHost host = { .grow = fold_grow };
   for (gint p = 0; p < ctx->n_outputs; p++) {
@@ -303,7 +371,7 @@ read_mask (const M2iIrCompiledModel *cm, const M2iIrNode *n, const gboolean *rea
 
 static gboolean
 bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
-    gsize max_folded, const gboolean *read, GError **error)
+    gsize max_folded, const gboolean *read, Budget *budget, GError **error)
 {
   CmValue *out = &cm->values[cm->value_base[n->index]];
   if (!strcmp (n->type, "Parameter")) {
@@ -322,15 +390,22 @@ bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
         cm->input_values[i] = cm->value_base[n->index];
       }
     }
-    return check_size (n, 0, &out->t, error);
+    return check_size (n, 0, out->t.type, &out->t.shape, budget->limit, error);
   }
   if (!strcmp (n->type, "Const")) {
     out->t = n->const_value;
     out->is_const = TRUE;
-    return TRUE;
+    /* its bytes are in the .bin (the dims of an empty one still count) */
+    return check_size (n, 0, out->t.type, &out->t.shape, G_MAXUINT64, error);
   }
   if (!strcmp (n->type, "Result"))
     return TRUE;
+  /* the sizes the XML declares, before a kernel sizes anything on them
+   * (dims known only at run time are bounded by max_dynamic_bytes then) */
+  for (gint p = 0; p < n->n_outputs; p++)
+    if (m2i_shape_is_static (&n->outputs[p].shape) &&
+        !check_size (n, p, n->outputs[p].type, &n->outputs[p].shape, budget->limit, error))
+      return FALSE;
 
   const M2iOpKernel *k = m2i_op_registry_lookup (reg, n->type, n->version);
   g_assert (k != NULL);                        /* check_kernels() made sure */
@@ -364,6 +439,10 @@ bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
   if (unknown || !k->infer (&s.ctx, &infer_error)) {
     if (!infer_error && !unknown)
       m2i_ir_node_set_error (&infer_error, M2I_ERROR_FAILED, n, "the kernel rejected the layer");
+    else if (!infer_error)
+      m2i_ir_node_set_error (&infer_error, M2I_ERROR_MALFORMED, n, "an input has no known "
+          "type or shape (it comes from a layer that computes none, e.g. a Result): check "
+          "the model's edges");
     if (!dyn_input && !run_time_ints) {
       g_propagate_error (error, infer_error);
       step_clear (&s);
@@ -381,6 +460,14 @@ bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
   } else if (!ir_check_outputs (n, &s.ctx, read_mask (cm, n, read), error)) {
     step_clear (&s);
     return FALSE;
+  }
+  for (gint p = 0; p < n->n_outputs && !s.deferred; p++) {
+    const M2iTensor *t = &s.ctx.outputs[p];
+    if (m2i_shape_is_static (&t->shape) &&
+        !check_size (n, p, t->type, &t->shape, budget->limit, error)) {
+      step_clear (&s);
+      return FALSE;
+    }
   }
   if (!k->execute) {
     m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, n, "the kernel cannot execute");
@@ -404,7 +491,7 @@ bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
   }
   if (!s.deferred && (all_const || (ir_kernel_is_shape_only (k) && !dyn_input)) &&
       bytes <= max_folded) {
-    gboolean ok = fold (cm, &s, error);
+    gboolean ok = fold (cm, &s, budget, error);
     step_clear (&s);
     return ok;
   }
@@ -428,61 +515,6 @@ bind_node (M2iIrCompiledModel *cm, M2iOpRegistry *reg, const M2iIrNode *n,
 }
 
 /* ---- memory planning ---------------------------------------------------- */
-
-static gint
-cmp_group_size (gconstpointer a, gconstpointer b, gpointer user_data)
-{
-  const CmGroup *g = user_data;
-  const CmGroup *x = &g[*(const gint *) a], *y = &g[*(const gint *) b];
-  if (x->size != y->size)
-    return x->size > y->size ? -1 : 1;
-  return x->first - y->first;
-}
-
-typedef struct {
-  gsize offset, end;
-} Span;
-
-static gint
-cmp_span (gconstpointer a, gconstpointer b)
-{
-  const Span *x = a, *y = b;
-  return x->offset < y->offset ? -1 : x->offset > y->offset;
-}
-
-/* Greedy by size: each buffer, biggest first, goes to the lowest offset not
- * used by an already placed buffer whose lifetime overlaps its own. */
-static void
-place_groups (M2iIrCompiledModel *cm)
-{
-  gint n = cm->n_groups;
-  g_autofree gint *order = g_new (gint, MAX (n, 1));
-  for (gint i = 0; i < n; i++)
-    order[i] = i;
-  g_qsort_with_data (order, n, sizeof (gint), cmp_group_size, cm->groups);
-  g_autofree Span *busy = g_new (Span, MAX (n, 1));
-  g_autofree gboolean *placed = g_new0 (gboolean, MAX (n, 1));
-  cm->arena_bytes = 0;
-  for (gint oi = 0; oi < n; oi++) {
-    CmGroup *g = &cm->groups[order[oi]];
-    gint nb = 0;
-    for (gint j = 0; j < n; j++) {
-      const CmGroup *h = &cm->groups[j];
-      if (placed[j] && h->first <= g->last && g->first <= h->last)
-        busy[nb++] = (Span) { h->offset, h->offset + h->size };
-    }
-    qsort (busy, nb, sizeof (Span), cmp_span);
-    gsize offset = 0;
-    for (gint j = 0; j < nb; j++) {
-      if (busy[j].offset >= offset + g->size)
-        break;
-      offset = MAX (offset, m2i_align_up (busy[j].end, ALIGN));
-    }
-    g->offset = offset;
-    placed[order[oi]] = TRUE;
-    cm->arena_bytes = MAX (cm->arena_bytes, m2i_align_up (offset + g->size, ALIGN));
-  }
-}
 
 /* Element-wise kernels: output element i depends on input element i only
  * (for an input of the output's shape), so they may write over that input.
@@ -852,7 +884,7 @@ plan_memory (M2iIrCompiledModel *cm, const gboolean *needed, gboolean int8)
       cm->groups[v->group].last = n_steps;    /* outputs outlive the inference */
   }
   compute_in_place (cm, n_steps);
-  place_groups (cm);
+  cm->arena_bytes = base_arena_place (cm->groups, cm->n_groups, ALIGN);
   cm->scratch_bytes = 0;
   for (gint si = 0; si < n_steps; si++)
     cm->scratch_bytes = MAX (cm->scratch_bytes,
@@ -911,6 +943,7 @@ m2i_ir_compile (M2iIrModel *model, const M2iIrCompileOptions *options, GError **
   cm->input_values = g_new0 (gint, MAX (model->parameters->len, 1));
   cm->output_values = g_new0 (gint, MAX (model->results->len, 1));
   gsize max_folded = options->max_folded_bytes ? options->max_folded_bytes : DEFAULT_MAX_FOLDED;
+  Budget budget = { options->max_memory ? options->max_memory : M2I_IR_DEFAULT_MAX_MEMORY, 0 };
   cm->max_dynamic_bytes = options->max_dynamic_bytes ? options->max_dynamic_bytes :
       DEFAULT_MAX_DYNAMIC;
   if (!check_kernels (model, reg, error)) {
@@ -927,7 +960,7 @@ m2i_ir_compile (M2iIrModel *model, const M2iIrCompileOptions *options, GError **
 
   for (gint i = 0; i < n_nodes; i++) {
     const M2iIrNode *n = g_ptr_array_index (model->nodes, model->topo[i]);
-    if (!bind_node (cm, reg, n, max_folded, read, error)) {
+    if (!bind_node (cm, reg, n, max_folded, read, &budget, error)) {
       /* kernels name the layer; the file and line say where it is */
       if (n->line > 0)
         g_prefix_error (error, "%s:%d: ", model->xml_path, n->line);
@@ -941,5 +974,16 @@ m2i_ir_compile (M2iIrModel *model, const M2iIrCompileOptions *options, GError **
   }
   g_autofree gboolean *needed = needed_nodes (model);
   plan_memory (cm, needed, ir_lowp_enabled (options));
+  /* a request allocates its arena and scratch: refused here, not there */
+  guint64 request = (guint64) cm->arena_bytes + cm->scratch_bytes;
+  if (request > budget.limit - MIN (budget.folded, budget.limit)) {
+    g_autofree gchar *a = format_bytes (cm->arena_bytes);
+    g_autofree gchar *sc = format_bytes (cm->scratch_bytes);
+    g_autofree gchar *f = format_bytes (budget.folded);
+    limit_error (error, NULL, budget.limit, "%s: an inference needs %s of buffers and %s of "
+        "scratch, besides %s of constants computed at compile time", model->xml_path, a, sc, f);
+    m2i_ir_compiled_model_unref (cm);
+    return NULL;
+  }
   return cm;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "ir-private.h"
+#include <base/base-arena.h>
 
 G_BEGIN_DECLS
 
@@ -35,11 +36,8 @@ typedef struct {
 /* Values sharing one buffer (a value and its views), alive from the step
  * that writes it to the last step that reads it (-1: before the first step;
  * n_steps: after the last, for inputs and outputs). */
-typedef struct {
-  gsize size;
-  gsize offset;                  /* in the request's arena */
-  gint first, last;
-} CmGroup;
+typedef BaseArenaBlock CmGroup;   /* offset: in the request's arena */
+/* Placed by base_arena_place(); merged groups are { 0, 0, -2, -2 }. */
 
 struct _M2iIrCompiledModel {
   gint ref_count;

@@ -638,26 +638,29 @@ strided_slice_infer (M2iOpContext *ctx, GError **error)
       m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node, "stride 0 on axis %d", a);
       return FALSE;
     }
+    /* begin, end and stride come from the file: any gint64. The spans are
+     * clamped to the axis first, and a length of 2 or more means |stride|
+     * < dim, so nothing below can overflow. */
     gint64 b, e, len;
     if (st > 0) {
       b = bmask[j] ? 0 : begin[j] < 0 ? begin[j] + dim : begin[j];
       e = emask[j] ? dim : end[j] < 0 ? end[j] + dim : end[j];
       b = CLAMP (b, 0, dim);
       e = CLAMP (e, 0, dim);
-      len = e > b ? (e - b + st - 1) / st : 0;
+      len = e > b ? 1 + (e - b - 1) / st : 0;
     } else {
       b = bmask[j] ? dim - 1 : begin[j] < 0 ? begin[j] + dim : begin[j];
       e = emask[j] ? -1 : end[j] < 0 ? end[j] + dim : end[j];
       b = CLAMP (b, -1, dim - 1);
       e = CLAMP (e, -1, dim - 1);
-      len = b > e ? (b - e + (-st) - 1) / (-st) : 0;
+      len = b > e ? 1 + (b - e - 1) / (st == G_MININT64 ? G_MAXINT64 : -st) : 0;
     }
     if (out.rank == M2I_MAX_RANK)
       goto too_many;
     if (len)
       plan.start += b * in_strides[a];
     plan.count[out.rank] = len;
-    plan.step[out.rank] = st * in_strides[a];
+    plan.step[out.rank] = len > 1 ? st * in_strides[a] : 0;
     out.dims[out.rank++] = len;
     a++;
   }

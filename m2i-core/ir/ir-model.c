@@ -26,8 +26,7 @@ m2i_ir_model_unref (M2iIrModel *m)
   g_free (m->input_info);
   g_free (m->output_info);
   g_ptr_array_free (m->names, TRUE);
-  if (m->rt_info)
-    g_hash_table_unref (m->rt_info);
+  ir_rt_info_unref (m->rt_info);
   if (m->weights)
     g_bytes_unref (m->weights);
   g_free (m->name);
@@ -51,7 +50,15 @@ m2i_ir_model_get_ir_version (const M2iIrModel *model)
 const char *
 m2i_ir_model_get_rt_info (const M2iIrModel *model, const char *key)
 {
-  return model->rt_info ? g_hash_table_lookup (model->rt_info, key) : NULL;
+  return ir_rt_info_lookup (model->rt_info, key);
+}
+
+void
+ir_model_share_rt_info (M2iIrModel *dst, const M2iIrModel *src)
+{
+  IrRtInfo *info = src->rt_info ? ir_rt_info_ref (src->rt_info) : NULL;
+  ir_rt_info_unref (dst->rt_info);
+  dst->rt_info = info;
 }
 
 gint

@@ -6,6 +6,37 @@
 
 G_BEGIN_DECLS
 
+/* ---- model-level rt_info (ir-rt-info.c) ----------------------------------- */
+
+/* The elements of a model's <rt_info> (and v10 <meta_data>) as read: one
+ * entry each, in document order, with its parent; linear in the text
+ * however deep it nests. Immutable once read; reference counted, so a
+ * model can share it with another. */
+typedef struct _IrRtInfo IrRtInfo;
+
+IrRtInfo *ir_rt_info_new (void);
+IrRtInfo *ir_rt_info_ref (IrRtInfo *info);
+void ir_rt_info_unref (IrRtInfo *info);
+/* Appends element @element (with its name="" and value="" attributes, each
+ * may be NULL) under entry @parent (-1: at the top; an element named
+ * meta_data at the top starts v10's legacy block). Returns its index. */
+gint ir_rt_info_add (IrRtInfo *info, gint parent, const char *element,
+    const char *name, const char *value);
+/* The value of @key, the element names from the top joined by '/' (the
+ * last spelled by its name="" when it is an <attribute>; v10's keys start
+ * with "meta_data/"); the last such element when several match; NULL when
+ * none has a value. @info may be NULL. */
+const char *ir_rt_info_lookup (const IrRtInfo *info, const char *key);
+/* Appends <rt_info>...</rt_info> (one level inside <net>) as read, v10's
+ * <meta_data> block left out; nothing when that leaves nothing. Linear in
+ * the entries (indentation stops growing past 16 levels). */
+void ir_rt_info_write (const IrRtInfo *info, GString *xml);
+
+/* Gives @dst the model-level rt_info of @src (shared, not copied), in place
+ * of its own. Split execution hands the model's rt_info to the one piece
+ * it belongs to (docs/split.md). */
+void ir_model_share_rt_info (M2iIrModel *dst, const M2iIrModel *src);
+
 /* One <port> of a layer as the XML declares it. */
 typedef struct {
   gint64 id;                     /* the port id of the XML */
@@ -64,9 +95,23 @@ struct _M2iIrModel {
   M2iIrIoInfo *input_info;       /* parameters->len entries */
   M2iIrIoInfo *output_info;      /* results->len entries */
   GPtrArray *names;              /* gchar*: strings the io infos point to */
-  GHashTable *rt_info;           /* model-level rt_info: "a/b" path → value */
+  IrRtInfo *rt_info;             /* model-level rt_info as read (shared), or NULL */
   GBytes *weights;               /* the .bin (mapped), or NULL */
 };
+
+/* Checked arithmetic for sizes, counts and offsets that come from files
+ * (docs/reliability.md): FALSE when the exact result does not fit. */
+static inline gboolean
+ir_mul_i64 (gint64 a, gint64 b, gint64 *out)
+{
+  return !__builtin_mul_overflow (a, b, out);
+}
+
+static inline gboolean
+ir_add_i64 (gint64 a, gint64 b, gint64 *out)
+{
+  return !__builtin_add_overflow (a, b, out);
+}
 
 /* Built-in kernels, registered into the default registry on first use.
  * Structural ops (Parameter, Const, Result, Reshape, ...) live with the

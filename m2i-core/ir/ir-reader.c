@@ -8,6 +8,10 @@
 #include <errno.h>
 #include <string.h>
 
+/* Elements may nest this deep (an IR needs 8 levels, OpenVINO's rt_info a
+ * few more); deeper is refused before anything else is done with it. */
+#define MAX_XML_DEPTH 4096
+
 typedef enum {
   K_NET, K_LAYERS, K_LAYER, K_DATA, K_INPUT, K_OUTPUT, K_PORT, K_DIM,
   K_RTINFO, K_ATTRIBUTE, K_EDGES, K_EDGE, K_MODEL_INFO, K_IGNORE,
@@ -23,7 +27,7 @@ typedef struct {
   GMarkupParseContext *ctx;
   M2iIrModel *model;
   GArray *kinds;                 /* Kind stack */
-  GPtrArray *path;               /* element names of model rt_info/meta_data */
+  GArray *info_stack;            /* gint rt_info entries open (-1: <rt_info> itself) */
   M2iIrNode *layer;              /* layer being read */
   GArray *ports;                 /* M2iIrPort of the <input>/<output> being read */
   GHashTable *port_ids;          /* gint64* ids of those ports */
@@ -299,28 +303,18 @@ start_edge (Reader *r, const gchar **names, const gchar **values, GError **error
   return TRUE;
 }
 
+/* An element of the model's rt_info (or v10 meta_data), kept as read. */
 static void
 start_model_info (Reader *r, const gchar *element, const gchar **names,
     const gchar **values)
 {
-  g_ptr_array_add (r->path, g_strdup (element));
-  const char *value = find_attr (names, values, "value");
-  /* <attribute name="x" value="y"> spells the key as an attribute */
-  const char *name = find_attr (names, values, "name");
-  if (value && r->path->len > 1) {
-    GString *key = g_string_new (NULL);
-    for (guint i = 1; i < r->path->len; i++) {
-      if (i > 1)
-        g_string_append_c (key, '/');
-      if (i == r->path->len - 1 && name && !strcmp (element, "attribute"))
-        g_string_append (key, name);
-      else
-        g_string_append (key, g_ptr_array_index (r->path, i));
-    }
-    if (!r->model->rt_info)
-      r->model->rt_info = new_string_table ();
-    g_hash_table_insert (r->model->rt_info, g_string_free (key, FALSE), g_strdup (value));
-  }
+  if (!r->model->rt_info)
+    r->model->rt_info = ir_rt_info_new ();
+  gint parent = r->info_stack->len ?
+      g_array_index (r->info_stack, gint, r->info_stack->len - 1) : -1;
+  gint e = ir_rt_info_add (r->model->rt_info, parent, element,
+      find_attr (names, values, "name"), find_attr (names, values, "value"));
+  g_array_append_val (r->info_stack, e);
   push (r, K_MODEL_INFO);
 }
 
@@ -330,6 +324,12 @@ on_start (GMarkupParseContext *ctx, const gchar *element, const gchar **names,
 {
   Reader *r = user_data;
   r->elem_line = tag_line (r, element);
+  if (r->kinds->len >= MAX_XML_DEPTH) {
+    set_error_at (error, r->origin, reader_line (r), "<%s>: elements nest more than %d levels "
+        "deep (an IR needs about 8): refused", element, MAX_XML_DEPTH);
+    set_code (error, M2I_ERROR_LIMIT);
+    return;
+  }
   if (!r->kinds->len) {
     if (r->seen_net) {
       set_error_at (error, r->origin, reader_line (r), "a second root element <%s>", element);
@@ -344,11 +344,13 @@ on_start (GMarkupParseContext *ctx, const gchar *element, const gchar **names,
         push (r, K_LAYERS);
       else if (!strcmp (element, "edges"))
         push (r, K_EDGES);
-      else if (!strcmp (element, "rt_info") || !strcmp (element, "meta_data")) {
-        g_ptr_array_set_size (r->path, 0);
-        /* rt_info keys are relative; meta_data keys keep their prefix */
-        if (!strcmp (element, "meta_data"))
-          g_ptr_array_add (r->path, g_strdup (""));
+      else if (!strcmp (element, "rt_info")) {
+        /* rt_info keys are relative: <rt_info> itself is no entry */
+        gint top = -1;
+        g_array_append_val (r->info_stack, top);
+        push (r, K_MODEL_INFO);
+      } else if (!strcmp (element, "meta_data")) {
+        /* meta_data keys keep their prefix */
         start_model_info (r, element, names, values);
       } else
         push (r, K_IGNORE);
@@ -513,7 +515,7 @@ on_end (GMarkupParseContext *ctx, const gchar *element, gpointer user_data,
       end_layer (r, error);
       break;
     case K_MODEL_INFO:
-      g_ptr_array_set_size (r->path, r->path->len - 1);
+      g_array_set_size (r->info_stack, r->info_stack->len - 1);
       break;
     default:
       break;
@@ -1065,7 +1067,7 @@ load (const char *xml, gsize xml_len, GBytes *weights, const char *bin_path,
     .origin = origin,
     .model = model_new (origin),
     .kinds = g_array_new (FALSE, FALSE, sizeof (Kind)),
-    .path = g_ptr_array_new_with_free_func (g_free),
+    .info_stack = g_array_new (FALSE, FALSE, sizeof (gint)),
     .ports = g_array_new (FALSE, TRUE, sizeof (M2iIrPort)),
     .port_ids = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL),
     .text = g_string_new (NULL),
@@ -1110,7 +1112,7 @@ load (const char *xml, gsize xml_len, GBytes *weights, const char *bin_path,
   if (ok)
     ok = finish (&r, bin_path, error);
   g_array_free (r.kinds, TRUE);
-  g_ptr_array_free (r.path, TRUE);
+  g_array_free (r.info_stack, TRUE);
   g_array_free (r.ports, TRUE);
   g_hash_table_unref (r.port_ids);
   g_string_free (r.text, TRUE);

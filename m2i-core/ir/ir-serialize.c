@@ -18,6 +18,7 @@ typedef struct {
   /* "node:port" outputs that leave through a Result; NULL: every output
    * of a selected layer other than a Const read outside the selection */
   GHashTable *leaving;
+  gboolean with_rt_info;         /* write the model-level rt_info */
 } Writer;
 
 static void
@@ -275,68 +276,6 @@ boundary_result (Writer *w, const M2iIrNode *src, gint port, GString *edges)
       G_GINT64_FORMAT "\" to-layer=\"%" G_GINT64_FORMAT "\" to-port=\"0\"/>\n", src->id, p->id, id);
 }
 
-/* A plain XML element name: a letter or '_', then letters, digits, '_', '-', '.'. */
-static gboolean
-is_xml_name (const char *p)
-{
-  if (!g_ascii_isalpha (*p) && *p != '_')
-    return FALSE;
-  for (; *p; p++)
-    if (!g_ascii_isalnum (*p) && *p != '_' && *p != '-' && *p != '.')
-      return FALSE;
-  return TRUE;
-}
-
-static void
-write_model_rt_info (GString *s, GHashTable *rt)
-{
-  GPtrArray *keys = sorted_keys (rt);
-  gboolean open = FALSE;
-  for (guint i = 0; i < keys->len; i++) {
-    const char *k = keys->pdata[i];
-    if (g_str_has_prefix (k, "meta_data/"))
-      continue;                  /* v10's legacy block is not carried over */
-    if (!open) {
-      indent (s, 1);
-      g_string_append (s, "<rt_info>\n");
-      open = TRUE;
-    }
-    /* "a/b" → <a><b value=.../></a>; a key that is no XML name path
-     * → <attribute name="key" value=.../>, which reads back as "key" */
-    g_auto (GStrv) parts = g_strsplit (k, "/", -1);
-    gint n = g_strv_length (parts);
-    gboolean names_ok = TRUE;
-    for (gint j = 0; j < n; j++)
-      names_ok &= is_xml_name (parts[j]) && strcmp (parts[j], "attribute");
-    if (!names_ok) {
-      indent (s, 2);
-      g_string_append (s, "<attribute");
-      attr (s, "name", k);
-      attr (s, "value", g_hash_table_lookup (rt, k));
-      g_string_append (s, "/>\n");
-      continue;
-    }
-    for (gint j = 0; j < n; j++) {
-      indent (s, 2 + j);
-      g_string_append_printf (s, "<%s", parts[j]);
-      if (j == n - 1) {
-        attr (s, "value", g_hash_table_lookup (rt, k));
-        g_string_append (s, "/>\n");
-      } else
-        g_string_append (s, ">\n");
-    }
-    for (gint j = n - 2; j >= 0; j--) {
-      indent (s, 2 + j);
-      g_string_append_printf (s, "</%s>\n", parts[j]);
-    }
-  }
-  g_ptr_array_free (keys, TRUE);
-  if (open) {
-    indent (s, 1);
-    g_string_append (s, "</rt_info>\n");
-  }
-}
-
 static gboolean
 write_model (Writer *w, const char *name, GError **error)
 {
@@ -389,8 +328,8 @@ write_model (Writer *w, const char *name, GError **error)
   g_string_append (w->xml, "\t</layers>\n\t<edges>\n");
   g_string_append (w->xml, edges->str);
   g_string_append (w->xml, "\t</edges>\n");
-  if (m->rt_info)
-    write_model_rt_info (w->xml, m->rt_info);
+  if (w->with_rt_info)
+    ir_rt_info_write (m->rt_info, w->xml);
   g_string_append (w->xml, "</net>\n");
   g_string_free (edges, TRUE);
   return ok;
@@ -398,10 +337,10 @@ write_model (Writer *w, const char *name, GError **error)
 
 static gboolean
 serialize (const M2iIrModel *model, const gboolean *selected, GHashTable *leaving,
-    const char *name, GString *xml, GByteArray *bin, GError **error)
+    gboolean with_rt_info, const char *name, GString *xml, GByteArray *bin, GError **error)
 {
   Writer w = { model, selected, xml, bin, 0,
-    g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free), leaving };
+    g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free), leaving, with_rt_info };
   gboolean ok = write_model (&w, name, error);
   g_hash_table_unref (w.params);
   return ok;
@@ -413,7 +352,7 @@ m2i_ir_model_serialize (const M2iIrModel *model, GString *xml, GByteArray *bin, 
   g_autofree gboolean *all = g_new (gboolean, MAX (model->nodes->len, 1));
   for (guint i = 0; i < model->nodes->len; i++)
     all[i] = TRUE;
-  return serialize (model, all, NULL, m2i_ir_model_get_name (model), xml, bin, error);
+  return serialize (model, all, NULL, TRUE, m2i_ir_model_get_name (model), xml, bin, error);
 }
 
 gboolean
@@ -460,7 +399,8 @@ extract (const M2iIrModel *model, const gint *nodes, gint n_nodes, GHashTable *l
   GByteArray *bin = g_byte_array_new ();
   const char *sub_name = name ? name : m2i_ir_model_get_name (model);
   M2iIrModel *sub = NULL;
-  if (serialize (model, selected, leaving, sub_name, xml, bin, error)) {
+  /* the model-level rt_info describes the whole model: not copied */
+  if (serialize (model, selected, leaving, FALSE, sub_name, xml, bin, error)) {
     GBytes *weights = g_byte_array_free_to_bytes (bin);
     bin = NULL;
     g_autofree gchar *origin = g_strdup_printf ("%s (extract)", model->xml_path);

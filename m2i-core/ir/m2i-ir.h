@@ -36,6 +36,8 @@ typedef struct _M2iIrInferRequest M2iIrInferRequest;
  * size; f16 Consts are widened to f32 (see m2i_ir_node_get_const()).
  * The graph is checked: unique layer and port ids, every edge between
  * existing ports, every input connected once, at least one Result, no cycle.
+ * Elements nesting deeper than 4096 levels are refused (M2I_ERROR_LIMIT);
+ * the model-level rt_info is kept as read, in memory linear in its text.
  * Returns a new model (free with m2i_ir_model_unref()), or NULL with @error
  * set (domain M2I_ERROR) naming the file, the line and the reason.
  */
@@ -142,7 +144,8 @@ M2I_API gboolean m2i_ir_model_get_edge (const M2iIrModel *model, gint i,
 /*
  * Appends @model as IR v11 text to @xml and its constants to @bin (Consts are
  * written as the original file stored them: f16 stays f16). Layer ids, port
- * ids, names, attributes and rt_info are kept, so the result loads back to
+ * ids, names, attributes and rt_info (the model's as it was read, v10's
+ * <meta_data> excepted) are kept, so the result loads back to
  * the same graph. FALSE with @error if a constant cannot be written.
  */
 M2I_API gboolean m2i_ir_model_serialize (const M2iIrModel *model, GString *xml,
@@ -167,7 +170,9 @@ M2I_API gboolean m2i_ir_model_save (const M2iIrModel *model, const char *xml_pat
  *    @outputs, each an output of a layer in @nodes (split execution lists
  *    the tensors crossing its pieces; values both sides compute, such as a
  *    constant sub-graph copied into each piece, then leave no Result).
- * Layer ids are kept. @name names the new model (NULL: the model's). This
+ * Layer ids are kept; the layers' rt_info is kept, the model-level rt_info
+ * is not (it describes the whole model, not a part of it). @name names the
+ * new model (NULL: the model's). This
  * is how split execution cuts a model into sub-models; save them with
  * m2i_ir_model_save(). Returns a new model (m2i_ir_model_unref()), or NULL
  * with @error (an index out of range, an @outputs pair that is no output of
@@ -197,6 +202,12 @@ typedef struct {
   /* The most bytes one tensor whose shape is known only at run time may
    * take (0 = 1 GiB); an inference that needs more fails with a message. */
   gsize max_dynamic_bytes;
+  /* The memory one compiled model and one infer request may need (0 =
+   * M2I_IR_DEFAULT_MAX_MEMORY): the constants folded at compile time, plus
+   * the buffers and scratch of a request. A model whose declared tensors
+   * would need more is refused (M2I_ERROR_LIMIT, naming the layer or the
+   * sizes) before anything that large is allocated. */
+  guint64 max_memory;
   /* INT8 models (FakeQuantize around Convolution, docs/int8.md) run their
    * convolutions on integer kernels unless this is TRUE: then every layer
    * runs as written, FakeQuantize as its formula (the float emulation).
@@ -204,12 +215,16 @@ typedef struct {
   gboolean float_emulation;
 } M2iIrCompileOptions;
 
+/* The default of M2iIrCompileOptions.max_memory: 4 GiB. */
+#define M2I_IR_DEFAULT_MAX_MEMORY ((guint64) 4 << 30)
+
 /*
  * Binds every layer to a kernel (an unknown type/opset is an error naming
  * the op, its opset and the layer, pointing to custom-op plugins), infers
  * every shape and checks it against the dims the XML declares, evaluates
  * constant sub-graphs (ShapeOf → StridedSlice → Concat → Reshape chains
- * included), and plans the memory of one inference. @options may be NULL.
+ * included), and plans the memory of one inference, within
+ * @options->max_memory. @options may be NULL.
  * Takes a reference on @model. Returns a new compiled model (free with
  * m2i_ir_compiled_model_unref()), or NULL with @error set.
  */

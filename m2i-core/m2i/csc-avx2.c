@@ -7,6 +7,8 @@
  */
 #include "csc-kernels.h"
 
+#include <base/m2i-cpu.h>
+
 #ifdef HAVE_X86
 #include <immintrin.h>
 
@@ -131,10 +133,13 @@ store_fp8 (const CscOutSpec *spec, int c, guint8 *dst, gint i, __m128i bytes8)
   if (spec->norm)
     f = _mm256_add_ps (_mm256_mul_ps (_mm256_sub_ps (f, _mm256_set1_ps (spec->sub[c])),
             _mm256_set1_ps (spec->mul[c])), _mm256_set1_ps (spec->add[c]));
-  if (spec->mode == CSC_OUT_PL_F16)
-    _mm_storeu_si128 ((__m128i *) (dst + 2 * i), _mm256_cvtps_ph (f, _MM_FROUND_TO_NEAREST_INT));
-  else
+  if (spec->mode == CSC_OUT_PL_F16) {
+    __m128i h = _mm256_cvtps_ph (f, _MM_FROUND_TO_NEAREST_INT);
+    M2I_F16_REG (h);
+    _mm_storeu_si128 ((__m128i *) (dst + 2 * i), h);
+  } else {
     _mm256_storeu_ps ((float *) dst + i, f);
+  }
 }
 
 static AVX2I inline void
@@ -299,7 +304,9 @@ m2i_csc_u8_to_f16_avx2 (const guint8 *src, m2i_f16 *dst, gint n)
   gint i = 0;
   for (; i + 8 <= n; i += 8) {
     __m256 f = _mm256_cvtepi32_ps (_mm256_cvtepu8_epi32 (_mm_loadl_epi64 ((const __m128i *) (src + i))));
-    _mm_storeu_si128 ((__m128i *) (dst + i), _mm256_cvtps_ph (f, _MM_FROUND_TO_NEAREST_INT));
+    __m128i h = _mm256_cvtps_ph (f, _MM_FROUND_TO_NEAREST_INT);
+    M2I_F16_REG (h);
+    _mm_storeu_si128 ((__m128i *) (dst + i), h);
   }
   for (; i < n; i++)
     dst[i] = m2i_csc_u8_f16[src[i]];
@@ -365,55 +372,28 @@ m2i_csc_finish_f16_norm_avx2 (const float *v, const float *sub, const float *mul
     __m256 x = _mm256_cvtph_ps (_mm256_cvtps_ph (_mm256_loadu_ps (v + i), _MM_FROUND_TO_NEAREST_INT));
     __m256 y = _mm256_add_ps (_mm256_mul_ps (_mm256_sub_ps (x, _mm256_loadu_ps (sub + i)),
             _mm256_loadu_ps (mul + i)), _mm256_loadu_ps (add + i));
-    _mm_storeu_si128 ((__m128i *) (out + i), _mm256_cvtps_ph (y, _MM_FROUND_TO_NEAREST_INT));
+    __m128i h = _mm256_cvtps_ph (y, _MM_FROUND_TO_NEAREST_INT);
+    M2I_F16_REG (h);
+    _mm_storeu_si128 ((__m128i *) (out + i), h);
   }
   m2i_csc_finish_f16_norm_c (v + i, sub + i, mul + i, add + i, n - i, out + i);
 }
 
-/* Float pair path, AVX2: 8 outputs per step, without FMA (mul, then add:
- * exact too, see FP_CY). Lanes: one register per tap of 8 outputs. */
-typedef struct {
-  __m256 ya0, ya1, yb0, yb1, u0, u1, v0, v1;
-} FPair8;
-
-static AVX2I inline void
-fp_terms8 (__m256 u, __m256 v, __m256 k[3])
-{
-  k[0] = _mm256_add_ps (_mm256_mul_ps (v, _mm256_set1_ps (FP_CVR)), _mm256_set1_ps (FP_KR));
-  k[1] = _mm256_add_ps (_mm256_add_ps (_mm256_mul_ps (v, _mm256_set1_ps (FP_CVG)),
-          _mm256_set1_ps (FP_KG)), _mm256_mul_ps (u, _mm256_set1_ps (FP_CUG)));
-  k[2] = _mm256_add_ps (_mm256_mul_ps (u, _mm256_set1_ps (FP_CUB)), _mm256_set1_ps (FP_KB));
-}
+/* ---- float pair path --------------------------------------------------------
+ *
+ * csc-avx512.c's float pair kernels with 8 outputs per step and 16-byte
+ * windows (no gathers). The arithmetic runs with FMA where the CPU has it
+ * and with separate multiplies and adds where not: both are exact
+ * (csc-kernels.h) and give the same bits; @fma is a constant of each
+ * instantiation. AVX2 has 16 vector registers: the kernels keep the rows'
+ * work apart (row a's sums, then row b's channel by channel, each finished
+ * at once) and work on a local copy of the table, which no store can alias
+ * (the build does not assume strict aliasing). */
 
 static AVX2I inline __m256
-fp_csc8 (__m256 y, __m256 k)
+fp_madd8 (__m256 a, __m256 b, __m256 c, gboolean fma)
 {
-  __m256 p = _mm256_floor_ps (_mm256_add_ps (_mm256_mul_ps (y, _mm256_set1_ps (FP_CY)), k));
-  return _mm256_min_ps (_mm256_max_ps (p, _mm256_setzero_ps ()), _mm256_set1_ps (255.0f));
-}
-
-/* Three planes of 8 sums (m valid) at output i from lanes l. */
-static AVX2I inline void
-fp_block8 (const FPairTable *t, gint i, gint m, const FPair8 *l, float *const d[2][3])
-{
-  __m256 k0[3], k1[3];
-  fp_terms8 (l->u0, l->v0, k0);
-  fp_terms8 (l->u1, l->v1, k1);
-  __m256 w0 = _mm256_loadu_ps (t->w0 + i), w1 = _mm256_loadu_ps (t->w1 + i);
-  for (int r = 0; r < (d[1][0] ? 2 : 1); r++) {
-    __m256 y0 = r ? l->yb0 : l->ya0, y1 = r ? l->yb1 : l->ya1;
-    for (int c = 0; c < 3; c++) {
-      __m256 v = _mm256_add_ps (_mm256_mul_ps (w0, fp_csc8 (y0, k0[c])),
-          _mm256_mul_ps (w1, fp_csc8 (y1, k1[c])));
-      if (m == 8) {
-        _mm256_storeu_ps (d[r][c] + i, v);
-      } else {
-        float tmp[8];
-        _mm256_storeu_ps (tmp, v);
-        memcpy (d[r][c] + i, tmp, (gsize) m * sizeof (float));
-      }
-    }
-  }
+  return fma ? _mm256_fmadd_ps (a, b, c) : _mm256_add_ps (_mm256_mul_ps (a, b), c);
 }
 
 static AVX2I inline __m256
@@ -423,79 +403,281 @@ fp_byte8 (__m256i g, int shift)
           _mm256_set1_epi32 (0xff)));
 }
 
-/* Lanes of outputs i .. i+7 by 4-byte gathers (t->load says they stay
- * inside the rows). */
+/* K of the three channels for both taps, k[tap][channel], from chroma
+ * dwords */
+typedef struct {
+  __m256 k[2][3];
+} FTerms8;
+
 static AVX2I inline void
-fp_gather8 (const FPairTable *t, gint i, const guint8 *y0, const guint8 *y1,
-    const guint8 *c1, const guint8 *c2, FPair8 *l)
+fp_terms8 (__m256 u, __m256 v, __m256 k[3], gboolean fma)
 {
-  const __m256i one = _mm256_set1_epi32 (1);
-  __m256i x = _mm256_loadu_si256 ((const __m256i *) (t->xs + i));
-  __m256i g = _mm256_i32gather_epi32 ((const int *) y0, x, 1);
-  l->ya0 = fp_byte8 (g, 0);
-  l->ya1 = fp_byte8 (g, 8);
-  if (y1) {
-    g = _mm256_i32gather_epi32 ((const int *) y1, x, 1);
-    l->yb0 = fp_byte8 (g, 0);
-    l->yb1 = fp_byte8 (g, 8);
-  }
-  __m256i odd = _mm256_and_si256 (x, one);
-  if (t->nv12) {
-    /* U V of x, then of x + 1: the next pair when x is odd */
-    g = _mm256_i32gather_epi32 ((const int *) c1, _mm256_andnot_si256 (one, x), 1);
-    l->u0 = fp_byte8 (g, 0);
-    l->v0 = fp_byte8 (g, 8);
-    g = _mm256_srlv_epi32 (g, _mm256_slli_epi32 (odd, 4));
-    l->u1 = fp_byte8 (g, 0);
-    l->v1 = fp_byte8 (g, 8);
-  } else {
-    __m256i h = _mm256_srli_epi32 (x, 1), sh = _mm256_slli_epi32 (odd, 3);
-    __m256i gu = _mm256_i32gather_epi32 ((const int *) c1, h, 1);
-    __m256i gv = _mm256_i32gather_epi32 ((const int *) c2, h, 1);
-    l->u0 = fp_byte8 (gu, 0);
-    l->v0 = fp_byte8 (gv, 0);
-    l->u1 = fp_byte8 (_mm256_srlv_epi32 (gu, sh), 0);
-    l->v1 = fp_byte8 (_mm256_srlv_epi32 (gv, sh), 0);
+  k[0] = fp_madd8 (v, _mm256_set1_ps (FP_CVR), _mm256_set1_ps (FP_KR), fma);
+  k[1] = fp_madd8 (u, _mm256_set1_ps (FP_CUG),
+      fp_madd8 (v, _mm256_set1_ps (FP_CVG), _mm256_set1_ps (FP_KG), fma), fma);
+  k[2] = fp_madd8 (u, _mm256_set1_ps (FP_CUB), _mm256_set1_ps (FP_KB), fma);
+}
+
+static AVX2I inline void
+fp_chroma_terms8 (__m256i p, FTerms8 *k, gboolean fma)
+{
+  fp_terms8 (fp_byte8 (p, 0), fp_byte8 (p, 8), k->k[0], fma);
+  fp_terms8 (fp_byte8 (p, 16), _mm256_cvtepi32_ps (_mm256_srli_epi32 (p, 24)), k->k[1], fma);
+}
+
+static AVX2I inline void
+fp_luma_lanes8 (__m256i p, __m256 y[2])
+{
+  y[0] = fp_byte8 (p, 0);
+  y[1] = _mm256_cvtepi32_ps (_mm256_srli_epi32 (p, 8));
+}
+
+typedef struct {
+  __m256 w0, w1, m0, m1;
+} FWeights8;
+
+static AVX2I inline void
+fp_weights8 (const FPairTable *t, gint i, FWeights8 *w)
+{
+  w->w0 = _mm256_load_ps (t->w0 + i);
+  w->w1 = _mm256_load_ps (t->w1 + i);
+  w->m0 = _mm256_load_ps (t->w0m + i);
+  w->m1 = _mm256_load_ps (t->w1m + i);
+}
+
+/* w·c for c = clamp (floor (Y·1.164 + K), 0, 255): with FMA as
+ * fma (w, M + c, −w·M), else as w·((M + c) − M) */
+static AVX2I inline __m256
+fp_wcsc8 (__m256 y, __m256 k, __m256 w, __m256 wm, gboolean fma)
+{
+  __m256 u = _mm256_add_ps (fp_madd8 (y, _mm256_set1_ps (FP_CY), k, fma), _mm256_set1_ps (FP_MH));
+  __m256i b = _mm256_max_epi32 (_mm256_castps_si256 (u), _mm256_set1_epi32 (FP_MBITS));
+  __m256 cu = _mm256_castsi256_ps (_mm256_min_epi32 (b, _mm256_set1_epi32 (FP_MBITS + 255)));
+  if (fma)
+    return _mm256_fmadd_ps (w, cu, wm);
+  return _mm256_mul_ps (w, _mm256_sub_ps (cu, _mm256_set1_ps (FP_M)));
+}
+
+/* Horizontal sum of channel c of one row: luma lanes y, terms k */
+static AVX2I inline __m256
+fp_hsum8 (const __m256 y[2], const FTerms8 *k, int c, const FWeights8 *w, gboolean fma)
+{
+  return _mm256_add_ps (fp_wcsc8 (y[0], k->k[0][c], w->w0, w->m0, fma),
+      fp_wcsc8 (y[1], k->k[1][c], w->w1, w->m1, fma));
+}
+
+/* The source dwords of one block of 8 outputs (csc-avx512.c, fp_fetch16):
+ * raw[0], raw[1] luma of rows a and b, raw[2], raw[3] chroma of a and b
+ * (@yb NULL: raw[1] = raw[0]; @cb1 NULL: raw[3] = raw[2]). Blocks of
+ * FP_LOAD_SHUF inline; the others (the tail, one output per window, no
+ * window) out of line. */
+typedef struct {
+  const guint8 *ya, *yb, *ca1, *ca2, *cb1, *cb2;
+} FRows8;
+
+static AVX2 __attribute__((noinline)) void
+fp_fetch_other8 (const FPairTable *t, gint i, const FRows8 *r, __m256i raw[4])
+{
+  const guint8 *rows[4][2] = { { r->ya, NULL }, { r->yb, NULL }, { r->ca1, r->ca2 },
+    { r->cb1, r->cb2 } };
+  for (int k = 0; k < 4; k++) {
+    if (!rows[k][0]) {
+      raw[k] = raw[k - 1];
+      continue;
+    }
+    if (t->load[i / 16] != FP_LOAD_FILL) {
+      raw[k] = m2i_fpair_shuf8 (rows[k][0], rows[k][1], (k < 2 ? t->ysh : t->csh) + i / 8);
+      continue;
+    }
+    guint32 l[16];
+    if (k < 2)
+      fpair_fill_luma (t, i & ~15, rows[k][0], l);
+    else
+      fpair_fill_chroma (t, i & ~15, rows[k][0], rows[k][1], l);
+    raw[k] = _mm256_loadu_si256 ((const __m256i *) (l + (i & 8)));
   }
 }
 
 static AVX2I inline void
-fp_lanes8 (const FPairLanes *s, int half, FPair8 *l)
+fp_fetch8 (const FPairTable *t, gint i, const FRows8 *r, __m256i raw[4])
 {
-  gint o = 8 * half;
-  l->ya0 = _mm256_loadu_ps (s->ya0 + o);
-  l->ya1 = _mm256_loadu_ps (s->ya1 + o);
-  l->yb0 = _mm256_loadu_ps (s->yb0 + o);
-  l->yb1 = _mm256_loadu_ps (s->yb1 + o);
-  l->u0 = _mm256_loadu_ps (s->u0 + o);
-  l->u1 = _mm256_loadu_ps (s->u1 + o);
-  l->v0 = _mm256_loadu_ps (s->v0 + o);
-  l->v1 = _mm256_loadu_ps (s->v1 + o);
+  if (t->load[i / 16] != FP_LOAD_SHUF) {
+    fp_fetch_other8 (t, i, r, raw);
+    return;
+  }
+  raw[0] = m2i_fpair_shuf8_w4 (r->ya, NULL, t->ysh + i / 8);
+  raw[1] = r->yb ? m2i_fpair_shuf8_w4 (r->yb, NULL, t->ysh + i / 8) : raw[0];
+  raw[2] = m2i_fpair_shuf8_w4 (r->ca1, r->ca2, t->csh + i / 8);
+  raw[3] = r->cb1 ? m2i_fpair_shuf8_w4 (r->cb1, r->cb2, t->csh + i / 8) : raw[2];
+}
+
+/* Three planes of 8 sums (the last block: @m of them) */
+static AVX2I inline void
+fp_store_h8 (float *d, gint i, gint m, __m256 h)
+{
+  if (m == 8) {
+    _mm256_storeu_ps (d + i, h);
+  } else {
+    float tmp[8];
+    _mm256_storeu_ps (tmp, h);
+    memcpy (d + i, tmp, (gsize) m * sizeof (float));
+  }
+}
+
+static AVX2I inline void
+fp_rows8 (const FPairTable *tab, const guint8 *y0, const guint8 *y1, const guint8 *c1,
+    const guint8 *c2, float *h0, float *h1, gboolean fma)
+{
+  const FPairTable tl = *tab, *t = &tl;
+  float *d[2][3];
+  FRows8 rows = { y0, y1, c1, c2, NULL, NULL };
+  fp_planes (t, h0, h1, d);
+  for (gint i = 0; i < t->n; i += 8) {
+    __m256i raw[4];
+    FTerms8 k;
+    FWeights8 w;
+    __m256 l[2];
+    gint m = MIN (8, t->n - i);
+    fp_fetch8 (t, i, &rows, raw);
+    fp_chroma_terms8 (raw[2], &k, fma);
+    fp_weights8 (t, i, &w);
+    for (int r = 0; r < (y1 ? 2 : 1); r++) {
+      fp_luma_lanes8 (raw[r], l);
+      for (int c = 0; c < 3; c++)
+        fp_store_h8 (d[r][c], i, m, fp_hsum8 (l, &k, c, &w, fma));
+    }
+  }
+}
+
+/* Per output channel (R, G, B): plane and norm coefficients */
+typedef struct {
+  m2i_f16 *o[3];
+  float sub[3], mul[3], add[3];
+} FOut8;
+
+/* fpair_out's arithmetic for one block: row a's sums, then row b's, and
+ * the vertical sums v[c] */
+static AVX2I inline void
+fp_out_sums8 (const FPairTable *t, gint i, const __m256i raw[4], gboolean share, __m256 vw0,
+    __m256 vw1, __m256 v[3], gboolean fma)
+{
+  FTerms8 k;
+  FWeights8 w;
+  __m256 l[2], ha[3];
+  fp_weights8 (t, i, &w);
+  fp_chroma_terms8 (raw[2], &k, fma);
+  fp_luma_lanes8 (raw[0], l);
+  for (int c = 0; c < 3; c++)
+    ha[c] = fp_hsum8 (l, &k, c, &w, fma);
+  if (!share)
+    fp_chroma_terms8 (raw[3], &k, fma);
+  fp_luma_lanes8 (raw[1], l);
+  for (int c = 0; c < 3; c++)
+    v[c] = _mm256_add_ps (_mm256_mul_ps (vw0, ha[c]), _mm256_mul_ps (vw1, fp_hsum8 (l, &k, c,
+                &w, fma)));
+}
+
+/* fp16 rounding, @norm and the store of @m outputs at @i */
+static AVX2I inline void
+fp_out_finish8 (const FOut8 *o, gint i, const __m256 v[3], gboolean norm, gint m)
+{
+  for (int c = 0; c < 3; c++) {
+    __m128i hv = _mm256_cvtps_ph (v[c], _MM_FROUND_TO_NEAREST_INT);
+    if (norm) {
+      __m256 x = _mm256_add_ps (_mm256_mul_ps (_mm256_sub_ps (_mm256_cvtph_ps (hv),
+                  _mm256_set1_ps (o->sub[c])), _mm256_set1_ps (o->mul[c])),
+          _mm256_set1_ps (o->add[c]));
+      hv = _mm256_cvtps_ph (x, _MM_FROUND_TO_NEAREST_INT);
+    }
+    M2I_F16_REG (hv);
+    if (m == 8) {
+      _mm_storeu_si128 ((__m128i *) (o->o[c] + i), hv);
+    } else {
+      m2i_f16 th[8];
+      _mm_storeu_si128 ((__m128i *) th, hv);
+      memcpy (o->o[c] + i, th, (gsize) m * sizeof (m2i_f16));
+    }
+  }
+}
+
+/* The blocks of one output row: full ones with the next block's source
+ * fetched ahead and the previous block's finishing after this block's sums
+ * (each would otherwise wait for a long chain: load → shuffle → convert,
+ * and fp16 → fp32 → fp16), then the partial last one. */
+static AVX2I inline void
+fp_out_blocks8 (const FPairTable *t, const FRows8 *rows, gboolean share, __m256 vw0,
+    __m256 vw1, const FOut8 *o, gboolean norm, gboolean fma)
+{
+  gint nfull = t->n & ~7;
+  __m256i next[4];
+  __m256 prev[3];
+  if (nfull)
+    fp_fetch8 (t, 0, rows, next);
+  for (gint i = 0; i < nfull; i += 8) {
+    __m256i raw[4] = { next[0], next[1], next[2], next[3] };
+    __m256 v[3];
+    if (i + 8 < nfull)
+      fp_fetch8 (t, i + 8, rows, next);
+    fp_out_sums8 (t, i, raw, share, vw0, vw1, v, fma);
+    if (i)
+      fp_out_finish8 (o, i - 8, prev, norm, 8);
+    prev[0] = v[0];
+    prev[1] = v[1];
+    prev[2] = v[2];
+  }
+  if (nfull)
+    fp_out_finish8 (o, nfull - 8, prev, norm, 8);
+  if (nfull < t->n) {
+    __m256i raw[4];
+    __m256 v[3];
+    fp_fetch8 (t, nfull, rows, raw);
+    fp_out_sums8 (t, nfull, raw, share, vw0, vw1, v, fma);
+    fp_out_finish8 (o, nfull, v, norm, t->n - nfull);
+  }
+}
+
+static AVX2I inline void
+fp_out8 (const FPairTable *tab, const guint8 *ya, const guint8 *ca1, const guint8 *ca2,
+    const guint8 *yb, const guint8 *cb1, const guint8 *cb2, float wy0, float wy1,
+    const float *sub, const float *mul, const float *add, m2i_f16 *const out[3], gboolean fma)
+{
+  const FPairTable tl = *tab, *t = &tl;
+  const __m256 vw0 = _mm256_set1_ps (wy0), vw1 = _mm256_set1_ps (wy1);
+  gboolean share = ca1 == cb1;
+  FRows8 rows = { ya, yb, ca1, ca2, share ? NULL : cb1, share ? NULL : cb2 };
+  FOut8 o;
+  for (int c = 0; c < 3; c++) {
+    int p = t->plane_of[c];
+    o.o[c] = out[p];
+    o.sub[c] = sub ? sub[p] : 0.0f;
+    o.mul[c] = sub ? mul[p] : 1.0f;
+    o.add[c] = sub ? add[p] : 0.0f;
+  }
+  if (sub)
+    fp_out_blocks8 (t, &rows, share, vw0, vw1, &o, TRUE, fma);
+  else
+    fp_out_blocks8 (t, &rows, share, vw0, vw1, &o, FALSE, fma);
 }
 
 static AVX2 void
 fpair_rows_avx2 (const FPairTable *t, const guint8 *y0, const guint8 *y1, const guint8 *c1,
     const guint8 *c2, float *h0, float *h1)
 {
-  const gint n = t->n;
-  float *d[2][3];
-  fp_planes (t, h0, h1, d);
-  for (gint i = 0; i < n; i += 16) {
-    FPair8 l = { 0 };
-    if (t->load[i / 16] != FP_LOAD_FILL) {       /* (no permutes at this level) */
-      for (int half = 0; half < 2; half++) {
-        fp_gather8 (t, i + 8 * half, y0, y1, c1, c2, &l);
-        fp_block8 (t, i + 8 * half, 8, &l, d);
-      }
-      continue;
-    }
-    FPairLanes s;
-    m2i_csc_fpair_fill (t, i, y0, y1, c1, c2, &s);
-    for (int half = 0; half < 2 && i + 8 * half < n; half++) {
-      fp_lanes8 (&s, half, &l);
-      fp_block8 (t, i + 8 * half, MIN (8, n - i - 8 * half), &l, d);
-    }
-  }
+  if (m2i_cpu_flags () & M2I_CPU_FMA)
+    fp_rows8 (t, y0, y1, c1, c2, h0, h1, TRUE);
+  else
+    fp_rows8 (t, y0, y1, c1, c2, h0, h1, FALSE);
+}
+
+static AVX2 void
+fpair_out_avx2 (const FPairTable *t, const guint8 *ya, const guint8 *ca1, const guint8 *ca2,
+    const guint8 *yb, const guint8 *cb1, const guint8 *cb2, float wy0, float wy1,
+    const float *sub, const float *mul, const float *add, m2i_f16 *const out[3])
+{
+  if (m2i_cpu_flags () & M2I_CPU_FMA)
+    fp_out8 (t, ya, ca1, ca2, yb, cb1, cb2, wy0, wy1, sub, mul, add, out, TRUE);
+  else
+    fp_out8 (t, ya, ca1, ca2, yb, cb1, cb2, wy0, wy1, sub, mul, add, out, FALSE);
 }
 
 static AVX2 void
@@ -525,6 +707,7 @@ vfinish_f16_avx2 (const float *h0, const float *h1, float wy0, float wy1, gint n
                     _mm256_set1_ps (sub[c])), _mm256_set1_ps (mul[c])), _mm256_set1_ps (add[c]));
         hv = _mm256_cvtps_ph (x, _MM_FROUND_TO_NEAREST_INT);
       }
+      M2I_F16_REG (hv);
       if (m == 8) {
         _mm_storeu_si128 ((__m128i *) (out[c] + i), hv);
       } else {
@@ -544,14 +727,19 @@ norm_f16_avx2 (const m2i_f16 *in, m2i_f16 *out, gint n, float sub, float mul, fl
   for (; i + 8 <= n; i += 8) {
     __m256 x = _mm256_cvtph_ps (_mm_loadu_si128 ((const __m128i *) (in + i)));
     x = _mm256_add_ps (_mm256_mul_ps (_mm256_sub_ps (x, s), m), a);
-    _mm_storeu_si128 ((__m128i *) (out + i), _mm256_cvtps_ph (x, _MM_FROUND_TO_NEAREST_INT));
+    __m128i h = _mm256_cvtps_ph (x, _MM_FROUND_TO_NEAREST_INT);
+    M2I_F16_REG (h);
+    _mm_storeu_si128 ((__m128i *) (out + i), h);
   }
   m2i_csc_norm_f16_c (in + i, out + i, n - i, sub, mul, add);
 }
 
 const CscKernels m2i_csc_kernels_avx2_table = {
-  "avx2", BLK, prep_444_avx2, row_avx2, pair_avx2,
-  m2i_csc_u8_to_f16_avx2, gather_avx2, m2i_csc_gather_pairs_c, m2i_csc_hpass_expanded_avx2,
-  m2i_csc_finish_f16_norm_avx2, fpair_rows_avx2, FALSE, vfinish_f16_avx2, norm_f16_avx2,
+  .name = "avx2", .block = BLK, .prep_444 = prep_444_avx2, .row = row_avx2, .pair = pair_avx2,
+  .u8_to_f16 = m2i_csc_u8_to_f16_avx2, .gather = gather_avx2,
+  .gather_pairs = m2i_csc_gather_pairs_c, .hpass_expanded = m2i_csc_hpass_expanded_avx2,
+  .finish_f16_norm = m2i_csc_finish_f16_norm_avx2, .fpair_rows = fpair_rows_avx2,
+  .fpair_fetch = FP_FETCH_SHUF, .vfinish_f16 = vfinish_f16_avx2, .fpair_out = fpair_out_avx2,
+  .norm_f16 = norm_f16_avx2,
 };
 #endif

@@ -188,10 +188,13 @@ store_fp16q (const CscOutSpec *spec, int c, guint8 *dst, int q, __m128i bytes16)
   if (spec->norm)
     f = _mm512_add_ps (_mm512_mul_ps (_mm512_sub_ps (f, _mm512_set1_ps (spec->sub[c])),
             _mm512_set1_ps (spec->mul[c])), _mm512_set1_ps (spec->add[c]));
-  if (spec->mode == CSC_OUT_PL_F16)
-    _mm256_storeu_si256 ((__m256i *) (dst + 32 * q), _mm512_cvtps_ph (f, _MM_FROUND_TO_NEAREST_INT));
-  else
+  if (spec->mode == CSC_OUT_PL_F16) {
+    __m256i h = _mm512_cvtps_ph (f, _MM_FROUND_TO_NEAREST_INT);
+    M2I_F16_REG (h);
+    _mm256_storeu_si256 ((__m256i *) (dst + 32 * q), h);
+  } else {
     _mm512_storeu_ps ((float *) dst + 16 * q, f);
+  }
 }
 
 /* 64 values of channel c to fp16/fp32 (+norm); immediates stay constants. */
@@ -423,17 +426,26 @@ finish_f16_norm_avx512 (const float *v, const float *sub, const float *mul, cons
     __m512 x = _mm512_cvtph_ps (_mm512_cvtps_ph (_mm512_loadu_ps (v + i), _MM_FROUND_TO_NEAREST_INT));
     __m512 y = _mm512_add_ps (_mm512_mul_ps (_mm512_sub_ps (x, _mm512_loadu_ps (sub + i)),
             _mm512_loadu_ps (mul + i)), _mm512_loadu_ps (add + i));
-    _mm256_storeu_si256 ((__m256i *) (out + i), _mm512_cvtps_ph (y, _MM_FROUND_TO_NEAREST_INT));
+    __m256i h = _mm512_cvtps_ph (y, _MM_FROUND_TO_NEAREST_INT);
+    M2I_F16_REG (h);
+    _mm256_storeu_si256 ((__m256i *) (out + i), h);
   }
   m2i_csc_finish_f16_norm_avx2 (v + i, sub + i, mul + i, add + i, n - i, out + i);
 }
 
-/* Float pair path, AVX-512 (with FMA): 16 outputs per step, one register
- * per tap. */
-typedef struct {
-  __m512 ya0, ya1, yb0, yb1, u0, u1, v0, v1;
-} FPair16;
+/* ---- float pair path --------------------------------------------------------
+ *
+ * 16 outputs per step, one register per tap: the exact fp32 csc of
+ * csc-kernels.h (t = Y·1.164 + K by FMA; u = t + (M − 0.5) is M + the
+ * floor; the clamp to [M, M + 255] runs on integer pipes), the
+ * horizontal pass fma (w, u, −w·M) + fma (w', u', −w'·M) (exactly w·c +
+ * w'·c'), and in fpair_out the vertical pass and finishing in registers.
+ * Each block first fetches its source bytes as dwords (luma Y(x) |
+ * Y(x + 1) << 8, chroma U(x) | V(x) << 8 | U(x + 1) << 16 | V(x + 1) << 24):
+ * the level's own way inline, blocks of another kind (the tail, windows
+ * that do not fit) through fp_fetch_other16. */
 
+/* K of the three channels (R, G, B) for chroma lanes u, v */
 static AVX512I inline void
 fp_terms16 (__m512 u, __m512 v, __m512 k[3])
 {
@@ -443,49 +455,14 @@ fp_terms16 (__m512 u, __m512 v, __m512 k[3])
   k[2] = _mm512_fmadd_ps (u, _mm512_set1_ps (FP_CUB), _mm512_set1_ps (FP_KB));
 }
 
+/* M + clamp (floor (Y·1.164 + K), 0, 255) */
 static AVX512I inline __m512
 fp_csc16 (__m512 y, __m512 k)
 {
-  __m512 p = _mm512_roundscale_ps (_mm512_fmadd_ps (y, _mm512_set1_ps (FP_CY), k),
-      _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-  return _mm512_min_ps (_mm512_max_ps (p, _mm512_setzero_ps ()), _mm512_set1_ps (255.0f));
-}
-
-static AVX512I inline void
-fp_block16 (const FPairTable *t, gint i, gint n, const FPair16 *l, float *const d[2][3])
-{
-  __m512 k0[3], k1[3];
-  fp_terms16 (l->u0, l->v0, k0);
-  fp_terms16 (l->u1, l->v1, k1);
-  __m512 w0 = _mm512_loadu_ps (t->w0 + i), w1 = _mm512_loadu_ps (t->w1 + i);
-  __mmask16 m = i + 16 <= n ? 0xffff : (__mmask16) ((1u << (n - i)) - 1);
-  for (int r = 0; r < (d[1][0] ? 2 : 1); r++) {
-    __m512 y0 = r ? l->yb0 : l->ya0, y1 = r ? l->yb1 : l->ya1;
-    for (int c = 0; c < 3; c++) {
-      __m512 v = _mm512_add_ps (_mm512_mul_ps (w0, fp_csc16 (y0, k0[c])),
-          _mm512_mul_ps (w1, fp_csc16 (y1, k1[c])));
-      if (m == 0xffff)
-        _mm512_storeu_ps (d[r][c] + i, v);
-      else
-        _mm512_mask_storeu_ps (d[r][c] + i, m, v);
-    }
-  }
-}
-
-static AVX512I inline void
-fp_lanes16 (const FPairTable *t, gint i, const guint8 *y0, const guint8 *y1,
-    const guint8 *c1, const guint8 *c2, FPair16 *l)
-{
-  FPairLanes s;
-  m2i_csc_fpair_fill (t, i, y0, y1, c1, c2, &s);
-  l->ya0 = _mm512_loadu_ps (s.ya0);
-  l->ya1 = _mm512_loadu_ps (s.ya1);
-  l->yb0 = _mm512_loadu_ps (s.yb0);
-  l->yb1 = _mm512_loadu_ps (s.yb1);
-  l->u0 = _mm512_loadu_ps (s.u0);
-  l->u1 = _mm512_loadu_ps (s.u1);
-  l->v0 = _mm512_loadu_ps (s.v0);
-  l->v1 = _mm512_loadu_ps (s.v1);
+  __m512 u = _mm512_add_ps (_mm512_fmadd_ps (y, _mm512_set1_ps (FP_CY), k),
+      _mm512_set1_ps (FP_MH));
+  __m512i b = _mm512_max_epi32 (_mm512_castps_si512 (u), _mm512_set1_epi32 (FP_MBITS));
+  return _mm512_castsi512_ps (_mm512_min_epi32 (b, _mm512_set1_epi32 (FP_MBITS + 255)));
 }
 
 static AVX512I inline __m512
@@ -495,57 +472,236 @@ fp_byte16 (__m512i g, int shift)
           _mm512_set1_epi32 (0xff)));
 }
 
-/* Lanes of outputs i .. i+15 by 4-byte gathers (t->load says they stay
- * inside the rows). */
+/* Chroma terms of both taps, k[tap][channel], from chroma dwords */
+typedef struct {
+  __m512 k[2][3];
+} FTerms16;
+
 static AVX512I inline void
-fp_gather16 (const FPairTable *t, gint i, const guint8 *y0, const guint8 *y1,
-    const guint8 *c1, const guint8 *c2, FPair16 *l)
+fp_chroma_terms16 (__m512i p, FTerms16 *k)
 {
-  const __m512i one = _mm512_set1_epi32 (1);
-  __m512i x = _mm512_loadu_si512 ((const void *) (t->xs + i));
-  __m512i g = _mm512_i32gather_epi32 (x, (const void *) y0, 1);
-  l->ya0 = fp_byte16 (g, 0);
-  l->ya1 = fp_byte16 (g, 8);
-  l->yb0 = l->yb1 = _mm512_setzero_ps ();
-  if (y1) {
-    g = _mm512_i32gather_epi32 (x, (const void *) y1, 1);
-    l->yb0 = fp_byte16 (g, 0);
-    l->yb1 = fp_byte16 (g, 8);
-  }
-  __m512i odd = _mm512_and_si512 (x, one);
-  if (t->nv12) {
-    g = _mm512_i32gather_epi32 (_mm512_andnot_si512 (one, x), (const void *) c1, 1);
-    l->u0 = fp_byte16 (g, 0);
-    l->v0 = fp_byte16 (g, 8);
-    g = _mm512_srlv_epi32 (g, _mm512_slli_epi32 (odd, 4));
-    l->u1 = fp_byte16 (g, 0);
-    l->v1 = fp_byte16 (g, 8);
-  } else {
-    __m512i h = _mm512_srli_epi32 (x, 1), sh = _mm512_slli_epi32 (odd, 3);
-    __m512i gu = _mm512_i32gather_epi32 (h, (const void *) c1, 1);
-    __m512i gv = _mm512_i32gather_epi32 (h, (const void *) c2, 1);
-    l->u0 = fp_byte16 (gu, 0);
-    l->v0 = fp_byte16 (gv, 0);
-    l->u1 = fp_byte16 (_mm512_srlv_epi32 (gu, sh), 0);
-    l->v1 = fp_byte16 (_mm512_srlv_epi32 (gv, sh), 0);
+  fp_terms16 (fp_byte16 (p, 0), fp_byte16 (p, 8), k->k[0]);
+  fp_terms16 (fp_byte16 (p, 16), _mm512_cvtepi32_ps (_mm512_srli_epi32 (p, 24)), k->k[1]);
+}
+
+typedef struct {
+  __m512 w0, w1, m0, m1;
+} FWeights16;
+
+static AVX512I inline void
+fp_weights16 (const FPairTable *t, gint i, FWeights16 *w)
+{
+  w->w0 = _mm512_load_ps (t->w0 + i);
+  w->w1 = _mm512_load_ps (t->w1 + i);
+  w->m0 = _mm512_load_ps (t->w0m + i);
+  w->m1 = _mm512_load_ps (t->w1m + i);
+}
+
+/* The horizontal sums of one row from its luma dwords, channels R, G, B */
+static AVX512I inline void
+fp_hrow16 (__m512i p, const FTerms16 *k, const FWeights16 *w, __m512 h[3])
+{
+  __m512 y0 = fp_byte16 (p, 0), y1 = _mm512_cvtepi32_ps (_mm512_srli_epi32 (p, 8));
+  for (int c = 0; c < 3; c++)
+    h[c] = _mm512_add_ps (_mm512_fmadd_ps (w->w0, fp_csc16 (y0, k->k[0][c]), w->m0),
+        _mm512_fmadd_ps (w->w1, fp_csc16 (y1, k->k[1][c]), w->m1));
+}
+
+/* Source dwords of blocks fetched by 16-byte windows (two blocks of 8) or
+ * by the scalar fill */
+static AVX512I inline __m512i
+fp_raw16 (const FPairTable *t, gint i, int kind, const guint8 *r1, const guint8 *r2,
+    const FPairShuf *sh, gboolean chroma)
+{
+  if (kind == FP_LOAD_SHUF)
+    return _mm512_inserti64x4 (_mm512_castsi256_si512 (m2i_fpair_shuf8 (r1, r2, sh + i / 8)),
+        m2i_fpair_shuf8 (r1, r2, sh + i / 8 + 1), 1);
+  guint32 l[16];
+  if (chroma)
+    fpair_fill_chroma (t, i, r1, r2, l);
+  else
+    fpair_fill_luma (t, i, r1, l);
+  return _mm512_loadu_si512 ((const void *) l);
+}
+
+/* The rows of one kernel call: luma a, b (b may be NULL in fpair_rows),
+ * chroma of a (1, 2) and of b (NULL when a's serve) */
+typedef struct {
+  const guint8 *ya, *yb, *ca1, *ca2, *cb1, *cb2;
+} FRows;
+
+/* raw[0], raw[1]: luma of a and b; raw[2], raw[3]: chroma of a and b */
+static AVX512 __attribute__((noinline)) void
+fp_fetch_other16 (const FPairTable *t, gint i, const FRows *r, __m512i raw[4])
+{
+  int kind = t->load[i / 16];
+  raw[0] = fp_raw16 (t, i, kind, r->ya, NULL, t->ysh, FALSE);
+  raw[1] = r->yb ? fp_raw16 (t, i, kind, r->yb, NULL, t->ysh, FALSE) : raw[0];
+  raw[2] = fp_raw16 (t, i, kind, r->ca1, r->ca2, t->csh, TRUE);
+  raw[3] = r->cb1 ? fp_raw16 (t, i, kind, r->cb1, r->cb2, t->csh, TRUE) : raw[2];
+}
+
+static AVX512I inline void
+fp_fetch_shuf16 (const FPairTable *t, gint i, const FRows *r, __m512i raw[4])
+{
+  raw[0] = fp_raw16 (t, i, FP_LOAD_SHUF, r->ya, NULL, t->ysh, FALSE);
+  raw[1] = r->yb ? fp_raw16 (t, i, FP_LOAD_SHUF, r->yb, NULL, t->ysh, FALSE) : raw[0];
+  raw[2] = fp_raw16 (t, i, FP_LOAD_SHUF, r->ca1, r->ca2, t->csh, TRUE);
+  raw[3] = r->cb1 ? fp_raw16 (t, i, FP_LOAD_SHUF, r->cb1, r->cb2, t->csh, TRUE) : raw[2];
+}
+
+static AVX512I inline __mmask16
+fp_mask16 (gint i, gint n)
+{
+  return i + 16 <= n ? 0xffff : (__mmask16) ((1u << (n - i)) - 1);
+}
+
+/* fpair_rows' arithmetic and stores for one block (@m: lanes to store) */
+static AVX512I inline void
+fp_rows_block16 (const FPairTable *t, gint i, const __m512i raw[4], gboolean two,
+    float *const d[2][3], __mmask16 m)
+{
+  FTerms16 k;
+  FWeights16 w;
+  __m512 h[3];
+  fp_chroma_terms16 (raw[2], &k);
+  fp_weights16 (t, i, &w);
+  for (int r = 0; r < (two ? 2 : 1); r++) {
+    fp_hrow16 (raw[r], &k, &w, h);
+    for (int c = 0; c < 3; c++) {
+      if (m == 0xffff)
+        _mm512_storeu_ps (d[r][c] + i, h[c]);
+      else
+        _mm512_mask_storeu_ps (d[r][c] + i, m, h[c]);
+    }
   }
 }
+
+/* Per output channel (R, G, B): plane and norm coefficients */
+typedef struct {
+  m2i_f16 *o[3];
+  float sub[3], mul[3], add[3];
+} FOut;
+
+static AVX512I inline void
+fp_out_setup (const FPairTable *t, m2i_f16 *const out[3], const float *sub, const float *mul,
+    const float *add, FOut *o)
+{
+  for (int c = 0; c < 3; c++) {
+    int p = t->plane_of[c];
+    o->o[c] = out[p];
+    o->sub[c] = sub ? sub[p] : 0.0f;
+    o->mul[c] = sub ? mul[p] : 1.0f;
+    o->add[c] = sub ? add[p] : 0.0f;
+  }
+}
+
+/* fpair_out's arithmetic and stores for one block: both rows' horizontal
+ * sums, the vertical pass, fp16 rounding, @norm, store (@m lanes); row b
+ * channel by channel, each finished at once (fewer live registers) */
+static AVX512I inline void
+fp_out_block16 (const FPairTable *t, gint i, const __m512i raw[4], gboolean share, __m512 vw0,
+    __m512 vw1, const FOut *o, gboolean norm, __mmask16 m)
+{
+  FTerms16 k;
+  FWeights16 w;
+  __m512 ha[3];
+  fp_weights16 (t, i, &w);
+  fp_chroma_terms16 (raw[2], &k);
+  fp_hrow16 (raw[0], &k, &w, ha);
+  if (!share)
+    fp_chroma_terms16 (raw[3], &k);
+  __m512 y0 = fp_byte16 (raw[1], 0), y1 = _mm512_cvtepi32_ps (_mm512_srli_epi32 (raw[1], 8));
+  for (int c = 0; c < 3; c++) {
+    __m512 hb = _mm512_add_ps (_mm512_fmadd_ps (w.w0, fp_csc16 (y0, k.k[0][c]), w.m0),
+        _mm512_fmadd_ps (w.w1, fp_csc16 (y1, k.k[1][c]), w.m1));
+    __m256i hv = _mm512_cvtps_ph (_mm512_add_ps (_mm512_mul_ps (vw0, ha[c]),
+            _mm512_mul_ps (vw1, hb)), _MM_FROUND_TO_NEAREST_INT);
+    if (norm) {
+      __m512 x = _mm512_add_ps (_mm512_mul_ps (_mm512_sub_ps (_mm512_cvtph_ps (hv),
+                  _mm512_set1_ps (o->sub[c])), _mm512_set1_ps (o->mul[c])),
+          _mm512_set1_ps (o->add[c]));
+      hv = _mm512_cvtps_ph (x, _MM_FROUND_TO_NEAREST_INT);
+    }
+    M2I_F16_REG (hv);
+    if (m == 0xffff)
+      _mm256_storeu_si256 ((__m256i *) (o->o[c] + i), hv);
+    else
+      _mm256_mask_storeu_epi16 (o->o[c] + i, m, hv);
+  }
+}
+
+/* The kernels' loops over blocks of 16 outputs: full blocks of the level's
+ * own kind @MAIN through FETCH (t, i, &rows, raw) inline, the rest through
+ * fp_fetch_other16; BLOCK (with i, raw, m) does the arithmetic. The fetch
+ * of the next block is issued before the arithmetic of the current one,
+ * which would otherwise wait for its load → permute → convert chain. */
+#define FP_FETCH(MAIN, FETCH, i, raw) \
+  do { \
+    if (t->load[(i) / 16] == MAIN) \
+      FETCH (t, i, &rows, raw); \
+    else \
+      fp_fetch_other16 (t, i, &rows, raw); \
+  } while (0)
+
+#define FP_BLOCKS(MAIN, FETCH, BLOCK) \
+  do { \
+    gint nfull = t->n & ~15; \
+    __m512i next[4]; \
+    if (nfull) \
+      FP_FETCH (MAIN, FETCH, 0, next); \
+    for (gint i = 0; i < nfull; i += 16) { \
+      const __mmask16 m = 0xffff; \
+      __m512i raw[4] = { next[0], next[1], next[2], next[3] }; \
+      if (i + 16 < nfull) \
+        FP_FETCH (MAIN, FETCH, i + 16, next); \
+      BLOCK; \
+    } \
+    if (nfull < t->n) { \
+      gint i = nfull; \
+      __m512i raw[4]; \
+      __mmask16 m = fp_mask16 (i, t->n); \
+      fp_fetch_other16 (t, i, &rows, raw); \
+      BLOCK; \
+    } \
+  } while (0)
+#define FP_ROWS_LOOP(MAIN, FETCH) \
+  do { \
+    float *d[2][3]; \
+    FRows rows = { y0, y1, c1, c2, NULL, NULL }; \
+    fp_planes (t, h0, h1, d); \
+    FP_BLOCKS (MAIN, FETCH, fp_rows_block16 (t, i, raw, y1 != NULL, d, m)); \
+  } while (0)
+
+#define FP_OUT_LOOP_NORM(MAIN, FETCH, NORM) \
+  FP_BLOCKS (MAIN, FETCH, fp_out_block16 (t, i, raw, share, vw0, vw1, &o, NORM, m))
+
+#define FP_OUT_LOOP(MAIN, FETCH) \
+  do { \
+    const __m512 vw0 = _mm512_set1_ps (wy0), vw1 = _mm512_set1_ps (wy1); \
+    gboolean share = ca1 == cb1; \
+    FRows rows = { ya, yb, ca1, ca2, share ? NULL : cb1, share ? NULL : cb2 }; \
+    FOut o; \
+    fp_out_setup (t, out, sub, mul, add, &o); \
+    if (sub) \
+      FP_OUT_LOOP_NORM (MAIN, FETCH, TRUE); \
+    else \
+      FP_OUT_LOOP_NORM (MAIN, FETCH, FALSE); \
+  } while (0)
 
 static AVX512 void
 fpair_rows_avx512 (const FPairTable *t, const guint8 *y0, const guint8 *y1, const guint8 *c1,
     const guint8 *c2, float *h0, float *h1)
 {
-  const gint n = t->n;
-  float *d[2][3];
-  fp_planes (t, h0, h1, d);
-  for (gint i = 0; i < n; i += 16) {
-    FPair16 l;
-    if (t->load[i / 16] == FP_LOAD_FILL)
-      fp_lanes16 (t, i, y0, y1, c1, c2, &l);
-    else
-      fp_gather16 (t, i, y0, y1, c1, c2, &l);
-    fp_block16 (t, i, n, &l, d);
-  }
+  FP_ROWS_LOOP (FP_LOAD_SHUF, fp_fetch_shuf16);
+}
+
+static AVX512 void
+fpair_out_avx512 (const FPairTable *t, const guint8 *ya, const guint8 *ca1, const guint8 *ca2,
+    const guint8 *yb, const guint8 *cb1, const guint8 *cb2, float wy0, float wy1,
+    const float *sub, const float *mul, const float *add, m2i_f16 *const out[3])
+{
+  FP_OUT_LOOP (FP_LOAD_SHUF, fp_fetch_shuf16);
 }
 
 static AVX512 void
@@ -565,7 +721,8 @@ vfinish_f16_avx512 (const float *h0, const float *h1, float wy0, float wy1, gint
                     _mm512_set1_ps (sub[c])), _mm512_set1_ps (mul[c])), _mm512_set1_ps (add[c]));
         hv = _mm512_cvtps_ph (x, _MM_FROUND_TO_NEAREST_INT);
       }
-      if (m == 0xffff)               /* (a masked vcvtps2ph store is slow on Zen 4) */
+      M2I_F16_REG (hv);
+      if (m == 0xffff)
         _mm256_storeu_si256 ((__m256i *) (out[c] + i), hv);
       else
         _mm256_mask_storeu_epi16 (out[c] + i, m, hv);
@@ -581,15 +738,12 @@ norm_f16_avx512 (const m2i_f16 *in, m2i_f16 *out, gint n, float sub, float mul, 
     __mmask16 m = i + 16 <= n ? 0xffff : (__mmask16) ((1u << (n - i)) - 1);
     __m512 x = _mm512_cvtph_ps (_mm256_maskz_loadu_epi16 (m, in + i));
     x = _mm512_add_ps (_mm512_mul_ps (_mm512_sub_ps (x, s), ml), a);
-    _mm256_mask_storeu_epi16 (out + i, m, _mm512_cvtps_ph (x, _MM_FROUND_TO_NEAREST_INT));
+    __m256i h = _mm512_cvtps_ph (x, _MM_FROUND_TO_NEAREST_INT);
+    M2I_F16_REG (h);
+    _mm256_mask_storeu_epi16 (out + i, m, h);
   }
 }
 
-const CscKernels m2i_csc_kernels_avx512_table = {
-  "avx512", BLK, prep_444_avx512, row_avx512, pair_avx512, m2i_csc_u8_to_f16_avx2, gather_avx512,
-  m2i_csc_gather_pairs_c, hpass_expanded_avx512, finish_f16_norm_avx512,
-  fpair_rows_avx512, FALSE, vfinish_f16_avx512, norm_f16_avx512,
-};
 /* ---- AVX-512 VBMI: the float pair path's loads as byte permutes ----------- */
 
 /* Outputs 8b .. 8b+15 (blocks b, b + 1) as 16 dword lanes: each block's
@@ -611,60 +765,51 @@ fp_perm_pair (const guint8 *lo, const guint8 *hi, const gint32 *base, const guin
   return _mm512_or_si512 (a, c);
 }
 
+/* chroma: one permute per block of 8 for U and V of both columns (NV12:
+ * 128 bytes of the UV row; I420: 64 bytes of the U row, then the same 64
+ * of V) */
 static VBMIFI inline void
-fp_load16_vbmi (const FPairTable *t, gint i, const guint8 *y0, const guint8 *y1,
-    const guint8 *c1, const guint8 *c2, FPair16 *l)
+fp_fetch_perm16 (const FPairTable *t, gint i, const FRows *r, __m512i raw[4])
 {
-  const __mmask64 b01 = 0x3333333333333333ull;
-  if (t->load[i / 16] != FP_LOAD_PERMUTE) {
-    if (t->load[i / 16] == FP_LOAD_GATHER)
-      fp_gather16 (t, i, y0, y1, c1, c2, l);
-    else
-      fp_lanes16 (t, i, y0, y1, c1, c2, l);
-    return;
-  }
+  const __mmask64 luma = 0x3333333333333333ull;
   gint b = i / 8;
-  __m512i p = fp_perm_pair (y0, y0 + 64, t->ybase, t->yidx, b, b01);
-  l->ya0 = fp_byte16 (p, 0);
-  l->ya1 = _mm512_cvtepi32_ps (_mm512_srli_epi32 (p, 8));
-  l->yb0 = l->yb1 = _mm512_setzero_ps ();
-  if (y1) {
-    p = fp_perm_pair (y1, y1 + 64, t->ybase, t->yidx, b, b01);
-    l->yb0 = fp_byte16 (p, 0);
-    l->yb1 = _mm512_cvtepi32_ps (_mm512_srli_epi32 (p, 8));
-  }
-  /* one permute per block for U and V of both columns (NV12: 128 bytes of
-   * the UV row; I420: 64 bytes of the U row, then the same 64 of V) */
-  p = fp_perm_pair (c1, t->nv12 ? c1 + 64 : c2, t->cbase, t->cidx, b, ~0ull);
-  l->u0 = fp_byte16 (p, 0);
-  l->v0 = fp_byte16 (p, 8);
-  l->u1 = fp_byte16 (p, 16);
-  l->v1 = _mm512_cvtepi32_ps (_mm512_srli_epi32 (p, 24));
+  raw[0] = fp_perm_pair (r->ya, r->ya + 64, t->ybase, t->yidx, b, luma);
+  raw[1] = r->yb ? fp_perm_pair (r->yb, r->yb + 64, t->ybase, t->yidx, b, luma) : raw[0];
+  raw[2] = fp_perm_pair (r->ca1, t->nv12 ? r->ca1 + 64 : r->ca2, t->cbase, t->cidx, b, ~0ull);
+  raw[3] = r->cb1 ? fp_perm_pair (r->cb1, t->nv12 ? r->cb1 + 64 : r->cb2, t->cbase, t->cidx, b,
+      ~0ull) : raw[2];
 }
 
-/* Software-pipelined: the permutes of the next 16 outputs are issued before
- * the arithmetic of the current ones, which would otherwise wait for them
- * (a block's FP work depends on a long load → permute → convert chain). */
 static VBMIF void
 fpair_rows_vbmi (const FPairTable *t, const guint8 *y0, const guint8 *y1, const guint8 *c1,
     const guint8 *c2, float *h0, float *h1)
 {
-  const gint n = t->n;
-  float *d[2][3];
-  fp_planes (t, h0, h1, d);
-  FPair16 next;
-  fp_load16_vbmi (t, 0, y0, y1, c1, c2, &next);
-  for (gint i = 0; i < n; i += 16) {
-    FPair16 cur = next;
-    if (i + 16 < n)
-      fp_load16_vbmi (t, i + 16, y0, y1, c1, c2, &next);
-    fp_block16 (t, i, n, &cur, d);
-  }
+  FP_ROWS_LOOP (FP_LOAD_PERMUTE, fp_fetch_perm16);
 }
 
+static VBMIF void
+fpair_out_vbmi (const FPairTable *t, const guint8 *ya, const guint8 *ca1, const guint8 *ca2,
+    const guint8 *yb, const guint8 *cb1, const guint8 *cb2, float wy0, float wy1,
+    const float *sub, const float *mul, const float *add, m2i_f16 *const out[3])
+{
+  FP_OUT_LOOP (FP_LOAD_PERMUTE, fp_fetch_perm16);
+}
+
+const CscKernels m2i_csc_kernels_avx512_table = {
+  .name = "avx512", .block = BLK, .prep_444 = prep_444_avx512, .row = row_avx512,
+  .pair = pair_avx512, .u8_to_f16 = m2i_csc_u8_to_f16_avx2, .gather = gather_avx512,
+  .gather_pairs = m2i_csc_gather_pairs_c, .hpass_expanded = hpass_expanded_avx512,
+  .finish_f16_norm = finish_f16_norm_avx512, .fpair_rows = fpair_rows_avx512,
+  .fpair_fetch = FP_FETCH_SHUF, .vfinish_f16 = vfinish_f16_avx512, .fpair_out = fpair_out_avx512,
+  .norm_f16 = norm_f16_avx512,
+};
+
 const CscKernels m2i_csc_kernels_vbmi_table = {
-  "avx512-vbmi", BLK, prep_444_avx512, row_vbmi, pair_vbmi, m2i_csc_u8_to_f16_avx2, gather_avx512,
-  m2i_csc_gather_pairs_c, hpass_expanded_avx512, finish_f16_norm_avx512,
-  fpair_rows_vbmi, TRUE, vfinish_f16_avx512, norm_f16_avx512,
+  .name = "avx512-vbmi", .block = BLK, .prep_444 = prep_444_avx512, .row = row_vbmi,
+  .pair = pair_vbmi, .u8_to_f16 = m2i_csc_u8_to_f16_avx2, .gather = gather_avx512,
+  .gather_pairs = m2i_csc_gather_pairs_c, .hpass_expanded = hpass_expanded_avx512,
+  .finish_f16_norm = finish_f16_norm_avx512, .fpair_rows = fpair_rows_vbmi,
+  .fpair_fetch = FP_FETCH_PERMUTE, .vfinish_f16 = vfinish_f16_avx512, .fpair_out = fpair_out_vbmi,
+  .norm_f16 = norm_f16_avx512,
 };
 #endif

@@ -208,7 +208,75 @@ pair_c (const guint8 *y0, const guint8 *y1, const guint8 *c1, const guint8 *c2, 
   }
 }
 
+/* ---- float pair path: the reference ---------------------------------------
+ *
+ * What the SIMD float pair kernels compute, written plainly: each tap's
+ * colour by the integer formula (m2i_csc_chroma_terms, m2i_csc_pixel), the
+ * horizontal and vertical sums as the resize contract evaluates them
+ * (resize-private.h), the finishing as m2i_csc_finish_f16_norm_c. */
+
+/* Colour (R, G, B) of column x + tap of row @y */
+static void
+fpair_colour (const FPairTable *t, const guint8 *y, const guint8 *c1, const guint8 *c2, gint x,
+    int tap, float rgb[3])
+{
+  gint o = fpair_coff (x + tap, t->nv12);
+  gint16 k[CSC_N_TERMS];
+  m2i_csc_chroma_terms (c1[o], t->nv12 ? c1[o + 1] : c2[o], k);
+  for (int c = 0; c < 3; c++)
+    rgb[c] = m2i_csc_pixel (y[x + tap], k[2 * c], k[2 * c + 1]);
+}
+
+/* The horizontal sums of output i of row @y: h[c] for R, G, B */
+static void
+fpair_hsum (const FPairTable *t, const guint8 *y, const guint8 *c1, const guint8 *c2, gint i,
+    float h[3])
+{
+  float a[3], b[3];
+  fpair_colour (t, y, c1, c2, t->xs[i], 0, a);
+  fpair_colour (t, y, c1, c2, t->xs[i], 1, b);
+  for (int c = 0; c < 3; c++)
+    h[c] = (0.0f + t->w0[i] * a[c]) + t->w1[i] * b[c];
+}
+
+static void
+fpair_rows_c (const FPairTable *t, const guint8 *y0, const guint8 *y1, const guint8 *c1,
+    const guint8 *c2, float *h0, float *h1)
+{
+  float *d[2][3];
+  fp_planes (t, h0, h1, d);
+  for (gint i = 0; i < t->n; i++)
+    for (int r = 0; r < (y1 ? 2 : 1); r++) {
+      float h[3];
+      fpair_hsum (t, r ? y1 : y0, c1, c2, i, h);
+      for (int c = 0; c < 3; c++)
+        d[r][c][i] = h[c];
+    }
+}
+
+static void
+fpair_out_c (const FPairTable *t, const guint8 *ya, const guint8 *ca1, const guint8 *ca2,
+    const guint8 *yb, const guint8 *cb1, const guint8 *cb2, float wy0, float wy1,
+    const float *sub, const float *mul, const float *add, m2i_f16 *const out[3])
+{
+  for (gint i = 0; i < t->n; i++) {
+    float a[3], b[3];
+    fpair_hsum (t, ya, ca1, ca2, i, a);
+    fpair_hsum (t, yb, cb1, cb2, i, b);
+    for (int c = 0; c < 3; c++) {
+      int p = t->plane_of[c];
+      m2i_f16 v = m2i_f32_to_f16 ((0.0f + wy0 * a[c]) + wy1 * b[c]);
+      if (sub)
+        v = m2i_f32_to_f16 ((m2i_f16_to_f32 (v) - sub[p]) * mul[p] + add[p]);
+      out[p][i] = v;
+    }
+  }
+}
+
 const CscKernels m2i_csc_kernels_c_table = {
-  "c", 1, prep_444_c, row_c, pair_c, u8_to_f16_c, m2i_csc_gather_c, m2i_csc_gather_pairs_c,
-  hpass_expanded_c, m2i_csc_finish_f16_norm_c, NULL, FALSE, NULL, m2i_csc_norm_f16_c,
+  .name = "c", .block = 1, .prep_444 = prep_444_c, .row = row_c, .pair = pair_c,
+  .u8_to_f16 = u8_to_f16_c, .gather = m2i_csc_gather_c, .gather_pairs = m2i_csc_gather_pairs_c,
+  .hpass_expanded = hpass_expanded_c, .finish_f16_norm = m2i_csc_finish_f16_norm_c,
+  .fpair_rows = fpair_rows_c, .fpair_fetch = FP_FETCH_SCALAR, .fpair_out = fpair_out_c,
+  .norm_f16 = m2i_csc_norm_f16_c,
 };

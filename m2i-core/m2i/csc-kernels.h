@@ -14,6 +14,7 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #define HAVE_X86 1
+#include <immintrin.h>
 #endif
 
 G_BEGIN_DECLS
@@ -67,13 +68,21 @@ hpass_expanded_body (const float *wt, gint T, gint n, const guint8 *p, gint K, f
 /* ---- float pair path (csc-fpair.c) ------------------------------------------ */
 
 /* The csc of the float pair path, in fp32 (docs/m2i-engine.md):
- *   p = Y·1.164 + K,  K_R = V·1.596 + c_R,  K_G = (V·-0.813 + c_G) + U·-0.391,
- *   K_B = U·2.018 + c_B,  out = clamp (floor (p), 0, 255)
+ *   t = Y·1.164 + K,  K_R = V·1.596 + c_R,  K_G = (V·-0.813 + c_G) + U·-0.391,
+ *   K_B = U·2.018 + c_B
  * on raw bytes Y, U, V, where c_* fold the offsets, the +500 and half of the
  * next unit: the exact value (1164(Y-16) + k·(C-128) + 500.5) / 1000 is at
  * least 0.0005 away from an integer, and the fp32 evaluation (with or
- * without FMA) stays within 0.00013 of it, so floor() gives exactly the
- * integer formula — checked on all 256³ triples by test-m2i-csc. */
+ * without FMA) stays within 0.00013 of it, so floor (t) is exactly the
+ * integer formula. The kernels take the floor by one addition,
+ *   u = t + (M − 0.5),  M = 2^23,
+ * rounded to nearest: where the sum is at least M the fp32 grid is 1, and
+ * t − 0.5 is never within 0.00037 of a half integer, so u = M + floor (t);
+ * below (t < 0.5) u < M + 1. Clamping u to [M, M + 255] (as integers: the
+ * bits of positive floats order like the floats) gives M + DESIGN's value,
+ * c. The horizontal pass takes w·c = fma (w, u, −w·M) exactly rounded (w·M
+ * is exact), or without FMA (u − M)·w. Checked on all 256³ triples by
+ * test-m2i-csc at every level. */
 #define FP_CY 1.164f
 #define FP_CVR 1.596f
 #define FP_CVG (-0.813f)
@@ -82,6 +91,9 @@ hpass_expanded_body (const float *wt, gint T, gint n, const guint8 *p, gint K, f
 #define FP_KR ((float) ((-18624.0 - 204288.0 + 500.5) / 1000.0))
 #define FP_KG ((float) ((-18624.0 + 104064.0 + 50048.0 + 500.5) / 1000.0))
 #define FP_KB ((float) ((-18624.0 - 258304.0 + 500.5) / 1000.0))
+#define FP_M 8388608.0f
+#define FP_MH 8388607.5f
+#define FP_MBITS 0x4b000000
 
 /* Luma and chroma byte offsets of tap column x (and x + 1): NV12 U at
  * x & ~1 (V one byte further), I420 U and V at x >> 1. */
@@ -91,16 +103,30 @@ fpair_coff (gint x, gboolean nv12)
   return nv12 ? (x & ~1) : x >> 1;
 }
 
-/* Source bytes of outputs i .. i+15 as floats, for blocks the SIMD loads
- * cannot take (the tail, narrow rows): luma taps of rows @y0 (ya0, ya1) and
- * @y1 (yb0, yb1), chroma taps u0, u1, v0, v1. Lanes past t->n repeat the
- * last column (xs is padded), so every read stays inside the rows. */
-typedef struct {
-  float ya0[16], ya1[16], yb0[16], yb1[16], u0[16], u1[16], v0[16], v1[16];
-} FPairLanes;
+/* Source bytes of outputs i .. i+15 in the SIMD kernels' dword form, for
+ * blocks no window takes (the tail, narrow rows, windows that do not fit):
+ * luma Y(x) | Y(x + 1) << 8 of row @y; chroma U(x) | V(x) << 8 |
+ * U(x + 1) << 16 | V(x + 1) << 24 (NV12 row @c1, or I420 rows @c1, @c2).
+ * Lanes past t->n repeat the last column (xs is padded), so every read
+ * stays inside the rows. */
+static inline void
+fpair_fill_luma (const FPairTable *t, gint i, const guint8 *y, guint32 l[16])
+{
+  for (int k = 0; k < 16; k++) {
+    gint x = t->xs[i + k];
+    l[k] = y[x] | (guint32) y[x + 1] << 8;
+  }
+}
 
-void m2i_csc_fpair_fill (const FPairTable *t, gint i, const guint8 *y0, const guint8 *y1,
-    const guint8 *c1, const guint8 *c2, FPairLanes *l);
+static inline void
+fpair_fill_chroma (const FPairTable *t, gint i, const guint8 *c1, const guint8 *c2, guint32 l[16])
+{
+  for (int k = 0; k < 16; k++) {
+    gint x = t->xs[i + k], o0 = fpair_coff (x, t->nv12), o1 = fpair_coff (x + 1, t->nv12);
+    guint32 v0 = t->nv12 ? c1[o0 + 1] : c2[o0], v1 = t->nv12 ? c1[o1 + 1] : c2[o1];
+    l[k] = c1[o0] | v0 << 8 | (guint32) c1[o1] << 16 | v1 << 24;
+  }
+}
 
 /* Output planes of R, G, B for rows h0 (d[0]) and h1 (d[1]). */
 static inline void
@@ -201,6 +227,32 @@ pair_src (PairSrc *s, const guint8 *y0, const guint8 *y1, const guint8 *c1,
       loop (__VA_ARGS__, CSC_OUT_PL_F16, FALSE); \
   } while (0)
 
+/* m2i_fpair_shuf8 for blocks of FP_LOAD_SHUF: four windows, two vectors */
+static inline __attribute__((target("avx2"), always_inline)) __m256i
+m2i_fpair_shuf8_w4 (const guint8 *row, const guint8 *row2, const FPairShuf *s)
+{
+  __m256i r = _mm256_shuffle_epi8 (_mm256_loadu2_m128i ((const __m128i *) (row + s->off[2]),
+          (const __m128i *) (row + s->off[0])), _mm256_loadu_si256 ((const __m256i *) s->shuf[0]));
+  r = _mm256_or_si256 (r, _mm256_shuffle_epi8 (_mm256_loadu2_m128i ((const __m128i *) (row
+                  + s->off[3]), (const __m128i *) (row + s->off[1])),
+          _mm256_loadu_si256 ((const __m256i *) s->shuf[1])));
+  if (row2) {
+    r = _mm256_or_si256 (r, _mm256_shuffle_epi8 (_mm256_loadu2_m128i ((const __m128i *) (row2
+                    + s->off[2]), (const __m128i *) (row2 + s->off[0])),
+            _mm256_loadu_si256 ((const __m256i *) s->shuf2[0])));
+    r = _mm256_or_si256 (r, _mm256_shuffle_epi8 (_mm256_loadu2_m128i ((const __m128i *) (row2
+                    + s->off[3]), (const __m128i *) (row2 + s->off[1])),
+            _mm256_loadu_si256 ((const __m256i *) s->shuf2[1])));
+  }
+  return r;
+}
+
+/* Keeps a vcvtps2ph result in a register before its store: gcc otherwise
+ * folds the store into the memory-destination form, which takes about two
+ * cycles per instruction on AMD Zen 5 (1.5 at 512 bits) against under one
+ * for the register form and a plain store (measured on this machine). */
+#define M2I_F16_REG(x) __asm__ ("" : "+v" (x))
+
 /* ---- per-level tables (csc-avx2.c, csc-avx512.c; NULL off x86) ------------ */
 
 extern const CscKernels m2i_csc_kernels_c_table;
@@ -223,6 +275,32 @@ static const guint8 csc_il_shuf[3][16] = {
 };
 /* [8 even | 8 odd] bytes of 16 pixels to pixel order */
 static const guint8 csc_eo_to_natural[16] = { 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15 };
+
+/* The dword lanes of one block of 8 outputs from its 16-byte windows
+ * (csc-private.h, FPairShuf): @row the luma or NV12 UV row, or the I420 U
+ * row with @row2 the V row (NULL otherwise). Used by the AVX2 and AVX-512
+ * float pair kernels. */
+static inline __attribute__((target("avx2"), always_inline)) __m256i
+m2i_fpair_shuf8 (const guint8 *row, const guint8 *row2, const FPairShuf *s)
+{
+  gint h = s->nwin / 2;
+  __m256i r = _mm256_setzero_si256 ();
+  for (gint k = 0; k < 4; k++) {
+    if (k == h)
+      break;
+    __m256i x = _mm256_loadu2_m128i ((const __m128i *) (row + s->off[k + h]),
+        (const __m128i *) (row + s->off[k]));
+    r = _mm256_or_si256 (r, _mm256_shuffle_epi8 (x,
+            _mm256_loadu_si256 ((const __m256i *) s->shuf[k])));
+    if (row2) {
+      x = _mm256_loadu2_m128i ((const __m128i *) (row2 + s->off[k + h]),
+          (const __m128i *) (row2 + s->off[k]));
+      r = _mm256_or_si256 (r, _mm256_shuffle_epi8 (x,
+              _mm256_loadu_si256 ((const __m256i *) s->shuf2[k])));
+    }
+  }
+  return r;
+}
 
 /* Fills the AVX-512 VBMI store's permute indices (once, before use). */
 void m2i_csc_init_avx512 (void);

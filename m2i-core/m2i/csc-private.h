@@ -70,33 +70,62 @@ typedef struct {
   float sub[3], mul[3], add[3];
 } CscOutSpec;
 
+/* How the float pair kernels fetch the source bytes of a block of outputs. */
 enum {
-  FP_LOAD_FILL,                /* scalar (the tail; reads that SIMD loads would
-                                  take outside the rows) */
-  FP_LOAD_GATHER,              /* 4-byte gathers */
-  FP_LOAD_PERMUTE,             /* VBMI byte permutes over windows */
+  FP_LOAD_FILL,                /* scalar (the tail; narrow rows; windows that
+                                  would not fit) */
+  FP_LOAD_SHUF,                /* 16-byte windows and byte shuffles (pshufb),
+                                  two outputs per window everywhere */
+  FP_LOAD_SHUF_WIDE,           /* the same, one output per window somewhere */
+  FP_LOAD_PERMUTE,             /* VBMI byte permutes over 128-byte windows */
 };
 
-/* Plan-time tables of the float pair kernels (CscKernels.fpair_rows): n
- * outputs of a two-tap horizontal resize whose taps read adjacent source
- * columns x[i] and x[i] + 1 with weights w0[i], w1[i] (none negative, so the
- * contract's "0.0f +" changes nothing and is left out). csc runs in fp32,
- * exactly (docs/m2i-engine.md, "float pair path"): p = Y·1.164 + K(U, V),
- * out = clamp(floor(p)), K from one or two multiply-adds per channel.
- * Built by m2i_fpair_table_new for the kernels in use. */
+/* Which fetch tables a kernel level needs (CscKernels.fpair_fetch). */
+typedef enum {
+  FP_FETCH_SCALAR,             /* plain C: none */
+  FP_FETCH_SHUF,               /* AVX2, AVX-512: 16-byte windows */
+  FP_FETCH_PERMUTE,            /* AVX-512 VBMI: 128-byte windows, and 16-byte
+                                  ones where those do not fit */
+} FPairFetch;
+
+/* 16-byte windows of one block of 8 outputs in one row kind (luma, or
+ * chroma): `nwin` (4 or 8) window starts; output j's bytes lie in window
+ * j / (8 / nwin). The kernels load window k and window k + nwin/2 as the two
+ * 128-bit lanes of a 256-bit vector and place the bytes into the dword lanes
+ * of their outputs with one pshufb (index `shuf[k]`, 0x80 = zero byte); the
+ * nwin/2 results are or-ed. Dword lane j then holds Y(x), Y(x + 1) (bytes 0,
+ * 1; luma) or U(x), V(x), U(x + 1), V(x + 1) (chroma; I420: U from the U
+ * row by `shuf`, V from the V row at the same starts by `shuf2`). */
+typedef struct {
+  gint32 off[8];
+  gint32 nwin;
+  guint8 shuf[4][32];
+  guint8 shuf2[4][32];
+} FPairShuf;
+
+/* Plan-time tables of the float pair kernels (CscKernels.fpair_rows,
+ * fpair_out): n outputs of a two-tap horizontal resize whose taps read
+ * adjacent source columns x[i] and x[i] + 1 with weights w0[i], w1[i] (none
+ * negative, so the contract's "0.0f +" changes nothing and is left out).
+ * The csc runs in fp32, exactly (csc-kernels.h, docs/m2i-engine.md "float
+ * pair path"). Built by m2i_fpair_table_new for the kernels in use. */
 typedef struct {
   gint n;                      /* outputs per row */
   gboolean nv12;               /* chroma: NV12 UV row, or I420 U and V rows */
   gint wy, wc;                 /* luma / chroma row lengths in bytes */
   gint32 *xs;                  /* n + 16 columns (tap 0), padded with the last */
-  float *w0, *w1;              /* n + 16 weights, padded with zeros */
-  int plane_of[3];             /* ring plane (memory channel) of R, G, B */
+  float *w0, *w1;              /* n + 16 weights, padded with zeros (64-byte aligned) */
+  float *w0m, *w1m;            /* -M·w0, -M·w1 (csc-kernels.h, FP_M), the same */
+  gpointer wmem;               /* the memory of the four */
+  int plane_of[3];             /* output plane (memory channel) of R, G, B */
   guint8 *load;                /* per block of 16 outputs, how its source bytes
                                   are fetched: FP_LOAD_* */
+  /* 16-byte windows per block of 8 outputs (NULL for FP_FETCH_SCALAR) */
+  FPairShuf *ysh, *csh;
   /* VBMI byte permutes, per block b of 8 outputs (NULL without VBMI): window
-   * starts, and 64-byte indices filling dword lanes 8 (b % 2) .. +7 of the
-   * block's 16-output group with Y(x), Y(x + 1) (luma) and U(x), V(x),
-   * U(x + 1), V(x + 1) (chroma). */
+   * starts (64-byte aligned where the block fits), and 64-byte indices
+   * filling dword lanes 8 (b % 2) .. +7 of the block's 16-output group with
+   * Y(x), Y(x + 1) (luma) and U(x), V(x), U(x + 1), V(x + 1) (chroma). */
   gint32 *ybase, *cbase;
   guint8 *yidx, *cidx;
 } FPairTable;
@@ -135,30 +164,43 @@ typedef struct {
    * the fast norm. */
   void (*finish_f16_norm) (const float *v, const float *sub, const float *mul,
       const float *add, gint n, m2i_f16 *out);
-  /* Float pair path (NULL in the plain-C set): colour conversion
+  /* Float pair path: colour conversion
    * of the columns @t lists in luma rows @y0 and @y1 (NULL: one row) sharing
    * one chroma row (@c1 NV12 UV, or @c1, @c2 I420 U, V), and the two-tap
    * horizontal pass, into @h0 / @h1: three planes of t->n sums in memory
    * channel order — the same values hpass_expanded gives. */
   void (*fpair_rows) (const FPairTable *t, const guint8 *y0, const guint8 *y1,
       const guint8 *c1, const guint8 *c2, float *h0, float *h1);
-  /* fpair_rows fetches by byte permutes (the table needs windows). */
-  gboolean fpair_permutes;
+  /* Which window tables fpair_rows and fpair_out need. */
+  FPairFetch fpair_fetch;
   /* Vertical two-tap pass, fp16 rounding, optional norm (per plane
    * sub/mul/add, the fast formula) and the planar fp16 store, in one sweep:
    * out[c][i] = fp16 (norm (fp16 (wy0·h0[c·n + i] + wy1·h1[c·n + i]))),
-   * the sum evaluated as the resize contract says for weights >= +0. */
+   * the sum evaluated as the resize contract says for weights >= +0.
+   * NULL in the plain-C set (fused.c: the module's vpass, then finishing). */
   void (*vfinish_f16) (const float *h0, const float *h1, float wy0, float wy1, gint n,
       const float *sub, const float *mul, const float *add, m2i_f16 *const out[3]);
+  /* Float pair path, one output row in one sweep (fused.c uses it when
+   * output rows hardly share source rows, else fpair_rows and
+   * vfinish_f16 or the resize module's vpass): source rows @ya
+   * (vertical weight @wy0) and @yb (@wy1; may be @ya) with their chroma rows
+   * (@ca1, @ca2 and @cb1, @cb2 as for fpair_rows; the same pointers when the
+   * two rows share one), each through fpair_rows' csc and horizontal pass,
+   * then vfinish_f16's vertical pass, rounding, norm (@sub NULL: none) and
+   * planar fp16 store into @out (memory channel order) — the values
+   * fpair_rows + vfinish_f16 give, without the rows in between. */
+  void (*fpair_out) (const FPairTable *t, const guint8 *ya, const guint8 *ca1,
+      const guint8 *ca2, const guint8 *yb, const guint8 *cb1, const guint8 *cb2, float wy0,
+      float wy1, const float *sub, const float *mul, const float *add, m2i_f16 *const out[3]);
   /* op-by-op norm of fp16 data: out[i] = fp16 ((in[i] - sub) * mul + add). */
   void (*norm_f16) (const m2i_f16 *in, m2i_f16 *out, gint n, float sub, float mul, float add);
 } CscKernels;
 
 /* Tables for CscKernels.fpair_rows over @n outputs: columns @xs (tap 0),
  * weights @w0, @w1; luma row length @wy; NV12 or I420; @bgr: channel order.
- * With @vbmi, the byte-permute windows too. */
+ * @fetch: which window tables to build (the kernels' fpair_fetch). */
 FPairTable *m2i_fpair_table_new (const gint32 *xs, const float *w0, const float *w1, gint n,
-    gint wy, gboolean nv12, gboolean bgr, gboolean vbmi);
+    gint wy, gboolean nv12, gboolean bgr, FPairFetch fetch);
 void m2i_fpair_table_free (FPairTable *t);
 
 /* The kernels for this CPU: pair at the level m2i_cpu_kernel_level()

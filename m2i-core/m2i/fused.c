@@ -60,6 +60,7 @@ struct Fused {
   gboolean pairs;                      /* expanded, 2 taps on adjacent columns */
   FPairTable *fp;                      /* float pair path (k->fpair_rows) */
   gboolean vfinish;                    /* vertical pass + finishing by k->vfinish_f16 */
+  gboolean direct;                     /* ... or all of it by k->fpair_out, no ring */
   gint pf_lo, pf_hi;                   /* luma columns read, for prefetching */
   gboolean planar_rows;                /* ring rows hold R..., G..., B... (expanded) */
   gint ring_n, rows_needed;
@@ -217,8 +218,7 @@ plan_float_pairs (Fused *f, const M2iImage *in)
   if (!f->pairs || !f->k->fpair_rows || !weights_not_negative (f->wt, 2 * n))
     return;
   f->fp = m2i_fpair_table_new (f->xs, f->wt, f->wt + n, n, in->width,
-      in->format == M2I_FORMAT_SP_NV12_8, f->order == M2I_ORDER_BGR,
-      f->k->fpair_permutes);
+      in->format == M2I_FORMAT_SP_NV12_8, f->order == M2I_ORDER_BGR, f->k->fpair_fetch);
   f->pf_lo = ax->index[0];
   f->pf_hi = ax->index[ax->out_size * ax->taps - 1] + 2;
   for (gint i = 0; i < ax->out_size * ax->taps; i++) {
@@ -226,10 +226,14 @@ plan_float_pairs (Fused *f, const M2iImage *in)
     f->pf_hi = MAX (f->pf_hi, ax->index[i] + 2);
   }
   f->pf_hi = MIN (f->pf_hi, in->width);
-  f->vfinish = f->k->vfinish_f16 && ay->taps == 2
-      && weights_not_negative (ay->weight, ay->out_size * 2)
+  gboolean f16_planar = ay->taps == 2 && weights_not_negative (ay->weight, ay->out_size * 2)
       && f->resize_dt == M2I_DTYPE_F16 && f->out_dt == M2I_DTYPE_F16
       && f->out_layout == M2I_LAYOUT_PLANAR;
+  f->vfinish = f16_planar && f->k->vfinish_f16;
+  /* One sweep per output row (no ring) when output rows hardly share source
+   * rows (downscales by 2 or more): each row is then converted about once
+   * either way. */
+  f->direct = f16_planar && f->k->fpair_out && 2 * ay->out_size * 4 <= 5 * f->rows_needed;
 }
 
 static void
@@ -661,6 +665,29 @@ prefetch_rows (Fused *f, gint oy)
   }
 }
 
+/* Output row @oy in one sweep (f->direct). */
+static void
+fpair_out_row (Fused *f, gint oy)
+{
+  const M2iImage *in = f->in, *out = f->out;
+  const M2iResizeAxis *ay = &f->rplan->y;
+  gboolean nv12 = in->format == M2I_FORMAT_SP_NV12_8;
+  const guint8 *y[2], *c1[2], *c2[2];
+  for (int t = 0; t < 2; t++) {
+    gint r = ay->index[2 * oy + t];
+    y[t] = in->data[0] + (gsize) r * in->stride[0];
+    c1[t] = in->data[1] + (gsize) (r / 2) * in->stride[1];
+    c2[t] = nv12 ? NULL : in->data[2] + (gsize) (r / 2) * in->stride[2];
+  }
+  m2i_f16 *const o[3] = {
+    (m2i_f16 *) (out->data[0] + (gsize) oy * out->stride[0]),
+    (m2i_f16 *) (out->data[1] + (gsize) oy * out->stride[1]),
+    (m2i_f16 *) (out->data[2] + (gsize) oy * out->stride[2]) };
+  const float *w = ay->weight + 2 * oy;
+  f->k->fpair_out (f->fp, y[0], c1[0], c2[0], y[1], c1[1], c2[1], w[0], w[1],
+      f->has_norm ? f->sub : NULL, f->mul, f->add, o);
+}
+
 static void
 run_resize_fpair (gint begin, gint end, gint slice, gpointer data)
 {
@@ -675,6 +702,10 @@ run_resize_fpair (gint begin, gint end, gint slice, gpointer data)
   for (gint oy = begin; oy < end; oy++) {
     if (oy + 1 < end)
       prefetch_rows (f, oy + 1);
+    if (f->direct) {
+      fpair_out_row (f, oy);
+      continue;
+    }
     fpair_source_rows (f, sl, oy);
     for (gint t = 0; t < ay->taps; t++) {
       gboolean have;

@@ -10,6 +10,8 @@
 #include "engine-private.h"
 
 #include <base/m2i-error.h>
+#include <base/base-parallel.h>
+#include <base/m2i-parallel.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,8 +21,10 @@ struct M2iFence {
   M2iFence *next;              /* queue or free-list link */
   gint ref;                    /* under dev.lock */
   gint state;
-  M2iPlan *plan;
+  M2iPlan *plan;               /* a plan run, or NULL for a job */
   M2iImage in, out;
+  M2iDeviceJobFunc job;
+  gpointer job_data;
   M2iFenceFunc func;
   gpointer user_data;
   GError *error;
@@ -35,7 +39,7 @@ struct M2iDevice {
   M2iFence *free_list;
   M2iDeviceCounters c;
   guint n_engines;
-  M2iPlan *running[16];        /* plan run by each engine, or NULL */
+  M2iFence *running[16];       /* what each engine runs, or NULL */
 };
 
 static M2iDevice device;
@@ -51,7 +55,7 @@ m2i_device_get_default (void)
     g_cond_init (&device.work);
     g_cond_init (&device.idle);
     const char *e = g_getenv ("M2I_DEVICE_ENGINES");
-    gint n = e ? atoi (e) : 1;
+    gint n = e ? atoi (e) : m2i_parallel_n_cores ();
     device.n_engines = (guint) CLAMP (n, 1, (gint) G_N_ELEMENTS (device.running));
     for (guint i = 0; i < device.n_engines; i++)
       g_thread_unref (g_thread_new ("m2i-engine", engine_main, GUINT_TO_POINTER (i)));
@@ -78,7 +82,9 @@ void
 m2i_device_reset_counters (M2iDevice *dev)
 {
   g_mutex_lock (&dev->lock);
+  guint depth = dev->c.queue_depth;
   memset (&dev->c, 0, sizeof dev->c);
+  dev->c.queue_depth = dev->c.max_queue_depth = depth;
   g_mutex_unlock (&dev->lock);
 }
 
@@ -172,6 +178,42 @@ complete (M2iDevice *dev, M2iFence *f)
   g_mutex_unlock (&dev->lock);
 }
 
+/* A fence from the free list (or new), queued state, no work yet. */
+static M2iFence *
+new_fence_locked (M2iDevice *dev, M2iFenceFunc func, gpointer user_data)
+{
+  M2iFence *f = dev->free_list;
+  if (f) {
+    dev->free_list = f->next;
+  } else {
+    f = g_new0 (M2iFence, 1);
+    g_cond_init (&f->cond);         /* fences live for the process */
+  }
+  f->next = NULL;
+  f->ref = 2;                        /* caller + device */
+  f->state = FENCE_QUEUED;
+  f->plan = NULL;
+  f->job = NULL;
+  f->job_data = NULL;
+  f->func = func;
+  f->user_data = user_data;
+  f->error = NULL;
+  return f;
+}
+
+static void
+enqueue_locked (M2iDevice *dev, M2iFence *f)
+{
+  if (dev->tail)
+    dev->tail->next = f;
+  else
+    dev->head = f;
+  dev->tail = f;
+  dev->c.queue_depth++;
+  dev->c.max_queue_depth = MAX (dev->c.max_queue_depth, dev->c.queue_depth);
+  g_cond_signal (&dev->work);
+}
+
 M2iFence *
 m2i_plan_submit (M2iPlan *plan, const M2iImage *in, M2iImage *out,
     M2iFenceFunc func, gpointer user_data, GError **error)
@@ -186,28 +228,26 @@ m2i_plan_submit (M2iPlan *plan, const M2iImage *in, M2iImage *out,
     return NULL;
   }
   g_mutex_lock (&dev->lock);
-  M2iFence *f = dev->free_list;
-  if (f) {
-    dev->free_list = f->next;
-  } else {
-    f = g_new0 (M2iFence, 1);
-    g_cond_init (&f->cond);         /* fences live for the process */
-  }
-  f->next = NULL;
-  f->ref = 2;                        /* caller + device */
-  f->state = FENCE_QUEUED;
+  M2iFence *f = new_fence_locked (dev, func, user_data);
   f->plan = plan;
   f->in = *in;
   f->out = *out;
-  f->func = func;
-  f->user_data = user_data;
-  f->error = NULL;
-  if (dev->tail)
-    dev->tail->next = f;
-  else
-    dev->head = f;
-  dev->tail = f;
-  g_cond_signal (&dev->work);
+  enqueue_locked (dev, f);
+  g_mutex_unlock (&dev->lock);
+  return f;
+}
+
+M2iFence *
+m2i_device_submit_job (M2iDevice *dev, M2iDeviceJobFunc job, gpointer data, M2iFenceFunc func,
+    gpointer user_data)
+{
+  if (!dev)
+    dev = m2i_device_get_default ();
+  g_mutex_lock (&dev->lock);
+  M2iFence *f = new_fence_locked (dev, func, user_data);
+  f->job = job;
+  f->job_data = data;
+  enqueue_locked (dev, f);
   g_mutex_unlock (&dev->lock);
   return f;
 }
@@ -261,6 +301,7 @@ unlink_locked (M2iDevice *dev, M2iFence *f)
     if (dev->tail == q)
       dev->tail = prev;
     q->next = NULL;
+    dev->c.queue_depth--;
     return;
   }
 }
@@ -270,8 +311,9 @@ cancel_locked (M2iDevice *dev, M2iFence *f)
 {
   unlink_locked (dev, f);
   f->state = FENCE_RUNNING;          /* out of the queue, completing */
-  f->error = g_error_new (M2I_ERROR, M2I_ERROR_CANCELLED,
-      "the M2I run was cancelled before it started");
+  f->error = g_error_new (M2I_ERROR, M2I_ERROR_CANCELLED, f->plan ?
+      "the M2I run was cancelled before it started" :
+      "the device job was cancelled before it started");
   dev->c.cancelled++;
 }
 
@@ -290,12 +332,12 @@ m2i_fence_cancel (M2iFence *fence)
   return TRUE;
 }
 
-/* Whether an engine runs @plan (any plan if NULL). */
+/* Whether an engine runs @plan (anything if NULL). */
 static gboolean
 plan_running_locked (M2iDevice *dev, M2iPlan *plan)
 {
   for (guint i = 0; i < dev->n_engines; i++)
-    if (dev->running[i] && (!plan || dev->running[i] == plan))
+    if (dev->running[i] && (!plan || dev->running[i]->plan == plan))
       return TRUE;
   return FALSE;
 }
@@ -324,6 +366,27 @@ m2i_device_cancel_plan (M2iDevice *dev, M2iPlan *plan)
 
 /* ---- engines ----------------------------------------------------------------- */
 
+/* Runs @f (out of the queue) on this engine; returns its error or NULL. */
+static GError *
+execute (M2iFence *f)
+{
+  GError *error = NULL;
+  if (f->job) {
+    /* a frame of its own: the pool slices it only while cores are free */
+    base_parallel_stream_enter ();
+    if (!f->job (f->job_data, &error) && !error)
+      error = g_error_new (M2I_ERROR, M2I_ERROR_FAILED, "a device job failed");
+    base_parallel_stream_leave ();
+    return error;
+  }
+  M2iPlan *plan = f->plan;
+  g_mutex_lock (m2i_plan_lock (plan));
+  m2i_plan_execute (plan, &f->in, &f->out);
+  g_mutex_unlock (m2i_plan_lock (plan));
+  m2i_plan_account (plan);
+  return NULL;
+}
+
 static gpointer
 engine_main (gpointer data)
 {
@@ -331,10 +394,10 @@ engine_main (gpointer data)
   M2iDevice *dev = &device;
   g_mutex_lock (&dev->lock);
   for (;;) {
-    /* The oldest run whose plan no other engine is running: runs of one plan
-     * keep their submission order. */
+    /* The oldest run whose plan no other engine is running (runs of one
+     * plan keep their submission order), or the oldest job. */
     M2iFence *f = dev->head;
-    while (f && plan_running_locked (dev, f->plan))
+    while (f && f->plan && plan_running_locked (dev, f->plan))
       f = f->next;
     if (!f) {
       g_cond_wait (&dev->work, &dev->lock);
@@ -342,16 +405,24 @@ engine_main (gpointer data)
     }
     unlink_locked (dev, f);
     f->state = FENCE_RUNNING;
-    dev->running[id] = f->plan;
+    dev->running[id] = f;
     g_mutex_unlock (&dev->lock);
 
-    M2iPlan *plan = f->plan;
-    g_mutex_lock (m2i_plan_lock (plan));
-    m2i_plan_execute (plan, &f->in, &f->out);
-    g_mutex_unlock (m2i_plan_lock (plan));
-    m2i_plan_account (plan);
+    gint64 t0 = g_get_monotonic_time ();
+    f->error = execute (f);
+    gint64 busy = g_get_monotonic_time () - t0;
+    /* counted before the callback: whoever it wakes sees the work counted */
+    g_mutex_lock (&dev->lock);
+    dev->c.busy_ns += (guint64) busy * 1000;
+    if (f->job) {
+      if (f->error)
+        dev->c.failed++;
+      else
+        dev->c.jobs++;
+    }
+    g_mutex_unlock (&dev->lock);
     if (f->func)
-      f->func (f, NULL, f->user_data);
+      f->func (f, f->error, f->user_data);
 
     g_mutex_lock (&dev->lock);
     dev->running[id] = NULL;

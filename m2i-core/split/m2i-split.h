@@ -70,6 +70,9 @@ typedef struct {
   gboolean keep_all_device_pieces;
   /* M2I block profile the pre-processing head is planned for. */
   M2iProfile m2i_profile;
+  /* The memory the model may need when it is analysed (0 =
+   * M2I_IR_DEFAULT_MAX_MEMORY; see M2iIrCompileOptions.max_memory). */
+  guint64 max_memory;
 } M2iSplitOptions;
 
 /* Defaults: devices NULL ("HETERO:M2I,CPU"), no affinity, the cost rule
@@ -98,8 +101,12 @@ M2I_API M2iSplitPlan *m2i_split_plan_new (M2iIrModel *model, const M2iSplitOptio
  * the graphs' order (no cycle), each sub-model's inputs and outputs against
  * the tensors' names, shapes and types, device pieces against what the
  * device can run — and the first problem is a GError (M2I_ERROR_MALFORMED,
- * M2I_ERROR_IO, M2I_ERROR_UNSUPPORTED) naming the file, the graph or tensor
- * and the reason. Returns a new plan.
+ * M2I_ERROR_IO, M2I_ERROR_UNSUPPORTED, M2I_ERROR_LIMIT) naming the file, the
+ * graph or tensor and the reason. The folder's files are opened without
+ * following symbolic links (a link anywhere in a file's path is refused, so
+ * a folder cannot make the loader read outside it), and graph_infos.json's
+ * size and nesting are bounded before it is parsed (docs/reliability.md).
+ * Returns a new plan.
  */
 M2I_API M2iSplitPlan *m2i_split_plan_load (const char *dir, GError **error);
 
@@ -208,14 +215,20 @@ typedef struct _M2iSplitRunner M2iSplitRunner;
 
 typedef struct {
   gint n_threads;              /* per piece; <= 0: one per core */
+  /* All the runner may allocate: buffers between pieces, every CPU piece's
+   * compiled model and request, every device program (0 =
+   * M2I_IR_DEFAULT_MAX_MEMORY). More is refused (M2I_ERROR_LIMIT) before
+   * it is allocated. */
+  guint64 max_memory;
 } M2iSplitRunOptions;
 
 /*
  * Prepares @plan (a reference is taken) to run: compiles every CPU piece,
  * builds every device piece's program (weights packed and quantized,
- * buffers allocated) and plans the head's M2I task. @opts may be NULL.
- * Returns a new runner (m2i_split_runner_free), or NULL with @error naming
- * the piece and the reason.
+ * buffers allocated) and plans the head's M2I task, within
+ * @opts->max_memory. @opts may be NULL. Returns a new runner
+ * (m2i_split_runner_free), or NULL with @error naming the piece and the
+ * reason.
  */
 M2I_API M2iSplitRunner *m2i_split_runner_new (M2iSplitPlan *plan,
     const M2iSplitRunOptions *opts, GError **error);

@@ -977,9 +977,9 @@ unit_caps (SplitAnalysis *a, SplitUnit *u)
 
 SplitAnalysis *
 split_analyze (M2iIrModel *model, const gint *affinity, M2iProfile profile,
-    SplitGridSeeds *seeds, GError **error)
+    SplitGridSeeds *seeds, guint64 max_memory, GError **error)
 {
-  M2iIrCompileOptions copts = { .n_threads = 1 };
+  M2iIrCompileOptions copts = { .n_threads = 1, .max_memory = max_memory };
   M2iIrCompiledModel *cm = m2i_ir_compile (model, &copts, error);
   if (!cm)
     return NULL;

@@ -24,11 +24,22 @@
 #include "split-private.h"
 #include <base/m2i-error.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define GRAPH_INFOS "graph_infos.json"
+
+/* Limits on what a folder may hand the loader (docs/reliability.md): a
+ * graph_infos.json is a few KiB, nests 4 levels; json-glib's parser
+ * recurses once per level, so the depth is bounded before it sees the
+ * text. */
+#define MAX_JSON_BYTES (64u << 20)
+#define MAX_JSON_DEPTH 64
+#define MAX_IR_XML_BYTES ((gsize) 1 << 30)
 
 /* ---- writing -------------------------------------------------------------------- */
 
@@ -159,7 +170,7 @@ m2i_split_plan_save (const M2iSplitPlan *plan, const char *dir, GError **error)
 
 typedef struct {
   const char *path;            /* graph_infos.json, for messages */
-  const char *dir;
+  SplitFolder *folder;
   GError **error;
 } Loader;
 
@@ -301,21 +312,15 @@ parse_tensor (Loader *l, M2iSplitPlan *plan, const char *name, JsonNode *node)
   return TRUE;
 }
 
-/* A file named by the JSON: relative, inside the folder. */
-static gchar *
-member_path (Loader *l, const char *file, const char *where)
+/* A file named by the JSON: a relative path inside the folder (the lexical
+ * check; split-folder.c refuses links on the way). */
+static gboolean
+member_name_ok (Loader *l, const char *file, const char *where)
 {
-  if (!*file || g_path_is_absolute (file) || strstr (file, "..")) {
-    bad (l, M2I_ERROR_MALFORMED, "%s: \"%s\" must be a file name inside the folder", where, file);
-    return NULL;
-  }
-  gchar *path = g_build_filename (l->dir, file, NULL);
-  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR)) {
-    bad (l, M2I_ERROR_IO, "%s: %s is missing", where, path);
-    g_free (path);
-    return NULL;
-  }
-  return path;
+  if (!*file || g_path_is_absolute (file) || strstr (file, ".."))
+    return bad (l, M2I_ERROR_MALFORMED, "%s: \"%s\" must be a file name inside the folder",
+        where, file);
+  return TRUE;
 }
 
 static gboolean
@@ -525,12 +530,19 @@ parse_graph (Loader *l, M2iSplitPlan *plan, gint p, JsonNode *node)
   const char *bin = xml ? get_string (l, info, "bin", where) : NULL;
   if (!bin)
     return FALSE;
-  g_autofree gchar *xml_path = member_path (l, xml, where);
-  g_autofree gchar *bin_path = xml_path ? member_path (l, bin, where) : NULL;
-  if (!bin_path)
+  if (!member_name_ok (l, xml, where) || !member_name_ok (l, bin, where))
     return FALSE;
   GError *e = NULL;
-  pc->model = m2i_ir_model_load (xml_path, bin_path, &e);
+  GBytes *text = split_folder_read (l->folder, xml, MAX_IR_XML_BYTES, &e);
+  GBytes *weights = text ? split_folder_map (l->folder, bin, &e) : NULL;
+  if (weights) {
+    g_autofree gchar *origin = g_build_filename (l->folder->path, xml, NULL);
+    gsize len;
+    const char *data = g_bytes_get_data (text, &len);
+    pc->model = m2i_ir_model_load_from_memory (data, len, weights, origin, &e);
+  }
+  g_clear_pointer (&text, g_bytes_unref);
+  g_clear_pointer (&weights, g_bytes_unref);
   if (!pc->model) {
     bad (l, e->code, "%s: %s", where, e->message);
     g_error_free (e);
@@ -567,18 +579,46 @@ infer_engine (Loader *l, M2iSplitPlan *plan, gint p)
   return FALSE;
 }
 
+/* The deepest nesting of arrays and objects in JSON @text: FALSE (with the
+ * line) as soon as it passes @max. Strings are skipped, escapes included. */
+static gboolean
+json_depth_ok (const char *text, gsize len, gint max, gint *line)
+{
+  gint depth = 0;
+  gboolean in_string = FALSE;
+  *line = 1;
+  for (gsize i = 0; i < len; i++) {
+    char c = text[i];
+    if (c == '\n')
+      (*line)++;
+    if (in_string) {
+      if (c == '\\')
+        i++;
+      else if (c == '"')
+        in_string = FALSE;
+    } else if (c == '"')
+      in_string = TRUE;
+    else if ((c == '[' || c == '{') && ++depth > max)
+      return FALSE;
+    else if (c == ']' || c == '}')
+      depth--;
+  }
+  return TRUE;
+}
+
 M2iSplitPlan *
 m2i_split_plan_load (const char *dir, GError **error)
 {
   g_autofree gchar *path = g_build_filename (dir, GRAPH_INFOS, NULL);
-  Loader l = { path, dir, error };
-  if (!g_file_test (dir, G_FILE_TEST_IS_DIR)) {
-    g_set_error (error, M2I_ERROR, M2I_ERROR_IO, "%s is no folder", dir);
+  SplitFolder folder = { -1, NULL };
+  Loader l = { path, &folder, error };
+  if (!split_folder_open (&folder, dir, error))
     return NULL;
-  }
-  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR)) {
+  struct stat st;
+  if (fstatat (folder.fd, GRAPH_INFOS, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT) {
     g_set_error (error, M2I_ERROR, M2I_ERROR_IO, "%s: no " GRAPH_INFOS " in the folder (write "
         "one with m2i-split split)", dir);
+    split_folder_close (&folder);
     return NULL;
   }
   JsonParser *parser = json_parser_new ();
@@ -586,11 +626,25 @@ m2i_split_plan_load (const char *dir, GError **error)
   g_signal_connect (parser, "object-member", G_CALLBACK (on_member), &watch);
   GError *e = NULL;
   M2iSplitPlan *plan = NULL;
-  if (!json_parser_load_from_file (parser, path, &e)) {
-    /* json-glib's messages start with the file name already */
-    g_set_error (error, M2I_ERROR, e->domain == G_FILE_ERROR ? M2I_ERROR_IO : M2I_ERROR_MALFORMED,
-        "%s%s%s", g_str_has_prefix (e->message, path) ? "" : path,
-        g_str_has_prefix (e->message, path) ? "" : ": ", e->message);
+  GBytes *json = split_folder_read (&folder, GRAPH_INFOS, MAX_JSON_BYTES, &e);
+  gsize json_len = 0;
+  const char *json_text = json ? g_bytes_get_data (json, &json_len) : NULL;
+  gint line = 0;
+  if (!json) {
+    g_propagate_error (error, e);
+    goto out;
+  }
+  if (!json_depth_ok (json_text, json_len, MAX_JSON_DEPTH, &line)) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_LIMIT, "%s:%d: arrays and objects nest more than "
+        "%d levels deep (graph_infos.json needs 4): refused before parsing", path, line,
+        MAX_JSON_DEPTH);
+    goto out;
+  }
+  if (!json_parser_load_from_data (parser, json_text ? json_text : "", json_len, &e)) {
+    /* json-glib names the text "<data>": the file's name replaces it */
+    gboolean at = g_str_has_prefix (e->message, "<data>:");
+    g_set_error (error, M2I_ERROR, M2I_ERROR_MALFORMED, "%s:%s%s", path, at ? "" : " ",
+        at ? e->message + 7 : e->message);
     g_error_free (e);
     goto out;
   }
@@ -666,6 +720,9 @@ m2i_split_plan_load (const char *dir, GError **error)
   if (!ok)
     g_clear_pointer (&plan, m2i_split_plan_unref);
 out:
+  if (json)
+    g_bytes_unref (json);
+  split_folder_close (&folder);
   g_hash_table_unref (watch.seen);
   g_free (watch.dup);
   g_object_unref (parser);

@@ -6,13 +6,22 @@
  * bias and activation fused, int8 weights and requantization taken from
  * the FakeQuantize ranges), pooling / add / PReLU / concat their engine calls,
  * flattening Reshapes and FakeQuantizes already on their grid become views.
- * Every value lives in one arena allocated at build time; a Concat's
- * inputs made by convolutions are written straight into channel views of
- * its output. At the boundary each input is converted from the host's
- * NCHW (f32 or f16) into the blocked layout and the piece's type (fp16, or
- * int8 on the input's grid) in one pass, and each output back to f32.
+ * A Concat's inputs made by convolutions are written straight into channel
+ * views of its output. At the boundary each input is converted from the
+ * host's NCHW (f32 or f16) into the blocked layout and the piece's type
+ * (fp16, or int8 on the input's grid) in one pass, and each output back to
+ * f32.
+ *
+ * The program (steps, packed weights, the arena's layout) is immutable once
+ * built and shared by every runner of a plan; what one run writes — every
+ * value and the convolutions' padded-input scratch — lives in a state's
+ * arena (SplitNpuState, one per runner). Values and scratch share the arena
+ * by lifetime (base-arena.h): a value's bytes are reused once its last
+ * reader has run, so the arena holds the largest set of tensors alive at
+ * once, not every tensor of the piece.
  */
 #include "split-private.h"
+#include <base/base-arena.h>
 #include <base/m2i-align.h>
 #include <base/m2i-error.h>
 #include <npu/npu-private.h>
@@ -24,10 +33,8 @@ typedef struct {
   gint n, c, h, w;
   gint parent;                 /* channel view of this value, or -1 */
   gint c0;
-  gsize offset;
+  gsize offset;                /* in the state's arena (values without a parent) */
   SplitGrid grid;
-  M2iNpuTensor t;
-  gboolean ready;
 } PValue;
 
 typedef enum { P_IN, P_OUT, P_CONV, P_POOL, P_ADD, P_PRELU, P_CONCAT } PKind;
@@ -43,21 +50,30 @@ typedef struct {
   GArray *parts;               /* P_CONCAT: (value, c0) pairs still to copy */
   M2iMliType type;             /* P_IN, P_OUT: the blocked side's type */
   M2iMliQuant q;
-  gboolean skip;               /* P_OUT: nobody reads the data */
+  gsize scratch_offset;        /* P_CONV: its padded input, in the state's arena */
   guint64 cycles, bytes_read, bytes_written;
 } PStep;
 
 struct _SplitNpuProgram {
   M2iSplitEngine engine;
   M2iNpuPrecision prec;
-  gint n_threads;
   GArray *values;              /* PValue */
   GArray *steps;               /* PStep */
-  gpointer arena, scratch;
-  gsize arena_bytes, scratch_bytes;
+  gsize arena_bytes;           /* values and scratch, by lifetime */
   gint n_inputs, n_outputs;
   guint64 layers, cycles, bytes_read, bytes_written;
 };
+
+struct _SplitNpuState {
+  const SplitNpuProgram *prog;
+  gint n_threads;
+  gpointer arena_raw;
+  guint8 *arena;               /* 64-byte aligned */
+  M2iNpuTensor *t;             /* per value, into the arena */
+  gboolean *skip;              /* per output: nobody reads its data */
+};
+
+#define ALIGN 64
 
 #define VAL(prog, i) (&g_array_index ((prog)->values, PValue, (i)))
 
@@ -379,23 +395,55 @@ input_grid (const SplitAnalysis *a, gint node, SplitGrid *out)
   return found;
 }
 
-static void
-resolve (SplitNpuProgram *prog, gint i)
+/* The value whose buffer @v lives in (itself, or the concat it is a view of). */
+static gint
+root_value (const SplitNpuProgram *prog, gint v)
 {
-  PValue *v = VAL (prog, i);
-  if (v->ready)
-    return;
-  if (v->parent >= 0) {
-    resolve (prog, v->parent);
-    PValue *p = VAL (prog, v->parent);
-    v = VAL (prog, i);
-    gboolean ok = m2i_npu_tensor_channel_view (&p->t, v->c0, v->c, &v->t, NULL);
-    g_assert (ok);              /* can_view checked the alignment */
-  } else {
-    m2i_npu_tensor_init (&v->t, prog->prec, v->n, v->c, v->h, v->w,
-        (guint8 *) prog->arena + v->offset, value_bytes (prog, v));
+  while (VAL (prog, v)->parent >= 0)
+    v = VAL (prog, v)->parent;
+  return v;
+}
+
+/* Widens the lifetime of @v's buffer to step @k. */
+static void
+touch (const SplitNpuProgram *prog, BaseArenaBlock *blocks, gint v, gint k)
+{
+  BaseArenaBlock *b = &blocks[root_value (prog, v)];
+  b->first = MIN (b->first, k);
+  b->last = MAX (b->last, k);
+}
+
+/* Lays out every value and each convolution's scratch in one arena by
+ * lifetime: a buffer is alive from the first step writing it (or a view of
+ * it) to the last one reading it; a step's scratch only during that step. */
+static void
+plan_arena (SplitNpuProgram *prog)
+{
+  gint nv = prog->values->len, ns = prog->steps->len;
+  BaseArenaBlock *blocks = g_new (BaseArenaBlock, nv + ns + 1);
+  for (gint i = 0; i < nv; i++) {
+    const PValue *v = VAL (prog, i);
+    blocks[i] = (BaseArenaBlock) { v->parent >= 0 ? 0 : value_bytes (prog, v), 0, G_MAXINT, -1 };
   }
-  v->ready = TRUE;
+  for (gint k = 0; k < ns; k++) {
+    PStep *s = &g_array_index (prog->steps, PStep, k);
+    if (s->out >= 0)
+      touch (prog, blocks, s->out, k);
+    if (s->a >= 0)
+      touch (prog, blocks, s->a, k);
+    if (s->b >= 0)
+      touch (prog, blocks, s->b, k);
+    for (guint p = 0; s->parts && p < s->parts->len; p += 2)
+      touch (prog, blocks, g_array_index (s->parts, gint, p), k);
+    blocks[nv + k] = (BaseArenaBlock) { s->kind == P_CONV ?
+        m2i_npu_conv_get_scratch_size (s->conv) : 0, 0, k, s->kind == P_CONV ? k : k - 1 };
+  }
+  prog->arena_bytes = MAX (base_arena_place (blocks, nv + ns, ALIGN), ALIGN);
+  for (gint i = 0; i < nv; i++)
+    VAL (prog, i)->offset = blocks[i].offset;
+  for (gint k = 0; k < ns; k++)
+    g_array_index (prog->steps, PStep, k).scratch_offset = blocks[nv + k].offset;
+  g_free (blocks);
 }
 
 static gint
@@ -407,15 +455,14 @@ cmp_rank (gconstpointer pa, gconstpointer pb, gpointer data)
 
 SplitNpuProgram *
 split_npu_program_new (M2iIrModel *sub, M2iSplitEngine engine, SplitGridSeeds *seeds,
-    gint n_threads, GError **error)
+    guint64 max_memory, GError **error)
 {
-  SplitAnalysis *a = split_analyze (sub, NULL, M2I_PROFILE_DEFAULT, seeds, error);
+  SplitAnalysis *a = split_analyze (sub, NULL, M2I_PROFILE_DEFAULT, seeds, max_memory, error);
   if (!a)
     return NULL;
   SplitNpuProgram *prog = g_new0 (SplitNpuProgram, 1);
   prog->engine = engine;
   prog->prec = engine == M2I_SPLIT_ENGINE_NPU_INT8 ? M2I_NPU_INT8 : M2I_NPU_FP16;
-  prog->n_threads = n_threads;
   prog->values = g_array_new (FALSE, TRUE, sizeof (PValue));
   prog->steps = g_array_new (FALSE, TRUE, sizeof (PStep));
   prog->n_inputs = m2i_ir_model_get_n_inputs (sub);
@@ -499,31 +546,15 @@ split_npu_program_new (M2iIrModel *sub, M2iSplitEngine engine, SplitGridSeeds *s
     split_npu_program_free (prog);
     return NULL;
   }
-  /* memory: one arena, 64-byte aligned values; views share their parent's */
-  gsize off = 0;
-  for (guint i = 0; i < prog->values->len; i++) {
-    PValue *v = VAL (prog, i);
-    if (v->parent >= 0)
-      continue;
-    v->offset = off;
-    off += m2i_align_up (value_bytes (prog, v), 64);
-  }
-  prog->arena_bytes = MAX (off, 64);
-  prog->arena = g_try_malloc0 (prog->arena_bytes);
-  for (guint k = 0; k < prog->steps->len; k++) {
-    const PStep *s = &g_array_index (prog->steps, PStep, k);
-    if (s->kind == P_CONV)
-      prog->scratch_bytes = MAX (prog->scratch_bytes, m2i_npu_conv_get_scratch_size (s->conv));
-  }
-  prog->scratch = g_try_malloc (MAX (prog->scratch_bytes, 64));
-  if (!prog->arena || !prog->scratch) {
-    g_set_error (error, M2I_ERROR, M2I_ERROR_FAILED,
-        "cannot allocate %" G_GSIZE_FORMAT " bytes for the device piece", prog->arena_bytes);
+  plan_arena (prog);
+  guint64 limit = max_memory ? max_memory : M2I_IR_DEFAULT_MAX_MEMORY;
+  if ((guint64) prog->arena_bytes > limit) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_LIMIT, "the device program needs %" G_GSIZE_FORMAT
+        " bytes of buffers and scratch, more than the memory limit of %" G_GUINT64_FORMAT
+        " bytes (raise max_memory if the model really needs it)", prog->arena_bytes, limit);
     split_npu_program_free (prog);
     return NULL;
   }
-  for (guint i = 0; i < prog->values->len; i++)
-    resolve (prog, i);
   /* the cost model of the steps the engine has none for */
   for (guint k = 0; k < prog->steps->len; k++) {
     PStep *s = &g_array_index (prog->steps, PStep, k);
@@ -580,22 +611,67 @@ split_npu_program_free (SplitNpuProgram *prog)
   }
   g_array_free (prog->steps, TRUE);
   g_array_free (prog->values, TRUE);
-  g_free (prog->arena);
-  g_free (prog->scratch);
   g_free (prog);
+}
+
+gsize
+split_npu_program_arena_bytes (const SplitNpuProgram *prog)
+{
+  return prog->arena_bytes;
+}
+
+SplitNpuState *
+split_npu_state_new (const SplitNpuProgram *prog, gint n_threads, GError **error)
+{
+  SplitNpuState *st = g_new0 (SplitNpuState, 1);
+  st->prog = prog;
+  st->n_threads = n_threads;
+  st->arena_raw = g_try_malloc0 (prog->arena_bytes + ALIGN);
+  if (!st->arena_raw) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_FAILED,
+        "cannot allocate %" G_GSIZE_FORMAT " bytes for the device piece", prog->arena_bytes);
+    g_free (st);
+    return NULL;
+  }
+  st->arena = m2i_align_pointer (st->arena_raw, ALIGN);
+  gint nv = prog->values->len;
+  st->t = g_new0 (M2iNpuTensor, MAX (nv, 1));
+  st->skip = g_new0 (gboolean, MAX (prog->n_outputs, 1));
+  /* parents before their views: a view's parent is a later value (the
+   * concat made after its inputs), so resolve from the end */
+  for (gint i = nv - 1; i >= 0; i--) {
+    const PValue *v = VAL (prog, i);
+    if (v->parent < 0) {
+      m2i_npu_tensor_init (&st->t[i], prog->prec, v->n, v->c, v->h, v->w,
+          st->arena + v->offset, value_bytes (prog, v));
+    } else {
+      g_assert (v->parent > i);
+      gboolean ok = m2i_npu_tensor_channel_view (&st->t[v->parent], v->c0, v->c, &st->t[i], NULL);
+      g_assert (ok);            /* can_view checked the alignment */
+    }
+  }
+  return st;
+}
+
+void
+split_npu_state_free (SplitNpuState *st)
+{
+  if (!st)
+    return;
+  g_free (st->arena_raw);
+  g_free (st->t);
+  g_free (st->skip);
+  g_free (st);
 }
 
 gint split_npu_program_n_inputs (const SplitNpuProgram *prog) { return prog->n_inputs; }
 gint split_npu_program_n_outputs (const SplitNpuProgram *prog) { return prog->n_outputs; }
 
 void
-split_npu_program_set_output_needed (SplitNpuProgram *prog, gint j, gboolean needed)
+split_npu_state_set_output_needed (SplitNpuState *st, gint j, gboolean needed)
 {
-  for (guint k = 0; k < prog->steps->len; k++) {
-    PStep *s = &g_array_index (prog->steps, PStep, k);
-    if (s->kind == P_OUT && s->host == j)
-      s->skip = !needed;
-  }
+  if (j >= 0 && j < st->prog->n_outputs)
+    st->skip[j] = !needed;
 }
 
 void
@@ -661,54 +737,75 @@ copy_channels (const M2iNpuTensor *src, M2iNpuTensor *dst, gint c0, gsize es)
       }
 }
 
-gboolean
-split_npu_program_run (SplitNpuProgram *prog, const M2iTensor *const *in, M2iTensor *const *out,
-    M2iSplitPieceStats *stats, GError **error)
+/* Writes the padding lanes of @t's last channel block with the code of 0
+ * (@zero: the int8 zero point), as the engine's kernels do: copied channels
+ * leave them as the arena's previous tenant left them. */
+static void
+clear_padding_lanes (const SplitNpuProgram *prog, M2iNpuTensor *t, gint32 zero)
 {
-  gint th = prog->n_threads;
+  if (t->c % 8 == 0)
+    return;
+  gsize es = elem_size (prog);
+  gint64 sb, sr, sn;
+  npu_tensor_strides (t, &sb, &sr, &sn);
+  guint8 *d = t->data;
+  for (gint n = 0; n < t->n; n++)
+    for (gint y = 0; y < t->h; y++)
+      for (gint x = 0; x < t->w; x++) {
+        guint8 *px = d + (n * sn + y * sr + (t->c / 8) * sb + x * 8) * es;
+        if (es == 1)
+          memset (px + t->c % 8, (gint8) zero, 8 - t->c % 8);
+        else
+          memset (px + (t->c % 8) * es, 0, (8 - t->c % 8) * es);
+      }
+}
+
+gboolean
+split_npu_program_run (const SplitNpuProgram *prog, SplitNpuState *st, const M2iTensor *const *in,
+    M2iTensor *const *out, M2iSplitPieceStats *stats, GError **error)
+{
+  gint th = st->n_threads;
+  M2iNpuTensor *t = st->t;
   for (guint k = 0; k < prog->steps->len; k++) {
-    PStep *s = &g_array_index (prog->steps, PStep, k);
+    const PStep *s = &g_array_index (prog->steps, PStep, k);
     gboolean ok = TRUE;
     switch (s->kind) {
       case P_IN: {
-        PValue *v = VAL (prog, s->out);
         M2iMliTensor m;
-        ok = host_view (in[s->host], v, &m, error) &&
-            m2i_npu_convert_to_blocked (&m, s->type, &s->q, &v->t, M2I_MLI_ROUND_HALF_EVEN, th,
-            error);
+        ok = host_view (in[s->host], VAL (prog, s->out), &m, error) &&
+            m2i_npu_convert_to_blocked (&m, s->type, &s->q, &t[s->out], M2I_MLI_ROUND_HALF_EVEN,
+            th, error);
         stats->boundary_bytes += m.capacity;
         break;
       }
       case P_OUT: {
-        if (s->skip)
+        if (st->skip[s->host])
           break;
-        PValue *v = VAL (prog, s->a);
         M2iMliTensor m;
-        ok = host_view (out[s->host], v, &m, error) &&
-            m2i_npu_convert_from_blocked (&v->t, s->type, &s->q, &m, M2I_MLI_ROUND_HALF_EVEN, th,
-            error);
+        ok = host_view (out[s->host], VAL (prog, s->a), &m, error) &&
+            m2i_npu_convert_from_blocked (&t[s->a], s->type, &s->q, &m, M2I_MLI_ROUND_HALF_EVEN,
+            th, error);
         stats->boundary_bytes += m.capacity;
         break;
       }
       case P_CONV:
-        ok = m2i_npu_conv_run (s->conv, &VAL (prog, s->a)->t, &VAL (prog, s->out)->t,
-            prog->scratch, th, error);
+        ok = m2i_npu_conv_run (s->conv, &t[s->a], &t[s->out], st->arena + s->scratch_offset, th,
+            error);
         break;
       case P_POOL:
-        ok = m2i_npu_pool_run (&s->pool, &VAL (prog, s->a)->t, &VAL (prog, s->out)->t, th, error);
+        ok = m2i_npu_pool_run (&s->pool, &t[s->a], &t[s->out], th, error);
         break;
       case P_ADD:
-        ok = m2i_npu_add_run (&s->add, &VAL (prog, s->a)->t, &VAL (prog, s->b)->t,
-            &VAL (prog, s->out)->t, th, error);
+        ok = m2i_npu_add_run (&s->add, &t[s->a], &t[s->b], &t[s->out], th, error);
         break;
       case P_PRELU:
-        ok = m2i_npu_prelu_run (&s->prelu, &VAL (prog, s->a)->t, &VAL (prog, s->out)->t, th,
-            error);
+        ok = m2i_npu_prelu_run (&s->prelu, &t[s->a], &t[s->out], th, error);
         break;
       case P_CONCAT:
         for (guint p = 0; p < s->parts->len; p += 2)
-          copy_channels (&VAL (prog, g_array_index (s->parts, gint, p))->t, &VAL (prog, s->out)->t,
+          copy_channels (&t[g_array_index (s->parts, gint, p)], &t[s->out],
               g_array_index (s->parts, gint, p + 1), elem_size (prog));
+        clear_padding_lanes (prog, &t[s->out], VAL (prog, s->out)->grid.zero_point);
         break;
     }
     if (!ok)

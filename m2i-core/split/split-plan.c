@@ -14,6 +14,7 @@
  */
 #include "split-private.h"
 #include <base/m2i-error.h>
+#include <ir/ir-private.h>
 
 #include <string.h>
 
@@ -165,6 +166,9 @@ piece_free (gpointer data)
 {
   SplitPiece *p = data;
   g_free (p->op_summary);
+  if (p->cm)
+    m2i_ir_compiled_model_unref (p->cm);
+  split_npu_program_free (p->prog);
   if (p->model)
     m2i_ir_model_unref (p->model);
   g_array_free (p->inputs, TRUE);
@@ -192,6 +196,7 @@ split_plan_alloc (void)
   plan->tensor_index = g_hash_table_new (g_str_hash, g_str_equal);
   plan->inputs = g_array_new (FALSE, FALSE, sizeof (gint));
   plan->outputs = g_array_new (FALSE, FALSE, sizeof (gint));
+  g_mutex_init (&plan->lock);
   return plan;
 }
 
@@ -256,6 +261,7 @@ m2i_split_plan_unref (M2iSplitPlan *plan)
   g_free (plan->decisions);
   if (plan->model)
     m2i_ir_model_unref (plan->model);
+  g_mutex_clear (&plan->lock);
   g_free (plan);
 }
 
@@ -957,7 +963,7 @@ m2i_split_plan_new (M2iIrModel *model, const M2iSplitOptions *options, GError **
   gint *aff = collect_affinity (model, opts, pt.order, pt.n_order, error);
   if (!aff)
     return NULL;
-  pt.a = split_analyze (model, aff, opts->m2i_profile, NULL, error);
+  pt.a = split_analyze (model, aff, opts->m2i_profile, NULL, opts->max_memory, error);
   g_free (aff);
   if (!pt.a)
     return NULL;
@@ -995,6 +1001,7 @@ m2i_split_plan_new (M2iIrModel *model, const M2iSplitOptions *options, GError **
   plan->model = m2i_ir_model_ref (model);
   plan->devices = g_strdup (opts->devices ? opts->devices : "HETERO:M2I,CPU");
   plan->m2i_profile = opts->m2i_profile;
+  plan->max_memory = opts->max_memory;
   plan->cpu_only_ns = cpu_only;
   plan->decisions = g_string_free (log, FALSE);
   gboolean ok = build_pieces (plan, &pt, group, n_groups, error);
@@ -1006,6 +1013,14 @@ m2i_split_plan_new (M2iIrModel *model, const M2iSplitOptions *options, GError **
   }
   split_plan_link (plan);
   plan_estimate (plan);
+  /* the model's rt_info (labels, model type, conversion parameters: what
+   * reads its results needs it) goes with the piece that writes output 0,
+   * once, shared rather than copied */
+  const SplitTensor *out0 = plan->outputs->len ?
+      g_ptr_array_index (plan->tensors, g_array_index (plan->outputs, gint, 0)) : NULL;
+  if (out0 && out0->producer >= 0)
+    ir_model_share_rt_info (((SplitPiece *) g_ptr_array_index (plan->pieces,
+                out0->producer))->model, model);
 out:
   g_free (group);
   g_free (pt.label);
@@ -1036,7 +1051,8 @@ split_plan_check_piece (const M2iSplitPlan *plan, gint p, GError **error)
   if (pc->engine == M2I_SPLIT_ENGINE_CPU)
     return TRUE;
   SplitGridSeeds *seeds = split_plan_piece_seeds (plan, p);
-  SplitAnalysis *a = split_analyze (pc->model, NULL, plan->m2i_profile, seeds, error);
+  SplitAnalysis *a = split_analyze (pc->model, NULL, plan->m2i_profile, seeds, plan->max_memory,
+      error);
   g_hash_table_unref (seeds);
   if (!a) {
     g_prefix_error (error, "graph %d: ", p);
@@ -1071,7 +1087,8 @@ split_plan_cost_pieces (M2iSplitPlan *plan, GError **error)
   for (guint p = 0; p < plan->pieces->len; p++) {
     SplitPiece *pc = g_ptr_array_index (plan->pieces, p);
     SplitGridSeeds *seeds = split_plan_piece_seeds (plan, p);
-    SplitAnalysis *a = split_analyze (pc->model, NULL, plan->m2i_profile, seeds, error);
+    SplitAnalysis *a = split_analyze (pc->model, NULL, plan->m2i_profile, seeds,
+        plan->max_memory, error);
     g_hash_table_unref (seeds);
     if (!a) {
       g_prefix_error (error, "graph %u: ", p);

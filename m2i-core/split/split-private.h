@@ -8,6 +8,7 @@
  *   split-cost.c     the cost model
  *   split-plan.c     m2i_split_plan_new and the plan's accessors
  *   split-json.c     graph_infos.json
+ *   split-folder.c   a plan folder's files, opened without following links
  *   split-dot.c      DOT pictures
  *   split-npu.c      device programs for the compute engine
  *   split-runner.c   running a plan
@@ -127,10 +128,10 @@ typedef GHashTable SplitGridSeeds;
  * node index → forced M2iSplitDevice + 1, or NULL), finds the head (for
  * @profile), propagates int8 grids (@seeds: grids of Parameters, may be
  * NULL) and fills each unit's capabilities. NULL with @error when the model
- * does not compile.
+ * does not compile (within @max_memory, 0: the default).
  */
 SplitAnalysis *split_analyze (M2iIrModel *model, const gint *affinity,
-    M2iProfile profile, SplitGridSeeds *seeds, GError **error);
+    M2iProfile profile, SplitGridSeeds *seeds, guint64 max_memory, GError **error);
 void split_analysis_free (SplitAnalysis *a);
 
 /* The grid of output @port of @node (NULL if it has none). */
@@ -220,6 +221,12 @@ typedef struct {
   guint64 cost_ns;
   GArray *nodes;               /* gint original node indices of its ops (plans from a model) */
   gchar *op_summary;           /* "Convolution 26, MaxPool 3, ..." */
+  /* What the plan's runners share, made by the first runner (plan->lock):
+   * a CPU piece's compiled model (for cm_threads threads), an NPU piece's
+   * program (packed weights, arena layout). */
+  M2iIrCompiledModel *cm;
+  gint cm_threads;
+  struct _SplitNpuProgram *prog;
 } SplitPiece;
 
 typedef struct {
@@ -245,7 +252,9 @@ struct _M2iSplitPlan {
   gint n_nodes;
   guint64 cpu_only_ns, split_ns;
   M2iProfile m2i_profile;
+  guint64 max_memory;          /* for analysing pieces (0: the default) */
   gchar *decisions;            /* the cost rule's verdicts, a line each (plans from a model) */
+  GMutex lock;                 /* the pieces' shared cm / prog */
 };
 
 /* An empty plan (for the builder and the loader). */
@@ -273,6 +282,34 @@ gboolean split_plan_check_piece (const M2iSplitPlan *plan, gint p, GError **erro
 gboolean split_device_from_string (const char *s, M2iSplitDevice *out);
 gboolean split_engine_from_string (const char *s, M2iSplitEngine *out);
 
+/* ---- a plan folder's files ------------------------------------------------ */
+
+/* An open plan folder (its descriptor, and its path for messages). */
+typedef struct {
+  int fd;
+  gchar *path;
+} SplitFolder;
+
+/* Opens @dir (FALSE with @error, M2I_ERROR_IO, when it is no folder). */
+gboolean split_folder_open (SplitFolder *f, const char *dir, GError **error);
+void split_folder_close (SplitFolder *f);
+
+/* Opens @name, a relative path inside the folder, one component at a time
+ * without following symbolic links; the last must be a regular file.
+ * Returns a descriptor (close() it), or -1 with @error saying why: a link
+ * on the way (M2I_ERROR_IO, "is a symbolic link"), a missing file or no
+ * regular file (M2I_ERROR_IO), an empty, "." or ".." component
+ * (M2I_ERROR_MALFORMED). */
+int split_folder_open_file (SplitFolder *f, const char *name, GError **error);
+
+/* The contents of @name (opened as split_folder_open_file() does), at most
+ * @max_bytes (M2I_ERROR_LIMIT beyond). NULL with @error. */
+GBytes *split_folder_read (SplitFolder *f, const char *name, gsize max_bytes,
+    GError **error);
+
+/* @name mapped read-only (the weights of a piece). NULL with @error. */
+GBytes *split_folder_map (SplitFolder *f, const char *name, GError **error);
+
 /* ---- device programs ----------------------------------------------------------- */
 
 typedef struct _SplitNpuProgram SplitNpuProgram;
@@ -286,24 +323,40 @@ typedef struct {
 /*
  * Builds the program of an NPU piece from its sub-model: every layer mapped
  * to an engine call (weights packed, quantized for int8 from the
- * FakeQuantize ranges), every value a blocked tensor in one arena. @seeds
- * gives the grids of the inputs (int8). NULL with @error naming the layer
- * the engine cannot run.
+ * FakeQuantize ranges), every value a blocked tensor at an offset of one
+ * arena laid out by lifetime. @seeds gives the grids of the inputs (int8).
+ * NULL with @error naming the layer the engine cannot run, or
+ * (M2I_ERROR_LIMIT) when its arena would pass @max_memory (0: the
+ * default). The program is immutable: any number of states (runners) run
+ * it at once.
  */
 SplitNpuProgram *split_npu_program_new (M2iIrModel *sub, M2iSplitEngine engine,
-    SplitGridSeeds *seeds, gint n_threads, GError **error);
+    SplitGridSeeds *seeds, guint64 max_memory, GError **error);
 void split_npu_program_free (SplitNpuProgram *prog);
 /* Input @i / output @i of the sub-model: its host type (what the program
  * reads or writes: f32 or f16; outputs f32) and shape. */
 gint split_npu_program_n_inputs (const SplitNpuProgram *prog);
 gint split_npu_program_n_outputs (const SplitNpuProgram *prog);
-/* Runs: reads each input from @in[i] (f32 or f16, shape of input i),
- * writes f32 outputs to @out[i]. Adds the simulated cost to @stats. */
-gboolean split_npu_program_run (SplitNpuProgram *prog, const M2iTensor *const *in,
-    M2iTensor *const *out, M2iSplitPieceStats *stats, GError **error);
-/* Whether output @j is converted back to the host at each run (TRUE by
- * default; FALSE when no piece reads its data). */
-void split_npu_program_set_output_needed (SplitNpuProgram *prog, gint j, gboolean needed);
+/* Bytes of a state's arena (values alive at once and scratch). */
+gsize split_npu_program_arena_bytes (const SplitNpuProgram *prog);
+
+/* What one run of a program writes: its arena, @n_threads slices per layer.
+ * NULL with @error when the arena cannot be allocated. The program must
+ * outlive it. */
+typedef struct _SplitNpuState SplitNpuState;
+SplitNpuState *split_npu_state_new (const SplitNpuProgram *prog, gint n_threads,
+    GError **error);
+void split_npu_state_free (SplitNpuState *st);
+/* Whether output @j is converted back to the host at each run of @st (TRUE
+ * by default; FALSE when no piece reads its data). */
+void split_npu_state_set_output_needed (SplitNpuState *st, gint j, gboolean needed);
+
+/* Runs @prog in @st: reads each input from @in[i] (f32 or f16, shape of
+ * input i), writes f32 outputs to @out[i]. Adds the simulated cost to
+ * @stats. */
+gboolean split_npu_program_run (const SplitNpuProgram *prog, SplitNpuState *st,
+    const M2iTensor *const *in, M2iTensor *const *out, M2iSplitPieceStats *stats,
+    GError **error);
 /* Layers and simulated cycles of one run. */
 void split_npu_program_cost (const SplitNpuProgram *prog, guint64 *layers,
     guint64 *cycles, guint64 *bytes_read, guint64 *bytes_written);

@@ -9,6 +9,12 @@
  * a compute-engine piece converts its inputs into its blocked layout
  * itself. Everything is allocated when the runner is made.
  *
+ * What does not change between runs is the plan's, shared by all its
+ * runners (several sessions on one model): the CPU pieces' compiled models
+ * and the compute-engine pieces' programs (packed weights) are made by the
+ * first runner and referenced by the others; a runner owns only what a run
+ * writes (infer requests, engine arenas, host tensors).
+ *
  * Fewer copies at the boundaries: a tensor whose data only one CPU piece
  * reads — a model input, or what a compute-engine piece writes — lives in
  * that piece's request input buffer (which the runtime leaves untouched),
@@ -29,8 +35,9 @@ typedef struct {
   M2iIrCompiledModel *cm;
   M2iIrInferRequest *req;
   gboolean *shape_only;            /* per input: only ShapeOf reads it (no copy) */
-  /* compute engine */
-  SplitNpuProgram *prog;
+  /* compute engine (the program is the plan's) */
+  const SplitNpuProgram *prog;
+  SplitNpuState *npu;
   const M2iTensor **in_ptrs;
   M2iTensor **out_ptrs;
   /* M2I head */
@@ -51,15 +58,36 @@ struct _M2iSplitRunner {
   M2iTensor *outputs;          /* per model output */
   gpointer *out_owned;
   gint head_piece;
+  guint64 budget;              /* what max_memory still allows */
 };
 
-static gpointer
-alloc_tensor (M2iTensor *t, M2iElementType type, const M2iShape *shape)
+/* Takes @bytes from the runner's budget; FALSE with @error when they are
+ * not there (nothing is allocated then). */
+static gboolean
+take (M2iSplitRunner *r, guint64 bytes, const char *what, GError **error)
+{
+  if (bytes <= r->budget) {
+    r->budget -= bytes;
+    return TRUE;
+  }
+  g_set_error (error, M2I_ERROR, M2I_ERROR_LIMIT, "%s needs %" G_GUINT64_FORMAT " bytes, but "
+      "only %" G_GUINT64_FORMAT " of the memory limit are left (raise max_memory if the "
+      "model really needs it)", what, bytes, r->budget);
+  return FALSE;
+}
+
+/* A host buffer of @type and @shape for @t, within the budget. */
+static gboolean
+alloc_tensor (M2iSplitRunner *r, M2iTensor *t, gpointer *owned, M2iElementType type,
+    const M2iShape *shape, const char *name, GError **error)
 {
   t->type = type;
   t->shape = *shape;
-  t->data = g_malloc0 (MAX (m2i_tensor_nbytes (t), 1));
-  return t->data;
+  g_autofree gchar *what = g_strdup_printf ("tensor '%s'", name);
+  if (!take (r, m2i_tensor_nbytes (t), what, error))
+    return FALSE;
+  *owned = t->data = g_malloc0 (MAX (m2i_tensor_nbytes (t), 1));
+  return TRUE;
 }
 
 static gint
@@ -89,12 +117,29 @@ map_io (M2iSplitRunner *r, RPiece *rp, GError **error)
   return TRUE;
 }
 
+/* The compiled model of CPU piece @rp: the plan's (compiled by its first
+ * runner), or a private one for another thread count. A new reference. */
+static M2iIrCompiledModel *
+piece_compiled (M2iSplitRunner *r, RPiece *rp, GError **error)
+{
+  SplitPiece *pc = g_ptr_array_index (r->plan->pieces, rp->index);
+  M2iIrCompileOptions opts = { .n_threads = r->n_threads, .max_memory = MAX (r->budget, 1) };
+  g_mutex_lock (&r->plan->lock);
+  if (!pc->cm && (pc->cm = m2i_ir_compile (pc->model, &opts, error)))
+    pc->cm_threads = r->n_threads;
+  M2iIrCompiledModel *cm = !pc->cm ? NULL : pc->cm_threads == r->n_threads ?
+      m2i_ir_compiled_model_ref (pc->cm) : m2i_ir_compile (pc->model, &opts, error);
+  g_mutex_unlock (&r->plan->lock);
+  return cm;
+}
+
 static gboolean
 prepare_cpu (M2iSplitRunner *r, RPiece *rp, GError **error)
 {
-  M2iIrCompileOptions opts = { .n_threads = r->n_threads };
-  rp->cm = m2i_ir_compile (rp->pc->model, &opts, error);
-  if (!rp->cm || !(rp->req = m2i_ir_infer_request_new (rp->cm, error)))
+  rp->cm = piece_compiled (r, rp, error);
+  /* the compile checked against what is left; the request's buffers are taken */
+  if (!rp->cm || !take (r, m2i_ir_compiled_model_get_request_bytes (rp->cm), "the CPU piece",
+          error) || !(rp->req = m2i_ir_infer_request_new (rp->cm, error)))
     return FALSE;
   for (gint j = 0; j < m2i_ir_model_get_n_outputs (rp->pc->model); j++)
     r->values[rp->out_tensor[j]] = *m2i_ir_infer_request_get_output (rp->req, j);
@@ -116,13 +161,29 @@ prepare_cpu (M2iSplitRunner *r, RPiece *rp, GError **error)
   return TRUE;
 }
 
+/* The program of compute-engine piece @rp: the plan's, built by its first
+ * runner. */
+static const SplitNpuProgram *
+piece_program (M2iSplitRunner *r, RPiece *rp, GError **error)
+{
+  SplitPiece *pc = g_ptr_array_index (r->plan->pieces, rp->index);
+  g_mutex_lock (&r->plan->lock);
+  if (!pc->prog) {
+    SplitGridSeeds *seeds = split_plan_piece_seeds (r->plan, rp->index);
+    pc->prog = split_npu_program_new (pc->model, pc->engine, seeds, MAX (r->budget, 1), error);
+    g_hash_table_unref (seeds);
+  }
+  const SplitNpuProgram *prog = pc->prog;
+  g_mutex_unlock (&r->plan->lock);
+  return prog;
+}
+
 static gboolean
 prepare_npu (M2iSplitRunner *r, RPiece *rp, GError **error)
 {
-  SplitGridSeeds *seeds = split_plan_piece_seeds (r->plan, rp->index);
-  rp->prog = split_npu_program_new (rp->pc->model, rp->pc->engine, seeds, r->n_threads, error);
-  g_hash_table_unref (seeds);
-  if (!rp->prog)
+  if (!(rp->prog = piece_program (r, rp, error))
+      || !take (r, split_npu_program_arena_bytes (rp->prog), "the device program", error)
+      || !(rp->npu = split_npu_state_new (rp->prog, r->n_threads, error)))
     return FALSE;
   gint ni = split_npu_program_n_inputs (rp->prog), no = split_npu_program_n_outputs (rp->prog);
   rp->in_ptrs = g_new (const M2iTensor *, MAX (ni, 1));
@@ -132,7 +193,8 @@ prepare_npu (M2iSplitRunner *r, RPiece *rp, GError **error)
   for (gint j = 0; j < no; j++) {
     gint t = rp->out_tensor[j];
     const SplitTensor *st = g_ptr_array_index (r->plan->tensors, t);
-    r->owned[t] = alloc_tensor (&r->values[t], M2I_ET_F32, &st->shape);
+    if (!alloc_tensor (r, &r->values[t], &r->owned[t], M2I_ET_F32, &st->shape, st->name, error))
+      return FALSE;
     rp->out_ptrs[j] = &r->values[t];
   }
   return TRUE;
@@ -178,10 +240,10 @@ link_buffers (M2iSplitRunner *r)
     gint cp = -1, ci = -1;
     gint n = data_readers (r, t, &cp, &ci);
     RPiece *prod = st->producer >= 0 ? &r->pieces[st->producer] : NULL;
-    if (prod && prod->prog && n == 0 && !model_output)
+    if (prod && prod->npu && n == 0 && !model_output)
       for (gint j = 0; j < m2i_ir_model_get_n_outputs (prod->pc->model); j++)
         if (prod->out_tensor[j] == t)
-          split_npu_program_set_output_needed (prod->prog, j, FALSE);
+          split_npu_state_set_output_needed (prod->npu, j, FALSE);
     if (n != 1 || cp < 0 || model_output || !r->owned[t])
       continue;
     if (prod && !prod->prog)
@@ -197,7 +259,8 @@ link_buffers (M2iSplitRunner *r)
 static gboolean
 prepare_head (M2iSplitRunner *r, RPiece *rp, GError **error)
 {
-  SplitAnalysis *a = split_analyze (rp->pc->model, NULL, r->plan->m2i_profile, NULL, error);
+  SplitAnalysis *a = split_analyze (rp->pc->model, NULL, r->plan->m2i_profile, NULL,
+      MAX (r->budget, 1), error);
   if (!a)
     return FALSE;
   gboolean ok = a->head_unit >= 0 && rp->pc->outputs->len == 1;
@@ -217,7 +280,8 @@ prepare_head (M2iSplitRunner *r, RPiece *rp, GError **error)
   const SplitTensor *st = g_ptr_array_index (r->plan->tensors, t);
   M2iDataType dt = m2i_format_dtype (h.out_format);
   M2iElementType et = dt == M2I_DTYPE_F16 ? M2I_ET_F16 : dt == M2I_DTYPE_F32 ? M2I_ET_F32 : M2I_ET_U8;
-  r->owned[t] = alloc_tensor (&r->values[t], et, &st->shape);
+  if (!alloc_tensor (r, &r->values[t], &r->owned[t], et, &st->shape, st->name, error))
+    return FALSE;
   if (!m2i_image_wrap (&rp->out_img, h.out_format, h.out_width, h.out_height, r->values[t].data,
           m2i_tensor_nbytes (&r->values[t]), 0, error) ||
       !m2i_image_init (&rp->in_img, h.in_format, h.in_width, h.in_height))
@@ -247,12 +311,13 @@ m2i_split_runner_new (M2iSplitPlan *plan, const M2iSplitRunOptions *opts, GError
   r->outputs = g_new0 (M2iTensor, MAX (plan->outputs->len, 1));
   r->out_owned = g_new0 (gpointer, MAX (plan->outputs->len, 1));
   r->head_piece = -1;
-  for (guint i = 0; i < plan->inputs->len; i++) {
+  r->budget = opts && opts->max_memory ? opts->max_memory : M2I_IR_DEFAULT_MAX_MEMORY;
+  gboolean ok = TRUE;
+  for (guint i = 0; i < plan->inputs->len && ok; i++) {
     gint t = g_array_index (plan->inputs, gint, i);
     const SplitTensor *st = g_ptr_array_index (plan->tensors, t);
-    r->owned[t] = alloc_tensor (&r->values[t], st->type, &st->shape);
+    ok = alloc_tensor (r, &r->values[t], &r->owned[t], st->type, &st->shape, st->name, error);
   }
-  gboolean ok = TRUE;
   for (gint p = 0; p < r->n_pieces && ok; p++) {
     RPiece *rp = &r->pieces[p];
     rp->pc = g_ptr_array_index (plan->pieces, p);
@@ -272,8 +337,10 @@ m2i_split_runner_new (M2iSplitPlan *plan, const M2iSplitRunOptions *opts, GError
     link_buffers (r);
   for (guint i = 0; i < plan->outputs->len && ok; i++) {
     gint t = g_array_index (plan->outputs, gint, i);
+    const SplitTensor *st = g_ptr_array_index (plan->tensors, t);
     if (r->values[t].type == M2I_ET_F16)
-      r->out_owned[i] = alloc_tensor (&r->outputs[i], M2I_ET_F32, &r->values[t].shape);
+      ok = alloc_tensor (r, &r->outputs[i], &r->out_owned[i], M2I_ET_F32, &r->values[t].shape,
+          st->name, error);
   }
   if (!ok) {
     m2i_split_runner_free (r);
@@ -296,7 +363,7 @@ m2i_split_runner_free (M2iSplitRunner *r)
       m2i_ir_infer_request_free (rp->req);
     if (rp->cm)
       m2i_ir_compiled_model_unref (rp->cm);
-    split_npu_program_free (rp->prog);
+    split_npu_state_free (rp->npu);
     g_free (rp->in_ptrs);
     g_free (rp->out_ptrs);
     m2i_plan_free (rp->mplan);
@@ -404,7 +471,7 @@ run_cpu (M2iSplitRunner *r, RPiece *rp, GError **error)
 static gboolean
 run_npu (M2iSplitRunner *r, RPiece *rp, GError **error)
 {
-  if (!split_npu_program_run (rp->prog, rp->in_ptrs, rp->out_ptrs, &rp->stats, error))
+  if (!split_npu_program_run (rp->prog, rp->npu, rp->in_ptrs, rp->out_ptrs, &rp->stats, error))
     return FALSE;
   guint64 layers, cycles, br, bw;
   split_npu_program_cost (rp->prog, &layers, &cycles, &br, &bw);
@@ -565,7 +632,8 @@ m2i_split_plan_get_head (const M2iSplitPlan *plan, M2iSplitHead *head)
     const SplitPiece *pc = g_ptr_array_index (plan->pieces, p);
     if (pc->engine != M2I_SPLIT_ENGINE_M2I)
       continue;
-    SplitAnalysis *a = split_analyze (pc->model, NULL, plan->m2i_profile, NULL, NULL);
+    SplitAnalysis *a = split_analyze (pc->model, NULL, plan->m2i_profile, NULL,
+        plan->max_memory, NULL);
     gboolean ok = a && a->head_unit >= 0 && pc->outputs->len == 1;
     if (ok) {
       const SplitHeadInfo *h = a->head;

@@ -76,3 +76,30 @@ m2i_data_grey_to_nv12 (const guint8 *grey, gint side, gint scale, guint8 *nv12)
     }
   memset (nv12 + (gsize) w * w, 128, (gsize) w * w / 2);
 }
+
+gboolean
+m2i_data_parse_size (const char *text, guint64 *out, GError **error)
+{
+  gchar *end = NULL;
+  double v = text ? g_ascii_strtod (text, &end) : 0;
+  double scale = 1;
+  if (end && *end) {
+    static const char units[] = "KMGT";
+    const char *u = strchr (units, g_ascii_toupper (*end));
+    if (u) {
+      for (const char *k = units; k <= u; k++)
+        scale *= 1024;
+      end++;
+      if (!g_ascii_strcasecmp (end, "iB") || !g_ascii_strcasecmp (end, "B"))
+        end += strlen (end);
+    } else if (!g_ascii_strcasecmp (end, "B"))
+      end++;
+  }
+  if (!end || end == text || *end || !(v > 0) || v * scale >= 18446744073709551616.0) {
+    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "\"%s\" is no size (bytes, "
+        "or a number with K, M, G or T: 512M, 4G)", text ? text : "");
+    return FALSE;
+  }
+  *out = (guint64) (v * scale);
+  return TRUE;
+}

@@ -35,4 +35,10 @@ GBytes *m2i_data_idx_samples (GBytes *file, guint n_dims, guint32 *dims, const c
  * These are the frames of the Fashion-MNIST demo, its benchmark and tests. */
 void m2i_data_grey_to_nv12 (const guint8 *grey, gint side, gint scale, guint8 *nv12);
 
+/* A size as people write it on a command line: bytes, or a number with K,
+ * M, G or T (powers of 1024; "KiB", "MB" and the like read the same), e.g.
+ * "512M", "1.5G". FALSE with @error (G_OPTION_ERROR_BAD_VALUE) when @text
+ * is none, is not positive or does not fit 64 bits. */
+gboolean m2i_data_parse_size (const char *text, guint64 *out, GError **error);
+
 G_END_DECLS

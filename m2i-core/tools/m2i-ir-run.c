@@ -38,6 +38,13 @@ static gboolean opt_profile;
 static gchar **opt_shapes;
 static gchar **opt_outputs;
 static gchar **opt_has_kernel;
+static guint64 opt_max_memory;
+
+static gboolean
+parse_max_memory (const gchar *name, const gchar *value, gpointer data, GError **error)
+{
+  return m2i_data_parse_size (value, &opt_max_memory, error);
+}
 
 static const GOptionEntry entries[] = {
   { "input", 'i', 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_inputs, "Input: raw f32/u8/f16 tensor, "
@@ -72,6 +79,8 @@ static const GOptionEntry entries[] = {
   { "has-kernel", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_has_kernel, "Say whether a kernel "
     "runs TYPE in OPSET (e.g. Swish/opset4), with the plugins given; no model needed; "
     "repeatable", "TYPE/OPSET" },
+  { "max-memory", 0, 0, G_OPTION_ARG_CALLBACK, parse_max_memory, "Memory a compiled model and "
+    "one request may need, e.g. 512M (default 4G); a model needing more is refused", "SIZE" },
   { "profile", 0, 0, G_OPTION_ARG_NONE, &opt_profile,
     "Time every layer over --iterations inferences; print the time per op type", NULL },
   { NULL }
@@ -605,7 +614,7 @@ run (const char *model_path, GError **error)
   }
   gdouble t1 = now_ms ();
   M2iIrCompileOptions opts = { .n_threads = opt_threads,
-    .plugin_paths = (const char *const *) opt_plugins };
+    .plugin_paths = (const char *const *) opt_plugins, .max_memory = opt_max_memory };
   M2iIrCompiledModel *cm = m2i_ir_compile (model, &opts, error);
   gdouble t2 = now_ms ();
   if (!cm) {

@@ -15,6 +15,7 @@
  * --compare it also runs the unsplit model on the CPU and prints the largest
  * difference.
  */
+#include "m2i-data.h"
 #include "m2i-tensor-print.h"
 
 #include <m2i-core/base/m2i-error.h>
@@ -40,6 +41,13 @@ static gchar *opt_compare;
 static gint opt_top_k = 5;
 static gboolean opt_explain;
 static gchar *opt_dump;
+static guint64 opt_max_memory;
+
+static gboolean
+parse_max_memory (const gchar *name, const gchar *value, gpointer data, GError **error)
+{
+  return m2i_data_parse_size (value, &opt_max_memory, error);
+}
 
 static const GOptionEntry entries[] = {
   { "output", 'o', 0, G_OPTION_ARG_FILENAME, &opt_out, "split: folder to write the plan into", "DIR" },
@@ -65,6 +73,8 @@ static const GOptionEntry entries[] = {
   { "top-k", 'k', 0, G_OPTION_ARG_INT, &opt_top_k, "run: classes to print (default 5)", "K" },
   { "dump", 0, 0, G_OPTION_ARG_FILENAME, &opt_dump,
     "run: write each output as raw data into DIR/NAME.TYPE (NAME.f32, ...)", "DIR" },
+  { "max-memory", 0, 0, G_OPTION_ARG_CALLBACK, parse_max_memory, "Memory the model (split) or "
+    "the runner (run) may need, e.g. 512M (default 4G); more is refused", "SIZE" },
   { NULL }
 };
 
@@ -103,6 +113,7 @@ cmd_split (const char *xml)
   m2i_split_options_init (&opts);
   opts.devices = opt_device;
   opts.keep_all_device_pieces = opt_keep_all;
+  opts.max_memory = opt_max_memory;
   if (opt_profile && !m2i_profile_from_string (opt_profile, &opts.m2i_profile)) {
     fprintf (stderr, "m2i-split: --profile is default or extended\n");
     return 2;
@@ -268,7 +279,7 @@ compare (M2iSplitRunner *r, const M2iSplitPlan *plan, GError **error)
   M2iIrModel *model = m2i_ir_model_load (opt_compare, NULL, error);
   if (!model)
     return -1;
-  M2iIrCompileOptions copts = { .n_threads = opt_threads };
+  M2iIrCompileOptions copts = { .n_threads = opt_threads, .max_memory = opt_max_memory };
   M2iIrCompiledModel *cm = m2i_ir_compile (model, &copts, error);
   M2iIrInferRequest *req = cm ? m2i_ir_infer_request_new (cm, error) : NULL;
   double worst = -1;
@@ -304,7 +315,7 @@ cmd_run (const char *dir)
     return die (error);
   g_autofree gchar *text = m2i_split_plan_to_string (plan);
   printf ("%s\n%s\n", dir, text);
-  M2iSplitRunOptions ropts = { opt_threads };
+  M2iSplitRunOptions ropts = { opt_threads, opt_max_memory };
   M2iSplitRunner *r = m2i_split_runner_new (plan, &ropts, &error);
   if (!r)
     return die (error);

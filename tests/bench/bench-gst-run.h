@@ -14,6 +14,31 @@
 #include <gst/app/gstappsrc.h>
 #include <gst/gst.h>
 #include <stdio.h>
+#include <test-support.h>
+
+/* @n NV12 frames of @w x @h one after another (g_free), with a gradient,
+ * moving bars and noise, so that no frame is trivially uniform; the size
+ * of one in *@frame_size. */
+static inline guint8 *
+bench_nv12_frames (gint w, gint h, guint n, gsize *frame_size)
+{
+  gsize ysz = (gsize) w * h, sz = ysz * 3 / 2;
+  guint8 *mem = g_malloc (sz * n);
+  guint32 x = 12345;
+  for (guint f = 0; f < n; f++) {
+    guint8 *p = mem + sz * f;
+    for (gsize i = 0; i < sz; i++) {
+      test_xorshift32 (&x);
+      gsize px = i < ysz ? i % w : (i - ysz) % w;
+      gsize row = i < ysz ? i / w : (i - ysz) / w;
+      int v = (int) ((px + row + (gsize) f * 40) % 256) / 2 + (((px / 64 + f) % 2) ? 60 : 0)
+          + (int) (x >> 28);
+      p[i] = (guint8) CLAMP (v, 0, 255);
+    }
+  }
+  *frame_size = sz;
+  return mem;
+}
 
 typedef struct {
   /* set by the caller */
@@ -26,12 +51,13 @@ typedef struct {
   guint count;
 } BenchTiming;
 
-static void
+static inline void
 bench_on_handoff (GstElement *sink, GstBuffer *buf, GstPad *pad, gpointer data)
 {
   BenchTiming *t = data;
   gint64 now = g_get_monotonic_time ();
-  guint i = t->count++;
+  /* atomic: several sinks may count into one (bench-streams) */
+  guint i = (guint) g_atomic_int_add ((gint *) &t->count, 1);
   if (i == 0) {
     t->first = now;
     t->cpu_first = bench_cpu_us ();
@@ -48,7 +74,7 @@ bench_on_handoff (GstElement *sink, GstBuffer *buf, GstPad *pad, gpointer data)
  * at @fps frames per second, offset i. Returns frames per second (0 when
  * the pipeline failed or lost buffers, with a message on stderr) and the
  * CPU milliseconds per frame in *@cpu_ms. */
-static double
+static inline double
 bench_gst_run (const char *name, const char *desc, guint8 *frames, gsize frame_size,
     guint n_source, gint fps, BenchTiming *t, double *cpu_ms)
 {

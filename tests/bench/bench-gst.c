@@ -59,29 +59,6 @@ static const Config configs[] = {
     "videoconvertscale n-threads=2 ! " RGBP_224 },
 };
 
-/* NV12 frames with a gradient, moving bars and noise, so that no frame is
- * trivially uniform. */
-static guint8 *
-make_frames (gsize *frame_size)
-{
-  gsize ysz = (gsize) W * H, sz = ysz * 3 / 2;
-  guint8 *mem = g_malloc (sz * N_SOURCE_FRAMES);
-  guint32 x = 12345;
-  for (int f = 0; f < N_SOURCE_FRAMES; f++) {
-    guint8 *p = mem + sz * f;
-    for (gsize i = 0; i < sz; i++) {
-      test_xorshift32 (&x);
-      gsize px = i < ysz ? i % W : (i - ysz) % W;
-      gsize row = i < ysz ? i / W : (i - ysz) / W;
-      int v = (int) ((px + row + (gsize) f * 40) % 256) / 2 + (((px / 64 + f) % 2) ? 60 : 0)
-          + (int) (x >> 28);
-      p[i] = (guint8) CLAMP (v, 0, 255);
-    }
-  }
-  *frame_size = sz;
-  return mem;
-}
-
 /* Frames per second; *cpu_ms: CPU time (all threads) per frame. */
 static double
 run (const Config *cfg, guint8 *frames, gsize frame_size, guint n_frames, gboolean *ok,
@@ -108,7 +85,7 @@ main (int argc, char **argv)
   if (n < 10)
     n = 10;
   gsize frame_size;
-  guint8 *frames = make_frames (&frame_size);
+  guint8 *frames = bench_nv12_frames (W, H, N_SOURCE_FRAMES, &frame_size);
   double fps[G_N_ELEMENTS (configs)] = { 0 }, cpu[G_N_ELEMENTS (configs)];
   gboolean ok[G_N_ELEMENTS (configs)];
   printf ("NV12 %dx%d -> 224x224, %u frames per pipeline, best of %d rounds, %u cores\n", W, H,

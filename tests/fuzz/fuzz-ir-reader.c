@@ -1,11 +1,13 @@
-/* libFuzzer harness over the IR reader, writer and compiler.
+/* libFuzzer harness over the IR reader, writer, compiler and partitioner.
  *
  * An input is the .xml text, a NUL byte, then the .bin bytes (no NUL: no
  * weights). Every input must load or fail with a GError, never crash, hang
  * or leak; a model that loads must serialize and load back to the same
  * graph, compile or fail with a GError (kernels check attributes and
- * shapes), and, when small, run once on zeroed inputs. */
+ * shapes), and, when small, run once on zeroed inputs, then be split
+ * between the device and the CPU (or fail with a GError) and run so. */
 #include <ir/m2i-ir.h>
+#include <split/m2i-split.h>
 
 #include <stdint.h>
 #include <string.h>
@@ -17,6 +19,31 @@
 #define MAX_RUN_LAYERS 64
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
+
+/* Splits @m between the device and the CPU and runs the plan once on
+ * zeroed inputs; either may fail with a GError. */
+static void
+split_and_run (M2iIrModel *m)
+{
+  M2iSplitOptions so;
+  m2i_split_options_init (&so);
+  so.max_memory = MAX_RUN_BYTES * 4;
+  GError *error = NULL;
+  M2iSplitPlan *plan = m2i_split_plan_new (m, &so, &error);
+  if (!plan) {
+    g_assert (error != NULL && error->message != NULL);
+    g_error_free (error);
+    return;
+  }
+  M2iSplitRunOptions ro = { .n_threads = 1, .max_memory = MAX_RUN_BYTES * 4 };
+  M2iSplitRunner *r = m2i_split_runner_new (plan, &ro, &error);
+  if (r && !m2i_split_runner_run (r, &error))
+    g_assert (error != NULL);
+  g_clear_error (&error);
+  if (r)
+    m2i_split_runner_free (r);
+  m2i_split_plan_unref (plan);
+}
 
 static void
 quiet_log (const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer user_data)
@@ -79,6 +106,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
           g_clear_error (&error);
         m2i_ir_infer_request_free (req);
       }
+      split_and_run (m);
     }
     m2i_ir_compiled_model_unref (cm);
   }

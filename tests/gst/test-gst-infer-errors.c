@@ -47,6 +47,11 @@ GST_START_TEST (test_model_errors)
       "fakesrc ! m2iinfer model=%s device=GPU ! fakesink", model);
   assert_paused_error ("labels file", "set labels= to a text file",
       "fakesrc ! m2iinfer model=%s labels=/nonexistent/labels.txt ! fakesink", model);
+  /* more memory than max-memory allows: refused before it is allocated */
+  assert_paused_error ("more than the memory limit of 97.7 KiB", "m2iinfer max-memory",
+      "fakesrc ! m2iinfer model=%s device=CPU max-memory=100000 ! fakesink", model);
+  assert_paused_error ("memory limit", "max_memory",
+      "fakesrc ! m2iinfer model=%s device=HETERO:M2I,CPU max-memory=100000 ! fakesink", model);
   g_free (model);
   remove_dir (dir);
 }
@@ -189,10 +194,11 @@ GST_START_TEST (test_documentation_complete)
           "profile", "fusion", "fused", "channel-order", "mean", "std", "input-scale",
           "resize-mode", "post-messages", "model-type", "iou-threshold", "class-agnostic-nms",
           "max-detections", "resize-type", "pad-value", "extra-inputs", "inference-region",
-          "object-class", "reclassify-interval", NULL }; *name; name++)
+          "object-class", "reclassify-interval", "model-instance-id", "nireq", "batch-size",
+          "batch-timeout", "no-block", "skipped", "max-memory", NULL }; *name; name++)
     fail_unless (g_object_class_find_property (G_OBJECT_GET_CLASS (el), *name) != NULL,
         "no property %s", *name);
-  fail_unless_equals_int (own, 28);
+  fail_unless_equals_int (own, 35);
   gst_object_unref (el);
 }
 GST_END_TEST;

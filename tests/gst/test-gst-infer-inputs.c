@@ -177,15 +177,21 @@ expected_input (const Case *c, const TestImage *frame)
   return v;
 }
 
+/* The shape of @c's model input with @batch frames. */
+static void
+case_dims (const Case *c, gint batch, gint d[4])
+{
+  d[0] = batch;
+  d[1] = c->layout == L_NHWC ? MH : c->channels;
+  d[2] = c->layout == L_NHWC ? MW : MH;
+  d[3] = c->layout == L_NHWC ? c->channels : MW;
+}
+
 static void
 run_case (const char *dir, const Case *c, guint idx)
 {
-  gint d[4] = { 1, c->channels, MH, MW };
-  if (c->layout == L_NHWC) {
-    d[1] = MH;
-    d[2] = MW;
-    d[3] = c->channels;
-  }
+  gint d[4];
+  case_dims (c, 1, d);
   gchar *name = g_strdup_printf ("copy%u", idx);
   gchar *model = write_copy_model (dir, name, d, c->type, FALSE);
   gchar *launch = g_strdup_printf ("m2iinfer name=inf model=%s device=CPU profile=%s%s", model,
@@ -253,6 +259,56 @@ GST_START_TEST (test_inputs_equal_reference)
   gchar *dir = g_dir_make_tmp ("m2i-inputs-XXXXXX", NULL);
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     run_case (dir, &cases[i], i);
+  remove_dir (dir);
+}
+GST_END_TEST;
+
+/* A model of batch 2 in another layout and type than the default (u8
+ * NHWC, f16 NCHW) with batch-size=2: each frame's slice of the input is
+ * what the reference path gives that frame, on its own buffer. */
+GST_START_TEST (test_batched_inputs_equal_reference)
+{
+  static const Case cases[] = {
+    { "NV12", M2I_FORMAT_SP_NV12_8, 3, L_NHWC, M2I_ET_U8, M2I_PROFILE_EXTENDED },
+    { "BGRx", M2I_FORMAT_IL_BGRX8888, 3, L_NCHW, M2I_ET_F16, M2I_PROFILE_DEFAULT },
+  };
+  gchar *dir = g_dir_make_tmp ("m2i-inputs-XXXXXX", NULL);
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++) {
+    const Case *c = &cases[k];
+    gint d[4];
+    case_dims (c, 2, d);
+    gchar *name = g_strdup_printf ("batch%u", k);
+    gchar *model = write_copy_model (dir, name, d, c->type, FALSE);
+    gchar *launch = g_strdup_printf ("m2iinfer name=inf model=%s device=CPU profile=%s "
+        "batch-size=2 batch-timeout=10000", model, m2i_profile_to_string (c->profile));
+    gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,framerate=1/1",
+        c->gst_format, IW, IH);
+    GstHarness *h = harness (launch, caps);
+    TestImage frame[2];
+    for (guint f = 0; f < 2; f++)
+      fail_unless_equals_int (gst_harness_push (h, random_frame (c->format, IW, IH, 300 + f,
+                  &frame[f])), GST_FLOW_OK);
+    gsize n = (gsize) MW * MH * c->channels;
+    for (guint f = 0; f < 2; f++) {
+      GstBuffer *out = gst_harness_pull (h);
+      const GstM2iTensor *t = output_tensor (out, "copy");
+      fail_unless_equals_uint64 (t->size, n * sizeof (float));
+      float *want = expected_input (c, &frame[f]);
+      for (gsize i = 0; i < n; i++)
+        fail_unless (((const float *) t->data)[i] == want[i], "batch of 2, %s into %s %s, "
+            "frame %u: value %" G_GSIZE_FORMAT " is %g, the reference path gives %g",
+            c->gst_format, m2i_element_type_to_string (c->type), c->layout == L_NHWC ? "NHWC"
+            : "NCHW", f, i, ((const float *) t->data)[i], want[i]);
+      g_free (want);
+      gst_buffer_unref (out);
+      test_image_free (&frame[f]);
+    }
+    gst_harness_teardown (h);
+    g_free (caps);
+    g_free (launch);
+    g_free (model);
+    g_free (name);
+  }
   remove_dir (dir);
 }
 GST_END_TEST;
@@ -336,6 +392,16 @@ GST_START_TEST (test_extra_inputs)
           "[1,3,12,16], \"k\" f32 [1,3])" },
     { "extra-inputs=\"k=1,x,3\"", "input 'k': \"x,3\" is not a number" },
     { "extra-inputs=\"k=@/nonexistent.bin\"", "needs a file of exactly 12 bytes" },
+    /* the requests of an asynchronous queue are taken per frame: nothing
+     * would keep the other inputs' values */
+    { "extra-inputs=\"k=1\" nireq=2", "the model has inputs other than the image "
+          "(\"image\" f32 [1,3,12,16], \"k\" f32 [1,3]): asynchronous, batched and shared "
+          "inference fill only the image input" },
+    { "extra-inputs=\"k=1\" model-instance-id=two", "unset nireq, batch-size, no-block "
+          "and model-instance-id" },
+    /* regions run synchronously, as one batch */
+    { "extra-inputs=\"k=1\" inference-region=roi-list nireq=2", "inference-region=roi-list "
+          "runs a frame's regions as one batch in the streaming thread: unset nireq" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
     gchar *launch = g_strdup_printf ("fakesrc ! m2iinfer model=%s %s ! fakesink", model,
@@ -345,6 +411,16 @@ GST_START_TEST (test_extra_inputs)
     g_free (e);
     g_free (launch);
   }
+  /* a model whose only input is the image: extra-inputs has nowhere to go
+   * asynchronously */
+  gchar *one = write_copy_model (dir, "one", d, M2I_ET_F32, FALSE);
+  gchar *launch = g_strdup_printf ("fakesrc ! m2iinfer model=%s extra-inputs=\"k=1\" nireq=2 "
+      "! fakesink", one);
+  gchar *e = paused_error (launch);
+  assert_contains (e, "extra-inputs: the model's only input is the image");
+  g_free (e);
+  g_free (launch);
+  g_free (one);
   g_free (file);
   g_free (model);
   remove_dir (dir);
@@ -445,7 +521,7 @@ GST_START_TEST (test_refusals_say_what_to_do)
   g_free (e);
   teardown_with_bus (h, hb);
   g_free (launch);
-  /* a batch of 2: no image model here, and the refusal says why */
+  /* a batch of 2 with batch-size=1: no image model here, and the refusal says why */
   gchar *dir = g_dir_make_tmp ("m2i-inputs-XXXXXX", NULL);
   const gint d[4] = { 2, 3, MH, MW };
   gchar *model = write_copy_model (dir, "batch", d, M2I_ET_F32, FALSE);
@@ -455,6 +531,7 @@ GST_START_TEST (test_refusals_say_what_to_do)
   e = test_bus_error (hb);
   assert_contains (e, "model input \"image\" f32 [2,3,12,16] needs other/tensors");
   assert_contains (e, "takes 2 frames per inference");
+  assert_contains (e, "set batch-size=2");
   assert_contains (e, "convert the frames to tensors upstream");
   g_free (e);
   teardown_with_bus (h, hb);
@@ -473,6 +550,7 @@ m2i_infer_inputs_suite (void)
   tcase_set_timeout (tc, 120);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_inputs_equal_reference);
+  tcase_add_test (tc, test_batched_inputs_equal_reference);
   tcase_add_test (tc, test_pixel_chain_fused);
   tcase_add_test (tc, test_extra_inputs);
   tcase_add_test (tc, test_png_gray_model);

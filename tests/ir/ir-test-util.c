@@ -1,4 +1,5 @@
 #include "ir-test-util.h"
+#include <test-tiny-ssd.h>
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -188,29 +189,13 @@ test_ir_load (TestIr *b, GError **error)
 gchar *
 test_ir_write_files (const char *xml, GBytes *bin)
 {
-  gchar *dir = g_dir_make_tmp ("m2i-ir-test-XXXXXX", NULL);
-  g_assert_nonnull (dir);
-  gchar *xml_path = g_build_filename (dir, "model.xml", NULL);
-  g_assert_true (g_file_set_contents (xml_path, xml, -1, NULL));
-  if (bin) {
-    g_autofree gchar *bin_path = g_build_filename (dir, "model.bin", NULL);
-    gsize len;
-    const gchar *d = g_bytes_get_data (bin, &len);
-    g_assert_true (g_file_set_contents (bin_path, d ? d : "", len, NULL));
-  }
-  g_free (dir);
-  return xml_path;
+  return test_write_model_files (xml, bin);
 }
 
 void
 test_ir_remove_files (gchar *xml_path)
 {
-  g_autofree gchar *dir = g_path_get_dirname (xml_path);
-  g_autofree gchar *bin_path = g_build_filename (dir, "model.bin", NULL);
-  g_unlink (xml_path);
-  g_unlink (bin_path);
-  g_rmdir (dir);
-  g_free (xml_path);
+  test_remove_model_files (xml_path);
 }
 
 /* Concat's input ports are listed 4 then 2: ordinal 0 is port 4 (the

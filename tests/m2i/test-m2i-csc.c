@@ -223,7 +223,7 @@ test_float_pairs (void)
     guint64 bad = 0;
     for (int tap = 0; tap < 2; tap++) {
       FPairTable *t = m2i_fpair_table_new (xs, tap ? zero : one, tap ? one : zero, n, W, nv12,
-          FALSE, k->fpair_permutes);
+          FALSE, k->fpair_fetch);
       for (gint y = 0; y < H; y += 2) {
         const guint8 *c1 = im->data[1] + (gsize) (y / 2) * im->stride[1];
         const guint8 *c2 = nv12 ? NULL : im->data[2] + (gsize) (y / 2) * im->stride[2];

@@ -232,10 +232,13 @@ test_8k (void)
 }
 
 /* Two-tap linear downscales at scales and widths that take every load mode
- * of the float pair kernels (byte permutes over windows, gathers when a
- * block spans more than a window, the scalar fill for tails), rows pairs
- * that share a chroma row and pairs that do not, NV12 and I420, both
- * channel orders, one and two slices; u8 (exact), fp16 and fp16 + norm. */
+ * of the float pair kernels (VBMI byte permutes over windows; 16-byte
+ * windows with two outputs per window, and with one where a block spans
+ * more; the scalar fill for tails), rows pairs that share a chroma row and
+ * pairs that do not, NV12 and I420, both channel orders, one and two
+ * slices; u8 (exact), fp16 and fp16 + norm. Vertical steps of 2 or more
+ * take fpair_out (one sweep per output row); the last two cases (steps 1.2
+ * and 1.25) the ring: fpair_rows, then vfinish_f16. */
 static void
 test_float_pairs (void)
 {
@@ -244,6 +247,7 @@ test_float_pairs (void)
     { 1920, 1080, 224, 224 }, { 1920, 1080, 300, 169 }, { 1280, 720, 213, 120 },
     { 640, 480, 100, 75 }, { 3840, 360, 224, 60 }, { 2600, 64, 70, 9 },
     { 256, 40, 17, 19 }, { 130, 18, 40, 7 }, { 1000, 30, 499, 14 },
+    { 640, 48, 100, 40 }, { 1000, 30, 499, 24 },
   };
   static const int chain_ids[] = { 4, 5, 6 };
   for (guint k = 0; k < G_N_ELEMENTS (cases); k++)

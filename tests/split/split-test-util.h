@@ -41,18 +41,3 @@ engine_of_layer (const M2iSplitPlan *plan, const char *name)
   return pi.engine;
 }
 
-/* Removes folder @dir and the files in it (no subfolders); absent is fine. */
-static inline void
-remove_dir (const char *dir)
-{
-  GDir *d = g_dir_open (dir, 0, NULL);
-  if (!d)
-    return;
-  const char *name;
-  while ((name = g_dir_read_name (d))) {
-    g_autofree gchar *p = g_build_filename (dir, name, NULL);
-    g_unlink (p);
-  }
-  g_dir_close (d);
-  g_rmdir (dir);
-}

@@ -89,7 +89,7 @@ test_split_and_run (void)
       "HETERO:GPU,CPU", NULL));
   g_assert_false (g_spawn_check_wait_status (status, NULL));
   g_assert_nonnull (strstr (err5, "unknown device \"GPU\""));
-  remove_dir (dir);
+  test_remove_dir (dir);
   g_unlink (dot);
   g_unlink (raw);
   g_rmdir (tmp);
@@ -124,7 +124,7 @@ test_input_names (void)
     g_assert_true (g_spawn_check_wait_status (status, NULL));
     g_assert_nonnull (strstr (out, "output t1: f32 [2,3]: min 0 max 4 mean 1.33333 argmax 1 [0,1]\n"));
   }
-  remove_dir (dir);
+  test_remove_dir (dir);
   g_unlink (raw);
   g_rmdir (tmp);
   test_ir_remove_files (g_steal_pointer (&model));

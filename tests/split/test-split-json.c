@@ -6,6 +6,8 @@
 #include "split-test-util.h"
 #include <base/m2i-error.h>
 
+#include <unistd.h>
+
 static gchar *valid_dir;
 
 static void
@@ -63,6 +65,18 @@ expect_error (const char *dir, gint code, const char *const *needles)
   g_error_free (error);
 }
 
+/* Loads @dir, which must give a plan; removes it and frees @dir. */
+static void
+expect_loads (gchar *dir)
+{
+  GError *error = NULL;
+  M2iSplitPlan *plan = m2i_split_plan_load (dir, &error);
+  g_assert_no_error (error);
+  m2i_split_plan_unref (plan);
+  test_remove_dir (dir);
+  g_free (dir);
+}
+
 /* Mutates, expects the error, cleans up. */
 static void
 bad (const char *from, const char *to, gboolean all, gint code, const char *n1, const char *n2)
@@ -70,7 +84,7 @@ bad (const char *from, const char *to, gboolean all, gint code, const char *n1, 
   gchar *dir = mutated (from, to, all);
   const char *needles[] = { n1, n2, NULL };
   expect_error (dir, code, needles);
-  remove_dir (dir);
+  test_remove_dir (dir);
   g_free (dir);
 }
 
@@ -91,7 +105,7 @@ test_valid (void)
   m2i_split_plan_get_piece (plan, 0, &pi);
   g_assert_cmpint (pi.engine, ==, M2I_SPLIT_ENGINE_NPU_FP16);
   m2i_split_plan_unref (plan);
-  remove_dir (dir);
+  test_remove_dir (dir);
   g_free (dir);
 }
 
@@ -111,7 +125,7 @@ test_files (void)
   g_autofree gchar *xml = g_build_filename (dir, "graph_1.xml", NULL);
   g_unlink (xml);
   expect_error (dir, M2I_ERROR_IO, (const char *[]) { "graph 1", "graph_1.xml is missing", NULL });
-  remove_dir (dir);
+  test_remove_dir (dir);
   g_free (dir);
   bad ("\"xml\" : \"graph_1.xml\"", "\"xml\" : \"../graph_1.xml\"", FALSE, M2I_ERROR_MALFORMED,
       "graph 1", "inside the folder");
@@ -122,7 +136,7 @@ test_files (void)
   g_autofree gchar *xml0 = g_build_filename (dir, "graph_0.xml", NULL);
   g_assert_true (g_file_set_contents (xml0, "<net name=\"x\" version=\"11\"><layers>", -1, NULL));
   expect_error (dir, M2I_ERROR_MALFORMED, (const char *[]) { "graph 0", "graph_0.xml", NULL });
-  remove_dir (dir);
+  test_remove_dir (dir);
   g_free (dir);
 }
 
@@ -136,7 +150,7 @@ test_json_syntax (void)
   g_autofree gchar *path = g_build_filename (dir, "graph_infos.json", NULL);
   g_assert_true (g_file_set_contents (path, "[1, 2]", -1, NULL));
   expect_error (dir, M2I_ERROR_MALFORMED, (const char *[]) { "top level must be an object", NULL });
-  remove_dir (dir);
+  test_remove_dir (dir);
   g_free (dir);
 }
 
@@ -247,8 +261,142 @@ test_order (void)
       (const char *[]) { "graph 0 needs the output of graph 1", "topological order", NULL });
   g_string_free (s, TRUE);
   g_free (json);
-  remove_dir (dir);
+  test_remove_dir (dir);
   g_free (dir);
+}
+
+/* A member nested 100,000 arrays deep (a 200 KB file): json-glib's
+ * recursive parser overflowed the stack (SIGSEGV) from ~80,000 levels. The
+ * depth is refused before the parser sees the text; 64 levels still load. */
+static void
+test_deep_nesting (void)
+{
+  for (gint k = 0; k < 2; k++) {
+    gint n = k ? 100000 : 63;              /* under the top-level object */
+    GString *deep = g_string_new ("{\n  \"x\" : ");
+    for (gint i = 0; i < n; i++)
+      g_string_append_c (deep, '[');
+    for (gint i = 0; i < n; i++)
+      g_string_append_c (deep, ']');
+    g_string_append (deep, ",\n  \"graph_num\"");
+    gchar *dir = mutated ("{\n  \"graph_num\"", deep->str, FALSE);
+    if (k) {
+      expect_error (dir, M2I_ERROR_LIMIT,
+          (const char *[]) { "graph_infos.json:2:", "nest more than 64 levels", NULL });
+      test_remove_dir (dir);
+      g_free (dir);
+    } else
+      expect_loads (dir);
+    g_string_free (deep, TRUE);
+  }
+  /* brackets inside strings do not count */
+  GString *s = g_string_new ("{\n  \"x\" : \"");
+  for (gint i = 0; i < 1000; i++)
+    g_string_append (s, "[{\\\"");
+  g_string_append (s, "\",\n  \"graph_num\"");
+  expect_loads (mutated ("{\n  \"graph_num\"", s->str, FALSE));
+  g_string_free (s, TRUE);
+}
+
+/* Symbolic links in a plan folder are not followed: a link to / with a
+ * piece named through it, a piece or its .bin linked to a model outside
+ * the folder, graph_infos.json itself a link; a FIFO is refused, not
+ * blocked on. Pieces in a real sub-folder still load. */
+static void
+test_symlinks (void)
+{
+  gchar *dir = mutated ("\"xml\" : \"graph_1.xml\"", "\"xml\" : \"root/etc/passwd\"", FALSE);
+  g_autofree gchar *root = g_build_filename (dir, "root", NULL);
+  g_assert_cmpint (symlink ("/", root), ==, 0);
+  expect_error (dir, M2I_ERROR_IO, (const char *[]) { "graph 1", "/root is a symbolic link",
+        "without following links", NULL });
+  test_remove_dir (dir);
+  g_free (dir);
+
+  gchar *outside = g_dir_make_tmp ("m2i-split-outside-XXXXXX", NULL);
+  copy_dir (valid_dir, outside);
+  const char *const files[] = { "graph_1.xml", "graph_1.bin", "graph_infos.json" };
+  for (guint k = 0; k < G_N_ELEMENTS (files); k++) {
+    dir = mutated (NULL, NULL, FALSE);
+    g_autofree gchar *link = g_build_filename (dir, files[k], NULL);
+    g_autofree gchar *target = g_build_filename (outside, files[k], NULL);
+    g_assert_cmpint (g_unlink (link), ==, 0);
+    g_assert_cmpint (symlink (target, link), ==, 0);
+    g_autofree gchar *says = g_strdup_printf ("%s is a symbolic link", files[k]);
+    expect_error (dir, M2I_ERROR_IO, (const char *[]) { says, NULL });
+    test_remove_dir (dir);
+    g_free (dir);
+  }
+  test_remove_dir (outside);
+  g_free (outside);
+
+  dir = mutated (NULL, NULL, FALSE);
+  g_autofree gchar *xml = g_build_filename (dir, "graph_1.xml", NULL);
+  g_assert_cmpint (g_unlink (xml), ==, 0);
+  g_assert_cmpint (mkfifo (xml, 0600), ==, 0);
+  expect_error (dir, M2I_ERROR_IO, (const char *[]) { "graph_1.xml is not a regular file", NULL });
+  test_remove_dir (dir);
+  g_free (dir);
+
+  dir = mutated ("\"xml\" : \"graph_1.xml\"", "\"xml\" : \"sub/graph_1.xml\"", FALSE);
+  g_autofree gchar *sub = g_build_filename (dir, "sub", NULL);
+  g_autofree gchar *moved = g_build_filename (sub, "graph_1.xml", NULL);
+  g_autofree gchar *xml_here = g_build_filename (dir, "graph_1.xml", NULL);
+  g_assert_cmpint (g_mkdir (sub, 0755), ==, 0);
+  g_assert_cmpint (g_rename (xml_here, moved), ==, 0);
+  expect_loads (dir);
+}
+
+/* The model's rt_info goes with one piece, the one writing output 0, in
+ * memory and in the folder (every piece used to copy all of it: a deep
+ * rt_info cost O(pieces × N³) bytes to write). */
+static void
+test_rt_info_once (void)
+{
+  g_autofree gchar *xml_path = test_models_path ("fashion-mnist/fashion-mnist.xml");
+  g_autofree gchar *bin_path = test_models_path ("fashion-mnist/fashion-mnist.bin");
+  gchar *text;
+  g_assert_true (g_file_get_contents (xml_path, &text, NULL, NULL));
+  GString *xml = g_string_new (text);
+  g_free (text);
+  g_string_replace (xml, "</net>", "<rt_info><model_info><model_type value=\"Classification\"/>"
+      "</model_info></rt_info></net>", 1);
+  GMappedFile *bin = g_mapped_file_new (bin_path, FALSE, NULL);
+  GBytes *weights = g_mapped_file_get_bytes (bin);
+  GError *error = NULL;
+  M2iIrModel *m = m2i_ir_model_load_from_memory (xml->str, xml->len, weights, "fm.xml", &error);
+  g_assert_no_error (error);
+  M2iSplitPlan *plan = m2i_split_plan_new (m, NULL, &error);
+  g_assert_no_error (error);
+  gchar *dir = g_dir_make_tmp ("m2i-split-rt-XXXXXX", NULL);
+  g_assert_true (m2i_split_plan_save (plan, dir, &error));
+  M2iSplitPlan *back = m2i_split_plan_load (dir, &error);
+  g_assert_no_error (error);
+  M2iSplitTensorInfo out0;
+  g_assert_true (m2i_split_plan_get_tensor (plan, m2i_split_plan_get_output (plan, 0), &out0));
+  g_assert_cmpint (m2i_split_plan_get_n_pieces (plan), ==, 2);
+  for (gint p = 0; p < 2; p++) {
+    M2iSplitPieceInfo a, b;
+    g_assert_true (m2i_split_plan_get_piece (plan, p, &a));
+    g_assert_true (m2i_split_plan_get_piece (back, p, &b));
+    const char *want = p == out0.producer ? "Classification" : NULL;
+    g_assert_cmpstr (m2i_ir_model_get_rt_info (a.model, "model_info/model_type"), ==, want);
+    g_assert_cmpstr (m2i_ir_model_get_rt_info (b.model, "model_info/model_type"), ==, want);
+    g_autofree gchar *name = g_strdup_printf ("graph_%d.xml", p);
+    g_autofree gchar *path = g_build_filename (dir, name, NULL);
+    g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+    g_assert_cmpint (strstr (text, "<model_type value=\"Classification\"/>") != NULL, ==,
+        want != NULL);
+    g_free (text);
+  }
+  m2i_split_plan_unref (back);
+  m2i_split_plan_unref (plan);
+  m2i_ir_model_unref (m);
+  test_remove_dir (dir);
+  g_free (dir);
+  g_bytes_unref (weights);
+  g_mapped_file_unref (bin);
+  g_string_free (xml, TRUE);
 }
 
 int
@@ -272,8 +420,11 @@ main (int argc, char **argv)
   g_test_add_func ("/split/json/devices", test_devices);
   g_test_add_func ("/split/json/tensors", test_tensors);
   g_test_add_func ("/split/json/order", test_order);
+  g_test_add_func ("/split/json/deep-nesting", test_deep_nesting);
+  g_test_add_func ("/split/json/symlinks", test_symlinks);
+  g_test_add_func ("/split/json/rt-info-once", test_rt_info_once);
   int rc = g_test_run ();
-  remove_dir (valid_dir);
+  test_remove_dir (valid_dir);
   g_free (valid_dir);
   return rc;
 }

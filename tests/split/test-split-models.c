@@ -97,7 +97,7 @@ reloaded_free (Reloaded *rl)
 {
   m2i_split_runner_free (rl->runner);
   m2i_split_plan_unref (rl->plan);
-  remove_dir (rl->dir);
+  test_remove_dir (rl->dir);
   g_free (rl->dir);
 }
 

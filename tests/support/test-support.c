@@ -2,7 +2,9 @@
 #include "test-support.h"
 #include <m2i-data.h>
 
+#include <glib/gstdio.h>
 #include <stdarg.h>
+#include <sys/stat.h>
 
 gchar *
 test_env_path (const char *var, const char *relative)
@@ -135,4 +137,44 @@ test_fashion_mnist_input (const guint8 *image, float *x)
     float v = ((float) image[i] / 255.0f - 0.2860f) / 0.3530f;
     x[i] = x[TEST_FM_PIXELS + i] = x[2 * TEST_FM_PIXELS + i] = v;
   }
+}
+
+void
+test_remove_dir (const char *dir)
+{
+  GDir *d = g_dir_open (dir, 0, NULL);
+  if (!d)
+    return;
+  for (const char *name; (name = g_dir_read_name (d));) {
+    g_autofree gchar *p = g_build_filename (dir, name, NULL);
+    GStatBuf st;
+    if (g_lstat (p, &st) == 0 && S_ISDIR (st.st_mode))
+      test_remove_dir (p);
+    else
+      g_unlink (p);
+  }
+  g_dir_close (d);
+  g_rmdir (dir);
+}
+
+gchar *
+test_chain_xml (const char *op, const char *data, gint n, gsize *len)
+{
+  GString *s = g_string_new ("<?xml version=\"1.0\"?>\n<net name=\"chain\" version=\"11\">\n"
+      "<layers>\n<layer id=\"0\" name=\"in\" type=\"Parameter\" version=\"opset1\"><data "
+      "shape=\"1,16\" element_type=\"f32\"/><output><port id=\"0\" precision=\"FP32\"><dim>1"
+      "</dim><dim>16</dim></port></output></layer>\n");
+  for (gint i = 1; i <= n; i++)
+    g_string_append_printf (s, "<layer id=\"%d\" name=\"l%d\" type=\"%s\" version=\"opset1\">%s"
+        "<input><port id=\"0\"><dim>1</dim><dim>16</dim></port></input><output><port id=\"1\" "
+        "precision=\"FP32\"><dim>1</dim><dim>16</dim></port></output></layer>\n", i, i, op, data);
+  g_string_append_printf (s, "<layer id=\"%d\" name=\"out\" type=\"Result\" version=\"opset1\">"
+      "<input><port id=\"0\"><dim>1</dim><dim>16</dim></port></input></layer>\n</layers>\n"
+      "<edges>\n", n + 1);
+  for (gint i = 1; i <= n + 1; i++)
+    g_string_append_printf (s, "<edge from-layer=\"%d\" from-port=\"%d\" to-layer=\"%d\" "
+        "to-port=\"0\"/>\n", i - 1, i == 1 ? 0 : 1, i);
+  g_string_append (s, "</edges>\n</net>\n");
+  *len = s->len;
+  return g_string_free (s, FALSE);
 }

@@ -75,6 +75,18 @@ void test_fashion_mnist_input (const guint8 *image, float *x);
  * person-detection-retail-0013. Fails the test when the file differs. */
 void test_person_photo_bgr (float *dst);
 
+/* ---- files and models ------------------------------------------------------ */
+
+/* Removes folder @dir and everything in it; symbolic links are removed,
+ * never followed. Absent is fine. */
+void test_remove_dir (const char *dir);
+
+/* The IR v11 text of a chain of @n layers of @op (opset1, <data>@data</data>
+ * attributes text or ""), each on f32 [1,16], from a Parameter to a Result:
+ * long models for the compiler's and the planner's bounds. *@len gets the
+ * length. Free with g_free. */
+gchar *test_chain_xml (const char *op, const char *data, gint n, gsize *len);
+
 /* ---- random --------------------------------------------------------------- */
 
 /* Marsaglia's xorshift32: the next value of @state (never 0 when it starts

@@ -237,8 +237,12 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
   s->pb = a < 0 ? 0 : win.pads_end[0];
   s->pr = win.pads_end[spatial - 1];
   s->k = cin_g * s->kh * s->kw;
+  /* pads and strides reach 2^24 (ir_k_window_attrs): the padded input is
+   * multiplied out checked */
+  gint64 padded;
   if (s->oh * s->ow > G_MAXINT / 4 || s->k > G_MAXINT / 4 || s->c_out > G_MAXINT / 4 ||
-      s->c_in * (s->h + s->pt + s->pb) * (s->w + s->pl + s->pr) > G_MAXINT / 4) {
+      !ir_mul_i64 (s->c_in, s->h + s->pt + s->pb, &padded) ||
+      !ir_mul_i64 (padded, s->w + s->pl + s->pr, &padded) || padded > G_MAXINT / 4) {
     conv_state_free (s);
     m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
         "input %s with filter %s is too large", ir_k_shape_str (in, 0),

@@ -136,7 +136,17 @@ deconv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
       return FALSE;
     }
     /* the extent the input covers: stride·(in - 1) + dilation·(k - 1) + 1 */
-    gint64 full = s->s[i] * (s->in[i] - 1) + s->d[i] * (s->k[i] - 1) + 1;
+    gint64 span_in, span_k, full;        /* (strides reach 2^24, kernels 2^40) */
+    if (!ir_mul_i64 (s->s[i], s->in[i] - 1, &span_in) ||
+        !ir_mul_i64 (s->d[i], s->k[i] - 1, &span_k) || !ir_add_i64 (span_in, span_k, &full) ||
+        full > G_MAXINT64 / 4) {
+      m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
+          "input %s with filter %s, strides and dilations is too large",
+          ir_k_shape_str (in, 0), ir_k_shape_str (ws, 1));
+      deconv_state_free (s);
+      return FALSE;
+    }
+    full += 1;
     gint64 pe = 0;
     if (win.auto_pad == M2I_PAD_EXPLICIT) {
       s->pb[i] = win.pads_begin[a];

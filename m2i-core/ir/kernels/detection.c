@@ -226,16 +226,24 @@ do_infer (M2iOpContext *ctx, GError **error)
   s.num_classes = (gint) num_classes;
   s.loc_classes = s.share_location ? 1 : num_classes;
   gint64 want_pri1 = s.var_in_target ? 1 : 2;
+  /* candidates are indexed in 32 bits: priors × classes must fit */
+  gint64 loc_width, pairs;
+  if (!ir_mul_i64 (s.priors, s.loc_classes * 4, &loc_width) ||
+      !ir_mul_i64 (s.priors, num_classes, &pairs) || pairs > G_MAXINT32) {
+    m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node, "%" G_GINT64_FORMAT
+        " priors of %" G_GINT64_FORMAT " classes are more than 2^31 candidates", s.priors,
+        num_classes);
+    return FALSE;
+  }
   if (s.priors < 1 || pri->dims[2] % s.prior_size || pri->dims[1] != want_pri1 ||
       (s.prior_batches != 1 && s.prior_batches != s.images) ||
-      loc->dims[1] != s.priors * s.loc_classes * 4 || cls->dims[1] != s.priors * num_classes) {
+      loc->dims[1] != loc_width || cls->dims[1] != pairs) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "inputs %s, %s, %s do not agree: %" G_GINT64_FORMAT " priors of %" G_GINT64_FORMAT
         " values need box logits [N,%" G_GINT64_FORMAT "], class predictions [N,%"
         G_GINT64_FORMAT "], priors [1 or N,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT "]",
         ir_k_shape_str (loc, 0), ir_k_shape_str (cls, 1), ir_k_shape_str (pri, 2),
-        s.priors, s.prior_size, s.priors * s.loc_classes * 4, s.priors * num_classes,
-        want_pri1, s.priors * s.prior_size);
+        s.priors, s.prior_size, loc_width, pairs, want_pri1, s.priors * s.prior_size);
     return FALSE;
   }
   if (ctx->n_inputs == 5) {
@@ -259,21 +267,22 @@ do_infer (M2iOpContext *ctx, GError **error)
   s.objectness = (float) obj;
   s.input_h = ih;
   s.input_w = iw;
-  if (s.keep_top_k > 0)
-    s.results = s.images * s.keep_top_k;
-  else if (s.top_k > 0)
-    s.results = s.images * s.top_k * num_classes;
-  else
-    s.results = s.images * num_classes * s.priors;
+  gint64 per_image = s.keep_top_k > 0 ? s.keep_top_k : s.top_k > 0 ?
+      (gint64) s.top_k * num_classes : pairs;
+  if (!ir_mul_i64 (s.images, per_image, &s.results) || s.results > G_MAXINT64 / 7) {
+    m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node, "%" G_GINT64_FORMAT
+        " images of %" G_GINT64_FORMAT " results each are too many", s.images, per_image);
+    return FALSE;
+  }
 
-  /* Scratch for one image at a time. */
+  /* Scratch for one image at a time; every part 16-byte aligned (the
+   * 12-byte candidates leave the next part misaligned for an odd number of
+   * priors: the 8-byte counts, when the classes are even). */
   gsize boxes = (gsize) s.loc_classes * s.priors * sizeof (Box);
-  gsize pairs = (gsize) num_classes * s.priors;
   s.off_boxes = 0;
   s.off_arm_boxes = boxes;
   s.off_cands = s.off_arm_boxes + (s.with_arm ? boxes : 0);
-  s.off_kept = s.off_cands + s.priors * sizeof (Cand);
-  /* gint64 counts: 8-byte aligned whatever the number of pairs */
+  s.off_kept = m2i_align_up (s.off_cands + s.priors * sizeof (Cand), 16);
   s.off_counts = m2i_align_up (s.off_kept + pairs * sizeof (gint32), 16);
   s.off_all = s.off_counts + m2i_align_up (num_classes * sizeof (gint64), 16);
   ctx->scratch_bytes = s.off_all + pairs * sizeof (Cand) +

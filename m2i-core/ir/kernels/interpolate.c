@@ -141,7 +141,8 @@ build_table (AxisTable *t, const Attrs *a, gint64 pad_begin, gint64 padded_len, 
     case M2I_RESIZE_LINEAR: {
       gboolean aa = a->antialias && any_downsample;
       float fa = aa ? scale : 1.0f;
-      gint64 r = m2i_resize_linear_radius (scale, fa);
+      /* taps past the whole axis would read nothing (and must fit a gint) */
+      gint64 r = MIN (m2i_resize_linear_radius (scale, fa), MIN (padded_len + 2, G_MAXINT32 / 4));
       table_alloc (t, (gint) (2 * r + 1));
       for (gint64 o = 0; o < t->out_len; o++) {
         float x = m2i_resize_source_coord (a->coord, (float) o, scale, out_f, in_f);
@@ -186,7 +187,8 @@ build_table (AxisTable *t, const Attrs *a, gint64 pad_begin, gint64 padded_len, 
       }
       break;
     default: {                         /* pillow: Pillow's precompute_coeffs */
-      double support = m2i_resize_pillow_support (a->mode, padded_len, t->out_len);
+      double support = MIN (m2i_resize_pillow_support (a->mode, padded_len, t->out_len),
+          MIN ((double) padded_len + 2, G_MAXINT32 / 4));
       table_alloc (t, (gint) ceil (support) * 2 + 1);
       double *k = g_new (double, t->taps);
       for (gint64 o = 0; o < t->out_len; o++) {
@@ -248,9 +250,9 @@ read_attrs_v4 (M2iOpContext *ctx, gint rank, Attrs *a, GError **error)
     /* Shorter lists are padded with zeros, as OpenVINO resizes them. */
     for (gint i = 0; i < rank; i++) {
       dst[k][i] = i < n ? v[i] : 0;
-      if (dst[k][i] < 0) {
+      if (dst[k][i] < 0 || dst[k][i] > G_MAXINT32) {
         m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
-            "attribute %s has a negative value", keys[k]);
+            "attribute %s has a value out of [0, 2^31)", keys[k]);
         return FALSE;
       }
     }
@@ -272,7 +274,8 @@ engine_path (InterpState *s, const Attrs *a, const gint64 *axes, gint n_axes,
       return FALSE;
   gint hy = (gint) MIN (axes[0], axes[1]), wx = (gint) MAX (axes[0], axes[1]);
   gboolean planar = r >= 2 && hy == r - 2 && wx == r - 1;
-  gboolean interleaved = r >= 3 && hy == r - 3 && wx == r - 2 && in->dims[r - 1] <= 4;
+  gboolean interleaved = r >= 3 && hy == r - 3 && wx == r - 2 && in->dims[r - 1] >= 1 &&
+      in->dims[r - 1] <= 4;
   if (!planar && !interleaved)
     return FALSE;
   /* Scales mode: the coordinates use the given scale, which must then be
@@ -459,9 +462,10 @@ interp_infer (M2iOpContext *ctx, GError **error)
             "scale %g for axis %d is not positive", scales[i], d);
         return FALSE;
       }
-      /* OpenVINO's shape rule: floor(dim · (scale + 1e-6)). */
-      out.dims[d] = scales[i] == 1.0f ? padded
-          : (gint64) ((float) padded * (scales[i] + 1.0e-6f));
+      /* OpenVINO's shape rule: floor(dim · (scale + 1e-6)), in float; a
+       * size past 2^31 is refused below (before it is made an integer) */
+      float size = (float) padded * (scales[i] + 1.0e-6f);
+      out.dims[d] = scales[i] == 1.0f ? padded : size < 2147483648.0f ? (gint64) size : -1;
       axis_scale[d] = scales[i];
     } else {
       out.dims[d] = sizes[i];
@@ -476,6 +480,9 @@ interp_infer (M2iOpContext *ctx, GError **error)
     any_down |= axis_scale[d] < 1.0f;
   }
 
+  /* the tables below are sized on the output: it must be the declared one */
+  if (!ir_k_output_declared (ctx, 0, &out, error))
+    return FALSE;
   InterpState *s = g_new0 (InterpState, 1);
   s->type = ctx->inputs[0].type;
   s->in = *in;

@@ -227,6 +227,18 @@ ir_k_axis (const M2iOpContext *ctx, gint64 axis, gint rank,
   return TRUE;
 }
 
+gboolean
+ir_k_output_declared (const M2iOpContext *ctx, gint p, const M2iShape *shape, GError **error)
+{
+  const M2iShape *declared = m2i_ir_node_get_output_shape (ctx->node, p);
+  if (!declared || ir_shape_fits (declared, shape))
+    return TRUE;
+  m2i_ir_node_set_error (error, M2I_ERROR_MALFORMED, ctx->node,
+      "shape mismatch on output %d: the XML declares %s but the op computes %s from its "
+      "inputs", p, ir_k_shape_str (declared, 0), ir_k_shape_str (shape, 1));
+  return FALSE;
+}
+
 const char *
 ir_k_shape_str (const M2iShape *s, gint slot)
 {
@@ -450,7 +462,16 @@ ir_k_window_output (const M2iOpContext *ctx, M2iWindow *w, const gint64 *in,
     gint64 *out, GError **error)
 {
   for (gint i = 0; i < w->n; i++) {
-    gint64 eff = (w->kernel[i] - 1) * w->dilations[i] + 1;
+    /* a convolution's kernel comes from its weights' dims: up to 2^40 */
+    gint64 eff;
+    if (w->kernel[i] < 1 || !ir_mul_i64 (w->kernel[i] - 1, w->dilations[i], &eff) ||
+        eff > G_MAXINT64 / 4) {
+      m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+          "spatial axis %d: kernel %" G_GINT64_FORMAT " with dilation %" G_GINT64_FORMAT
+          " is no window", i, w->kernel[i], w->dilations[i]);
+      return FALSE;
+    }
+    eff += 1;
     gint64 s = w->strides[i];
     switch (w->auto_pad) {
       case M2I_PAD_VALID:

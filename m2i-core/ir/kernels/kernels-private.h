@@ -275,6 +275,14 @@ gboolean ir_k_const_scalar (const M2iOpContext *ctx, gint i, const char *what,
 gboolean ir_k_axis (const M2iOpContext *ctx, gint64 axis, gint rank,
     gboolean allow_negative, const char *what, gint64 *out, GError **error);
 
+/* infer(): TRUE when the @shape a kernel computed for output @p fits the one
+ * the layer's XML declares (or it declares none: free-standing layers);
+ * else FALSE with the runtime's "shape mismatch" error. A kernel that sizes
+ * tables on its output calls this before allocating them, so that they are
+ * bounded by sizes the runtime has checked against its memory limit. */
+gboolean ir_k_output_declared (const M2iOpContext *ctx, gint p, const M2iShape *shape,
+    GError **error);
+
 /* The shape as text for messages; returns a static per-thread buffer that
  * the next call with the same @slot (0..3) overwrites. */
 const char *ir_k_shape_str (const M2iShape *s, gint slot);

@@ -88,7 +88,8 @@ prior_grid (const M2iOpContext *ctx, gint64 *h, gint64 *w, GError **error)
 static gboolean
 prior_output (M2iOpContext *ctx, gint64 h, gint64 w, gint64 priors, GError **error)
 {
-  if (h * w > G_MAXINT32 / 8 / priors) {
+  gint64 cells;                  /* h and w come from the file: any gint64 */
+  if (!ir_mul_i64 (h, w, &cells) || cells > G_MAXINT32 / 8 / priors) {
     m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node, "too many priors");
     return FALSE;
   }

@@ -64,7 +64,13 @@ tile_execute (M2iOpContext *ctx, GError **error)
 static gboolean
 tile_setup (M2iOpContext *ctx, const M2iShape *aligned, const M2iShape *out, GError **error)
 {
-  if (m2i_shape_numel (out) < 0) {
+  /* the strides below multiply every dim, zeros aside (an empty output
+   * with huge other dims still makes them) */
+  gint64 extent = 1;
+  gboolean ok = TRUE;
+  for (gint d = 0; d < out->rank && ok; d++)
+    ok = ir_mul_i64 (extent, MAX (out->dims[d], 1), &extent);
+  if (!ok) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
         "the output %s would have more elements than can be counted", ir_k_shape_str (out, 0));
     return FALSE;

@@ -601,34 +601,39 @@ def py_detection_output(loc, conf, priors, a, arm_conf=None, arm_loc=None):
     return res
 
 
+def make_priors(npri, normalized, batches=1, var=True, r=rng):
+    cx, cy = r.uniform(0.2, 0.8, npri), r.uniform(0.2, 0.8, npri)
+    w, h = r.uniform(0.05, 0.3, npri), r.uniform(0.05, 0.3, npri)
+    b = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1).astype(f32)
+    if not normalized:
+        b = np.concatenate([np.zeros((npri, 1), f32), b * f32(300)], 1)
+    rows = [b.reshape(-1)]
+    if var:   # 4 variances per prior, the row as long as the boxes' row
+        v = np.tile(np.array([0.1, 0.1, 0.2, 0.2], f32), npri)
+        rows.append(np.concatenate([v, np.zeros(rows[0].size - v.size, f32)]))
+    return np.stack([np.stack(rows)] * batches).astype(f32)
+
+
+def scores(n, npri, nc, r=rng):
+    x = r.uniform(0, 1, size=(n, npri, nc)).astype(f32) ** 3
+    return (x / x.sum(-1, keepdims=True)).reshape(n, -1).astype(f32)
+
+
+DO_BASE = dict(num_classes=2, background_label_id=0, top_k=20, keep_top_k=10,
+               code_type="caffe.PriorBoxParameter.CENTER_SIZE", share_location=True,
+               nms_threshold=0.45, confidence_threshold=0.01, clip_after_nms=False,
+               clip_before_nms=False, decrease_label_id=False, normalized=True,
+               input_height=1, input_width=1, variance_encoded_in_target=False,
+               objectness_score=0.0)
+
+
 def gen_detection():
     save("pbc_y", py_prior_box_clustered((3, 4), (48, 80), [10.5, 30.0, 70.0], [12.0, 25.5, 60.0],
                                          0.5, step=16.0, clip=False, variance=(0.1, 0.1, 0.2, 0.2)))
     save("pbc_clip_y", py_prior_box_clustered((2, 5), (40, 90), [30.0, 60.0], [40.0, 10.0], 0.25,
                                               clip=True, variance=(0.15,)))
 
-    def make_priors(npri, normalized, batches=1, var=True):
-        cx, cy = rng.uniform(0.2, 0.8, npri), rng.uniform(0.2, 0.8, npri)
-        w, h = rng.uniform(0.05, 0.3, npri), rng.uniform(0.05, 0.3, npri)
-        b = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1).astype(f32)
-        if not normalized:
-            b = np.concatenate([np.zeros((npri, 1), f32), b * f32(300)], 1)
-        rows = [b.reshape(-1)]
-        if var:   # 4 variances per prior, the row as long as the boxes' row
-            v = np.tile(np.array([0.1, 0.1, 0.2, 0.2], f32), npri)
-            rows.append(np.concatenate([v, np.zeros(rows[0].size - v.size, f32)]))
-        return np.stack([np.stack(rows)] * batches).astype(f32)
-
-    def scores(n, npri, nc):
-        x = rng.uniform(0, 1, size=(n, npri, nc)).astype(f32) ** 3
-        return (x / x.sum(-1, keepdims=True)).reshape(n, -1).astype(f32)
-
-    base = dict(num_classes=2, background_label_id=0, top_k=20, keep_top_k=10,
-                code_type="caffe.PriorBoxParameter.CENTER_SIZE", share_location=True,
-                nms_threshold=0.45, confidence_threshold=0.01, clip_after_nms=False,
-                clip_before_nms=False, decrease_label_id=False, normalized=True,
-                input_height=1, input_width=1, variance_encoded_in_target=False,
-                objectness_score=0.0)
+    base = DO_BASE
     cases = {
         "do_ssd": (dict(base, keep_top_k=40, top_k=30), 1, 60, True),
         "do_corner_perclass": (dict(base, num_classes=3, background_label_id=-1, top_k=5,
@@ -663,6 +668,22 @@ def gen_detection():
     save("do_arm_y", py_detection_output(loc, cf, pri, a, arm, arm_loc))
 
 
+def gen_detection_odd():
+    """An odd number of priors with per-class locations: the scratch's parts
+    must stay aligned (issue 14: UBSan found the 8-byte counts misaligned
+    after 12-byte candidates whenever the prior count was odd). Its own
+    generator, so that the cases above keep their data."""
+    r = np.random.default_rng(14)
+    a = dict(DO_BASE, num_classes=2, share_location=False, keep_top_k=12, top_k=10)
+    n, npri = 2, 33     # 33 priors × (12 + 4 · 2 classes) bytes: counts at 4 mod 8
+    pri = make_priors(npri, True, 1, True, r)
+    loc = r.normal(0, 0.3, size=(n, npri * 2 * 4)).astype(f32)
+    cf = scores(n, npri, 2, r)
+    for k, v in (("loc", loc), ("conf", cf), ("priors", pri)):
+        save("do_odd_" + k, v)
+    save("do_odd_y", py_detection_output(loc, cf, pri, a))
+
+
 if __name__ == "__main__":
     gen_conv()
     gen_matmul()
@@ -675,3 +696,4 @@ if __name__ == "__main__":
     gen_color()
     gen_fake_quantize()
     gen_detection()
+    gen_detection_odd()

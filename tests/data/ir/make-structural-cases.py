@@ -165,6 +165,24 @@ for opset, idx, axis, bd in [("opset1", np.array([2, 0, 2], np.int64), 1, 0),
         [tensor(x, "f32"), tensor(idx, "i64" if idx.dtype == np.int64 else "i32"),
          tensor(np.array(axis, np.int64), "i64")], gather(x, idx, ax, bdn), "f32")
 
+# StridedSlice with begin, end and stride at the ends of int64 (a file may
+# hold any): numpy's slices are the reference. (Issue 14: st * stride
+# overflowed.)
+I64_MIN, I64_MAX = -2**63, 2**63 - 1
+x = np.arange(2 * 5 * 12, dtype=np.float32).reshape(2, 5, 12)
+for begin, end, stride in [([0, 4, 0], [2, -10, 12], [I64_MAX, -6917524789095563264, 5]),
+                           ([1, 1, 11], [I64_MIN, 3, I64_MIN], [I64_MIN, 1, -I64_MAX]),
+                           ([I64_MIN, I64_MAX, I64_MIN], [I64_MAX, I64_MIN, I64_MAX],
+                            [1, -1, I64_MAX]),
+                           ([I64_MIN, 0, 3], [I64_MAX, 5, 9], [-1, I64_MAX, 2])]:
+    out = x[tuple(slice(b, e, st) for b, e, st in zip(begin, end, stride))]
+    add(f"stridedslice int64 extremes b={begin} e={end} s={stride}", "StridedSlice", "opset1",
+        {"begin_mask": "", "end_mask": "", "new_axis_mask": "", "shrink_axis_mask": "",
+         "ellipsis_mask": ""},
+        [tensor(x, "f32"), tensor(np.array(begin, np.int64), "i64"),
+         tensor(np.array(end, np.int64), "i64"), tensor(np.array(stride, np.int64), "i64")],
+        out, "f32")
+
 out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "structural-cases.json")
 with open(out, "w") as f:
     f.write('{"generator": "make-structural-cases.py (numpy %s)",\n"cases": [\n' % np.__version__)

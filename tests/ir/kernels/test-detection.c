@@ -108,6 +108,14 @@ static const Attr arm_attrs[] = {
   { "objectness_score", "0.4" }, { NULL, NULL },
 };
 
+/* 33 priors of 2 classes, per-class locations (gen.py's do_odd). */
+static const Attr odd_attrs[] = {
+  { "num_classes", "2" }, { "background_label_id", "0" }, { "top_k", "10" },
+  { "keep_top_k", "12" }, { "code_type", "caffe.PriorBoxParameter.CENTER_SIZE" },
+  { "share_location", "0" }, { "nms_threshold", "0.45" }, { "confidence_threshold", "0.01" },
+  { "normalized", "1" }, { NULL, NULL },
+};
+
 static void
 check_detection (const char *name, const Attr *attrs, const char *version, gboolean arm)
 {
@@ -148,6 +156,7 @@ test_detection_output (void)
   check_detection ("do_unnormalized", unnorm_attrs, "opset1", FALSE);
   check_detection ("do_mxnet", mxnet_attrs, "opset8", FALSE);
   check_detection ("do_arm", arm_attrs, "opset1", TRUE);
+  check_detection ("do_odd", odd_attrs, "opset1", FALSE);
 }
 
 /* A PriorBoxClustered layer with @offset (NULL: none) on a 2×2 grid. */
@@ -223,6 +232,21 @@ test_errors (void)
   t = do_new (ssd_attrs, 40, 20, 40);
   kt_input (t, M2I_ET_F32, SHAPE (1, 20), t->input_data[1], FALSE);
   kt_expect_error (t, 1, M2I_ERROR_INVALID_ARGUMENT, "3 or 5 inputs, has 4");
+  kt_free (t);
+
+  /* Sizes from the file whose products overflowed (issue 14; UBSan):
+   * 2^36 priors of 2^30 - 1 classes, a 2^62 × 2^62 prior grid. */
+  static const Attr many[] = { { "num_classes", "1073741823" }, { "keep_top_k", "1" },
+    { "nms_threshold", "0.5" }, { "normalized", "1" }, { NULL, NULL } };
+  t = do_new (many, (gint64) 1 << 38, (gint64) 1 << 38, (gint64) 1 << 38);
+  kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "more than 2^31 candidates");
+  kt_free (t);
+  static const gint64 huge[] = { (gint64) 1 << 62, (gint64) 1 << 62 };
+  t = kt_new (&ir_kernel_prior_box_clustered, "opset1");
+  kt_attr (t, "offset", "0.5");
+  kt_input (t, M2I_ET_I64, SHAPE (2), huge, TRUE);
+  kt_input (t, M2I_ET_I64, SHAPE (2), img, FALSE);
+  kt_expect_error (t, 1, M2I_ERROR_UNSUPPORTED, "too many priors");
   kt_free (t);
 }
 
