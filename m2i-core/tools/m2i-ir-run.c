@@ -524,7 +524,7 @@ benchmark (M2iIrCompiledModel *cm, M2iIrInferRequest *first, GError **error)
 typedef struct {
   const char *type;
   gint layers;
-  guint64 ns;
+  guint64 ns, cpu_ns;
 } TypeTime;
 
 static gint
@@ -545,7 +545,7 @@ profile (M2iIrInferRequest *req, GError **error)
   gint n_layers;
   const M2iIrLayerProfile *p = m2i_ir_infer_request_get_profile (req, &n_layers);
   GArray *types = g_array_new (FALSE, TRUE, sizeof (TypeTime));
-  guint64 total = 0;
+  guint64 total = 0, total_cpu = 0;
   for (gint i = 0; i < n_layers; i++) {
     const char *type = m2i_ir_node_get_type (p[i].node);
     guint k;
@@ -559,16 +559,20 @@ profile (M2iIrInferRequest *req, GError **error)
     TypeTime *t = &g_array_index (types, TypeTime, k);
     t->layers++;
     t->ns += p[i].total_ns;
+    t->cpu_ns += p[i].cpu_ns;
     total += p[i].total_ns;
+    total_cpu += p[i].cpu_ns;
   }
   g_array_sort (types, cmp_type_time);
-  printf ("profile: %d layers per inference, %.3f ms per inference (%d inferences)\n", n_layers,
-      total / 1e6 / n, n);
-  printf ("  %-22s %6s %10s %6s\n", "op type", "layers", "ms/infer", "%");
+  printf ("profile: %d layers per inference, %.3f ms per inference, %.3f ms CPU of the calling "
+      "thread (%d inferences)\n", n_layers, total / 1e6 / n, total_cpu / 1e6 / n, n);
+  printf ("  %-22s %6s %10s %6s %10s %6s\n", "op type", "layers", "ms/infer", "%", "cpu ms",
+      "cpu %");
   for (guint k = 0; k < types->len; k++) {
     const TypeTime *t = &g_array_index (types, TypeTime, k);
-    printf ("  %-22s %6d %10.3f %5.1f%%\n", t->type, t->layers, t->ns / 1e6 / n,
-        total ? 100.0 * t->ns / total : 0);
+    printf ("  %-22s %6d %10.3f %5.1f%% %10.3f %5.1f%%\n", t->type, t->layers, t->ns / 1e6 / n,
+        total ? 100.0 * t->ns / total : 0, t->cpu_ns / 1e6 / n,
+        total_cpu ? 100.0 * t->cpu_ns / total_cpu : 0);
   }
   g_array_free (types, TRUE);
   m2i_ir_infer_request_set_profiling (req, FALSE);

@@ -55,6 +55,20 @@ static const Layer layers[] = {
   /* depthwise (person-detection-retail-0013 style) */
   { "dw3x3/s1", 64, 80, 136, 64, 3, 1, 1, 64 },
   { "dw3x3/s2", 64, 80, 136, 64, 3, 2, 1, 64 },
+  /* depthwise of face-detection-adas-0001 (MobileNet SSD, 384×672 input) */
+  { "fda/conv2_1/dw", 24, 192, 336, 24, 3, 1, 1, 24 },
+  { "fda/conv2_2/dw", 56, 192, 336, 56, 3, 2, 1, 56 },
+  { "fda/conv3_1/dw", 104, 96, 168, 104, 3, 1, 1, 104 },
+  { "fda/conv3_2/dw", 120, 96, 168, 120, 3, 2, 1, 120 },
+  { "fda/conv4_1/dw", 232, 48, 84, 232, 3, 1, 1, 232 },
+  { "fda/conv5_1/dw", 360, 24, 42, 360, 3, 1, 1, 360 },
+  { "fda/conv6/dw", 224, 12, 21, 224, 3, 1, 1, 224 },
+  /* small planes: person-reidentification-retail-0288, 5x5 */
+  { "reid/dw 16x8", 32, 16, 8, 32, 3, 1, 1, 32 },
+  { "dw5x5/s1", 96, 40, 40, 96, 5, 1, 2, 96 },
+  { "dw5x5/s2", 96, 40, 40, 96, 5, 2, 2, 96 },
+  /* small groups (4 input, 4 output channels each) */
+  { "group4 3x3", 64, 56, 56, 64, 3, 1, 1, 16 },
 };
 
 /* Squeezenet's repeated shapes (fire3, fire5, fire7, fire9 expands) counted
@@ -65,7 +79,7 @@ squeezenet_multiplicity (const char *name)
   if (g_str_has_prefix (name, "fire2/expand") || g_str_has_prefix (name, "fire4/expand") ||
       g_str_has_prefix (name, "fire6/expand") || g_str_has_prefix (name, "fire8/expand"))
     return 2;
-  return g_str_has_prefix (name, "mnist") || g_str_has_prefix (name, "dw") ? 0 : 1;
+  return g_str_has_prefix (name, "fire") || g_str_has_prefix (name, "conv") ? 1 : 0;
 }
 
 static gboolean

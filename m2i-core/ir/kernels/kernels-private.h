@@ -105,6 +105,10 @@ M2iKFusion *ir_k_matmul_fusion (M2iOpContext *ctx, gint64 *channels);
  * (conv-winograd.h); for tests and benchmarks. */
 gboolean ir_k_conv_uses_winograd (const M2iOpContext *ctx);
 
+/* TRUE when the compiled Convolution layer runs directly (depthwise or
+ * small groups, conv-dw.h); for tests and benchmarks. */
+gboolean ir_k_conv_uses_direct (const M2iOpContext *ctx);
+
 /* ---- Threads ------------------------------------------------------------ */
 
 /* An inference's team of threads (team.c): N - 1 pool workers held for the
