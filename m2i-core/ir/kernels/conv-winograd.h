@@ -45,9 +45,14 @@ typedef struct {
 gboolean ir_winograd_enabled (void);
 void ir_winograd_set_enabled (gboolean on);
 
+/* The fewest 2×2 output tiles a layer takes this path with (16 by
+ * default); returns the previous value. Tests set 1 to check layers of a
+ * tile or a few. */
+gint ir_winograd_set_min_tiles (gint tiles);
+
 /* TRUE when F(2×2, 3×3) is enabled, applies to the layer and should beat the direct
  * product: a 3×3 kernel at stride 1 and dilation 1, one group, and enough
- * channels that the 16 small products stay efficient. */
+ * channels and tiles that the 16 small products stay efficient. */
 gboolean ir_winograd_applies (gint64 kh, gint64 kw, gint64 sh, gint64 sw, gint64 dh,
     gint64 dw, gint64 groups, gint64 c_in, gint64 c_out, gint64 oh, gint64 ow);
 

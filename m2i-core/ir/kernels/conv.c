@@ -254,8 +254,10 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
       ir_winograd_applies (s->kh, s->kw, s->sh, s->sw, s->dh, s->dw, s->groups, s->c_in,
           s->c_out, s->oh, s->ow))
     s->mode = CONV_WINOGRAD;
+  else if (s->oh * s->ow <= M2I_GEMM_TAIL_MAX && s->arch->tail)
+    s->mode = CONV_IM2COL;        /* a few pixels: exactly those columns, the tail kernel */
   else if ((s->sh == 1 && s->sw == 1) ||
-      ((s->kh > 1 || s->kw > 1) && s->k <= MAX_K_PLANES &&
+      ((s->kh > 1 || s->kw > 1) && (s->k <= MAX_K_PLANES || s->cout_g <= 64) &&
           MIN (s->sh, s->kh) * s->kw <= MAX_SLOTS &&
           s->c_in * MIN (s->sh, s->kh) * s->kw * s->ow *
           ((s->h + s->pt + s->pb + s->sh - 1) / s->sh) <= G_MAXINT / 4))
@@ -580,7 +582,7 @@ typedef struct {
  * (pr + sh·i - pt, pc + sw·j - pl) for j < wp, 0 outside it (compiled per
  * instruction set; stride 2 on its own, so the compiler knows it). */
 M2I_K_INLINE void
-phase_row_body (const ConvState *s, const float *img, gint64 pr, gint64 pc, gint64 i, float *d)
+phase_row_c_body (const ConvState *s, const float *img, gint64 pr, gint64 pc, gint64 i, float *d)
 {
   gint64 y = pr + s->sh * i - s->pt;
   gint64 c0 = pc - s->pl, sw = s->sw;
@@ -606,8 +608,64 @@ phase_row_body (const ConvState *s, const float *img, gint64 pr, gint64 pc, gint
   for (gint64 j = hi; j < s->wp; j++)
     d[j] = 0.0f;
 }
-M2I_K_SIMD_CLONES (phase_row, (const ConvState *s, const float *img, gint64 pr, gint64 pc,
+M2I_K_SIMD_CLONES (phase_row_c, (const ConvState *s, const float *img, gint64 pr, gint64 pc,
         gint64 i, float *d), (s, img, pr, pc, i, d))
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* A whole plane of slot (pr, pc) with AVX-512, 16 outputs a step: at
+ * stride 2 two loads and a permute, the loads masked to the row (larger
+ * strides gather, row-x86.h). The compiled row above gathers stride-2
+ * columns one at a time and is called per row: the copy was half the time
+ * of a strided layer with few output channels (gaze-estimation's 32→16
+ * 3×3 stride 2 on 60×60). */
+__attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq")))
+static void
+phase_plane_avx512 (const ConvState *s, const float *img, gint64 pr, gint64 pc, float *dst)
+{
+  const __m512i even = _mm512_setr_epi32 (0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
+      28, 30);
+  gint64 span = s->sw == 2 ? 32 : 16, c0 = pc - s->pl;
+  for (gint64 i = 0; i < s->hp; i++) {
+    float *d = dst + i * s->wp;
+    gint64 y = pr + s->sh * i - s->pt;
+    if (y < 0 || y >= s->h) {
+      memset (d, 0, s->wp * sizeof (float));
+      continue;
+    }
+    const float *row = img + y * s->w;
+    for (gint64 j = 0; j < s->wp; j += 16) {
+      gint64 n = MIN (16, s->wp - j), p0 = c0 + s->sw * j;
+      __mmask16 m = (__mmask16) ((1u << n) - 1), ok;
+      __m512 v;
+      if (s->sw <= 2) {
+        /* raw elements p0 + [lo, hi) lie inside the row */
+        gint64 lo = CLAMP (-p0, 0, span), hi = CLAMP (s->w - p0, 0, span);
+        guint32 raw = hi <= lo ? 0 : (guint32) ((((guint64) 1 << hi) - 1) & ~(((guint64) 1 << lo) - 1));
+        v = s->sw == 1 ? _mm512_maskz_loadu_ps ((__mmask16) raw, row + p0)
+            : _mm512_permutex2var_ps (_mm512_maskz_loadu_ps ((__mmask16) raw, row + p0), even,
+                _mm512_maskz_loadu_ps ((__mmask16) (raw >> 16), row + p0 + 16));
+      } else {
+        v = ir_k_load_row16 (row, p0, s->sw, s->w, FALSE, m, &ok);
+      }
+      _mm512_mask_storeu_ps (d + j, m, v);
+    }
+  }
+}
+#endif
+
+/* Slot (pr, pc) of one channel: every row (phase_row_c). */
+static void
+phase_plane (const ConvState *s, const float *img, gint64 pr, gint64 pc, float *dst)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (m2i_cpu_flags () & M2I_CPU_AVX512F) {
+    phase_plane_avx512 (s, img, pr, pc, dst);
+    return;
+  }
+#endif
+  for (gint64 i = 0; i < s->hp; i++)
+    phase_row_c (s, img, pr, pc, i, dst + i * s->wp);
+}
 
 /* Copies channels [begin, end) of one image into the zero-bordered source. */
 static void
@@ -635,9 +693,8 @@ pad_slice (gint begin, gint end, gint slice, gpointer data)
     for (gint c = begin; c < end; c++)
       for (gint p = 0; p < s->n_slots; p++) {
         gint64 pr = s->slot_row[p], pc = s->slot_col[p];
-        float *dst = j->dst + (gsize) c * s->chan + (gsize) p * s->plane;
-        for (gint64 i = 0; i < s->hp; i++)
-          phase_row (s, j->in + (gsize) c * s->h * s->w, pr, pc, i, dst + i * s->wp);
+        phase_plane (s, j->in + (gsize) c * s->h * s->w, pr, pc,
+            j->dst + (gsize) c * s->chan + (gsize) p * s->plane);
       }
     return;
   }

@@ -412,6 +412,9 @@ test_winograd (void)
     { 1, 20, 13, 10, 40, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
   };
   g_assert_true (ir_winograd_enabled ());
+  /* Layers of one tile and a few run as the direct product by default:
+   * here they take Winograd too. */
+  gint min_tiles = ir_winograd_set_min_tiles (1);
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     const ConvCase *c = &cases[i];
     ConvRef r = conv_ref_new (c, 77 + i);
@@ -461,6 +464,21 @@ test_winograd (void)
     KTest *t = conv_test_new (&direct_cases[i], buf, buf, FALSE, 1);
     kt_run (t, 1);
     g_assert_false (ir_k_conv_uses_winograd (&t->ctx));
+    kt_free (t);
+  }
+  ir_winograd_set_min_tiles (min_tiles);
+  /* By default, too few tiles: the direct product (1 and 9 tiles), and
+   * enough (16). */
+  static const ConvCase few[] = {
+    { 1, 64, 4, 4, 64, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 64, 6, 6, 64, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 64, 8, 8, 64, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+  };
+  static float big[64 * 64 * 9];
+  for (guint i = 0; i < G_N_ELEMENTS (few); i++) {
+    KTest *t = conv_test_new (&few[i], big, big, FALSE, 1);
+    kt_run (t, 1);
+    g_assert_true (ir_k_conv_uses_winograd (&t->ctx) == (i == 2));
     kt_free (t);
   }
 }
