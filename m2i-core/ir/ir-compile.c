@@ -486,13 +486,22 @@ place_groups (M2iIrCompiledModel *cm)
 
 /* Element-wise kernels: output element i depends on input element i only
  * (for an input of the output's shape), so they may write over that input.
- * Checked against each kernel's loops (kernels/eltwise.c, activation.c). */
+ * Checked against each kernel's loops (kernels/eltwise.c, activation.c,
+ * unary.c, compare.c: LogicalNot and Select). */
 static gboolean
 is_elementwise (const M2iOpKernel *k)
 {
   static const M2iOpKernel *const kernels[] = {
     &ir_kernel_add, &ir_kernel_subtract, &ir_kernel_multiply, &ir_kernel_divide,
     &ir_kernel_relu, &ir_kernel_prelu, &ir_kernel_clamp, &ir_kernel_sigmoid, &ir_kernel_exp,
+    &ir_kernel_maximum, &ir_kernel_minimum, &ir_kernel_squared_difference,
+    &ir_kernel_mod, &ir_kernel_floor_mod, &ir_kernel_power,
+    &ir_kernel_swish, &ir_kernel_hswish, &ir_kernel_hsigmoid, &ir_kernel_hard_sigmoid,
+    &ir_kernel_mish, &ir_kernel_gelu, &ir_kernel_elu, &ir_kernel_selu,
+    &ir_kernel_softplus, &ir_kernel_softsign, &ir_kernel_tanh, &ir_kernel_erf,
+    &ir_kernel_abs, &ir_kernel_negative, &ir_kernel_sign, &ir_kernel_floor,
+    &ir_kernel_ceiling, &ir_kernel_round, &ir_kernel_sqrt, &ir_kernel_log,
+    &ir_kernel_logical_not, &ir_kernel_select,
   };
   for (guint i = 0; i < G_N_ELEMENTS (kernels); i++)
     if (k == kernels[i])
@@ -677,11 +686,32 @@ channel_bias (const CmValue *b, const M2iShape *out, gint axis, gint64 channels)
   return b->t.data;
 }
 
+/* A Swish step fusable into a convolution: its beta (input 1) absent or a
+ * constant f32 scalar. M2I_FUSE_SWISH=0 in the environment keeps every
+ * Swish a layer of its own (for measuring the fusion). */
+static gboolean
+swish_beta (const M2iIrCompiledModel *cm, gint step, float *beta)
+{
+  const CmStep *s = &g_array_index (cm->steps, CmStep, step);
+  const char *env = g_getenv ("M2I_FUSE_SWISH");
+  if (s->kernel != &ir_kernel_swish || s->ctx.n_outputs != 1 || (env && !strcmp (env, "0")))
+    return FALSE;
+  *beta = 1.0f;
+  if (s->ctx.n_inputs == 1)
+    return TRUE;
+  const CmValue *b = &cm->values[s->in_values[1]];
+  if (!b->is_const || b->t.type != M2I_ET_F32 || m2i_shape_numel (&b->t.shape) != 1)
+    return FALSE;
+  *beta = *(const float *) b->t.data;
+  return TRUE;
+}
+
 /* Convolution / GroupConvolution / MatMul → Add(per-channel constant) →
- * ReLU, each read only by the next: the layer adds the bias and applies
- * ReLU as it stores (ir_k_fuse_bias_relu, bit-identical to the separate
- * layers), the Add and ReLU steps go, and their readers read the layer's
- * output instead. */
+ * ReLU (or, for convolutions, Swish), each read only by the next: the layer
+ * adds the bias and applies ReLU as it stores (ir_k_fuse_bias_relu,
+ * bit-identical to the separate layers) or Swish right after
+ * (ir_k_fuse_swish, bit-identical too), the Add and activation steps go,
+ * and their readers read the layer's output instead. */
 static void
 fuse_epilogues (M2iIrCompiledModel *cm)
 {
@@ -705,7 +735,8 @@ fuse_epilogues (M2iIrCompiledModel *cm)
       continue;
     gint axis = matmul ? out->rank - 1 : 1;
     const float *bias = NULL;
-    gint b = only_reader (cm, v, si), relu_step = -1;
+    gint b = only_reader (cm, v, si), relu_step = -1, swish_step = -1;
+    float beta = 1.0f;
     if (b < 0)
       continue;
     const CmStep *bs = &g_array_index (cm->steps, CmStep, b);
@@ -723,8 +754,13 @@ fuse_epilogues (M2iIrCompiledModel *cm)
       if (c >= 0 && g_array_index (cm->steps, CmStep, c).kernel == &ir_kernel_relu &&
           !g_array_index (cm->steps, CmStep, c).reinfer)
         relu_step = c;
+      else if (c >= 0 && !matmul && swish_beta (cm, c, &beta))
+        swish_step = c;
     } else if (bs->kernel == &ir_kernel_relu) {
       relu_step = b;
+      b = -1;
+    } else if (!matmul && swish_beta (cm, b, &beta)) {
+      swish_step = b;
       b = -1;
     } else
       continue;
@@ -733,9 +769,13 @@ fuse_epilogues (M2iIrCompiledModel *cm)
       g_clear_error (&e);                      /* not fusable: the layers run */
       continue;
     }
-    /* the Add and the ReLU go; whoever read them reads the layer */
-    const gint gone[2] = { b, relu_step };
-    for (gint k = 0; k < 2; k++) {
+    if (swish_step >= 0 && !ir_k_fuse_swish (&a->ctx, beta, &e)) {
+      g_clear_error (&e);                      /* the Swish runs by itself */
+      swish_step = -1;
+    }
+    /* the Add and the activation go; whoever read them reads the layer */
+    const gint gone[3] = { b, relu_step, swish_step };
+    for (gint k = 0; k < 3; k++) {
       if (gone[k] < 0)
         continue;
       const CmStep *t = &g_array_index (cm->steps, CmStep, gone[k]);

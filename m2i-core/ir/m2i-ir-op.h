@@ -109,7 +109,8 @@ typedef struct {
    * overlaps an input, except that a view op (the runtime's own Reshape,
    * Squeeze, Unsqueeze) may get an output aliasing its input, and the
    * built-in element-wise kernels (Add, Subtract, Multiply, Divide, ReLU,
-   * PReLU, Clamp, Sigmoid, Exp: listed in ir-compile.c) may get an output
+   * PReLU, Clamp, Sigmoid, Exp, the other binary arithmetic, the unary
+   * math, LogicalNot, Select: listed in ir-compile.c) may get an output
    * that is the very buffer of an input of the same shape and type (they
    * must compute element i from input element i only). Also called once at
    * compile time when every input is constant (constant folding).

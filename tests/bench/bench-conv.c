@@ -1,5 +1,7 @@
 /* bench-conv — GFLOPS of the Convolution kernel on every convolution shape of
- * squeezenet1.1 and of a small Fashion-MNIST CNN, one and two threads.
+ * squeezenet1.1 and of a small Fashion-MNIST CNN, one and two threads; and
+ * YOLOv8n's Conv + bias + Swish blocks with the Swish fused into the
+ * convolution and apart.
  *
  * Usage: bench-conv [--min-ms N] [--filter SUBSTRING]
  * The instruction set is the best the CPU allows; run under
@@ -26,6 +28,7 @@
 typedef struct {
   const char *name;
   gint c_in, h, w, c_out, k, stride, pad, groups;
+  gboolean swish;                      /* + bias + Swish (YOLO's Conv blocks) */
 } Layer;
 
 static const Layer layers[] = {
@@ -81,6 +84,15 @@ static const Layer layers[] = {
   { "wino/128x10x10 p1", 128, 10, 10, 128, 3, 1, 1, 1 },
   /* small groups (4 input, 4 output channels each) */
   { "group4 3x3", 64, 56, 56, 64, 3, 1, 1, 16 },
+  /* YOLOv8n at 640×640: Conv → bias → Swish blocks (the fused epilogue) */
+  { "yolov8n/0", 3, 640, 640, 16, 3, 2, 1, 1, TRUE },
+  { "yolov8n/1", 16, 320, 320, 32, 3, 2, 1, 1, TRUE },
+  { "yolov8n/2.cv1", 32, 160, 160, 32, 1, 1, 0, 1, TRUE },
+  { "yolov8n/2.m.cv1", 16, 160, 160, 16, 3, 1, 1, 1, TRUE },
+  { "yolov8n/3", 32, 160, 160, 64, 3, 2, 1, 1, TRUE },
+  { "yolov8n/4.m.cv1", 32, 80, 80, 32, 3, 1, 1, 1, TRUE },
+  { "yolov8n/6.m.cv1", 64, 40, 40, 64, 3, 1, 1, 1, TRUE },
+  { "yolov8n/9.cv2", 512, 20, 20, 256, 1, 1, 0, 1, TRUE },
 };
 
 /* Squeezenet's repeated shapes (fire3, fire5, fire7, fire9 expands) counted
@@ -100,6 +112,65 @@ execute_layer (gpointer t, GError **error)
   return kt_execute (t, error);
 }
 
+/* A convolution (bias fused) and the Swish layer after it, in place, as
+ * the runtime runs them without the Swish fusion. */
+typedef struct {
+  KTest *conv, *swish;
+} Unfused;
+
+static gboolean
+execute_unfused (gpointer p, GError **error)
+{
+  Unfused *u = p;
+  return kt_execute (u->conv, error) && kt_execute (u->swish, error);
+}
+
+/* Times one YOLO block four ways: conv + bias + Swish fused, the same
+ * without the Swish fusion (conv + bias, then the Swish kernel in place),
+ * the Swish kernel alone on that output (1 thread), and fused on 2
+ * threads. Whichever runs first in a process measures slower (caches,
+ * clocks), so the ways are timed in one order and then in the other, and
+ * each keeps its best. */
+static void
+time_swish_layer (const Layer *L, const float *in, const float *wts, const float *bias,
+    double min_ms, double ms[4], gboolean *winograd)
+{
+  g_autofree gchar *pad = g_strdup_printf ("%d,%d", L->pad, L->pad);
+  g_autofree gchar *stride = g_strdup_printf ("%d,%d", L->stride, L->stride);
+  for (gint k = 0; k < 4; k++)
+    ms[k] = G_MAXDOUBLE;
+  for (gint pass = 0; pass < 6; pass++) {
+    gint v = pass < 3 ? pass : 5 - pass;
+    KTest *t = kt_new (&ir_kernel_convolution, "opset1");
+    t->ctx.n_threads = v == 2 ? 2 : 1;
+    kt_attr (t, "strides", stride);
+    kt_attr (t, "dilations", "1,1");
+    kt_attr (t, "pads_begin", pad);
+    kt_attr (t, "pads_end", pad);
+    kt_input (t, M2I_ET_F32, SHAPE (1, L->c_in, L->h, L->w), in, FALSE);
+    kt_input (t, M2I_ET_F32, SHAPE (L->c_out, L->c_in, L->k, L->k), wts, TRUE);
+    GError *error = NULL;
+    if (!kt_infer (t, 1, &error) || !ir_k_fuse_bias_relu (&t->ctx, bias, L->c_out, FALSE,
+            &error) || (v != 1 && !ir_k_fuse_swish (&t->ctx, 1.0f, &error)))
+      g_error ("%s", error->message);
+    *winograd = ir_k_conv_uses_winograd (&t->ctx);
+    if (v == 1) {
+      Unfused u = { t, kt_new (&ir_kernel_swish, "opset4") };
+      u.swish->ctx.n_threads = t->ctx.n_threads;           /* one thread too */
+      kt_input (u.swish, M2I_ET_F32, t->outputs[0].shape, t->outputs[0].data, FALSE);
+      if (!kt_infer (u.swish, 1, &error))
+        g_error ("%s", error->message);
+      u.swish->outputs[0].data = t->outputs[0].data;        /* in place */
+      ms[v] = MIN (ms[v], bench_time_runs (execute_unfused, &u, min_ms / 2) * 1e3);
+      ms[3] = MIN (ms[3], bench_time_runs (execute_layer, u.swish, min_ms / 2) * 1e3);
+      kt_free (u.swish);
+    } else {
+      ms[v] = MIN (ms[v], bench_time_runs (execute_layer, t, min_ms / 2) * 1e3);
+    }
+    kt_free (t);
+  }
+}
+
 /* Times every selected layer on ONNX Runtime; fills ort_ms[layer][thread]
  * (-1 where unknown). Returns the peer's description, or NULL. */
 static gchar *
@@ -109,8 +180,8 @@ run_ort_peer (const gboolean *selected, double (*ort_ms)[2], double min_ms)
   for (guint l = 0; l < G_N_ELEMENTS (layers); l++) {
     const Layer *L = &layers[l];
     for (gint threads = 1; threads <= 2 && selected[l]; threads++)
-      g_string_append_printf (req, "%u %d %d %d %d %d %d %d %d %d %g\n", l, L->c_in, L->h,
-          L->w, L->c_out, L->k, L->stride, L->pad, L->groups, threads, min_ms);
+      g_string_append_printf (req, "%u %d %d %d %d %d %d %d %d %d %g %d\n", l, L->c_in, L->h,
+          L->w, L->c_out, L->k, L->stride, L->pad, L->groups, threads, min_ms, L->swish);
   }
   gchar *version = bench_ort_peer ("ort-conv.cjs", req->str, ort_ms, G_N_ELEMENTS (layers));
   g_string_free (req, TRUE);
@@ -172,7 +243,7 @@ main (int argc, char **argv)
   double total[4] = { 0 };
   for (guint l = 0; l < G_N_ELEMENTS (layers); l++) {
     const Layer *L = &layers[l];
-    if (!selected[l])
+    if (!selected[l] || L->swish)
       continue;
     gint64 oh = (L->h + 2 * L->pad - L->k) / L->stride + 1;
     gint64 ow = (L->w + 2 * L->pad - L->k) / L->stride + 1;
@@ -223,5 +294,40 @@ main (int argc, char **argv)
     printf ("%-18s %-22s %7s | %9.3f %9s | %9.3f %9s | %9.3f %9.3f\n",
         "squeezenet convs", "(sum, repeats counted)", "", total[0], "", total[1], "",
         ort ? total[2] : -1.0, ort ? total[3] : -1.0);
+
+  /* YOLO blocks: Conv + bias + Swish, fused and not; ONNX Runtime's
+   * Conv + Sigmoid + Mul. */
+  gboolean header = FALSE;
+  for (guint l = 0; l < G_N_ELEMENTS (layers); l++) {
+    const Layer *L = &layers[l];
+    if (!selected[l] || !L->swish)
+      continue;
+    if (!header) {
+      printf ("\nConv + bias + Swish: m2i with the Swish fused into the convolution, and "
+          "without (a Swish layer after it, in place); ORT: Conv + Sigmoid + Mul\n");
+      printf ("%-18s %-22s | %11s %11s %6s %9s %7s | %11s | %9s %9s\n", "layer", "shape",
+          "fused 1t ms", "apart 1t ms", "saved", "Swish ms", "ns/elt", "fused 2t ms",
+          "ort 1t ms", "ort 2t ms");
+      header = TRUE;
+    }
+    gsize n_in = (gsize) L->c_in * L->h * L->w, n_w = (gsize) L->c_out * L->c_in * L->k * L->k;
+    float *in = g_new (float, n_in), *wts = g_new (float, n_w), *bias = g_new (float, L->c_out);
+    kt_fill (in, n_in, 1, -1, 1);
+    kt_fill (wts, n_w, 2, -0.1f, 0.1f);
+    kt_fill (bias, L->c_out, 3, -1, 1);
+    double ms[4];
+    gboolean winograd = FALSE;
+    time_swish_layer (L, in, wts, bias, min_ms, ms, &winograd);
+    gint64 oh = (L->h + 2 * L->pad - L->k) / L->stride + 1;
+    gint64 ow = (L->w + 2 * L->pad - L->k) / L->stride + 1;
+    g_autofree gchar *shape = g_strdup_printf ("%dx%dx%d k%d s%d%s", L->c_in, L->h, L->w,
+        L->k, L->stride, winograd ? " W" : "");
+    printf ("%-18s %-22s | %11.3f %11.3f %5.0f%% %9.3f %7.3f | %11.3f | %9.3f %9.3f\n",
+        L->name, shape, ms[0], ms[1], 100 * (1 - ms[0] / ms[1]), ms[3],
+        ms[3] * 1e6 / (L->c_out * oh * ow), ms[2], ort_ms[l][0], ort_ms[l][1]);
+    g_free (in);
+    g_free (wts);
+    g_free (bias);
+  }
   return 0;
 }

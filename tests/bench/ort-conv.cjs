@@ -1,6 +1,8 @@
 // ort-conv.cjs — the ONNX Runtime peer of bench-conv: times one Conv layer
-// per line of stdin ("name c_in h w c_out k stride pad groups threads min_ms")
-// on ONNX Runtime's CPU provider and prints "name threads ms" per layer.
+// per line of stdin ("name c_in h w c_out k stride pad groups threads min_ms
+// [swish]") on ONNX Runtime's CPU provider and prints "name threads ms" per
+// layer. With swish 1 the layer is YOLO's Conv (with a bias) → Sigmoid →
+// Mul (SiLU), as ONNX exports of Ultralytics models write it.
 //
 // The one-node ONNX model is written here by a minimal protobuf encoder (the
 // field numbers of onnx.proto), with the weights as an initializer so
@@ -42,23 +44,33 @@ const intsAttr = (name, values) =>
   [...bytes(1, name), ...vint(20, 7), ...values.flatMap((v) => vint(8, v))];
 const intAttr = (name, value) => [...bytes(1, name), ...vint(20, 2), ...vint(3, value)];
 
-function convModel(L, weights) {
+const initializer = (name, dims, values) => [
+  ...dims.flatMap((d) => vint(1, d)), ...vint(2, 1), ...bytes(8, name),
+  ...bytes(9, new Uint8Array(values.buffer)),
+];
+
+function convModel(L, weights, bias) {
   const oh = Math.floor((L.h + 2 * L.pad - L.k) / L.stride) + 1;
   const ow = Math.floor((L.w + 2 * L.pad - L.k) / L.stride) + 1;
   const wdims = [L.c_out, L.c_in / L.groups, L.k, L.k];
-  const node = [
-    ...bytes(1, 'x'), ...bytes(1, 'w'), ...bytes(2, 'y'), ...bytes(4, 'Conv'),
+  const conv = [
+    ...bytes(1, 'x'), ...bytes(1, 'w'), ...(L.swish ? bytes(1, 'b') : []),
+    ...bytes(2, L.swish ? 'c' : 'y'), ...bytes(4, 'Conv'),
     ...bytes(5, intsAttr('kernel_shape', [L.k, L.k])),
     ...bytes(5, intsAttr('strides', [L.stride, L.stride])),
     ...bytes(5, intsAttr('pads', [L.pad, L.pad, L.pad, L.pad])),
     ...bytes(5, intAttr('group', L.groups)),
   ];
-  const init = [
-    ...wdims.flatMap((d) => vint(1, d)), ...vint(2, 1), ...bytes(8, 'w'),
-    ...bytes(9, new Uint8Array(weights.buffer)),
-  ];
+  const nodes = [...bytes(1, conv)];
+  const inits = [...bytes(5, initializer('w', wdims, weights))];
+  if (L.swish) {
+    nodes.push(...bytes(1, [...bytes(1, 'c'), ...bytes(2, 's'), ...bytes(4, 'Sigmoid')]));
+    nodes.push(...bytes(1, [...bytes(1, 'c'), ...bytes(1, 's'), ...bytes(2, 'y'),
+      ...bytes(4, 'Mul')]));
+    inits.push(...bytes(5, initializer('b', [L.c_out], bias)));
+  }
   const graph = [
-    ...bytes(1, node), ...bytes(2, 'g'), ...bytes(5, init),
+    ...nodes, ...bytes(2, 'g'), ...inits,
     ...bytes(11, valueInfo('x', [1, L.c_in, L.h, L.w])),
     ...bytes(12, valueInfo('y', [1, L.c_out, oh, ow])),
   ];
@@ -82,7 +94,8 @@ function fill(n, seed, lo, hi) {
 async function timeLayer(L) {
   const w = fill(L.c_out * (L.c_in / L.groups) * L.k * L.k, 2, -0.1, 0.1);
   const x = fill(L.c_in * L.h * L.w, 1, -1, 1);
-  const session = await ort.InferenceSession.create(convModel(L, w), {
+  const b = fill(L.c_out, 3, -1, 1);
+  const session = await ort.InferenceSession.create(convModel(L, w, b), {
     intraOpNumThreads: L.threads, interOpNumThreads: 1,
     executionMode: 'sequential', graphOptimizationLevel: 'all',
   });
@@ -115,7 +128,7 @@ async function main() {
     const f = line.trim().split(/\s+/);
     const n = f.slice(1).map(Number);
     const L = { name: f[0], c_in: n[0], h: n[1], w: n[2], c_out: n[3], k: n[4],
-      stride: n[5], pad: n[6], groups: n[7], threads: n[8], min_ms: n[9] };
+      stride: n[5], pad: n[6], groups: n[7], threads: n[8], min_ms: n[9], swish: n[10] === 1 };
     console.log(`${L.name} ${L.threads} ${(await timeLayer(L)).toFixed(4)}`);
   }
 }

@@ -1,5 +1,6 @@
 /* Activations: ReLU-1, Clamp-1 (f32, i32, i64), Sigmoid-1, Exp-1 (f32) and
- * PReLU-1 (f32, slope per channel or numpy-broadcast).
+ * PReLU-1 (f32, slope per channel or numpy-broadcast). Sigmoid and Exp use
+ * vmath.h's vectorized e^x (within 2 ulp).
  *
  * Results follow the OpenVINO reference expressions, NaN included:
  * ReLU is x > 0 ? x : 0 (NaN gives 0), Clamp is min(max(x, lo), hi) with
@@ -7,6 +8,7 @@
  * is x < 0 ? slope·x : x.
  */
 #include "kernels-private.h"
+#include "vmath.h"
 #include <base/m2i-parallel.h>
 
 #include <math.h>
@@ -40,22 +42,36 @@ clamp_f32_body (const float *x, float *y, gint64 n, float lo, float hi)
 M2I_K_SIMD_CLONES (clamp_f32, (const float *x, float *y, gint64 n, float lo, float hi),
     (x, y, n, lo, hi))
 
+/* 1 / (1 + e^-x), written as e^x / (1 + e^x) for negative x so that e^-x
+ * cannot overflow and tiny results keep their value (vmath.h). */
+M2I_K_INLINE void
+sigmoid_f32_body (const float *x, float *y, gint64 n)
+{
+  for (gint64 i = 0; i < n; i++)
+    y[i] = ir_vm_sigmoid (x[i]);
+}
+M2I_K_SIMD_CLONES (sigmoid_f32, (const float *x, float *y, gint64 n), (x, y, n))
+
+M2I_K_INLINE void
+exp_f32_body (const float *x, float *y, gint64 n)
+{
+  for (gint64 i = 0; i < n; i++)
+    y[i] = ir_vm_exp (x[i]);
+}
+M2I_K_SIMD_CLONES (exp_f32, (const float *x, float *y, gint64 n), (x, y, n))
+
 typedef struct {
   const ActState *s;
   const guint8 *x;
   guint8 *y;
 } ActJob;
 
-#define ACT_CHUNK 16384
-
 static void
-act_slice (gint begin, gint end, gint slice, gpointer data)
+act_chunk (gint64 first, gint64 n, gpointer data)
 {
   const ActJob *j = data;
   const ActState *s = j->s;
   gsize es = m2i_element_type_size (s->type);
-  gint64 first = (gint64) begin * ACT_CHUNK;
-  gint64 n = MIN ((gint64) end * ACT_CHUNK, s->numel) - first;
   const guint8 *xb = j->x + first * es;
   guint8 *yb = j->y + first * es;
   if (s->type == M2I_ET_F32) {
@@ -64,18 +80,8 @@ act_slice (gint begin, gint end, gint slice, gpointer data)
     switch (s->op) {
       case ACT_RELU: relu_f32 (x, y, n); break;
       case ACT_CLAMP: clamp_f32 (x, y, n, s->lo, s->hi); break;
-      case ACT_SIGMOID:
-        /* 1 / (1 + e^-x), written as e^x / (1 + e^x) for negative x so
-         * that e^-x cannot overflow and tiny results keep their value. */
-        for (gint64 i = 0; i < n; i++) {
-          float e = expf (-fabsf (x[i]));
-          y[i] = x[i] >= 0.0f ? 1.0f / (1.0f + e) : e / (1.0f + e);
-        }
-        break;
-      case ACT_EXP:
-        for (gint64 i = 0; i < n; i++)
-          y[i] = expf (x[i]);
-        break;
+      case ACT_SIGMOID: sigmoid_f32 (x, y, n); break;
+      case ACT_EXP: exp_f32 (x, y, n); break;
     }
   } else if (s->type == M2I_ET_I32) {
     const gint32 *x = (const gint32 *) xb;
@@ -147,9 +153,7 @@ act_execute (M2iOpContext *ctx, GError **error)
 {
   const ActState *s = ctx->state;
   ActJob j = { s, ctx->inputs[0].data, ctx->outputs[0].data };
-  gint chunks = (gint) ((s->numel + ACT_CHUNK - 1) / ACT_CHUNK);
-  gint slices = s->numel >= 4 * ACT_CHUNK ? ir_k_threads (ctx) : 1;
-  ir_k_parallel_for (chunks, slices, 1, act_slice, &j);
+  ir_k_run_chunks (ctx, s->numel, 65536, act_chunk, &j);
   return TRUE;
 }
 

@@ -94,12 +94,15 @@ dw_slice (gint begin, gint end, gint slice, gpointer data)
   gsize hw = (gsize) g->h * g->w, ohw = (gsize) g->oh * g->ow;
   gint64 taps = g->cin_g * g->kh * g->kw;
   for (gint t = begin; t < end; t++) {
-    gint64 band = t % j->bands, plane = t / j->bands;
-    gint64 co = plane % j->c_out, n = plane / j->c_out;
+    gint64 band = t % j->bands, index = t / j->bands;
+    gint64 co = index % j->c_out, n = index / j->c_out;
     gint64 first = n * j->c_in + co / j->cout_g * g->cin_g;   /* the group's first input */
+    gint64 y0 = band * g->oh / j->bands, y1 = (band + 1) * g->oh / j->bands;
+    float *out = j->out + (n * j->c_out + co) * ohw;
     j->rows (g, j->in + first * hw, hw, j->wts + co * taps,
-        j->f->bias ? j->f->bias + co : NULL, j->f->relu, j->out + (n * j->c_out + co) * ohw,
-        band * g->oh / j->bands, (band + 1) * g->oh / j->bands);
+        j->f->bias ? j->f->bias + co : NULL, j->f->relu, out, y0, y1);
+    /* a fused Swish on the rows just written */
+    ir_k_fusion_swish (j->f, out + y0 * g->ow, (y1 - y0) * g->ow);
   }
 }
 

@@ -9,7 +9,8 @@
  *               in[ci][y·sh + kh·dh − pt][x·sw + kw·dw − pl]
  *
  * (0 outside the image), summed in the order ci, kh, kw, then + bias, then
- * ReLU when fused (the float operations of the Add and ReLU layers).
+ * ReLU when fused (the float operations of the Add and ReLU layers), or a
+ * fused Swish on the rows just written.
  * Lanes run along a row of outputs: for every tap a vector of W outputs
  * takes one load (stride 2: two loads and a permute) and one FMA; columns
  * whose taps all read inside the row (almost all) use plain loads, the
@@ -71,7 +72,7 @@ IrDwRows ir_dw_rows_avx512 (const IrDwGeom *g);
 /* Runs a whole layer: @batch images of @c_in input planes (@in) into
  * c_out = groups · cout_g output planes (@out), weights @wts as
  * GroupConvolution lays them out ([G][cout_g][cin_g][kh][kw]), the fused
- * bias and ReLU of @f, split over @slices of the inference's threads
+ * bias and ReLU or Swish of @f, split over @slices of the inference's threads
  * (tasks: an output plane, or a band of its rows when planes are fewer
  * than the slices). Allocates nothing. */
 void ir_dw_run (const IrDwGeom *g, IrDwRows rows, const float *in, const float *wts,

@@ -359,9 +359,9 @@ output_run (const float *m, gsize xs, gint n, float *o0, float *o1, gboolean has
 
 typedef struct {
   const M2iWinograd *wg;
-  const float *in, *bias;
+  const float *in;
+  const M2iKFusion *fused;
   float *out, *plane, *scratch;
-  gboolean relu;
 } WgJob;
 
 /* Channels [begin, end) of the input into the zero-bordered planes. */
@@ -406,11 +406,34 @@ input_block (const M2iWinograd *wg, const float *plane, gint64 b, float *v)
   }
 }
 
+/* The fused Swish over the pixels of tiles [q0, q0 + nt) of one output
+ * plane, just stored: per tile row two row segments, merged where they
+ * touch (whole rows), so a block is a few calls, not one per tile run. */
+static void
+swish_block (const M2iWinograd *wg, const M2iKFusion *f, float *plane, gint64 q0, gint64 nt)
+{
+  gint64 pend0 = 0, pend1 = 0;         /* a run of pixels not yet passed */
+  for (gint64 ty = q0 / wg->tw; ty <= (q0 + nt - 1) / wg->tw; ty++) {
+    gint64 ta = MAX (q0 - ty * wg->tw, 0), tb = MIN (q0 + nt - ty * wg->tw, wg->tw);
+    for (gint64 y = 2 * ty; y < MIN (2 * ty + 2, wg->oh); y++) {
+      gint64 a = y * wg->ow + 2 * ta, b = y * wg->ow + MIN (2 * tb, wg->ow);
+      if (a != pend1) {
+        ir_k_fusion_swish (f, plane + pend0, pend1 - pend0);
+        pend0 = a;
+      }
+      pend1 = b;
+    }
+  }
+  ir_k_fusion_swish (f, plane + pend0, pend1 - pend0);
+}
+
 /* Y of tile block @b for output channels [r0, r0 + rows) from m ([ξ][mb][vw]). */
 static void
 output_block (const M2iWinograd *wg, const float *m, gint64 b, gint64 r0, gint64 rows,
-    float *out, const float *bias, gboolean relu, float *spare)
+    float *out, const M2iKFusion *f, float *spare)
 {
+  const float *bias = f->bias;
+  gboolean relu = f->relu;
   gint64 q0 = wg->block_start[b], nt = wg->block_start[b + 1] - q0;
   gsize xs = wg->m_stride, ohw = (gsize) wg->oh * wg->ow;
   gint64 full = wg->ow / 2;            /* tiles of a row with both columns inside */
@@ -438,6 +461,8 @@ output_block (const M2iWinograd *wg, const float *m, gint64 b, gint64 r0, gint64
       }
       q += end - tx;
     }
+    if (f->swish)
+      swish_block (wg, f, plane, q0, nt);
   }
 }
 
@@ -486,15 +511,15 @@ block_slice (gint begin, gint end, gint slice, gpointer data)
         ir_gemm_tail_panel (wg->arch, (gint) rows, (gint) wg->c_in, u, ncols - tail, tail,
             panel_b, &p, NULL, &o);
     }
-    output_block (wg, m, b, r0, rows, j->out, j->bias, j->relu, spare);
+    output_block (wg, m, b, r0, rows, j->out, j->fused, spare);
   }
 }
 
 void
-ir_winograd_run (const M2iWinograd *wg, const float *in, float *out, const float *bias,
-    gboolean relu, gint slices, float *scratch)
+ir_winograd_run (const M2iWinograd *wg, const float *in, float *out, const M2iKFusion *fused,
+    gint slices, float *scratch)
 {
-  WgJob j = { wg, in, bias, out, scratch, scratch + plane_floats (wg), relu };
+  WgJob j = { wg, in, fused, out, scratch, scratch + plane_floats (wg) };
   ir_k_parallel_for ((gint) wg->c_in, slices, 16, pad_slice, &j);
   ir_k_parallel_for ((gint) (wg->blocks * wg->m_blocks), slices, 1, block_slice, &j);
 }

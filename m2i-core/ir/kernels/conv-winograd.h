@@ -19,6 +19,7 @@
 #pragma once
 
 #include "gemm.h"
+#include "kernels-private.h"
 
 G_BEGIN_DECLS
 
@@ -67,10 +68,11 @@ void ir_winograd_free (M2iWinograd *wg);
 /* Bytes of scratch ir_winograd_run() needs for up to @slices slices. */
 gsize ir_winograd_scratch_bytes (const M2iWinograd *wg, gint slices);
 
-/* One image: @in (C_in × h × w) to @out (C_out × oh × ow), + bias[c] and
- * max (·, 0) when given (the fused Add and ReLU), over up to @slices
- * threads. @scratch: ir_winograd_scratch_bytes(), 64-byte aligned. */
-void ir_winograd_run (const M2iWinograd *wg, const float *in, float *out, const float *bias,
-    gboolean relu, gint slices, float *scratch);
+/* One image: @in (C_in × h × w) to @out (C_out × oh × ow), then what
+ * @fused says (+ bias[c], max (·, 0) or Swish: the fused Add, ReLU or
+ * Swish layers; kernels-private.h), over up to @slices threads.
+ * @scratch: ir_winograd_scratch_bytes(), 64-byte aligned. */
+void ir_winograd_run (const M2iWinograd *wg, const float *in, float *out,
+    const M2iKFusion *fused, gint slices, float *scratch);
 
 G_END_DECLS

@@ -80,7 +80,7 @@ typedef struct {
    * j columns left of its output, the first j for one j right of it, none
    * for the middle taps), each after `gap` zeros (the first and last rows'
    * wrapped reads); tap kw reads copy tap_copy[kw]. */
-  M2iKFusion fused;                    /* ir_k_fuse_bias_relu () */
+  M2iKFusion fused;                    /* ir_k_fuse_bias_relu (), _swish () */
   gboolean padded;                     /* the source is a padded copy in scratch */
   gint64 hp, wp, plane;                /* source plane: hp × wp, plane = hp · wp */
   gint64 x0, guard;
@@ -498,6 +498,20 @@ typedef struct {
   gint64 block_rows;                   /* output channels of a row block */
 } ConvJob;
 
+/* Pixels [p0, p1) of @rows output channels from @c (plane stride ohw)
+ * stored but not yet passed through the fused Swish. */
+typedef struct {
+  float *c;
+  gint64 rows, p0, p1;
+} SwishPending;
+
+static void
+swish_pending (const ConvState *s, const SwishPending *p, gsize ohw)
+{
+  for (gint64 r = 0; p->c && r < p->rows; r++)
+    ir_k_fusion_swish (&s->fused, p->c + r * ohw + p->p0, p->p1 - p->p0);
+}
+
 static void
 conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
 {
@@ -514,6 +528,7 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
   gint32 run_at[M2I_GEMM_MAX_NR];
   gint step = s->arch->step;
   gint64 per_block = j->images * s->groups * j->panels;
+  SwishPending pend = { NULL };
   for (gint t = begin; t < end; t++) {
     /* Tasks: row blocks outermost (each slice then needs only its part
      * of the weights), then images, groups, column panels. */
@@ -563,13 +578,38 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
     /* A last panel of a few columns (a 14×14 plane: 4) by the tail
      * kernel, which reads only those columns of B. */
     cp.width = ncols;
-    if (ir_gemm_tail_panel (s->arch, (gint) rows, (gint) s->k, a, n0, ncols, get_b, &cp,
-            bbuf, &o))
-      continue;
-    cp.width = nr;
-    ir_gemm_column_panel (s->arch, (gint) rows, (gint) s->k, a, s->arch->mr, n0, ncols,
-        get_b, &cp, bbuf, strip, &o);
+    if (!ir_gemm_tail_panel (s->arch, (gint) rows, (gint) s->k, a, n0, ncols, get_b, &cp,
+            bbuf, &o)) {
+      cp.width = nr;
+      ir_gemm_column_panel (s->arch, (gint) rows, (gint) s->k, a, s->arch->mr, n0, ncols,
+          get_b, &cp, bbuf, strip, &o);
+    }
+    if (s->fused.swish) {
+      /* The panel's results: one run of pixels per output channel (grid
+       * columns map to consecutive pixels, pad columns aside), [p0, p1).
+       * Consecutive panels of one row block continue each other's runs:
+       * they are passed through Swish together, up to 512 pixels (still
+       * in cache), so the calls are not many short rows. */
+      gint64 p0 = n0, p1 = n0 + ncols;
+      if (o.run_start) {
+        gint last = o.run_start[(ncols + step - 1) / step] - 1;
+        if (last < 0)
+          continue;
+        p0 = o.run_at[0] + __builtin_ctz (o.run_mask[0]);
+        p1 = o.run_at[last] + 32 - __builtin_clz (o.run_mask[last]);
+      }
+      if (pend.c != o.c || pend.rows != rows || pend.p1 != p0) {
+        swish_pending (s, &pend, ohw);
+        pend = (SwishPending) { o.c, rows, p0, p0 };
+      }
+      pend.p1 = p1;
+      if (pend.p1 - pend.p0 >= 512) {
+        swish_pending (s, &pend, ohw);
+        pend.p0 = pend.p1;
+      }
+    }
   }
+  swish_pending (s, &pend, ohw);
 }
 
 typedef struct {
@@ -775,7 +815,7 @@ conv_execute (M2iOpContext *ctx, GError **error)
     float *out = ctx->outputs[0].data;
     for (gint64 n = 0; n < s->batch; n++)
       ir_winograd_run (s->wino, in + n * s->c_in * s->h * s->w,
-          out + n * s->c_out * s->oh * s->ow, s->fused.bias, s->fused.relu, slices,
+          out + n * s->c_out * s->oh * s->ow, &s->fused, slices,
           ctx->scratch);
   } else {
     conv_gemm (ctx, s, slices);

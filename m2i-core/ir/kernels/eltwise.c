@@ -1,9 +1,22 @@
-/* Add-1, Subtract-1, Multiply-1, Divide-1: element-wise arithmetic with
- * auto_broadcast "numpy" (the default) or "none" (shapes must be equal).
- * f32, i32 and i64. Integer results wrap around (two's complement), as
- * OpenVINO's reference does on its machines; Divide on integers follows
- * m_pythondivision (default true: floor division, otherwise truncation)
- * and fails at run time on a zero divisor.
+/* Binary arithmetic, element by element: Add-1, Subtract-1, Multiply-1,
+ * Divide-1, Maximum-1, Minimum-1, SquaredDifference-1, Mod-1, FloorMod-1
+ * and Power-1, with auto_broadcast "numpy" (the default), "none" (shapes
+ * must be equal) or "pdpd" (B onto A from `axis`). f32, i32 and i64.
+ *
+ * f32 follows the reference expressions: Maximum is x > y ? x : y,
+ * Minimum x < y ? x : y (so a NaN in x gives y), Mod is C's fmodf (the
+ * sign of the dividend, exact), FloorMod the remainder of floor division
+ * as Python and NumPy compute it (fmodf, then + y when the signs differ;
+ * a zero takes y's sign; exact), Power is powf (x·x for a constant
+ * exponent 2, which is the same number).
+ *
+ * Integers wrap around (two's complement), as OpenVINO's reference does on
+ * its machines. Divide follows m_pythondiv (m_pythondivision in the spec;
+ * default true: floor division, otherwise truncation); Divide, Mod and FloorMod fail at run
+ * time on a zero divisor (MIN / -1 wraps to MIN, MIN mod -1 is 0). Power
+ * on integers multiplies (wrapping) for exponents >= 0; a negative
+ * exponent gives the truncated quotient: 1 for x = 1, ±1 for x = -1, else
+ * 0 (x = 0 too, where the reference's cast is undefined).
  *
  * The broadcast plan (kernel-util.c) turns every case into rows whose
  * operands are either contiguous or a single repeated value, so the inner
@@ -12,7 +25,12 @@
  */
 #include "kernels-private.h"
 
-typedef enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV } BinOp;
+#include <math.h>
+
+typedef enum {
+  OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MAX, OP_MIN, OP_SQDIFF, OP_MOD, OP_FLOORMOD, OP_POW,
+  OP_SQUARE,                           /* Power by a constant 2 */
+} BinOp;
 
 typedef struct {
   BinOp op;
@@ -54,27 +72,80 @@ F32_ROW (add_f32, x + y)
 F32_ROW (sub_f32, x - y)
 F32_ROW (mul_f32, x * y)
 F32_ROW (div_f32, x / y)
+F32_ROW (max_f32, x > y ? x : y)
+F32_ROW (min_f32, x < y ? x : y)
+F32_ROW (sqdiff_f32, (x - y) * (x - y))
+F32_ROW (square_f32, ((void) y, x * x))
+
+/* The remainder of floor division, exactly (NumPy's np.mod). */
+static inline float
+floor_mod_f32 (float x, float y)
+{
+  float r = fmodf (x, y);
+  if (r != 0.0f) {
+    if ((r < 0.0f) != (y < 0.0f))
+      r += y;
+  } else {
+    r = copysignf (0.0f, y);
+  }
+  return r;
+}
+
+/* libm calls: no vector form, one copy. */
+static void
+libm_row_f32 (BinOp op, const float *a, gint64 sa, const float *b, gint64 sb, float *o,
+    gint64 n)
+{
+  for (gint64 i = 0; i < n; i++) {
+    float x = a[i * sa], y = b[i * sb];
+    o[i] = op == OP_MOD ? fmodf (x, y) : op == OP_FLOORMOD ? floor_mod_f32 (x, y) : powf (x, y);
+  }
+}
 
 /* ---- integer rows ------------------------------------------------------ */
 
 /* Wrap-around arithmetic through the unsigned type (no undefined
  * behaviour on overflow). */
 #define INT_ROWS(T, U) \
+  static T \
+  int_pow_##T (T x, T y) \
+  { \
+    if (y < 0) \
+      return x == 1 ? 1 : x == -1 ? ((y & 1) ? -1 : 1) : 0; \
+    U r = 1, base = (U) x; \
+    for (; y; y >>= 1) { \
+      if (y & 1) \
+        r *= base; \
+      base *= base; \
+    } \
+    return (T) r; \
+  } \
   static void \
   int_row_##T (BinOp op, gboolean python_div, const T *a, gint64 sa, const T *b, \
       gint64 sb, T *o, gint64 n, gint *div_by_zero) \
   { \
     for (gint64 i = 0; i < n; i++) { \
       T x = a[i * sa], y = b[i * sb]; \
+      if (y == 0 && (op == OP_DIV || op == OP_MOD || op == OP_FLOORMOD)) { \
+        g_atomic_int_set (div_by_zero, 1); \
+        o[i] = 0; \
+        continue; \
+      } \
       switch (op) { \
         case OP_ADD: o[i] = (T) ((U) x + (U) y); break; \
         case OP_SUB: o[i] = (T) ((U) x - (U) y); break; \
         case OP_MUL: o[i] = (T) ((U) x * (U) y); break; \
+        case OP_MAX: o[i] = x > y ? x : y; break; \
+        case OP_MIN: o[i] = x < y ? x : y; break; \
+        case OP_SQDIFF: { \
+          U d = (U) x - (U) y; \
+          o[i] = (T) (d * d); \
+          break; \
+        } \
+        case OP_SQUARE: o[i] = (T) ((U) x * (U) x); break; \
+        case OP_POW: o[i] = int_pow_##T (x, y); break; \
         case OP_DIV: \
-          if (y == 0) { \
-            g_atomic_int_set (div_by_zero, 1); \
-            o[i] = 0; \
-          } else if (y == -1) { \
+          if (y == -1) { \
             o[i] = (T) (0 - (U) x);    /* MIN / -1 wraps to MIN */ \
           } else { \
             T q = x / y; \
@@ -83,6 +154,14 @@ F32_ROW (div_f32, x / y)
             o[i] = q; \
           } \
           break; \
+        case OP_MOD: \
+        case OP_FLOORMOD: { \
+          T r = y == -1 ? 0 : x % y;   /* MIN % -1 would trap */ \
+          if (op == OP_FLOORMOD && r != 0 && ((r < 0) != (y < 0))) \
+            r += y; \
+          o[i] = r; \
+          break; \
+        } \
       } \
     } \
   }
@@ -109,6 +188,11 @@ bin_row (const gint64 *off, gint64 n, gpointer user)
         case OP_SUB: sub_f32 (fa, sa, fb, sb, fo, n); break;
         case OP_MUL: mul_f32 (fa, sa, fb, sb, fo, n); break;
         case OP_DIV: div_f32 (fa, sa, fb, sb, fo, n); break;
+        case OP_MAX: max_f32 (fa, sa, fb, sb, fo, n); break;
+        case OP_MIN: min_f32 (fa, sa, fb, sb, fo, n); break;
+        case OP_SQDIFF: sqdiff_f32 (fa, sa, fb, sb, fo, n); break;
+        case OP_SQUARE: square_f32 (fa, sa, fb, sb, fo, n); break;
+        default: libm_row_f32 (s->op, fa, sa, fb, sb, fo, n); break;
       }
       break;
     }
@@ -123,13 +207,27 @@ bin_row (const gint64 *off, gint64 n, gpointer user)
   }
 }
 
+/* TRUE when input @i is a constant scalar (any rank, one element) equal to
+ * @v. */
+static gboolean
+const_scalar_is (const M2iTensor *t, double v)
+{
+  if (!t->data || m2i_shape_numel (&t->shape) != 1)
+    return FALSE;
+  switch (t->type) {
+    case M2I_ET_F32: return *(const float *) t->data == v;
+    case M2I_ET_I32: return *(const gint32 *) t->data == v;
+    case M2I_ET_I64: return *(const gint64 *) t->data == v;
+    default: return FALSE;
+  }
+}
+
 /* Checks the two inputs, computes the output shape per auto_broadcast and
  * plans the broadcast. */
 static gboolean
 bin_infer (M2iOpContext *ctx, BinOp op, GError **error)
 {
   static const M2iElementType types[] = { M2I_ET_F32, M2I_ET_I32, M2I_ET_I64 };
-  static const char *const modes[] = { "numpy", "none", "explicit", "pdpd", NULL };
   if (!ir_k_check_arity (ctx, 2, 2, 1, 1, error) ||
       !ir_k_check_type (ctx, 0, types, G_N_ELEMENTS (types), error))
     return FALSE;
@@ -140,39 +238,23 @@ bin_infer (M2iOpContext *ctx, BinOp op, GError **error)
         m2i_element_type_to_string (a->type), m2i_element_type_to_string (b->type));
     return FALSE;
   }
-  gint mode;
-  if (!m2i_ir_node_attr_enum (ctx->node, "auto_broadcast", "numpy", modes, &mode, error))
+  M2iKBroadcastSpec spec;
+  M2iShape out, bshape = b->shape;
+  if (!ir_k_broadcast_spec (ctx, "numpy", &spec, error) ||
+      !ir_k_broadcast_pair (ctx, &spec, &a->shape, 0, &bshape, 1, FALSE, &out, error))
     return FALSE;
-  M2iShape out;
-  if (mode == 0) {
-    GError *local = NULL;
-    if (!m2i_shape_broadcast (&a->shape, &b->shape, &out, &local)) {
-      m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node, "%s",
-          local->message);
-      g_error_free (local);
-      return FALSE;
-    }
-  } else if (mode == 1 || mode == 2) {
-    if (!m2i_shape_equal (&a->shape, &b->shape)) {
-      m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
-          "auto_broadcast=none needs equal shapes, got %s and %s",
-          ir_k_shape_str (&a->shape, 0), ir_k_shape_str (&b->shape, 1));
-      return FALSE;
-    }
-    out = a->shape;
-  } else {
-    m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
-        "auto_broadcast=pdpd is not supported (numpy and none are)");
-    return FALSE;
-  }
   BinState *s = g_new0 (BinState, 1);
-  s->op = op;
+  s->op = op == OP_POW && const_scalar_is (b, 2.0) ? OP_SQUARE : op;
   s->type = a->type;
-  if (!m2i_ir_node_attr_bool (ctx->node, "m_pythondivision", TRUE, &s->python_div, error)) {
+  /* IR files say m_pythondiv (OpenVINO's attribute visitor); the spec
+   * text m_pythondivision. */
+  const char *div_attr = m2i_ir_node_get_attr (ctx->node, "m_pythondiv") ? "m_pythondiv"
+      : "m_pythondivision";
+  if (!m2i_ir_node_attr_bool (ctx->node, div_attr, TRUE, &s->python_div, error)) {
     g_free (s);
     return FALSE;
   }
-  const M2iShape *ops[3] = { &a->shape, &b->shape, &out };
+  const M2iShape *ops[3] = { &a->shape, &bshape, &out };
   ir_k_broadcast_plan (&s->plan, &out, ops, 3);
   ctx->outputs[0].type = a->type;
   ctx->outputs[0].shape = out;
@@ -190,18 +272,23 @@ bin_execute (M2iOpContext *ctx, GError **error)
   ir_k_broadcast_run (&s->plan, ir_k_threads (ctx), bin_row, &j);
   if (j.div_by_zero) {
     m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
-        "integer division by zero");
+        "integer division by zero (a divisor is 0)");
     return FALSE;
   }
   return TRUE;
 }
 
-static gboolean add_infer (M2iOpContext *c, GError **e) { return bin_infer (c, OP_ADD, e); }
-static gboolean sub_infer (M2iOpContext *c, GError **e) { return bin_infer (c, OP_SUB, e); }
-static gboolean mul_infer (M2iOpContext *c, GError **e) { return bin_infer (c, OP_MUL, e); }
-static gboolean div_infer (M2iOpContext *c, GError **e) { return bin_infer (c, OP_DIV, e); }
+#define BIN_KERNEL(var, name, op) \
+  static gboolean var##_infer (M2iOpContext *c, GError **e) { return bin_infer (c, op, e); } \
+  const M2iOpKernel ir_kernel_##var = { name, "opset1", var##_infer, bin_execute, g_free };
 
-const M2iOpKernel ir_kernel_add = { "Add", "opset1", add_infer, bin_execute, g_free };
-const M2iOpKernel ir_kernel_subtract = { "Subtract", "opset1", sub_infer, bin_execute, g_free };
-const M2iOpKernel ir_kernel_multiply = { "Multiply", "opset1", mul_infer, bin_execute, g_free };
-const M2iOpKernel ir_kernel_divide = { "Divide", "opset1", div_infer, bin_execute, g_free };
+BIN_KERNEL (add, "Add", OP_ADD)
+BIN_KERNEL (subtract, "Subtract", OP_SUB)
+BIN_KERNEL (multiply, "Multiply", OP_MUL)
+BIN_KERNEL (divide, "Divide", OP_DIV)
+BIN_KERNEL (maximum, "Maximum", OP_MAX)
+BIN_KERNEL (minimum, "Minimum", OP_MIN)
+BIN_KERNEL (squared_difference, "SquaredDifference", OP_SQDIFF)
+BIN_KERNEL (mod, "Mod", OP_MOD)
+BIN_KERNEL (floor_mod, "FloorMod", OP_FLOORMOD)
+BIN_KERNEL (power, "Power", OP_POW)

@@ -181,6 +181,31 @@ ir_k_const_floats (const M2iOpContext *ctx, gint i, float *out, gint max,
 }
 
 gboolean
+ir_k_const_scalar (const M2iOpContext *ctx, gint i, const char *what, double *out,
+    GError **error)
+{
+  const M2iTensor *t = &ctx->inputs[i];
+  if (m2i_shape_numel (&t->shape) != 1) {
+    m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+        "%s (input %d) must hold one value; its shape is %s", what, i,
+        ir_k_shape_str (&t->shape, 0));
+    return FALSE;
+  }
+  if (!t->data) {
+    m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
+        "%s (input %d) must be a constant (known when the model is compiled)", what, i);
+    return FALSE;
+  }
+  if (!element_as_double (t, 0, out)) {
+    m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
+        "%s (input %d) has element type %s; expected a number type", what, i,
+        m2i_element_type_to_string (t->type));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
 ir_k_axis (const M2iOpContext *ctx, gint64 axis, gint rank,
     gboolean allow_negative, const char *what, gint64 *out, GError **error)
 {
@@ -253,6 +278,24 @@ ir_k_fuse_bias_relu (M2iOpContext *ctx, const float *bias, gint64 n_bias,
   return TRUE;
 }
 
+gboolean
+ir_k_fuse_swish (M2iOpContext *ctx, float beta, GError **error)
+{
+  const char *type = m2i_ir_node_get_type (ctx->node);
+  gint64 channels;
+  M2iKFusion *f = ctx->state && (!strcmp (type, "Convolution") ||
+      !strcmp (type, "GroupConvolution")) ? ir_k_conv_fusion (ctx, &channels) : NULL;
+  if (!f || f->relu) {
+    m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
+        "Swish can only be fused into a compiled f32 Convolution or GroupConvolution "
+        "without ReLU");
+    return FALSE;
+  }
+  f->swish = TRUE;
+  f->swish_beta = beta;
+  return TRUE;
+}
+
 gint
 ir_k_op_version (const M2iOpContext *ctx)
 {
@@ -278,6 +321,46 @@ ir_k_slices_for (const M2iOpContext *ctx, gint64 work)
    * The pool wakes a sleeping worker (tens of microseconds). */
   gint64 per_slice = ir_k_team_active () ? 100000 : 1000000;
   return (gint) CLAMP (work / per_slice, 1, ir_k_threads (ctx));
+}
+
+/* ---- Element-wise runs --------------------------------------------------- */
+
+#define CHUNK 16384
+
+typedef struct {
+  gint64 numel;
+  M2iKChunkFunc func;
+  gpointer user;
+} ChunkJob;
+
+static void
+chunk_slice (gint begin, gint end, gint slice, gpointer data)
+{
+  const ChunkJob *j = data;
+  gint64 first = (gint64) begin * CHUNK;
+  j->func (first, MIN ((gint64) end * CHUNK, j->numel) - first, j->user);
+}
+
+void
+ir_k_run_chunks (const M2iOpContext *ctx, gint64 numel, gint64 per_thread, M2iKChunkFunc func,
+    gpointer user)
+{
+  ChunkJob j = { numel, func, user };
+  if (numel > 0)
+    ir_k_parallel_for ((gint) ((numel + CHUNK - 1) / CHUNK),
+        numel >= per_thread ? ir_k_threads (ctx) : 1, 1, chunk_slice, &j);
+}
+
+void
+ir_k_outer_inner (const M2iShape *s, gint axis, gint64 *outer, gint64 *inner)
+{
+  *outer = *inner = 1;
+  for (gint d = 0; d < s->rank; d++) {
+    if (d < axis)
+      *outer *= s->dims[d];
+    else if (d > axis)
+      *inner *= s->dims[d];
+  }
 }
 
 /* ---- Window geometry --------------------------------------------------- */
@@ -413,6 +496,93 @@ ir_k_window_output (const M2iOpContext *ctx, M2iWindow *w, const gint64 *in,
     }
   }
   return TRUE;
+}
+
+/* ---- auto_broadcast ------------------------------------------------------ */
+
+gboolean
+ir_k_broadcast_spec (const M2iOpContext *ctx, const char *def, M2iKBroadcastSpec *spec,
+    GError **error)
+{
+  static const char *const modes[] = { "numpy", "none", "explicit", "pdpd", NULL };
+  gint mode;
+  if (!m2i_ir_node_attr_enum (ctx->node, "auto_broadcast", def, modes, &mode, error))
+    return FALSE;
+  spec->mode = mode == 0 ? M2I_K_BCAST_NUMPY : mode == 3 ? M2I_K_BCAST_PDPD : M2I_K_BCAST_NONE;
+  spec->axis = -1;
+  if (spec->mode == M2I_K_BCAST_PDPD) {
+    if (!m2i_ir_node_attr_int (ctx->node, "axis", -1, &spec->axis, error))
+      return FALSE;
+    if (spec->axis < -1) {
+      m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+          "auto_broadcast=pdpd: axis %" G_GINT64_FORMAT " is negative (only -1, the "
+          "default, may be)", spec->axis);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+gboolean
+ir_k_broadcast_pair (const M2iOpContext *ctx, const M2iKBroadcastSpec *spec,
+    const M2iShape *a, gint ia, M2iShape *b, gint ib, gboolean one_way, M2iShape *out,
+    GError **error)
+{
+  switch (spec->mode) {
+    case M2I_K_BCAST_NONE:
+      if (!m2i_shape_equal (a, b)) {
+        m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+            "auto_broadcast=none needs equal shapes, got %s (input %d) and %s (input %d)",
+            ir_k_shape_str (a, 0), ia, ir_k_shape_str (b, 1), ib);
+        return FALSE;
+      }
+      *out = *a;
+      return TRUE;
+    case M2I_K_BCAST_PDPD: {
+      M2iShape bt = *b;
+      while (bt.rank > 0 && bt.dims[bt.rank - 1] == 1)
+        bt.rank--;                     /* trailing 1-dims do not count */
+      gint64 axis = spec->axis == -1 ? a->rank - b->rank : spec->axis;
+      if (axis < 0 || axis > a->rank || axis + bt.rank > a->rank) {
+        m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+            "auto_broadcast=pdpd: input %d %s does not fit into input %d %s from axis %"
+            G_GINT64_FORMAT, ib, ir_k_shape_str (b, 0), ia, ir_k_shape_str (a, 1), axis);
+        return FALSE;
+      }
+      M2iShape placed = { a->rank };
+      for (gint d = 0; d < a->rank; d++) {
+        gint64 k = d - axis;
+        placed.dims[d] = k >= 0 && k < bt.rank ? bt.dims[k] : 1;
+        if (placed.dims[d] != 1 && placed.dims[d] != a->dims[d]) {
+          m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+              "auto_broadcast=pdpd: input %d %s does not match input %d %s from axis %"
+              G_GINT64_FORMAT " (axis %d: %" G_GINT64_FORMAT " vs %" G_GINT64_FORMAT ")",
+              ib, ir_k_shape_str (b, 0), ia, ir_k_shape_str (a, 1), axis, d,
+              placed.dims[d], a->dims[d]);
+          return FALSE;
+        }
+      }
+      *b = placed;
+      *out = *a;
+      return TRUE;
+    }
+    default: {
+      GError *local = NULL;
+      if (!m2i_shape_broadcast (a, b, out, &local)) {
+        m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+            "inputs %d and %d: %s", ia, ib, local->message);
+        g_error_free (local);
+        return FALSE;
+      }
+      if (one_way && !m2i_shape_equal (out, a)) {
+        m2i_ir_node_set_error (error, M2I_ERROR_INVALID_ARGUMENT, ctx->node,
+            "input %d %s does not broadcast onto %s (it would grow the result to %s)",
+            ib, ir_k_shape_str (b, 0), ir_k_shape_str (a, 1), ir_k_shape_str (out, 2));
+        return FALSE;
+      }
+      return TRUE;
+    }
+  }
 }
 
 /* ---- Broadcasting ------------------------------------------------------ */

@@ -43,6 +43,76 @@ extern const M2iOpKernel ir_kernel_i420_to_bgr;
 extern const M2iOpKernel ir_kernel_fake_quantize;
 extern const M2iOpKernel ir_kernel_prior_box_clustered;
 extern const M2iOpKernel ir_kernel_detection_output;
+extern const M2iOpKernel ir_kernel_maximum;
+extern const M2iOpKernel ir_kernel_minimum;
+extern const M2iOpKernel ir_kernel_squared_difference;
+extern const M2iOpKernel ir_kernel_mod;
+extern const M2iOpKernel ir_kernel_floor_mod;
+extern const M2iOpKernel ir_kernel_power;
+extern const M2iOpKernel ir_kernel_swish;
+extern const M2iOpKernel ir_kernel_hswish;
+extern const M2iOpKernel ir_kernel_hsigmoid;
+extern const M2iOpKernel ir_kernel_hard_sigmoid;
+extern const M2iOpKernel ir_kernel_mish;
+extern const M2iOpKernel ir_kernel_gelu;
+extern const M2iOpKernel ir_kernel_elu;
+extern const M2iOpKernel ir_kernel_selu;
+extern const M2iOpKernel ir_kernel_softplus;
+extern const M2iOpKernel ir_kernel_softsign;
+extern const M2iOpKernel ir_kernel_tanh;
+extern const M2iOpKernel ir_kernel_erf;
+extern const M2iOpKernel ir_kernel_abs;
+extern const M2iOpKernel ir_kernel_negative;
+extern const M2iOpKernel ir_kernel_sign;
+extern const M2iOpKernel ir_kernel_floor;
+extern const M2iOpKernel ir_kernel_ceiling;
+extern const M2iOpKernel ir_kernel_round;
+extern const M2iOpKernel ir_kernel_sqrt;
+extern const M2iOpKernel ir_kernel_log;
+extern const M2iOpKernel ir_kernel_sin;
+extern const M2iOpKernel ir_kernel_cos;
+extern const M2iOpKernel ir_kernel_tan;
+extern const M2iOpKernel ir_kernel_asin;
+extern const M2iOpKernel ir_kernel_acos;
+extern const M2iOpKernel ir_kernel_atan;
+extern const M2iOpKernel ir_kernel_sinh;
+extern const M2iOpKernel ir_kernel_cosh;
+extern const M2iOpKernel ir_kernel_asinh;
+extern const M2iOpKernel ir_kernel_acosh;
+extern const M2iOpKernel ir_kernel_atanh;
+extern const M2iOpKernel ir_kernel_equal;
+extern const M2iOpKernel ir_kernel_not_equal;
+extern const M2iOpKernel ir_kernel_less;
+extern const M2iOpKernel ir_kernel_less_equal;
+extern const M2iOpKernel ir_kernel_greater;
+extern const M2iOpKernel ir_kernel_greater_equal;
+extern const M2iOpKernel ir_kernel_logical_and;
+extern const M2iOpKernel ir_kernel_logical_or;
+extern const M2iOpKernel ir_kernel_logical_xor;
+extern const M2iOpKernel ir_kernel_logical_not;
+extern const M2iOpKernel ir_kernel_select;
+extern const M2iOpKernel ir_kernel_reduce_sum;
+extern const M2iOpKernel ir_kernel_reduce_prod;
+extern const M2iOpKernel ir_kernel_reduce_max;
+extern const M2iOpKernel ir_kernel_reduce_min;
+extern const M2iOpKernel ir_kernel_reduce_l1;
+extern const M2iOpKernel ir_kernel_reduce_l2;
+extern const M2iOpKernel ir_kernel_reduce_logical_and;
+extern const M2iOpKernel ir_kernel_reduce_logical_or;
+extern const M2iOpKernel ir_kernel_log_softmax;
+extern const M2iOpKernel ir_kernel_mvn;
+extern const M2iOpKernel ir_kernel_normalize_l2;
+extern const M2iOpKernel ir_kernel_lrn;
+extern const M2iOpKernel ir_kernel_split;
+extern const M2iOpKernel ir_kernel_variadic_split;
+extern const M2iOpKernel ir_kernel_tile;
+extern const M2iOpKernel ir_kernel_broadcast;
+extern const M2iOpKernel ir_kernel_pad;
+extern const M2iOpKernel ir_kernel_range;
+extern const M2iOpKernel ir_kernel_slice;
+
+/* Swish-4 on @n floats (the Swish kernel's loop, vmath.h): y may be x. */
+void ir_k_swish_f32 (const float *x, float *y, gint64 n, float beta);
 extern const M2iOpKernel ir_kernel_gather_nd;
 extern const M2iOpKernel ir_kernel_gather_elements;
 extern const M2iOpKernel ir_kernel_scatter_update;
@@ -89,11 +159,34 @@ extern const M2iOpKernel ir_kernel_non_zero;
 gboolean ir_k_fuse_bias_relu (M2iOpContext *ctx, const float *bias, gint64 n_bias,
     gboolean relu, GError **error);
 
+/*
+ * Lets a compiled Convolution or GroupConvolution layer (f32, after its
+ * infer() and any ir_k_fuse_bias_relu() without ReLU) also apply Swish-4,
+ * y = x / (1 + e^(-beta·x)), to its results (after the bias), so the
+ * runtime can drop a Swish layer that reads only it. Each output is
+ * computed as the Swish kernel computes it (the same function on the same
+ * value: bit-identical), right after the layer stores it — a GEMM column
+ * panel, a Winograd tile run, a depthwise plane — while it is in cache.
+ * FALSE with a GError naming the layer for another op or a layer with
+ * ReLU fused; the layer is then unchanged.
+ */
+gboolean ir_k_fuse_swish (M2iOpContext *ctx, float beta, GError **error);
+
 /* What a fused layer applies; part of the Convolution and MatMul states. */
 typedef struct {
   float *bias;                         /* owned; NULL for none */
   gboolean relu;
+  gboolean swish;                      /* Convolution only: Swish after the bias */
+  float swish_beta;
 } M2iKFusion;
+
+/* Applies a fused Swish (when @f has one) to @n floats at @p. */
+static inline void
+ir_k_fusion_swish (const M2iKFusion *f, float *p, gint64 n)
+{
+  if (f->swish && n > 0)
+    ir_k_swish_f32 (p, p, n, f->swish_beta);
+}
 
 /* The per-op halves of ir_k_fuse_bias_relu(): the fusion slot of a
  * compiled layer's state and its number of output channels, or NULL when
@@ -174,6 +267,13 @@ gboolean ir_k_const_ints (const M2iOpContext *ctx, gint i, gint64 *out,
 gboolean ir_k_const_floats (const M2iOpContext *ctx, gint i, float *out,
     gint max, gint *n, GError **error);
 
+/* Reads input @i, a constant holding exactly one value (any rank, any
+ * real type; boolean reads as 0/1), as a double. FALSE with a GError naming
+ * @what when it is not constant, has another number of values or is not a
+ * number. */
+gboolean ir_k_const_scalar (const M2iOpContext *ctx, gint i, const char *what,
+    double *out, GError **error);
+
 /* Normalizes @axis (negative counts from the end when @allow_negative) to
  * [0, rank); FALSE with a GError naming @what when out of range. */
 gboolean ir_k_axis (const M2iOpContext *ctx, gint64 axis, gint rank,
@@ -196,6 +296,20 @@ gint ir_k_threads (const M2iOpContext *ctx);
  * 100 000 inside a team's run, one per million otherwise; below that,
  * handing work to another core costs more than it saves. */
 gint ir_k_slices_for (const M2iOpContext *ctx, gint64 work);
+
+/* ---- Element-wise runs ---------------------------------------------------- */
+
+/* Elements [first, first + n) of an element-wise op's tensors. */
+typedef void (*M2iKChunkFunc) (gint64 first, gint64 n, gpointer user);
+
+/* Runs @func over @numel elements in chunks of 16384, shared out over
+ * ir_k_threads() slices when there are at least @per_thread elements
+ * (else on one). Allocates nothing. */
+void ir_k_run_chunks (const M2iOpContext *ctx, gint64 numel, gint64 per_thread,
+    M2iKChunkFunc func, gpointer user);
+
+/* The elements before and after axis @axis of @s ([outer, dim, inner]). */
+void ir_k_outer_inner (const M2iShape *s, gint axis, gint64 *outer, gint64 *inner);
 
 /* ---- Spatial window geometry (convolution and pooling) ---------------- */
 
@@ -232,6 +346,35 @@ gboolean ir_k_window_attrs (const M2iOpContext *ctx, gint n,
  * a GError when an output size would be < 1. */
 gboolean ir_k_window_output (const M2iOpContext *ctx, M2iWindow *w,
     const gint64 *in, gint64 *out, GError **error);
+
+/* ---- auto_broadcast of element-wise ops -------------------------------- */
+
+typedef enum {
+  M2I_K_BCAST_NUMPY,
+  M2I_K_BCAST_NONE,                    /* also "explicit" */
+  M2I_K_BCAST_PDPD,
+} M2iKBroadcastMode;
+
+typedef struct {
+  M2iKBroadcastMode mode;
+  gint64 axis;                         /* pdpd: where B starts in A; -1: right-aligned */
+} M2iKBroadcastSpec;
+
+/* Reads the layer's auto_broadcast (default @def: "numpy" or "none") and,
+ * for pdpd, its axis. FALSE with a GError on an unknown mode. */
+gboolean ir_k_broadcast_spec (const M2iOpContext *ctx, const char *def,
+    M2iKBroadcastSpec *spec, GError **error);
+
+/* The output shape of an element-wise op over @a and @b under @spec:
+ * numpy (both ways; with @one_way the result must be @a's shape), none
+ * (equal shapes), pdpd (@b, its trailing 1-dims ignored, is a run of @a's
+ * dims from spec->axis, each equal or 1; the result is @a's shape). @b is
+ * rewritten to the shape ir_k_broadcast_plan() should see for it (pdpd:
+ * @a's rank, 1 outside the run). @ia and @ib number the inputs in
+ * messages. FALSE with a GError naming the layer and both shapes. */
+gboolean ir_k_broadcast_pair (const M2iOpContext *ctx, const M2iKBroadcastSpec *spec,
+    const M2iShape *a, gint ia, M2iShape *b, gint ib, gboolean one_way, M2iShape *out,
+    GError **error);
 
 /* ---- Broadcasting iteration for element-wise ops ---------------------- */
 

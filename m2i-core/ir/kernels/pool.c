@@ -1,5 +1,6 @@
 /* MaxPool-1, MaxPool-8 and AvgPool-1 over 1 to 3 spatial axes (NCW, NCHW,
- * NCDHW).
+ * NCDHW); MaxPool-14 and AvgPool-14 are -8 and -1 with rounding_type
+ * ceil_torch (ceil, but no window may start in the right padding).
  *
  * Geometry (auto_pad, pads, rounding_type, dilations) is shared with
  * Convolution (kernel-util.c). Pads count as -inf for MaxPool; the second

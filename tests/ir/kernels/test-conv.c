@@ -622,10 +622,7 @@ static KTest *err_conv (const M2iOpKernel *k, M2iShape xs, M2iShape ws, M2iEleme
  * block (the results of the first block added back before the epilogue),
  * with output channels that leave the last row panel part-used, and
  * output channels cut into blocks between two threads. */
-static void
-test_fused_bias_relu (void)
-{
-  static const ConvCase cases[] = {
+static const ConvCase fusion_cases[] = {
     { 1, 16, 14, 14, 40, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 24, 13, 13, 64, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
     { 2, 3, 31, 29, 20, 1, 3, 3, 2, 2, 1, 1, { 0, 1 }, { 1, 0 }, NULL, FALSE },
@@ -637,16 +634,34 @@ test_fused_bias_relu (void)
     { 1, 64, 5, 5, 19, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 300, 7, 9, 13, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
     { 1, 128, 14, 14, 100, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
-  };
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
-    const ConvCase *c = &cases[i];
-    gsize n_in = c->n * c->c_in * c->h * c->w;
-    gsize n_w = c->c_out * (c->c_in / c->groups) * c->kh * c->kw;
-    float *in = g_new (float, n_in), *w = g_new (float, n_w), *bias = g_new (float, c->c_out);
-    kt_fill (in, n_in, 41 + i, -1, 1);
-    kt_fill (w, n_w, 42 + i, -1, 1);
-    kt_fill (bias, c->c_out, 43 + i, -1, 1);
-    in[n_in / 3] = NAN;         /* ReLU (NaN) is 0, as the ReLU layer gives */
+    /* Winograd with odd sizes, one and three tile blocks (partial rows) */
+    { 1, 16, 13, 11, 24, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 8, 23, 21, 16, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+};
+
+/* Input, weights and bias of a fusion case (free them with g_free), the
+ * input holding one NaN. */
+static void
+fusion_data (const ConvCase *c, guint32 seed, float **in, float **w, float **bias)
+{
+  gsize n_in = c->n * c->c_in * c->h * c->w;
+  gsize n_w = c->c_out * (c->c_in / c->groups) * c->kh * c->kw;
+  *in = g_new (float, n_in);
+  *w = g_new (float, n_w);
+  *bias = g_new (float, c->c_out);
+  kt_fill (*in, n_in, seed, -1, 1);
+  kt_fill (*w, n_w, seed + 1, -1, 1);
+  kt_fill (*bias, c->c_out, seed + 2, -1, 1);
+  (*in)[n_in / 3] = NAN;
+}
+
+static void
+test_fused_bias_relu (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (fusion_cases); i++) {
+    const ConvCase *c = &fusion_cases[i];
+    float *in, *w, *bias;
+    fusion_data (c, 41 + i, &in, &w, &bias);   /* ReLU (NaN) is 0, as the ReLU layer gives */
     for (gint relu = 0; relu < 2; relu++) {
       /* Separate layers. */
       KTest *conv = conv_test_new (c, in, w, FALSE, 2);
@@ -696,6 +711,68 @@ test_fused_bias_relu (void)
   g_assert_false (ir_k_fuse_bias_relu (&t->ctx, buf, 3, TRUE, &error));
   g_assert_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (error->message, "needs 4 values"));
+  g_clear_error (&error);
+  kt_free (t);
+}
+
+/* A convolution with a fused bias and Swish gives exactly what the
+ * Convolution (bias fused) and the Swish kernel give one after the other,
+ * on the same paths as the bias and ReLU (GEMM panels with and without
+ * runs, the tail kernel, strided slots, im2col, Winograd, depthwise,
+ * groups), NaN included, with beta 1 and 0.6. */
+static void
+test_fused_swish (void)
+{
+  gint winograd = 0;
+  for (guint i = 0; i < G_N_ELEMENTS (fusion_cases); i++) {
+    const ConvCase *c = &fusion_cases[i];
+    float *in, *w, *bias;
+    fusion_data (c, 61 + i, &in, &w, &bias);
+    const float beta = i % 2 ? 0.6f : 1.0f;
+    GError *error = NULL;
+    KTest *conv = conv_test_new (c, in, w, FALSE, 2);
+    g_assert_true (kt_infer (conv, 1, &error));
+    g_assert_true (ir_k_fuse_bias_relu (&conv->ctx, bias, c->c_out, FALSE, &error));
+    g_assert_true (kt_execute (conv, &error));
+    M2iShape os = conv->outputs[0].shape;
+    gsize n_out = m2i_shape_numel (&os);
+    KTest *act = kt_new (&ir_kernel_swish, "opset4");
+    kt_input (act, M2I_ET_F32, os, conv->outputs[0].data, FALSE);
+    kt_input (act, M2I_ET_F32, SCALAR, &beta, TRUE);
+    kt_run (act, 1);
+    KTest *fused = conv_test_new (c, in, w, FALSE, 2);
+    g_assert_true (kt_infer (fused, 1, &error));
+    g_assert_true (ir_k_fuse_bias_relu (&fused->ctx, bias, c->c_out, FALSE, &error));
+    g_assert_true (ir_k_fuse_swish (&fused->ctx, beta, &error));
+    g_assert_true (kt_execute (fused, &error));
+    winograd += ir_k_conv_uses_winograd (&fused->ctx);
+    g_assert_cmpmem (fused->outputs[0].data, n_out * 4, act->outputs[0].data, n_out * 4);
+    kt_free (conv);
+    kt_free (act);
+    kt_free (fused);
+    g_free (in);
+    g_free (w);
+    g_free (bias);
+  }
+  if (ir_winograd_enabled ())
+    g_assert_cmpint (winograd, >=, 4);
+
+  /* Not with a fused ReLU, nor into a MatMul. */
+  static float buf[64];
+  GError *error = NULL;
+  KTest *t = err_conv (&ir_kernel_convolution, SHAPE (1, 3, 8, 8), SHAPE (4, 3, 3, 3), M2I_ET_F32);
+  g_assert_true (kt_infer (t, 1, &error));
+  g_assert_true (ir_k_fuse_bias_relu (&t->ctx, NULL, 0, TRUE, &error));
+  g_assert_false (ir_k_fuse_swish (&t->ctx, 1.0f, &error));
+  g_assert_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED);
+  g_clear_error (&error);
+  kt_free (t);
+  t = kt_new (&ir_kernel_matmul, "opset1");
+  kt_input (t, M2I_ET_F32, SHAPE (2, 4), buf, FALSE);
+  kt_input (t, M2I_ET_F32, SHAPE (4, 3), buf, TRUE);
+  g_assert_true (kt_infer (t, 1, &error));
+  g_assert_false (ir_k_fuse_swish (&t->ctx, 1.0f, &error));
+  g_assert_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED);
   g_clear_error (&error);
   kt_free (t);
 }
@@ -790,6 +867,7 @@ main (int argc, char **argv)
   g_test_add_func ("/conv/torch", test_torch_vectors);
   g_test_add_func ("/conv/errors", test_errors);
   g_test_add_func ("/conv/fused-bias-relu", test_fused_bias_relu);
+  g_test_add_func ("/conv/fused-swish", test_fused_swish);
   g_test_add_func ("/conv/winograd", test_winograd);
   g_test_add_func ("/conv/direct", test_direct);
   return g_test_run ();

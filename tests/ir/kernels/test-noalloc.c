@@ -11,14 +11,15 @@
 
 static float fbuf[1 << 19];      /* covers the largest tensor below */
 
-/* Runs @t (inputs set, attributes set) and counts allocations in 3 runs. */
+/* Runs @t (inputs set, attributes set; inferred here unless it is
+ * already) and counts allocations in 3 runs. */
 static void
 check (KTest *t, gint n_outputs, const char *what)
 {
   for (gint threads = 1; threads <= 2; threads++) {
     t->ctx.n_threads = threads;
     GError *error = NULL;
-    if (threads == 1 && !kt_infer (t, n_outputs, &error))
+    if (threads == 1 && !t->inferred && !kt_infer (t, n_outputs, &error))
       g_error ("%s: %s", what, error->message);
     g_assert_true (kt_execute (t, &error));
     alloc_count_start ();
@@ -309,6 +310,129 @@ test_issue15_kernels (void)
   check (t, 2, "gru sequence, weights at run time");
 }
 
+/* The kernels of issue 15 (unary.c, eltwise.c, compare.c, reduce.c,
+ * normalize.c, softmax.c, split.c, tile.c, pad.c, slice.c, range.c) and
+ * a convolution with a fused Swish. */
+static void
+test_kernels_ops (void)
+{
+  if (ALLOC_COUNT_SANITIZED) {
+    g_test_skip ("malloc belongs to the sanitizer");
+    return;
+  }
+  kt_fill (fbuf, G_N_ELEMENTS (fbuf), 6, -2, 2);
+  static const guint8 mask[64 * 8];
+  static const gint64 axes1[] = { 1 }, axes02[] = { 0, 2 }, axes23[] = { 2, 3 };
+  static const gint64 lengths[] = { 16, -1 }, reps[] = { 1, 2, 1, 3 }, target[] = { 2, 64, 8, 8 };
+  static const gint64 pads_b[] = { 0, 1, 2, 0 }, pads_e[] = { 0, 0, 1, 2 };
+  static const gint64 start[] = { 1, 0 }, stop[] = { 50, 8 }, step[] = { 2, -1 };
+  static const float beta = 0.9f;
+  static const gint64 r0 = 0, r1 = 3000, r2 = 1;
+
+  const struct { const M2iOpKernel *k; const char *version; } unaries[] = {
+    { &ir_kernel_swish, "opset4" }, { &ir_kernel_hswish, "opset4" },
+    { &ir_kernel_mish, "opset4" }, { &ir_kernel_gelu, "opset7" },
+    { &ir_kernel_softplus, "opset4" }, { &ir_kernel_round, "opset5" },
+    { &ir_kernel_log_softmax, "opset5" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (unaries); i++)
+    check (unary (unaries[i].k, unaries[i].version, SHAPE (1, 64, 40, 40)), 1,
+        unaries[i].k->type);
+  KTest *t = unary (&ir_kernel_elu, "opset1", SHAPE (1, 64, 40, 40));
+  kt_attr (t, "alpha", "1");
+  check (t, 1, "elu");
+  t = unary (&ir_kernel_swish, "opset4", SHAPE (1, 64, 40, 40));
+  kt_input (t, M2I_ET_F32, SCALAR, &beta, FALSE);
+  check (t, 1, "swish, beta at run time");
+
+  const M2iOpKernel *bins[] = { &ir_kernel_maximum, &ir_kernel_floor_mod, &ir_kernel_power,
+    &ir_kernel_greater, &ir_kernel_not_equal };
+  for (guint i = 0; i < G_N_ELEMENTS (bins); i++) {
+    t = unary (bins[i], "opset1", SHAPE (1, 64, 40, 40));
+    kt_input (t, M2I_ET_F32, SHAPE (64, 1, 40), fbuf, FALSE);
+    check (t, 1, bins[i]->type);
+  }
+  t = kt_new (&ir_kernel_select, "opset1");
+  kt_input (t, M2I_ET_BOOLEAN, SHAPE (64, 1, 8), mask, FALSE);
+  kt_input (t, M2I_ET_F32, SHAPE (1, 64, 40, 8), fbuf, FALSE);
+  kt_input (t, M2I_ET_F32, SCALAR, fbuf, FALSE);
+  check (t, 1, "select");
+
+  const M2iOpKernel *reds[] = { &ir_kernel_reduce_sum, &ir_kernel_reduce_max,
+    &ir_kernel_reduce_l2 };
+  for (guint i = 0; i < G_N_ELEMENTS (reds); i++) {
+    for (gint strided = 0; strided < 2; strided++) {
+      t = unary (reds[i], "opset4", SHAPE (4, 64, 40, 40));
+      kt_input (t, M2I_ET_I64, SHAPE (2), strided ? axes02 : axes23, TRUE);
+      check (t, 1, reds[i]->type);
+    }
+  }
+  for (gint strided = 0; strided < 2; strided++) {
+    t = unary (&ir_kernel_mvn, "opset6", SHAPE (2, 64, 40, 40));
+    kt_attr (t, "eps", "1e-5");
+    kt_attr (t, "eps_mode", "inside_sqrt");
+    kt_input (t, M2I_ET_I64, SHAPE (2), strided ? axes02 : axes23, TRUE);
+    check (t, 1, "mvn");
+  }
+  t = unary (&ir_kernel_normalize_l2, "opset1", SHAPE (1, 64, 40, 40));
+  kt_attr (t, "eps", "1e-10");
+  kt_attr (t, "eps_mode", "add");
+  kt_input (t, M2I_ET_I64, SHAPE (1), axes1, TRUE);
+  check (t, 1, "normalize l2");
+  t = unary (&ir_kernel_lrn, "opset1", SHAPE (1, 64, 20, 20));
+  kt_attr (t, "alpha", "1e-4");
+  kt_attr (t, "beta", "0.75");
+  kt_attr (t, "bias", "1");
+  kt_attr (t, "size", "5");
+  kt_input (t, M2I_ET_I64, SHAPE (1), axes1, TRUE);
+  check (t, 1, "lrn");
+
+  t = unary (&ir_kernel_variadic_split, "opset1", SHAPE (1, 64, 40, 40));
+  kt_input (t, M2I_ET_I64, SCALAR, &axes1[0], TRUE);
+  kt_input (t, M2I_ET_I64, SHAPE (2), lengths, TRUE);
+  check (t, 2, "variadic split");
+  t = unary (&ir_kernel_tile, "opset1", SHAPE (1, 64, 40, 40));
+  kt_input (t, M2I_ET_I64, SHAPE (4), reps, TRUE);
+  check (t, 1, "tile");
+  t = unary (&ir_kernel_broadcast, "opset3", SHAPE (64, 1, 8));
+  kt_input (t, M2I_ET_I64, SHAPE (4), target, TRUE);
+  check (t, 1, "broadcast");
+  t = unary (&ir_kernel_pad, "opset12", SHAPE (1, 64, 40, 40));
+  kt_attr (t, "pad_mode", "reflect");
+  kt_input (t, M2I_ET_I64, SHAPE (4), pads_b, TRUE);
+  kt_input (t, M2I_ET_I64, SHAPE (4), pads_e, TRUE);
+  check (t, 1, "pad");
+  t = unary (&ir_kernel_slice, "opset8", SHAPE (1, 64, 40, 40));
+  kt_input (t, M2I_ET_I64, SHAPE (2), start, TRUE);
+  kt_input (t, M2I_ET_I64, SHAPE (2), stop, TRUE);
+  kt_input (t, M2I_ET_I64, SHAPE (2), step, TRUE);
+  kt_input (t, M2I_ET_I64, SHAPE (2), axes23, TRUE);
+  check (t, 1, "slice");
+  t = kt_new (&ir_kernel_range, "opset4");
+  kt_attr (t, "output_type", "f32");
+  kt_input (t, M2I_ET_I64, SCALAR, &r0, TRUE);
+  kt_input (t, M2I_ET_I64, SCALAR, &r1, TRUE);
+  kt_input (t, M2I_ET_I64, SCALAR, &r2, TRUE);
+  check (t, 1, "range");
+
+  /* Convolutions with a fused Swish: Winograd, 1x1, strided, depthwise. */
+  static const struct { M2iShape x, w; const char *stride, *pad; gboolean group; } convs[] = {
+    { { 4, { 1, 32, 40, 40 } }, { 4, { 32, 32, 3, 3 } }, "1,1", "1,1", FALSE },
+    { { 4, { 1, 32, 40, 40 } }, { 4, { 64, 32, 1, 1 } }, "1,1", "0,0", FALSE },
+    { { 4, { 1, 16, 40, 40 } }, { 4, { 32, 16, 3, 3 } }, "2,2", "1,1", FALSE },
+    { { 4, { 1, 32, 40, 40 } }, { 5, { 32, 1, 1, 3, 3 } }, "1,1", "1,1", TRUE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (convs); i++) {
+    t = conv (convs[i].group ? &ir_kernel_group_convolution : &ir_kernel_convolution,
+        convs[i].x, convs[i].w, convs[i].stride, convs[i].pad);
+    GError *error = NULL;
+    g_assert_true (kt_infer (t, 1, &error));
+    g_assert_true (ir_k_fuse_bias_relu (&t->ctx, fbuf, convs[i].w.dims[0], FALSE, &error));
+    g_assert_true (ir_k_fuse_swish (&t->ctx, 1.0f, &error));
+    check (t, 1, "conv + swish");
+  }
+}
+
 static void
 spin (gint begin, gint end, gint slice, gpointer data)
 {
@@ -327,5 +451,6 @@ main (int argc, char **argv)
     m2i_parallel_for (8, 8, 1, spin, NULL);
   g_test_add_func ("/kernels/no-allocation", test_kernels);
   g_test_add_func ("/kernels/no-allocation/issue15", test_issue15_kernels);
+  g_test_add_func ("/kernels/no-allocation/ops", test_kernels_ops);
   return g_test_run ();
 }
