@@ -82,8 +82,8 @@ gboolean m2i_resize_image_args_check (gint in_w, gint in_h, gint out_w,
     gint out_h, M2iResizeData type, gint channels, const void *src,
     gsize src_stride, void *dst, gsize dst_stride, GError **error);
 
-/* The kernels the public row functions use (best level m2i_cpu_flags()
- * allows). */
+/* The kernels the public row functions use (the level
+ * m2i_cpu_kernel_level (M2I_KERNELS_RESIZE) names). */
 const M2iResizeKernels *m2i_resize_kernels_best (void);
 
 /* m2i_resize_image_rows with the given level's kernels (benchmarks). */

@@ -131,8 +131,11 @@ m2i_resize_kernels_best (void)
   static gsize once = 0;
   static const M2iResizeKernels *k;
   if (g_once_init_enter (&once)) {
-    const M2iResizeKernels *c = m2i_resize_kernels_for_level (M2I_CPU_AVX512F);
-    if (c == NULL)
+    /* the level the CPU model table names (m2i-cpu.h), stepping down where
+     * a variant needs more than the CPU has (F16C) */
+    M2iCpuFlags level = m2i_cpu_kernel_level (M2I_KERNELS_RESIZE);
+    const M2iResizeKernels *c = m2i_resize_kernels_for_level (level);
+    if (c == NULL && level == M2I_CPU_AVX512F)
       c = m2i_resize_kernels_for_level (M2I_CPU_AVX2);
     if (c == NULL)
       c = &kernels_c;

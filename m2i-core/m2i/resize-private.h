@@ -132,7 +132,7 @@ void m2i_resize_plan_free (M2iResizePlan *plan);
 /* Row kernels. @channels interleaved values per pixel (1..4); a planar image
  * is resized plane by plane with channels = 1. They never fail for valid
  * arguments (a plan from m2i_resize_plan_new, 1 <= channels <= 4, buffers of
- * the sizes below); they pick the fastest code m2i_cpu_flags() allows, all
+ * the sizes below); they run at the level m2i_cpu_kernel_level() names, all
  * giving the same bits.
  *
  * hpass: resizes one source row (plan->in_width * channels values) to
@@ -194,8 +194,8 @@ gboolean m2i_resize_spec_image (const M2iResizeParams *p, gint in_width,
 /* Kernels of one instruction-set level, for tests and benchmarks that
  * compare levels in one process. @level is one of 0 (plain C),
  * M2I_CPU_AVX2, M2I_CPU_AVX512F; returns NULL when this CPU or build
- * cannot run that level. The public functions above use the best level
- * m2i_cpu_flags() allows. */
+ * cannot run that level. The public functions above use the level
+ * m2i_cpu_kernel_level (M2I_KERNELS_RESIZE) names. */
 typedef struct {
   const char *name;
   void (*hpass_u8) (const M2iResizePlan *plan, const guint8 *src, gint channels, float *dst);

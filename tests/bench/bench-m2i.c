@@ -279,8 +279,9 @@ main (int argc, char **argv)
   if (argc > 2)
     rounds = CLAMP (atoi (argv[2]), 1, 1000);
   make_inputs ();
-  printf ("bench-m2i: CPU %s, %d cores; libyuv %d; GStreamer %s\n", m2i_cpu_flags_string (),
-      m2i_parallel_n_cores (), LIBYUV_VERSION, gst_version_string ());
+  printf ("bench-m2i: CPU %s, %d cores; libyuv %d; GStreamer %s\nkernels: %s\n",
+      m2i_cpu_flags_string (), m2i_parallel_n_cores (), LIBYUV_VERSION, gst_version_string (),
+      m2i_cpu_kernels_string ());
   printf ("x: this time / the block's first line (m2i, 1 thread); above 1 means "
       "slower than m2i.\nwall: best round's wall time per frame; cpu: process CPU time "
       "per frame (all threads), steadier on a busy machine; best of %d rounds\n", rounds);

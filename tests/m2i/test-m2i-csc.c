@@ -124,14 +124,23 @@ test_fused_i420_rgb (void)
 }
 
 /* The plain-C kernel's scalar formula on every triple (it is also the tail
- * and fallback of the others). */
+ * and fallback of the others), and the conditions on the terms that every
+ * SIMD level's 16-bit arithmetic relies on (csc-private.h): 1000·Q + R is
+ * the chroma part minus 18124, and 0 <= R < 17254. */
 static void
 test_scalar_kernel (void)
 {
   for (int U = 0; U < 256; U++)
     for (int V = 0; V < 256; V++) {
       gint16 t[CSC_N_TERMS];
-      m2i_csc_chroma_terms (U - 128, V - 128, t);
+      m2i_csc_chroma_terms (U, V, t);
+      const long k[3] = { 1596L * (V - 128), -813L * (V - 128) - 391L * (U - 128),
+        2018L * (U - 128) };
+      for (int c = 0; c < 3; c++) {
+        g_assert_cmpint (1000L * t[2 * c] + t[2 * c + 1], ==, k[c] - 18124);
+        g_assert_cmpint (t[2 * c + 1], >=, 0);
+        g_assert_cmpint (t[2 * c + 1], <, 17254);
+      }
       for (int Y = 0; Y < 256; Y++) {
         int rgb[3];
         spec_rgb (Y, U, V, rgb);
@@ -141,6 +150,48 @@ test_scalar_kernel (void)
           g_error ("scalar kernel wrong at Y=%d U=%d V=%d", Y, U, V);
       }
     }
+}
+
+/* The row kernel over per-pixel terms (prep_444 + row, the resize path's
+ * listed columns) at the SIMD level in use, on every triple: per U, one row
+ * of 65536 pixels holding every (Y, V), written interleaved RGB and planar. */
+static void
+test_row_kernel (void)
+{
+  const CscKernels *k = m2i_csc_kernels ();
+  enum { N = 65536 };
+  gsize ts = m2i_csc_terms_stride (k, N);
+  gint16 *t = g_new (gint16, ts * CSC_N_TERMS);
+  guint8 *y = g_new (guint8, N), *u = g_new (guint8, N), *v = g_new (guint8, N);
+  guint8 *il = g_new (guint8, 3 * N), *pl = g_new (guint8, 3 * N);
+  CscOutSpec spec_il = { .mode = CSC_OUT_IL_U8 }, spec_pl = { .mode = CSC_OUT_PL_U8 };
+  guint8 *const dil[3] = { il, NULL, NULL }, *const dpl[3] = { pl, pl + N, pl + 2 * N };
+  guint64 bad = 0;
+  for (gint j = 0; j < N; j++) {
+    y[j] = (guint8) j;
+    v[j] = (guint8) (j >> 8);
+  }
+  for (int U = 0; U < 256; U++) {
+    memset (u, U, N);
+    k->prep_444 (u, v, N, t, ts);
+    k->row (y, t, ts, N, dil, &spec_il);
+    k->row (y, t, ts, N, dpl, &spec_pl);
+    for (gint j = 0; j < N; j++) {
+      int rgb[3];
+      spec_rgb (y[j], U, v[j], rgb);
+      for (int c = 0; c < 3; c++)
+        if ((il[3 * j + c] != rgb[c] || pl[c * N + j] != rgb[c]) && bad++ < 5)
+          g_printerr ("%s Y=%d U=%d V=%d channel %d: got %d/%d, spec %d\n", k->name, y[j], U,
+              v[j], c, il[3 * j + c], pl[c * N + j], rgb[c]);
+    }
+  }
+  g_assert_cmpuint (bad, ==, 0);
+  g_free (t);
+  g_free (y);
+  g_free (u);
+  g_free (v);
+  g_free (il);
+  g_free (pl);
 }
 
 /* The float pair kernels' fp32 csc (whichever SIMD level is in use) on
@@ -219,6 +270,7 @@ main (int argc, char **argv)
   g_test_add_func ("/m2i/csc/reference-i420-all-triples", test_reference_i420);
   g_test_add_func ("/m2i/csc/fused-nv12-bgr-all-triples", test_fused_nv12_bgr);
   g_test_add_func ("/m2i/csc/fused-i420-rgb-all-triples", test_fused_i420_rgb);
+  g_test_add_func ("/m2i/csc/row-kernel-all-triples", test_row_kernel);
   g_test_add_func ("/m2i/csc/float-pairs-all-triples", test_float_pairs);
   return g_test_run ();
 }
