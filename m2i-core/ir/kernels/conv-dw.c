@@ -70,9 +70,10 @@ IrDwRows
 ir_dw_rows_for (const IrDwGeom *g, M2iCpuFlags level)
 {
   IrDwRows r = NULL;
-  if (level & M2I_CPU_AVX512F)
+  M2iCpuFlags f = m2i_cpu_flags () & (level | M2I_CPU_FMA);
+  if ((f & M2I_CPU_AVX512F) && (f & M2I_CPU_FMA))
     r = ir_dw_rows_avx512 (g);
-  else if ((level & M2I_CPU_AVX2) && (level & M2I_CPU_FMA))
+  else if ((f & M2I_CPU_AVX2) && (f & M2I_CPU_FMA))
     r = ir_dw_rows_avx2 (g);
   return r ? r : ir_dw_rows_c;
 }

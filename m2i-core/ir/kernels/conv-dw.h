@@ -56,9 +56,9 @@ gboolean ir_dw_applies (gint64 groups, gint64 cin_g, gint64 cout_g);
 /* Fills the derived fields of @g (x_lo, x_hi) from the others. */
 void ir_dw_geom_init (IrDwGeom *g);
 
-/* The row kernel for @g at the instruction set level @level (a subset of
- * m2i_cpu_flags(): AVX-512 when it has M2I_CPU_AVX512F, AVX2 when it has
- * M2I_CPU_AVX2 and M2I_CPU_FMA, else plain C). Never NULL. */
+/* The row kernel for @g at the instruction set level @level (AVX-512 when
+ * it has M2I_CPU_AVX512F, AVX2 when it has M2I_CPU_AVX2, else plain C),
+ * never above what m2i_cpu_flags() allows (FMA included). Never NULL. */
 IrDwRows ir_dw_rows_for (const IrDwGeom *g, M2iCpuFlags level);
 
 /* The plain-C kernel (any geometry) and the instruction-set ones, which

@@ -49,6 +49,12 @@ ir_winograd_set_enabled (gboolean on)
   g_atomic_int_set (&enabled, on ? 1 : 0);
 }
 
+void
+ir_winograd_set_level (M2iWinograd *wg, M2iCpuFlags level)
+{
+  wg->avx512 = (level & m2i_cpu_flags () & M2I_CPU_AVX512F) != 0;
+}
+
 gint
 ir_winograd_set_min_tiles (gint tiles)
 {
@@ -95,6 +101,7 @@ ir_winograd_new (const M2iGemmArch *arch, const float *weights, gint64 c_out, gi
 {
   M2iWinograd *wg = g_new0 (M2iWinograd, 1);
   wg->arch = arch;
+  ir_winograd_set_level (wg, ir_k_level (M2I_KERNELS_WINOGRAD));
   wg->c_in = c_in;
   wg->c_out = c_out;
   wg->h = h;
@@ -331,10 +338,10 @@ output_run_avx512 (const float *m, gsize xs, gint n, float *o0, float *o1, gbool
 #endif
 
 static void
-input_run (const float *p, gint64 wp, gint n, float *v, gsize xs)
+input_run (const M2iWinograd *wg, const float *p, gint64 wp, gint n, float *v, gsize xs)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (m2i_cpu_flags () & M2I_CPU_AVX512F) {
+  if (wg->avx512) {
     input_run_avx512 (p, wp, n, v, xs);
     return;
   }
@@ -343,11 +350,11 @@ input_run (const float *p, gint64 wp, gint n, float *v, gsize xs)
 }
 
 static void
-output_run (const float *m, gsize xs, gint n, float *o0, float *o1, gboolean has_bias,
-    float bias, gboolean relu)
+output_run (const M2iWinograd *wg, const float *m, gsize xs, gint n, float *o0, float *o1,
+    gboolean has_bias, float bias, gboolean relu)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (m2i_cpu_flags () & M2I_CPU_AVX512F) {
+  if (wg->avx512) {
     output_run_avx512 (m, xs, n, o0, o1, has_bias, bias, relu);
     return;
   }
@@ -397,7 +404,7 @@ input_block (const M2iWinograd *wg, const float *plane, gint64 b, float *v)
     for (gint64 q = q0; q < q0 + nt;) {
       gint64 ty = q / wg->tw, tx = q % wg->tw;
       gint n = (gint) MIN (wg->tw - tx, q0 + nt - q);
-      input_run (plane + ci * chan + 2 * ty * wg->wp + 2 * tx, wg->wp, n, vc + (q - q0), xs);
+      input_run (wg, plane + ci * chan + 2 * ty * wg->wp + 2 * tx, wg->wp, n, vc + (q - q0), xs);
       q += n;
     }
     if (nt < zero_to)
@@ -449,13 +456,13 @@ output_block (const M2iWinograd *wg, const float *m, gint64 b, gint64 r0, gint64
       float *o1 = 2 * ty + 1 < wg->oh ? o0 + wg->ow : spare;
       gint64 n = MIN (end, full) - tx;
       if (n > 0)
-        output_run (mr + (q - q0), xs, (gint) n, o0 + 2 * tx, o1 + 2 * tx, bias != NULL, bv,
+        output_run (wg, mr + (q - q0), xs, (gint) n, o0 + 2 * tx, o1 + 2 * tx, bias != NULL, bv,
             relu);
       if (end > full) {
         /* The last tile of an odd-width row: its first column only,
          * through the spare row. */
         float y0[2], y1[2];
-        output_run (mr + (q - q0) + (full - tx), xs, 1, y0, y1, bias != NULL, bv, relu);
+        output_run (wg, mr + (q - q0) + (full - tx), xs, 1, y0, y1, bias != NULL, bv, relu);
         o0[2 * full] = y0[0];
         o1[2 * full] = y1[0];
       }

@@ -269,7 +269,7 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
     s->dwg = (IrDwGeom) { s->h, s->w, s->oh, s->ow, s->kh, s->kw, s->sh, s->sw, s->dh, s->dw,
       s->pt, s->pl, cin_g };
     ir_dw_geom_init (&s->dwg);
-    s->dw_rows = ir_dw_rows_for (&s->dwg, m2i_cpu_flags ());
+    s->dw_rows = ir_dw_rows_for (&s->dwg, ir_k_level (M2I_KERNELS_DWCONV));
   } else if (s->mode == CONV_WINOGRAD) {
     s->wino = ir_winograd_new (s->arch, ctx->inputs[1].data, s->c_out, s->c_in, s->h, s->w,
         s->pt, s->pl, s->oh, s->ow, s->slices);

@@ -63,14 +63,20 @@ static const M2iGemmArch gemm_arch_c = {
 };
 
 const M2iGemmArch *
-ir_gemm_arch (void)
+ir_gemm_arch_at (M2iCpuFlags level)
 {
-  M2iCpuFlags f = m2i_cpu_flags ();
-  if (ir_gemm_arch_avx512_ptr && (f & M2I_CPU_AVX512F) && (f & M2I_CPU_FMA))
+  M2iCpuFlags f = m2i_cpu_flags () & level;
+  if (ir_gemm_arch_avx512_ptr && (f & M2I_CPU_AVX512F) && (m2i_cpu_flags () & M2I_CPU_FMA))
     return ir_gemm_arch_avx512_ptr;
-  if (ir_gemm_arch_avx2_ptr && (f & M2I_CPU_AVX2) && (f & M2I_CPU_FMA))
+  if (ir_gemm_arch_avx2_ptr && (f & M2I_CPU_AVX2) && (m2i_cpu_flags () & M2I_CPU_FMA))
     return ir_gemm_arch_avx2_ptr;
   return &gemm_arch_c;
+}
+
+const M2iGemmArch *
+ir_gemm_arch (void)
+{
+  return ir_gemm_arch_at (ir_k_level (M2I_KERNELS_GEMM));
 }
 
 const gint32 *

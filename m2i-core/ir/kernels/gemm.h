@@ -15,6 +15,7 @@
 #pragma once
 
 #include <glib.h>
+#include <base/m2i-cpu.h>
 
 G_BEGIN_DECLS
 
@@ -111,8 +112,14 @@ ir_gemm_finish_lanes (const float *v, gint n, float *row, gint i, gint g,
     }
 }
 
-/* The fastest micro-kernel this CPU may use under M2I_CPU_DISABLE. */
+/* The micro-kernels the level of the GEMM family says on this CPU
+ * (ir_k_level (M2I_KERNELS_GEMM): per CPU model, M2I_KERNELS,
+ * M2I_CPU_DISABLE, or measured). */
 const M2iGemmArch *ir_gemm_arch (void);
+
+/* The micro-kernels of @level (M2I_CPU_AVX512F, M2I_CPU_AVX2, 0: plain C),
+ * or the widest below it that this CPU allows. */
+const M2iGemmArch *ir_gemm_arch_at (M2iCpuFlags level);
 
 /* The row table of a packed panel: p·nr for p in [0, M2I_GEMM_MAX_KC). */
 const gint32 *ir_gemm_packed_offsets (const M2iGemmArch *arch);

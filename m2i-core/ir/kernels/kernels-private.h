@@ -202,6 +202,22 @@ gboolean ir_k_conv_uses_winograd (const M2iOpContext *ctx);
  * small groups, conv-dw.h); for tests and benchmarks. */
 gboolean ir_k_conv_uses_direct (const M2iOpContext *ctx);
 
+/* ---- Kernel levels per CPU (kernel-level.c) ------------------------------- */
+
+/* The instruction-set level (M2I_CPU_AVX512F, M2I_CPU_AVX2 or 0) the IR
+ * runtime's @family (M2I_KERNELS_GEMM, _WINOGRAD, _DWCONV) uses: what
+ * m2i_cpu_kernel_level() says, or where the per-model table leaves it to a
+ * measurement, the fastest level up to that one, measured once (the first
+ * call; a few milliseconds) and kept for the process. */
+M2iCpuFlags ir_k_level (M2iKernelFamily family);
+
+/* The measurement: times @family's kernels at each level up to @bound that
+ * m2i_cpu_flags() allows (AVX-512, AVX2) and returns the fastest (the
+ * wider unless the narrower is 5 % faster); @seconds (NULL or two
+ * doubles) gets the best sample of each candidate, widest first, 0 when
+ * there was one candidate or none. Allocates; not for execute(). */
+M2iCpuFlags ir_k_measure_level (M2iKernelFamily family, M2iCpuFlags bound, double *seconds);
+
 /* ---- Threads ------------------------------------------------------------ */
 
 /* An inference's team of threads (team.c): N - 1 pool workers held for the

@@ -174,19 +174,62 @@ check_case (const ConvCase *c, gboolean runtime_weights, gint threads)
   conv_ref_clear (&r);
 }
 
-/* The instruction set this run is meant to exercise is really in use. */
+/* The instruction set this run is meant to exercise is really in use: the
+ * level M2I_CPU_DISABLE leaves, or the one M2I_KERNELS forces (meson runs
+ * this program with gemm=avx2,winograd=c,dwconv=avx2 too). */
 static void
 test_arch (void)
 {
-  const char *off = g_getenv ("M2I_CPU_DISABLE");
+  const char *off = g_getenv ("M2I_CPU_DISABLE"), *forced = g_getenv ("M2I_KERNELS");
   const char *arch = ir_gemm_arch ()->name;
-  g_test_message ("gemm micro-kernel: %s (M2I_CPU_DISABLE=%s)", arch, off ? off : "");
+  g_test_message ("gemm micro-kernel: %s (M2I_CPU_DISABLE=%s, M2I_KERNELS=%s; %s)", arch,
+      off ? off : "", forced ? forced : "", m2i_cpu_kernels_string ());
   if (off && !strcmp (off, "all"))
     g_assert_cmpstr (arch, ==, "c");
   else if (off && !strcmp (off, "avx2"))
     g_assert_cmpstr (arch, ==, "c");
   else if (off && !strcmp (off, "avx512"))
     g_assert_true (!strcmp (arch, "avx2") || !strcmp (arch, "c"));
+  if (forced && !strcmp (forced, "gemm=avx2,winograd=c,dwconv=avx2") &&
+      (m2i_cpu_flags () & M2I_CPU_AVX2)) {
+    g_assert_cmpstr (arch, ==, "avx2");
+    g_assert_cmpuint (ir_k_level (M2I_KERNELS_WINOGRAD), ==, 0);
+    g_assert_cmpuint (ir_k_level (M2I_KERNELS_DWCONV), ==, M2I_CPU_AVX2);
+  }
+  /* Each family's level, whatever chose it, is one the CPU allows. */
+  for (gint f = M2I_KERNELS_GEMM; f <= M2I_KERNELS_DWCONV; f++)
+    g_assert_cmpuint (ir_k_level (f) & ~m2i_cpu_flags (), ==, 0);
+}
+
+/* The measured choice (kernel-level.c; what a CPU the per-model table does
+ * not list gets): each family's candidates up to the widest level allowed
+ * are timed, and the answer is one of them; with one candidate there is
+ * nothing to time. The kernels of each candidate are the ones the other
+ * runs of this program check against the naive loop. */
+static void
+test_measured_levels (void)
+{
+  M2iCpuFlags f = m2i_cpu_flags ();
+  gboolean two = (f & M2I_CPU_AVX512F) && (f & M2I_CPU_AVX2) && (f & M2I_CPU_FMA);
+  for (gint fam = M2I_KERNELS_GEMM; fam <= M2I_KERNELS_DWCONV; fam++) {
+    double s[2];
+    M2iCpuFlags l = ir_k_measure_level (fam, M2I_CPU_AVX512F | M2I_CPU_AVX2, s);
+    g_test_message ("family %d: %s (%.3g, %.3g s)", fam, l & M2I_CPU_AVX512F ? "avx512" :
+        l & M2I_CPU_AVX2 ? "avx2" : "c", s[0], s[1]);
+    g_assert_cmpuint (l & ~f, ==, 0);
+    if (two) {
+      g_assert_true (l == M2I_CPU_AVX512F || l == M2I_CPU_AVX2);
+      g_assert_cmpfloat (s[0], >, 0);
+      g_assert_cmpfloat (s[1], >, 0);
+    } else {
+      g_assert_cmpfloat (s[0], ==, 0);
+    }
+    /* a bound of AVX2 leaves one candidate: no timing */
+    g_assert_cmpuint (ir_k_measure_level (fam, M2I_CPU_AVX2, s), ==,
+        (f & M2I_CPU_AVX2) && (f & M2I_CPU_FMA) ? M2I_CPU_AVX2 : 0);
+    g_assert_cmpfloat (s[0], ==, 0);
+    g_assert_cmpuint (ir_k_measure_level (fam, 0, NULL), ==, 0);
+  }
 }
 
 static void
@@ -860,6 +903,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/conv/arch", test_arch);
+  g_test_add_func ("/conv/measured-levels", test_measured_levels);
   g_test_add_func ("/conv/shapes-fixed", test_shapes_fixed);
   g_test_add_func ("/conv/shapes-random", test_shapes_random);
   g_test_add_func ("/conv/shapes-large", test_shapes_large);
