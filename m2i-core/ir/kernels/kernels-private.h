@@ -202,6 +202,32 @@ gboolean ir_k_conv_uses_winograd (const M2iOpContext *ctx);
  * small groups, conv-dw.h); for tests and benchmarks. */
 gboolean ir_k_conv_uses_direct (const M2iOpContext *ctx);
 
+/* ---- Permutations (permute.c) --------------------------------------------- */
+
+#define IR_K_PERM_MAX_RANK (2 * M2I_MAX_RANK + 2)
+
+/* How to move a tensor's elements into another order of its axes: output
+ * axes after dropping unit ones and merging those contiguous in the input. */
+typedef struct {
+  gint rank;
+  gint64 dims[IR_K_PERM_MAX_RANK];     /* output dims after merging */
+  gint64 step[IR_K_PERM_MAX_RANK];     /* input element stride of each */
+  gint64 out_stride[IR_K_PERM_MAX_RANK];
+  gsize es;                            /* element size, bytes */
+  gint64 numel, rows;                  /* rows: all dims but the last */
+  gint unit;                           /* the input's contiguous axis; -1: the last */
+  gint64 blocks;                       /* rows / dims[unit] */
+} IrKPerm;
+
+/* The plan for a tensor viewed as @in_dims (@rank of them, at most
+ * IR_K_PERM_MAX_RANK) put in the order @perm (output axis a is input axis
+ * perm[a]), elements of @es bytes. Callers check rows fits a gint. */
+void ir_k_perm_plan (IrKPerm *p, gint rank, const gint64 *in_dims, const gint *perm, gsize es);
+
+/* Moves @src's elements to @dst as @p says, over ctx's threads when large.
+ * Allocates nothing. */
+void ir_k_perm_run (const M2iOpContext *ctx, const IrKPerm *p, gconstpointer src, gpointer dst);
+
 /* ---- Kernel levels per CPU (kernel-level.c) ------------------------------- */
 
 /* The instruction-set level (M2I_CPU_AVX512F, M2I_CPU_AVX2 or 0) the IR
