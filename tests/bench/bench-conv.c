@@ -80,6 +80,9 @@ static const Layer layers[] = {
   { "headpose/256x4x4", 256, 4, 4, 512, 3, 1, 0, 1 },
   { "headpose/128x4x4 p1", 128, 4, 4, 256, 3, 1, 1, 1 },
   { "headpose/64x8x8 p1", 64, 8, 8, 128, 3, 1, 1, 1 },
+  { "agegender/conv4", 96, 7, 7, 192, 3, 1, 0, 1 },
+  { "agegender/conv5", 192, 5, 5, 256, 3, 1, 0, 1 },
+  { "agegender/conv6", 256, 3, 3, 256, 3, 1, 0, 1 },
   { "wino/64x6x6 p1", 64, 6, 6, 128, 3, 1, 1, 1 },
   { "wino/128x10x10 p1", 128, 10, 10, 128, 3, 1, 1, 1 },
   /* small groups (4 input, 4 output channels each) */

@@ -208,6 +208,12 @@ ir_gemm_tail_panel (const M2iGemmArch *arch, gint m, gint k, const float *packed
     gboolean last = k0 + kc >= k;
     const gint32 *off = NULL;
     const float *b = get_b (user, k0, kc, n0, ncols, bbuf, &off);
+    /* The block's columns packed tight: read by every row panel, they
+     * stay in L1 (kc rows of a packed panel are kc cache lines). */
+    float tight[M2I_GEMM_MAX_KC * M2I_GEMM_TAIL_MAX];
+    for (gint p = 0; p < kc; p++)
+      for (gint j = 0; j < ncols; j++)
+        tight[p * ncols + j] = b[off[p] + j];
     for (gint i0 = 0; i0 < m; i0 += mr) {
       float acc[M2I_GEMM_TAIL_MAX * M2I_GEMM_MAX_MR] = { 0 };
       gint rows = MIN (mr, m - i0);
@@ -215,7 +221,7 @@ ir_gemm_tail_panel (const M2iGemmArch *arch, gint m, gint k, const float *packed
         for (gint i = 0; i < rows; i++)
           for (gint j = 0; j < ncols; j++)
             acc[j * mr + i] = out->c[(gsize) (i0 + i) * out->ldc + n0 + j];
-      arch->tail (kc, packed_a + (gsize) i0 * k + (gsize) k0 * mr, b, off, ncols, k0 > 0, acc);
+      arch->tail (kc, packed_a + (gsize) i0 * k + (gsize) k0 * mr, tight, ncols, k0 > 0, acc);
       /* The epilogue's operations, in its order (ir_gemm_finish_lanes),
        * after the last block. */
       for (gint i = 0; i < rows; i++) {

@@ -238,11 +238,12 @@ def ir_type_of_node(m, node):
     op, name = node["op"], node["name"]
     base = re.sub(r"_nchwc$", "", name)
     if op in ("Conv", "FusedConv", "NchwcConv"):
-        # ORT turns a per-channel Multiply into a 1×1 depthwise Conv
-        layer = m.layers.get(re.sub(r"_mul$", "", base))
-        if layer in ("Multiply", "Add", "Subtract"):
-            return layer
         shapes = node.get("shapes") or []
+        # ORT turns a per-channel Multiply into a 1×1 depthwise Conv (named
+        # after it); a Conv that took in an Add bias is named after the Add
+        layer = m.layers.get(re.sub(r"_mul$", "", base))
+        if layer == "Multiply" and len(shapes) > 1 and shapes[1][1:] == [1, 1, 1]:
+            return layer
         if len(shapes) > 1 and len(shapes[0]) > 1 and len(shapes[1]) > 1 \
                 and shapes[1][1] < shapes[0][1]:
             return "GroupConvolution"
