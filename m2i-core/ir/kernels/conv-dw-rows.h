@@ -134,62 +134,68 @@ DW_NAME (put) (const IrDwGeom *g, DW_VEC v, const float *bias, gboolean relu, fl
     DW_STORE_PART (o + x, v, g->ow - x);
 }
 
-/* Rows [y0, y1) of the plane, one vector column at a time (its masks, at
- * a row's end, made once), DW_R rows at a time down the column. SQ: the
- * square-stride copies (sums_sq with KH, KW, S), else sums_any. */
+/* One vector column (from x) of rows [y0, y1), DW_R rows at a time down
+ * the column; MASKED with the column's masks m0, m1. SQ: the square-stride
+ * copies (sums_sq with KH, KW, S), else sums_any. */
+DW_INL void
+DW_NAME (column) (const IrDwGeom *g, const float *in, gsize in_plane, const float *w,
+    const float *bias, gboolean relu, float *out, gint64 y0, gint64 y1, gint64 x,
+    const DW_MASK *m0, const DW_MASK *m1, const gboolean SQ, const gint64 KH, const gint64 KW,
+    const gint64 S, const gboolean MASKED)
+{
+  gboolean cin1 = g->cin_g == 1;
+  for (gint64 y = y0; y < y1; y += DW_R) {
+    gint64 rows = MIN (DW_R, y1 - y), iy0 = y * g->sh - g->pt;
+    /* a block whose taps all read inside the image: most of them */
+    gboolean all = rows == DW_R && iy0 >= 0 &&
+        iy0 + (DW_R - 1) * g->sh + (g->kh - 1) * g->dh < g->h;
+    DW_VEC acc[DW_R];
+#define DW_SQ(ALL, CIN1) \
+    DW_NAME (sums_sq) (g, in, in_plane, w, iy0, rows, x, m0, m1, acc, KH, KW, S, ALL, \
+        MASKED, CIN1)
+    if (SQ && cin1 && all)
+      DW_SQ (TRUE, TRUE);
+    else if (SQ && cin1)
+      DW_SQ (FALSE, TRUE);
+    else if (SQ)
+      DW_SQ (FALSE, FALSE);
+    else
+      DW_NAME (sums_any) (g, in, in_plane, w, iy0, rows, x, m0, m1, acc, S, MASKED);
+#undef DW_SQ
+    float *o = out + y * g->ow;
+#define DW_PUT(r) \
+    if (r < rows) \
+      DW_NAME (put) (g, acc[r], bias, relu, o + r * g->ow, x);
+    DW_EACH (DW_PUT)
+#undef DW_PUT
+  }
+}
+
+/* Rows [y0, y1) of the plane, one vector column at a time: plain loads
+ * inside [x_lo, x_hi), masked ones at the rows' ends, their masks made
+ * once per column. */
 DW_INL void
 DW_NAME (rows) (const IrDwGeom *g, const float *in, gsize in_plane, const float *w,
     const float *bias, gboolean relu, float *out, gint64 y0, gint64 y1, const gboolean SQ,
     const gint64 KH, const gint64 KW, const gint64 S)
 {
   const gint64 W = DW_W;
-  gboolean cin1 = g->cin_g == 1;
   for (gint64 x = 0; x < g->ow; x += W) {
-    gboolean inside = x >= g->x_lo && x + W <= g->x_hi;
-    /* At a row's end: per tap column, the lanes inside the row (raw
-     * element j of the load at column c0 is column c0 + j). */
+    if (x >= g->x_lo && x + W <= g->x_hi) {
+      DW_NAME (column) (g, in, in_plane, w, bias, relu, out, y0, y1, x, NULL, NULL, SQ, KH, KW,
+          S, FALSE);
+      continue;
+    }
+    /* per tap column, the lanes inside the row (raw element j of the load
+     * at column c0 is column c0 + j) */
     DW_MASK m0[8], m1[8];
-    for (gint64 kw = 0; kw < 8; kw++) {
+    for (gint64 kw = 0; kw < (SQ ? KW : g->kw); kw++) {
       gint64 c0 = x * S + kw * g->dw - g->pl;
       m0[kw] = DW_RANGE (-c0, g->w - c0);
       m1[kw] = DW_RANGE (-c0 - W, g->w - c0 - W);
     }
-    for (gint64 y = y0; y < y1; y += DW_R) {
-      gint64 rows = MIN (DW_R, y1 - y), iy0 = y * g->sh - g->pt;
-      /* a block whose taps all read inside the image: most of them */
-      gboolean all = rows == DW_R && iy0 >= 0 &&
-          iy0 + (DW_R - 1) * g->sh + (g->kh - 1) * g->dh < g->h;
-      DW_VEC acc[DW_R];
-#define DW_SQ(ALL, MASKED, CIN1) \
-      DW_NAME (sums_sq) (g, in, in_plane, w, iy0, rows, x, m0, m1, acc, KH, KW, S, ALL, \
-          MASKED, CIN1)
-      if (SQ && cin1) {
-        if (all && inside)
-          DW_SQ (TRUE, FALSE, TRUE);
-        else if (all)
-          DW_SQ (TRUE, TRUE, TRUE);
-        else if (inside)
-          DW_SQ (FALSE, FALSE, TRUE);
-        else
-          DW_SQ (FALSE, TRUE, TRUE);
-      } else if (SQ) {
-        if (inside)
-          DW_SQ (FALSE, FALSE, FALSE);
-        else
-          DW_SQ (FALSE, TRUE, FALSE);
-      } else if (inside) {
-        DW_NAME (sums_any) (g, in, in_plane, w, iy0, rows, x, m0, m1, acc, S, FALSE);
-      } else {
-        DW_NAME (sums_any) (g, in, in_plane, w, iy0, rows, x, m0, m1, acc, S, TRUE);
-      }
-#undef DW_SQ
-      float *o = out + y * g->ow;
-#define DW_PUT(r) \
-      if (r < rows) \
-        DW_NAME (put) (g, acc[r], bias, relu, o + r * g->ow, x);
-      DW_EACH (DW_PUT)
-#undef DW_PUT
-    }
+    DW_NAME (column) (g, in, in_plane, w, bias, relu, out, y0, y1, x, m0, m1, SQ, KH, KW, S,
+        TRUE);
   }
 }
 
