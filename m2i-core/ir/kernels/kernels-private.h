@@ -339,6 +339,11 @@ gint ir_k_threads (const M2iOpContext *ctx);
  * handing work to another core costs more than it saves. */
 gint ir_k_slices_for (const M2iOpContext *ctx, gint64 work);
 
+/* Sets the multiply-adds per slice inside a team (1: split everything, as
+ * bench-team does to measure); returns the previous value. Not for use
+ * while inferences run. */
+gint64 ir_k_set_team_slice_work (gint64 work);
+
 /* ---- Element-wise runs ---------------------------------------------------- */
 
 /* Elements [first, first + n) of an element-wise op's tensors. */
