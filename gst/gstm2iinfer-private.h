@@ -9,6 +9,7 @@
 #include "gstm2ideferred.h"
 #include "gstm2iinfercaps.h"
 #include "gstm2iinferresults.h"
+#include "gstm2iinferroi.h"
 #include "gstm2iprops.h"
 
 #include <gst/video/video.h>
@@ -39,6 +40,7 @@ struct _GstM2iInfer {
   M2iResizeMode resize_mode;
   GstM2iSharedProps props;        /* profile, n-threads, fusion, fused, mean, std, ... */
   gboolean pp_changed;            /* pre-processing set since the session got it */
+  GstM2iInferRoiProps roi_props;  /* inference-region, object-class, reclassify-interval */
 
   /* from READY->PAUSED to PAUSED->READY; the caps (object lock: caps queries) */
   M2iInferSession *session;
@@ -46,6 +48,7 @@ struct _GstM2iInfer {
   GstCaps *model_caps, *model_caps_plain, *output_tensor_caps;
   GstBufferPool *tensor_pool;
   GstM2iResultContext ctx;
+  GstM2iInferRoi *roi;            /* inference-region=roi-list */
 
   /* negotiated (streaming thread) */
   InputMode mode;
@@ -71,6 +74,8 @@ gboolean gst_m2i_infer_push_src_caps (GstM2iInfer *self, GstCaps *caps);
  * FALSE with @error when mean/std/input-scale are refused (and again on
  * the next call). */
 gboolean gst_m2i_infer_update_preprocess (GstM2iInfer *self, GError **error);
+/* inference-region=roi-list (settled at READY->PAUSED). */
+gboolean gst_m2i_infer_roi_list (GstM2iInfer *self);
 /* Forgets the negotiated input (no caps yet). */
 void gst_m2i_infer_clear_negotiated (GstM2iInfer *self);
 

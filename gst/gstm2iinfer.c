@@ -36,6 +36,7 @@ enum {
   PROP_INFERENCE_INTERVAL, PROP_N_THREADS, PROP_SPLIT_DIR, PROP_OUTPUT, PROP_POST_MESSAGES,
   PROP_CHANNEL_ORDER, PROP_RESIZE_MODE, PROP_MEAN, PROP_STD, PROP_INPUT_SCALE, PROP_PROFILE,
   PROP_FUSION, PROP_FUSED,
+  PROP_INFERENCE_REGION,          /* + object-class, reclassify-interval: gstm2iinferroi.c */
 };
 
 G_DEFINE_TYPE (GstM2iInfer, gst_m2i_infer, GST_TYPE_ELEMENT);
@@ -81,9 +82,42 @@ unload_model (GstM2iInfer *self)
   gst_clear_caps (&self->model_caps);
   gst_clear_caps (&self->model_caps_plain);
   GST_OBJECT_UNLOCK (self);
+  g_clear_pointer (&self->roi, gst_m2i_infer_roi_free);
   m2i_infer_session_free (s);
   gst_clear_caps (&self->output_tensor_caps);
   gst_m2i_result_context_clear (&self->ctx);
+}
+
+gboolean
+gst_m2i_infer_roi_list (GstM2iInfer *self)
+{
+  GST_OBJECT_LOCK (self);
+  gboolean roi = self->roi_props.region == GST_M2I_INFER_REGION_ROI_LIST;
+  GST_OBJECT_UNLOCK (self);
+  return roi;
+}
+
+/* inference-region=roi-list: the regions' state over session @s. */
+static gboolean
+load_roi (GstM2iInfer *self, M2iInferSession *s, gboolean tensors, GError **error)
+{
+  if (!gst_m2i_infer_roi_list (self))
+    return TRUE;
+  if (tensors) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "inference-region=roi-list "
+        "attaches each region's results to its region meta: set output=meta");
+    return FALSE;
+  }
+  GST_OBJECT_LOCK (self);
+  GstM2iInferRoiProps props = self->roi_props;
+  props.object_class = g_strdup (props.object_class);
+  GST_OBJECT_UNLOCK (self);
+  self->roi = gst_m2i_infer_roi_new (s, &props, error);
+  g_free (props.object_class);
+  if (self->roi)
+    GST_INFO_OBJECT (self, "inference-region=roi-list: takes plain video only (the frame the "
+        "regions refer to); an m2i element upstream computes its frames (no memory:M2I)");
+  return self->roi != NULL;
 }
 
 static gboolean
@@ -105,6 +139,8 @@ load_model (GstM2iInfer *self)
   M2iInferSession *s = m ? m2i_infer_session_new (m, &err) : NULL;
   m2i_infer_model_unref (m);
   if (s && tensors && !(self->output_tensor_caps = gst_m2i_infer_output_caps (m, &err)))
+    g_clear_pointer (&s, m2i_infer_session_free);
+  if (s && !load_roi (self, s, tensors, &err))
     g_clear_pointer (&s, m2i_infer_session_free);
   if (!s) {
     /* settings (what to set) as they are; the model's troubles with its path */
@@ -244,6 +280,29 @@ typedef struct {
   M2iDecoderOptions decoder;      /* threshold, top-k */
 } Frame;
 
+/* inference-region=roi-list: @inbuf (taken) with each region's results, as
+ * *@out. */
+static GstFlowReturn
+roi_frame (GstM2iInfer *self, GstBuffer *inbuf, const Frame *fr, GstBuffer **out,
+    GError **error)
+{
+  *out = gst_buffer_make_writable (inbuf);
+  m2i_decoder_set_options (m2i_infer_session_get_decoder (self->session), &fr->decoder);
+  if ((fr->infer && !gst_m2i_infer_update_preprocess (self, error))
+      || !gst_m2i_infer_roi_frame (self->roi, GST_ELEMENT (self), *out, &self->in_info,
+          &self->ctx, fr->index, fr->infer, fr->post, error))
+    return GST_FLOW_ERROR;
+  guint serial;
+  const char *desc = gst_m2i_infer_roi_describe (self->roi, &serial);
+  if (*desc && (self->report || serial != self->reported)) {
+    self->report = FALSE;
+    self->reported = serial;
+    gst_m2i_set_fused (GST_CAT_DEFAULT, GST_OBJECT (self), &self->props.fused,
+        g_strdup_printf ("%s: %s", GST_ELEMENT_NAME (self), desc));
+  }
+  return GST_FLOW_OK;
+}
+
 static void
 frame_settings (GstM2iInfer *self, GstBuffer *inbuf, Frame *fr)
 {
@@ -295,12 +354,15 @@ gst_m2i_infer_chain (GstPad *pad, GstObject *parent, GstBuffer *inbuf)
     return GST_FLOW_NOT_NEGOTIATED;
   }
   frame_settings (self, inbuf, &fr);
-  if ((self->mode == INPUT_TENSORS || gst_m2i_deferred_frame_borrow (&self->work,
+  if (self->roi)
+    ret = roi_frame (self, g_steal_pointer (&inbuf), &fr, &out, &err);
+  else if ((self->mode == INPUT_TENSORS || gst_m2i_deferred_frame_borrow (&self->work,
               &self->in_info, inbuf, &err)) && (!fr.infer || infer (self, inbuf, &fr.decoder, &err)))
     ret = output_buffer (self, g_steal_pointer (&inbuf), &fr, &out, &err);
   gst_m2i_deferred_frame_init (&self->work);
   gst_clear_buffer (&inbuf);
-  if (ret == GST_FLOW_OK && out && fr.infer)
+  /* (roi-list: the results are on the regions already) */
+  if (ret == GST_FLOW_OK && out && fr.infer && !self->roi)
     gst_m2i_publish_results (GST_ELEMENT (self), fr.tensors ? NULL : out, &self->ctx,
         self->session, fr.index, fr.pts, fr.post);
   if (err) {
@@ -347,7 +409,7 @@ gst_m2i_infer_set_property (GObject *object, guint prop_id, const GValue *value,
     default:
       if (gst_m2i_shared_props_set (&self->props, pspec, value, NULL))
         self->pp_changed = TRUE;
-      else
+      else if (!gst_m2i_infer_roi_props_set (&self->roi_props, pspec, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
@@ -371,7 +433,8 @@ gst_m2i_infer_get_property (GObject *object, guint prop_id, GValue *value, GPara
     case PROP_POST_MESSAGES: g_value_set_boolean (value, self->post_messages); break;
     case PROP_RESIZE_MODE: g_value_set_enum (value, self->resize_mode); break;
     default:
-      if (!gst_m2i_shared_props_get (&self->props, pspec, value))
+      if (!gst_m2i_shared_props_get (&self->props, pspec, value)
+          && !gst_m2i_infer_roi_props_get (&self->roi_props, pspec, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
@@ -390,6 +453,7 @@ gst_m2i_infer_finalize (GObject *object)
   g_free (self->labels_path);
   g_free (self->split_dir);
   gst_m2i_shared_props_clear (&self->props);
+  gst_m2i_infer_roi_props_clear (&self->roi_props);
   G_OBJECT_CLASS (gst_m2i_infer_parent_class)->finalize (object);
 }
 
@@ -481,6 +545,8 @@ gst_m2i_infer_class_init (GstM2iInferClass *klass)
       "elements whose ops were fused, the M2I plan (ops and device tasks) writing the "
       "model's input, and the device the model runs on");
 
+  gst_m2i_infer_roi_install_properties (gobject_class, PROP_INFERENCE_REGION);
+
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class, "M2I inference",
@@ -516,6 +582,7 @@ gst_m2i_infer_init (GstM2iInfer *self)
   self->post_messages = DEFAULT_POST_MESSAGES;
   self->resize_mode = DEFAULT_RESIZE_MODE;
   gst_m2i_shared_props_init (&self->props);
+  gst_m2i_infer_roi_props_init (&self->roi_props);
   gst_m2i_deferred_frame_init (&self->work);
   self->report = TRUE;
 }

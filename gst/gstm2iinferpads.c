@@ -24,13 +24,15 @@ refuse_caps (GstM2iInfer *self, const char *fmt, ...)
   return FALSE;
 }
 
+/* Deferred frames taken: fusion=true, and full frames (roi-list crops the
+ * frame the regions refer to). */
 static gboolean
 fusion_on (GstM2iInfer *self)
 {
   GST_OBJECT_LOCK (self);
   gboolean f = self->props.fusion;
   GST_OBJECT_UNLOCK (self);
-  return f;
+  return f && !gst_m2i_infer_roi_list (self);
 }
 
 /* What the sink pad takes now: the model's caps (or the template before the
@@ -47,6 +49,8 @@ sink_caps (GstM2iInfer *self, GstCaps *filter)
   GST_OBJECT_UNLOCK (self);
   if (!caps)
     caps = gst_m2i_caps_keep_deferred (gst_pad_get_pad_template_caps (self->sinkpad), fusion);
+  if (gst_m2i_infer_roi_list (self))
+    caps = gst_m2i_infer_roi_restrict_caps (caps);
   GstCaps *peer = meta ? gst_pad_peer_query_caps (self->srcpad, NULL) : NULL;
   if (peer)
     caps = gst_m2i_infer_restrict_plain (caps, peer);
@@ -212,7 +216,10 @@ gst_m2i_infer_sink_event (GstPad *pad, GstObject *parent, GstEvent *event)
     gst_event_unref (event);
     return ok;
   }
-  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
     self->since_flush = 0;        /* streaming thread stopped: no race with chain */
+    if (self->roi)
+      gst_m2i_infer_roi_reset (self->roi);
+  }
   return gst_pad_event_default (pad, parent, event);
 }

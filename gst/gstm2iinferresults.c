@@ -120,20 +120,29 @@ classes_head (const M2iInferResult *r)
       && r->heads[0].n_classes > 0 ? &r->heads[0] : NULL;
 }
 
-static void
-attach_results (GstBuffer *buf, const GstM2iResultContext *ctx, const M2iInferResult *r)
+gboolean
+gst_m2i_results_classify_region (GstVideoRegionOfInterestMeta *roi,
+    const GstM2iResultContext *ctx, const M2iInferResult *r)
+{
+  guint n = 0;
+  for (guint i = 0; i < r->n_heads; i++) {
+    const M2iInferHead *head = &r->heads[i];
+    if (head->kind == M2I_INFER_HEAD_REGRESSION || head->n_classes == 0)
+      continue;
+    gst_video_region_of_interest_meta_add_param (roi, classification_structure (ctx, head));
+    n++;
+  }
+  return n > 0;
+}
+
+void
+gst_m2i_results_add_detections (GstBuffer *buf, const GstM2iResultContext *ctx,
+    const M2iInferResult *r, gint first_id, gint parent_id)
 {
   const M2iInferGeometry *g = &r->geometry;
   if (!ctx->has_frame || g->source_width <= 0 || g->source_height <= 0)
     return;
   char lbuf[32];
-  const M2iInferHead *head = classes_head (r);
-  if (head) {
-    GstVideoRegionOfInterestMeta *roi = gst_buffer_add_video_region_of_interest_meta (buf,
-        label (head->labels, head->n_labels, head->classes[0].class_id, lbuf, sizeof lbuf), 0,
-        0, (guint) g->source_width, (guint) g->source_height);
-    gst_video_region_of_interest_meta_add_param (roi, classification_structure (ctx, head));
-  }
   for (guint i = 0; i < r->n_detections; i++) {
     const M2iInferDetection *d = &r->detections[i];
     double box[4];
@@ -142,9 +151,25 @@ attach_results (GstBuffer *buf, const GstM2iResultContext *ctx, const M2iInferRe
     pixel_rect (g, box, &x, &y, &w, &h);
     GstVideoRegionOfInterestMeta *roi = gst_buffer_add_video_region_of_interest_meta (buf,
         label (ctx->labels, ctx->n_labels, d->class_id, lbuf, sizeof lbuf), x, y, w, h);
-    roi->id = (gint) i;
+    roi->id = first_id + (gint) i;
+    roi->parent_id = parent_id;
     gst_video_region_of_interest_meta_add_param (roi, detection_structure (ctx, d, box));
   }
+}
+
+static void
+attach_results (GstBuffer *buf, const GstM2iResultContext *ctx, const M2iInferResult *r)
+{
+  const M2iInferGeometry *g = &r->geometry;
+  if (!ctx->has_frame || g->source_width <= 0 || g->source_height <= 0)
+    return;
+  char lbuf[32];
+  const M2iInferHead *head = classes_head (r);
+  if (head)
+    gst_m2i_results_classify_region (gst_buffer_add_video_region_of_interest_meta (buf,
+            label (head->labels, head->n_labels, head->classes[0].class_id, lbuf, sizeof lbuf),
+            0, 0, (guint) g->source_width, (guint) g->source_height), ctx, r);
+  gst_m2i_results_add_detections (buf, ctx, r, 0, 0);
 }
 
 static GstStructure *

@@ -16,4 +16,5 @@
 #include <m2i-core/split/m2i-split.h>
 #include <m2i-core/infer/m2i-infer.h>
 #include <m2i-core/infer/m2i-model-info.h>
+#include <m2i-core/infer/m2i-infer-roi.h>
 #include <m2i-core/analytics/m2i-track.h>

@@ -24,7 +24,15 @@
  * $M2I_SHARED_MODELS) on a photo (default tests/data/ir/astronaut-272x160.ppm)
  * through videoconvert (to NV12) ! m2icolorconvert ! m2iresize ! m2iinfer,
  * prints the boxes and draws them into a PPM.
+ *
+ *   m2i-infer-demo analytics [--frames N] [--classifier XML] [--png FILE]
+ *
+ * the test photo panned and zoomed into video through detector ! m2itrack
+ * ! m2iinfer inference-region=roi-list ! m2imetapublish ! m2ioverlay into
+ * an AVI, JSON lines and a PNG (demo-analytics.c).
  */
+#include "demo-analytics.h"
+#include "demo-util.h"
 #include "m2i-data.h"
 
 #include <gio/gio.h>
@@ -37,9 +45,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef M2I_SOURCE_ROOT
-#define M2I_SOURCE_ROOT "."
-#endif
 #ifndef M2I_GST_PLUGIN_DIR
 #define M2I_GST_PLUGIN_DIR "build/gst"
 #endif
@@ -73,22 +78,6 @@ static GOptionEntry entries[] = {
   { NULL }
 };
 
-static gchar *
-source_path (const char *rel)
-{
-  return g_build_filename (M2I_SOURCE_ROOT, rel, NULL);
-}
-
-/* @launch as shown to the user: paths relative to the source tree. */
-static gchar *
-shown_pipeline (const char *launch)
-{
-  gchar **parts = g_strsplit (launch, M2I_SOURCE_ROOT "/", -1);
-  gchar *s = g_strjoinv ("", parts);
-  g_strfreev (parts);
-  return s;
-}
-
 /* ---- data ------------------------------------------------------------------ */
 
 /* The samples of the (gzipped) idx file @path of @n_dims dimensions. */
@@ -102,44 +91,6 @@ read_idx (const char *path, guint n_dims, GError **error)
   GBytes *samples = m2i_data_idx_samples (file, n_dims, dims, path, error);
   g_bytes_unref (file);
   return samples;
-}
-
-/* ---- running a pipeline ------------------------------------------------------ */
-
-static gboolean
-wait_eos (GstElement *pipeline, GError **error)
-{
-  GstBus *bus = gst_element_get_bus (pipeline);
-  gboolean ok = TRUE;
-  for (;;) {
-    GstMessage *msg = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
-        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-      GError *err = NULL;
-      gchar *dbg = NULL;
-      gst_message_parse_error (msg, &err, &dbg);
-      g_set_error (error, err->domain, err->code, "%s (%s)", err->message, dbg ? dbg : "");
-      g_clear_error (&err);
-      g_free (dbg);
-      ok = FALSE;
-    }
-    gst_message_unref (msg);
-    break;
-  }
-  gst_object_unref (bus);
-  return ok;
-}
-
-static gchar *
-get_fused (GstElement *pipeline, const char *name)
-{
-  GstElement *el = gst_bin_get_by_name (GST_BIN (pipeline), name);
-  gchar *s = NULL;
-  if (el) {
-    g_object_get (el, "fused", &s, NULL);
-    gst_object_unref (el);
-  }
-  return s ? s : g_strdup ("(nothing)");
 }
 
 /* ---- fashion-mnist ------------------------------------------------------------- */
@@ -187,9 +138,9 @@ run_fashion_mnist (void)
     dir = "/usr/share/datasets/fashion-mnist";
   gchar *img_path = g_build_filename (dir, "t10k-images-idx3-ubyte.gz", NULL);
   gchar *lbl_path = g_build_filename (dir, "t10k-labels-idx1-ubyte.gz", NULL);
-  gchar *torch_path = source_path ("tests/data/fashion-mnist/t10k.torch-pred.u8");
-  gchar *model = opt_model ? g_strdup (opt_model) : source_path ("models/fashion-mnist/fashion-mnist.xml");
-  gchar *labels_path = source_path ("models/fashion-mnist/labels.txt");
+  gchar *torch_path = demo_source_path ("tests/data/fashion-mnist/t10k.torch-pred.u8");
+  gchar *model = opt_model ? g_strdup (opt_model) : demo_source_path ("models/fashion-mnist/fashion-mnist.xml");
+  gchar *labels_path = demo_source_path ("models/fashion-mnist/labels.txt");
   GBytes *images = read_idx (img_path, 3, &error);
   GBytes *labels = images ? read_idx (lbl_path, 1, &error) : NULL;
   GBytes *torch = labels ? m2i_data_read (torch_path, &error) : NULL;
@@ -229,7 +180,7 @@ run_fashion_mnist (void)
   printf ("m2i demo: the %d Fashion-MNIST test images as an NV12 stream (%dx%d, each 28x28 "
       "image drawn %dx larger)\n\n", opt_count, w, w, opt_scale);
   {
-    gchar *shown = shown_pipeline (launch);
+    gchar *shown = demo_shown_pipeline (launch);
     gchar *p = strstr (shown, " ! m2icolorconvert");
     printf ("pipeline:\n  appsrc (NV12 %dx%d)%s\n\n", w, w, p ? p : shown);
     g_free (shown);
@@ -245,7 +196,7 @@ run_fashion_mnist (void)
 
   gint64 t0 = g_get_monotonic_time ();
   if (gst_element_set_state (pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
-    wait_eos (pipeline, &error);
+    demo_wait_eos (pipeline, &error);
     fprintf (stderr, "m2i-infer-demo: cannot start the pipeline: %s\n",
         error ? error->message : "?");
     return 2;
@@ -272,9 +223,9 @@ run_fashion_mnist (void)
       break;
   }
   gst_app_src_end_of_stream (GST_APP_SRC (src));
-  gboolean ok = wait_eos (pipeline, &error);
+  gboolean ok = demo_wait_eos (pipeline, &error);
   gint64 t1 = g_get_monotonic_time ();
-  gchar *fused = get_fused (pipeline, "infer");
+  gchar *fused = demo_get_fused (pipeline, "infer");
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_buffer_pool_set_active (pool, FALSE);
   gst_object_unref (pool);
@@ -332,34 +283,8 @@ run_fashion_mnist (void)
 
 /* ---- person detection ------------------------------------------------------------- */
 
-typedef struct {
-  gint width, height;
-  guint8 *rgb;
-} Picture;
-
-static gboolean
-read_ppm (const char *path, Picture *pic, GError **error)
-{
-  gchar *data;
-  gsize len;
-  if (!g_file_get_contents (path, &data, &len, error))
-    return FALSE;
-  gint w = 0, h = 0, max = 0, used = 0;
-  if (sscanf (data, "P6 %d %d %d%n", &w, &h, &max, &used) != 3 || w <= 0 || h <= 0
-      || max != 255 || (gsize) used + 1 + (gsize) w * h * 3 > len) {
-    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s is no 8-bit binary PPM", path);
-    g_free (data);
-    return FALSE;
-  }
-  pic->width = w;
-  pic->height = h;
-  pic->rgb = g_memdup2 (data + used + 1, (gsize) w * h * 3);
-  g_free (data);
-  return TRUE;
-}
-
 static void
-draw_box (Picture *pic, guint x, guint y, guint w, guint h)
+draw_box (DemoPicture *pic, guint x, guint y, guint w, guint h)
 {
   static const guint8 colour[3] = { 255, 32, 32 };
   for (guint t = 0; t < 2; t++) {
@@ -382,21 +307,19 @@ static int
 run_person (void)
 {
   GError *error = NULL;
-  const char *shared = g_getenv ("M2I_SHARED_MODELS");
-  gchar *shared_dir = shared ? g_strdup (shared) : source_path ("../shared/models/external");
-  gchar *model = opt_model ? g_strdup (opt_model) : g_build_filename (shared_dir,
-      "person-detection-retail-0013", "person-detection-retail-0013.xml", NULL);
-  gchar *image = opt_image ? g_strdup (opt_image) : source_path ("tests/data/ir/astronaut-272x160.ppm");
-  gchar *labels = source_path ("gst/tools/person-detection-labels.txt");
+  gchar *model = opt_model ? g_strdup (opt_model)
+      : demo_shared_path ("person-detection-retail-0013/person-detection-retail-0013.xml");
+  gchar *image = opt_image ? g_strdup (opt_image) : demo_source_path ("tests/data/ir/astronaut-272x160.ppm");
+  gchar *labels = demo_source_path ("gst/tools/person-detection-labels.txt");
   gchar *out = opt_out ? g_strdup (opt_out) : g_build_filename (M2I_DEMO_OUTDIR,
       "person-boxes.ppm", NULL);
-  Picture pic;
+  DemoPicture pic;
   if (!g_file_test (model, G_FILE_TEST_EXISTS)) {
     fprintf (stderr, "m2i-infer-demo: %s not found (the external models live in "
         "../shared/models/external; set M2I_SHARED_MODELS or --model)\n", model);
     return 2;
   }
-  if (!read_ppm (image, &pic, &error)) {
+  if (!demo_read_ppm (image, &pic, &error)) {
     fprintf (stderr, "m2i-infer-demo: %s\n", error->message);
     return 2;
   }
@@ -411,7 +334,7 @@ run_person (void)
     fprintf (stderr, "m2i-infer-demo: %s\n", error->message);
     return 2;
   }
-  gchar *shown = shown_pipeline (strstr (launch, "videoconvert"));
+  gchar *shown = demo_shown_pipeline (strstr (launch, "videoconvert"));
   printf ("m2i demo: person detection on %s (%dx%d)\n\npipeline:\n  appsrc (RGB) ! %s\n\n",
       image, pic.width, pic.height, shown);
   g_free (shown);
@@ -424,8 +347,8 @@ run_person (void)
   gst_app_src_push_buffer (GST_APP_SRC (src), buf);
   gst_app_src_end_of_stream (GST_APP_SRC (src));
   GstSample *sample = gst_app_sink_pull_sample (GST_APP_SINK (sink));
-  gboolean ok = sample != NULL && wait_eos (pipeline, &error);
-  gchar *fused = get_fused (pipeline, "infer");
+  gboolean ok = sample != NULL && demo_wait_eos (pipeline, &error);
+  gchar *fused = demo_get_fused (pipeline, "infer");
   guint n = 0;
   if (sample) {
     printf ("m2iinfer fused = %s\n\n", fused);
@@ -467,7 +390,6 @@ run_person (void)
   g_free (pic.rgb);
   g_free (fused);
   g_free (launch);
-  g_free (shared_dir);
   g_free (model);
   g_free (image);
   g_free (labels);
@@ -481,11 +403,13 @@ main (int argc, char **argv)
   /* The plugin of this build tree, unless the user points elsewhere. */
   if (!g_getenv ("GST_PLUGIN_PATH"))
     g_setenv ("GST_PLUGIN_PATH", M2I_GST_PLUGIN_DIR, TRUE);
-  GOptionContext *octx = g_option_context_new ("[fashion-mnist | person]");
+  GOptionContext *octx = g_option_context_new ("[fashion-mnist | person | analytics]");
   g_option_context_set_summary (octx, "The m2iinfer demo: Fashion-MNIST classification of "
       "the 10,000 test images through m2icolorconvert ! m2iresize ! m2inorm ! m2iinfer "
-      "(default), or person detection on a photo.");
+      "(default), person detection on a photo, or a whole analytics pipeline (detect, track, "
+      "classify each person, draw, publish) on video made from it.");
   g_option_context_add_main_entries (octx, entries, NULL);
+  g_option_context_add_main_entries (octx, demo_analytics_entries, NULL);
   g_option_context_add_group (octx, gst_init_get_option_group ());
   GError *error = NULL;
   if (!g_option_context_parse (octx, &argc, &argv, &error)) {
@@ -499,8 +423,11 @@ main (int argc, char **argv)
     ret = run_fashion_mnist ();
   else if (!strcmp (what, "person"))
     ret = run_person ();
+  else if (!strcmp (what, "analytics"))
+    ret = demo_analytics_run (opt_device);
   else {
-    fprintf (stderr, "m2i-infer-demo: unknown demo \"%s\" (fashion-mnist or person)\n", what);
+    fprintf (stderr, "m2i-infer-demo: unknown demo \"%s\" (fashion-mnist, person or "
+        "analytics)\n", what);
     ret = 2;
   }
   gst_deinit ();

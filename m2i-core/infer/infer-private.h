@@ -3,6 +3,7 @@
  *   infer-model.c       M2iInferModel: loading for a device, input analysis
  *   infer-labels.c      the labels file
  *   infer-session.c     M2iInferSession: request, run, decode, outputs
+ *   infer-roi.c         M2iInferRoi: the regions of a frame through a session
  *   infer-preprocess.c  the M2I plan into the model's input, its geometry
  *   infer-result.c      M2iInferResult, M2iInferGeometry
  *   decode*.c           decoders (decode-private.h)
@@ -40,6 +41,22 @@ struct _M2iInferModel {
  * Exactly one of *@req (CPU) and *@runner (split) is set on TRUE. */
 gboolean infer_model_take_request (M2iInferModel *m, M2iIrInferRequest **req,
     M2iSplitRunner **runner, GError **error);
+
+/* ---- what infer-roi.c uses of a session (infer-session.c) ------------------- */
+
+/* The session's pre-processing settings and its normalisation (NULL: none). */
+void infer_session_get_preprocess (const M2iInferSession *s, M2iInferPreprocess *pp,
+    const M2iNormParams **norm);
+
+/* The planar image the pre-processing fills: the model's input 0, or the
+ * head's output buffer of a split plan. FALSE with @error. */
+gboolean infer_session_model_image (M2iInferSession *s, M2iImage *img, GError **error);
+
+/* Runs the model (@after_head: the image path of a split plan with a head,
+ * whose output the pre-processing wrote) and decodes its outputs for
+ * @geometry into the session's result. FALSE with @error. */
+gboolean infer_session_infer_and_decode (M2iInferSession *s, gboolean after_head,
+    const M2iInferGeometry *geometry, GError **error);
 
 /* ---- pre-processing (infer-preprocess.c) ------------------------------------ */
 

@@ -421,3 +421,26 @@ m2i_infer_session_run_inputs (M2iInferSession *s, GError **error)
     m2i_infer_geometry_init (&g, m->width, m->height, m->width, m->height, FALSE);
   return infer_and_decode (s, FALSE, &g, error);
 }
+
+/* ---- what infer-roi.c uses (infer-private.h) ------------------------------------------ */
+
+void
+infer_session_get_preprocess (const M2iInferSession *s, M2iInferPreprocess *pp,
+    const M2iNormParams **norm)
+{
+  *pp = s->pp;
+  *norm = s->norm_active ? &s->norm : NULL;
+}
+
+gboolean
+infer_session_model_image (M2iInferSession *s, M2iImage *img, GError **error)
+{
+  return model_image (s, img, error);
+}
+
+gboolean
+infer_session_infer_and_decode (M2iInferSession *s, gboolean after_head,
+    const M2iInferGeometry *geometry, GError **error)
+{
+  return infer_and_decode (s, after_head, geometry, error);
+}

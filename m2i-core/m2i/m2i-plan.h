@@ -100,6 +100,23 @@ M2I_API gboolean m2i_plan_run (M2iPlan *plan, const M2iImage *in, M2iImage *out,
     GError **error);
 
 /*
+ * Runs @n plans, plan i on @in[i] -> @out[i] (each image with its plan's
+ * geometry, as for m2i_plan_run()), as one submission to the device: the
+ * regions of one frame, each cropped, converted and resized by its own
+ * plan (plans depend on the input size, so regions of different sizes need
+ * different plans). The plans run concurrently on the worker pool, one
+ * plan per slice (plans made with n_threads 1 suit this best; a plan with
+ * more slices runs them on the thread that runs it), and count as one run
+ * of all their tasks in the device's counters. A plan may appear more than
+ * once (its runs are then serialised). Synchronous; allocates nothing.
+ * Returns FALSE with @error, having run nothing, when a plan is NULL or an
+ * image does not fit its plan (the message names the plan's index); @n 0
+ * does nothing and returns TRUE.
+ */
+M2I_API gboolean m2i_plan_run_batch (M2iPlan *const *plans, const M2iImage *in, M2iImage *out,
+    guint n, GError **error);
+
+/*
  * The reference path: runs @ops on @in into @out one op at a time, on full
  * intermediate images, in plain C written for clarity (no plan, no device,
  * allocates its intermediates). Validates like m2i_plan_new() and returns

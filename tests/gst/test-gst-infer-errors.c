@@ -187,10 +187,11 @@ GST_START_TEST (test_documentation_complete)
   for (const char *const *name = (const char *const[]) { "model", "device", "labels",
           "threshold", "top-k", "inference-interval", "n-threads", "split-dir", "output",
           "profile", "fusion", "fused", "channel-order", "mean", "std", "input-scale",
-          "resize-mode", "post-messages", NULL }; *name; name++)
+          "resize-mode", "post-messages", "inference-region", "object-class",
+          "reclassify-interval", NULL }; *name; name++)
     fail_unless (g_object_class_find_property (G_OBJECT_GET_CLASS (el), *name) != NULL,
         "no property %s", *name);
-  fail_unless_equals_int (own, 18);
+  fail_unless_equals_int (own, 21);
   gst_object_unref (el);
 }
 GST_END_TEST;

@@ -51,7 +51,8 @@ OPSET = 17
 ONNX_TYPES = {
     "f32": TensorProto.FLOAT, "f16": TensorProto.FLOAT, "f64": TensorProto.DOUBLE,
     "i64": TensorProto.INT64, "i32": TensorProto.INT32, "u8": TensorProto.UINT8,
-    "i8": TensorProto.INT8, "boolean": TensorProto.BOOL,
+    "i8": TensorProto.INT8, "boolean": TensorProto.BOOL, "u64": TensorProto.UINT64,
+    "u32": TensorProto.UINT32, "u16": TensorProto.UINT16, "i16": TensorProto.INT16,
 }
 NP_TYPES = {
     "f32": np.float32, "f16": np.float16, "f64": np.float64, "i64": np.int64, "i32": np.int32,
@@ -523,6 +524,86 @@ class Translator:
     def Tile(self, L):
         self.node("Tile", [self.inp(L, 0), self.cinit(L, "repeats", np.asarray(
             self.required_const(L, 1, "repeats")).astype(np.int64))], L)
+
+    def TopK(self, L):
+        # ONNX TopK-11 gives values best first (sort=value); k is a 1-D int64
+        # tensor and the indices are int64, so k is reshaped and cast, and
+        # i32 indices are cast back.
+        if L.attrs.get("sort", "value") not in ("value", "none"):
+            raise NotImplementedError(f"TopK {L.name}: sort={L.attrs['sort']}")
+        n = [f"{L.name}/k{i}" for i in range(3)]
+        self.used.update(n)
+        add = self.nodes.append
+        add(helper.make_node("Cast", [self.inp(L, 1)], [n[0]], to=TensorProto.INT64))
+        add(helper.make_node("Reshape", [n[0], self.cinit(L, "k_shape", np.array([1], np.int64))],
+                             [n[1]]))
+        values, indices = self.tensor(L.id, 0), self.tensor(L.id, 1)
+        i32 = L.attrs.get("index_element_type", "i32") == "i32"
+        add(helper.make_node("TopK", [self.inp(L, 0), n[1]], [values, n[2] if i32 else indices],
+                             name=L.name, axis=int(L.attrs["axis"]),
+                             largest=1 if L.attrs.get("mode", "max") == "max" else 0, sorted=1))
+        if i32:
+            add(helper.make_node("Cast", [n[2]], [indices], to=TensorProto.INT32))
+
+    def ShapeOf(self, L):
+        # only reached for run-time shapes (static ones are folded)
+        if L.attrs.get("output_type", "i64") == "i32":
+            t = f"{L.name}/i64"
+            self.used.add(t)
+            self.nodes.append(helper.make_node("Shape", [self.inp(L, 0)], [t]))
+            self.node("Cast", [t], L, to=TensorProto.INT32)
+        else:
+            self.node("Shape", [self.inp(L, 0)], L)
+
+    def NonZero(self, L):
+        # ONNX gives int64 [rank, n] as the IR does; i32 output is cast
+        if L.attrs.get("output_type", "i64") == "i32":
+            t = f"{L.name}/i64"
+            self.used.add(t)
+            self.nodes.append(helper.make_node("NonZero", [self.inp(L, 0)], [t]))
+            self.node("Cast", [t], L, to=TensorProto.INT32)
+        else:
+            self.node("NonZero", [self.inp(L, 0)], L)
+
+    def NonMaxSuppression(self, L):
+        # NMS-5/9 with sort_result_descending=false orders its rows as ONNX
+        # does (batch, class, then score); selected_scores and valid_outputs
+        # are rebuilt from the indices. ONNX's thresholds are 1-D tensors.
+        if _bool(L.attrs.get("sort_result_descending", "true")):
+            raise NotImplementedError(f"NonMaxSuppression {L.name}: sort_result_descending")
+        if L.attrs.get("output_type", "i64") != "i64" or (len(L.inputs) > 5 and
+                                                          self.const_value(L, 5) is not None and
+                                                          float(self.const_value(L, 5)) != 0):
+            raise NotImplementedError(f"NonMaxSuppression {L.name}: i32 output or soft NMS")
+        n = [f"{L.name}/nms{i}" for i in range(9)]
+        self.used.update(n)
+        add = self.nodes.append
+        one = self.cinit(L, "one", np.array([1], np.int64))
+        ins = [self.inp(L, 0), self.inp(L, 1)]
+        for k, (name, to) in enumerate([("max", TensorProto.INT64), ("iou", TensorProto.FLOAT),
+                                        ("score", TensorProto.FLOAT)], start=2):
+            if k < len(L.inputs):
+                add(helper.make_node("Cast", [self.inp(L, k)], [n[k]], to=to))
+                add(helper.make_node("Reshape", [n[k], one], [f"{n[k]}/1"]))
+                self.used.add(f"{n[k]}/1")
+                ins.append(f"{n[k]}/1")
+        center = 1 if L.attrs.get("box_encoding", "corner") == "center" else 0
+        idx = self.tensor(L.id, 0)
+        add(helper.make_node("NonMaxSuppression", ins, [idx], name=L.name,
+                             center_point_box=center))
+        if len(L.outputs) > 1:
+            # selected_scores: [batch, class, score] as f32
+            add(helper.make_node("GatherND", [ins[1], idx], [n[0]]))
+            add(helper.make_node("Unsqueeze", [n[0], one], [n[1]]))
+            add(helper.make_node("Slice", [idx, self.cinit(L, "s0", np.array([0], np.int64)),
+                                           self.cinit(L, "s2", np.array([2], np.int64)), one],
+                                 [n[5]]))
+            add(helper.make_node("Cast", [n[5]], [n[6]], to=TensorProto.FLOAT))
+            add(helper.make_node("Concat", [n[6], n[1]], [self.tensor(L.id, 1)], axis=1))
+        if len(L.outputs) > 2:
+            add(helper.make_node("Shape", [idx], [n[7]]))
+            add(helper.make_node("Slice", [n[7], self.cinit(L, "v0", np.array([0], np.int64)),
+                                           one], [self.tensor(L.id, 2)]))
 
     def Broadcast(self, L):
         if L.attrs.get("mode", "numpy") not in ("numpy", "bidirectional"):
