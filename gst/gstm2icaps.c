@@ -37,6 +37,24 @@ static const CapsFormatDesc cf_desc[GST_M2I_CF_COUNT] = {
       M2I_FORMAT_UNKNOWN, GST_VIDEO_FORMAT_UNKNOWN, "interleaved fp16 tensor" },
   [GST_M2I_CF_F32_INTERLEAVED] = { TRUE, "float32", M2I_LAYOUT_INTERLEAVED, M2I_DTYPE_F32,
       M2I_FORMAT_UNKNOWN, GST_VIDEO_FORMAT_UNKNOWN, "interleaved fp32 tensor" },
+  [GST_M2I_CF_GRAY8] = { FALSE, "GRAY8", M2I_LAYOUT_PLANAR, M2I_DTYPE_U8,
+      M2I_FORMAT_PL_GRAY8, GST_VIDEO_FORMAT_GRAY8, "GRAY8" },
+  [GST_M2I_CF_RGBx] = { FALSE, "RGBx", M2I_LAYOUT_INTERLEAVED, M2I_DTYPE_U8,
+      M2I_FORMAT_IL_RGBX8888, GST_VIDEO_FORMAT_RGBx, "RGBx" },
+  [GST_M2I_CF_BGRx] = { FALSE, "BGRx", M2I_LAYOUT_INTERLEAVED, M2I_DTYPE_U8,
+      M2I_FORMAT_IL_BGRX8888, GST_VIDEO_FORMAT_BGRx, "BGRx" },
+  [GST_M2I_CF_xRGB] = { FALSE, "xRGB", M2I_LAYOUT_INTERLEAVED, M2I_DTYPE_U8,
+      M2I_FORMAT_IL_XRGB8888, GST_VIDEO_FORMAT_xRGB, "xRGB" },
+  [GST_M2I_CF_xBGR] = { FALSE, "xBGR", M2I_LAYOUT_INTERLEAVED, M2I_DTYPE_U8,
+      M2I_FORMAT_IL_XBGR8888, GST_VIDEO_FORMAT_xBGR, "xBGR" },
+  [GST_M2I_CF_RGBA] = { FALSE, "RGBA", M2I_LAYOUT_INTERLEAVED, M2I_DTYPE_U8,
+      M2I_FORMAT_IL_RGBX8888, GST_VIDEO_FORMAT_RGBA, "RGBA" },
+  [GST_M2I_CF_BGRA] = { FALSE, "BGRA", M2I_LAYOUT_INTERLEAVED, M2I_DTYPE_U8,
+      M2I_FORMAT_IL_BGRX8888, GST_VIDEO_FORMAT_BGRA, "BGRA" },
+  [GST_M2I_CF_ARGB] = { FALSE, "ARGB", M2I_LAYOUT_INTERLEAVED, M2I_DTYPE_U8,
+      M2I_FORMAT_IL_XRGB8888, GST_VIDEO_FORMAT_ARGB, "ARGB" },
+  [GST_M2I_CF_ABGR] = { FALSE, "ABGR", M2I_LAYOUT_INTERLEAVED, M2I_DTYPE_U8,
+      M2I_FORMAT_IL_XBGR8888, GST_VIDEO_FORMAT_ABGR, "ABGR" },
 };
 
 gboolean
@@ -430,7 +448,8 @@ gst_m2i_caps_info_from_caps (GstM2iCapsInfo *info, const GstCaps *caps, GError *
   gint cf = lowest_bit (gst_m2i_structure_formats (s));
   if (cf < 0) {
     caps_error (error, "caps %s are none of the m2i formats (NV12, I420, RGB, BGR, RGBP, "
-        "BGRP video or one fp16/fp32 tensor with dimensions W:H:3:1 or 3:W:H:1)", caps);
+        "BGRP, GRAY8, RGBx, BGRx, xRGB, xBGR, RGBA, BGRA, ARGB, ABGR video or one fp16/fp32 "
+        "tensor with dimensions W:H:3:1 or 3:W:H:1)", caps);
     return FALSE;
   }
   info->cf = (GstM2iCapsFormat) cf;

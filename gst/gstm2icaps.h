@@ -1,7 +1,9 @@
 /* gstm2icaps.h — caps of the m2i elements (private to the plugin).
  *
  * Every caps structure an m2i pad deals with is one of a fixed set of "caps
- * formats": NV12 and I420 video in, RGB/BGR/RGBP/BGRP video, and planar or
+ * formats": NV12 and I420 video in, RGB/BGR/RGBP/BGRP video (and for
+ * m2iinfer GRAY8 and the 4-byte RGBx, BGRx, xRGB, xBGR, RGBA, BGRA, ARGB,
+ * ABGR), and planar or
  * interleaved fp16/fp32 tensors in NNStreamer's convention
  * (other/tensors,format=static,num_tensors=1,types=float16,dimensions=...,
  * dimensions innermost first: planar CHW is "W:H:3:1", interleaved HWC is
@@ -30,6 +32,17 @@ typedef enum {
   GST_M2I_CF_F32_PLANAR,
   GST_M2I_CF_F16_INTERLEAVED,
   GST_M2I_CF_F32_INTERLEAVED,
+  /* m2iinfer's other video inputs: gray and 4-byte pixels (the X byte
+   * being padding or alpha) */
+  GST_M2I_CF_GRAY8,
+  GST_M2I_CF_RGBx,
+  GST_M2I_CF_BGRx,
+  GST_M2I_CF_xRGB,
+  GST_M2I_CF_xBGR,
+  GST_M2I_CF_RGBA,
+  GST_M2I_CF_BGRA,
+  GST_M2I_CF_ARGB,
+  GST_M2I_CF_ABGR,
   GST_M2I_CF_COUNT
 } GstM2iCapsFormat;
 

@@ -4,6 +4,8 @@
 #include "gstm2iinfer.h"
 
 #include <m2i-core/m2i/m2i.h>
+#include <m2i-core/infer/m2i-decode.h>
+#include <m2i-core/infer/m2i-model-info.h>
 
 #define DEFINE_ENUM(func, TypeName, values)                             \
   GType                                                                 \
@@ -27,6 +29,44 @@ static const GEnumValue profile_values[] = {
   { 0, NULL, NULL },
 };
 DEFINE_ENUM (gst_m2i_profile_get_type, "GstM2iProfile", profile_values)
+
+static const GEnumValue model_type_values[] = {
+  { M2I_MODEL_TYPE_AUTO, "Recognised: the model's metadata (model_info/model_type, "
+        "framework/task), else its outputs' shapes", "auto" },
+  { M2I_MODEL_TYPE_RAW, "No decoding: the output tensors only", "raw" },
+  { M2I_MODEL_TYPE_CLASSIFIER, "Classifier: [1,C] scores or logits, top-k classes",
+        "classifier" },
+  { M2I_MODEL_TYPE_MULTI_LABEL, "Multi-label classifier: independent sigmoids, every class "
+        "above the threshold", "multi-label" },
+  { M2I_MODEL_TYPE_SSD, "SSD: DetectionOutput [1,1,N,7]", "ssd" },
+  { M2I_MODEL_TYPE_YOLO_V5, "YOLOv5/v7: [1,N,5+C] with objectness", "yolo-v5" },
+  { M2I_MODEL_TYPE_YOLO_V8, "YOLOv8/v9/v11: [1,4+C,N] (+ pose keypoints)", "yolo-v8" },
+  { M2I_MODEL_TYPE_YOLO_V10, "YOLOv10 / NMS-inside Ultralytics exports: [1,N,6]",
+        "yolo-v10" },
+  { M2I_MODEL_TYPE_REGION_YOLO, "YOLO v2/v3/v4 heads (RegionYolo)", "region-yolo" },
+  { M2I_MODEL_TYPE_DETECTION_NMS, "Detector with NMS inside: boxes + labels (+ scores)",
+        "detection-nms" },
+  { M2I_MODEL_TYPE_SEGMENTATION, "Semantic segmentation: [1,C,H,W] scores or a class map",
+        "segmentation" },
+  { M2I_MODEL_TYPE_MULTI_HEAD, "One result per output: classifier, multi-label or "
+        "regression heads", "multi-head" },
+  { 0, NULL, NULL },
+};
+DEFINE_ENUM (gst_m2i_model_type_get_type, "GstM2iModelType", model_type_values)
+
+static const GEnumValue infer_resize_type_values[] = {
+  { GST_M2I_INFER_RESIZE_AUTO, "The model's own (model_info/resize_type; an Ultralytics "
+        "export: letterbox), else standard", "auto" },
+  { M2I_RESIZE_TYPE_STANDARD, "Stretched to the model's size", "standard" },
+  { M2I_RESIZE_TYPE_FIT_TO_WINDOW, "Aspect kept, at the top left, padded right and below",
+        "fit-to-window" },
+  { M2I_RESIZE_TYPE_FIT_TO_WINDOW_LETTERBOX, "Aspect kept, centred, padded around "
+        "(Ultralytics' letterbox)", "letterbox" },
+  { M2I_RESIZE_TYPE_CROP, "Aspect kept, the centre cut to the model's aspect", "crop" },
+  { 0, NULL, NULL },
+};
+DEFINE_ENUM (gst_m2i_infer_resize_type_get_type, "GstM2iInferResizeType",
+    infer_resize_type_values)
 
 static const GEnumValue resize_mode_values[] = {
   { M2I_RESIZE_NEAREST, "Nearest neighbour (nearest)", "nearest" },

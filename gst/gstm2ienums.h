@@ -30,6 +30,21 @@ GType gst_m2i_nearest_mode_get_type (void);
 GType gst_m2i_channel_order_get_type (void);
 #define GST_TYPE_M2I_CHANNEL_ORDER (gst_m2i_channel_order_get_type ())
 
+/* M2iModelType (m2i-decode.h): "auto", "raw", "classifier", "multi-label",
+ * "ssd", "yolo-v5", "yolo-v8", "yolo-v10", "region-yolo", "detection-nms",
+ * "segmentation", "multi-head" (m2i_model_type_name's spellings). */
+GType gst_m2i_model_type_get_type (void);
+#define GST_TYPE_M2I_MODEL_TYPE (gst_m2i_model_type_get_type ())
+
+/* m2iinfer's resize-type: M2iResizeType (m2i-model-info.h) or AUTO, the
+ * model's own (model_info/resize_type). */
+typedef enum {
+  GST_M2I_INFER_RESIZE_AUTO = -1,
+} GstM2iInferResizeTypeAuto;
+
+GType gst_m2i_infer_resize_type_get_type (void);
+#define GST_TYPE_M2I_INFER_RESIZE_TYPE (gst_m2i_infer_resize_type_get_type ())
+
 /* How m2inorm's coefficients are given. */
 typedef enum {
   GST_M2I_NORM_MEAN_STD,

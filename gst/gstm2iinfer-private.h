@@ -32,14 +32,25 @@ struct _GstM2iInfer {
   GstPad *sinkpad, *srcpad;
 
   /* properties (object lock) */
-  gchar *model_path, *device, *labels_path, *split_dir;
-  gdouble threshold;
-  guint top_k, interval;
+  gchar *model_path, *device, *labels, *split_dir, *extra_inputs;
+  gdouble threshold, iou_threshold;
+  guint top_k, interval, max_detections;
+  gboolean class_agnostic;
+  M2iModelType model_type;
+  gint resize_type;               /* M2iResizeType, or GST_M2I_INFER_RESIZE_AUTO */
+  gint pad_value;                 /* -1: the model's, else 0 */
   GstM2iInferOutput output;
   gboolean post_messages;
   M2iResizeMode resize_mode;
   GstM2iSharedProps props;        /* profile, n-threads, fusion, fused, mean, std, ... */
-  gboolean pp_changed;            /* pre-processing set since the session got it */
+  guint given;                    /* M2iInferSettingFlags the properties set */
+  /* pre-processing or decoding set since they were resolved against the
+   * model's metadata and handed to the session */
+  gboolean pp_changed;
+  /* resolved (object lock): the decoding of every frame, and where each
+   * setting came from (m2i_infer_settings_resolve; NULL before the model) */
+  M2iDecoderOptions dec;
+  gchar *settings;
   GstM2iInferRoiProps roi_props;  /* inference-region, object-class, reclassify-interval */
 
   /* from READY->PAUSED to PAUSED->READY; the caps (object lock: caps queries) */
@@ -48,6 +59,7 @@ struct _GstM2iInfer {
   GstCaps *model_caps, *model_caps_plain, *output_tensor_caps;
   GstBufferPool *tensor_pool;
   GstM2iResultContext ctx;
+  gboolean told_caps;             /* explained a caps query no video fits (object lock) */
   GstM2iInferRoi *roi;            /* inference-region=roi-list */
 
   /* negotiated (streaming thread) */
@@ -70,9 +82,11 @@ struct _GstM2iInfer {
  * pushed downstream, remembered for source_buffer's check (the caller's
  * reference is taken). */
 gboolean gst_m2i_infer_push_src_caps (GstM2iInfer *self, GstCaps *caps);
-/* Hands the pre-processing properties to the session when they changed.
- * FALSE with @error when mean/std/input-scale are refused (and again on
- * the next call). */
+/* When a pre-processing or decoding property changed: resolves them
+ * against the model's metadata (properties win), hands the pre-processing
+ * to the session and keeps the decoding for the next frames. FALSE with
+ * @error when mean/std/input-scale are refused (and again on the next
+ * call). */
 gboolean gst_m2i_infer_update_preprocess (GstM2iInfer *self, GError **error);
 /* inference-region=roi-list (settled at READY->PAUSED). */
 gboolean gst_m2i_infer_roi_list (GstM2iInfer *self);

@@ -29,13 +29,21 @@ GST_DEBUG_CATEGORY (gst_m2i_infer_debug);
 #define DEFAULT_OUTPUT GST_M2I_INFER_OUTPUT_META
 #define DEFAULT_POST_MESSAGES TRUE
 #define DEFAULT_RESIZE_MODE M2I_RESIZE_LINEAR_ONNX
+#define DEFAULT_IOU_THRESHOLD 0.5
+#define DEFAULT_CLASS_AGNOSTIC FALSE
+#define DEFAULT_MAX_DETECTIONS 300
+#define DEFAULT_MODEL_TYPE M2I_MODEL_TYPE_AUTO
+#define DEFAULT_RESIZE_TYPE GST_M2I_INFER_RESIZE_AUTO
+#define DEFAULT_PAD_VALUE -1
 #define MAX_TOP_K 100
+#define MAX_DETECTIONS 100000
 
 enum {
   PROP_0, PROP_MODEL, PROP_DEVICE, PROP_LABELS, PROP_THRESHOLD, PROP_TOP_K,
   PROP_INFERENCE_INTERVAL, PROP_N_THREADS, PROP_SPLIT_DIR, PROP_OUTPUT, PROP_POST_MESSAGES,
   PROP_CHANNEL_ORDER, PROP_RESIZE_MODE, PROP_MEAN, PROP_STD, PROP_INPUT_SCALE, PROP_PROFILE,
-  PROP_FUSION, PROP_FUSED,
+  PROP_FUSION, PROP_FUSED, PROP_MODEL_TYPE, PROP_IOU_THRESHOLD, PROP_CLASS_AGNOSTIC_NMS,
+  PROP_MAX_DETECTIONS, PROP_RESIZE_TYPE, PROP_PAD_VALUE, PROP_EXTRA_INPUTS,
   PROP_INFERENCE_REGION,          /* + object-class, reclassify-interval: gstm2iinferroi.c */
 };
 
@@ -43,13 +51,19 @@ G_DEFINE_TYPE (GstM2iInfer, gst_m2i_infer, GST_TYPE_ELEMENT);
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (m2iinfer, "m2iinfer", GST_RANK_NONE, GST_TYPE_M2I_INFER,
     GST_DEBUG_CATEGORY_INIT (gst_m2i_infer_debug, "m2iinfer", 0, "m2i inference"));
 
+/* Plain video of any format: the caps query offers what the model takes
+ * (NV12, I420, RGB, BGR, RGBP, BGRP, GRAY8, RGBx, BGRx, xRGB, xBGR, RGBA,
+ * BGRA, ARGB, ABGR); other formats link, and are refused with a message
+ * saying what to put in front instead of a bare not-negotiated. */
+#define ANY_VIDEO_CAPS "video/x-raw, width=(int)[1, 65536], height=(int)[1, 65536], " \
+  "framerate=(fraction)[0/1, 2147483647/1]"
 #define SINK_CAPS \
   GST_M2I_TENSOR_CAPS ("(" GST_CAPS_FEATURE_MEMORY_M2I ")") "; " \
   GST_M2I_VIDEO_CAPS ("(" GST_CAPS_FEATURE_MEMORY_M2I ")", "{ RGBP, BGRP, RGB, BGR }") "; " \
   "other/tensors, format=(string)static, framerate=(fraction)[0/1, 2147483647/1]; " \
-  GST_M2I_VIDEO_CAPS ("", "{ NV12, I420, RGB, BGR, RGBP, BGRP }")
+  ANY_VIDEO_CAPS
 #define SRC_CAPS \
-  GST_M2I_VIDEO_CAPS ("", "{ NV12, I420, RGB, BGR, RGBP, BGRP }") "; " \
+  ANY_VIDEO_CAPS "; " \
   "other/tensors, format=(string)static, framerate=(fraction)[0/1, 2147483647/1]"
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK,
@@ -86,6 +100,33 @@ unload_model (GstM2iInfer *self)
   m2i_infer_session_free (s);
   gst_clear_caps (&self->output_tensor_caps);
   gst_m2i_result_context_clear (&self->ctx);
+  GST_OBJECT_LOCK (self);
+  g_clear_pointer (&self->settings, g_free);
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* labels= names a file, or is a list itself ("[cat, dog]", "{0: cat}",
+ * lines, "- cat" lines): which one into @mo. FALSE with @error for a
+ * string that is neither. */
+static gboolean
+labels_option (const char *labels, M2iInferModelOptions *mo, GError **error)
+{
+  if (!labels)
+    return TRUE;
+  const char *t = labels;
+  while (g_ascii_isspace (*t))
+    t++;
+  if (g_file_test (labels, G_FILE_TEST_EXISTS))
+    mo->labels_path = labels;
+  else if (*t == '[' || *t == '{' || strchr (t, '\n') || g_str_has_prefix (t, "- "))
+    mo->labels_text = labels;
+  else {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "labels=\"%s\": no such "
+        "labels file, and not a list: set labels= to a text file with one label a line (or a "
+        "JSON / YAML-like list), or to the list itself, e.g. labels=\"[cat, dog]\"", labels);
+    return FALSE;
+  }
+  return TRUE;
 }
 
 gboolean
@@ -128,17 +169,26 @@ load_model (GstM2iInfer *self)
   m2i_infer_model_options_init (&mo);
   GST_OBJECT_LOCK (self);
   gchar *path = g_strdup (self->model_path), *device = g_strdup (self->device);
-  gchar *labels = g_strdup (self->labels_path), *split_dir = g_strdup (self->split_dir);
+  gchar *labels = g_strdup (self->labels), *split_dir = g_strdup (self->split_dir);
+  gchar *extra = g_strdup (self->extra_inputs);
   mo.n_threads = self->props.n_threads;
+  mo.decoder.type = self->model_type;
+  mo.decoder.max_detections = self->max_detections;
   gboolean tensors = self->output == GST_M2I_INFER_OUTPUT_TENSORS;
+  self->told_caps = FALSE;
   GST_OBJECT_UNLOCK (self);
   mo.device = device;
-  mo.labels_path = labels;
   mo.split_dir = split_dir;
-  M2iInferModel *m = m2i_infer_model_load (path, &mo, &err);
+  M2iInferModel *m = labels_option (labels, &mo, &err) ? m2i_infer_model_load (path, &mo, &err)
+      : NULL;
   M2iInferSession *s = m ? m2i_infer_session_new (m, &err) : NULL;
   m2i_infer_model_unref (m);
   if (s && tensors && !(self->output_tensor_caps = gst_m2i_infer_output_caps (m, &err)))
+    g_clear_pointer (&s, m2i_infer_session_free);
+  /* the model's other inputs: given now, all of them for an image model */
+  if (s && (!m2i_infer_session_set_extra_inputs (s, extra, &err)
+          || (m2i_infer_model_get_input_kind (m, NULL, NULL) == M2I_INFER_INPUT_IMAGE
+              && !m2i_infer_session_check_inputs (s, &err))))
     g_clear_pointer (&s, m2i_infer_session_free);
   if (s && !load_roi (self, s, tensors, &err))
     g_clear_pointer (&s, m2i_infer_session_free);
@@ -164,16 +214,19 @@ load_model (GstM2iInfer *self)
     self->model_caps_plain = without;
     self->pp_changed = TRUE;
     GST_OBJECT_UNLOCK (self);
-    GST_INFO_OBJECT (self, "model %s (%s) on %s: %s; decoder %s; takes %" GST_PTR_FORMAT, path,
-        m2i_infer_model_get_name (m), m2i_infer_model_get_device (m),
-        m2i_infer_model_describe (m),
-        m2i_decoder_describe (m2i_infer_session_get_decoder (s)), with);
+    gchar *meta = m2i_model_info_describe (m2i_infer_model_get_info (m));
+    GST_INFO_OBJECT (self, "model %s (%s) on %s: %s; decoder %s; takes %" GST_PTR_FORMAT
+        "; its metadata:\n%s", path, m2i_infer_model_get_name (m),
+        m2i_infer_model_get_device (m), m2i_infer_model_describe (m),
+        m2i_decoder_describe (m2i_infer_session_get_decoder (s)), with, meta);
+    g_free (meta);
     self->n_frames = self->since_flush = 0;
   }
   g_free (path);
   g_free (device);
   g_free (labels);
   g_free (split_dir);
+  g_free (extra);
   return s != NULL;
 }
 
@@ -197,18 +250,51 @@ gboolean
 gst_m2i_infer_update_preprocess (GstM2iInfer *self, GError **error)
 {
   M2iInferPreprocess pp;
+  M2iDecoderOptions dec;
+  m2i_decoder_options_init (&dec);
   GST_OBJECT_LOCK (self);
   gboolean changed = self->pp_changed;
   gboolean ok = !changed || gst_m2i_shared_props_to_preprocess (&self->props, self->resize_mode,
       &pp, error);
+  guint given = self->given;
+  if (changed && ok) {
+    if (self->resize_type != GST_M2I_INFER_RESIZE_AUTO)
+      pp.resize_type = (M2iResizeType) self->resize_type;
+    pp.pad_value = self->pad_value >= 0 ? (float) self->pad_value : 0.0f;
+    dec.confidence_threshold = (float) self->threshold;
+    dec.iou_threshold = (float) self->iou_threshold;
+    dec.class_agnostic_nms = self->class_agnostic;
+    dec.top_k = self->top_k;
+    dec.max_detections = self->max_detections;
+  }
   self->pp_changed = FALSE;
   GST_OBJECT_UNLOCK (self);
-  ok = ok && (!changed || m2i_infer_session_set_preprocess (self->session, &pp, error));
-  if (!ok) {
-    GST_OBJECT_LOCK (self);
-    self->pp_changed = TRUE;
-    GST_OBJECT_UNLOCK (self);
+  if (!changed)
+    return TRUE;
+  gchar *text = NULL;
+  if (ok) {
+    /* the model's metadata for what no property set */
+    text = m2i_infer_settings_resolve (self->model, given, &pp, &dec);
+    dec.top_k = MIN (dec.top_k, MAX_TOP_K);
+    ok = m2i_infer_session_set_preprocess (self->session, &pp, error);
   }
+  GST_OBJECT_LOCK (self);
+  if (ok) {
+    gboolean same = !g_strcmp0 (text, self->settings);
+    self->dec = dec;
+    g_free (self->settings);
+    self->settings = text;
+    text = NULL;
+    if (!same) {
+      self->report = TRUE;        /* the fused text names them */
+      GST_INFO_OBJECT (self, "settings (property / model metadata key / default):\n%s",
+          self->settings);
+    }
+  } else {
+    self->pp_changed = TRUE;
+  }
+  GST_OBJECT_UNLOCK (self);
+  g_free (text);
   return ok;
 }
 
@@ -229,8 +315,7 @@ infer (GstM2iInfer *self, GstBuffer *inbuf, const M2iDecoderOptions *dopts, GErr
   } else {
     GstMapInfo map;
     M2iImage src;
-    if ((self->mode != INPUT_PLANES && !gst_m2i_infer_update_preprocess (self, error))
-        || !gst_m2i_deferred_frame_map_source (f, &map, &src, error))
+    if (!gst_m2i_deferred_frame_map_source (f, &map, &src, error))
       return FALSE;
     ok = m2i_infer_session_run (self->session, &src, &f->ops, &f->letterbox, error);
     gst_buffer_unmap (f->source, &map);
@@ -240,9 +325,15 @@ infer (GstM2iInfer *self, GstBuffer *inbuf, const M2iDecoderOptions *dopts, GErr
   if (ok && (self->report || serial != self->reported)) {
     self->report = FALSE;
     self->reported = serial;
+    GST_OBJECT_LOCK (self);
+    gchar **lines = g_strsplit (self->settings ? self->settings : "", "\n", -1);
+    GST_OBJECT_UNLOCK (self);
+    gchar *settings = g_strjoinv ("; ", lines);
+    g_strfreev (lines);
     gst_m2i_set_fused (GST_CAT_DEFAULT, GST_OBJECT (self), &self->props.fused,
-        g_strdup_printf ("%s%s%s: %s", f->chain, f->chain[0] ? " + " : "",
-            GST_ELEMENT_NAME (self), desc));
+        g_strdup_printf ("%s%s%s: %s; settings: %s", f->chain, f->chain[0] ? " + " : "",
+            GST_ELEMENT_NAME (self), desc, settings));
+    g_free (settings);
   }
   return ok;
 }
@@ -306,11 +397,9 @@ roi_frame (GstM2iInfer *self, GstBuffer *inbuf, const Frame *fr, GstBuffer **out
 static void
 frame_settings (GstM2iInfer *self, GstBuffer *inbuf, Frame *fr)
 {
-  m2i_decoder_options_init (&fr->decoder);
   GST_OBJECT_LOCK (self);
   guint interval = MAX (self->interval, 1);
-  fr->decoder.top_k = MIN (self->top_k, MAX_TOP_K);
-  fr->decoder.confidence_threshold = (float) self->threshold;
+  fr->decoder = self->dec;
   fr->post = self->post_messages;
   fr->tensors = self->output == GST_M2I_INFER_OUTPUT_TENSORS;
   GST_OBJECT_UNLOCK (self);
@@ -353,6 +442,13 @@ gst_m2i_infer_chain (GstPad *pad, GstObject *parent, GstBuffer *inbuf)
             GST_ELEMENT_NAME (self)), (NULL));
     return GST_FLOW_NOT_NEGOTIATED;
   }
+  if (!gst_m2i_infer_update_preprocess (self, &err)) {
+    gst_buffer_unref (inbuf);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s: %s", GST_ELEMENT_NAME (self), err->message),
+        (NULL));
+    g_clear_error (&err);
+    return GST_FLOW_ERROR;
+  }
   frame_settings (self, inbuf, &fr);
   if (self->roi)
     ret = roi_frame (self, g_steal_pointer (&inbuf), &fr, &out, &err);
@@ -386,29 +482,74 @@ set_string (gchar **field, const GValue *value)
   *field = g_value_dup_string (value);
 }
 
+/* The M2iInferSettingFlags bit of a shared pre-processing property. */
+static guint
+shared_setting (const GParamSpec *pspec)
+{
+  if (!strcmp (pspec->name, "channel-order"))
+    return M2I_INFER_SET_CHANNEL_ORDER;
+  if (!strcmp (pspec->name, "mean"))
+    return M2I_INFER_SET_MEAN;
+  if (!strcmp (pspec->name, "std"))
+    return M2I_INFER_SET_STD;
+  if (!strcmp (pspec->name, "input-scale"))
+    return M2I_INFER_SET_INPUT_SCALE;
+  return 0;
+}
+
 static void
 gst_m2i_infer_set_property (GObject *object, guint prop_id, const GValue *value,
     GParamSpec *pspec)
 {
   GstM2iInfer *self = GST_M2I_INFER (object);
   GST_OBJECT_LOCK (self);
+  /* decoding and pre-processing: resolved again with the model's metadata */
+  self->pp_changed = TRUE;
   switch (prop_id) {
     case PROP_MODEL: set_string (&self->model_path, value); break;
     case PROP_DEVICE: set_string (&self->device, value); break;
-    case PROP_LABELS: set_string (&self->labels_path, value); break;
+    case PROP_LABELS: set_string (&self->labels, value); break;
     case PROP_SPLIT_DIR: set_string (&self->split_dir, value); break;
-    case PROP_THRESHOLD: self->threshold = g_value_get_double (value); break;
-    case PROP_TOP_K: self->top_k = g_value_get_uint (value); break;
+    case PROP_EXTRA_INPUTS: set_string (&self->extra_inputs, value); break;
+    case PROP_THRESHOLD:
+      self->threshold = g_value_get_double (value);
+      self->given |= M2I_INFER_SET_THRESHOLD;
+      break;
+    case PROP_IOU_THRESHOLD:
+      self->iou_threshold = g_value_get_double (value);
+      self->given |= M2I_INFER_SET_IOU_THRESHOLD;
+      break;
+    case PROP_CLASS_AGNOSTIC_NMS:
+      self->class_agnostic = g_value_get_boolean (value);
+      self->given |= M2I_INFER_SET_CLASS_AGNOSTIC;
+      break;
+    case PROP_TOP_K:
+      self->top_k = g_value_get_uint (value);
+      self->given |= M2I_INFER_SET_TOP_K;
+      break;
+    case PROP_MAX_DETECTIONS: self->max_detections = g_value_get_uint (value); break;
+    case PROP_MODEL_TYPE: self->model_type = g_value_get_enum (value); break;
+    case PROP_RESIZE_TYPE:
+      self->resize_type = g_value_get_enum (value);
+      if (self->resize_type == GST_M2I_INFER_RESIZE_AUTO)
+        self->given &= ~M2I_INFER_SET_RESIZE_TYPE;
+      else
+        self->given |= M2I_INFER_SET_RESIZE_TYPE;
+      break;
+    case PROP_PAD_VALUE:
+      self->pad_value = g_value_get_int (value);
+      if (self->pad_value < 0)
+        self->given &= ~M2I_INFER_SET_PAD_VALUE;
+      else
+        self->given |= M2I_INFER_SET_PAD_VALUE;
+      break;
     case PROP_INFERENCE_INTERVAL: self->interval = g_value_get_uint (value); break;
     case PROP_OUTPUT: self->output = g_value_get_enum (value); break;
     case PROP_POST_MESSAGES: self->post_messages = g_value_get_boolean (value); break;
-    case PROP_RESIZE_MODE:
-      self->resize_mode = g_value_get_enum (value);
-      self->pp_changed = TRUE;
-      break;
+    case PROP_RESIZE_MODE: self->resize_mode = g_value_get_enum (value); break;
     default:
       if (gst_m2i_shared_props_set (&self->props, pspec, value, NULL))
-        self->pp_changed = TRUE;
+        self->given |= shared_setting (pspec);
       else if (!gst_m2i_infer_roi_props_set (&self->roi_props, pspec, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -424,10 +565,17 @@ gst_m2i_infer_get_property (GObject *object, guint prop_id, GValue *value, GPara
   switch (prop_id) {
     case PROP_MODEL: g_value_set_string (value, self->model_path); break;
     case PROP_DEVICE: g_value_set_string (value, self->device); break;
-    case PROP_LABELS: g_value_set_string (value, self->labels_path); break;
+    case PROP_LABELS: g_value_set_string (value, self->labels); break;
     case PROP_SPLIT_DIR: g_value_set_string (value, self->split_dir); break;
+    case PROP_EXTRA_INPUTS: g_value_set_string (value, self->extra_inputs); break;
     case PROP_THRESHOLD: g_value_set_double (value, self->threshold); break;
+    case PROP_IOU_THRESHOLD: g_value_set_double (value, self->iou_threshold); break;
+    case PROP_CLASS_AGNOSTIC_NMS: g_value_set_boolean (value, self->class_agnostic); break;
     case PROP_TOP_K: g_value_set_uint (value, self->top_k); break;
+    case PROP_MAX_DETECTIONS: g_value_set_uint (value, self->max_detections); break;
+    case PROP_MODEL_TYPE: g_value_set_enum (value, self->model_type); break;
+    case PROP_RESIZE_TYPE: g_value_set_enum (value, self->resize_type); break;
+    case PROP_PAD_VALUE: g_value_set_int (value, self->pad_value); break;
     case PROP_INFERENCE_INTERVAL: g_value_set_uint (value, self->interval); break;
     case PROP_OUTPUT: g_value_set_enum (value, self->output); break;
     case PROP_POST_MESSAGES: g_value_set_boolean (value, self->post_messages); break;
@@ -450,7 +598,8 @@ gst_m2i_infer_finalize (GObject *object)
   unload_model (self);
   g_free (self->model_path);
   g_free (self->device);
-  g_free (self->labels_path);
+  g_free (self->labels);
+  g_free (self->extra_inputs);
   g_free (self->split_dir);
   gst_m2i_shared_props_clear (&self->props);
   gst_m2i_infer_roi_props_clear (&self->roi_props);
@@ -482,20 +631,57 @@ gst_m2i_infer_class_init (GstM2iInferClass *klass)
           "the model's PrePostProcessor head to the M2I block makes m2iinfer plan the head's "
           "own ops", DEFAULT_DEVICE, ready));
   g_object_class_install_property (gobject_class, PROP_LABELS,
-      g_param_spec_string ("labels", "Labels", "Labels file: one label a line, line 1 = "
-          "class 0 (e.g. models/fashion-mnist/labels.txt), or a JSON / Python list or dict, "
-          "or a YAML-like \"- name\" list; without it the model's own labels (rt_info "
-          "model_info/labels, Ultralytics' framework/names), else \"class-<id>\"", NULL,
-          ready));
+      g_param_spec_string ("labels", "Labels", "Class names: a file (one label a line, line "
+          "1 = class 0, e.g. models/fashion-mnist/labels.txt; or a JSON / Python list or "
+          "dict, or YAML-like \"- name\" lines) or the list itself, e.g. "
+          "labels=\"[cat, dog]\" or \"{0: cat, 1: dog}\". Without it the model's own "
+          "(rt_info model_info/labels, Ultralytics' framework/names), else \"class-<id>\"",
+          NULL, ready));
+  g_object_class_install_property (gobject_class, PROP_MODEL_TYPE,
+      g_param_spec_enum ("model-type", "Model type", "How the outputs are decoded (see "
+          "docs/m2iinfer.md, \"Model types\"): auto recognises it from the model's metadata "
+          "(model_info/model_type, framework/task), else from its outputs' shapes",
+          GST_TYPE_M2I_MODEL_TYPE, DEFAULT_MODEL_TYPE, ready));
   g_object_class_install_property (gobject_class, PROP_THRESHOLD,
       g_param_spec_double ("threshold", "Threshold", "Smallest confidence of a detection "
-          "to report (detection models); classifiers always report their top-k classes",
+          "(or of a multi-label class) to report; classifiers always report their top-k "
+          "classes. Unset: the model's model_info/confidence_threshold, else 0.5",
           0.0, 1.0, DEFAULT_THRESHOLD, playing));
+  g_object_class_install_property (gobject_class, PROP_IOU_THRESHOLD,
+      g_param_spec_double ("iou-threshold", "IoU threshold", "Non-maximum suppression: a box "
+          "overlapping a better one of its class by more (intersection over union) is "
+          "dropped. Unset: the model's model_info/iou_threshold, else 0.5",
+          0.0, 1.0, DEFAULT_IOU_THRESHOLD, playing));
+  g_object_class_install_property (gobject_class, PROP_CLASS_AGNOSTIC_NMS,
+      g_param_spec_boolean ("class-agnostic-nms", "Class-agnostic NMS", "Suppress "
+          "overlapping boxes across classes instead of within each class. Unset: the model's "
+          "model_info/agnostic_nms, else false", DEFAULT_CLASS_AGNOSTIC, playing));
+  g_object_class_install_property (gobject_class, PROP_MAX_DETECTIONS,
+      g_param_spec_uint ("max-detections", "Max detections", "Most detections reported per "
+          "frame, the best first", 1, MAX_DETECTIONS, DEFAULT_MAX_DETECTIONS, ready));
   g_object_class_install_property (gobject_class, PROP_TOP_K,
       g_param_spec_uint ("top-k", "Top k", "Classes reported per frame by a classifier, best "
           "first (the region meta's label is the best; with k > 1 its structure and the "
-          "message also list top_labels/top_label_ids/top_confidences)", 1, MAX_TOP_K,
-          DEFAULT_TOP_K, playing));
+          "message also list top_labels/top_label_ids/top_confidences). Unset: the model's "
+          "model_info/topk, else 1", 1, MAX_TOP_K, DEFAULT_TOP_K, playing));
+  g_object_class_install_property (gobject_class, PROP_RESIZE_TYPE,
+      g_param_spec_enum ("resize-type", "Resize type", "How m2iinfer fits a frame of "
+          "another aspect ratio to the model's size: stretched (standard), scaled to fit at "
+          "the top left (fit-to-window) or centred as Ultralytics' LetterBox (letterbox), "
+          "padded with pad-value; or its centre cut to the model's aspect (crop). auto: the "
+          "model's model_info/resize_type (an Ultralytics export: letterbox), else standard",
+          GST_TYPE_M2I_INFER_RESIZE_TYPE, DEFAULT_RESIZE_TYPE, playing));
+  g_object_class_install_property (gobject_class, PROP_PAD_VALUE,
+      g_param_spec_int ("pad-value", "Pad value", "Pixel value of the padding of "
+          "fit-to-window and letterbox, before the normalisation; -1: the model's "
+          "model_info/pad_value (an Ultralytics export: 114), else 0", -1, 255,
+          DEFAULT_PAD_VALUE, playing));
+  g_object_class_install_property (gobject_class, PROP_EXTRA_INPUTS,
+      g_param_spec_string ("extra-inputs", "Extra inputs", "Values of the model's inputs "
+          "other than the image, set once at READY->PAUSED: \"name=v1,v2,...;name2=@file\" "
+          "(one number for every element or one per element, converted to the input's "
+          "type; or a raw little-endian file of exactly the input's bytes). A model whose "
+          "other inputs are not all given is refused with their names", NULL, ready));
   g_object_class_install_property (gobject_class, PROP_INFERENCE_INTERVAL,
       g_param_spec_uint ("inference-interval", "Inference interval", "Run the model on every "
           "N-th frame (1 = all): frames 0, N, 2N, ... since PAUSED or the last flushing "
@@ -558,6 +744,8 @@ gst_m2i_infer_class_init (GstM2iInferClass *klass)
       "detections (region-of-interest metas, DL Streamer style) and posts them on the bus, "
       "or pushes the outputs as other/tensors", "m2i developers");
   gst_type_mark_as_plugin_api (GST_TYPE_M2I_INFER_OUTPUT, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_M2I_MODEL_TYPE, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_M2I_INFER_RESIZE_TYPE, 0);
   /* Register the meta now, so readers can find it by name. */
   gst_m2i_tensor_meta_get_info ();
 }
@@ -576,7 +764,15 @@ gst_m2i_infer_init (GstM2iInfer *self)
 
   self->device = g_strdup (DEFAULT_DEVICE);
   self->threshold = DEFAULT_THRESHOLD;
+  self->iou_threshold = DEFAULT_IOU_THRESHOLD;
+  self->class_agnostic = DEFAULT_CLASS_AGNOSTIC;
+  self->max_detections = DEFAULT_MAX_DETECTIONS;
+  self->model_type = DEFAULT_MODEL_TYPE;
+  self->resize_type = DEFAULT_RESIZE_TYPE;
+  self->pad_value = DEFAULT_PAD_VALUE;
   self->top_k = DEFAULT_TOP_K;
+  m2i_decoder_options_init (&self->dec);
+  self->pp_changed = TRUE;
   self->interval = DEFAULT_INTERVAL;
   self->output = DEFAULT_OUTPUT;
   self->post_messages = DEFAULT_POST_MESSAGES;

@@ -48,7 +48,5 @@ gboolean gst_m2i_infer_takes_tensors (M2iInferModel *model, const GstCaps *caps)
 void gst_m2i_infer_caps_refusal (M2iInferModel *model, const GstCaps *caps, gboolean fusion,
     GError **error);
 
-/* The model's inputs for messages: "\"input\" f32 [1,3,28,28]". g_free. */
-gchar *gst_m2i_infer_describe_inputs (M2iInferModel *model);
 
 G_END_DECLS

@@ -153,6 +153,36 @@ set_sink_caps (GstM2iInfer *self, GstCaps *caps)
   return gst_m2i_infer_push_src_caps (self, out);
 }
 
+/* An upstream whose every possible video (@filter: the caps query's
+ * filter, in system memory) is none the model takes is about to fail with
+ * a bare not-negotiated: say what the model needs and what to put in front
+ * (once per PAUSED). Filters with anything else (tensors, ANY, deferred
+ * frames) are left alone. */
+static void
+explain_empty_caps (GstM2iInfer *self, GstCaps *filter)
+{
+  if (gst_caps_is_any (filter) || gst_caps_is_empty (filter))
+    return;
+  for (guint i = 0; i < gst_caps_get_size (filter); i++)
+    if (!gst_structure_has_name (gst_caps_get_structure (filter, i), "video/x-raw")
+        || gst_m2i_caps_is_deferred (filter, i))
+      return;
+  GST_OBJECT_LOCK (self);
+  M2iInferModel *m = self->model ? m2i_infer_model_ref (self->model) : NULL;
+  gboolean told = self->told_caps;
+  self->told_caps = TRUE;
+  GST_OBJECT_UNLOCK (self);
+  if (m && !told) {
+    GError *err = NULL;
+    GstCaps *one = gst_caps_copy_nth (filter, 0);
+    gst_m2i_infer_caps_refusal (m, one, fusion_on (self), &err);
+    refuse_caps (self, "%s", err->message);
+    g_error_free (err);
+    gst_caps_unref (one);
+  }
+  m2i_infer_model_unref (m);
+}
+
 /* ---- pads: queries and events -------------------------------------------- */
 
 gboolean
@@ -165,14 +195,18 @@ gst_m2i_infer_sink_query (GstPad *pad, GstObject *parent, GstQuery *query)
   }
   switch (GST_QUERY_TYPE (query)) {
     case GST_QUERY_ACCEPT_CAPS: {
-      /* Anything of the template (deferred frames only with fusion): caps
-       * that do not fit the model are refused when they arrive, with a
-       * message saying why and what would fit. */
-      GstCaps *caps, *tmpl = gst_pad_get_pad_template_caps (pad);
+      /* Any video or tensors (deferred frames only with fusion): caps that
+       * do not fit the model are refused when they arrive, with a message
+       * saying why and what to put in front. */
+      GstCaps *caps;
       gst_query_parse_accept_caps (query, &caps);
-      gboolean ok = gst_caps_is_subset (caps, tmpl)
-          && (!gst_m2i_caps_is_deferred (caps, 0) || fusion_on (self));
-      gst_caps_unref (tmpl);
+      gboolean ok = gst_caps_get_size (caps) > 0;
+      for (guint i = 0; ok && i < gst_caps_get_size (caps); i++) {
+        const GstStructure *s = gst_caps_get_structure (caps, i);
+        ok = (gst_structure_has_name (s, "video/x-raw")
+            || gst_structure_has_name (s, "other/tensors"))
+            && (!gst_m2i_caps_is_deferred (caps, i) || fusion_on (self));
+      }
       gst_query_set_accept_caps_result (query, ok);
       return TRUE;
     }
@@ -180,6 +214,8 @@ gst_m2i_infer_sink_query (GstPad *pad, GstObject *parent, GstQuery *query)
       GstCaps *filter, *caps;
       gst_query_parse_caps (query, &filter);
       caps = sink_caps (self, filter);
+      if (gst_caps_is_empty (caps) && filter)
+        explain_empty_caps (self, filter);
       gst_query_set_caps_result (query, caps);
       gst_caps_unref (caps);
       return TRUE;

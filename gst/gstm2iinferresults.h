@@ -42,16 +42,17 @@ void gst_m2i_publish_results (GstElement *element, GstBuffer *buf,
     const GstM2iResultContext *ctx, M2iInferSession *session, guint64 frame,
     GstClockTime pts, gboolean post);
 
-/* Adds to @roi one classification structure per head of @r that has
- * classes (a classifier's or multi-label head; regression heads carry no
- * label): a full-frame classifier's region or a region-of-interest's
- * result. FALSE (nothing added) when no head has classes. */
+/* Adds to @roi one classification structure per head of @r with a result
+ * (a classifier's or multi-label head's classes, a regression head's
+ * values): a full-frame classifier's region or a region-of-interest's
+ * result. FALSE (nothing added) when no head has one. */
 gboolean gst_m2i_results_classify_region (GstVideoRegionOfInterestMeta *roi,
     const GstM2iResultContext *ctx, const M2iInferResult *r);
 
 /* Adds one region meta per detection of @r to @buf (writable), in frame
  * pixels, with ids @first_id, @first_id + 1, ... and parent @parent_id
- * (the region a detector ran on; 0 for a full frame, GStreamer's default). */
+ * (the region a detector ran on; 0 for a full frame, GStreamer's default),
+ * each with its "detection" structure and a pose model's "keypoints". */
 void gst_m2i_results_add_detections (GstBuffer *buf, const GstM2iResultContext *ctx,
     const M2iInferResult *r, gint first_id, gint parent_id);
 

@@ -71,10 +71,38 @@ parse_device (const char *device, DeviceKind *kind, gchar **canonical, GError **
 
 /* ---- model analysis -------------------------------------------------------- */
 
+/* The NV12 / I420 PrePostProcessor head's u8 inputs ([1,H,W,1] Y and
+ * [1,H/2,W/2,2] UV, or U and V of [1,H/2,W/2,1]): TRUE with the kind and
+ * size. */
+static gboolean
+planes_input (M2iInferModel *m)
+{
+  gint n = m2i_ir_model_get_n_inputs (m->ir);
+  if (n != 2 && n != 3)
+    return FALSE;
+  const M2iIrIoInfo *y = m2i_ir_model_get_input (m->ir, 0);
+  if (y->type != M2I_ET_U8 || y->shape.rank != 4 || y->shape.dims[0] != 1
+      || y->shape.dims[3] != 1 || y->shape.dims[1] % 2 || y->shape.dims[2] % 2
+      || y->shape.dims[1] <= 0 || y->shape.dims[2] <= 0 || y->shape.dims[1] > 65536
+      || y->shape.dims[2] > 65536)
+    return FALSE;
+  gint64 h = y->shape.dims[1], w = y->shape.dims[2];
+  for (gint i = 1; i < n; i++) {
+    const M2iIrIoInfo *c = m2i_ir_model_get_input (m->ir, i);
+    gint64 ch = n == 2 ? 2 : 1;
+    if (c->type != M2I_ET_U8 || c->shape.rank != 4 || c->shape.dims[0] != 1
+        || c->shape.dims[1] != h / 2 || c->shape.dims[2] != w / 2 || c->shape.dims[3] != ch)
+      return FALSE;
+  }
+  m->input_kind = n == 2 ? M2I_INFER_INPUT_NV12 : M2I_INFER_INPUT_I420;
+  m->width = (gint) w;
+  m->height = (gint) h;
+  return TRUE;
+}
+
 static void
 analyse_input (M2iInferModel *m)
 {
-  gint n = m2i_ir_model_get_n_inputs (m->ir);
   m->input_kind = M2I_INFER_INPUT_TENSORS;
   if (m->has_head) {
     /* The plan lowered the model's pre-processing head to the M2I block:
@@ -84,36 +112,11 @@ analyse_input (M2iInferModel *m)
     m->height = m->head.out_height;
     return;
   }
-  if (n == 1) {
-    const M2iIrIoInfo *io = m2i_ir_model_get_input (m->ir, 0);
-    const M2iShape *s = &io->shape;
-    if (s->rank == 4 && s->dims[0] == 1 && s->dims[1] == 3 && m2i_element_type_is_float (io->type)
-        && s->dims[2] > 0 && s->dims[3] > 0 && s->dims[2] <= 65536 && s->dims[3] <= 65536) {
-      m->input_kind = M2I_INFER_INPUT_IMAGE;
-      m->height = (gint) s->dims[2];
-      m->width = (gint) s->dims[3];
-    }
+  if (planes_input (m))
     return;
-  }
-  if (n != 2 && n != 3)
-    return;
-  const M2iIrIoInfo *y = m2i_ir_model_get_input (m->ir, 0);
-  if (y->type != M2I_ET_U8 || y->shape.rank != 4 || y->shape.dims[0] != 1
-      || y->shape.dims[3] != 1 || y->shape.dims[1] % 2 || y->shape.dims[2] % 2
-      || y->shape.dims[1] <= 0 || y->shape.dims[2] <= 0 || y->shape.dims[1] > 65536
-      || y->shape.dims[2] > 65536)
-    return;
-  gint64 h = y->shape.dims[1], w = y->shape.dims[2];
-  for (gint i = 1; i < n; i++) {
-    const M2iIrIoInfo *c = m2i_ir_model_get_input (m->ir, i);
-    gint64 ch = n == 2 ? 2 : 1;
-    if (c->type != M2I_ET_U8 || c->shape.rank != 4 || c->shape.dims[0] != 1
-        || c->shape.dims[1] != h / 2 || c->shape.dims[2] != w / 2 || c->shape.dims[3] != ch)
-      return;
-  }
-  m->input_kind = n == 2 ? M2I_INFER_INPUT_NV12 : M2I_INFER_INPUT_I420;
-  m->width = (gint) w;
-  m->height = (gint) h;
+  if (infer_input_find_image (m->ir, m->info, &m->image, &m->width, &m->height,
+          &m->input_note))
+    m->input_kind = M2I_INFER_INPUT_IMAGE;
 }
 
 /* ---- loading ----------------------------------------------------------------- */
@@ -284,14 +287,19 @@ m2i_infer_model_load (const char *xml_path, const M2iInferModelOptions *opts, GE
   m->ir = m2i_ir_model_load (xml_path, NULL, error);
   if (!m->ir || !load_for_device (m, xml_path, opts->device, opts->split_dir, error))
     goto fail;
+  m->info = m2i_model_info_new (m->ir);
+  m->labels_given = opts->labels_path || opts->labels_text;
   if (opts->labels_path) {
     if (!(m->labels = m2i_labels_load (opts->labels_path, error)))
       goto fail;
-  } else {
+  } else if (opts->labels_text) {
+    if (!(m->labels = m2i_labels_parse (opts->labels_text, -1, M2I_LABELS_AUTO, error))) {
+      g_prefix_error (error, "labels: ");
+      goto fail;
+    }
+  } else if (m->info->labels) {
     /* the model's own: model_info/labels, Ultralytics' framework/names */
-    M2iModelInfo *info = m2i_model_info_new (m->ir);
-    m->labels = g_steal_pointer (&info->labels);
-    m2i_model_info_free (info);
+    m->labels = g_strdupv (m->info->labels);
   }
   if (m->labels) {
     m->n_labels = g_strv_length (m->labels);
@@ -326,6 +334,9 @@ m2i_infer_model_unref (M2iInferModel *m)
   if (m->ir)
     m2i_ir_model_unref (m->ir);
   g_strfreev (m->labels);
+  if (m->info)
+    m2i_model_info_free (m->info);
+  g_free (m->input_note);
   g_free (m->device);
   g_free (m->description);
   g_free (m);
@@ -381,6 +392,27 @@ m2i_infer_model_get_input_kind (const M2iInferModel *m, gint *width, gint *heigh
   if (height)
     *height = m->height;
   return m->input_kind;
+}
+
+gboolean
+m2i_infer_model_get_image_input (const M2iInferModel *m, M2iInferImageInput *img)
+{
+  if (m->input_kind != M2I_INFER_INPUT_IMAGE || m->has_head)
+    return FALSE;
+  *img = m->image;
+  return TRUE;
+}
+
+const char *
+m2i_infer_model_get_input_note (const M2iInferModel *m)
+{
+  return m->input_kind == M2I_INFER_INPUT_TENSORS ? m->input_note : NULL;
+}
+
+const M2iModelInfo *
+m2i_infer_model_get_info (const M2iInferModel *m)
+{
+  return m->info;
 }
 
 const M2iSplitHead *

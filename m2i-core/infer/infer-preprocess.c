@@ -5,6 +5,7 @@
 
 #include <base/m2i-error.h>
 #include <base/m2i-fp16.h>
+#include <math.h>
 #include <string.h>
 
 /* Appends @op to @ops; FALSE when the list is full. */
@@ -72,6 +73,33 @@ make_geometry (const M2iInferModel *m, const M2iImage *source, const M2iOpList *
   return TRUE;
 }
 
+/* The letterbox of a @w x @h picture fitted into the model's size keeping
+ * its aspect (fit_to_window: at the top left; fit_to_window_letterbox:
+ * centred as Ultralytics' LetterBox rounds it), into @lb (after_op left
+ * for the caller) and the picture's size; FALSE when the picture fills the
+ * input (nothing to pad). */
+static gboolean
+own_letterbox (const M2iInferModel *m, const M2iInferPreprocess *pp, gint w, gint h,
+    M2iLetterbox *lb, gint *pw, gint *ph)
+{
+  double r = MIN ((double) m->width / w, (double) m->height / h);
+  *pw = CLAMP ((gint) floor (w * r + 0.5), 1, m->width);
+  *ph = CLAMP ((gint) floor (h * r + 0.5), 1, m->height);
+  if (*pw == m->width && *ph == m->height)
+    return FALSE;
+  memset (lb, 0, sizeof *lb);
+  lb->active = TRUE;
+  lb->width = m->width;
+  lb->height = m->height;
+  lb->value = pp->pad_value;
+  if (pp->resize_type == M2I_RESIZE_TYPE_FIT_TO_WINDOW_LETTERBOX) {
+    /* round(d / 2 - 0.1): half the border, an odd pixel going right/below */
+    lb->x = (gint) floor ((m->width - *pw) / 2.0 - 0.1 + 0.5);
+    lb->y = (gint) floor ((m->height - *ph) / 2.0 - 0.1 + 0.5);
+  }
+  return TRUE;
+}
+
 gboolean
 infer_preprocess_build (const M2iInferModel *m, const M2iInferPreprocess *pp,
     const M2iNormParams *norm, M2iDataType target_dtype, const M2iImage *source,
@@ -106,37 +134,61 @@ infer_preprocess_build (const M2iInferModel *m, const M2iInferPreprocess *pp,
     w = lb->width > 0 ? lb->width : m->width;
     h = lb->height > 0 ? lb->height : m->height;
   }
+  /* The session's own letterbox (fit_to_window, Ultralytics' letterbox) of
+   * a frame whose upstream chain does not letterbox. */
+  gint rw = m->width, rh = m->height;
+  gboolean own = !lb->active && !head && (pp->resize_type == M2I_RESIZE_TYPE_FIT_TO_WINDOW
+      || pp->resize_type == M2I_RESIZE_TYPE_FIT_TO_WINDOW_LETTERBOX)
+      && own_letterbox (m, pp, w, h, &out->letterbox, &rw, &rh);
+  if (!own)
+    memset (&out->letterbox, 0, sizeof out->letterbox);
   /* u8 pixels become fp16 (the M2I block's type) unless the target is f32
-   * and the extended profile can write fp32. */
+   * and the extended profile can write fp32, or u8 itself. */
   M2iDataType pixel_type = target_dtype == M2I_DTYPE_F32
       && pp->profile == M2I_PROFILE_EXTENDED ? M2I_DTYPE_F32 : M2I_DTYPE_F16;
   gboolean pixels = m2i_format_dtype (cur) == M2I_DTYPE_U8;
   gboolean yuv = m2i_format_is_yuv (cur);
-  M2iLayout layout = yuv ? M2I_LAYOUT_INTERLEAVED : m2i_format_layout (cur);
-  gboolean resize = w != m->width || h != m->height;
+  gboolean x4 = !yuv && pixels && m2i_format_pixel_stride (cur) == 4;
+  guint in_ch = m2i_format_n_channels (cur), model_ch = head ? 3 : (guint) m->image.channels;
+  M2iLayout layout = yuv || x4 ? M2I_LAYOUT_INTERLEAVED : m2i_format_layout (cur);
+  gboolean resize = w != rw || h != rh;
   M2iOpList *ops = &out->ops;
   *ops = *queued;
   guint before = ops->n_ops;
   gboolean ok = TRUE;
+  if (model_ch == 1 && in_ch == 3 && !pixels) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
+        "the model takes one channel (gray), but the m2i chain upstream gives %s: its luma "
+        "is taken from u8 pixels; end the chain before its convert, or give video",
+        m2i_format_to_string (cur));
+    return FALSE;
+  }
   if (head && pixels) {
     /* The model's own pre-processing, lowered from its head. */
     ok = add_head_ops (ops, head, yuv, &resize, &layout);
     yuv = pixels = FALSE;
-  }
-  if (ok && yuv)
+  } else if (model_ch == 1 && in_ch == 3) {
+    ok = m2i_op_list_add_gray (ops);   /* YUV: the Y plane */
+    layout = M2I_LAYOUT_PLANAR;
+    in_ch = 1;
+  } else if (yuv) {
     ok = m2i_op_list_add_csc (ops, pp->channel_order);
-  if (ok && pixels)
+  } else if (x4) {
+    ok = m2i_op_list_add_drop_alpha (ops);
+  }
+  if (ok && pixels && target_dtype != M2I_DTYPE_U8)
     ok = m2i_op_list_add_convert (ops, pixel_type);
   if (ok && resize) {
     /* Before the permute, as the seed's fused pattern has it. */
     M2iResizeParams rp;
-    m2i_resize_params_init (&rp, m->width, m->height);
+    m2i_resize_params_init (&rp, rw, rh);
     rp.mode = pp->resize_mode;
     ok = m2i_op_list_add_resize (ops, &rp);
   }
+  out->letterbox.after_op = ops->n_ops;
   if (ok && layout == M2I_LAYOUT_INTERLEAVED)
     ok = m2i_op_list_add_permute (ops);
-  if (ok && pixels && norm)
+  if (ok && pixels && norm && target_dtype != M2I_DTYPE_U8)
     ok = m2i_op_list_add_norm (ops, norm);
   if (!ok) {
     g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
@@ -166,27 +218,45 @@ infer_preprocess_build (const M2iInferModel *m, const M2iInferPreprocess *pp,
   }
   M2iDataType dt = m2i_format_dtype (out->format);
   if (m2i_format_layout (out->format) != M2I_LAYOUT_PLANAR
-      || (dt != M2I_DTYPE_F16 && dt != M2I_DTYPE_F32)) {
+      || (dt == M2I_DTYPE_U8 && target_dtype != M2I_DTYPE_U8)) {
     g_set_error (error, M2I_ERROR, M2I_ERROR_UNSUPPORTED,
-        "the pre-processing yields %s, not the planar fp16/fp32 tensor the model takes",
-        m2i_format_to_string (out->format));
+        "the pre-processing yields %s, not the planar %s image the model's input takes",
+        m2i_format_to_string (out->format), target_dtype == M2I_DTYPE_U8 ? "u8" : "fp16/fp32");
     return FALSE;
   }
-  out->direct = dt == target_dtype;
+  out->channels = in_ch;
+  /* (an i8 input is always written from a float staging image) */
+  out->direct = dt == target_dtype && in_ch == model_ch && (head || !m->image.nhwc)
+      && (head || m2i_element_type_is_float (m->image.type)
+      || (target_dtype == M2I_DTYPE_U8 && m->image.type == M2I_ET_U8));
   out->order = head ? m2i_format_order (head->out_format) : pp->channel_order;
-  out->swap = m2i_format_order (out->format) != out->order;
+  out->swap = in_ch == 3 && m2i_format_order (out->format) != out->order;
+  if (own) {
+    /* (a resize the chain queued stretched the frame to w x h) */
+    m2i_infer_geometry_init (&out->geometry, source->width, source->height, m->width, m->height,
+        FALSE);
+    out->geometry.scale_x = (double) rw / source->width;
+    out->geometry.scale_y = (double) rh / source->height;
+    out->geometry.pad_x = out->letterbox.x;
+    out->geometry.pad_y = out->letterbox.y;
+    return TRUE;
+  }
   return make_geometry (m, source, queued, lb, &out->geometry, error);
 }
 
 void
 infer_convert_planes (const M2iImage *src, const M2iImage *dst)
 {
-  gboolean widen = m2i_format_dtype (src->format) == M2I_DTYPE_F16;
-  for (int p = 0; p < 3; p++)
+  M2iDataType from = m2i_format_dtype (src->format), to = m2i_format_dtype (dst->format);
+  gboolean widen = from == M2I_DTYPE_F16;
+  gsize row = (gsize) src->width * m2i_format_bytes_per_sample (src->format);
+  for (guint p = 0; p < m2i_format_n_planes (src->format); p++)
     for (gint y = 0; y < src->height; y++) {
       const guint8 *s = src->data[p] + (gsize) y * src->stride[p];
       guint8 *d = dst->data[p] + (gsize) y * dst->stride[p];
-      if (widen)
+      if (from == to)
+        memcpy (d, s, row);
+      else if (widen)
         m2i_f16_to_f32_n ((const m2i_f16 *) s, (float *) d, (gsize) src->width);
       else
         m2i_f32_to_f16_n ((const float *) s, (m2i_f16 *) d, (gsize) src->width);

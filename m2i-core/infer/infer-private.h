@@ -5,6 +5,8 @@
  *   infer-session.c     M2iInferSession: request, run, decode, outputs
  *   infer-roi.c         M2iInferRoi: the regions of a frame through a session
  *   infer-preprocess.c  the M2I plan into the model's input, its geometry
+ *   infer-input.c       the image input (layout, channels, type), writing
+ *                       it, the model's other inputs
  *   infer-result.c      M2iInferResult, M2iInferGeometry
  *   decode*.c           decoders (decode-private.h)
  */
@@ -28,8 +30,12 @@ struct _M2iInferModel {
   gchar *description;
   M2iInferInputKind input_kind;
   gint width, height;
+  M2iInferImageInput image;       /* IMAGE without a head: which input, how */
+  gchar *input_note;              /* TENSORS: why no input takes images */
+  M2iModelInfo *info;             /* the <rt_info> metadata */
   gchar **labels;
   guint n_labels;
+  gboolean labels_given;          /* from the options (else the model's own) */
   M2iDecoderOptions decoder;      /* labels point into @labels */
   /* The request made at load (proof that the model runs), handed to the
    * first session: exactly one of them is set until then. */
@@ -42,15 +48,35 @@ struct _M2iInferModel {
 gboolean infer_model_take_request (M2iInferModel *m, M2iIrInferRequest **req,
     M2iSplitRunner **runner, GError **error);
 
+/* ---- the image input (infer-input.c) ---------------------------------------- */
+
+/* The first input of @ir that takes an image (rank 4, batch 1, 1 or 3
+ * channels first or last, f32/f16/u8/i8; the layout from @info when the
+ * shape leaves it open) into @img and its size; FALSE with *@why (g_free)
+ * when there is none. */
+gboolean infer_input_find_image (M2iIrModel *ir, const M2iModelInfo *info,
+    M2iInferImageInput *img, gint *width, gint *height, gchar **why);
+
+/* Writes the planar image @src (1 or 3 planes of u8/fp16/fp32 in the
+ * model's channel order, the input's size) into the image input tensor @t:
+ * its layout and type (u8/i8 rounded to nearest even and saturated), one
+ * plane repeated into three channels. @row: room for one row of fp32. */
+void infer_input_write (const M2iInferImageInput *img, const M2iImage *src, M2iTensor *t,
+    float *row);
+
 /* ---- what infer-roi.c uses of a session (infer-session.c) ------------------- */
 
 /* The session's pre-processing settings and its normalisation (NULL: none). */
 void infer_session_get_preprocess (const M2iInferSession *s, M2iInferPreprocess *pp,
     const M2iNormParams **norm);
 
-/* The planar image the pre-processing fills: the model's input 0, or the
- * head's output buffer of a split plan. FALSE with @error. */
-gboolean infer_session_model_image (M2iInferSession *s, M2iImage *img, GError **error);
+/* The type the session's pre-processing writes (what to build plans for). */
+M2iDataType infer_session_target_dtype (M2iInferSession *s);
+
+/* A staging image (planar, in the model's channel order, the model's size)
+ * into the model's input: its layout and type. FALSE with @error. */
+gboolean infer_session_write_staged (M2iInferSession *s, const M2iImage *staged,
+    GError **error);
 
 /* Runs the model (@after_head: the image path of a split plan with a head,
  * whose output the pre-processing wrote) and decodes its outputs for
@@ -65,6 +91,10 @@ gboolean infer_session_infer_and_decode (M2iInferSession *s, gboolean after_head
 typedef struct {
   M2iOpList ops;                  /* queued + the model's */
   M2iFormat format;               /* what the ops (and the letterbox) produce */
+  guint channels;                 /* of format: 1 (gray) or 3 */
+  /* The session's own letterbox (pre-processing resize_type), inactive when
+   * it has none (an upstream chain's letterbox is the caller's). */
+  M2iLetterbox letterbox;
   gboolean direct;                /* the plan writes the model's input itself */
   gboolean swap;                  /* planes to swap into the model's channel order */
   M2iChannelOrder order;          /* the model's channel order */
@@ -73,18 +103,19 @@ typedef struct {
 
 /*
  * The ops that turn @source (with @queued ops and @letterbox) into the
- * input image of @m (IMAGE kind), whose planar type is @target_dtype, under
- * @pp and its normalisation @norm (NULL: none), into @out. FALSE with
- * @error when they do not fit into one plan or do not end in the planar
- * float tensor the model takes.
+ * input image of @m (IMAGE kind) under @pp and its normalisation @norm
+ * (NULL: none), into @out: planar, of @target_dtype (u8: no convert, no
+ * norm), with the model's channels (a gray source into a 3-channel input
+ * stays one channel: out->channels). FALSE with @error when they do not
+ * fit into one plan or do not end in a planar image.
  */
 gboolean infer_preprocess_build (const M2iInferModel *m, const M2iInferPreprocess *pp,
     const M2iNormParams *norm, M2iDataType target_dtype, const M2iImage *source,
     const M2iOpList *queued, const M2iLetterbox *letterbox, InferPreprocessPlan *out,
     GError **error);
 
-/* Converts the planar image @src into @dst (same size and channel order,
- * fp16 <-> fp32), plane by plane, row by row. */
+/* Copies the planar image @src into @dst (same size and channel order;
+ * fp16 <-> fp32 converted), plane by plane, row by row. */
 void infer_convert_planes (const M2iImage *src, const M2iImage *dst);
 
 /* Swaps planes 0 and 2 of @img (the channel order of a planar image). */

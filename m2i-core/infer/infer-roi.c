@@ -91,7 +91,6 @@ crop_view (const M2iImage *frame, const M2iInferRegion *c, M2iImage *view)
 {
   *view = *frame;
   M2iFormat f = frame->format;
-  gsize bps = m2i_format_bytes_per_sample (f);
   for (guint p = 0; p < m2i_format_n_planes (f); p++) {
     gsize x = (gsize) c->x, y = (gsize) c->y;
     if (m2i_format_is_yuv (f) && p > 0) {
@@ -100,7 +99,7 @@ crop_view (const M2iImage *frame, const M2iInferRegion *c, M2iImage *view)
        * row one sample per 2 pixels */
       x = f == M2I_FORMAT_SP_NV12_8 ? x : x / 2;
     } else if (!m2i_format_is_yuv (f)) {
-      x *= bps * (m2i_format_layout (f) == M2I_LAYOUT_INTERLEAVED ? 3 : 1);
+      x *= m2i_format_pixel_stride (f);      /* a pixel's bytes (a planar sample's) */
     }
     gsize off = y * frame->stride[p] + x;
     view->data[p] = frame->data[p] + off;
@@ -222,28 +221,11 @@ describe (M2iInferRoi *r)
   r->serial++;
 }
 
-/* Copies the staging image @staged (planes in the model's order) into the
- * model's input image @target, widening or narrowing the samples when
- * their types differ. */
-static void
-stage_into_model (const M2iImage *staged, const M2iImage *target)
-{
-  if (m2i_format_dtype (staged->format) != m2i_format_dtype (target->format)) {
-    infer_convert_planes (staged, target);
-    return;
-  }
-  gsize row = (gsize) staged->width * m2i_format_bytes_per_sample (staged->format);
-  for (int p = 0; p < 3; p++)
-    for (gint y = 0; y < staged->height; y++)
-      memcpy (target->data[p] + (gsize) y * target->stride[p],
-          staged->data[p] + (gsize) y * staged->stride[p], row);
-}
-
 /* Adds region @index (@region of @source) to the batch: its crop, ops,
  * staging image and plan. */
 static gboolean
 add_region (M2iInferRoi *r, const M2iImage *source, const M2iInferRegion *region, guint index,
-    guint *n_entries, guint *n_plans, const M2iImage *target, GError **error)
+    guint *n_entries, guint *n_plans, M2iDataType target, GError **error)
 {
   Entry *e = &r->entries[(*n_entries)++];
   M2iInferRegion c;
@@ -255,11 +237,11 @@ add_region (M2iInferRoi *r, const M2iImage *source, const M2iInferRegion *region
   M2iInferPreprocess pp;
   const M2iNormParams *norm;
   infer_session_get_preprocess (r->s, &pp, &norm);
+  pp.resize_type = M2I_RESIZE_TYPE_STANDARD;   /* a region is stretched to the model */
   M2iImage view;
   crop_view (source, &c, &view);
   M2iInferModel *m = m2i_infer_session_get_model (r->s);
-  if (!infer_preprocess_build (m, &pp, norm, m2i_format_dtype (target->format), &view, NULL,
-          NULL, &r->ip, error))
+  if (!infer_preprocess_build (m, &pp, norm, target, &view, NULL, NULL, &r->ip, error))
     return FALSE;
   guint k = (*n_plans)++;
   M2iImage *out = &r->outs[k];
@@ -283,8 +265,8 @@ add_region (M2iInferRoi *r, const M2iImage *source, const M2iInferRegion *region
 /* Pre-processes the batch's regions in one submission, then runs the model
  * on each and reports it. */
 static gboolean
-run_batch (M2iInferRoi *r, guint n_entries, guint n_plans, const M2iImage *target,
-    M2iInferRoiFunc func, gpointer user_data, GError **error)
+run_batch (M2iInferRoi *r, guint n_entries, guint n_plans, M2iInferRoiFunc func,
+    gpointer user_data, GError **error)
 {
   if (n_plans > 0) {
     if (!m2i_plan_run_batch (r->plans, r->ins, r->outs, n_plans, error))
@@ -303,8 +285,8 @@ run_batch (M2iInferRoi *r, guint n_entries, guint n_plans, const M2iImage *targe
     M2iImage staged;
     m2i_image_wrap (&staged, r->outs[e->plan].format, r->mw, r->mh,
         r->staging + e->plan * r->per_region, r->per_region, 0, NULL);
-    stage_into_model (&staged, target);
-    if (!infer_session_infer_and_decode (r->s, m2i_infer_model_get_head (m) != NULL,
+    if (!infer_session_write_staged (r->s, &staged, error)
+        || !infer_session_infer_and_decode (r->s, m2i_infer_model_get_head (m) != NULL,
             &e->geometry, error))
       return FALSE;
     r->stats.regions++;
@@ -324,17 +306,16 @@ m2i_infer_roi_run (M2iInferRoi *r, const M2iImage *source, const M2iInferRegion 
     g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "no regions");
     return FALSE;
   }
-  M2iImage target;
-  if (!m2i_image_check (source, "frame", TRUE, error)
-      || !infer_session_model_image (r->s, &target, error))
+  if (!m2i_image_check (source, "frame", TRUE, error))
     return FALSE;
+  M2iDataType target = infer_session_target_dtype (r->s);
   guint n_entries = 0, n_plans = 0;
   for (guint i = 0; i < n_regions; i++) {
-    if (!add_region (r, source, &regions[i], i, &n_entries, &n_plans, &target, error))
+    if (!add_region (r, source, &regions[i], i, &n_entries, &n_plans, target, error))
       return FALSE;
     gboolean full = n_plans == r->batch || n_entries == ROI_BATCH_MAX;
     if ((full || i + 1 == n_regions)
-        && !run_batch (r, n_entries, n_plans, &target, func, user_data, error))
+        && !run_batch (r, n_entries, n_plans, func, user_data, error))
       return FALSE;
     if (full)
       n_entries = n_plans = 0;

@@ -36,8 +36,10 @@ struct _M2iInferSession {
   gboolean norm_active;
   M2iPlanCache *cache;
   InferPreprocessPlan plan;       /* of the last run */
-  guint8 *staging;                /* the plan's output when its type is not the input's */
+  guint8 *staging;                /* the plan's output when it cannot write the input */
   gsize staging_size;
+  float *row;                     /* one row of fp32: writing the input from staging */
+  guint64 inputs_set;             /* inputs given by m2i_infer_session_set_input (bit i) */
   /* what the last runs did */
   InputPath path;
   gboolean desc_direct, desc_swap;
@@ -56,6 +58,8 @@ m2i_infer_preprocess_init (M2iInferPreprocess *pp)
     pp->std[c] = 1.0f;
   pp->input_scale = 1.0f;
   pp->profile = M2I_PROFILE_DEFAULT;
+  pp->resize_type = M2I_RESIZE_TYPE_STANDARD;
+  pp->pad_value = 0.0f;
 }
 
 M2iInferSession *
@@ -79,6 +83,7 @@ m2i_infer_session_new (M2iInferModel *model, GError **error)
     /* 3 planes of the model's size in the wider of fp16 and fp32 */
     s->staging_size = (gsize) 3 * model->width * model->height * sizeof (float);
     s->staging = g_malloc (s->staging_size);
+    s->row = g_new (float, model->width);
   }
   return s;
 
@@ -102,6 +107,7 @@ m2i_infer_session_free (M2iInferSession *s)
   m2i_plan_cache_free (s->cache);
   g_free (s->outputs);
   g_free (s->staging);
+  g_free (s->row);
   g_free (s->description);
   m2i_infer_model_unref (s->model);
   g_free (s);
@@ -155,6 +161,13 @@ m2i_infer_session_set_preprocess (M2iInferSession *s, const M2iInferPreprocess *
     GError **error)
 {
   float scale = pp->input_scale;
+  if (!isfinite (pp->pad_value) || pp->pad_value < 0.0f || pp->pad_value > 255.0f
+      || (guint) pp->resize_type > M2I_RESIZE_TYPE_CROP) {
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
+        "pad value %g or resize type %d out of range (0..255, a M2iResizeType)",
+        (double) pp->pad_value, (int) pp->resize_type);
+    return FALSE;
+  }
   if (!(scale > 0.0f) || !isfinite (scale)) {
     g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT,
         "input-scale must be positive and finite (is %g)", (double) pp->input_scale);
@@ -209,38 +222,87 @@ infer_and_decode (M2iInferSession *s, gboolean after_head, const M2iInferGeometr
 
 /* ---- image models: the M2I plan into the input ----------------------------------- */
 
-/* The planar image the pre-processing fills: the model's input 0, or the
- * head's output buffer of a split plan. */
+/* The type the pre-processing writes: the model input's (u8 pixels only
+ * without a normalisation), fp32 for i8 inputs (and u8 ones normalised),
+ * the head buffer's fp16 for a split head. */
+static M2iDataType
+target_dtype (M2iInferSession *s)
+{
+  const M2iInferModel *m = s->model;
+  if (m->has_head)
+    return M2I_DTYPE_F16;
+  /* (the request's tensor: the runtime may hold a declared f16 as f32) */
+  switch (input_tensor (s, m->image.index)->type) {
+    case M2I_ET_F16: return M2I_DTYPE_F16;
+    case M2I_ET_U8: return s->norm_active ? M2I_DTYPE_F32 : M2I_DTYPE_U8;
+    default: return M2I_DTYPE_F32;
+  }
+}
+
+/* The image the pre-processing writes when it writes the model's input
+ * directly: the head's output buffer of a split plan, or the image input
+ * (planar, @channels of @dt). */
 static gboolean
-model_image (M2iInferSession *s, M2iImage *img, GError **error)
+model_image (M2iInferSession *s, guint channels, M2iDataType dt, M2iImage *img, GError **error)
 {
   if (s->model->has_head)
     return m2i_split_runner_get_head_image (s->runner, img, error);
-  M2iTensor *t = input_tensor (s, 0);
-  M2iFormat f = t->type == M2I_ET_F16 ? M2I_FORMAT_PL_FP16_RGB : M2I_FORMAT_PL_FP32_RGB;
+  M2iTensor *t = input_tensor (s, s->model->image.index);
+  M2iFormat f = m2i_format_compose (M2I_LAYOUT_PLANAR, dt,
+      channels == 1 ? M2I_ORDER_GRAY : M2I_ORDER_RGB);
   return m2i_image_wrap (img, f, s->model->width, s->model->height, t->data,
       m2i_tensor_nbytes (t), 0, error);
 }
 
 /* Builds the ops for @source into s->plan and the image they write into
- * @out (the model's input, or the staging tensor) with @target the model's
- * input image. */
+ * @out: the model's input (*@target, when the plan writes it directly) or
+ * the staging buffer. */
 static gboolean
 build_plan (M2iInferSession *s, const M2iImage *source, const M2iOpList *queued,
     const M2iLetterbox *lb, M2iImage *target, M2iImage *out, GError **error)
 {
-  if (!model_image (s, target, error)
-      || !infer_preprocess_build (s->model, &s->pp, s->norm_active ? &s->norm : NULL,
-          m2i_format_dtype (target->format), source, queued, lb, &s->plan, error))
+  M2iDataType dt = target_dtype (s);
+  if (!infer_preprocess_build (s->model, &s->pp, s->norm_active ? &s->norm : NULL, dt, source,
+          queued, lb, &s->plan, error))
     return FALSE;
-  if (s->plan.direct)
+  if (s->plan.direct) {
+    if (!model_image (s, s->plan.channels, dt, target, error))
+      return FALSE;
     *out = *target;
-  else
+  } else {
     m2i_image_wrap (out, s->plan.format, s->model->width, s->model->height, s->staging,
         s->staging_size, 0, NULL);
+  }
   out->format = s->plan.format;
   if (s->plan.swap)
     infer_swap_planes (out);    /* tensor channel c holds the frame's channel 2 - c */
+  return TRUE;
+}
+
+/* From the staging buffer (@staged, in the model's channel order) into
+ * the model's input: copied, widened or narrowed plane by plane when only
+ * the float type may differ (and for a split head), else written in the
+ * input's layout and type. */
+static gboolean
+write_staged (M2iInferSession *s, const M2iImage *staged, GError **error)
+{
+  const M2iInferModel *m = s->model;
+  M2iDataType st = m2i_format_dtype (staged->format);
+  guint channels = m2i_format_n_channels (staged->format);
+  M2iTensor *t = input_tensor (s, m->has_head ? 0 : m->image.index);
+  gboolean planes = m->has_head || (!m->image.nhwc && (guint) m->image.channels == channels
+      && m2i_element_type_is_float (t->type) && st != M2I_DTYPE_U8);
+  if (planes) {
+    M2iImage target;
+    M2iDataType dt = m->has_head || t->type == M2I_ET_F16 ? M2I_DTYPE_F16 : M2I_DTYPE_F32;
+    if (!model_image (s, channels, dt, &target, error))
+      return FALSE;
+    infer_convert_planes (staged, &target);
+    return TRUE;
+  }
+  M2iInferImageInput img = m->image;
+  img.type = t->type;
+  infer_input_write (&img, staged, t, s->row);
   return TRUE;
 }
 
@@ -254,6 +316,35 @@ plan_options (const M2iInferSession *s)
   return o;
 }
 
+/* "fp16 widened to fp32 (RGB)", "... written as u8 NHWC (BGR), channels swapped", "f32
+ * (gray repeated into 3 channels)": how the plan's output reaches the
+ * model's input. */
+static gchar *
+describe_input_path (M2iInferSession *s)
+{
+  const InferPreprocessPlan *p = &s->plan;
+  const M2iInferModel *m = s->model;
+  M2iElementType type = m->has_head ? M2I_ET_F16 : input_tensor (s, m->image.index)->type;
+  M2iDataType dt = m2i_format_dtype (p->format);
+  GString *t = g_string_new (NULL);
+  if (p->direct)
+    g_string_append (t, m2i_format_to_string (p->format));
+  else if (m->has_head || (!m->image.nhwc && (guint) m->image.channels == p->channels
+          && m2i_element_type_is_float (type) && dt != M2I_DTYPE_U8))
+    g_string_append (t, dt == M2I_DTYPE_F16 ? "fp16 widened to fp32" : "fp32 narrowed to fp16");
+  else
+    g_string_append_printf (t, "%s %s written as %s %s", m2i_format_to_string (p->format),
+        "(staged)", m2i_element_type_to_string (type), m->image.nhwc ? "NHWC" : "NCHW");
+  if (p->channels == 1 && !m->has_head && m->image.channels == 3)
+    g_string_append (t, " (gray repeated into 3 channels)");
+  else if (p->channels == 1)
+    g_string_append (t, " (gray)");
+  else
+    g_string_append_printf (t, " (%s)%s", p->order == M2I_ORDER_RGB ? "RGB" : "BGR",
+        p->swap ? ", channels swapped" : "");
+  return g_string_free (t, FALSE);
+}
+
 static void
 describe_plan (M2iInferSession *s, gboolean replanned)
 {
@@ -264,12 +355,10 @@ describe_plan (M2iInferSession *s, gboolean replanned)
   s->desc_direct = p->direct;
   s->desc_swap = p->swap;
   s->desc_order = p->order;
-  M2iDataType dt = m2i_format_dtype (p->format);
-  set_description (s, PATH_PLAN, g_strdup_printf ("%s -> model input %s (%s)%s; model on %s",
-          m2i_plan_cache_describe (s->cache), p->direct ? m2i_format_to_string (p->format)
-          : dt == M2I_DTYPE_F16 ? "fp16 widened to fp32" : "fp32 narrowed to fp16",
-          p->order == M2I_ORDER_RGB ? "RGB" : "BGR", p->swap ? ", channels swapped" : "",
-          s->model->description));
+  gchar *input = describe_input_path (s);
+  set_description (s, PATH_PLAN, g_strdup_printf ("%s -> model input %s; model on %s",
+          m2i_plan_cache_describe (s->cache), input, s->model->description));
+  g_free (input);
 }
 
 /* NV12/I420 models: @source must be the head's frame. */
@@ -304,27 +393,101 @@ check_image_model (const M2iInferSession *s, GError **error)
   return TRUE;
 }
 
+/* The centre of @src cut to the model's aspect ratio (resize_type crop)
+ * into @view, its origin in *@x0, *@y0 (even for NV12/I420). */
+static void
+crop_view (const M2iInferModel *m, const M2iImage *src, M2iImage *view, gint *x0, gint *y0)
+{
+  gint w = src->width, h = src->height;
+  gint cw = w, ch = h;
+  if ((gint64) w * m->height > (gint64) h * m->width)
+    cw = (gint) CLAMP (((gint64) h * m->width + m->height / 2) / m->height, 1, w);
+  else
+    ch = (gint) CLAMP (((gint64) w * m->height + m->width / 2) / m->width, 1, h);
+  gboolean yuv = m2i_format_is_yuv (src->format);
+  if (yuv) {
+    cw = MAX (2, cw & ~1);
+    ch = MAX (2, ch & ~1);
+  }
+  *x0 = (w - cw) / 2;
+  *y0 = (h - ch) / 2;
+  if (yuv) {
+    *x0 &= ~1;
+    *y0 &= ~1;
+  }
+  *view = *src;
+  view->width = cw;
+  view->height = ch;
+  for (guint p = 0; p < m2i_format_n_planes (src->format); p++) {
+    gboolean chroma = yuv && p > 0;
+    gsize off = (gsize) (chroma ? *y0 / 2 : *y0) * src->stride[p]
+        + (gsize) (chroma ? *x0 / 2 * (src->format == M2I_FORMAT_SP_NV12_8 ? 2 : 1)
+        : *x0 * (gint) m2i_format_pixel_stride (src->format));
+    if (!src->data[p])
+      continue;
+    view->data[p] = off <= src->size[p] ? src->data[p] + off : src->data[p];
+    view->size[p] = off <= src->size[p] ? src->size[p] - off : 0;
+  }
+}
+
+gboolean
+m2i_infer_session_check_inputs (const M2iInferSession *s, GError **error)
+{
+  M2iIrModel *ir = s->model->ir;
+  gint n = m2i_ir_model_get_n_inputs (ir);
+  for (gint i = 0; i < n && !s->model->has_head; i++) {
+    if (i == s->model->image.index || (i < 64 && (s->inputs_set >> i) & 1))
+      continue;
+    const M2iIrIoInfo *io = m2i_ir_model_get_input (ir, i);
+    gchar *shape = m2i_shape_to_string (&io->shape);
+    g_set_error (error, M2I_ERROR, M2I_ERROR_INVALID_ARGUMENT, "model input '%s' %s %s has no "
+        "value (the image goes into '%s'): give it with extra-inputs=\"%s=v1,v2,...\" or "
+        "\"%s=@file\" (m2i_infer_session_set_extra_inputs)", io->name,
+        m2i_element_type_to_string (io->type), shape,
+        m2i_ir_model_get_input (ir, s->model->image.index)->name, io->name, io->name);
+    g_free (shape);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* Plans the pre-processing of @source (with @queued and @lb) into the
  * model's input and, with @run, runs it. */
 static gboolean
 preprocess (M2iInferSession *s, const M2iImage *source, const M2iOpList *queued,
     const M2iLetterbox *lb, gboolean run, GError **error)
 {
-  M2iImage target, out;
+  M2iImage target, out, view;
   M2iPlanOptions opts = plan_options (s);
   gboolean replanned = FALSE;
-  if (!build_plan (s, source, queued, lb, &target, &out, error))
+  gint x0 = 0, y0 = 0, full_w = source->width, full_h = source->height;
+  gboolean crop = s->pp.resize_type == M2I_RESIZE_TYPE_CROP && !s->model->has_head
+      && (!queued || !queued->n_ops) && (!lb || !lb->active);
+  if (crop) {
+    crop_view (s->model, source, &view, &x0, &y0);
+    source = &view;
+  }
+  if (!m2i_infer_session_check_inputs (s, error)
+      || !build_plan (s, source, queued, lb, &target, &out, error))
     return FALSE;
-  if (!(run ? m2i_plan_cache_run (s->cache, source, &s->plan.ops, lb, &out, &opts, &replanned,
-              error) : m2i_plan_cache_prepare (s->cache, source, &s->plan.ops, lb, &out, &opts,
+  const M2iLetterbox *use = s->plan.letterbox.active ? &s->plan.letterbox : lb;
+  if (!(run ? m2i_plan_cache_run (s->cache, source, &s->plan.ops, use, &out, &opts, &replanned,
+              error) : m2i_plan_cache_prepare (s->cache, source, &s->plan.ops, use, &out, &opts,
               &replanned, error)))
     return FALSE;
+  if (crop) {
+    s->plan.geometry.crop_x = x0;
+    s->plan.geometry.crop_y = y0;
+    s->plan.geometry.source_width = full_w;
+    s->plan.geometry.source_height = full_h;
+  }
   if (run && !s->plan.direct) {
     /* out's planes are in the model's order now, as target's */
     M2iImage staged;
     m2i_image_wrap (&staged, s->plan.format, s->model->width, s->model->height, s->staging,
         s->staging_size, 0, NULL);
-    infer_convert_planes (&staged, &target);
+    if (!write_staged (s, &staged, error))
+      return FALSE;
   }
   describe_plan (s, replanned);
   return TRUE;
@@ -391,6 +554,8 @@ m2i_infer_session_set_input (M2iInferSession *s, gint i, const M2iTensor *src, G
     return FALSE;
   }
   gsize n = (gsize) m2i_shape_numel (&t->shape);
+  if (i < 64)
+    s->inputs_set |= G_GUINT64_CONSTANT (1) << i;
   if (src->type == t->type)
     memcpy (t->data, src->data, m2i_tensor_nbytes (t));
   else if (src->type == M2I_ET_F16 && t->type == M2I_ET_F32)
@@ -432,10 +597,16 @@ infer_session_get_preprocess (const M2iInferSession *s, M2iInferPreprocess *pp,
   *norm = s->norm_active ? &s->norm : NULL;
 }
 
-gboolean
-infer_session_model_image (M2iInferSession *s, M2iImage *img, GError **error)
+M2iDataType
+infer_session_target_dtype (M2iInferSession *s)
 {
-  return model_image (s, img, error);
+  return target_dtype (s);
+}
+
+gboolean
+infer_session_write_staged (M2iInferSession *s, const M2iImage *staged, GError **error)
+{
+  return write_staged (s, staged, error);
 }
 
 gboolean

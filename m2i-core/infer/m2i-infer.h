@@ -31,6 +31,7 @@
 #include <m2i-core/split/m2i-split.h>
 #include <m2i-core/infer/m2i-infer-results.h>
 #include <m2i-core/infer/m2i-decode.h>
+#include <m2i-core/infer/m2i-model-info.h>
 
 G_BEGIN_DECLS
 
@@ -50,6 +51,10 @@ typedef struct {
    * or a JSON / Python list or dict, or a YAML-like "- name" list); NULL:
    * the model's own (rt_info model_info/labels or framework/names), if any. */
   const char *labels_path;
+  /* Labels as text instead of a file (m2i_labels_parse(), M2I_LABELS_AUTO:
+   * a JSON/Python list or dict, YAML-like lines, one label a line); used
+   * when labels_path is NULL. */
+  const char *labels_text;
   /* How outputs are decoded (type, thresholds, top-k); its labels are
    * ignored: the model's come from labels_path or its rt_info. Copied. */
   M2iDecoderOptions decoder;
@@ -108,6 +113,35 @@ typedef enum {
 M2I_API M2iInferInputKind m2i_infer_model_get_input_kind (const M2iInferModel *model,
     gint *width, gint *height);
 
+/* How an IMAGE model takes the image. */
+typedef struct {
+  /* The model input the image goes into. A model may have other inputs:
+   * they keep what m2i_infer_session_set_input() or
+   * m2i_infer_session_set_extra_inputs() put there (zeros before). */
+  gint index;
+  gint channels;                /* 1 (a gray input) or 3 */
+  gboolean nhwc;                /* [1,H,W,C] (TensorFlow's layout) rather than [1,C,H,W] */
+  M2iElementType type;          /* f32, f16, u8 or i8 */
+} M2iInferImageInput;
+
+/* The image input of an IMAGE model into @img: TRUE; FALSE for the other
+ * kinds (and for a split plan's pre-processing head, which takes the image
+ * itself: 3 planar channels). */
+M2I_API gboolean m2i_infer_model_get_image_input (const M2iInferModel *model,
+    M2iInferImageInput *img);
+
+/* For a TENSORS model, why no input takes images (e.g. "model input 'x'
+ * [4,3,224,224] takes 4 frames per inference; ..."); NULL for the others.
+ * Owned by the model. */
+M2I_API const char *m2i_infer_model_get_input_note (const M2iInferModel *model);
+
+/* The model's inputs for messages: "\"input\" f32 [1,3,28,28], ...". g_free. */
+M2I_API gchar *m2i_infer_model_describe_inputs (const M2iInferModel *model);
+
+/* What the model's <rt_info> says about itself (m2i-model-info.h), read
+ * once at load. Owned by the model. */
+M2I_API const M2iModelInfo *m2i_infer_model_get_info (const M2iInferModel *model);
+
 /* The split plan's pre-processing head lowered to the M2I block (its op
  * list is the model's own pre-processing, its input the frame the head was
  * made for), or NULL. Owned by the model. */
@@ -135,11 +169,54 @@ typedef struct {
   float mean[3], std[3], input_scale;
   M2iProfile profile;             /* hardware profile of the M2I plan */
   gint n_threads;                 /* row slices per M2I task; <= 0: one per core */
+  /* How a frame of another aspect ratio is fitted to the model's size
+   * (Model API's resize_type): stretched (STANDARD), scaled to fit and
+   * placed at the top left (FIT_TO_WINDOW) or centred as Ultralytics'
+   * LetterBox does (FIT_TO_WINDOW_LETTERBOX: left = round((W - w) / 2 -
+   * 0.1), top likewise), the rest filled with pad_value (pixel units,
+   * before the normalisation); or its centre cut to the model's aspect
+   * (CROP). Not applied to a frame whose upstream chain letterboxes. */
+  M2iResizeType resize_type;
+  float pad_value;
 } M2iInferPreprocess;
 
 /* Defaults: RGB, linear_onnx, mean 0, std 1, scale 1, the default profile,
- * one slice per core. */
+ * one slice per core, STANDARD, pad 0. */
 M2I_API void m2i_infer_preprocess_init (M2iInferPreprocess *pp);
+
+/* Settings an application (an element's properties) chose itself. */
+typedef enum {
+  M2I_INFER_SET_CHANNEL_ORDER = 1 << 0,
+  M2I_INFER_SET_MEAN = 1 << 1,
+  M2I_INFER_SET_STD = 1 << 2,
+  M2I_INFER_SET_INPUT_SCALE = 1 << 3,
+  M2I_INFER_SET_RESIZE_TYPE = 1 << 4,
+  M2I_INFER_SET_PAD_VALUE = 1 << 5,
+  M2I_INFER_SET_THRESHOLD = 1 << 6,
+  M2I_INFER_SET_IOU_THRESHOLD = 1 << 7,
+  M2I_INFER_SET_CLASS_AGNOSTIC = 1 << 8,
+  M2I_INFER_SET_TOP_K = 1 << 9,
+} M2iInferSettingFlags;
+
+/*
+ * Completes @pp and @dec (holding the application's values, defaults for
+ * the rest) from @model's metadata (m2i_infer_model_get_info()): every
+ * setting whose M2iInferSettingFlags bit is not in @given takes the value
+ * the model gives — model_info/reverse_input_channels (True: RGB, False:
+ * BGR; else conversion_parameters' reversal: BGR), mean_values and
+ * scale_values as mean and std (pixel units, times pp->input_scale),
+ * resize_type, pad_value, confidence_threshold, iou_threshold,
+ * agnostic_nms, topk; for an Ultralytics export without model_info
+ * (framework/names with stride, imgsz or task) its fixed pre-processing:
+ * RGB, std 255, fit_to_window_letterbox, pad 114. The converter's
+ * mean/scale (conversion_parameters, IR v10 cli_parameters) is inside the
+ * graph and never applied. Returns one line per setting with where it came
+ * from — "channel order = RGB (model_info/reverse_input_channels)", "mean =
+ * <0, 0, 0> (default)", "threshold = 0.3 (set)" — then the labels' origin
+ * and the metadata's warnings (g_free).
+ */
+M2I_API gchar *m2i_infer_settings_resolve (const M2iInferModel *model, guint given,
+    M2iInferPreprocess *pp, M2iDecoderOptions *dec);
 
 /*
  * A session on @model (referenced): the runtime's request (the model's
@@ -194,6 +271,26 @@ M2I_API gboolean m2i_infer_session_prepare (M2iInferSession *s, const M2iImage *
  */
 M2I_API gboolean m2i_infer_session_run (M2iInferSession *s, const M2iImage *source,
     const M2iOpList *queued, const M2iLetterbox *letterbox, GError **error);
+
+/*
+ * Sets the model's inputs other than the image from @spec (NULL: none):
+ * "name=values;name2=@file", each item an input's name (or tensor name) and
+ * either numbers separated by commas (one for every element, or one per
+ * element in row-major order; converted to the input's type, integers
+ * rounded and saturated) or '@' and a file holding exactly the input's
+ * bytes (its element type, little-endian, row-major). Inputs keep their
+ * values for every later run; an image run fails while one of them has
+ * none. FALSE with @error naming the item, the input (with the model's
+ * inputs when there is none of that name) and what is wrong; items before
+ * it are set.
+ */
+M2I_API gboolean m2i_infer_session_set_extra_inputs (M2iInferSession *s, const char *spec,
+    GError **error);
+
+/* TRUE when every input of an image model besides the image has a value
+ * (m2i_infer_session_set_input, _set_extra_inputs); else FALSE with @error
+ * naming the first without one, its type and shape, and how to give it. */
+M2I_API gboolean m2i_infer_session_check_inputs (const M2iInferSession *s, GError **error);
 
 /*
  * Copies @src into the model's input @i (any model kind): @src->data holds

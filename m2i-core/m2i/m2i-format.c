@@ -9,6 +9,8 @@ typedef struct {
   M2iDataType dtype;
   M2iChannelOrder order;
   guint n_planes;
+  guint pixel_bytes;          /* interleaved u8 formats with an X byte: 4 */
+  guint channel_offset;       /* X first: 1 */
 } FormatInfo;
 
 static const FormatInfo formats[M2I_FORMAT_LAST] = {
@@ -27,6 +29,13 @@ static const FormatInfo formats[M2I_FORMAT_LAST] = {
   [M2I_FORMAT_IL_FP16_BGR] = { "IL_FP16_BGR", M2I_LAYOUT_INTERLEAVED, M2I_DTYPE_F16, M2I_ORDER_BGR, 1 },
   [M2I_FORMAT_IL_FP32_RGB] = { "IL_FP32_RGB", M2I_LAYOUT_INTERLEAVED, M2I_DTYPE_F32, M2I_ORDER_RGB, 1 },
   [M2I_FORMAT_IL_FP32_BGR] = { "IL_FP32_BGR", M2I_LAYOUT_INTERLEAVED, M2I_DTYPE_F32, M2I_ORDER_BGR, 1 },
+  [M2I_FORMAT_IL_RGBX8888] = { "IL_RGBX8888", M2I_LAYOUT_INTERLEAVED, M2I_DTYPE_U8, M2I_ORDER_RGB, 1, 4, 0 },
+  [M2I_FORMAT_IL_BGRX8888] = { "IL_BGRX8888", M2I_LAYOUT_INTERLEAVED, M2I_DTYPE_U8, M2I_ORDER_BGR, 1, 4, 0 },
+  [M2I_FORMAT_IL_XRGB8888] = { "IL_XRGB8888", M2I_LAYOUT_INTERLEAVED, M2I_DTYPE_U8, M2I_ORDER_RGB, 1, 4, 1 },
+  [M2I_FORMAT_IL_XBGR8888] = { "IL_XBGR8888", M2I_LAYOUT_INTERLEAVED, M2I_DTYPE_U8, M2I_ORDER_BGR, 1, 4, 1 },
+  [M2I_FORMAT_PL_GRAY8] = { "PL_GRAY8", M2I_LAYOUT_PLANAR, M2I_DTYPE_U8, M2I_ORDER_GRAY, 1 },
+  [M2I_FORMAT_PL_FP16_GRAY] = { "PL_FP16_GRAY", M2I_LAYOUT_PLANAR, M2I_DTYPE_F16, M2I_ORDER_GRAY, 1 },
+  [M2I_FORMAT_PL_FP32_GRAY] = { "PL_FP32_GRAY", M2I_LAYOUT_PLANAR, M2I_DTYPE_F32, M2I_ORDER_GRAY, 1 },
 };
 
 static const FormatInfo *
@@ -73,11 +82,35 @@ m2i_format_is_yuv (M2iFormat f)
   return f == M2I_FORMAT_SP_NV12_8 || f == M2I_FORMAT_PL_YUV420_8;
 }
 
+guint
+m2i_format_n_channels (M2iFormat f)
+{
+  if (f == M2I_FORMAT_UNKNOWN || (guint) f >= M2I_FORMAT_LAST)
+    return 0;
+  return info (f)->order == M2I_ORDER_GRAY ? 1 : 3;
+}
+
+guint
+m2i_format_pixel_stride (M2iFormat f)
+{
+  const FormatInfo *fi = info (f);
+  if (fi->pixel_bytes)
+    return fi->pixel_bytes;
+  return m2i_format_bytes_per_sample (f) * (fi->layout == M2I_LAYOUT_INTERLEAVED ? 3 : 1);
+}
+
+guint
+m2i_format_channel_offset (M2iFormat f)
+{
+  return info (f)->channel_offset;
+}
+
 M2iFormat
 m2i_format_compose (M2iLayout layout, M2iDataType dtype, M2iChannelOrder order)
 {
   for (guint f = M2I_FORMAT_IL_RGB888; f < M2I_FORMAT_LAST; f++)
-    if (formats[f].layout == layout && formats[f].dtype == dtype && formats[f].order == order)
+    if (formats[f].layout == layout && formats[f].dtype == dtype && formats[f].order == order
+        && !formats[f].pixel_bytes)
       return (M2iFormat) f;
   return M2I_FORMAT_UNKNOWN;
 }
@@ -101,8 +134,7 @@ m2i_format_plane_geometry (M2iFormat f, gint width, gint height, guint p,
       nr = p == 0 ? height : (height + 1) / 2;
       break;
     default:
-      rb = (gsize) width * m2i_format_bytes_per_sample (f)
-          * (fi->layout == M2I_LAYOUT_INTERLEAVED ? 3 : 1);
+      rb = (gsize) width * m2i_format_pixel_stride (f);
       break;
   }
   if (min_row_bytes)

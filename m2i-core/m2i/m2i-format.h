@@ -30,6 +30,18 @@ typedef enum {
   M2I_FORMAT_IL_FP16_BGR,     /* request can name them; the device does not */
   M2I_FORMAT_IL_FP32_RGB,     /* write them (the CPU does) */
   M2I_FORMAT_IL_FP32_BGR,
+  /* 4 bytes per pixel, u8 (GStreamer's RGBx/RGBA, BGRx/BGRA, xRGB/ARGB,
+   * xBGR/ABGR): three colour channels and one byte (X: padding or alpha)
+   * that no op reads; dropAlpha makes IL_RGB888 / IL_BGR888 of them. */
+  M2I_FORMAT_IL_RGBX8888,
+  M2I_FORMAT_IL_BGRX8888,
+  M2I_FORMAT_IL_XRGB8888,
+  M2I_FORMAT_IL_XBGR8888,
+  /* One channel (luma, GStreamer's GRAY8; a 1-channel model input), one
+   * plane: u8, fp16, fp32. */
+  M2I_FORMAT_PL_GRAY8,
+  M2I_FORMAT_PL_FP16_GRAY,
+  M2I_FORMAT_PL_FP32_GRAY,
   M2I_FORMAT_LAST
 } M2iFormat;
 
@@ -44,6 +56,7 @@ typedef enum {
 typedef enum {
   M2I_ORDER_RGB,
   M2I_ORDER_BGR,
+  M2I_ORDER_GRAY,             /* one channel: luma (the *_GRAY formats) */
 } M2iChannelOrder;
 
 typedef enum {
@@ -68,7 +81,8 @@ M2I_API const char *m2i_format_to_string (M2iFormat f);
 M2I_API M2iFormat m2i_format_from_string (const char *s);
 
 /* Properties of a format. n_planes: 2 for NV12, 3 for I420 and planar RGB,
- * 1 for interleaved, 0 for an unknown format. bytes_per_sample: 1, 2 or 4.
+ * 1 for interleaved and gray, 0 for an unknown format. bytes_per_sample: 1,
+ * 2 or 4.
  * The rest describe M2I_FORMAT_UNKNOWN as a YUV u8 RGB-order format; check
  * the format first. */
 M2I_API guint m2i_format_n_planes (M2iFormat f);
@@ -77,9 +91,20 @@ M2I_API M2iDataType m2i_format_dtype (M2iFormat f);
 M2I_API M2iChannelOrder m2i_format_order (M2iFormat f);   /* RGB for YUV formats */
 M2I_API guint m2i_format_bytes_per_sample (M2iFormat f);
 M2I_API gboolean m2i_format_is_yuv (M2iFormat f);
+/* The channels the data holds: 1 for the *_GRAY formats, 3 for every other
+ * format (YUV as the RGB it stands for; the 4-byte formats' X byte is no
+ * channel); 0 for an unknown format. */
+M2I_API guint m2i_format_n_channels (M2iFormat f);
+/* Interleaved formats: bytes from one pixel to the next (3 or 4 for u8, 6
+ * or 12 for fp) and the byte offset of the first colour channel within a
+ * pixel (1 for xRGB/xBGR, else 0); planar and YUV formats: the sample size
+ * and 0. */
+M2I_API guint m2i_format_pixel_stride (M2iFormat f);
+M2I_API guint m2i_format_channel_offset (M2iFormat f);
 
-/* The RGB-like format with the given layout (interleaved or planar), type and
- * channel order; M2I_FORMAT_UNKNOWN when there is none. */
+/* The format with the given layout (interleaved or planar), type and
+ * channel order (3 bytes per u8 pixel for interleaved RGB/BGR; GRAY is
+ * planar); M2I_FORMAT_UNKNOWN when there is none. */
 M2I_API M2iFormat m2i_format_compose (M2iLayout layout, M2iDataType dtype,
     M2iChannelOrder order);
 

@@ -74,6 +74,18 @@ m2i_op_list_add_permute (M2iOpList *list)
 }
 
 gboolean
+m2i_op_list_add_drop_alpha (M2iOpList *list)
+{
+  return push (list, M2I_OP_DROP_ALPHA) != NULL;
+}
+
+gboolean
+m2i_op_list_add_gray (M2iOpList *list)
+{
+  return push (list, M2I_OP_GRAY) != NULL;
+}
+
+gboolean
 m2i_op_list_append (M2iOpList *list, const M2iOpList *tail)
 {
   if (list->n_ops + tail->n_ops > M2I_MAX_OPS)
@@ -132,6 +144,8 @@ op_equal (const M2iOp *a, const M2iOp *b)
     case M2I_OP_NORM:
       return !memcmp (&a->u.norm, &b->u.norm, sizeof a->u.norm);
     case M2I_OP_PERMUTE:
+    case M2I_OP_DROP_ALPHA:
+    case M2I_OP_GRAY:
       return TRUE;
   }
   return FALSE;
@@ -157,6 +171,8 @@ m2i_op_kind_to_string (M2iOpKind kind)
     case M2I_OP_RESIZE: return "resize";
     case M2I_OP_NORM: return "norm";
     case M2I_OP_PERMUTE: return "permute";
+    case M2I_OP_DROP_ALPHA: return "dropAlpha";
+    case M2I_OP_GRAY: return "gray";
   }
   return "unknown";
 }
@@ -198,7 +214,9 @@ m2i_op_to_string (const M2iOp *op)
       return g_string_free (s, FALSE);
     }
     case M2I_OP_PERMUTE:
-      return g_strdup ("permute");
+    case M2I_OP_DROP_ALPHA:
+    case M2I_OP_GRAY:
+      return g_strdup (m2i_op_kind_to_string (op->kind));
   }
   return g_strdup ("unknown");
 }

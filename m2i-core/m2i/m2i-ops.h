@@ -22,6 +22,8 @@ typedef enum {
   M2I_OP_RESIZE,       /* Interpolate-4/11, sizes mode */
   M2I_OP_NORM,         /* BatchNormInference-5 as fp16 A,B,C,D per channel */
   M2I_OP_PERMUTE,      /* interleaved (HWC) -> planar (CHW) */
+  M2I_OP_DROP_ALPHA,   /* 4-byte pixels (IL_RGBX8888, ...) -> IL_RGB888 / IL_BGR888 */
+  M2I_OP_GRAY,         /* u8 RGB/BGR pixels -> PL_GRAY8 (luma); NV12/I420: the Y plane */
 } M2iOpKind;
 
 typedef struct {
@@ -33,7 +35,8 @@ typedef struct {
 } M2iConvertParams;
 
 /* out = (in - B) / C * A + D per channel, channel i being the i-th channel of
- * the data as it is in memory (R,G,B for RGB order, B,G,R for BGR). */
+ * the data as it is in memory (R,G,B for RGB order, B,G,R for BGR; gray
+ * data uses channel 0 only). */
 typedef struct {
   m2i_f16 a[3], b[3], c[3], d[3];
 } M2iNormParams;
@@ -64,6 +67,14 @@ M2I_API gboolean m2i_op_list_add_convert (M2iOpList *list, M2iDataType to);
 M2I_API gboolean m2i_op_list_add_resize (M2iOpList *list, const M2iResizeParams *p);
 M2I_API gboolean m2i_op_list_add_norm (M2iOpList *list, const M2iNormParams *p);
 M2I_API gboolean m2i_op_list_add_permute (M2iOpList *list);
+/* dropAlpha: the three colour channels of a 4-byte format, in their order
+ * (IL_XBGR8888 -> IL_BGR888), the X (padding or alpha) byte left out. */
+M2I_API gboolean m2i_op_list_add_drop_alpha (M2iOpList *list);
+/* gray: one channel of u8 luma from RGB-like u8 pixels (3 or 4 bytes per
+ * pixel, or planar), Y = floor((299 R + 587 G + 114 B + 500) / 1000) — ITU-R
+ * BT.601's weights rounded half up, as PIL's convert("L") — or from NV12 /
+ * I420 their Y plane as it is (video-range luma, no colour conversion). */
+M2I_API gboolean m2i_op_list_add_gray (M2iOpList *list);
 
 /* Appends all ops of @tail to @list; FALSE (list unchanged) if they do not
  * fit. */
@@ -80,7 +91,8 @@ M2I_API gboolean m2i_op_list_result (const M2iOpList *ops, M2iFormat in_format, 
 M2I_API gboolean m2i_op_list_equal (const M2iOpList *a, const M2iOpList *b);
 
 /* Short name of an op kind as the seed spells it: "csc", "convertU8F16",
- * "resize", "norm", "permute" (m2i_op_to_string tells convertU8F16 from
+ * "resize", "norm", "permute" (and the extensions' "dropAlpha", "gray";
+ * m2i_op_to_string tells convertU8F16 from
  * convertU8F32); a static string, "unknown" for an out-of-range value. */
 M2I_API const char *m2i_op_kind_to_string (M2iOpKind kind);
 

@@ -8,6 +8,7 @@
  * can run it, else a CPU task of the ops the device cannot run.
  */
 #include "engine-private.h"
+#include "chan-private.h"
 #include "m2i-device.h"
 #include "device-model.h"
 
@@ -21,6 +22,7 @@ typedef struct {
   M2iOp ops[M2I_MAX_OPS];
   M2iImage in, out;           /* geometry; data set for intermediates */
   Fused *fused;
+  ChanFused *chan;             /* pixel chains (chan-fused.c) */
   OpsExec *exec;
   guint64 bytes_read, bytes_written, cycles;
 } Task;
@@ -106,9 +108,10 @@ conv_ok (M2iProfile prof, const M2iOp *op)
       && (op->u.convert.to == M2I_DTYPE_F16 || prof == M2I_PROFILE_EXTENDED);
 }
 
-/* Length of the longest fused pattern starting at ops[i] (0 if none). */
+/* Length of the longest fused pattern starting at ops[i] (0 if none) on
+ * data of format @at. */
 static guint
-pattern_len (M2iProfile prof, const M2iOp *ops, guint i, guint n)
+pattern_len (M2iProfile prof, const M2iOp *ops, guint i, guint n, M2iFormat at)
 {
   static const M2iOpKind patterns[][4] = {
     { M2I_OP_CSC, M2I_OP_CONVERT, M2I_OP_RESIZE, M2I_OP_PERMUTE },
@@ -141,6 +144,33 @@ pattern_len (M2iProfile prof, const M2iOp *ops, guint i, guint n)
       len++;
     best = MAX (best, len);
   }
+  /* extended: chains on u8 RGB, 4-byte or gray pixels fuse like the csc
+   * patterns, headed by dropAlpha or gray instead of csc (chan-fused.c):
+   * [dropAlpha | gray] [convert] [resize] [permute] [norm after a convert],
+   * at least two ops (a single op is the op's own device task), never
+   * ending in interleaved fp data (which the device does not write). */
+  if (prof == M2I_PROFILE_EXTENDED && best == 0 && m2i_format_dtype (at) == M2I_DTYPE_U8
+      && (!m2i_format_is_yuv (at) || ops[i].kind == M2I_OP_GRAY)) {
+    static const M2iOpKind order[] = { M2I_OP_DROP_ALPHA, M2I_OP_CONVERT, M2I_OP_RESIZE,
+      M2I_OP_PERMUTE, M2I_OP_NORM };
+    guint len = 0, stage = 0;
+    gboolean has_conv = FALSE, planar = m2i_format_layout (at) == M2I_LAYOUT_PLANAR;
+    while (i + len < n) {
+      const M2iOp *op = &ops[i + len];
+      M2iOpKind k = op->kind == M2I_OP_GRAY ? M2I_OP_DROP_ALPHA : op->kind;
+      while (stage < G_N_ELEMENTS (order) && order[stage] != k)
+        stage++;
+      if (stage == G_N_ELEMENTS (order) || (k == M2I_OP_DROP_ALPHA && len > 0)
+          || (k == M2I_OP_CONVERT && !conv_ok (prof, op)) || (k == M2I_OP_NORM && !has_conv))
+        break;
+      has_conv |= k == M2I_OP_CONVERT;
+      planar |= op->kind == M2I_OP_GRAY || op->kind == M2I_OP_PERMUTE;
+      stage++;
+      len++;
+      if (len >= 2 && (planar || !has_conv))
+        best = len;
+    }
+  }
   return best;
 }
 
@@ -162,6 +192,9 @@ single_ok (M2iProfile prof, const M2iOp *op, M2iFormat in)
       return dt == M2I_DTYPE_U8;
     case M2I_OP_NORM:
       return l == M2I_LAYOUT_PLANAR && fp_ok;
+    case M2I_OP_DROP_ALPHA:
+    case M2I_OP_GRAY:            /* the extended block's channel stage */
+      return prof == M2I_PROFILE_EXTENDED;
   }
   return FALSE;
 }
@@ -180,6 +213,7 @@ static void
 task_cost (Task *t)
 {
   guint64 compute = 0;
+  guint64 ch = m2i_format_n_channels (t->out.format);
   t->bytes_written = image_bytes (&t->out);
   t->bytes_read = image_bytes (&t->in);
   gint w = t->in.width, h = t->in.height;
@@ -200,7 +234,7 @@ task_cost (Task *t)
         if (rp) {
           guint64 ow = op->u.resize.out_width, oh = op->u.resize.out_height;
           gint rows = t->fused ? src_rows : h;
-          guint64 macs = (guint64) rows * ow * 3 * rp->x.taps + ow * oh * 3 * rp->y.taps;
+          guint64 macs = (guint64) rows * ow * ch * rp->x.taps + ow * oh * ch * rp->y.taps;
           compute += macs / DEVICE_M2I_RESIZE_MACS_PER_CYCLE;
           m2i_resize_plan_free (rp);
         }
@@ -211,8 +245,8 @@ task_cost (Task *t)
       default:
         /* Inside a fused task convert, permute and norm are pipeline stages
          * (address generation, a multiplier on the way out): free. */
-        if (!t->fused)
-          compute += (guint64) w * h * 3 / DEVICE_M2I_VALUES_PER_CYCLE;
+        if (!t->fused && !t->chan)
+          compute += (guint64) w * h * ch / DEVICE_M2I_VALUES_PER_CYCLE;
         break;
     }
   }
@@ -234,6 +268,7 @@ m2i_plan_free (M2iPlan *plan)
   g_mutex_unlock (&plan->lock);
   for (guint i = 0; i < plan->n_tasks; i++) {
     m2i_fused_free (plan->tasks[i].fused);
+    m2i_chan_fused_free (plan->tasks[i].chan);
     m2i_ops_exec_free (plan->tasks[i].exec);
     g_free (plan->inter_buf[i]);
   }
@@ -247,6 +282,10 @@ prepare_task (M2iPlan *plan, Task *t, GError **error)
   if (m2i_fused_supported (&t->in, t->ops, t->n_ops, &t->out)) {
     t->fused = m2i_fused_new (&t->in, t->ops, t->n_ops, &t->out, plan->n_threads, error);
     if (!t->fused)
+      return FALSE;
+  } else if (m2i_chan_fused_supported (&t->in, t->ops, t->n_ops, &t->out)) {
+    t->chan = m2i_chan_fused_new (&t->in, t->ops, t->n_ops, &t->out, plan->n_threads, error);
+    if (!t->chan)
       return FALSE;
   } else {
     t->exec = m2i_ops_exec_new (&t->in, t->ops, t->n_ops, &t->out, TRUE, error);
@@ -301,7 +340,7 @@ m2i_plan_new (const M2iImage *in, const M2iOpList *ops, const M2iImage *out,
   M2iImage cur = plan->in;
   while (i < n) {
     Task *t = &plan->tasks[plan->n_tasks];
-    guint len = pattern_len (plan->profile, cops, i, n);
+    guint len = pattern_len (plan->profile, cops, i, n, cur.format);
     if (len == 0 && single_ok (plan->profile, &cops[i], cur.format))
       len = 1;
     if (len > 0) {
@@ -310,7 +349,7 @@ m2i_plan_new (const M2iImage *in, const M2iOpList *ops, const M2iImage *out,
       t->target = M2I_TASK_CPU;
       M2iFormat f = cur.format;
       len = 0;
-      while (i + len < n && pattern_len (plan->profile, cops, i + len, n) == 0
+      while (i + len < n && pattern_len (plan->profile, cops, i + len, n, f) == 0
           && !single_ok (plan->profile, &cops[i + len], f)) {
         f = sh.format[i + len];
         len++;
@@ -370,7 +409,7 @@ m2i_plan_get_task (const M2iPlan *plan, guint i, M2iTaskInfo *info)
   info->in_height = t->in.height;
   info->out_width = t->out.width;
   info->out_height = t->out.height;
-  info->fused_kernel = t->fused != NULL;
+  info->fused_kernel = t->fused || t->chan;
   info->bytes_read = t->bytes_read;
   info->bytes_written = t->bytes_written;
   info->cycles = t->cycles;
@@ -403,7 +442,7 @@ m2i_plan_to_string (const M2iPlan *plan)
         G_GUINT64_FORMAT " B in, %" G_GUINT64_FORMAT " B out, %" G_GUINT64_FORMAT " cycles]",
         i ? "\n" : "", i + 1, plan->n_tasks,
         t->target == M2I_TASK_DEVICE ? "DEVICE" : "CPU",
-        t->fused ? "fused" : "op-by-op", d,
+        t->fused || t->chan ? "fused" : "op-by-op", d,
         m2i_format_to_string (t->in.format), t->in.width, t->in.height,
         m2i_format_to_string (t->out.format), t->out.width, t->out.height,
         t->bytes_read, t->bytes_written, t->cycles);
@@ -452,6 +491,8 @@ m2i_plan_execute (M2iPlan *plan, const M2iImage *in, M2iImage *out)
     M2iImage *dst = i + 1 == plan->n_tasks ? out : &t->out;
     if (t->fused)
       m2i_fused_run (t->fused, src, dst);
+    else if (t->chan)
+      m2i_chan_fused_run (t->chan, src, dst);
     else
       m2i_ops_exec_run (t->exec, src, dst);
     src = dst;

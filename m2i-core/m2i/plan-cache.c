@@ -65,10 +65,9 @@ sample_bytes (M2iFormat f)
 static void
 image_view (M2iImage *img, gint x, gint y, gint w, gint h)
 {
-  gsize bps = sample_bytes (img->format);
-  gboolean planar = m2i_format_layout (img->format) == M2I_LAYOUT_PLANAR;
+  gsize px = m2i_format_pixel_stride (img->format);
   for (guint p = 0; p < m2i_format_n_planes (img->format); p++) {
-    gsize off = (gsize) y * img->stride[p] + (gsize) x * bps * (planar ? 1 : 3);
+    gsize off = (gsize) y * img->stride[p] + (gsize) x * px;
     if (!img->data[p])
       continue;                 /* geometry only */
     if (off > img->size[p]) {
@@ -105,7 +104,7 @@ pixel_sample (const M2iImage *img, int c)
   gsize bps = sample_bytes (img->format);
   if (m2i_format_layout (img->format) == M2I_LAYOUT_PLANAR)
     return img->data[c];
-  return img->data[0] + (gsize) c * bps;
+  return img->data[0] + m2i_format_channel_offset (img->format) + (gsize) c * bps;
 }
 
 static void
@@ -160,8 +159,8 @@ compute_border (M2iPlanCache *c, const M2iImage *src, const M2iOpList *ops,
   guint8 in_px[16], out_px[16];
   M2iImage a, b;
   m2i_image_wrap (&a, at, 1, 1, in_px, sizeof in_px, 0, NULL);
-  for (int ch = 0; ch < 3; ch++)
-    store_value (at, pixel_sample (&a, ch), lb->value);
+  for (guint ch = 0; ch < m2i_format_n_channels (at); ch++)
+    store_value (at, pixel_sample (&a, (int) ch), lb->value);
   const M2iImage *px = &a;
   if (lb->after_op < ops->n_ops) {
     M2iOpList rest;
@@ -193,8 +192,8 @@ compute_border (M2iPlanCache *c, const M2iImage *src, const M2iOpList *ops,
     return FALSE;
   }
   gsize bps = sample_bytes (out_format);
-  for (int ch = 0; ch < 3; ch++)
-    memcpy (c->border[ch], pixel_sample (px, ch), bps);
+  for (guint ch = 0; ch < m2i_format_n_channels (out_format); ch++)
+    memcpy (c->border[ch], pixel_sample (px, (int) ch), bps);
   return TRUE;
 }
 
@@ -208,17 +207,17 @@ fill_pixels (const M2iPlanCache *c, const M2iImage *img, int plane, guint8 *dst,
       memcpy (dst + (gsize) i * bps, c->border[plane], bps);
     return;
   }
+  gsize px = m2i_format_pixel_stride (img->format), off = m2i_format_channel_offset (img->format);
   for (gint i = 0; i < n; i++)
     for (int ch = 0; ch < 3; ch++)
-      memcpy (dst + ((gsize) i * 3 + ch) * bps, c->border[ch], bps);
+      memcpy (dst + (gsize) i * px + off + (gsize) ch * bps, c->border[ch], bps);
 }
 
 /* Fills everything of @out outside the @w x @h picture at (@x, @y). */
 static void
 fill_border (const M2iPlanCache *c, const M2iImage *out, gint x, gint y, gint w, gint h)
 {
-  gsize px = sample_bytes (out->format)
-      * (m2i_format_layout (out->format) == M2I_LAYOUT_PLANAR ? 1 : 3);
+  gsize px = m2i_format_pixel_stride (out->format);
   for (guint p = 0; p < m2i_format_n_planes (out->format); p++) {
     for (gint row = 0; row < out->height; row++) {
       guint8 *r = out->data[p] + (gsize) row * out->stride[p];

@@ -38,6 +38,14 @@ fail (GError **error, guint i, const M2iOp *op, const char *fmt, ...)
   return FALSE;
 }
 
+/* Whether @f is a 4-byte interleaved format (IL_RGBX8888, ...). */
+static gboolean
+is_x4 (M2iFormat f)
+{
+  return m2i_format_layout (f) == M2I_LAYOUT_INTERLEAVED && m2i_format_dtype (f) == M2I_DTYPE_U8
+      && m2i_format_pixel_stride (f) == 4;
+}
+
 gboolean
 m2i_chain_validate (const M2iImage *in, const M2iOp *ops, guint n_ops,
     const M2iImage *out, ChainShapes *shapes, GError **error)
@@ -51,15 +59,19 @@ m2i_chain_validate (const M2iImage *in, const M2iOp *ops, guint n_ops,
   }
   M2iFormat f = in->format;
   gint w = in->width, h = in->height;
-  gboolean yuv = m2i_format_is_yuv (f);
-  M2iLayout layout = m2i_format_layout (f);
-  M2iDataType dt = m2i_format_dtype (f);
-  M2iChannelOrder order = m2i_format_order (f);
   for (guint i = 0; i < n_ops; i++) {
     const M2iOp *op = &ops[i];
-    if (yuv && op->kind != M2I_OP_CSC)
+    gboolean yuv = m2i_format_is_yuv (f), x4 = is_x4 (f);
+    M2iLayout layout = m2i_format_layout (f);
+    M2iDataType dt = m2i_format_dtype (f);
+    M2iChannelOrder order = m2i_format_order (f);
+    if (yuv && op->kind != M2I_OP_CSC && op->kind != M2I_OP_GRAY)
       return fail (error, i, op, "the data is still YUV (%s) here; %s needs RGB/BGR data, "
-          "so csc must come first", m2i_format_to_string (in->format),
+          "so csc must come first (or gray, for the luma plane)",
+          m2i_format_to_string (in->format), m2i_op_kind_to_string (op->kind));
+    if (x4 && op->kind != M2I_OP_DROP_ALPHA && op->kind != M2I_OP_GRAY)
+      return fail (error, i, op, "the data is %s (4 bytes per pixel) here; %s needs 3-byte "
+          "pixels, so dropAlpha must come first (or gray)", m2i_format_to_string (f),
           m2i_op_kind_to_string (op->kind));
     switch (op->kind) {
       case M2I_OP_CSC:
@@ -68,10 +80,25 @@ m2i_chain_validate (const M2iImage *in, const M2iOp *ops, guint n_ops,
               m2i_format_to_string (f));
         if (op->u.csc.order != M2I_ORDER_RGB && op->u.csc.order != M2I_ORDER_BGR)
           return fail (error, i, op, "unknown channel order %d", (int) op->u.csc.order);
-        yuv = FALSE;
         layout = M2I_LAYOUT_INTERLEAVED;
         dt = M2I_DTYPE_U8;
         order = op->u.csc.order;
+        break;
+      case M2I_OP_DROP_ALPHA:
+        if (!x4)
+          return fail (error, i, op, "dropAlpha takes 4-byte pixels (IL_RGBX8888, "
+              "IL_BGRX8888, IL_XRGB8888, IL_XBGR8888), but the data is %s",
+              m2i_format_to_string (f));
+        break;
+      case M2I_OP_GRAY:
+        if (order == M2I_ORDER_GRAY)
+          return fail (error, i, op, "the data is already one channel (%s)",
+              m2i_format_to_string (f));
+        if (dt != M2I_DTYPE_U8)
+          return fail (error, i, op, "gray takes u8 pixels, the data is %s here; put gray "
+              "before convert", dt == M2I_DTYPE_F16 ? "fp16" : "fp32");
+        layout = M2I_LAYOUT_PLANAR;
+        order = M2I_ORDER_GRAY;
         break;
       case M2I_OP_CONVERT:
         if (dt != M2I_DTYPE_U8)
@@ -97,13 +124,16 @@ m2i_chain_validate (const M2iImage *in, const M2iOp *ops, guint n_ops,
         if (dt == M2I_DTYPE_U8)
           return fail (error, i, op, "norm needs fp16 or fp32 data, the data is u8 here; "
               "put convertU8F16 before norm");
-        for (int c = 0; c < 3; c++) {
+        for (int c = 0; c < (order == M2I_ORDER_GRAY ? 1 : 3); c++) {
           float cc = m2i_f16_to_f32 (op->u.norm.c[c]);
           if (cc == 0.0f || cc != cc)
             return fail (error, i, op, "coefficient C of channel %d is zero or NaN", c);
         }
         break;
       case M2I_OP_PERMUTE:
+        if (order == M2I_ORDER_GRAY)
+          return fail (error, i, op, "one-channel data (%s) is planar already: there is "
+              "nothing to permute", m2i_format_to_string (f));
         if (layout != M2I_LAYOUT_INTERLEAVED)
           return fail (error, i, op, "the data is already planar (permute twice?); "
               "permute turns interleaved data into planar");
@@ -135,11 +165,14 @@ m2i_chain_validate (const M2iImage *in, const M2iOp *ops, guint n_ops,
 
 /* ---- sample access ------------------------------------------------------ */
 
-/* An RGB-like image with its format's properties looked up once (the
- * per-sample accessors below would otherwise ask for them every time). */
+/* An RGB-like or gray image with its format's properties looked up once
+ * (the per-sample accessors below would otherwise ask for them every
+ * time). */
 typedef struct {
   const M2iImage *img;
-  gsize bps;
+  gsize bps;                    /* bytes per sample */
+  gsize px, off;                /* interleaved: bytes per pixel, offset of channel 0 */
+  guint n_ch;                   /* channels (1 or 3) */
   gboolean planar;
   M2iDataType dt;
 } View;
@@ -148,6 +181,8 @@ static View
 view (const M2iImage *img)
 {
   View v = { img, m2i_format_bytes_per_sample (img->format),
+    m2i_format_pixel_stride (img->format), m2i_format_channel_offset (img->format),
+    m2i_format_n_channels (img->format),
     m2i_format_layout (img->format) == M2I_LAYOUT_PLANAR, m2i_format_dtype (img->format) };
   return v;
 }
@@ -159,7 +194,8 @@ sample_ptr (const View *v, gint x, gint y, int c)
   const M2iImage *img = v->img;
   if (v->planar)
     return img->data[c] + (gsize) y * img->stride[c] + (gsize) x * v->bps;
-  return img->data[0] + (gsize) y * img->stride[0] + ((gsize) x * 3 + c) * v->bps;
+  return img->data[0] + (gsize) y * img->stride[0] + (gsize) x * v->px + v->off
+      + (gsize) c * v->bps;
 }
 
 static inline float
@@ -233,8 +269,31 @@ ref_copy_values (const M2iImage *in_img, const M2iImage *out_img)
   View iv = view (in_img), ov = view (out_img), *in = &iv, *out = &ov;
   for (gint y = 0; y < in_img->height; y++)
     for (gint x = 0; x < in_img->width; x++)
-      for (int c = 0; c < 3; c++)
-        set_sample (out, x, y, c, get_sample (in, x, y, c));
+      for (guint c = 0; c < iv.n_ch; c++)
+        set_sample (out, x, y, (int) c, get_sample (in, x, y, (int) c));
+}
+
+/* gray: floor((299 R + 587 G + 114 B + 500) / 1000) of u8 pixels in either
+ * channel order; the luma plane of YUV data as it is. */
+static void
+ref_gray (const M2iImage *in_img, const M2iImage *out_img)
+{
+  View ov = view (out_img);
+  if (m2i_format_is_yuv (in_img->format)) {
+    for (gint y = 0; y < in_img->height; y++)
+      for (gint x = 0; x < in_img->width; x++)
+        set_sample (&ov, x, y, 0, in_img->data[0][(gsize) y * in_img->stride[0] + x]);
+    return;
+  }
+  View iv = view (in_img);
+  gboolean bgr = m2i_format_order (in_img->format) == M2I_ORDER_BGR;
+  for (gint y = 0; y < in_img->height; y++)
+    for (gint x = 0; x < in_img->width; x++) {
+      int r = (int) get_sample (&iv, x, y, bgr ? 2 : 0);
+      int g = (int) get_sample (&iv, x, y, 1);
+      int b = (int) get_sample (&iv, x, y, bgr ? 0 : 2);
+      set_sample (&ov, x, y, 0, (float) ((299 * r + 587 * g + 114 * b + 500) / 1000));
+    }
 }
 
 /* norm: ((x - B) / C) * A + D in fp32, then stored (fp16: RNE). */
@@ -244,7 +303,7 @@ ref_norm (const M2iImage *in_img, const M2iImage *out_img, const M2iNormParams *
   View iv = view (in_img), ov = view (out_img), *in = &iv, *out = &ov;
   for (gint y = 0; y < in_img->height; y++)
     for (gint x = 0; x < in_img->width; x++)
-      for (int c = 0; c < 3; c++) {
+      for (int c = 0; c < (int) iv.n_ch; c++) {
         float v = get_sample (in, x, y, c);
         float r = ((v - m2i_f16_to_f32 (n->b[c])) / m2i_f16_to_f32 (n->c[c]))
             * m2i_f16_to_f32 (n->a[c]) + m2i_f16_to_f32 (n->d[c]);
@@ -265,7 +324,7 @@ ref_resize (const M2iImage *in, const M2iImage *out, const M2iResizePlan *rp,
   M2iDataType dt = m2i_format_dtype (in->format);
   int ch = planar ? 1 : 3;
   gsize n = (gsize) out->width * ch;
-  for (int p = 0; p < (planar ? 3 : 1); p++) {
+  for (int p = 0; p < (int) m2i_format_n_planes (in->format); p++) {
     for (gint y = 0; y < in->height; y++) {
       const guint8 *src = in->data[p] + (gsize) y * in->stride[p];
       float *h = hbuf + (gsize) y * n;
@@ -348,7 +407,7 @@ fast_values (const M2iImage *in, const M2iImage *out, const M2iNormParams *n,
     gboolean f16_norm = n && m2i_format_dtype (in->format) == M2I_DTYPE_F16
         && m2i_format_dtype (out->format) == M2I_DTYPE_F16;
     const CscKernels *k = m2i_csc_kernels ();
-    for (int c = 0; c < 3; c++) {
+    for (int c = 0; c < (int) m2i_format_n_planes (in->format); c++) {
       float s0 = 0, m0 = 1, a0 = 0;
       if (n)
         m2i_norm_fast_coeffs (n, c, &s0, &m0, &a0);
@@ -475,6 +534,8 @@ m2i_ops_exec_run (OpsExec *ex, const M2iImage *in, M2iImage *out)
     const M2iOp *op = &ex->ops[i];
     switch (op->kind) {
       case M2I_OP_CSC: ref_csc (src, dst, op->u.csc.order); break;
+      case M2I_OP_DROP_ALPHA: ref_copy_values (src, dst); break;
+      case M2I_OP_GRAY: ref_gray (src, dst); break;
       case M2I_OP_CONVERT:
       case M2I_OP_PERMUTE:
         if (ex->fast)

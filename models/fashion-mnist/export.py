@@ -105,7 +105,7 @@ def model_rt_info(script):
             "labels": " ".join(l.replace(" ", "_") for l in fm.LABELS),
             "mean_values": " ".join([f"{fm.MEAN * 255:g}"] * 3),
             "scale_values": " ".join([f"{fm.STD * 255:g}"] * 3),
-            "reverse_input_channels": "False",
+            "reverse_input_channels": "True",   # takes RGB (Model API: BGR reversed)
         },
     }
 

@@ -101,7 +101,7 @@ def build():
             "labels": " ".join(n for n, _ in COLOURS),
             "mean_values": "0 0 0",
             "scale_values": "1 1 1",
-            "reverse_input_channels": "False",
+            "reverse_input_channels": "True",   # takes RGB (Model API: BGR reversed)
         },
     }
     return g

@@ -7,6 +7,11 @@
  *     224x224 u8 (less work: no fp16, no norm, no planar) and
  *     GstVideoConverter to RGBP 224x224
  * (c) the same from I420.
+ * (d) BGRx 1920x1080 -> PL_FP32_RGB 640x640 / 255 (a YOLO input from a
+ *     4-byte camera frame): the extended profile's pixel chain (dropAlpha
+ *     -> convertU8F32 -> resize -> permute -> norm as one task), the
+ *     default profile's (on the CPU, fp16 out); peers: libyuv ARGBScale to
+ *     640x640 BGRA u8 (less work) and GstVideoConverter to RGBP 640x640 u8.
  * m2i and GstVideoConverter at 1 and 2 threads; libyuv is single-threaded.
  * Contenders of a block are timed in interleaved rounds (7 by default); each
  * figure is the contender's best round (mean us/frame over the round's
@@ -98,14 +103,15 @@ run_block (void)
 
 /* ---- inputs ---------------------------------------------------------------- */
 
-static guint8 *src_buf[2];
-static M2iImage src_img[2];              /* [0] NV12, [1] I420 */
+static guint8 *src_buf[3];
+static M2iImage src_img[3];              /* [0] NV12, [1] I420, [2] BGRx */
 
 static void
 make_inputs (void)
 {
-  for (int k = 0; k < 2; k++) {
-    M2iFormat f = k ? M2I_FORMAT_PL_YUV420_8 : M2I_FORMAT_SP_NV12_8;
+  for (int k = 0; k < 3; k++) {
+    M2iFormat f = k == 2 ? M2I_FORMAT_IL_BGRX8888 : k ? M2I_FORMAT_PL_YUV420_8
+        : M2I_FORMAT_SP_NV12_8;
     gsize sz = m2i_image_wrap_size (f, W, H, 0);
     src_buf[k] = g_malloc (sz);
     guint32 x = 12345;
@@ -226,6 +232,19 @@ yuv_run (gpointer data)
   }
 }
 
+/* libyuv's ARGBScale of the BGRx frame (libyuv's ARGB is B,G,R,A in memory). */
+typedef struct {
+  guint8 *small;
+  gint w, h;
+} ArgbRun;
+
+static void
+argb_run (gpointer data)
+{
+  ArgbRun *r = data;
+  ARGBScale (src_img[2].data[0], W * 4, W, H, r->small, r->w * 4, r->w, r->h, kFilterBilinear);
+}
+
 /* ---- GstVideoConverter ------------------------------------------------------- */
 
 typedef struct {
@@ -239,7 +258,8 @@ gst_setup (int src, GstVideoFormat outf, gint ow, gint oh, guint threads)
 {
   GstRun *r = g_new0 (GstRun, 1);
   GstVideoInfo ii, oi;
-  gst_video_info_set_format (&ii, src ? GST_VIDEO_FORMAT_I420 : GST_VIDEO_FORMAT_NV12, W, H);
+  gst_video_info_set_format (&ii, src == 2 ? GST_VIDEO_FORMAT_BGRx : src
+      ? GST_VIDEO_FORMAT_I420 : GST_VIDEO_FORMAT_NV12, W, H);
   gst_video_info_set_format (&oi, outf, ow, oh);
   r->inbuf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&ii), NULL);
   gst_buffer_fill (r->inbuf, 0, src_buf[src], MIN (GST_VIDEO_INFO_SIZE (&ii),
@@ -357,7 +377,49 @@ main (int argc, char **argv)
     g_free (ys.small);
     g_free (ys.rgb);
   }
-  for (int k = 0; k < 2; k++)
+  /* (d) */
+  printf ("\n(d) BGRx 1920x1080 -> PL_FP32_BGR 640x640 / 255 (linear, half_pixel; an RGB input takes the planes swapped)\n");
+  {
+    M2iResizeParams yp;
+    m2i_resize_params_init (&yp, 640, 640);
+    yp.mode = M2I_RESIZE_LINEAR;
+    const float zero[3] = { 0, 0, 0 }, one[3] = { 1, 1, 1 };
+    M2iNormParams scale;
+    m2i_norm_params_from_mean_std (&scale, zero, one, 1.0f / 255.0f);
+    M2iOpList c32, c16;
+    for (int k = 0; k < 2; k++) {
+      M2iOpList *c = k ? &c16 : &c32;
+      m2i_op_list_init (c);
+      m2i_op_list_add_drop_alpha (c);
+      m2i_op_list_add_convert (c, k ? M2I_DTYPE_F16 : M2I_DTYPE_F32);
+      m2i_op_list_add_resize (c, &yp);
+      m2i_op_list_add_permute (c);
+      m2i_op_list_add_norm (c, &scale);
+    }
+    M2iRun *e1 = m2i_setup (2, &c32, M2I_FORMAT_PL_FP32_BGR, 640, 640, M2I_PROFILE_EXTENDED, 1,
+        FALSE);
+    M2iRun *e2 = m2i_setup (2, &c32, M2I_FORMAT_PL_FP32_BGR, 640, 640, M2I_PROFILE_EXTENDED, 2,
+        FALSE);
+    M2iRun *d16 = m2i_setup (2, &c16, M2I_FORMAT_PL_FP16_BGR, 640, 640, M2I_PROFILE_DEFAULT, 1,
+        FALSE);
+    ArgbRun ar = { g_malloc (640 * 640 * 4), 640, 640 };
+    GstRun *v1 = gst_setup (2, GST_VIDEO_FORMAT_RGBP, 640, 640, 1);
+    GstRun *v2 = gst_setup (2, GST_VIDEO_FORMAT_RGBP, 640, 640, 2);
+    add ("m2i pixel chain, one task (extended), 1 thread", m2i_run, e1);
+    add ("m2i pixel chain, one task (extended), 2 threads", m2i_run, e2);
+    add ("m2i default profile (CPU task, fp16 out), 1 thread", m2i_run, d16);
+    add ("libyuv ARGBScale 640x640 BGRA u8", argb_run, &ar);
+    add ("GstVideoConverter -> RGBP 640x640 u8, n-threads 1", gst_run, v1);
+    add ("GstVideoConverter -> RGBP 640x640 u8, n-threads 2", gst_run, v2);
+    run_block ();
+    m2i_free_run (e1);
+    m2i_free_run (e2);
+    m2i_free_run (d16);
+    gst_free_run (v1);
+    gst_free_run (v2);
+    g_free (ar.small);
+  }
+  for (int k = 0; k < 3; k++)
     g_free (src_buf[k]);
   return 0;
 }

@@ -136,3 +136,33 @@ assert_contains (const char *text, const char *needle)
 {
   fail_unless (strstr (text, needle) != NULL, "\"%s\" lacks \"%s\"", text, needle);
 }
+
+/* The file @relative under M2I_SHARED_MODELS (a reference output, ...);
+ * fails the test when it cannot be read. */
+static inline GBytes *
+test_read_shared (const char *relative)
+{
+  gchar *path = test_shared_path (relative), *data = NULL;
+  gsize len = 0;
+  GError *err = NULL;
+  fail_unless (path && g_file_get_contents (path, &data, &len, &err), "%s: %s", relative,
+      err ? err->message : "no M2I_SHARED_MODELS");
+  g_free (path);
+  return g_bytes_new_take (data, len);
+}
+
+/* A "detection" structure's corners (normalised) in pixels of a @w x @h
+ * frame. */
+static inline void
+gst_m2i_test_box (const GstStructure *det, gint w, gint h, double box[4])
+{
+  double x0, y0, x1, y1;
+  fail_unless (gst_structure_get_double (det, "x_min", &x0)
+      && gst_structure_get_double (det, "y_min", &y0)
+      && gst_structure_get_double (det, "x_max", &x1)
+      && gst_structure_get_double (det, "y_max", &y1));
+  box[0] = x0 * w;
+  box[1] = y0 * h;
+  box[2] = x1 * w;
+  box[3] = y1 * h;
+}

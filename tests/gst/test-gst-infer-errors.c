@@ -187,11 +187,12 @@ GST_START_TEST (test_documentation_complete)
   for (const char *const *name = (const char *const[]) { "model", "device", "labels",
           "threshold", "top-k", "inference-interval", "n-threads", "split-dir", "output",
           "profile", "fusion", "fused", "channel-order", "mean", "std", "input-scale",
-          "resize-mode", "post-messages", "inference-region", "object-class",
-          "reclassify-interval", NULL }; *name; name++)
+          "resize-mode", "post-messages", "model-type", "iou-threshold", "class-agnostic-nms",
+          "max-detections", "resize-type", "pad-value", "extra-inputs", "inference-region",
+          "object-class", "reclassify-interval", NULL }; *name; name++)
     fail_unless (g_object_class_find_property (G_OBJECT_GET_CLASS (el), *name) != NULL,
         "no property %s", *name);
-  fail_unless_equals_int (own, 21);
+  fail_unless_equals_int (own, 28);
   gst_object_unref (el);
 }
 GST_END_TEST;

@@ -107,8 +107,11 @@ GST_START_TEST (test_fused_unfused_identical)
       != NULL, "%s", a.fused);
   fail_unless (strstr (a.fused, "(2 device tasks)") != NULL, "%s", a.fused);
   fail_unless (strstr (b.fused, "1 input tensor copied in") != NULL, "%s", b.fused);
+  /* (the model's model_info/reverse_input_channels True: it takes RGB) */
   fail_unless (strstr (e.fused, "inf: csc(RGB) -> convertU8F16 -> resize(28x28") != NULL,
       "%s", e.fused);
+  fail_unless (strstr (e.fused, "channel order = RGB (model_info/reverse_input_channels)")
+      != NULL, "%s", e.fused);
   chain_run_clear (&a);
   chain_run_clear (&b);
   chain_run_clear (&c);

@@ -1,7 +1,8 @@
 /* test-infer-noalloc.c — a prepared session runs (pre-processing plan,
  * model, decoder) without allocating: the Fashion-MNIST classifier on NV12
- * frames on the CPU and split, and the person detector (when ../shared
- * has it). */
+ * frames on the CPU and split, the person detector (when ../shared has
+ * it), the gray classifier from a 4-byte frame letterboxed (gray op,
+ * padding, staging widened) and the segmenter from a cropped one. */
 #include "infer-test-util.h"
 #include "../alloc-count.h"
 
@@ -41,6 +42,25 @@ test_noalloc (void)
   test_image_free (&in);
   g_free (xml);
   g_bytes_unref (images);
+  /* the pixel-chain paths */
+  TestImage x4;
+  test_image_alloc (&x4, M2I_FORMAT_IL_BGRX8888, 200, 120);
+  GRand *r = g_rand_new_with_seed (11);
+  test_image_randomize (&x4, r);
+  g_rand_free (r);
+  xml = test_models_path ("fashion-mnist-gray/fashion-mnist-gray.xml");
+  m2i_infer_preprocess_init (&pp);
+  pp.resize_type = M2I_RESIZE_TYPE_FIT_TO_WINDOW_LETTERBOX;
+  pp.pad_value = 114;
+  check_no_alloc (xml, "CPU", &x4.img, &pp);
+  g_free (xml);
+  xml = test_models_path ("tiny-seg/tiny-seg.xml");
+  m2i_infer_preprocess_init (&pp);
+  pp.resize_type = M2I_RESIZE_TYPE_CROP;
+  pp.profile = M2I_PROFILE_EXTENDED;
+  check_no_alloc (xml, "CPU", &x4.img, &pp);
+  g_free (xml);
+  test_image_free (&x4);
   xml = person_model ();
   if (xml) {
     TestImage photo;

@@ -236,6 +236,116 @@ test_split_chains (void)
   expect_plan (&r, M2I_PROFILE_DEFAULT, "D:resize");
 }
 
+/* Pixel chains: 4-byte and gray pixels. The default profile has no channel
+ * stage (dropAlpha and gray run on the CPU); the extended one fuses them
+ * like csc, and chains on u8 RGB or gray pixels too. */
+static void
+test_pixel_chains (void)
+{
+  M2iResizeParams p = rs (32, 24);
+  M2iNormParams n = nrm ();
+  Req r;
+  static const M2iFormat x4[] = { M2I_FORMAT_IL_RGBX8888, M2I_FORMAT_IL_BGRX8888,
+    M2I_FORMAT_IL_XRGB8888, M2I_FORMAT_IL_XBGR8888 };
+  for (guint i = 0; i < G_N_ELEMENTS (x4); i++) {
+    req_init (&r, x4[i], 64, 48);
+    m2i_op_list_add_drop_alpha (&r.ops);
+    m2i_op_list_add_convert (&r.ops, M2I_DTYPE_F16);
+    m2i_op_list_add_resize (&r.ops, &p);
+    m2i_op_list_add_permute (&r.ops);
+    m2i_op_list_add_norm (&r.ops, &n);
+    req_out (&r, i % 2 ? M2I_FORMAT_PL_FP16_BGR : M2I_FORMAT_PL_FP16_RGB, 32, 24);
+    expect_plan (&r, M2I_PROFILE_DEFAULT, "C:dropAlpha,convertU8F16,resize,permute|D:norm");
+    expect_plan (&r, M2I_PROFILE_EXTENDED, "D:dropAlpha,convertU8F16,resize,permute,norm");
+  }
+  /* dropAlpha alone: a CPU task, or the extended block's channel stage */
+  req_init (&r, M2I_FORMAT_IL_BGRX8888, 64, 48);
+  m2i_op_list_add_drop_alpha (&r.ops);
+  req_out (&r, M2I_FORMAT_IL_BGR888, 64, 48);
+  expect_plan (&r, M2I_PROFILE_DEFAULT, "C:dropAlpha");
+  expect_plan (&r, M2I_PROFILE_EXTENDED, "D:dropAlpha");
+  /* GRAY8 video into a 1-channel fp32 model input */
+  req_init (&r, M2I_FORMAT_PL_GRAY8, 64, 48);
+  m2i_op_list_add_convert (&r.ops, M2I_DTYPE_F32);
+  m2i_op_list_add_resize (&r.ops, &p);
+  m2i_op_list_add_norm (&r.ops, &n);
+  req_out (&r, M2I_FORMAT_PL_FP32_GRAY, 32, 24);
+  expect_plan (&r, M2I_PROFILE_DEFAULT, "C:convertU8F32,resize,norm");
+  expect_plan (&r, M2I_PROFILE_EXTENDED, "D:convertU8F32,resize,norm");
+  /* fp16: the seed's single-op tasks on one plane */
+  req_init (&r, M2I_FORMAT_PL_GRAY8, 64, 48);
+  m2i_op_list_add_convert (&r.ops, M2I_DTYPE_F16);
+  m2i_op_list_add_resize (&r.ops, &p);
+  m2i_op_list_add_norm (&r.ops, &n);
+  req_out (&r, M2I_FORMAT_PL_FP16_GRAY, 32, 24);
+  expect_plan (&r, M2I_PROFILE_DEFAULT, "D:convertU8F16|D:resize|D:norm");
+  expect_plan (&r, M2I_PROFILE_EXTENDED, "D:convertU8F16,resize,norm");
+  /* NV12's luma plane: no csc */
+  req_init (&r, M2I_FORMAT_SP_NV12_8, 64, 48);
+  m2i_op_list_add_gray (&r.ops);
+  m2i_op_list_add_convert (&r.ops, M2I_DTYPE_F16);
+  m2i_op_list_add_resize (&r.ops, &p);
+  req_out (&r, M2I_FORMAT_PL_FP16_GRAY, 32, 24);
+  expect_plan (&r, M2I_PROFILE_DEFAULT, "C:gray|D:convertU8F16|D:resize");
+  expect_plan (&r, M2I_PROFILE_EXTENDED, "D:gray,convertU8F16,resize");
+  /* RGB video's luma */
+  req_init (&r, M2I_FORMAT_IL_RGB888, 64, 48);
+  m2i_op_list_add_gray (&r.ops);
+  m2i_op_list_add_resize (&r.ops, &p);
+  req_out (&r, M2I_FORMAT_PL_GRAY8, 32, 24);
+  expect_plan (&r, M2I_PROFILE_DEFAULT, "C:gray|D:resize");
+  expect_plan (&r, M2I_PROFILE_EXTENDED, "D:gray,resize");
+  /* extended, RGB video into an fp16 tensor: one task */
+  req_init (&r, M2I_FORMAT_IL_RGB888, 64, 48);
+  m2i_op_list_add_convert (&r.ops, M2I_DTYPE_F16);
+  m2i_op_list_add_resize (&r.ops, &p);
+  m2i_op_list_add_permute (&r.ops);
+  req_out (&r, M2I_FORMAT_PL_FP16_RGB, 32, 24);
+  expect_plan (&r, M2I_PROFILE_DEFAULT, "C:convertU8F16,resize,permute");
+  expect_plan (&r, M2I_PROFILE_EXTENDED, "D:convertU8F16,resize,permute");
+  /* ...but never interleaved fp output on the device */
+  req_init (&r, M2I_FORMAT_IL_RGBX8888, 64, 48);
+  m2i_op_list_add_drop_alpha (&r.ops);
+  m2i_op_list_add_convert (&r.ops, M2I_DTYPE_F16);
+  req_out (&r, M2I_FORMAT_IL_FP16_RGB, 64, 48);
+  expect_plan (&r, M2I_PROFILE_EXTENDED, "D:dropAlpha|C:convertU8F16");
+}
+
+/* What the channel ops refuse, with the reason. */
+static void
+test_pixel_errors (void)
+{
+  M2iResizeParams p = rs (32, 24);
+  Req r;
+  req_init (&r, M2I_FORMAT_IL_BGRX8888, 64, 48);
+  m2i_op_list_add_resize (&r.ops, &p);
+  req_out (&r, M2I_FORMAT_IL_BGR888, 32, 24);
+  expect_error (&r, "IL_BGRX8888 (4 bytes per pixel) here; resize needs 3-byte pixels, so "
+      "dropAlpha must come first");
+  req_init (&r, M2I_FORMAT_IL_RGB888, 64, 48);
+  m2i_op_list_add_drop_alpha (&r.ops);
+  req_out (&r, M2I_FORMAT_IL_RGB888, 64, 48);
+  expect_error (&r, "dropAlpha takes 4-byte pixels");
+  req_init (&r, M2I_FORMAT_PL_GRAY8, 64, 48);
+  m2i_op_list_add_gray (&r.ops);
+  req_out (&r, M2I_FORMAT_PL_GRAY8, 64, 48);
+  expect_error (&r, "already one channel (PL_GRAY8)");
+  req_init (&r, M2I_FORMAT_PL_GRAY8, 64, 48);
+  m2i_op_list_add_convert (&r.ops, M2I_DTYPE_F16);
+  m2i_op_list_add_permute (&r.ops);
+  req_out (&r, M2I_FORMAT_PL_FP16_GRAY, 64, 48);
+  expect_error (&r, "is planar already: there is nothing to permute");
+  req_init (&r, M2I_FORMAT_IL_RGB888, 64, 48);
+  m2i_op_list_add_convert (&r.ops, M2I_DTYPE_F16);
+  m2i_op_list_add_gray (&r.ops);
+  req_out (&r, M2I_FORMAT_PL_FP16_GRAY, 64, 48);
+  expect_error (&r, "gray takes u8 pixels, the data is fp16 here; put gray before convert");
+  req_init (&r, M2I_FORMAT_SP_NV12_8, 64, 48);
+  m2i_op_list_add_drop_alpha (&r.ops);
+  req_out (&r, M2I_FORMAT_IL_RGB888, 64, 48);
+  expect_error (&r, "csc must come first (or gray, for the luma plane)");
+}
+
 static void
 test_errors (void)
 {
@@ -435,6 +545,8 @@ main (int argc, char **argv)
   g_test_add_func ("/m2i/planner/norm-fusion", test_norm_fusion);
   g_test_add_func ("/m2i/planner/split-chains", test_split_chains);
   g_test_add_func ("/m2i/planner/errors", test_errors);
+  g_test_add_func ("/m2i/planner/pixel-chains", test_pixel_chains);
+  g_test_add_func ("/m2i/planner/pixel-errors", test_pixel_errors);
   g_test_add_func ("/m2i/planner/run-errors", test_run_errors);
   g_test_add_func ("/m2i/planner/cost-model", test_cost_model);
   g_test_add_func ("/m2i/planner/profile-strings", test_profile_strings);

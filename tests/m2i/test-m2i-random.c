@@ -12,8 +12,32 @@ random_format (GRand *r)
   return (M2iFormat) g_rand_int_range (r, 1, M2I_FORMAT_LAST);
 }
 
+/* A sensible input: NV12 or I420 mostly, sometimes the pixel formats of the
+ * pixel-chain kernel (4-byte, gray, RGB). */
+static M2iFormat
+sensible_format (GRand *r)
+{
+  static const M2iFormat pixels[] = { M2I_FORMAT_IL_RGBX8888, M2I_FORMAT_IL_BGRX8888,
+    M2I_FORMAT_IL_XRGB8888, M2I_FORMAT_IL_XBGR8888, M2I_FORMAT_PL_GRAY8, M2I_FORMAT_IL_RGB888,
+    M2I_FORMAT_PL_BGR24 };
+  if (g_rand_int_range (r, 0, 3))
+    return g_rand_boolean (r) ? M2I_FORMAT_SP_NV12_8 : M2I_FORMAT_PL_YUV420_8;
+  return pixels[g_rand_int_range (r, 0, G_N_ELEMENTS (pixels))];
+}
+
+/* The first op of a sensible chain on @inf. */
+static gint
+sensible_head (GRand *r, M2iFormat inf)
+{
+  if (m2i_format_is_yuv (inf))
+    return g_rand_int_range (r, 0, 4) ? 0 : 6;
+  if (m2i_format_pixel_stride (inf) == 4)
+    return g_rand_int_range (r, 0, 3) ? 5 : 6;
+  return g_rand_int_range (r, 1, 5);
+}
+
 static void
-random_ops (GRand *r, M2iOpList *ops, gboolean sensible)
+random_ops (GRand *r, M2iOpList *ops, gboolean sensible, M2iFormat inf)
 {
   m2i_op_list_init (ops);
   gint n = sensible ? g_rand_int_range (r, 1, 6) : g_rand_int_range (r, 0, M2I_MAX_OPS + 1);
@@ -21,7 +45,7 @@ random_ops (GRand *r, M2iOpList *ops, gboolean sensible)
     M2I_RESIZE_LINEAR_ONNX, M2I_RESIZE_CUBIC, M2I_RESIZE_BILINEAR_PILLOW,
     M2I_RESIZE_BICUBIC_PILLOW };
   for (gint i = 0; i < n; i++) {
-    gint kind = sensible && i == 0 ? 0 : g_rand_int_range (r, 0, 5);
+    gint kind = sensible && i == 0 ? sensible_head (r, inf) : g_rand_int_range (r, 0, 7);
     switch (kind) {
       case 0:
         m2i_op_list_add_csc (ops, g_rand_boolean (r) ? M2I_ORDER_BGR : M2I_ORDER_RGB);
@@ -46,6 +70,12 @@ random_ops (GRand *r, M2iOpList *ops, gboolean sensible)
         m2i_op_list_add_norm (ops, &nn);
         break;
       }
+      case 5:
+        m2i_op_list_add_drop_alpha (ops);
+        break;
+      case 6:
+        m2i_op_list_add_gray (ops);
+        break;
       default:
         m2i_op_list_add_permute (ops);
         break;
@@ -75,15 +105,14 @@ test_random_requests (void)
   guint planned = 0, refused = 0;
   for (int iter = 0; iter < 4000; iter++) {
     gboolean sensible = iter % 3 != 0;
-    M2iFormat inf = sensible ? (g_rand_boolean (r) ? M2I_FORMAT_SP_NV12_8 : M2I_FORMAT_PL_YUV420_8)
-        : random_format (r);
+    M2iFormat inf = sensible ? sensible_format (r) : random_format (r);
     gint w = g_rand_int_range (r, sensible ? 1 : 0, 70), h = g_rand_int_range (r, sensible ? 1 : 0, 50);
     if (sensible && m2i_format_is_yuv (inf)) {
       w = MAX (2, w & ~1);
       h = MAX (2, h & ~1);
     }
     M2iOpList ops;
-    random_ops (r, &ops, sensible);
+    random_ops (r, &ops, sensible, inf);
     M2iFormat outf;
     gint ow, oh;
     if (!m2i_op_list_result (&ops, inf, w, h, &outf, &ow, &oh, NULL) || iter % 7 == 0) {
