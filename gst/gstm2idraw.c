@@ -120,6 +120,54 @@ gst_m2i_draw_outline (GstVideoFrame *f, gint x, gint y, gint w, gint h, gint t,
   fill64 (f, X + Wd - T, Y + T, T, Ht - 2 * T, c);
 }
 
+/* Liang-Barsky: clips the segment p + t d, t in [0, 1], to [0, w] x [0, h];
+ * FALSE when nothing of it is inside. */
+static gboolean
+clip_segment (double w, double h, double *x0, double *y0, double *x1, double *y1)
+{
+  double dx = *x1 - *x0, dy = *y1 - *y0, t0 = 0.0, t1 = 1.0;
+  const double p[4] = { -dx, dx, -dy, dy };
+  const double q[4] = { *x0, w - *x0, *y0, h - *y0 };
+  for (int i = 0; i < 4; i++) {
+    if (p[i] == 0.0) {
+      if (q[i] < 0.0)
+        return FALSE;
+      continue;
+    }
+    double r = q[i] / p[i];
+    if (p[i] < 0.0)
+      t0 = MAX (t0, r);
+    else
+      t1 = MIN (t1, r);
+    if (t0 > t1)
+      return FALSE;
+  }
+  double ax = *x0, ay = *y0;
+  *x0 = ax + t0 * dx;
+  *y0 = ay + t0 * dy;
+  *x1 = ax + t1 * dx;
+  *y1 = ay + t1 * dy;
+  return TRUE;
+}
+
+void
+gst_m2i_draw_line (GstVideoFrame *f, double x0, double y0, double x1, double y1, gint t,
+    const GstM2iColor *c)
+{
+  if (t <= 0 || !isfinite (x0) || !isfinite (y0) || !isfinite (x1) || !isfinite (y1)
+      || !clip_segment (GST_VIDEO_FRAME_WIDTH (f), GST_VIDEO_FRAME_HEIGHT (f), &x0, &y0, &x1,
+          &y1))
+    return;
+  /* inside the frame now: at most width + height samples */
+  gint64 n = (gint64) ceil (MAX (fabs (x1 - x0), fabs (y1 - y0)));
+  gint64 half = (t - 1) / 2;
+  for (gint64 i = 0; i <= n; i++) {
+    double s = n ? (double) i / (double) n : 0.0;
+    gint64 sx = (gint64) floor (x0 + s * (x1 - x0)), sy = (gint64) floor (y0 + s * (y1 - y0));
+    fill64 (f, sx - half, sy - half, t, t, c);
+  }
+}
+
 static guint8
 mix (guint8 bg, guint8 fg, guint a)
 {

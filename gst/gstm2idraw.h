@@ -41,6 +41,15 @@ void gst_m2i_draw_fill (GstVideoFrame *f, gint x, gint y, gint w, gint h, const 
 void gst_m2i_draw_outline (GstVideoFrame *f, gint x, gint y, gint w, gint h, gint t,
     const GstM2iColor *c);
 
+/* A line @t pixels thick from (@x0, @y0) to (@x1, @y1) (frame pixels,
+ * continuous: pixel (i, j) spans [i, i + 1) x [j, j + 1)): the segment is
+ * clipped to the frame, then sampled at n + 1 evenly spaced points from end
+ * to end, n = ceil(max(|dx|, |dy|)) of the clipped segment, each setting
+ * the t x t square with top-left (floor(sx) - (t - 1) / 2, floor(sy) - (t -
+ * 1) / 2). Nothing for a non-finite end or a segment outside the frame. */
+void gst_m2i_draw_line (GstVideoFrame *f, double x0, double y0, double x1, double y1, gint t,
+    const GstM2iColor *c);
+
 /* Paints the rectangle @x, @y, @w x @h (clipped to the frame; even @x, @y,
  * @w and @h keep chroma blocks whole) with @bg and @fg mixed by the 8-bit
  * coverage @alpha (@w x @h, @stride bytes a row; 0 = bg, 255 = fg):

@@ -50,6 +50,8 @@ static const GEnumValue model_type_values[] = {
         "segmentation" },
   { M2I_MODEL_TYPE_MULTI_HEAD, "One result per output: classifier, multi-label or "
         "regression heads", "multi-head" },
+  { M2I_MODEL_TYPE_OPENPOSE, "OpenPose: heatmaps [1,19,H,W] + part affinity fields "
+        "[1,38,H,W], people with 18 COCO keypoints", "openpose" },
   { 0, NULL, NULL },
 };
 DEFINE_ENUM (gst_m2i_model_type_get_type, "GstM2iModelType", model_type_values)

@@ -201,13 +201,34 @@ classes_head (const M2iInferResult *r)
   return NULL;
 }
 
-/* COCO's 17 body keypoints (Ultralytics' pose models): names and skeleton
- * as DL Streamer's "body-pose/coco-17" descriptor lists them. */
+/* Named keypoint sets: COCO's 17 body keypoints (Ultralytics' pose models)
+ * as DL Streamer's "body-pose/coco-17" descriptor lists them, and
+ * OpenPose's COCO-18 (the neck added second) in the same spelling, each
+ * with its skeleton (pairs of keypoint indices: the limbs drawn). */
 static const char *const coco17_names[] = { "nose", "eye_l", "eye_r", "ear_l", "ear_r",
   "shoulder_l", "shoulder_r", "elbow_l", "elbow_r", "wrist_l", "wrist_r", "hip_l", "hip_r",
   "knee_l", "knee_r", "ankle_l", "ankle_r" };
 static const guint coco17_skeleton[] = { 0, 1, 0, 2, 1, 3, 2, 4, 3, 5, 4, 6, 5, 6, 5, 7, 6, 8,
   7, 9, 8, 10, 5, 11, 6, 12, 11, 12, 11, 13, 12, 14, 13, 15, 14, 16 };
+static const char *const coco18_names[] = { "nose", "neck", "shoulder_r", "elbow_r", "wrist_r",
+  "shoulder_l", "elbow_l", "wrist_l", "hip_r", "knee_r", "ankle_r", "hip_l", "knee_l",
+  "ankle_l", "eye_r", "eye_l", "ear_r", "ear_l" };
+/* OpenPose's rendered COCO pairs (its two ear-shoulder PAFs only help grouping) */
+static const guint coco18_skeleton[] = { 1, 2, 1, 5, 2, 3, 3, 4, 5, 6, 6, 7, 1, 8, 8, 9, 9, 10,
+  1, 11, 11, 12, 12, 13, 1, 0, 0, 14, 14, 16, 0, 15, 15, 17 };
+
+static const struct {
+  const char *format;
+  const char *const *names;
+  guint n;
+  const guint *skeleton;
+  guint n_skeleton;
+} keypoint_sets[] = {
+  { "body-pose/coco-17", coco17_names, G_N_ELEMENTS (coco17_names), coco17_skeleton,
+    G_N_ELEMENTS (coco17_skeleton) },
+  { "body-pose/coco-18", coco18_names, G_N_ELEMENTS (coco18_names), coco18_skeleton,
+    G_N_ELEMENTS (coco18_skeleton) },
+};
 
 static void
 set_kp_conf (GValue *v, guint i, gconstpointer data)
@@ -216,9 +237,9 @@ set_kp_conf (GValue *v, guint i, gconstpointer data)
 }
 
 static void
-set_coco_name (GValue *v, guint i, gconstpointer data)
+set_string_item (GValue *v, guint i, gconstpointer data)
 {
-  g_value_set_string (v, coco17_names[i]);
+  g_value_set_string (v, ((const char *const *) data)[i]);
 }
 
 static void
@@ -228,7 +249,8 @@ set_uint_item (GValue *v, guint i, gconstpointer data)
 }
 
 /* The "keypoints" structure of detection @d (DL Streamer's layout):
- * positions relative to the box, confidences, COCO names when 17. */
+ * positions relative to the box, confidences (-1: not found), names and
+ * skeleton of COCO-17 (17 keypoints) or COCO-18 (18, OpenPose). */
 static GstStructure *
 keypoints_structure (const M2iInferResult *r, const M2iInferDetection *d)
 {
@@ -240,9 +262,12 @@ keypoints_structure (const M2iInferResult *r, const M2iInferDetection *d)
     xy[2 * k] = bw > 0 ? (kp[k].x - d->x_min) / bw : 0.0f;
     xy[2 * k + 1] = bh > 0 ? (kp[k].y - d->y_min) / bh : 0.0f;
   }
-  gboolean coco = n == G_N_ELEMENTS (coco17_names);
+  gint set = -1;
+  for (guint i = 0; i < G_N_ELEMENTS (keypoint_sets); i++)
+    if (keypoint_sets[i].n == n)
+      set = (gint) i;
   GstStructure *s = gst_structure_new ("keypoints", "type", G_TYPE_STRING, "keypoints",
-      "format", G_TYPE_STRING, coco ? "body-pose/coco-17" : "keypoints",
+      "format", G_TYPE_STRING, set >= 0 ? keypoint_sets[set].format : "keypoints",
       "precision", G_TYPE_INT, 10, NULL);
   const guint dims[2] = { n, 2 };
   GValue arr = G_VALUE_INIT;
@@ -253,11 +278,11 @@ keypoints_structure (const M2iInferResult *r, const M2iInferDetection *d)
   gst_structure_set (s, "data_buffer", G_TYPE_VARIANT, v, NULL);
   value_array (&arr, n, G_TYPE_FLOAT, set_kp_conf, kp);
   gst_structure_take_value (s, "confidence", &arr);
-  if (coco) {
-    value_array (&arr, n, G_TYPE_STRING, set_coco_name, NULL);
+  if (set >= 0) {
+    value_array (&arr, n, G_TYPE_STRING, set_string_item, keypoint_sets[set].names);
     gst_structure_take_value (s, "point_names", &arr);
-    value_array (&arr, G_N_ELEMENTS (coco17_skeleton), G_TYPE_UINT, set_uint_item,
-        coco17_skeleton);
+    value_array (&arr, keypoint_sets[set].n_skeleton, G_TYPE_UINT, set_uint_item,
+        keypoint_sets[set].skeleton);
     gst_structure_take_value (s, "point_connections", &arr);
   }
   g_free (xy);
@@ -536,6 +561,9 @@ gst_m2i_result_context_init (GstM2iResultContext *ctx, M2iInferSession *session)
   gint n_out = m2i_ir_model_get_n_outputs (ir);
   ctx->model_name = m2i_infer_model_get_name (m);
   ctx->labels = m2i_infer_model_get_labels (m, &ctx->n_labels);
+  if (!ctx->labels)               /* the decoder's own ("person" of openpose) */
+    ctx->labels = m2i_decoder_get_default_labels (m2i_infer_session_get_decoder (session),
+        &ctx->n_labels);
   ctx->output_names = g_new0 (const gchar *, MAX (n_out, 1));
   for (gint i = 0; i < n_out; i++)
     ctx->output_names[i] = m2i_ir_model_get_output (ir, i)->name;

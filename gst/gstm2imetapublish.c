@@ -13,7 +13,9 @@
  *                 "detection": {"bounding_box": {"x_min", "y_min", "x_max", "y_max"},
  *                               "confidence", "label_id", "label"},
  *                 "<classification name>": {"label", "label_id", "confidence",
- *                                           "model": {"name"}}}],
+ *                                           "model": {"name"}},
+ *                 "keypoints": {"format", "points": [{"name", "x", "y", "confidence"}],
+ *                               "connections": [[a, b]]}}],
  *    "tensors": [{"name", "layer_name", "model_name", "precision", "dims", "data"}]}
  *
  * json-glib builds each frame's tree (its nodes are allocated per frame, as
@@ -368,8 +370,62 @@ add_classification (JsonBuilder *b, const GstStructure *s)
   json_builder_end_object (b);
 }
 
+/* A pose model's keypoints (the region's "keypoints" structure) in frame
+ * pixels: {"format", "points": [{"name", "x", "y", "confidence"}],
+ * "connections": [[a, b], ...]}; x and y null for a keypoint not found,
+ * confidence -1 where there is none. */
 static void
-add_object (JsonBuilder *b, GstVideoRegionOfInterestMeta *roi)
+add_keypoints (JsonBuilder *b, GstVideoRegionOfInterestMeta *roi, const GstM2iKeypointsView *v,
+    gint width, gint height)
+{
+  double box[4];
+  gst_m2i_region_box (roi, width, height, box);
+  json_builder_set_member_name (b, "keypoints");
+  json_builder_begin_object (b);
+  if (v->format) {
+    json_builder_set_member_name (b, "format");
+    add_string (b, v->format);
+  }
+  json_builder_set_member_name (b, "points");
+  json_builder_begin_array (b);
+  for (guint k = 0; k < v->n; k++) {
+    double x = NAN, y = NAN;
+    float conf;
+    gst_m2i_keypoint_get (v, k, box, &x, &y, &conf);
+    json_builder_begin_object (b);
+    if (v->names) {
+      json_builder_set_member_name (b, "name");
+      add_string (b, g_value_get_string (gst_value_array_get_value (v->names, k)));
+    }
+    json_builder_set_member_name (b, "x");
+    add_double (b, x);
+    json_builder_set_member_name (b, "y");
+    add_double (b, y);
+    json_builder_set_member_name (b, "confidence");
+    add_double (b, conf);
+    json_builder_end_object (b);
+  }
+  json_builder_end_array (b);
+  guint n_pairs = gst_m2i_keypoints_n_pairs (v);
+  if (n_pairs) {
+    json_builder_set_member_name (b, "connections");
+    json_builder_begin_array (b);
+    for (guint i = 0; i < n_pairs; i++) {
+      guint a, c;
+      if (!gst_m2i_keypoints_pair (v, i, &a, &c))
+        continue;
+      json_builder_begin_array (b);
+      json_builder_add_int_value (b, a);
+      json_builder_add_int_value (b, c);
+      json_builder_end_array (b);
+    }
+    json_builder_end_array (b);
+  }
+  json_builder_end_object (b);
+}
+
+static void
+add_object (JsonBuilder *b, GstVideoRegionOfInterestMeta *roi, gint width, gint height)
 {
   json_builder_begin_object (b);
   static const char *const xywh[4] = { "x", "y", "w", "h" };
@@ -401,10 +457,13 @@ add_object (JsonBuilder *b, GstVideoRegionOfInterestMeta *roi)
   }
   for (GList *l = roi->params; l; l = l->next) {
     const GstStructure *s = l->data;
+    GstM2iKeypointsView kv;
     if (gst_structure_has_name (s, "detection"))
       add_detection (b, roi, s);
     else if (gst_m2i_structure_is_classification (s))
       add_classification (b, s);
+    else if (gst_m2i_keypoints_structure_parse (s, &kv))
+      add_keypoints (b, roi, &kv, width, height);
   }
   json_builder_end_object (b);
 }
@@ -451,7 +510,7 @@ gst_m2i_metapublish_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
   GstMeta *m;
   while ((m = gst_buffer_iterate_meta_filtered (buf, &state,
               GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)))
-    add_object (b, (GstVideoRegionOfInterestMeta *) m);
+    add_object (b, (GstVideoRegionOfInterestMeta *) m, self->width, self->height);
   json_builder_end_array (b);
   if (tensors)
     add_tensors (b, buf);

@@ -1,6 +1,7 @@
 /* gstm2ioverlay.c — m2ioverlay: draws the region metas of each frame into
- * the frame, in place: segmentation masks, boxes, and a label per object
- * ("<id>: <label> <confidence>%" and the labels of its classifications).
+ * the frame, in place: segmentation masks, boxes, pose skeletons, and a
+ * label per object ("<id>: <label> <confidence>%" and the labels of its
+ * classifications).
  *
  * Pixels are drawn by gstm2idraw (one path for every format, colours
  * converted once per caps); text is rendered by gstm2itext (Pango/Cairo,
@@ -22,8 +23,14 @@
  *    (up) to stay in the frame. Regions without a "detection" that cover
  *    the whole frame (a classifier's) get their label at (0, 0), no box;
  *  - mask: each "semantic_mask" param, stretched over its region, blended
- *    with weight mask-alpha.
- * Masks are drawn first, then boxes, then labels. Nothing is allocated per
+ *    with weight mask-alpha;
+ *  - skeleton: each "keypoints" param (a pose model's, positions relative
+ *    to the region's box), in the object's colour: a line `thickness` wide
+ *    for each pair of its point_connections whose two keypoints are shown,
+ *    then a (2 thickness + 1)-pixel square on each shown keypoint; a
+ *    keypoint is shown when it was found (finite position) and its
+ *    confidence is at least keypoint-threshold (or it has none, < 0).
+ * Masks are drawn first, then boxes, then skeletons, then labels. Nothing is allocated per
  * frame once the labels seen are cached.
  */
 #include "gstm2ianalytics.h"
@@ -44,6 +51,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_m2i_overlay_debug);
 #define DEFAULT_SHOW_LABELS TRUE
 #define DEFAULT_SHOW_CONFIDENCE TRUE
 #define DEFAULT_MASK_ALPHA 0.5
+#define DEFAULT_KEYPOINT_THRESHOLD 0.3
 #define N_PALETTE 24
 #define MAX_PIECES 96
 #define MAX_CACHED_LABELS 256
@@ -57,6 +65,7 @@ enum {
   PROP_SHOW_LABELS,
   PROP_SHOW_CONFIDENCE,
   PROP_MASK_ALPHA,
+  PROP_KEYPOINT_THRESHOLD,
 };
 
 typedef struct {
@@ -66,7 +75,7 @@ typedef struct {
   guint thickness, font_size;
   gchar *font;
   gboolean show_labels, show_confidence;
-  gdouble mask_alpha;
+  gdouble mask_alpha, keypoint_threshold;
 
   /* from the caps (streaming thread) */
   GstM2iColor palette[N_PALETTE], text_color[N_PALETTE];
@@ -328,6 +337,40 @@ clamp_int (guint v)
   return (gint) MIN (v, (guint) G_MAXINT);
 }
 
+/* Keypoint @k of @kv in frame pixels when it is shown (see the top). */
+static gboolean
+keypoint_shown (const GstM2iKeypointsView *kv, guint k, const double box[4], float threshold,
+    double *x, double *y)
+{
+  float conf;
+  return gst_m2i_keypoint_get (kv, k, box, x, y, &conf) && (conf < 0.0f || conf >= threshold);
+}
+
+static void
+draw_skeleton (GstM2iOverlay *self, GstVideoFrame *frame, GstVideoRegionOfInterestMeta *roi,
+    const GstM2iKeypointsView *kv, float threshold)
+{
+  double box[4];
+  gst_m2i_region_box (roi, GST_VIDEO_FRAME_WIDTH (frame), GST_VIDEO_FRAME_HEIGHT (frame), box);
+  const GstM2iColor *c = &self->palette[region_color (roi, gst_m2i_region_detection (roi))];
+  gint t = self->line_thickness;
+  for (guint i = 0; i < gst_m2i_keypoints_n_pairs (kv); i++) {
+    guint a, b;
+    double xa, ya, xb, yb;
+    if (gst_m2i_keypoints_pair (kv, i, &a, &b) && keypoint_shown (kv, a, box, threshold, &xa, &ya)
+        && keypoint_shown (kv, b, box, threshold, &xb, &yb))
+      gst_m2i_draw_line (frame, xa, ya, xb, yb, t, c);
+  }
+  for (guint k = 0; k < kv->n; k++) {
+    double x, y;
+    /* positions far outside the frame: nothing to draw (and no overflow) */
+    if (keypoint_shown (kv, k, box, threshold, &x, &y) && fabs (x) < G_MAXINT / 2
+        && fabs (y) < G_MAXINT / 2)
+      gst_m2i_draw_fill (frame, (gint) floor (x) - t, (gint) floor (y) - t, 2 * t + 1,
+          2 * t + 1, c);
+  }
+}
+
 static GstFlowReturn
 gst_m2i_overlay_transform_frame_ip (GstVideoFilter *filter, GstVideoFrame *frame)
 {
@@ -335,6 +378,7 @@ gst_m2i_overlay_transform_frame_ip (GstVideoFilter *filter, GstVideoFrame *frame
   GST_OBJECT_LOCK (self);
   gboolean show_labels = self->show_labels, show_confidence = self->show_confidence;
   guint alpha = (guint) floor (self->mask_alpha * 255.0 + 0.5);
+  float kp_threshold = (float) self->keypoint_threshold;
   GST_OBJECT_UNLOCK (self);
   GstBuffer *buf = frame->buffer;
   gpointer state;
@@ -363,6 +407,18 @@ gst_m2i_overlay_transform_frame_ip (GstVideoFilter *filter, GstVideoFrame *frame
       continue;
     gst_m2i_draw_outline (frame, clamp_int (roi->x), clamp_int (roi->y), clamp_int (roi->w),
         clamp_int (roi->h), self->line_thickness, &self->palette[region_color (roi, det)]);
+  }
+
+  /* skeletons */
+  state = NULL;
+  while ((m = gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) m;
+    for (GList *l = roi->params; l; l = l->next) {
+      GstM2iKeypointsView kv;
+      if (gst_m2i_keypoints_structure_parse (l->data, &kv))
+        draw_skeleton (self, frame, roi, &kv, kp_threshold);
+    }
   }
 
   /* labels */
@@ -412,6 +468,9 @@ gst_m2i_overlay_set_property (GObject *object, guint prop_id, const GValue *valu
     case PROP_MASK_ALPHA:
       self->mask_alpha = g_value_get_double (value);
       break;
+    case PROP_KEYPOINT_THRESHOLD:
+      self->keypoint_threshold = g_value_get_double (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -443,6 +502,9 @@ gst_m2i_overlay_get_property (GObject *object, guint prop_id, GValue *value,
       break;
     case PROP_MASK_ALPHA:
       g_value_set_double (value, self->mask_alpha);
+      break;
+    case PROP_KEYPOINT_THRESHOLD:
+      g_value_set_double (value, self->keypoint_threshold);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -500,11 +562,16 @@ gst_m2i_overlay_class_init (GstM2iOverlayClass *klass)
       g_param_spec_double ("mask-alpha", "Mask alpha", "Weight of the class colour where a "
           "segmentation mask (\"semantic_mask\" structure on a region) is blended into the "
           "frame; 0: masks are not drawn", 0.0, 1.0, DEFAULT_MASK_ALPHA, at_once));
+  g_object_class_install_property (gobject_class, PROP_KEYPOINT_THRESHOLD,
+      g_param_spec_double ("keypoint-threshold", "Keypoint threshold", "Pose skeletons "
+          "(\"keypoints\" structure on a region): keypoints whose confidence is below this are "
+          "not drawn, nor the limbs they end (keypoints without a confidence always are)", 0.0,
+          1.0, DEFAULT_KEYPOINT_THRESHOLD, at_once));
 
   gst_element_class_set_static_metadata (element_class, "M2I overlay",
       "Filter/Effect/Video", "Draws the region-of-interest metas of each frame into it, in "
       "place: boxes, labels with ids and confidences (Pango/Cairo text), classification "
-      "labels and segmentation masks, a colour per class", "m2i");
+      "labels, segmentation masks and pose skeletons, a colour per class", "m2i");
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
 
@@ -522,4 +589,5 @@ gst_m2i_overlay_init (GstM2iOverlay *self)
   self->show_labels = DEFAULT_SHOW_LABELS;
   self->show_confidence = DEFAULT_SHOW_CONFIDENCE;
   self->mask_alpha = DEFAULT_MASK_ALPHA;
+  self->keypoint_threshold = DEFAULT_KEYPOINT_THRESHOLD;
 }

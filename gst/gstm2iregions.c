@@ -2,6 +2,7 @@
  * gstm2iregions.h. */
 #include "gstm2iregions.h"
 
+#include <math.h>
 #include <string.h>
 
 gboolean
@@ -75,6 +76,21 @@ gst_m2i_structure_is_classification (const GstStructure *s)
       && gst_structure_has_field_typed (s, "model_name", G_TYPE_STRING);
 }
 
+/* The bytes of @s's "data_buffer" (a GVariant "ay") and their count, or
+ * NULL. */
+static const guint8 *
+data_buffer (const GstStructure *s, gsize *size)
+{
+  const GValue *v = gst_structure_get_value (s, "data_buffer");
+  if (!v || !G_VALUE_HOLDS_VARIANT (v))
+    return NULL;
+  GVariant *var = g_value_get_variant (v);
+  if (!var || !g_variant_is_of_type (var, G_VARIANT_TYPE_BYTESTRING))
+    return NULL;
+  const guint8 *data = g_variant_get_fixed_array (var, size, 1);
+  return data ? data : (const guint8 *) "";
+}
+
 gboolean
 gst_m2i_mask_structure_parse (const GstStructure *s, GstM2iMaskView *view)
 {
@@ -86,19 +102,91 @@ gst_m2i_mask_structure_parse (const GstStructure *s, GstM2iMaskView *view)
       || !gst_structure_get_uint (s, "n_classes", &n) || w == 0 || h == 0
       || w > G_MAXSIZE / 2 / h)
     return FALSE;
-  const GValue *v = gst_structure_get_value (s, "data_buffer");
-  if (!v || !G_VALUE_HOLDS_VARIANT (v))
-    return FALSE;
-  GVariant *var = g_value_get_variant (v);
-  if (!var || !g_variant_is_of_type (var, G_VARIANT_TYPE_BYTESTRING))
-    return FALSE;
   gsize size;
-  const guint8 *data = g_variant_get_fixed_array (var, &size, 1);
-  if (size != (gsize) w * h * 2 || ((guintptr) data & 1) != 0)
+  const guint8 *data = data_buffer (s, &size);
+  if (!data || size != (gsize) w * h * 2 || ((guintptr) data & 1) != 0)
     return FALSE;
   view->width = w;
   view->height = h;
   view->n_classes = n;
   view->class_map = (const guint16 *) data;
   return TRUE;
+}
+
+#define MAX_KEYPOINTS 4096
+
+/* @v is a GstValueArray of @n values of @type (any length when @n is 0). */
+static gboolean
+value_array_of (const GValue *v, GType type, guint n)
+{
+  if (!GST_VALUE_HOLDS_ARRAY (v))
+    return FALSE;
+  guint len = gst_value_array_get_size (v);
+  if (n && len != n)
+    return FALSE;
+  for (guint i = 0; i < len; i++)
+    if (!G_VALUE_HOLDS (gst_value_array_get_value (v, i), type))
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
+gst_m2i_keypoints_structure_parse (const GstStructure *s, GstM2iKeypointsView *view)
+{
+  if (g_strcmp0 (gst_structure_get_string (s, "type"), "keypoints") != 0)
+    return FALSE;
+  const GValue *dims = gst_structure_get_value (s, "dims");
+  if (!dims || !value_array_of (dims, G_TYPE_UINT, 2))
+    return FALSE;
+  guint n = g_value_get_uint (gst_value_array_get_value (dims, 0));
+  if (n == 0 || n > MAX_KEYPOINTS || g_value_get_uint (gst_value_array_get_value (dims, 1)) != 2)
+    return FALSE;
+  gsize size;
+  const guint8 *data = data_buffer (s, &size);
+  if (!data || size != (gsize) n * 2 * sizeof (float))
+    return FALSE;
+  const GValue *conf = gst_structure_get_value (s, "confidence");
+  const GValue *names = gst_structure_get_value (s, "point_names");
+  const GValue *pairs = gst_structure_get_value (s, "point_connections");
+  if ((conf && !value_array_of (conf, G_TYPE_FLOAT, n))
+      || (names && !value_array_of (names, G_TYPE_STRING, n))
+      || (pairs && (!value_array_of (pairs, G_TYPE_UINT, 0)
+              || gst_value_array_get_size (pairs) % 2 != 0)))
+    return FALSE;
+  *view = (GstM2iKeypointsView) { n, data, conf, names, pairs, gst_structure_get_string (s,
+        "format") };
+  return TRUE;
+}
+
+gboolean
+gst_m2i_keypoint_get (const GstM2iKeypointsView *view, guint k, const double box[4],
+    double *x, double *y, float *confidence)
+{
+  if (k >= view->n)
+    return FALSE;
+  float rel[2];
+  memcpy (rel, view->xy + (gsize) k * sizeof rel, sizeof rel);
+  *confidence = view->confidence
+      ? g_value_get_float (gst_value_array_get_value (view->confidence, k)) : -1.0f;
+  if (!isfinite (rel[0]) || !isfinite (rel[1]))
+    return FALSE;
+  *x = box[0] + rel[0] * (box[2] - box[0]);
+  *y = box[1] + rel[1] * (box[3] - box[1]);
+  return isfinite (*x) && isfinite (*y);
+}
+
+guint
+gst_m2i_keypoints_n_pairs (const GstM2iKeypointsView *view)
+{
+  return view->connections ? gst_value_array_get_size (view->connections) / 2 : 0;
+}
+
+gboolean
+gst_m2i_keypoints_pair (const GstM2iKeypointsView *view, guint i, guint *a, guint *b)
+{
+  if (i >= gst_m2i_keypoints_n_pairs (view))
+    return FALSE;
+  *a = g_value_get_uint (gst_value_array_get_value (view->connections, 2 * i));
+  *b = g_value_get_uint (gst_value_array_get_value (view->connections, 2 * i + 1));
+  return *a < view->n && *b < view->n;
 }

@@ -12,7 +12,8 @@
  *       layer_name, model_name;
  *   "object_id": id (int, > 0), written by m2itrack (as gvatrack does);
  *       m2itrack adds predicted (boolean);
- *   "semantic_mask" (format "semantic_mask"): a class map, see below.
+ *   "semantic_mask" (format "semantic_mask"): a class map, see below;
+ *   "keypoints" (type "keypoints"): a pose model's points, see below.
  */
 #pragma once
 
@@ -72,5 +73,45 @@ typedef struct {
  * consistent (sizes > 0, data of exactly width * height * 2 bytes, aligned);
  * FALSE otherwise. */
 gboolean gst_m2i_mask_structure_parse (const GstStructure *s, GstM2iMaskView *view);
+
+/*
+ * Keypoints (DL Streamer's layout, as m2iinfer writes a pose model's):
+ *
+ *   keypoints, type=(string)keypoints, format=(string)body-pose/coco-17 |
+ *     body-pose/coco-18 | keypoints, dims=<N, 2>, data_buffer=(GVariant "ay"),
+ *     confidence=<N floats>, point_names=<N strings>, point_connections=<uint pairs>
+ *
+ * data_buffer holds N (x, y) float pairs relative to the region's box (0..1
+ * across it; NaN: the keypoint was not found); confidence is -1 where the
+ * model gives none or the keypoint was not found; point_names and
+ * point_connections (the skeleton: pairs of keypoint indices) are there for
+ * the named formats.
+ */
+typedef struct {
+  guint n;
+  const guint8 *xy;             /* n (x, y) float pairs (unaligned), owned by the structure */
+  const GValue *confidence;     /* n floats, or NULL */
+  const GValue *names;          /* n strings, or NULL */
+  const GValue *connections;    /* uint pairs, or NULL */
+  const gchar *format;
+} GstM2iKeypointsView;
+
+/* Reads a keypoints structure: TRUE and @view filled when @s is one and is
+ * consistent (dims N x 2 with N <= 4096, data of exactly N * 8 bytes; the
+ * arrays, when there, of the right lengths and types); FALSE otherwise. */
+gboolean gst_m2i_keypoints_structure_parse (const GstStructure *s, GstM2iKeypointsView *view);
+
+/* Keypoint @k of @view in the pixels of the region box @box ([x_min,
+ * y_min, x_max, y_max], gst_m2i_region_box()) into *@x, *@y and its
+ * confidence (-1 when none) into *@confidence; FALSE when it was not found
+ * (its position is not finite). */
+gboolean gst_m2i_keypoint_get (const GstM2iKeypointsView *view, guint k, const double box[4],
+    double *x, double *y, float *confidence);
+
+/* The skeleton's pairs of @view (0 without a skeleton), and pair @i into
+ * *@a, *@b: FALSE when @i is out of range or the pair names a keypoint the
+ * view does not have. */
+guint gst_m2i_keypoints_n_pairs (const GstM2iKeypointsView *view);
+gboolean gst_m2i_keypoints_pair (const GstM2iKeypointsView *view, guint i, guint *a, guint *b);
 
 G_END_DECLS

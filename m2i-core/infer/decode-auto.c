@@ -49,6 +49,9 @@ static const struct {
   { "classification", { { M2I_MODEL_TYPE_CLASSIFIER, FALSE } }, 1 },
   { "label", { { M2I_MODEL_TYPE_CLASSIFIER, FALSE } }, 1 },
   { "segmentation", { { M2I_MODEL_TYPE_SEGMENTATION, FALSE } }, 1 },
+  { "openpose", { { M2I_MODEL_TYPE_OPENPOSE, FALSE } }, 1 },
+  { "open_pose", { { M2I_MODEL_TYPE_OPENPOSE, FALSE } }, 1 },
+  { "human_pose_estimation", { { M2I_MODEL_TYPE_OPENPOSE, FALSE } }, 1 },
   /* Ultralytics' framework/task */
   { "detect", { YOLO_FAMILY (TRUE) }, 4 },
   { "pose", { YOLO_FAMILY (TRUE) }, 4 },

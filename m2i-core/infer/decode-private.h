@@ -67,6 +67,9 @@ struct _InferDecoderClass {
       const M2iInferGeometry *geometry, M2iInferResult *r, GError **error);
   /* Frees dec->state (called with non-NULL state only). May be NULL. */
   void (*free) (gpointer state);
+  /* The decoder's own class names (NULL-terminated), for models without
+   * labels; may be NULL. */
+  const char *const *labels;
 };
 
 /* The decoders (decode-<name>.c). */
@@ -80,6 +83,7 @@ extern const InferDecoderClass infer_decoder_detection_nms; /* decode-nms.c */
 extern const InferDecoderClass infer_decoder_segmentation;  /* decode-segment.c */
 extern const InferDecoderClass infer_decoder_multi_label;   /* decode-heads.c */
 extern const InferDecoderClass infer_decoder_multi_head;
+extern const InferDecoderClass infer_decoder_openpose;      /* decode-openpose.c */
 
 /* ---- AUTO from the model's metadata (decode-auto.c) -------------------------- */
 

@@ -41,6 +41,7 @@ static const InferDecoderClass *const decoders[] = {
   &infer_decoder_yolo_v10,
   &infer_decoder_yolo_v5,
   &infer_decoder_yolo_v8,
+  &infer_decoder_openpose,
   &infer_decoder_segmentation,
   &infer_decoder_multi_label,
   &infer_decoder_multi_head,
@@ -108,6 +109,7 @@ static const struct {
   { M2I_MODEL_TYPE_DETECTION_NMS, "detection-nms" },
   { M2I_MODEL_TYPE_SEGMENTATION, "segmentation" },
   { M2I_MODEL_TYPE_MULTI_HEAD, "multi-head" },
+  { M2I_MODEL_TYPE_OPENPOSE, "openpose" },
 };
 
 /* Model API's model_type values (and common spellings) for our types. */
@@ -129,6 +131,8 @@ static const struct {
   { "yolov3", M2I_MODEL_TYPE_REGION_YOLO },
   { "yolov4", M2I_MODEL_TYPE_REGION_YOLO },
   { "segmentation", M2I_MODEL_TYPE_SEGMENTATION },
+  { "open_pose", M2I_MODEL_TYPE_OPENPOSE },
+  { "human_pose_estimation", M2I_MODEL_TYPE_OPENPOSE },
 };
 
 const char *
@@ -253,6 +257,15 @@ const char *
 m2i_decoder_describe (const M2iDecoder *dec)
 {
   return dec->description;
+}
+
+const char *const *
+m2i_decoder_get_default_labels (const M2iDecoder *dec, guint *n_labels)
+{
+  const char *const *labels = dec->klass->labels;
+  if (n_labels)
+    *n_labels = labels ? g_strv_length ((gchar **) labels) : 0;
+  return labels;
 }
 
 M2iInferResult *

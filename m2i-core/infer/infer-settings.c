@@ -3,6 +3,7 @@
  * resize type, pad value) and decoding (thresholds, NMS, top-k), each with
  * where it came from; see m2i_infer_settings_resolve() in m2i-infer.h. */
 #include "infer-private.h"
+#include "decode-private.h"
 
 #include <string.h>
 
@@ -19,6 +20,19 @@ ultralytics_key (const M2iModelInfo *info)
   for (guint i = 0; i < G_N_ELEMENTS (o); i++)
     if (o[i]->source == M2I_MODEL_INFO_FRAMEWORK)
       return o[i]->key;
+  return NULL;
+}
+
+/* An OpenPose model (named, or recognised as AUTO would) without
+ * pre-processing metadata takes what Model API's OpenPose wrapper gives
+ * it: BGR, the frame fitted at the top left. */
+static const char *
+openpose_key (const M2iInferModel *model, const M2iDecoderOptions *dec)
+{
+  if (dec->type == M2I_MODEL_TYPE_OPENPOSE
+      || (dec->type == M2I_MODEL_TYPE_AUTO
+          && infer_decoder_openpose.match (model->ir, dec, FALSE, NULL, NULL)))
+    return "openpose";
   return NULL;
 }
 
@@ -69,6 +83,8 @@ m2i_infer_settings_resolve (const M2iInferModel *model, guint given, M2iInferPre
   if (mi_pre)
     ultra = NULL;                 /* model_info speaks for itself */
   const char *ultra_note = "an Ultralytics export";
+  const char *openpose = mi_pre || ultra ? NULL : openpose_key (model, dec);
+  const char *openpose_note = "as Model API's OpenPose wrapper";
   guint channels = 3;
   M2iInferImageInput img;
   if (m2i_infer_model_get_image_input (model, &img))
@@ -88,6 +104,10 @@ m2i_infer_settings_resolve (const M2iInferModel *model, guint given, M2iInferPre
       pp->channel_order = M2I_ORDER_RGB;
       key = ultra;
       note = ultra_note;
+    } else if (openpose) {
+      pp->channel_order = M2I_ORDER_BGR;
+      key = openpose;
+      note = openpose_note;
     }
   }
   if (channels == 3) {
@@ -144,6 +164,10 @@ m2i_infer_settings_resolve (const M2iInferModel *model, guint given, M2iInferPre
       pp->resize_type = M2I_RESIZE_TYPE_FIT_TO_WINDOW_LETTERBOX;
       key = ultra;
       note = ultra_note;
+    } else if (openpose) {
+      pp->resize_type = M2I_RESIZE_TYPE_FIT_TO_WINDOW;
+      key = openpose;
+      note = openpose_note;
     }
   }
   g_string_append_printf (l.text, "resize type = %s", m2i_resize_type_name (pp->resize_type));

@@ -29,6 +29,7 @@ typedef enum {
   M2I_MODEL_TYPE_DETECTION_NMS,   /* NMS inside: boxes [N,5] + labels [N] */
   M2I_MODEL_TYPE_SEGMENTATION,    /* [1,C,H,W] class scores or [1,H,W] / [1,1,H,W] argmax map */
   M2I_MODEL_TYPE_MULTI_HEAD,      /* one head per named output (age + gender, attributes) */
+  M2I_MODEL_TYPE_OPENPOSE,        /* heatmaps [1,19,H,W] + PAFs [1,38,H,W]: people, COCO-18 keypoints */
 } M2iModelType;
 
 /* The model type's short name ("yolo-v8", ...) as the model-type property
@@ -77,6 +78,12 @@ M2I_API void m2i_decoder_set_options (M2iDecoder *dec, const M2iDecoderOptions *
  * 'output0' [1,84,8400] is 4 box + 80 class rows"). Owned by the decoder. */
 M2I_API M2iModelType m2i_decoder_get_model_type (const M2iDecoder *dec);
 M2I_API const char *m2i_decoder_describe (const M2iDecoder *dec);
+
+/* The class names the decoder gives its results when the model and the
+ * options give none ("person" for openpose), NULL-terminated, static;
+ * NULL (and *@n_labels 0) for decoders without. @n_labels may be NULL. */
+M2I_API const char *const *m2i_decoder_get_default_labels (const M2iDecoder *dec,
+    guint *n_labels);
 
 /* A result big enough for every inference of this decoder (free with
  * m2i_infer_result_free()). */

@@ -53,8 +53,9 @@ typedef struct {
 } M2iInferClass;
 
 typedef struct {
-  float x, y;                         /* source pixels */
-  float confidence;                   /* visibility or score; < 0 when the model gives none */
+  float x, y;                         /* source pixels; NaN when the keypoint was not found */
+  float confidence;                   /* visibility or score; < 0 when the model gives none
+                                       * or the keypoint was not found */
 } M2iInferKeypoint;
 
 typedef struct {

@@ -208,7 +208,10 @@ typedef enum {
  * resize_type, pad_value, confidence_threshold, iou_threshold,
  * agnostic_nms, topk; for an Ultralytics export without model_info
  * (framework/names with stride, imgsz or task) its fixed pre-processing:
- * RGB, std 255, fit_to_window_letterbox, pad 114. The converter's
+ * RGB, std 255, fit_to_window_letterbox, pad 114; for an OpenPose model
+ * (@dec's type openpose, or AUTO and its outputs are OpenPose's) without
+ * either, what Model API's OpenPose wrapper gives it: BGR, fit_to_window
+ * (the frame at the top left). The converter's
  * mean/scale (conversion_parameters, IR v10 cli_parameters) is inside the
  * graph and never applied. Returns one line per setting with where it came
  * from — "channel order = RGB (model_info/reverse_input_channels)", "mean =

@@ -359,6 +359,54 @@ nth_roi (GstBuffer *buf, guint n)
   return (GstVideoRegionOfInterestMeta *) m;
 }
 
+/* A "keypoints" region param as m2iinfer writes a pose model's
+ * (gst/gstm2iregions.h): @n points at @rel (x, y pairs relative to the
+ * region's box), @conf, @names (may be NULL), and @n_pairs skeleton pairs
+ * @pairs; @data_bytes the data_buffer's length (n * 8 when consistent). */
+static inline GstStructure *
+test_keypoints_structure (guint n, const float *rel, gsize data_bytes, const float *conf,
+    const char *const *names, const guint *pairs, guint n_pairs)
+{
+  GstStructure *kp = gst_structure_new ("keypoints", "type", G_TYPE_STRING, "keypoints",
+      "format", G_TYPE_STRING, "keypoints", "data_buffer", G_TYPE_VARIANT,
+      g_variant_new_fixed_array (G_VARIANT_TYPE_BYTE, rel, data_bytes, 1), NULL);
+  GValue arr = G_VALUE_INIT, item = G_VALUE_INIT;
+  const guint dims[2] = { n, 2 };
+  g_value_init (&item, G_TYPE_UINT);
+  gst_value_array_init (&arr, 2);
+  for (guint i = 0; i < 2; i++) {
+    g_value_set_uint (&item, dims[i]);
+    gst_value_array_append_value (&arr, &item);
+  }
+  gst_structure_take_value (kp, "dims", &arr);
+  gst_value_array_init (&arr, 2 * n_pairs);
+  for (guint i = 0; i < 2 * n_pairs; i++) {
+    g_value_set_uint (&item, pairs[i]);
+    gst_value_array_append_value (&arr, &item);
+  }
+  gst_structure_take_value (kp, "point_connections", &arr);
+  g_value_unset (&item);
+  g_value_init (&item, G_TYPE_FLOAT);
+  gst_value_array_init (&arr, n);
+  for (guint i = 0; i < n; i++) {
+    g_value_set_float (&item, conf[i]);
+    gst_value_array_append_value (&arr, &item);
+  }
+  gst_structure_take_value (kp, "confidence", &arr);
+  g_value_unset (&item);
+  if (names) {
+    g_value_init (&item, G_TYPE_STRING);
+    gst_value_array_init (&arr, n);
+    for (guint i = 0; i < n; i++) {
+      g_value_set_string (&item, names[i]);
+      gst_value_array_append_value (&arr, &item);
+    }
+    gst_structure_take_value (kp, "point_names", &arr);
+    g_value_unset (&item);
+  }
+  return kp;
+}
+
 /* ---- test data and models --------------------------------------------------- */
 
 /* Paths and data: test-support.h (test_read_data, test_models_path, ...). */

@@ -12,7 +12,9 @@
  *    pixels, visibility within 0.03), in the region's DL Streamer
  *    "keypoints" structure and in the message;
  *  - human-pose-estimation-0001 (two outputs, f16 input, BGR, fit to the
- *    window at the top left): the heatmap peaks of its reference;
+ *    window at the top left): the heatmap peaks of its reference as raw
+ *    tensors, and decoded as OpenPose with no property: the person's
+ *    keypoints within one heatmap cell of those peaks;
  *  - models/tiny-seg (the project's segmentation model): the mask equals
  *    torch's argmax on >= 99.5 % of the pixels;
  *  - a multi-head model written here: one structure per head (classifier,
@@ -352,17 +354,17 @@ GST_END_TEST;
 
 /* human-pose-estimation-0001: two outputs, an f16 input, BGR, the photo
  * fitted into 456x256 at the top left (as OMZ's OpenPose wrapper and the
- * reference do, with PIL's bilinear: resize-mode=bilinear-pillow); no
- * decoder claims its outputs, so the tensor meta carries them: every
- * heatmap peak of the reference (>= 0.3) is at the same cell. */
+ * reference do, with PIL's bilinear: resize-mode=bilinear-pillow); as raw
+ * tensors (model-type=raw), the tensor meta carries them: every heatmap
+ * peak of the reference (>= 0.3) is at the same cell. */
 GST_START_TEST (test_human_pose_two_outputs)
 {
   gchar *model = runnable_model ("human-pose-estimation-0001/human-pose-estimation-0001.xml");
   if (!model)
     return;
   Run r;
-  run_photo ("astronaut.png", model, "device=CPU channel-order=bgr resize-type=fit-to-window "
-      "resize-mode=bilinear-pillow", &r);
+  run_photo ("astronaut.png", model, "device=CPU model-type=raw channel-order=bgr "
+      "resize-type=fit-to-window resize-mode=bilinear-pillow", &r);
   GstM2iTensorMeta *m = gst_buffer_get_m2i_tensor_meta (r.buf);
   fail_unless (m != NULL && m->n_tensors == 2);
   const GstM2iTensor *heat = output_tensor (r.buf, "Mconv7_stage2_L2");
@@ -385,6 +387,101 @@ GST_START_TEST (test_human_pose_two_outputs)
   assert_contains (r.fused, "mean/scale inside the graph");
   g_bytes_unref (ref);
   run_clear (&r);
+  g_free (model);
+}
+GST_END_TEST;
+
+/* human-pose-estimation-0001 with no property but the model: recognised
+ * as OpenPose (which makes it BGR, fitted at the top left), decoded into
+ * one "person" region whose "keypoints" structure (COCO-18: positions
+ * relative to the box) and message (frame pixels) agree with the
+ * reference's heatmap maxima (its "photo px" column: cell * 8 + 3.5 input
+ * pixels, / 0.5) for every keypoint whose reference peak is >= 0.1, and
+ * mark those under 0.05 missing (confidence -1). With the reference's own
+ * resize (resize-mode=bilinear-pillow) each is within one heatmap cell (8
+ * input = 16 photo pixels); with the default resize (linear, not
+ * antialiased, as Model API's cv2.resize) the strong ones (>= 0.3) are,
+ * and a weak one may peak in the neighbouring cell: within 1.25 cells (the
+ * quarter-cell refinement) + the half-pixel centre convention = 21 photo
+ * pixels. */
+static void
+check_human_pose_people (const char *model, const char *props, const double *px,
+    const double *py, const double *pv)
+{
+  Run r;
+  run_photo ("astronaut.png", model, props, &r);
+  assert_contains (r.fused, "channel order = BGR (openpose: as Model API's OpenPose wrapper)");
+  assert_contains (r.fused, "resize type = fit_to_window (openpose");
+  gboolean pillow = strstr (props, "bilinear-pillow") != NULL;
+  fail_unless_equals_int (n_rois (r.buf), 1);
+  GstVideoRegionOfInterestMeta *roi = nth_roi (r.buf, 0);
+  fail_unless_equals_string (g_quark_to_string (roi->roi_type), "person");
+  GstStructure *det = gst_video_region_of_interest_meta_get_param (roi, "detection");
+  GstStructure *kp = gst_video_region_of_interest_meta_get_param (roi, "keypoints");
+  fail_unless (det && kp);
+  fail_unless_equals_string (gst_structure_get_string (det, "label"), "person");
+  double box[4];
+  gst_m2i_test_box (det, 512, 512, box);
+  fail_unless_equals_string (gst_structure_get_string (kp, "format"), "body-pose/coco-18");
+  const GValue *names = gst_structure_get_value (kp, "point_names");
+  fail_unless_equals_string (g_value_get_string (gst_value_array_get_value (names, 1)), "neck");
+  GVariant *var = g_value_get_variant (gst_structure_get_value (kp, "data_buffer"));
+  gsize size;
+  const float *rel = g_variant_get_fixed_array (var, &size, 1);
+  fail_unless_equals_uint64 (size, 18 * 2 * sizeof (float));
+  const GValue *confs = gst_structure_get_value (kp, "confidence");
+  const GValue *objs = gst_structure_get_value (r.msg, "objects");
+  const GstStructure *o = gst_value_get_structure (gst_value_list_get_value (objs, 0));
+  const GValue *mx = gst_structure_get_value (o, "keypoints_x");
+  const GValue *my = gst_structure_get_value (o, "keypoints_y");
+  double worst = 0;
+  for (guint k = 0; k < 18; k++) {
+    double c = g_value_get_float (gst_value_array_get_value (confs, k));
+    if (pv[k] < 0.05) {
+      fail_unless (c < 0, "keypoint %u: found (%.3f), reference peak %.4f", k, c, pv[k]);
+      continue;
+    }
+    if (pv[k] < 0.1)
+      continue;
+    double x = g_value_get_double (gst_value_array_get_value (mx, k));
+    double y = g_value_get_double (gst_value_array_get_value (my, k));
+    double ax = box[0] + rel[2 * k] * (box[2] - box[0]);
+    double ay = box[1] + rel[2 * k + 1] * (box[3] - box[1]);
+    fail_unless (fabs (ax - x) < 0.05 && fabs (ay - y) < 0.05, "keypoint %u: region %.2f,%.2f "
+        "vs message %.2f,%.2f", k, ax, ay, x, y);
+    double e = MAX (fabs (x - px[k]), fabs (y - py[k]));
+    double tol = pillow || pv[k] >= 0.3 ? 16 : 21;
+    fail_unless (c >= 0 && fabs (c - pv[k]) < 0.05 && e <= tol, "%s: keypoint %u at %.1f,%.1f "
+        "(%.3f), reference %.1f,%.1f (%.3f)", props, k, x, y, c, px[k], py[k], pv[k]);
+    worst = MAX (worst, e);
+  }
+  g_printerr ("human-pose-estimation-0001 (%s): worst keypoint %.1f photo px from the "
+      "reference's peak\n", props, worst);
+  run_clear (&r);
+}
+
+GST_START_TEST (test_human_pose_people)
+{
+  gchar *model = runnable_model ("human-pose-estimation-0001/human-pose-estimation-0001.xml");
+  if (!model)
+    return;
+  GBytes *b = test_read_shared ("reference/human-pose-estimation-0001.astronaut.peaks.txt");
+  gchar **lines = g_strsplit (g_bytes_get_data (b, NULL), "\n", -1);
+  double px[18], py[18], pv[18];
+  guint nk = 0;
+  for (gchar **l = lines; *l; l++) {
+    char name[32];
+    int cx, cy;
+    double ix, iy;
+    if (**l != '#' && nk < 18 && sscanf (*l, "%31s %lf %d %d | %lf %lf | %lf %lf", name, &pv[nk],
+            &cx, &cy, &ix, &iy, &px[nk], &py[nk]) == 8)
+      nk++;
+  }
+  g_strfreev (lines);
+  g_bytes_unref (b);
+  fail_unless_equals_int (nk, 18);
+  check_human_pose_people (model, "device=CPU", px, py, pv);
+  check_human_pose_people (model, "device=CPU resize-mode=bilinear-pillow", px, py, pv);
   g_free (model);
 }
 GST_END_TEST;
@@ -638,6 +735,7 @@ m2i_infer_models_suite (void)
   tcase_add_test (tc, test_yolov5_detections);
   tcase_add_test (tc, test_yolov8_pose_keypoints);
   tcase_add_test (tc, test_human_pose_two_outputs);
+  tcase_add_test (tc, test_human_pose_people);
   tcase_add_test (tc, test_segmentation_mask);
   tcase_add_test (tc, test_segmentation_letterbox);
   tcase_add_test (tc, test_multi_head_results);

@@ -549,27 +549,40 @@ GST_START_TEST (test_errors)
 }
 GST_END_TEST;
 
+/* @buf (taken) through m2imetapublish into a file; the file's text (g_free). */
+static gchar *
+publish_buffer (GstBuffer *buf)
+{
+  gchar *dir = g_dir_make_tmp ("m2i-metapublish-XXXXXX", NULL);
+  gchar *path = g_build_filename (dir, "out.json", NULL);
+  gchar *launch = g_strdup_printf ("m2imetapublish file-path=%s", path);
+  GstHarness *h = gst_harness_new_parse (launch);
+  gst_harness_set_src_caps_str (h, CAPS);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  gst_buffer_unref (gst_harness_pull (h));
+  gst_harness_teardown (h);
+  gchar *text = NULL;
+  fail_unless (g_file_get_contents (path, &text, NULL, NULL));
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (path);
+  g_free (dir);
+  g_free (launch);
+  return text;
+}
+
 /* A region label (a quark: any bytes; structures refuse non-UTF-8
  * strings) that is not UTF-8 still makes valid JSON, the bad bytes
  * U+FFFD; a NaN confidence is left out. */
 GST_START_TEST (test_odd_values)
 {
   JsonParser *sp = load_schema ();
-  gchar *dir = g_dir_make_tmp ("m2i-metapublish-XXXXXX", NULL);
-  gchar *path = g_build_filename (dir, "out.json", NULL);
-  gchar *launch = g_strdup_printf ("m2imetapublish file-path=%s", path);
-  GstHarness *h = gst_harness_new_parse (launch);
-  gst_harness_set_src_caps_str (h, CAPS);
   GstBuffer *buf = frame (0);
   GstVideoRegionOfInterestMeta *roi = add_region (buf, "bad\xff", 1, 2, 3, 4, 0);
   gst_video_region_of_interest_meta_add_param (roi, gst_structure_new ("detection",
           "x_min", G_TYPE_DOUBLE, 0.1, "x_max", G_TYPE_DOUBLE, 0.2, "y_min", G_TYPE_DOUBLE, 0.1,
           "y_max", G_TYPE_DOUBLE, 0.2, "confidence", G_TYPE_DOUBLE, NAN, NULL));
-  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
-  gst_buffer_unref (gst_harness_pull (h));
-  gst_harness_teardown (h);
-  gchar *text = NULL;
-  fail_unless (g_file_get_contents (path, &text, NULL, NULL));
+  gchar *text = publish_buffer (buf);
   fail_unless (g_utf8_validate (text, -1, NULL));
   JsonParser *p = parse_valid (text);
   JsonObject *o = json_array_get_object_element (json_object_get_array_member (
@@ -582,11 +595,68 @@ GST_START_TEST (test_odd_values)
   fail_if (json_object_has_member (json_object_get_object_member (o, "detection"), "confidence"));
   g_object_unref (p);
   g_free (text);
-  g_unlink (path);
-  g_rmdir (dir);
-  g_free (path);
-  g_free (dir);
-  g_free (launch);
+  g_object_unref (sp);
+}
+GST_END_TEST;
+
+/* A "keypoints" structure as m2iinfer writes a pose model's (positions
+ * relative to the detection's box, NaN for one not found) comes out in
+ * frame pixels: box corner + relative position x box size, null where not
+ * found, with names, confidences and the skeleton; an inconsistent one
+ * (data shorter than its dims say) is left out. */
+GST_START_TEST (test_keypoints)
+{
+  JsonParser *sp = load_schema ();
+  GstBuffer *buf = frame (0);
+  /* box (64, 48)-(192, 240) in the 640x480 frame */
+  GstVideoRegionOfInterestMeta *roi = add_region (buf, "person", 64, 48, 128, 192, 0);
+  add_detection (roi, 0.1, 0.1, 0.3, 0.5, 0.8, 0, "person");
+  const float rel[6] = { 0.5f, 0.0f, 0.25f, 0.75f, NAN, NAN };
+  const float conf[3] = { 0.9f, 0.5f, -1.0f };
+  const char *names[3] = { "nose", "neck", "shoulder_r" };
+  const guint pairs[4] = { 1, 0, 1, 2 };
+  gst_video_region_of_interest_meta_add_param (roi, test_keypoints_structure (3, rel,
+          sizeof rel, conf, names, pairs, 2));
+  /* data shorter than its dims */
+  roi = add_region (buf, "other", 0, 0, 10, 10, 1);
+  gst_video_region_of_interest_meta_add_param (roi, test_keypoints_structure (3, rel,
+          5 * sizeof (float), conf, names, pairs, 2));
+  gchar *text = publish_buffer (buf);
+  JsonParser *p = parse_valid (text);
+  JsonArray *objs = json_object_get_array_member (json_node_get_object (
+          json_parser_get_root (p)), "objects");
+  fail_unless_equals_int (json_array_get_length (objs), 2);
+  fail_if (json_object_has_member (json_array_get_object_element (objs, 1), "keypoints"));
+  JsonObject *k = member_object (json_array_get_object_element (objs, 0), "keypoints");
+  fail_unless_equals_string (json_object_get_string_member (k, "format"), "keypoints");
+  JsonArray *pts = json_object_get_array_member (k, "points");
+  fail_unless_equals_int (json_array_get_length (pts), 3);
+  const double bx = 0.1 * W, by = 0.1 * H, bw = 0.2 * W, bh = 0.4 * H;
+  for (guint i = 0; i < 3; i++) {
+    JsonObject *pt = json_array_get_object_element (pts, i);
+    fail_unless_equals_string (json_object_get_string_member (pt, "name"), names[i]);
+    assert_close (json_object_get_double_member (pt, "confidence"), conf[i]);
+    if (i == 2) {
+      fail_unless (json_object_get_null_member (pt, "x") && json_object_get_null_member (pt, "y"));
+      continue;
+    }
+    fail_unless (fabs (json_object_get_double_member (pt, "x") - (bx + rel[2 * i] * bw)) < 1e-4);
+    fail_unless (fabs (json_object_get_double_member (pt, "y") - (by + rel[2 * i + 1] * bh))
+        < 1e-4);
+  }
+  /* nose (0.5, 0) of the box: (128, 48); neck (0.25, 0.75): (96, 192) */
+  JsonObject *nose = json_array_get_object_element (pts, 0);
+  assert_close (json_object_get_double_member (nose, "x"), 128);
+  assert_close (json_object_get_double_member (nose, "y"), 48);
+  JsonArray *c = json_object_get_array_member (k, "connections");
+  fail_unless_equals_int (json_array_get_length (c), 2);
+  for (guint i = 0; i < 2; i++) {
+    JsonArray *pair = json_array_get_array_element (c, i);
+    fail_unless_equals_int (json_array_get_int_element (pair, 0), pairs[2 * i]);
+    fail_unless_equals_int (json_array_get_int_element (pair, 1), pairs[2 * i + 1]);
+  }
+  g_object_unref (p);
+  g_free (text);
   g_object_unref (sp);
 }
 GST_END_TEST;
@@ -610,6 +680,7 @@ m2i_metapublish_suite (void)
   tcase_add_test (tc, test_tensor_data);
   tcase_add_test (tc, test_errors);
   tcase_add_test (tc, test_odd_values);
+  tcase_add_test (tc, test_keypoints);
   tcase_add_test (tc, test_documented);
   return s;
 }

@@ -550,9 +550,113 @@ GST_START_TEST (test_hostile_regions)
 }
 GST_END_TEST;
 
+/* A pose skeleton on an RGB 64x48 black frame, thickness 1, no labels:
+ * the box (4, 4)-(60, 44) outlined; keypoints at pixel centres (10.5,
+ * 10.5), (40.5, 10.5), (40.5, 30.5) (score 0.9), (10.5, 30.5) (score 0.1)
+ * and one not found (NaN), the skeleton a square 0-1-2-3-0 plus 0-4. With
+ * keypoint-threshold 0.3 the limbs 0-1 (row 10, x 10..40) and 1-2 (column
+ * 40, y 10..30) and 3x3 squares on keypoints 0, 1, 2 are drawn in the
+ * class's colour, nothing else; with 0 the limbs 2-3, 3-0 and keypoint 3
+ * too. Every pixel is checked. */
+static void
+check_skeleton (double threshold)
+{
+  gchar *launch = g_strdup_printf ("m2ioverlay thickness=1 show-labels=false "
+      "keypoint-threshold=%g", threshold);
+  GstHarness *h = gst_harness_new_parse (launch);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=RGB,width=64,height=48,framerate=1/1");
+  GstBuffer *in = gst_buffer_new_allocate (NULL, 64 * 48 * 3, NULL);
+  gst_buffer_memset (in, 0, 0, 64 * 48 * 3);
+  GstVideoRegionOfInterestMeta *roi = gst_buffer_add_video_region_of_interest_meta (in,
+      "person", 4, 4, 56, 40);
+  gst_video_region_of_interest_meta_add_param (roi, gst_structure_new ("detection",
+          "x_min", G_TYPE_DOUBLE, 4 / 64.0, "x_max", G_TYPE_DOUBLE, 60 / 64.0,
+          "y_min", G_TYPE_DOUBLE, 4 / 48.0, "y_max", G_TYPE_DOUBLE, 44 / 48.0,
+          "confidence", G_TYPE_DOUBLE, 0.9, "label_id", G_TYPE_INT, 3, NULL));
+  const double px[5] = { 10.5, 40.5, 40.5, 10.5, NAN }, py[5] = { 10.5, 10.5, 30.5, 30.5, NAN };
+  float rel[10];
+  for (int k = 0; k < 5; k++) {
+    rel[2 * k] = (float) ((px[k] - 4) / 56);
+    rel[2 * k + 1] = (float) ((py[k] - 4) / 40);
+  }
+  const float conf[5] = { 0.9f, 0.9f, 0.9f, 0.1f, -1.0f };
+  const guint pairs[] = { 0, 1, 1, 2, 2, 3, 3, 0, 0, 4 };
+  gst_video_region_of_interest_meta_add_param (roi, test_keypoints_structure (5, rel,
+          sizeof rel, conf, NULL, pairs, 5));
+  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  GstBuffer *out = gst_harness_pull (h);
+  guint8 col[3];
+  palette (3, col);
+  gboolean all = threshold <= 0.1;
+  GstMapInfo map;
+  gst_buffer_map (out, &map, GST_MAP_READ);
+  for (gint y = 0; y < 48; y++)
+    for (gint x = 0; x < 64; x++) {
+      gboolean box = x >= 4 && x < 60 && y >= 4 && y < 44
+          && (x == 4 || x == 59 || y == 4 || y == 43);
+      gboolean limb = (y == 10 && x >= 10 && x <= 40) || (x == 40 && y >= 10 && y <= 30)
+          || (all && ((y == 30 && x >= 10 && x <= 40) || (x == 10 && y >= 10 && y <= 30)));
+      gboolean dot = FALSE;
+      for (int k = 0; k < 4; k++)
+        if ((k != 3 || all) && abs (x - (gint) px[k]) <= 1 && abs (y - (gint) py[k]) <= 1)
+          dot = TRUE;
+      const guint8 *p = map.data + (y * 64 + x) * 3;
+      gboolean lit = box || limb || dot;
+      for (int c = 0; c < 3; c++)
+        fail_unless_equals_int (p[c], lit ? col[c] : 0);
+    }
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  g_free (launch);
+}
+
+GST_START_TEST (test_skeleton)
+{
+  check_skeleton (0.3);
+  check_skeleton (0.0);
+}
+GST_END_TEST;
+
+/* A diagonal limb and one reaching far outside the frame: the diagonal
+ * sets one pixel per column from end to end (the samples of the documented
+ * rule), the far one is clipped at the frame's edge without a hang. */
+GST_START_TEST (test_skeleton_clipped)
+{
+  GstHarness *h = gst_harness_new_parse ("m2ioverlay thickness=1 show-labels=false");
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=RGB,width=64,height=48,framerate=1/1");
+  GstBuffer *in = gst_buffer_new_allocate (NULL, 64 * 48 * 3, NULL);
+  gst_buffer_memset (in, 0, 0, 64 * 48 * 3);
+  /* a region without a detection: its box is its x, y, w, h (its outline,
+   * rows and columns 0 and 31, is away from the pixels checked) */
+  GstVideoRegionOfInterestMeta *roi = gst_buffer_add_video_region_of_interest_meta (in,
+      "p", 0, 0, 32, 32);
+  /* (4.5, 4.5) -> (24.5, 24.5): the diagonal; (24.5, 24.5) -> (1e9, 24.5) */
+  const float rel[6] = { 4.5f / 32, 4.5f / 32, 24.5f / 32, 24.5f / 32, 1e9f / 32, 24.5f / 32 };
+  const float conf[3] = { 1, 1, 1 };
+  const guint pairs[] = { 0, 1, 1, 2 };
+  gst_video_region_of_interest_meta_add_param (roi, test_keypoints_structure (3, rel,
+          sizeof rel, conf, NULL, pairs, 2));
+  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  GstBuffer *out = gst_harness_pull (h);
+  GstMapInfo map;
+  gst_buffer_map (out, &map, GST_MAP_READ);
+  for (gint i = 6; i <= 22; i++) {
+    fail_unless (map.data[(i * 64 + i) * 3] != 0, "diagonal pixel %d", i);
+    fail_unless (map.data[(i * 64 + i + 2) * 3] == 0 && map.data[((i + 2) * 64 + i) * 3] == 0,
+        "off the diagonal at %d", i);
+  }
+  for (gint x = 26; x < 64; x++)
+    fail_unless (map.data[(24 * 64 + x) * 3] != 0, "the clipped limb at x %d", x);
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_documented)
 {
-  fail_unless_equals_int (test_assert_documented ("m2ioverlay"), 6);
+  fail_unless_equals_int (test_assert_documented ("m2ioverlay"), 7);
 }
 GST_END_TEST;
 
@@ -569,6 +673,8 @@ m2i_overlay_suite (void)
   tcase_add_test (tc, test_properties);
   tcase_add_test (tc, test_no_regions);
   tcase_add_test (tc, test_hostile_regions);
+  tcase_add_test (tc, test_skeleton);
+  tcase_add_test (tc, test_skeleton_clipped);
   tcase_add_test (tc, test_documented);
   return s;
 }

@@ -10,7 +10,7 @@
 static const InferDecoderClass *const rows[] = {
   &infer_decoder_yolo_v5, &infer_decoder_yolo_v8, &infer_decoder_yolo_v10,
   &infer_decoder_region_yolo, &infer_decoder_detection_nms, &infer_decoder_segmentation,
-  &infer_decoder_multi_label, &infer_decoder_multi_head,
+  &infer_decoder_multi_label, &infer_decoder_multi_head, &infer_decoder_openpose,
 };
 
 /* The rows that claim @m; checks it is exactly @want (NULL: none), and that
@@ -64,7 +64,8 @@ test_real_models (void)
     { "yolov5n/yolov5n.xml", &infer_decoder_yolo_v5, M2I_MODEL_TYPE_YOLO_V5 },
     { "person-detection-retail-0013/person-detection-retail-0013.xml", NULL, M2I_MODEL_TYPE_SSD },
     { "squeezenet1.1/squeezenet1.1.xml", NULL, M2I_MODEL_TYPE_CLASSIFIER },
-    { "human-pose-estimation-0001/human-pose-estimation-0001.xml", NULL, M2I_MODEL_TYPE_RAW },
+    { "human-pose-estimation-0001/human-pose-estimation-0001.xml", &infer_decoder_openpose,
+      M2I_MODEL_TYPE_OPENPOSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (models); i++) {
     M2iIrModel *m = test_load_shared_model (models[i].path);
@@ -142,6 +143,17 @@ test_shapes (void)
     { "prob", "SoftMax", NULL, F, TEST_SHAPE (1, 2) },
   };
   check_outputs ("a map and a vector", mixed, 2, NULL, M2I_MODEL_TYPE_RAW);
+  TestOutput openpose[] = {
+    { "pafs", "Add", NULL, F, TEST_SHAPE (1, 38, 46, 46) },
+    { "heatmaps", "Add", NULL, F, TEST_SHAPE (1, 19, 46, 46) },
+  };
+  check_outputs ("OpenPose PAFs + heatmaps", openpose, 2, &infer_decoder_openpose,
+      M2I_MODEL_TYPE_OPENPOSE);
+  TestOutput heat_only[] = {
+    { "heatmaps", "Add", NULL, F, TEST_SHAPE (1, 19, 46, 46) },
+  };
+  check_outputs ("heatmaps alone", heat_only, 1, &infer_decoder_segmentation,
+      M2I_MODEL_TYPE_SEGMENTATION);
 }
 
 static void
@@ -191,6 +203,8 @@ test_metadata (void)
       "value=\"True\"/></model_info>", TYPES (M2I_MODEL_TYPE_MULTI_LABEL), FALSE);
   check_metadata ("<model_info><multilabel value=\"True\"/></model_info>",
       TYPES (M2I_MODEL_TYPE_MULTI_LABEL), FALSE);
+  check_metadata ("<model_info><model_type value=\"OpenPose\"/></model_info>",
+      TYPES (M2I_MODEL_TYPE_OPENPOSE), FALSE);
   /* the dispatcher: a family picks its variant by shape; a named type that
    * does not fit leaves the shapes to decide, and says so */
   static const struct {

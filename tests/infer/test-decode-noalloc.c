@@ -1,7 +1,7 @@
 /* test-decode-noalloc.c — after prepare, decoding allocates nothing: every
  * detection decoder on outputs with candidates for its NMS, the
  * segmentation decoder on tiny-seg's logits, multi-label and multi-head
- * models. Skipped under a sanitizer (it owns malloc). */
+ * models, OpenPose on noise. Skipped under a sanitizer (it owns malloc). */
 #include "decode-test-util.h"
 #include "../alloc-count.h"
 
@@ -125,6 +125,15 @@ test_noalloc (void)
   M2iTensor th[] = { { F, mh[0].shape, prob }, { F, mh[1].shape, attrs },
     { F, mh[2].shape, lm } };
   check (&infer_decoder_multi_head, mh, 3, th, NULL);
+
+  /* OpenPose: noise makes many peaks, limbs and people */
+  static float pafs[38 * 16 * 20], heat[19 * 16 * 20];
+  fill (pafs, G_N_ELEMENTS (pafs), 8);
+  fill (heat, G_N_ELEMENTS (heat), 9);
+  TestOutput op[] = { { "pafs", "Add", NULL, F, TEST_SHAPE (1, 38, 16, 20) },
+    { "heatmaps", "Add", NULL, F, TEST_SHAPE (1, 19, 16, 20) } };
+  M2iTensor to[] = { { F, op[0].shape, pafs }, { F, op[1].shape, heat } };
+  check (&infer_decoder_openpose, op, 2, to, NULL);
 }
 
 int
