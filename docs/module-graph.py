@@ -42,6 +42,7 @@ GST = {
     "caps, props": ["gstm2icaps.c", "gstm2icaps.h", "gstm2iprops.c", "gstm2iprops.h",
                     "gstm2ienums.c", "gstm2ienums.h"],
     "m2iinfer": ["gstm2iinfer.c", "gstm2iinfer.h", "gstm2iinfer-private.h", "gstm2iinferpads.c",
+                 "gstm2iinferprops.c", "gstm2iinferasync.c", "gstm2iinferroi.c",
                  "gstm2iinfercaps.c", "gstm2iinfercaps.h"],
     "results, tensors": ["gstm2iinferresults.c", "gstm2iinferresults.h", "gstm2itensors.c",
                          "gstm2itensors.h", "gstm2itensormeta.c", "gstm2itensormeta.h"],

@@ -152,6 +152,14 @@ gboolean gst_m2i_infer_src_query (GstPad *pad, GstObject *parent, GstQuery *quer
 /* Installs model-instance-id, nireq, batch-size, batch-timeout, no-block
  * and skipped (ids from @first_id in that order). */
 void gst_m2i_infer_async_install_properties (GObjectClass *klass, guint first_id);
+/* The device property's default; the most classes a classifier reports. */
+#define GST_M2I_INFER_DEFAULT_DEVICE "AUTO"
+#define GST_M2I_INFER_MAX_TOP_K 100
+/* gstm2iinferprops.c: installs m2iinfer's properties (all of them, through
+ * the async and roi files' installers too) and its get/set_property. */
+void gst_m2i_infer_install_properties (GObjectClass *gobject_class);
+/* Sets every property's default on a new element. */
+void gst_m2i_infer_props_init (GstM2iInfer *self);
 
 /* The caps of the video a fused chain leaves as, or the element's outputs:
  * pushed downstream, remembered for source_buffer's check (the caller's

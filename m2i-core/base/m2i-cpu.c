@@ -100,11 +100,14 @@ m2i_cpu_flags_string (void)
 
 /* ---- kernel levels per CPU model ------------------------------------------ */
 
-/* What a table entry asks for: the widest level the CPU allows, or AVX2. */
+/* What a table entry asks for: the widest level the CPU allows, or AVX2,
+ * or a measurement at first use by the family's own code (the widest is
+ * then the bound of what it measures). */
 typedef enum {
   PREFER_WIDEST,
   PREFER_AVX2,
   PREFER_C,                    /* only by M2I_KERNELS */
+  PREFER_MEASURE,
 } Prefer;
 
 /* Models whose best level differs from the widest for some family. AMD's
@@ -115,21 +118,38 @@ typedef enum {
  * libyuv on Zen 4 with VBMI). Server and desktop Zen 5 have full-width
  * 512-bit units: the widest level wins in every family (bench-m2i, docs/
  * benchmarks.md). Entries are searched in order. */
+/* The IR runtime's families (gemm, winograd, dwconv) were measured on
+ * server Zen 5 only (bench-conv at both levels: AVX-512 ahead in each,
+ * docs/ir-kernels.md); elsewhere their kernels are measured at first use
+ * (PREFER_MEASURE, also the default for CPUs not listed). */
+#define IR_MEASURE PREFER_MEASURE, PREFER_MEASURE, PREFER_MEASURE
 static const struct {
   M2iCpuVendor vendor;
   guint family, model_lo, model_hi;
   const char *name;
-  Prefer prefer[M2I_KERNELS_N_FAMILIES];     /* csc, fused, resize */
+  Prefer prefer[M2I_KERNELS_N_FAMILIES];     /* csc, fused, resize, gemm, winograd, dwconv */
 } models[] = {
-  { M2I_CPU_VENDOR_AMD, 0x19, 0x10, 0x1f, "zen4", { PREFER_AVX2, PREFER_WIDEST, PREFER_WIDEST } },
-  { M2I_CPU_VENDOR_AMD, 0x19, 0x60, 0x7f, "zen4", { PREFER_AVX2, PREFER_WIDEST, PREFER_WIDEST } },
-  { M2I_CPU_VENDOR_AMD, 0x19, 0xa0, 0xaf, "zen4", { PREFER_AVX2, PREFER_WIDEST, PREFER_WIDEST } },
-  { M2I_CPU_VENDOR_AMD, 0x1a, 0x20, 0x2f, "zen5-mobile", { PREFER_AVX2, PREFER_WIDEST, PREFER_WIDEST } },
-  { M2I_CPU_VENDOR_AMD, 0x1a, 0x60, 0x6f, "zen5-mobile", { PREFER_AVX2, PREFER_WIDEST, PREFER_WIDEST } },
-  { M2I_CPU_VENDOR_AMD, 0x1a, 0x00, 0xff, "zen5", { PREFER_WIDEST, PREFER_WIDEST, PREFER_WIDEST } },
+  { M2I_CPU_VENDOR_AMD, 0x19, 0x10, 0x1f, "zen4", { PREFER_AVX2, PREFER_WIDEST, PREFER_WIDEST, IR_MEASURE } },
+  { M2I_CPU_VENDOR_AMD, 0x19, 0x60, 0x7f, "zen4", { PREFER_AVX2, PREFER_WIDEST, PREFER_WIDEST, IR_MEASURE } },
+  { M2I_CPU_VENDOR_AMD, 0x19, 0xa0, 0xaf, "zen4", { PREFER_AVX2, PREFER_WIDEST, PREFER_WIDEST, IR_MEASURE } },
+  { M2I_CPU_VENDOR_AMD, 0x1a, 0x20, 0x2f, "zen5-mobile", { PREFER_AVX2, PREFER_WIDEST, PREFER_WIDEST, IR_MEASURE } },
+  { M2I_CPU_VENDOR_AMD, 0x1a, 0x60, 0x6f, "zen5-mobile", { PREFER_AVX2, PREFER_WIDEST, PREFER_WIDEST, IR_MEASURE } },
+  { M2I_CPU_VENDOR_AMD, 0x1a, 0x00, 0xff, "zen5", { PREFER_WIDEST, PREFER_WIDEST, PREFER_WIDEST,
+      PREFER_WIDEST, PREFER_WIDEST, PREFER_WIDEST } },
 };
 
-static const char *const family_names[M2I_KERNELS_N_FAMILIES] = { "csc", "fused", "resize" };
+/* CPUs the table does not list. */
+static const Prefer unlisted[M2I_KERNELS_N_FAMILIES] = {
+  PREFER_WIDEST, PREFER_WIDEST, PREFER_WIDEST, IR_MEASURE
+};
+
+static const char *const family_names[M2I_KERNELS_N_FAMILIES] = {
+  "csc", "fused", "resize", "gemm", "winograd", "dwconv"
+};
+
+/* Families with kernels that use VBMI. */
+static const gboolean family_vbmi[M2I_KERNELS_N_FAMILIES] = { TRUE, TRUE, FALSE, FALSE, FALSE,
+  FALSE };
 
 /* M2I_KERNELS: "level" or "family=level", comma separated. Fills @prefer
  * and @set per family; FALSE if a word was not understood. */
@@ -179,19 +199,18 @@ level_of (Prefer p, M2iCpuFlags allowed)
 {
   if (p == PREFER_C)
     return 0;
-  if (p == PREFER_WIDEST && (allowed & M2I_CPU_AVX512F))
+  if ((p == PREFER_WIDEST || p == PREFER_MEASURE) && (allowed & M2I_CPU_AVX512F))
     return M2I_CPU_AVX512F | (allowed & M2I_CPU_AVX512VBMI);
   return allowed & M2I_CPU_AVX2;
 }
 
-M2iCpuFlags
-m2i_cpu_level_for (M2iCpuVendor vendor, guint family, guint model, M2iCpuFlags allowed,
-    const char *forced, M2iKernelFamily kfamily, const char **model_name)
+/* What the table (or M2I_KERNELS) asks of @kfamily on that CPU. */
+static Prefer
+prefer_for (M2iCpuVendor vendor, guint family, guint model, const char *forced,
+    M2iKernelFamily kfamily, const char **model_name)
 {
   *model_name = "other";
-  if ((guint) kfamily >= M2I_KERNELS_N_FAMILIES)
-    return 0;
-  Prefer p = PREFER_WIDEST;
+  Prefer p = unlisted[kfamily];
   for (gsize i = 0; i < G_N_ELEMENTS (models); i++)
     if (models[i].vendor == vendor && models[i].family == family
         && model >= models[i].model_lo && model <= models[i].model_hi) {
@@ -202,12 +221,30 @@ m2i_cpu_level_for (M2iCpuVendor vendor, guint family, guint model, M2iCpuFlags a
   Prefer fp[M2I_KERNELS_N_FAMILIES];
   gboolean set[M2I_KERNELS_N_FAMILIES];
   parse_forced (forced, fp, set);
-  if (set[kfamily])
-    p = fp[kfamily];
-  M2iCpuFlags level = level_of (p, allowed);
-  if (kfamily == M2I_KERNELS_RESIZE)
-    level &= ~M2I_CPU_AVX512VBMI;        /* the resize module has no VBMI kernels */
+  return set[kfamily] ? fp[kfamily] : p;
+}
+
+M2iCpuFlags
+m2i_cpu_level_for (M2iCpuVendor vendor, guint family, guint model, M2iCpuFlags allowed,
+    const char *forced, M2iKernelFamily kfamily, const char **model_name)
+{
+  *model_name = "other";
+  if ((guint) kfamily >= M2I_KERNELS_N_FAMILIES)
+    return 0;
+  M2iCpuFlags level = level_of (prefer_for (vendor, family, model, forced, kfamily, model_name),
+      allowed);
+  if (!family_vbmi[kfamily])
+    level &= ~M2I_CPU_AVX512VBMI;        /* no VBMI kernels in this family */
   return level;
+}
+
+gboolean
+m2i_cpu_level_measured_for (M2iCpuVendor vendor, guint family, guint model, const char *forced,
+    M2iKernelFamily kfamily)
+{
+  const char *name;
+  return (guint) kfamily < M2I_KERNELS_N_FAMILIES &&
+      prefer_for (vendor, family, model, forced, kfamily, &name) == PREFER_MEASURE;
 }
 
 const char *
@@ -223,7 +260,8 @@ typedef struct {
   guint family, model;
   const char *name;
   M2iCpuFlags level[M2I_KERNELS_N_FAMILIES];
-  char text[160];
+  gboolean measured[M2I_KERNELS_N_FAMILIES];
+  char text[256];
 } KernelChoice;
 
 static void
@@ -264,17 +302,23 @@ kernel_choice (void)
     gboolean set[M2I_KERNELS_N_FAMILIES];
     if (!parse_forced (forced, fp, set))
       g_warning ("M2I_KERNELS=\"%s\": words other than [family=]level ignored (families "
-          "csc, fused, resize; levels c, avx2, avx512)", forced);
+          "csc, fused, resize, gemm, winograd, dwconv; levels c, avx2, avx512)", forced);
     read_cpu_id (&kc.vendor, &kc.family, &kc.model);
-    for (int k = 0; k < M2I_KERNELS_N_FAMILIES; k++)
+    for (int k = 0; k < M2I_KERNELS_N_FAMILIES; k++) {
       kc.level[k] = m2i_cpu_level_for (kc.vendor, kc.family, kc.model, m2i_cpu_flags (), forced,
           (M2iKernelFamily) k, &kc.name);
-    g_snprintf (kc.text, sizeof kc.text, "%s family 0x%x model 0x%02x (%s): csc %s, fused %s, "
-        "resize %s%s", kc.vendor == M2I_CPU_VENDOR_AMD ? "AMD"
-        : kc.vendor == M2I_CPU_VENDOR_INTEL ? "Intel" : "CPU", kc.family, kc.model, kc.name,
-        m2i_cpu_level_name (kc.level[M2I_KERNELS_CSC]),
-        m2i_cpu_level_name (kc.level[M2I_KERNELS_FUSED]),
-        m2i_cpu_level_name (kc.level[M2I_KERNELS_RESIZE]), forced ? " (M2I_KERNELS)" : "");
+      kc.measured[k] = m2i_cpu_level_measured_for (kc.vendor, kc.family, kc.model, forced, k);
+    }
+    GString *t = g_string_new (NULL);
+    g_string_printf (t, "%s family 0x%x model 0x%02x (%s):", kc.vendor == M2I_CPU_VENDOR_AMD ?
+        "AMD" : kc.vendor == M2I_CPU_VENDOR_INTEL ? "Intel" : "CPU", kc.family, kc.model, kc.name);
+    for (int k = 0; k < M2I_KERNELS_N_FAMILIES; k++)
+      g_string_append_printf (t, "%s %s %s%s", k ? "," : "", family_names[k],
+          m2i_cpu_level_name (kc.level[k]), kc.measured[k] ? " or less (measured)" : "");
+    if (forced)
+      g_string_append (t, " (M2I_KERNELS)");
+    g_strlcpy (kc.text, t->str, sizeof kc.text);
+    g_string_free (t, TRUE);
     g_once_init_leave (&once, 1);
   }
   return &kc;
@@ -286,6 +330,12 @@ m2i_cpu_kernel_level (M2iKernelFamily family)
   if ((guint) family >= M2I_KERNELS_N_FAMILIES)
     return 0;
   return kernel_choice ()->level[family];
+}
+
+gboolean
+m2i_cpu_kernel_level_measured (M2iKernelFamily family)
+{
+  return (guint) family < M2I_KERNELS_N_FAMILIES && kernel_choice ()->measured[family];
 }
 
 const char *

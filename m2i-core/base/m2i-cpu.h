@@ -37,6 +37,9 @@ typedef enum {
   M2I_KERNELS_CSC,       /* full-frame colour conversion (NV12/I420 -> RGB, no resize) */
   M2I_KERNELS_FUSED,     /* the fused path's resize kernels (float pairs, finishing) */
   M2I_KERNELS_RESIZE,    /* the resize module's row kernels */
+  M2I_KERNELS_GEMM,      /* the IR runtime's GEMM micro-kernels (Convolution, MatMul) */
+  M2I_KERNELS_WINOGRAD,  /* the IR runtime's Winograd transforms */
+  M2I_KERNELS_DWCONV,    /* the IR runtime's depthwise / small-group convolution */
   M2I_KERNELS_N_FAMILIES
 } M2iKernelFamily;
 
@@ -49,14 +52,21 @@ M2I_API M2iCpuFlags m2i_cpu_flags (void);
 M2I_API const char *m2i_cpu_flags_string (void);
 
 /* Returns the instruction-set level @family's kernels use on this CPU:
- * M2I_CPU_AVX512F (with M2I_CPU_AVX512VBMI when the CPU has it), M2I_CPU_AVX2
- * or 0 (plain C) — the level the per-model table names for this CPU, else
- * the widest; never more than m2i_cpu_flags() allows. M2I_KERNELS forces
- * levels: "avx2" for every family, or per family "csc=avx2,resize=avx512"
- * (families csc, fused, resize; levels c, avx2, avx512); a forced level the
- * CPU (or M2I_CPU_DISABLE) does not allow falls back to the widest allowed,
- * unknown words are ignored with a warning. Read once; thread-safe; an
- * unknown @family gives 0. */
+ * M2I_CPU_AVX512F (with M2I_CPU_AVX512VBMI when the CPU has it and the
+ * family has such kernels), M2I_CPU_AVX2 or 0 (plain C) — the level the
+ * per-model table names for this CPU, else the widest; never more than
+ * m2i_cpu_flags() allows. M2I_KERNELS forces levels: "avx2" for every
+ * family, or per family "csc=avx2,resize=avx512" (families csc, fused,
+ * resize, gemm, winograd, dwconv; levels c, avx2, avx512); a forced level
+ * the CPU (or M2I_CPU_DISABLE) does not allow falls back to the widest
+ * allowed, unknown words are ignored with a warning. Read once;
+ * thread-safe; an unknown @family gives 0.
+ *
+ * The IR runtime's families (gemm, winograd, dwconv) on a CPU the table
+ * does not list (and not forced): this gives the widest level, and the
+ * runtime measures its variants up to it once, at the first layer that
+ * needs them, and keeps the fastest (docs/ir-kernels.md, "Kernels per
+ * CPU"). */
 M2I_API M2iCpuFlags m2i_cpu_kernel_level (M2iKernelFamily family);
 
 /* Returns what the level table knows of this CPU and what it chose, e.g.

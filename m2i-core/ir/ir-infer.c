@@ -445,10 +445,10 @@ m2i_ir_infer_request_set_input (M2iIrInferRequest *req, gint i, const M2iTensor 
 }
 
 static guint64
-now_ns (void)
+now_ns (clockid_t clock)
 {
   struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
+  clock_gettime (clock, &ts);
   return (guint64) ts.tv_sec * 1000000000u + ts.tv_nsec;
 }
 
@@ -476,13 +476,18 @@ run_steps (gpointer data)
   M2iIrInferRequest *req = data;
   const M2iIrCompiledModel *cm = req->cm;
   for (guint i = 0; i < cm->steps->len; i++) {
-    guint64 t0 = req->profiling ? now_ns () : 0;
+    guint64 t0 = 0, c0 = 0;
+    if (req->profiling) {
+      t0 = now_ns (CLOCK_MONOTONIC);
+      c0 = now_ns (CLOCK_THREAD_CPUTIME_ID);
+    }
     if (!run_one (req, i, req->error)) {
       req->ok = FALSE;
       return;
     }
     if (req->profiling) {
-      req->profile[i].total_ns += now_ns () - t0;
+      req->profile[i].cpu_ns += now_ns (CLOCK_THREAD_CPUTIME_ID) - c0;
+      req->profile[i].total_ns += now_ns (CLOCK_MONOTONIC) - t0;
       req->profile[i].count++;
     }
   }
@@ -524,7 +529,7 @@ m2i_ir_infer_request_set_profiling (M2iIrInferRequest *req, gboolean on)
 {
   req->profiling = on;
   for (guint i = 0; i < req->cm->steps->len; i++)
-    req->profile[i].total_ns = req->profile[i].count = 0;
+    req->profile[i].total_ns = req->profile[i].count = req->profile[i].cpu_ns = 0;
 }
 
 const M2iIrLayerProfile *

@@ -4,6 +4,7 @@
  * its OpenVINO opset specification; all element types are handled. */
 #include "ir-private.h"
 #include "kernels/indices.h"
+#include "kernels/kernels-private.h"
 #include <base/m2i-error.h>
 
 #include <string.h>
@@ -346,12 +347,6 @@ static const M2iOpKernel concat_kernel = { "Concat", "opset1", concat_infer, con
 
 /* ---- Transpose-1 ------------------------------------------------------- */
 
-typedef struct {
-  gint rank;
-  gint64 dims[M2I_MAX_RANK];     /* output dims */
-  gint64 strides[M2I_MAX_RANK];  /* input element stride of each output axis */
-} TransposePlan;
-
 static gboolean
 transpose_infer (M2iOpContext *ctx, GError **error)
 {
@@ -380,58 +375,29 @@ transpose_infer (M2iOpContext *ctx, GError **error)
         "the order input is not a permutation of the %d axes of %s", in->rank, s);
     return FALSE;
   }
-  gint64 in_strides[M2I_MAX_RANK];
-  gint64 s = 1;
-  for (gint a = in->rank - 1; a >= 0; a--) {
-    in_strides[a] = s;
-    s *= in->dims[a];
-  }
-  TransposePlan *plan = g_new0 (TransposePlan, 1);
   M2iShape out = { n };
-  plan->rank = n;
+  gint order[M2I_MAX_RANK];
   for (gint a = 0; a < n; a++) {
-    out.dims[a] = plan->dims[a] = in->dims[perm[a]];
-    plan->strides[a] = in_strides[perm[a]];
+    out.dims[a] = in->dims[perm[a]];
+    order[a] = (gint) perm[a];
+  }
+  IrKPerm *plan = g_new0 (IrKPerm, 1);
+  ir_k_perm_plan (plan, n, in->dims, order, m2i_element_type_size (ctx->inputs[0].type));
+  if (plan->rows > G_MAXINT) {
+    g_free (plan);
+    g_autofree gchar *s = m2i_shape_to_string (in);
+    m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node, "the tensor %s is too large",
+        s);
+    return FALSE;
   }
   ctx->state = plan;
   return set_output (ctx, ctx->inputs[0].type, &out, error);
 }
 
-/* Copies with the last output axis innermost; one element size per case
- * so the compiler emits plain loads and stores. */
-#define TRANSPOSE_LOOP(T) do { \
-    const T *src = ctx->inputs[0].data; \
-    T *dst = ctx->outputs[0].data; \
-    for (gint64 r = 0; r < rows; r++) { \
-      gint64 base = 0, rem = r; \
-      for (gint a = p->rank - 2; a >= 0; a--) { \
-        base += (rem % p->dims[a]) * p->strides[a]; \
-        rem /= p->dims[a]; \
-      } \
-      for (gint64 i = 0; i < last; i++) \
-        dst[r * last + i] = src[base + i * lstride]; \
-    } \
-  } while (0)
-
 static gboolean
 transpose_execute (M2iOpContext *ctx, GError **error)
 {
-  const TransposePlan *p = ctx->state;
-  gint64 numel = m2i_shape_numel (&ctx->outputs[0].shape);
-  if (numel == 0)
-    return TRUE;
-  if (p->rank == 0) {
-    memcpy (ctx->outputs[0].data, ctx->inputs[0].data, m2i_tensor_nbytes (&ctx->outputs[0]));
-    return TRUE;
-  }
-  gint64 last = p->dims[p->rank - 1], lstride = p->strides[p->rank - 1];
-  gint64 rows = numel / last;
-  switch (m2i_element_type_size (ctx->outputs[0].type)) {
-    case 1: TRANSPOSE_LOOP (guint8); break;
-    case 2: TRANSPOSE_LOOP (guint16); break;
-    case 4: TRANSPOSE_LOOP (guint32); break;
-    default: TRANSPOSE_LOOP (guint64); break;
-  }
+  ir_k_perm_run (ctx, ctx->state, ctx->inputs[0].data, ctx->outputs[0].data);
   return TRUE;
 }
 

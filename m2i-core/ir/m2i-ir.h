@@ -284,14 +284,19 @@ M2I_API gboolean m2i_ir_infer_request_set_input (M2iIrInferRequest *req, gint i,
 M2I_API gboolean m2i_ir_infer_request_infer (M2iIrInferRequest *req, GError **error);
 
 /* Per-layer timing (like benchmark_app -pc): when on, each layer run by
- * infer() adds its wall time to a counter (the clock costs ~50 ns a layer;
- * off by default). */
+ * infer() adds its wall time and the calling thread's CPU time to counters
+ * (the clocks cost well under a microsecond a layer; off by default). */
 M2I_API void m2i_ir_infer_request_set_profiling (M2iIrInferRequest *req, gboolean on);
 
 typedef struct {
   const M2iIrNode *node;       /* the layer */
-  guint64 total_ns;            /* summed over the inferences profiled */
+  guint64 total_ns;            /* wall time, summed over the inferences profiled */
   guint64 count;               /* inferences profiled */
+  /* CPU time of the thread that called infer() (with several threads, its
+   * share only — it runs slices too). On a machine busier than its cores
+   * the wall time includes what other processes held the core for; this
+   * does not. */
+  guint64 cpu_ns;
 } M2iIrLayerProfile;
 
 /* The layers run per inference, in execution order, with their times since

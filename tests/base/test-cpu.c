@@ -1,5 +1,6 @@
 /* The per-model kernel level table (base/m2i-cpu.c) against the levels its
- * documentation states, the M2I_KERNELS syntax, and that the process's
+ * documentation states (the IR runtime's families measured where the table
+ * has no entry), the M2I_KERNELS syntax, and that the process's
  * choice never exceeds what m2i_cpu_flags() allows. meson also runs this
  * with M2I_KERNELS=avx2, where every family must be at AVX2 (if the CPU has
  * it). */
@@ -42,7 +43,7 @@ test_table (void)
   for (gsize i = 0; i < G_N_ELEMENTS (zen5); i++)
     for (int k = 0; k < M2I_KERNELS_N_FAMILIES; k++)
       g_assert_cmpuint (level (amd, 0x1a, zen5[i], ALL, NULL, k, "zen5"), ==,
-          k == M2I_KERNELS_RESIZE ? M2I_CPU_AVX512F : W512);
+          k == M2I_KERNELS_CSC || k == M2I_KERNELS_FUSED ? W512 : M2I_CPU_AVX512F);
   g_assert_cmpuint (level (amd, 0x1a, 0x24, ALL, NULL, M2I_KERNELS_CSC, "zen5-mobile"), ==,
       M2I_CPU_AVX2);
   g_assert_cmpuint (level (amd, 0x1a, 0x60, ALL, NULL, M2I_KERNELS_FUSED, "zen5-mobile"), ==,
@@ -60,6 +61,39 @@ test_table (void)
           M2I_KERNELS_CSC, "zen5"), ==, M2I_CPU_AVX512F);
   /* out-of-range family */
   g_assert_cmpuint (level (amd, 0x1a, 0x02, ALL, NULL, M2I_KERNELS_N_FAMILIES, "other"), ==, 0);
+}
+
+/* The IR runtime's families: AVX-512 from the table on server Zen 5,
+ * measured at first use elsewhere (the level is then the bound), unless
+ * M2I_KERNELS forces a level; no VBMI kernels among them. */
+static void
+test_ir_families (void)
+{
+  const M2iCpuVendor amd = M2I_CPU_VENDOR_AMD, intel = M2I_CPU_VENDOR_INTEL;
+  for (int k = M2I_KERNELS_GEMM; k <= M2I_KERNELS_DWCONV; k++) {
+    g_assert_false (m2i_cpu_level_measured_for (amd, 0x1a, 0x02, NULL, k));
+    g_assert_cmpuint (level (amd, 0x1a, 0x02, ALL, NULL, k, "zen5"), ==, M2I_CPU_AVX512F);
+    g_assert_true (m2i_cpu_level_measured_for (amd, 0x19, 0x11, NULL, k));
+    g_assert_cmpuint (level (amd, 0x19, 0x11, ALL, NULL, k, "zen4"), ==, M2I_CPU_AVX512F);
+    g_assert_true (m2i_cpu_level_measured_for (amd, 0x1a, 0x24, NULL, k));
+    g_assert_true (m2i_cpu_level_measured_for (intel, 6, 0x8f, NULL, k));
+    g_assert_cmpuint (level (intel, 6, 0x8f, M2I_CPU_AVX2 | M2I_CPU_FMA, NULL, k, "other"), ==,
+        M2I_CPU_AVX2);
+    /* forced: no measurement */
+    g_assert_false (m2i_cpu_level_measured_for (amd, 0x19, 0x11, "avx2", k));
+    g_assert_cmpuint (level (amd, 0x19, 0x11, ALL, "avx2", k, "zen4"), ==, M2I_CPU_AVX2);
+  }
+  const char *one = "gemm=avx2,dwconv=c";
+  g_assert_cmpuint (level (amd, 0x1a, 0x02, ALL, one, M2I_KERNELS_GEMM, "zen5"), ==, M2I_CPU_AVX2);
+  g_assert_cmpuint (level (amd, 0x1a, 0x02, ALL, one, M2I_KERNELS_DWCONV, "zen5"), ==, 0);
+  g_assert_cmpuint (level (amd, 0x1a, 0x02, ALL, one, M2I_KERNELS_WINOGRAD, "zen5"), ==,
+      M2I_CPU_AVX512F);
+  g_assert_false (m2i_cpu_level_measured_for (intel, 6, 0x8f, one, M2I_KERNELS_GEMM));
+  g_assert_true (m2i_cpu_level_measured_for (intel, 6, 0x8f, one, M2I_KERNELS_WINOGRAD));
+  /* the other families are never measured */
+  g_assert_false (m2i_cpu_level_measured_for (intel, 6, 0x8f, NULL, M2I_KERNELS_CSC));
+  g_assert_false (m2i_cpu_level_measured_for (amd, 0x19, 0x11, NULL, M2I_KERNELS_RESIZE));
+  g_assert_false (m2i_cpu_level_measured_for (amd, 0x19, 0x11, NULL, M2I_KERNELS_N_FAMILIES));
 }
 
 static void
@@ -113,6 +147,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/base/cpu/level-table", test_table);
   g_test_add_func ("/base/cpu/forced-levels", test_forced);
+  g_test_add_func ("/base/cpu/ir-families", test_ir_families);
   g_test_add_func ("/base/cpu/this-cpu", test_this_cpu);
   return g_test_run ();
 }

@@ -58,6 +58,35 @@ static const Layer layers[] = {
   /* depthwise (person-detection-retail-0013 style) */
   { "dw3x3/s1", 64, 80, 136, 64, 3, 1, 1, 64 },
   { "dw3x3/s2", 64, 80, 136, 64, 3, 2, 1, 64 },
+  /* depthwise of face-detection-adas-0001 (MobileNet SSD, 384×672 input) */
+  { "fda/conv2_1/dw", 24, 192, 336, 24, 3, 1, 1, 24 },
+  { "fda/conv2_2/dw", 56, 192, 336, 56, 3, 2, 1, 56 },
+  { "fda/conv3_1/dw", 104, 96, 168, 104, 3, 1, 1, 104 },
+  { "fda/conv3_2/dw", 120, 96, 168, 120, 3, 2, 1, 120 },
+  { "fda/conv4_1/dw", 232, 48, 84, 232, 3, 1, 1, 232 },
+  { "fda/conv5_1/dw", 360, 24, 42, 360, 3, 1, 1, 360 },
+  { "fda/conv6/dw", 224, 12, 21, 224, 3, 1, 1, 224 },
+  /* small planes: person-reidentification-retail-0288, 5x5 */
+  { "reid/dw 16x8", 32, 16, 8, 32, 3, 1, 1, 32 },
+  { "dw5x5/s1", 96, 40, 40, 96, 5, 1, 2, 96 },
+  { "dw5x5/s2", 96, 40, 40, 96, 5, 2, 2, 96 },
+  /* small networks (gaze-estimation-adas-0002, head-pose-estimation-adas-0001) */
+  { "gaze/s2 32x60x60", 32, 60, 60, 16, 3, 2, 1, 1 },
+  { "gaze/s2 64x30x30", 64, 30, 30, 32, 3, 2, 1, 1 },
+  { "gaze/s2 128x15x15", 128, 15, 15, 64, 3, 2, 1, 1 },
+  { "gaze/128x8x8 k3", 128, 8, 8, 64, 3, 2, 0, 1 },
+  { "gaze/64x3x3 k3", 64, 3, 3, 256, 3, 1, 1, 1 },
+  { "gaze/256x3x3 k3", 256, 3, 3, 512, 3, 1, 0, 1 },
+  { "headpose/256x4x4", 256, 4, 4, 512, 3, 1, 0, 1 },
+  { "headpose/128x4x4 p1", 128, 4, 4, 256, 3, 1, 1, 1 },
+  { "headpose/64x8x8 p1", 64, 8, 8, 128, 3, 1, 1, 1 },
+  { "agegender/conv4", 96, 7, 7, 192, 3, 1, 0, 1 },
+  { "agegender/conv5", 192, 5, 5, 256, 3, 1, 0, 1 },
+  { "agegender/conv6", 256, 3, 3, 256, 3, 1, 0, 1 },
+  { "wino/64x6x6 p1", 64, 6, 6, 128, 3, 1, 1, 1 },
+  { "wino/128x10x10 p1", 128, 10, 10, 128, 3, 1, 1, 1 },
+  /* small groups (4 input, 4 output channels each) */
+  { "group4 3x3", 64, 56, 56, 64, 3, 1, 1, 16 },
   /* YOLOv8n at 640×640: Conv → bias → Swish blocks (the fused epilogue) */
   { "yolov8n/0", 3, 640, 640, 16, 3, 2, 1, 1, TRUE },
   { "yolov8n/1", 16, 320, 320, 32, 3, 2, 1, 1, TRUE },
@@ -77,8 +106,7 @@ squeezenet_multiplicity (const char *name)
   if (g_str_has_prefix (name, "fire2/expand") || g_str_has_prefix (name, "fire4/expand") ||
       g_str_has_prefix (name, "fire6/expand") || g_str_has_prefix (name, "fire8/expand"))
     return 2;
-  return g_str_has_prefix (name, "mnist") || g_str_has_prefix (name, "dw") ||
-      g_str_has_prefix (name, "yolo") ? 0 : 1;
+  return g_str_has_prefix (name, "fire") || g_str_has_prefix (name, "conv") ? 1 : 0;
 }
 
 static gboolean

@@ -38,6 +38,7 @@ typedef struct {
   gsize u_stride;
   gsize v_stride, m_stride;            /* floats between the 16 matrices of V, of M */
   gsize slice_floats;                  /* scratch per slice: V, M and a strip */
+  gboolean avx512;                     /* the transforms with AVX-512, else plain C */
 } M2iWinograd;
 
 /* Whether layers may take this path: M2I_CONV_WINOGRAD=0 in the
@@ -46,9 +47,14 @@ typedef struct {
 gboolean ir_winograd_enabled (void);
 void ir_winograd_set_enabled (gboolean on);
 
+/* The fewest 2×2 output tiles a layer takes this path with (16 by
+ * default); returns the previous value. Tests set 1 to check layers of a
+ * tile or a few. */
+gint ir_winograd_set_min_tiles (gint tiles);
+
 /* TRUE when F(2×2, 3×3) is enabled, applies to the layer and should beat the direct
  * product: a 3×3 kernel at stride 1 and dilation 1, one group, and enough
- * channels that the 16 small products stay efficient. */
+ * channels and tiles that the 16 small products stay efficient. */
 gboolean ir_winograd_applies (gint64 kh, gint64 kw, gint64 sh, gint64 sw, gint64 dh,
     gint64 dw, gint64 groups, gint64 c_in, gint64 c_out, gint64 oh, gint64 ow);
 
@@ -59,6 +65,11 @@ M2iWinograd *ir_winograd_new (const M2iGemmArch *arch, const float *weights, gin
     gint64 c_in, gint64 h, gint64 w, gint64 pt, gint64 pl, gint64 oh, gint64 ow, gint slices);
 
 void ir_winograd_free (M2iWinograd *wg);
+
+/* The transforms' instruction set: AVX-512 at a level with M2I_CPU_AVX512F
+ * (when the CPU allows it), else plain C. ir_winograd_new() sets
+ * ir_k_level (M2I_KERNELS_WINOGRAD). */
+void ir_winograd_set_level (M2iWinograd *wg, M2iCpuFlags level);
 
 /* Bytes of scratch ir_winograd_run() needs for up to @slices slices. */
 gsize ir_winograd_scratch_bytes (const M2iWinograd *wg, gint slices);

@@ -8,8 +8,8 @@
  * and for strides over 1 copied into planes of every sh-th row and sw-th
  * column per kernel column, which makes them stride 1) shifted per tap.
  * Work is split over output column panels across the worker pool.
- * Depthwise layers (one input channel per group) skip the matrix product
- * and run a direct per-plane loop instead; 3×3 stride-1 layers with enough
+ * Depthwise and small-group layers skip the matrix product and run
+ * directly (conv-dw.h); 3×3 stride-1 layers with enough
  * channels and constant weights run as Winograd F(2×2, 3×3)
  * (conv-winograd.h), 16 smaller products instead of this one.
  */
@@ -17,13 +17,14 @@
 #include "gemm.h"
 #include "conv-winograd.h"
 #include "conv-int8.h"
+#include "conv-dw.h"
 #include <base/m2i-align.h>
 #include <base/m2i-parallel.h>
 
 #include <string.h>
 
 typedef enum {
-  CONV_DEPTHWISE,      /* one input channel per group: a direct loop per plane */
+  CONV_DEPTHWISE,      /* few input channels per group: direct (conv-dw.h) */
   CONV_SHIFTED,        /* B rows read in place from the (padded, phased) input */
   CONV_IM2COL,         /* otherwise: B panels gathered im2col-style */
   CONV_WINOGRAD,       /* 3×3 at stride 1: F(2×2, 3×3) (conv-winograd.h) */
@@ -94,6 +95,8 @@ typedef struct {
   gint32 *off;                         /* k entries */
   gint32 *off_hi;                      /* max of off[0..k] */
   M2iWinograd *wino;                   /* CONV_WINOGRAD */
+  IrDwGeom dwg;                        /* CONV_DEPTHWISE */
+  IrDwRows dw_rows;
 } ConvState;
 
 static void
@@ -250,14 +253,16 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
     return FALSE;
   }
   s->slices = ir_k_threads (ctx);
-  if (cin_g == 1)
+  if (ir_dw_applies (groups, cin_g, cout_g))
     s->mode = CONV_DEPTHWISE;
   else if (ctx->inputs[1].data && spatial == 2 &&
       ir_winograd_applies (s->kh, s->kw, s->sh, s->sw, s->dh, s->dw, s->groups, s->c_in,
           s->c_out, s->oh, s->ow))
     s->mode = CONV_WINOGRAD;
+  else if (s->oh * s->ow <= M2I_GEMM_TAIL_MAX && s->arch->tail)
+    s->mode = CONV_IM2COL;        /* a few pixels: exactly those columns, the tail kernel */
   else if ((s->sh == 1 && s->sw == 1) ||
-      ((s->kh > 1 || s->kw > 1) && s->k <= MAX_K_PLANES &&
+      ((s->kh > 1 || s->kw > 1) && (s->k <= MAX_K_PLANES || s->cout_g <= 64) &&
           MIN (s->sh, s->kh) * s->kw <= MAX_SLOTS &&
           s->c_in * MIN (s->sh, s->kh) * s->kw * s->ow *
           ((s->h + s->pt + s->pb + s->sh - 1) / s->sh) <= G_MAXINT / 4))
@@ -265,7 +270,12 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
   else
     s->mode = CONV_IM2COL;
 
-  if (s->mode == CONV_WINOGRAD) {
+  if (s->mode == CONV_DEPTHWISE) {
+    s->dwg = (IrDwGeom) { s->h, s->w, s->oh, s->ow, s->kh, s->kw, s->sh, s->sw, s->dh, s->dw,
+      s->pt, s->pl, cin_g };
+    ir_dw_geom_init (&s->dwg);
+    s->dw_rows = ir_dw_rows_for (&s->dwg, ir_k_level (M2I_KERNELS_DWCONV));
+  } else if (s->mode == CONV_WINOGRAD) {
     s->wino = ir_winograd_new (s->arch, ctx->inputs[1].data, s->c_out, s->c_in, s->h, s->w,
         s->pt, s->pl, s->oh, s->ow, s->slices);
     ctx->scratch_bytes = ir_winograd_scratch_bytes (s->wino, s->slices);
@@ -617,7 +627,7 @@ typedef struct {
  * (pr + sh·i - pt, pc + sw·j - pl) for j < wp, 0 outside it (compiled per
  * instruction set; stride 2 on its own, so the compiler knows it). */
 M2I_K_INLINE void
-phase_row_body (const ConvState *s, const float *img, gint64 pr, gint64 pc, gint64 i, float *d)
+phase_row_c_body (const ConvState *s, const float *img, gint64 pr, gint64 pc, gint64 i, float *d)
 {
   gint64 y = pr + s->sh * i - s->pt;
   gint64 c0 = pc - s->pl, sw = s->sw;
@@ -643,8 +653,64 @@ phase_row_body (const ConvState *s, const float *img, gint64 pr, gint64 pc, gint
   for (gint64 j = hi; j < s->wp; j++)
     d[j] = 0.0f;
 }
-M2I_K_SIMD_CLONES (phase_row, (const ConvState *s, const float *img, gint64 pr, gint64 pc,
+M2I_K_SIMD_CLONES (phase_row_c, (const ConvState *s, const float *img, gint64 pr, gint64 pc,
         gint64 i, float *d), (s, img, pr, pc, i, d))
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* A whole plane of slot (pr, pc) with AVX-512, 16 outputs a step: at
+ * stride 2 two loads and a permute, the loads masked to the row (larger
+ * strides gather, row-x86.h). The compiled row above gathers stride-2
+ * columns one at a time and is called per row: the copy was half the time
+ * of a strided layer with few output channels (gaze-estimation's 32→16
+ * 3×3 stride 2 on 60×60). */
+__attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq")))
+static void
+phase_plane_avx512 (const ConvState *s, const float *img, gint64 pr, gint64 pc, float *dst)
+{
+  const __m512i even = _mm512_setr_epi32 (0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
+      28, 30);
+  gint64 span = s->sw == 2 ? 32 : 16, c0 = pc - s->pl;
+  for (gint64 i = 0; i < s->hp; i++) {
+    float *d = dst + i * s->wp;
+    gint64 y = pr + s->sh * i - s->pt;
+    if (y < 0 || y >= s->h) {
+      memset (d, 0, s->wp * sizeof (float));
+      continue;
+    }
+    const float *row = img + y * s->w;
+    for (gint64 j = 0; j < s->wp; j += 16) {
+      gint64 n = MIN (16, s->wp - j), p0 = c0 + s->sw * j;
+      __mmask16 m = (__mmask16) ((1u << n) - 1), ok;
+      __m512 v;
+      if (s->sw <= 2) {
+        /* raw elements p0 + [lo, hi) lie inside the row */
+        gint64 lo = CLAMP (-p0, 0, span), hi = CLAMP (s->w - p0, 0, span);
+        guint32 raw = hi <= lo ? 0 : (guint32) ((((guint64) 1 << hi) - 1) & ~(((guint64) 1 << lo) - 1));
+        v = s->sw == 1 ? _mm512_maskz_loadu_ps ((__mmask16) raw, row + p0)
+            : _mm512_permutex2var_ps (_mm512_maskz_loadu_ps ((__mmask16) raw, row + p0), even,
+                _mm512_maskz_loadu_ps ((__mmask16) (raw >> 16), row + p0 + 16));
+      } else {
+        v = ir_k_load_row16 (row, p0, s->sw, s->w, FALSE, m, &ok);
+      }
+      _mm512_mask_storeu_ps (d + j, m, v);
+    }
+  }
+}
+#endif
+
+/* Slot (pr, pc) of one channel: every row (phase_row_c). */
+static void
+phase_plane (const ConvState *s, const float *img, gint64 pr, gint64 pc, float *dst)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (m2i_cpu_flags () & M2I_CPU_AVX512F) {
+    phase_plane_avx512 (s, img, pr, pc, dst);
+    return;
+  }
+#endif
+  for (gint64 i = 0; i < s->hp; i++)
+    phase_row_c (s, img, pr, pc, i, dst + i * s->wp);
+}
 
 /* Copies channels [begin, end) of one image into the zero-bordered source. */
 static void
@@ -672,9 +738,8 @@ pad_slice (gint begin, gint end, gint slice, gpointer data)
     for (gint c = begin; c < end; c++)
       for (gint p = 0; p < s->n_slots; p++) {
         gint64 pr = s->slot_row[p], pc = s->slot_col[p];
-        float *dst = j->dst + (gsize) c * s->chan + (gsize) p * s->plane;
-        for (gint64 i = 0; i < s->hp; i++)
-          phase_row (s, j->in + (gsize) c * s->h * s->w, pr, pc, i, dst + i * s->wp);
+        phase_plane (s, j->in + (gsize) c * s->h * s->w, pr, pc,
+            j->dst + (gsize) c * s->chan + (gsize) p * s->plane);
       }
     return;
   }
@@ -741,138 +806,6 @@ conv_gemm (const M2iOpContext *ctx, const ConvState *s, gint slices)
   }
 }
 
-/* ---- Depthwise path ---------------------------------------------------- */
-
-/* One output plane of a depthwise layer: out = Σ w[kh][kw] · shifted input,
- * accumulated one kernel tap at a time over a whole output row (the inner
- * loop runs along the row, so it vectorizes for stride 1). */
-M2I_K_INLINE void
-dw_plane_body (const ConvState *s, const float *in, const float *wts, float *out)
-{
-  for (gint64 oh = 0; oh < s->oh; oh++) {
-    float *o = out + oh * s->ow;
-    memset (o, 0, s->ow * sizeof (float));
-    for (gint64 kh = 0; kh < s->kh; kh++) {
-      gint64 ih = oh * s->sh - s->pt + kh * s->dh;
-      if (ih < 0 || ih >= s->h)
-        continue;
-      const float *row = in + ih * s->w;
-      for (gint64 kw = 0; kw < s->kw; kw++) {
-        float wv = wts[kh * s->kw + kw];
-        gint64 off = kw * s->dw - s->pl;
-        /* Output columns whose input column ow·sw + off is inside the row. */
-        gint64 lo = off >= 0 ? 0 : (-off + s->sw - 1) / s->sw;
-        gint64 hi = s->w - 1 - off < 0 ? -1 : (s->w - 1 - off) / s->sw;
-        hi = MIN (hi, s->ow - 1);
-        if (s->sw == 1) {
-          const float *r = row + off;
-          for (gint64 x = lo; x <= hi; x++)
-            o[x] += wv * r[x];
-        } else {
-          gint64 sw = s->sw;
-          for (gint64 x = lo; x <= hi; x++)
-            o[x] += wv * row[x * sw + off];
-        }
-      }
-    }
-  }
-}
-
-M2I_K_SIMD_CLONES (dw_plane, (const ConvState *s, const float *in,
-        const float *wts, float *out), (s, in, wts, out))
-
-#if defined(__x86_64__) && defined(__GNUC__)
-/* The same plane with AVX-512: 16 outputs stay in a register across all
- * kernel taps (one FMA per tap) instead of going through memory per tap;
- * strided rows load as in pooling (row-x86.h). */
-__attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq,fma")))
-static void
-dw_plane_avx512x (const ConvState *s, const float *in, const float *wts, const float *bias,
-    float *out)
-{
-  /* Four chunks of 16 outputs at a time: four independent FMA chains, so
-   * the FMA latency is hidden. */
-  enum { CHUNKS = 4 };
-  gint64 plane_len = s->h * s->w, span = s->sw == 2 ? 32 : 16;
-  for (gint64 oh = 0; oh < s->oh; oh++)
-    for (gint64 x0 = 0; x0 < s->ow; x0 += 16 * CHUNKS) {
-      __mmask16 m[CHUNKS];
-      gboolean inside[CHUNKS];
-      __m512 acc[CHUNKS];
-      for (gint c = 0; c < CHUNKS; c++) {
-        gint64 x = x0 + 16 * c, n = CLAMP (s->ow - x, 0, 16);
-        m[c] = (__mmask16) ((1u << n) - 1);
-        inside[c] = n > 0 && x * s->sw - s->pl >= 0 &&
-            (x + n - 1) * s->sw + (s->kw - 1) * s->dw - s->pl < s->w;
-        acc[c] = _mm512_setzero_ps ();
-      }
-      for (gint64 kh = 0; kh < s->kh; kh++) {
-        gint64 ih = oh * s->sh - s->pt + kh * s->dh;
-        if (ih < 0 || ih >= s->h)
-          continue;
-        gint64 base = ih * s->w;
-        for (gint64 kw = 0; kw < s->kw; kw++) {
-          __m512 wv = _mm512_set1_ps (wts[kh * s->kw + kw]);
-          for (gint c = 0; c < CHUNKS; c++) {
-            if (!m[c])
-              continue;
-            gint64 p0 = (x0 + 16 * c) * s->sw + kw * s->dw - s->pl;
-            __mmask16 ok;
-            __m512 v = ir_k_load_row16 (in + base, p0, s->sw, s->w,
-                inside[c] && base + p0 + span <= plane_len, m[c], &ok);
-            acc[c] = _mm512_fmadd_ps (wv, v, acc[c]);     /* v is 0 outside */
-          }
-        }
-      }
-      for (gint c = 0; c < CHUNKS; c++) {
-        if (!m[c])
-          continue;
-        /* Fused bias and ReLU: the operations of the Add and ReLU layers. */
-        if (bias)
-          acc[c] = _mm512_add_ps (acc[c], _mm512_set1_ps (*bias));
-        if (s->fused.relu)
-          acc[c] = _mm512_maskz_mov_ps (_mm512_cmp_ps_mask (acc[c], _mm512_setzero_ps (),
-                  _CMP_GT_OQ), acc[c]);
-        _mm512_mask_storeu_ps (out + oh * s->ow + x0 + 16 * c, m[c], acc[c]);
-      }
-    }
-}
-#endif
-
-typedef struct {
-  const ConvState *s;
-  const float *in, *wts;
-  float *out;
-} DwJob;
-
-
-static void
-dw_slice (gint begin, gint end, gint slice, gpointer data)
-{
-  const DwJob *j = data;
-  const ConvState *s = j->s;
-  gsize hw = (gsize) s->h * s->w, ohw = (gsize) s->oh * s->ow;
-  gint64 khw = s->kh * s->kw;
-  for (gint t = begin; t < end; t++) {
-    gint64 co = t % s->c_out, n = t / s->c_out;
-    gint64 g = co / s->cout_g;
-    float *plane = j->out + (n * s->c_out + co) * ohw;
-#if defined(__x86_64__) && defined(__GNUC__)
-    if (m2i_cpu_flags () & M2I_CPU_AVX512F) {
-      dw_plane_avx512x (s, j->in + (n * s->c_in + g) * hw, j->wts + co * khw,
-          s->fused.bias ? s->fused.bias + co : NULL, plane);
-      ir_k_fusion_swish (&s->fused, plane, ohw);
-      continue;
-    }
-#endif
-    dw_plane (s, j->in + (n * s->c_in + g) * hw, j->wts + co * khw, plane);
-    if (s->fused.bias || s->fused.relu)
-      ir_gemm_epilogue (plane, ohw, 1, (gint) ohw,
-          s->fused.bias ? s->fused.bias + co : NULL, NULL, s->fused.relu);
-    ir_k_fusion_swish (&s->fused, plane, ohw);
-  }
-}
-
 static gboolean
 conv_execute (M2iOpContext *ctx, GError **error)
 {
@@ -880,8 +813,8 @@ conv_execute (M2iOpContext *ctx, GError **error)
   gint64 macs = s->batch * s->c_out * s->oh * s->ow * s->k;
   gint slices = MIN (ir_k_slices_for (ctx, macs), s->slices);
   if (s->mode == CONV_DEPTHWISE) {
-    DwJob j = { s, ctx->inputs[0].data, ctx->inputs[1].data, ctx->outputs[0].data };
-    ir_k_parallel_for ((gint) (s->batch * s->c_out), slices, 1, dw_slice, &j);
+    ir_dw_run (&s->dwg, s->dw_rows, ctx->inputs[0].data, ctx->inputs[1].data, &s->fused,
+        ctx->outputs[0].data, s->batch, s->c_in, s->c_out, s->cout_g, slices);
   } else if (s->mode == CONV_WINOGRAD) {
     const float *in = ctx->inputs[0].data;
     float *out = ctx->outputs[0].data;
@@ -919,6 +852,13 @@ ir_k_conv_uses_winograd (const M2iOpContext *ctx)
 {
   const ConvState *s = ctx->state;
   return s && s->mode == CONV_WINOGRAD;
+}
+
+gboolean
+ir_k_conv_uses_direct (const M2iOpContext *ctx)
+{
+  const ConvState *s = ctx->state;
+  return s && s->mode == CONV_DEPTHWISE;
 }
 
 const M2iOpKernel ir_kernel_convolution = {

@@ -141,40 +141,55 @@ finish_avx2 (float *row, gint i, __m256 v, gint g, const M2iGemmTile *t)
 #undef K_MASK_STORE
 
 /* AVX-512's tail kernel (M2iGemmArch.tail): a packed panel's 8 rows as one
- * 256-bit vector per column; four partial sums over p (p mod 4) keep four
- * FMAs in flight even for one column. */
-__attribute__ ((target ("avx512f,avx512vl,fma")))
-static void
-tail_avx512 (gint kc, const float *a, const float *b, const gint32 *off, gint n,
-    gboolean accumulate, float *acc)
+ * 256-bit vector per column; C partial sums over p (p mod C) keep eight
+ * FMAs in flight whatever the column count (C = 8 for one column, 4 for
+ * two, 2 for three or four). One copy per column count N (a constant
+ * there: no tests in the loop). */
+__attribute__ ((target ("avx512f,avx512vl,fma"))) static inline __attribute__ ((always_inline))
+void
+tail_avx512_body (gint kc, const float *a, const float *b, const gint N, gboolean accumulate,
+    float *acc)
 {
-  __m256 r[4][M2I_GEMM_TAIL_MAX];
-  for (gint c = 0; c < 4; c++)
-    for (gint j = 0; j < M2I_GEMM_TAIL_MAX; j++)
+  const gint C = N == 1 ? 8 : N == 2 ? 4 : 2;
+  __m256 r[8][M2I_GEMM_TAIL_MAX];
+  for (gint c = 0; c < C; c++)
+    for (gint j = 0; j < N; j++)
       r[c][j] = _mm256_setzero_ps ();
   gint p = 0;
-  for (; p + 4 <= kc; p += 4)
-    for (gint c = 0; c < 4; c++) {
+  for (; p + C <= kc; p += C)
+    for (gint c = 0; c < C; c++) {
       __m256 w = _mm256_loadu_ps (a + (p + c) * 8);
-      const float *x = b + off[p + c];
-      r[c][0] = _mm256_fmadd_ps (w, _mm256_set1_ps (x[0]), r[c][0]);
-      if (n > 1)
-        r[c][1] = _mm256_fmadd_ps (w, _mm256_set1_ps (x[1]), r[c][1]);
-      if (n > 2)
-        r[c][2] = _mm256_fmadd_ps (w, _mm256_set1_ps (x[2]), r[c][2]);
-      if (n > 3)
-        r[c][3] = _mm256_fmadd_ps (w, _mm256_set1_ps (x[3]), r[c][3]);
+      const float *x = b + (p + c) * N;
+      for (gint j = 0; j < N; j++)
+        r[c][j] = _mm256_fmadd_ps (w, _mm256_set1_ps (x[j]), r[c][j]);
     }
   for (; p < kc; p++) {
     __m256 w = _mm256_loadu_ps (a + p * 8);
-    for (gint j = 0; j < n; j++)
-      r[0][j] = _mm256_fmadd_ps (w, _mm256_set1_ps (b[off[p] + j]), r[0][j]);
+    for (gint j = 0; j < N; j++)
+      r[0][j] = _mm256_fmadd_ps (w, _mm256_set1_ps (b[p * N + j]), r[0][j]);
   }
-  for (gint j = 0; j < n; j++) {
-    __m256 v = _mm256_add_ps (_mm256_add_ps (r[0][j], r[1][j]), _mm256_add_ps (r[2][j], r[3][j]));
+  for (gint j = 0; j < N; j++) {
+    /* pairwise, in a fixed order */
+    for (gint step = 1; step < C; step *= 2)
+      for (gint c = 0; c + step < C; c += 2 * step)
+        r[c][j] = _mm256_add_ps (r[c][j], r[c + step][j]);
+    __m256 v = r[0][j];
     if (accumulate)
       v = _mm256_add_ps (v, _mm256_loadu_ps (acc + j * 8));
     _mm256_storeu_ps (acc + j * 8, v);
+  }
+}
+
+__attribute__ ((target ("avx512f,avx512vl,fma")))
+static void
+tail_avx512 (gint kc, const float *a, const float *b, gint n, gboolean accumulate, float *acc)
+{
+  G_STATIC_ASSERT (M2I_GEMM_TAIL_MAX == 4);
+  switch (n) {
+    case 1: tail_avx512_body (kc, a, b, 1, accumulate, acc); break;
+    case 2: tail_avx512_body (kc, a, b, 2, accumulate, acc); break;
+    case 3: tail_avx512_body (kc, a, b, 3, accumulate, acc); break;
+    default: tail_avx512_body (kc, a, b, 4, accumulate, acc); break;
   }
 }
 

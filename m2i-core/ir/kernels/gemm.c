@@ -63,14 +63,20 @@ static const M2iGemmArch gemm_arch_c = {
 };
 
 const M2iGemmArch *
-ir_gemm_arch (void)
+ir_gemm_arch_at (M2iCpuFlags level)
 {
-  M2iCpuFlags f = m2i_cpu_flags ();
-  if (ir_gemm_arch_avx512_ptr && (f & M2I_CPU_AVX512F) && (f & M2I_CPU_FMA))
+  M2iCpuFlags f = m2i_cpu_flags () & level;
+  if (ir_gemm_arch_avx512_ptr && (f & M2I_CPU_AVX512F) && (m2i_cpu_flags () & M2I_CPU_FMA))
     return ir_gemm_arch_avx512_ptr;
-  if (ir_gemm_arch_avx2_ptr && (f & M2I_CPU_AVX2) && (f & M2I_CPU_FMA))
+  if (ir_gemm_arch_avx2_ptr && (f & M2I_CPU_AVX2) && (m2i_cpu_flags () & M2I_CPU_FMA))
     return ir_gemm_arch_avx2_ptr;
   return &gemm_arch_c;
+}
+
+const M2iGemmArch *
+ir_gemm_arch (void)
+{
+  return ir_gemm_arch_at (ir_k_level (M2I_KERNELS_GEMM));
 }
 
 const gint32 *
@@ -192,27 +198,42 @@ ir_gemm_tail_panel (const M2iGemmArch *arch, gint m, gint k, const float *packed
   if (!arch->tail || ncols < 1 || ncols > M2I_GEMM_TAIL_MAX || mr > M2I_GEMM_MAX_MR ||
       out->run_start || out->col_bias)
     return FALSE;
+  /* K blocks outermost, as ir_gemm_column_panel (): each block's B panel
+   * is made once (gathered, for im2col) for all row panels, and a row
+   * panel's sums so far wait in C between the blocks. */
   gint blocks = MAX (1, (k + arch->kc - 1) / arch->kc);
   gint kb = MAX ((k + blocks - 1) / blocks, 1);
-  for (gint i0 = 0; i0 < m; i0 += mr) {
-    float acc[M2I_GEMM_TAIL_MAX * M2I_GEMM_MAX_MR] = { 0 };
-    const float *a = packed_a + (gsize) i0 * k;
-    for (gint k0 = 0; k0 < k; k0 += kb) {
-      gint kc = MIN (kb, k - k0);
-      const gint32 *off = NULL;
-      const float *b = get_b (user, k0, kc, n0, ncols, bbuf, &off);
-      arch->tail (kc, a + (gsize) k0 * mr, b, off, ncols, k0 > 0, acc);
-    }
-    /* The epilogue's operations, in its order (ir_gemm_finish_lanes). */
-    for (gint i = 0; i < MIN (mr, m - i0); i++) {
-      float *row = out->c + (gsize) (i0 + i) * out->ldc + n0;
-      for (gint j = 0; j < ncols; j++) {
-        float x = acc[j * mr + i];
-        if (out->row_bias)
-          x = x + out->row_bias[i0 + i];
-        if (out->relu)
-          x = x > 0.0f ? x : 0.0f;
-        row[j] = x;
+  for (gint k0 = 0; k0 < k; k0 += kb) {
+    gint kc = MIN (kb, k - k0);
+    gboolean last = k0 + kc >= k;
+    const gint32 *off = NULL;
+    const float *b = get_b (user, k0, kc, n0, ncols, bbuf, &off);
+    /* The block's columns packed tight: read by every row panel, they
+     * stay in L1 (kc rows of a packed panel are kc cache lines). */
+    float tight[M2I_GEMM_MAX_KC * M2I_GEMM_TAIL_MAX];
+    for (gint p = 0; p < kc; p++)
+      for (gint j = 0; j < ncols; j++)
+        tight[p * ncols + j] = b[off[p] + j];
+    for (gint i0 = 0; i0 < m; i0 += mr) {
+      float acc[M2I_GEMM_TAIL_MAX * M2I_GEMM_MAX_MR] = { 0 };
+      gint rows = MIN (mr, m - i0);
+      if (k0 > 0)
+        for (gint i = 0; i < rows; i++)
+          for (gint j = 0; j < ncols; j++)
+            acc[j * mr + i] = out->c[(gsize) (i0 + i) * out->ldc + n0 + j];
+      arch->tail (kc, packed_a + (gsize) i0 * k + (gsize) k0 * mr, tight, ncols, k0 > 0, acc);
+      /* The epilogue's operations, in its order (ir_gemm_finish_lanes),
+       * after the last block. */
+      for (gint i = 0; i < rows; i++) {
+        float *row = out->c + (gsize) (i0 + i) * out->ldc + n0;
+        for (gint j = 0; j < ncols; j++) {
+          float x = acc[j * mr + i];
+          if (last && out->row_bias)
+            x = x + out->row_bias[i0 + i];
+          if (last && out->relu)
+            x = x > 0.0f ? x : 0.0f;
+          row[j] = x;
+        }
       }
     }
   }

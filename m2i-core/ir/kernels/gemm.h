@@ -15,6 +15,7 @@
 #pragma once
 
 #include <glib.h>
+#include <base/m2i-cpu.h>
 
 G_BEGIN_DECLS
 
@@ -79,11 +80,12 @@ typedef struct {
   /* A few columns past whole vectors (a 14×14 plane is 12 vectors and 4
    * columns), output rows along the vector instead, where a vector of
    * columns would be mostly zeros: for one packed A panel, acc[j·mr + i]
-   * = (accumulate ? acc[j·mr + i] : 0) + Σ_p a[p·mr + i] · b[off[p] + j]
-   * for j < n <= M2I_GEMM_TAIL_MAX. NULL where not worth it (AVX-512
+   * = (accumulate ? acc[j·mr + i] : 0) + Σ_p a[p·mr + i] · b[p·n + j]
+   * for j < n <= M2I_GEMM_TAIL_MAX (B's columns packed tight, so the panel
+   * stays in L1 for every row panel). NULL where not worth it (AVX-512
    * only). */
-  void (*tail) (gint kc, const float *a, const float *b, const gint32 *off, gint n,
-      gboolean accumulate, float *acc);
+  void (*tail) (gint kc, const float *a, const float *b, gint n, gboolean accumulate,
+      float *acc);
 } M2iGemmArch;
 
 /* Stores group @g of a tile row (@n results @v, row @i) as @t says, one
@@ -111,8 +113,14 @@ ir_gemm_finish_lanes (const float *v, gint n, float *row, gint i, gint g,
     }
 }
 
-/* The fastest micro-kernel this CPU may use under M2I_CPU_DISABLE. */
+/* The micro-kernels the level of the GEMM family says on this CPU
+ * (ir_k_level (M2I_KERNELS_GEMM): per CPU model, M2I_KERNELS,
+ * M2I_CPU_DISABLE, or measured). */
 const M2iGemmArch *ir_gemm_arch (void);
+
+/* The micro-kernels of @level (M2I_CPU_AVX512F, M2I_CPU_AVX2, 0: plain C),
+ * or the widest below it that this CPU allows. */
+const M2iGemmArch *ir_gemm_arch_at (M2iCpuFlags level);
 
 /* The row table of a packed panel: p·nr for p in [0, M2I_GEMM_MAX_KC). */
 const gint32 *ir_gemm_packed_offsets (const M2iGemmArch *arch);

@@ -325,13 +325,24 @@ ir_k_threads (const M2iOpContext *ctx)
   return CLAMP (ctx->n_threads, 1, 64);
 }
 
+/* Multiply-adds a slice must have inside a team (see ir_k_slices_for). */
+static gint64 team_work_per_slice = 100000;
+
+gint64
+ir_k_set_team_slice_work (gint64 work)
+{
+  gint64 old = team_work_per_slice;
+  team_work_per_slice = MAX (work, 1);
+  return old;
+}
+
 gint
 ir_k_slices_for (const M2iOpContext *ctx, gint64 work)
 {
   /* A team hands a slice over in well under a microsecond: a slice is
    * worth it from about 100 000 multiply-adds (half a microsecond here).
    * The pool wakes a sleeping worker (tens of microseconds). */
-  gint64 per_slice = ir_k_team_active () ? 100000 : 1000000;
+  gint64 per_slice = ir_k_team_active () ? team_work_per_slice : 1000000;
   return (gint) CLAMP (work / per_slice, 1, ir_k_threads (ctx));
 }
 

@@ -198,6 +198,52 @@ M2iKFusion *ir_k_matmul_fusion (M2iOpContext *ctx, gint64 *channels);
  * (conv-winograd.h); for tests and benchmarks. */
 gboolean ir_k_conv_uses_winograd (const M2iOpContext *ctx);
 
+/* TRUE when the compiled Convolution layer runs directly (depthwise or
+ * small groups, conv-dw.h); for tests and benchmarks. */
+gboolean ir_k_conv_uses_direct (const M2iOpContext *ctx);
+
+/* ---- Permutations (permute.c) --------------------------------------------- */
+
+#define IR_K_PERM_MAX_RANK (2 * M2I_MAX_RANK + 2)
+
+/* How to move a tensor's elements into another order of its axes: output
+ * axes after dropping unit ones and merging those contiguous in the input. */
+typedef struct {
+  gint rank;
+  gint64 dims[IR_K_PERM_MAX_RANK];     /* output dims after merging */
+  gint64 step[IR_K_PERM_MAX_RANK];     /* input element stride of each */
+  gint64 out_stride[IR_K_PERM_MAX_RANK];
+  gsize es;                            /* element size, bytes */
+  gint64 numel, rows;                  /* rows: all dims but the last */
+  gint unit;                           /* the input's contiguous axis; -1: the last */
+  gint64 blocks;                       /* rows / dims[unit] */
+} IrKPerm;
+
+/* The plan for a tensor viewed as @in_dims (@rank of them, at most
+ * IR_K_PERM_MAX_RANK) put in the order @perm (output axis a is input axis
+ * perm[a]), elements of @es bytes. Callers check rows fits a gint. */
+void ir_k_perm_plan (IrKPerm *p, gint rank, const gint64 *in_dims, const gint *perm, gsize es);
+
+/* Moves @src's elements to @dst as @p says, over ctx's threads when large.
+ * Allocates nothing. */
+void ir_k_perm_run (const M2iOpContext *ctx, const IrKPerm *p, gconstpointer src, gpointer dst);
+
+/* ---- Kernel levels per CPU (kernel-level.c) ------------------------------- */
+
+/* The instruction-set level (M2I_CPU_AVX512F, M2I_CPU_AVX2 or 0) the IR
+ * runtime's @family (M2I_KERNELS_GEMM, _WINOGRAD, _DWCONV) uses: what
+ * m2i_cpu_kernel_level() says, or where the per-model table leaves it to a
+ * measurement, the fastest level up to that one, measured once (the first
+ * call; a few milliseconds) and kept for the process. */
+M2iCpuFlags ir_k_level (M2iKernelFamily family);
+
+/* The measurement: times @family's kernels at each level up to @bound that
+ * m2i_cpu_flags() allows (AVX-512, AVX2) and returns the fastest (the
+ * wider unless the narrower is 5 % faster); @seconds (NULL or two
+ * doubles) gets the best sample of each candidate, widest first, 0 when
+ * there was one candidate or none. Allocates; not for execute(). */
+M2iCpuFlags ir_k_measure_level (M2iKernelFamily family, M2iCpuFlags bound, double *seconds);
+
 /* ---- Threads ------------------------------------------------------------ */
 
 /* An inference's team of threads (team.c): N - 1 pool workers held for the
@@ -300,6 +346,11 @@ gint ir_k_threads (const M2iOpContext *ctx);
  * 100 000 inside a team's run, one per million otherwise; below that,
  * handing work to another core costs more than it saves. */
 gint ir_k_slices_for (const M2iOpContext *ctx, gint64 work);
+
+/* Sets the multiply-adds per slice inside a team (1: split everything, as
+ * bench-team does to measure); returns the previous value. Not for use
+ * while inferences run. */
+gint64 ir_k_set_team_slice_work (gint64 work);
 
 /* ---- Element-wise runs ---------------------------------------------------- */
 

@@ -2,108 +2,17 @@
  * permutations of the elements, any element type (moved as bytes).
  *
  * Each spec defines its op as reshape → transpose → reshape; infer() builds
- * exactly that transpose (the reshaped input's dims and the permutation),
- * merges output axes that stay contiguous in the input, and execute()
- * copies with the last axis innermost (a memcpy where it is contiguous),
- * rows split over threads on large tensors.
+ * exactly that transpose (the reshaped input's dims and the permutation)
+ * as a plan of permute.c, which execute() runs.
  */
 #include "kernels-private.h"
 
 #include <string.h>
 
-#define PERM_MAX_RANK (2 * M2I_MAX_RANK + 2)
-
-typedef struct {
-  gint rank;
-  gint64 dims[PERM_MAX_RANK];          /* output dims after merging */
-  gint64 step[PERM_MAX_RANK];          /* input element stride of each */
-  gsize es;
-  gint64 rows;                         /* product of all dims but the last */
-} PermPlan;
-
-/* The transpose of a tensor viewed as @in_dims (@rank of them) by @perm
- * (output axis a is input axis perm[a]). */
-static void
-perm_plan (PermPlan *p, gint rank, const gint64 *in_dims, const gint *perm, gsize es)
-{
-  gint64 stride[PERM_MAX_RANK], s = 1;
-  for (gint a = rank - 1; a >= 0; a--) {
-    stride[a] = s;
-    s *= in_dims[a];
-  }
-  p->rank = 0;
-  p->es = es;
-  for (gint a = 0; a < rank; a++) {
-    gint64 d = in_dims[perm[a]], st = stride[perm[a]];
-    if (d == 1)
-      continue;                        /* a unit axis moves nothing */
-    if (p->rank && p->step[p->rank - 1] == st * d) {
-      p->dims[p->rank - 1] *= d;       /* contiguous with the previous axis */
-      p->step[p->rank - 1] = st;
-      continue;
-    }
-    p->dims[p->rank] = d;
-    p->step[p->rank++] = st;
-  }
-  if (p->rank == 0) {
-    p->dims[0] = 1;
-    p->step[0] = 1;
-    p->rank = 1;
-  }
-  p->rows = 1;
-  for (gint a = 0; a < p->rank - 1; a++)
-    p->rows *= p->dims[a];
-}
-
-typedef struct {
-  const PermPlan *p;
-  const guint8 *src;
-  guint8 *dst;
-} PermJob;
-
-#define PERM_ROW(T) do { \
-    const T *s_ = (const T *) j->src + base; \
-    T *d_ = (T *) out; \
-    for (gint64 i = 0; i < last; i++) \
-      d_[i] = s_[i * lstep]; \
-  } while (0)
-
-static void
-perm_rows (gint begin, gint end, gint slice, gpointer data)
-{
-  const PermJob *j = data;
-  const PermPlan *p = j->p;
-  gint64 last = p->dims[p->rank - 1], lstep = p->step[p->rank - 1];
-  gsize row_bytes = last * p->es;
-  for (gint64 r = begin; r < end; r++) {
-    gint64 base = 0, rem = r;
-    for (gint a = p->rank - 2; a >= 0; a--) {
-      base += (rem % p->dims[a]) * p->step[a];
-      rem /= p->dims[a];
-    }
-    guint8 *out = j->dst + r * row_bytes;
-    if (lstep == 1) {
-      memcpy (out, j->src + base * p->es, row_bytes);
-      continue;
-    }
-    switch (p->es) {
-      case 1: PERM_ROW (guint8); break;
-      case 2: PERM_ROW (guint16); break;
-      case 4: PERM_ROW (guint32); break;
-      default: PERM_ROW (guint64); break;
-    }
-  }
-}
-
 static gboolean
 perm_execute (M2iOpContext *ctx, GError **error)
 {
-  const PermPlan *p = ctx->state;
-  if (m2i_shape_numel (&ctx->outputs[0].shape) == 0)
-    return TRUE;
-  PermJob j = { p, ctx->inputs[0].data, ctx->outputs[0].data };
-  gint slices = ir_k_slices_for (ctx, p->rows * p->dims[p->rank - 1] * 4);
-  ir_k_parallel_for ((gint) p->rows, slices, 1, perm_rows, &j);
+  ir_k_perm_run (ctx, ctx->state, ctx->inputs[0].data, ctx->outputs[0].data);
   return TRUE;
 }
 
@@ -112,8 +21,8 @@ static gboolean
 perm_finish (M2iOpContext *ctx, gint rank, const gint64 *dims, const gint *perm,
     const M2iShape *out, GError **error)
 {
-  PermPlan *p = g_new0 (PermPlan, 1);
-  perm_plan (p, rank, dims, perm, m2i_element_type_size (ctx->inputs[0].type));
+  IrKPerm *p = g_new0 (IrKPerm, 1);
+  ir_k_perm_plan (p, rank, dims, perm, m2i_element_type_size (ctx->inputs[0].type));
   if (p->rows > G_MAXINT) {
     g_free (p);
     m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node, "the tensor %s is too large",
@@ -173,8 +82,8 @@ depth_to_space_infer (M2iOpContext *ctx, GError **error)
     return FALSE;
   }
   gint64 c = in->dims[1] / blocks;
-  gint64 dims[PERM_MAX_RANK];
-  gint perm[PERM_MAX_RANK];
+  gint64 dims[IR_K_PERM_MAX_RANK];
+  gint perm[IR_K_PERM_MAX_RANK];
   /* blocks_first: [N, bs..., C', D...]; depth_first: [N, C', bs..., D...] */
   gint c_axis = blocks_first ? k + 1 : 1, b0 = blocks_first ? 1 : 2;
   dims[0] = in->dims[0];
@@ -216,8 +125,8 @@ space_to_depth_infer (M2iOpContext *ctx, GError **error)
     return FALSE;
   const M2iShape *in = &ctx->inputs[0].shape;
   gint k = in->rank - 2;
-  gint64 dims[PERM_MAX_RANK];
-  gint perm[PERM_MAX_RANK];
+  gint64 dims[IR_K_PERM_MAX_RANK];
+  gint perm[IR_K_PERM_MAX_RANK];
   M2iShape out = *in;
   gint64 blocks = 1;
   /* [N, C, D1/bs, bs, D2/bs, bs, ...] */

@@ -9,22 +9,30 @@
  * output hot in cache), with the output's shape. The difference is what the
  * network's cache traffic costs that layer; the sum of the "in net" column
  * against a whole inference's time is what the runtime costs around the
- * kernels. Compare with ONNX Runtime's per-node profile (ort-prof.mjs).
+ * kernels. Compare with ONNX Runtime's per-node profile
+ * (tests/bench/onnx/ort-run.mjs --profile). M2I_BENCH_CLOCK=thread times
+ * with the thread's CPU clock instead (see bench-time.h).
  */
 #include <ir/m2i-ir.h>
 #include <ir/ir-compile.h>
+#include "../bench-time.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+/* The wall clock, or with M2I_BENCH_CLOCK=thread the thread's CPU clock
+ * (bench-time.h), and the profile's matching counter. */
 static guint64
 now_ns (void)
 {
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (guint64) ts.tv_sec * 1000000000u + ts.tv_nsec;
+  return (guint64) (bench_now_s () * 1e9);
+}
+
+static guint64
+layer_ns (const M2iIrLayerProfile *p)
+{
+  return !g_strcmp0 (g_getenv ("M2I_BENCH_CLOCK"), "thread") ? p->cpu_ns : p->total_ns;
 }
 
 static gint
@@ -96,7 +104,7 @@ main (int argc, char **argv)
     whole[it] = now_ns () - t0;
     const M2iIrLayerProfile *p = m2i_ir_infer_request_get_profile (req, &n_steps);
     for (gint i = 0; i < n_steps; i++)
-      net[(gsize) i * iterations + it] = p[i].total_ns;
+      net[(gsize) i * iterations + it] = layer_ns (&p[i]);
   }
   m2i_ir_infer_request_set_profiling (req, FALSE);
   const M2iIrLayerProfile *p = m2i_ir_infer_request_get_profile (req, &n_steps);

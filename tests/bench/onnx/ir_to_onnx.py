@@ -938,6 +938,12 @@ class Translator:
             if (lid, k) in self.folded:
                 raise NotImplementedError(f"output {self.m.layers[lid].name}.{k} is a constant")
             outputs.append(self._output(lid, k))
+        # Nodes an IR layer expands into (FakeQuantize's eleven, ...) are named
+        # after their outputs, which start with the layer's name: profiles
+        # of ONNX Runtime then tell which layer a node belongs to.
+        for n in self.nodes:
+            if not n.name:
+                n.name = n.output[0]
         graph = helper.make_graph(self.nodes, self.m.name or "ir", inputs, outputs,
                                   initializer=list(self.inits.values()))
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],

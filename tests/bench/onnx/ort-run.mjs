@@ -6,7 +6,7 @@
 // Usage:
 //   node tests/bench/onnx/ort-run.mjs --model M.onnx [--threads N] [--runs N]
 //        [--warmup N] [--input NAME=FILE.f32 ...] [--dump DIR] [--json]
-//        [--ort-dir DIR]
+//        [--ort-dir DIR] [--profile DIR]
 //
 //   --model     the .onnx file
 //   --threads   intra-op threads (default 1); inter-op is always 1, sequential
@@ -16,17 +16,24 @@
 //               pseudo-random values in [0, 1)
 //   --dump      write each output as DIR/NAME.f32 (raw float32), after the runs
 //   --json      print one JSON object instead of the text line
+//   --profile   also run with ONNX Runtime's profiler (enableProfiling) after
+//               the timed runs: a second session, --runs more runs, its JSON
+//               trace written into DIR; prints (or adds to --json) the time
+//               per run of each node (the median over the runs, warm-up
+//               excluded: "nodes": name, op type, ms, input shapes) and
+//               their sums per op type ("op_types")
 //   --ort-dir   a folder holding node_modules/onnxruntime-node (installed with
 //               `npm install --ignore-scripts onnxruntime-node`); default
 //               $M2I_ORT_DIR, then tests/bench/ort, then normal resolution
 //
-// Output (text): "ort <model> threads=N runs=N median=X ms p90=Y ms mean=Z ms min=W ms"
+// Output (text): "ort <model> threads=N runs=N median=X ms p90=Y ms mean=Z ms min=W ms cpu=C ms"
 // Output (--json): {"runtime":"onnxruntime","version":...,"model":...,
-//   "threads":N,"runs":N,"median_ms":X,"p90_ms":Y,"mean_ms":Z,"min_ms":W}
+//   "threads":N,"runs":N,"median_ms":X,"p90_ms":Y,"mean_ms":Z,"min_ms":W,"cpu_ms":C}
+// (cpu: the process's CPU time per run, every thread)
 // Exit status 0 on success, 1 with a message on stderr otherwise.
 
 import { createRequire } from 'node:module';
-import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,6 +66,7 @@ function parseArgs(argv) {
     else if (k === '--warmup') a.warmup = count(next(), 0);
     else if (k === '--dump') a.dump = next();
     else if (k === '--ort-dir') a.ortDir = next();
+    else if (k === '--profile') a.profile = next();
     else if (k === '--json') a.json = true;
     else if (k === '--input') {
       const v = next();
@@ -106,14 +114,15 @@ async function main() {
   const args = parseArgs(process.argv.slice(2));
   if (!existsSync(args.model)) usage(`no model file '${args.model}'`);
   const ort = loadOrt(args.ortDir);
-  const session = await ort.InferenceSession.create(args.model, {
+  const options = {
     executionProviders: ['cpu'],
     intraOpNumThreads: args.threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
     logSeverityLevel: 3, // errors only: keep the benchmark's output clean
-  });
+  };
+  const session = await ort.InferenceSession.create(args.model, options);
 
   const feeds = {};
   const meta = session.inputMetadata || [];
@@ -146,11 +155,13 @@ async function main() {
   for (let i = 0; i < args.warmup; i++) await session.run(feeds);
   const times = [];
   let outputs;
+  const cpu0 = process.cpuUsage();
   for (let i = 0; i < args.runs; i++) {
     const t0 = performance.now();
     outputs = await session.run(feeds);
     times.push(performance.now() - t0);
   }
+  const cpu = process.cpuUsage(cpu0);
   const sorted = [...times].sort((x, y) => x - y);
   const res = {
     runtime: 'onnxruntime',
@@ -162,6 +173,8 @@ async function main() {
     p90_ms: percentile(sorted, 0.9),
     mean_ms: times.reduce((p, t) => p + t, 0) / times.length,
     min_ms: sorted[0],
+    // CPU time of every thread of the process (ONNX Runtime's and node's)
+    cpu_ms: (cpu.user + cpu.system) / 1000 / args.runs,
   };
 
   if (args.dump) {
@@ -172,14 +185,76 @@ async function main() {
       writeFileSync(file, Buffer.from(f32.buffer));
     }
   }
+  if (args.profile) {
+    Object.assign(res, await profile(ort, args, options, feeds));
+  }
   if (args.json) {
     process.stdout.write(JSON.stringify(res) + '\n');
   } else {
     const f = (x) => x.toFixed(3);
     process.stdout.write(`ort ${path.basename(args.model)} threads=${res.threads} ` +
       `runs=${res.runs} median=${f(res.median_ms)} ms p90=${f(res.p90_ms)} ms ` +
-      `mean=${f(res.mean_ms)} ms min=${f(res.min_ms)} ms\n`);
+      `mean=${f(res.mean_ms)} ms min=${f(res.min_ms)} ms cpu=${f(res.cpu_ms)} ms\n`);
+    if (res.op_types) {
+      const total = Object.values(res.op_types).reduce((p, t) => p + t, 0);
+      process.stdout.write(`profile: ${f(total)} ms of nodes per run (${args.runs} runs)\n`);
+      for (const [op, ms] of Object.entries(res.op_types).sort((x, y) => y[1] - x[1])) {
+        process.stdout.write(`  ${op.padEnd(24)} ${f(ms).padStart(10)} ` +
+          `${(100 * ms / total).toFixed(1).padStart(5)}%\n`);
+      }
+    }
   }
+}
+
+// Runs the model args.runs times in a session with ONNX Runtime's profiler
+// on and reads its trace back: the time of each node per run (kernel time
+// only, as ORT reports it) and the totals per op type.
+async function profile(ort, args, options, feeds) {
+  const dir = path.resolve(args.profile);
+  mkdirSync(dir, { recursive: true });
+  const prefix = path.join(dir, `ort-${process.pid}`);
+  const session = await ort.InferenceSession.create(args.model,
+    { ...options, enableProfiling: true, profileFilePrefix: prefix });
+  for (let i = 0; i < args.warmup; i++) await session.run(feeds);
+  for (let i = 0; i < args.runs; i++) await session.run(feeds);
+  session.endProfiling();
+  const base = path.basename(prefix);
+  const file = readdirSync(dir).filter((f) => f.startsWith(base) && f.endsWith('.json')).sort().pop();
+  if (!file) throw new Error(`ONNX Runtime wrote no profile into ${dir}`);
+  const events = JSON.parse(readFileSync(path.join(dir, file), 'utf8'));
+  // Each node's time per run (a node may run more than once in a run), in
+  // run order: the runs are told apart by the session's model_run events.
+  const runEnds = events.filter((e) => e.cat === 'Session' && e.name === 'model_run')
+    .map((e) => e.ts + e.dur).sort((x, y) => x - y);
+  const runOf = (ts) => {
+    let lo = 0, hi = runEnds.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (runEnds[mid] < ts) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+  };
+  const nodes = new Map();
+  for (const e of events) {
+    if (e.cat !== 'Node' || !e.name.endsWith('_kernel_time')) continue;
+    const name = e.name.slice(0, -'_kernel_time'.length);
+    const run = runOf(e.ts);
+    if (run < args.warmup) continue;
+    const k = nodes.get(name) || {
+      name, op: (e.args && e.args.op_name) || '?',
+      shapes: ((e.args && e.args.input_type_shape) || []).map((t) => Object.values(t)[0]),
+      runs: new Map(),
+    };
+    k.runs.set(run, (k.runs.get(run) || 0) + e.dur / 1000);
+    nodes.set(name, k);
+  }
+  const list = [...nodes.values()].map((k) => {
+    const v = [...k.runs.values()].sort((x, y) => x - y);
+    return { name: k.name, op: k.op, shapes: k.shapes, ms: v[v.length >> 1] };
+  });
+  const opTypes = {};
+  for (const k of list) opTypes[k.op] = (opTypes[k.op] || 0) + k.ms;
+  return { profile_file: path.join(dir, file), nodes: list, op_types: opTypes };
 }
 
 main().catch((e) => {

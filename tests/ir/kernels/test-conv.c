@@ -174,19 +174,62 @@ check_case (const ConvCase *c, gboolean runtime_weights, gint threads)
   conv_ref_clear (&r);
 }
 
-/* The instruction set this run is meant to exercise is really in use. */
+/* The instruction set this run is meant to exercise is really in use: the
+ * level M2I_CPU_DISABLE leaves, or the one M2I_KERNELS forces (meson runs
+ * this program with gemm=avx2,winograd=c,dwconv=avx2 too). */
 static void
 test_arch (void)
 {
-  const char *off = g_getenv ("M2I_CPU_DISABLE");
+  const char *off = g_getenv ("M2I_CPU_DISABLE"), *forced = g_getenv ("M2I_KERNELS");
   const char *arch = ir_gemm_arch ()->name;
-  g_test_message ("gemm micro-kernel: %s (M2I_CPU_DISABLE=%s)", arch, off ? off : "");
+  g_test_message ("gemm micro-kernel: %s (M2I_CPU_DISABLE=%s, M2I_KERNELS=%s; %s)", arch,
+      off ? off : "", forced ? forced : "", m2i_cpu_kernels_string ());
   if (off && !strcmp (off, "all"))
     g_assert_cmpstr (arch, ==, "c");
   else if (off && !strcmp (off, "avx2"))
     g_assert_cmpstr (arch, ==, "c");
   else if (off && !strcmp (off, "avx512"))
     g_assert_true (!strcmp (arch, "avx2") || !strcmp (arch, "c"));
+  if (forced && !strcmp (forced, "gemm=avx2,winograd=c,dwconv=avx2") &&
+      (m2i_cpu_flags () & M2I_CPU_AVX2)) {
+    g_assert_cmpstr (arch, ==, "avx2");
+    g_assert_cmpuint (ir_k_level (M2I_KERNELS_WINOGRAD), ==, 0);
+    g_assert_cmpuint (ir_k_level (M2I_KERNELS_DWCONV), ==, M2I_CPU_AVX2);
+  }
+  /* Each family's level, whatever chose it, is one the CPU allows. */
+  for (gint f = M2I_KERNELS_GEMM; f <= M2I_KERNELS_DWCONV; f++)
+    g_assert_cmpuint (ir_k_level (f) & ~m2i_cpu_flags (), ==, 0);
+}
+
+/* The measured choice (kernel-level.c; what a CPU the per-model table does
+ * not list gets): each family's candidates up to the widest level allowed
+ * are timed, and the answer is one of them; with one candidate there is
+ * nothing to time. The kernels of each candidate are the ones the other
+ * runs of this program check against the naive loop. */
+static void
+test_measured_levels (void)
+{
+  M2iCpuFlags f = m2i_cpu_flags ();
+  gboolean two = (f & M2I_CPU_AVX512F) && (f & M2I_CPU_AVX2) && (f & M2I_CPU_FMA);
+  for (gint fam = M2I_KERNELS_GEMM; fam <= M2I_KERNELS_DWCONV; fam++) {
+    double s[2];
+    M2iCpuFlags l = ir_k_measure_level (fam, M2I_CPU_AVX512F | M2I_CPU_AVX2, s);
+    g_test_message ("family %d: %s (%.3g, %.3g s)", fam, l & M2I_CPU_AVX512F ? "avx512" :
+        l & M2I_CPU_AVX2 ? "avx2" : "c", s[0], s[1]);
+    g_assert_cmpuint (l & ~f, ==, 0);
+    if (two) {
+      g_assert_true (l == M2I_CPU_AVX512F || l == M2I_CPU_AVX2);
+      g_assert_cmpfloat (s[0], >, 0);
+      g_assert_cmpfloat (s[1], >, 0);
+    } else {
+      g_assert_cmpfloat (s[0], ==, 0);
+    }
+    /* a bound of AVX2 leaves one candidate: no timing */
+    g_assert_cmpuint (ir_k_measure_level (fam, M2I_CPU_AVX2, s), ==,
+        (f & M2I_CPU_AVX2) && (f & M2I_CPU_FMA) ? M2I_CPU_AVX2 : 0);
+    g_assert_cmpfloat (s[0], ==, 0);
+    g_assert_cmpuint (ir_k_measure_level (fam, 0, NULL), ==, 0);
+  }
 }
 
 static void
@@ -412,6 +455,9 @@ test_winograd (void)
     { 1, 20, 13, 10, 40, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
   };
   g_assert_true (ir_winograd_enabled ());
+  /* Layers of one tile and a few run as the direct product by default:
+   * here they take Winograd too. */
+  gint min_tiles = ir_winograd_set_min_tiles (1);
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     const ConvCase *c = &cases[i];
     ConvRef r = conv_ref_new (c, 77 + i);
@@ -463,6 +509,150 @@ test_winograd (void)
     g_assert_false (ir_k_conv_uses_winograd (&t->ctx));
     kt_free (t);
   }
+  ir_winograd_set_min_tiles (min_tiles);
+  /* By default, too few tiles: the direct product (1 and 9 tiles), and
+   * enough (16). */
+  static const ConvCase few[] = {
+    { 1, 64, 4, 4, 64, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 64, 6, 6, 64, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 64, 8, 8, 64, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+  };
+  static float big[64 * 64 * 9];
+  for (guint i = 0; i < G_N_ELEMENTS (few); i++) {
+    KTest *t = conv_test_new (&few[i], big, big, FALSE, 1);
+    kt_run (t, 1);
+    g_assert_true (ir_k_conv_uses_winograd (&t->ctx) == (i == 2));
+    kt_free (t);
+  }
+}
+
+/* The direct path (conv-dw.h) of depthwise and small-group layers against
+ * the naive loop: rows of 1 to 130 outputs (every split into the AVX-512
+ * and AVX2 kernels' blocks of four vectors, single vectors and masked
+ * ends), 3×3 and 5×5 at strides 1 and 2 (their own unrolled copies),
+ * other kernels (1×1, 2×2, 7×1, 6×6 and 16×8 over the whole plane),
+ * stride 3 (plain C), dilations, pads of 0 to 3 on either side (wider than
+ * the kernel reaches too), channel multipliers, groups of 2 to 8 input
+ * channels, batches, 1-D, one to three threads (bands of rows when planes
+ * are few), weights computed at run time; then random shapes. With a
+ * fused bias and ReLU, the result is exactly the unfused one + bias, then
+ * x > 0 ? x : 0 (the Add and ReLU layers' float operations). */
+static void
+check_direct (const ConvCase *c, guint32 seed, gboolean runtime_weights, gint threads)
+{
+  ConvRef r = conv_ref_new (c, seed);
+  g_autofree gchar *what = g_strdup_printf ("direct n%" G_GINT64_FORMAT " c%" G_GINT64_FORMAT
+      "->%" G_GINT64_FORMAT " g%" G_GINT64_FORMAT " %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
+      " k%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " s%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
+      " d%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT " p%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
+      ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT " %s, %d threads", c->n, c->c_in, c->c_out,
+      c->groups, c->h, c->w, c->kh, c->kw, c->sh, c->sw, c->dh, c->dw, c->pads_begin[0],
+      c->pads_begin[1], c->pads_end[0], c->pads_end[1], c->auto_pad ? c->auto_pad : "explicit",
+      threads);
+  KTest *t = conv_test_new (c, r.in, r.w, runtime_weights, threads);
+  kt_run (t, 1);
+  g_assert_true (ir_k_conv_uses_direct (&t->ctx));
+  kt_assert_close (what, kt_out_f32 (t, 0), r.want, r.n_out, 1e-4, 1e-4);
+
+  /* The same layer with a fused bias and ReLU. */
+  float *bias = g_new (float, c->c_out);
+  kt_fill (bias, c->c_out, seed + 5, -1, 1);
+  GError *error = NULL;
+  KTest *f = conv_test_new (c, r.in, r.w, runtime_weights, threads);
+  g_assert_true (kt_infer (f, 1, &error));
+  g_assert_true (ir_k_fuse_bias_relu (&f->ctx, bias, c->c_out, TRUE, &error));
+  g_assert_true (kt_execute (f, &error));
+  const float *plain = kt_out_f32 (t, 0), *fused = kt_out_f32 (f, 0);
+  gsize plane = r.oh * r.ow;
+  for (gsize i = 0; i < r.n_out; i++) {
+    float x = plain[i] + bias[i / plane % c->c_out];
+    x = x > 0.0f ? x : 0.0f;
+    if (memcmp (&x, &fused[i], sizeof x))
+      g_error ("%s: fused output %" G_GSIZE_FORMAT " is %.9g, the layers give %.9g", what, i,
+          fused[i], x);
+  }
+  kt_free (f);
+  kt_free (t);
+  g_free (bias);
+  conv_ref_clear (&r);
+}
+
+static void
+test_direct (void)
+{
+  static const gint64 widths[] = { 1, 2, 7, 15, 16, 17, 31, 33, 48, 64, 65, 81, 97, 130 };
+  /* n cin h w cout g kh kw sh sw dh dw pb pe auto */
+  for (guint i = 0; i < G_N_ELEMENTS (widths); i++)
+    for (gint64 s = 1; s <= 2; s++)
+      for (gint64 k = 3; k <= 5; k += 2) {
+        ConvCase c = { 1, 3, 5 + i % 3, widths[i], 3, 3, k, k, s, s, 1, 1,
+          { k / 2, k / 2 }, { k / 2, k / 2 }, NULL, FALSE };
+        check_direct (&c, (guint32) (i * 8 + s * 2 + k), FALSE, 1 + i % 3);
+      }
+  static const ConvCase cases[] = {
+    { 1, 4, 9, 40, 4, 4, 3, 3, 1, 1, 1, 1, { 0, 2 }, { 2, 0 }, NULL, FALSE },   /* one-sided */
+    { 1, 4, 9, 40, 4, 4, 3, 3, 2, 2, 1, 1, { 2, 0 }, { 0, 2 }, NULL, FALSE },
+    { 1, 4, 8, 70, 4, 4, 3, 3, 1, 1, 1, 1, { 3, 3 }, { 3, 3 }, NULL, FALSE },   /* wide pads */
+    { 1, 4, 8, 70, 4, 4, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, "valid", FALSE },
+    { 1, 4, 9, 75, 4, 4, 3, 3, 2, 2, 1, 1, { 0, 0 }, { 0, 0 }, "same_upper", FALSE },
+    { 1, 4, 9, 75, 4, 4, 3, 3, 2, 2, 1, 1, { 0, 0 }, { 0, 0 }, "same_lower", FALSE },
+    { 1, 5, 12, 90, 5, 5, 3, 3, 1, 1, 2, 2, { 2, 2 }, { 2, 2 }, NULL, FALSE },  /* dilated */
+    { 1, 5, 12, 90, 5, 5, 3, 3, 2, 2, 2, 3, { 2, 3 }, { 2, 3 }, NULL, FALSE },
+    { 1, 6, 7, 66, 6, 6, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },   /* 1×1 */
+    { 1, 6, 8, 66, 6, 6, 2, 2, 2, 2, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 6, 9, 66, 6, 6, 7, 1, 1, 1, 1, 1, { 3, 0 }, { 3, 0 }, NULL, FALSE },
+    { 1, 8, 6, 6, 8, 8, 6, 6, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },    /* whole plane */
+    { 1, 8, 16, 8, 8, 8, 16, 8, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 4, 13, 70, 4, 4, 3, 3, 3, 3, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },  /* stride 3 */
+    { 1, 4, 13, 70, 4, 4, 3, 3, 1, 3, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 4, 13, 70, 4, 4, 3, 3, 3, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 3, 10, 70, 6, 3, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },  /* multiplier 2 */
+    { 1, 2, 10, 37, 8, 2, 5, 5, 2, 2, 1, 1, { 2, 2 }, { 2, 2 }, NULL, FALSE },  /* multiplier 4 */
+    { 1, 8, 10, 70, 8, 4, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },  /* groups of 2 */
+    { 1, 12, 9, 70, 4, 4, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },  /* 3 in, 1 out */
+    { 1, 16, 9, 33, 16, 2, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE }, /* 8 in, 8 out */
+    { 1, 16, 9, 33, 32, 4, 5, 5, 1, 1, 1, 1, { 2, 2 }, { 2, 2 }, NULL, FALSE }, /* 4 in, 8 out */
+    { 2, 6, 9, 70, 6, 6, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },   /* batch */
+    { 1, 6, 1, 70, 6, 6, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, TRUE },    /* 1-D */
+    { 1, 6, 1, 70, 6, 6, 1, 5, 1, 2, 1, 1, { 0, 2 }, { 0, 2 }, NULL, TRUE },
+    { 1, 1, 40, 100, 1, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE }, /* bands */
+    { 1, 2, 41, 100, 2, 2, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    for (gint threads = 1; threads <= 3; threads++)
+      check_direct (&cases[i], 300 + i, threads == 2, threads);
+
+  GRand *r = g_rand_new_with_seed (4321);
+  for (gint done = 0; done < 80;) {
+    ConvCase c = { 0 };
+    c.one_d = g_rand_int_range (r, 0, 8) == 0;
+    c.n = g_rand_int_range (r, 1, 3);
+    c.groups = g_rand_int_range (r, 1, 7);
+    gint64 cin_g = g_rand_int_range (r, 0, 2) ? 1 : g_rand_int_range (r, 2, 9);
+    c.c_in = c.groups * cin_g;
+    c.c_out = c.groups * g_rand_int_range (r, 1, cin_g == 1 ? 4 : 9);
+    c.h = c.one_d ? 1 : g_rand_int_range (r, 1, 14);
+    c.w = g_rand_int_range (r, 1, 110);
+    c.kh = c.one_d ? 1 : g_rand_int_range (r, 1, 7);
+    c.kw = g_rand_int_range (r, 1, 7);
+    c.sh = c.one_d ? 1 : g_rand_int_range (r, 1, 4);
+    c.sw = g_rand_int_range (r, 1, 4);
+    c.dh = c.one_d ? 1 : g_rand_int_range (r, 1, 3);
+    c.dw = g_rand_int_range (r, 1, 3);
+    c.pads_begin[0] = c.one_d ? 0 : g_rand_int_range (r, 0, 4);
+    c.pads_end[0] = c.one_d ? 0 : g_rand_int_range (r, 0, 4);
+    c.pads_begin[1] = g_rand_int_range (r, 0, 4);
+    c.pads_end[1] = g_rand_int_range (r, 0, 4);
+    gint64 pt = c.pads_begin[0], pb = c.pads_end[0], pl = c.pads_begin[1], pr = c.pads_end[1];
+    if ((c.groups == 1 && cin_g > 1) ||
+        ref_out_size (c.h, c.kh, c.sh, c.dh, NULL, &pt, &pb) < 1 ||
+        ref_out_size (c.w, c.kw, c.sw, c.dw, NULL, &pl, &pr) < 1 ||
+        c.h + pt + pb < (c.kh - 1) * c.dh + 1 || c.w + pl + pr < (c.kw - 1) * c.dw + 1)
+      continue;
+    check_direct (&c, 500 + done, done % 4 == 3, 1 + done % 3);
+    done++;
+  }
+  g_rand_free (r);
 }
 
 static KTest *err_conv (const M2iOpKernel *k, M2iShape xs, M2iShape ws, M2iElementType type);
@@ -713,6 +903,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/conv/arch", test_arch);
+  g_test_add_func ("/conv/measured-levels", test_measured_levels);
   g_test_add_func ("/conv/shapes-fixed", test_shapes_fixed);
   g_test_add_func ("/conv/shapes-random", test_shapes_random);
   g_test_add_func ("/conv/shapes-large", test_shapes_large);
@@ -722,5 +913,6 @@ main (int argc, char **argv)
   g_test_add_func ("/conv/fused-bias-relu", test_fused_bias_relu);
   g_test_add_func ("/conv/fused-swish", test_fused_swish);
   g_test_add_func ("/conv/winograd", test_winograd);
+  g_test_add_func ("/conv/direct", test_direct);
   return g_test_run ();
 }

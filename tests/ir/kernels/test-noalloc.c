@@ -74,6 +74,10 @@ if (ALLOC_COUNT_SANITIZED) {
   check (conv (cv, SHAPE (1, 3, 57, 57), SHAPE (64, 3, 3, 3), "2,2", "0,0"), 1, "conv s2");
   check (conv (&ir_kernel_group_convolution, SHAPE (1, 32, 40, 40), SHAPE (32, 1, 1, 3, 3),
       "2,2", "1,1"), 1, "depthwise");
+  check (conv (&ir_kernel_group_convolution, SHAPE (1, 32, 40, 40), SHAPE (32, 1, 1, 5, 5),
+      "1,1", "2,2"), 1, "depthwise 5x5");
+  check (conv (&ir_kernel_group_convolution, SHAPE (1, 16, 20, 30), SHAPE (4, 4, 4, 3, 3),
+      "1,1", "1,1"), 1, "groups of 4 channels (direct)");
   KTest *t = conv (cv, SHAPE (1, 16, 20, 20), SHAPE (24, 16, 3, 3), "1,1", "1,1");
   t->input_const[1] = FALSE;
   check (t, 1, "conv, weights at run time");

@@ -1,0 +1,122 @@
+/* conv-dw.c — the direct depthwise / small-group convolution (conv-dw.h):
+ * geometry, the plain-C row kernel (the reference the instruction-set
+ * copies are tested against, and the kernel when neither AVX2 nor AVX-512
+ * may be used), the choice of kernel, and the split over threads. */
+#include "conv-dw.h"
+
+#include <string.h>
+
+gboolean
+ir_dw_applies (gint64 groups, gint64 cin_g, gint64 cout_g)
+{
+  return cin_g == 1 || (groups > 1 && cin_g <= 8 && cout_g <= 8);
+}
+
+void
+ir_dw_geom_init (IrDwGeom *g)
+{
+  /* Tap kw = 0 reads column x·sw − pl: inside from x_lo on. */
+  g->x_lo = (g->pl + g->sw - 1) / g->sw;
+  /* The last tap reads x·sw + (kw − 1)·dw − pl, and a stride-2 pair of
+   * loads one element more: inside below x_hi. */
+  gint64 last = g->w - 1 - (g->kw - 1) * g->dw + g->pl - (g->sw == 2 ? 1 : 0);
+  g->x_hi = last < 0 ? 0 : MIN (g->ow, last / g->sw + 1);
+}
+
+/* Plain C: per output row, one tap at a time along the whole row (the inner
+ * loop runs along x, so the compiler vectorizes it at stride 1); each
+ * output's sum is still taken in the order ci, kh, kw. */
+void
+ir_dw_rows_c (const IrDwGeom *g, const float *in, gsize in_plane, const float *w,
+    const float *bias, gboolean relu, float *out, gint64 y0, gint64 y1)
+{
+  for (gint64 y = y0; y < y1; y++) {
+    float *o = out + y * g->ow;
+    memset (o, 0, g->ow * sizeof (float));
+    for (gint64 ci = 0; ci < g->cin_g; ci++)
+      for (gint64 kh = 0; kh < g->kh; kh++) {
+        gint64 ih = y * g->sh - g->pt + kh * g->dh;
+        if (ih < 0 || ih >= g->h)
+          continue;
+        const float *row = in + ci * in_plane + ih * g->w;
+        for (gint64 kw = 0; kw < g->kw; kw++) {
+          float wv = w[(ci * g->kh + kh) * g->kw + kw];
+          gint64 off = kw * g->dw - g->pl;
+          /* Output columns whose input column x·sw + off is inside the row. */
+          gint64 lo = off >= 0 ? 0 : (-off + g->sw - 1) / g->sw;
+          gint64 hi = g->w - 1 - off < 0 ? -1 : (g->w - 1 - off) / g->sw;
+          hi = MIN (hi, g->ow - 1);
+          if (g->sw == 1) {
+            const float *r = row + off;
+            for (gint64 x = lo; x <= hi; x++)
+              o[x] += wv * r[x];
+          } else {
+            gint64 sw = g->sw;
+            for (gint64 x = lo; x <= hi; x++)
+              o[x] += wv * row[x * sw + off];
+          }
+        }
+      }
+    if (bias)
+      for (gint64 x = 0; x < g->ow; x++)
+        o[x] = o[x] + *bias;
+    if (relu)
+      for (gint64 x = 0; x < g->ow; x++)
+        o[x] = o[x] > 0.0f ? o[x] : 0.0f;
+  }
+}
+
+IrDwRows
+ir_dw_rows_for (const IrDwGeom *g, M2iCpuFlags level)
+{
+  IrDwRows r = NULL;
+  M2iCpuFlags f = m2i_cpu_flags () & (level | M2I_CPU_FMA);
+  if ((f & M2I_CPU_AVX512F) && (f & M2I_CPU_FMA))
+    r = ir_dw_rows_avx512 (g);
+  else if ((f & M2I_CPU_AVX2) && (f & M2I_CPU_FMA))
+    r = ir_dw_rows_avx2 (g);
+  return r ? r : ir_dw_rows_c;
+}
+
+typedef struct {
+  const IrDwGeom *g;
+  IrDwRows rows;
+  const float *in, *wts;
+  const M2iKFusion *f;
+  float *out;
+  gint64 c_in, c_out, cout_g, bands;
+} DwJob;
+
+static void
+dw_slice (gint begin, gint end, gint slice, gpointer data)
+{
+  const DwJob *j = data;
+  const IrDwGeom *g = j->g;
+  gsize hw = (gsize) g->h * g->w, ohw = (gsize) g->oh * g->ow;
+  gint64 taps = g->cin_g * g->kh * g->kw;
+  for (gint t = begin; t < end; t++) {
+    gint64 band = t % j->bands, index = t / j->bands;
+    gint64 co = index % j->c_out, n = index / j->c_out;
+    gint64 first = n * j->c_in + co / j->cout_g * g->cin_g;   /* the group's first input */
+    gint64 y0 = band * g->oh / j->bands, y1 = (band + 1) * g->oh / j->bands;
+    float *out = j->out + (n * j->c_out + co) * ohw;
+    j->rows (g, j->in + first * hw, hw, j->wts + co * taps,
+        j->f->bias ? j->f->bias + co : NULL, j->f->relu, out, y0, y1);
+    /* a fused Swish on the rows just written */
+    ir_k_fusion_swish (j->f, out + y0 * g->ow, (y1 - y0) * g->ow);
+  }
+}
+
+void
+ir_dw_run (const IrDwGeom *g, IrDwRows rows, const float *in, const float *wts,
+    const M2iKFusion *f, float *out, gint64 batch, gint64 c_in, gint64 c_out, gint64 cout_g,
+    gint slices)
+{
+  /* Planes are the tasks; fewer planes than four per slice are cut into
+   * bands of rows too, so the slices get even shares. */
+  gint64 planes = batch * c_out, bands = 1;
+  if (slices > 1 && planes < 4 * slices)
+    bands = MIN (g->oh, (4 * slices + planes - 1) / planes);
+  DwJob j = { g, rows, in, wts, f, out, c_in, c_out, cout_g, bands };
+  ir_k_parallel_for ((gint) (planes * bands), slices, 1, dw_slice, &j);
+}

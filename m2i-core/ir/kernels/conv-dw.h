@@ -1,0 +1,82 @@
+/* conv-dw.h — direct depthwise and small-group convolution (not installed).
+ *
+ * A GroupConvolution whose groups have few input channels (one: depthwise,
+ * MobileNet's 3×3 layers; or a handful) does a few multiply-adds per output
+ * per input channel: as a matrix product its tiles would be mostly empty.
+ * It runs directly instead, one output plane at a time:
+ *
+ *   out[y][x] = Σ_{ci < cin_g} Σ_{kh, kw} w[ci][kh][kw] ·
+ *               in[ci][y·sh + kh·dh − pt][x·sw + kw·dw − pl]
+ *
+ * (0 outside the image), summed in the order ci, kh, kw, then + bias, then
+ * ReLU when fused (the float operations of the Add and ReLU layers), or a
+ * fused Swish on the rows just written.
+ * Lanes run along a row of outputs: for every tap a vector of W outputs
+ * takes one load (stride 2: two loads and a permute) and one FMA; columns
+ * whose taps all read inside the row (almost all) use plain loads, the
+ * few at the row's ends masked ones, and kernel rows that fall outside
+ * the image are skipped. 3×3 and 5×5 kernels at strides 1 and 2 have
+ * their own unrolled copies; others run the same code with run-time
+ * sizes, strides above 2 the plain-C kernel.
+ *
+ * The row kernels exist in plain C (conv-dw.c: the reference, used when
+ * neither AVX2 nor AVX-512 may be), AVX2 (conv-dw-avx2.c) and AVX-512
+ * (conv-dw-avx512.c); tests/ir/kernels/test-conv.c checks each against a
+ * naive loop.
+ */
+#pragma once
+
+#include "kernels-private.h"
+
+G_BEGIN_DECLS
+
+/* The geometry of one layer (as ConvState's; 1-D layers have h = 1). */
+typedef struct {
+  gint64 h, w, oh, ow;                 /* input and output planes */
+  gint64 kh, kw, sh, sw, dh, dw, pt, pl;
+  gint64 cin_g;                        /* input planes each output plane reads */
+  /* Output columns [x_lo, x_hi) read only inside their input row for every
+   * tap, including the odd element a stride-2 pair of loads also reads:
+   * a vector of outputs inside them needs no masks. */
+  gint64 x_lo, x_hi;
+} IrDwGeom;
+
+/* Rows [y0, y1) of one output plane @out (row stride ow). @in is the
+ * first of the cin_g input planes, @in_plane floats apart; @w the output
+ * channel's cin_g·kh·kw weights; @bias its bias or NULL; @relu applies
+ * max (·, 0) last. */
+typedef void (*IrDwRows) (const IrDwGeom *g, const float *in, gsize in_plane, const float *w,
+    const float *bias, gboolean relu, float *out, gint64 y0, gint64 y1);
+
+/* TRUE when a convolution of @groups groups of @cin_g input and @cout_g
+ * output channels runs directly rather than as a matrix product: one
+ * input channel per group, or a grouped layer whose groups are small. */
+gboolean ir_dw_applies (gint64 groups, gint64 cin_g, gint64 cout_g);
+
+/* Fills the derived fields of @g (x_lo, x_hi) from the others. */
+void ir_dw_geom_init (IrDwGeom *g);
+
+/* The row kernel for @g at the instruction set level @level (AVX-512 when
+ * it has M2I_CPU_AVX512F, AVX2 when it has M2I_CPU_AVX2, else plain C),
+ * never above what m2i_cpu_flags() allows (FMA included). Never NULL. */
+IrDwRows ir_dw_rows_for (const IrDwGeom *g, M2iCpuFlags level);
+
+/* The plain-C kernel (any geometry) and the instruction-set ones, which
+ * return NULL for geometries they leave to plain C (strides above 2) and
+ * where not compiled. */
+void ir_dw_rows_c (const IrDwGeom *g, const float *in, gsize in_plane, const float *w,
+    const float *bias, gboolean relu, float *out, gint64 y0, gint64 y1);
+IrDwRows ir_dw_rows_avx2 (const IrDwGeom *g);
+IrDwRows ir_dw_rows_avx512 (const IrDwGeom *g);
+
+/* Runs a whole layer: @batch images of @c_in input planes (@in) into
+ * c_out = groups · cout_g output planes (@out), weights @wts as
+ * GroupConvolution lays them out ([G][cout_g][cin_g][kh][kw]), the fused
+ * bias and ReLU or Swish of @f, split over @slices of the inference's threads
+ * (tasks: an output plane, or a band of its rows when planes are fewer
+ * than the slices). Allocates nothing. */
+void ir_dw_run (const IrDwGeom *g, IrDwRows rows, const float *in, const float *wts,
+    const M2iKFusion *f, float *out, gint64 batch, gint64 c_in, gint64 c_out, gint64 cout_g,
+    gint slices);
+
+G_END_DECLS

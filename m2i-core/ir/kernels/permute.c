@@ -1,0 +1,156 @@
+/* permute.c — moving a tensor's elements into another order of its axes
+ * (kernels-private.h, "Permutations"): Transpose, and the reshape →
+ * transpose → reshape of DepthToSpace, SpaceToDepth, ShuffleChannels and
+ * ReorgYolo.
+ *
+ * The plan drops unit axes and merges output axes that stay contiguous in
+ * the input; one of them is then the input's contiguous axis (stride 1).
+ * When it is the last, rows are copied whole; otherwise the copy goes by
+ * blocks of that axis by the last one, read as a few sequential input rows
+ * and written as one sequential output run (a depth-to-space's [.., W, 2]
+ * output interleaves 2 input rows of W): no element is fetched with a
+ * stride of the whole plane, no index arithmetic per element. Rows or
+ * blocks are split over threads on large tensors.
+ */
+#include "kernels-private.h"
+
+#include <string.h>
+
+/* Columns of a block: 64 elements of each of up to 16 input rows stay in L1. */
+#define BLOCK 64
+
+void
+ir_k_perm_plan (IrKPerm *p, gint rank, const gint64 *in_dims, const gint *perm, gsize es)
+{
+  gint64 stride[IR_K_PERM_MAX_RANK], s = 1;
+  for (gint a = rank - 1; a >= 0; a--) {
+    stride[a] = s;
+    s *= in_dims[a];
+  }
+  p->rank = 0;
+  p->es = es;
+  for (gint a = 0; a < rank; a++) {
+    gint64 d = in_dims[perm[a]], st = stride[perm[a]];
+    if (d == 1)
+      continue;                        /* a unit axis moves nothing */
+    if (p->rank && p->step[p->rank - 1] == st * d) {
+      p->dims[p->rank - 1] *= d;       /* contiguous with the previous axis */
+      p->step[p->rank - 1] = st;
+      continue;
+    }
+    p->dims[p->rank] = d;
+    p->step[p->rank++] = st;
+  }
+  if (p->rank == 0) {
+    p->dims[0] = 1;
+    p->step[0] = 1;
+    p->rank = 1;
+  }
+  p->numel = 1;
+  for (gint a = 0; a < p->rank; a++)
+    p->numel *= p->dims[a];
+  p->rows = p->numel ? p->numel / p->dims[p->rank - 1] : 0;
+  /* The input's contiguous axis, when it is not the last (it is then). */
+  p->unit = -1;
+  for (gint a = 0; a < p->rank - 1; a++)
+    if (p->step[a] == 1)
+      p->unit = a;
+  s = 1;
+  for (gint a = p->rank - 1; a >= 0; a--) {
+    p->out_stride[a] = s;
+    s *= p->dims[a];
+  }
+  p->blocks = p->unit < 0 || !p->numel ? 0 : p->rows / p->dims[p->unit];
+}
+
+typedef struct {
+  const IrKPerm *p;
+  const guint8 *src;
+  guint8 *dst;
+} PermJob;
+
+/* Input and output offsets (in elements) of index @r over the output axes
+ * except @skip0 and @skip1 (-1: none), the last axis varying fastest. */
+static void
+offsets (const IrKPerm *p, gint64 r, gint skip0, gint skip1, gint64 *in, gint64 *out)
+{
+  gint64 i = 0, o = 0, rem = r;
+  for (gint a = p->rank - 1; a >= 0; a--) {
+    if (a == skip0 || a == skip1)
+      continue;
+    gint64 k = rem % p->dims[a];
+    rem /= p->dims[a];
+    i += k * p->step[a];
+    o += k * p->out_stride[a];
+  }
+  *in = i;
+  *out = o;
+}
+
+/* The last output axis is the input's contiguous one: whole rows. */
+static void
+perm_rows (gint begin, gint end, gint slice, gpointer data)
+{
+  const PermJob *j = data;
+  const IrKPerm *p = j->p;
+  gsize row = p->dims[p->rank - 1] * p->es;
+  for (gint64 r = begin; r < end; r++) {
+    gint64 in, out;
+    offsets (p, r, p->rank - 1, -1, &in, &out);
+    memcpy (j->dst + out * p->es, j->src + in * p->es, row);
+  }
+}
+
+/* One block: output [x][..][l] = input [x + l·lstep] for x < X (the unit
+ * axis, output stride ox) and l < L (the last axis), column blocks of
+ * BLOCK so the L input rows stay in cache. */
+#define PERM_BLOCK(T) do { \
+    const T *s_ = (const T *) j->src + in; \
+    T *d_ = (T *) j->dst + out; \
+    for (gint64 x0 = 0; x0 < X; x0 += BLOCK) { \
+      gint64 x1 = MIN (X, x0 + BLOCK); \
+      if (L == 2 && ox == 2) { \
+        for (gint64 x = x0; x < x1; x++) { \
+          d_[2 * x] = s_[x]; \
+          d_[2 * x + 1] = s_[x + lstep]; \
+        } \
+        continue; \
+      } \
+      for (gint64 l = 0; l < L; l++) \
+        for (gint64 x = x0; x < x1; x++) \
+          d_[x * ox + l] = s_[x + l * lstep]; \
+    } \
+  } while (0)
+
+static void
+perm_blocks (gint begin, gint end, gint slice, gpointer data)
+{
+  const PermJob *j = data;
+  const IrKPerm *p = j->p;
+  gint64 L = p->dims[p->rank - 1], lstep = p->step[p->rank - 1];
+  gint64 X = p->dims[p->unit], ox = p->out_stride[p->unit];
+  for (gint64 r = begin; r < end; r++) {
+    gint64 in, out;
+    offsets (p, r, p->rank - 1, p->unit, &in, &out);
+    switch (p->es) {
+      case 1: PERM_BLOCK (guint8); break;
+      case 2: PERM_BLOCK (guint16); break;
+      case 4: PERM_BLOCK (guint32); break;
+      default: PERM_BLOCK (guint64); break;
+    }
+  }
+}
+
+void
+ir_k_perm_run (const M2iOpContext *ctx, const IrKPerm *p, gconstpointer src, gpointer dst)
+{
+  if (p->numel == 0)
+    return;
+  PermJob j = { p, src, dst };
+  /* a moved element weighs like four multiply-adds */
+  gint slices = ir_k_slices_for (ctx, p->numel * 4);
+  if (p->unit >= 0)
+    ir_k_parallel_for ((gint) p->blocks, slices, 1, perm_blocks, &j);
+  else
+    ir_k_parallel_for ((gint) p->rows, slices, 1, perm_rows, &j);
+}
