@@ -259,8 +259,11 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
       ir_winograd_applies (s->kh, s->kw, s->sh, s->sw, s->dh, s->dw, s->groups, s->c_in,
           s->c_out, s->oh, s->ow))
     s->mode = CONV_WINOGRAD;
-  else if (s->oh * s->ow <= M2I_GEMM_TAIL_MAX && s->arch->tail)
-    s->mode = CONV_IM2COL;        /* a few pixels: exactly those columns, the tail kernel */
+  else if (s->oh * s->ow <= M2I_GEMM_TAIL_MAX && s->arch->tail &&
+      !(s->kh == 1 && s->kw == 1 && s->sh == 1 && s->sw == 1 &&
+          !(s->pt || s->pl || s->pb || s->pr)))
+    s->mode = CONV_IM2COL;        /* a few pixels: exactly those columns, the tail kernel
+                                   * (pointwise: B in place, CONV_SHIFTED, no gathering) */
   else if ((s->sh == 1 && s->sw == 1) ||
       ((s->kh > 1 || s->kw > 1) && (s->k <= MAX_K_PLANES || s->cout_g <= 64) &&
           MIN (s->sh, s->kh) * s->kw <= MAX_SLOTS &&
@@ -461,7 +464,8 @@ conv_im2col_b (gpointer user, gint k0, gint kc, gint n0, gint ncols, float *buf,
         d[t] = iw >= 0 && iw < s->w ? row[iw] : 0.0f;
       }
     }
-    memset (dst + ncols, 0, (nr - ncols) * sizeof (float));
+    /* the columns past ncols the kernel reads (none for the tail kernel) */
+    memset (dst + ncols, 0, (cp->width - ncols) * sizeof (float));
   }
   *off = ir_gemm_packed_offsets (s->arch);
   return buf;
