@@ -674,29 +674,37 @@ phase_plane_avx512 (const ConvState *s, const float *img, gint64 pr, gint64 pc, 
   const __m512i even = _mm512_setr_epi32 (0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
       28, 30);
   gint64 span = s->sw == 2 ? 32 : 16, c0 = pc - s->pl;
-  for (gint64 i = 0; i < s->hp; i++) {
-    float *d = dst + i * s->wp;
-    gint64 y = pr + s->sh * i - s->pt;
-    if (y < 0 || y >= s->h) {
-      memset (d, 0, s->wp * sizeof (float));
-      continue;
-    }
-    const float *row = img + y * s->w;
-    for (gint64 j = 0; j < s->wp; j += 16) {
-      gint64 n = MIN (16, s->wp - j), p0 = c0 + s->sw * j;
-      __mmask16 m = (__mmask16) ((1u << n) - 1), ok;
-      __m512 v;
-      if (s->sw <= 2) {
-        /* raw elements p0 + [lo, hi) lie inside the row */
-        gint64 lo = CLAMP (-p0, 0, span), hi = CLAMP (s->w - p0, 0, span);
-        guint32 raw = hi <= lo ? 0 : (guint32) ((((guint64) 1 << hi) - 1) & ~(((guint64) 1 << lo) - 1));
-        v = s->sw == 1 ? _mm512_maskz_loadu_ps ((__mmask16) raw, row + p0)
-            : _mm512_permutex2var_ps (_mm512_maskz_loadu_ps ((__mmask16) raw, row + p0), even,
-                _mm512_maskz_loadu_ps ((__mmask16) (raw >> 16), row + p0 + 16));
+  /* Rows whose image row exists: [i0, i1) (zeros above and below). */
+  gint64 i0 = CLAMP ((s->pt - pr + s->sh - 1) / s->sh, 0, s->hp);
+  gint64 i1 = CLAMP ((s->h + s->pt - pr + s->sh - 1) / s->sh, i0, s->hp);
+  memset (dst, 0, i0 * s->wp * sizeof (float));
+  memset (dst + i1 * s->wp, 0, (s->hp - i1) * s->wp * sizeof (float));
+  const float *img_row0 = img + (pr + s->sh * i0 - s->pt) * s->w;
+  gint64 img_step = s->sh * s->w;
+  /* Column chunks outside, rows inside: the masks of a chunk are the same
+   * for every row, and small planes (an 8×8 output: one chunk of eight
+   * per row) were mostly that arithmetic. */
+  for (gint64 j = 0; j < s->wp; j += 16) {
+    gint64 n = MIN (16, s->wp - j), p0 = c0 + s->sw * j;
+    __mmask16 m = (__mmask16) ((1u << n) - 1), ok;
+    float *d = dst + i0 * s->wp + j;
+    const float *row = img_row0;
+    if (s->sw <= 2) {
+      /* raw elements p0 + [lo, hi) lie inside the row */
+      gint64 lo = CLAMP (-p0, 0, span), hi = CLAMP (s->w - p0, 0, span);
+      guint32 raw = hi <= lo ? 0 : (guint32) ((((guint64) 1 << hi) - 1) & ~(((guint64) 1 << lo) - 1));
+      __mmask16 k0 = (__mmask16) raw, k1 = (__mmask16) (raw >> 16);
+      if (s->sw == 1) {
+        for (gint64 i = i0; i < i1; i++, d += s->wp, row += img_step)
+          _mm512_mask_storeu_ps (d, m, _mm512_maskz_loadu_ps (k0, row + p0));
       } else {
-        v = ir_k_load_row16 (row, p0, s->sw, s->w, FALSE, m, &ok);
+        for (gint64 i = i0; i < i1; i++, d += s->wp, row += img_step)
+          _mm512_mask_storeu_ps (d, m, _mm512_permutex2var_ps (_mm512_maskz_loadu_ps (k0,
+                      row + p0), even, _mm512_maskz_loadu_ps (k1, row + p0 + 16)));
       }
-      _mm512_mask_storeu_ps (d + j, m, v);
+    } else {
+      for (gint64 i = i0; i < i1; i++, d += s->wp, row += img_step)
+        _mm512_mask_storeu_ps (d, m, ir_k_load_row16 (row, p0, s->sw, s->w, FALSE, m, &ok));
     }
   }
 }
