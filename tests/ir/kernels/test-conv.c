@@ -352,6 +352,13 @@ test_shapes_large (void)
     { 2, 70, 2, 2, 17, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
     { 1, 20, 3, 5, 17, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
     { 1, 30, 4, 3, 33, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    /* Padded planes of one vector of pixels whose padded grid takes two,
+     * K past column copies: gathered (im2col) — 4×4 (head-pose's conv5),
+     * 2×8, pads on some sides only, a batch. */
+    { 1, 40, 4, 4, 20, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 40, 2, 8, 9, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 2, 37, 4, 4, 17, 1, 3, 3, 1, 1, 1, 1, { 1, 0 }, { 1, 1 }, NULL, FALSE },
+    { 1, 36, 5, 3, 8, 1, 3, 3, 1, 1, 1, 1, { 0, 1 }, { 2, 0 }, NULL, FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     check_case (&cases[i], FALSE, 3);
@@ -688,7 +695,9 @@ static const ConvCase fusion_cases[] = {
     { 1, 64, 5, 5, 19, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 300, 7, 9, 13, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
     { 1, 128, 14, 14, 100, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
-    /* the tail kernel: 2 pixels, K over one pass, paired row panels */
+    /* a 4×4 plane gathered (im2col), the tail kernel: 2 pixels, K over
+     * one pass, paired row panels */
+    { 1, 40, 4, 4, 20, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 460, 3, 4, 21, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
     { 1, 512, 2, 2, 24, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
     /* Winograd with odd sizes, one and three tile blocks (partial rows) */
