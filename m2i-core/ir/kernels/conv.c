@@ -41,6 +41,11 @@ typedef enum {
  * stream through the same caches. At K 288 it is a wash for squeezenet's
  * fire4/fire5 and 3 % faster for Fashion-MNIST's conv2. */
 #define MAX_K_PLANES 320
+/* Gathered layers of up to this many output pixels read B through a table
+ * of offsets per tap (ConvState.gather): a 5×5 output at stride 2 is five
+ * runs of five pixels per row of B, and working the runs out was a third
+ * of vehicle-attributes-recognition's 128×9×9 stride-2 layer. */
+#define GATHER_MAX_PIXELS 256
 
 typedef struct {
   const M2iGemmArch *arch;
@@ -92,6 +97,11 @@ typedef struct {
   gint64 gap;
   gint64 copy_z0[MAX_COPIES], copy_z1[MAX_COPIES];
   gint tap_copy[MAX_COPIES];
+  /* CONV_IM2COL on small planes: for tap t = (kh, kw) and output pixel
+   * j, the input offset read within its channel's plane, or -1 for a pad
+   * (kh·kw × oh·ow entries; NULL on larger planes, which gather runs of
+   * output rows). */
+  gint32 *gather;
   gint32 *off;                         /* k entries */
   gint32 *off_hi;                      /* max of off[0..k] */
   M2iWinograd *wino;                   /* CONV_WINOGRAD */
@@ -106,6 +116,7 @@ conv_state_free (gpointer p)
   if (!s)
     return;
   g_free (s->packed);
+  g_free (s->gather);
   g_free (s->off);
   g_free (s->off_hi);
   g_free (s->fused.bias);
@@ -315,6 +326,17 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
       ctx->scratch_bytes += s->packed_group * groups * sizeof (float);
     }
   }
+  if (s->mode == CONV_IM2COL && s->oh * s->ow <= GATHER_MAX_PIXELS) {
+    gint64 ohw = s->oh * s->ow;
+    s->gather = g_new (gint32, s->kh * s->kw * ohw);
+    for (gint64 t = 0; t < s->kh * s->kw; t++)
+      for (gint64 j = 0; j < ohw; j++) {
+        gint64 ih = j / s->ow * s->sh - s->pt + t / s->kw * s->dh;
+        gint64 iw = j % s->ow * s->sw - s->pl + t % s->kw * s->dw;
+        s->gather[t * ohw + j] = ih >= 0 && ih < s->h && iw >= 0 && iw < s->w ?
+            (gint32) (ih * s->w + iw) : -1;
+      }
+  }
   if (s->mode == CONV_SHIFTED && (s->sh > 1 || s->sw > 1)) {
     s->padded = TRUE;
     s->hp = (s->h + s->pt + s->pb + s->sh - 1) / s->sh;
@@ -427,6 +449,43 @@ im2col_run_avx512 (const float *row, gint64 iw0, gint64 sw, gint64 w, gint64 ava
 }
 #endif
 
+/* d[j] = src[ix[j]], or 0 where ix[j] is -1, for j < n (ConvState.gather). */
+M2I_K_INLINE void
+gather_row_c_body (const float *src, const gint32 *ix, gint n, float *d)
+{
+  for (gint j = 0; j < n; j++)
+    d[j] = ix[j] >= 0 ? src[ix[j]] : 0.0f;
+}
+M2I_K_SIMD_CLONES (gather_row_c, (const float *src, const gint32 *ix, gint n, float *d),
+    (src, ix, n, d))
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__ ((target ("avx512f")))
+static void
+gather_row_avx512 (const float *src, const gint32 *ix, gint n, float *d)
+{
+  for (gint j = 0; j < n; j += 16) {
+    __mmask16 m = (__mmask16) ((1u << MIN (16, n - j)) - 1);
+    __m512i idx = _mm512_maskz_loadu_epi32 (m, ix + j);
+    __mmask16 ok = _mm512_mask_cmpge_epi32_mask (m, idx, _mm512_setzero_si512 ());
+    _mm512_mask_storeu_ps (d + j, m, _mm512_mask_i32gather_ps (_mm512_setzero_ps (), ok, idx,
+            src, 4));
+  }
+}
+#endif
+
+static void
+gather_row (const float *src, const gint32 *ix, gint n, float *d)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (m2i_cpu_flags () & M2I_CPU_AVX512F) {
+    gather_row_avx512 (src, ix, n, d);
+    return;
+  }
+#endif
+  gather_row_c (src, ix, n, d);
+}
+
 /* CONV_IM2COL: gathers rows [k0, k0+kc) of the implicit im2col matrix,
  * columns (output pixels) [n0, n0+ncols), into a [kc][nr] micro-panel. */
 static const float *
@@ -437,6 +496,18 @@ conv_im2col_b (gpointer user, gint k0, gint kc, gint n0, gint ncols, float *buf,
   const ConvState *s = cp->s;
   gint nr = s->arch->nr;
   gsize plane = (gsize) s->h * s->w;
+
+  if (s->gather) {
+    gint64 khw = s->kh * s->kw, ohw = s->oh * s->ow;
+    for (gint p = 0; p < kc; p++) {
+      gint64 kk = k0 + p;
+      gather_row (cp->in + kk / khw * plane, s->gather + kk % khw * ohw + n0, ncols,
+          buf + (gsize) p * nr);
+      memset (buf + (gsize) p * nr + ncols, 0, (cp->width - ncols) * sizeof (float));
+    }
+    *off = ir_gemm_packed_offsets (s->arch);
+    return buf;
+  }
 
   /* The panel's pixels as runs along output rows. */
   struct { gint64 oh, ow0; gint j0, count; } runs[M2I_GEMM_MAX_NR];

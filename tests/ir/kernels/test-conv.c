@@ -359,6 +359,14 @@ test_shapes_large (void)
     { 1, 40, 2, 8, 9, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 2, 37, 4, 4, 17, 1, 3, 3, 1, 1, 1, 1, { 1, 0 }, { 1, 1 }, NULL, FALSE },
     { 1, 36, 5, 3, 8, 1, 3, 3, 1, 1, 1, 1, { 0, 1 }, { 2, 0 }, NULL, FALSE },
+    /* Strided layers gathered (im2col: K and C_out past slots) on small
+     * planes, through the table of offsets per tap: vehicle-attributes'
+     * 9×9 → 5×5 at stride 2, dilated, a batch, 256 pixels (the table's
+     * limit, six column panels) and 289 (past it: runs of output rows). */
+    { 1, 40, 9, 9, 70, 1, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 2, 40, 11, 10, 66, 1, 3, 3, 2, 3, 2, 1, { 2, 0 }, { 1, 2 }, NULL, FALSE },
+    { 1, 40, 32, 32, 66, 1, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 0, 0 }, NULL, FALSE },
+    { 1, 40, 34, 34, 66, 1, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     check_case (&cases[i], FALSE, 3);
