@@ -9,14 +9,18 @@
  * blocks of that axis by the last one, read as a few sequential input rows
  * and written as one sequential output run (a depth-to-space's [.., W, 2]
  * output interleaves 2 input rows of W): no element is fetched with a
- * stride of the whole plane, no index arithmetic per element. Rows or
- * blocks are split over threads on large tensors.
+ * stride of the whole plane, no index arithmetic per element. 4-byte
+ * elements with a longer last axis (a YOLO detect head's [3, H·W, 85]
+ * output of [3, 85, H·W]) go by 4×4 tiles through vector registers, each
+ * output row written front to back. Rows, or blocks cut into chunks of
+ * columns, are split over threads on large tensors.
  */
 #include "kernels-private.h"
 
 #include <string.h>
 
-/* Columns of a block: 64 elements of each of up to 16 input rows stay in L1. */
+/* Columns of a block per chunk: 64 of each input row (85 rows: 21 KiB) and
+ * the 64 output rows they make stay in L1. */
 #define BLOCK 64
 
 void
@@ -168,8 +172,8 @@ perm_blocks (gint begin, gint end, gint slice, gpointer data)
       guint32 *d_ = (guint32 *) j->dst + out;
       l4 = L & ~(gint64) 3;
       x4 = x0 + ((x1 - x0) & ~(gint64) 3);
-      for (gint64 l = 0; l < l4; l += 4)
-        for (gint64 x = x0; x < x4; x += 4)
+      for (gint64 x = x0; x < x4; x += 4)
+        for (gint64 l = 0; l < l4; l += 4)
           tile4 (s_ + x + l * lstep, lstep, d_ + x * ox + l, ox);
     }
     switch (p->es) {
