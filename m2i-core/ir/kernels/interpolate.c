@@ -658,28 +658,32 @@ typedef struct {
   gsize es;
 } GatherJob;
 
-/* One output row of the gather from source row @src. */
+/* One output row of the gather from source row @src (the plan's fields in
+ * locals: stores through @dst could otherwise alias them, which keeps the
+ * compiler from vectorizing). */
 #define GATHER_ROW(T) do { \
     const T *s_ = (const T *) src; \
     T *d_ = (T *) dst; \
-    if (g->col) { \
-      for (gint64 x = 0; x < g->row_len; x++) \
-        d_[x] = g->col[x] < 0 ? (T) 0 : s_[g->col[x]]; \
-    } else if (g->ratio == 2) { \
-      for (gint64 x = 0; x < g->src_row_len; x++) \
+    if (col) { \
+      for (gint64 x = 0; x < n_out; x++) \
+        d_[x] = col[x] < 0 ? (T) 0 : s_[col[x]]; \
+    } else if (k == 2) { \
+      for (gint64 x = 0; x < n_in; x++) \
         d_[2 * x] = d_[2 * x + 1] = s_[x]; \
     } else { \
-      for (gint64 x = 0; x < g->src_row_len; x++) \
-        for (gint64 k = 0; k < g->ratio; k++) \
-          d_[x * g->ratio + k] = s_[x]; \
+      for (gint64 x = 0; x < n_in; x++) \
+        for (gint64 i = 0; i < k; i++) \
+          d_[x * k + i] = s_[x]; \
     } \
   } while (0)
 
 static void
 gather_row (const GatherPlan *g, const guint8 *src, guint8 *dst, gsize es)
 {
-  if (g->ratio == 1) {
-    memcpy (dst, src, g->row_len * es);
+  const gint32 *col = g->col;
+  gint64 k = g->ratio, n_in = g->src_row_len, n_out = g->row_len;
+  if (k == 1) {
+    memcpy (dst, src, n_out * es);
     return;
   }
   switch (es) {
@@ -688,8 +692,8 @@ gather_row (const GatherPlan *g, const guint8 *src, guint8 *dst, gsize es)
     case 4: GATHER_ROW (guint32); return;
     case 8: GATHER_ROW (guint64); return;
     default:
-      for (gint64 x = 0; x < g->row_len; x++) {
-        gint64 i = g->col ? g->col[x] : x / g->ratio;
+      for (gint64 x = 0; x < n_out; x++) {
+        gint64 i = col ? col[x] : x / k;
         if (i < 0)
           memset (dst + x * es, 0, es);
         else
