@@ -13,7 +13,9 @@
  * taps alike. Pads (pads_begin/pads_end) are zeros: a
  * tap that lands in them is dropped. u8 results are rounded half away from
  * zero and clamped; the pillow modes round after the horizontal pass too,
- * as Pillow does.
+ * as Pillow does. Nearest, a copy, is a gather planned from the tables
+ * (GatherPlan below), in every layout: no arithmetic, so it gives the
+ * engine's bits without the engine.
  *
  * Interpolate-1 is mapped onto the -4 attributes the way OpenVINO's
  * reference does: linear becomes linear_onnx below rank 5, coordinates are
