@@ -265,7 +265,9 @@ permute4 (const float *x, const M2iShape *s, const gint *perm, M2iShape *out)
  * kernels (resize-private.h); the same data laid out [N, H, C, W] — axes 1
  * and 3, which the engine cannot take — goes through this file's own
  * per-axis tables. Every mode, coordinate rule and nearest rule, up and
- * down, antialias on and off, f32. */
+ * down, antialias on and off, f32. (Nearest takes the gather of the
+ * tables in every layout; test_nearest_spec checks it against the spec,
+ * tests/m2i the engine's nearest.) */
 static void
 test_engine_vs_tables (void)
 {
