@@ -654,9 +654,8 @@ compute_in_place (M2iIrCompiledModel *cm, gint n_steps)
   g_free (a.offset);
 }
 
-/* Keeps the steps @keep marks (indexed by node), frees the others. */
-static void
-keep_steps (M2iIrCompiledModel *cm, const gboolean *keep)
+void
+ir_compile_keep_steps (M2iIrCompiledModel *cm, const gboolean *keep)
 {
   GArray *kept = g_array_new (FALSE, FALSE, sizeof (CmStep));
   for (guint i = 0; i < cm->steps->len; i++) {
@@ -681,10 +680,8 @@ is_result_value (const M2iIrCompiledModel *cm, gint v)
   return FALSE;
 }
 
-/* The one step reading value @v after step @from, or -1 when @v has another
- * reader (a second step, a second input of the same step, a Result). */
-static gint
-only_reader (const M2iIrCompiledModel *cm, gint v, gint from)
+gint
+ir_compile_only_reader (const M2iIrCompiledModel *cm, gint v, gint from)
 {
   if (is_result_value (cm, v))
     return -1;
@@ -767,7 +764,7 @@ fuse_epilogues (M2iIrCompiledModel *cm)
       continue;
     gint axis = matmul ? out->rank - 1 : 1;
     const float *bias = NULL;
-    gint b = only_reader (cm, v, si), relu_step = -1, swish_step = -1;
+    gint b = ir_compile_only_reader (cm, v, si), relu_step = -1, swish_step = -1;
     float beta = 1.0f;
     if (b < 0)
       continue;
@@ -782,7 +779,7 @@ fuse_epilogues (M2iIrCompiledModel *cm)
         bias = channel_bias (&cm->values[other], out, axis, out->dims[axis]);
       if (!bias)
         continue;
-      gint c = only_reader (cm, bs->out_values[0], b);
+      gint c = ir_compile_only_reader (cm, bs->out_values[0], b);
       if (c >= 0 && g_array_index (cm->steps, CmStep, c).kernel == &ir_kernel_relu &&
           !g_array_index (cm->steps, CmStep, c).reinfer)
         relu_step = c;
@@ -818,7 +815,7 @@ fuse_epilogues (M2iIrCompiledModel *cm)
   }
   if (!any)
     return;
-  keep_steps (cm, keep);
+  ir_compile_keep_steps (cm, keep);
   for (guint si = 0; si < cm->steps->len; si++) {
     CmStep *s = &g_array_index (cm->steps, CmStep, si);
     for (gint i = 0; i < s->ctx.n_inputs; i++)
@@ -829,11 +826,13 @@ fuse_epilogues (M2iIrCompiledModel *cm)
 }
 
 static void
-plan_memory (M2iIrCompiledModel *cm, const gboolean *needed)
+plan_memory (M2iIrCompiledModel *cm, const gboolean *needed, gboolean int8)
 {
   /* drop the layers no Result reads, then the ones fused into others */
-  keep_steps (cm, needed);
+  ir_compile_keep_steps (cm, needed);
   fuse_epilogues (cm);
+  if (int8)
+    ir_lowp_fold (cm);
   gint n_steps = cm->steps->len;
 
   /* values some layer or Result reads */
@@ -974,7 +973,7 @@ m2i_ir_compile (M2iIrModel *model, const M2iIrCompileOptions *options, GError **
     cm->output_values[i] = cm->value_base[r->sources[0].node->index] + r->sources[0].port;
   }
   g_autofree gboolean *needed = needed_nodes (model);
-  plan_memory (cm, needed);
+  plan_memory (cm, needed, ir_lowp_enabled (options));
   /* a request allocates its arena and scratch: refused here, not there */
   guint64 request = (guint64) cm->arena_bytes + cm->scratch_bytes;
   if (request > budget.limit - MIN (budget.folded, budget.limit)) {

@@ -86,6 +86,22 @@ gboolean ir_value_visible_to_infer (const CmValue *v);
 
 #define CM_SMALL_INT_BYTES 64
 
+/* The one step reading value @v after step @from, or -1 when @v has another
+ * reader (a second step, a second input of the same step, a Result). */
+gint ir_compile_only_reader (const M2iIrCompiledModel *cm, gint v, gint from);
+
+/* Keeps the steps @keep marks (indexed by node), frees the others. */
+void ir_compile_keep_steps (M2iIrCompiledModel *cm, const gboolean *keep);
+
+/* The low-precision pass (ir-lowp.c): Convolution layers of INT8 models
+ * onto integer kernels, the FakeQuantize layers only they read dropped.
+ * Runs on the steps after epilogue fusion, before the memory plan. */
+void ir_lowp_fold (M2iIrCompiledModel *cm);
+
+/* FALSE when @options or M2I_INT8=0 in the environment ask for the float
+ * emulation. */
+gboolean ir_lowp_enabled (const M2iIrCompileOptions *options);
+
 /* Runs step @i of @req alone (the layer's kernel on the request's current
  * buffers): for benchmarks that time a layer with its data hot in cache.
  * FALSE with @error when the kernel fails or @i is out of range. */

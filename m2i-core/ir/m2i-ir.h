@@ -208,6 +208,11 @@ typedef struct {
    * would need more is refused (M2I_ERROR_LIMIT, naming the layer or the
    * sizes) before anything that large is allocated. */
   guint64 max_memory;
+  /* INT8 models (FakeQuantize around Convolution, docs/int8.md) run their
+   * convolutions on integer kernels unless this is TRUE: then every layer
+   * runs as written, FakeQuantize as its formula (the float emulation).
+   * M2I_INT8=0 in the environment does the same for every compile. */
+  gboolean float_emulation;
 } M2iIrCompileOptions;
 
 /* The default of M2iIrCompileOptions.max_memory: 4 GiB. */

@@ -261,22 +261,8 @@ main (int argc, char **argv)
     double ms[4] = { -1, -1, -1, -1 };
     gboolean winograd = FALSE;
     for (gint threads = 1; threads <= 2; threads++) {
-      KTest *t = kt_new (L->groups > 1 ? &ir_kernel_group_convolution
-          : &ir_kernel_convolution, "opset1");
-      t->ctx.n_threads = threads;
-      kt_attr (t, "strides", stride);
-      kt_attr (t, "dilations", "1,1");
-      kt_attr (t, "pads_begin", pad);
-      kt_attr (t, "pads_end", pad);
-      kt_input (t, M2I_ET_F32, SHAPE (1, L->c_in, L->h, L->w), in, FALSE);
-      if (L->groups > 1)
-        kt_input (t, M2I_ET_F32, SHAPE (L->groups, L->c_out / L->groups, cin_g, L->k, L->k),
-            wts, TRUE);
-      else
-        kt_input (t, M2I_ET_F32, SHAPE (L->c_out, L->c_in, L->k, L->k), wts, TRUE);
-      GError *error = NULL;
-      if (!kt_infer (t, 1, &error))
-        g_error ("%s", error->message);
+      KTest *t = kt_conv_new (L->c_in, L->h, L->w, L->c_out, L->k, L->stride, L->pad,
+          L->groups, in, wts, threads);
       ms[threads - 1] = bench_time_runs (execute_layer, t, min_ms) * 1e3;
       winograd = ir_k_conv_uses_winograd (&t->ctx);
       kt_free (t);

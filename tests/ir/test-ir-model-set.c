@@ -4,7 +4,10 @@
  * and compiled; one that loads is run on the fixed input of its reference
  * (made by tests/models/model-coverage.py) and its outputs are compared
  * with ONNX Runtime's within the model's tolerance
- * (tests/models/tolerance.tsv). One that does not load must say, in one
+ * (tests/models/tolerance.tsv). An INT8 model is run twice: as its float
+ * emulation (FakeQuantize as its formula, as the ONNX translation computes
+ * it) and on integer kernels (docs/int8.md), each within its own tolerance
+ * (the file's second and third columns). One that does not load must say, in one
  * message, every op it lacks. Skips when the cache or a model's reference
  * is absent. Each model's verdict is printed as a "model-set:" line (the
  * report model-coverage.py reads). */
@@ -119,16 +122,18 @@ typedef struct {
 } Tally;
 
 static void
-check_model (const char *name, const char *dir, const char *xml_file, double tol, Tally *tally)
+check_model (const char *name, const char *dir, const char *xml_file, double tol,
+    gboolean emulate, Tally *tally)
 {
   g_autofree gchar *xml = g_build_filename (dir, xml_file, NULL);
   GError *error = NULL;
   M2iIrModel *m = m2i_ir_model_load (xml, NULL, &error);
-  M2iIrCompileOptions opts = { .n_threads = 1 };
+  M2iIrCompileOptions opts = { .n_threads = 1, .float_emulation = emulate };
   M2iIrCompiledModel *cm = m ? m2i_ir_compile (m, &opts, &error) : NULL;
+  const char *how = emulate ? " (float emulation)" : "";
   if (!cm) {
     /* what it lacks, in one message */
-    g_test_message ("model-set:\t%s\tfails\t%s", name, error->message);
+    g_test_message ("model-set:\t%s%s\tfails\t%s", name, how, error->message);
     g_assert_true (error->domain == M2I_ERROR);
     if (error->code == M2I_ERROR_UNSUPPORTED && strstr (error->message, "no kernel"))
       g_assert_null (strstr (strstr (error->message, "no kernel") + 1, "no kernel"));
@@ -142,7 +147,8 @@ check_model (const char *name, const char *dir, const char *xml_file, double tol
   tally->loaded++;
   Reference ref;
   if (!read_reference (dir, &ref)) {
-    g_test_message ("model-set:\t%s\tloads\tno reference (run tests/models/model-coverage.py)", name);
+    g_test_message ("model-set:\t%s%s\tloads\tno reference (run tests/models/model-coverage.py)",
+        name, how);
     tally->skipped++;
     m2i_ir_model_unref (m);
     return;
@@ -202,14 +208,14 @@ check_model (const char *name, const char *dir, const char *xml_file, double tol
     worst_rel = MAX (worst_rel, diff / scale);
   }
   gboolean ok = worst_rel <= tol;
-  g_test_message ("model-set:\t%s\t%s\tmax |diff| %.3g, %.3g of the largest |output| (tolerance "
-      "%.3g); mean %.2g", name, ok ? "matches" : "differs", worst_abs, worst_rel, tol,
-      sum_rel / MAX (count, 1));
+  g_test_message ("model-set:\t%s%s\t%s\tmax |diff| %.3g, %.3g of the largest |output| "
+      "(tolerance %.3g); mean %.2g", name, how, ok ? "matches" : "differs", worst_abs, worst_rel,
+      tol, sum_rel / MAX (count, 1));
   if (ok)
     tally->matched++;
   else
-    g_test_fail_printf ("%s differs from ONNX Runtime by %.3g of its outputs' range (tolerance "
-        "%.3g)", name, worst_rel, tol);
+    g_test_fail_printf ("%s%s differs from ONNX Runtime by %.3g of its outputs' range "
+        "(tolerance %.3g)", name, how, worst_rel, tol);
   m2i_ir_infer_request_free (req);
   m2i_ir_compiled_model_unref (cm);
   m2i_ir_model_unref (mo);
@@ -239,14 +245,23 @@ test_model_set (void)
     g_autofree gchar *xml = g_build_filename (dir, base, NULL);
     if (!g_file_test (xml, G_FILE_TEST_EXISTS))
       continue;
-    double tol = 1e-4;
+    double tol = 1e-4, tol_int8 = -1;
     for (gchar **t = tol_lines; t && *t; t++) {
       g_auto (GStrv) tf = g_strsplit (*t, "\t", -1);
       if (g_strv_length (tf) >= 2 && !strcmp (tf[0], f[0]))
         tol = g_ascii_strtod (tf[1], NULL);
+      if (g_strv_length (tf) >= 3 && !strcmp (tf[0], f[0]))
+        tol_int8 = g_ascii_strtod (tf[2], NULL);
     }
     seen++;
-    check_model (f[0], dir, base, tol, &tally);
+    if (tol_int8 < 0) {
+      check_model (f[0], dir, base, tol, FALSE, &tally);
+      continue;
+    }
+    /* counted once, by the way the runtime runs it */
+    Tally emulation = { 0 };
+    check_model (f[0], dir, base, tol, TRUE, &emulation);
+    check_model (f[0], dir, base, tol_int8, FALSE, &tally);
   }
   if (!seen) {
     g_test_skip ("no model of the set is in the cache");

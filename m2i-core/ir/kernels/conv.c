@@ -16,6 +16,7 @@
 #include "kernels-private.h"
 #include "gemm.h"
 #include "conv-winograd.h"
+#include "conv-int8.h"
 #include "conv-dw.h"
 #include <base/m2i-align.h>
 #include <base/m2i-parallel.h>
@@ -833,6 +834,17 @@ ir_k_conv_fusion (M2iOpContext *ctx, gint64 *channels)
   ConvState *s = ctx->state;
   *channels = s->c_out;
   return &s->fused;
+}
+
+gboolean
+ir_k_conv_geometry (const M2iOpContext *ctx, M2iKConvGeom *g)
+{
+  const ConvState *s = ctx->state;
+  if (!s)
+    return FALSE;
+  *g = (M2iKConvGeom) { s->batch, s->c_in, s->h, s->w, s->c_out, s->oh, s->ow, s->kh, s->kw,
+    s->sh, s->sw, s->dh, s->dw, s->pt, s->pl, s->pb, s->pr, s->groups };
+  return TRUE;
 }
 
 gboolean

@@ -250,6 +250,33 @@ kt_array_free (KtArray *a)
   }
 }
 
+/* A square Convolution (groups 1) or GroupConvolution of @in (1 × c_in ×
+ * h × w) with constant weights @wts (c_out × c_in/groups × k × k), stride
+ * and pads on both axes, on @threads, inferred (g_error on failure). */
+static inline KTest *
+kt_conv_new (gint c_in, gint h, gint w, gint c_out, gint k, gint stride, gint pad,
+    gint groups, const float *in, const float *wts, gint threads)
+{
+  KTest *t = kt_new (groups > 1 ? &ir_kernel_group_convolution : &ir_kernel_convolution,
+      "opset1");
+  t->ctx.n_threads = threads;
+  g_autofree gchar *pads = g_strdup_printf ("%d,%d", pad, pad);
+  g_autofree gchar *strides = g_strdup_printf ("%d,%d", stride, stride);
+  kt_attr (t, "strides", strides);
+  kt_attr (t, "dilations", "1,1");
+  kt_attr (t, "pads_begin", pads);
+  kt_attr (t, "pads_end", pads);
+  kt_input (t, M2I_ET_F32, SHAPE (1, c_in, h, w), in, FALSE);
+  if (groups > 1)
+    kt_input (t, M2I_ET_F32, SHAPE (groups, c_out / groups, c_in / groups, k, k), wts, TRUE);
+  else
+    kt_input (t, M2I_ET_F32, SHAPE (c_out, c_in, k, k), wts, TRUE);
+  GError *error = NULL;
+  if (!kt_infer (t, 1, &error))
+    g_error ("%s", error->message);
+  return t;
+}
+
 /* Deterministic pseudo-random floats in [lo, hi). */
 static inline void
 kt_fill (float *p, gsize n, guint32 seed, float lo, float hi)

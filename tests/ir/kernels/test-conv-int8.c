@@ -1,0 +1,337 @@
+/* The integer convolution (ir/kernels/conv-int8.h) against its definition
+ * written here as naive loops: each input value quantized by the
+ * FakeQuantize-1 formula (f32, as the spec's reference computes it) over
+ * the input range, its real value ol + k·(oh - ol)/(L - 1), weights
+ * code · scale, the products summed in double over the padded window
+ * (padding = real 0, also when the zero point falls between two codes),
+ * plus bias, ReLU. The kernel sums integers exactly, so the only difference
+ * allowed is the f32 rounding of its epilogue. GEMM layers (groups of a
+ * multiple of 4 channels) and depthwise ones (a range per channel), at
+ * every instruction-set level (meson: M2I_CPU_DISABLE none, vnni, avx512,
+ * avx2, all); the kernel family in use is asserted to follow.
+ */
+#include "kernel-test.h"
+#include <ir/kernels/conv-int8.h>
+
+typedef enum { ZP_ZERO, ZP_CODE, ZP_BETWEEN, ZP_OUTSIDE } ZeroPoint;
+
+typedef struct {
+  gint64 c_in, c_out, h, w, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, groups, batch;
+  gint levels;
+  ZeroPoint zp;
+  gboolean per_channel;                /* a range per channel (depthwise) */
+  gboolean in_differs;                 /* input range != output range */
+  gboolean relu, bias;
+  M2iKI8Act act;                       /* when not relu */
+  gboolean codes_in, codes_out;
+  gboolean grid_out;                   /* a FakeQuantize's f32 output (not with codes_out) */
+} Case;
+
+static guint32 rng_state;
+
+static guint32
+rnd (void)
+{
+  rng_state = rng_state * 1664525u + 1013904223u;
+  return rng_state >> 8;
+}
+
+static gint
+rnd_int (gint lo, gint hi)                     /* [lo, hi] */
+{
+  return lo + (gint) (rnd () % (guint32) (hi - lo + 1));
+}
+
+static float
+rnd_f (float lo, float hi)
+{
+  return lo + (hi - lo) * (rnd () / 16777216.0f);
+}
+
+/* The spec's FakeQuantize level of x over [lo, hi]. */
+static gint
+fq_level (float x, float lo, float hi, gint levels)
+{
+  if (x <= MIN (lo, hi))
+    return 0;
+  if (x > MAX (lo, hi))
+    return levels - 1;
+  return (gint) nearbyintf ((x - lo) / (hi - lo) * (float) (levels - 1));
+}
+
+static void
+run_case (const Case *k, gint threads)
+{
+  M2iKConvGeom g = { k->batch, k->c_in, k->h, k->w, k->c_out, 0, 0, k->kh, k->kw, k->sh, k->sw,
+    k->dh, k->dw, k->pt, k->pl, k->pb, k->pr, k->groups };
+  g.oh = (k->h + k->pt + k->pb - ((k->kh - 1) * k->dh + 1)) / k->sh + 1;
+  g.ow = (k->w + k->pl + k->pr - ((k->kw - 1) * k->dw + 1)) / k->sw + 1;
+  gint64 cin_g = k->c_in / k->groups, cout_g = k->c_out / k->groups;
+  gint64 per = cin_g * k->kh * k->kw;
+  gint64 n_in = k->batch * k->c_in * k->h * k->w, n_out = k->batch * k->c_out * g.oh * g.ow;
+  gint64 nr = k->per_channel ? k->c_in : 1;
+  float *r = g_new (float, 4 * nr);      /* in_lo, in_hi, out_lo, out_hi */
+  for (gint64 i = 0; i < nr; i++) {
+    float step = rnd_f (0.005f, 0.1f);
+    float z = k->zp == ZP_ZERO ? 0.0f : k->zp == ZP_CODE ? (float) rnd_int (1, k->levels - 1) :
+        k->zp == ZP_BETWEEN ? rnd_int (0, k->levels - 2) + rnd_f (0.02f, 0.98f) :
+        -rnd_f (1.0f, 30.0f);
+    r[2 * nr + i] = -z * step;
+    r[3 * nr + i] = r[2 * nr + i] + step * (k->levels - 1);
+    float a = k->in_differs ? rnd_f (0.5f, 2.0f) : 1.0f, b = k->in_differs ? rnd_f (-1, 1) : 0;
+    r[i] = r[2 * nr + i] * a + b;
+    r[nr + i] = r[3 * nr + i] * a + b;
+  }
+  float *x = g_new (float, n_in);
+  for (gint64 i = 0; i < n_in; i++) {
+    gint64 c = i / (k->h * k->w) % k->c_in, ri = k->per_channel ? c : 0;
+    float lo = r[ri], hi = r[nr + ri], span = hi - lo;
+    x[i] = i % 7 ? rnd_f (lo - 0.2f * span, hi + 0.2f * span) :
+        (float) (lo + span / (k->levels - 1) * rnd_int (0, k->levels - 1));  /* on the grid */
+  }
+  /* codes_in: the input is the levels themselves */
+  guint8 *codes = g_new (guint8, n_in);
+  for (gint64 i = 0; i < n_in; i++) {
+    gint64 c = i / (k->h * k->w) % k->c_in, ri = k->per_channel ? c : 0;
+    codes[i] = (guint8) fq_level (x[i], r[ri], r[nr + ri], k->levels);
+  }
+  gint8 *q = g_new (gint8, k->c_out * per);
+  float *sw = g_new (float, k->c_out), *bias = g_new (float, k->c_out);
+  float *slope = g_new (float, k->c_out);
+  for (gint64 o = 0; o < k->c_out; o++)
+    slope[o] = rnd_f (-0.5f, 1.5f);
+  M2iKI8Act act = k->relu ? M2I_K_I8_ACT_RELU : k->act;
+  /* codes_out: levels of 256 over a range around the outputs' */
+  gint out_levels = 256;
+  gint64 n_or = k->per_channel ? k->c_out : 1;
+  float *out_r = g_new (float, 2 * n_or), *grid_r = g_new (float, 2 * n_or);
+  for (gint64 i = 0; i < n_or; i++) {
+    out_r[i] = rnd_f (-3.0f, 0.0f);
+    out_r[n_or + i] = out_r[i] + rnd_f (1.0f, 6.0f);
+    grid_r[i] = out_r[i] * rnd_f (0.5f, 1.5f);
+    grid_r[n_or + i] = out_r[n_or + i] * rnd_f (0.5f, 1.5f);
+  }
+  for (gint64 i = 0; i < k->c_out * per; i++)
+    q[i] = (gint8) rnd_int (-128, 127);
+  for (gint64 o = 0; o < k->c_out; o++) {
+    sw[o] = rnd_f (0.001f, 0.05f);
+    bias[o] = rnd_f (-2.0f, 2.0f);
+  }
+  gint64 n_slope = rnd_int (0, 1) ? k->c_out : 1;
+  float beta = rnd_int (0, 1) ? 1.0f : rnd_f (0.5f, 2.0f);
+  M2iKConvInt8Params p = { g, q, sw, k->levels, nr, r, r + nr, r + 2 * nr, r + 3 * nr,
+    k->codes_in, k->bias ? bias : NULL, act, slope, n_slope, beta, k->codes_out, out_levels,
+    n_or, out_r, out_r + n_or, k->grid_out, grid_r, grid_r + n_or };
+  const char *why = NULL;
+  M2iKConvInt8 *c = ir_k_conv_int8_new (&p, threads, &why);
+  if (!c)
+    g_error ("case rejected: %s", why);
+  M2iCpuFlags f = m2i_cpu_flags ();
+  gboolean dw = cin_g == 1 && cout_g == 1 && k->groups > 1;
+  const char *want = dw ? ((f & M2I_CPU_AVX512VNNI) && k->sw <= 2 && k->dw == 1 ? "vnni-dw" :
+      "c-dw") : (f & M2I_CPU_AVX512VNNI) ? "vnni" : (f & M2I_CPU_AVX2) ? "avx2" : "c";
+  g_assert_cmpstr (ir_k_conv_int8_kernel_name (c), ==, want);
+  g_assert (ir_k_conv_int8_dw_fast (&g) == (dw && !strcmp (want, "vnni-dw")) || !dw);
+
+  gsize sb = ir_k_conv_int8_scratch_bytes (c);
+  guint8 *scratch = g_aligned_alloc (1, sb, 64);
+  memset (scratch, 0xa5, sb);
+  float *out = g_new (float, n_out);
+  guint8 *out8 = g_new (guint8, n_out);
+  for (gint64 i = 0; i < n_out; i++)
+    out[i] = NAN;
+  memset (out8, 0xee, n_out);
+  ir_k_conv_int8_run (c, k->codes_in ? (gconstpointer) codes : x, k->codes_out ?
+      (gpointer) out8 : (gpointer) out, scratch, threads);
+
+  for (gint64 n = 0; n < k->batch; n++)
+    for (gint64 o = 0; o < k->c_out; o++) {
+      gint64 gi = o / cout_g;
+      for (gint64 oy = 0; oy < g.oh; oy++)
+        for (gint64 ox = 0; ox < g.ow; ox++) {
+          double sum = 0, mag = 0;
+          for (gint64 ci = 0; ci < cin_g; ci++) {
+            gint64 ch = gi * cin_g + ci, ri = k->per_channel ? ch : 0;
+            double step = ((double) r[3 * nr + ri] - r[2 * nr + ri]) / (k->levels - 1);
+            double zr = -(double) r[2 * nr + ri] / step;
+            for (gint64 ky = 0; ky < k->kh; ky++)
+              for (gint64 kx = 0; kx < k->kw; kx++) {
+                gint64 iy = oy * k->sh - k->pt + ky * k->dh, ix = ox * k->sw - k->pl + kx * k->dw;
+                gint qq = q[(o * cin_g + ci) * k->kh * k->kw + ky * k->kw + kx];
+                /* what the kernel's terms can round: codes, zero point, padding */
+                mag += (255.0 + fabs (zr) + 1.0) * abs (qq) * step * sw[o];
+                if (iy < 0 || iy >= k->h || ix < 0 || ix >= k->w)
+                  continue;
+                gint lv = fq_level (x[((n * k->c_in + ch) * k->h + iy) * k->w + ix],
+                    r[ri], r[nr + ri], k->levels);
+                sum += (r[2 * nr + ri] + lv * step) * qq * sw[o];
+              }
+          }
+          double pre = sum + (k->bias ? bias[o] : 0);
+          /* f32 epilogue: float(acc)·mul + add (+ the padding term), each
+           * rounded, mul and add rounded from their double values */
+          double tol = 6.0 * (mag + fabs (bias[o]) + fabs (pre)) * (1.0 / 16777216.0) + 1e-30;
+          double ref = pre, sl = slope[n_slope == 1 ? 0 : o];
+          if (act == M2I_K_I8_ACT_RELU)
+            ref = pre > 0 ? pre : 0;
+          else if (act == M2I_K_I8_ACT_PRELU) {
+            ref = pre < 0 ? pre * sl : pre;
+            tol = tol * MAX (1.0, fabs (sl)) + fabs (ref) / 16777216.0;
+          } else if (act == M2I_K_I8_ACT_SWISH) {
+            ref = pre / (1.0 + exp (-beta * pre));
+            tol = tol * 1.3 + 8 * fabs (ref) / 16777216.0 + 1e-37;
+          }
+          gint64 at = ((n * k->c_out + o) * g.oh + oy) * g.ow + ox;
+          if (k->grid_out) {
+            /* the FakeQuantize output of some value within tol of the
+             * reference: a level's value, or the top of the range */
+            float olo = out_r[n_or == 1 ? 0 : o], ohi = out_r[n_or + (n_or == 1 ? 0 : o)];
+            float glo = grid_r[n_or == 1 ? 0 : o], ghi = grid_r[n_or + (n_or == 1 ? 0 : o)];
+            gint lo_lv = fq_level ((float) (ref - tol), olo, ohi, out_levels);
+            gint hi_lv = fq_level ((float) (ref + tol), olo, ohi, out_levels);
+            gboolean ok = hi_lv == out_levels - 1 && out[at] == ghi;
+            for (gint lv = lo_lv; lv <= hi_lv && !ok; lv++)
+              ok = out[at] == (float) lv / (float) (out_levels - 1) * (ghi - glo) + glo;
+            if (!ok)
+              g_error ("grid out: out[%" G_GINT64_FORMAT "] = %.9g, expected levels %d..%d of "
+                  "[%g, %g] (%s)", at, out[at], lo_lv, hi_lv, glo, ghi, want);
+            continue;
+          }
+          if (k->codes_out) {
+            /* the level of some value within tol of the reference */
+            float olo = out_r[n_or == 1 ? 0 : o], ohi = out_r[n_or + (n_or == 1 ? 0 : o)];
+            gint lo_lv = fq_level ((float) (ref - tol), olo, ohi, out_levels);
+            gint hi_lv = fq_level ((float) (ref + tol), olo, ohi, out_levels);
+            if (out8[at] < lo_lv || out8[at] > hi_lv)
+              g_error ("codes out: out[%" G_GINT64_FORMAT "] = %d, expected %d..%d (%s, act %d)",
+                  at, out8[at], lo_lv, hi_lv, want, act);
+            continue;
+          }
+          if (!(fabs (out[at] - ref) <= tol))
+            g_error ("case %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
+                " → %" G_GINT64_FORMAT " k%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " s%"
+                G_GINT64_FORMAT "x%" G_GINT64_FORMAT " pads %" G_GINT64_FORMAT ",%"
+                G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT " groups %"
+                G_GINT64_FORMAT " zp %d, %d threads (%s): out[%" G_GINT64_FORMAT "][%"
+                G_GINT64_FORMAT "][%" G_GINT64_FORMAT "][%" G_GINT64_FORMAT
+                "] = %.9g, expected %.9g (tol %.3g)", k->c_in, k->h, k->w, k->c_out, k->kh,
+                k->kw, k->sh, k->sw, k->pt, k->pl, k->pb, k->pr, k->groups, k->zp, threads, want,
+                n, o, oy, ox, out[at], ref, tol);
+        }
+    }
+  ir_k_conv_int8_free (c);
+  g_aligned_free (scratch);
+  g_free (out);
+  g_free (out8);
+  g_free (codes);
+  g_free (slope);
+  g_free (out_r);
+  g_free (grid_r);
+  g_free (x);
+  g_free (q);
+  g_free (sw);
+  g_free (bias);
+  g_free (r);
+}
+
+static void
+test_listed (void)
+{
+  static const Case cases[] = {
+    /* c_in c_out h w kh kw sh sw dh dw pt pl pb pr groups batch levels zp per_channel
+     * in_differs relu bias */
+    { 16, 32, 10, 12, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 256, ZP_ZERO, 0, 0, 0, 1 },
+    { 16, 32, 10, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 256, ZP_ZERO, 0, 1, 1, 1 },
+    { 3, 16, 17, 19, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 256, ZP_CODE, 0, 0, 0, 1 },
+    { 5, 9, 9, 7, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1, 2, 256, ZP_CODE, 0, 0, 1, 1 },
+    { 8, 8, 12, 12, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 1, 1, 255, ZP_CODE, 0, 1, 0, 0 },
+    { 8, 12, 12, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 256, ZP_ZERO, 0, 0, 1, 1 },
+    { 64, 64, 20, 20, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1, 1, 256, ZP_BETWEEN, 0, 0, 0, 1 },
+    { 12, 20, 1, 50, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, 1, 256, ZP_ZERO, 0, 0, 0, 1 },
+    { 7, 5, 6, 5, 2, 4, 3, 1, 1, 1, 0, 2, 1, 1, 1, 1, 16, ZP_CODE, 0, 0, 1, 1 },
+    { 256, 20, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 256, ZP_CODE, 0, 0, 0, 1 },
+    { 33, 70, 40, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 256, ZP_ZERO, 0, 0, 1, 1 },
+    /* zero points between two codes and outside the range, with padding */
+    { 16, 24, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 256, ZP_BETWEEN, 0, 0, 1, 1 },
+    { 8, 8, 11, 9, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 256, ZP_OUTSIDE, 0, 1, 0, 1 },
+    /* depthwise, a range per channel: 3×3 and 5×5, strides 1 and 2 (VNNI),
+     * 3 (C), dilation 2 (C), odd widths */
+    { 24, 24, 20, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 24, 1, 256, ZP_ZERO, 1, 0, 1, 1 },
+    { 24, 24, 21, 37, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 24, 1, 256, ZP_BETWEEN, 1, 1, 1, 1 },
+    { 16, 16, 19, 23, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 16, 2, 256, ZP_CODE, 1, 0, 0, 1 },
+    { 16, 16, 19, 23, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 16, 1, 256, ZP_BETWEEN, 1, 0, 1, 0 },
+    { 8, 8, 13, 13, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 8, 1, 256, ZP_BETWEEN, 1, 0, 0, 1 },
+    { 8, 8, 13, 13, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 8, 1, 256, ZP_CODE, 0, 0, 1, 1 },
+    { 32, 32, 3, 70, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32, 1, 256, ZP_BETWEEN, 1, 0, 0, 1 },
+    { 12, 12, 9, 9, 7, 7, 1, 1, 1, 1, 3, 3, 3, 3, 12, 1, 255, ZP_OUTSIDE, 1, 0, 1, 1 },
+    /* activations, codes in and out */
+    { 16, 24, 12, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 256, ZP_CODE, 0, 0, 0, 1,
+      M2I_K_I8_ACT_PRELU, 0, 0 },
+    { 16, 24, 12, 20, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 256, ZP_ZERO, 0, 0, 0, 1,
+      M2I_K_I8_ACT_SWISH, 1, 1 },
+    { 8, 40, 17, 17, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 2, 256, ZP_BETWEEN, 0, 0, 1, 1,
+      M2I_K_I8_ACT_NONE, 1, 1 },
+    { 24, 24, 20, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 24, 1, 256, ZP_BETWEEN, 1, 0, 0, 1,
+      M2I_K_I8_ACT_PRELU, 1, 1 },
+    { 24, 24, 21, 37, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 24, 1, 256, ZP_CODE, 1, 0, 0, 1,
+      M2I_K_I8_ACT_SWISH, 0, 1 },
+    { 16, 16, 15, 15, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 16, 1, 256, ZP_CODE, 1, 0, 0, 1,
+      M2I_K_I8_ACT_SWISH, 1, 0 },
+    /* a FakeQuantize's values out */
+    { 16, 24, 12, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 256, ZP_CODE, 0, 0, 0, 1,
+      M2I_K_I8_ACT_PRELU, 1, 0, 1 },
+    { 24, 24, 20, 20, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 24, 1, 256, ZP_BETWEEN, 1, 0, 1, 1,
+      M2I_K_I8_ACT_NONE, 0, 0, 1 },
+  };
+  rng_state = 12345;
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    for (gint t = 1; t <= 3; t++)
+      run_case (&cases[i], t);
+}
+
+static void
+test_random (void)
+{
+  rng_state = 777;
+  for (gint i = 0; i < 80; i++) {
+    Case k = { 0 };
+    gboolean dw = rnd_int (0, 3) == 0;
+    k.groups = dw ? rnd_int (2, 40) : rnd_int (0, 4) == 0 ? rnd_int (2, 3) : 1;
+    gint64 cin_g = dw ? 1 : k.groups > 1 ? 4 * rnd_int (1, 4) : rnd_int (1, 40);
+    k.c_in = cin_g * k.groups;
+    k.c_out = dw ? k.groups : k.groups * rnd_int (1, 24);
+    k.kh = rnd_int (1, dw ? 5 : 4);
+    k.kw = rnd_int (1, dw ? 5 : 4);
+    k.sh = rnd_int (1, 3);
+    k.sw = rnd_int (1, 3);
+    k.dh = rnd_int (0, 3) ? 1 : 2;
+    k.dw = rnd_int (0, 3) ? 1 : 2;
+    k.pt = rnd_int (0, 2);
+    k.pl = rnd_int (0, 2);
+    k.pb = rnd_int (0, 2);
+    k.pr = rnd_int (0, 2);
+    k.h = (k.kh - 1) * k.dh + 1 + rnd_int (0, 20);
+    k.w = (k.kw - 1) * k.dw + 1 + rnd_int (0, 30);
+    k.batch = rnd_int (1, 2);
+    k.levels = rnd_int (0, 3) ? 256 : rnd_int (2, 255);
+    k.zp = (ZeroPoint) rnd_int (0, 3);
+    k.per_channel = dw && rnd_int (0, 1);
+    k.in_differs = rnd_int (0, 2) == 0;
+    k.relu = rnd_int (0, 3) == 0;
+    k.act = (M2iKI8Act) rnd_int (0, 3);
+    k.codes_in = rnd_int (0, 2) == 0;
+    k.codes_out = rnd_int (0, 2) == 0;
+    k.grid_out = !k.codes_out && rnd_int (0, 2) == 0;
+    k.bias = rnd_int (0, 3) != 0;
+    run_case (&k, rnd_int (1, 3));
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/conv-int8/listed", test_listed);
+  g_test_add_func ("/conv-int8/random", test_random);
+  return g_test_run ();
+}
