@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Stress: the demo chain as a long-running service uses it
  * (docs/reliability.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Interpolate-1, -4 and -11 on N-D tensors, f32 and u8 (nearest: any type).
  *
  * Every mode of the specification is separable: the spec's "linear" weight

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* permute.c — moving a tensor's elements into another order of its axes
  * (kernels-private.h, "Permutations"): Transpose, and the reshape →
  * transpose → reshape of DepthToSpace, SpaceToDepth, ShuffleChannels and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Interpolate-1/4/11 against torch.nn.functional.interpolate, Pillow's
  * resize (the *_pillow modes), and a NumPy evaluation of the spec's
  * formulas done element by element over the whole neighbourhood (for the

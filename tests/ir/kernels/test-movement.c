@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The data-movement kernels — Gather-1/7/8, GatherND-5/8, GatherElements-6,
  * ScatterUpdate-3, ScatterNDUpdate-3/15, ScatterElementsUpdate-3/12,
  * DepthToSpace-1, SpaceToDepth-1, ShuffleChannels-1 — against NumPy loops
