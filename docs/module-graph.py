@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """module-graph.py — the picture of docs/architecture.md, drawn from the tree.
 
 Reads every #include of m2i-core/<folder>/ and gst/, groups the files into

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2i.c — the m2i plugin: media-to-inference pre-processing on the M2I
  * block (m2icolorconvert, m2iresize, m2inorm), fused across elements, and
  * inference of OpenVINO IR models (m2iinfer) with that pre-processing fused

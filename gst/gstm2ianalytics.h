@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2ianalytics.h — the analytics elements of the m2i plugin: m2itrack,
  * m2ioverlay, m2imetapublish (docs/analytics.md). */
 #pragma once

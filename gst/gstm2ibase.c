@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2ibase.c — the common part of the m2i elements, see gstm2ibase.h. */
 #include "gstm2ibase.h"
 #include "gstm2ienums.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2ibase.h — GstM2iBase, the abstract base of m2icolorconvert,
  * m2iresize and m2inorm (private to the plugin).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2icaps.c — caps formats of the m2i elements, see gstm2icaps.h. */
 #include "gstm2icaps.h"
 #include "gstm2ideferred.h"

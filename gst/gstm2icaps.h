@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2icaps.h — caps of the m2i elements (private to the plugin).
  *
  * Every caps structure an m2i pad deals with is one of a fixed set of "caps

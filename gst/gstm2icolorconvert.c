@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2icolorconvert.c — m2icolorconvert: NV12/I420 to RGB, BGR, planar RGB
  * or fp16/fp32 tensors on the M2I block.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2ideferred.c — deferred frames: meta, placeholder memory, pool and
  * the neighbour query. See gstm2ideferred.h. */
 #include "gstm2ideferred.h"

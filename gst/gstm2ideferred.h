@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2ideferred.h — deferred frames: how adjacent m2i elements fuse.
  *
  * This is the small API another element (m2iinfer) uses to take part in an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2idraw.c — drawing into video frames in place, see gstm2idraw.h. */
 #include "gstm2idraw.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2idraw.h — drawing into video frames in place (private to the
  * plugin; m2ioverlay's pixels).
  *

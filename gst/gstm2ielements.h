@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2ielements.h — the elements of the m2i plugin. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2ienums.c — GEnum types of the m2i element properties. */
 #include "gstm2ienums.h"
 

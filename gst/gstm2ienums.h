@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2ienums.h — GEnum types of the m2i element properties. The values are
  * the engine's enums (m2i-plan.h, m2i-resize.h, m2i-format.h); the nicks are
  * the specification's spellings with dashes ("linear-onnx", "half-pixel"). */

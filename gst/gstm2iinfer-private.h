@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2iinfer-private.h — what the files of m2iinfer share (private to the
  * plugin): gstm2iinfer.c (the element: model lifetime, frames, properties),
  * gstm2iinferpads.c (caps negotiation, pad queries and events) and

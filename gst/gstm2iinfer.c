@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2iinfer.c — m2iinfer: caps, properties, metas and messages over the
  * inference session of m2i-core/infer (m2i-infer.h), as videoconvertscale
  * is over GstVideoConverter; see gstm2iinfer.h and docs/m2iinfer.md.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2iinfer.h — m2iinfer: runs an OpenVINO IR model on each frame, with
  * the pre-processing fused into the M2I plan that writes the model's input,
  * and attaches the results to the buffer (see docs/m2iinfer.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2iinferasync.c — m2iinfer's asynchronous inference (nireq,
  * batch-size, no-block; see gstm2iinfer-private.h and docs/many-streams.md)
  * over the core's M2iInferQueue (m2i-core/infer/m2i-infer-queue.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2iinfercaps.c — m2iinfer's caps from its model, see gstm2iinfercaps.h. */
 #include "gstm2iinfercaps.h"
 #include "gstm2icaps.h"

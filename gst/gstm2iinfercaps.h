@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2iinfercaps.h — m2iinfer's caps from its model (private to the
  * plugin): what the sink pad takes, the other/tensors caps of
  * output=tensors, and the check of other/tensors input against the model's

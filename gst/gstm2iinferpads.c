@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2iinferpads.c — m2iinfer's caps negotiation, pad queries and events
  * (see gstm2iinfer-private.h): what the sink pad takes comes from the model
  * (gstm2iinfercaps.c); caps that do not fit are refused with a message

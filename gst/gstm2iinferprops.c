@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2iinferprops.c — m2iinfer's properties: their specs and defaults, and
  * setting and reading them (the element's fields in gstm2iinfer-private.h;
  * what each does: docs/m2iinfer.md). Settings that change the model apply

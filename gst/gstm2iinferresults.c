@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2iinferresults.c — region metas and bus messages of m2iinfer, see
  * gstm2iinferresults.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2iinferresults.h — how m2iinfer hands out a session's results
  * (M2iInferResult, m2i-core/infer) (private to the plugin): region-of-interest
  * metas in DL Streamer's conventions and the element message on the bus.

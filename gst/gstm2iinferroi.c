@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2iinferroi.c — m2iinfer inference-region=roi-list: the regions of a
  * frame through the core's M2iInferRoi, results onto the regions, tracked
  * objects' classifications carried between re-runs; see gstm2iinferroi.h.

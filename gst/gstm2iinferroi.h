@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2iinferroi.h — m2iinfer on regions of interest (private to the
  * plugin): inference-region=roi-list runs the model on every region meta of
  * a frame through the core's M2iInferRoi (m2i-core/infer/m2i-infer-roi.h)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2imetapublish.c — m2imetapublish: one JSON object per frame with the
  * frame's objects (region metas), written as JSON lines (or one JSON array)
  * to a file or stdout. The buffers pass through untouched.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2inorm.c — m2inorm: per-channel normalization (BatchNormInference-5)
  * on the M2I block, producing fp16/fp32 tensors.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2ioverlay.c — m2ioverlay: draws the region metas of each frame into
  * the frame, in place: segmentation masks, boxes, pose skeletons, and a
  * label per object ("<id>: <label> <confidence>%" and the labels of its

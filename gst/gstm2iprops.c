@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2iprops.c — property helpers shared by the elements, see gstm2iprops.h. */
 #include "gstm2iprops.h"
 

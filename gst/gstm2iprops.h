@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2iprops.h — property helpers shared by the elements (private to the
  * plugin): per-channel number properties (mean, std, gamma, ...) of m2inorm
  * and m2iinfer, the device's normalisation coefficients made from mean/std,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2iregions.c — the region metas the analytics elements share, see
  * gstm2iregions.h. */
 #include "gstm2iregions.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2iregions.h — reading and writing the region metas the analytics
  * elements share (private to the plugin).
  *

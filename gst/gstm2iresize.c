@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2iresize.c — m2iresize: OpenVINO Interpolate-4/11 on the M2I block.
  *
  * Every Interpolate mode and option is a property. The output size comes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2itensormeta.c — the output-tensor meta of m2iinfer, see
  * gstm2itensormeta.h. */
 #include "gstm2itensormeta.h"

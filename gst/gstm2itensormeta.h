@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2itensormeta.h — GstM2iTensorMeta: the output tensors of an inference,
  * riding on the buffer that was inferred.
  *

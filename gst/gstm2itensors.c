@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2itensors.c — other/tensors buffers into and out of an inference
  * session, see gstm2itensors.h. */
 #include "gstm2itensors.h"

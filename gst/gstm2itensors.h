@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2itensors.h — other/tensors buffers (NNStreamer's static layout: one
  * memory per tensor) into and out of an inference session (private to the
  * plugin). */

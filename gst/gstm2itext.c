@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2itext.c — label text rendered with Pango/Cairo into cached coverage
  * images, see gstm2itext.h.
  *

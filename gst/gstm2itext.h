@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2itext.h — label text for m2ioverlay, rendered with Pango and Cairo
  * (private to the plugin).
  *

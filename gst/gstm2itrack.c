@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gstm2itrack.c — m2itrack: stable object ids on region metas across
  * frames, thin over the core's tracker (m2i-core/analytics/m2i-track.h).
  *

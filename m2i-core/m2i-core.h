@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-core.h — everything public in libm2icore. Applications may include the
  * folder headers one by one instead. */
 #pragma once

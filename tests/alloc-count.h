@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* alloc-count.h — counts the process's heap allocations for the
  * "no allocation in steady state" tests (IR runtime, kernels, split runner,
  * worker pool).

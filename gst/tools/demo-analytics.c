@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* demo-analytics.c — `m2i-infer-demo analytics` (`.ci/demo analytics`): a
  * whole analytics pipeline on a few seconds of video made from the
  * repository's test photo.

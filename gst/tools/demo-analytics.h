@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* demo-analytics.h — `m2i-infer-demo analytics`: detector, tracker, region
  * classifier, overlay and JSON on video made from the test photo (see
  * demo-analytics.c). */

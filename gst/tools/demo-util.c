@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* demo-util.c — see demo-util.h. */
 #include "demo-util.h"
 

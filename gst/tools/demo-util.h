@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* demo-util.h — what the demos of m2i-infer-demo share (gst/tools):
  * paths in the source tree and ../shared, running a pipeline to its end,
  * an element's "fused" text, binary PPM photos. */

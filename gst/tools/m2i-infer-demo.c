@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-infer-demo — the README's demo: m2iinfer in a real pipeline.
  *
  *   m2i-infer-demo [fashion-mnist] [-n COUNT] [--no-fusion] [--device DEV]

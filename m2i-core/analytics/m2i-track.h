@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-track.h — multi-object tracking by detection (SORT-style), plain C.
  *
  * A tracker follows the objects a detector finds, frame after frame, and

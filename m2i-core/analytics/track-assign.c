@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* track-assign.c — minimum-cost assignment (the Hungarian algorithm in its
  * O(n² m) form with row and column potentials, Kuhn-Munkres as refined by
  * Jonker-Volgenant's shortest augmenting paths): each row gets a distinct

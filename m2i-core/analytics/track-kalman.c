@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* track-kalman.c — the constant-velocity Kalman filter of one track.
  *
  * State (cx, cy, w, h, vcx, vcy, vw, vh); transition x += v per frame;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* track-private.h — the tracker's parts (private to m2i-core/analytics):
  * the Kalman filter of one track and the assignment solver. */
 #pragma once

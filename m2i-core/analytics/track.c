@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* track.c — the tracker: track life (birth, confirmation, death), matching
  * predictions to detections, ids. See m2i-track.h. */
 #include "track-private.h"

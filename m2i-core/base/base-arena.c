@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* base-arena.c — where each buffer lives in one arena (the IR runtime's
  * request arena, the compute engine's piece arena); see base-arena.h.
  *

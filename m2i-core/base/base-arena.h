@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* base-arena.h — laying out buffers with lifetimes in one arena (private to
  * m2i-core: the IR runtime's request arena and the compute engine's piece
  * arena use it; not installed).

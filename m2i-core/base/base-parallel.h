@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* base-parallel.h — what the worker pool needs to know from the rest of
  * m2i-core (private, not installed; see m2i-parallel.c). */
 #pragma once

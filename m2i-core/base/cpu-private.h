@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* cpu-private.h — the per-model level table of m2i-cpu.c, for tests (not
  * installed). */
 #pragma once

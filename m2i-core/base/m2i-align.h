@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-align.h — sizes and addresses rounded up to a multiple.
  *
  * Buffers for SIMD kernels, arenas and packed tensors are laid out in whole

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-cpu.h — which SIMD extensions fast paths may use, and which level
  * each family of kernels runs at on this CPU.
  *

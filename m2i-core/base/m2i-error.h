@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-error.h — the error domain shared by every part of libm2icore. */
 #pragma once
 

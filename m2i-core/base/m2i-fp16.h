@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-fp16.h — IEEE 754 binary16 conversions.
  *
  * Every fp32 → fp16 conversion in the project rounds to nearest, ties to

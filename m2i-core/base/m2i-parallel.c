@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-parallel.c — the process-wide worker pool.
  *
  * Jobs (one per slice after the caller's own) go into a FIFO under one

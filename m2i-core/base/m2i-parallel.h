@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-parallel.h — the process-wide worker pool that splits loops over cores.
  *
  * One pool serves the M2I engine's row slices and the IR runtime's kernels,

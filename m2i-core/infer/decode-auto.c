@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* decode-auto.c — what a model's metadata says about its decoder, for AUTO
  * (see decode-private.h).
  *

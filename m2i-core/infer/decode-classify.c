@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* decode-classify.c — the classifier: output 0 is [1,C] or [1,C,1,1] class
  * scores; the top-k classes, best first, as probabilities (a stable softmax
  * of the scores when the model does not end in SoftMax, which makes them

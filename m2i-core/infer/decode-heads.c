@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* decode-heads.c — classification and regression heads.
  *
  *   multi-label  one output [1,C] / [1,C,1,1] / [C]: independent

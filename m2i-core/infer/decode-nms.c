@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* decode-nms.c — detectors with NMS inside the model (the output is the
  * final list), in the spellings OpenVINO's Model API reads:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* decode-openpose.c — bottom-up multi-person pose (OpenPose, Open Model
  * Zoo's human-pose-estimation-0001): two outputs on one grid,
  *

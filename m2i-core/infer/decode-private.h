@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* decode-private.h — how a decoder plugs into m2i_decoder_new() (not
  * installed).
  *

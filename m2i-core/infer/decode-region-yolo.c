@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* decode-region-yolo.c — Darknet YOLO v2/v3/v4 heads, as OpenVINO's Model
  * API YOLO wrapper decodes them.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* decode-segment.c — semantic segmentation: a class per output pixel.
  *
  *   [1,C,H,W] float, C >= 2   class scores: the class map is the argmax over

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* decode-ssd.c — SSD: output 0 comes from DetectionOutput, [1,1,N,7] rows
  * of image_id, label, confidence, x_min, y_min, x_max, y_max (corners
  * normalised to the model's input). Rows up to the first with a negative

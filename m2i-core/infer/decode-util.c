@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* decode-util.c — what the detection, segmentation and head decoders share
  * (decode-private.h): output lookups and checks, tensor element reads,
  * number lists, the messages of a match that does not fit. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* decode-yolo.c — Ultralytics-style YOLO outputs, boxes already decoded in
  * the graph (centre, size in model-input pixels):
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* decode.c — the decoder dispatcher: model type names, choosing a decoder
  * (named, or AUTO in the table's priority order, RAW last), and the helpers
  * decoders share; see m2i-decode.h and decode-private.h. */

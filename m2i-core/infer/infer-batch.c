@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* infer-batch.c — one frame's part of a batched request: the slice of input
  * 0 its pre-processing writes, the item of each output its decoder reads.
  * See infer-private.h. */

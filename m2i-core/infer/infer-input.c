@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* infer-input.c — which model input takes the image and how (layout,
  * channels, element type), the step from the pre-processing's planar
  * output into that input when the M2I plan cannot write it directly, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* infer-model.c — M2iInferModel: an IR model loaded for a device, what its
  * input takes, its labels and decoder options; see m2i-infer.h. */
 #include "infer-private.h"

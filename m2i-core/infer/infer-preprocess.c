@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* infer-preprocess.c — the ops that turn a source frame (and the ops an
  * upstream chain queued on it) into a model's input image, and the geometry
  * from that input back to the source; see infer-private.h. */

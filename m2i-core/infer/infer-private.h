@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* infer-private.h — what the files of m2i-core/infer/ share (not installed).
  *
  *   infer-model.c       M2iInferModel: loading for a device, input analysis

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* infer-queue.c — asynchronous inference: queues of frames in flight, the
  * instance's gatherer that runs them as (batched) jobs on the device, and
  * the hand-back in submission order. See m2i-infer-queue.h.

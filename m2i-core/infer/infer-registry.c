@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* infer-registry.c — shared model instances: one loaded model per id in the
  * process (m2i_infer_model_acquire, m2i-infer-queue.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* infer-result.c — M2iInferResult (one allocation per result) and the
  * geometry from model-input pixels to source pixels; see
  * m2i-infer-results.h and decode-private.h. */

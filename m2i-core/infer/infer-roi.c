@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* infer-roi.c — M2iInferRoi: the regions of a frame through a session; see
  * m2i-infer-roi.h.
  *

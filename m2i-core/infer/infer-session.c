@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* infer-session.c — M2iInferSession: one request on a model, the M2I plan
  * into its input, running, decoding; see m2i-infer.h.
  *

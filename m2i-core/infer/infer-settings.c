@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* infer-settings.c — the model's metadata as defaults for what the
  * application leaves unset: pre-processing (channel order, mean/scale,
  * resize type, pad value) and decoding (thresholds, NMS, top-k), each with

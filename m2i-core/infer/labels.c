@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* labels.c — class labels from the spellings they come in (see
  * m2i-model-info.h): lines, JSON/Python lists and dicts, YAML-like lists and
  * maps, Model API's space-separated words. Bounded: at most M2I_LABELS_MAX

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-decode.h — decoders: a model's output tensors to results
  * (m2i-infer-results.h). Plain C, no GStreamer.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-infer-queue.h — many streams on one model: shared model instances,
  * asynchronous inference on the process-wide device, frames of several
  * streams gathered into batches. No GStreamer: m2iinfer's model-instance-id,

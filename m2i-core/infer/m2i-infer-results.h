@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-infer-results.h — what a model's outputs mean, as plain C structs.
  *
  * Decoders (m2i-decode.h) write them; the inference session (m2i-infer.h)

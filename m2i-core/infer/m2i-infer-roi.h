@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-infer-roi.h — inference on regions of a frame (the objects a detector
  * found): each region is cropped from the frame, converted, resized and
  * normalised into the model's input by its own fused M2I plan, all regions

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-infer.h — the inference session: run an OpenVINO IR model on images,
  * with the pre-processing on the M2I block, and read plain-C results.
  * No GStreamer: m2iinfer is caps, properties and metas over this, and an

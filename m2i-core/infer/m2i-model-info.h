@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-model-info.h — what a model file says about itself, and class labels.
  *
  * OpenVINO IR files carry settings in their <rt_info>, written by the tools

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* model-info.c — a model's rt_info settings (see m2i-model-info.h). Every
  * value is text from the file: parsed with bounds, anything unreadable
  * becomes a warning and the setting keeps its default. */

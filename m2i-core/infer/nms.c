@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* nms.c — candidate store, stable sort and greedy suppression (see nms.h). */
 #include "nms.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* nms.h — private: the one non-maximum suppression every detection decoder
  * uses.
  *

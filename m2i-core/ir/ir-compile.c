@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ir-compile.c — from a loaded model to a compiled one: kernels bound, shapes
  * inferred and checked against the XML, constants folded, and the memory of
  * one inference planned (buffers reused once their last reader has run). */

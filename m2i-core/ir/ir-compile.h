@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ir-compile.h — the compiled model's layout, shared by ir-compile.c and
  * ir-infer.c (private to m2i-core/ir). */
 #pragma once

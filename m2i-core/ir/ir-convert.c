@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ir-convert.c — element conversion with the rules of Convert-1: floats to
  * integers truncate toward zero (saturating, NaN → 0, where the spec leaves
  * it undefined), integers wrap modulo 2^N, anything non-zero is boolean

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ir-infer.c — infer requests: every buffer of an inference allocated at
  * creation, then the compiled steps run in order with no allocation. */
 #include "ir-compile.h"

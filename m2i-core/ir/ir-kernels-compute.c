@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Registration of the compute kernels (kernels/) into the default registry. */
 #include "ir-private.h"
 #include "kernels/kernels-private.h"

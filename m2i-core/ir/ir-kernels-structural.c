@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ir-kernels-structural.c — the ops that move, view or describe data rather
  * than compute on it: Parameter, Const, Result, Reshape, Squeeze, Unsqueeze,
  * Concat, Transpose, Convert, ShapeOf, StridedSlice, Gather. Each follows

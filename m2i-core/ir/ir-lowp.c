@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ir-lowp.c — the low-precision pass: INT8 layers onto integer kernels
  * (docs/int8.md).
  *

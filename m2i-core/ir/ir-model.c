@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ir-model.c — lifetime of a loaded model and the accessors that walk it. */
 #include "ir-private.h"
 #include <base/m2i-error.h>

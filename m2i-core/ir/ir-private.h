@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ir-private.h — internals shared inside m2i-core/ir (not installed). */
 #pragma once
 

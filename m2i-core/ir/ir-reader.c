@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ir-reader.c — OpenVINO IR v10/v11 .xml (GMarkup) and .bin (mapped) into an
  * M2iIrModel. The graph checks that need no kernel (edges, connectivity,
  * cycles, constant bounds) are made here; shapes are inferred at compile. */

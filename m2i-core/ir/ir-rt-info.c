@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ir-rt-info.c — a model's rt_info (v11 <rt_info>, v10 <meta_data>) kept
  * as it was read: one entry per element, in document order, each knowing
  * its parent. Memory and writing are linear in the text, however deep it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ir-serialize.c — writes a model, or a sub-graph of it, as IR v11 text and
  * weights, in the layout OpenVINO's serializer uses (layers with <data>,
  * <rt_info>, <input>, <output>; edges by port id; Consts in the .bin). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-ir-op.h — the op API: how a kernel (built in, or loaded from a custom-op
  * plugin) sees a layer of the model and runs it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-ir-types.h — element types, shapes and dense tensors of the IR runtime. */
 #pragma once
 

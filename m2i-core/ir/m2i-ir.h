@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-ir.h — the OpenVINO IR runtime: load a model (.xml + .bin), compile
  * it for the CPU, and run inferences.
  *

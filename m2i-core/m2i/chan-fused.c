@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* chan-fused.c — the one-pass kernel for pixel chains (chan-private.h):
  * [dropAlpha | gray] [convert] [resize] [permute] [norm] on u8 RGB, 4-byte
  * or gray pixels (gray also on NV12/I420's Y plane).

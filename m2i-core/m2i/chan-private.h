@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* chan-private.h — the pixel-chain kernels of the M2I engine (not
  * installed): tasks that start on u8 pixels other than YUV — RGB/BGR
  * (interleaved or planar), the 4-byte formats (IL_RGBX8888, ...) and gray —

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* chan.c — u8 pixel rows to planar channel rows: dropAlpha's and the
  * permute's de-interleaving, gray's luma, NV12/I420's Y plane (see
  * chan-private.h). Plain C written so the compiler vectorizes it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* csc-avx2.c — the csc kernels with AVX2 (+F16C, FMA).
  *
  * The integer kernels take 32 pixels a step as 16-bit lanes of even and of

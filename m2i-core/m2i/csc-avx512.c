@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* csc-avx512.c — the csc kernels with AVX-512 (F, BW, DQ, VL), and with
  * AVX-512 VBMI for the interleaved stores and the float pair path's loads.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* csc-c.c — the plain-C csc kernels: the reference every SIMD level is
  * tested against, and the fallback where none applies.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* csc-fpair.c — plan-time tables of the float pair path (FPairTable): the
  * weights in the kernels' form, where each block of outputs fetches its
  * source bytes from (16-byte windows for pshufb, 128-byte windows for VBMI

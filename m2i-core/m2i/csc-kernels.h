@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* csc-kernels.h — what the kernel files of the csc (csc-c.c, csc-fpair.c,
  * csc-avx2.c, csc-avx512.c) share; nothing outside them includes it.
  *

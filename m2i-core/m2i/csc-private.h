@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* csc-private.h — the colour conversion kernels' interface (not installed).
  *
  * The exact integer colour conversion of docs/m2i-engine.md and the kernels

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* csc.c — which csc kernels run: per kernel family, the table of the
  * instruction-set level m2i_cpu_kernel_level() names for this CPU (csc-c.c,
  * csc-avx2.c, csc-avx512.c).

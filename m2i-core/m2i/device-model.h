@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* device-model.h — the simulated edge accelerator, in figures (not installed).
  *
  * Every cost model reads the device from here: the M2I block's planner

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* engine-private.h — internals of the M2I engine (not installed).
  *
  * Op kernels: the plain-C one-op-at-a-time implementations shared by the

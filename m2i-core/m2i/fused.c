@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fused.c — the one-pass kernel for csc-headed chains.
  *
  * Covers csc, then in this order: [convert] [resize] [permute] [norm], where

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-device.c — the process-wide simulated M2I device.
  *
  * One mutex guards the queue, the fences' states, the free list of fences

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-device.h — the simulated M2I device shared by the whole process.
  *
  * One device object serves every element and pipeline: a FIFO submission

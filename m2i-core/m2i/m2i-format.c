@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "m2i-format.h"
 
 #include <base/m2i-error.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-format.h — image formats of the M2I engine and the image descriptor.
  *
  * An image is a format, a size, and per plane a pointer, a row stride in

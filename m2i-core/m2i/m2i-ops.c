@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "m2i-ops.h"
 #include "engine-private.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-ops.h — the operations of an M2I task and the op list.
  *
  * An op list is a plain copyable value (no pointers): elements append their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-plan-cache.h — run an op chain per frame, planning only when it changes.
  *
  * Whoever ends a chain of M2I ops (an m2i element with real memory

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-plan.c — profiles, the planner, plan description and synchronous runs.
  *
  * Planning: validate the op list as given (errors name the user's op), bring

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-plan.h — hardware profiles and the planner.
  *
  * A plan turns (input image geometry, op list, output image geometry) into

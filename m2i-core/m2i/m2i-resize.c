@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-resize.c — resize parameters: Interpolate's defaults and the spec's
  * spelling of every attribute value. */
 #include "resize-private.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-resize.h — parameters of the resize operation.
  *
  * Resize follows OpenVINO's Interpolate-4 and Interpolate-11 with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i.h — the M2I engine: formats, ops, planner and device. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* plan-batch.c — several plans as one device submission (the regions of a
  * frame); see m2i_plan_run_batch() in m2i-plan.h. */
 #include "engine-private.h"

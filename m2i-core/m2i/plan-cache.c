@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* plan-cache.c — plan once, run per frame, letterbox borders; see
  * m2i-plan-cache.h. */
 #include "m2i-plan-cache.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* reference.c — chain validation and the plain-C, one-op-at-a-time kernels.
  *
  * Written for clarity: each op reads a whole image and writes a whole image.

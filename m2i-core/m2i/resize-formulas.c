@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* resize-formulas.c — Interpolate's one-axis formulas, in one place.
  *
  * The coordinate transformation, the nearest rounding, the linear

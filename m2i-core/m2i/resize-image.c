@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* resize-image.c — whole-image resize with the row kernels: the engine's
  * numbers for a standalone resize, and the way tests drive the kernels.
  *

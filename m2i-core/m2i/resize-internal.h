@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* resize-internal.h — shared by the resize sources only (not by the engine).
  *
  * The SIMD kernels gather across output values. For that they use the

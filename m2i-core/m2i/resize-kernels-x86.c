@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* resize-kernels-x86.c — AVX2 and AVX-512 row kernels of a resize.
  *
  * They give the same bits as the plain C kernels (resize-kernels.c): each

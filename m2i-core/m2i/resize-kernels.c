@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* resize-kernels.c — the plain C row kernels of a resize, the run-time choice
  * of SIMD variants, and the expanded tables those variants read.
  *

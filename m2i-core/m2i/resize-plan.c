@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* resize-plan.c — builds the separable filter tables of a resize.
  *
  * For every mode, the 2-D formula of OpenVINO's Interpolate specification is

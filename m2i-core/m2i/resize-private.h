@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* resize-private.h — how the M2I engine computes a resize (not installed).
  *
  * Every Interpolate mode the engine supports is separable over H and W, so a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* resize-spec.c — Interpolate evaluated straight from the specification.
  *
  * This is the independent check of the separable tables: it follows the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-mli.h — quantized tensors, in the manner of embARC MLI.
  *
  * A tensor is a borrowed buffer described by a shape, per-dimension memory

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Conversion between every pair of quantized / float element types.
  *
  * Every integer result is the exact value of

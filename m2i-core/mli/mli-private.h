@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* mli-private.h — internals shared inside m2i-core/mli and with npu/. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Tensor helpers: validation, element counts, quantization getters and
  * sub-tensor views. */
 #include "mli-private.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-npu.h — the device's int8 and fp16 compute engine.
  *
  * The engine computes as the AIE conv2d design does: activations in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* x86 micro-kernels of the convolution: int8 with AVX-512 VNNI (vpdpbusd on
  * u8 = x + 128, corrected by the folded weight sums) or AVX2 (vpmaddwd on
  * s16 = x - z: exact, where vpmaddubsw's saturating pair sums would not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Convolution and fully-connected layers: compile (validate, pack weights,
  * fold biases, plan the padded buffer), run (pad, tile, requantize), the
  * plain-C kernels and the cost model. */

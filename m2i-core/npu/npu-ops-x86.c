@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* x86 kernels of fp16 pooling, add and PReLU: one channel block (8 lanes) of a pixel is
  * one 128-bit load widened by F16C's vcvtph2ps, so a window costs a load, a
  * conversion and a max or add per tap instead of eight scalar conversions.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Pooling, element-wise add and PReLU on blocked tensors (int8 and fp16).
  * The loops run over the 8 lanes of a block, which compilers vectorize;
  * fp16 pooling has F16C kernels (npu-ops-x86.c) that compute the same. */

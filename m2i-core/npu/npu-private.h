@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* npu-private.h — internals of the compute engine (not installed; split/
  * uses the blocked-tensor helpers).
  *

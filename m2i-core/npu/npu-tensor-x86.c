@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* x86 kernel of the fp16 layout conversion (the CPU/device boundary of
  * split execution): eight NCHW channel rows of eight pixels, f32 narrowed
  * by F16C's vcvtps2ph (round to nearest even, as m2i_f32_to_f16) or f16 as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Blocked tensors: checks, channel views, NCHW ↔ blocked converters,
  * weight blocking and the TFLite multiplier helper. */
 #include "npu-private.h"

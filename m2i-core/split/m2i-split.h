@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-split.h — split execution: a model cut into sub-models ("pieces") that
  * run partly on the device and partly on the CPU, in the manner of AutoSplit
  * and OpenVINO's HETERO plugin.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* split-analyze.c — what each layer of a model is, which layers fuse into one
  * device operation, the int8 grids FakeQuantize layers define, and what the
  * device can run: the capability table of docs/split.md.

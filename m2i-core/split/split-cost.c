@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* split-cost.c — the cost model the partitioner weighs device islands with
  * (docs/split.md, "Cost"). Times are ns; the device's cycles count at its
  * nominal 1 GHz, so one cycle is one ns.

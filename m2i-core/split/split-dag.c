@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* split-dag.c — the partitioner's core: grouping units of equal label into
  * pieces without making a cycle between pieces.
  *

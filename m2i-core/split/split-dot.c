@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* split-dot.c — a Graphviz picture of a plan, drawn from the pieces'
  * sub-models (so a loaded plan draws as well as a fresh one): every layer
  * but Consts, filled with its engine's colour, each piece a cluster, model

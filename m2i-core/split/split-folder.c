@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* split-folder.c — the files of a plan folder, opened so that the folder
  * cannot make the loader read anything outside it.
  *

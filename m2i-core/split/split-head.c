@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* split-head.c — the PrePostProcessor head of a model lowered to one M2I op
  * list (the seed's compiler lowers the same chain).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* split-json.c — a plan as a folder: AutoSplit's graph_infos.json plus one
  * IR pair per graph.
  *

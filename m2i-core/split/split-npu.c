@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* split-npu.c — the program of a compute-engine piece: its sub-model's layers
  * as engine calls on blocked tensors.
  *

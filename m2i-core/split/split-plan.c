@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* split-plan.c — partitioning a model into pieces (m2i_split_plan_new) and
  * the plan's accessors.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* split-private.h — internals of split execution (not installed).
  *
  *   split-dag.c      the partitioner's core on an abstract DAG of units

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* split-runner.c — running a plan: each piece in order on its engine, the
  * tensors between them in host buffers.
  *

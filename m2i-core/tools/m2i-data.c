@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-data.c — data files for programs, benchmarks and tests, see m2i-data.h. */
 #include "m2i-data.h"
 

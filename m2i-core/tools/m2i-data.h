@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-data.h — data files for the command-line programs, the benchmarks and
  * the tests: whole files (gunzipped when they are gzip), the idx format of
  * MNIST-style datasets, and the NV12 frames the Fashion-MNIST demo draws.

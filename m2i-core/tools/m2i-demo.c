@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-demo — runs the M2I engine on a real photo and shows what it did.
  *
  * Reads an NV12 frame (default: tests/data/m2i/chelsea-450x300.nv12, made

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-ir-run — load an OpenVINO IR model, feed it one input, print the top-k
  * classes or the detections; with -b, measure latency and throughput (like
  * OpenVINO's benchmark_app).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-split — split execution from the command line, with AutoSplit's two
  * verbs:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-tensor-print.c — printing output tensors for the command-line
  * programs (m2i-tensor-print.h). */
 #include "m2i-tensor-print.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-tensor-print.h — how the command-line programs print an output
  * tensor: the top-k classes of a classifier-shaped output, a summary
  * (shape, min, max, mean, argmax) of any other; and how they write one to

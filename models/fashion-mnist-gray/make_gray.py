@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The Fashion-MNIST classifier with a one-channel (grayscale) input.
 
     /usr/bin/python3 models/fashion-mnist-gray/make_gray.py      # < 5 s

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Build the quantized (FakeQuantize-marked) Fashion-MNIST model and its
 reference data.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Build the Fashion-MNIST model with an OpenVINO PrePostProcessor head, and
 its reference data.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Export the trained Fashion-MNIST classifier to IR v11 and write its
 reference data.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Train the project's Fashion-MNIST classifier with torch, deterministically.
 
     /usr/bin/python3 models/fashion-mnist/train.py --out /tmp/m2i-fmnist/fashion-mnist.pt

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """A tiny numpy executor for IR models, one function per op, each written
 from the OpenVINO op specification.
 

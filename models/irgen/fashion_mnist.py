@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Fashion-MNIST as Debian's dataset-fashion-mnist ships it, and the one
 normalisation every consumer of the project's Fashion-MNIST model must apply.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """A small reader of OpenVINO IR (v10 and v11) into plain python objects.
 
 Used only by the project's scripts: to check that what serializer.py wrote

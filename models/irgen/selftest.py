@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Self-test of the IR tools (numpy only, no torch):
 
     /usr/bin/python3 models/irgen/selftest.py

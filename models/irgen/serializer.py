@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """A writer of OpenVINO IR v11 (.xml + .bin), written by the m2i project.
 
 OpenVINO itself is not available here, so this module writes the format the

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """A tiny semantic-segmentation model, trained here with torch on synthetic
 pictures, written as IR v11, with reference outputs for the decoder tests.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Build torso-colour, the project's own small person-crop classifier: the
 colour of a person's upper body, one of ten named colours.
 

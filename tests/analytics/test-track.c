@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-track.c — the tracker (m2i-core/analytics) without GStreamer.
  *
  * References are independent of the code under test:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The per-model kernel level table (base/m2i-cpu.c) against the levels its
  * documentation states (the IR runtime's families measured where the table
  * has no entry), the M2I_KERNELS syntax, and that the process's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fp16 conversions against an independent reference: the nearest half found
  * by exhaustive search in double precision, and the CPU's own F16C unit. */
 #include <base/m2i-fp16.h>

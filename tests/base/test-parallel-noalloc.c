@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* After the call that grew the pool, nothing in the process allocates: not
  * the calls, and not the new workers either. A worker allocates as it
  * starts (GLib's thread setup); if the scheduler starts it late, that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* When the worker pool splits a call (m2i-parallel.c, "A call is split
  * only when that pays"), seen from the slices the function receives:
  *  - calls that come back to back are split (the second slice runs);

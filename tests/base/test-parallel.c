@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The shared worker pool: every item visited exactly once, from many callers
  * at once, and nested calls do not deadlock. */
 #include <base/m2i-parallel.h>

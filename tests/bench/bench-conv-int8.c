@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bench-conv-int8 — the integer convolution (ir/kernels/conv-int8.h) on
  * layer shapes of the INT8 model set, beside the f32 Convolution kernel on
  * the same shapes in the same run: f32 in and out (the pass's first layer

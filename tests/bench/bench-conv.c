@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bench-conv — GFLOPS of the Convolution kernel on every convolution shape of
  * squeezenet1.1 and of a small Fashion-MNIST CNN, one and two threads; and
  * YOLOv8n's Conv + bias + Swish blocks with the Swish fused into the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bench-cpu.h — CPU time of the whole process for the benchmarks.
  *
  * CLOCK_PROCESS_CPUTIME_ID sums the runtime the scheduler has accounted to

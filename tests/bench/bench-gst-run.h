@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bench-gst-run.h — one timed run of a pipeline fed by appsrc, shared by the
  * element benchmarks (bench-gst, bench-infer).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bench-gst.c — frames per second of the m2i element chain, fused and not,
  * next to GStreamer's videoconvertscale, in one run.
  *

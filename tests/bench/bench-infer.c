@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bench-infer.c — frames per second of the demo pipeline (Fashion-MNIST
  * frames through pre-processing and m2iinfer), with the pre-processing done
  * four ways, in one run:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bench-m2i — the M2I engine beside libyuv and GstVideoConverter, in one run.
  *
  * (a) NV12 1920x1080 -> IL_RGB888 1920x1080

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bench-npu — the device engine's int8 and fp16 convolution against the IR
  * runtime's fp32 Convolution kernel (ir/kernels, through the op API), on
  * every convolution layer of squeezenet1.1 (227×227 input), one and two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bench-ops — the time of issue 15's heavier kernels on layers of real
  * size, one and two threads: ConvolutionBackpropData (segmentation and
  * super-resolution upsampling), a text recogniser's bidirectional LSTM,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bench-ort.h — runs a benchmark's ONNX Runtime peer (a node script beside
  * the benchmark) and reads its figures (bench-conv, bench-ops). */
 #pragma once

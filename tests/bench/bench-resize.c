@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bench-resize — speed of the resize row kernels, per instruction-set level,
  * next to libyuv (when built with it) in the same run.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bench-roi.c — region-of-interest classification of 10 objects per 1080p
  * NV12 frame: m2iinfer inference-region=roi-list (each crop converted,
  * resized and normalised by its own fused M2I plan, the 10 plans one device

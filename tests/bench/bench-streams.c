@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bench-streams.c — many streams in one process: 1, 2, 4 and 8 pipelines of
  * 1080p NV12 through pre-processing and person-detection-retail-0013 (from
  * ../shared), each configuration in a process of its own (so that its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bench-team — where splitting a layer over an inference's two threads
  * starts to pay: the measurement behind ir_k_slices_for()'s threshold
  * (kernels/kernel-util.c).

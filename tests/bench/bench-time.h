@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bench-time.h — the wall-clock timing and the command line the layer
  * benchmarks (bench-conv, bench-npu) share.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """make-batch.py — writes a copy of an OpenVINO IR whose one image input takes
 N frames instead of 1 (the static batch dimension rewritten), for
 bench-streams' batch-size runs: m2iinfer uses a model's batch as it is and

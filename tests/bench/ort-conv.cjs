@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // ort-conv.cjs — the ONNX Runtime peer of bench-conv: times one Conv layer
 // per line of stdin ("name c_in h w c_out k stride pad groups threads min_ms
 // [swish]") on ONNX Runtime's CPU provider and prints "name threads ms" per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // ort-ops.cjs — the ONNX Runtime peer of bench-ops: times one layer per line
 // of stdin ("index kind threads min_ms args...") on ONNX Runtime's CPU
 // provider and prints "index threads ms" per layer. The one-node models are

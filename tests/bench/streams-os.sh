@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # streams-os.sh — what the kernel sees of m2i with many streams, for one
 # build (run it on two builds, e.g. main's and this one's, to compare):
 #

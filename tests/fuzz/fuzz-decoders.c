@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* libFuzzer harness over what the inference module reads from a model
  * file: the rt_info metadata, the labels parser, and each decoder's match,
  * prepare and decode.

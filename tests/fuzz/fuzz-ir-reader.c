@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* libFuzzer harness over the IR reader, writer, compiler and partitioner.
  *
  * An input is the .xml text, a NUL byte, then the .bin bytes (no NUL: no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* libFuzzer harness over the plan loader: a split-plan folder
  * (graph_infos.json and the pieces' IR pairs) written from one input, then
  * loaded, run and written back.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Writes the fuzzer's seed corpus (corpus/*.ir): small IR models, each the
 .xml text, a NUL byte, then the .bin bytes. They cover both IR versions, the
 structural ops, a shape-folding chain, f16 weights, the compute ops of the

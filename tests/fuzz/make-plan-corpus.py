@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Writes the plan loader fuzzer's seed corpus (corpus-plan/*.plan): each a
 split-plan folder packed as fuzz-plan-loader.c reads it ("=== NAME" then the
 file's bytes). The folders are the models of corpus/*.ir split by m2i-split

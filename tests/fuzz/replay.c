@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Runs the fuzz harness once on every file of a folder (the seed corpus and
  * the regression inputs the fuzzer found), without libFuzzer: a plain test
  * in every build. Usage: fuzz-replay DIR */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-infer-test-util.h — what the m2iinfer tests share: data paths, the
  * IR runtime run directly (the independent reference for the model's
  * outputs), the reference path's model input, reading tensor and region

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-test-util.h — helpers of the m2i element tests: tight test images,
  * packing them into buffers the way GStreamer lays frames out (or with
  * padded strides and a GstVideoMeta), unpacking element output through

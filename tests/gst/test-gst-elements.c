@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-gst-elements.c — m2icolorconvert, m2iresize and m2inorm one at a
  * time (GstHarness): every pad-template format against the core's reference
  * path and against hand-computed values, GstVideoMeta strides, odd sizes,

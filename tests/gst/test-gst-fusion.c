@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-gst-fusion.c — fusion across m2i elements (gst_harness_new_parse):
  * the fused chain, the same chain with fusion off and the chain broken by
  * non-m2i elements give identical bytes; the fused chain runs as one device

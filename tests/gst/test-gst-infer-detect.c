@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-gst-infer-detect.c — m2iinfer (GstHarness): detection: person-
  * detection-retail-0013 (from ../shared, skipped when absent) region metas
  * and messages against the IR runtime's rows on the reference path's input;

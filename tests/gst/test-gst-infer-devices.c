@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-gst-infer-devices.c — m2iinfer (GstHarness): devices and
  * PrePostProcessor heads: the NV12 head on the CPU against the reference
  * data; CPU vs HETERO:M2I,CPU vs AUTO with the plan written by split-dir;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-gst-infer-errors.c — m2iinfer (GstHarness): error messages (model,
  * caps, devices), state changes and the gst-inspect documentation.
  *

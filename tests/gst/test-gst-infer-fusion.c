@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-gst-infer-fusion.c — m2iinfer (GstHarness): the fused chain
  * m2icolorconvert ! m2iresize ! m2inorm ! m2iinfer: identical outputs fused,
  * with fusion off, broken by identity and with m2iinfer's own pre-

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-gst-infer-inputs.c — m2iinfer (GstHarness): every video input
  * format and model input kind. Tiny models written here copy their input
  * to an output (Convert to f32), so the tensor meta shows what the element

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-gst-infer-models.c — m2iinfer on real models with no property but
  * the model (the model's metadata gives labels, channel order, scale,
  * letterbox and pad): the photos of tests/data/photos (scikit-image's

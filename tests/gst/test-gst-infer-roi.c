@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-gst-infer-roi.c — m2iinfer inference-region=roi-list (GstHarness).
  *
  * Fashion-MNIST images pasted into a 320x240 frame at known rectangles

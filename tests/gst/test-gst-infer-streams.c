@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-gst-infer-streams.c — m2iinfer with many streams: a shared model
  * instance loaded once across two pipelines; the same metas on the same
  * buffers in the same order with nireq 1 and 4 and with batch-size 1 and 4;

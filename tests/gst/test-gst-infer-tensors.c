@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-gst-infer-tensors.c — m2iinfer (GstHarness): other/tensors in and
  * out: torch's exact inputs give torch's probabilities and labels; two
  * tensor inputs (one fp16) into a tiny model whose logits are softmax'd

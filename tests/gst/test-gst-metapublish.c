@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-gst-metapublish.c — m2imetapublish (GstHarness).
  *
  * Every line written is validated against the documented schema,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-gst-overlay.c — m2ioverlay (GstHarness).
  *
  * Every frame is checked sample by sample against a reference drawing made

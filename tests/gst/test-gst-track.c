@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-gst-track.c — m2itrack (GstHarness).
  *
  * Region metas are attached here the way m2iinfer attaches them (a

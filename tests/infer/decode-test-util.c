@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* decode-test-util.c — see decode-test-util.h. */
 #include "decode-test-util.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* decode-test-util.h — what the decoder tests share: models with chosen
  * outputs, decoders made through m2i_decoder_new() as a named type, and the
  * models and reference files of ../shared. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* infer-reference.h — the independent references of the inference tests
  * (tests/infer without GStreamer, tests/gst for m2iinfer): the IR runtime
  * run directly on an input the test writes, and the op list of the

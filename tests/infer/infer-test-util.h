@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* infer-test-util.h — what the inference-session tests share: the
  * Fashion-MNIST frames as the demo draws them, the person photo, and the
  * model input computed independently (the engine's reference path, op by

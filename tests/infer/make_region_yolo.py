@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Reference data for the RegionYolo decoder test (test-decode-region-yolo.c).
 
     /usr/bin/python3 tests/infer/make_region_yolo.py

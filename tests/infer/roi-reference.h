@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* roi-reference.h — the independent reference of region-of-interest
  * inference (tests/infer/test-infer-roi.c without GStreamer,
  * tests/gst/test-gst-infer-roi.c for m2iinfer inference-region=roi-list):

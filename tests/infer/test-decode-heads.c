@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-decode-heads.c — multi-label and multi-head decoders (decode-heads.c)
  * on hand-made outputs: which head kind each output becomes, sigmoids
  * (computed here in double), thresholds, best-first order with class-order

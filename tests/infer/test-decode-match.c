@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-decode-match.c — what each decoder of decode-private.h claims when
  * AUTO asks (match with named = FALSE): the real models of ../shared
  * (skipped when absent), the project's tiny-seg, and hand-made outputs.

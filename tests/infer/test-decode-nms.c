@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-decode-nms.c — the shared NMS (nms.c) against a naive greedy
  * suppression written from torchvision's definition (sort by score, keep a
  * box unless a kept box of its class overlaps it by IoU > threshold), and

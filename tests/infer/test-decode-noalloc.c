@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-decode-noalloc.c — after prepare, decoding allocates nothing: every
  * detection decoder on outputs with candidates for its NMS, the
  * segmentation decoder on tiny-seg's logits, multi-label and multi-head

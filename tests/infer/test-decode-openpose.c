@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-decode-openpose.c — the OpenPose decoder (decode-openpose.c).
  *
  * Hand-made heatmaps and part affinity fields (Gaussian blobs at chosen

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-decode-region-yolo.c — the RegionYolo decoder (decode-region-yolo.c)
  * against Model API's YOLO decoding done in numpy by make_region_yolo.py on
  * the same random head outputs (tests/data/infer/region-yolo.*): YOLOv3

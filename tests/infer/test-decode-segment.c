@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-decode-segment.c — the segmentation decoder (decode-segment.c).
  *
  * models/tiny-seg (a colour-segmentation network trained by

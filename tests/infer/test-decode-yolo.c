@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-decode-yolo.c — the YOLO v5/v8/v10 decoders (decode-yolo.c).
  *
  * On the real reference outputs of ../shared/models/external/reference

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-infer-detect.c — the session with the SSD decoder on
  * person-detection-retail-0013 (from ../shared; skipped when absent),
  * without GStreamer.

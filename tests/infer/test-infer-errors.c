@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-infer-errors.c — what the inference module says when something does
  * not fit: a missing or malformed model file, an unknown device, a labels
  * file that cannot be read, a frame the model cannot take, a decoder type

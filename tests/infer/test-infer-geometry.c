@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-infer-geometry.c — the plain-C parts of the inference module,
  * against values computed by hand: the geometry from model pixels to
  * source pixels (stretch, letterbox, crop), results and their capacities,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The session's own fitting of a frame (M2iInferPreprocess.resize_type:
  * letterbox, fit to window, crop) and the model's metadata as defaults
  * (m2i_infer_settings_resolve), without GStreamer.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-infer-noalloc.c — a prepared session runs (pre-processing plan,
  * model, decoder) without allocating: the Fashion-MNIST classifier on NV12
  * frames on the CPU and split, the person detector (when ../shared has

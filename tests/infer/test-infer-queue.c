@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-infer-queue.c — many streams on one model without GStreamer: shared
  * instances (loaded once, settings that must agree), asynchronous queues
  * (results equal to the synchronous session's, in submission order, a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-infer-roi.c — inference on regions of a frame (m2i-infer-roi.h),
  * without GStreamer: Fashion-MNIST images pasted into a 320x240 frame at
  * known rectangles (odd offsets and sizes, partly outside, 1x1), each

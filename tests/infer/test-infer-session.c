@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-infer-session.c — the inference session on the project's
  * Fashion-MNIST classifier, without GStreamer.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-model-info.c — model metadata (model-info.c) and the labels parser
  * (labels.c).
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Checks libm2icore's installed interface, as an application sees it.
 
 Installs the build into a staging folder (meson install --destdir), then:

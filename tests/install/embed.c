@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* embed.c — an application outside the tree that embeds libm2icore without
  * GStreamer: built by tests/install/run against the installed headers and
  * library (pkg-config m2i-core), it runs Fashion-MNIST NV12 frames through

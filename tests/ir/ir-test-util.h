@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ir-test-util.h — writes small IR models (XML text + weights) for tests;
  * includes the test support library (test-support.h) the IR and split
  * tests use. */

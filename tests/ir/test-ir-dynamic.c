@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Shapes known only at run time (docs/ir-runtime.md, "Shapes known at run
  * time"): NonZero against hand-computed indices (every element type it
  * takes, NaN and -0.0, scalars, nothing non-zero), the layers after it

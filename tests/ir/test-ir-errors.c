@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Bad models: each defect gives a GError that names the file, the line (when
  * the XML has one) and the reason — never a crash or a leak (the ASan/LSan
  * run of this test checks the latter). */

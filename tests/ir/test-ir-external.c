@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The real models of ../shared/models/external (skipped when absent):
  * squeezenet1.1 (IR v10, f16) against ONNX Runtime's reference outputs, and
  * person-detection-retail-0013 (v10, f32, SSD with DetectionOutput) on a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The project's Fashion-MNIST model (models/fashion-mnist) against torch:
  * the outputs on the first 64 test images within 1e-4 of torch's, and, over
  * all 10,000 test images of Debian's dataset-fashion-mnist, the same

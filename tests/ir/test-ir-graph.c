@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The graph and the runtime: constant folding of shape chains, memory reuse
  * with correct liveness, pruning, f16 inputs, requests on several threads,
  * opset resolution in the registry. */

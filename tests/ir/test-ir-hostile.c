@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Hostile models (docs/reliability.md): what an attacker or a careless tool
  * writes into an IR file must give a clear error, or work, in bounded time
  * and memory — never a crash, an abort in g_malloc or undefined behaviour

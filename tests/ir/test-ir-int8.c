@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* INT8 models on integer kernels (ir/ir-lowp.c, docs/int8.md): small
  * models written as NNCF, POT and Model Optimizer write them — FakeQuantize
  * on activations, weights as Convert (i8) × scale, Convert (i8) − zero

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The public model set (docs/model-coverage.md): every model of
  * tests/models/model-set.tsv found in the cache ($M2I_MODEL_CACHE, default
  * ~/.cache/m2i-models, made by tests/models/fetch-model-set.sh) is loaded

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* "No allocation per inference": malloc and friends are counted while a
  * compiled model runs (the Fashion-MNIST network and a structural graph, on
  * one and two threads). After the first inference (which may grow the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The runtime with the kernels of issue 15. Constant folding: a layer whose
  * inputs are all constant runs its kernel's execute() once at compile
  * time, so these subgraphs cost nothing per inference — float

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Custom-op plugins: a model with an op no built-in kernel has runs once the
  * plugin that provides it is loaded; broken plugins give clear errors. */
 #include "ir-test-util.h"

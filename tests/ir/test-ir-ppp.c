@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The PrePostProcessor model (models/fashion-mnist-ppp: NV12 → NV12toRGB →
  * Convert → Interpolate → Subtract → Multiply → Transpose → network) against
  * the reference data of tests/data/ppp (the project's numpy executor, checked

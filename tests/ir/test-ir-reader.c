@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The reader: IR v10 and v11, port ids mapped to ordinals, names, rt_info,
  * both shape spellings, every element type, the model walking API. */
 #include "ir-test-util.h"

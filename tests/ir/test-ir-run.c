@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-ir-run, the command-line program: inputs from a PGM image, an idx
  * file, a raw tensor; top-k with labels; detections; the benchmark mode;
  * errors. Expected classes are torch's (tests/data/fashion-mnist). */

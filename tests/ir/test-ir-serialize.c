@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Writing models: a round trip keeps the graph (ids, ports, names,
  * attributes, rt_info, constants) and the results; sub-graphs extracted
  * and chained compute what the whole model computes, a Const shared across

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The structural ops (Reshape, Squeeze, Unsqueeze, Concat, Transpose,
  * Convert, ShapeOf, StridedSlice, Gather) against numpy: the cases and the
  * expected outputs come from tests/data/ir/make-structural-cases.py. Each

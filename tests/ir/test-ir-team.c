@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The threads of one inference (m2i-core/ir/kernels/team.c): every index
  * of every parallel loop runs exactly once, in the slice the loop's
  * contract gives it, whether the helpers join, join late or never start

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A custom-op plugin for the tests (and the worked example of
  * docs/ir-runtime.md): "Cube" (y = x³, f32), an op no built-in kernel has,
  * under the custom version "m2i_test". */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-test-util.h — helpers shared by the M2I engine tests: owned test
  * images with optional row padding, deterministic random content, and
  * comparisons (u8 exact, fp16 within an ulp budget). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-m2i-batch.c — m2i_plan_run_batch(): plans of different input
  * sizes, run as one submission, write exactly what the reference path
  * writes for each; the device counts one run of all their tasks; a bad

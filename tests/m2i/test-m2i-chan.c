@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Pixel chains (m2i/chan.c, chan-fused.c): 4-byte, gray and RGB pixels.
  *
  * - gray's luma against BT.601 evaluated in double precision for all 256^3

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* csc over all 256^3 (Y, U, V) triples: the reference path, the fused path
  * (whichever SIMD level M2I_CPU_DISABLE leaves) and the plain-C kernels
  * against the DESIGN.md formula, evaluated here independently in double

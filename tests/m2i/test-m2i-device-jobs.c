@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The device's jobs (m2i_device_submit_job): run on an engine thread, their
  * callback and fence carry the job's error; jobs still queued behind busy
  * engines are cancelled; the counters say how many jobs ran and failed,

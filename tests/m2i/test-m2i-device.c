@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The shared device: async runs equal sync ones, callbacks, many threads at
  * once, fences with timeouts, cancellation of queued runs, counters. Run with
  * one and with two engine threads (see meson.build). */

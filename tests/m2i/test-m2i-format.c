@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Formats, plane geometry, image wrapping and checks; op lists. */
 #include "m2i-test-util.h"
 

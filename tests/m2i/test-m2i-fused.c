@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The fused path (m2i_plan_run) against the reference path
  * (m2i_reference_run) for every single op and every fuse pattern, NV12 and
  * I420 in, RGB and BGR out, both profiles, several resize modes, awkward

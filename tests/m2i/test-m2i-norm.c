@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* norm against hand-computed values, the coefficient helpers, and the fast
  * norm of plans within one fp16 ulp of the reference over every finite fp16
  * input. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The planner: which chains each profile makes one task, which several and
  * where (DEVICE / CPU), and which requests are errors — each error's message
  * checked for the reason a user needs. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The engine against independent data: tests/data/ppp (made by
  * models/fashion-mnist-ppp/make_ppp.py with the project's numpy executor,
  * which evaluates OpenVINO's ops from their specifications):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Random requests: random op lists (any order, any length up to the limit),
  * random input formats and sizes (odd and zero included), outputs either
  * what the chain produces or something random. Every request must either be

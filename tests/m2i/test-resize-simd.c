@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Every SIMD level of the resize row kernels gives the plain C kernels' bits.
  *
  * For many plans (every mode, shrinking and growing, widths that are and are

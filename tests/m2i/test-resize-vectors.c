@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Resize against other implementations: the vectors of
  * tests/data/resize/vectors.json, made by make-vectors.py with PyTorch's
  * F.interpolate, ONNX Runtime's Resize and Pillow's Image.resize (the script

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Resize tables and kernels against the specification.
  *
  * - tables + row kernels (m2i_resize_image_rows) == the direct 2-D

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Conversions between quantized types, against expectations worked out by
  * hand from x_dst = Sat(Round((x_src - z_src) s_src / 2^n_src * 2^n_dst /
  * s_dst + z_dst)), and a signal-to-noise check (>= 30 dB, MLI's criterion)

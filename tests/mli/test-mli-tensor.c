@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Tensor helpers and sub-tensor views, against values worked out by hand
  * from the layout definition (element (i0..ik) at data + Σ i_d·stride_d). */
 #include <mli/m2i-mli.h>

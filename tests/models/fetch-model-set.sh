@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Re-creates the public model set's cache (docs/model-coverage.md) from git
 # mirrors of the public repositories listed in model-set.tsv:
 #

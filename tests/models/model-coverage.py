@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The public model set against ONNX Runtime: references, then the table.
 
     /usr/bin/python3 tests/models/model-coverage.py [--build build] [--only NAME,...]

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The op conformance table, docs/op-conformance.md, from the registry.
 
     /usr/bin/python3 tests/models/op-conformance.py [--build build] [--out docs/op-conformance.md]

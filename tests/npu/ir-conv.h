@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ir-conv.h — runs the IR runtime's fp32 Convolution / GroupConvolution
  * kernel through the op API (infer() once, execute() per run), as the
  * runtime does; the fp16 engine test and bench-npu compare against it. */

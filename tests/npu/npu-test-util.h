@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Test-side helpers for the engine tests: layouts written from their
  * definitions (not with the library's converters), and the integer
  * requantization formulas as TFLite and the AIE spell them. */

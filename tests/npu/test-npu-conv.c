@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* int8 convolution and fully-connected layers, bit-exact against an integer
  * reference written here from the definition (NCHW, plain loops):
  *   acc = bias[o] + Σ (x[n, g*Ig + i, oy*sh - pt + ky*dh, ox*sw - pl + kx*dw] - zx) * w[o, i, ky, kx]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fp16 convolution and fully-connected layers against references written
  * here from the definition (NCHW, plain loops), within stated tolerances:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Layout converters, weight blocking, pooling, element-wise add and PReLU
  * against references written here from the definitions. meson runs this
  * binary once per M2I_CPU_DISABLE level (the fp16 pooling kernels: AVX-512,

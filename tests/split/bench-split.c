@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bench-split — split execution against the plain CPU runtime, in one run.
  *
  *   build/tests/split/bench-split [--rounds N] [--threads T] [MODEL.xml ...]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* split-test-util.h — what the split tests share: reference data, plans
  * logged as they are made, the engine a layer landed on, and temporary
  * folders removed. Header-only (static inline), over ir-test-util. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* m2i-split, spawned as a user would: "split" writes a folder and prints the
  * plan, "run" runs it on a raw input and prints the class torch gives
  * (tests/data/fashion-mnist) and the comparison with the unsplit model;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The partitioner's core (split_dag_group) on many random DAGs, and a few
  * drawn by hand. Each grouping is checked by independent code:
  *  - every unit is in exactly one group, and a group holds one label;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The quantized Fashion-MNIST model (models/fashion-mnist-int8, FakeQuantize
  * on the inputs and weights of every Convolution and MatMul): the
  * partitioner runs conv1 … fc1 on the int8 engine, the FakeQuantize ranges

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Malformed and inconsistent graph_infos.json folders: each is a valid
  * folder (Fashion-MNIST split into its engine piece, graph 0: input → fc2,
  * and its CPU piece, graph 1: fc2 → prob) with one thing broken, and must

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Split execution of the four models against independent references:
  *
  * - Fashion-MNIST (models/fashion-mnist): the network on the compute engine

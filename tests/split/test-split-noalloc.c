@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* "No allocation per inference" for split execution: malloc and friends are
  * counted while runners of three plans run — Fashion-MNIST (compute engine
  * fp16 + CPU), the PrePostProcessor model (M2I head + engine + CPU, also

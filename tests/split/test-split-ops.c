@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The capability table case by case: small models whose layers the device
  * runs (or must refuse), each split with every device piece kept and run
  * against the same model unsplit on the CPU (the IR runtime, from the op

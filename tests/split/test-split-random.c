@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Split plans of hundreds of random models (seeded): convolutions with bias
  * and ReLU tails, element-wise adds, pools, concats, and layers only the CPU
  * runs (Sigmoid, SoftMax), wired as random DAGs with skip connections, one

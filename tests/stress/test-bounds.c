@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The time and memory bounds of issue 14, measured on the programs a user
  * runs (slow suite; docs/reliability.md). Each case is a child process;
  * its wall time and peak resident memory (wait4's ru_maxrss) are printed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Stress: the demo chain as a long-running service uses it
  * (docs/reliability.md).
  *
@@ -499,7 +500,9 @@ test_soak (void)
       " KiB after %d frames, %" G_GUINT64_FORMAT " KiB after %d (%+.2f %%); passes agree, "
       "%.2f %% as torch\n", n, s, n / s, rss_warm, warm, rss_end, n, growth,
       100.0 * same / pass);
-  g_assert_cmpfloat (fabs (growth), <=, 5.0);
+  /* a leak grows; shrinking (the allocator returning warm-up pages, ASan's
+   * quarantine draining) is no finding */
+  g_assert_cmpfloat (growth, <=, 5.0);
   g_assert_cmpfloat (100.0 * same / pass, >=, 99.0);
   gst_buffer_pool_set_active (pool, FALSE);
   gst_object_unref (pool);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-image.c — see test-image.h. */
 #include "test-image.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-image.h — an owned M2iImage for tests (engine and element tests):
  * tight, or with padded rows. Needs libm2icore's public API (either the
  * static archive or the shared library). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-support.c — see test-support.h. */
 #include "test-support.h"
 #include <m2i-data.h>

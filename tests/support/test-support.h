@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-support.h — what the test folders share: where the data are, reading
  * them, the Fashion-MNIST test set, running a program, picking classes, and
  * a deterministic random sequence.

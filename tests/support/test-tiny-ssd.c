@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-tiny-ssd.c — the tiny SSD detector of test-tiny-ssd.h, written as IR
  * v10 text and weights. */
 #include "test-tiny-ssd.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-tiny-ssd.h — a tiny SSD detector written by the tests, in any batch,
  * for what needs a detector whose input takes several frames (batching)
  * without a real model: 8x8 BGR input, 1x1 convolutions giving box offsets

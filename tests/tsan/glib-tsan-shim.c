@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* glib-tsan-shim.c — GLib's locks on top of POSIX threads, so that
  * ThreadSanitizer sees them (preloaded into the TSan runs of the threaded
  * tests: .ci/tsan, docs/reliability.md).

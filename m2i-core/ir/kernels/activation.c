@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Activations: ReLU-1, Clamp-1 (f32, i32, i64), Sigmoid-1, Exp-1 (f32) and
  * PReLU-1 (f32, slope per channel or numpy-broadcast). Sigmoid and Exp use
  * vmath.h's vectorized e^x (within 2 ulp).

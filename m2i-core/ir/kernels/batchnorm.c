@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* BatchNormInference-1 and -5, f32, channel axis 1:
  * y = (x − mean) / sqrt(var + ε) · γ + β.
  * The two versions take the same five inputs in different orders:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* NV12toRGB-8, NV12toBGR-8, I420toRGB-8, I420toBGR-8: NHWC YUV 4:2:0 to
  * NHWC RGB/BGR, u8 or f32 (output type = input type).
  *

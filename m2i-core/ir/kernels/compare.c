@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Comparisons and logic, element by element: Equal-1, NotEqual-1, Less-1,
  * LessEqual-1, Greater-1, GreaterEqual-1 (any number type, boolean for
  * Equal and NotEqual; a boolean result), LogicalAnd-1, LogicalOr-1,

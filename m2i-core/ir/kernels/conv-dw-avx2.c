@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* conv-dw-avx2.c — the direct convolution's row kernels with AVX2 and FMA
  * (conv-dw.h): 8 outputs a vector, stride 2 as two loads, a shuffle and a
  * lane permute, the row's ends by masked loads (maskload does not touch

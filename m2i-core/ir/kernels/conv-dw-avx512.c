@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* conv-dw-avx512.c — the direct convolution's row kernels with AVX-512
  * (conv-dw.h): 16 outputs a vector, stride 2 as two loads and a permute,
  * the row's ends by masked loads and stores. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* conv-dw-rows.h — the row kernels of the direct convolution (conv-dw.h),
  * written once and included by conv-dw-avx2.c and conv-dw-avx512.c
  * (deliberately no include guard). The includer defines:

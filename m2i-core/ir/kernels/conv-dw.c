@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* conv-dw.c — the direct depthwise / small-group convolution (conv-dw.h):
  * geometry, the plain-C row kernel (the reference the instruction-set
  * copies are tested against, and the kernel when neither AVX2 nor AVX-512

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* conv-dw.h — direct depthwise and small-group convolution (not installed).
  *
  * A GroupConvolution whose groups have few input channels (one: depthwise,

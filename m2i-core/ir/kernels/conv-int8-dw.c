@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Depthwise convolution on integers (conv-int8.h): one input and one
  * output channel per group, a quantizer per channel allowed. Each task
  * (image, channel) quantizes the channel's plane (or copies its codes)

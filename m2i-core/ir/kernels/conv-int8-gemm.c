@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The GEMM path of the integer convolution (conv-int8.h): compiling a
  * layer (weights packed, zero-point term folded), the per-inference copy
  * of the input into channel quads, the tiled product with its plain-C

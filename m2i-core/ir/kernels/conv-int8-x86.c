@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The x86 kernels of the integer convolution (conv-int8.h).
  *
  * GEMM tile, 8 output channels × 48 output pixels, summed over k4 steps of

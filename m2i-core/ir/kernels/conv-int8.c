@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Convolution on integers (conv-int8.h): what a layer may be, the
  * quantizer and epilogue every path shares (the scalar reference of the
  * vector code), the padding correction for zero points between two codes,

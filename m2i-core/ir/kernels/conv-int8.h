@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* conv-int8.h — Convolution on integers, for INT8 models (not installed).
  *
  * A quantized convolution as OpenVINO's low-precision transformations run

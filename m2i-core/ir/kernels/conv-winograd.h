@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* conv-winograd.h — 3×3 stride-1 convolutions by Winograd's minimal
  * filtering F(2×2, 3×3) (not installed).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Convolution-1 and GroupConvolution-1 on 1-D and 2-D NC(H)W tensors.
  *
  * Each group is a matrix product: the group's weights as A (C_out/G rows,

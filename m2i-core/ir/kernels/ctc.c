@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* CTCGreedyDecoder-1 and CTCGreedyDecoderSeqLen-6: best-path decoding of
  * per-step class scores, f32.
  *

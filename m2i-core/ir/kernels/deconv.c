@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ConvolutionBackpropData-1 and GroupConvolutionBackpropData-1 (transposed
  * convolution) on 1-D, 2-D and 3-D NC... tensors, f32.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* DetectionOutput-1/-8 (SSD post-processing), f32 (the priors it reads
  * come from priors.c).
  *

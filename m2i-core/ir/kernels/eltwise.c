@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Binary arithmetic, element by element: Add-1, Subtract-1, Multiply-1,
  * Divide-1, Maximum-1, Minimum-1, SquaredDifference-1, Mod-1, FloorMod-1
  * and Power-1, with auto_broadcast "numpy" (the default), "none" (shapes

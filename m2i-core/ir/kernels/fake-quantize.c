@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* FakeQuantize-1, f32: x quantized to `levels` steps between input_low and
  * input_high and mapped onto [output_low, output_high]. The four range
  * inputs broadcast onto x (numpy, or none: equal shapes). In the spec's

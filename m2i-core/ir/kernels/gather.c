@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GatherND-5, GatherND-8 and GatherElements-6: gathers by index tuples and
  * by per-element indices, any element type (moved as bytes), indices of
  * any integer type read at run time.

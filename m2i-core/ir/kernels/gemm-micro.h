@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gemm-micro.h — one register-tile micro-kernel of the GEMM (gemm.h),
  * written once and included by gemm-x86.c per instruction set and width
  * (deliberately no include guard). The includer defines:

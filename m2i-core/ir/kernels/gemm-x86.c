@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* AVX2+FMA and AVX-512 micro-kernels of the GEMM (see gemm.h). Compiled
  * with per-function target attributes, so the library runs on any x86-64;
  * ir_gemm_arch() only hands them out when the CPU has the extensions.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The GEMM driver, packing, and the plain-C micro-kernel (see gemm.h). */
 #include "gemm.h"
 #include "kernels-private.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gemm.h — the blocked single-precision matrix product under Convolution and
  * MatMul (not installed).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* heap-sort.h — binary heaps and heap sort over arrays of one struct type
  * (not installed), for kernels that rank things at run time (DetectionOutput,
  * TopK, NonMaxSuppression, Proposal) without allocating: glibc's qsort may

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* indices.c — reading and checking index tensors (indices.h). */
 #include "indices.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* indices.h — reading index tensors (Gather*, Scatter*, ...) in kernels
  * (not installed).
  *

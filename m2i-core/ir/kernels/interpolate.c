@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Interpolate-1, -4 and -11 on N-D tensors, f32 and u8 (nearest: any type).
  *
  * Every mode of the specification is separable: the spec's "linear" weight
@@ -13,7 +14,9 @@
  * taps alike. Pads (pads_begin/pads_end) are zeros: a
  * tap that lands in them is dropped. u8 results are rounded half away from
  * zero and clamped; the pillow modes round after the horizontal pass too,
- * as Pillow does.
+ * as Pillow does. Nearest, a copy, is a gather planned from the tables
+ * (GatherPlan below), in every layout: no arithmetic, so it gives the
+ * engine's bits without the engine.
  *
  * Interpolate-1 is mapped onto the -4 attributes the way OpenVINO's
  * reference does: linear becomes linear_onnx below rank 5, coordinates are
@@ -68,10 +71,25 @@ typedef struct {
   gsize scratch_floats;                /* per slice */
 } EnginePath;
 
+/* Nearest is a gather, built at infer from the axis tables: for each
+ * output index of every axis but the last, the source offset in elements
+ * (-1: a pad); along the last axis either the source index table or, when
+ * that table is verified to be x / ratio for every x, the integer ratio
+ * (1: a plain copy, k: each source element written k times). An output row
+ * whose source row is its predecessor's is a copy of that output row. */
+typedef struct {
+  gint64 *offsets;                     /* one block: */
+  gint64 *row_off[M2I_MAX_RANK];       /* per leading axis, out.dims[d] values */
+  const gint32 *col;                   /* last-axis table (in tables[]); NULL: ratio */
+  gint64 ratio;
+  gint64 row_len, src_row_len;         /* output / input elements per row */
+} GatherPlan;
+
 typedef struct {
   M2iElementType type;
   M2iShape in, out;
   EnginePath engine;                   /* when engine.plan is set */
+  GatherPlan gather;                   /* nearest without the engine */
   gboolean u8_truncate;                /* u8 results: truncate (else round) */
   gboolean nearest;                    /* a gather, any element type */
   gint n_tables;
@@ -87,6 +105,7 @@ interp_state_free (gpointer p)
   if (!s)
     return;
   m2i_resize_plan_free (s->engine.plan);
+  g_free (s->gather.offsets);
   for (gint i = 0; i < s->n_tables; i++) {
     g_free (s->tables[i].index);
     g_free (s->tables[i].weight);
@@ -209,6 +228,43 @@ build_table (AxisTable *t, const Attrs *a, gint64 pad_begin, gint64 padded_len, 
       break;
     }
   }
+}
+
+/* Fills s->gather from the axis tables (see GatherPlan). */
+static void
+gather_plan (InterpState *s)
+{
+  GatherPlan *g = &s->gather;
+  const AxisTable *by_axis[M2I_MAX_RANK] = { NULL };
+  for (gint i = 0; i < s->n_tables; i++)
+    by_axis[s->tables[i].axis] = &s->tables[i];
+  gint rank = s->out.rank, last = rank - 1;
+  gint64 total = 1;
+  for (gint d = 0; d < last; d++)
+    total += s->out.dims[d];
+  g->offsets = g_new (gint64, total);
+  gint64 *o = g->offsets, stride = rank ? s->in.dims[last] : 1;
+  for (gint d = last - 1; d >= 0; d--) {
+    g->row_off[d] = o;
+    for (gint64 i = 0; i < s->out.dims[d]; i++) {
+      gint64 src = by_axis[d] ? by_axis[d]->index[i] : i;
+      o[i] = src < 0 ? -1 : src * stride;
+    }
+    o += s->out.dims[d];
+    stride *= s->in.dims[d];
+  }
+  g->row_len = rank ? s->out.dims[last] : 1;
+  g->src_row_len = rank ? s->in.dims[last] : 1;
+  g->col = rank && by_axis[last] ? by_axis[last]->index : NULL;
+  /* The integer ratio only where the table says so, index by index. */
+  if (g->src_row_len == 0 || g->row_len % g->src_row_len)
+    return;
+  gint64 k = g->row_len / g->src_row_len;
+  for (gint64 x = 0; x < g->row_len; x++)
+    if ((g->col ? g->col[x] : x) != x / k)
+      return;
+  g->ratio = k;
+  g->col = NULL;
 }
 
 /* ---- infer ------------------------------------------------------------- */
@@ -492,7 +548,9 @@ interp_infer (M2iOpContext *ctx, GError **error)
   /* OpenVINO's reference casts the sums of linear_onnx and cubic to u8
    * (truncation) and rounds the others; so do we, after clamping. */
   s->u8_truncate = a.mode == M2I_RESIZE_LINEAR_ONNX || a.mode == M2I_RESIZE_CUBIC;
-  if (engine_path (s, &a, axes, n_axes, use_scales, axis_scale)) {
+  /* nearest is a copy: the gather below gives the engine's bits (the same
+   * index formulas) without its filter machinery */
+  if (!s->nearest && engine_path (s, &a, axes, n_axes, use_scales, axis_scale)) {
     ctx->scratch_bytes = s->slices * s->engine.scratch_floats * sizeof (float);
     ctx->outputs[0].type = s->type;
     ctx->outputs[0].shape = out;
@@ -539,6 +597,8 @@ interp_infer (M2iOpContext *ctx, GError **error)
     stage = MAX (stage, (gsize) m2i_shape_numel (&cur));
   }
   s->stage_floats = m2i_align_up (stage, 16);
+  if (s->nearest)
+    gather_plan (s);
   ctx->scratch_bytes = s->nearest ? 0 : 2 * s->stage_floats * sizeof (float);
   ctx->outputs[0].type = s->type;
   ctx->outputs[0].shape = out;
@@ -601,43 +661,80 @@ typedef struct {
   gsize es;
 } GatherJob;
 
-/* Nearest: every output element copies one input element (or zero). */
+/* One output row of the gather from source row @src (the plan's fields in
+ * locals: stores through @dst could otherwise alias them, which keeps the
+ * compiler from vectorizing). */
+#define GATHER_ROW(T) do { \
+    const T *s_ = (const T *) src; \
+    T *d_ = (T *) dst; \
+    if (col) { \
+      for (gint64 x = 0; x < n_out; x++) \
+        d_[x] = col[x] < 0 ? (T) 0 : s_[col[x]]; \
+    } else if (k == 2) { \
+      for (gint64 x = 0; x < n_in; x++) \
+        d_[2 * x] = d_[2 * x + 1] = s_[x]; \
+    } else { \
+      for (gint64 x = 0; x < n_in; x++) \
+        for (gint64 i = 0; i < k; i++) \
+          d_[x * k + i] = s_[x]; \
+    } \
+  } while (0)
+
+static void
+gather_row (const GatherPlan *g, const guint8 *src, guint8 *dst, gsize es)
+{
+  const gint32 *col = g->col;
+  gint64 k = g->ratio, n_in = g->src_row_len, n_out = g->row_len;
+  if (k == 1) {
+    memcpy (dst, src, n_out * es);
+    return;
+  }
+  switch (es) {
+    case 1: GATHER_ROW (guint8); return;
+    case 2: GATHER_ROW (guint16); return;
+    case 4: GATHER_ROW (guint32); return;
+    case 8: GATHER_ROW (guint64); return;
+    default:
+      for (gint64 x = 0; x < n_out; x++) {
+        gint64 i = col ? col[x] : x / k;
+        if (i < 0)
+          memset (dst + x * es, 0, es);
+        else
+          memcpy (dst + x * es, src + i * es, es);
+      }
+  }
+}
+
+/* Nearest: output rows [begin, end), each gathered from its source row, a
+ * copy of the previous output row when that had the same source, or zeros
+ * when it lies in the pads. */
 static void
 gather_slice (gint begin, gint end, gint slice, gpointer data)
 {
   const GatherJob *j = data;
-  const InterpState *s = j->s;
-  const AxisTable *by_axis[M2I_MAX_RANK] = { NULL };
-  for (gint i = 0; i < s->n_tables; i++)
-    by_axis[s->tables[i].axis] = &s->tables[i];
-  gint rank = s->out.rank, last = rank - 1;
-  gint64 in_stride[M2I_MAX_RANK];
-  gint64 st = 1;
-  for (gint d = rank - 1; d >= 0; d--) {
-    in_stride[d] = st;
-    st *= s->in.dims[d];
+  const GatherPlan *g = &j->s->gather;
+  const gint64 *dims = j->s->out.dims;
+  gint last = j->s->out.rank - 1;
+  gint64 idx[M2I_MAX_RANK], rem = begin, prev = -1;
+  for (gint d = last - 1; d >= 0; d--) {
+    idx[d] = rem % dims[d];
+    rem /= dims[d];
   }
-  gint64 row_len = rank ? s->out.dims[last] : 1;
-  for (gint r = begin; r < end; r++) {
-    /* Source offset of this output row, or -1 when it is all pads. */
-    gint64 rem = r, off = 0;
-    for (gint d = last - 1; d >= 0; d--) {
-      gint64 o = rem % s->out.dims[d];
-      rem /= s->out.dims[d];
-      gint64 src = by_axis[d] ? by_axis[d]->index[o] : o;
-      if (src < 0 || off < 0)
-        off = -1;
-      else
-        off += src * in_stride[d];
-    }
-    guint8 *dst = j->dst + r * row_len * j->es;
-    for (gint64 x = 0; x < row_len; x++) {
-      gint64 src = rank == 0 ? 0 : by_axis[last] ? by_axis[last]->index[x] : x;
-      if (off < 0 || src < 0)
-        memset (dst + x * j->es, 0, j->es);
-      else
-        memcpy (dst + x * j->es, j->src + (off + src) * j->es, j->es);
-    }
+  gsize row_bytes = g->row_len * j->es;
+  for (gint64 r = begin; r < end; r++) {
+    gint64 off = 0;
+    for (gint d = 0; d < last && off >= 0; d++)
+      off = g->row_off[d][idx[d]] < 0 ? -1 : off + g->row_off[d][idx[d]];
+    guint8 *dst = j->dst + r * row_bytes;
+    if (off < 0)
+      memset (dst, 0, row_bytes);
+    else if (off == prev)
+      memcpy (dst, dst - row_bytes, row_bytes);
+    else
+      gather_row (g, j->src + off * j->es, dst, j->es);
+    prev = off;
+    for (gint d = last - 1; d >= 0 && ++idx[d] == dims[d]; d--)
+      idx[d] = 0;
   }
 }
 
@@ -683,7 +780,9 @@ interp_execute (M2iOpContext *ctx, GError **error)
     GatherJob j = { s, ctx->inputs[0].data, ctx->outputs[0].data,
       m2i_element_type_size (s->type) };
     gint64 rows = s->out.rank ? out_numel / s->out.dims[s->out.rank - 1] : 1;
-    ir_k_parallel_for ((gint) rows, slices, 1, gather_slice, &j);
+    /* a copied element weighs like four multiply-adds, as in permute.c */
+    ir_k_parallel_for ((gint) rows, MIN (ir_k_slices_for (ctx, out_numel * 4), s->slices), 1,
+        gather_slice, &j);
     return TRUE;
   }
   float *buf[2] = { ctx->scratch, (float *) ctx->scratch + s->stage_floats };

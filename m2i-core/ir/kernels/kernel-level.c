@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* kernel-level.c — the instruction-set level of the IR runtime's kernel
  * families on this CPU: the per-model table of base/m2i-cpu.c (with
  * M2I_KERNELS and M2I_CPU_DISABLE), or, on a CPU the table does not list,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Helpers shared by the compute kernels: checks, constant inputs, window
  * geometry of convolution and pooling, and broadcasting iteration. */
 #include "kernels-private.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* kernels-private.h — the compute kernels of the IR runtime and the helpers
  * they share (not installed).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* MatMul-1: batched matrix product with transpose_a / transpose_b, 1-D
  * operands (a vector is a 1 × K row on the left, a K × 1 column on the
  * right, and that unit axis is dropped from the output) and numpy

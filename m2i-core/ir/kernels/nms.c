@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* NonMaxSuppression-5 and -9: greedy (or Soft-NMS) suppression per batch
  * and class, f32 boxes [B, N, 4] (corner: any two opposite corners
  * [y1, x1, y2, x2]; center: [xc, yc, w, h]) and scores [B, C, N].

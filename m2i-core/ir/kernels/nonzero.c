@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* NonZero-3: the indices of the non-zero elements of a tensor of any type,
  * as a [rank, count] tensor of i64 or i32 (output_type), row-major order
  * (index k of the count walks the input in memory order). The count

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Normalisations, f32: MVN-1 (opset2), MVN-6, NormalizeL2-1 and LRN-1.
  *
  * MVN: y = (x − mean) / d over the reduction axes, d = 1 without

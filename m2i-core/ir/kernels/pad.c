@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Pad-1 and Pad-12: extend (or, in -12, with negative pads, crop) the data
  * on each axis by the constant pads_begin / pads_end inputs; output dim d
  * is max(pads_begin[d] + dim + pads_end[d], 0). Any element type.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* MaxPool-1, MaxPool-8 and AvgPool-1 over 1 to 3 spatial axes (NCW, NCHW,
  * NCDHW); MaxPool-14 and AvgPool-14 are -8 and -1 with rounding_type
  * ceil_torch (ceil, but no window may start in the right padding).

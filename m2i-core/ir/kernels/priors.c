@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* PriorBoxClustered-1, PriorBox-1 and PriorBox-8 (SSD anchor boxes), f32
  * output [2, 4·H·W·P]: the boxes, then their variances (one value, four
  * per box, or 0.1). The grid size (input 0) must be constant: it sets the

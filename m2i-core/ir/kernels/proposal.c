@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Proposal-1 and Proposal-4 (Faster R-CNN's region proposals), f32.
  *
  * Anchors: for each ratio and scale (ratio-major), a box of base_size

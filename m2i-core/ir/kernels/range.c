@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Range-1 and Range-4: start, start + step, ... up to but not including
  * stop. The three inputs are constant scalars (they set the output's
  * length: max(ceil((stop − start) / step), 0), computed in double).

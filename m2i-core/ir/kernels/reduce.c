@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Reductions over the axes given by the second input (a constant integer
  * tensor; negative axes count from the end, repeats are merged; an empty
  * list leaves the data unchanged, as the specifications say — also for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* RegionYolo-1: the activations of YOLO v2 ("region", do_softmax true) and
  * YOLO v3 ("yolo", do_softmax false) output layers, f32 [N, C, H, W].
  *

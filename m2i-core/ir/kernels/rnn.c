@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Recurrent layers, f32: LSTMSequence-5, GRUSequence-5, RNNSequence-5 and
  * the cells LSTMCell-1/-4, GRUCell-3, RNNCell-3 (a cell is a sequence of
  * one step, one direction).

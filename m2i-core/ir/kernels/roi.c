@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ROIPooling-1 and ROIAlign-3/-9: a fixed-size feature map per region of
  * interest, f32 features [N, C, H, W].
  *

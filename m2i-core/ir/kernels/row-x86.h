@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* row-x86.h — AVX-512 loads of 16 strided row elements, shared by the
  * pooling and depthwise convolution planes (not installed).
  *

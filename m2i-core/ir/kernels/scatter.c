@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ScatterUpdate-3, ScatterNDUpdate-3/-15 and ScatterElementsUpdate-3/-12:
  * a copy of the data with slices or elements replaced (or combined, with
  * the -12 and -15 reductions) at positions given by indices.

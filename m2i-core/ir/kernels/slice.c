@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Slice-8: data[start:stop:step] on the axes of the optional `axes` input
  * (default 0, 1, ...; negative count from the end), the others whole, as
  * Python slices do: negative start/stop count from the end, values past

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* SoftMax-1 (axis in [0, rank)) and SoftMax-8 (axis in [-rank, rank)), f32:
  * y = exp(x - max) / Σ exp(x - max) along the axis; LogSoftMax-5 (axis in
  * [-rank, rank)): y = (x - max) - log Σ exp(x - max). The data is seen as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* DepthToSpace-1, SpaceToDepth-1, ShuffleChannels-1 and ReorgYolo-1:
  * permutations of the elements, any element type (moved as bytes).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Split-1 and VariadicSplit-1: cut the data along one axis (a constant
  * scalar input, negative counting from the end) into num_splits equal
  * parts, or into the lengths of a constant 1-D input (one of them may be

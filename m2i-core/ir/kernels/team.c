@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* team.c — one inference's threads: a fork-join team that hands a layer's
  * slices to the other cores in well under a microsecond.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Tile-1 and Broadcast-1, Broadcast-3: repeat data along its axes. Any
  * element type.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* TopK-1, -3, -11: the k largest (mode max) or smallest (min) elements of
  * every slice along `axis`, and their indices (i32 or i64,
  * index_element_type).

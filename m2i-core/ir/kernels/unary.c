@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Element-wise unary math: the activations Swish-4, HSwish-4, HSigmoid-5,
  * HardSigmoid-1, Mish-4, Gelu-2, Gelu-7, Elu-1, Selu-1, SoftPlus-4,
  * SoftSign-9, and the arithmetic Tanh, Erf, Abs, Negative, Sign, Floor,

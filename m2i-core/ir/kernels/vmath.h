@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* vmath.h — single-precision e^x and the activations built on it, as plain
  * C that compilers vectorize: no libm call, no branch, bit casts through a
  * union. Used inside M2I_K_SIMD_CLONES bodies (unary.c, the fused Swish of

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """INT8 models: m2i's float emulation, m2i's integer kernels and ONNX Runtime,
 1 and 2 threads, in one run (docs/int8.md, docs/benchmarks.md).
 

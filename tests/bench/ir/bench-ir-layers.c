@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bench-ir-layers — where an IR model's inference time goes, layer by layer.
  *
  * Usage: bench-ir-layers MODEL.xml [-n THREADS] [--iterations N]

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # IR runtime benchmark: m2i-ir-run's latency next to ONNX Runtime's (CPU, 1
 # and 2 threads) on the same networks, printed as one table.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bench-memplan — the IR runtime's memory planner (base-arena.c) beside the
  * greedy planner it replaced, in one run.
  *

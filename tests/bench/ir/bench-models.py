@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The IR runtime against ONNX Runtime on the public model set: latency at 1
 and 2 threads, same graph, same input, runs interleaved; and per op type,
 where each spends its time.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Translate an OpenVINO IR model (v10 or v11) into an fp32 ONNX model, so
 the peer benchmark can run the very same network in ONNX Runtime.
 

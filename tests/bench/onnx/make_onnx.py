@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Export the project's Fashion-MNIST network to ONNX with torch.onnx.export.
 
     /usr/bin/python3 tests/bench/onnx/make_onnx.py

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Check the ONNX side of the peer benchmark with ONNX Runtime itself.
 
     /usr/bin/python3 tests/bench/onnx/verify.py --ort-dir DIR [--work /tmp/m2i-onnx]

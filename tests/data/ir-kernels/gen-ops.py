@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Reference vectors for the element-wise, reduction, normalisation and
 data-movement kernels of issue 15 (tests/ir/kernels/test-unary.c,
 test-binary.c, test-reduce.c, test-normalize.c, test-movement.c).

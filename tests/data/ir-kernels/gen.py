@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Reference vectors for the IR runtime's compute kernels (tests/ir/kernels).
 
 Run with Debian's /usr/bin/python3 (python3-torch, python3-numpy,

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Reference vectors for ConvolutionBackpropData-1 and
 GroupConvolutionBackpropData-1 (tests/ir/kernels/test-deconv.c), from
 PyTorch's conv_transpose1d/2d/3d.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Reference vectors for PriorBox-1/8, RegionYolo-1, ReorgYolo-1,
 Proposal-1/4, ROIPooling-1, ROIAlign-3/9, CTCGreedyDecoder-1 and
 CTCGreedyDecoderSeqLen-6 (tests/ir/kernels/test-detect.c).

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Reference vectors for the data-movement kernels (tests/ir/kernels/test-movement.c):
 Gather-1/7/8, GatherND-5/8, GatherElements-6, ScatterUpdate-3,
 ScatterNDUpdate-3/15, ScatterElementsUpdate-3/12, DepthToSpace-1,

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Reference vectors for LSTMSequence-5, GRUSequence-5, RNNSequence-5,
 LSTMCell-1/4, GRUCell-3 and RNNCell-3 (tests/ir/kernels/test-rnn.c).
 

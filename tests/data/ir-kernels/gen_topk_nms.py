@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Reference vectors for TopK-1/3/11 and NonMaxSuppression-5/9
 (tests/ir/kernels/test-topk-nms.c).
 

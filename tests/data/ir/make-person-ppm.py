@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Makes tests/data/ir/astronaut-272x160.ppm, the photo the person-detection
 test runs on: scikit-image's public-domain astronaut.png (Eileen Collins,
 shipped by Debian's python3-skimage), scaled to 100x100 and centred on a

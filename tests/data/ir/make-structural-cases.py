@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Reference cases for the structural IR ops, computed with numpy.
 
 Writes structural-cases.json next to this script: for each case the op

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Makes chelsea-450x300.nv12: scikit-image's chelsea.png (public domain,
 Debian package python3-skimage) cropped to 450x300 and converted to NV12
 with the BT.601 limited-range matrix (the inverse of the M2I csc), chroma

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Resize conformance vectors from three other implementations.
 
 Writes vectors.json next to this script: small 3-channel images (integers

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Runs the Resize models listed by make-vectors.py with ONNX Runtime's CPU
 // provider (npm onnxruntime-node) and writes each output as little-endian
 // float32. Usage: NODE_PATH=<scratch>/node_modules node run-ort.js jobs.json

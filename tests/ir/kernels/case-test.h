@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* case-test.h — table-driven kernel cases over committed NumPy vectors:
  * a case NAME runs one layer (type, version, "key=value;..." attributes)
  * on NAME_in0.npy, NAME_in1.npy, ... (or another case's inputs) and

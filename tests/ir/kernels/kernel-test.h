@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* kernel-test.h — drives one compute kernel the way the runtime does
  * (infer() once, execute() per run) on tensors built by hand, loads the
  * committed reference vectors (.npy) and compares results.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Binary element-wise kernels of issue 15: Maximum, Minimum,
  * SquaredDifference, Mod, FloorMod, Power (eltwise.c) and Equal, NotEqual,
  * Less, LessEqual, Greater, GreaterEqual, LogicalAnd/Or/Xor/Not, Select

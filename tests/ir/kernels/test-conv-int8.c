@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The integer convolution (ir/kernels/conv-int8.h) against its definition
  * written here as naive loops: each input value quantized by the
  * FakeQuantize-1 formula (f32, as the spec's reference computes it) over

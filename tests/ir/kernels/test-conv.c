@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Convolution-1 and GroupConvolution-1: the blocked kernels against a naive
  * loop written from the specification, over many shapes (odd channel
  * counts, strides, dilations, groups, every auto_pad mode, 1-D and 2-D),

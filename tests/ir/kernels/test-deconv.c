@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ConvolutionBackpropData-1 and GroupConvolutionBackpropData-1 against
  * PyTorch's conv_transpose1d/2d/3d (tests/data/ir-kernels/gen_deconv.py:
  * symmetric and asymmetric pads, output_padding, output_shape with every

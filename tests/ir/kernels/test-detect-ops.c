@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* PriorBox-1/8, RegionYolo-1, ReorgYolo-1, Proposal-1/4, ROIPooling-1,
  * ROIAlign-3/9, CTCGreedyDecoder-1 and CTCGreedyDecoderSeqLen-6 against
  * Python written from their specifications and the algorithms they cite

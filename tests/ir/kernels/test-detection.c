@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* PriorBoxClustered-1 and DetectionOutput-1/8 against independent Python
  * implementations of the specifications (tests/data/ir-kernels/gen.py):
  * SSD with CENTER_SIZE and shared locations (person-detection-retail-0013's

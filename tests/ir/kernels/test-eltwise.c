@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Add, Subtract, Multiply, Divide (numpy and none broadcasting, f32/i32/i64,
  * Divide's m_pythondivision), ReLU, Clamp, Sigmoid, Exp and PReLU against
  * NumPy/PyTorch vectors, values from the spec by hand, and large shapes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* NV12toRGB/BGR-8, I420toRGB/BGR-8 (single and separate planes, u8 and
  * f32) against the spec formulas evaluated in NumPy, and FakeQuantize-1
  * (per-channel and scalar ranges) against the spec formula in NumPy, plus

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Interpolate-1/4/11 against torch.nn.functional.interpolate, Pillow's
  * resize (the *_pillow modes), and a NumPy evaluation of the spec's
  * formulas done element by element over the whole neighbourhood (for the
@@ -265,7 +266,9 @@ permute4 (const float *x, const M2iShape *s, const gint *perm, M2iShape *out)
  * kernels (resize-private.h); the same data laid out [N, H, C, W] — axes 1
  * and 3, which the engine cannot take — goes through this file's own
  * per-axis tables. Every mode, coordinate rule and nearest rule, up and
- * down, antialias on and off, f32. */
+ * down, antialias on and off, f32. (Nearest takes the gather of the
+ * tables in every layout; test_nearest_spec checks it against the spec,
+ * tests/m2i the engine's nearest.) */
 static void
 test_engine_vs_tables (void)
 {
@@ -325,6 +328,202 @@ test_engine_vs_tables (void)
   g_free (x);
   g_free (x_t);
   g_free (x_l);
+}
+
+/* ---- nearest against the spec's pseudo-code ------------------------------ */
+
+/* The spec's get_original_coordinate, in fp32; an axis whose scale is 1 keeps
+ * its coordinate, as OpenVINO's reference does. */
+static float
+spec_coord (const char *mode, float x, float scale, float out_len, float in_len)
+{
+  if (scale == 1.0f)
+    return x;
+  if (!strcmp (mode, "half_pixel"))
+    return (x + 0.5f) / scale - 0.5f;
+  if (!strcmp (mode, "pytorch_half_pixel"))
+    return out_len > 1 ? (x + 0.5f) / scale - 0.5f : 0.0f;
+  if (!strcmp (mode, "asymmetric"))
+    return x / scale;
+  if (!strcmp (mode, "tf_half_pixel_for_nn"))
+    return (x + 0.5f) / scale;
+  g_assert_cmpstr (mode, ==, "align_corners");
+  return out_len == 1 ? 0.0f : x * (in_len - 1) / (out_len - 1);
+}
+
+/* The spec's get_nearest_pixel (round is std::round: halves away from 0). */
+static gint64
+spec_nearest (const char *mode, float c, gboolean downsample)
+{
+  if (!strcmp (mode, "round_prefer_floor"))
+    return c == floorf (c) + 0.5f ? (gint64) floorf (c) : (gint64) roundf (c);
+  if (!strcmp (mode, "round_prefer_ceil"))
+    return (gint64) roundf (c);
+  if (!strcmp (mode, "floor"))
+    return (gint64) floorf (c);
+  if (!strcmp (mode, "ceil"))
+    return (gint64) ceilf (c);
+  g_assert_cmpstr (mode, ==, "simple");
+  return downsample ? (gint64) ceilf (c) : (gint64) c;
+}
+
+typedef struct {
+  gint rank;
+  gint64 in[5];
+  gint n_axes;                         /* 0: no axes input, all axes */
+  gint64 axes[5];
+  gint64 sizes[5];                     /* sizes mode */
+  float scales[5];                     /* scales mode when scales[0] > 0 */
+  gint64 pads_begin[5], pads_end[5];
+} NearestCase;
+
+/* The spec's nearest_interpolation one output element at a time: the input
+ * padded with zeros, each resized axis mapped back and rounded, clamped
+ * into the padded axis. Elements of @es bytes; returns the output. */
+static guint8 *
+spec_nearest_run (const NearestCase *c, const char *nearest, const char *coord,
+    const guint8 *x, gsize es, M2iShape *out)
+{
+  gint r = c->rank;
+  gint64 padded[5], scale_of[5];
+  float scale[5];
+  out->rank = r;
+  for (gint d = 0; d < r; d++) {
+    padded[d] = c->in[d] + c->pads_begin[d] + c->pads_end[d];
+    out->dims[d] = padded[d];
+    scale[d] = 1.0f;
+    scale_of[d] = 0;
+  }
+  for (gint i = 0; i < (c->n_axes ? c->n_axes : r); i++) {
+    gint d = c->n_axes ? (gint) c->axes[i] : i;
+    scale_of[d] = 1;
+    if (c->scales[0] > 0) {
+      scale[d] = c->scales[i];
+      out->dims[d] = (gint64) floorf ((float) padded[d] * (c->scales[i] + 1e-6f));
+    } else {
+      out->dims[d] = c->sizes[i];
+      scale[d] = (float) c->sizes[i] / (float) padded[d];
+    }
+  }
+  gint64 n = m2i_shape_numel (out);
+  guint8 *y = g_malloc (n * es);
+  for (gint64 k = 0; k < n; k++) {
+    gint64 rem = k, src = 0, stride = 1;
+    gboolean pad = FALSE;
+    for (gint d = r - 1; d >= 0; d--) {
+      gint64 o = rem % out->dims[d], p = o;
+      rem /= out->dims[d];
+      if (scale_of[d]) {
+        float xo = spec_coord (coord, (float) o, scale[d], (float) out->dims[d], (float) padded[d]);
+        p = spec_nearest (nearest, xo, scale[d] < 1.0f);
+        p = MAX (0, MIN (p, padded[d] - 1));
+      }
+      gint64 u = p - c->pads_begin[d];
+      pad |= u < 0 || u >= c->in[d];
+      src += u * stride;
+      stride *= c->in[d];
+    }
+    if (pad)
+      memset (y + k * es, 0, es);
+    else
+      memcpy (y + k * es, x + src * es, es);
+  }
+  return y;
+}
+
+/* Every nearest_mode × coordinate_transformation_mode on integer ratios (the
+ * ×2 of YOLO's upsampling, ×3, on every axis without an axes input as
+ * yolov5 has it), non-integer ones up and down, scales mode, 1-element
+ * axes, pads, ranks 1 to 4, elements of 1, 2, 4 and 8 bytes, and one tensor
+ * large enough to be split over threads: the bytes must be the spec's. */
+static void
+test_nearest_spec (void)
+{
+  static const NearestCase cases[] = {
+    { 4, { 1, 3, 5, 7 }, 0, { 0 }, { 1, 3, 10, 14 } },
+    { 4, { 2, 2, 5, 4 }, 2, { 2, 3 }, { 10, 12 } },
+    { 4, { 1, 2, 5, 3 }, 2, { 2, 3 }, { 8, 7 } },
+    { 4, { 1, 2, 9, 7 }, 2, { 2, 3 }, { 4, 3 } },
+    { 4, { 1, 1, 1, 5 }, 2, { 2, 3 }, { 3, 10 } },
+    { 4, { 1, 3, 4, 1 }, 2, { 3, 2 }, { 4, 4 } },
+    { 4, { 1, 2, 5, 6 }, 2, { 2, 3 }, { 0 }, { 2.0f, 1.7f } },
+    { 4, { 1, 2, 5, 6 }, 2, { 3, 2 }, { 0 }, { 0.6f, 2.5f } },
+    { 4, { 1, 2, 4, 5 }, 2, { 2, 3 }, { 9, 14 }, { 0 }, { 0, 1, 1, 0 }, { 0, 0, 0, 2 } },
+    { 3, { 3, 4, 5 }, 1, { 2 }, { 10 } },
+    { 3, { 3, 4, 5 }, 1, { 1 }, { 11 } },
+    { 1, { 5 }, 1, { 0 }, { 15 } },
+  };
+  static const char *const nearest[] = { "round_prefer_floor", "round_prefer_ceil", "floor",
+    "ceil", "simple" };
+  static const char *const coords[] = { "half_pixel", "pytorch_half_pixel", "asymmetric",
+    "tf_half_pixel_for_nn", "align_corners" };
+  static const M2iElementType types[] = { M2I_ET_F32, M2I_ET_U8, M2I_ET_F16, M2I_ET_I64 };
+  static const NearestCase big = { 4, { 2, 3, 101, 250 }, 0, { 0 }, { 2, 3, 202, 500 } };
+  gint checked = 0;
+  for (guint k = 0; k <= G_N_ELEMENTS (cases); k++) {
+    const NearestCase *c = k < G_N_ELEMENTS (cases) ? &cases[k] : &big;
+    gint64 numel = 1;
+    for (gint d = 0; d < c->rank; d++)
+      numel *= c->in[d];
+    for (guint ty = 0; ty < (k == 0 || k == 2 || k == 8 ? G_N_ELEMENTS (types) : 1); ty++) {
+      gsize es = m2i_element_type_size (types[ty]);
+      guint8 *x = g_malloc (numel * es);
+      for (gint64 i = 0; i < (gint64) (numel * es); i++)
+        x[i] = (guint8) g_test_rand_int ();
+      for (guint i = 0; i < G_N_ELEMENTS (nearest); i++)
+        for (guint j = 0; j < G_N_ELEMENTS (coords); j++) {
+          if (c == &big && (i || j != 2))
+            continue;                  /* YOLO's floor, asymmetric only */
+          M2iShape want_shape;
+          g_autofree guint8 *want = spec_nearest_run (c, nearest[i], coords[j], x, es,
+              &want_shape);
+          gint n_axes = c->n_axes ? c->n_axes : c->rank;
+          gboolean scales = c->scales[0] > 0;
+          const char *version = (i + j) % 2 ? "opset4" : "opset11";
+          KTest *t = kt_new (&ir_kernel_interpolate, version);
+          kt_attr (t, "mode", "nearest");
+          kt_attr (t, "shape_calculation_mode", scales ? "scales" : "sizes");
+          kt_attr (t, "nearest_mode", nearest[i]);
+          kt_attr (t, "coordinate_transformation_mode", coords[j]);
+          g_autofree gchar *pb = g_strdup_printf ("%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%"
+              G_GINT64_FORMAT ",%" G_GINT64_FORMAT, c->pads_begin[0], c->pads_begin[1],
+              c->pads_begin[2], c->pads_begin[3]);
+          g_autofree gchar *pe = g_strdup_printf ("%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%"
+              G_GINT64_FORMAT ",%" G_GINT64_FORMAT, c->pads_end[0], c->pads_end[1],
+              c->pads_end[2], c->pads_end[3]);
+          kt_attr (t, "pads_begin", pb);
+          kt_attr (t, "pads_end", pe);
+          kt_input (t, types[ty], kt_shape_of (c->in, c->rank), x, FALSE);
+          if (!strcmp (version, "opset4")) {
+            static const float ones[5] = { 1, 1, 1, 1, 1 };
+            static const gint64 unused[5] = { 1, 1, 1, 1, 1 };
+            kt_input (t, M2I_ET_I64, SHAPE (n_axes), scales ? unused : c->sizes, TRUE);
+            kt_input (t, M2I_ET_F32, SHAPE (n_axes), scales ? c->scales : ones, TRUE);
+          } else if (scales) {
+            kt_input (t, M2I_ET_F32, SHAPE (n_axes), c->scales, TRUE);
+          } else {
+            kt_input (t, M2I_ET_I64, SHAPE (n_axes), c->sizes, TRUE);
+          }
+          if (c->n_axes)
+            kt_input (t, M2I_ET_I64, SHAPE (n_axes), c->axes, TRUE);
+          kt_run (t, 1);
+          g_autofree gchar *what = g_strdup_printf ("case %u, %s, %s, %s, %s", k,
+              m2i_element_type_to_string (types[ty]), nearest[i], coords[j], version);
+          if (!m2i_shape_equal (&t->outputs[0].shape, &want_shape))
+            g_error ("%s: shape %s, the spec's %s", what,
+                ir_k_shape_str (&t->outputs[0].shape, 0), ir_k_shape_str (&want_shape, 1));
+          const guint8 *got = t->outputs[0].data;
+          for (gint64 e = 0; e < (gint64) (m2i_shape_numel (&want_shape) * es); e++)
+            if (got[e] != want[e])
+              g_error ("%s: byte %" G_GINT64_FORMAT " of the output is %u, the spec's %u",
+                  what, e, got[e], want[e]);
+          kt_free (t);
+          checked++;
+        }
+      g_free (x);
+    }
+  }
+  g_test_message ("%d nearest resizes compared", checked);
 }
 
 static void
@@ -414,5 +613,6 @@ main (int argc, char **argv)
   g_test_add_func ("/interpolate/types", test_types);
   g_test_add_func ("/interpolate/errors", test_errors);
   g_test_add_func ("/interpolate/engine-vs-tables", test_engine_vs_tables);
+  g_test_add_func ("/interpolate/nearest-spec", test_nearest_spec);
   return g_test_run ();
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* MatMul-1: the blocked kernel against a naive loop over many shapes
  * (transposes, 1-D operands, batch broadcasting, constant and run-time
  * right operands, sizes around the register tiles), against torch.matmul

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The data-movement kernels — Gather-1/7/8, GatherND-5/8, GatherElements-6,
  * ScatterUpdate-3, ScatterNDUpdate-3/15, ScatterElementsUpdate-3/12,
  * DepthToSpace-1, SpaceToDepth-1, ShuffleChannels-1 — against NumPy loops
@@ -237,6 +238,66 @@ test_errors (void)
  * rows, and blocks of the input's contiguous axis by the last one (two
  * rows interleaved, as a depth-to-space writes them, and longer last axes,
  * with axes between them). */
+/* Transpose as the spec's index loop: output index o → input index by
+ * the permuted strides. */
+static void
+naive_permute (gint rank, const gint64 *dims, const gint *perm, gsize es, const guint8 *src,
+    guint8 *want)
+{
+  gint64 in_stride[8], s = 1, numel = 1;
+  for (gint a = rank - 1; a >= 0; a--) {
+    in_stride[a] = s;
+    s *= dims[a];
+    numel *= dims[a];
+  }
+  for (gint64 o = 0; o < numel; o++) {
+    gint64 rem = o, i = 0;
+    for (gint a = rank - 1; a >= 0; a--) {
+      gint64 d = dims[perm[a]];
+      i += rem % d * in_stride[perm[a]];
+      rem /= d;
+    }
+    memcpy (want + o * es, src + i * es, es);
+  }
+}
+
+/* A YOLO detect head's Transpose [1, 3, 85, H, W] → [1, 3, H, W, 85] (a
+ * few blocks with a long contiguous axis by a short last one, the 4-byte
+ * case by 4×4 tiles) at YOLO's sizes, and odd ones whose axes are not
+ * multiples of 4, every element size, one to three threads. */
+static void
+test_permute_detect_head (void)
+{
+  static const gint64 shapes[][5] = { { 1, 3, 85, 13, 13 }, { 1, 3, 85, 52, 52 },
+    { 1, 3, 7, 5, 9 }, { 2, 3, 6, 1, 67 }, { 1, 1, 4, 4, 4 }, { 1, 2, 1, 3, 3 } };
+  static const gint perm[] = { 0, 1, 3, 4, 2 };
+  for (guint k = 0; k < G_N_ELEMENTS (shapes); k++)
+    for (gsize es = 1; es <= 8; es *= 2) {
+      gint64 numel = 1;
+      for (gint a = 0; a < 5; a++)
+        numel *= shapes[k][a];
+      guint8 *src = g_malloc (numel * es), *got = g_malloc (numel * es);
+      guint8 *want = g_malloc (numel * es);
+      for (gint64 i = 0; i < (gint64) (numel * es); i++)
+        src[i] = (guint8) g_test_rand_int ();
+      naive_permute (5, shapes[k], perm, es, src, want);
+      IrKPerm plan;
+      ir_k_perm_plan (&plan, 5, shapes[k], perm, es);
+      for (gint threads = 1; threads <= 3; threads++) {
+        M2iOpContext ctx = { .n_threads = threads };
+        memset (got, 0xa5, numel * es);
+        ir_k_perm_run (&ctx, &plan, src, got);
+        if (memcmp (got, want, numel * es))
+          g_error ("[%" G_GINT64_FORMAT ",3,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%"
+              G_GINT64_FORMAT "], element size %" G_GSIZE_FORMAT ", %d threads: differs",
+              shapes[k][0], shapes[k][2], shapes[k][3], shapes[k][4], es, threads);
+      }
+      g_free (src);
+      g_free (got);
+      g_free (want);
+    }
+}
+
 static void
 test_permute_random (void)
 {
@@ -265,21 +326,7 @@ test_permute_random (void)
     guint8 *want = g_malloc (numel * es + 1);
     for (gint64 i = 0; i < (gint64) (numel * es); i++)
       src[i] = (guint8) g_rand_int (r);
-    /* naive: output index o → input index by the permuted strides */
-    gint64 in_stride[8], s = 1;
-    for (gint a = rank - 1; a >= 0; a--) {
-      in_stride[a] = s;
-      s *= dims[a];
-    }
-    for (gint64 o = 0; o < numel; o++) {
-      gint64 rem = o, i = 0;
-      for (gint a = rank - 1; a >= 0; a--) {
-        gint64 d = dims[perm[a]];
-        i += rem % d * in_stride[perm[a]];
-        rem /= d;
-      }
-      memcpy (want + o * es, src + i * es, es);
-    }
+    naive_permute (rank, dims, perm, es, src, want);
     IrKPerm plan;
     ir_k_perm_plan (&plan, rank, dims, perm, es);
     modes[plan.unit >= 0]++;
@@ -307,5 +354,6 @@ main (int argc, char **argv)
   g_test_add_func ("/kernels/movement/large-threaded", test_large_threaded);
   g_test_add_func ("/kernels/movement/errors", test_errors);
   g_test_add_func ("/kernels/movement/permute-random", test_permute_random);
+  g_test_add_func ("/kernels/movement/permute-detect-head", test_permute_detect_head);
   return g_test_run ();
 }

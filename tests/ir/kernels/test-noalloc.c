@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* execute() allocates nothing: every compute kernel (each convolution path,
  * MatMul, pooling, element-wise, reductions, Interpolate, colour, FakeQuantize,
  * detection) runs three more times after a first run (which may grow the

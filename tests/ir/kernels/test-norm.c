@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ReduceMean-1, SoftMax-1/8 and BatchNormInference-1/5 against torch.mean,
  * torch.softmax and F.batch_norm vectors, integer means by hand, and the
  * error cases. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* MVN-1, MVN-6, NormalizeL2, LRN (normalize.c) and LogSoftmax-5
  * (softmax.c) against NumPy written from the specifications and torch
  * (tests/data/ir-kernels/gen-ops.py): contiguous and strided axes, both

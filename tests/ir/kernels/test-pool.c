@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* MaxPool-1/8 and AvgPool-1: the examples worked out in the MaxPool-8
  * specification, vectors from a spec-following NumPy loop cross-checked
  * with torch's max_pool2d/avg_pool2d (tests/data/ir-kernels/gen.py),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceL1, ReduceL2,
  * ReduceProd (f32, i32, i64) and ReduceLogicalAnd/Or (boolean) against
  * NumPy (tests/data/ir-kernels/gen-ops.py) over nine axis lists (negative,

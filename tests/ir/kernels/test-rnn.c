@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* LSTMSequence-5, GRUSequence-5, RNNSequence-5, LSTMCell-1/4, GRUCell-3 and
  * RNNCell-3 against torch.nn.LSTM/GRU/RNN and their cells (gate blocks
  * mapped to OpenVINO's order, padded sequences of different lengths) and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Split, VariadicSplit, Tile, Broadcast-1/-3, Pad-1/-12, Slice-8 and
  * Range-1/-4 against NumPy (np.split, np.tile, np.broadcast_to, np.pad,
  * Python slicing, arange; tests/data/ir-kernels/gen-ops.py), the worked

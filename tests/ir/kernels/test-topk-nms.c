@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* TopK-1/3/11 and NonMaxSuppression-5/9 against NumPy written from their
  * specifications (tests/data/ir-kernels/gen_topk_nms.py): TopK both modes
  * and sorts, ties (stable), NaN, exact i64 order beyond 2^53, u8, k clamped

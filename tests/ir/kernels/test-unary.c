@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The element-wise unary kernels (unary.c: Swish, HSwish, HSigmoid,
  * HardSigmoid, Mish, Gelu-2/-7, Elu, Selu, SoftPlus, SoftSign, Tanh, Erf,
  * Abs, Negative, Sign, Floor, Ceiling, Round-5, Sqrt, Log and the
