@@ -594,6 +594,28 @@ profile (M2iIrInferRequest *req, GError **error)
         total_cpu ? 100.0 * t->cpu_ns / total_cpu : 0);
   }
   g_array_free (types, TRUE);
+  /* The layers themselves, by CPU time, with their shapes (the heaviest
+   * first, at most 20). */
+  gint *order = g_new (gint, n_layers);
+  for (gint i = 0; i < n_layers; i++)
+    order[i] = i;
+  for (gint i = 1; i < n_layers; i++)
+    for (gint j = i; j > 0 && p[order[j]].cpu_ns > p[order[j - 1]].cpu_ns; j--) {
+      gint t = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = t;
+    }
+  printf ("  %-40s %-18s %10s %-24s %s\n", "layer", "type", "cpu us", "output", "input 0");
+  for (gint i = 0; i < MIN (n_layers, 20); i++) {
+    const M2iIrNode *node = p[order[i]].node;
+    g_autofree gchar *os = m2i_ir_node_get_n_outputs (node) ?
+        m2i_shape_to_string (m2i_ir_node_get_output_shape (node, 0)) : g_strdup ("");
+    g_autofree gchar *is = m2i_ir_node_get_n_inputs (node) ?
+        m2i_shape_to_string (m2i_ir_node_get_input_shape (node, 0)) : g_strdup ("");
+    printf ("  %-40.40s %-18s %10.1f %-24s %s\n", m2i_ir_node_get_name (node),
+        m2i_ir_node_get_type (node), p[order[i]].cpu_ns / 1e3 / n, os, is);
+  }
+  g_free (order);
   m2i_ir_infer_request_set_profiling (req, FALSE);
   return TRUE;
 }

@@ -71,7 +71,8 @@ static const Layer layers[] = {
   { "reid/dw 16x8", 32, 16, 8, 32, 3, 1, 1, 32 },
   { "dw5x5/s1", 96, 40, 40, 96, 5, 1, 2, 96 },
   { "dw5x5/s2", 96, 40, 40, 96, 5, 2, 2, 96 },
-  /* small networks (gaze-estimation-adas-0002, head-pose-estimation-adas-0001) */
+  /* small networks (gaze-estimation-adas-0002, head-pose-estimation-adas-0001,
+   * vehicle-attributes-recognition-barrier-0039) */
   { "gaze/s2 32x60x60", 32, 60, 60, 16, 3, 2, 1, 1 },
   { "gaze/s2 64x30x30", 64, 30, 30, 32, 3, 2, 1, 1 },
   { "gaze/s2 128x15x15", 128, 15, 15, 64, 3, 2, 1, 1 },
@@ -81,6 +82,9 @@ static const Layer layers[] = {
   { "headpose/256x4x4", 256, 4, 4, 512, 3, 1, 0, 1 },
   { "headpose/128x4x4 p1", 128, 4, 4, 256, 3, 1, 1, 1 },
   { "headpose/64x8x8 p1", 64, 8, 8, 128, 3, 1, 1, 1 },
+  { "vehicle/conv4 s2", 64, 18, 18, 128, 3, 2, 1, 1 },
+  { "vehicle/conv7 s2", 128, 9, 9, 128, 3, 2, 1, 1 },
+  { "vehicle/conv8", 128, 5, 5, 128, 3, 1, 1, 1 },
   { "agegender/conv4", 96, 7, 7, 192, 3, 1, 0, 1 },
   { "agegender/conv5", 192, 5, 5, 256, 3, 1, 0, 1 },
   { "agegender/conv6", 256, 3, 3, 256, 3, 1, 0, 1 },

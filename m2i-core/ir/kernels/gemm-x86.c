@@ -142,57 +142,88 @@ finish_avx2 (float *row, gint i, __m256 v, gint g, const M2iGemmTile *t)
 #undef K_MASK_STORE
 
 /* AVX-512's tail kernel (M2iGemmArch.tail): a packed panel's 8 rows as one
- * 256-bit vector per column; C partial sums over p (p mod C) keep eight
- * FMAs in flight whatever the column count (C = 8 for one column, 4 for
- * two, 2 for three or four). One copy per column count N (a constant
- * there: no tests in the loop). */
+ * 256-bit vector per column, or two panels' 16 rows as one 512-bit vector
+ * (P = 2: half the FMAs and broadcasts of two single-panel passes); C
+ * partial sums over p (p mod C) keep eight FMAs in flight whatever the
+ * column count (C = 8 for one column, 4 for two, 2 for three or four), in
+ * the same order for P = 1 and 2. One copy per column count N and P
+ * (constants there: no tests in the loop). */
+#define TAIL_BODY(VEC, LOADW, SET1, FMA, ADD, LOAD, STORE) \
+  const gint C = N == 1 ? 8 : N == 2 ? 4 : 2; \
+  VEC r[8][M2I_GEMM_TAIL_MAX]; \
+  for (gint c = 0; c < C; c++) \
+    for (gint j = 0; j < N; j++) \
+      r[c][j] = SET1 (0.0f); \
+  gint p = 0; \
+  for (; p + C <= kc; p += C) \
+    for (gint c = 0; c < C; c++) { \
+      VEC w = LOADW (p + c); \
+      const float *x = b + (p + c) * N; \
+      for (gint j = 0; j < N; j++) \
+        r[c][j] = FMA (w, SET1 (x[j]), r[c][j]); \
+    } \
+  for (; p < kc; p++) { \
+    VEC w = LOADW (p); \
+    for (gint j = 0; j < N; j++) \
+      r[0][j] = FMA (w, SET1 (b[p * N + j]), r[0][j]); \
+  } \
+  for (gint j = 0; j < N; j++) { \
+    /* pairwise, in a fixed order */ \
+    for (gint step = 1; step < C; step *= 2) \
+      for (gint c = 0; c + step < C; c += 2 * step) \
+        r[c][j] = ADD (r[c][j], r[c + step][j]); \
+    VEC v = r[0][j]; \
+    if (accumulate) \
+      v = ADD (v, LOAD (acc + j * (sizeof (VEC) / 4))); \
+    STORE (acc + j * (sizeof (VEC) / 4), v); \
+  }
+
 __attribute__ ((target ("avx512f,avx512vl,fma"))) static inline __attribute__ ((always_inline))
 void
-tail_avx512_body (gint kc, const float *a, const float *b, const gint N, gboolean accumulate,
+tail1_avx512_body (gint kc, const float *a, const float *b, const gint N, gboolean accumulate,
     float *acc)
 {
-  const gint C = N == 1 ? 8 : N == 2 ? 4 : 2;
-  __m256 r[8][M2I_GEMM_TAIL_MAX];
-  for (gint c = 0; c < C; c++)
-    for (gint j = 0; j < N; j++)
-      r[c][j] = _mm256_setzero_ps ();
-  gint p = 0;
-  for (; p + C <= kc; p += C)
-    for (gint c = 0; c < C; c++) {
-      __m256 w = _mm256_loadu_ps (a + (p + c) * 8);
-      const float *x = b + (p + c) * N;
-      for (gint j = 0; j < N; j++)
-        r[c][j] = _mm256_fmadd_ps (w, _mm256_set1_ps (x[j]), r[c][j]);
-    }
-  for (; p < kc; p++) {
-    __m256 w = _mm256_loadu_ps (a + p * 8);
-    for (gint j = 0; j < N; j++)
-      r[0][j] = _mm256_fmadd_ps (w, _mm256_set1_ps (b[p * N + j]), r[0][j]);
-  }
-  for (gint j = 0; j < N; j++) {
-    /* pairwise, in a fixed order */
-    for (gint step = 1; step < C; step *= 2)
-      for (gint c = 0; c + step < C; c += 2 * step)
-        r[c][j] = _mm256_add_ps (r[c][j], r[c + step][j]);
-    __m256 v = r[0][j];
-    if (accumulate)
-      v = _mm256_add_ps (v, _mm256_loadu_ps (acc + j * 8));
-    _mm256_storeu_ps (acc + j * 8, v);
-  }
+#define LOADW1(p) _mm256_loadu_ps (a + (p) * 8)
+  TAIL_BODY (__m256, LOADW1, _mm256_set1_ps, _mm256_fmadd_ps, _mm256_add_ps, _mm256_loadu_ps,
+      _mm256_storeu_ps)
+#undef LOADW1
 }
 
-__attribute__ ((target ("avx512f,avx512vl,fma")))
+__attribute__ ((target ("avx512f,avx512vl,avx512dq,fma"))) static inline
+__attribute__ ((always_inline)) void
+tail2_avx512_body (gint kc, const float *a, gsize a_next, const float *b, const gint N,
+    gboolean accumulate, float *acc)
+{
+#define LOADW2(p) _mm512_insertf32x8 (_mm512_castps256_ps512 (_mm256_loadu_ps (a + (p) * 8)), \
+      _mm256_loadu_ps (a + a_next + (p) * 8), 1)
+  TAIL_BODY (__m512, LOADW2, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_add_ps, _mm512_loadu_ps,
+      _mm512_storeu_ps)
+#undef LOADW2
+}
+
+__attribute__ ((target ("avx512f,avx512vl,avx512dq,fma")))
 static void
-tail_avx512 (gint kc, const float *a, const float *b, gint n, gboolean accumulate, float *acc)
+tail_avx512 (gint kc, const float *a, gsize a_next, gint panels, const float *b, gint n,
+    gboolean accumulate, float *acc)
 {
   G_STATIC_ASSERT (M2I_GEMM_TAIL_MAX == 4);
+  if (panels == 2) {
+    switch (n) {
+      case 1: tail2_avx512_body (kc, a, a_next, b, 1, accumulate, acc); break;
+      case 2: tail2_avx512_body (kc, a, a_next, b, 2, accumulate, acc); break;
+      case 3: tail2_avx512_body (kc, a, a_next, b, 3, accumulate, acc); break;
+      default: tail2_avx512_body (kc, a, a_next, b, 4, accumulate, acc); break;
+    }
+    return;
+  }
   switch (n) {
-    case 1: tail_avx512_body (kc, a, b, 1, accumulate, acc); break;
-    case 2: tail_avx512_body (kc, a, b, 2, accumulate, acc); break;
-    case 3: tail_avx512_body (kc, a, b, 3, accumulate, acc); break;
-    default: tail_avx512_body (kc, a, b, 4, accumulate, acc); break;
+    case 1: tail1_avx512_body (kc, a, b, 1, accumulate, acc); break;
+    case 2: tail1_avx512_body (kc, a, b, 2, accumulate, acc); break;
+    case 3: tail1_avx512_body (kc, a, b, 3, accumulate, acc); break;
+    default: tail1_avx512_body (kc, a, b, 4, accumulate, acc); break;
   }
 }
+#undef TAIL_BODY
 
 /* The one-row kernels (one to three vectors of columns) and the arch table
  * of an instruction set. The operand

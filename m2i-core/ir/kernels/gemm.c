@@ -190,6 +190,16 @@ ir_gemm_epilogue (float *c, gsize ldc, gint rows, gint cols, const float *row_bi
   epilogue (c, ldc, rows, cols, row_bias, col_bias, relu);
 }
 
+/* Rows of B a tail pass takes at once: the columns of every K block of
+ * the pass are gathered first (TAIL_KC · M2I_GEMM_TAIL_MAX floats, 64 KiB
+ * on the stack), then each row panel runs through all of them in one
+ * kernel call. A row panel's weights are then read once, from start to
+ * end, and the panels one after the other: A streams through in order
+ * (4.7 MB for head-pose-estimation's 2×2-pixel 3×3 layer, K 2304), where
+ * K blocks of arch->kc rows read 24 KiB runs 73 KiB apart, with their
+ * partial sums through C between the blocks. */
+#define TAIL_KC 4096
+
 gboolean
 ir_gemm_tail_panel (const M2iGemmArch *arch, gint m, gint k, const float *packed_a,
     gint n0, gint ncols, M2iGemmPanelB get_b, gpointer user, float *bbuf,
@@ -199,36 +209,43 @@ ir_gemm_tail_panel (const M2iGemmArch *arch, gint m, gint k, const float *packed
   if (!arch->tail || ncols < 1 || ncols > M2I_GEMM_TAIL_MAX || mr > M2I_GEMM_MAX_MR ||
       out->run_start || out->col_bias)
     return FALSE;
-  /* K blocks outermost, as ir_gemm_column_panel (): each block's B panel
-   * is made once (gathered, for im2col) for all row panels, and a row
-   * panel's sums so far wait in C between the blocks. */
+  /* B is made (gathered, for im2col) a K block at a time, as
+   * ir_gemm_column_panel () does, each block once for all row panels. */
   gint blocks = MAX (1, (k + arch->kc - 1) / arch->kc);
   gint kb = MAX ((k + blocks - 1) / blocks, 1);
-  for (gint k0 = 0; k0 < k; k0 += kb) {
-    gint kc = MIN (kb, k - k0);
-    gboolean last = k0 + kc >= k;
-    const gint32 *off = NULL;
-    const float *b = get_b (user, k0, kc, n0, ncols, bbuf, &off);
-    /* The block's columns packed tight: read by every row panel, they
-     * stay in L1 (kc rows of a packed panel are kc cache lines). */
-    float tight[M2I_GEMM_MAX_KC * M2I_GEMM_TAIL_MAX];
-    for (gint p = 0; p < kc; p++)
-      for (gint j = 0; j < ncols; j++)
-        tight[p * ncols + j] = b[off[p] + j];
-    for (gint i0 = 0; i0 < m; i0 += mr) {
-      float acc[M2I_GEMM_TAIL_MAX * M2I_GEMM_MAX_MR] = { 0 };
-      gint rows = MIN (mr, m - i0);
+  gint pass = MAX (TAIL_KC / kb, 1) * kb;
+  /* The pass's columns packed tight: read by every row panel, they stay
+   * in L1 or L2 (kc rows of a packed panel are kc cache lines). */
+  float tight[TAIL_KC * M2I_GEMM_TAIL_MAX];
+  for (gint k0 = 0; k0 < k; k0 += pass) {
+    gint kp = MIN (pass, k - k0);
+    gboolean last = k0 + kp >= k;
+    for (gint q = 0; q < kp; q += kb) {
+      gint kc = MIN (kb, kp - q);
+      const gint32 *off = NULL;
+      const float *b = get_b (user, k0 + q, kc, n0, ncols, bbuf, &off);
+      float *t = tight + (gsize) q * ncols;
+      for (gint p = 0; p < kc; p++)
+        for (gint j = 0; j < ncols; j++)
+          t[p * ncols + j] = b[off[p] + j];
+    }
+    /* Row panels two at a time where two remain (one 512-bit vector). */
+    for (gint i0 = 0; i0 < m;) {
+      gint panels = m - i0 > mr ? 2 : 1, w = panels * mr;
+      float acc[M2I_GEMM_TAIL_MAX * 2 * M2I_GEMM_MAX_MR];
+      gint rows = MIN (w, m - i0);
       if (k0 > 0)
         for (gint i = 0; i < rows; i++)
           for (gint j = 0; j < ncols; j++)
-            acc[j * mr + i] = out->c[(gsize) (i0 + i) * out->ldc + n0 + j];
-      arch->tail (kc, packed_a + (gsize) i0 * k + (gsize) k0 * mr, tight, ncols, k0 > 0, acc);
+            acc[j * w + i] = out->c[(gsize) (i0 + i) * out->ldc + n0 + j];
+      arch->tail (kp, packed_a + (gsize) i0 * k + (gsize) k0 * mr, (gsize) mr * k, panels,
+          tight, ncols, k0 > 0, acc);
       /* The epilogue's operations, in its order (ir_gemm_finish_lanes),
-       * after the last block. */
+       * after the last pass. */
       for (gint i = 0; i < rows; i++) {
         float *row = out->c + (gsize) (i0 + i) * out->ldc + n0;
         for (gint j = 0; j < ncols; j++) {
-          float x = acc[j * mr + i];
+          float x = acc[j * w + i];
           if (last && out->row_bias)
             x = x + out->row_bias[i0 + i];
           if (last && out->relu)
@@ -236,6 +253,7 @@ ir_gemm_tail_panel (const M2iGemmArch *arch, gint m, gint k, const float *packed
           row[j] = x;
         }
       }
+      i0 += w;
     }
   }
   return TRUE;

@@ -80,13 +80,14 @@ typedef struct {
       float *c, gboolean accumulate);
   /* A few columns past whole vectors (a 14×14 plane is 12 vectors and 4
    * columns), output rows along the vector instead, where a vector of
-   * columns would be mostly zeros: for one packed A panel, acc[j·mr + i]
-   * = (accumulate ? acc[j·mr + i] : 0) + Σ_p a[p·mr + i] · b[p·n + j]
-   * for j < n <= M2I_GEMM_TAIL_MAX (B's columns packed tight, so the panel
-   * stays in L1 for every row panel). NULL where not worth it (AVX-512
-   * only). */
-  void (*tail) (gint kc, const float *a, const float *b, gint n, gboolean accumulate,
-      float *acc);
+   * columns would be mostly zeros: for @panels (1 or 2) packed A panels,
+   * the second at a + a_next, acc[j·mr·panels + q·mr + i] = (accumulate ?
+   * that : 0) + Σ_p a[q·a_next + p·mr + i] · b[p·n + j] for j < n <=
+   * M2I_GEMM_TAIL_MAX (B's columns packed tight, so the panel stays in L1
+   * for every row panel). Each row's sum is the same whether its panel
+   * comes alone or paired. NULL where not worth it (AVX-512 only). */
+  void (*tail) (gint kc, const float *a, gsize a_next, gint panels, const float *b, gint n,
+      gboolean accumulate, float *acc);
 } M2iGemmArch;
 
 /* Stores group @g of a tile row (@n results @v, row @i) as @t says, one

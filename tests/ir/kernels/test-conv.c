@@ -342,6 +342,32 @@ test_shapes_large (void)
     /* A few column panels shared out by output-channel blocks too. */
     { 1, 64, 14, 14, 200, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 128, 14, 14, 100, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    /* One to four output pixels (the tail kernel, output channels along
+     * the vector, two row panels at a time and a last one alone): K over
+     * several K blocks gathered for one pass (2304, head-pose's 2×2
+     * layer), K over one pass (4140: the first pass's sums added back),
+     * pointwise on a 2×2 plane (B read in place), 3 and 2 pixels. */
+    { 1, 256, 4, 4, 40, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 460, 3, 3, 19, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 512, 2, 2, 24, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 2, 70, 2, 2, 17, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 20, 3, 5, 17, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 30, 4, 3, 33, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    /* Padded planes of one vector of pixels whose padded grid takes two,
+     * K past column copies: gathered (im2col) — 4×4 (head-pose's conv5),
+     * 2×8, pads on some sides only, a batch. */
+    { 1, 40, 4, 4, 20, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 40, 2, 8, 9, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 2, 37, 4, 4, 17, 1, 3, 3, 1, 1, 1, 1, { 1, 0 }, { 1, 1 }, NULL, FALSE },
+    { 1, 36, 5, 3, 8, 1, 3, 3, 1, 1, 1, 1, { 0, 1 }, { 2, 0 }, NULL, FALSE },
+    /* Strided layers gathered (im2col: K and C_out past slots) on small
+     * planes, through the table of offsets per tap: vehicle-attributes'
+     * 9×9 → 5×5 at stride 2, dilated, a batch, 256 pixels (the table's
+     * limit, six column panels) and 289 (past it: runs of output rows). */
+    { 1, 40, 9, 9, 70, 1, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 2, 40, 11, 10, 66, 1, 3, 3, 2, 3, 2, 1, { 2, 0 }, { 1, 2 }, NULL, FALSE },
+    { 1, 40, 32, 32, 66, 1, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 0, 0 }, NULL, FALSE },
+    { 1, 40, 34, 34, 66, 1, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     check_case (&cases[i], FALSE, 3);
@@ -678,6 +704,11 @@ static const ConvCase fusion_cases[] = {
     { 1, 64, 5, 5, 19, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 300, 7, 9, 13, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
     { 1, 128, 14, 14, 100, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    /* a 4×4 plane gathered (im2col), the tail kernel: 2 pixels, K over
+     * one pass, paired row panels */
+    { 1, 40, 4, 4, 20, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 460, 3, 4, 21, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 512, 2, 2, 24, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
     /* Winograd with odd sizes, one and three tile blocks (partial rows) */
     { 1, 16, 13, 11, 24, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 8, 23, 21, 16, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },

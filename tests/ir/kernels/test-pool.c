@@ -216,6 +216,58 @@ test_avg_vectors (void)
   kt_array_free (x);
 }
 
+/* AvgPool windows that all lie inside the plane (no pads, or end pads no
+ * window reaches, floor rounding): 2×2 stride 2 (even and odd planes, the
+ * last row and column dropped), 3×3 at strides 1 and 2, 1×3, a 1×1 output,
+ * against the spec's sum over the window divided by its size, summed in
+ * row-major tap order as the kernel does — bit for bit. */
+static void
+test_avg_full_windows (void)
+{
+  static const struct {
+    gint64 c, h, w;
+    const char *kernel, *strides, *pe;
+    gint64 kh, kw, sh, sw;
+  } cases[] = {
+    { 5, 64, 32, "2,2", "2,2", "0,0", 2, 2, 2, 2 },
+    { 3, 9, 7, "2,2", "2,2", "0,0", 2, 2, 2, 2 },
+    { 2, 11, 13, "3,3", "1,1", "0,0", 3, 3, 1, 1 },
+    { 2, 11, 13, "3,3", "2,2", "1,1", 3, 3, 2, 2 },
+    { 4, 6, 37, "1,3", "1,2", "0,0", 1, 3, 1, 2 },
+    { 3, 2, 2, "2,2", "2,2", "0,0", 2, 2, 2, 2 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gint64 c = cases[i].c, h = cases[i].h, w = cases[i].w;
+    gint64 kh = cases[i].kh, kw = cases[i].kw, sh = cases[i].sh, sw = cases[i].sw;
+    gint64 oh = (h - kh) / sh + 1, ow = (w - kw) / sw + 1;
+    float *x = g_new (float, c * h * w), *want = g_new (float, c * oh * ow);
+    kt_fill (x, c * h * w, 5 + i, -3, 3);
+    for (gint64 ch = 0; ch < c; ch++)
+      for (gint64 y = 0; y < oh; y++)
+        for (gint64 z = 0; z < ow; z++) {
+          float sum = 0.0f;
+          for (gint64 ky = 0; ky < kh; ky++)
+            for (gint64 kx = 0; kx < kw; kx++)
+              sum += x[(ch * h + y * sh + ky) * w + z * sw + kx];
+          want[(ch * oh + y) * ow + z] = sum / (float) (kh * kw);
+        }
+    for (gint exclude = 0; exclude < 2; exclude++) {
+      KTest *t = pool_new (&ir_kernel_avg_pool, "opset1", cases[i].kernel, cases[i].strides,
+          "0,0", cases[i].pe);
+      kt_attr (t, "exclude-pad", exclude ? "true" : "false");
+      kt_input (t, M2I_ET_F32, SHAPE (1, c, h, w), x, FALSE);
+      kt_run (t, 1);
+      g_assert_cmpint (t->outputs[0].shape.dims[2], ==, oh);
+      g_assert_cmpint (t->outputs[0].shape.dims[3], ==, ow);
+      g_assert_cmpmem (kt_out_f32 (t, 0), c * oh * ow * sizeof (float), want,
+          c * oh * ow * sizeof (float));
+      kt_free (t);
+    }
+    g_free (x);
+    g_free (want);
+  }
+}
+
 /* 3-D pooling and integer inputs, by hand. */
 static void
 test_other_ranks_types (void)
@@ -508,6 +560,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pool/spec-examples", test_spec_examples);
   g_test_add_func ("/pool/max-vectors", test_max_vectors);
   g_test_add_func ("/pool/avg-vectors", test_avg_vectors);
+  g_test_add_func ("/pool/avg-full-windows", test_avg_full_windows);
   g_test_add_func ("/pool/ranks-types", test_other_ranks_types);
   g_test_add_func ("/pool/large", test_large);
   g_test_add_func ("/pool/max-random", test_max_random);
