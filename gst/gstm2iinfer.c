@@ -547,6 +547,10 @@ gst_m2i_infer_init (GstM2iInfer *self)
   gst_element_add_pad (GST_ELEMENT (self), self->srcpad);
 
   gst_m2i_infer_props_init (self);
+  /* the decoder's options and pre-processing: resolved from the properties
+   * and the model's metadata when the model loads */
+  m2i_decoder_options_init (&self->dec);
+  self->pp_changed = TRUE;
   gst_m2i_deferred_frame_init (&self->work);
   self->report = TRUE;
 }

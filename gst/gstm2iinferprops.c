@@ -314,8 +314,6 @@ gst_m2i_infer_props_init (GstM2iInfer *self)
   self->resize_type = DEFAULT_RESIZE_TYPE;
   self->pad_value = DEFAULT_PAD_VALUE;
   self->top_k = DEFAULT_TOP_K;
-  m2i_decoder_options_init (&self->dec);
-  self->pp_changed = TRUE;
   self->interval = DEFAULT_INTERVAL;
   self->max_memory = DEFAULT_MAX_MEMORY;
   self->output = DEFAULT_OUTPUT;
