@@ -62,5 +62,8 @@ ChanFused *m2i_chan_fused_new (const M2iImage *in, const M2iOp *ops, guint n_ops
     const M2iImage *out, gint n_threads, GError **error);
 void m2i_chan_fused_run (ChanFused *f, const M2iImage *in, M2iImage *out);
 void m2i_chan_fused_free (ChanFused *f);
+/* The level of the SIMD row kernels (chan-fetch.h) the task runs on: "avx512",
+ * "avx2" or "c"; NULL when it splits rows into channel rows instead. */
+const char *m2i_chan_fused_kernel (const ChanFused *f);
 
 G_END_DECLS

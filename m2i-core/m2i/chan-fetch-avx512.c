@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* chan-fetch-avx512.c — the pixel-chain row kernels (chan-fetch.h) at
+ * AVX-512: 16 outputs per block; 4-byte pixels fetched by a dword permute
+ * over two 32-pixel windows, others by a gather; masked stores at the row
+ * end. Same bits as chan-fetch.c. */
+#include "chan-fetch.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+
+#define AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,f16c")))
+#define AVX512I __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,f16c"), always_inline))
+
+/* The tap pixels of block b as dwords. */
+static inline AVX512I __m512i
+fetch16 (const ChanFetch *t, const guint8 *row, gint tap, gint b)
+{
+  gsize tb = (gsize) tap * t->nb + b;
+  switch (t->mode[tb]) {
+    case CF_PERM: {
+      const gint32 *base = t->base + 2 * tb;
+      __m512i idx = _mm512_loadu_si512 (t->idx + (gsize) tap * t->np + 16 * b);
+      const guint8 *w0 = row + 4 * (gsize) base[0], *w1 = row + 4 * (gsize) base[1];
+      __m512i r0 = _mm512_permutex2var_epi32 (_mm512_loadu_si512 (w0), idx,
+          _mm512_loadu_si512 (w0 + 64));
+      __m512i r1 = _mm512_permutex2var_epi32 (_mm512_loadu_si512 (w1), idx,
+          _mm512_loadu_si512 (w1 + 64));
+      return _mm512_mask_blend_epi32 (0xff00, r0, r1);
+    }
+    case CF_GATHER:
+      return _mm512_i32gather_epi32 (_mm512_loadu_si512 (t->off + (gsize) tap * t->np + 16 * b),
+          row, 1);
+    default: {
+      guint32 l[16];
+      m2i_chan_fetch_fill (t, row, tap, b, l);
+      return _mm512_loadu_si512 (l);
+    }
+  }
+}
+
+static AVX512 void
+hrow_avx512 (const ChanFetch *t, const guint8 *row, float *dst)
+{
+  const __m512i ff = _mm512_set1_epi32 (0xff);
+  __m512i sh[3];
+  for (guint c = 0; c < 3; c++)
+    sh[c] = _mm512_set1_epi32 (8 * (gint) (c < t->n_ch ? t->coff[c] : 0));
+  for (gint b = 0; b < t->nb; b++) {
+    __m512 acc[3] = { _mm512_setzero_ps (), _mm512_setzero_ps (), _mm512_setzero_ps () };
+    for (gint tap = 0; tap < t->T; tap++) {
+      __m512i p = fetch16 (t, row, tap, b);
+      __m512 w = _mm512_loadu_ps (t->w + (gsize) tap * t->np + 16 * b);
+      for (guint c = 0; c < t->n_ch; c++) {
+        __m512 v = _mm512_cvtepi32_ps (_mm512_and_si512 (_mm512_srlv_epi32 (p, sh[c]), ff));
+        acc[c] = _mm512_add_ps (acc[c], _mm512_mul_ps (w, v));
+      }
+    }
+    for (guint c = 0; c < t->n_ch; c++)
+      _mm512_storeu_ps (dst + (gsize) c * t->np + 16 * b, acc[c]);
+  }
+}
+
+static AVX512 void
+vrow_avx512 (const ChanFetch *t, const float *const *rows, const float *wy, gint T,
+    guint8 *const dst[3])
+{
+  for (guint c = 0; c < t->n_ch; c++) {
+    const __m512 s = _mm512_set1_ps (t->sub[c]), m = _mm512_set1_ps (t->mul[c]),
+        a = _mm512_set1_ps (t->add[c]);
+    gsize co = (gsize) c * t->np;
+    for (gint i = 0; i < t->n; i += 16) {
+      __m512 acc = _mm512_setzero_ps ();
+      for (gint k = 0; k < T; k++)
+        acc = _mm512_add_ps (acc, _mm512_mul_ps (_mm512_set1_ps (wy[k]),
+                _mm512_loadu_ps (rows[k] + co + i)));
+      if (t->round16)
+        acc = _mm512_cvtph_ps (_mm512_cvtps_ph (acc, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+      acc = _mm512_add_ps (_mm512_mul_ps (_mm512_sub_ps (acc, s), m), a);
+      __mmask16 k = t->n - i >= 16 ? 0xffff : (__mmask16) ((1u << (t->n - i)) - 1);
+      if (t->out16)
+        _mm256_mask_storeu_epi16 ((m2i_f16 *) dst[c] + i, k,
+            _mm512_cvtps_ph (acc, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+      else
+        _mm512_mask_storeu_ps ((float *) dst[c] + i, k, acc);
+    }
+  }
+}
+
+const ChanFetchKernels m2i_chan_fetch_avx512 = { "avx512", hrow_avx512, vrow_avx512 };
+#endif

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* chan-fetch.h — the SIMD row kernels of the pixel-chain task (chan-fused.c)
+ * for interleaved u8 pixels (4-byte BGRx/RGBx/xRGB/xBGR/RGBA/BGRA/...,
+ * 3-byte RGB/BGR) and one-plane u8 (GRAY8, NV12/I420's Y) under a resize
+ * whose horizontal sums are kept in fp32 (no pillow intermediate rounding):
+ *
+ *   hrow: one source row straight from its pixels to the horizontal sums of
+ *         every channel (n_ch planes of np floats): each output column's tap
+ *         pixels fetched as dwords (AVX-512: two 32-pixel windows per 16
+ *         outputs and a dword permute; else a gather; near the row end a
+ *         byte-wise fill), channels taken out by shift and mask, weighted
+ *         and summed — no split channel rows, only the needed pixels;
+ *   vrow: one output row from the horizontal sums of its source rows: the
+ *         vertical sum, the fp16 rounding of a resize on fp16 data, the norm
+ *         and the planar fp32 or fp16 store, in one sweep.
+ *
+ * The sums are evaluated as the resize contract says (resize-private.h:
+ * fp32, from 0.0f, taps in table order, no FMA) and the norm as
+ * m2i_norm_fast_coeffs's fast form, so every level gives the same bits as
+ * the plain-C reference (chan-fetch.c) and the results equal the reference
+ * path's (fp32) or lie within the norm's one fp16 ulp. Private to
+ * chan-fused.c and the kernel files. */
+#pragma once
+
+#include "resize-private.h"
+
+#include <base/m2i-fp16.h>
+
+G_BEGIN_DECLS
+
+/* How the SIMD kernels fetch the tap pixels of one block of 16 outputs. */
+enum {
+  CF_GATHER,            /* dword gather at the byte offsets */
+  CF_PERM,              /* AVX-512, 4-byte pixels: two 32-pixel windows, a dword permute */
+  CF_FILL,              /* byte-wise (a dword would reach past the row end) */
+};
+
+typedef struct ChanFetch ChanFetch;
+
+typedef struct {
+  const char *name;     /* the level: "c", "avx2", "avx512" */
+  void (*hrow) (const ChanFetch *t, const guint8 *row, float *dst);
+  void (*vrow) (const ChanFetch *t, const float *const *rows, const float *wy, gint T,
+      guint8 *const dst[3]);
+} ChanFetchKernels;
+
+struct ChanFetch {
+  gint n;               /* output columns */
+  gint np;              /* n rounded up to 16: plane stride of hrow's sums */
+  gint nb;              /* blocks of 16 outputs */
+  gint T;               /* horizontal taps */
+  guint px;             /* bytes per source pixel (4, 3 or 1) */
+  guint n_ch;           /* channels (3 or 1) */
+  guint coff[3];        /* byte of channel c in a pixel */
+  gint row_bytes;       /* in_width * px */
+  gint32 *off;          /* T * np: byte offset of tap t's pixel of output i (the last
+                         * output's past n) */
+  float *w;             /* T * np: its weight (0 past n) */
+  guint8 *mode;         /* T * nb: CF_* of each tap and block */
+  gint32 *base;         /* T * nb * 2: CF_PERM: first pixel of the window of each 8 outputs */
+  gint32 *idx;          /* T * np: CF_PERM: the pixel's dword in the block's two windows
+                         * (0..31 first window, 32..63 second; in window bits 0..4) */
+  gboolean round16;     /* the resize ran on fp16 data: round the vertical sums to fp16 */
+  gboolean out16;       /* fp16 output (else fp32) */
+  float sub[3], mul[3], add[3];     /* norm's fast form (identity without norm) */
+  const ChanFetchKernels *k;
+};
+
+/* Whether the kernels take a resize with @plan on @px-byte pixels: no
+ * intermediate rounding. */
+gboolean m2i_chan_fetch_supported (const M2iResizePlan *plan);
+
+/* Tables for @plan's horizontal axis on pixels of @px bytes whose channel c
+ * is byte @coff[c] (@n_ch channels), finishing to fp32 (or fp16 with
+ * @out16; @round16: the resize ran on fp16 data) with the norm's fast
+ * coefficients (NULL: none). The kernels are the level
+ * m2i_cpu_kernel_level (M2I_KERNELS_FUSED) names. Free with
+ * m2i_chan_fetch_free(). */
+ChanFetch *m2i_chan_fetch_new (const M2iResizePlan *plan, guint px, guint n_ch,
+    const guint coff[3], gboolean round16, gboolean out16, const float *sub,
+    const float *mul, const float *add);
+void m2i_chan_fetch_free (ChanFetch *t);
+
+/* Dwords of the 16 tap pixels of block @b, tap @tap, byte by byte (bytes past
+ * the row end read as 0): the CF_FILL fetch every level shares. */
+static inline void
+m2i_chan_fetch_fill (const ChanFetch *t, const guint8 *row, gint tap, gint b, guint32 l[16])
+{
+  const gint32 *o = t->off + (gsize) tap * t->np + 16 * b;
+  for (int k = 0; k < 16; k++) {
+    guint32 v = 0;
+    for (guint j = 0; j < 4 && o[k] + (gint) j < t->row_bytes; j++)
+      v |= (guint32) row[o[k] + j] << (8 * j);
+    l[k] = v;
+  }
+}
+
+/* ---- per-level kernel tables ---------------------------------------------- */
+
+extern const ChanFetchKernels m2i_chan_fetch_c;
+#if defined(__x86_64__) || defined(__i386__)
+extern const ChanFetchKernels m2i_chan_fetch_avx2, m2i_chan_fetch_avx512;
+#endif
+
+G_END_DECLS
