@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* chan-fetch-avx2.c — the pixel-chain row kernels (chan-fetch.h) at AVX2
- * (with F16C): 8 outputs per step, tap pixels by a dword gather (byte-wise
- * near the row end). Same bits as chan-fetch.c. */
+ * (with F16C): 8 outputs per step, 4-byte tap pixels by dword permutes of
+ * up to four 8-pixel chunks, others by a gather (byte-wise near the row
+ * end). Same bits as chan-fetch.c. */
 #include "chan-fetch.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -9,37 +10,88 @@
 #include <string.h>
 
 #define AVX2 __attribute__((target("avx2,f16c")))
+#define AVX2I __attribute__((target("avx2,f16c"), always_inline))
+
+/* The tap pixels of outputs 16 b + 8 h .. + 7 as dwords. */
+static inline AVX2I __m256i
+fetch8 (const ChanFetch *t, const guint8 *row, gint tap, gint b, gint h)
+{
+  gsize tb = (gsize) tap * t->nb + b, o = (gsize) tap * t->np + 16 * b + 8 * h;
+  switch (t->mode[tb]) {
+    case CF_PERM: {
+      const guint8 *w = row + 4 * (gsize) t->base[2 * tb + h];
+      gint chunks = t->chunks[2 * tb + h];
+      __m256i idx = _mm256_loadu_si256 ((const __m256i *) (t->idx + o));
+      __m256i p = _mm256_permutevar8x32_epi32 (_mm256_loadu_si256 ((const __m256i *) w), idx);
+      for (gint k = 1; k < chunks; k++) {
+        __m256i q = _mm256_permutevar8x32_epi32 (
+            _mm256_loadu_si256 ((const __m256i *) (w + 32 * k)), idx);
+        p = _mm256_blendv_epi8 (p, q, _mm256_cmpgt_epi32 (idx, _mm256_set1_epi32 (8 * k - 1)));
+      }
+      return p;
+    }
+    case CF_GATHER:
+      return _mm256_i32gather_epi32 ((const int *) row,
+          _mm256_loadu_si256 ((const __m256i *) (t->off + o)), 1);
+    default: {
+      guint32 l[16];
+      m2i_chan_fetch_fill (t, row, tap, b, l);
+      return _mm256_loadu_si256 ((const __m256i *) (l + 8 * h));
+    }
+  }
+}
+
+/* pshufb mask taking byte @coff of each dword to its low byte (zero above). */
+static inline AVX2I __m256i
+byte_mask (guint coff)
+{
+  const gint m = (gint) (0x80808000u | coff);
+  return _mm256_setr_epi32 (m, m + 4, m + 8, m + 12, m, m + 4, m + 8, m + 12);
+}
+
+/* One source row, @NCH channels and @TT taps (0: t->T). */
+static inline AVX2I void
+hrow_body (const ChanFetch *t, const guint8 *row, float *dst, const guint NCH, const gint TT)
+{
+  const gint T = TT ? TT : t->T;
+  const __m256i m0 = byte_mask (t->coff[0]), m1 = byte_mask (t->coff[NCH > 1 ? 1 : 0]),
+      m2 = byte_mask (t->coff[NCH > 1 ? 2 : 0]);
+  float *d0 = dst, *d1 = dst + t->np, *d2 = dst + 2 * (gsize) t->np;
+  for (gint b = 0; b < t->nb; b++)
+    for (gint h = 0; h < 2; h++) {
+      __m256 a0 = _mm256_setzero_ps (), a1 = a0, a2 = a0;
+      for (gint tap = 0; tap < T; tap++) {
+        __m256i p = fetch8 (t, row, tap, b, h);
+        __m256 w = _mm256_loadu_ps (t->w + (gsize) tap * t->np + 16 * b + 8 * h);
+        a0 = _mm256_add_ps (a0, _mm256_mul_ps (w, _mm256_cvtepi32_ps (_mm256_shuffle_epi8 (p, m0))));
+        if (NCH == 3) {
+          a1 = _mm256_add_ps (a1, _mm256_mul_ps (w, _mm256_cvtepi32_ps (_mm256_shuffle_epi8 (p, m1))));
+          a2 = _mm256_add_ps (a2, _mm256_mul_ps (w, _mm256_cvtepi32_ps (_mm256_shuffle_epi8 (p, m2))));
+        }
+      }
+      _mm256_storeu_ps (d0 + 16 * b + 8 * h, a0);
+      if (NCH == 3) {
+        _mm256_storeu_ps (d1 + 16 * b + 8 * h, a1);
+        _mm256_storeu_ps (d2 + 16 * b + 8 * h, a2);
+      }
+    }
+}
 
 static AVX2 void
 hrow_avx2 (const ChanFetch *t, const guint8 *row, float *dst)
 {
-  const __m256i ff = _mm256_set1_epi32 (0xff);
-  __m256i sh[3];
-  for (guint c = 0; c < 3; c++)
-    sh[c] = _mm256_set1_epi32 (8 * (gint) (c < t->n_ch ? t->coff[c] : 0));
-  for (gint b = 0; b < t->nb; b++) {
-    for (gint h = 0; h < 2; h++) {
-      __m256 acc[3] = { _mm256_setzero_ps (), _mm256_setzero_ps (), _mm256_setzero_ps () };
-      for (gint tap = 0; tap < t->T; tap++) {
-        gsize o = (gsize) tap * t->np + 16 * b + 8 * h;
-        __m256i p;
-        if (t->mode[(gsize) tap * t->nb + b] == CF_FILL) {
-          guint32 l[16];
-          m2i_chan_fetch_fill (t, row, tap, b, l);
-          p = _mm256_loadu_si256 ((const __m256i *) (l + 8 * h));
-        } else {
-          p = _mm256_i32gather_epi32 ((const int *) row,
-              _mm256_loadu_si256 ((const __m256i *) (t->off + o)), 1);
-        }
-        __m256 w = _mm256_loadu_ps (t->w + o);
-        for (guint c = 0; c < t->n_ch; c++) {
-          __m256 v = _mm256_cvtepi32_ps (_mm256_and_si256 (_mm256_srlv_epi32 (p, sh[c]), ff));
-          acc[c] = _mm256_add_ps (acc[c], _mm256_mul_ps (w, v));
-        }
-      }
-      for (guint c = 0; c < t->n_ch; c++)
-        _mm256_storeu_ps (dst + (gsize) c * t->np + 16 * b + 8 * h, acc[c]);
-    }
+  if (t->n_ch == 3) {
+    if (t->T == 1)
+      hrow_body (t, row, dst, 3, 1);
+    else if (t->T == 2)
+      hrow_body (t, row, dst, 3, 2);
+    else
+      hrow_body (t, row, dst, 3, 0);
+  } else {
+    if (t->T == 2)
+      hrow_body (t, row, dst, 1, 2);
+    else
+      hrow_body (t, row, dst, 1, 0);
   }
 }
 

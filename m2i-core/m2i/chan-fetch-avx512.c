@@ -38,25 +38,57 @@ fetch16 (const ChanFetch *t, const guint8 *row, gint tap, gint b)
   }
 }
 
+/* pshufb mask taking byte @coff of each dword to its low byte (zero above). */
+static inline AVX512I __m512i
+byte_mask (guint coff)
+{
+  const gint m = (gint) (0x80808000u | coff);
+  return _mm512_broadcast_i32x4 (_mm_setr_epi32 (m, m + 4, m + 8, m + 12));
+}
+
+/* One source row, @NCH channels and @TT taps (0: t->T), constants where
+ * the callers below pass them. */
+static inline AVX512I void
+hrow_body (const ChanFetch *t, const guint8 *row, float *dst, const guint NCH, const gint TT)
+{
+  const gint T = TT ? TT : t->T;
+  const __m512i m0 = byte_mask (t->coff[0]), m1 = byte_mask (t->coff[NCH > 1 ? 1 : 0]),
+      m2 = byte_mask (t->coff[NCH > 1 ? 2 : 0]);
+  float *d0 = dst, *d1 = dst + t->np, *d2 = dst + 2 * (gsize) t->np;
+  for (gint b = 0; b < t->nb; b++) {
+    __m512 a0 = _mm512_setzero_ps (), a1 = a0, a2 = a0;
+    for (gint tap = 0; tap < T; tap++) {
+      __m512i p = fetch16 (t, row, tap, b);
+      __m512 w = _mm512_loadu_ps (t->w + (gsize) tap * t->np + 16 * b);
+      a0 = _mm512_add_ps (a0, _mm512_mul_ps (w, _mm512_cvtepi32_ps (_mm512_shuffle_epi8 (p, m0))));
+      if (NCH == 3) {
+        a1 = _mm512_add_ps (a1, _mm512_mul_ps (w, _mm512_cvtepi32_ps (_mm512_shuffle_epi8 (p, m1))));
+        a2 = _mm512_add_ps (a2, _mm512_mul_ps (w, _mm512_cvtepi32_ps (_mm512_shuffle_epi8 (p, m2))));
+      }
+    }
+    _mm512_storeu_ps (d0 + 16 * b, a0);
+    if (NCH == 3) {
+      _mm512_storeu_ps (d1 + 16 * b, a1);
+      _mm512_storeu_ps (d2 + 16 * b, a2);
+    }
+  }
+}
+
 static AVX512 void
 hrow_avx512 (const ChanFetch *t, const guint8 *row, float *dst)
 {
-  const __m512i ff = _mm512_set1_epi32 (0xff);
-  __m512i sh[3];
-  for (guint c = 0; c < 3; c++)
-    sh[c] = _mm512_set1_epi32 (8 * (gint) (c < t->n_ch ? t->coff[c] : 0));
-  for (gint b = 0; b < t->nb; b++) {
-    __m512 acc[3] = { _mm512_setzero_ps (), _mm512_setzero_ps (), _mm512_setzero_ps () };
-    for (gint tap = 0; tap < t->T; tap++) {
-      __m512i p = fetch16 (t, row, tap, b);
-      __m512 w = _mm512_loadu_ps (t->w + (gsize) tap * t->np + 16 * b);
-      for (guint c = 0; c < t->n_ch; c++) {
-        __m512 v = _mm512_cvtepi32_ps (_mm512_and_si512 (_mm512_srlv_epi32 (p, sh[c]), ff));
-        acc[c] = _mm512_add_ps (acc[c], _mm512_mul_ps (w, v));
-      }
-    }
-    for (guint c = 0; c < t->n_ch; c++)
-      _mm512_storeu_ps (dst + (gsize) c * t->np + 16 * b, acc[c]);
+  if (t->n_ch == 3) {
+    if (t->T == 1)
+      hrow_body (t, row, dst, 3, 1);
+    else if (t->T == 2)
+      hrow_body (t, row, dst, 3, 2);
+    else
+      hrow_body (t, row, dst, 3, 0);
+  } else {
+    if (t->T == 2)
+      hrow_body (t, row, dst, 1, 2);
+    else
+      hrow_body (t, row, dst, 1, 0);
   }
 }
 

@@ -20,18 +20,19 @@ m2i_chan_fetch_free (ChanFetch *t)
   g_free (t->w);
   g_free (t->mode);
   g_free (t->base);
+  g_free (t->chunks);
   g_free (t->idx);
   g_free (t);
 }
 
-/* AVX-512, 4-byte pixels: block b of tap @tap from two windows of 32 pixels
- * (128 bytes), one per 8 outputs, each starting 16-pixel aligned (its loads
- * within cache lines) where its pixels fit so. FALSE if they do not fit. */
+/* 4-byte pixels: block b of tap @tap from one window per 8 outputs: at
+ * AVX-512 (@avx512) 32 pixels (128 bytes) for a two-register dword permute,
+ * starting 16-pixel aligned (its loads within cache lines) where its pixels
+ * fit so; at AVX2 as few 8-pixel chunks as hold them (at most 4), from the
+ * first pixel. FALSE if they do not fit. */
 static gboolean
-perm_windows (ChanFetch *t, gint in_w, gint tap, gint b)
+perm_windows (ChanFetch *t, gint in_w, gint tap, gint b, gboolean avx512)
 {
-  if (in_w < 32)
-    return FALSE;
   const gint32 *o = t->off + (gsize) tap * t->np + 16 * b;
   gint32 *idx = t->idx + (gsize) tap * t->np + 16 * b;
   for (int h = 0; h < 2; h++) {
@@ -40,14 +41,19 @@ perm_windows (ChanFetch *t, gint in_w, gint tap, gint b)
       lo = MIN (lo, o[k] / 4);
       hi = MAX (hi, o[k] / 4);
     }
-    gint base = lo & ~15;
-    if (hi - base >= 32 || base + 32 > in_w)
-      base = MIN (lo, in_w - 32);
-    if (hi - base >= 32 || lo < base)
+    gint chunks = avx512 ? 4 : (hi - lo) / 8 + 1, span = 8 * chunks;
+    if (in_w < span || hi - lo >= 32)
       return FALSE;
-    t->base[((gsize) tap * t->nb + b) * 2 + h] = base;
+    gint base = avx512 ? lo & ~15 : lo;
+    if (hi - base >= span || base + span > in_w)
+      base = MIN (lo, in_w - span);
+    if (hi - base >= span || lo < base)
+      return FALSE;
+    gsize bh = ((gsize) tap * t->nb + b) * 2 + h;
+    t->base[bh] = base;
+    t->chunks[bh] = (guint8) chunks;
     for (int k = 8 * h; k < 8 * h + 8; k++)
-      idx[k] = o[k] / 4 - base + 32 * h;
+      idx[k] = o[k] / 4 - base + (avx512 ? 32 * h : 0);
   }
   return TRUE;
 }
@@ -80,6 +86,7 @@ m2i_chan_fetch_new (const M2iResizePlan *plan, guint px, guint n_ch, const guint
   t->idx = g_new0 (gint32, tn);
   t->mode = g_new (guint8, (gsize) t->T * t->nb);
   t->base = g_new0 (gint32, (gsize) t->T * t->nb * 2);
+  t->chunks = g_new0 (guint8, (gsize) t->T * t->nb * 2);
   for (gint tap = 0; tap < t->T; tap++)
     for (gint i = 0; i < t->np; i++) {
       gint j = MIN (i, t->n - 1);
@@ -95,6 +102,7 @@ m2i_chan_fetch_new (const M2iResizePlan *plan, guint px, guint n_ch, const guint
   else if ((level & M2I_CPU_AVX2) && (m2i_cpu_flags () & M2I_CPU_F16C))
     t->k = &m2i_chan_fetch_avx2;
 #endif
+  gboolean avx512 = t->k != &m2i_chan_fetch_c && (level & M2I_CPU_AVX512F);
   for (gint tap = 0; tap < t->T; tap++)
     for (gint b = 0; b < t->nb; b++) {
       const gint32 *o = t->off + (gsize) tap * t->np + 16 * b;
@@ -102,7 +110,8 @@ m2i_chan_fetch_new (const M2iResizePlan *plan, guint px, guint n_ch, const guint
       for (int k = 0; k < 16; k++)
         if (o[k] + 4 > t->row_bytes)
           m = CF_FILL;
-      if (m == CF_GATHER && px == 4 && (level & M2I_CPU_AVX512F) && perm_windows (t, plan->in_width, tap, b))
+      if (m == CF_GATHER && px == 4 && t->k != &m2i_chan_fetch_c
+          && perm_windows (t, plan->in_width, tap, b, avx512))
         m = CF_PERM;
       t->mode[tap * t->nb + b] = m;
     }

@@ -7,8 +7,9 @@
  *   hrow: one source row straight from its pixels to the horizontal sums of
  *         every channel (n_ch planes of np floats): each output column's tap
  *         pixels fetched as dwords (AVX-512: two 32-pixel windows per 16
- *         outputs and a dword permute; else a gather; near the row end a
- *         byte-wise fill), channels taken out by shift and mask, weighted
+ *         outputs and a dword permute, AVX2: up to four 8-pixel chunks per 8
+ *         outputs; else a gather; near the row end a byte-wise fill),
+ *         channels taken out by a byte shuffle, weighted
  *         and summed — no split channel rows, only the needed pixels;
  *   vrow: one output row from the horizontal sums of its source rows: the
  *         vertical sum, the fp16 rounding of a resize on fp16 data, the norm
@@ -31,7 +32,7 @@ G_BEGIN_DECLS
 /* How the SIMD kernels fetch the tap pixels of one block of 16 outputs. */
 enum {
   CF_GATHER,            /* dword gather at the byte offsets */
-  CF_PERM,              /* AVX-512, 4-byte pixels: two 32-pixel windows, a dword permute */
+  CF_PERM,              /* 4-byte pixels: a window per 8 outputs, dword permutes */
   CF_FILL,              /* byte-wise (a dword would reach past the row end) */
 };
 
@@ -58,8 +59,10 @@ struct ChanFetch {
   float *w;             /* T * np: its weight (0 past n) */
   guint8 *mode;         /* T * nb: CF_* of each tap and block */
   gint32 *base;         /* T * nb * 2: CF_PERM: first pixel of the window of each 8 outputs */
-  gint32 *idx;          /* T * np: CF_PERM: the pixel's dword in the block's two windows
-                         * (0..31 first window, 32..63 second; in window bits 0..4) */
+  guint8 *chunks;       /* T * nb * 2: CF_PERM at AVX2: 8-pixel chunks of that window */
+  gint32 *idx;          /* T * np: CF_PERM: the pixel's dword in its window; AVX-512:
+                         * + 32 in the second 8 outputs (a permute of two registers
+                         * reads bits 0..4) */
   gboolean round16;     /* the resize ran on fp16 data: round the vertical sums to fp16 */
   gboolean out16;       /* fp16 output (else fp32) */
   float sub[3], mul[3], add[3];     /* norm's fast form (identity without norm) */
