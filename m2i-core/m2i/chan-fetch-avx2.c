@@ -95,41 +95,60 @@ hrow_avx2 (const ChanFetch *t, const guint8 *row, float *dst)
   }
 }
 
+/* One output row from @TT (0: @T) rows of horizontal sums. */
+static inline AVX2I void
+vrow_body (const ChanFetch *t, const float *const *rows, const float *wy, gint T,
+    guint8 *const dst[3], const gint TT)
+{
+  const gint n = t->n, nt = TT ? TT : T;
+  const gboolean round16 = t->round16, out16 = t->out16;
+  for (guint c = 0; c < t->n_ch; c++) {
+    const __m256 s = _mm256_set1_ps (t->sub[c]), m = _mm256_set1_ps (t->mul[c]),
+        a = _mm256_set1_ps (t->add[c]);
+    const float *r0 = rows[0] + (gsize) c * t->np, *r1 = nt > 1 ? rows[1] + (gsize) c * t->np : NULL;
+    const __m256 w0 = _mm256_set1_ps (wy[0]), w1 = _mm256_set1_ps (nt > 1 ? wy[1] : 0.0f);
+    float *d32 = (float *) dst[c];
+    m2i_f16 *d16 = (m2i_f16 *) dst[c];
+    for (gint i = 0; i < n; i += 8) {
+      __m256 acc = _mm256_add_ps (_mm256_setzero_ps (), _mm256_mul_ps (w0, _mm256_loadu_ps (r0 + i)));
+      if (TT == 2)
+        acc = _mm256_add_ps (acc, _mm256_mul_ps (w1, _mm256_loadu_ps (r1 + i)));
+      else
+        for (gint k = 1; k < nt; k++)
+          acc = _mm256_add_ps (acc, _mm256_mul_ps (_mm256_set1_ps (wy[k]),
+                  _mm256_loadu_ps (rows[k] + (gsize) c * t->np + i)));
+      if (round16)
+        acc = _mm256_cvtph_ps (_mm256_cvtps_ph (acc, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+      acc = _mm256_add_ps (_mm256_mul_ps (_mm256_sub_ps (acc, s), m), a);
+      gint left = n - i;
+      if (out16) {
+        __m128i h = _mm256_cvtps_ph (acc, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        if (left >= 8) {
+          _mm_storeu_si128 ((__m128i *) (d16 + i), h);
+        } else {
+          m2i_f16 tmp[8];
+          _mm_storeu_si128 ((__m128i *) tmp, h);
+          memcpy (d16 + i, tmp, (gsize) left * 2);
+        }
+      } else if (left >= 8) {
+        _mm256_storeu_ps (d32 + i, acc);
+      } else {
+        float tmp[8];
+        _mm256_storeu_ps (tmp, acc);
+        memcpy (d32 + i, tmp, (gsize) left * 4);
+      }
+    }
+  }
+}
+
 static AVX2 void
 vrow_avx2 (const ChanFetch *t, const float *const *rows, const float *wy, gint T,
     guint8 *const dst[3])
 {
-  for (guint c = 0; c < t->n_ch; c++) {
-    const __m256 s = _mm256_set1_ps (t->sub[c]), m = _mm256_set1_ps (t->mul[c]),
-        a = _mm256_set1_ps (t->add[c]);
-    gsize co = (gsize) c * t->np;
-    for (gint i = 0; i < t->n; i += 8) {
-      __m256 acc = _mm256_setzero_ps ();
-      for (gint k = 0; k < T; k++)
-        acc = _mm256_add_ps (acc, _mm256_mul_ps (_mm256_set1_ps (wy[k]),
-                _mm256_loadu_ps (rows[k] + co + i)));
-      if (t->round16)
-        acc = _mm256_cvtph_ps (_mm256_cvtps_ph (acc, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-      acc = _mm256_add_ps (_mm256_mul_ps (_mm256_sub_ps (acc, s), m), a);
-      gint left = t->n - i;
-      if (t->out16) {
-        __m128i h = _mm256_cvtps_ph (acc, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        if (left >= 8)
-          _mm_storeu_si128 ((__m128i *) ((m2i_f16 *) dst[c] + i), h);
-        else {
-          m2i_f16 tmp[8];
-          _mm_storeu_si128 ((__m128i *) tmp, h);
-          memcpy ((m2i_f16 *) dst[c] + i, tmp, (gsize) left * 2);
-        }
-      } else if (left >= 8) {
-        _mm256_storeu_ps ((float *) dst[c] + i, acc);
-      } else {
-        float tmp[8];
-        _mm256_storeu_ps (tmp, acc);
-        memcpy ((float *) dst[c] + i, tmp, (gsize) left * 4);
-      }
-    }
-  }
+  if (T == 2)
+    vrow_body (t, rows, wy, T, dst, 2);
+  else
+    vrow_body (t, rows, wy, T, dst, 0);
 }
 
 const ChanFetchKernels m2i_chan_fetch_avx2 = { "avx2", hrow_avx2, vrow_avx2 };

@@ -92,30 +92,49 @@ hrow_avx512 (const ChanFetch *t, const guint8 *row, float *dst)
   }
 }
 
+/* One output row from @TT (0: @T) rows of horizontal sums. */
+static inline AVX512I void
+vrow_body (const ChanFetch *t, const float *const *rows, const float *wy, gint T,
+    guint8 *const dst[3], const gint TT)
+{
+  const gint n = t->n, nt = TT ? TT : T;
+  const gboolean round16 = t->round16, out16 = t->out16;
+  for (guint c = 0; c < t->n_ch; c++) {
+    const __m512 s = _mm512_set1_ps (t->sub[c]), m = _mm512_set1_ps (t->mul[c]),
+        a = _mm512_set1_ps (t->add[c]);
+    const float *r0 = rows[0] + (gsize) c * t->np, *r1 = nt > 1 ? rows[1] + (gsize) c * t->np : NULL;
+    const __m512 w0 = _mm512_set1_ps (wy[0]), w1 = _mm512_set1_ps (nt > 1 ? wy[1] : 0.0f);
+    float *d32 = (float *) dst[c];
+    m2i_f16 *d16 = (m2i_f16 *) dst[c];
+    for (gint i = 0; i < n; i += 16) {
+      __m512 acc = _mm512_add_ps (_mm512_setzero_ps (), _mm512_mul_ps (w0, _mm512_loadu_ps (r0 + i)));
+      if (TT == 2)
+        acc = _mm512_add_ps (acc, _mm512_mul_ps (w1, _mm512_loadu_ps (r1 + i)));
+      else
+        for (gint k = 1; k < nt; k++)
+          acc = _mm512_add_ps (acc, _mm512_mul_ps (_mm512_set1_ps (wy[k]),
+                  _mm512_loadu_ps (rows[k] + (gsize) c * t->np + i)));
+      if (round16)
+        acc = _mm512_cvtph_ps (_mm512_cvtps_ph (acc, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+      acc = _mm512_add_ps (_mm512_mul_ps (_mm512_sub_ps (acc, s), m), a);
+      __mmask16 k = n - i >= 16 ? 0xffff : (__mmask16) ((1u << (n - i)) - 1);
+      if (out16)
+        _mm256_mask_storeu_epi16 (d16 + i, k,
+            _mm512_cvtps_ph (acc, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+      else
+        _mm512_mask_storeu_ps (d32 + i, k, acc);
+    }
+  }
+}
+
 static AVX512 void
 vrow_avx512 (const ChanFetch *t, const float *const *rows, const float *wy, gint T,
     guint8 *const dst[3])
 {
-  for (guint c = 0; c < t->n_ch; c++) {
-    const __m512 s = _mm512_set1_ps (t->sub[c]), m = _mm512_set1_ps (t->mul[c]),
-        a = _mm512_set1_ps (t->add[c]);
-    gsize co = (gsize) c * t->np;
-    for (gint i = 0; i < t->n; i += 16) {
-      __m512 acc = _mm512_setzero_ps ();
-      for (gint k = 0; k < T; k++)
-        acc = _mm512_add_ps (acc, _mm512_mul_ps (_mm512_set1_ps (wy[k]),
-                _mm512_loadu_ps (rows[k] + co + i)));
-      if (t->round16)
-        acc = _mm512_cvtph_ps (_mm512_cvtps_ph (acc, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-      acc = _mm512_add_ps (_mm512_mul_ps (_mm512_sub_ps (acc, s), m), a);
-      __mmask16 k = t->n - i >= 16 ? 0xffff : (__mmask16) ((1u << (t->n - i)) - 1);
-      if (t->out16)
-        _mm256_mask_storeu_epi16 ((m2i_f16 *) dst[c] + i, k,
-            _mm512_cvtps_ph (acc, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-      else
-        _mm512_mask_storeu_ps ((float *) dst[c] + i, k, acc);
-    }
-  }
+  if (T == 2)
+    vrow_body (t, rows, wy, T, dst, 2);
+  else
+    vrow_body (t, rows, wy, T, dst, 0);
 }
 
 const ChanFetchKernels m2i_chan_fetch_avx512 = { "avx512", hrow_avx512, vrow_avx512 };
