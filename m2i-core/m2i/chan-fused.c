@@ -12,6 +12,13 @@
  * or interleaved). The sums are the resize module's row kernels, in the
  * reference path's order, so results equal it (u8 exactly, fp16 within the
  * fast norm's ulp).
+ *
+ * Interleaved or one-plane pixels resized in fp16 or fp32 to planes of that
+ * type (the YOLO and ImageNet inputs from 4-byte camera frames) take the
+ * SIMD row kernels of chan-fetch.h instead: the ring holds the horizontal
+ * sums each source row's needed pixels give directly (no split rows), and
+ * one sweep per output row does the vertical pass, norm and store. Same
+ * order of evaluation, same results.
  */
 #include "chan-private.h"
 #include "chan-fetch.h"
@@ -196,15 +203,19 @@ m2i_chan_fused_new (const M2iImage *in, const M2iOp *ops, guint n_ops,
   }
   for (gint s = 0; s < f->n_slices; s++) {
     Slice *sl = &f->slices[s];
+    if (f->has_resize) {
+      sl->ring = g_new0 (float, (gsize) f->rstride * f->n_ch * f->ring_n);
+      sl->tags = g_new (gint, f->ring_n);
+      sl->rows = g_new0 (const float *, taps);
+    }
+    if (f->fetch)
+      continue;                 /* the row kernels need no split rows */
     sl->split = g_new0 (guint8, (gsize) f->in_w * 3);
     sl->vrow = g_new0 (float, n);
     sl->o8 = g_new0 (guint8, n);
     sl->o16 = g_new0 (m2i_f16, n);
     if (!f->has_resize)
       continue;
-    sl->ring = g_new0 (float, (gsize) f->rstride * f->n_ch * f->ring_n);
-    sl->tags = g_new (gint, f->ring_n);
-    sl->rows = g_new0 (const float *, taps);
     if (f->resize_dt == M2I_DTYPE_F16 && f->rplan->round_intermediate)
       sl->h16 = g_new0 (m2i_f16, f->in_w);
     if (f->resize_dt == M2I_DTYPE_F32)

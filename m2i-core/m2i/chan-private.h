@@ -12,8 +12,9 @@
  * small ring of rows, and every output row is one vertical pass plus the
  * finishing steps: the reference path's evaluation order, so u8 results
  * equal it bit for bit and fp16 ones within the norm's one ulp. Plain C
- * (the loops vectorize); the planner uses it for the extended profile's
- * fused pixel patterns and for CPU tasks of such ops. */
+ * (the loops vectorize), except the SIMD row kernels of chan-fetch.h where
+ * a resize on fp data ends in planes of it; the planner uses it for the
+ * extended profile's fused pixel patterns and for CPU tasks of such ops. */
 #pragma once
 
 #include <m2i/m2i-format.h>
