@@ -80,19 +80,7 @@ hrow_body (const ChanFetch *t, const guint8 *row, float *dst, const guint NCH, c
 static AVX2 void
 hrow_avx2 (const ChanFetch *t, const guint8 *row, float *dst)
 {
-  if (t->n_ch == 3) {
-    if (t->T == 1)
-      hrow_body (t, row, dst, 3, 1);
-    else if (t->T == 2)
-      hrow_body (t, row, dst, 3, 2);
-    else
-      hrow_body (t, row, dst, 3, 0);
-  } else {
-    if (t->T == 2)
-      hrow_body (t, row, dst, 1, 2);
-    else
-      hrow_body (t, row, dst, 1, 0);
-  }
+  CHAN_FETCH_SPECIALISE_HROW (hrow_body, t, row, dst);
 }
 
 /* One output row from @TT (0: @T) rows of horizontal sums. */
@@ -145,10 +133,7 @@ static AVX2 void
 vrow_avx2 (const ChanFetch *t, const float *const *rows, const float *wy, gint T,
     guint8 *const dst[3])
 {
-  if (T == 2)
-    vrow_body (t, rows, wy, T, dst, 2);
-  else
-    vrow_body (t, rows, wy, T, dst, 0);
+  CHAN_FETCH_SPECIALISE_VROW (vrow_body, t, rows, wy, T, dst);
 }
 
 const ChanFetchKernels m2i_chan_fetch_avx2 = { "avx2", hrow_avx2, vrow_avx2 };

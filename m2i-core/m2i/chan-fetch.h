@@ -98,6 +98,25 @@ m2i_chan_fetch_fill (const ChanFetch *t, const guint8 *row, gint tap, gint b, gu
   }
 }
 
+/* The SIMD levels' entry points: their inline bodies called with the
+ * channel count (@NCH) and the tap count (@TT, 0: any) as constants for
+ * the common cases (3 channels of 1 or 2 taps, one channel of 2). */
+#define CHAN_FETCH_SPECIALISE_HROW(body, t, row, dst)                       \
+  do {                                                                      \
+    if ((t)->n_ch == 3)                                                     \
+      (t)->T == 1 ? body (t, row, dst, 3, 1) : (t)->T == 2 ? body (t, row, dst, 3, 2) \
+          : body (t, row, dst, 3, 0);                                       \
+    else                                                                    \
+      (t)->T == 2 ? body (t, row, dst, 1, 2) : body (t, row, dst, 1, 0);   \
+  } while (0)
+#define CHAN_FETCH_SPECIALISE_VROW(body, t, rows, wy, T, dst)               \
+  do {                                                                      \
+    if ((T) == 2)                                                           \
+      body (t, rows, wy, T, dst, 2);                                        \
+    else                                                                    \
+      body (t, rows, wy, T, dst, 0);                                        \
+  } while (0)
+
 /* ---- per-level kernel tables ---------------------------------------------- */
 
 extern const ChanFetchKernels m2i_chan_fetch_c;
