@@ -69,7 +69,6 @@ m2i_chan_fetch_new (const M2iResizePlan *plan, guint px, guint n_ch, const guint
   t->nb = (t->n + 15) / 16;
   t->np = 16 * t->nb;
   t->T = ax->taps;
-  t->px = px;
   t->n_ch = n_ch;
   t->row_bytes = plan->in_width * (gint) px;
   t->round16 = round16;
@@ -102,7 +101,7 @@ m2i_chan_fetch_new (const M2iResizePlan *plan, guint px, guint n_ch, const guint
   else if ((level & M2I_CPU_AVX2) && (m2i_cpu_flags () & M2I_CPU_F16C))
     t->k = &m2i_chan_fetch_avx2;
 #endif
-  gboolean avx512 = t->k != &m2i_chan_fetch_c && (level & M2I_CPU_AVX512F);
+  gboolean avx512 = (level & M2I_CPU_AVX512F) != 0;      /* the AVX-512 kernels run */
   for (gint tap = 0; tap < t->T; tap++)
     for (gint b = 0; b < t->nb; b++) {
       const gint32 *o = t->off + (gsize) tap * t->np + 16 * b;

@@ -50,10 +50,9 @@ struct ChanFetch {
   gint np;              /* n rounded up to 16: plane stride of hrow's sums */
   gint nb;              /* blocks of 16 outputs */
   gint T;               /* horizontal taps */
-  guint px;             /* bytes per source pixel (4, 3 or 1) */
   guint n_ch;           /* channels (3 or 1) */
   guint coff[3];        /* byte of channel c in a pixel */
-  gint row_bytes;       /* in_width * px */
+  gint row_bytes;       /* in_width * bytes per pixel */
   gint32 *off;          /* T * np: byte offset of tap t's pixel of output i (the last
                          * output's past n) */
   float *w;             /* T * np: its weight (0 past n) */
@@ -69,11 +68,10 @@ struct ChanFetch {
   const ChanFetchKernels *k;
 };
 
-/* Whether the kernels take a resize with @plan on @px-byte pixels: no
- * intermediate rounding. */
+/* Whether the kernels take a resize with @plan: no intermediate rounding. */
 gboolean m2i_chan_fetch_supported (const M2iResizePlan *plan);
 
-/* Tables for @plan's horizontal axis on pixels of @px bytes whose channel c
+/* Tables for @plan's horizontal axis on pixels of @px (1..4) bytes whose channel c
  * is byte @coff[c] (@n_ch channels), finishing to fp32 (or fp16 with
  * @out16; @round16: the resize ran on fp16 data) with the norm's fast
  * coefficients (NULL: none). The kernels are the level
