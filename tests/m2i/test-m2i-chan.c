@@ -390,7 +390,8 @@ test_fetch_vs_reference (void)
     M2iResizeMode mode;
     gboolean aa;
   } cases[] = {
-    { 190, 41, 64, 24, M2I_RESIZE_LINEAR },         /* 1920 -> 640 in x: one tap */
+    { 192, 41, 64, 24, M2I_RESIZE_LINEAR },         /* 3:1 as 1920 -> 640: one tap in x */
+    { 190, 41, 64, 24, M2I_RESIZE_LINEAR },
     { 101, 37, 33, 19, M2I_RESIZE_LINEAR },
     { 300, 9, 33, 5, M2I_RESIZE_LINEAR },           /* past the 32-pixel windows */
     { 61, 45, 97, 70, M2I_RESIZE_LINEAR },          /* up */
