@@ -35,9 +35,9 @@ typedef struct {
  * where the system put the threads, and changes while a program runs
  * (the round trip between the two threads measured 80 ns, then 350 ns, on
  * the same virtual machine minutes apart): gaze-estimation-adas-0002 ran
- * 0.43 ms split and 0.71 alone on one placement, 0.89 split on the other.
- * Layers timed one by one missed that: the next layer pays for the data a
- * split one left in both caches. */
+ * 0.43 ms split on one placement; on the other, 0.89 split and 0.71
+ * alone. Layers timed one by one missed that: the next layer pays for the
+ * data a split one left in both caches. */
 typedef struct {
   guint32 runs;                  /* inferences run with the team */
   gint64 ns[2];                  /* smoothed time alone [0] and split [1]; 0: unknown */
