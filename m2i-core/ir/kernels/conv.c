@@ -671,13 +671,15 @@ conv_edges_b (gpointer user, gint k0, gint kc, gint n0, gint ncols, float *buf,
   guint64 every = all;
   for (gint64 t = 0; t < taps; t++)
     every &= valid[t];
-  if (every == all) {
+  static int pack_all = -1;
+  if (pack_all < 0) pack_all = !g_strcmp0 (g_getenv ("M2I_CONV_PACK"), "1");  /* EXPERIMENT */
+  if (every == all && !pack_all) {
     /* no tap reaches a pad (most panels) */
     *off = s->off + k0;
     return base;
   }
   gint64 dist = ((gint64) (guintptr) buf - (gint64) (guintptr) base) / (gint64) sizeof (float);
-  gboolean mixed = dist > G_MININT32 / 2 && dist < G_MAXINT32 / 2;
+  gboolean mixed = dist > G_MININT32 / 2 && dist < G_MAXINT32 / 2 && !pack_all;
   for (gint p = 0, t = (gint) (k0 % taps); p < kc; p++) {
     guint64 v = valid[t];
     if (++t == taps)
