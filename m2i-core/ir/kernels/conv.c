@@ -356,11 +356,16 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
     s->mode = CONV_IM2COL;        /* a few pixels: a grid as wide as the padded rows would
                                    * compute up to twice the columns */
   else if ((s->sh == 1 && s->sw == 1) ||
-      ((s->kh > 1 || s->kw > 1) && (s->k <= MAX_K_PLANES || s->cout_g <= 64) &&
+      ((s->kh > 1 || s->kw > 1) &&
+          (s->k <= MAX_K_PLANES || s->cout_g <= 64 || s->oh * s->ow <= GATHER_MAX_PIXELS) &&
           MIN (s->sh, s->kh) * s->kw <= MAX_SLOTS &&
           s->c_in * MIN (s->sh, s->kh) * s->kw * s->ow *
           ((s->h + s->pt + s->pb + s->sh - 1) / s->sh) <= G_MAXINT / 4))
-    s->mode = CONV_SHIFTED;       /* strided through slots, but not 1×1 */
+    s->mode = CONV_SHIFTED;       /* strided through slots, but not 1×1; on small output
+                                   * planes whatever K: the slots are a copy of a few KiB,
+                                   * gathering the panels (im2col) was a quarter of
+                                   * vehicle-attributes' 64×18×18 and 128×9×9 stride-2
+                                   * layers, which run 18 % and 10 % faster so */
   else
     s->mode = CONV_IM2COL;
 
