@@ -1079,6 +1079,13 @@ ir_k_conv_uses_direct (const M2iOpContext *ctx)
   return s && s->mode == CONV_DEPTHWISE;
 }
 
+gboolean
+ir_k_conv_reads_in_place (const M2iOpContext *ctx)
+{
+  const ConvState *s = ctx->state;
+  return s && s->edges;
+}
+
 const M2iOpKernel ir_kernel_convolution = {
   "Convolution", "opset1", conv_infer, conv_execute, conv_state_free,
 };
