@@ -226,7 +226,7 @@ conv_edges (ConvState *s)
   IrEdgeGeom g = { s->h, s->w, s->oh, s->ow, s->kh, s->kw, s->dh, s->dw, s->pt, s->pl };
   if (s->sh != 1 || s->sw != 1 || !(s->pt || s->pb || s->pl || s->pr) || s->ow > s->w ||
       s->oh > s->h || s->kh * s->kw > IR_EDGE_MAX_TAPS || s->arch->nr > 64 ||
-      !conv_edges_wanted (s, &g) || !g_strcmp0 (g_getenv ("M2I_CONV_EDGES"), "0") /* EXPERIMENT */)
+      !conv_edges_wanted (s, &g))
     return FALSE;
   s->edges = TRUE;
   s->edge_geom = g;
@@ -676,15 +676,13 @@ conv_edges_b (gpointer user, gint k0, gint kc, gint n0, gint ncols, float *buf,
   guint64 every = all;
   for (gint64 t = 0; t < taps; t++)
     every &= valid[t];
-  static int pack_all = -1;
-  if (pack_all < 0) pack_all = !g_strcmp0 (g_getenv ("M2I_CONV_PACK"), "1");  /* EXPERIMENT */
-  if (every == all && !pack_all) {
+  if (every == all) {
     /* no tap reaches a pad (most panels) */
     *off = s->off + k0;
     return base;
   }
   gint64 dist = ((gint64) (guintptr) buf - (gint64) (guintptr) base) / (gint64) sizeof (float);
-  gboolean mixed = dist > G_MININT32 / 2 && dist < G_MAXINT32 / 2 && !pack_all;
+  gboolean mixed = dist > G_MININT32 / 2 && dist < G_MAXINT32 / 2;
   for (gint p = 0, t = (gint) (k0 % taps); p < kc; p++) {
     guint64 v = valid[t];
     if (++t == taps)
