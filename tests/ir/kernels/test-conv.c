@@ -332,8 +332,9 @@ test_shapes_random (void)
  * take that path: license-plate-recognition's 1×3 and 3×1 layers on odd
  * widths, 3×3 with pads of 1 on wide rows, dilated taps with pads of 2,
  * pads on one side only (outputs narrower than the rows), a 1-D layer,
- * batches and groups, planes narrower than a column panel; K past one
- * block (several calls per panel, the tap counter carried over). */
+ * batches and groups; K past one block (several calls per panel, the
+ * tap counter carried over); one output channel (the one-row kernels,
+ * text-image-super-resolution's last layer). */
 static void
 test_edges (void)
 {
@@ -348,6 +349,7 @@ test_edges (void)
     { 2, 20, 8, 75, 22, 2, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
     { 1, 3, 1, 150, 5, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, TRUE },
     { 1, 400, 7, 60, 9, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+    { 1, 4, 30, 200, 1, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },   /* one row */
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     ConvRef r = conv_ref_new (&cases[i], 0);
