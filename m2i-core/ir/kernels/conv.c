@@ -219,13 +219,16 @@ conv_edges_wanted (const ConvState *s, const IrEdgeGeom *g)
 
 /* Sets up the in-place reading of a padded stride-1 layer (conv-edges.h)
  * when it applies: output rows no wider than the input's (grid rows are
- * the input rows) and at most IR_EDGE_MAX_TAPS taps. */
+ * the input rows), at most IR_EDGE_MAX_TAPS taps, and a grid of at most
+ * 2^22 columns (conv_edges_wanted () visits every panel: a hostile plane
+ * must not make compiling slow). */
 static gboolean
 conv_edges (ConvState *s)
 {
   IrEdgeGeom g = { s->h, s->w, s->oh, s->ow, s->kh, s->kw, s->dh, s->dw, s->pt, s->pl };
   if (s->sh != 1 || s->sw != 1 || !(s->pt || s->pb || s->pl || s->pr) || s->ow > s->w ||
       s->oh > s->h || s->kh * s->kw > IR_EDGE_MAX_TAPS || s->arch->nr > 64 ||
+      s->oh * s->w > (1 << 22) ||
       !conv_edges_wanted (s, &g))
     return FALSE;
   s->edges = TRUE;
