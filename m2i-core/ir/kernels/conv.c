@@ -33,14 +33,16 @@ typedef enum {
 
 #define MAX_SLOTS 16                   /* row phases × kernel columns */
 #define MAX_COPIES 8                   /* column copies (kernels up to 8 wide) */
-/* Column copies and strided slots read each kernel column's B rows from
- * its own plane, where the shifted source shares cache lines between
+/* Column copies (stride 1) read each kernel column's B rows from its
+ * own plane, where the shifted source shares cache lines between
  * them (and im2col packs them): a column panel's rows then span about
  * kw times more lines. Up to this K the layer runs faster; above it
  * (squeezenet's fire6-fire9 3×3 layers, K 432-576) it ran 4-6 % faster
  * alone but up to 6 % slower inside the network, where the weights
  * stream through the same caches. At K 288 it is a wash for squeezenet's
- * fire4/fire5 and 3 % faster for Fashion-MNIST's conv2. */
+ * fire4/fire5 and 3 % faster for Fashion-MNIST's conv2. (Strided slots
+ * have no such limit: their alternative, gathering, was slower at every
+ * K measured.) */
 #define MAX_K_PLANES 320
 /* Gathered layers of up to this many output pixels read B through a table
  * of offsets per tap (ConvState.gather): a 5×5 output at stride 2 is five
@@ -329,11 +331,13 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
     s->mode = CONV_IM2COL;        /* a few pixels: a grid as wide as the padded rows would
                                    * compute up to twice the columns */
   else if ((s->sh == 1 && s->sw == 1) ||
-      ((s->kh > 1 || s->kw > 1) && (s->k <= MAX_K_PLANES || s->cout_g <= 64) &&
+      ((s->kh > 1 || s->kw > 1) &&
           MIN (s->sh, s->kh) * s->kw <= MAX_SLOTS &&
           s->c_in * MIN (s->sh, s->kh) * s->kw * s->ow *
           ((s->h + s->pt + s->pb + s->sh - 1) / s->sh) <= G_MAXINT / 4))
-    s->mode = CONV_SHIFTED;       /* strided through slots, but not 1×1 */
+    s->mode = CONV_SHIFTED;       /* strided through slots, but not 1×1; at any K (gathered,
+                                   * YOLOv5n's 64→128 3×3 stride-2 layer ran 20 % slower in
+                                   * its network, 3×3 layers of K 1152 on 13×13 10 %) */
   else
     s->mode = CONV_IM2COL;
 
