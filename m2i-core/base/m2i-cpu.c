@@ -119,16 +119,16 @@ typedef enum {
  * libyuv on Zen 4 with VBMI). Server and desktop Zen 5 have full-width
  * 512-bit units: the widest level wins in every family (bench-m2i, docs/
  * benchmarks.md). Entries are searched in order. */
-/* The IR runtime's families (gemm, winograd, dwconv) were measured on
- * server Zen 5 only (bench-conv at both levels: AVX-512 ahead in each,
- * docs/ir-kernels.md); elsewhere their kernels are measured at first use
- * (PREFER_MEASURE, also the default for CPUs not listed). */
-#define IR_MEASURE PREFER_MEASURE, PREFER_MEASURE, PREFER_MEASURE
+/* The IR runtime's families (gemm, winograd, dwconv, int8) were measured on
+ * server Zen 5 only (bench-conv and bench-conv-int8 at both levels: AVX-512
+ * ahead in each, docs/ir-kernels.md); elsewhere their kernels are measured
+ * at first use (PREFER_MEASURE, also the default for CPUs not listed). */
+#define IR_MEASURE PREFER_MEASURE, PREFER_MEASURE, PREFER_MEASURE, PREFER_MEASURE
 static const struct {
   M2iCpuVendor vendor;
   guint family, model_lo, model_hi;
   const char *name;
-  Prefer prefer[M2I_KERNELS_N_FAMILIES];     /* csc, fused, resize, gemm, winograd, dwconv */
+  Prefer prefer[M2I_KERNELS_N_FAMILIES];     /* csc, fused, resize, gemm, winograd, dwconv, int8 */
 } models[] = {
   { M2I_CPU_VENDOR_AMD, 0x19, 0x10, 0x1f, "zen4", { PREFER_AVX2, PREFER_WIDEST, PREFER_WIDEST, IR_MEASURE } },
   { M2I_CPU_VENDOR_AMD, 0x19, 0x60, 0x7f, "zen4", { PREFER_AVX2, PREFER_WIDEST, PREFER_WIDEST, IR_MEASURE } },
@@ -136,7 +136,7 @@ static const struct {
   { M2I_CPU_VENDOR_AMD, 0x1a, 0x20, 0x2f, "zen5-mobile", { PREFER_AVX2, PREFER_WIDEST, PREFER_WIDEST, IR_MEASURE } },
   { M2I_CPU_VENDOR_AMD, 0x1a, 0x60, 0x6f, "zen5-mobile", { PREFER_AVX2, PREFER_WIDEST, PREFER_WIDEST, IR_MEASURE } },
   { M2I_CPU_VENDOR_AMD, 0x1a, 0x00, 0xff, "zen5", { PREFER_WIDEST, PREFER_WIDEST, PREFER_WIDEST,
-      PREFER_WIDEST, PREFER_WIDEST, PREFER_WIDEST } },
+      PREFER_WIDEST, PREFER_WIDEST, PREFER_WIDEST, PREFER_WIDEST } },
 };
 
 /* CPUs the table does not list. */
@@ -145,12 +145,12 @@ static const Prefer unlisted[M2I_KERNELS_N_FAMILIES] = {
 };
 
 static const char *const family_names[M2I_KERNELS_N_FAMILIES] = {
-  "csc", "fused", "resize", "gemm", "winograd", "dwconv"
+  "csc", "fused", "resize", "gemm", "winograd", "dwconv", "int8"
 };
 
 /* Families with kernels that use VBMI. */
 static const gboolean family_vbmi[M2I_KERNELS_N_FAMILIES] = { TRUE, TRUE, FALSE, FALSE, FALSE,
-  FALSE };
+  FALSE, FALSE };
 
 /* M2I_KERNELS: "level" or "family=level", comma separated. Fills @prefer
  * and @set per family; FALSE if a word was not understood. */

@@ -41,6 +41,7 @@ typedef enum {
   M2I_KERNELS_GEMM,      /* the IR runtime's GEMM micro-kernels (Convolution, MatMul) */
   M2I_KERNELS_WINOGRAD,  /* the IR runtime's Winograd transforms */
   M2I_KERNELS_DWCONV,    /* the IR runtime's depthwise / small-group convolution */
+  M2I_KERNELS_INT8,      /* the IR runtime's integer convolution (VNNI at the AVX-512 level) */
   M2I_KERNELS_N_FAMILIES
 } M2iKernelFamily;
 
@@ -63,7 +64,7 @@ M2I_API const char *m2i_cpu_flags_string (void);
  * allowed, unknown words are ignored with a warning. Read once;
  * thread-safe; an unknown @family gives 0.
  *
- * The IR runtime's families (gemm, winograd, dwconv) on a CPU the table
+ * The IR runtime's families (gemm, winograd, dwconv, int8) on a CPU the table
  * does not list (and not forced): this gives the widest level, and the
  * runtime measures its variants up to it once, at the first layer that
  * needs them, and keeps the fastest (docs/ir-kernels.md, "Kernels per

@@ -71,7 +71,7 @@ static void
 test_ir_families (void)
 {
   const M2iCpuVendor amd = M2I_CPU_VENDOR_AMD, intel = M2I_CPU_VENDOR_INTEL;
-  for (int k = M2I_KERNELS_GEMM; k <= M2I_KERNELS_DWCONV; k++) {
+  for (int k = M2I_KERNELS_GEMM; k <= M2I_KERNELS_INT8; k++) {
     g_assert_false (m2i_cpu_level_measured_for (amd, 0x1a, 0x02, NULL, k));
     g_assert_cmpuint (level (amd, 0x1a, 0x02, ALL, NULL, k, "zen5"), ==, M2I_CPU_AVX512F);
     g_assert_true (m2i_cpu_level_measured_for (amd, 0x19, 0x11, NULL, k));

@@ -53,7 +53,7 @@ ir_k_i8_dw_row_c (const M2iKI8DwRow *r)
 gboolean
 ir_k_conv_int8_dw_fast (const M2iKConvGeom *g)
 {
-  return ir_k_i8_dw_row_vnni (g->sw, g->dw) != NULL;
+  return ir_k_i8_dw_row_vnni (ir_k_level (M2I_KERNELS_INT8), g->sw, g->dw) != NULL;
 }
 
 void
@@ -128,10 +128,11 @@ ir_k_i8_dw_new (const M2iKConvInt8Params *p, gint slices)
   /* the row kernels read 64 bytes from x·sw + 4g·dw for x < ow */
   gint64 reach = (g->ow + 16) * g->sw + 4 * d->ng * g->dw + 64;
   d->wpp = (gint64) m2i_align_up ((gsize) MAX (g->w + g->pl + g->pr, reach), 64);
-  d->quant_row = ir_k_i8_quant_row_avx512 ();
+  M2iCpuFlags level = ir_k_level (M2I_KERNELS_INT8);
+  d->quant_row = ir_k_i8_quant_row_avx512 (level);
   if (!d->quant_row)
     d->quant_row = ir_k_i8_quant_row_c;
-  d->row = ir_k_i8_dw_row_vnni (g->sw, g->dw);
+  d->row = ir_k_i8_dw_row_vnni (level, g->sw, g->dw);
   d->name = d->row ? "vnni-dw" : "c-dw";
   if (!d->row)
     d->row = ir_k_i8_dw_row_c;

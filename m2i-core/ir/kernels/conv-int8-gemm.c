@@ -161,13 +161,11 @@ ir_k_i8_gemm_new (const M2iKConvInt8Params *p, gint slices)
       }
     }
 
-  M2iCpuFlags f = m2i_cpu_flags ();
-  if (f & M2I_CPU_AVX512VNNI) {
-    m->micro = ir_k_i8_micro_vnni ();
+  M2iCpuFlags level = ir_k_level (M2I_KERNELS_INT8);
+  m->micro = ir_k_i8_micro_vnni (level);
+  if (m->micro)
     m->kernel_name = "vnni";
-  }
-  if (!m->micro && (f & M2I_CPU_AVX2)) {
-    m->micro = ir_k_i8_micro_avx2 ();
+  if (!m->micro && (m->micro = ir_k_i8_micro_avx2 (level))) {
     m->kernel_name = "avx2";
     gsize n = block * g->groups * m->row_blocks;
     m->packed16 = g_new (gint16, n);
@@ -176,7 +174,7 @@ ir_k_i8_gemm_new (const M2iKConvInt8Params *p, gint slices)
   }
   if (!m->micro)
     m->kernel_name = "c";
-  m->copy_row = ir_k_i8_copy_row_avx512 (m->codes_in);
+  m->copy_row = ir_k_i8_copy_row_avx512 (level, m->codes_in);
   if (!m->copy_row)
     m->copy_row = m->codes_in ? ir_k_i8_copy_row_codes_c : ir_k_i8_copy_row_c;
   return m;

@@ -266,9 +266,9 @@ micro_vnni (gint k4, const void *a, const guint8 *b, const gint64 *off, const M2
 }
 
 M2iKI8Micro
-ir_k_i8_micro_vnni (void)
+ir_k_i8_micro_vnni (M2iCpuFlags level)
 {
-  return (m2i_cpu_flags () & M2I_CPU_AVX512VNNI) ? micro_vnni : NULL;
+  return (level & M2I_CPU_AVX512F) && (m2i_cpu_flags () & M2I_CPU_AVX512VNNI) ? micro_vnni : NULL;
 }
 
 /* ---- GEMM tile, AVX2 ----------------------------------------------------------- */
@@ -334,9 +334,10 @@ micro_avx2 (gint k4, const void *a, const guint8 *b, const gint64 *off, const M2
 }
 
 M2iKI8Micro
-ir_k_i8_micro_avx2 (void)
+ir_k_i8_micro_avx2 (M2iCpuFlags level)
 {
-  return (m2i_cpu_flags () & M2I_CPU_AVX2) ? micro_avx2 : NULL;
+  return (level & (M2I_CPU_AVX512F | M2I_CPU_AVX2)) && (m2i_cpu_flags () & M2I_CPU_AVX2) ?
+      micro_avx2 : NULL;
 }
 
 /* ---- copying into channel quads (AVX-512) ------------------------------------- */
@@ -424,9 +425,9 @@ copy_row_codes_avx512 (const M2iKI8Quant *q, gconstpointer const *rows, const gu
 }
 
 M2iKI8CopyRow
-ir_k_i8_copy_row_avx512 (gboolean codes)
+ir_k_i8_copy_row_avx512 (M2iCpuFlags level, gboolean codes)
 {
-  if (!(m2i_cpu_flags () & M2I_CPU_AVX512F))
+  if (!(level & m2i_cpu_flags () & M2I_CPU_AVX512F))
     return NULL;
   return codes ? copy_row_codes_avx512 : copy_row_avx512;
 }
@@ -443,9 +444,9 @@ quant_row_avx512 (const M2iKI8Quant *q, const float *x, gint64 n, guint8 *d)
 }
 
 M2iKI8QuantRow
-ir_k_i8_quant_row_avx512 (void)
+ir_k_i8_quant_row_avx512 (M2iCpuFlags level)
 {
-  return (m2i_cpu_flags () & M2I_CPU_AVX512F) ? quant_row_avx512 : NULL;
+  return (level & m2i_cpu_flags () & M2I_CPU_AVX512F) ? quant_row_avx512 : NULL;
 }
 
 /* ---- depthwise rows (VNNI) -------------------------------------------------- */
@@ -492,9 +493,9 @@ DW_ROW_VNNI (dw_row_vnni_s2, 2, (0, 1, 2, 3, 2, 3, 4, 5, 4, 5, 6, 7, 6, 7, 8, 9)
     (0, 1, 2, 3, 2, 3, 4, 5, 4, 5, 6, 7, 6, 7, 8, 9))
 
 M2iKI8DwRowFunc
-ir_k_i8_dw_row_vnni (gint64 sw, gint64 dw)
+ir_k_i8_dw_row_vnni (M2iCpuFlags level, gint64 sw, gint64 dw)
 {
-  if (!(m2i_cpu_flags () & M2I_CPU_AVX512VNNI) || dw != 1)
+  if (!(level & M2I_CPU_AVX512F) || !(m2i_cpu_flags () & M2I_CPU_AVX512VNNI) || dw != 1)
     return NULL;
   return sw == 1 ? dw_row_vnni_s1 : sw == 2 ? dw_row_vnni_s2 : NULL;
 }
@@ -502,31 +503,31 @@ ir_k_i8_dw_row_vnni (gint64 sw, gint64 dw)
 #else
 
 M2iKI8Micro
-ir_k_i8_micro_vnni (void)
+ir_k_i8_micro_vnni (M2iCpuFlags level)
 {
   return NULL;
 }
 
 M2iKI8Micro
-ir_k_i8_micro_avx2 (void)
+ir_k_i8_micro_avx2 (M2iCpuFlags level)
 {
   return NULL;
 }
 
 M2iKI8CopyRow
-ir_k_i8_copy_row_avx512 (gboolean codes)
+ir_k_i8_copy_row_avx512 (M2iCpuFlags level, gboolean codes)
 {
   return NULL;
 }
 
 M2iKI8QuantRow
-ir_k_i8_quant_row_avx512 (void)
+ir_k_i8_quant_row_avx512 (M2iCpuFlags level)
 {
   return NULL;
 }
 
 M2iKI8DwRowFunc
-ir_k_i8_dw_row_vnni (gint64 sw, gint64 dw)
+ir_k_i8_dw_row_vnni (M2iCpuFlags level, gint64 sw, gint64 dw)
 {
   return NULL;
 }

@@ -196,12 +196,12 @@ void ir_k_i8_copy_row_c (const M2iKI8Quant *q, gconstpointer const *rows, const 
     gint64 x0, gint64 sw, gint64 w, gint64 n, guint8 *d);
 void ir_k_i8_copy_row_codes_c (const M2iKI8Quant *q, gconstpointer const *rows,
     const guint8 *fill, gint64 x0, gint64 sw, gint64 w, gint64 n, guint8 *d);
-M2iKI8CopyRow ir_k_i8_copy_row_avx512 (gboolean codes);
+M2iKI8CopyRow ir_k_i8_copy_row_avx512 (M2iCpuFlags level, gboolean codes);
 
 /* d[i] = the level of x[i], i < n: the same quantizer, one channel. */
 typedef void (*M2iKI8QuantRow) (const M2iKI8Quant *q, const float *x, gint64 n, guint8 *d);
 void ir_k_i8_quant_row_c (const M2iKI8Quant *q, const float *x, gint64 n, guint8 *d);
-M2iKI8QuantRow ir_k_i8_quant_row_avx512 (void);
+M2iKI8QuantRow ir_k_i8_quant_row_avx512 (M2iCpuFlags level);
 
 /* Where a GEMM tile's results go: row r (output channel c0 + r, r < rows)
  * of grid columns [0, NR): y = acc · mul[r] + add[r] (+ fix[r][n]), then
@@ -234,8 +234,13 @@ typedef struct {
 typedef void (*M2iKI8Micro) (gint k4, const void *a, const guint8 *b, const gint64 *off,
     const M2iKI8Store *st);
 
-M2iKI8Micro ir_k_i8_micro_vnni (void);   /* NULL without AVX-512 VNNI; int8 weights */
-M2iKI8Micro ir_k_i8_micro_avx2 (void);   /* NULL without AVX2; int16 weights */
+/* The kernels of each instruction set, for @level (ir_k_level
+ * (M2I_KERNELS_INT8), or a candidate being measured): VNNI at the AVX-512
+ * level where the CPU has it, int8 weights; AVX2 at the AVX2 and AVX-512
+ * levels, int16 weights; NULL otherwise (the C loops). The AVX-512 copies,
+ * quantizing rows and depthwise rows likewise only at the AVX-512 level. */
+M2iKI8Micro ir_k_i8_micro_vnni (M2iCpuFlags level);
+M2iKI8Micro ir_k_i8_micro_avx2 (M2iCpuFlags level);
 
 /* Stores row @r's results @v (NR floats: acc · mul + add, before the
  * activation) as @st says — the scalar epilogue every kernel's stores must
@@ -330,6 +335,6 @@ typedef void (*M2iKI8DwRowFunc) (const M2iKI8DwRow *r);
 void ir_k_i8_dw_row_c (const M2iKI8DwRow *r);
 /* VNNI (with AVX-512 BW byte shuffles) for sw 1 or 2 and dw 1; NULL
  * otherwise. */
-M2iKI8DwRowFunc ir_k_i8_dw_row_vnni (gint64 sw, gint64 dw);
+M2iKI8DwRowFunc ir_k_i8_dw_row_vnni (M2iCpuFlags level, gint64 sw, gint64 dw);
 
 G_END_DECLS

@@ -20,6 +20,7 @@
 #include "gemm.h"
 #include "conv-dw.h"
 #include "conv-winograd.h"
+#include "conv-int8.h"
 #include <base/cpu-private.h>
 #include <base/m2i-align.h>
 
@@ -100,6 +101,37 @@ sample_winograd (M2iCpuFlags level, gpointer buffers)
   return thread_seconds () - t0;
 }
 
+/* INT8: the GEMM tile (VNNI or AVX2) on panels that stay in L1 (K = 256,
+ * 8 × 48 outputs), f32 stores; per multiply-add. */
+#define I8_K4 64
+static double
+sample_int8 (M2iCpuFlags level, gpointer buffers)
+{
+  M2iKI8Micro micro = ir_k_i8_micro_vnni (level);
+  if (!micro)
+    micro = ir_k_i8_micro_avx2 (level);
+  if (!micro)
+    return 1;
+  guint8 *b = buffers;
+  gpointer a = b + I8_K4 * M2I_K_I8_NR * 4;      /* int8 or int16 weights: zeros */
+  float *out = (float *) ((guint8 *) a + I8_K4 * M2I_K_I8_MR * 4 * sizeof (gint16));
+  static const gint32 ibias[M2I_K_I8_MR];
+  static const float mul[M2I_K_I8_MR] = { 1, 1, 1, 1, 1, 1, 1, 1 }, add[M2I_K_I8_MR];
+  static const guint8 run_start[4] = { 0, 1, 2, 3 };
+  static const guint16 run_mask[3] = { 0xffff, 0xffff, 0xffff };
+  static const gint32 run_at[3] = { 0, 16, 32 };
+  gint64 off[I8_K4];
+  for (gint p = 0; p < I8_K4; p++)
+    off[p] = (gint64) p * M2I_K_I8_NR * 4;
+  M2iKI8Out o = { 0 };
+  M2iKI8Store st = { out, M2I_K_I8_NR, M2I_K_I8_MR, 0, ibias, mul, add, NULL, NULL, NULL, &o,
+    run_start, run_mask, run_at };
+  double t0 = thread_seconds ();
+  for (gint i = 0; i < 64; i++)
+    micro (I8_K4, a, b, off, &st);
+  return (thread_seconds () - t0) / (64.0 * M2I_K_I8_MR * M2I_K_I8_NR * I8_K4 * 4);
+}
+
 /* ---- measuring ------------------------------------------------------------ */
 
 M2iCpuFlags
@@ -126,6 +158,10 @@ ir_k_measure_level (M2iKernelFamily family, M2iCpuFlags bound, double *seconds)
     sample = sample_gemm;
     buffers = g_malloc0 ((M2I_GEMM_MAX_MR + M2I_GEMM_MAX_NR) * 256 * sizeof (float) +
         M2I_GEMM_MAX_MR * M2I_GEMM_MAX_NR * sizeof (float));
+  } else if (family == M2I_KERNELS_INT8) {
+    sample = sample_int8;
+    buffers = g_malloc0 (I8_K4 * M2I_K_I8_NR * 4 + I8_K4 * M2I_K_I8_MR * 4 * sizeof (gint16) +
+        M2I_K_I8_MR * M2I_K_I8_NR * sizeof (float));
   } else if (family == M2I_KERNELS_DWCONV) {
     sample = sample_dwconv;
     buffers = g_malloc0 ((2 * 40 * 70 + 16) * sizeof (float));

@@ -198,7 +198,7 @@ test_arch (void)
     g_assert_cmpuint (ir_k_level (M2I_KERNELS_DWCONV), ==, M2I_CPU_AVX2);
   }
   /* Each family's level, whatever chose it, is one the CPU allows. */
-  for (gint f = M2I_KERNELS_GEMM; f <= M2I_KERNELS_DWCONV; f++)
+  for (gint f = M2I_KERNELS_GEMM; f <= M2I_KERNELS_INT8; f++)
     g_assert_cmpuint (ir_k_level (f) & ~m2i_cpu_flags (), ==, 0);
 }
 
@@ -212,7 +212,7 @@ test_measured_levels (void)
 {
   M2iCpuFlags f = m2i_cpu_flags ();
   gboolean two = (f & M2I_CPU_AVX512F) && (f & M2I_CPU_AVX2) && (f & M2I_CPU_FMA);
-  for (gint fam = M2I_KERNELS_GEMM; fam <= M2I_KERNELS_DWCONV; fam++) {
+  for (gint fam = M2I_KERNELS_GEMM; fam <= M2I_KERNELS_INT8; fam++) {
     double s[2];
     M2iCpuFlags l = ir_k_measure_level (fam, M2I_CPU_AVX512F | M2I_CPU_AVX2, s);
     g_test_message ("family %d: %s (%.3g, %.3g s)", fam, l & M2I_CPU_AVX512F ? "avx512" :
