@@ -5,8 +5,9 @@
  * trigonometric ones) against PyTorch / NumPy float64 values rounded once
  * (tests/data/ir-kernels/gen-ops.py) over a sweep of 700 inputs with the
  * edges of e^x; vmath.h's e^x against double precision over its whole
- * range; integers, special values, run-time parameters, threads, in place,
- * and errors. */
+ * range; Swish and Sigmoid bit for bit vmath.h's scalar functions at this
+ * run's level; integers, special values, run-time parameters, threads, in
+ * place, and errors. */
 #include "kernel-test.h"
 #include <ir/kernels/vmath.h>
 
