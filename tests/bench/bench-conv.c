@@ -124,6 +124,18 @@ static const Layer layers[] = {
   { "yolov8n/4.m.cv1", 32, 80, 80, 32, 3, 1, 1, 1, TRUE },
   { "yolov8n/6.m.cv1", 64, 40, 40, 64, 3, 1, 1, 1, TRUE },
   { "yolov8n/9.cv2", 512, 20, 20, 256, 1, 1, 0, 1, TRUE },
+  /* YOLOv5n at 416×416 (its 6×6 stem, stride-2 3×3 and small 1×1 layers) */
+  { "yolov5n/0", 3, 416, 416, 16, 6, 2, 2, 1, TRUE },
+  { "yolov5n/1", 16, 208, 208, 32, 3, 2, 1, 1, TRUE },
+  { "yolov5n/2.cv1", 32, 104, 104, 16, 1, 1, 0, 1, TRUE },
+  { "yolov5n/2.m.cv1", 16, 104, 104, 16, 1, 1, 0, 1, TRUE },
+  { "yolov5n/2.m.cv2", 16, 104, 104, 16, 3, 1, 1, 1, TRUE },
+  { "yolov5n/2.cv3", 32, 104, 104, 32, 1, 1, 0, 1, TRUE },
+  { "yolov5n/3", 32, 104, 104, 64, 3, 2, 1, 1, TRUE },
+  { "yolov5n/4.cv3", 64, 52, 52, 64, 1, 1, 0, 1, TRUE },
+  { "yolov5n/5", 64, 52, 52, 128, 3, 2, 1, 1, TRUE },
+  { "yolov5n/7", 128, 26, 26, 256, 3, 2, 1, 1, TRUE },
+  { "yolov5n/8.cv3", 256, 13, 13, 256, 1, 1, 0, 1, TRUE },
 };
 
 /* Squeezenet's repeated shapes (fire3, fire5, fire7, fire9 expands) counted

@@ -29,6 +29,7 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #include "row-x86.h"
+#include "vmath-avx512.h"
 
 #define MR M2I_K_I8_MR
 #define NR M2I_K_I8_NR
@@ -82,41 +83,12 @@ quant16 (const M2iKI8Quant *q, __m512 v, __m512 inv)
   return _mm512_cvttps_epi32 (k);
 }
 
-/* Swish of 16 values: ir_vm_swish (vmath.h) operation for operation (no
- * FMA), so bit for bit the Swish kernel's and the C epilogue's. */
+/* Swish of 16 values: vmath-avx512.h's, bit for bit the Swish kernel's and
+ * the C epilogue's. */
 AVX512_TARGET static ALWAYS_INLINE __m512
 swish16 (__m512 x, float beta)
 {
-  const __m512 zero = _mm512_setzero_ps ();
-  __m512 bx = _mm512_mul_ps (_mm512_set1_ps (beta), x);
-  __mmask16 neg = _mm512_cmp_ps_mask (bx, zero, _CMP_LT_OQ);
-  __m512 a = _mm512_mask_mov_ps (_mm512_sub_ps (zero, bx), neg, bx);   /* bx < 0 ? bx : -bx */
-  /* ir_vm_exp (a) */
-  __m512 xc = _mm512_mask_mov_ps (a, _mm512_cmp_ps_mask (a, _mm512_set1_ps (-104.0f),
-          _CMP_LT_OQ), _mm512_set1_ps (-104.0f));
-  xc = _mm512_mask_mov_ps (xc, _mm512_cmp_ps_mask (xc, _mm512_set1_ps (89.0f), _CMP_GT_OQ),
-      _mm512_set1_ps (89.0f));
-  __m512 m = _mm512_add_ps (_mm512_mul_ps (xc, _mm512_set1_ps (1.44269504088896341f)),
-      _mm512_set1_ps (12582912.0f));
-  __m512 nf = _mm512_sub_ps (m, _mm512_set1_ps (12582912.0f));
-  __m512i n = _mm512_sub_epi32 (_mm512_castps_si512 (m), _mm512_set1_epi32 (0x4B400000));
-  __m512 r = _mm512_sub_ps (_mm512_sub_ps (xc, _mm512_mul_ps (nf, _mm512_set1_ps (0.693359375f))),
-      _mm512_mul_ps (nf, _mm512_set1_ps (-2.12194440e-4f)));
-  __m512 q = _mm512_set1_ps (1.381454058e-03f);
-  q = _mm512_add_ps (_mm512_mul_ps (q, r), _mm512_set1_ps (8.368745446e-03f));
-  q = _mm512_add_ps (_mm512_mul_ps (q, r), _mm512_set1_ps (4.166838899e-02f));
-  q = _mm512_add_ps (_mm512_mul_ps (q, r), _mm512_set1_ps (1.666652113e-01f));
-  q = _mm512_add_ps (_mm512_mul_ps (q, r), _mm512_set1_ps (4.999999404e-01f));
-  __m512 p = _mm512_add_ps (_mm512_add_ps (_mm512_mul_ps (q, _mm512_mul_ps (r, r)), r),
-      _mm512_set1_ps (1.0f));
-  __m512i n1 = _mm512_srai_epi32 (n, 1), n2 = _mm512_sub_epi32 (n, n1);
-  __m512 s1 = _mm512_castsi512_ps (_mm512_slli_epi32 (_mm512_add_epi32 (n1,
-              _mm512_set1_epi32 (127)), 23));
-  __m512 s2 = _mm512_castsi512_ps (_mm512_slli_epi32 (_mm512_add_epi32 (n2,
-              _mm512_set1_epi32 (127)), 23));
-  __m512 e = _mm512_mul_ps (_mm512_mul_ps (p, s1), s2);
-  __m512 num = _mm512_mask_mov_ps (x, neg, _mm512_mul_ps (x, e));
-  return _mm512_div_ps (num, _mm512_add_ps (_mm512_set1_ps (1.0f), e));
+  return ir_vm_swish16 (x, _mm512_set1_ps (beta));
 }
 
 /* The activation of 16 values of channel @c. */

@@ -34,14 +34,16 @@ typedef enum {
 
 #define MAX_SLOTS 16                   /* row phases × kernel columns */
 #define MAX_COPIES 8                   /* column copies (kernels up to 8 wide) */
-/* Column copies and strided slots read each kernel column's B rows from
- * its own plane, where the shifted source shares cache lines between
+/* Column copies (stride 1) read each kernel column's B rows from its
+ * own plane, where the shifted source shares cache lines between
  * them (and im2col packs them): a column panel's rows then span about
  * kw times more lines. Up to this K the layer runs faster; above it
  * (squeezenet's fire6-fire9 3×3 layers, K 432-576) it ran 4-6 % faster
  * alone but up to 6 % slower inside the network, where the weights
  * stream through the same caches. At K 288 it is a wash for squeezenet's
- * fire4/fire5 and 3 % faster for Fashion-MNIST's conv2. */
+ * fire4/fire5 and 3 % faster for Fashion-MNIST's conv2. (Strided slots
+ * have no such limit: their alternative, gathering, was slower at every
+ * K measured.) */
 #define MAX_K_PLANES 320
 /* Gathered layers of up to this many output pixels read B through a table
  * of offsets per tap (ConvState.gather): a 5×5 output at stride 2 is five
@@ -94,6 +96,11 @@ typedef struct {
   gint64 x0, guard;
   gint64 chan;                         /* floats per source channel (its planes) */
   gint n_slots;
+  /* Strided slots of large layers are made a band of output rows at a
+   * time (conv_band_rows ()): band_rows output rows, their slot planes
+   * band_rows + halo rows high (plane = that · wp), one band buffer per
+   * slice; 0 when the whole planes are made at once. */
+  gint64 band_rows, halo;
   gint64 slot_row[MAX_SLOTS], slot_col[MAX_SLOTS];
   gint n_copies;                       /* 0: not in column copies */
   gint64 gap;
@@ -245,6 +252,33 @@ conv_edges (ConvState *s)
   return TRUE;
 }
 
+/* Bytes of strided slots above which they are made a band of output
+ * rows at a time, and the size of a band's: the band is copied and then
+ * multiplied while it is in L2 (1 MiB a core on Zen 5), instead of the
+ * whole copy going out to L3 or memory and coming back. A 6×6 stride-2
+ * layer on a 416×416 input has 6.2 MiB of slots (3 channels × 12); made
+ * whole, it ran 1.8 times slower inside its network than alone. */
+#define BAND_MIN_BYTES (512 * 1024)
+#define BAND_BYTES (384 * 1024)
+
+/* The output rows of a band of strided slots (ConvState.band_rows), or 0
+ * for the whole planes at once: slots over BAND_MIN_BYTES, bands of about
+ * BAND_BYTES but at least 8 column panels (each band's last panel is
+ * partly empty), their number a multiple of the slices. */
+static gint64
+conv_band_rows (const ConvState *s)
+{
+  gint64 row = s->c_in * s->n_slots * s->wp * (gint64) sizeof (float);
+  if (row * s->hp <= BAND_MIN_BYTES)
+    return 0;
+  gint64 rows = MAX (BAND_BYTES / row - s->halo, (8 * s->arch->nr + s->wp - 1) / s->wp);
+  rows = MAX (rows, 1);
+  gint64 bands = (s->oh + rows - 1) / rows;
+  bands = (bands + s->slices - 1) / s->slices * s->slices;
+  rows = (s->oh + bands - 1) / bands;
+  return rows < s->oh ? rows : 0;
+}
+
 /* A padded stride-1 layer whose output fits in one column panel, where
  * the shifted grid (rows as wide as the padded input) takes at least twice
  * the vectors of the output pixels themselves (head-pose-estimation's
@@ -360,15 +394,14 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
                                    * compute up to twice the columns */
   else if ((s->sh == 1 && s->sw == 1) ||
       ((s->kh > 1 || s->kw > 1) &&
-          (s->k <= MAX_K_PLANES || s->cout_g <= 64 || s->oh * s->ow <= GATHER_MAX_PIXELS) &&
           MIN (s->sh, s->kh) * s->kw <= MAX_SLOTS &&
           s->c_in * MIN (s->sh, s->kh) * s->kw * s->ow *
           ((s->h + s->pt + s->pb + s->sh - 1) / s->sh) <= G_MAXINT / 4))
-    s->mode = CONV_SHIFTED;       /* strided through slots, but not 1×1; on small output
-                                   * planes whatever K: the slots are a copy of a few KiB,
-                                   * gathering the panels (im2col) was a quarter of
+    s->mode = CONV_SHIFTED;       /* strided through slots, but not 1×1; at any K (gathered,
+                                   * YOLOv5n's 64→128 3×3 stride-2 layer ran 20 % slower in
+                                   * its network, 3×3 layers of K 1152 on 13×13 10 %,
                                    * vehicle-attributes' 64×18×18 and 128×9×9 stride-2
-                                   * layers, which run 18 % and 10 % faster so */
+                                   * layers 18 % and 10 %) */
   else
     s->mode = CONV_IM2COL;
 
@@ -423,6 +456,10 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
         s->n_slots++;
       }
     }
+    s->halo = (s->kh - 1) * s->dh / s->sh;
+    s->band_rows = conv_band_rows (s);
+    if (s->band_rows)
+      s->plane = (s->band_rows + s->halo) * s->wp;
     s->chan = s->n_slots * s->plane;
     s->off = g_new (gint32, s->k);
     for (gint64 kk = 0; kk < s->k; kk++) {
@@ -433,7 +470,8 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
         p++;
       s->off[kk] = (gint32) (ci * s->chan + p * s->plane + (kh * s->dh / s->sh) * s->wp);
     }
-    ctx->scratch_bytes += (gsize) s->c_in * s->chan * sizeof (float);
+    ctx->scratch_bytes += (gsize) s->c_in * s->chan * (s->band_rows ? s->slices : 1) *
+        sizeof (float);
   } else if (s->mode == CONV_SHIFTED && conv_edges (s)) {
     /* nothing copied: the input is read in place */
   } else if (s->mode == CONV_SHIFTED && conv_column_copies (s)) {
@@ -874,61 +912,72 @@ M2I_K_SIMD_CLONES (phase_row_c, (const ConvState *s, const float *img, gint64 pr
  * columns one at a time and is called per row: the copy was half the time
  * of a strided layer with few output channels (gaze-estimation's 32→16
  * 3×3 stride 2 on 60×60). */
+#define PHASE_ROWS 16
 __attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq")))
 static void
-phase_plane_avx512 (const ConvState *s, const float *img, gint64 pr, gint64 pc, float *dst)
+phase_plane_avx512 (const ConvState *s, const float *img, gint64 pr, gint64 pc, gint64 r0,
+    gint64 rows, float *dst)
 {
   const __m512i even = _mm512_setr_epi32 (0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
       28, 30);
   gint64 span = s->sw == 2 ? 32 : 16, c0 = pc - s->pl;
-  /* Rows whose image row exists: [i0, i1) (zeros above and below). */
-  gint64 i0 = CLAMP ((s->pt - pr + s->sh - 1) / s->sh, 0, s->hp);
-  gint64 i1 = CLAMP ((s->h + s->pt - pr + s->sh - 1) / s->sh, i0, s->hp);
+  /* Rows whose image row exists: [i0, i1) (zeros above and below),
+   * counted from r0. */
+  gint64 i0 = CLAMP ((s->pt - pr + s->sh - 1) / s->sh - r0, 0, rows);
+  gint64 i1 = CLAMP ((s->h + s->pt - pr + s->sh - 1) / s->sh - r0, i0, rows);
   memset (dst, 0, i0 * s->wp * sizeof (float));
-  memset (dst + i1 * s->wp, 0, (s->hp - i1) * s->wp * sizeof (float));
-  const float *img_row0 = img + (pr + s->sh * i0 - s->pt) * s->w;
+  memset (dst + i1 * s->wp, 0, (rows - i1) * s->wp * sizeof (float));
+  const float *img_row0 = img + (pr + s->sh * (r0 + i0) - s->pt) * s->w;
   gint64 img_step = s->sh * s->w;
   /* Column chunks outside, rows inside: the masks of a chunk are the same
    * for every row, and small planes (an 8×8 output: one chunk of eight
-   * per row) were mostly that arithmetic. */
-  for (gint64 j = 0; j < s->wp; j += 16) {
-    gint64 n = MIN (16, s->wp - j), p0 = c0 + s->sw * j;
-    __mmask16 m = (__mmask16) ((1u << n) - 1), ok;
-    float *d = dst + i0 * s->wp + j;
-    const float *row = img_row0;
-    if (s->sw <= 2) {
-      /* raw elements p0 + [lo, hi) lie inside the row */
-      gint64 lo = CLAMP (-p0, 0, span), hi = CLAMP (s->w - p0, 0, span);
-      guint32 raw = hi <= lo ? 0 : (guint32) ((((guint64) 1 << hi) - 1) & ~(((guint64) 1 << lo) - 1));
-      __mmask16 k0 = (__mmask16) raw, k1 = (__mmask16) (raw >> 16);
-      if (s->sw == 1) {
-        for (gint64 i = i0; i < i1; i++, d += s->wp, row += img_step)
-          _mm512_mask_storeu_ps (d, m, _mm512_maskz_loadu_ps (k0, row + p0));
+   * per row) were mostly that arithmetic. In blocks of PHASE_ROWS rows,
+   * which stay in L1 for all the chunks: down a whole wide plane, every
+   * chunk read two new cache lines a row (a 6×6 stride-2 layer's copy of
+   * a 416×416 input took twice as long). */
+  for (gint64 b0 = i0; b0 < i1; b0 += PHASE_ROWS) {
+    gint64 b1 = MIN (b0 + PHASE_ROWS, i1);
+    for (gint64 j = 0; j < s->wp; j += 16) {
+      gint64 n = MIN (16, s->wp - j), p0 = c0 + s->sw * j;
+      __mmask16 m = (__mmask16) ((1u << n) - 1), ok;
+      float *d = dst + b0 * s->wp + j;
+      const float *row = img_row0 + (b0 - i0) * img_step;
+      if (s->sw <= 2) {
+        /* raw elements p0 + [lo, hi) lie inside the row */
+        gint64 lo = CLAMP (-p0, 0, span), hi = CLAMP (s->w - p0, 0, span);
+        guint32 raw = hi <= lo ? 0 :
+            (guint32) ((((guint64) 1 << hi) - 1) & ~(((guint64) 1 << lo) - 1));
+        __mmask16 k0 = (__mmask16) raw, k1 = (__mmask16) (raw >> 16);
+        if (s->sw == 1) {
+          for (gint64 i = b0; i < b1; i++, d += s->wp, row += img_step)
+            _mm512_mask_storeu_ps (d, m, _mm512_maskz_loadu_ps (k0, row + p0));
+        } else {
+          for (gint64 i = b0; i < b1; i++, d += s->wp, row += img_step)
+            _mm512_mask_storeu_ps (d, m, _mm512_permutex2var_ps (_mm512_maskz_loadu_ps (k0,
+                        row + p0), even, _mm512_maskz_loadu_ps (k1, row + p0 + 16)));
+        }
       } else {
-        for (gint64 i = i0; i < i1; i++, d += s->wp, row += img_step)
-          _mm512_mask_storeu_ps (d, m, _mm512_permutex2var_ps (_mm512_maskz_loadu_ps (k0,
-                      row + p0), even, _mm512_maskz_loadu_ps (k1, row + p0 + 16)));
+        for (gint64 i = b0; i < b1; i++, d += s->wp, row += img_step)
+          _mm512_mask_storeu_ps (d, m, ir_k_load_row16 (row, p0, s->sw, s->w, FALSE, m, &ok));
       }
-    } else {
-      for (gint64 i = i0; i < i1; i++, d += s->wp, row += img_step)
-        _mm512_mask_storeu_ps (d, m, ir_k_load_row16 (row, p0, s->sw, s->w, FALSE, m, &ok));
     }
   }
 }
 #endif
 
-/* Slot (pr, pc) of one channel: every row (phase_row_c). */
+/* Rows [r0, r0 + rows) of slot (pr, pc) of one channel (phase_row_c). */
 static void
-phase_plane (const ConvState *s, const float *img, gint64 pr, gint64 pc, float *dst)
+phase_plane (const ConvState *s, const float *img, gint64 pr, gint64 pc, gint64 r0,
+    gint64 rows, float *dst)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
   if (m2i_cpu_flags () & M2I_CPU_AVX512F) {
-    phase_plane_avx512 (s, img, pr, pc, dst);
+    phase_plane_avx512 (s, img, pr, pc, r0, rows, dst);
     return;
   }
 #endif
-  for (gint64 i = 0; i < s->hp; i++)
-    phase_row_c (s, img, pr, pc, i, dst + i * s->wp);
+  for (gint64 i = 0; i < rows; i++)
+    phase_row_c (s, img, pr, pc, r0 + i, dst + i * s->wp);
 }
 
 /* Copies channels [begin, end) of one image into the zero-bordered source. */
@@ -957,7 +1006,7 @@ pad_slice (gint begin, gint end, gint slice, gpointer data)
     for (gint c = begin; c < end; c++)
       for (gint p = 0; p < s->n_slots; p++) {
         gint64 pr = s->slot_row[p], pc = s->slot_col[p];
-        phase_plane (s, j->in + (gsize) c * s->h * s->w, pr, pc,
+        phase_plane (s, j->in + (gsize) c * s->h * s->w, pr, pc, 0, s->hp,
             j->dst + (gsize) c * s->chan + (gsize) p * s->plane);
       }
     return;
@@ -977,6 +1026,41 @@ pad_slice (gint begin, gint end, gint slice, gpointer data)
       dst += s->wp;
     }
     memset (dst, 0, s->pb * s->wp * sizeof (float));
+  }
+}
+
+typedef struct {
+  ConvJob j;                           /* src, out: image 0's */
+  const float *in;
+  float *bands;                        /* a band buffer per slice */
+  gint64 n_bands;
+} BandJob;
+
+/* Bands of strided slots (ConvState.band_rows), each made in the slice's
+ * own band buffer and then multiplied: all its column panels and row
+ * blocks, by this slice. */
+static void
+conv_band_slice (gint begin, gint end, gint slice, gpointer data)
+{
+  const BandJob *b = data;
+  const ConvState *s = b->j.s;
+  float *buf = b->bands + (gsize) slice * s->c_in * s->chan;
+  for (gint t = begin; t < end; t++) {
+    gint64 n = t / b->n_bands, y0 = t % b->n_bands * s->band_rows;
+    gint64 rows = MIN (s->band_rows, s->oh - y0);
+    const float *img = b->in + n * s->c_in * s->h * s->w;
+    for (gint64 c = 0; c < s->c_in; c++)
+      for (gint p = 0; p < s->n_slots; p++)
+        phase_plane (s, img + c * s->h * s->w, s->slot_row[p], s->slot_col[p], y0,
+            rows + s->halo, buf + c * s->chan + p * s->plane);
+    ConvJob j = b->j;
+    j.src = buf;
+    j.out = b->j.out + n * s->c_out * s->oh * s->ow + y0 * s->ow;
+    j.grid = rows * s->wp;
+    j.panels = (j.grid + s->arch->nr - 1) / s->arch->nr;
+    j.images = 1;
+    j.block_rows = s->cout_g;
+    conv_gemm_slice (0, (gint) (s->groups * j.panels), slice, &j);
   }
 }
 
@@ -1005,6 +1089,11 @@ conv_gemm (const M2iOpContext *ctx, const ConvState *s, gint slices)
   gint64 block_rows = (gint64) m2i_align_up ((s->cout_g + blocks - 1) / blocks, mr);
   blocks = (s->cout_g + block_rows - 1) / block_rows;
   ConvJob j = { s, in, packed, ctx->outputs[0].data, scratch, panels, grid, images, block_rows };
+  if (s->band_rows) {
+    BandJob b = { j, in, extra, (s->oh + s->band_rows - 1) / s->band_rows };
+    ir_k_parallel_for ((gint) (s->batch * b.n_bands), slices, 1, conv_band_slice, &b);
+    return;
+  }
   if (!s->padded) {
     ir_k_parallel_for ((gint) (blocks * tasks), slices, 1, conv_gemm_slice, &j);
     return;

@@ -268,6 +268,13 @@ test_shapes_fixed (void)
     { 1, 4, 21, 21, 5, 1, 3, 3, 5, 5, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 8, 15, 16, 10, 2, 3, 3, 2, 3, 1, 2, { 0, 2 }, { 1, 0 }, NULL, FALSE },
     { 1, 4, 1, 23, 6, 1, 1, 4, 1, 3, 1, 1, { 0, 1 }, { 0, 2 }, NULL, TRUE },
+    { 1, 40, 15, 14, 72, 1, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE }, /* K 360 */
+    /* Slots over 512 KiB, made a band of output rows at a time (conv.c):
+     * YOLOv5's 6×6 stem (two halo rows), groups with a batch and a pad on
+     * one side, dilated taps on one row phase. */
+    { 1, 3, 200, 204, 8, 1, 6, 6, 2, 2, 1, 1, { 2, 2 }, { 2, 2 }, NULL, FALSE },
+    { 2, 32, 100, 98, 12, 2, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 0, 1 }, NULL, FALSE },
+    { 1, 16, 160, 150, 8, 1, 3, 3, 2, 2, 2, 2, { 2, 2 }, { 2, 2 }, NULL, FALSE },
     /* Stride 1 through column copies (conv.c): pads on one side (outputs
      * narrower than the rows), both sides, the right one only, dilated
      * taps, a kernel almost as wide as the plane, 5x5, groups, batches,
