@@ -176,6 +176,8 @@ ir_k_i8_gemm_new (const M2iKConvInt8Params *p, gint slices)
     m->kernel_name = "c";
   m->copy_row = ir_k_i8_copy_row_avx512 (level, m->codes_in);
   if (!m->copy_row)
+    m->copy_row = ir_k_i8_copy_row_avx2 (level, m->codes_in);
+  if (!m->copy_row)
     m->copy_row = m->codes_in ? ir_k_i8_copy_row_codes_c : ir_k_i8_copy_row_c;
   return m;
 }
