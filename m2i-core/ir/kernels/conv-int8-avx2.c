@@ -240,34 +240,35 @@ pair_sums (__m256i lo, __m256i hi)
   return _mm256_permute4x64_epi64 (h, _MM_SHUFFLE (3, 1, 2, 0));
 }
 
-/* Rows [r0, r0 + 4) × pixels [x0, x0 + 12) of the tile: their sums into
- * sums[r][x0 ..]. */
+/* Rows [r0, r0 + BR) × pixels [x0, x0 + 4·BV) of the tile: their sums into
+ * sums[r][x0 ..]. BR · BV accumulators, BV codes and one weight vector:
+ * with the products' temporaries, the 16 registers and no spill. */
+#define BR 4
+#define BV 2
 AVX2_TARGET static ALWAYS_INLINE void
-block_4x12 (gint k4, const gint16 *a16, const guint8 *b, const gint64 *off, gint r0, gint x0,
+block_tile (gint k4, const gint16 *a16, const guint8 *b, const gint64 *off, gint r0, gint x0,
     gint32 sums[MR][NR])
 {
-  __m256i acc[4][3];
-  for (gint r = 0; r < 4; r++)
-    for (gint x = 0; x < 3; x++)
+  __m256i acc[BR][BV];
+  for (gint r = 0; r < BR; r++)
+    for (gint x = 0; x < BV; x++)
       acc[r][x] = _mm256_setzero_si256 ();
-  for (gint p = 0; p < k4; p++) {
+  const gint64 *wp = (const gint64 *) (a16 + r0 * 4);
+  for (gint p = 0; p < k4; p++, wp += MR) {
     const guint8 *bp = b + off[p] + x0 * 4;
-    __m256i b0 = _mm256_cvtepu8_epi16 (_mm_loadu_si128 ((const __m128i *) bp));
-    __m256i b1 = _mm256_cvtepu8_epi16 (_mm_loadu_si128 ((const __m128i *) (bp + 16)));
-    __m256i b2 = _mm256_cvtepu8_epi16 (_mm_loadu_si128 ((const __m128i *) (bp + 32)));
-    const gint64 *wp = (const gint64 *) (a16 + ((gsize) p * MR + r0) * 4);
-    for (gint r = 0; r < 4; r++) {
+    __m256i bv[BV];
+    for (gint x = 0; x < BV; x++)
+      bv[x] = _mm256_cvtepu8_epi16 (_mm_loadu_si128 ((const __m128i *) (bp + 16 * x)));
+    for (gint r = 0; r < BR; r++) {
       __m256i w = _mm256_set1_epi64x (wp[r]);
-      acc[r][0] = _mm256_add_epi32 (acc[r][0], _mm256_madd_epi16 (b0, w));
-      acc[r][1] = _mm256_add_epi32 (acc[r][1], _mm256_madd_epi16 (b1, w));
-      acc[r][2] = _mm256_add_epi32 (acc[r][2], _mm256_madd_epi16 (b2, w));
+      for (gint x = 0; x < BV; x++)
+        acc[r][x] = _mm256_add_epi32 (acc[r][x], _mm256_madd_epi16 (bv[x], w));
     }
   }
-  for (gint r = 0; r < 4; r++) {
-    _mm256_storeu_si256 ((__m256i *) &sums[r0 + r][x0], pair_sums (acc[r][0], acc[r][1]));
-    _mm_storeu_si128 ((__m128i *) &sums[r0 + r][x0 + 8],
-        _mm256_castsi256_si128 (pair_sums (acc[r][2], _mm256_setzero_si256 ())));
-  }
+  for (gint r = 0; r < BR; r++)
+    for (gint x = 0; x < BV; x += 2)
+      _mm256_storeu_si256 ((__m256i *) &sums[r0 + r][x0 + 4 * x], pair_sums (acc[r][x],
+              acc[r][x + 1]));
 }
 
 /* The tile's epilogue (the VNNI one's, 8 lanes at a time): the runs and
@@ -344,9 +345,9 @@ AVX2_TARGET static void
 micro_avx2 (gint k4, const void *a, const guint8 *b, const gint64 *off, const M2iKI8Store *st)
 {
   gint32 sums[MR][NR] __attribute__ ((aligned (32)));
-  for (gint r0 = 0; r0 < MR; r0 += 4)
-    for (gint x0 = 0; x0 < NR; x0 += 12)
-      block_4x12 (k4, a, b, off, r0, x0, sums);
+  for (gint r0 = 0; r0 < MR; r0 += BR)
+    for (gint x0 = 0; x0 < NR; x0 += 4 * BV)
+      block_tile (k4, a, b, off, r0, x0, sums);
   tile_epilogue (sums, st);
 }
 
