@@ -25,11 +25,11 @@
  *
  * It runs after the epilogue fusion (bias, ReLU and Swish are in the layer
  * by then) and before the memory plan. M2I_INT8=0 in the environment or
- * M2iIrCompileOptions.float_emulation turn it off. A layer whose f32
- * kernel is faster on this CPU stays f32 (depthwise layers without a
- * vector integer kernel, thin layers, any layer where the integer tile is
- * the plain-C one: ir_k_conv_int8_gemm_fast); M2I_INT8=all folds those
- * GEMM layers too.
+ * M2iIrCompileOptions.float_emulation turn it off. Where the f32 kernel is
+ * faster on this CPU the layer stays f32: depthwise layers without a
+ * vector integer kernel (ir_k_conv_int8_dw_fast), any layer when the
+ * integer tile is the plain-C one (ir_k_conv_int8_gemm_fast);
+ * M2I_INT8=all folds the latter too.
  */
 #include "ir-compile.h"
 #include "kernels/conv-int8.h"
@@ -276,9 +276,9 @@ candidate_clear (Candidate *c)
   g_free (c->out_ranges);
 }
 
-/* M2I_INT8=all: every layer that can run on integers does, also where
- * the f32 kernel is faster (tests of the integer kernels through the
- * pass at every level). */
+/* M2I_INT8=all: every GEMM layer that can run on integers does, also
+ * where the f32 kernel is faster (tests of the integer kernels through
+ * the pass at every level). */
 static gboolean
 fold_forced (void)
 {
@@ -308,11 +308,10 @@ conv_candidate (const M2iIrCompiledModel *cm, const gint *producer, gint si, Can
         s->ctx.node->name);
     return FALSE;                      /* the f32 kernel is faster */
   }
-  if (!dw && !fold_forced () && !ir_k_conv_int8_gemm_fast (&g)) {
-    g_debug ("int8: layer '%s' stays f32: the f32 kernel is faster for its shape on this CPU "
-        "(%" G_GINT64_FORMAT " → %" G_GINT64_FORMAT " channels, %" G_GINT64_FORMAT "×%"
-        G_GINT64_FORMAT ")", s->ctx.node->name, g.c_in, g.c_out, g.kh, g.kw);
-    return FALSE;
+  if (!dw && !fold_forced () && !ir_k_conv_int8_gemm_fast ()) {
+    g_debug ("int8: layer '%s' stays f32: no vector integer kernel on this CPU",
+        s->ctx.node->name);
+    return FALSE;                      /* the f32 kernel is faster */
   }
   if (!value_grid (cm, producer, s->in_values[0], &c->grid, 0)) {
     g_debug ("int8: layer '%s' stays f32: its input is not on one FakeQuantize grid",

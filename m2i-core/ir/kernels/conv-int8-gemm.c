@@ -182,24 +182,11 @@ ir_k_i8_gemm_new (const M2iKConvInt8Params *p, gint slices)
   return m;
 }
 
-/* Measured on Zen 5 (bench-conv-int8, docs/ir-kernels.md): 1×1 layers of
- * 32 → 8 and 8 → 32 channels on a 160 × 272 map (8 products per input
- * value, or per output) take 1.3 to 2.5 times the f32 kernel's time with
- * VNNI and AVX2 alike; from 27 products on both sides (the first layers of
- * 3 channels, 1×1 layers of 32 channels) the integer layer is as fast or
- * faster. */
-#define FAST_MIN_PRODUCTS 16
-
 gboolean
-ir_k_conv_int8_gemm_fast (const M2iKConvGeom *g)
+ir_k_conv_int8_gemm_fast (void)
 {
   M2iCpuFlags level = ir_k_level (M2I_KERNELS_INT8);
-  if (!ir_k_i8_micro_vnni (level) && !ir_k_i8_micro_avx2 (level))
-    return FALSE;
-  gint64 taps = g->kh * g->kw;
-  gint64 per_out = g->c_in / g->groups * taps;
-  gint64 per_in = g->c_out / g->groups * taps / MAX (g->sh * g->sw, 1);
-  return per_out >= FAST_MIN_PRODUCTS && per_in >= FAST_MIN_PRODUCTS;
+  return ir_k_i8_micro_vnni (level) || ir_k_i8_micro_avx2 (level);
 }
 
 gsize

@@ -147,16 +147,16 @@ const char *ir_k_conv_int8_kernel_name (const M2iKConvInt8 *c);
  * low-precision pass leaves other depthwise layers in f32. */
 gboolean ir_k_conv_int8_dw_fast (const M2iKConvGeom *g);
 
-/* TRUE when the integer kernels of the int8 family's level (ir_k_level
- * (M2I_KERNELS_INT8)) run a GEMM layer (not depthwise) of this geometry
- * faster than the f32 Convolution kernel does at its level: a vector tile
- * (VNNI or AVX2; the plain-C tile is 3 to 4 times slower than the f32
- * kernel), and at least 16 products per output (c_in/groups · kh · kw)
- * and per input value (c_out/groups · kh · kw / (sh · sw)): thinner
- * layers spend their time quantizing and copying the input or in the
- * epilogue, not in products (bench-conv-int8, docs/ir-kernels.md). The
- * low-precision pass leaves other layers in f32. */
-gboolean ir_k_conv_int8_gemm_fast (const M2iKConvGeom *g);
+/* TRUE when the int8 family's level (ir_k_level (M2I_KERNELS_INT8)) has
+ * a vector GEMM tile (VNNI or AVX2): the plain-C tile takes 3 to 4 times
+ * the f32 kernel's time on every layer shape measured (bench-conv-int8),
+ * so the low-precision pass leaves GEMM layers in f32 without one. With
+ * one, every shape is folded: a layer thinner than 16 products per
+ * output or per input value (pdr-0013's 1×1 32 → 8, 8 → 32) is slower
+ * than its f32 layer alone, but left in f32 it keeps the FakeQuantize
+ * passes around it, and the model is then as fast (VNNI) or slower
+ * (AVX2) — docs/ir-kernels.md. */
+gboolean ir_k_conv_int8_gemm_fast (void);
 
 /* The op kernel of a compiled integer layer: execute() runs ctx->state (an
  * M2iKConvInt8) on input 0; infer() refuses (the layer is made by the
