@@ -32,6 +32,7 @@ typedef struct {
   gboolean report;                 /* describe what was fused on the next frame */
   M2iOpList reported_ops;
   GstM2iDeferredFrame work;        /* per-frame scratch; holds no references */
+  gchar *refused;                  /* the caps refusal last posted, until caps are accepted */
 } GstM2iBasePrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstM2iBase, gst_m2i_base, GST_TYPE_BASE_TRANSFORM,
@@ -312,8 +313,8 @@ gst_m2i_base_fixate_caps (GstBaseTransform *trans, GstPadDirection direction, Gs
 static gboolean
 refuse (GstM2iBase *self, const char *text, GError *err)
 {
-  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s", text),
-      ("%s", err ? err->message : text));
+  gst_m2i_caps_refuse_once (GST_ELEMENT (self), &PRIV (self)->refused, text,
+      err ? err->message : text);
   g_clear_error (&err);
   return FALSE;
 }
@@ -386,6 +387,7 @@ gst_m2i_base_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcap
     return FALSE;
   }
   reset_negotiated (self);
+  g_clear_pointer (&priv->refused, g_free);
   priv->in_info = in;
   priv->out_info = out;
   if (out.deferred && !gst_m2i_pad_peer_takes_deferred (trans->srcpad, &priv->neighbour))
@@ -707,6 +709,7 @@ static gboolean
 gst_m2i_base_stop (GstBaseTransform *trans)
 {
   reset_negotiated (GST_M2I_BASE (trans));
+  g_clear_pointer (&PRIV (GST_M2I_BASE (trans))->refused, g_free);
   return TRUE;
 }
 
@@ -718,6 +721,7 @@ gst_m2i_base_finalize (GObject *object)
   GstM2iBase *self = GST_M2I_BASE (object);
   GstM2iBasePrivate *priv = PRIV (self);
   reset_negotiated (self);
+  g_free (priv->refused);
   m2i_plan_cache_free (priv->cache);
   m2i_plan_cache_free (priv->split_cache);
   gst_m2i_shared_props_clear (&priv->props);

@@ -594,3 +594,20 @@ gst_m2i_caps_keep_deferred (GstCaps *caps, gboolean deferred)
   gst_caps_unref (caps);
   return plain;
 }
+
+gboolean
+gst_m2i_caps_refuse_once (GstElement *element, gchar **last_posted, const char *text,
+    const char *debug)
+{
+  if (g_strcmp0 (*last_posted, text) == 0) {
+    GST_DEBUG_OBJECT (element, "refused again: %s", text);
+    return FALSE;
+  }
+  if (debug)
+    GST_ELEMENT_ERROR (element, CORE, NEGOTIATION, ("%s", text), ("%s", debug));
+  else
+    GST_ELEMENT_ERROR (element, CORE, NEGOTIATION, ("%s", text), (NULL));
+  g_free (*last_posted);
+  *last_posted = g_strdup (text);
+  return FALSE;
+}

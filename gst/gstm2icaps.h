@@ -187,4 +187,12 @@ gboolean gst_m2i_caps_is_deferred (const GstCaps *caps, guint i);
  * structures (an element with fusion off). */
 GstCaps *gst_m2i_caps_keep_deferred (GstCaps *caps, gboolean deferred);
 
+/* Posts @text as @element's negotiation error (with @debug, or none),
+ * unless it is *@last_posted — upstream retries refused caps at every
+ * reconfiguration, and one message says it all — and keeps a copy there.
+ * The caller frees *@last_posted, and clears it when caps are accepted and
+ * when the element stops. Returns FALSE (set_caps' answer). */
+gboolean gst_m2i_caps_refuse_once (GstElement *element, gchar **last_posted, const char *text,
+    const char *debug);
+
 G_END_DECLS

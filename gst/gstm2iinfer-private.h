@@ -73,6 +73,7 @@ struct _GstM2iInfer {
   GstBufferPool *tensor_pool;
   GstM2iResultContext ctx;
   gboolean told_caps;             /* explained a caps query no video fits (object lock) */
+  gchar *caps_refused;            /* the caps refusal last posted, until caps are accepted */
   GstM2iInferRoi *roi;            /* inference-region=roi-list */
 
   /* negotiated (streaming thread) */

@@ -76,6 +76,7 @@ unload_model (GstM2iInfer *self)
   gst_clear_caps (&self->model_caps_plain);
   GST_OBJECT_UNLOCK (self);
   g_clear_pointer (&self->roi, gst_m2i_infer_roi_free);
+  g_clear_pointer (&self->caps_refused, g_free);
   m2i_infer_session_free (s);
   gst_clear_caps (&self->output_tensor_caps);
   gst_m2i_result_context_clear (&self->ctx);

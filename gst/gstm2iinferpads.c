@@ -20,7 +20,9 @@ refuse_caps (GstM2iInfer *self, const char *fmt, ...)
   va_start (ap, fmt);
   gchar *msg = g_strdup_vprintf (fmt, ap);
   va_end (ap);
-  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s: %s", GST_ELEMENT_NAME (self), msg), (NULL));
+  gchar *text = g_strdup_printf ("%s: %s", GST_ELEMENT_NAME (self), msg);
+  gst_m2i_caps_refuse_once (GST_ELEMENT (self), &self->caps_refused, text, NULL);
+  g_free (text);
   g_free (msg);
   return FALSE;
 }
@@ -164,6 +166,7 @@ set_sink_caps (GstM2iInfer *self, GstCaps *caps)
     g_free (str);
     return FALSE;
   }
+  g_clear_pointer (&self->caps_refused, g_free);
   return gst_m2i_infer_push_src_caps (self, out);
 }
 

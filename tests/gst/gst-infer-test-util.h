@@ -105,6 +105,17 @@ harness (const char *launch, const char *src_caps)
   return h;
 }
 
+/* harness() with a test bus on the element before its caps are set, so the
+ * refusal of those caps lands there (the element posts each refusal once). */
+static inline GstHarness *
+harness_with_bus (const char *launch, const char *src_caps, GstBus **bus)
+{
+  GstHarness *h = gst_harness_new_parse (launch);
+  *bus = test_harness_bus (h);
+  gst_harness_set_src_caps_str (h, src_caps);
+  return h;
+}
+
 /* Tears down @h and its test bus: the queued messages (which hold the
  * element) are dropped first, or element and bus would keep each other. */
 static inline void

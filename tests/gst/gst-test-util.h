@@ -257,6 +257,44 @@ test_bus_error (GstBus *bus)
   return s;
 }
 
+/* Plays @launch, whose element named @name refuses its caps, until the
+ * source gives up (one error of its own) and half a second more; returns
+ * how many errors @name posted, each checked to say @needle. A source
+ * retries refused caps at every reconfiguration: the element should say
+ * why once, not once per retry. */
+static inline gint
+test_pipeline_refusals (const char *launch, const char *name, const char *needle)
+{
+  GError *perr = NULL;
+  GstElement *p = gst_parse_launch (launch, &perr);
+  fail_unless (p != NULL, "%s", perr ? perr->message : "");
+  GstElement *el = gst_bin_get_by_name (GST_BIN (p), name);
+  GstBus *bus = gst_element_get_bus (p);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  gint from_element = 0, from_others = 0;
+  GstMessage *m;
+  while ((m = gst_bus_timed_pop_filtered (bus, from_others ? GST_SECOND / 2 : 10 * GST_SECOND,
+              GST_MESSAGE_ERROR))) {
+    if (GST_MESSAGE_SRC (m) == GST_OBJECT (el)) {
+      GError *err = NULL;
+      gst_message_parse_error (m, &err, NULL);
+      fail_unless (strstr (err->message, needle) != NULL, "\"%s\" does not say \"%s\"",
+          err->message, needle);
+      g_error_free (err);
+      from_element++;
+    } else {
+      from_others++;
+    }
+    gst_message_unref (m);
+  }
+  gst_element_set_state (p, GST_STATE_NULL);
+  fail_unless_equals_int (from_others, 1);
+  gst_object_unref (bus);
+  gst_object_unref (el);
+  gst_object_unref (p);
+  return from_element;
+}
+
 /* Sets a pipeline with @launch to PAUSED and returns the error text (the
  * state change must fail). */
 static inline gchar *

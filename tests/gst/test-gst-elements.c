@@ -255,6 +255,16 @@ GST_START_TEST (test_odd_nv12_refused)
 }
 GST_END_TEST;
 
+/* The odd size is refused once, not at every retry of the source
+ * (gst-launch printed it seven times). */
+GST_START_TEST (test_refusal_posted_once)
+{
+  fail_unless_equals_int (test_pipeline_refusals ("videotestsrc num-buffers=3 ! "
+          "video/x-raw,format=NV12,width=321,height=240 ! m2icolorconvert name=c ! "
+          "video/x-raw,format=RGB ! fakesink", "c", "odd width or height"), 1);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_profile_refuses_fp16_interleaved)
 {
   const char *il16 = "other/tensors,types=float16,dimensions=3:64:48:1";
@@ -710,6 +720,7 @@ m2i_elements_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_colorconvert_formats);
   tcase_add_test (tc, test_colorconvert_hand_values);
+  tcase_add_test (tc, test_refusal_posted_once);
   tcase_add_test (tc, test_tensor_dims_spellings);
   tcase_add_test (tc, test_colorconvert_strides);
   tcase_add_test (tc, test_output_video_meta);

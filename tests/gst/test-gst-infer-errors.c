@@ -74,8 +74,8 @@ GST_START_TEST (test_caps_errors)
     { "video/x-raw,format=NV12,width=57,height=31,framerate=30/1", "odd width or height" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
-    GstHarness *h = harness (launch, cases[i].caps);
-    GstBus *bus = test_harness_bus (h);
+    GstBus *bus;
+    GstHarness *h = harness_with_bus (launch, cases[i].caps, &bus);
     GstBuffer *b = gst_buffer_new_allocate (NULL, 16384, NULL);
     fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_NOT_NEGOTIATED);
     gchar *t = test_bus_error (bus);
@@ -83,11 +83,17 @@ GST_START_TEST (test_caps_errors)
     g_free (t);
     teardown_with_bus (h, bus);
   }
+  /* in a pipeline: said once, not at every retry of the source */
+  gchar *odd = g_strdup_printf ("videotestsrc num-buffers=3 ! video/x-raw,format=NV12,width=57,"
+      "height=31 ! m2iinfer name=i model=%s device=CPU ! fakesink", model);
+  fail_unless_equals_int (test_pipeline_refusals (odd, "i", "odd width or height"), 1);
+  g_free (odd);
   /* mean with two numbers (neither one for all channels nor one each): the
    * element refuses to start instead of running on with the old numbers. */
   gchar *bad_mean = g_strdup_printf ("%s mean=\"<0.5, 0.5>\"", launch);
-  GstHarness *h = harness (bad_mean, "video/x-raw,format=NV12,width=56,height=42,framerate=30/1");
-  GstBus *bus = test_harness_bus (h);
+  GstBus *bus;
+  GstHarness *h = harness_with_bus (bad_mean,
+      "video/x-raw,format=NV12,width=56,height=42,framerate=30/1", &bus);
   fail_unless_equals_int (gst_harness_push (h, gst_buffer_new_allocate (NULL, 56 * 42 * 3 / 2,
               NULL)), GST_FLOW_NOT_NEGOTIATED);
   gchar *t = test_bus_error (bus);
@@ -100,8 +106,7 @@ GST_START_TEST (test_caps_errors)
    * that downstream refuses the outputs (the stream once just stopped with
    * "not-negotiated"). */
   gchar *to_video = g_strdup_printf ("%s output=tensors ! capsfilter caps=video/x-raw", launch);
-  h = harness (to_video, F32_28_CAPS);
-  bus = test_harness_bus (h);
+  h = harness_with_bus (to_video, F32_28_CAPS, &bus);
   fail_unless_equals_int (gst_harness_push (h, gst_buffer_new_allocate (NULL, 9408, NULL)),
       GST_FLOW_NOT_NEGOTIATED);
   t = test_bus_error (bus);

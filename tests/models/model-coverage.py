@@ -235,6 +235,9 @@ def table(rows, results, path):
                            r["detail"])
             match = (f"{'yes' if r['verdict'] == 'matches' else '**no**'} ({mm.group(1)} / {mm.group(2)})"
                      if mm else r["detail"])
+            if mm and r["detail"].startswith("detections:"):  # a set of boxes of another count
+                match += ", as a set: " + r["detail"].split(",")[0][len("detections: "):] + \
+                    ", paired by IoU; the rest at the score threshold"
             loads_cell = "yes"
         elif r.get("verdict") == "loads":
             loads_cell, match = "yes", r.get("ref", r["detail"])

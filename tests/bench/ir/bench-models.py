@@ -208,6 +208,19 @@ def fmt_row(r):
             f"{ratio:6.2f} | {cpu}")
 
 
+def cpu_id():
+    """'family F model M' of /proc/cpuinfo (the model name alone may be just
+    "AMD EPYC")."""
+    info = {}
+    try:
+        for line in open("/proc/cpuinfo"):
+            k, _, v = line.partition(":")
+            info.setdefault(k.strip(), v.strip())
+    except OSError:
+        return ""
+    return f"family {info.get('cpu family', '?')} model {info.get('model', '?')}"
+
+
 def markdown(rows, failures, path, args):
     cpu = run(["sh", "-c", "lscpu | sed -n 's/^Model name: *//p' | head -1"]).stdout.strip()
     load = open("/proc/loadavg").read().split()[:3]
@@ -308,6 +321,8 @@ def main():
     if args.only:
         names = [n for n in names if n in args.only.split(",")]
     rows, failures = [], []
+    started, load_start = time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime()), \
+        open("/proc/loadavg").read().split()[:3]
     if not args.profile:
         print(f"{'model':<50} {'t':>2} | {'m2i ms (rounds)':>27} | {'ORT ms (rounds)':>27} | "
               f"{'m2i/ORT':>6} | {'m2i cpu':>9} {'ORT cpu':>9} {'ratio':>6}")
@@ -343,8 +358,14 @@ def main():
     if rows and args.markdown:
         markdown(rows, failures, args.markdown, args)
     if args.json:
+        commit = run(["git", "-C", ROOT, "describe", "--always", "--dirty"]).stdout.strip()
+        cpu = run(["sh", "-c", "lscpu | sed -n 's/^Model name: *//p' | head -1"]).stdout.strip()
         with open(args.json, "w") as f:
-            json.dump({"rows": rows, "failures": failures}, f, indent=1)
+            json.dump({"rows": rows, "failures": failures, "cpu": cpu, "cpu_id": cpu_id(),
+                       "commit": commit, "started": started, "load_start": load_start,
+                       "ended": time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime()),
+                       "load_end": open("/proc/loadavg").read().split()[:3],
+                       "rounds": args.rounds, "seconds": args.seconds}, f, indent=1)
 
 
 if __name__ == "__main__":

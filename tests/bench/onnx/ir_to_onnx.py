@@ -119,7 +119,9 @@ class Translator:
             i += 1
             name = f"{base}_{i}"
         self.used.add(name)
-        self.inits[name] = numpy_helper.from_array(np.ascontiguousarray(array), name)
+        # np.array, not np.ascontiguousarray: that makes a scalar 1-D (a
+        # Gather's scalar index would then keep the axis it removes)
+        self.inits[name] = numpy_helper.from_array(np.array(array, order="C"), name)
         return name
 
     def inp(self, layer, k):

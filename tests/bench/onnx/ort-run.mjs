@@ -180,7 +180,8 @@ async function main() {
   if (args.dump) {
     mkdirSync(args.dump, { recursive: true });
     for (const [name, t] of Object.entries(outputs)) {
-      const f32 = Float32Array.from(t.data);
+      // int64 outputs (indices, counts) come as BigInt64Array
+      const f32 = Float32Array.from(t.data, (v) => Number(v));
       const file = path.join(args.dump, `${name.replace(/[^A-Za-z0-9_.-]/g, '_')}.f32`);
       writeFileSync(file, Buffer.from(f32.buffer));
     }
