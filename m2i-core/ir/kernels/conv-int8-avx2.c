@@ -51,12 +51,6 @@ abs8 (__m256 v)
   return _mm256_andnot_ps (_mm256_set1_ps (-0.0f), v);
 }
 
-AVX2_TARGET static ALWAYS_INLINE __m256
-cmp8 (__m256 a, __m256 b, const int pred)
-{
-  return _mm256_cmp_ps (a, b, pred);
-}
-
 /* The levels of 8 values, exactly as the C loop computes them (see
  * quant16, conv-int8-x86.c): one FMA with 1/d folded, the division again
  * for the lanes within 1/1000 of a half, then k >= 0 ? k : 0 (NaN to 0)
@@ -67,7 +61,7 @@ quant8 (const M2iKI8Quant *q, __m256 v, __m256 inv)
   const __m256 zero = _mm256_setzero_ps (), lm1 = _mm256_set1_ps (q->lm1);
   __m256 t = _mm256_fmadd_ps (v, inv, _mm256_set1_ps (-q->lo * (q->lm1 / q->d)));
   __m256 k = _mm256_round_ps (t, ROUND_NEAREST);
-  __m256 tie = cmp8 (abs8 (_mm256_sub_ps (t, k)), _mm256_set1_ps (0.499f), _CMP_GT_OQ);
+  __m256 tie = _mm256_cmp_ps (abs8 (_mm256_sub_ps (t, k)), _mm256_set1_ps (0.499f), _CMP_GT_OQ);
   if (G_UNLIKELY (_mm256_movemask_ps (tie))) {
     __m256 u = _mm256_sub_ps (v, _mm256_set1_ps (q->lo));
     __m256 e = _mm256_round_ps (_mm256_mul_ps (_mm256_div_ps (u, _mm256_set1_ps (q->d)), lm1),
@@ -79,9 +73,9 @@ quant8 (const M2iKI8Quant *q, __m256 v, __m256 inv)
      * (max (NaN, 0) is 0: vmaxps returns its second operand) */
     k = _mm256_min_ps (_mm256_max_ps (k, zero), lm1);
   } else {
-    k = _mm256_and_ps (k, cmp8 (k, zero, _CMP_GE_OQ));
-    k = _mm256_blendv_ps (k, lm1, cmp8 (v, _mm256_set1_ps (q->mx), _CMP_GT_OQ));
-    k = _mm256_blendv_ps (k, zero, cmp8 (v, _mm256_set1_ps (q->mn), _CMP_LE_OQ));
+    k = _mm256_and_ps (k, _mm256_cmp_ps (k, zero, _CMP_GE_OQ));
+    k = _mm256_blendv_ps (k, lm1, _mm256_cmp_ps (v, _mm256_set1_ps (q->mx), _CMP_GT_OQ));
+    k = _mm256_blendv_ps (k, zero, _mm256_cmp_ps (v, _mm256_set1_ps (q->mn), _CMP_LE_OQ));
   }
   return _mm256_cvttps_epi32 (k);
 }
@@ -93,12 +87,12 @@ swish8 (__m256 x, float beta)
 {
   const __m256 zero = _mm256_setzero_ps ();
   __m256 bx = _mm256_mul_ps (_mm256_set1_ps (beta), x);
-  __m256 neg = cmp8 (bx, zero, _CMP_LT_OQ);
+  __m256 neg = _mm256_cmp_ps (bx, zero, _CMP_LT_OQ);
   __m256 a = _mm256_blendv_ps (_mm256_sub_ps (zero, bx), bx, neg);      /* bx < 0 ? bx : -bx */
   /* ir_vm_exp (a) */
   __m256 xc = _mm256_blendv_ps (a, _mm256_set1_ps (-104.0f),
-      cmp8 (a, _mm256_set1_ps (-104.0f), _CMP_LT_OQ));
-  xc = _mm256_blendv_ps (xc, _mm256_set1_ps (89.0f), cmp8 (xc, _mm256_set1_ps (89.0f),
+      _mm256_cmp_ps (a, _mm256_set1_ps (-104.0f), _CMP_LT_OQ));
+  xc = _mm256_blendv_ps (xc, _mm256_set1_ps (89.0f), _mm256_cmp_ps (xc, _mm256_set1_ps (89.0f),
           _CMP_GT_OQ));
   __m256 m = _mm256_add_ps (_mm256_mul_ps (xc, _mm256_set1_ps (1.44269504088896341f)),
       _mm256_set1_ps (12582912.0f));
@@ -132,7 +126,7 @@ activate8 (const M2iKI8Out *o, gint64 c, __m256 v)
       return _mm256_max_ps (v, _mm256_setzero_ps ());   /* max (NaN, 0) = 0, as y > 0 ? y : 0 */
     case M2I_K_I8_ACT_PRELU:
       return _mm256_blendv_ps (v, _mm256_mul_ps (v, _mm256_set1_ps (o->slope[c])),
-          cmp8 (v, _mm256_setzero_ps (), _CMP_LT_OQ));
+          _mm256_cmp_ps (v, _mm256_setzero_ps (), _CMP_LT_OQ));
     case M2I_K_I8_ACT_SWISH:
       return swish8 (v, o->beta);
     default:
@@ -151,8 +145,8 @@ grid8 (const M2iKI8Out *o, gint64 c, __m256 v)
   __m256 k = _mm256_cvtepi32_ps (quant8 (q, v, _mm256_set1_ps (q->lm1 / q->d)));
   __m256 r = _mm256_add_ps (_mm256_mul_ps (_mm256_div_ps (k, _mm256_set1_ps (q->lm1)),
           _mm256_sub_ps (hi, lo)), lo);
-  r = _mm256_blendv_ps (r, hi, cmp8 (v, _mm256_set1_ps (q->mx), _CMP_GT_OQ));
-  return _mm256_blendv_ps (r, lo, cmp8 (v, _mm256_set1_ps (q->mn), _CMP_LE_OQ));
+  r = _mm256_blendv_ps (r, hi, _mm256_cmp_ps (v, _mm256_set1_ps (q->mx), _CMP_GT_OQ));
+  return _mm256_blendv_ps (r, lo, _mm256_cmp_ps (v, _mm256_set1_ps (q->mn), _CMP_LE_OQ));
 }
 
 /* Codes straight from the sum (ir_k_i8_direct): one FMA, the rounding,
@@ -164,7 +158,7 @@ direct8 (__m256 f, float dmul, float dadd, float mul, float add, const M2iKI8Out
   const M2iKI8Quant *oq = &o->oq[c];
   __m256 t = _mm256_fmadd_ps (f, _mm256_set1_ps (dmul), _mm256_set1_ps (dadd));
   __m256 k = _mm256_round_ps (t, ROUND_NEAREST);
-  __m256 tie = cmp8 (abs8 (_mm256_sub_ps (t, k)), _mm256_set1_ps (0.499f), _CMP_GT_OQ);
+  __m256 tie = _mm256_cmp_ps (abs8 (_mm256_sub_ps (t, k)), _mm256_set1_ps (0.499f), _CMP_GT_OQ);
   if (G_UNLIKELY (_mm256_movemask_ps (tie))) {
     __m256 v = _mm256_add_ps (_mm256_mul_ps (f, _mm256_set1_ps (mul)), _mm256_set1_ps (add));
     v = activate8 (o, c, v);
@@ -434,7 +428,8 @@ copy_row_any (const M2iKI8Quant *q, gconstpointer const *rows, const guint8 *fil
         } else {
           /* elements 0 2 4 6 | 8 10 12 14 of two loads */
           __m256 a = _mm256_loadu_ps (row), b = _mm256_loadu_ps (row + 8);
-          __m256 s = _mm256_shuffle_ps (a, b, _MM_SHUFFLE (2, 0, 2, 0));  /* a0 a2 b0 b2 | a4 a6 b4 b6 */
+          /* a0 a2 b0 b2 | a4 a6 b4 b6, then the middle quads swapped */
+          __m256 s = _mm256_shuffle_ps (a, b, _MM_SHUFFLE (2, 0, 2, 0));
           v = _mm256_castpd_ps (_mm256_permute4x64_pd (_mm256_castps_pd (s),
                   _MM_SHUFFLE (3, 1, 2, 0)));
         }
@@ -482,6 +477,19 @@ tap_pairs (const guint8 *p, gint64 sw)
   return _mm256_cvtepu8_epi16 (raw);
 }
 
+/* The low @k bytes of @b to @out. */
+AVX2_TARGET static ALWAYS_INLINE void
+store_codes8 (guint8 *out, gint k, __m128i b)
+{
+  if (k == 8) {
+    _mm_storel_epi64 ((__m128i *) out, b);
+    return;
+  }
+  guint8 t[16];
+  _mm_storeu_si128 ((__m128i *) t, b);
+  memcpy (out, t, k);
+}
+
 /* The epilogue of 8 sums @acc into lanes [x0, x0 + k) of the row's output. */
 AVX2_TARGET static ALWAYS_INLINE void
 dw_finish8 (const M2iKI8DwRow *r, __m256i acc, gint64 x0, gint k)
@@ -489,15 +497,8 @@ dw_finish8 (const M2iKI8DwRow *r, __m256i acc, gint64 x0, gint k)
   __m256 f = _mm256_cvtepi32_ps (acc);
   const M2iKI8Out *o = r->o;
   if (r->direct && !r->fix) {
-    __m128i b = bytes8 (direct8 (f, r->dmul, r->dadd, r->mul, r->add, o, r->c));
-    guint8 *out = (guint8 *) r->out + x0;
-    if (k == 8)
-      _mm_storel_epi64 ((__m128i *) out, b);
-    else {
-      guint8 t[16];
-      _mm_storeu_si128 ((__m128i *) t, b);
-      memcpy (out, t, k);
-    }
+    store_codes8 ((guint8 *) r->out + x0, k, bytes8 (direct8 (f, r->dmul, r->dadd, r->mul,
+                r->add, o, r->c)));
     return;
   }
   __m256 v = _mm256_add_ps (_mm256_mul_ps (f, _mm256_set1_ps (r->mul)), _mm256_set1_ps (r->add));
@@ -507,15 +508,8 @@ dw_finish8 (const M2iKI8DwRow *r, __m256i acc, gint64 x0, gint k)
   v = activate8 (o, r->c, v);
   if (o->codes) {
     const M2iKI8Quant *oq = &o->oq[r->c];
-    __m128i b = bytes8 (quant8 (oq, v, _mm256_set1_ps (oq->lm1 / oq->d)));
-    guint8 *out = (guint8 *) r->out + x0;
-    if (k == 8)
-      _mm_storel_epi64 ((__m128i *) out, b);
-    else {
-      guint8 t[16];
-      _mm_storeu_si128 ((__m128i *) t, b);
-      memcpy (out, t, k);
-    }
+    store_codes8 ((guint8 *) r->out + x0, k, bytes8 (quant8 (oq, v,
+                _mm256_set1_ps (oq->lm1 / oq->d))));
     return;
   }
   if (o->grid)

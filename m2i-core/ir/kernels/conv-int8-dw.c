@@ -4,8 +4,9 @@
  * (image, channel) quantizes the channel's plane (or copies its codes)
  * into a padded plane of codes in its slice's scratch, then computes the
  * output row by row (ir_k_i8_dw_row_c here, the VNNI kernel in
- * conv-int8-x86.c, the AVX2 one in conv-int8-avx2.c), with the padding terms of rows that reach into the
- * padding when the zero point lies between two codes.
+ * conv-int8-x86.c, the AVX2 one in conv-int8-avx2.c), with the padding
+ * terms of rows that reach into the padding when the zero point lies
+ * between two codes.
  */
 #include "conv-int8.h"
 #include <base/m2i-align.h>

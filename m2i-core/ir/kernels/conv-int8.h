@@ -154,8 +154,7 @@ gboolean ir_k_conv_int8_dw_fast (const M2iKConvGeom *g);
  * one, every shape is folded: a layer thinner than 16 products per
  * output or per input value (pdr-0013's 1×1 32 → 8, 8 → 32) is slower
  * than its f32 layer alone, but left in f32 it keeps the FakeQuantize
- * passes around it, and the model is then as fast (VNNI) or slower
- * (AVX2) — docs/ir-kernels.md. */
+ * passes around it, and the model is then no faster (docs/int8.md). */
 gboolean ir_k_conv_int8_gemm_fast (void);
 
 /* The op kernel of a compiled integer layer: execute() runs ctx->state (an
