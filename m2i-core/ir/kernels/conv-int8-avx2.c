@@ -8,8 +8,8 @@
  * so the codes are widened to int16 (vpmovzxbw) and the weights kept as
  * int16, and vpmaddwd adds pairs of int16 products into int32 exactly (at
  * most 2·255·128). Each pixel's 4 products then land in two adjacent
- * lanes, added together (vphaddd) at the end. Blocks of 4 channels × 12
- * pixels (12 accumulators), 8 of them per tile.
+ * lanes, added together (vphaddd) at the end. Blocks of 4 channels × 8
+ * pixels (8 accumulators, no spill), 12 of them per tile.
  *
  * Depthwise rows: vpmaddwd on pairs of taps — the int16 codes of taps
  * (kx, kx + 1) of 8 output pixels side by side (at stride 2 they are the
