@@ -26,6 +26,34 @@ typedef struct {
   guint8 *in_ints;               /* n_inputs × CM_SMALL_INT_BYTES: small integer inputs */
 } DynStep;
 
+/* With several threads, an inference runs its layers split over the team
+ * or runs whole on the calling thread, whichever has been faster, timed
+ * as the request runs (run_steps). What splitting costs — the hand-over,
+ * and more, the layers' data moving between the two cores' caches (a
+ * core writing lines the other one read: 7.6 GB/s against 40 where it
+ * alone held them, measured on this machine's virtual CPUs) — depends on
+ * where the system put the threads, and changes while a program runs
+ * (the round trip between the two threads measured 80 ns, then 350 ns, on
+ * the same virtual machine minutes apart): gaze-estimation-adas-0002 ran
+ * 0.43 ms split on one placement; on the other, 0.89 split and 0.71
+ * alone. Layers timed one by one missed that: the next layer pays for the
+ * data a split one left in both caches. */
+typedef struct {
+  guint32 runs;                  /* inferences run with the team */
+  gint64 ns[2];                  /* smoothed time alone [0] and split [1]; 0: unknown */
+  guint32 explore_at;            /* the run that times the slower way again */
+  guint32 interval;              /* runs between those times */
+} SplitChoice;
+
+/* The slower way is timed again after this many runs, and the interval
+ * doubles, up to SPLIT_EXPLORE_MAX, while it stays the slower one (a way
+ * 1.3× slower then costs 2 %, then 0.5 %, of the time; a change of
+ * placement is noticed within a hundred inferences). */
+#define SPLIT_EXPLORE 16
+#define SPLIT_EXPLORE_MAX 64
+/* The first runs of each way warm the caches and are not counted. */
+#define SPLIT_WARMUP 2
+
 /* m2i_op_context_set_output_shape() during an inference. */
 typedef struct {
   CmDynHost host;
@@ -45,6 +73,7 @@ struct _M2iIrInferRequest {
   gboolean profiling;
   M2iIrLayerProfile *profile;    /* one per step */
   M2iKTeam *team;                /* the compiled model's threads, or NULL for one */
+  SplitChoice split;             /* with a team: how inferences run fastest */
   DynBuf *dyn;                   /* cm->n_dyn */
   DynStep *dyn_steps;            /* one per step (used by re-inferred steps) */
   gpointer dyn_scratch_raw;      /* scratch of the re-inferred steps, grown */
@@ -471,11 +500,53 @@ run_one (M2iIrInferRequest *req, gint i, GError **error)
   return !dynamic || finish_dynamic (req, i, error);
 }
 
+/* Whether the inference runs split (1) or alone (0) this time: each way
+ * in turn for the warm-up runs and once more to be measured, then the
+ * faster one, except at explore_at, which times the other again. */
+static gint
+split_way (SplitChoice *c)
+{
+  guint32 r = c->runs++;
+  if (r < 2 * SPLIT_WARMUP + 2)
+    return (r & 1) == 0;
+  gint best = c->ns[0] <= c->ns[1] ? 0 : 1;
+  return r == c->explore_at ? 1 - best : best;
+}
+
+/* Smooths @ns into the estimate of way @way; a run far longer than the
+ * estimate (a thread was descheduled) counts as twice it. Then sets when
+ * the slower way is timed next. */
+static void
+split_note (SplitChoice *c, gint way, gint64 ns)
+{
+  if (c->runs <= 2 * SPLIT_WARMUP)
+    return;
+  gint best = c->ns[0] <= c->ns[1] ? 0 : 1;
+  gint64 *e = &c->ns[way];
+  /* a faster run counts for half (placements change: the faster way is
+   * found again soon), a slower one for a quarter */
+  *e = !*e ? MAX (ns, 1) : ns < *e ? (*e + ns) / 2 : (3 * *e + MIN (ns, 2 * *e)) / 4;
+  if (c->runs - 1 == c->explore_at || c->interval == 0) {
+    /* longer while the slower way stays slower */
+    gboolean same = c->interval && (c->ns[0] <= c->ns[1] ? 0 : 1) == best;
+    c->interval = same ? MIN (2 * c->interval, SPLIT_EXPLORE_MAX) : SPLIT_EXPLORE;
+    c->explore_at = c->runs - 1 + c->interval;
+  }
+}
+
 static void
 run_steps (gpointer data)
 {
   M2iIrInferRequest *req = data;
   const M2iIrCompiledModel *cm = req->cm;
+  /* With a team whose helpers can run (not inside another team's slice):
+   * the layers split over it, or the whole inference alone, whichever
+   * has been faster (split_way). */
+  SplitChoice *c = req->team && ir_k_team_active () ? &req->split : NULL;
+  gint way = c ? split_way (c) : 1;
+  guint64 start = c ? now_ns (CLOCK_MONOTONIC) : 0;
+  if (way == 0)
+    ir_k_team_set_alone (TRUE);
   for (guint i = 0; i < cm->steps->len; i++) {
     guint64 t0 = 0, c0 = 0;
     if (req->profiling) {
@@ -484,13 +555,18 @@ run_steps (gpointer data)
     }
     if (!run_one (req, i, req->error)) {
       req->ok = FALSE;
-      return;
+      break;
     }
     if (req->profiling) {
       req->profile[i].cpu_ns += now_ns (CLOCK_THREAD_CPUTIME_ID) - c0;
       req->profile[i].total_ns += now_ns (CLOCK_MONOTONIC) - t0;
       req->profile[i].count++;
     }
+  }
+  if (c) {
+    ir_k_team_set_alone (FALSE);
+    if (req->ok)
+      split_note (c, way, (gint64) (now_ns (CLOCK_MONOTONIC) - start));
   }
 }
 

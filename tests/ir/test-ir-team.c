@@ -4,8 +4,10 @@
  * contract gives it, whether the helpers join, join late or never start
  * (the pool busy elsewhere); a loop asked for from inside a slice runs
  * alone; the pool itself may be asked for threads meanwhile (as a
- * plugin's kernel would); a team may run inside a pool worker; and whole
- * models give the same bits with one, two and three threads. */
+ * plugin's kernel would); a team may run inside a pool worker; the master
+ * can run loops alone for a while; and whole models give the same bits
+ * with one, two and three threads, whichever way the runtime runs an
+ * inference (split over the team or alone). */
 #include "ir-test-util.h"
 #include <ir/kernels/kernels-private.h>
 
@@ -67,11 +69,25 @@ body_main (gpointer data)
     gint asked = j.slices;
     /* The loop is cut into min (asked, n) slices (grain 1). */
     gint slices = j.slices = MIN (asked, MAX (j.n, 1));
-    gboolean inline_ok = !b->team || l % 5 == 2;
+    /* Every 9th loop with the master told to run alone (as the runtime
+     * does for an inference that runs faster so): inline, in one piece. */
+    gboolean alone = l % 9 == 4;
+    gboolean inline_ok = !b->team || l % 5 == 2 || alone;
+    if (alone)
+      ir_k_team_set_alone (TRUE);
     if (l % 5 == 2)
       m2i_parallel_for (j.n, asked, 1, loop_slice, &j);   /* as a plugin's kernel would */
     else
       ir_k_parallel_for (j.n, asked, 1, loop_slice, &j);
+    if (alone) {
+      g_assert_false (ir_k_team_active ());
+      ir_k_team_set_alone (FALSE);
+      g_assert_true (ir_k_team_active () == b->team);
+    }
+    if (alone && b->team && l % 5 != 2 && j.n > 0 && !j.whole) {
+      g_test_message ("loop %d: run alone, but not inline", l);
+      b->ok = FALSE;
+    }
     /* Each index once, in the slice whose range holds it. The team cuts
      * its loops (a plugin's call to the pool may run inline). */
     if (j.whole && !inline_ok && slices > 1) {
@@ -192,7 +208,9 @@ check_threads_equal (const char *xml)
     float *x = in->data;
     for (gint64 i = 0; i < m2i_shape_numel (&in->shape); i++)
       x[i] = (float) ((i * 7919) % 1000) / 1000.0f;
-    for (gint run = 0; run < 3; run++) {
+    /* enough runs for the runtime to time the inference split and
+     * alone, then run it the faster way and time the other again */
+    for (gint run = 0; run < 20; run++) {
       g_assert_true (m2i_ir_infer_request_infer (req, &error));
       const M2iTensor *out = m2i_ir_infer_request_get_output (req, 0);
       gsize bytes = m2i_tensor_nbytes (out);

@@ -268,6 +268,13 @@ void ir_k_team_run (M2iKTeam *team, void (*body) (gpointer), gpointer data);
 /* TRUE on the thread running a team's body. */
 gboolean ir_k_team_active (void);
 
+/* On the thread running a team's body: while @alone, its loops run on it
+ * alone (inline, as those asked for from inside a slice) and
+ * ir_k_team_active() is FALSE; ir_k_team_set_alone (FALSE) hands them to
+ * the team again (the runtime runs a whole inference alone when that has
+ * been faster). Does nothing elsewhere. */
+void ir_k_team_set_alone (gboolean alone);
+
 /* m2i_parallel_for() for kernels: the same contract, but inside a team's
  * run on its master thread the slices go to the team (any member may run
  * any slice; @slice still tells them apart, for scratch). */

@@ -188,6 +188,14 @@ ir_k_team_active (void)
 }
 
 void
+ir_k_team_set_alone (gboolean alone)
+{
+  /* As while the master runs a slice: its loops run inline. */
+  if (master_of)
+    current_team = alone ? NULL : master_of;
+}
+
+void
 ir_k_parallel_for (gint n, gint n_slices, gint min_grain, M2iParallelFunc func,
     gpointer data)
 {
