@@ -25,7 +25,11 @@
  *
  * It runs after the epilogue fusion (bias, ReLU and Swish are in the layer
  * by then) and before the memory plan. M2I_INT8=0 in the environment or
- * M2iIrCompileOptions.float_emulation turn it off.
+ * M2iIrCompileOptions.float_emulation turn it off. Where the f32 kernel is
+ * faster on this CPU the layer stays f32: depthwise layers without a
+ * vector integer kernel (ir_k_conv_int8_dw_fast), any layer when the
+ * integer tile is the plain-C one (ir_k_conv_int8_gemm_fast);
+ * M2I_INT8=all folds the latter too.
  */
 #include "ir-compile.h"
 #include "kernels/conv-int8.h"
@@ -272,7 +276,17 @@ candidate_clear (Candidate *c)
   g_free (c->out_ranges);
 }
 
-/* A Convolution step that can run on integers: fills @c. */
+/* M2I_INT8=all: every GEMM layer that can run on integers does, also
+ * where the f32 kernel is faster (tests of the integer kernels through
+ * the pass at every level). */
+static gboolean
+fold_forced (void)
+{
+  return !g_strcmp0 (g_getenv ("M2I_INT8"), "all");
+}
+
+/* A Convolution step that can run on integers (and, unless forced, runs
+ * faster so): fills @c. */
 static gboolean
 conv_candidate (const M2iIrCompiledModel *cm, const gint *producer, gint si, Candidate *c)
 {
@@ -291,6 +305,11 @@ conv_candidate (const M2iIrCompiledModel *cm, const gint *producer, gint si, Can
   gboolean dw = g.groups > 1 && g.c_in == g.groups && g.c_out == g.groups;
   if (dw && !ir_k_conv_int8_dw_fast (&g)) {
     g_debug ("int8: layer '%s' stays f32: no fast integer depthwise kernel for it on this CPU",
+        s->ctx.node->name);
+    return FALSE;                      /* the f32 kernel is faster */
+  }
+  if (!dw && !fold_forced () && !ir_k_conv_int8_gemm_fast ()) {
+    g_debug ("int8: layer '%s' stays f32: no vector integer kernel on this CPU",
         s->ctx.node->name);
     return FALSE;                      /* the f32 kernel is faster */
   }

@@ -508,15 +508,16 @@ fp_hrow16 (__m512i p, const FTerms16 *k, const FWeights16 *w, __m512 h[3])
         _mm512_fmadd_ps (w->w1, fp_csc16 (y1, k->k[1][c]), w->m1));
 }
 
-/* Source dwords of blocks fetched by 16-byte windows (two blocks of 8) or
- * by the scalar fill */
+/* Source dwords of blocks fetched by 16-byte windows (two blocks of 8, four
+ * windows each: the unrolled fetch, without the window-count loop of
+ * m2i_fpair_shuf8) or by the scalar fill */
 static AVX512I inline __m512i
 fp_raw16 (const FPairTable *t, gint i, int kind, const guint8 *r1, const guint8 *r2,
     const FPairShuf *sh, gboolean chroma)
 {
   if (kind == FP_LOAD_SHUF)
-    return _mm512_inserti64x4 (_mm512_castsi256_si512 (m2i_fpair_shuf8 (r1, r2, sh + i / 8)),
-        m2i_fpair_shuf8 (r1, r2, sh + i / 8 + 1), 1);
+    return _mm512_inserti64x4 (_mm512_castsi256_si512 (m2i_fpair_shuf8_w4 (r1, r2, sh + i / 8)),
+        m2i_fpair_shuf8_w4 (r1, r2, sh + i / 8 + 1), 1);
   guint32 l[16];
   if (chroma)
     fpair_fill_chroma (t, i, r1, r2, l);

@@ -279,8 +279,9 @@ static const guint8 csc_eo_to_natural[16] = { 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5
 
 /* The dword lanes of one block of 8 outputs from its 16-byte windows
  * (csc-private.h, FPairShuf): @row the luma or NV12 UV row, or the I420 U
- * row with @row2 the V row (NULL otherwise). Used by the AVX2 and AVX-512
- * float pair kernels. */
+ * row with @row2 the V row (NULL otherwise). Used by the AVX2 float pair
+ * kernel for blocks of FP_LOAD_SHUF_WIDE (blocks of FP_LOAD_SHUF take
+ * m2i_fpair_shuf8_w4 at both levels). */
 static inline __attribute__((target("avx2"), always_inline)) __m256i
 m2i_fpair_shuf8 (const guint8 *row, const guint8 *row2, const FPairShuf *s)
 {

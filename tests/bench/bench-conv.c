@@ -30,7 +30,21 @@ typedef struct {
   const char *name;
   gint c_in, h, w, c_out, k, stride, pad, groups;
   gboolean swish;                      /* + bias + Swish (YOLO's Conv blocks) */
+  gint kw, pad_w;                      /* kw > 0: a k × kw kernel, pads pad (H) and pad_w (W) */
 } Layer;
+
+/* The kernel's width and the left/right pads. */
+static gint
+layer_kw (const Layer *L)
+{
+  return L->kw > 0 ? L->kw : L->k;
+}
+
+static gint
+layer_pw (const Layer *L)
+{
+  return L->kw > 0 ? L->pad_w : L->pad;
+}
 
 static const Layer layers[] = {
   /* squeezenet1.1, 227×227 input */
@@ -85,6 +99,15 @@ static const Layer layers[] = {
   { "vehicle/conv4 s2", 64, 18, 18, 128, 3, 2, 1, 1 },
   { "vehicle/conv7 s2", 128, 9, 9, 128, 3, 2, 1, 1 },
   { "vehicle/conv8", 128, 5, 5, 128, 3, 1, 1, 1 },
+  /* license-plate-recognition-barrier-0001: 1×3 and 3×1 on odd-width planes */
+  { "lpr/fire1 3x1", 32, 22, 92, 32, 3, 1, 1, 1, FALSE, 1, 0 },
+  { "lpr/fire1 1x3", 32, 22, 92, 32, 1, 1, 0, 1, FALSE, 3, 1 },
+  { "lpr/fire2 3x1", 64, 11, 90, 64, 3, 1, 1, 1, FALSE, 1, 0 },
+  { "lpr/fire2 1x3", 64, 11, 90, 64, 1, 1, 0, 1, FALSE, 3, 1 },
+  { "lpr/fire2 1x1", 64, 11, 90, 256, 1, 1, 0, 1 },
+  { "lpr/fire3 1x1", 256, 11, 90, 64, 1, 1, 0, 1 },
+  { "lpr/conv2 5x1", 256, 5, 88, 128, 5, 1, 0, 1, FALSE, 1, 0 },
+  { "lpr/conv3 1x13", 128, 1, 88, 71, 1, 1, 0, 1, FALSE, 13, 6 },
   { "agegender/conv4", 96, 7, 7, 192, 3, 1, 0, 1 },
   { "agegender/conv5", 192, 5, 5, 256, 3, 1, 0, 1 },
   { "agegender/conv6", 256, 3, 3, 256, 3, 1, 0, 1 },
@@ -101,6 +124,18 @@ static const Layer layers[] = {
   { "yolov8n/4.m.cv1", 32, 80, 80, 32, 3, 1, 1, 1, TRUE },
   { "yolov8n/6.m.cv1", 64, 40, 40, 64, 3, 1, 1, 1, TRUE },
   { "yolov8n/9.cv2", 512, 20, 20, 256, 1, 1, 0, 1, TRUE },
+  /* YOLOv5n at 416×416 (its 6×6 stem, stride-2 3×3 and small 1×1 layers) */
+  { "yolov5n/0", 3, 416, 416, 16, 6, 2, 2, 1, TRUE },
+  { "yolov5n/1", 16, 208, 208, 32, 3, 2, 1, 1, TRUE },
+  { "yolov5n/2.cv1", 32, 104, 104, 16, 1, 1, 0, 1, TRUE },
+  { "yolov5n/2.m.cv1", 16, 104, 104, 16, 1, 1, 0, 1, TRUE },
+  { "yolov5n/2.m.cv2", 16, 104, 104, 16, 3, 1, 1, 1, TRUE },
+  { "yolov5n/2.cv3", 32, 104, 104, 32, 1, 1, 0, 1, TRUE },
+  { "yolov5n/3", 32, 104, 104, 64, 3, 2, 1, 1, TRUE },
+  { "yolov5n/4.cv3", 64, 52, 52, 64, 1, 1, 0, 1, TRUE },
+  { "yolov5n/5", 64, 52, 52, 128, 3, 2, 1, 1, TRUE },
+  { "yolov5n/7", 128, 26, 26, 256, 3, 2, 1, 1, TRUE },
+  { "yolov5n/8.cv3", 256, 13, 13, 256, 1, 1, 0, 1, TRUE },
 };
 
 /* Squeezenet's repeated shapes (fire3, fire5, fire7, fire9 expands) counted
@@ -188,8 +223,9 @@ run_ort_peer (const gboolean *selected, double (*ort_ms)[2], double min_ms)
   for (guint l = 0; l < G_N_ELEMENTS (layers); l++) {
     const Layer *L = &layers[l];
     for (gint threads = 1; threads <= 2 && selected[l]; threads++)
-      g_string_append_printf (req, "%u %d %d %d %d %d %d %d %d %d %g %d\n", l, L->c_in, L->h,
-          L->w, L->c_out, L->k, L->stride, L->pad, L->groups, threads, min_ms, L->swish);
+      g_string_append_printf (req, "%u %d %d %d %d %d %d %d %d %d %g %d %d %d\n", l, L->c_in,
+          L->h, L->w, L->c_out, L->k, L->stride, L->pad, L->groups, threads, min_ms, L->swish,
+          layer_kw (L), layer_pw (L));
   }
   gchar *version = bench_ort_peer ("ort-conv.cjs", req->str, ort_ms, G_N_ELEMENTS (layers));
   g_string_free (req, TRUE);
@@ -253,11 +289,12 @@ main (int argc, char **argv)
     const Layer *L = &layers[l];
     if (!selected[l] || L->swish)
       continue;
+    gint kw = layer_kw (L), pw = layer_pw (L);
     gint64 oh = (L->h + 2 * L->pad - L->k) / L->stride + 1;
-    gint64 ow = (L->w + 2 * L->pad - L->k) / L->stride + 1;
+    gint64 ow = (L->w + 2 * pw - kw) / L->stride + 1;
     gint cin_g = L->c_in / L->groups;
-    double flop = 2.0 * L->c_out * oh * ow * cin_g * L->k * L->k;
-    gsize n_in = (gsize) L->c_in * L->h * L->w, n_w = (gsize) L->c_out * cin_g * L->k * L->k;
+    double flop = 2.0 * L->c_out * oh * ow * cin_g * L->k * kw;
+    gsize n_in = (gsize) L->c_in * L->h * L->w, n_w = (gsize) L->c_out * cin_g * L->k * kw;
     float *in = g_new (float, n_in), *wts = g_new (float, n_w);
     kt_fill (in, n_in, 1, -1, 1);
     kt_fill (wts, n_w, 2, -0.1f, 0.1f);
@@ -266,15 +303,17 @@ main (int argc, char **argv)
     double ms[4] = { -1, -1, -1, -1 };
     gboolean winograd = FALSE;
     for (gint threads = 1; threads <= 2; threads++) {
-      KTest *t = kt_conv_new (L->c_in, L->h, L->w, L->c_out, L->k, L->stride, L->pad,
-          L->groups, in, wts, threads);
+      KTest *t = kt_conv_rect_new (L->c_in, L->h, L->w, L->c_out, L->k, kw, L->stride, L->pad,
+          pw, L->groups, in, wts, threads);
       ms[threads - 1] = bench_time_runs (execute_layer, t, min_ms) * 1e3;
       winograd = ir_k_conv_uses_winograd (&t->ctx);
       kt_free (t);
       ms[2 + threads - 1] = ort_ms[l][threads - 1];
     }
-    g_autofree gchar *shape = g_strdup_printf ("%dx%dx%d k%d s%d g%d%s", L->c_in, L->h, L->w,
-        L->k, L->stride, L->groups, winograd ? " W" : "");
+    g_autofree gchar *kernel = kw == L->k ? g_strdup_printf ("%d", L->k) :
+        g_strdup_printf ("%dx%d", L->k, kw);
+    g_autofree gchar *shape = g_strdup_printf ("%dx%dx%d k%s s%d g%d%s", L->c_in, L->h, L->w,
+        kernel, L->stride, L->groups, winograd ? " W" : "");
     printf ("%-18s %-22s %7.1f | %9.3f %9.1f | %9.3f %9.1f | %9.3f %9.3f\n", L->name, shape,
         flop / 1e6, ms[0], flop / ms[0] / 1e6, ms[1], flop / ms[1] / 1e6, ms[2], ms[3]);
     gint mult = squeezenet_multiplicity (L->name);

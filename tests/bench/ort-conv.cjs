@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // ort-conv.cjs — the ONNX Runtime peer of bench-conv: times one Conv layer
 // per line of stdin ("name c_in h w c_out k stride pad groups threads min_ms
-// [swish]") on ONNX Runtime's CPU provider and prints "name threads ms" per
-// layer. With swish 1 the layer is YOLO's Conv (with a bias) → Sigmoid →
-// Mul (SiLU), as ONNX exports of Ultralytics models write it.
+// [swish [kw pad_w]]") on ONNX Runtime's CPU provider and prints "name
+// threads ms" per layer. With swish 1 the layer is YOLO's Conv (with a bias)
+// → Sigmoid → Mul (SiLU), as ONNX exports of Ultralytics models write it;
+// kw and pad_w make the kernel k × kw with pads pad (H) and pad_w (W).
 //
 // The one-node ONNX model is written here by a minimal protobuf encoder (the
 // field numbers of onnx.proto), with the weights as an initializer so
@@ -52,14 +53,14 @@ const initializer = (name, dims, values) => [
 
 function convModel(L, weights, bias) {
   const oh = Math.floor((L.h + 2 * L.pad - L.k) / L.stride) + 1;
-  const ow = Math.floor((L.w + 2 * L.pad - L.k) / L.stride) + 1;
-  const wdims = [L.c_out, L.c_in / L.groups, L.k, L.k];
+  const ow = Math.floor((L.w + 2 * L.pad_w - L.kw) / L.stride) + 1;
+  const wdims = [L.c_out, L.c_in / L.groups, L.k, L.kw];
   const conv = [
     ...bytes(1, 'x'), ...bytes(1, 'w'), ...(L.swish ? bytes(1, 'b') : []),
     ...bytes(2, L.swish ? 'c' : 'y'), ...bytes(4, 'Conv'),
-    ...bytes(5, intsAttr('kernel_shape', [L.k, L.k])),
+    ...bytes(5, intsAttr('kernel_shape', [L.k, L.kw])),
     ...bytes(5, intsAttr('strides', [L.stride, L.stride])),
-    ...bytes(5, intsAttr('pads', [L.pad, L.pad, L.pad, L.pad])),
+    ...bytes(5, intsAttr('pads', [L.pad, L.pad_w, L.pad, L.pad_w])),
     ...bytes(5, intAttr('group', L.groups)),
   ];
   const nodes = [...bytes(1, conv)];
@@ -93,7 +94,7 @@ function fill(n, seed, lo, hi) {
 }
 
 async function timeLayer(L) {
-  const w = fill(L.c_out * (L.c_in / L.groups) * L.k * L.k, 2, -0.1, 0.1);
+  const w = fill(L.c_out * (L.c_in / L.groups) * L.k * L.kw, 2, -0.1, 0.1);
   const x = fill(L.c_in * L.h * L.w, 1, -1, 1);
   const b = fill(L.c_out, 3, -1, 1);
   const session = await ort.InferenceSession.create(convModel(L, w, b), {
@@ -129,7 +130,8 @@ async function main() {
     const f = line.trim().split(/\s+/);
     const n = f.slice(1).map(Number);
     const L = { name: f[0], c_in: n[0], h: n[1], w: n[2], c_out: n[3], k: n[4],
-      stride: n[5], pad: n[6], groups: n[7], threads: n[8], min_ms: n[9], swish: n[10] === 1 };
+      stride: n[5], pad: n[6], groups: n[7], threads: n[8], min_ms: n[9], swish: n[10] === 1,
+      kw: n.length > 11 ? n[11] : n[4], pad_w: n.length > 12 ? n[12] : n[6] };
     console.log(`${L.name} ${L.threads} ${(await timeLayer(L)).toFixed(4)}`);
   }
 }

@@ -10,9 +10,9 @@
  * rounding; after a layer that writes codes, each code is the emulation's
  * level or a neighbour (the emulation's sum rounds differently), so the
  * result stays within one step of the inner grid times the next weights.
- * Also: which layers the pass takes (steps counted, kernels asserted), the
- * switches (option, M2I_INT8=0), no allocation per inference. Run at every
- * instruction-set level.
+ * Also: which layers the pass takes (steps counted, kernels asserted; the
+ * speed rule, M2I_INT8=all), the switches (option, M2I_INT8=0), no
+ * allocation per inference. Run at every instruction-set level.
  */
 #include "ir-test-util.h"
 #include <ir/ir-compile.h>
@@ -416,7 +416,7 @@ test_grid (void)
   q = run_new (model, FALSE, 2);
   g_assert_cmpint (count_int8 (q.cm, &codes), ==, 0);
   run_free (&q);
-  g_unsetenv ("M2I_INT8");
+  g_setenv ("M2I_INT8", "all", TRUE);
 
   /* no allocation per inference */
   if (!ALLOC_COUNT_SANITIZED) {
@@ -514,7 +514,10 @@ run_shared_model (const char *model, const char *input, gboolean emulate, gint64
   GError *error = NULL;
   M2iIrModel *m = m2i_ir_model_load (xml, NULL, &error);
   g_assert_no_error (error);
+  /* the layers the pass takes by itself */
+  g_unsetenv ("M2I_INT8");
   Run r = run_new (m, emulate, 2);
+  g_setenv ("M2I_INT8", "all", TRUE);
   gint codes;
   g_assert_cmpint (count_int8 (r.cm, &codes), >, emulate ? -1 : 50);
   const M2iTensor *in = m2i_ir_infer_request_get_input (r.req, 0);
@@ -602,13 +605,76 @@ test_yolov8n_pose (void)
   }
 }
 
+/* ---- which layers the pass takes: the speed rule ------------------------------ */
+
+/* x → FQ → Conv k×k (c_in → c_out, stride s) → Result: on integers or
+ * not, as the pass decides. */
+static gint
+fold_count (gint64 c_in, gint64 c_out, gint k, gint stride)
+{
+  TestIr *b = test_ir_new (11);
+  gint64 h = 24, w = 28, pad = k / 2;
+  gint64 oh = (h + 2 * pad - k) / stride + 1, ow = (w + 2 * pad - k) / stride + 1;
+  M2iShape in = TEST_SHAPE (1, c_in, h, w), ws = TEST_SHAPE (c_out, c_in, k, k);
+  M2iShape out = TEST_SHAPE (1, c_out, oh, ow);
+  g_autofree float *wt = g_new (float, m2i_shape_numel (&ws));
+  gint x = test_ir_parameter (b, "x", M2I_ET_F32, &in);
+  gint y = conv (b, fq (b, x, &in, 256, 0.0f, 2.55f), weights (b, &ws, W_MULTIPLY, wt),
+      (gint) pad, stride, &out);
+  test_ir_result (b, y);
+  GError *error = NULL;
+  M2iIrModel *model = test_ir_load (b, &error);
+  g_assert_no_error (error);
+  Run q = run_new (model, FALSE, 1);
+  gint codes, n = count_int8 (q.cm, &codes);
+  run_free (&q);
+  m2i_ir_model_unref (model);
+  test_ir_free (b);
+  return n;
+}
+
+/* A GEMM layer goes onto integers only where the level has a vector tile
+ * (VNNI or AVX2: the C tile is slower than the f32 kernel), whatever its
+ * shape (thin layers too: left in f32 they keep their FakeQuantize
+ * passes); M2I_INT8=all takes every layer that can run on integers. */
+static void
+test_speed_rule (void)
+{
+  M2iCpuFlags f = m2i_cpu_flags (), level = ir_k_level (M2I_KERNELS_INT8);
+  gboolean vector = (level & (M2I_CPU_AVX512F | M2I_CPU_AVX2)) && (f & M2I_CPU_AVX2) &&
+      (f & M2I_CPU_FMA);
+  static const struct {
+    gint64 c_in, c_out;
+    gint k, stride;
+  } cases[] = {
+    { 32, 8, 1, 1 },                   /* 8 products per input value */
+    { 8, 32, 1, 1 },                   /* 8 per output */
+    { 32, 32, 1, 1 },
+    { 3, 16, 3, 2 },
+    { 8, 8, 3, 1 },
+  };
+  g_unsetenv ("M2I_INT8");
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    g_assert_cmpint (fold_count (cases[i].c_in, cases[i].c_out, cases[i].k, cases[i].stride),
+        ==, vector ? 1 : 0);
+  g_setenv ("M2I_INT8", "all", TRUE);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    g_assert_cmpint (fold_count (cases[i].c_in, cases[i].c_out, cases[i].k, cases[i].stride),
+        ==, 1);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  /* the small models test the integer kernels through the pass at every
+   * level: every layer that can be is folded, also where the f32 kernel
+   * would be faster (test_speed_rule checks that choice) */
+  g_setenv ("M2I_INT8", "all", TRUE);
   g_test_add_func ("/ir/int8/single-layer", test_single);
   g_test_add_func ("/ir/int8/chain", test_chain);
   g_test_add_func ("/ir/int8/grid", test_grid);
+  g_test_add_func ("/ir/int8/speed-rule", test_speed_rule);
   g_test_add_func ("/ir/int8/yolov8n-detections", test_yolov8n_detections);
   g_test_add_func ("/ir/int8/yolov8n-pose", test_yolov8n_pose);
   return g_test_run ();

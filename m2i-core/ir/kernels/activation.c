@@ -10,6 +10,9 @@
  */
 #include "kernels-private.h"
 #include "vmath.h"
+#if defined(__x86_64__) && defined(__GNUC__)
+#include "vmath-avx512.h"
+#endif
 #include <base/m2i-parallel.h>
 
 #include <math.h>
@@ -46,12 +49,39 @@ M2I_K_SIMD_CLONES (clamp_f32, (const float *x, float *y, gint64 n, float lo, flo
 /* 1 / (1 + e^-x), written as e^x / (1 + e^x) for negative x so that e^-x
  * cannot overflow and tiny results keep their value (vmath.h). */
 M2I_K_INLINE void
-sigmoid_f32_body (const float *x, float *y, gint64 n)
+sigmoid_f32_c_body (const float *x, float *y, gint64 n)
 {
   for (gint64 i = 0; i < n; i++)
     y[i] = ir_vm_sigmoid (x[i]);
 }
-M2I_K_SIMD_CLONES (sigmoid_f32, (const float *x, float *y, gint64 n), (x, y, n))
+M2I_K_SIMD_CLONES (sigmoid_f32_c, (const float *x, float *y, gint64 n), (x, y, n))
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* The same with vmath-avx512.h's intrinsics (the same results). */
+IR_VM_AVX512 static void
+sigmoid_f32_avx512 (const float *x, float *y, gint64 n)
+{
+  gint64 i = 0;
+  for (; i + 16 <= n; i += 16)
+    _mm512_storeu_ps (y + i, ir_vm_sigmoid16 (_mm512_loadu_ps (x + i)));
+  if (i < n) {
+    __mmask16 m = (__mmask16) ((1u << (n - i)) - 1);
+    _mm512_mask_storeu_ps (y + i, m, ir_vm_sigmoid16 (_mm512_maskz_loadu_ps (m, x + i)));
+  }
+}
+#endif
+
+static void
+sigmoid_f32 (const float *x, float *y, gint64 n)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (m2i_cpu_flags () & M2I_CPU_AVX512F) {
+    sigmoid_f32_avx512 (x, y, n);
+    return;
+  }
+#endif
+  sigmoid_f32_c (x, y, n);
+}
 
 M2I_K_INLINE void
 exp_f32_body (const float *x, float *y, gint64 n)

@@ -4,8 +4,9 @@
  * (image, channel) quantizes the channel's plane (or copies its codes)
  * into a padded plane of codes in its slice's scratch, then computes the
  * output row by row (ir_k_i8_dw_row_c here, the VNNI kernel in
- * conv-int8-x86.c), with the padding terms of rows that reach into the
- * padding when the zero point lies between two codes.
+ * conv-int8-x86.c, the AVX2 one in conv-int8-avx2.c), with the padding
+ * terms of rows that reach into the padding when the zero point lies
+ * between two codes.
  */
 #include "conv-int8.h"
 #include <base/m2i-align.h>
@@ -53,7 +54,8 @@ ir_k_i8_dw_row_c (const M2iKI8DwRow *r)
 gboolean
 ir_k_conv_int8_dw_fast (const M2iKConvGeom *g)
 {
-  return ir_k_i8_dw_row_vnni (ir_k_level (M2I_KERNELS_INT8), g->sw, g->dw) != NULL;
+  M2iCpuFlags level = ir_k_level (M2I_KERNELS_INT8);
+  return ir_k_i8_dw_row_vnni (level, g->sw, g->dw) || ir_k_i8_dw_row_avx2 (level, g->sw, g->dw);
 }
 
 void
@@ -131,11 +133,18 @@ ir_k_i8_dw_new (const M2iKConvInt8Params *p, gint slices)
   M2iCpuFlags level = ir_k_level (M2I_KERNELS_INT8);
   d->quant_row = ir_k_i8_quant_row_avx512 (level);
   if (!d->quant_row)
+    d->quant_row = ir_k_i8_quant_row_avx2 (level);
+  if (!d->quant_row)
     d->quant_row = ir_k_i8_quant_row_c;
-  d->row = ir_k_i8_dw_row_vnni (level, g->sw, g->dw);
-  d->name = d->row ? "vnni-dw" : "c-dw";
-  if (!d->row)
+  d->name = "vnni-dw";
+  if (!(d->row = ir_k_i8_dw_row_vnni (level, g->sw, g->dw))) {
+    d->name = "avx2-dw";
+    d->row = ir_k_i8_dw_row_avx2 (level, g->sw, g->dw);
+  }
+  if (!d->row) {
+    d->name = "c-dw";
     d->row = ir_k_i8_dw_row_c;
+  }
   d->slices = slices;
   return d;
 }

@@ -176,8 +176,17 @@ ir_k_i8_gemm_new (const M2iKConvInt8Params *p, gint slices)
     m->kernel_name = "c";
   m->copy_row = ir_k_i8_copy_row_avx512 (level, m->codes_in);
   if (!m->copy_row)
+    m->copy_row = ir_k_i8_copy_row_avx2 (level, m->codes_in);
+  if (!m->copy_row)
     m->copy_row = m->codes_in ? ir_k_i8_copy_row_codes_c : ir_k_i8_copy_row_c;
   return m;
+}
+
+gboolean
+ir_k_conv_int8_gemm_fast (void)
+{
+  M2iCpuFlags level = ir_k_level (M2I_KERNELS_INT8);
+  return ir_k_i8_micro_vnni (level) || ir_k_i8_micro_avx2 (level);
 }
 
 gsize

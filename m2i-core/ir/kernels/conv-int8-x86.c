@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The x86 kernels of the integer convolution (conv-int8.h).
+/* The AVX-512 kernels of the integer convolution (conv-int8.h); the AVX2
+ * ones are in conv-int8-avx2.c.
  *
  * GEMM tile, 8 output channels × 48 output pixels, summed over k4 steps of
  * 4 products:
@@ -8,13 +9,6 @@
  *    one broadcast dword per output channel) and adds the 4 products to an
  *    int32 lane, without intermediate saturation: 24 accumulators (8
  *    channels × 3 vectors of 16 pixels), 3 loads and 8 broadcasts a step.
- *  - AVX2: vpmaddubsw would do the same multiply, but it adds pairs of
- *    products into int16 with saturation, and 255·127 + 255·127 = 64770
- *    does not fit; so the codes are widened to int16 (vpmovzxbw) and the
- *    weights kept as int16, and vpmaddwd adds pairs of int16 products into
- *    int32 exactly (at most 2·255·128). Each pixel's 4 products then land
- *    in two adjacent lanes, added together (vphaddd) at the end. Blocks of
- *    4 channels × 12 pixels (12 accumulators), 8 of them per tile.
  * Depthwise rows (VNNI): 4 taps of 16 pixels per vpdpbusd, the taps' codes
  * gathered by byte shuffles. Quantizing (AVX-512): the f32 operations of
  * the C loop, 16 values at a time.
@@ -29,13 +23,13 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #include "row-x86.h"
+#include "vmath-avx512.h"
 
 #define MR M2I_K_I8_MR
 #define NR M2I_K_I8_NR
 
 #define AVX512_TARGET __attribute__ ((target ("avx512f,avx512bw,avx512vl,avx512dq,fma")))
 #define VNNI_TARGET __attribute__ ((target ("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,fma")))
-#define AVX2_TARGET __attribute__ ((target ("avx2,fma")))
 #define ALWAYS_INLINE inline __attribute__ ((always_inline))
 #define ROUND_NEAREST (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
 
@@ -82,41 +76,12 @@ quant16 (const M2iKI8Quant *q, __m512 v, __m512 inv)
   return _mm512_cvttps_epi32 (k);
 }
 
-/* Swish of 16 values: ir_vm_swish (vmath.h) operation for operation (no
- * FMA), so bit for bit the Swish kernel's and the C epilogue's. */
+/* Swish of 16 values: vmath-avx512.h's, bit for bit the Swish kernel's and
+ * the C epilogue's. */
 AVX512_TARGET static ALWAYS_INLINE __m512
 swish16 (__m512 x, float beta)
 {
-  const __m512 zero = _mm512_setzero_ps ();
-  __m512 bx = _mm512_mul_ps (_mm512_set1_ps (beta), x);
-  __mmask16 neg = _mm512_cmp_ps_mask (bx, zero, _CMP_LT_OQ);
-  __m512 a = _mm512_mask_mov_ps (_mm512_sub_ps (zero, bx), neg, bx);   /* bx < 0 ? bx : -bx */
-  /* ir_vm_exp (a) */
-  __m512 xc = _mm512_mask_mov_ps (a, _mm512_cmp_ps_mask (a, _mm512_set1_ps (-104.0f),
-          _CMP_LT_OQ), _mm512_set1_ps (-104.0f));
-  xc = _mm512_mask_mov_ps (xc, _mm512_cmp_ps_mask (xc, _mm512_set1_ps (89.0f), _CMP_GT_OQ),
-      _mm512_set1_ps (89.0f));
-  __m512 m = _mm512_add_ps (_mm512_mul_ps (xc, _mm512_set1_ps (1.44269504088896341f)),
-      _mm512_set1_ps (12582912.0f));
-  __m512 nf = _mm512_sub_ps (m, _mm512_set1_ps (12582912.0f));
-  __m512i n = _mm512_sub_epi32 (_mm512_castps_si512 (m), _mm512_set1_epi32 (0x4B400000));
-  __m512 r = _mm512_sub_ps (_mm512_sub_ps (xc, _mm512_mul_ps (nf, _mm512_set1_ps (0.693359375f))),
-      _mm512_mul_ps (nf, _mm512_set1_ps (-2.12194440e-4f)));
-  __m512 q = _mm512_set1_ps (1.381454058e-03f);
-  q = _mm512_add_ps (_mm512_mul_ps (q, r), _mm512_set1_ps (8.368745446e-03f));
-  q = _mm512_add_ps (_mm512_mul_ps (q, r), _mm512_set1_ps (4.166838899e-02f));
-  q = _mm512_add_ps (_mm512_mul_ps (q, r), _mm512_set1_ps (1.666652113e-01f));
-  q = _mm512_add_ps (_mm512_mul_ps (q, r), _mm512_set1_ps (4.999999404e-01f));
-  __m512 p = _mm512_add_ps (_mm512_add_ps (_mm512_mul_ps (q, _mm512_mul_ps (r, r)), r),
-      _mm512_set1_ps (1.0f));
-  __m512i n1 = _mm512_srai_epi32 (n, 1), n2 = _mm512_sub_epi32 (n, n1);
-  __m512 s1 = _mm512_castsi512_ps (_mm512_slli_epi32 (_mm512_add_epi32 (n1,
-              _mm512_set1_epi32 (127)), 23));
-  __m512 s2 = _mm512_castsi512_ps (_mm512_slli_epi32 (_mm512_add_epi32 (n2,
-              _mm512_set1_epi32 (127)), 23));
-  __m512 e = _mm512_mul_ps (_mm512_mul_ps (p, s1), s2);
-  __m512 num = _mm512_mask_mov_ps (x, neg, _mm512_mul_ps (x, e));
-  return _mm512_div_ps (num, _mm512_add_ps (_mm512_set1_ps (1.0f), e));
+  return ir_vm_swish16 (x, _mm512_set1_ps (beta));
 }
 
 /* The activation of 16 values of channel @c. */
@@ -299,75 +264,6 @@ ir_k_i8_micro_vnni (M2iCpuFlags level)
   return (level & M2I_CPU_AVX512F) && (m2i_cpu_flags () & M2I_CPU_AVX512VNNI) ? micro_vnni : NULL;
 }
 
-/* ---- GEMM tile, AVX2 ----------------------------------------------------------- */
-
-/* 8 int32 lanes [p0 p0 p1 p1 | p2 p2 p3 p3] and [p4 p4 p5 p5 | p6 p6 p7 p7]
- * (each pixel's two partial sums) → the 8 pixels' sums in order. */
-AVX2_TARGET static ALWAYS_INLINE __m256i
-avx2_pair_sums (__m256i lo, __m256i hi)
-{
-  __m256i h = _mm256_hadd_epi32 (lo, hi);     /* p0 p1 p4 p5 | p2 p3 p6 p7 */
-  return _mm256_permute4x64_epi64 (h, _MM_SHUFFLE (3, 1, 2, 0));
-}
-
-/* Rows [r0, r0 + 4) × pixels [x0, x0 + 12) of the tile: their sums into
- * sums[r][x0 ..]. */
-AVX2_TARGET static ALWAYS_INLINE void
-avx2_block (gint k4, const gint16 *a16, const guint8 *b, const gint64 *off, gint r0, gint x0,
-    gint32 sums[MR][NR])
-{
-  __m256i acc[4][3];
-  for (gint r = 0; r < 4; r++)
-    for (gint x = 0; x < 3; x++)
-      acc[r][x] = _mm256_setzero_si256 ();
-  for (gint p = 0; p < k4; p++) {
-    const guint8 *bp = b + off[p] + x0 * 4;
-    __m256i b0 = _mm256_cvtepu8_epi16 (_mm_loadu_si128 ((const __m128i *) bp));
-    __m256i b1 = _mm256_cvtepu8_epi16 (_mm_loadu_si128 ((const __m128i *) (bp + 16)));
-    __m256i b2 = _mm256_cvtepu8_epi16 (_mm_loadu_si128 ((const __m128i *) (bp + 32)));
-    const gint64 *wp = (const gint64 *) (a16 + ((gsize) p * MR + r0) * 4);
-    for (gint r = 0; r < 4; r++) {
-      __m256i w = _mm256_set1_epi64x (wp[r]);
-      acc[r][0] = _mm256_add_epi32 (acc[r][0], _mm256_madd_epi16 (b0, w));
-      acc[r][1] = _mm256_add_epi32 (acc[r][1], _mm256_madd_epi16 (b1, w));
-      acc[r][2] = _mm256_add_epi32 (acc[r][2], _mm256_madd_epi16 (b2, w));
-    }
-  }
-  for (gint r = 0; r < 4; r++) {
-    _mm256_storeu_si256 ((__m256i *) &sums[r0 + r][x0], avx2_pair_sums (acc[r][0], acc[r][1]));
-    _mm_storeu_si128 ((__m128i *) &sums[r0 + r][x0 + 8],
-        _mm256_castsi256_si128 (avx2_pair_sums (acc[r][2], _mm256_setzero_si256 ())));
-  }
-}
-
-/* @a: the weights as int16, [k4][MR][4]. The epilogue is the scalar one. */
-AVX2_TARGET static void
-micro_avx2 (gint k4, const void *a, const guint8 *b, const gint64 *off, const M2iKI8Store *st)
-{
-  gint32 sums[MR][NR];
-  for (gint r0 = 0; r0 < MR; r0 += 4)
-    for (gint x0 = 0; x0 < NR; x0 += 12)
-      avx2_block (k4, a, b, off, r0, x0, sums);
-  for (gint r = 0; r < st->rows; r++) {
-    float v[NR];
-    __m256 mul = _mm256_set1_ps (st->mul[r]), add = _mm256_set1_ps (st->add[r]);
-    __m256i ib = _mm256_set1_epi32 (st->ibias[r]);
-    for (gint x = 0; x < NR; x += 8) {
-      __m256 f = _mm256_cvtepi32_ps (_mm256_add_epi32 (ib,
-              _mm256_loadu_si256 ((const __m256i *) &sums[r][x])));
-      _mm256_storeu_ps (v + x, _mm256_add_ps (_mm256_mul_ps (f, mul), add));
-    }
-    ir_k_i8_store_row (v, r, st);
-  }
-}
-
-M2iKI8Micro
-ir_k_i8_micro_avx2 (M2iCpuFlags level)
-{
-  return (level & (M2I_CPU_AVX512F | M2I_CPU_AVX2)) && (m2i_cpu_flags () & M2I_CPU_AVX2) ?
-      micro_avx2 : NULL;
-}
-
 /* ---- copying into channel quads (AVX-512) ------------------------------------- */
 
 /* 16 codes row[p0 + lane·sw] (z outside [0, w) or the lanes of @m), as
@@ -532,12 +428,6 @@ ir_k_i8_dw_row_vnni (M2iCpuFlags level, gint64 sw, gint64 dw)
 
 M2iKI8Micro
 ir_k_i8_micro_vnni (M2iCpuFlags level)
-{
-  return NULL;
-}
-
-M2iKI8Micro
-ir_k_i8_micro_avx2 (M2iCpuFlags level)
 {
   return NULL;
 }

@@ -3,8 +3,8 @@
  * quantizer and epilogue every path shares (the scalar reference of the
  * vector code), the padding correction for zero points between two codes,
  * and the op kernel the low-precision pass installs. The GEMM path is in
- * conv-int8-gemm.c, depthwise layers in conv-int8-dw.c, the VNNI, AVX2 and
- * AVX-512 kernels in conv-int8-x86.c.
+ * conv-int8-gemm.c, depthwise layers in conv-int8-dw.c, the VNNI and
+ * AVX-512 kernels in conv-int8-x86.c, the AVX2 ones in conv-int8-avx2.c.
  */
 #include "conv-int8.h"
 #include "vmath.h"

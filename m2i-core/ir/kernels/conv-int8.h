@@ -139,13 +139,23 @@ void ir_k_conv_int8_run (const M2iKConvInt8 *c, gconstpointer in, gpointer out,
     gpointer scratch, gint slices);
 
 /* The kernel family in use ("vnni", "avx2", "c"; depthwise "vnni-dw",
- * "c-dw"): for tests and benchmarks. */
+ * "avx2-dw", "c-dw"): for tests and benchmarks. */
 const char *ir_k_conv_int8_kernel_name (const M2iKConvInt8 *c);
 
 /* TRUE when a depthwise layer of this geometry has a fast integer kernel on
  * this CPU (the C kernel is the reference, slower than the f32 one): the
  * low-precision pass leaves other depthwise layers in f32. */
 gboolean ir_k_conv_int8_dw_fast (const M2iKConvGeom *g);
+
+/* TRUE when the int8 family's level (ir_k_level (M2I_KERNELS_INT8)) has
+ * a vector GEMM tile (VNNI or AVX2): the plain-C tile takes 3 to 4 times
+ * the f32 kernel's time on every layer shape measured (bench-conv-int8),
+ * so the low-precision pass leaves GEMM layers in f32 without one. With
+ * one, every shape is folded: a layer thinner than 16 products per
+ * output or per input value (pdr-0013's 1×1 32 → 8, 8 → 32) is slower
+ * than its f32 layer alone, but left in f32 it keeps the FakeQuantize
+ * passes around it, and the model is then no faster (docs/int8.md). */
+gboolean ir_k_conv_int8_gemm_fast (void);
 
 /* The op kernel of a compiled integer layer: execute() runs ctx->state (an
  * M2iKConvInt8) on input 0; infer() refuses (the layer is made by the
@@ -189,7 +199,8 @@ float ir_k_i8_activate (const M2iKI8Out *o, gint64 c, float y);
  * level of rows[j][x0 + x·sw] — z where that column is outside [0, w) —
  * or fill[j] for every pixel when rows[j] is NULL (a padding row, or a
  * channel past the group's). Rows of f32 values (quantized by @q), or of
- * u8 codes (copied: _codes). The C loops, and AVX-512's (NULL without). */
+ * u8 codes (copied: _codes). The C loops, AVX-512's (NULL below that
+ * level) and AVX2's (conv-int8-avx2.c; NULL below AVX2). */
 typedef void (*M2iKI8CopyRow) (const M2iKI8Quant *q, gconstpointer const *rows,
     const guint8 *fill, gint64 x0, gint64 sw, gint64 w, gint64 n, guint8 *d);
 void ir_k_i8_copy_row_c (const M2iKI8Quant *q, gconstpointer const *rows, const guint8 *fill,
@@ -197,11 +208,13 @@ void ir_k_i8_copy_row_c (const M2iKI8Quant *q, gconstpointer const *rows, const 
 void ir_k_i8_copy_row_codes_c (const M2iKI8Quant *q, gconstpointer const *rows,
     const guint8 *fill, gint64 x0, gint64 sw, gint64 w, gint64 n, guint8 *d);
 M2iKI8CopyRow ir_k_i8_copy_row_avx512 (M2iCpuFlags level, gboolean codes);
+M2iKI8CopyRow ir_k_i8_copy_row_avx2 (M2iCpuFlags level, gboolean codes);
 
 /* d[i] = the level of x[i], i < n: the same quantizer, one channel. */
 typedef void (*M2iKI8QuantRow) (const M2iKI8Quant *q, const float *x, gint64 n, guint8 *d);
 void ir_k_i8_quant_row_c (const M2iKI8Quant *q, const float *x, gint64 n, guint8 *d);
 M2iKI8QuantRow ir_k_i8_quant_row_avx512 (M2iCpuFlags level);
+M2iKI8QuantRow ir_k_i8_quant_row_avx2 (M2iCpuFlags level);
 
 /* Where a GEMM tile's results go: row r (output channel c0 + r, r < rows)
  * of grid columns [0, NR): y = acc · mul[r] + add[r] (+ fix[r][n]), then
@@ -237,8 +250,7 @@ typedef void (*M2iKI8Micro) (gint k4, const void *a, const guint8 *b, const gint
 /* The kernels of each instruction set, for @level (ir_k_level
  * (M2I_KERNELS_INT8), or a candidate being measured): VNNI at the AVX-512
  * level where the CPU has it, int8 weights; AVX2 at the AVX2 and AVX-512
- * levels, int16 weights; NULL otherwise (the C loops). The AVX-512 copies,
- * quantizing rows and depthwise rows likewise only at the AVX-512 level. */
+ * levels, int16 weights (conv-int8-avx2.c); NULL otherwise (the C loops). */
 M2iKI8Micro ir_k_i8_micro_vnni (M2iCpuFlags level);
 M2iKI8Micro ir_k_i8_micro_avx2 (M2iCpuFlags level);
 
@@ -333,8 +345,10 @@ typedef struct {
 } M2iKI8DwRow;
 typedef void (*M2iKI8DwRowFunc) (const M2iKI8DwRow *r);
 void ir_k_i8_dw_row_c (const M2iKI8DwRow *r);
-/* VNNI (with AVX-512 BW byte shuffles) for sw 1 or 2 and dw 1; NULL
- * otherwise. */
+/* VNNI (with AVX-512 BW byte shuffles) at the AVX-512 level, AVX2
+ * (vpmaddwd on pairs of taps) at the AVX2 and AVX-512 levels, for sw 1 or
+ * 2 and dw 1; NULL otherwise. */
 M2iKI8DwRowFunc ir_k_i8_dw_row_vnni (M2iCpuFlags level, gint64 sw, gint64 dw);
+M2iKI8DwRowFunc ir_k_i8_dw_row_avx2 (M2iCpuFlags level, gint64 sw, gint64 dw);
 
 G_END_DECLS

@@ -19,6 +19,7 @@
 #include "conv-winograd.h"
 #include "conv-int8.h"
 #include "conv-dw.h"
+#include "conv-edges.h"
 #include <base/m2i-align.h>
 #include <base/m2i-parallel.h>
 
@@ -33,14 +34,16 @@ typedef enum {
 
 #define MAX_SLOTS 16                   /* row phases × kernel columns */
 #define MAX_COPIES 8                   /* column copies (kernels up to 8 wide) */
-/* Column copies and strided slots read each kernel column's B rows from
- * its own plane, where the shifted source shares cache lines between
+/* Column copies (stride 1) read each kernel column's B rows from its
+ * own plane, where the shifted source shares cache lines between
  * them (and im2col packs them): a column panel's rows then span about
  * kw times more lines. Up to this K the layer runs faster; above it
  * (squeezenet's fire6-fire9 3×3 layers, K 432-576) it ran 4-6 % faster
  * alone but up to 6 % slower inside the network, where the weights
  * stream through the same caches. At K 288 it is a wash for squeezenet's
- * fire4/fire5 and 3 % faster for Fashion-MNIST's conv2. */
+ * fire4/fire5 and 3 % faster for Fashion-MNIST's conv2. (Strided slots
+ * have no such limit: their alternative, gathering, was slower at every
+ * K measured.) */
 #define MAX_K_PLANES 320
 /* Gathered layers of up to this many output pixels read B through a table
  * of offsets per tap (ConvState.gather): a 5×5 output at stride 2 is five
@@ -93,6 +96,11 @@ typedef struct {
   gint64 x0, guard;
   gint64 chan;                         /* floats per source channel (its planes) */
   gint n_slots;
+  /* Strided slots of large layers are made a band of output rows at a
+   * time (conv_band_rows ()): band_rows output rows, their slot planes
+   * band_rows + halo rows high (plane = that · wp), one band buffer per
+   * slice; 0 when the whole planes are made at once. */
+  gint64 band_rows, halo;
   gint64 slot_row[MAX_SLOTS], slot_col[MAX_SLOTS];
   gint n_copies;                       /* 0: not in column copies */
   gint64 gap;
@@ -105,6 +113,10 @@ typedef struct {
   gint32 *gather;
   gint32 *off;                         /* k entries */
   gint32 *off_hi;                      /* max of off[0..k] */
+  /* CONV_SHIFTED read in place, the taps that reach a pad copied with
+   * those lanes zeroed (conv-edges.h): no padded copy of the input. */
+  gboolean edges;
+  IrEdgeGeom edge_geom;
   M2iWinograd *wino;                   /* CONV_WINOGRAD */
   IrDwGeom dwg;                        /* CONV_DEPTHWISE */
   IrDwRows dw_rows;
@@ -141,13 +153,19 @@ conv_pack_weights (const ConvState *s, const float *wts, float *dst)
  * multiply-adds per input value: 56×56 planes of squeezenet's 3×3 layers
  * run 7 % faster, 14×14 ones 5 %, the Fashion-MNIST model's first layer 30 %. */
 static gboolean
+conv_column_copies_apply (const ConvState *s)
+{
+  gint64 span = (s->kw - 1) * s->dw;
+  return (s->pl || s->pr) && s->kw <= MAX_COPIES && s->k <= MAX_K_PLANES &&
+      s->pl + s->pr <= span && span < s->w && s->ow <= s->w &&
+      s->c_in * s->kw * (span + 16 + (s->h + s->pt + s->pb) * s->w) <= G_MAXINT / 4;
+}
+
+static gboolean
 conv_column_copies (ConvState *s)
 {
   gint64 span = (s->kw - 1) * s->dw;
-  if (!(s->pl || s->pr) || s->kw > MAX_COPIES || s->k > MAX_K_PLANES ||
-      s->pl + s->pr > span || span >= s->w ||
-      s->ow > s->w ||
-      s->c_in * s->kw * (span + 16 + (s->h + s->pt + s->pb) * s->w) > G_MAXINT / 4)
+  if (!conv_column_copies_apply (s))
     return FALSE;
   for (gint64 kx = 0; kx < s->kw; kx++) {
     gint64 j = kx * s->dw - s->pl, z0 = 0, z1 = 0;
@@ -181,6 +199,84 @@ conv_column_copies (ConvState *s)
         kh * s->dh * s->wp + kw * s->dw - s->pl);
   }
   return TRUE;
+}
+
+/* Whether reading in place (conv-edges.h) copies fewer floats than the
+ * padded source would: the rows of every panel whose tap reaches a pad
+ * (or the last panel's, cut short), against the input padded once, or in
+ * about kw column copies. On lpr's 64×11×90 planes the 1×3 layer copies
+ * a third as much and runs 13 % faster, the 3×1 a fifth and 3-6 %; its
+ * 128×1×88 1×13 layer (K 1664) would copy six times as much, the rows of
+ * a few input rows blown up thirteen times out of L1, and ran 11 % slower. */
+static gboolean
+conv_edges_wanted (const ConvState *s, const IrEdgeGeom *g)
+{
+  gint nr = s->arch->nr;
+  gint64 grid = s->oh * s->w, taps = s->kh * s->kw, copied = 0;
+  guint64 valid[IR_EDGE_MAX_TAPS], all = nr >= 64 ? ~(guint64) 0 : ((guint64) 1 << nr) - 1;
+  for (gint64 n0 = 0; n0 < grid; n0 += nr) {
+    ir_edge_tap_lanes (g, n0, (gint) MIN (nr, grid - n0), valid);
+    for (gint64 t = 0; t < taps; t++)
+      copied += valid[t] != all;
+  }
+  gint64 floats = copied * nr * s->c_in;         /* every panel has c_in / groups · taps rows */
+  gint64 padded = s->c_in * (s->h + s->pt + s->pb) * (s->w + s->pl + s->pr);
+  return floats < (conv_column_copies_apply (s) ? s->kw : 1) * padded;
+}
+
+/* Sets up the in-place reading of a padded stride-1 layer (conv-edges.h)
+ * when it applies: output rows no wider than the input's (grid rows are
+ * the input rows), at most IR_EDGE_MAX_TAPS taps, and a grid of at most
+ * 2^22 columns (conv_edges_wanted () visits every panel: a hostile plane
+ * must not make compiling slow). */
+static gboolean
+conv_edges (ConvState *s)
+{
+  IrEdgeGeom g = { s->h, s->w, s->oh, s->ow, s->kh, s->kw, s->dh, s->dw, s->pt, s->pl };
+  if (s->sh != 1 || s->sw != 1 || !(s->pt || s->pb || s->pl || s->pr) || s->ow > s->w ||
+      s->oh > s->h || s->kh * s->kw > IR_EDGE_MAX_TAPS || s->arch->nr > 64 ||
+      s->oh * s->w > (1 << 22) ||
+      !conv_edges_wanted (s, &g))
+    return FALSE;
+  s->edges = TRUE;
+  s->edge_geom = g;
+  s->hp = s->h;
+  s->wp = s->w;
+  s->plane = s->chan = s->h * s->w;
+  s->off = g_new (gint32, s->k);
+  for (gint64 kk = 0; kk < s->k; kk++) {
+    gint64 ci = kk / (s->kh * s->kw), r = kk % (s->kh * s->kw);
+    s->off[kk] = (gint32) (ci * s->plane + ((r / s->kw) * s->dh - s->pt) * s->w +
+        (r % s->kw) * s->dw - s->pl);
+  }
+  return TRUE;
+}
+
+/* Bytes of strided slots above which they are made a band of output
+ * rows at a time, and the size of a band's: the band is copied and then
+ * multiplied while it is in L2 (1 MiB a core on Zen 5), instead of the
+ * whole copy going out to L3 or memory and coming back. A 6×6 stride-2
+ * layer on a 416×416 input has 6.2 MiB of slots (3 channels × 12); made
+ * whole, it ran 1.8 times slower inside its network than alone. */
+#define BAND_MIN_BYTES (512 * 1024)
+#define BAND_BYTES (384 * 1024)
+
+/* The output rows of a band of strided slots (ConvState.band_rows), or 0
+ * for the whole planes at once: slots over BAND_MIN_BYTES, bands of about
+ * BAND_BYTES but at least 8 column panels (each band's last panel is
+ * partly empty), their number a multiple of the slices. */
+static gint64
+conv_band_rows (const ConvState *s)
+{
+  gint64 row = s->c_in * s->n_slots * s->wp * (gint64) sizeof (float);
+  if (row * s->hp <= BAND_MIN_BYTES)
+    return 0;
+  gint64 rows = MAX (BAND_BYTES / row - s->halo, (8 * s->arch->nr + s->wp - 1) / s->wp);
+  rows = MAX (rows, 1);
+  gint64 bands = (s->oh + rows - 1) / rows;
+  bands = (bands + s->slices - 1) / s->slices * s->slices;
+  rows = (s->oh + bands - 1) / bands;
+  return rows < s->oh ? rows : 0;
 }
 
 /* A padded stride-1 layer whose output fits in one column panel, where
@@ -297,11 +393,15 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
     s->mode = CONV_IM2COL;        /* a few pixels: a grid as wide as the padded rows would
                                    * compute up to twice the columns */
   else if ((s->sh == 1 && s->sw == 1) ||
-      ((s->kh > 1 || s->kw > 1) && (s->k <= MAX_K_PLANES || s->cout_g <= 64) &&
+      ((s->kh > 1 || s->kw > 1) &&
           MIN (s->sh, s->kh) * s->kw <= MAX_SLOTS &&
           s->c_in * MIN (s->sh, s->kh) * s->kw * s->ow *
           ((s->h + s->pt + s->pb + s->sh - 1) / s->sh) <= G_MAXINT / 4))
-    s->mode = CONV_SHIFTED;       /* strided through slots, but not 1×1 */
+    s->mode = CONV_SHIFTED;       /* strided through slots, but not 1×1; at any K (gathered,
+                                   * YOLOv5n's 64→128 3×3 stride-2 layer ran 20 % slower in
+                                   * its network, 3×3 layers of K 1152 on 13×13 10 %,
+                                   * vehicle-attributes' 64×18×18 and 128×9×9 stride-2
+                                   * layers 18 % and 10 %) */
   else
     s->mode = CONV_IM2COL;
 
@@ -356,6 +456,10 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
         s->n_slots++;
       }
     }
+    s->halo = (s->kh - 1) * s->dh / s->sh;
+    s->band_rows = conv_band_rows (s);
+    if (s->band_rows)
+      s->plane = (s->band_rows + s->halo) * s->wp;
     s->chan = s->n_slots * s->plane;
     s->off = g_new (gint32, s->k);
     for (gint64 kk = 0; kk < s->k; kk++) {
@@ -366,7 +470,10 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
         p++;
       s->off[kk] = (gint32) (ci * s->chan + p * s->plane + (kh * s->dh / s->sh) * s->wp);
     }
-    ctx->scratch_bytes += (gsize) s->c_in * s->chan * sizeof (float);
+    ctx->scratch_bytes += (gsize) s->c_in * s->chan * (s->band_rows ? s->slices : 1) *
+        sizeof (float);
+  } else if (s->mode == CONV_SHIFTED && conv_edges (s)) {
+    /* nothing copied: the input is read in place */
   } else if (s->mode == CONV_SHIFTED && conv_column_copies (s)) {
     ctx->scratch_bytes += (gsize) (s->c_in * s->chan + s->gap) * sizeof (float);
   } else if (s->mode == CONV_SHIFTED) {
@@ -427,6 +534,7 @@ typedef struct {
   const float *in;                     /* source channels of this image and group */
   gint64 limit;                        /* floats readable from in (shifted mode) */
   gint width;                          /* columns of a B row the kernel reads */
+  gint32 *table;                       /* M2I_GEMM_MAX_KC entries (conv_edges_b) */
 } ConvPanel;
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -588,6 +696,50 @@ conv_shifted_b (gpointer user, gint k0, gint kc, gint n0, gint ncols, float *buf
   return buf;
 }
 
+/* CONV_SHIFTED in place (ConvState.edges): row k of the panel is the
+ * input at in + n0 + off[k] where all the panel's lanes of its tap read
+ * inside the image; the other rows are copied into @buf with their pad
+ * lanes (and those of dropped grid columns, or past the panel) zeroed.
+ * The row table mixes both when @buf lies within 2^31 floats of the input,
+ * else every row is copied. */
+static const float *
+conv_edges_b (gpointer user, gint k0, gint kc, gint n0, gint ncols, float *buf,
+    const gint32 **off)
+{
+  const ConvPanel *cp = user;
+  const ConvState *s = cp->s;
+  gint nr = s->arch->nr;
+  gint64 taps = s->kh * s->kw;
+  guint64 valid[IR_EDGE_MAX_TAPS];
+  ir_edge_tap_lanes (&s->edge_geom, n0, MIN (ncols, cp->width), valid);
+  guint64 all = cp->width >= 64 ? ~(guint64) 0 : ((guint64) 1 << cp->width) - 1;
+  const float *base = cp->in + n0;
+  guint64 every = all;
+  for (gint64 t = 0; t < taps; t++)
+    every &= valid[t];
+  if (every == all) {
+    /* no tap reaches a pad (most panels) */
+    *off = s->off + k0;
+    return base;
+  }
+  gint64 dist = ((gint64) (guintptr) buf - (gint64) (guintptr) base) / (gint64) sizeof (float);
+  gboolean mixed = dist > G_MININT32 / 2 && dist < G_MAXINT32 / 2;
+  for (gint p = 0, t = (gint) (k0 % taps); p < kc; p++) {
+    guint64 v = valid[t];
+    if (++t == taps)
+      t = 0;
+    if (mixed && v == all) {
+      cp->table[p] = s->off[k0 + p];
+      continue;
+    }
+    ir_edge_copy_lanes (cp->in, n0 + (gint64) s->off[k0 + p], v, cp->width,
+        buf + (gsize) p * nr);
+    cp->table[p] = (gint32) ((mixed ? dist : 0) + p * nr);
+  }
+  *off = cp->table;
+  return mixed ? base : buf;
+}
+
 typedef struct {
   const ConvState *s;
   const float *src;                    /* source of the current image(s) */
@@ -627,6 +779,7 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
   guint8 run_start[M2I_GEMM_MAX_NR + 1];
   guint32 run_mask[M2I_GEMM_MAX_NR];
   gint32 run_at[M2I_GEMM_MAX_NR];
+  gint32 table[M2I_GEMM_MAX_KC];
   gint step = s->arch->step;
   gint64 per_block = j->images * s->groups * j->panels;
   SwishPending pend = { NULL };
@@ -641,7 +794,7 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
     gint n0 = (gint) (panel * nr);
     gint ncols = (gint) MIN (nr, j->grid - n0);
     ConvPanel cp = { s, j->src + first * src_plane,
-      (gint64) ((n + 1) * s->c_in - first) * (gint64) src_plane, nr };
+      (gint64) ((n + 1) * s->c_in - first) * (gint64) src_plane, nr, table };
     M2iGemmOut o = { j->out + (n * s->c_out + g * s->cout_g + r0) * ohw, ohw, NULL, NULL, NULL,
       s->fused.bias ? s->fused.bias + g * s->cout_g + r0 : NULL, NULL, s->fused.relu };
     if (shifted && s->wp != s->ow) {
@@ -675,7 +828,7 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
       o.run_at = run_at;
     }
     const float *a = j->packed + g * s->packed_group + r0 * s->k;
-    M2iGemmPanelB get_b = shifted ? conv_shifted_b : conv_im2col_b;
+    M2iGemmPanelB get_b = s->edges ? conv_edges_b : shifted ? conv_shifted_b : conv_im2col_b;
     /* A last panel of a few columns (a 14×14 plane: 4) by the tail
      * kernel, which reads only those columns of B. */
     cp.width = ncols;
@@ -759,61 +912,72 @@ M2I_K_SIMD_CLONES (phase_row_c, (const ConvState *s, const float *img, gint64 pr
  * columns one at a time and is called per row: the copy was half the time
  * of a strided layer with few output channels (gaze-estimation's 32→16
  * 3×3 stride 2 on 60×60). */
+#define PHASE_ROWS 16
 __attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq")))
 static void
-phase_plane_avx512 (const ConvState *s, const float *img, gint64 pr, gint64 pc, float *dst)
+phase_plane_avx512 (const ConvState *s, const float *img, gint64 pr, gint64 pc, gint64 r0,
+    gint64 rows, float *dst)
 {
   const __m512i even = _mm512_setr_epi32 (0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
       28, 30);
   gint64 span = s->sw == 2 ? 32 : 16, c0 = pc - s->pl;
-  /* Rows whose image row exists: [i0, i1) (zeros above and below). */
-  gint64 i0 = CLAMP ((s->pt - pr + s->sh - 1) / s->sh, 0, s->hp);
-  gint64 i1 = CLAMP ((s->h + s->pt - pr + s->sh - 1) / s->sh, i0, s->hp);
+  /* Rows whose image row exists: [i0, i1) (zeros above and below),
+   * counted from r0. */
+  gint64 i0 = CLAMP ((s->pt - pr + s->sh - 1) / s->sh - r0, 0, rows);
+  gint64 i1 = CLAMP ((s->h + s->pt - pr + s->sh - 1) / s->sh - r0, i0, rows);
   memset (dst, 0, i0 * s->wp * sizeof (float));
-  memset (dst + i1 * s->wp, 0, (s->hp - i1) * s->wp * sizeof (float));
-  const float *img_row0 = img + (pr + s->sh * i0 - s->pt) * s->w;
+  memset (dst + i1 * s->wp, 0, (rows - i1) * s->wp * sizeof (float));
+  const float *img_row0 = img + (pr + s->sh * (r0 + i0) - s->pt) * s->w;
   gint64 img_step = s->sh * s->w;
   /* Column chunks outside, rows inside: the masks of a chunk are the same
    * for every row, and small planes (an 8×8 output: one chunk of eight
-   * per row) were mostly that arithmetic. */
-  for (gint64 j = 0; j < s->wp; j += 16) {
-    gint64 n = MIN (16, s->wp - j), p0 = c0 + s->sw * j;
-    __mmask16 m = (__mmask16) ((1u << n) - 1), ok;
-    float *d = dst + i0 * s->wp + j;
-    const float *row = img_row0;
-    if (s->sw <= 2) {
-      /* raw elements p0 + [lo, hi) lie inside the row */
-      gint64 lo = CLAMP (-p0, 0, span), hi = CLAMP (s->w - p0, 0, span);
-      guint32 raw = hi <= lo ? 0 : (guint32) ((((guint64) 1 << hi) - 1) & ~(((guint64) 1 << lo) - 1));
-      __mmask16 k0 = (__mmask16) raw, k1 = (__mmask16) (raw >> 16);
-      if (s->sw == 1) {
-        for (gint64 i = i0; i < i1; i++, d += s->wp, row += img_step)
-          _mm512_mask_storeu_ps (d, m, _mm512_maskz_loadu_ps (k0, row + p0));
+   * per row) were mostly that arithmetic. In blocks of PHASE_ROWS rows,
+   * which stay in L1 for all the chunks: down a whole wide plane, every
+   * chunk read two new cache lines a row (a 6×6 stride-2 layer's copy of
+   * a 416×416 input took twice as long). */
+  for (gint64 b0 = i0; b0 < i1; b0 += PHASE_ROWS) {
+    gint64 b1 = MIN (b0 + PHASE_ROWS, i1);
+    for (gint64 j = 0; j < s->wp; j += 16) {
+      gint64 n = MIN (16, s->wp - j), p0 = c0 + s->sw * j;
+      __mmask16 m = (__mmask16) ((1u << n) - 1), ok;
+      float *d = dst + b0 * s->wp + j;
+      const float *row = img_row0 + (b0 - i0) * img_step;
+      if (s->sw <= 2) {
+        /* raw elements p0 + [lo, hi) lie inside the row */
+        gint64 lo = CLAMP (-p0, 0, span), hi = CLAMP (s->w - p0, 0, span);
+        guint32 raw = hi <= lo ? 0 :
+            (guint32) ((((guint64) 1 << hi) - 1) & ~(((guint64) 1 << lo) - 1));
+        __mmask16 k0 = (__mmask16) raw, k1 = (__mmask16) (raw >> 16);
+        if (s->sw == 1) {
+          for (gint64 i = b0; i < b1; i++, d += s->wp, row += img_step)
+            _mm512_mask_storeu_ps (d, m, _mm512_maskz_loadu_ps (k0, row + p0));
+        } else {
+          for (gint64 i = b0; i < b1; i++, d += s->wp, row += img_step)
+            _mm512_mask_storeu_ps (d, m, _mm512_permutex2var_ps (_mm512_maskz_loadu_ps (k0,
+                        row + p0), even, _mm512_maskz_loadu_ps (k1, row + p0 + 16)));
+        }
       } else {
-        for (gint64 i = i0; i < i1; i++, d += s->wp, row += img_step)
-          _mm512_mask_storeu_ps (d, m, _mm512_permutex2var_ps (_mm512_maskz_loadu_ps (k0,
-                      row + p0), even, _mm512_maskz_loadu_ps (k1, row + p0 + 16)));
+        for (gint64 i = b0; i < b1; i++, d += s->wp, row += img_step)
+          _mm512_mask_storeu_ps (d, m, ir_k_load_row16 (row, p0, s->sw, s->w, FALSE, m, &ok));
       }
-    } else {
-      for (gint64 i = i0; i < i1; i++, d += s->wp, row += img_step)
-        _mm512_mask_storeu_ps (d, m, ir_k_load_row16 (row, p0, s->sw, s->w, FALSE, m, &ok));
     }
   }
 }
 #endif
 
-/* Slot (pr, pc) of one channel: every row (phase_row_c). */
+/* Rows [r0, r0 + rows) of slot (pr, pc) of one channel (phase_row_c). */
 static void
-phase_plane (const ConvState *s, const float *img, gint64 pr, gint64 pc, float *dst)
+phase_plane (const ConvState *s, const float *img, gint64 pr, gint64 pc, gint64 r0,
+    gint64 rows, float *dst)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
   if (m2i_cpu_flags () & M2I_CPU_AVX512F) {
-    phase_plane_avx512 (s, img, pr, pc, dst);
+    phase_plane_avx512 (s, img, pr, pc, r0, rows, dst);
     return;
   }
 #endif
-  for (gint64 i = 0; i < s->hp; i++)
-    phase_row_c (s, img, pr, pc, i, dst + i * s->wp);
+  for (gint64 i = 0; i < rows; i++)
+    phase_row_c (s, img, pr, pc, r0 + i, dst + i * s->wp);
 }
 
 /* Copies channels [begin, end) of one image into the zero-bordered source. */
@@ -842,7 +1006,7 @@ pad_slice (gint begin, gint end, gint slice, gpointer data)
     for (gint c = begin; c < end; c++)
       for (gint p = 0; p < s->n_slots; p++) {
         gint64 pr = s->slot_row[p], pc = s->slot_col[p];
-        phase_plane (s, j->in + (gsize) c * s->h * s->w, pr, pc,
+        phase_plane (s, j->in + (gsize) c * s->h * s->w, pr, pc, 0, s->hp,
             j->dst + (gsize) c * s->chan + (gsize) p * s->plane);
       }
     return;
@@ -862,6 +1026,41 @@ pad_slice (gint begin, gint end, gint slice, gpointer data)
       dst += s->wp;
     }
     memset (dst, 0, s->pb * s->wp * sizeof (float));
+  }
+}
+
+typedef struct {
+  ConvJob j;                           /* src, out: image 0's */
+  const float *in;
+  float *bands;                        /* a band buffer per slice */
+  gint64 n_bands;
+} BandJob;
+
+/* Bands of strided slots (ConvState.band_rows), each made in the slice's
+ * own band buffer and then multiplied: all its column panels and row
+ * blocks, by this slice. */
+static void
+conv_band_slice (gint begin, gint end, gint slice, gpointer data)
+{
+  const BandJob *b = data;
+  const ConvState *s = b->j.s;
+  float *buf = b->bands + (gsize) slice * s->c_in * s->chan;
+  for (gint t = begin; t < end; t++) {
+    gint64 n = t / b->n_bands, y0 = t % b->n_bands * s->band_rows;
+    gint64 rows = MIN (s->band_rows, s->oh - y0);
+    const float *img = b->in + n * s->c_in * s->h * s->w;
+    for (gint64 c = 0; c < s->c_in; c++)
+      for (gint p = 0; p < s->n_slots; p++)
+        phase_plane (s, img + c * s->h * s->w, s->slot_row[p], s->slot_col[p], y0,
+            rows + s->halo, buf + c * s->chan + p * s->plane);
+    ConvJob j = b->j;
+    j.src = buf;
+    j.out = b->j.out + n * s->c_out * s->oh * s->ow + y0 * s->ow;
+    j.grid = rows * s->wp;
+    j.panels = (j.grid + s->arch->nr - 1) / s->arch->nr;
+    j.images = 1;
+    j.block_rows = s->cout_g;
+    conv_gemm_slice (0, (gint) (s->groups * j.panels), slice, &j);
   }
 }
 
@@ -890,6 +1089,11 @@ conv_gemm (const M2iOpContext *ctx, const ConvState *s, gint slices)
   gint64 block_rows = (gint64) m2i_align_up ((s->cout_g + blocks - 1) / blocks, mr);
   blocks = (s->cout_g + block_rows - 1) / block_rows;
   ConvJob j = { s, in, packed, ctx->outputs[0].data, scratch, panels, grid, images, block_rows };
+  if (s->band_rows) {
+    BandJob b = { j, in, extra, (s->oh + s->band_rows - 1) / s->band_rows };
+    ir_k_parallel_for ((gint) (s->batch * b.n_bands), slices, 1, conv_band_slice, &b);
+    return;
+  }
   if (!s->padded) {
     ir_k_parallel_for ((gint) (blocks * tasks), slices, 1, conv_gemm_slice, &j);
     return;
@@ -963,6 +1167,13 @@ ir_k_conv_uses_direct (const M2iOpContext *ctx)
 {
   const ConvState *s = ctx->state;
   return s && s->mode == CONV_DEPTHWISE;
+}
+
+gboolean
+ir_k_conv_reads_in_place (const M2iOpContext *ctx)
+{
+  const ConvState *s = ctx->state;
+  return s && s->edges;
 }
 
 const M2iOpKernel ir_kernel_convolution = {

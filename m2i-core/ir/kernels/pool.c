@@ -35,6 +35,10 @@ typedef struct {
    * 64-bit divisions per row would cost more than the maxima). */
   gint64 *col_lo, *col_hi;
   gboolean separable;                  /* max_plane_sep () applies */
+  /* max_plane_sep (): per 16 outputs of a row, the masks of the input
+   * columns 16·sw·i − pl + [0, 16), + 16 and + 32 inside the row, and of
+   * the outputs inside it */
+  guint16 *sep_masks;
   gboolean avg_full;                   /* avg_plane_full () applies */
 } PoolState;
 
@@ -45,6 +49,7 @@ pool_state_free (gpointer p)
   if (s) {
     g_free (s->col_lo);
     g_free (s->col_hi);
+    g_free (s->sep_masks);
     g_free (s);
   }
 }
@@ -286,94 +291,99 @@ max_plane_f32_avx512 (const PoolState *s, const float *plane, float *out, guint8
  * -inf, NaN or pads) take the window's first element, as a scan would.
  * The maxima are taken in another order than the scan's, which can only
  * matter for the sign of a zero. */
+/* The maxima down n rows (pitch apart) of the 16 input columns from c on,
+ * lanes outside @m (columns outside the row) -inf; a masked load does not
+ * touch them. Each maximum's second operand is what it returns for a NaN,
+ * so it must never be NaN itself: the chain starts from -inf. */
 static inline __attribute__ ((always_inline, target ("avx512f,avx512vl,avx512bw,avx512dq")))
 __m512
-colmax16 (const float *r0, gint64 pitch, gint64 n, gint64 c, gint64 w)
+colmax16 (const float *r0, gint64 pitch, gint64 n, gint64 c, __mmask16 m)
 {
   const __m512 lowest = _mm512_set1_ps (-INFINITY);
   __m512 v = lowest;
-  if (c >= 0 && c + 16 <= w) {
-    /* The common 3-row window without a loop. Each maximum's second
-     * operand is what it returns for a NaN, so it must never be NaN
-     * itself: the chain starts from -inf. */
-    if (n == 3)
-      return _mm512_max_ps (_mm512_loadu_ps (r0 + 2 * pitch + c),
-          _mm512_max_ps (_mm512_loadu_ps (r0 + pitch + c),
-              _mm512_max_ps (_mm512_loadu_ps (r0 + c), lowest)));
-    for (gint64 r = 0; r < n; r++)
-      v = _mm512_max_ps (_mm512_loadu_ps (r0 + r * pitch + c), v);
-  } else if (c < w && c + 16 > 0) {
-    /* Lanes outside the row stay -inf (a masked load does not touch
-     * them). */
-    guint32 lo = (guint32) CLAMP (-c, 0, 16), hi = (guint32) CLAMP (w - c, 0, 16);
-    __mmask16 m = (__mmask16) (((1u << hi) - 1) & ~((1u << lo) - 1));
-    if (n == 3)
-      return _mm512_max_ps (_mm512_mask_loadu_ps (lowest, m, r0 + 2 * pitch + c),
-          _mm512_max_ps (_mm512_mask_loadu_ps (lowest, m, r0 + pitch + c),
-              _mm512_max_ps (_mm512_mask_loadu_ps (lowest, m, r0 + c), lowest)));
-    for (gint64 r = 0; r < n; r++)
-      v = _mm512_max_ps (_mm512_mask_loadu_ps (lowest, m, r0 + r * pitch + c), v);
-  }
+  for (gint64 r = 0; r < n; r++)
+    v = _mm512_max_ps (_mm512_mask_loadu_ps (lowest, m, r0 + r * pitch + c), v);
   return v;
 }
 
+/* One output row from the window's n rows at r0: 16 outputs at a time,
+ * input columns c = 16·sw·i − pl on, with the masks of s->sep_masks
+ * (the same for every row of every plane). */
 static inline __attribute__ ((always_inline, target ("avx512f,avx512vl,avx512bw,avx512dq")))
 void
-max_plane_sep_sw (const PoolState *s, const float *plane, float *out, gint64 sw)
+max_row_sep (const PoolState *s, const float *plane, const float *r0, gint64 pitch, gint64 n,
+    gint64 oy, float *o, gint64 sw, gint64 kw)
 {
   const __m512 lowest = _mm512_set1_ps (-INFINITY);
   const __m512i lane = _mm512_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   const __m512i even = _mm512_add_epi32 (lane, lane), odd = _mm512_add_epi32 (even,
       _mm512_set1_epi32 (1));
+  const guint16 *mk = s->sep_masks;
+  gint64 c = -s->pl, ow = s->ow;
+  /* a: the column maxima from c on, carried over from the previous 16
+   * outputs */
+  __m512 a = colmax16 (r0, pitch, n, c, mk[0]);
+  for (gint64 x = 0; x < ow; x += 16, c += 16 * sw, mk += 4) {
+    __m512 best;
+    if (sw == 1) {
+      __m512 next = colmax16 (r0, pitch, n, c + 16, mk[1]);
+      best = a;
+      /* columns c + kx .. c + kx + 15: a shifted by kx lanes, the first
+       * kx lanes of next after it */
+      if (kw > 1)
+        best = _mm512_max_ps (_mm512_castsi512_ps (_mm512_alignr_epi32 (
+                    _mm512_castps_si512 (next), _mm512_castps_si512 (a), 1)), best);
+      if (kw > 2)
+        best = _mm512_max_ps (_mm512_castsi512_ps (_mm512_alignr_epi32 (
+                    _mm512_castps_si512 (next), _mm512_castps_si512 (a), 2)), best);
+      for (gint64 kx = 3; kx < kw; kx++)
+        best = _mm512_max_ps (_mm512_permutex2var_ps (a,
+                _mm512_add_epi32 (lane, _mm512_set1_epi32 ((gint32) kx)), next), best);
+      a = next;
+    } else {
+      __m512 b = colmax16 (r0, pitch, n, c + 16, mk[1]);
+      __m512 next = colmax16 (r0, pitch, n, c + 32, mk[2]);
+      __m512 e = _mm512_permutex2var_ps (a, even, b);
+      best = e;
+      if (kw > 1)
+        best = _mm512_max_ps (_mm512_permutex2var_ps (a, odd, b), best);
+      if (kw > 2)             /* columns c + 2, c + 4, ..., c + 32 */
+        best = _mm512_max_ps (_mm512_castsi512_ps (_mm512_alignr_epi32 (
+                    _mm512_castps_si512 (next), _mm512_castps_si512 (e), 1)), best);
+      a = next;
+    }
+    _mm512_mask_storeu_ps (o + x, mk[3], best);
+    __mmask16 stuck = mk[3] & _mm512_cmp_ps_mask (best, lowest, _CMP_EQ_OQ);
+    for (gint l = 0; stuck; l++, stuck >>= 1) {
+      if (!(stuck & 1))
+        continue;
+      gint32 f = first_in_window (s, 0, oy, x + l);
+      o[x + l] = f >= 0 ? plane[f] : -INFINITY;
+    }
+  }
+}
+
+static inline __attribute__ ((always_inline, target ("avx512f,avx512vl,avx512bw,avx512dq")))
+void
+max_plane_sep_sw (const PoolState *s, const float *plane, float *out, gint64 sw, gint64 kh,
+    gint64 kw)
+{
   gint64 pitch = s->dh * s->w;
   for (gint64 oy = 0; oy < s->oh; oy++) {
     /* The window's rows inside the input: ky in [ky0, ky0 + n), equally
      * spaced, so one pointer and the pitch reach them all. */
     gint64 iy0 = oy * s->sh - s->pt, ky0 = 0, n = 0;
-    for (gint64 ky = 0; ky < s->kh; ky++) {
+    for (gint64 ky = 0; ky < kh; ky++) {
       gint64 iy = iy0 + ky * s->dh;
       if (iy >= 0 && iy < s->h && n++ == 0)
         ky0 = ky;
     }
     const float *r0 = plane + (iy0 + ky0 * s->dh) * s->w;
-    float *o = out + oy * s->ow;
-    /* Column maxima from input column c on; a carries over from the
-     * previous 16 outputs. */
-    gint64 c = -s->pl;
-    __m512 a = colmax16 (r0, pitch, n, c, s->w);
-    for (gint64 x = 0; x < s->ow; x += 16, c += 16 * sw) {
-      __m512 best;
-      if (sw == 1) {
-        __m512 next = s->kw > 1 || x + 16 < s->ow ? colmax16 (r0, pitch, n, c + 16, s->w)
-            : lowest;
-        best = a;
-        for (gint64 kx = 1; kx < s->kw; kx++)
-          best = _mm512_max_ps (_mm512_permutex2var_ps (a,
-                  _mm512_add_epi32 (lane, _mm512_set1_epi32 ((gint32) kx)), next), best);
-        a = next;
-      } else {
-        __m512 b = colmax16 (r0, pitch, n, c + 16, s->w);
-        __m512 next = s->kw > 2 || x + 16 < s->ow ? colmax16 (r0, pitch, n, c + 32, s->w)
-            : lowest;
-        __m512 e = _mm512_permutex2var_ps (a, even, b);
-        best = e;
-        if (s->kw > 1)
-          best = _mm512_max_ps (_mm512_permutex2var_ps (a, odd, b), best);
-        if (s->kw > 2)        /* columns c + 2, c + 4, ..., c + 32 */
-          best = _mm512_max_ps (_mm512_castsi512_ps (_mm512_alignr_epi32 (
-                      _mm512_castps_si512 (next), _mm512_castps_si512 (e), 1)), best);
-        a = next;
-      }
-      __mmask16 m = (__mmask16) (s->ow - x >= 16 ? 0xffff : (1u << (s->ow - x)) - 1);
-      _mm512_mask_storeu_ps (o + x, m, best);
-      __mmask16 stuck = m & _mm512_cmp_ps_mask (best, lowest, _CMP_EQ_OQ);
-      for (gint l = 0; stuck; l++, stuck >>= 1) {
-        if (!(stuck & 1))
-          continue;
-        gint32 f = first_in_window (s, 0, oy, x + l);
-        o[x + l] = f >= 0 ? plane[f] : -INFINITY;
-      }
-    }
+    /* whole windows (nearly every row) with the row count a constant */
+    if (n == kh)
+      max_row_sep (s, plane, r0, pitch, kh, oy, out + oy * s->ow, sw, kw);
+    else
+      max_row_sep (s, plane, r0, pitch, n, oy, out + oy * s->ow, sw, kw);
   }
 }
 
@@ -381,10 +391,18 @@ __attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq")))
 static void
 max_plane_sep (const PoolState *s, const float *plane, float *out)
 {
-  if (s->sw == 2)
-    max_plane_sep_sw (s, plane, out, 2);
+  /* The common 3×3 and 2×2 windows with constant sizes: their loops
+   * unrolled. */
+  if (s->sw == 2 && s->kh == 3 && s->kw == 3)
+    max_plane_sep_sw (s, plane, out, 2, 3, 3);
+  else if (s->sw == 2 && s->kh == 2 && s->kw == 2)
+    max_plane_sep_sw (s, plane, out, 2, 2, 2);
+  else if (s->sw == 2)
+    max_plane_sep_sw (s, plane, out, 2, s->kh, s->kw);
+  else if (s->kh == 3 && s->kw == 3)
+    max_plane_sep_sw (s, plane, out, 1, 3, 3);
   else
-    max_plane_sep_sw (s, plane, out, 1);
+    max_plane_sep_sw (s, plane, out, 1, s->kh, s->kw);
 }
 #endif
 
@@ -467,6 +485,42 @@ avg_plane_full_body (const PoolState *s, const float *plane, float *out)
 M2I_K_SIMD_CLONES (avg_plane_full, (const PoolState *s, const float *plane, float *out),
     (s, plane, out))
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/* avg_plane_full ()'s 2×2 stride-2 windows, 16 outputs a step: the even
+ * and odd columns of the two rows by permutes of two loads each, added in
+ * that function's order and divided by 4 — the same float operations. The
+ * compiled loop above took a load per input (person-reidentification's
+ * two AvgPool layers: 46 µs, ONNX Runtime 11). */
+__attribute__ ((target ("avx512f")))
+static void
+avg_plane_2x2s2_avx512 (const PoolState *s, const float *plane, float *out)
+{
+  const __m512i lane = _mm512_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const __m512i even = _mm512_add_epi32 (lane, lane), odd = _mm512_add_epi32 (even,
+      _mm512_set1_epi32 (1));
+  const __m512 count = _mm512_set1_ps (4.0f), zero = _mm512_setzero_ps ();
+  for (gint64 oy = 0; oy < s->oh; oy++) {
+    const float *r0 = plane + oy * s->sh * s->w, *r1 = r0 + s->w;
+    float *o = out + oy * s->ow;
+    for (gint64 x = 0; x < s->ow; x += 16) {
+      /* outputs x .. x + n - 1 read input columns 2x .. 2x + 2n - 1 */
+      gint64 n = MIN (16, s->ow - x);
+      __mmask16 lo = (__mmask16) (n >= 8 ? 0xffff : (1u << (2 * n)) - 1);
+      __mmask16 hi = (__mmask16) (n > 8 ? (1u << (2 * n - 16)) - 1 : 0);
+      __m512 a0 = _mm512_maskz_loadu_ps (lo, r0 + 2 * x), a1 = _mm512_maskz_loadu_ps (hi,
+          r0 + 2 * x + 16);
+      __m512 b0 = _mm512_maskz_loadu_ps (lo, r1 + 2 * x), b1 = _mm512_maskz_loadu_ps (hi,
+          r1 + 2 * x + 16);
+      __m512 sum = _mm512_add_ps (zero, _mm512_permutex2var_ps (a0, even, a1));
+      sum = _mm512_add_ps (sum, _mm512_permutex2var_ps (a0, odd, a1));
+      sum = _mm512_add_ps (sum, _mm512_permutex2var_ps (b0, even, b1));
+      sum = _mm512_add_ps (sum, _mm512_permutex2var_ps (b0, odd, b1));
+      _mm512_mask_storeu_ps (o + x, (__mmask16) ((1u << n) - 1), _mm512_div_ps (sum, count));
+    }
+  }
+}
+#endif
+
 /* ---- Driver ------------------------------------------------------------ */
 
 typedef struct {
@@ -496,6 +550,12 @@ pool_slice (gint begin, gint end, gint slice, gpointer data)
     /* MaxPool-8 indices are counted from `axis` on. */
     gint64 shift = s->axis == 0 ? p * in_plane : s->axis == 1 ? (p % s->c) * in_plane : 0;
     if (s->avg_full) {
+#if defined(__x86_64__) && defined(__GNUC__)
+      if (s->kh == 2 && s->kw == 2 && s->sw == 2 && (m2i_cpu_flags () & M2I_CPU_AVX512F)) {
+        avg_plane_2x2s2_avx512 (s, (const float *) plane, (float *) j->out + p * out_plane);
+        continue;
+      }
+#endif
       avg_plane_full (s, (const float *) plane, (float *) j->out + p * out_plane);
       continue;
     }
@@ -644,6 +704,18 @@ pool_infer (M2iOpContext *ctx, gboolean is_max, gboolean v8, GError **error)
   s->separable = is_max && s->type == M2I_ET_F32 && s->d == 1 && s->kd == 1 && s->pd == 0 &&
       s->dw == 1 && ((s->sw == 1 && s->kw <= 16) || (s->sw == 2 && s->kw <= 3)) &&
       (m2i_cpu_flags () & M2I_CPU_AVX512F);
+  if (s->separable) {
+    gint64 chunks = (s->ow + 15) / 16;
+    s->sep_masks = g_new (guint16, 4 * chunks);
+    for (gint64 i = 0; i < chunks; i++) {
+      for (gint j = 0; j < 3; j++) {
+        gint64 c = 16 * s->sw * i - s->pl + 16 * j;
+        guint32 lo = (guint32) CLAMP (-c, 0, 16), hi = (guint32) CLAMP (s->w - c, 0, 16);
+        s->sep_masks[4 * i + j] = hi > lo ? (guint16) (((1u << hi) - 1) & ~((1u << lo) - 1)) : 0;
+      }
+      s->sep_masks[4 * i + 3] = (guint16) ((1u << MIN (16, s->ow - 16 * i)) - 1);
+    }
+  }
 #endif
   s->slices = ir_k_threads (ctx);
   ctx->scratch_bytes = is_max ? s->slices * pool_scratch_per_slice (s) : 0;

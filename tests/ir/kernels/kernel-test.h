@@ -251,17 +251,18 @@ kt_array_free (KtArray *a)
   }
 }
 
-/* A square Convolution (groups 1) or GroupConvolution of @in (1 × c_in ×
- * h × w) with constant weights @wts (c_out × c_in/groups × k × k), stride
- * and pads on both axes, on @threads, inferred (g_error on failure). */
+/* A Convolution (groups 1) or GroupConvolution of @in (1 × c_in × h × w)
+ * with constant weights @wts (c_out × c_in/groups × kh × kw), the stride on
+ * both axes, pads ph (top and bottom) and pw (left and right), on
+ * @threads, inferred (g_error on failure). */
 static inline KTest *
-kt_conv_new (gint c_in, gint h, gint w, gint c_out, gint k, gint stride, gint pad,
-    gint groups, const float *in, const float *wts, gint threads)
+kt_conv_rect_new (gint c_in, gint h, gint w, gint c_out, gint kh, gint kw, gint stride, gint ph,
+    gint pw, gint groups, const float *in, const float *wts, gint threads)
 {
   KTest *t = kt_new (groups > 1 ? &ir_kernel_group_convolution : &ir_kernel_convolution,
       "opset1");
   t->ctx.n_threads = threads;
-  g_autofree gchar *pads = g_strdup_printf ("%d,%d", pad, pad);
+  g_autofree gchar *pads = g_strdup_printf ("%d,%d", ph, pw);
   g_autofree gchar *strides = g_strdup_printf ("%d,%d", stride, stride);
   kt_attr (t, "strides", strides);
   kt_attr (t, "dilations", "1,1");
@@ -269,13 +270,21 @@ kt_conv_new (gint c_in, gint h, gint w, gint c_out, gint k, gint stride, gint pa
   kt_attr (t, "pads_end", pads);
   kt_input (t, M2I_ET_F32, SHAPE (1, c_in, h, w), in, FALSE);
   if (groups > 1)
-    kt_input (t, M2I_ET_F32, SHAPE (groups, c_out / groups, c_in / groups, k, k), wts, TRUE);
+    kt_input (t, M2I_ET_F32, SHAPE (groups, c_out / groups, c_in / groups, kh, kw), wts, TRUE);
   else
-    kt_input (t, M2I_ET_F32, SHAPE (c_out, c_in, k, k), wts, TRUE);
+    kt_input (t, M2I_ET_F32, SHAPE (c_out, c_in, kh, kw), wts, TRUE);
   GError *error = NULL;
   if (!kt_infer (t, 1, &error))
     g_error ("%s", error->message);
   return t;
+}
+
+/* The same with a square kernel and equal pads. */
+static inline KTest *
+kt_conv_new (gint c_in, gint h, gint w, gint c_out, gint k, gint stride, gint pad,
+    gint groups, const float *in, const float *wts, gint threads)
+{
+  return kt_conv_rect_new (c_in, h, w, c_out, k, k, stride, pad, pad, groups, in, wts, threads);
 }
 
 /* Deterministic pseudo-random floats in [lo, hi). */

@@ -135,10 +135,12 @@ run_case (const Case *k, gint threads)
     g_assert_cmpuint (level, ==, f & M2I_CPU_AVX2);
   gboolean vnni = (level & M2I_CPU_AVX512F) && (f & M2I_CPU_AVX512VNNI);
   gboolean dw = cin_g == 1 && cout_g == 1 && k->groups > 1;
-  const char *want = dw ? (vnni && k->sw <= 2 && k->dw == 1 ? "vnni-dw" : "c-dw") :
-      vnni ? "vnni" : (level & (M2I_CPU_AVX512F | M2I_CPU_AVX2)) && (f & M2I_CPU_AVX2) ? "avx2" : "c";
+  gboolean avx2 = (level & (M2I_CPU_AVX512F | M2I_CPU_AVX2)) && (f & M2I_CPU_AVX2);
+  gboolean dw_vec = k->sw <= 2 && k->dw == 1;
+  const char *want = dw ? (vnni && dw_vec ? "vnni-dw" : avx2 && dw_vec ? "avx2-dw" : "c-dw") :
+      vnni ? "vnni" : avx2 ? "avx2" : "c";
   g_assert_cmpstr (ir_k_conv_int8_kernel_name (c), ==, want);
-  g_assert (ir_k_conv_int8_dw_fast (&g) == (dw && !strcmp (want, "vnni-dw")) || !dw);
+  g_assert (ir_k_conv_int8_dw_fast (&g) == (dw && strcmp (want, "c-dw")) || !dw);
 
   gsize sb = ir_k_conv_int8_scratch_bytes (c);
   guint8 *scratch = g_aligned_alloc (1, sb, 64);
@@ -334,11 +336,274 @@ test_random (void)
   }
 }
 
+/* ---- each vector kernel against the scalar reference, bit for bit ---------- */
+
+/* An epilogue of random kind for @channels channels: every activation,
+ * f32, codes or grid out, ranges that start at 0 (ReLU's direct codes)
+ * or not. */
+static M2iKI8Out *
+random_out (gint64 channels)
+{
+  M2iKI8Out *o = g_new0 (M2iKI8Out, 1);
+  o->act = (M2iKI8Act) rnd_int (0, 3);
+  o->beta = rnd_int (0, 1) ? 1.0f : rnd_f (0.5f, 2.0f);
+  float *slope = g_new (float, channels);
+  for (gint64 c = 0; c < channels; c++)
+    slope[c] = rnd_f (-0.5f, 1.5f);
+  o->slope = slope;
+  gint kind = rnd_int (0, 2);
+  o->codes = kind == 1;
+  o->grid = kind == 2;
+  M2iKI8Quant *oq = g_new (M2iKI8Quant, channels);
+  float *glo = g_new (float, channels), *ghi = g_new (float, channels);
+  gint levels = rnd_int (0, 2) ? 256 : rnd_int (2, 255);
+  for (gint64 c = 0; c < channels; c++) {
+    float lo = rnd_int (0, 2) ? 0.0f : rnd_f (-3.0f, 0.0f), hi = lo + rnd_f (0.5f, 6.0f);
+    oq[c] = ir_k_i8_quantizer (levels, lo, hi, 0);
+    glo[c] = lo * rnd_f (0.5f, 1.5f);
+    ghi[c] = hi * rnd_f (0.5f, 1.5f);
+  }
+  o->oq = oq;
+  o->glo = glo;
+  o->ghi = ghi;
+  return o;
+}
+
+/* The GEMM tile of the level (VNNI, AVX2) against the plain sums and
+ * ir_k_i8_store_row: random sums, runs, padding terms, epilogues. */
+static void
+test_exact_tile (void)
+{
+  M2iCpuFlags level = ir_k_level (M2I_KERNELS_INT8);
+  M2iKI8Micro micro = ir_k_i8_micro_vnni (level);
+  gboolean wide = FALSE;               /* int16 weights */
+  if (!micro && (micro = ir_k_i8_micro_avx2 (level)))
+    wide = TRUE;
+  if (!micro) {
+    g_test_skip ("no vector tile at this level");
+    return;
+  }
+  enum { MR = M2I_K_I8_MR, NR = M2I_K_I8_NR, K4 = 40, LDO = 4 * NR };
+  rng_state = 4242;
+  gint8 *a = g_new (gint8, K4 * MR * 4);
+  gint16 *a16 = g_new (gint16, K4 * MR * 4);
+  guint8 *b = g_new (guint8, K4 * (NR + 8) * 4);
+  for (gint i = 0; i < K4 * (NR + 8) * 4; i++)
+    b[i] = (guint8) rnd_int (0, 255);
+  for (gint iter = 0; iter < 300; iter++) {
+    gint k4 = rnd_int (1, K4);
+    for (gint i = 0; i < K4 * MR * 4; i++)
+      a16[i] = a[i] = (gint8) rnd_int (-128, 127);
+    gint64 off[K4];
+    for (gint p = 0; p < k4; p++)
+      off[p] = (gint64) rnd_int (0, K4 - 1) * (NR + 8) * 4 + 4 * rnd_int (0, 8);
+    M2iKI8Out *o = random_out (MR + 3);
+    gint64 c0 = rnd_int (0, 3);
+    gint32 ibias[MR];
+    float mul[MR], add[MR], dmul[MR], dadd[MR], fix[MR * NR];
+    gboolean direct = TRUE;
+    for (gint r = 0; r < MR; r++) {
+      ibias[r] = rnd_int (-40000, 40000);
+      mul[r] = rnd_f (1e-5f, 2e-3f);
+      add[r] = rnd_f (-2.0f, 2.0f);
+      direct &= ir_k_i8_direct (o, c0 + r, mul[r], add[r], &dmul[r], &dadd[r]);
+    }
+    for (gint i = 0; i < MR * NR; i++)
+      fix[i] = rnd_int (0, 3) ? 0.0f : rnd_f (-1.0f, 1.0f);
+    /* runs: each group of 16 lanes cut into contiguous runs, some lanes
+     * dropped; lane n of run q goes to element n + 3q (all distinct) */
+    guint8 run_start[4];
+    guint16 run_mask[NR];
+    gint32 run_at[NR];
+    gint n_runs = 0;
+    for (gint gi = 0; gi < 3; gi++) {
+      run_start[gi] = (guint8) n_runs;
+      for (gint l = 0; l < 16;) {
+        gint len = rnd_int (1, 16 - l);
+        if (rnd_int (0, 4)) {
+          run_mask[n_runs] = (guint16) (((1u << len) - 1) << l);
+          run_at[n_runs] = gi * 16 + 3 * n_runs;
+          n_runs++;
+        }
+        l += rnd_int (0, 1) ? len : 16;           /* often one full run */
+      }
+    }
+    run_start[3] = (guint8) n_runs;
+    gint rows = rnd_int (1, MR);
+    gboolean use_fix = rnd_int (0, 1);
+    gsize es = o->codes ? 1 : sizeof (float), bytes = (gsize) MR * LDO * es;
+    guint8 *got = g_malloc (bytes), *want = g_malloc (bytes);
+    memset (got, 0x5a, bytes);
+    memset (want, 0x5a, bytes);
+    M2iKI8Store st = { got, LDO, rows, c0, ibias, mul, add, direct ? dmul : NULL,
+      direct ? dadd : NULL, use_fix ? fix : NULL, o, run_start, run_mask, run_at };
+    micro (k4, wide ? (const void *) a16 : (const void *) a, b, off, &st);
+    st.out = want;
+    for (gint r = 0; r < rows; r++) {
+      float v[NR];
+      for (gint n = 0; n < NR; n++) {
+        gint32 acc = ibias[r];
+        for (gint p = 0; p < k4; p++)
+          for (gint j = 0; j < 4; j++)
+            acc += a[(p * MR + r) * 4 + j] * b[off[p] + n * 4 + j];
+        v[n] = (float) acc * mul[r] + add[r];
+      }
+      ir_k_i8_store_row (v, r, &st);
+    }
+    if (memcmp (got, want, bytes)) {
+      for (gsize i = 0; i < bytes; i += es)
+        if (memcmp (got + i, want + i, es))
+          g_error ("tile (%s, act %d, codes %d, grid %d, direct %d, fix %d): element %"
+              G_GSIZE_FORMAT " = %.9g, the reference %.9g", wide ? "avx2" : "vnni", o->act,
+              o->codes, o->grid, direct, use_fix, i / es, es == 1 ? got[i] : *(float *) (got + i),
+              es == 1 ? want[i] : *(float *) (want + i));
+    }
+    g_free (got);
+    g_free (want);
+    ir_k_i8_out_free (o);
+  }
+  g_free (a);
+  g_free (a16);
+  g_free (b);
+}
+
+/* The depthwise rows of the level against ir_k_i8_dw_row_c. */
+static void
+test_exact_dw_rows (void)
+{
+  M2iCpuFlags level = ir_k_level (M2I_KERNELS_INT8);
+  if (!ir_k_i8_dw_row_vnni (level, 1, 1) && !ir_k_i8_dw_row_avx2 (level, 1, 1)) {
+    g_test_skip ("no vector depthwise rows at this level");
+    return;
+  }
+  rng_state = 999;
+  enum { WP = 512 };
+  guint8 *plane = g_new (guint8, 7 * WP);
+  for (gint i = 0; i < 7 * WP; i++)
+    plane[i] = (guint8) rnd_int (0, 255);
+  for (gint iter = 0; iter < 400; iter++) {
+    gint64 sw = rnd_int (1, 2);
+    M2iKI8DwRowFunc row = ir_k_i8_dw_row_vnni (level, sw, 1);
+    if (!row)
+      row = ir_k_i8_dw_row_avx2 (level, sw, 1);
+    g_assert_nonnull (row);
+    gint kh = rnd_int (1, 7), kw = rnd_int (1, 7), n_g = (kw + 3) / 4;
+    gint8 w[7 * 2 * 4] = { 0 };
+    for (gint ky = 0; ky < kh; ky++)
+      for (gint kx = 0; kx < kw; kx++)
+        w[(ky * n_g + kx / 4) * 4 + kx % 4] = (gint8) rnd_int (-128, 127);
+    const guint8 *rows[7];
+    for (gint ky = 0; ky < kh; ky++)
+      rows[ky] = plane + ky * WP + rnd_int (0, 16);
+    M2iKI8Out *o = random_out (4);
+    gint64 c = rnd_int (0, 3), n = rnd_int (1, 150);
+    float fix[160];
+    for (gint i = 0; i < n; i++)
+      fix[i] = rnd_f (-1.0f, 1.0f);
+    M2iKI8DwRow r = { rows, kh, n_g, sw, 1, w, rnd_int (-40000, 40000), rnd_f (1e-5f, 2e-3f),
+      rnd_f (-2.0f, 2.0f), FALSE, 0, 0, rnd_int (0, 1) ? fix : NULL, o, c, NULL, n };
+    r.direct = ir_k_i8_direct (o, c, r.mul, r.add, &r.dmul, &r.dadd);
+    gsize es = o->codes ? 1 : sizeof (float), bytes = (n + 16) * es;
+    guint8 *got = g_malloc (bytes), *want = g_malloc (bytes);
+    memset (got, 0x5a, bytes);
+    memset (want, 0x5a, bytes);
+    r.out = got;
+    row (&r);
+    r.out = want;
+    ir_k_i8_dw_row_c (&r);
+    for (gsize i = 0; i < bytes; i += es)
+      if (memcmp (got + i, want + i, es))
+        g_error ("dw row (sw %" G_GINT64_FORMAT ", %dx%d, n %" G_GINT64_FORMAT ", act %d, "
+            "codes %d, grid %d, direct %d, fix %d): element %" G_GSIZE_FORMAT " = %.9g, "
+            "the reference %.9g", sw, kh, kw, n, o->act, o->codes, o->grid, r.direct,
+            r.fix != NULL, i / es, es == 1 ? got[i] : *(float *) (got + i),
+            es == 1 ? want[i] : *(float *) (want + i));
+    g_free (got);
+    g_free (want);
+    ir_k_i8_out_free (o);
+  }
+  g_free (plane);
+}
+
+/* The quantizing and copying rows of the level against the C loops:
+ * values on and off the grid, out of range, NaN; rows starting left of
+ * the image and running past it, strides 1 to 3, padding rows. */
+static void
+test_exact_rows (void)
+{
+  M2iCpuFlags level = ir_k_level (M2I_KERNELS_INT8);
+  M2iKI8QuantRow quant = ir_k_i8_quant_row_avx512 (level);
+  if (!quant)
+    quant = ir_k_i8_quant_row_avx2 (level);
+  if (!quant) {
+    g_test_skip ("no vector rows at this level");
+    return;
+  }
+  rng_state = 31337;
+  enum { W = 300 };
+  float *x = g_new (float, 4 * W);
+  guint8 *codes = g_new (guint8, 4 * W);
+  for (gint iter = 0; iter < 300; iter++) {
+    gint levels = rnd_int (0, 2) ? 256 : rnd_int (2, 255);
+    float lo = rnd_f (-3.0f, 1.0f), hi = lo + rnd_f (0.1f, 5.0f);
+    if (rnd_int (0, 5) == 0) {
+      float t = lo;                      /* a reversed range */
+      lo = hi;
+      hi = t;
+    }
+    M2iKI8Quant q = ir_k_i8_quantizer (levels, lo, hi, rnd_int (0, levels - 1));
+    for (gint i = 0; i < 4 * W; i++) {
+      gint kind = rnd_int (0, 9);
+      x[i] = kind == 0 ? NAN : kind == 1 ? lo + (hi - lo) * rnd_int (0, levels - 1) /
+          (levels - 1) : kind == 2 ? lo + (hi - lo) * (rnd_int (0, levels - 2) + 0.5f) /
+          (levels - 1) : rnd_f (MIN (lo, hi) - 1.0f, MAX (lo, hi) + 1.0f);
+      codes[i] = (guint8) rnd_int (0, 255);
+    }
+    gint64 n = rnd_int (1, W - 10);
+    guint8 got[W * 4 + 64], want[W * 4 + 64];
+    memset (got, 0x5a, sizeof got);
+    memset (want, 0x5a, sizeof want);
+    gint off = rnd_int (0, 3);
+    quant (&q, x + off, n, got);
+    ir_k_i8_quant_row_c (&q, x + off, n, want);
+    if (memcmp (got, want, sizeof got))
+      g_error ("quant row differs (n %" G_GINT64_FORMAT ")", n);
+
+    gboolean as_codes = rnd_int (0, 1);
+    M2iKI8CopyRow copy = ir_k_i8_copy_row_avx512 (level, as_codes);
+    if (!copy)
+      copy = ir_k_i8_copy_row_avx2 (level, as_codes);
+    g_assert_nonnull (copy);
+    gint64 sw = rnd_int (1, 3), w = rnd_int (1, W / 4);
+    gint64 x0 = rnd_int (-3, 3), cn = rnd_int (1, (w + 6) / sw + 2);
+    gconstpointer rows[4];
+    guint8 fill[4];
+    for (gint j = 0; j < 4; j++) {
+      rows[j] = rnd_int (0, 4) == 0 ? NULL : as_codes ? (gconstpointer) (codes + j * W) :
+          (gconstpointer) (x + j * W);
+      fill[j] = (guint8) rnd_int (0, 255);
+    }
+    memset (got, 0x5a, sizeof got);
+    memset (want, 0x5a, sizeof want);
+    copy (&q, rows, fill, x0, sw, w, cn, got);
+    (as_codes ? ir_k_i8_copy_row_codes_c : ir_k_i8_copy_row_c) (&q, rows, fill, x0, sw, w, cn,
+        want);
+    if (memcmp (got, want, sizeof got))
+      g_error ("copy row differs (codes %d, x0 %" G_GINT64_FORMAT ", sw %" G_GINT64_FORMAT
+          ", w %" G_GINT64_FORMAT ", n %" G_GINT64_FORMAT ")", as_codes, x0, sw, w, cn);
+  }
+  g_free (x);
+  g_free (codes);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/conv-int8/listed", test_listed);
   g_test_add_func ("/conv-int8/random", test_random);
+  g_test_add_func ("/conv-int8/exact/tile", test_exact_tile);
+  g_test_add_func ("/conv-int8/exact/dw-rows", test_exact_dw_rows);
+  g_test_add_func ("/conv-int8/exact/rows", test_exact_rows);
   return g_test_run ();
 }

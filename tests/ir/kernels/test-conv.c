@@ -268,6 +268,13 @@ test_shapes_fixed (void)
     { 1, 4, 21, 21, 5, 1, 3, 3, 5, 5, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 8, 15, 16, 10, 2, 3, 3, 2, 3, 1, 2, { 0, 2 }, { 1, 0 }, NULL, FALSE },
     { 1, 4, 1, 23, 6, 1, 1, 4, 1, 3, 1, 1, { 0, 1 }, { 0, 2 }, NULL, TRUE },
+    { 1, 40, 15, 14, 72, 1, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE }, /* K 360 */
+    /* Slots over 512 KiB, made a band of output rows at a time (conv.c):
+     * YOLOv5's 6×6 stem (two halo rows), groups with a batch and a pad on
+     * one side, dilated taps on one row phase. */
+    { 1, 3, 200, 204, 8, 1, 6, 6, 2, 2, 1, 1, { 2, 2 }, { 2, 2 }, NULL, FALSE },
+    { 2, 32, 100, 98, 12, 2, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 0, 1 }, NULL, FALSE },
+    { 1, 16, 160, 150, 8, 1, 3, 3, 2, 2, 2, 2, { 2, 2 }, { 2, 2 }, NULL, FALSE },
     /* Stride 1 through column copies (conv.c): pads on one side (outputs
      * narrower than the rows), both sides, the right one only, dilated
      * taps, a kernel almost as wide as the plane, 5x5, groups, batches,
@@ -326,6 +333,43 @@ test_shapes_random (void)
     done++;
   }
   g_rand_free (r);
+}
+
+/* Padded stride-1 layers read in place (conv-edges.h), each checked to
+ * take that path: license-plate-recognition's 1×3 and 3×1 layers on odd
+ * widths, 3×3 with pads of 1 on wide rows, dilated taps with pads of 2,
+ * pads on one side only (outputs narrower than the rows), a 1-D layer,
+ * batches and groups; K past one block (several calls per panel, the
+ * tap counter carried over); one output channel (the one-row kernels,
+ * text-image-super-resolution's last layer). */
+static void
+test_edges (void)
+{
+  static const ConvCase cases[] = {
+    /* n cin h w cout g kh kw sh sw dh dw pb pe auto */
+    { 1, 16, 11, 90, 20, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
+    { 1, 16, 22, 92, 19, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+    { 1, 5, 40, 200, 9, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 4, 9, 97, 6, 1, 3, 3, 1, 1, 2, 2, { 2, 2 }, { 2, 2 }, NULL, FALSE },
+    { 1, 4, 30, 180, 7, 1, 3, 3, 1, 1, 1, 1, { 1, 0 }, { 0, 1 }, NULL, FALSE },
+    { 1, 4, 10, 64, 5, 1, 5, 1, 1, 1, 1, 1, { 2, 0 }, { 1, 0 }, NULL, FALSE },
+    { 2, 20, 8, 75, 22, 2, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+    { 1, 3, 1, 150, 5, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, TRUE },
+    { 1, 400, 7, 60, 9, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+    { 1, 4, 30, 200, 1, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },   /* one row */
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    ConvRef r = conv_ref_new (&cases[i], 0);
+    KTest *t = conv_test_new (&cases[i], r.in, r.w, FALSE, 1);
+    GError *error = NULL;
+    g_assert_true (kt_infer (t, 1, &error));
+    if (!ir_k_conv_reads_in_place (&t->ctx))
+      g_error ("edges case %u is not read in place", i);
+    kt_free (t);
+    conv_ref_clear (&r);
+    check_case (&cases[i], FALSE, 1);
+    check_case (&cases[i], i % 2 == 0, 2);
+  }
 }
 
 /* Layers big enough for every blocking level (several K blocks, many
@@ -946,5 +990,6 @@ main (int argc, char **argv)
   g_test_add_func ("/conv/fused-swish", test_fused_swish);
   g_test_add_func ("/conv/winograd", test_winograd);
   g_test_add_func ("/conv/direct", test_direct);
+  g_test_add_func ("/conv/edges", test_edges);
   return g_test_run ();
 }

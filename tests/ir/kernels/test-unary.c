@@ -5,8 +5,9 @@
  * trigonometric ones) against PyTorch / NumPy float64 values rounded once
  * (tests/data/ir-kernels/gen-ops.py) over a sweep of 700 inputs with the
  * edges of e^x; vmath.h's e^x against double precision over its whole
- * range; integers, special values, run-time parameters, threads, in place,
- * and errors. */
+ * range; Swish and Sigmoid bit for bit vmath.h's scalar functions at this
+ * run's level; integers, special values, run-time parameters, threads, in
+ * place, and errors. */
 #include "kernel-test.h"
 #include <ir/kernels/vmath.h>
 
@@ -272,6 +273,41 @@ test_runtime_and_threads (void)
   g_free (want);
 }
 
+/* Swish and Sigmoid at this run's instruction set (AVX-512 intrinsics,
+ * vmath-avx512.h, or vmath.h's loops compiled per level) give vmath.h's
+ * scalar results bit for bit — which the fused Swish of a convolution
+ * relies on — over a sweep of every 2039th bit pattern: NaNs, infinities,
+ * denormals, both signs, and the range where e^x is denormal. */
+static void
+test_bits (void)
+{
+  const gint64 n = (G_GINT64_CONSTANT (1) << 32) / 2039 + 1;
+  float *x = g_new (float, n), *want = g_new (float, n);
+  for (gint64 i = 0; i < n; i++) {
+    guint32 u = (guint32) (i * 2039);
+    memcpy (&x[i], &u, sizeof u);
+  }
+  const float betas[] = { 1.0f, 0.75f, -1.5f };
+  for (guint b = 0; b <= G_N_ELEMENTS (betas); b++) {
+    gboolean sigmoid = b == G_N_ELEMENTS (betas);
+    for (gint64 i = 0; i < n; i++)
+      want[i] = sigmoid ? ir_vm_sigmoid (x[i]) : ir_vm_swish (x[i], betas[b]);
+    KTest *t = kt_new (sigmoid ? &ir_kernel_sigmoid : &ir_kernel_swish, sigmoid ? "opset1" : "opset4");
+    kt_input (t, M2I_ET_F32, SHAPE (n), x, FALSE);
+    if (!sigmoid)
+      kt_input (t, M2I_ET_F32, SCALAR, &betas[b], TRUE);
+    kt_run (t, 1);
+    const float *y = kt_out_f32 (t, 0);
+    for (gint64 i = 0; i < n; i++)
+      if (memcmp (&y[i], &want[i], sizeof (float)) && !(isnan (y[i]) && isnan (want[i])))
+        g_error ("%s (%a) = %a, vmath.h's scalar function gives %a",
+            sigmoid ? "sigmoid" : "swish", (double) x[i], (double) y[i], (double) want[i]);
+    kt_free (t);
+  }
+  g_free (x);
+  g_free (want);
+}
+
 static void
 test_errors (void)
 {
@@ -327,6 +363,7 @@ main (int argc, char **argv)
   g_test_add_func ("/kernels/unary/special", test_special);
   g_test_add_func ("/kernels/unary/integers", test_integers);
   g_test_add_func ("/kernels/unary/runtime-threads", test_runtime_and_threads);
+  g_test_add_func ("/kernels/unary/bits", test_bits);
   g_test_add_func ("/kernels/unary/errors", test_errors);
   return g_test_run ();
 }
