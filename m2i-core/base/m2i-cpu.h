@@ -36,7 +36,7 @@ typedef enum {
 /* Kernel families whose instruction-set level is chosen per CPU model. */
 typedef enum {
   M2I_KERNELS_CSC,       /* full-frame colour conversion (NV12/I420 -> RGB, no resize) */
-  M2I_KERNELS_FUSED,     /* the fused path's resize kernels (float pairs, finishing) */
+  M2I_KERNELS_FUSED,     /* the fused paths' kernels (float pairs, pixel-chain fetch, finishing) */
   M2I_KERNELS_RESIZE,    /* the resize module's row kernels */
   M2I_KERNELS_GEMM,      /* the IR runtime's GEMM micro-kernels (Convolution, MatMul) */
   M2I_KERNELS_WINOGRAD,  /* the IR runtime's Winograd transforms */

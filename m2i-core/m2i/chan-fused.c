@@ -12,8 +12,16 @@
  * or interleaved). The sums are the resize module's row kernels, in the
  * reference path's order, so results equal it (u8 exactly, fp16 within the
  * fast norm's ulp).
+ *
+ * Interleaved or one-plane pixels resized in fp16 or fp32 to planes of that
+ * type (the YOLO and ImageNet inputs from 4-byte camera frames) take the
+ * SIMD row kernels of chan-fetch.h instead: the ring holds the horizontal
+ * sums each source row's needed pixels give directly (no split rows), and
+ * one sweep per output row does the vertical pass, norm and store. Same
+ * order of evaluation, same results.
  */
 #include "chan-private.h"
+#include "chan-fetch.h"
 #include "engine-private.h"
 
 #include <base/m2i-fp16.h>
@@ -40,6 +48,8 @@ struct ChanFused {
   gboolean has_resize, has_norm, out_planar;
   float sub[3], mul[3], add[3];
   M2iResizePlan *rplan;
+  ChanFetch *fetch;            /* the SIMD row kernels (chan-fetch.h), NULL: the split rows */
+  gint rstride;                /* floats per channel of a ring slot */
   gint ring_n;
   gint n_slices;
   Slice *slices;
@@ -98,6 +108,30 @@ slice_free (Slice *s)
   g_free (s->o16);
 }
 
+/* The SIMD row kernels where they run the chain: a resize without
+ * intermediate rounding on fp16 or fp32 data, stored planar in that type,
+ * from interleaved pixels or one u8 plane. NULL otherwise. */
+static ChanFetch *
+fetch_new (ChanFused *f)
+{
+  if (!f->has_resize || !m2i_chan_fetch_supported (f->rplan) || !f->out_planar
+      || f->resize_dt == M2I_DTYPE_U8 || f->out_dt != f->resize_dt)
+    return NULL;
+  guint px, coff[3] = { 0, 0, 0 };
+  if (f->rd.kind == CHAN_SPLIT) {
+    px = f->rd.px;
+    for (guint c = 0; c < 3; c++)
+      coff[c] = f->rd.off + c;
+  } else if (f->rd.kind == CHAN_LUMA_PLANE || (f->rd.kind == CHAN_PLANES && f->n_ch == 1)) {
+    px = 1;
+  } else {
+    return NULL;
+  }
+  gboolean n = f->has_norm;
+  return m2i_chan_fetch_new (f->rplan, px, f->n_ch, coff, f->resize_dt == M2I_DTYPE_F16,
+      f->out_dt == M2I_DTYPE_F16, n ? f->sub : NULL, n ? f->mul : NULL, n ? f->add : NULL);
+}
+
 void
 m2i_chan_fused_free (ChanFused *f)
 {
@@ -106,6 +140,7 @@ m2i_chan_fused_free (ChanFused *f)
   for (gint i = 0; f->slices && i < f->n_slices; i++)
     slice_free (&f->slices[i]);
   g_free (f->slices);
+  m2i_chan_fetch_free (f->fetch);
   if (f->rplan)
     m2i_resize_plan_free (f->rplan);
   g_free (f);
@@ -153,6 +188,8 @@ m2i_chan_fused_new (const M2iImage *in, const M2iOp *ops, guint n_ops,
    * pixels (a convert to fp16 rounds nothing). */
   if (!f->has_resize)
     f->resize_dt = M2I_DTYPE_F32;
+  f->fetch = fetch_new (f);
+  f->rstride = f->fetch ? f->fetch->np : f->out_w;
   f->n_slices = n_threads > 0 ? n_threads : m2i_parallel_n_cores ();
   f->slices = g_new0 (Slice, f->n_slices);
   gsize n = (gsize) f->out_w * f->n_ch;
@@ -166,15 +203,19 @@ m2i_chan_fused_new (const M2iImage *in, const M2iOp *ops, guint n_ops,
   }
   for (gint s = 0; s < f->n_slices; s++) {
     Slice *sl = &f->slices[s];
+    if (f->has_resize) {
+      sl->ring = g_new0 (float, (gsize) f->rstride * f->n_ch * f->ring_n);
+      sl->tags = g_new (gint, f->ring_n);
+      sl->rows = g_new0 (const float *, taps);
+    }
+    if (f->fetch)
+      continue;                 /* the row kernels need no split rows */
     sl->split = g_new0 (guint8, (gsize) f->in_w * 3);
     sl->vrow = g_new0 (float, n);
     sl->o8 = g_new0 (guint8, n);
     sl->o16 = g_new0 (m2i_f16, n);
     if (!f->has_resize)
       continue;
-    sl->ring = g_new0 (float, n * (gsize) f->ring_n);
-    sl->tags = g_new (gint, f->ring_n);
-    sl->rows = g_new0 (const float *, taps);
     if (f->resize_dt == M2I_DTYPE_F16 && f->rplan->round_intermediate)
       sl->h16 = g_new0 (m2i_f16, f->in_w);
     if (f->resize_dt == M2I_DTYPE_F32)
@@ -265,10 +306,15 @@ static const float *
 source_row (ChanFused *f, Slice *sl, gint r)
 {
   gint slot = r % f->ring_n;
-  gsize w = (gsize) f->out_w;
+  gsize w = (gsize) f->rstride;
   float *dst = sl->ring + (gsize) slot * w * f->n_ch;
   if (sl->tags[slot] == r)
     return dst;
+  if (f->fetch) {
+    f->fetch->k->hrow (f->fetch, f->in->data[0] + (gsize) r * f->in->stride[0], dst);
+    sl->tags[slot] = r;
+    return dst;
+  }
   const guint8 *rows[3];
   const M2iResizePlan *rp = f->rplan;
   m2i_chan_read_row (&f->rd, f->in, r, 0, f->in_w, sl->split, rows);
@@ -304,9 +350,22 @@ run_resize (gint begin, gint end, gint slice, gpointer data)
   for (gint oy = begin; oy < end; oy++) {
     for (gint t = 0; t < ay->taps; t++)
       sl->rows[t] = source_row (f, sl, ay->index[oy * ay->taps + t]);
+    if (f->fetch) {
+      guint8 *dst[3];
+      for (guint c = 0; c < f->n_ch; c++)
+        dst[c] = f->out->data[c] + (gsize) oy * f->out->stride[c];
+      f->fetch->k->vrow (f->fetch, sl->rows, ay->weight + (gsize) oy * ay->taps, ay->taps, dst);
+      continue;
+    }
     m2i_resize_vpass (f->rplan, oy, sl->rows, f->out_w * (gint) f->n_ch, sl->vrow);
     finish_row (f, sl, oy, sl->vrow);
   }
+}
+
+const char *
+m2i_chan_fused_kernel (const ChanFused *f)
+{
+  return f->fetch ? f->fetch->k->name : NULL;
 }
 
 void

@@ -12,8 +12,9 @@
  * small ring of rows, and every output row is one vertical pass plus the
  * finishing steps: the reference path's evaluation order, so u8 results
  * equal it bit for bit and fp16 ones within the norm's one ulp. Plain C
- * (the loops vectorize); the planner uses it for the extended profile's
- * fused pixel patterns and for CPU tasks of such ops. */
+ * (the loops vectorize), except the SIMD row kernels of chan-fetch.h where
+ * a resize on fp data ends in planes of it; the planner uses it for the
+ * extended profile's fused pixel patterns and for CPU tasks of such ops. */
 #pragma once
 
 #include <m2i/m2i-format.h>
@@ -62,5 +63,8 @@ ChanFused *m2i_chan_fused_new (const M2iImage *in, const M2iOp *ops, guint n_ops
     const M2iImage *out, gint n_threads, GError **error);
 void m2i_chan_fused_run (ChanFused *f, const M2iImage *in, M2iImage *out);
 void m2i_chan_fused_free (ChanFused *f);
+/* The level of the SIMD row kernels (chan-fetch.h) the task runs on: "avx512",
+ * "avx2" or "c"; NULL when it splits rows into channel rows instead. */
+const char *m2i_chan_fused_kernel (const ChanFused *f);
 
 G_END_DECLS

@@ -12,7 +12,8 @@
  *     4-byte camera frame): the extended profile's pixel chain (dropAlpha
  *     -> convertU8F32 -> resize -> permute -> norm as one task), the
  *     default profile's (on the CPU, fp16 out); peers: libyuv ARGBScale to
- *     640x640 BGRA u8 (less work) and GstVideoConverter to RGBP 640x640 u8.
+ *     640x640 BGRA u8 (less work) and GstVideoConverter to RGBP 640x640 u8;
+ *     the memory floor: the frame read and the fp32 planes' bytes written.
  * m2i and GstVideoConverter at 1 and 2 threads; libyuv is single-threaded.
  * Contenders of a block are timed in interleaved rounds (7 by default); each
  * figure is the contender's best round (mean us/frame over the round's
@@ -246,6 +247,30 @@ argb_run (gpointer data)
   ARGBScale (src_img[2].data[0], W * 4, W, H, r->small, r->w * 4, r->w, r->h, kFilterBilinear);
 }
 
+/* The memory traffic of (d) alone: every byte of the BGRx frame read, the
+ * 640x640 fp32 planes' bytes written (the frame's first 4.9 MB copied by
+ * memcpy, the rest read 8 bytes at a time). */
+typedef struct {
+  guint8 *out;
+  gsize n_out;
+  guint64 sink;
+} FloorRun;
+
+static void
+floor_run (gpointer data)
+{
+  FloorRun *r = data;
+  gsize n_in = (gsize) W * H * 4;
+  memcpy (r->out, src_img[2].data[0], r->n_out);
+  guint64 acc = 0;
+  for (gsize i = r->n_out; i + 8 <= n_in; i += 8) {
+    guint64 v;
+    memcpy (&v, src_img[2].data[0] + i, 8);
+    acc ^= v;
+  }
+  r->sink ^= acc;
+}
+
 /* ---- GstVideoConverter ------------------------------------------------------- */
 
 typedef struct {
@@ -410,6 +435,8 @@ main (int argc, char **argv)
     add ("m2i pixel chain, one task (extended), 2 threads", m2i_run, e2);
     add ("m2i default profile (CPU task, fp16 out), 1 thread", m2i_run, d16);
     add ("libyuv ARGBScale 640x640 BGRA u8", argb_run, &ar);
+    FloorRun fr = { g_malloc (640 * 640 * 12), 640 * 640 * 12, 0 };
+    add ("memory floor: read the frame, write 640x640 fp32 planes", floor_run, &fr);
     add ("GstVideoConverter -> RGBP 640x640 u8, n-threads 1", gst_run, v1);
     add ("GstVideoConverter -> RGBP 640x640 u8, n-threads 2", gst_run, v2);
     run_block ();
@@ -419,6 +446,7 @@ main (int argc, char **argv)
     gst_free_run (v1);
     gst_free_run (v2);
     g_free (ar.small);
+    g_free (fr.out);
   }
   for (int k = 0; k < 3; k++)
     g_free (src_buf[k]);

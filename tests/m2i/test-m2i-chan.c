@@ -9,9 +9,19 @@
  *   runs, from every pixel format, both profiles, 1-3 threads, resize modes
  *   up and down, odd widths and padded strides (u8 exact, fp16 within one
  *   ulp, fp32 within 1e-5);
+ * - the pixel fetch kernels (chan-fetch.h) at the level this run allows,
+ *   from every interleaved 4- and 3-byte order, gray planes and NV12's Y,
+ *   down (past their permute windows) and up, odd widths, rows narrower
+ *   than a vector, padded strides, linear and other modes, 1-2 threads:
+ *   fp32 and fp16 equal to the reference path bit for bit without norm,
+ *   within 1e-5 / one fp16 ulp with it;
  * - letterbox padding of one-channel data through the plan cache.
  * Run once per SIMD level (the resize row kernels). */
 #include "m2i-test-util.h"
+
+#include <base/m2i-cpu.h>
+#include <m2i/chan-private.h>
+#include <m2i/resize-private.h>
 
 #include <math.h>
 
@@ -345,6 +355,110 @@ test_fused_vs_reference (void)
   g_rand_free (rand);
 }
 
+/* The level the fetch kernels must run at in this process. */
+static const char *
+fetch_level (void)
+{
+  M2iCpuFlags l = m2i_cpu_kernel_level (M2I_KERNELS_FUSED);
+  if (l & M2I_CPU_AVX512F)
+    return "avx512";
+  if ((l & M2I_CPU_AVX2) && (m2i_cpu_flags () & M2I_CPU_F16C))
+    return "avx2";
+  return "c";
+}
+
+static void
+test_fetch_vs_reference (void)
+{
+  static const struct {
+    M2iFormat f;
+    Head head;
+  } inputs[] = {
+    { M2I_FORMAT_IL_BGRX8888, HEAD_DROP }, { M2I_FORMAT_IL_RGBX8888, HEAD_DROP },
+    { M2I_FORMAT_IL_XRGB8888, HEAD_DROP }, { M2I_FORMAT_IL_XBGR8888, HEAD_DROP },
+    { M2I_FORMAT_IL_RGB888, HEAD_NONE }, { M2I_FORMAT_IL_BGR888, HEAD_NONE },
+    { M2I_FORMAT_PL_GRAY8, HEAD_NONE }, { M2I_FORMAT_SP_NV12_8, HEAD_GRAY },
+  };
+  static const Chain fchains[] = {
+    { "cvt32-resize-perm-norm", { S_HEAD, S_CVT32, S_RESIZE, S_PERM, S_NORM } },
+    { "cvt16-resize-perm-norm", { S_HEAD, S_CVT16, S_RESIZE, S_PERM, S_NORM } },
+    { "cvt32-resize-perm", { S_HEAD, S_CVT32, S_RESIZE, S_PERM } },
+    { "cvt16-resize-perm", { S_HEAD, S_CVT16, S_RESIZE, S_PERM } },
+  };
+  static const struct {
+    gint iw, ih, ow, oh;
+    M2iResizeMode mode;
+    gboolean aa;
+  } cases[] = {
+    { 192, 41, 64, 24, M2I_RESIZE_LINEAR },         /* 3:1 as 1920 -> 640: one tap in x */
+    { 190, 41, 64, 24, M2I_RESIZE_LINEAR },
+    { 101, 37, 33, 19, M2I_RESIZE_LINEAR },
+    { 300, 9, 33, 5, M2I_RESIZE_LINEAR },           /* past the 32-pixel windows */
+    { 61, 45, 97, 70, M2I_RESIZE_LINEAR },          /* up */
+    { 7, 5, 13, 3, M2I_RESIZE_LINEAR },             /* narrower than a vector */
+    { 130, 8, 129, 1, M2I_RESIZE_LINEAR_ONNX },
+    { 64, 48, 29, 31, M2I_RESIZE_CUBIC },
+    { 93, 20, 40, 7, M2I_RESIZE_NEAREST },
+    { 80, 30, 17, 11, M2I_RESIZE_LINEAR, TRUE },    /* antialias: more taps */
+  };
+  const char *level = fetch_level ();
+  GRand *rand = g_rand_new_with_seed (19);
+  guint n = 0;
+  for (guint i = 0; i < G_N_ELEMENTS (inputs); i++)
+    for (guint k = 0; k < G_N_ELEMENTS (fchains); k++)
+      for (guint s = 0; s < G_N_ELEMENTS (cases); s++) {
+        M2iResizeParams rp;
+        m2i_resize_params_init (&rp, cases[s].ow, cases[s].oh);
+        rp.mode = cases[s].mode;
+        rp.antialias = cases[s].aa;
+        gint iw = cases[s].iw, ih = cases[s].ih;
+        if (m2i_format_is_yuv (inputs[i].f)) {
+          iw &= ~1;
+          ih &= ~1;
+        }
+        /* one channel: no permute */
+        gboolean one = inputs[i].f == M2I_FORMAT_PL_GRAY8 || inputs[i].head == HEAD_GRAY;
+        Chain cc = { fchains[k].name, { S_END } };
+        for (gint j = 0, m = 0; fchains[k].steps[j] != S_END; j++)
+          if (!(one && fchains[k].steps[j] == S_PERM))
+            cc.steps[m++] = fchains[k].steps[j];
+        M2iOpList ops;
+        M2iFormat of;
+        g_assert_true (build (&cc, inputs[i].f, inputs[i].head, &rp, &ops, &of));
+        TestImage in, ref, out;
+        gsize pad = s % 2 ? 12 : 0;
+        test_image_alloc_padded (&in, inputs[i].f, iw, ih, pad, 0);
+        test_image_pattern (&in, rand);
+        test_image_alloc (&ref, of, rp.out_width, rp.out_height);
+        test_image_alloc_padded (&out, of, rp.out_width, rp.out_height, pad, 0xa5);
+        GError *err = NULL;
+        g_assert_true (m2i_reference_run (&in.img, &ops, &ref.img, &err));
+        g_assert_no_error (err);
+        g_assert_true (m2i_chan_fused_supported (&in.img, ops.ops, ops.n_ops, &out.img));
+        ChanFused *f = m2i_chan_fused_new (&in.img, ops.ops, ops.n_ops, &out.img,
+            1 + (gint) ((i + s) % 2), &err);
+        g_assert_no_error (err);
+        g_assert_cmpstr (m2i_chan_fused_kernel (f), ==, level);
+        m2i_chan_fused_run (f, &in.img, &out.img);
+        gboolean norm = ops.ops[ops.n_ops - 1].kind == M2I_OP_NORM;
+        guint d = test_image_max_diff (&ref.img, &out.img);
+        guint allowed = !norm ? 0 : m2i_format_dtype (of) == M2I_DTYPE_F16 ? 1 : 10;
+        if (d > allowed)
+          g_printerr ("%s %dx%d %s %s -> %s %dx%d: max diff %u\n",
+              m2i_format_to_string (inputs[i].f), iw, ih, m2i_resize_mode_names[rp.mode],
+              cc.name, m2i_format_to_string (of), rp.out_width, rp.out_height, d);
+        g_assert_cmpuint (d, <=, allowed);
+        g_assert_true (test_image_padding_intact (&out, 0xa5));
+        m2i_chan_fused_free (f);
+        test_image_free (&in);
+        test_image_free (&ref);
+        test_image_free (&out);
+        n++;
+      }
+  g_assert_cmpuint (n, ==, G_N_ELEMENTS (inputs) * G_N_ELEMENTS (fchains) * G_N_ELEMENTS (cases));
+  g_rand_free (rand);
+}
+
 /* Letterbox padding of one-channel data: the border is the pad value
  * normalised, the picture what the chain gives without padding. */
 static void
@@ -400,6 +514,7 @@ main (int argc, char **argv)
   g_test_add_func ("/m2i/chan/gray-yuv", test_gray_yuv);
   g_test_add_func ("/m2i/chan/drop-alpha", test_drop_alpha);
   g_test_add_func ("/m2i/chan/fused-vs-reference", test_fused_vs_reference);
+  g_test_add_func ("/m2i/chan/fetch-vs-reference", test_fetch_vs_reference);
   g_test_add_func ("/m2i/chan/gray-letterbox", test_gray_letterbox);
   return g_test_run ();
 }
