@@ -128,6 +128,7 @@ typedef struct {
   M2iShape shape;
   gint64 n, n_ref;
   double *ours, *ref;
+  double scale;                  /* the largest |value| of ref, at least 1 */
 } Compared;
 
 typedef struct {
@@ -135,16 +136,6 @@ typedef struct {
   double worst_rel;              /* the largest |diff| / the output's largest |value| */
   gchar *text;                   /* the report line's detail */
 } Verdict;
-
-/* The largest |value| of @c's reference, at least 1. */
-static double
-ref_scale (const Compared *c)
-{
-  double scale = 1;
-  for (gint64 i = 0; i < c->n_ref; i++)
-    scale = MAX (scale, fabs (c->ref[i]));
-  return scale;
-}
 
 /* Outputs of the same sizes, element by element, within @tol. */
 static Verdict
@@ -154,15 +145,15 @@ compare_elements (const Compared *cmp, guint n_out, double tol)
   gint64 count = 0;
   for (guint k = 0; k < n_out; k++) {
     const Compared *c = &cmp[k];
-    double scale = ref_scale (c), diff = 0;
+    double diff = 0;
     for (gint64 i = 0; i < c->n; i++) {
       double d = fabs (c->ours[i] - c->ref[i]);
       diff = isnan (d) ? INFINITY : MAX (diff, d);
-      sum_rel += d / scale;
+      sum_rel += d / c->scale;
     }
     count += c->n;
     worst_abs = MAX (worst_abs, diff);
-    worst_rel = MAX (worst_rel, diff / scale);
+    worst_rel = MAX (worst_rel, diff / c->scale);
   }
   return (Verdict) { TRUE, worst_rel, g_strdup_printf ("max |diff| %.3g, %.3g of the largest "
           "|output| (tolerance %.3g); mean %.2g", worst_abs, worst_rel, tol,
@@ -231,7 +222,7 @@ compare_detections (const Compared *cmp, guint n_out, double tol)
         if (c == boxes || c->n == c->n_ref)
           continue;
         for (gint64 e = 0; e < w && same; e++)
-          same = fabs (c->ours[i * w + e] - c->ref[j * w + e]) <= tol * ref_scale (c);
+          same = fabs (c->ours[i * w + e] - c->ref[j * w + e]) <= tol * c->scale;
       }
       double iou = box_iou (boxes->ours + i * d, boxes->ref + j * d);
       if (same && iou >= best_iou) {
@@ -272,12 +263,11 @@ compare_detections (const Compared *cmp, guint n_out, double tol)
       continue;
     }
     gint64 w = c->n / MAX (na, 1);
-    double scale = ref_scale (c);
     for (gint64 j = 0; j < nb; j++)
       if (pair[j] >= 0)
         for (gint64 e = 0; e < w; e++) {
           double diff = fabs (c->ours[pair[j] * w + e] - c->ref[j * w + e]);
-          worst_rel = MAX (worst_rel, isnan (diff) ? INFINITY : diff / scale);
+          worst_rel = MAX (worst_rel, isnan (diff) ? INFINITY : diff / c->scale);
         }
   }
   gboolean ok = worst_unpaired <= lo + margin;
@@ -367,8 +357,11 @@ check_model (const char *name, const char *dir, const char *xml_file, double tol
     ir_convert_elements (out->data, out->type, c->ours, M2I_ET_F64, c->n);
     c->ref = g_new (double, MAX (c->n_ref, 1));
     const float *r = g_bytes_get_data (data, NULL);
-    for (gint64 i = 0; i < c->n_ref; i++)
+    c->scale = 1;
+    for (gint64 i = 0; i < c->n_ref; i++) {
       c->ref[i] = r[i];
+      c->scale = MAX (c->scale, fabs (r[i]));
+    }
     same_sizes = same_sizes && c->n == c->n_ref;
   }
   Verdict v = same_sizes ? compare_elements (cmp, n_out, tol) :
