@@ -103,6 +103,14 @@ dw_plane_grid (IrDwGeom *g)
   /* the last block of eight vectors reads up to seven vectors past the
    * grid, each tap up to (k − 1) / s rows and columns further */
   g->slot = (g->gh * gw + 8 * 16 + 16 + 16 + 15) / 16 * 16;
+  /* Where it computes no fewer vectors than the row kernels it was not
+   * faster (16 × 64×32 planes: 7.0 against 6.4 µs); at stride 2 its four
+   * slot planes must stay in the first-level cache (48 KB on Zen 5): 96
+   * × 96×168 → 48×84 took 243 µs against 207, 72 × 150×150 → 75×75 about
+   * the same, 108 × 75×75 → 38×38 82 against 93
+   * (pedestrian-detection-adas-0002, face-detection-retail-0005). */
+  if (g->nv >= g->oh * ((g->ow + 15) / 16) || (s == 2 && 4 * g->slot > 12 * 1024))
+    return FALSE;
   g->nf = s == 1 ? (g->gh * gw + 15) / 16 : 0;
   g->keep = g_new0 (guint16, g->nv + 8);
   g->fill = g_new0 (guint16, g->nf + 1);
