@@ -75,7 +75,8 @@ void ir_dw_geom_init (IrDwGeom *g);
 /* Frees what ir_dw_plane_for () allocated in @g. */
 void ir_dw_geom_clear (IrDwGeom *g);
 
-/* The row kernel for @g at the instruction set level @level (AVX-512 when
+/* The row kernel for @g at the instruction set level @level (the dot
+ * product below for one output covering the plane; else AVX-512 when
  * it has M2I_CPU_AVX512F, AVX2 when it has M2I_CPU_AVX2, else plain C),
  * never above what m2i_cpu_flags() allows (FMA included). Never NULL. */
 IrDwRows ir_dw_rows_for (const IrDwGeom *g, M2iCpuFlags level);
@@ -86,6 +87,12 @@ IrDwRows ir_dw_rows_for (const IrDwGeom *g, M2iCpuFlags level);
 void ir_dw_rows_c (const IrDwGeom *g, const float *in, gsize in_plane, const float *w,
     const float *bias, gboolean relu, float *out, gint64 y0, gint64 y1);
 IrDwRows ir_dw_rows_avx2 (const IrDwGeom *g);
+
+/* The kernel of a layer with one output per plane whose kernel covers
+ * the whole input plane, without pads or dilation (any level). Relies
+ * on the cin_g input planes being contiguous (in_plane = h·w). */
+void ir_dw_rows_dot (const IrDwGeom *g, const float *in, gsize in_plane, const float *w,
+    const float *bias, gboolean relu, float *out, gint64 y0, gint64 y1);
 IrDwRows ir_dw_rows_avx512 (const IrDwGeom *g);
 
 /* Small planes: a whole output plane at once, lanes along the plane rather

@@ -675,6 +675,7 @@ direct_cases (void)
     { 1, 6, 9, 66, 6, 6, 7, 1, 1, 1, 1, 1, { 3, 0 }, { 3, 0 }, NULL, FALSE },
     { 1, 8, 6, 6, 8, 8, 6, 6, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },    /* whole plane */
     { 1, 8, 16, 8, 8, 8, 16, 8, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 6, 5, 7, 4, 2, 5, 7, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },    /* 3 in, 2 out */
     { 1, 4, 13, 70, 4, 4, 3, 3, 3, 3, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },  /* stride 3 */
     { 1, 4, 13, 70, 4, 4, 3, 3, 1, 3, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 4, 13, 70, 4, 4, 3, 3, 3, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
@@ -731,6 +732,14 @@ static void
 test_direct (void)
 {
   direct_cases ();
+  /* The whole-plane layers above ran as dot products (ir_dw_rows_dot);
+   * one with pads or more than one output does not. */
+  IrDwGeom g = { 16, 8, 1, 1, 16, 8, 1, 1, 1, 1, 0, 0, 1 };
+  ir_dw_geom_init (&g);
+  g_assert_true (ir_dw_rows_for (&g, ir_k_level (M2I_KERNELS_DWCONV)) == ir_dw_rows_dot);
+  IrDwGeom p = { 16, 8, 1, 1, 16, 8, 1, 1, 1, 1, 1, 0, 1 };
+  ir_dw_geom_init (&p);
+  g_assert_false (ir_dw_rows_for (&p, ir_k_level (M2I_KERNELS_DWCONV)) == ir_dw_rows_dot);
 }
 
 /* The same over the row kernels alone: with the plane kernel (AVX-512)
