@@ -140,8 +140,12 @@ dw_plane_grid (IrDwGeom *g)
    * slot planes must stay in the first-level cache (48 KB on Zen 5): 96
    * × 96×168 → 48×84 took 243 µs against 207, 72 × 150×150 → 75×75 about
    * the same, 108 × 75×75 → 38×38 82 against 93
-   * (pedestrian-detection-adas-0002, face-detection-retail-0005). */
-  if (g->nv >= g->oh * ((g->ow + 15) / 16) || (s == 2 && 4 * g->slot > 12 * 1024))
+   * (pedestrian-detection-adas-0002, face-detection-retail-0005). Nor on
+   * grids of a vector or two at stride 2, where the four slot planes cost
+   * more than the sums (120 × 6×11 → 3×6: 6.4–7.6 µs against 5.9), or of
+   * one vector at stride 1 (512 × 3×3: 10.1 against 9.7). */
+  if (g->nv >= g->oh * ((g->ow + 15) / 16) || (s == 2 && 4 * g->slot > 12 * 1024) ||
+      g->nv < (s == 1 ? 2 : 3))
     return FALSE;
   g->nf = s == 1 ? (g->gh * gw + 15) / 16 : 0;
   g->keep = g_new0 (guint16, g->nv + 8);
