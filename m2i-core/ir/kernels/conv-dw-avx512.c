@@ -63,26 +63,15 @@ ir_dw_rows_avx512 (const IrDwGeom *g)
 
 #define PL_INL static inline __attribute__ ((always_inline, target (DW_TARGET)))
 
-/* The input plane @in into the slot planes at @slots (conv-dw.h): each
- * slot row from masked loads of its image row (zeros outside it), whole
- * vectors, so a row's last vector spills into the next row, which is
- * written after it, and the last row's into the slack (which
- * ir_dw_run () zeroed: it only ever holds finite values). */
+/* The input plane @in into the slot planes at @slots (conv-dw.h). Stride
+ * 1: the image with the pads inserted by expanding loads (fill[]). Stride
+ * 2: each slot row from masked loads of its image row (zeros outside it)
+ * and permutes, whole vectors, so a row's last vector spills into the
+ * next row, which is written after it, and the last row's into the slack
+ * (which ir_dw_run () zeroed: it only ever holds finite values). */
 PL_INL void
 plane_slots (const IrDwGeom *g, const float *in, float *slots, const gint64 S)
 {
-  const gint64 gw = g->gw, gh = g->gh, iw = g->w, ih = g->h, pt = g->pt, pl = g->pl;
-  const gint64 slot = g->slot, chunks = (gw + 15) / 16;
-  const __m512i even = _mm512_setr_epi32 (0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
-      28, 30);
-  const __m512i odd = _mm512_add_epi32 (even, _mm512_set1_epi32 (1));
-  /* the lanes of each chunk inside the image row, the same for every row */
-  __mmask16 m0[IR_DW_PLANE_CHUNKS], m1[IR_DW_PLANE_CHUNKS];
-  for (gint64 c = 0; c < chunks; c++) {
-    gint64 c0 = c * 16 * S - pl;       /* the image column of lane 0 (slot d = 0) */
-    m0[c] = range16 (-c0, iw - c0);
-    m1[c] = range16 (-c0 - 16, iw - c0 - 16);
-  }
   if (S == 1) {
     /* the image with its pads inserted: each vector of the slot plane
      * expanded from the next pixels of the image */
@@ -93,28 +82,36 @@ plane_slots (const IrDwGeom *g, const float *in, float *slots, const gint64 S)
     }
     return;
   }
-  for (gint64 b = 0; b < S; b++) {
-    float *d0 = slots + b * S * slot, *d1 = d0 + slot;
+  const gint64 gw = g->gw, gh = g->gh, iw = g->w, ih = g->h, pt = g->pt, pl = g->pl;
+  const gint64 slot = g->slot, chunks = (gw + 15) / 16;
+  const __m512i even = _mm512_setr_epi32 (0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
+      28, 30);
+  const __m512i odd = _mm512_add_epi32 (even, _mm512_set1_epi32 (1));
+  /* the lanes of each chunk of 32 columns inside the image row, the same
+   * for every row */
+  __mmask16 m0[IR_DW_PLANE_CHUNKS], m1[IR_DW_PLANE_CHUNKS];
+  for (gint64 c = 0; c < chunks; c++) {
+    gint64 c0 = c * 32 - pl;           /* the image column of lane 0 (slot d = 0) */
+    m0[c] = range16 (-c0, iw - c0);
+    m1[c] = range16 (-c0 - 16, iw - c0 - 16);
+  }
+  for (gint64 b = 0; b < 2; b++) {
+    float *d0 = slots + b * 2 * slot, *d1 = d0 + slot;
     for (gint64 r = 0; r < gh; r++, d0 += gw, d1 += gw) {
-      gint64 iy = r * S + b - pt;
+      gint64 iy = r * 2 + b - pt;
       if (iy < 0 || iy >= ih) {
         for (gint64 c = 0; c < chunks; c++) {
           _mm512_storeu_ps (d0 + c * 16, _mm512_setzero_ps ());
-          if (S == 2)
-            _mm512_storeu_ps (d1 + c * 16, _mm512_setzero_ps ());
+          _mm512_storeu_ps (d1 + c * 16, _mm512_setzero_ps ());
         }
         continue;
       }
       const float *src = in + iy * iw - pl;
       for (gint64 c = 0; c < chunks; c++) {
-        __m512 a = _mm512_maskz_loadu_ps (m0[c], src + c * 16 * S);
-        if (S == 1) {
-          _mm512_storeu_ps (d0 + c * 16, a);
-        } else {
-          __m512 h = _mm512_maskz_loadu_ps (m1[c], src + c * 32 + 16);
-          _mm512_storeu_ps (d0 + c * 16, _mm512_permutex2var_ps (a, even, h));
-          _mm512_storeu_ps (d1 + c * 16, _mm512_permutex2var_ps (a, odd, h));
-        }
+        __m512 a = _mm512_maskz_loadu_ps (m0[c], src + c * 32);
+        __m512 h = _mm512_maskz_loadu_ps (m1[c], src + c * 32 + 16);
+        _mm512_storeu_ps (d0 + c * 16, _mm512_permutex2var_ps (a, even, h));
+        _mm512_storeu_ps (d1 + c * 16, _mm512_permutex2var_ps (a, odd, h));
       }
     }
   }
