@@ -20,6 +20,11 @@
  * their own unrolled copies; others run the same code with run-time
  * sizes, strides above 2 the plain-C kernel.
  *
+ * Depthwise 3×3 and 5×5 layers whose rows waste most of a vector (short
+ * rows late in a network) run through the plane kernel instead (IrDwPlane,
+ * AVX-512): lanes along the whole plane. One output per plane over the
+ * whole input plane is a dot product (ir_dw_rows_dot).
+ *
  * The row kernels exist in plain C (conv-dw.c: the reference, used when
  * neither AVX2 nor AVX-512 may be), AVX2 (conv-dw-avx2.c) and AVX-512
  * (conv-dw-avx512.c); tests/ir/kernels/test-conv.c checks each against a
