@@ -230,7 +230,7 @@ dw_slice (gint begin, gint end, gint slice, gpointer data)
   const IrDwGeom *g = j->g;
   gsize hw = (gsize) g->h * g->w, ohw = (gsize) g->oh * g->ow;
   gint64 taps = g->cin_g * g->kh * g->kw;
-  float *scratch = j->scratch + slice * ir_dw_scratch_floats (g);
+  float *scratch = j->plane ? j->scratch + slice * ir_dw_scratch_floats (g) : NULL;
   /* The slack after each slot plane's grid, read by the grid's last
    * vectors (whose lanes are dropped), made finite once. */
   if (j->plane && j->bands == 1)
