@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* conv-tap-avx2.c — the direct 1×K / K×1 convolution's tiles with AVX2
+ * and FMA (conv-tap.h): 4 output channels × 24 pixels, a tap's pad lanes
+ * by masked loads (vmaskmovps: nothing read there) in the panels that
+ * have any, plain loads in the others; a last short vector stored lane by
+ * lane (AVX2's masked stores are slow on some CPUs). */
+#include "conv-tap.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#include <string.h>
+
+#define T_TARGET "avx2,fma"
+#define T_VEC __m256
+#define T_W 8
+#define T_MR 4
+#define T_MASK_T __m256i
+#define T_ZERO() _mm256_setzero_ps ()
+#define T_SET1(x) _mm256_set1_ps (x)
+#define T_LOAD(p) _mm256_loadu_ps (p)
+#define T_MLOAD(p, t, j) _mm256_maskload_ps (p, mk[(t) * 3 + (j)])
+#define T_FMA(a, b, c) _mm256_fmadd_ps (a, b, c)
+#define T_ADD(a, b) _mm256_add_ps (a, b)
+#define T_MAX(a, b) _mm256_max_ps (a, b)
+#define T_STORE(p, v) _mm256_storeu_ps (p, v)
+#define T_STORE_N(p, v, n) store_n (p, v, n)
+
+__attribute__ ((target (T_TARGET)))
+static inline __attribute__ ((always_inline)) void
+store_n (float *p, __m256 v, gint n)
+{
+  float lanes[8];
+  _mm256_storeu_ps (lanes, v);
+  memcpy (p, lanes, n * sizeof (float));
+}
+
+#define T_FN tile_plain
+#define T_NV 3
+#define T_MASKED 0
+#include "conv-tap-micro.h"
+#define T_FN tile_masked_1
+#define T_NV 1
+#define T_MASKED 1
+#include "conv-tap-micro.h"
+#define T_FN tile_masked_2
+#define T_NV 2
+#define T_MASKED 1
+#include "conv-tap-micro.h"
+#define T_FN tile_masked_3
+#define T_NV 3
+#define T_MASKED 1
+#include "conv-tap-micro.h"
+
+typedef void (*Tile) (const float *b, gsize plane, gint c_in, gint taps, const gint32 *toff,
+    const void *mk, const float *a, float *c, gsize ldc, gint rows, gint ncols,
+    const float *bias, gboolean relu);
+
+__attribute__ ((target (T_TARGET)))
+static void
+panel_avx2 (const IrTapGeom *g, const float *a, gint rows, const float *in, gint64 n0,
+    gint ncols, float *out, gsize ldc, const float *bias, gboolean relu)
+{
+  static const Tile masked[4] = { NULL, tile_masked_1, tile_masked_2, tile_masked_3 };
+  guint64 valid[IR_EDGE_MAX_TAPS];
+  ir_edge_tap_lanes (&g->edge, n0, ncols, valid);
+  guint64 full = ((guint64) 1 << ncols) - 1;     /* ncols <= 24 */
+  gboolean clean = ncols == 3 * T_W;
+  for (gint t = 0; t < g->taps; t++)
+    clean = clean && valid[t] == full;
+  __m256i mk[IR_TAP_MAX * 3];
+  if (!clean) {
+    const __m256i lane = _mm256_setr_epi32 (1, 2, 4, 8, 16, 32, 64, 128);
+    for (gint t = 0; t < g->taps; t++)
+      for (gint j = 0; j < 3; j++) {
+        __m256i bits = _mm256_set1_epi32 ((gint) (valid[t] >> (8 * j) & 0xff));
+        mk[t * 3 + j] = _mm256_cmpeq_epi32 (_mm256_and_si256 (bits, lane), lane);
+      }
+  }
+  Tile tile = clean ? tile_plain : masked[(ncols + T_W - 1) / T_W];
+  gsize k = (gsize) g->cin_g * g->taps;
+  for (gint i0 = 0; i0 < rows; i0 += T_MR)
+    tile (in + n0, g->plane, g->cin_g, g->taps, g->toff, mk, a + i0 * k, out + i0 * ldc + n0,
+        ldc, MIN (T_MR, rows - i0), ncols, bias ? bias + i0 : NULL, relu);
+}
+
+IrTapPanel
+ir_tap_panel_avx2 (void)
+{
+  return panel_avx2;
+}
+
+#else
+
+IrTapPanel
+ir_tap_panel_avx2 (void)
+{
+  return NULL;
+}
+
+#endif
