@@ -8,7 +8,6 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
-#include <string.h>
 
 #define T_TARGET "avx2,fma"
 #define T_VEC __m256
@@ -31,7 +30,8 @@ store_n (float *p, __m256 v, gint n)
 {
   float lanes[8];
   _mm256_storeu_ps (lanes, v);
-  memcpy (p, lanes, n * sizeof (float));
+  for (gint l = 0; l < n; l++)
+    p[l] = lanes[l];
 }
 
 #define T_FN tile_plain
