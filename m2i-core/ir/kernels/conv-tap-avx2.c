@@ -34,54 +34,16 @@ store_n (float *p, __m256 v, gint n)
     p[l] = lanes[l];
 }
 
-#define T_FN tile_plain
-#define T_NV 3
-#define T_MASKED 0
-#include "conv-tap-micro.h"
-#define T_FN tile_masked_1
-#define T_NV 1
-#define T_MASKED 1
-#include "conv-tap-micro.h"
-#define T_FN tile_masked_2
-#define T_NV 2
-#define T_MASKED 1
-#include "conv-tap-micro.h"
-#define T_FN tile_masked_3
-#define T_NV 3
-#define T_MASKED 1
-#include "conv-tap-micro.h"
-
-typedef void (*Tile) (const float *b, gsize plane, gint c_in, gint taps, const gint32 *toff,
-    const void *mk, const float *a, float *c, gsize ldc, gint rows, gint ncols,
-    const float *bias, gboolean relu);
-
-__attribute__ ((target (T_TARGET)))
-static void
-panel_avx2 (const IrTapGeom *g, const float *a, gint rows, const float *in, gint64 n0,
-    gint ncols, float *out, gsize ldc, const float *bias, gboolean relu)
-{
-  static const Tile masked[4] = { NULL, tile_masked_1, tile_masked_2, tile_masked_3 };
-  guint64 valid[IR_EDGE_MAX_TAPS];
-  ir_edge_tap_lanes (&g->edge, n0, ncols, valid);
-  guint64 full = ((guint64) 1 << ncols) - 1;     /* ncols <= 24 */
-  gboolean clean = ncols == 3 * T_W;
-  for (gint t = 0; t < g->taps; t++)
-    clean = clean && valid[t] == full;
-  __m256i mk[IR_TAP_MAX * 3];
-  if (!clean) {
-    const __m256i lane = _mm256_setr_epi32 (1, 2, 4, 8, 16, 32, 64, 128);
-    for (gint t = 0; t < g->taps; t++)
-      for (gint j = 0; j < 3; j++) {
-        __m256i bits = _mm256_set1_epi32 ((gint) (valid[t] >> (8 * j) & 0xff));
-        mk[t * 3 + j] = _mm256_cmpeq_epi32 (_mm256_and_si256 (bits, lane), lane);
-      }
+/* lane l of mask j of tap t: all ones when bit 8·j + l of its lane bits
+ * is set (vmaskmovps reads the lanes whose sign bit is set) */
+#define T_MASKS(mk, t, valid) \
+  for (gint j = 0; j < 3; j++) { \
+    const __m256i lane = _mm256_setr_epi32 (1, 2, 4, 8, 16, 32, 64, 128); \
+    __m256i bits = _mm256_set1_epi32 ((gint) ((valid) >> (8 * j) & 0xff)); \
+    (mk)[(t) * 3 + j] = _mm256_cmpeq_epi32 (_mm256_and_si256 (bits, lane), lane); \
   }
-  Tile tile = clean ? tile_plain : masked[(ncols + T_W - 1) / T_W];
-  gsize k = (gsize) g->cin_g * g->taps;
-  for (gint i0 = 0; i0 < rows; i0 += T_MR)
-    tile (in + n0, g->plane, g->cin_g, g->taps, g->toff, mk, a + i0 * k, out + i0 * ldc + n0,
-        ldc, MIN (T_MR, rows - i0), ncols, bias ? bias + i0 : NULL, relu);
-}
+#define T_PANEL panel_avx2
+#include "conv-tap-micro.h"
 
 IrTapPanel
 ir_tap_panel_avx2 (void)

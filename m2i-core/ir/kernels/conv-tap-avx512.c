@@ -23,48 +23,11 @@
 #define T_STORE(p, v) _mm512_storeu_ps (p, v)
 #define T_STORE_N(p, v, n) _mm512_mask_storeu_ps (p, (__mmask16) ((1u << (n)) - 1), v)
 
-#define T_FN tile_plain
-#define T_NV 3
-#define T_MASKED 0
+#define T_MASKS(mk, t, valid) \
+  for (gint j = 0; j < 3; j++) \
+    (mk)[(t) * 3 + j] = (__mmask16) ((valid) >> (16 * j))
+#define T_PANEL panel_avx512
 #include "conv-tap-micro.h"
-#define T_FN tile_masked_1
-#define T_NV 1
-#define T_MASKED 1
-#include "conv-tap-micro.h"
-#define T_FN tile_masked_2
-#define T_NV 2
-#define T_MASKED 1
-#include "conv-tap-micro.h"
-#define T_FN tile_masked_3
-#define T_NV 3
-#define T_MASKED 1
-#include "conv-tap-micro.h"
-
-typedef void (*Tile) (const float *b, gsize plane, gint c_in, gint taps, const gint32 *toff,
-    const void *mk, const float *a, float *c, gsize ldc, gint rows, gint ncols,
-    const float *bias, gboolean relu);
-
-static void
-panel_avx512 (const IrTapGeom *g, const float *a, gint rows, const float *in, gint64 n0,
-    gint ncols, float *out, gsize ldc, const float *bias, gboolean relu)
-{
-  static const Tile masked[4] = { NULL, tile_masked_1, tile_masked_2, tile_masked_3 };
-  guint64 valid[IR_EDGE_MAX_TAPS];
-  ir_edge_tap_lanes (&g->edge, n0, ncols, valid);
-  guint64 full = ((guint64) 1 << ncols) - 1;     /* ncols <= 48 */
-  gboolean clean = ncols == 3 * T_W;
-  __mmask16 mk[IR_TAP_MAX * 3];
-  for (gint t = 0; t < g->taps; t++) {
-    clean = clean && valid[t] == full;
-    for (gint j = 0; j < 3; j++)
-      mk[t * 3 + j] = (__mmask16) (valid[t] >> (16 * j));
-  }
-  Tile tile = clean ? tile_plain : masked[(ncols + T_W - 1) / T_W];
-  gsize k = (gsize) g->cin_g * g->taps;
-  for (gint i0 = 0; i0 < rows; i0 += T_MR)
-    tile (in + n0, g->plane, g->cin_g, g->taps, g->toff, mk, a + i0 * k, out + i0 * ldc + n0,
-        ldc, MIN (T_MR, rows - i0), ncols, bias ? bias + i0 : NULL, relu);
-}
 
 IrTapPanel
 ir_tap_panel_avx512 (void)

@@ -335,6 +335,27 @@ test_shapes_random (void)
   g_rand_free (r);
 }
 
+/* Each of @n cases compiles onto the path @on_path tells (@what), then
+ * matches the naive loop (constant weights on one thread; every other
+ * case weights at run time, on two). */
+static void
+check_on_path (const ConvCase *cases, guint n, gboolean (*on_path) (const M2iOpContext *),
+    const char *what)
+{
+  for (guint i = 0; i < n; i++) {
+    ConvRef r = conv_ref_new (&cases[i], 0);
+    KTest *t = conv_test_new (&cases[i], r.in, r.w, FALSE, 1);
+    GError *error = NULL;
+    g_assert_true (kt_infer (t, 1, &error));
+    if (!on_path (&t->ctx))
+      g_error ("case %u is not %s", i, what);
+    kt_free (t);
+    conv_ref_clear (&r);
+    check_case (&cases[i], FALSE, 1);
+    check_case (&cases[i], i % 2 == 0, 2);
+  }
+}
+
 /* Padded stride-1 layers read in place (conv-edges.h), each checked to
  * take that path: license-plate-recognition's 1×3 and 3×1 layers on odd
  * widths, 3×3 with pads of 1 on wide rows, dilated taps with pads of 2,
@@ -358,18 +379,7 @@ test_edges (void)
     { 1, 400, 7, 60, 9, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
     { 1, 4, 30, 200, 1, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },   /* one row */
   };
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
-    ConvRef r = conv_ref_new (&cases[i], 0);
-    KTest *t = conv_test_new (&cases[i], r.in, r.w, FALSE, 1);
-    GError *error = NULL;
-    g_assert_true (kt_infer (t, 1, &error));
-    if (!ir_k_conv_reads_in_place (&t->ctx))
-      g_error ("edges case %u is not read in place", i);
-    kt_free (t);
-    conv_ref_clear (&r);
-    check_case (&cases[i], FALSE, 1);
-    check_case (&cases[i], i % 2 == 0, 2);
-  }
+  check_on_path (cases, G_N_ELEMENTS (cases), ir_k_conv_reads_in_place, "read in place");
 }
 
 /* Stride-1 1×K and K×1 layers keeping the plane's size run on the direct
@@ -404,18 +414,7 @@ test_taps (void)
     { 1, 330, 5, 40, 9, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
     { 1, 64, 11, 90, 64, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
   };
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
-    ConvRef r = conv_ref_new (&cases[i], 0);
-    KTest *t = conv_test_new (&cases[i], r.in, r.w, FALSE, 1);
-    GError *error = NULL;
-    g_assert_true (kt_infer (t, 1, &error));
-    if (!ir_k_conv_uses_taps (&t->ctx))
-      g_error ("taps case %u does not run on the direct tiles", i);
-    kt_free (t);
-    conv_ref_clear (&r);
-    check_case (&cases[i], FALSE, 1);
-    check_case (&cases[i], i % 2 == 0, 2);
-  }
+  check_on_path (cases, G_N_ELEMENTS (cases), ir_k_conv_uses_taps, "on the direct tiles");
 }
 
 /* Layers big enough for every blocking level (several K blocks, many
