@@ -12,7 +12,9 @@
  * Depthwise and small-group layers skip the matrix product and run
  * directly (conv-dw.h); 3×3 stride-1 layers with enough
  * channels and constant weights run as Winograd F(2×2, 3×3)
- * (conv-winograd.h), 16 smaller products instead of this one.
+ * (conv-winograd.h), 16 smaller products instead of this one; stride-1
+ * 1×K and K×1 layers keeping the plane run on their own register tiles
+ * over the same packed weights (conv-tap.h).
  */
 #include "kernels-private.h"
 #include "gemm.h"
