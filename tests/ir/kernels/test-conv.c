@@ -412,6 +412,23 @@ test_shapes_large (void)
     { 2, 40, 11, 10, 66, 1, 3, 3, 2, 3, 2, 1, { 2, 0 }, { 1, 2 }, NULL, FALSE },
     { 1, 40, 32, 32, 66, 1, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 0, 0 }, NULL, FALSE },
     { 1, 40, 34, 34, 66, 1, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    /* Panels of one vector whose pixels leave idle lanes, by the tail
+     * kernel (5 to 14 pixels): a 3×3 plane padded (grid 12 columns, runs;
+     * K over two passes), gaze's 8×8 → 3×3 at stride 2 (slots), 14 and 5
+     * pixels, a last row panel of 6 rows. */
+    { 1, 40, 3, 3, 70, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 500, 3, 3, 20, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 40, 8, 8, 38, 1, 3, 3, 2, 2, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 20, 4, 9, 33, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 2, 24, 3, 7, 17, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    /* A last panel of whole vectors and up to four pixels more: the
+     * vectors by the micro-kernel, the pixels by the tail kernel —
+     * vehicle-attributes' 18×18 → 9×9 at stride 2 (48, then 32 + 1),
+     * 1×1 at stride 2, a padded 5×6 plane (grid of 35 columns: runs,
+     * 32 + 3). */
+    { 1, 40, 18, 18, 70, 1, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 24, 18, 18, 21, 1, 1, 1, 2, 2, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 40, 5, 6, 30, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     check_case (&cases[i], FALSE, 3);
@@ -753,6 +770,9 @@ static const ConvCase fusion_cases[] = {
     { 1, 40, 4, 4, 20, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 460, 3, 4, 21, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
     { 1, 512, 2, 2, 24, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    /* the tail kernel on 9 pixels (runs) and on a 9×9 plane's last pixel */
+    { 1, 40, 3, 3, 40, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 24, 18, 18, 21, 1, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     /* Winograd with odd sizes, one and three tile blocks (partial rows) */
     { 1, 16, 13, 11, 24, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 8, 23, 21, 16, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
