@@ -829,24 +829,23 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
     }
     const float *a = j->packed + g * s->packed_group + r0 * s->k;
     M2iGemmPanelB get_b = s->edges ? conv_edges_b : shifted ? conv_shifted_b : conv_im2col_b;
-    /* A panel of a few columns (a 14×14 plane's last: 4; a 3×3 plane:
-     * 9) by the tail kernel, output rows along the vector, which reads
-     * only those columns of B. A last panel of whole vectors and up to
-     * M2I_GEMM_TAIL_MAX columns more (a 9×9 plane: 48 columns, then 32 +
-     * 1) takes the vectors by the micro-kernel and the rest by the tail
-     * kernel, not in a vector of mostly idle lanes (which costs as much
-     * as a full one). More columns than that (a 5×5 plane: 16 + 9) were
-     * slower so: the tail kernel reads all the weights again. */
+    /* A panel whose pixels would leave an eighth of its vectors' lanes
+     * idle (a 14×14 plane's last 4 columns; a 5×5 plane: 25 in two
+     * vectors; a 3×3 one: 9 in one) by the tail kernel, output rows along
+     * the vector, which reads only those columns of B. A last panel of
+     * whole vectors and up to M2I_GEMM_TAIL_MAX columns more (a 9×9
+     * plane: 48 columns, then 32 + 1) takes the vectors by the
+     * micro-kernel and the rest by the tail kernel, not in a vector of
+     * mostly idle lanes (which costs as much as a full one). More
+     * columns than that (16 + 9) were slower so: the tail kernel reads
+     * all the weights again. */
     cp.width = ncols;
     if (!ir_gemm_wide_panel (s->arch, (gint) rows, (gint) s->k, a, n0, ncols, get_b, &cp,
             bbuf, &o)) {
       gint rem = ncols % step, cols = ncols;
-      M2iGemmOut tail_out = o;
-      if (tail_out.run_start)
-        tail_out.run_start += (ncols - rem) / step;
       cp.width = rem;
-      if (ncols > rem && rem > 0 && rem <= M2I_GEMM_TAIL_MAX && ir_gemm_wide_panel (s->arch, (gint) rows, (gint) s->k, a,
-              n0 + ncols - rem, rem, get_b, &cp, bbuf, &tail_out))
+      if (ncols > rem && rem > 0 && !o.run_start && ir_gemm_tail_panel (s->arch, (gint) rows,
+              (gint) s->k, a, n0 + ncols - rem, rem, get_b, &cp, bbuf, &o))
         cols = ncols - rem;
       cp.width = nr;
       ir_gemm_column_panel (s->arch, (gint) rows, (gint) s->k, a, s->arch->mr, n0, cols,

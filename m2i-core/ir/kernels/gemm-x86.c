@@ -148,10 +148,10 @@ finish_avx2 (float *row, gint i, __m256 v, gint g, const M2iGemmTile *t)
  * column count (C = 8 for one column, 4 for two, 2 for three to seven, 1
  * from eight on, each column its own sum), in the same order for P = 1
  * and 2. One copy per column count N and P (constants there: no tests in
- * the loop, every accumulator a register: up to M2I_GEMM_WIDE_MAX). */
+ * the loop, every accumulator a register: up to M2I_GEMM_TAIL_CHUNK). */
 #define TAIL_BODY(VEC, LOADW, SET1, FMA, ADD, LOAD, STORE) \
   const gint C = N == 1 ? 8 : N == 2 ? 4 : N < 8 ? 2 : 1; \
-  VEC r[8][M2I_GEMM_WIDE_MAX]; \
+  VEC r[8][M2I_GEMM_TAIL_CHUNK]; \
   for (gint c = 0; c < C; c++) \
     for (gint j = 0; j < N; j++) \
       r[c][j] = SET1 (0.0f); \
@@ -160,15 +160,15 @@ finish_avx2 (float *row, gint i, __m256 v, gint g, const M2iGemmTile *t)
     _Pragma ("GCC unroll 8") \
     for (gint c = 0; c < C; c++) { \
       VEC w = LOADW (p + c); \
-      const float *x = b + (p + c) * N; \
-      _Pragma ("GCC unroll 16") \
+      const float *x = b + (p + c) * ldb; \
+      _Pragma ("GCC unroll 12") \
       for (gint j = 0; j < N; j++) \
         r[c][j] = FMA (w, SET1 (x[j]), r[c][j]); \
     } \
   for (; p < kc; p++) { \
     VEC w = LOADW (p); \
     for (gint j = 0; j < N; j++) \
-      r[0][j] = FMA (w, SET1 (b[p * N + j]), r[0][j]); \
+      r[0][j] = FMA (w, SET1 (b[p * ldb + j]), r[0][j]); \
   } \
   for (gint j = 0; j < N; j++) { \
     /* pairwise, in a fixed order */ \
@@ -183,8 +183,8 @@ finish_avx2 (float *row, gint i, __m256 v, gint g, const M2iGemmTile *t)
 
 __attribute__ ((target ("avx512f,avx512vl,fma"))) static inline __attribute__ ((always_inline))
 void
-tail1_avx512_body (gint kc, const float *a, const float *b, const gint N, gboolean accumulate,
-    float *acc)
+tail1_avx512_body (gint kc, const float *a, const float *b, gint ldb, const gint N,
+    gboolean accumulate, float *acc)
 {
 #define LOADW1(p) _mm256_loadu_ps (a + (p) * 8)
   TAIL_BODY (__m256, LOADW1, _mm256_set1_ps, _mm256_fmadd_ps, _mm256_add_ps, _mm256_loadu_ps,
@@ -194,8 +194,8 @@ tail1_avx512_body (gint kc, const float *a, const float *b, const gint N, gboole
 
 __attribute__ ((target ("avx512f,avx512vl,avx512dq,fma"))) static inline
 __attribute__ ((always_inline)) void
-tail2_avx512_body (gint kc, const float *a, gsize a_next, const float *b, const gint N,
-    gboolean accumulate, float *acc)
+tail2_avx512_body (gint kc, const float *a, gsize a_next, const float *b, gint ldb,
+    const gint N, gboolean accumulate, float *acc)
 {
 #define LOADW2(p) _mm512_insertf32x8 (_mm512_castps256_ps512 (_mm256_loadu_ps (a + (p) * 8)), \
       _mm256_loadu_ps (a + a_next + (p) * 8), 1)
@@ -204,13 +204,66 @@ tail2_avx512_body (gint kc, const float *a, gsize a_next, const float *b, const 
 #undef LOADW2
 }
 
+/* Four panels (32 rows, two 512-bit vectors per column): each broadcast
+ * feeds two FMAs, so loads no longer bound the FMAs (with one vector per
+ * column every FMA waits on its broadcast's load). The same C partial
+ * sums per column count as one and two panels, in the same order: a
+ * row's sum does not depend on how its panels were grouped. At most
+ * M2I_GEMM_TAIL_CHUNK columns (2·N accumulators). */
+__attribute__ ((target ("avx512f,avx512vl,avx512dq,fma"))) static inline
+__attribute__ ((always_inline)) void
+tail4_avx512_body (gint kc, const float *a, gsize a_next, const float *b, gint ldb,
+    const gint N, gboolean accumulate, float *acc)
+{
+#define LOADW4(p, q) _mm512_insertf32x8 (_mm512_castps256_ps512 (_mm256_loadu_ps (a + (q) * a_next \
+          + (p) * 8)), _mm256_loadu_ps (a + ((q) + 1) * a_next + (p) * 8), 1)
+  const gint C = N == 1 ? 8 : N == 2 ? 4 : N < 8 ? 2 : 1;
+  __m512 r[8][2][M2I_GEMM_TAIL_CHUNK];
+  for (gint c = 0; c < C; c++)
+    for (gint j = 0; j < N; j++)
+      r[c][0][j] = r[c][1][j] = _mm512_setzero_ps ();
+  gint p = 0;
+  for (; p + C <= kc; p += C)
+    _Pragma ("GCC unroll 8")
+    for (gint c = 0; c < C; c++) {
+      __m512 w0 = LOADW4 (p + c, 0), w1 = LOADW4 (p + c, 2);
+      const float *x = b + (p + c) * ldb;
+      _Pragma ("GCC unroll 12")
+      for (gint j = 0; j < N; j++) {
+        __m512 v = _mm512_set1_ps (x[j]);
+        r[c][0][j] = _mm512_fmadd_ps (w0, v, r[c][0][j]);
+        r[c][1][j] = _mm512_fmadd_ps (w1, v, r[c][1][j]);
+      }
+    }
+  for (; p < kc; p++) {
+    __m512 w0 = LOADW4 (p, 0), w1 = LOADW4 (p, 2);
+    for (gint j = 0; j < N; j++) {
+      __m512 v = _mm512_set1_ps (b[p * ldb + j]);
+      r[0][0][j] = _mm512_fmadd_ps (w0, v, r[0][0][j]);
+      r[0][1][j] = _mm512_fmadd_ps (w1, v, r[0][1][j]);
+    }
+  }
+  for (gint j = 0; j < N; j++)
+    for (gint h = 0; h < 2; h++) {
+      for (gint step = 1; step < C; step *= 2)
+        for (gint c = 0; c + step < C; c += 2 * step)
+          r[c][h][j] = _mm512_add_ps (r[c][h][j], r[c + step][h][j]);
+      __m512 v = r[0][h][j];
+      float *d = acc + j * 32 + h * 16;
+      if (accumulate)
+        v = _mm512_add_ps (v, _mm512_loadu_ps (d));
+      _mm512_storeu_ps (d, v);
+    }
+#undef LOADW4
+}
+
 __attribute__ ((target ("avx512f,avx512vl,avx512dq,fma")))
 static void
-tail_avx512 (gint kc, const float *a, gsize a_next, gint panels, const float *b, gint n,
-    gboolean accumulate, float *acc)
+tail_avx512 (gint kc, const float *a, gsize a_next, gint panels, const float *b, gint ldb,
+    gint n, gboolean accumulate, float *acc)
 {
-  G_STATIC_ASSERT (M2I_GEMM_WIDE_MAX == 16);
-#define TAIL_CASES(F, ...) \
+  G_STATIC_ASSERT (M2I_GEMM_TAIL_CHUNK == 12);
+#define TAIL_CASES12(F, ...) \
   switch (n) { \
     case 1: F (__VA_ARGS__, 1, accumulate, acc); break; \
     case 2: F (__VA_ARGS__, 2, accumulate, acc); break; \
@@ -223,17 +276,15 @@ tail_avx512 (gint kc, const float *a, gsize a_next, gint panels, const float *b,
     case 9: F (__VA_ARGS__, 9, accumulate, acc); break; \
     case 10: F (__VA_ARGS__, 10, accumulate, acc); break; \
     case 11: F (__VA_ARGS__, 11, accumulate, acc); break; \
-    case 12: F (__VA_ARGS__, 12, accumulate, acc); break; \
-    case 13: F (__VA_ARGS__, 13, accumulate, acc); break; \
-    case 14: F (__VA_ARGS__, 14, accumulate, acc); break; \
-    case 15: F (__VA_ARGS__, 15, accumulate, acc); break; \
-    default: F (__VA_ARGS__, 16, accumulate, acc); break; \
+    default: F (__VA_ARGS__, 12, accumulate, acc); break; \
   }
-  if (panels == 2)
-    TAIL_CASES (tail2_avx512_body, kc, a, a_next, b)
+  if (panels == 4)
+    TAIL_CASES12 (tail4_avx512_body, kc, a, a_next, b, ldb)
+  else if (panels == 2)
+    TAIL_CASES12 (tail2_avx512_body, kc, a, a_next, b, ldb)
   else
-    TAIL_CASES (tail1_avx512_body, kc, a, b)
-#undef TAIL_CASES
+    TAIL_CASES12 (tail1_avx512_body, kc, a, b, ldb)
+#undef TAIL_CASES12
 }
 #undef TAIL_BODY
 

@@ -199,6 +199,9 @@ ir_gemm_epilogue (float *c, gsize ldc, gint rows, gint cols, const float *row_bi
  * K blocks of arch->kc rows read 24 KiB runs 73 KiB apart, with their
  * partial sums through C between the blocks. */
 #define TAIL_KC 4096
+/* Sums a tail panel of several passes keeps between them (16 KiB: 128
+ * rows of 32 pixels). */
+#define TAIL_KEPT 4096
 
 /* The pixels of a tail panel: column col[j] of the panel (B's column n0 +
  * col[j]) goes to C column dst[j], j < n; lanes[g] has bit l set when
@@ -256,6 +259,8 @@ tail_panel (const M2iGemmArch *arch, gint m, gint k, const float *packed_a,
    * in L1 or L2 (kc rows of a packed panel are kc cache lines). The
    * packing may write a vector past the last row. */
   float tight[TAIL_KC * M2I_GEMM_TAIL_MAX + 16];
+  float kept[TAIL_KEPT];
+  gboolean keep = pass < k && (gsize) (m + 4 * mr) * n <= TAIL_KEPT;
   for (gint k0 = 0; k0 < k; k0 += pass) {
     gint kp = MIN (pass, k - k0);
     gboolean last = k0 + kp >= k;
@@ -272,30 +277,43 @@ tail_panel (const M2iGemmArch *arch, gint m, gint k, const float *packed_a,
         for (gint j = 0; j < n; j++)
           t[p * n + j] = b[off[p] + tc->col[j]];
     }
-    /* Row panels two at a time where two remain (one 512-bit vector). */
+    /* Row panels four at a time where four remain (two 512-bit vectors
+     * per column), else two where two remain (one), the pixels in chunks
+     * of up to M2I_GEMM_TAIL_CHUNK, cut by their count alone (a row's
+     * sums then do not depend on the row panels it came with). */
+    gint chunks = (n + M2I_GEMM_TAIL_CHUNK - 1) / M2I_GEMM_TAIL_CHUNK;
     for (gint i0 = 0; i0 < m;) {
-      gint panels = m - i0 > mr ? 2 : 1, w = panels * mr;
-      float acc[M2I_GEMM_WIDE_MAX * 2 * M2I_GEMM_MAX_MR];
+      gint panels = m - i0 >= 4 * mr ? 4 : m - i0 > mr ? 2 : 1, w = panels * mr;
       gint rows = MIN (w, m - i0);
-      if (k0 > 0)
-        for (gint i = 0; i < rows; i++)
-          for (gint j = 0; j < n; j++)
-            acc[j * w + i] = out->c[(gsize) (i0 + i) * out->ldc + tc->dst[j]];
-      arch->tail (kp, packed_a + (gsize) i0 * k + (gsize) k0 * mr, (gsize) mr * k, panels,
-          tight, n, k0 > 0, acc);
-      /* The epilogue's operations, in its order (ir_gemm_finish_lanes),
-       * after the last pass. */
-      for (gint i = 0; i < rows; i++) {
-        float *row = out->c + (gsize) (i0 + i) * out->ldc;
-        float rb = last && out->row_bias ? out->row_bias[i0 + i] : 0.0f;
-        gboolean relu = last && out->relu;
-        for (gint j = 0; j < n; j++) {
-          float x = acc[j * w + i];
-          if (last && out->row_bias)
-            x = x + rb;
-          if (relu)
-            x = x > 0.0f ? x : 0.0f;
-          row[tc->dst[j]] = x;
+      for (gint ch = 0; ch < chunks; ch++) {
+        gint j0 = n * ch / chunks, nj = n * (ch + 1) / chunks - j0;
+        const gint32 *dst = tc->dst + j0;
+        float local[M2I_GEMM_TAIL_CHUNK * 4 * M2I_GEMM_MAX_MR];
+        /* The sums of the passes before the last stay in @kept when all
+         * of them fit (no round trip through C), else go through C. */
+        float *acc = keep ? kept + (gsize) i0 * n + (gsize) j0 * w : local;
+        if (k0 > 0 && !keep)
+          for (gint i = 0; i < rows; i++)
+            for (gint j = 0; j < nj; j++)
+              acc[j * w + i] = out->c[(gsize) (i0 + i) * out->ldc + dst[j]];
+        arch->tail (kp, packed_a + (gsize) i0 * k + (gsize) k0 * mr, (gsize) mr * k, panels,
+            tight + j0, n, nj, k0 > 0, acc);
+        if (keep && !last)
+          continue;
+        /* The epilogue's operations, in its order (ir_gemm_finish_lanes),
+         * after the last pass. */
+        for (gint i = 0; i < rows; i++) {
+          float *row = out->c + (gsize) (i0 + i) * out->ldc;
+          float rb = last && out->row_bias ? out->row_bias[i0 + i] : 0.0f;
+          gboolean relu = last && out->relu;
+          for (gint j = 0; j < nj; j++) {
+            float x = acc[j * w + i];
+            if (last && out->row_bias)
+              x = x + rb;
+            if (relu)
+              x = x > 0.0f ? x : 0.0f;
+            row[dst[j]] = x;
+          }
         }
       }
       i0 += w;
@@ -320,9 +338,10 @@ ir_gemm_tail_panel (const M2iGemmArch *arch, gint m, gint k, const float *packed
 gboolean
 ir_gemm_wide_wanted (const M2iGemmArch *arch, gint ncols, gint pixels)
 {
-  if (!arch->tail || pixels < 1 || pixels > M2I_GEMM_WIDE_MAX || ncols > arch->step)
+  if (!arch->tail || pixels < 1 || pixels > M2I_GEMM_WIDE_MAX || ncols > arch->nr)
     return FALSE;
-  return pixels <= M2I_GEMM_TAIL_MAX || (arch->step - pixels) * 8 >= arch->step;
+  gint lanes = (ncols + arch->step - 1) / arch->step * arch->step;
+  return pixels <= M2I_GEMM_TAIL_MAX || (lanes - pixels) * 8 >= lanes;
 }
 
 gboolean

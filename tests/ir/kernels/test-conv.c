@@ -412,15 +412,22 @@ test_shapes_large (void)
     { 2, 40, 11, 10, 66, 1, 3, 3, 2, 3, 2, 1, { 2, 0 }, { 1, 2 }, NULL, FALSE },
     { 1, 40, 32, 32, 66, 1, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 0, 0 }, NULL, FALSE },
     { 1, 40, 34, 34, 66, 1, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
-    /* Panels of one vector whose pixels leave idle lanes, by the tail
-     * kernel (5 to 14 pixels): a 3×3 plane padded (grid 12 columns, runs;
-     * K over two passes), gaze's 8×8 → 3×3 at stride 2 (slots), 14 and 5
-     * pixels, a last row panel of 6 rows. */
+    /* Panels whose pixels leave idle lanes, by the tail kernel (5 to 32
+     * pixels, an eighth of the lanes idle): a 3×3 plane padded (grid 12
+     * columns, runs; K over two passes), gaze's 8×8 → 3×3 at stride 2
+     * (slots), 14 and 5 pixels, a last row panel of 6 rows. */
     { 1, 40, 3, 3, 70, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 500, 3, 3, 20, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 40, 8, 8, 38, 1, 3, 3, 2, 2, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
     { 1, 20, 4, 9, 33, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
     { 2, 24, 3, 7, 17, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    /* 5×5 planes (25 pixels in three chunks), row panels four at a time
+     * and what is left, K over two passes: the sums kept between them
+     * (70 rows, padded: runs), or through the output (stride 2, slots:
+     * 140 rows a thread). */
+    { 1, 80, 5, 5, 70, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 80, 9, 9, 420, 1, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 2, 30, 6, 5, 41, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
     /* A last panel of whole vectors and up to four pixels more: the
      * vectors by the micro-kernel, the pixels by the tail kernel —
      * vehicle-attributes' 18×18 → 9×9 at stride 2 (48, then 32 + 1),
