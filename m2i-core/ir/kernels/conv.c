@@ -749,6 +749,11 @@ typedef struct {
   gint64 grid;                         /* output columns computed per plane */
   gint64 images;                       /* images in this call */
   gint64 block_rows;                   /* output channels of a row block */
+  /* A band of strided slots (conv_band_slice): its panels' widths depend
+   * on the band rows, hence on the thread count, so only the tail kernel's
+   * few columns take another path (a model's results must not depend on
+   * its threads). */
+  gboolean band;
 } ConvJob;
 
 /* Pixels [p0, p1) of @rows output channels from @c (plane stride ohw)
@@ -840,11 +845,12 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
      * columns than that (16 + 9) were slower so: the tail kernel reads
      * all the weights again. */
     cp.width = ncols;
-    if (!ir_gemm_wide_panel (s->arch, (gint) rows, (gint) s->k, a, n0, ncols, get_b, &cp,
-            bbuf, &o)) {
+    if (j->band ? !ir_gemm_tail_panel (s->arch, (gint) rows, (gint) s->k, a, n0, ncols, get_b,
+            &cp, bbuf, &o) : !ir_gemm_wide_panel (s->arch, (gint) rows, (gint) s->k, a, n0,
+            ncols, get_b, &cp, bbuf, &o)) {
       gint rem = ncols % step, cols = ncols;
       cp.width = rem;
-      if (ncols > rem && rem > 0 && !o.run_start && ir_gemm_tail_panel (s->arch, (gint) rows,
+      if (!j->band && ncols > rem && rem > 0 && !o.run_start && ir_gemm_tail_panel (s->arch, (gint) rows,
               (gint) s->k, a, n0 + ncols - rem, rem, get_b, &cp, bbuf, &o))
         cols = ncols - rem;
       cp.width = nr;
@@ -1070,6 +1076,7 @@ conv_band_slice (gint begin, gint end, gint slice, gpointer data)
     j.src = buf;
     j.out = b->j.out + n * s->c_out * s->oh * s->ow + y0 * s->ow;
     j.grid = rows * s->wp;
+    j.band = TRUE;
     j.panels = (j.grid + s->arch->nr - 1) / s->arch->nr;
     j.images = 1;
     j.block_rows = s->cout_g;
