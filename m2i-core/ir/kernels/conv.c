@@ -850,8 +850,9 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
             ncols, get_b, &cp, bbuf, &o)) {
       gint rem = ncols % step, cols = ncols;
       cp.width = rem;
-      if (!j->band && ncols > rem && rem > 0 && !o.run_start && ir_gemm_tail_panel (s->arch, (gint) rows,
-              (gint) s->k, a, n0 + ncols - rem, rem, get_b, &cp, bbuf, &o))
+      if (!j->band && ncols > rem && rem > 0 && !o.run_start &&
+          ir_gemm_tail_panel (s->arch, (gint) rows, (gint) s->k, a, n0 + ncols - rem, rem,
+              get_b, &cp, bbuf, &o))
         cols = ncols - rem;
       cp.width = nr;
       ir_gemm_column_panel (s->arch, (gint) rows, (gint) s->k, a, s->arch->mr, n0, cols,

@@ -192,12 +192,12 @@ ir_gemm_epilogue (float *c, gsize ldc, gint rows, gint cols, const float *row_bi
 
 /* Rows of B a tail pass takes at once: the columns of every K block of
  * the pass are gathered first (up to TAIL_KC · M2I_GEMM_TAIL_MAX floats,
- * 64 KiB on the stack; wider panels take fewer rows), then each row panel runs through all of them in one
- * kernel call. A row panel's weights are then read once, from start to
- * end, and the panels one after the other: A streams through in order
- * (4.7 MB for head-pose-estimation's 2×2-pixel 3×3 layer, K 2304), where
- * K blocks of arch->kc rows read 24 KiB runs 73 KiB apart, with their
- * partial sums through C between the blocks. */
+ * 64 KiB on the stack; wider panels take fewer rows), then each row panel
+ * runs through all of them in one kernel call. A row panel's weights are
+ * then read once, from start to end, and the panels one after the other:
+ * A streams through in order (4.7 MB for head-pose-estimation's 2×2-pixel
+ * 3×3 layer, K 2304), where K blocks of arch->kc rows read 24 KiB runs
+ * 73 KiB apart, with their partial sums through C between the blocks. */
 #define TAIL_KC 4096
 /* Sums a tail panel of several passes keeps between them (16 KiB: 128
  * rows of 32 pixels). */
