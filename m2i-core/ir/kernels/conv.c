@@ -851,6 +851,7 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
       gint rem = ncols % step, cols = ncols;
       cp.width = rem;
       if (!j->band && ncols > rem && rem > 0 && !o.run_start &&
+          rows * s->k >= M2I_GEMM_WIDE_MIN_MACS &&
           ir_gemm_tail_panel (s->arch, (gint) rows, (gint) s->k, a, n0 + ncols - rem, rem,
               get_b, &cp, bbuf, &o))
         cols = ncols - rem;

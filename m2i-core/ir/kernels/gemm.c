@@ -352,7 +352,7 @@ ir_gemm_wide_panel (const M2iGemmArch *arch, gint m, gint k, const float *packed
   if (!out->run_start && ncols <= M2I_GEMM_TAIL_MAX)
     return ir_gemm_tail_panel (arch, m, k, packed_a, n0, ncols, get_b, user, bbuf, out);
   if (!arch->tail || ncols < 1 || ncols > arch->nr || arch->mr > M2I_GEMM_MAX_MR ||
-      out->col_bias)
+      out->col_bias || (gint64) m * k < M2I_GEMM_WIDE_MIN_MACS)
     return FALSE;
   TailCols tc;
   tail_cols (arch, n0, ncols, out, &tc);
