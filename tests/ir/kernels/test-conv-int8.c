@@ -137,8 +137,11 @@ run_case (const Case *k, gint threads)
   gboolean dw = cin_g == 1 && cout_g == 1 && k->groups > 1;
   gboolean avx2 = (level & (M2I_CPU_AVX512F | M2I_CPU_AVX2)) && (f & M2I_CPU_AVX2);
   gboolean dw_vec = k->sw <= 2 && k->dw == 1;
+  /* a grid of at most 16 columns (the phase planes' width × output rows):
+   * VNNI's narrow tile */
+  gboolean narrow = g.oh * ((g.w + g.pl + g.pr + g.sw - 1) / g.sw) <= 16;
   const char *want = dw ? (vnni && dw_vec ? "vnni-dw" : avx2 && dw_vec ? "avx2-dw" : "c-dw") :
-      vnni ? "vnni" : avx2 ? "avx2" : "c";
+      vnni ? (narrow ? "vnni-narrow" : "vnni") : avx2 ? "avx2" : "c";
   g_assert_cmpstr (ir_k_conv_int8_kernel_name (c), ==, want);
   g_assert (ir_k_conv_int8_dw_fast (&g) == (dw && strcmp (want, "c-dw")) || !dw);
 
@@ -291,6 +294,16 @@ test_listed (void)
       M2I_K_I8_ACT_PRELU, 1, 0, 1 },
     { 24, 24, 20, 20, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 24, 1, 256, ZP_BETWEEN, 1, 0, 1, 1,
       M2I_K_I8_ACT_NONE, 0, 0, 1 },
+    /* grids of at most 16 columns (VNNI's narrow tile): 1×1 outputs with
+     * an odd number of 8-channel blocks, 3×3 with padding between codes,
+     * two groups, codes in and out, values out */
+    { 256, 40, 3, 3, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 256, ZP_CODE, 0, 0, 1, 1 },
+    { 64, 24, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 256, ZP_BETWEEN, 0, 0, 0, 1 },
+    { 32, 48, 4, 2, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, 1, 256, ZP_ZERO, 0, 1, 0, 1 },
+    { 48, 24, 2, 2, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 256, ZP_CODE, 0, 0, 0, 1,
+      M2I_K_I8_ACT_SWISH, 1, 1 },
+    { 96, 17, 5, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 256, ZP_CODE, 0, 0, 0, 1,
+      M2I_K_I8_ACT_PRELU, 1, 0, 1 },
   };
   rng_state = 12345;
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* What a layer costs on integers and in f32 (conv-int8.h): the estimates
+ * the low-precision pass (ir-lowp.c) weighs per layer, with the
+ * FakeQuantize passes each choice keeps or removes.
+ *
+ * Each estimate is a sum of counted work times a rate: products (padded
+ * as the kernel pads them: 4 input channels, 8 output channels, the
+ * phase grid's columns), input values quantized or copied, output values
+ * by what is written (f32, codes, a FakeQuantize's values), plus a fixed
+ * cost per layer. The rates are per kernel level and were fitted by
+ * least squares to the per-layer medians of the INT8 model set
+ * (bench-ir-layers, one thread, both modes: docs/int8.md, "Which layers
+ * the pass takes"), on an AMD EPYC Zen 5; they are ratios that matter,
+ * not the absolute times.
+ */
+#include "conv-int8.h"
+
+/* ns per unit of each counted work. */
+typedef struct {
+  /* f32 Convolution: products by kernel, values read and written by GEMM
+   * and by Winograd layers (their transforms), weights, fixed */
+  double f_gemm, f_wino, f_dw, f_in, f_out, f_wino_in, f_wino_out, f_w, f_fixed;
+  /* integer GEMM layer: padded products, quad bytes written from f32
+   * values / from codes, output values by kind; depthwise layer: padded
+   * products, plane bytes from f32 values / from codes; weights, fixed */
+  double i_gemm, i_quant, i_copy, i_out_f32, i_out_codes, i_out_values;
+  double i_dw, i_dw_quant, i_dw_copy, i_w, i_fixed;
+  /* a FakeQuantize pass, an activation left as its own pass: per value,
+   * fixed */
+  double fq, fq_fixed, act, act_fixed;
+} Rates;
+
+/* AVX-512 f32 kernels and the VNNI tile: fitted 2026-11-26 (least
+ * squares weighted by 1/sqrt(time), the fixed costs pinned to the
+ * smallest layers' times) to the per-layer medians of 677 layers of ten
+ * INT8 models run both ways (bench-ir-layers, one thread, Zen 5): 80 % of
+ * the layers within -25 % .. +45 % (f32) and -45 % .. +15 % (integers)
+ * of the fit. */
+static const Rates rates_vnni = {
+  .f_gemm = 0.00831, .f_wino = 0.00383, .f_dw = 0.0302, .f_in = 0.0268, .f_out = 0.0733,
+  .f_wino_in = 0.534, .f_wino_out = 0.244, .f_w = 0.0804, .f_fixed = 2500,
+  .i_gemm = 0.00215, .i_quant = 0.233, .i_copy = 0.0987, .i_out_f32 = 0.111,
+  .i_out_codes = 0.168, .i_out_values = 0.314,
+  .i_dw = 0.0380, .i_dw_quant = 0.119, .i_dw_copy = 0.00114, .i_w = 0.0155, .i_fixed = 2000,
+  .fq = 0.105, .fq_fixed = 778, .act = 0.0394, .act_fixed = 204,
+};
+
+/* AVX2 f32 kernels and the AVX2 integer tile (the same layers). */
+static const Rates rates_avx2 = {
+  .f_gemm = 0.0215, .f_wino = 0.00807, .f_dw = 0.0450, .f_in = 0.0, .f_out = 0.0368,
+  .f_wino_in = 1.224, .f_wino_out = 1.513, .f_w = 0.0696, .f_fixed = 2500,
+  .i_gemm = 0.0138, .i_quant = 0.352, .i_copy = 0.110, .i_out_f32 = 0.0307,
+  .i_out_codes = 0.233, .i_out_values = 0.502,
+  .i_dw = 0.0626, .i_dw_quant = 0.133, .i_dw_copy = 0.0, .i_w = 0.0, .i_fixed = 2000,
+  .fq = 0.189, .fq_fixed = 1081, .act = 0.0425, .act_fixed = 487,
+};
+
+/* The integer rates by the int8 family's level, the f32 and FakeQuantize
+ * ones by the GEMM family's (AVX-512 without VNNI: AVX-512 f32 against
+ * the AVX2 tile). */
+static const Rates *
+rates (void)
+{
+  static Rates mixed;
+  static gsize once;
+  gboolean vnni = ir_k_i8_micro_vnni (ir_k_level (M2I_KERNELS_INT8)) != NULL;
+  gboolean f512 = (ir_k_level (M2I_KERNELS_GEMM) & M2I_CPU_AVX512F) != 0;
+  if (vnni == f512)
+    return vnni ? &rates_vnni : &rates_avx2;
+  if (g_once_init_enter (&once)) {
+    const Rates *f = f512 ? &rates_vnni : &rates_avx2, *i = vnni ? &rates_vnni : &rates_avx2;
+    mixed = *i;
+    mixed.f_gemm = f->f_gemm;
+    mixed.f_wino = f->f_wino;
+    mixed.f_dw = f->f_dw;
+    mixed.f_in = f->f_in;
+    mixed.f_out = f->f_out;
+    mixed.f_wino_in = f->f_wino_in;
+    mixed.f_wino_out = f->f_wino_out;
+    mixed.f_w = f->f_w;
+    mixed.f_fixed = f->f_fixed;
+    mixed.fq = f->fq;
+    mixed.fq_fixed = f->fq_fixed;
+    mixed.act = f->act;
+    mixed.act_fixed = f->act_fixed;
+    g_once_init_leave (&once, 1);
+  }
+  return &mixed;
+}
+
+static gboolean
+depthwise (const M2iKConvGeom *g)
+{
+  return g->groups > 1 && g->c_in == g->groups && g->c_out == g->groups;
+}
+
+void
+ir_k_conv_int8_work (const M2iKConvGeom *g, M2iKI8Work *w)
+{
+  gint64 cin_g = g->c_in / g->groups, cout_g = g->c_out / g->groups;
+  w->macs = (double) g->batch * g->c_out * g->oh * g->ow * cin_g * g->kh * g->kw;
+  w->in = (double) g->batch * g->c_in * g->h * g->w;
+  w->out = (double) g->batch * g->c_out * g->oh * g->ow;
+  w->weights = (double) g->c_out * cin_g * g->kh * g->kw;
+  if (depthwise (g)) {
+    w->padded_macs = (double) g->batch * g->c_out * g->oh * g->ow * g->kh * ((g->kw + 3) / 4 * 4);
+    w->quad_bytes = (double) g->batch * g->c_in * (g->h + g->pt + g->pb) *
+        (g->w + g->pl + g->pr);
+    return;
+  }
+  /* the phase grid: hq × wq pixels per phase, as many phases as taps read */
+  gint64 hp = g->h + g->pt + g->pb, wp = g->w + g->pl + g->pr;
+  gint64 hq = (hp + g->sh - 1) / g->sh, wq = (wp + g->sw - 1) / g->sw;
+  gint64 phases = MIN (g->sh, g->kh) * MIN (g->sw, g->kw);
+  gint64 cq = (cin_g + 3) / 4;
+  /* the tile's columns: panels of 48, or with the narrow tile (a grid of
+   * up to 16) the power of two it computes, 16 channels a step */
+  gint64 grid = g->oh * wq, cols = (grid + M2I_K_I8_NR - 1) / M2I_K_I8_NR * M2I_K_I8_NR;
+  gint64 rows = M2I_K_I8_MR;
+  if (grid <= 16 && ir_k_i8_narrow_vnni (ir_k_level (M2I_KERNELS_INT8))) {
+    for (cols = 1; cols < grid; cols *= 2)
+      ;
+    rows = 2 * M2I_K_I8_MR;
+  }
+  w->padded_macs = (double) g->batch * g->groups * ((cout_g + rows - 1) / rows) * rows *
+      cols * cq * 4 * g->kh * g->kw;
+  w->quad_bytes = (double) g->batch * g->groups * cq * 4 * phases * hq * wq;
+}
+
+double
+ir_k_conv_int8_cost (const M2iKConvGeom *g, gboolean codes_in, M2iKI8OutKind out)
+{
+  const Rates *r = rates ();
+  M2iKI8Work w;
+  ir_k_conv_int8_work (g, &w);
+  double t = w.weights * r->i_w + r->i_fixed;
+  if (depthwise (g))
+    return t + w.padded_macs * r->i_dw + w.quad_bytes * (codes_in ? r->i_dw_copy : r->i_dw_quant);
+  double out_rate = out == M2I_K_I8_OUT_CODES ? r->i_out_codes :
+      out == M2I_K_I8_OUT_VALUES ? r->i_out_values : r->i_out_f32;
+  return t + w.padded_macs * r->i_gemm + w.quad_bytes * (codes_in ? r->i_copy : r->i_quant) +
+      w.out * out_rate;
+}
+
+double
+ir_k_conv_f32_cost (const M2iKConvGeom *g, M2iKF32ConvMode mode)
+{
+  const Rates *r = rates ();
+  M2iKI8Work w;
+  ir_k_conv_int8_work (g, &w);
+  double t = w.weights * r->f_w + r->f_fixed;
+  if (mode == M2I_K_F32_CONV_DIRECT)
+    return t + w.macs * r->f_dw;
+  if (mode == M2I_K_F32_CONV_WINOGRAD)
+    return t + w.macs * r->f_wino + w.in * r->f_wino_in + w.out * r->f_wino_out;
+  return t + w.macs * r->f_gemm + w.in * r->f_in + w.out * r->f_out;
+}
+
+double
+ir_k_fq_pass_cost (gint64 numel)
+{
+  return numel * rates ()->fq + rates ()->fq_fixed;
+}
+
+double
+ir_k_act_pass_cost (gint64 numel)
+{
+  return numel * rates ()->act + rates ()->act_fixed;
+}
