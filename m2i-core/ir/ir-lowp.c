@@ -23,13 +23,21 @@
  * would have computed. Anything else stays as it is (FakeQuantize runs as
  * its formula, vectorized).
  *
+ * Which candidates go onto integers is chosen by estimated time
+ * (conv-int8-cost.c): each layer in f32 or on integers, reading codes or
+ * f32, writing codes, a FakeQuantize's values or f32, and the
+ * FakeQuantize passes each choice keeps (a layer left in f32 keeps the
+ * pass after it unless all its readers quantize, and makes the layer
+ * before write values instead of codes); the assignment with the smallest
+ * total is searched from all on and all off. Layers without a vector
+ * integer kernel on this CPU stay f32 (ir_k_conv_int8_dw_fast,
+ * ir_k_conv_int8_gemm_fast).
+ *
  * It runs after the epilogue fusion (bias, ReLU and Swish are in the layer
  * by then) and before the memory plan. M2I_INT8=0 in the environment or
- * M2iIrCompileOptions.float_emulation turn it off. Where the f32 kernel is
- * faster on this CPU the layer stays f32: depthwise layers without a
- * vector integer kernel (ir_k_conv_int8_dw_fast), any layer when the
- * integer tile is the plain-C one (ir_k_conv_int8_gemm_fast);
- * M2I_INT8=all folds the latter too.
+ * M2iIrCompileOptions.float_emulation turn it off; M2I_INT8=all puts every
+ * layer that can run on integers there, also the plain-C tile's and where
+ * the estimates say f32.
  */
 #include "ir-compile.h"
 #include "kernels/conv-int8.h"

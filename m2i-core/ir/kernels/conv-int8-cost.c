@@ -20,6 +20,7 @@ typedef struct {
   /* f32 Convolution: products by kernel, values read and written by GEMM
    * and by Winograd layers (their transforms), weights, fixed */
   double f_gemm, f_wino, f_dw, f_in, f_out, f_wino_in, f_wino_out, f_w, f_fixed;
+  gint f_mr;                           /* the f32 GEMM tile's rows: output channels padded to */
   /* integer GEMM layer: padded products, quad bytes written from f32
    * values / from codes, output values by kind; depthwise layer: padded
    * products, plane bytes from f32 values / from codes; weights, fixed */
@@ -38,7 +39,7 @@ typedef struct {
  * of the fit. */
 static const Rates rates_vnni = {
   .f_gemm = 0.00831, .f_wino = 0.00383, .f_dw = 0.0302, .f_in = 0.0268, .f_out = 0.0733,
-  .f_wino_in = 0.534, .f_wino_out = 0.244, .f_w = 0.0804, .f_fixed = 2500,
+  .f_wino_in = 0.534, .f_wino_out = 0.244, .f_w = 0.0804, .f_fixed = 2500, .f_mr = 8,
   .i_gemm = 0.00215, .i_quant = 0.233, .i_copy = 0.0987, .i_out_f32 = 0.111,
   .i_out_codes = 0.168, .i_out_values = 0.314,
   .i_dw = 0.0380, .i_dw_quant = 0.119, .i_dw_copy = 0.00114, .i_w = 0.0155, .i_fixed = 2000,
@@ -48,7 +49,7 @@ static const Rates rates_vnni = {
 /* AVX2 f32 kernels and the AVX2 integer tile (the same layers). */
 static const Rates rates_avx2 = {
   .f_gemm = 0.0215, .f_wino = 0.00807, .f_dw = 0.0450, .f_in = 0.0, .f_out = 0.0368,
-  .f_wino_in = 1.224, .f_wino_out = 1.513, .f_w = 0.0696, .f_fixed = 2500,
+  .f_wino_in = 1.224, .f_wino_out = 1.513, .f_w = 0.0696, .f_fixed = 2500, .f_mr = 4,
   .i_gemm = 0.0138, .i_quant = 0.352, .i_copy = 0.110, .i_out_f32 = 0.0307,
   .i_out_codes = 0.233, .i_out_values = 0.502,
   .i_dw = 0.0626, .i_dw_quant = 0.133, .i_dw_copy = 0.0, .i_w = 0.0, .i_fixed = 2000,
@@ -79,6 +80,7 @@ rates (void)
     mixed.f_wino_out = f->f_wino_out;
     mixed.f_w = f->f_w;
     mixed.f_fixed = f->f_fixed;
+    mixed.f_mr = f->f_mr;
     mixed.fq = f->fq;
     mixed.fq_fixed = f->fq_fixed;
     mixed.act = f->act;
@@ -151,9 +153,13 @@ ir_k_conv_f32_cost (const M2iKConvGeom *g, M2iKF32ConvMode mode)
   double t = w.weights * r->f_w + r->f_fixed;
   if (mode == M2I_K_F32_CONV_DIRECT)
     return t + w.macs * r->f_dw;
+  /* the GEMM's products, output channels padded to its tile's rows (a
+   * layer of 1 or 3 output channels computes 4 or 8) */
+  gint64 cout_g = g->c_out / g->groups;
+  double macs = w.macs / cout_g * ((cout_g + r->f_mr - 1) / r->f_mr * r->f_mr);
   if (mode == M2I_K_F32_CONV_WINOGRAD)
-    return t + w.macs * r->f_wino + w.in * r->f_wino_in + w.out * r->f_wino_out;
-  return t + w.macs * r->f_gemm + w.in * r->f_in + w.out * r->f_out;
+    return t + macs * r->f_wino + w.in * r->f_wino_in + w.out * r->f_wino_out;
+  return t + macs * r->f_gemm + w.in * r->f_in + w.out * r->f_out;
 }
 
 double

@@ -151,10 +151,8 @@ gboolean ir_k_conv_int8_dw_fast (const M2iKConvGeom *g);
  * a vector GEMM tile (VNNI or AVX2): the plain-C tile takes 3 to 4 times
  * the f32 kernel's time on every layer shape measured (bench-conv-int8),
  * so the low-precision pass leaves GEMM layers in f32 without one. With
- * one, every shape is folded: a layer thinner than 16 products per
- * output or per input value (pdr-0013's 1×1 32 → 8, 8 → 32) is slower
- * than its f32 layer alone, but left in f32 it keeps the FakeQuantize
- * passes around it, and the model is then no faster (docs/int8.md). */
+ * one, the pass chooses per layer by estimated time, the FakeQuantize
+ * passes each choice keeps counted (ir_k_conv_int8_cost, docs/int8.md). */
 gboolean ir_k_conv_int8_gemm_fast (void);
 
 /* What the low-precision pass weighs per layer (conv-int8-cost.c):
