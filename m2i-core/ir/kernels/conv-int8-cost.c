@@ -20,6 +20,7 @@ typedef struct {
   /* f32 Convolution: products by kernel, values read and written by GEMM
    * and by Winograd layers (their transforms), weights, fixed */
   double f_gemm, f_wino, f_dw, f_in, f_out, f_wino_in, f_wino_out, f_w, f_fixed;
+  double f_big;                        /* per byte in and out beyond 1 MiB each */
   gint f_mr;                           /* the f32 GEMM tile's rows: output channels padded to */
   /* integer GEMM layer: padded products, quad bytes written from f32
    * values / from codes, output values by kind; depthwise layer: padded
@@ -35,25 +36,28 @@ typedef struct {
  * squares weighted by 1/sqrt(time), the fixed costs pinned to the
  * smallest layers' times) to the per-layer medians of 677 layers of ten
  * INT8 models run both ways (bench-ir-layers, one thread, Zen 5): 80 % of
- * the layers within -25 % .. +45 % (f32) and -45 % .. +15 % (integers)
+ * the layers within -30 % .. +20 % (f32) and -45 % .. +20 % (integers)
  * of the fit. */
 static const Rates rates_vnni = {
-  .f_gemm = 0.00831, .f_wino = 0.00383, .f_dw = 0.0302, .f_in = 0.0268, .f_out = 0.0733,
-  .f_wino_in = 0.534, .f_wino_out = 0.244, .f_w = 0.0804, .f_fixed = 2500, .f_mr = 8,
-  .i_gemm = 0.00215, .i_quant = 0.233, .i_copy = 0.0987, .i_out_f32 = 0.111,
-  .i_out_codes = 0.168, .i_out_values = 0.314,
-  .i_dw = 0.0380, .i_dw_quant = 0.119, .i_dw_copy = 0.00114, .i_w = 0.0155, .i_fixed = 2000,
-  .fq = 0.105, .fq_fixed = 778, .act = 0.0394, .act_fixed = 204,
+  .f_gemm = 0.00836, .f_wino = 0.00384, .f_dw = 0.0186, .f_in = 0.0, .f_out = 0.00586,
+  .f_wino_in = 0.515, .f_wino_out = 0.227, .f_w = 0.0945, .f_fixed = 2500, .f_big = 0.0235,
+  .f_mr = 8,
+  .i_gemm = 0.00207, .i_quant = 0.261, .i_copy = 0.102, .i_out_f32 = 0.130,
+  .i_out_codes = 0.174, .i_out_values = 0.343,
+  .i_dw = 0.0353, .i_dw_quant = 0.187, .i_dw_copy = 0.0193, .i_w = 0.0150, .i_fixed = 2000,
+  .fq = 0.0994, .fq_fixed = 967, .act = 0.0394, .act_fixed = 204,
 };
 
-/* AVX2 f32 kernels and the AVX2 integer tile (the same layers). */
+/* AVX2 f32 kernels and the AVX2 integer tile (the same layers; -35 % ..
+ * +40 % and -45 % .. +25 %). */
 static const Rates rates_avx2 = {
-  .f_gemm = 0.0215, .f_wino = 0.00807, .f_dw = 0.0450, .f_in = 0.0, .f_out = 0.0368,
-  .f_wino_in = 1.224, .f_wino_out = 1.513, .f_w = 0.0696, .f_fixed = 2500, .f_mr = 4,
-  .i_gemm = 0.0138, .i_quant = 0.352, .i_copy = 0.110, .i_out_f32 = 0.0307,
-  .i_out_codes = 0.233, .i_out_values = 0.502,
-  .i_dw = 0.0626, .i_dw_quant = 0.133, .i_dw_copy = 0.0, .i_w = 0.0, .i_fixed = 2000,
-  .fq = 0.189, .fq_fixed = 1081, .act = 0.0425, .act_fixed = 487,
+  .f_gemm = 0.0207, .f_wino = 0.00811, .f_dw = 0.0274, .f_in = 0.0, .f_out = 0.0,
+  .f_wino_in = 1.186, .f_wino_out = 1.472, .f_w = 0.120, .f_fixed = 2500, .f_big = 0.0373,
+  .f_mr = 4,
+  .i_gemm = 0.0138, .i_quant = 0.355, .i_copy = 0.110, .i_out_f32 = 0.0328,
+  .i_out_codes = 0.233, .i_out_values = 0.504,
+  .i_dw = 0.0624, .i_dw_quant = 0.150, .i_dw_copy = 0.0, .i_w = 0.0, .i_fixed = 2000,
+  .fq = 0.188, .fq_fixed = 1115, .act = 0.0425, .act_fixed = 487,
 };
 
 /* The integer rates by the int8 family's level, the f32 and FakeQuantize
@@ -81,6 +85,7 @@ rates (void)
     mixed.f_w = f->f_w;
     mixed.f_fixed = f->f_fixed;
     mixed.f_mr = f->f_mr;
+    mixed.f_big = f->f_big;
     mixed.fq = f->fq;
     mixed.fq_fixed = f->fq_fixed;
     mixed.act = f->act;
@@ -150,7 +155,8 @@ ir_k_conv_f32_cost (const M2iKConvGeom *g, M2iKF32ConvMode mode)
   const Rates *r = rates ();
   M2iKI8Work w;
   ir_k_conv_int8_work (g, &w);
-  double t = w.weights * r->f_w + r->f_fixed;
+  double t = w.weights * r->f_w + r->f_fixed + r->f_big * (MAX (4 * w.in - (1 << 20), 0) +
+      MAX (4 * w.out - (1 << 20), 0));
   if (mode == M2I_K_F32_CONV_DIRECT)
     return t + w.macs * r->f_dw;
   /* the GEMM's products, output channels padded to its tile's rows (a
