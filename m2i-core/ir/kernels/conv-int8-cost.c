@@ -15,84 +15,69 @@
  */
 #include "conv-int8.h"
 
-/* ns per unit of each counted work. */
+/* ns per unit of each counted work: f32 layers and passes (by the GEMM
+ * family's level), integer layers (by the int8 family's). */
 typedef struct {
   /* f32 Convolution: products by kernel, values read and written by GEMM
    * and by Winograd layers (their transforms), weights, fixed */
   double f_gemm, f_wino, f_dw, f_in, f_out, f_wino_in, f_wino_out, f_w, f_fixed;
   double f_big;                        /* per byte in and out beyond 1 MiB each */
   gint f_mr;                           /* the f32 GEMM tile's rows: output channels padded to */
-  /* integer GEMM layer: padded products, quad bytes written from f32
-   * values / from codes, output values by kind; depthwise layer: padded
-   * products, plane bytes from f32 values / from codes; weights, fixed */
-  double i_gemm, i_quant, i_copy, i_out_f32, i_out_codes, i_out_values;
-  double i_dw, i_dw_quant, i_dw_copy, i_w, i_fixed;
   /* a FakeQuantize pass, an activation left as its own pass: per value,
    * fixed */
   double fq, fq_fixed, act, act_fixed;
-} Rates;
+} F32Rates;
 
-/* AVX-512 f32 kernels and the VNNI tile: fitted 2026-11-26 (least
- * squares weighted by 1/sqrt(time), the fixed costs pinned to the
- * smallest layers' times) to the per-layer medians of 677 layers of ten
- * INT8 models run both ways (bench-ir-layers, one thread, Zen 5): 80 % of
- * the layers within -30 % .. +20 % (f32) and -45 % .. +20 % (integers)
- * of the fit. */
-static const Rates rates_vnni = {
+typedef struct {
+  /* GEMM layer: padded products, quad bytes written from f32 values /
+   * from codes, output values by kind; depthwise layer: padded products,
+   * plane bytes from f32 values / from codes; weights, fixed */
+  double i_gemm, i_quant, i_copy, i_out_f32, i_out_codes, i_out_values;
+  double i_dw, i_dw_quant, i_dw_copy, i_w, i_fixed;
+} I8Rates;
+
+/* Fitted 2026-11-26 (least squares weighted by 1/sqrt(time), the fixed
+ * costs pinned to the smallest layers' times) to the per-layer medians of
+ * 677 layers of ten INT8 models run both ways (bench-ir-layers, one
+ * thread, Zen 5). AVX-512 f32 kernels with the VNNI tile: 80 % of the
+ * layers within -30 % .. +20 % (f32) and -45 % .. +20 % (integers) of the
+ * fit; AVX2 f32 kernels with the AVX2 tile: -35 % .. +40 % and -45 % ..
+ * +25 %. */
+static const F32Rates f32_avx512 = {
   .f_gemm = 0.00836, .f_wino = 0.00384, .f_dw = 0.0186, .f_in = 0.0, .f_out = 0.00586,
   .f_wino_in = 0.515, .f_wino_out = 0.227, .f_w = 0.0945, .f_fixed = 2500, .f_big = 0.0235,
-  .f_mr = 8,
+  .f_mr = 8, .fq = 0.0994, .fq_fixed = 967, .act = 0.0394, .act_fixed = 204,
+};
+
+static const F32Rates f32_avx2 = {
+  .f_gemm = 0.0207, .f_wino = 0.00811, .f_dw = 0.0274, .f_in = 0.0, .f_out = 0.0,
+  .f_wino_in = 1.186, .f_wino_out = 1.472, .f_w = 0.120, .f_fixed = 2500, .f_big = 0.0373,
+  .f_mr = 4, .fq = 0.188, .fq_fixed = 1115, .act = 0.0425, .act_fixed = 487,
+};
+
+static const I8Rates i8_vnni = {
   .i_gemm = 0.00207, .i_quant = 0.261, .i_copy = 0.102, .i_out_f32 = 0.130,
   .i_out_codes = 0.174, .i_out_values = 0.343,
   .i_dw = 0.0353, .i_dw_quant = 0.187, .i_dw_copy = 0.0193, .i_w = 0.0150, .i_fixed = 2000,
-  .fq = 0.0994, .fq_fixed = 967, .act = 0.0394, .act_fixed = 204,
 };
 
-/* AVX2 f32 kernels and the AVX2 integer tile (the same layers; -35 % ..
- * +40 % and -45 % .. +25 %). */
-static const Rates rates_avx2 = {
-  .f_gemm = 0.0207, .f_wino = 0.00811, .f_dw = 0.0274, .f_in = 0.0, .f_out = 0.0,
-  .f_wino_in = 1.186, .f_wino_out = 1.472, .f_w = 0.120, .f_fixed = 2500, .f_big = 0.0373,
-  .f_mr = 4,
+static const I8Rates i8_avx2 = {
   .i_gemm = 0.0138, .i_quant = 0.355, .i_copy = 0.110, .i_out_f32 = 0.0328,
   .i_out_codes = 0.233, .i_out_values = 0.504,
   .i_dw = 0.0624, .i_dw_quant = 0.150, .i_dw_copy = 0.0, .i_w = 0.0, .i_fixed = 2000,
-  .fq = 0.188, .fq_fixed = 1115, .act = 0.0425, .act_fixed = 487,
 };
 
-/* The integer rates by the int8 family's level, the f32 and FakeQuantize
- * ones by the GEMM family's (AVX-512 without VNNI: AVX-512 f32 against
- * the AVX2 tile). */
-static const Rates *
-rates (void)
+/* (AVX-512 CPUs without VNNI: AVX-512 f32 against the AVX2 tile.) */
+static const F32Rates *
+f32_rates (void)
 {
-  static Rates mixed;
-  static gsize once;
-  gboolean vnni = ir_k_i8_micro_vnni (ir_k_level (M2I_KERNELS_INT8)) != NULL;
-  gboolean f512 = (ir_k_level (M2I_KERNELS_GEMM) & M2I_CPU_AVX512F) != 0;
-  if (vnni == f512)
-    return vnni ? &rates_vnni : &rates_avx2;
-  if (g_once_init_enter (&once)) {
-    const Rates *f = f512 ? &rates_vnni : &rates_avx2, *i = vnni ? &rates_vnni : &rates_avx2;
-    mixed = *i;
-    mixed.f_gemm = f->f_gemm;
-    mixed.f_wino = f->f_wino;
-    mixed.f_dw = f->f_dw;
-    mixed.f_in = f->f_in;
-    mixed.f_out = f->f_out;
-    mixed.f_wino_in = f->f_wino_in;
-    mixed.f_wino_out = f->f_wino_out;
-    mixed.f_w = f->f_w;
-    mixed.f_fixed = f->f_fixed;
-    mixed.f_mr = f->f_mr;
-    mixed.f_big = f->f_big;
-    mixed.fq = f->fq;
-    mixed.fq_fixed = f->fq_fixed;
-    mixed.act = f->act;
-    mixed.act_fixed = f->act_fixed;
-    g_once_init_leave (&once, 1);
-  }
-  return &mixed;
+  return ir_k_level (M2I_KERNELS_GEMM) & M2I_CPU_AVX512F ? &f32_avx512 : &f32_avx2;
+}
+
+static const I8Rates *
+i8_rates (void)
+{
+  return ir_k_i8_micro_vnni (ir_k_level (M2I_KERNELS_INT8)) ? &i8_vnni : &i8_avx2;
 }
 
 static gboolean
@@ -137,7 +122,7 @@ ir_k_conv_int8_work (const M2iKConvGeom *g, M2iKI8Work *w)
 double
 ir_k_conv_int8_cost (const M2iKConvGeom *g, gboolean codes_in, M2iKI8OutKind out)
 {
-  const Rates *r = rates ();
+  const I8Rates *r = i8_rates ();
   M2iKI8Work w;
   ir_k_conv_int8_work (g, &w);
   double t = w.weights * r->i_w + r->i_fixed;
@@ -152,7 +137,7 @@ ir_k_conv_int8_cost (const M2iKConvGeom *g, gboolean codes_in, M2iKI8OutKind out
 double
 ir_k_conv_f32_cost (const M2iKConvGeom *g, M2iKF32ConvMode mode)
 {
-  const Rates *r = rates ();
+  const F32Rates *r = f32_rates ();
   M2iKI8Work w;
   ir_k_conv_int8_work (g, &w);
   double t = w.weights * r->f_w + r->f_fixed + r->f_big * (MAX (4 * w.in - (1 << 20), 0) +
@@ -171,11 +156,11 @@ ir_k_conv_f32_cost (const M2iKConvGeom *g, M2iKF32ConvMode mode)
 double
 ir_k_fq_pass_cost (gint64 numel)
 {
-  return numel * rates ()->fq + rates ()->fq_fixed;
+  return numel * f32_rates ()->fq + f32_rates ()->fq_fixed;
 }
 
 double
 ir_k_act_pass_cost (gint64 numel)
 {
-  return numel * rates ()->act + rates ()->act_fixed;
+  return numel * f32_rates ()->act + f32_rates ()->act_fixed;
 }
