@@ -633,14 +633,14 @@ ir_lowp_fold (M2iIrCompiledModel *cm)
     const CmStep *s = &g_array_index (cm->steps, CmStep, c->step);
     M2iKI8Work w;
     ir_k_conv_int8_work (&c->p.g, &w);
+    const Link *l = &links[k];
     g_debug ("int8: layer '%s' %s (estimates: f32 %.1f us, integers %.1f us; work: macs %.0f "
         "padded %.0f in %.0f out %.0f quad %.0f weights %.0f f32-mode %d act %d fq-in %d "
-        "fq-out %d)",
-        s->ctx.node->name, on[k] ? "on integers" : "stays f32: faster with its FakeQuantize "
-        "passes counted", links[k].f32_ns / 1e3,
+        "fq-out %d)", s->ctx.node->name, on[k] ? "on integers" :
+        "stays f32: faster with its FakeQuantize passes counted", l->f32_ns / 1e3,
         ir_k_conv_int8_cost (&c->p.g, FALSE, M2I_K_I8_OUT_F32) / 1e3, w.macs, w.padded_macs,
-        w.in, w.out, w.quad_bytes, w.weights, links[k].f32_mode, links[k].act >= 0, links[k].fq_in >= 0,
-        links[k].fq_out >= 0);
+        w.in, w.out, w.quad_bytes, w.weights, l->f32_mode, l->act >= 0, l->fq_in >= 0,
+        l->fq_out >= 0);
   }
   /* the candidates staying f32 leave */
   {
@@ -648,13 +648,9 @@ ir_lowp_fold (M2iIrCompiledModel *cm)
     for (guint k = 0; k < cands->len; k++) {
       Candidate *c = &g_array_index (cands, Candidate, k);
       if (!on[k]) {
-        if (links[k].fq_out >= 0)
-          fq_prod[links[k].fq_out] = -1;
         candidate_clear (c);
         continue;
       }
-      if (links[k].fq_out >= 0)
-        fq_prod[links[k].fq_out] = (gint) kept;
       links[kept] = links[k];
       g_array_index (cands, Candidate, kept++) = *c;
     }

@@ -626,7 +626,8 @@ chain_model (const ChainLayer *L, gint n, gint64 h, gint64 w)
   gint x = test_ir_parameter (b, "x", M2I_ET_F32, &in);
   for (gint i = 0; i < n; i++) {
     gint64 pad = L[i].k / 2;
-    gint64 oh = (h + 2 * pad - L[i].k) / L[i].stride + 1, ow = (w + 2 * pad - L[i].k) / L[i].stride + 1;
+    gint64 oh = (h + 2 * pad - L[i].k) / L[i].stride + 1;
+    gint64 ow = (w + 2 * pad - L[i].k) / L[i].stride + 1;
     M2iShape ws = TEST_SHAPE (L[i].c_out, L[i].c_in, L[i].k, L[i].k);
     M2iShape out = TEST_SHAPE (1, L[i].c_out, oh, ow);
     g_autofree float *wt = g_new (float, m2i_shape_numel (&ws));
