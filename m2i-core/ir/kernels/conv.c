@@ -12,7 +12,9 @@
  * Depthwise and small-group layers skip the matrix product and run
  * directly (conv-dw.h); 3×3 stride-1 layers with enough
  * channels and constant weights run as Winograd F(2×2, 3×3)
- * (conv-winograd.h), 16 smaller products instead of this one.
+ * (conv-winograd.h), 16 smaller products instead of this one; stride-1
+ * 1×K and K×1 layers keeping the plane run on their own register tiles
+ * over the same packed weights (conv-tap.h).
  */
 #include "kernels-private.h"
 #include "gemm.h"
@@ -20,6 +22,7 @@
 #include "conv-int8.h"
 #include "conv-dw.h"
 #include "conv-edges.h"
+#include "conv-tap.h"
 #include <base/m2i-align.h>
 #include <base/m2i-parallel.h>
 
@@ -117,9 +120,14 @@ typedef struct {
    * those lanes zeroed (conv-edges.h): no padded copy of the input. */
   gboolean edges;
   IrEdgeGeom edge_geom;
+  /* Read in place by the direct 1×K / K×1 tiles (conv-tap.h) instead of
+   * the GEMM, or NULL. */
+  IrTapPanel tap;
+  IrTapGeom tap_geom;
   M2iWinograd *wino;                   /* CONV_WINOGRAD */
   IrDwGeom dwg;                        /* CONV_DEPTHWISE */
   IrDwRows dw_rows;
+  IrDwPlane dw_plane;                  /* or NULL: rows only */
 } ConvState;
 
 static void
@@ -134,6 +142,7 @@ conv_state_free (gpointer p)
   g_free (s->off_hi);
   g_free (s->fused.bias);
   ir_winograd_free (s->wino);
+  ir_dw_geom_clear (&s->dwg);
   g_free (s);
 }
 
@@ -228,16 +237,23 @@ conv_edges_wanted (const ConvState *s, const IrEdgeGeom *g)
  * when it applies: output rows no wider than the input's (grid rows are
  * the input rows), at most IR_EDGE_MAX_TAPS taps, and a grid of at most
  * 2^22 columns (conv_edges_wanted () visits every panel: a hostile plane
- * must not make compiling slow). */
+ * must not make compiling slow). 1×K and K×1 layers keeping the plane's
+ * size are read in place by their direct tiles (conv-tap.h), which copy
+ * nothing. */
 static gboolean
 conv_edges (ConvState *s)
 {
   IrEdgeGeom g = { s->h, s->w, s->oh, s->ow, s->kh, s->kw, s->dh, s->dw, s->pt, s->pl };
+  gboolean tap = ir_tap_applies (s->h, s->w, s->oh, s->ow, s->kh, s->kw, s->sh, s->sw, s->k);
   if (s->sh != 1 || s->sw != 1 || !(s->pt || s->pb || s->pl || s->pr) || s->ow > s->w ||
       s->oh > s->h || s->kh * s->kw > IR_EDGE_MAX_TAPS || s->arch->nr > 64 ||
       s->oh * s->w > (1 << 22) ||
-      !conv_edges_wanted (s, &g))
+      (!tap && !conv_edges_wanted (s, &g)))
     return FALSE;
+  if (tap) {
+    ir_tap_geom_init (&s->tap_geom, &g, s->cin_g, s->arch);
+    s->tap = ir_tap_panel_for (s->arch);
+  }
   s->edges = TRUE;
   s->edge_geom = g;
   s->hp = s->h;
@@ -410,6 +426,8 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
       s->pt, s->pl, cin_g };
     ir_dw_geom_init (&s->dwg);
     s->dw_rows = ir_dw_rows_for (&s->dwg, ir_k_level (M2I_KERNELS_DWCONV));
+    s->dw_plane = ir_dw_plane_for (&s->dwg, ir_k_level (M2I_KERNELS_DWCONV));
+    ctx->scratch_bytes = s->slices * ir_dw_scratch_floats (&s->dwg) * sizeof (float);
   } else if (s->mode == CONV_WINOGRAD) {
     s->wino = ir_winograd_new (s->arch, ctx->inputs[1].data, s->c_out, s->c_in, s->h, s->w,
         s->pt, s->pl, s->oh, s->ow, s->slices);
@@ -832,7 +850,9 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
     /* A last panel of a few columns (a 14×14 plane: 4) by the tail
      * kernel, which reads only those columns of B. */
     cp.width = ncols;
-    if (!ir_gemm_tail_panel (s->arch, (gint) rows, (gint) s->k, a, n0, ncols, get_b, &cp,
+    if (s->tap)
+      s->tap (&s->tap_geom, a, (gint) rows, cp.in, n0, ncols, o.c, ohw, o.row_bias, o.relu);
+    else if (!ir_gemm_tail_panel (s->arch, (gint) rows, (gint) s->k, a, n0, ncols, get_b, &cp,
             bbuf, &o)) {
       cp.width = nr;
       ir_gemm_column_panel (s->arch, (gint) rows, (gint) s->k, a, s->arch->mr, n0, ncols,
@@ -1121,8 +1141,9 @@ conv_execute (M2iOpContext *ctx, GError **error)
   gint64 macs = s->batch * s->c_out * s->oh * s->ow * s->k;
   gint slices = MIN (ir_k_slices_for (ctx, macs), s->slices);
   if (s->mode == CONV_DEPTHWISE) {
-    ir_dw_run (&s->dwg, s->dw_rows, ctx->inputs[0].data, ctx->inputs[1].data, &s->fused,
-        ctx->outputs[0].data, s->batch, s->c_in, s->c_out, s->cout_g, slices);
+    ir_dw_run (&s->dwg, s->dw_rows, s->dw_plane, ctx->inputs[0].data, ctx->inputs[1].data,
+        &s->fused, ctx->outputs[0].data, s->batch, s->c_in, s->c_out, s->cout_g, slices,
+        ctx->scratch);
   } else if (s->mode == CONV_WINOGRAD) {
     const float *in = ctx->inputs[0].data;
     float *out = ctx->outputs[0].data;
@@ -1170,10 +1191,24 @@ ir_k_conv_uses_direct (const M2iOpContext *ctx)
 }
 
 gboolean
+ir_k_conv_uses_dw_plane (const M2iOpContext *ctx)
+{
+  const ConvState *s = ctx->state;
+  return s && s->mode == CONV_DEPTHWISE && s->dw_plane;
+}
+
+gboolean
 ir_k_conv_reads_in_place (const M2iOpContext *ctx)
 {
   const ConvState *s = ctx->state;
   return s && s->edges;
+}
+
+gboolean
+ir_k_conv_uses_taps (const M2iOpContext *ctx)
+{
+  const ConvState *s = ctx->state;
+  return s && s->tap;
 }
 
 const M2iOpKernel ir_kernel_convolution = {
