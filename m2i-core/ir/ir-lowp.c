@@ -23,13 +23,21 @@
  * would have computed. Anything else stays as it is (FakeQuantize runs as
  * its formula, vectorized).
  *
+ * Which candidates go onto integers is chosen by estimated time
+ * (conv-int8-cost.c): each layer in f32 or on integers, reading codes or
+ * f32, writing codes, a FakeQuantize's values or f32, and the
+ * FakeQuantize passes each choice keeps (a layer left in f32 keeps the
+ * pass after it unless all its readers quantize, and makes the layer
+ * before write values instead of codes); the assignment with the smallest
+ * total is searched from all on and all off. Layers without a vector
+ * integer kernel on this CPU stay f32 (ir_k_conv_int8_dw_fast,
+ * ir_k_conv_int8_gemm_fast).
+ *
  * It runs after the epilogue fusion (bias, ReLU and Swish are in the layer
  * by then) and before the memory plan. M2I_INT8=0 in the environment or
- * M2iIrCompileOptions.float_emulation turn it off. Where the f32 kernel is
- * faster on this CPU the layer stays f32: depthwise layers without a
- * vector integer kernel (ir_k_conv_int8_dw_fast), any layer when the
- * integer tile is the plain-C one (ir_k_conv_int8_gemm_fast);
- * M2I_INT8=all folds the latter too.
+ * M2iIrCompileOptions.float_emulation turn it off; M2I_INT8=all puts every
+ * layer that can run on integers there, also the plain-C tile's and where
+ * the estimates say f32.
  */
 #include "ir-compile.h"
 #include "kernels/conv-int8.h"
@@ -390,6 +398,154 @@ fuse_activation (const M2iIrCompiledModel *cm, const CmStep *a, gint v, M2iKConv
 /* What became of a FakeQuantize after an integer layer. */
 enum { NOT_FUSED, FUSED_CODES, FUSED_VALUES };
 
+/* ---- which candidates go onto integers: the cost of every choice ------- */
+
+/* A candidate's neighbourhood, as the choice sees it. */
+typedef struct {
+  gint act;                            /* the PReLU / Swish step it takes in, or -1 */
+  gint fq_out;                         /* the FakeQuantize step after it, or -1 */
+  gint fq_in;                          /* the FakeQuantize its input is the output of, or -1 */
+  M2iKF32ConvMode f32_mode;
+  double f32_ns;                       /* the layer in f32, its activation pass included */
+} Link;
+
+typedef struct {
+  const M2iIrCompiledModel *cm;
+  const GArray *cands;
+  const Link *links;
+  const gint *readers;                 /* per value */
+  gint *fq_prod;                       /* per step: the candidate writing into it, or -1 */
+  gint *fq_cands;                      /* per step: candidates reading its output (input 0) */
+  gint *fq_on;                         /* per step: those of them on integers */
+  gboolean *on;                        /* per candidate: on integers */
+} Choice;
+
+static gint64
+fq_numel (const Choice *ch, gint f)
+{
+  return m2i_shape_numel (&g_array_index (ch->cm->steps, CmStep, f).ctx.outputs[0].shape);
+}
+
+/* TRUE when every reader of FakeQuantize @f's output is a candidate on
+ * integers. */
+static gboolean
+fq_all_int8 (const Choice *ch, gint f)
+{
+  const CmStep *s = &g_array_index (ch->cm->steps, CmStep, f);
+  return ch->fq_on[f] == ch->readers[s->out_values[0]];
+}
+
+/* The estimated time (ns) of candidate @k as ch->on says, with the
+ * FakeQuantize pass after it when that stays. */
+static double
+cand_cost (const Choice *ch, guint k)
+{
+  const Candidate *c = &g_array_index (ch->cands, Candidate, k);
+  const Link *l = &ch->links[k];
+  if (ch->on[k]) {
+    gboolean codes_in = l->fq_in >= 0 && ch->fq_prod[l->fq_in] >= 0 &&
+        ch->on[ch->fq_prod[l->fq_in]] && fq_all_int8 (ch, l->fq_in);
+    M2iKI8OutKind out = l->fq_out < 0 ? M2I_K_I8_OUT_F32 :
+        fq_all_int8 (ch, l->fq_out) ? M2I_K_I8_OUT_CODES : M2I_K_I8_OUT_VALUES;
+    return ir_k_conv_int8_cost (&c->p.g, codes_in, out);
+  }
+  /* in f32 the FakeQuantize after it stays, unless all its readers
+   * quantize its input themselves */
+  double t = l->f32_ns;
+  if (l->fq_out >= 0 && !fq_all_int8 (ch, l->fq_out))
+    t += ir_k_fq_pass_cost (fq_numel (ch, l->fq_out));
+  return t;
+}
+
+/* The estimated time of the network's candidates and the FakeQuantize
+ * passes they read or write: those no candidate writes (the network's
+ * input, after an Add) stay unless every reader is on integers. */
+static double
+total_cost (const Choice *ch)
+{
+  double t = 0.0;
+  for (guint si = 0; si < ch->cm->steps->len; si++)
+    if (ch->fq_cands[si] && ch->fq_prod[si] < 0 && !fq_all_int8 (ch, (gint) si))
+      t += ir_k_fq_pass_cost (fq_numel (ch, (gint) si));
+  for (guint k = 0; k < ch->cands->len; k++)
+    t += cand_cost (ch, k);
+  return t;
+}
+
+static void
+flip (Choice *ch, guint k)
+{
+  ch->on[k] = !ch->on[k];
+  if (ch->links[k].fq_in >= 0)
+    ch->fq_on[ch->links[k].fq_in] += ch->on[k] ? 1 : -1;
+}
+
+static gboolean
+neighbours (const Link *l, const Link *m)
+{
+  return (l->fq_out >= 0 && l->fq_out == m->fq_in) || (m->fq_out >= 0 && m->fq_out == l->fq_in) ||
+      (l->fq_in >= 0 && l->fq_in == m->fq_in);
+}
+
+/* From the assignment in ch->on, flips one candidate at a time, or two
+ * sharing a FakeQuantize, while that lowers the estimated total (the
+ * choices interact only through the FakeQuantize between neighbours);
+ * returns the total. */
+static double
+descend (Choice *ch)
+{
+  guint n = ch->cands->len;
+  double best = total_cost (ch);
+  for (gint round = 0; round < 8; round++) {
+    gboolean better = FALSE;
+    for (guint k = 0; k < n; k++) {
+      flip (ch, k);
+      double t = total_cost (ch);
+      gboolean kept = t < best - 1e-6 * best;
+      for (guint j = 0; !kept && j < n; j++) {
+        if (j == k || !neighbours (&ch->links[k], &ch->links[j]))
+          continue;
+        flip (ch, j);
+        t = total_cost (ch);
+        kept = t < best - 1e-6 * best;
+        if (!kept)
+          flip (ch, j);
+      }
+      if (kept) {
+        best = t;
+        better = TRUE;
+      } else {
+        flip (ch, k);
+      }
+    }
+    if (!better)
+      break;
+  }
+  return best;
+}
+
+/* Puts on integers the candidates whose choice makes the network's
+ * estimated time smallest: the better of the descents from all on and
+ * from all off (ties: more on integers). */
+static void
+choose (Choice *ch)
+{
+  guint n = ch->cands->len;
+  for (guint k = 0; k < n; k++)
+    if (ch->on[k])
+      flip (ch, k);
+  double off = descend (ch);
+  g_autofree gboolean *from_off = g_memdup2 (ch->on, n * sizeof (gboolean));
+  for (guint k = 0; k < n; k++)
+    if (!ch->on[k])
+      flip (ch, k);
+  double on = descend (ch);
+  if (off < on - 1e-6 * on)
+    for (guint k = 0; k < n; k++)
+      if (ch->on[k] != from_off[k])
+        flip (ch, k);
+}
+
 void
 ir_lowp_fold (M2iIrCompiledModel *cm)
 {
@@ -419,60 +575,130 @@ ir_lowp_fold (M2iIrCompiledModel *cm)
     return;
   }
 
-  /* A FakeQuantize read only by integer layers (input 0 of each) goes:
-   * they quantize its input with its input range instead. */
-  g_autofree gint *int8_readers = g_new0 (gint, MAX (n_steps, 1));
+  /* Each candidate's neighbourhood: the PReLU or Swish its output feeds
+   * (ReLU is in already), then the FakeQuantize after that. */
+  g_autofree Link *links = g_new (Link, cands->len);
+  g_autofree gint *fq_prod = g_new (gint, MAX (n_steps, 1));
+  g_autofree gint *fq_cands = g_new0 (gint, MAX (n_steps, 1));
+  for (gint si = 0; si < n_steps; si++)
+    fq_prod[si] = -1;
+  for (guint k = 0; k < cands->len; k++) {
+    Candidate *c = &g_array_index (cands, Candidate, k);
+    const CmStep *s = &g_array_index (cm->steps, CmStep, c->step);
+    Link *l = &links[k];
+    l->act = l->fq_out = -1;
+    l->fq_in = c->grid.fq_step;
+    if (l->fq_in >= 0)
+      fq_cands[l->fq_in]++;
+    gint v = s->out_values[0], at = c->step;
+    gint r = ir_compile_only_reader (cm, v, at);
+    if (r >= 0 && c->p.act == M2I_K_I8_ACT_NONE &&
+        fuse_activation (cm, &g_array_index (cm->steps, CmStep, r), v, &c->p)) {
+      l->act = r;
+      v = g_array_index (cm->steps, CmStep, r).out_values[0];
+      at = r;
+    }
+    r = ir_compile_only_reader (cm, v, at);
+    Grid fg = { 0 };
+    if (r >= 0 && fq_params (cm, &g_array_index (cm->steps, CmStep, r), &fg) &&
+        (fg.n == 1 || fg.n == c->p.g.c_out)) {
+      l->fq_out = r;
+      fq_prod[r] = (gint) k;
+      c->p.out_levels = fg.levels;
+      c->p.n_out_ranges = fg.n;
+      c->out_ranges = fg.r;             /* input_low, input_high: the quantizer */
+      fg.r = NULL;
+    }
+    g_free (fg.r);
+    l->f32_mode = ir_k_conv_uses_winograd (&s->ctx) ? M2I_K_F32_CONV_WINOGRAD :
+        ir_k_conv_uses_direct (&s->ctx) ? M2I_K_F32_CONV_DIRECT : M2I_K_F32_CONV_GEMM;
+    l->f32_ns = ir_k_conv_f32_cost (&c->p.g, l->f32_mode);
+    if (l->act >= 0)
+      l->f32_ns += ir_k_act_pass_cost (m2i_shape_numel (&s->ctx.outputs[0].shape));
+  }
+
+  /* Which go onto integers: all of them when forced, else those the
+   * estimates say are faster so, FakeQuantize passes counted. */
+  g_autofree gboolean *on = g_new0 (gboolean, cands->len);
+  g_autofree gint *fq_on = g_new0 (gint, MAX (n_steps, 1));
+  Choice ch = { cm, cands, links, readers, fq_prod, fq_cands, fq_on, on };
+  if (fold_forced ()) {
+    for (guint k = 0; k < cands->len; k++)
+      flip (&ch, k);
+  } else {
+    choose (&ch);
+  }
   for (guint k = 0; k < cands->len; k++) {
     const Candidate *c = &g_array_index (cands, Candidate, k);
-    if (c->grid.fq_step >= 0)
-      int8_readers[c->grid.fq_step]++;
+    const CmStep *s = &g_array_index (cm->steps, CmStep, c->step);
+    M2iKI8Work w;
+    ir_k_conv_int8_work (&c->p.g, &w);
+    const Link *l = &links[k];
+    g_debug ("int8: layer '%s' %s (estimates: f32 %.1f us, integers %.1f us; work: macs %.0f "
+        "padded %.0f in %.0f out %.0f quad %.0f weights %.0f f32-mode %d act %d fq-in %d "
+        "fq-out %d)", s->ctx.node->name, on[k] ? "on integers" :
+        "stays f32: faster with its FakeQuantize passes counted", l->f32_ns / 1e3,
+        ir_k_conv_int8_cost (&c->p.g, FALSE, M2I_K_I8_OUT_F32) / 1e3, w.macs, w.padded_macs,
+        w.in, w.out, w.quad_bytes, w.weights, l->f32_mode, l->act >= 0, l->fq_in >= 0,
+        l->fq_out >= 0);
   }
+  /* the candidates staying f32 leave */
+  {
+    guint kept = 0;
+    for (guint k = 0; k < cands->len; k++) {
+      Candidate *c = &g_array_index (cands, Candidate, k);
+      if (!on[k]) {
+        candidate_clear (c);
+        continue;
+      }
+      links[kept] = links[k];
+      g_array_index (cands, Candidate, kept++) = *c;
+    }
+    g_array_set_size (cands, kept);
+  }
+  if (!cands->len) {
+    g_array_free (cands, TRUE);
+    return;
+  }
+
+  g_autofree gint *int8_readers = g_new0 (gint, MAX (n_steps, 1));
+  for (guint k = 0; k < cands->len; k++)
+    if (links[k].fq_in >= 0)
+      int8_readers[links[k].fq_in]++;
   g_autofree gboolean *keep = g_new (gboolean, MAX (cm->model->nodes->len, 1));
   for (guint i = 0; i < cm->model->nodes->len; i++)
     keep[i] = TRUE;
   g_autofree gint *fq_fused = g_new0 (gint, MAX (n_steps, 1));
   g_autofree gint *out_value = g_new (gint, cands->len);
 
-  /* Epilogues: a layer takes in the PReLU or Swish its output feeds (ReLU
-   * is in already), then the FakeQuantize after that: it writes the
+  /* Epilogues: the layer takes in its PReLU or Swish, then writes the
    * FakeQuantize's output, as codes when every reader of that is an
    * integer layer (their input), else as the values it computes. */
   for (guint k = 0; k < cands->len; k++) {
     Candidate *c = &g_array_index (cands, Candidate, k);
     const CmStep *s = &g_array_index (cm->steps, CmStep, c->step);
-    gint v = s->out_values[0], at = c->step;
-    gint r = ir_compile_only_reader (cm, v, at);
-    if (r >= 0 && c->p.act == M2I_K_I8_ACT_NONE &&
-        fuse_activation (cm, &g_array_index (cm->steps, CmStep, r), v, &c->p)) {
-      const CmStep *a = &g_array_index (cm->steps, CmStep, r);
+    gint v = s->out_values[0];
+    if (links[k].act >= 0) {
+      const CmStep *a = &g_array_index (cm->steps, CmStep, links[k].act);
       keep[a->node] = FALSE;
       v = a->out_values[0];
-      at = r;
     }
-    /* the FakeQuantize: codes when its readers are all integer layers,
-     * else its values, as it computes them */
-    r = ir_compile_only_reader (cm, v, at);
-    Grid fg = { 0 };
-    if (r >= 0 && fq_params (cm, &g_array_index (cm->steps, CmStep, r), &fg) &&
-        (fg.n == 1 || fg.n == c->p.g.c_out)) {
+    gint r = links[k].fq_out;
+    if (r >= 0) {
       const CmStep *f = &g_array_index (cm->steps, CmStep, r);
       gint fv = f->out_values[0];
       gboolean codes = int8_readers[r] && int8_readers[r] == readers[fv];
+      gint64 n = c->p.n_out_ranges;
       c->p.codes_out = codes;
       c->p.grid_out = !codes;
-      c->p.out_levels = fg.levels;
-      c->p.n_out_ranges = fg.n;
-      c->out_ranges = fg.r;             /* input_low, input_high: the quantizer */
-      fg.r = NULL;
       c->p.out_lo = c->out_ranges;
-      c->p.out_hi = c->out_ranges + fg.n;
-      c->p.grid_out_lo = c->out_ranges + 2 * fg.n;
-      c->p.grid_out_hi = c->out_ranges + 3 * fg.n;
+      c->p.out_hi = c->out_ranges + n;
+      c->p.grid_out_lo = c->out_ranges + 2 * n;
+      c->p.grid_out_hi = c->out_ranges + 3 * n;
       keep[f->node] = FALSE;
       fq_fused[r] = codes ? FUSED_CODES : FUSED_VALUES;
       v = fv;
     }
-    g_free (fg.r);
     out_value[k] = v;
   }
 
@@ -524,6 +750,9 @@ ir_lowp_fold (M2iIrCompiledModel *cm)
       n_codes++;
     }
     n_values += c->p.grid_out;
+    g_debug ("int8: layer '%s' reads %s, writes %s", s->ctx.node->name,
+        c->p.codes_in ? "codes" : "f32", c->p.codes_out ? "codes" : c->p.grid_out ?
+        "a FakeQuantize's values" : "f32");
     candidate_clear (c);
     n_int8++;
   }

@@ -41,6 +41,9 @@ static const Layer layers[] = {
   { "pdr-0013/first", 3, 320, 544, 32, 3, 2, 1, 1 },
   { "pdr-0013/red", 32, 160, 272, 8, 1, 1, 0, 1 },
   { "pdr-0013/inc", 8, 160, 272, 32, 1, 1, 0, 1 },
+  /* age-gender-recognition-retail-0013: grids of 15 and 1 columns */
+  { "age-gender/conv5", 192, 5, 5, 256, 3, 1, 0, 1 },
+  { "age-gender/age1", 256, 3, 3, 256, 3, 1, 0, 1 },
 };
 
 typedef struct {

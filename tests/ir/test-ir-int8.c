@@ -11,7 +11,7 @@
  * level or a neighbour (the emulation's sum rounds differently), so the
  * result stays within one step of the inner grid times the next weights.
  * Also: which layers the pass takes (steps counted, kernels asserted; the
- * speed rule, M2I_INT8=all), the switches (option, M2I_INT8=0), no
+ * cost rule, M2I_INT8=all), the switches (option, M2I_INT8=0), no
  * allocation per inference. Run at every instruction-set level.
  */
 #include "ir-test-util.h"
@@ -514,8 +514,12 @@ run_shared_model (const char *model, const char *input, gboolean emulate, gint64
   GError *error = NULL;
   M2iIrModel *m = m2i_ir_model_load (xml, NULL, &error);
   g_assert_no_error (error);
-  /* the layers the pass takes by itself */
-  g_unsetenv ("M2I_INT8");
+  /* with VNNI the layers the pass takes by itself (most of them); at the
+   * other levels, where its estimates leave many in f32, every layer that
+   * can be, to test their kernels on a real model */
+  gboolean vnni = ir_k_i8_micro_vnni (ir_k_level (M2I_KERNELS_INT8)) != NULL;
+  if (vnni)
+    g_unsetenv ("M2I_INT8");
   Run r = run_new (m, emulate, 2);
   g_setenv ("M2I_INT8", "all", TRUE);
   gint codes;
@@ -605,62 +609,139 @@ test_yolov8n_pose (void)
   }
 }
 
-/* ---- which layers the pass takes: the speed rule ------------------------------ */
+/* ---- which layers the pass takes: the cost rule ------------------------------- */
 
-/* x → FQ → Conv k×k (c_in → c_out, stride s) → Result: on integers or
- * not, as the pass decides. */
-static gint
-fold_count (gint64 c_in, gint64 c_out, gint k, gint stride)
+typedef struct {
+  gint64 c_in, c_out;
+  gint k, stride;
+} ChainLayer;
+
+/* x → FQ → conv → FQ → conv → FQ → conv → Result, @n layers of @L on a
+ * @h × @w input. */
+static M2iIrModel *
+chain_model (const ChainLayer *L, gint n, gint64 h, gint64 w)
 {
   TestIr *b = test_ir_new (11);
-  gint64 h = 24, w = 28, pad = k / 2;
-  gint64 oh = (h + 2 * pad - k) / stride + 1, ow = (w + 2 * pad - k) / stride + 1;
-  M2iShape in = TEST_SHAPE (1, c_in, h, w), ws = TEST_SHAPE (c_out, c_in, k, k);
-  M2iShape out = TEST_SHAPE (1, c_out, oh, ow);
-  g_autofree float *wt = g_new (float, m2i_shape_numel (&ws));
+  M2iShape in = TEST_SHAPE (1, L[0].c_in, h, w);
   gint x = test_ir_parameter (b, "x", M2I_ET_F32, &in);
-  gint y = conv (b, fq (b, x, &in, 256, 0.0f, 2.55f), weights (b, &ws, W_MULTIPLY, wt),
-      (gint) pad, stride, &out);
-  test_ir_result (b, y);
+  for (gint i = 0; i < n; i++) {
+    gint64 pad = L[i].k / 2;
+    gint64 oh = (h + 2 * pad - L[i].k) / L[i].stride + 1;
+    gint64 ow = (w + 2 * pad - L[i].k) / L[i].stride + 1;
+    M2iShape ws = TEST_SHAPE (L[i].c_out, L[i].c_in, L[i].k, L[i].k);
+    M2iShape out = TEST_SHAPE (1, L[i].c_out, oh, ow);
+    g_autofree float *wt = g_new (float, m2i_shape_numel (&ws));
+    x = conv (b, fq (b, x, &in, 256, 0.0f, 2.55f), weights (b, &ws, W_MULTIPLY, wt), (gint) pad,
+        L[i].stride, &out);
+    in = out;
+    h = oh;
+    w = ow;
+  }
+  test_ir_result (b, x);
   GError *error = NULL;
   M2iIrModel *model = test_ir_load (b, &error);
   g_assert_no_error (error);
-  Run q = run_new (model, FALSE, 1);
-  gint codes, n = count_int8 (q.cm, &codes);
-  run_free (&q);
-  m2i_ir_model_unref (model);
   test_ir_free (b);
+  return model;
+}
+
+/* The convolution steps of @cm in order: their geometry and f32 mode (of
+ * an emulation compile), or whether they run on integers. */
+static gint
+conv_steps (const M2iIrCompiledModel *cm, M2iKConvGeom *g, M2iKF32ConvMode *mode,
+    gboolean *int8)
+{
+  gint n = 0;
+  for (guint i = 0; i < cm->steps->len; i++) {
+    CmStep *s = &g_array_index (cm->steps, CmStep, i);
+    if (s->kernel == &ir_kernel_conv_int8) {
+      int8[n++] = TRUE;
+    } else if (s->kernel == &ir_kernel_convolution) {
+      if (g) {
+        g_assert (ir_k_conv_geometry (&s->ctx, &g[n]));
+        mode[n] = ir_k_conv_uses_winograd (&s->ctx) ? M2I_K_F32_CONV_WINOGRAD :
+            ir_k_conv_uses_direct (&s->ctx) ? M2I_K_F32_CONV_DIRECT : M2I_K_F32_CONV_GEMM;
+      }
+      int8[n++] = FALSE;
+    }
+  }
   return n;
 }
 
-/* A GEMM layer goes onto integers only where the level has a vector tile
- * (VNNI or AVX2: the C tile is slower than the f32 kernel), whatever its
- * shape (thin layers too: left in f32 they keep their FakeQuantize
- * passes); M2I_INT8=all takes every layer that can run on integers. */
+/* The estimated time of the chain with layer i on integers where bit i of
+ * @on is set, written out for a chain: FakeQuantize i (before layer i)
+ * runs unless layer i reads its input itself (on integers), or layer
+ * i - 1 writes it (on integers: codes when layer i is too, else values). */
+static double
+chain_cost (const M2iKConvGeom *g, const M2iKF32ConvMode *mode, gint n, guint on)
+{
+  double t = 0.0;
+  for (gint i = 0; i < n; i++) {
+    gboolean me = on >> i & 1, prev = i > 0 && (on >> (i - 1) & 1), next = on >> (i + 1) & 1;
+    gboolean last = i == n - 1;
+    if (!me && !prev)
+      t += ir_k_fq_pass_cost (g[i].batch * g[i].c_in * g[i].h * g[i].w);
+    if (me)
+      t += ir_k_conv_int8_cost (&g[i], prev, last ? M2I_K_I8_OUT_F32 : next ?
+          M2I_K_I8_OUT_CODES : M2I_K_I8_OUT_VALUES);
+    else
+      t += ir_k_conv_f32_cost (&g[i], mode[i]);
+  }
+  return t;
+}
+
+/* Which layers go onto integers is the choice of the smallest estimated
+ * time, FakeQuantize passes counted: checked against every choice of
+ * chains of thin and wide layers. No layer without a vector tile (the C
+ * tile is slower than the f32 kernel everywhere); every layer that can
+ * with M2I_INT8=all. */
 static void
-test_speed_rule (void)
+test_cost_rule (void)
 {
   M2iCpuFlags f = m2i_cpu_flags (), level = ir_k_level (M2I_KERNELS_INT8);
   gboolean vector = (level & (M2I_CPU_AVX512F | M2I_CPU_AVX2)) && (f & M2I_CPU_AVX2) &&
       (f & M2I_CPU_FMA);
-  static const struct {
-    gint64 c_in, c_out;
-    gint k, stride;
-  } cases[] = {
-    { 32, 8, 1, 1 },                   /* 8 products per input value */
-    { 8, 32, 1, 1 },                   /* 8 per output */
-    { 32, 32, 1, 1 },
-    { 3, 16, 3, 2 },
-    { 8, 8, 3, 1 },
+  static const ChainLayer chains[][3] = {
+    { { 32, 8, 1, 1 }, { 8, 32, 1, 1 }, { 32, 32, 1, 1 } },      /* thin, then wide */
+    { { 3, 16, 3, 2 }, { 16, 64, 3, 1 }, { 64, 64, 3, 1 } },
+    { { 64, 64, 1, 1 }, { 64, 8, 1, 1 }, { 8, 64, 3, 1 } },
+    { { 8, 8, 3, 1 }, { 8, 8, 1, 1 }, { 8, 8, 3, 2 } },
   };
-  g_unsetenv ("M2I_INT8");
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    g_assert_cmpint (fold_count (cases[i].c_in, cases[i].c_out, cases[i].k, cases[i].stride),
-        ==, vector ? 1 : 0);
+  static const gint64 sizes[][2] = { { 24, 28 }, { 96, 80 } };
+  for (gint forced = 0; forced < 2; forced++)
+    for (guint c = 0; c < G_N_ELEMENTS (chains); c++)
+      for (guint z = 0; z < G_N_ELEMENTS (sizes); z++) {
+        if (forced)
+          g_setenv ("M2I_INT8", "all", TRUE);
+        else
+          g_unsetenv ("M2I_INT8");
+        M2iIrModel *model = chain_model (chains[c], 3, sizes[z][0], sizes[z][1]);
+        Run e = run_new (model, TRUE, 1), q = run_new (model, FALSE, 1);
+        M2iKConvGeom g[3];
+        M2iKF32ConvMode mode[3];
+        gboolean int8[3];
+        g_assert_cmpint (conv_steps (e.cm, g, mode, int8), ==, 3);
+        g_assert_cmpint (conv_steps (q.cm, NULL, NULL, int8), ==, 3);
+        guint got = int8[0] | int8[1] << 1 | int8[2] << 2;
+        if (forced) {
+          g_assert_cmpuint (got, ==, 7);
+        } else if (!vector) {
+          g_assert_cmpuint (got, ==, 0);
+        } else {
+          double best = G_MAXDOUBLE;
+          for (guint on = 0; on < 8; on++)
+            best = MIN (best, chain_cost (g, mode, 3, on));
+          double t = chain_cost (g, mode, 3, got);
+          if (t > best * (1 + 1e-6))
+            g_error ("chain %u at %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT ": layers %u on "
+                "integers, estimated %.0f ns; the best choice %.0f ns", c, sizes[z][0],
+                sizes[z][1], got, t, best);
+        }
+        run_free (&e);
+        run_free (&q);
+        m2i_ir_model_unref (model);
+      }
   g_setenv ("M2I_INT8", "all", TRUE);
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    g_assert_cmpint (fold_count (cases[i].c_in, cases[i].c_out, cases[i].k, cases[i].stride),
-        ==, 1);
 }
 
 int
@@ -669,12 +750,12 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   /* the small models test the integer kernels through the pass at every
    * level: every layer that can be is folded, also where the f32 kernel
-   * would be faster (test_speed_rule checks that choice) */
+   * would be faster (test_cost_rule checks that choice) */
   g_setenv ("M2I_INT8", "all", TRUE);
   g_test_add_func ("/ir/int8/single-layer", test_single);
   g_test_add_func ("/ir/int8/chain", test_chain);
   g_test_add_func ("/ir/int8/grid", test_grid);
-  g_test_add_func ("/ir/int8/speed-rule", test_speed_rule);
+  g_test_add_func ("/ir/int8/cost-rule", test_cost_rule);
   g_test_add_func ("/ir/int8/yolov8n-detections", test_yolov8n_detections);
   g_test_add_func ("/ir/int8/yolov8n-pose", test_yolov8n_pose);
   return g_test_run ();

@@ -22,6 +22,8 @@ struct _M2iKI8Gemm {
   gint64 row_blocks;                   /* MR-row blocks per group */
   gint8 *packed;                       /* [group][row block][k4][MR][4] */
   gint16 *packed16;                    /* the same as int16, for the AVX2 kernel */
+  gint8 *packed_n;                     /* [group][block pair][k4][2·MR][4]: the narrow tile's */
+  M2iKI8Narrow narrow;                 /* the whole grid within 16 columns */
   gint32 *ibias;                       /* per output channel, padded to MR: -zc·Σq */
   float *mul, *add;
   float *dmul, *dadd;                  /* codes straight from the sum, or NULL */
@@ -49,6 +51,7 @@ ir_k_i8_gemm_free (M2iKI8Gemm *m)
     return;
   g_free (m->packed);
   g_free (m->packed16);
+  g_free (m->packed_n);
   g_free (m->ibias);
   g_free (m->mul);
   g_free (m->add);
@@ -147,7 +150,7 @@ ir_k_i8_gemm_new (const M2iKConvInt8Params *p, gint slices)
     }
   if (fix) {
     m->pad_fix = ir_k_i8_pad_fix_new (g, g->c_out, tap_sum, pad_coef);
-    m->fix_bytes = MR * NR * sizeof (float);
+    m->fix_bytes = 2 * MR * NR * sizeof (float);   /* the narrow tile's two blocks */
   }
   m->dmul = g_new0 (float, rows_pad);
   m->dadd = g_new0 (float, rows_pad);
@@ -174,6 +177,17 @@ ir_k_i8_gemm_new (const M2iKConvInt8Params *p, gint slices)
   }
   if (!m->micro)
     m->kernel_name = "c";
+  /* a grid of at most 16 columns: the narrow tile, 16 channels a step */
+  if (m->micro && g->oh * m->wq <= 16 && (m->narrow = ir_k_i8_narrow_vnni (level))) {
+    m->kernel_name = "vnni-narrow";
+    gint64 pairs = (m->row_blocks + 1) / 2;
+    m->packed_n = g_new0 (gint8, (gsize) g->groups * pairs * m->k4 * 2 * MR * 4);
+    for (gint64 gi = 0; gi < g->groups; gi++)
+      for (gint64 rb = 0; rb < m->row_blocks; rb++)
+        for (gint64 s = 0; s < m->k4; s++)
+          memcpy (m->packed_n + (((gi * pairs + rb / 2) * m->k4 + s) * 2 + rb % 2) * MR * 4,
+              m->packed + (gi * m->row_blocks + rb) * block + s * MR * 4, MR * 4);
+  }
   m->copy_row = ir_k_i8_copy_row_avx512 (level, m->codes_in);
   if (!m->copy_row)
     m->copy_row = ir_k_i8_copy_row_avx2 (level, m->codes_in);
@@ -368,6 +382,35 @@ panel_runs (const M2iKI8Gemm *m, gint64 n0, guint8 *run_start, guint16 *run_mask
 }
 
 
+/* Row blocks [rb0, rb1) (rb0 even) of group @gi with the narrow tile,
+ * two at a time. */
+static void
+narrow_blocks (const GemmJob *j, gint64 gi, gint64 n0, gint64 rb0, gint64 rb1, float *fix,
+    const guint8 *run_start, const guint16 *run_mask, const gint32 *run_at)
+{
+  const M2iKI8Gemm *m = j->m;
+  const M2iKConvGeom *g = &m->g;
+  gsize ohw = (gsize) g->oh * g->ow, es = m->o->codes ? 1 : sizeof (float);
+  gint64 pairs = (m->row_blocks + 1) / 2, grid = g->oh * m->wq;
+  const guint8 *b = j->src + (gsize) gi * m->cq_g * m->quad_px * 4 + n0 * 4;
+  float *fix1 = fix ? fix + MR * NR : NULL;
+  for (gint64 rb = rb0; rb < rb1; rb += 2) {
+    M2iKI8Store st[2];
+    for (gint h = 0; h < 2 && rb + h < rb1; h++) {
+      gint64 oc = (rb + h) * MR, row = gi * m->row_blocks * MR + oc, c0 = gi * m->cout_g + oc;
+      gint rows = (gint) MIN (MR, m->cout_g - oc);
+      float *f = h ? fix1 : fix;
+      if (f)
+        ir_k_i8_pad_fix_panel (m->pad_fix, c0, rows, n0, m->wq, f);
+      st[h] = (M2iKI8Store) { j->out + c0 * ohw * es, ohw, rows, c0, m->ibias + row,
+        m->mul + row, m->add + row, m->dmul ? m->dmul + row : NULL,
+        m->dadd ? m->dadd + row : NULL, f, m->o, run_start, run_mask, run_at };
+    }
+    m->narrow ((gint) m->k4, m->packed_n + (gsize) (gi * pairs + rb / 2) * m->k4 * 2 * MR * 4,
+        b, m->off, (gint) MIN (grid - n0, 16), &st[0], rb + 1 < rb1 ? &st[1] : NULL);
+  }
+}
+
 static void
 gemm_slice (gint begin, gint end, gint slice, gpointer data)
 {
@@ -376,7 +419,7 @@ gemm_slice (gint begin, gint end, gint slice, gpointer data)
   const M2iKConvGeom *g = &m->g;
   gsize ohw = (gsize) g->oh * g->ow, block = (gsize) m->k4 * MR * 4;
   gsize es = m->o->codes ? 1 : sizeof (float);
-  float *fix = m->pad_fix ? j->fix + (gsize) slice * MR * NR : NULL;
+  float *fix = m->pad_fix ? j->fix + (gsize) slice * 2 * MR * NR : NULL;
   guint8 run_start[NR / 16 + 1];
   guint16 run_mask[NR];
   gint32 run_at[NR];
@@ -387,6 +430,10 @@ gemm_slice (gint begin, gint end, gint slice, gpointer data)
     panel_runs (m, n0, run_start, run_mask, run_at);
     const guint8 *b = j->src + (gsize) gi * m->cq_g * m->quad_px * 4 + n0 * 4;
     gint64 rb_end = MIN ((chunk + 1) * j->chunk_blocks, m->row_blocks);
+    if (m->narrow) {
+      narrow_blocks (j, gi, n0, chunk * j->chunk_blocks, rb_end, fix, run_start, run_mask, run_at);
+      continue;
+    }
     for (gint64 rb = chunk * j->chunk_blocks; rb < rb_end; rb++) {
       gint64 oc = rb * MR, row = gi * m->row_blocks * MR + oc, c0 = gi * m->cout_g + oc;
       gint rows = (gint) MIN (MR, m->cout_g - oc);
@@ -419,6 +466,8 @@ ir_k_i8_gemm_run (const M2iKI8Gemm *m, gconstpointer in, gpointer out, gpointer 
   if (slices > 1 && tasks % slices && tasks < 8 * slices && m->row_blocks >= 2 * slices)
     chunks = slices;
   gint64 chunk_blocks = (m->row_blocks + chunks - 1) / chunks;
+  if (m->narrow)
+    chunk_blocks += chunk_blocks % 2;  /* the narrow tile takes blocks in pairs */
   chunks = (m->row_blocks + chunk_blocks - 1) / chunk_blocks;
   /* the slack past the last quad (read by dropped columns only) */
   gsize used = (gsize) quads * m->quad_px * 4;

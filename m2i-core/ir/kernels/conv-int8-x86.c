@@ -20,6 +20,8 @@
  */
 #include "conv-int8.h"
 
+#include <string.h>
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #include "row-x86.h"
@@ -258,6 +260,98 @@ micro_vnni (gint k4, const void *a, const guint8 *b, const gint64 *off, const M2
   vnni_epilogue (acc, st);
 }
 
+/* ---- narrow tile, VNNI ------------------------------------------------------- */
+
+/* acc[i] (16 channels of pixel i, i < N) summed over k4 steps: the
+ * weights of a step are the vector, pixel i's 4 codes a broadcast dword.
+ * 16 accumulators, named (an array of them GCC 12 keeps on the stack,
+ * stored and loaded again at every vpdpbusd): slot s sums pixel s mod N
+ * over the steps p ≡ s / N (mod 16 / N), so fewer pixels still make 16
+ * independent chains. N is 1, 2, 4, 8 or 16. */
+VNNI_TARGET static ALWAYS_INLINE void
+narrow_sums (gint k4, const gint8 *a, const guint8 *b, const gint64 *off, __m512i ib,
+    const gint N, gint32 *t)
+{
+  const gint C = 16 / N;
+  const __m512i z = _mm512_setzero_si512 ();
+  __m512i a0 = ib, a1 = N > 1 ? ib : z, a2 = N > 2 ? ib : z, a3 = N > 3 ? ib : z;
+  __m512i a4 = N > 4 ? ib : z, a5 = N > 5 ? ib : z, a6 = N > 6 ? ib : z, a7 = N > 7 ? ib : z;
+  __m512i a8 = N > 8 ? ib : z, a9 = N > 9 ? ib : z, a10 = N > 10 ? ib : z, a11 = N > 11 ? ib : z;
+  __m512i a12 = N > 12 ? ib : z, a13 = N > 13 ? ib : z, a14 = N > 14 ? ib : z;
+  __m512i a15 = N > 15 ? ib : z;
+#define CODES(q, i) _mm512_set1_epi32 (*(const gint32 *) (b + off[q] + 4 * (i)))
+#define SLOT(s) \
+  DPBUSD (a##s, CODES (p + (s) / N, (s) % N), \
+      _mm512_loadu_si512 (a + (gsize) (p + (s) / N) * 64));
+  gint p = 0;
+  for (; p + C <= k4; p += C) {
+    SLOT (0) SLOT (1) SLOT (2) SLOT (3) SLOT (4) SLOT (5) SLOT (6) SLOT (7)
+    SLOT (8) SLOT (9) SLOT (10) SLOT (11) SLOT (12) SLOT (13) SLOT (14) SLOT (15)
+  }
+#undef SLOT
+  /* the last k4 mod C steps, into the first chain */
+#define TAIL(s) if ((s) < N) DPBUSD (a##s, CODES (p, s), w);
+  for (; p < k4; p++) {
+    __m512i w = _mm512_loadu_si512 (a + (gsize) p * 64);
+    TAIL (0) TAIL (1) TAIL (2) TAIL (3) TAIL (4) TAIL (5) TAIL (6) TAIL (7)
+    TAIL (8) TAIL (9) TAIL (10) TAIL (11) TAIL (12) TAIL (13) TAIL (14) TAIL (15)
+  }
+#undef TAIL
+#undef CODES
+  __m512i acc[16] = { a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15 };
+  for (gint i = 0; i < N; i++) {
+    __m512i sum = acc[i];
+    for (gint c = 1; c < C; c++)
+      sum = _mm512_add_epi32 (sum, acc[c * N + i]);
+    _mm512_storeu_si512 (t + 16 * i, sum);
+  }
+}
+
+VNNI_TARGET static void
+narrow_vnni (gint k4, const gint8 *a, const guint8 *b, const gint64 *off, gint n,
+    const M2iKI8Store *st0, const M2iKI8Store *st1)
+{
+  gint32 ibias[16] = { 0 };
+  memcpy (ibias, st0->ibias, MR * sizeof (gint32));
+  if (st1)
+    memcpy (ibias + MR, st1->ibias, MR * sizeof (gint32));
+  __m512i ib = _mm512_loadu_si512 (ibias);
+  gint32 t[16 * 16];                   /* [pixel][channel] */
+  if (n <= 1)
+    narrow_sums (k4, a, b, off, ib, 1, t);
+  else if (n <= 2)
+    narrow_sums (k4, a, b, off, ib, 2, t);
+  else if (n <= 4)
+    narrow_sums (k4, a, b, off, ib, 4, t);
+  else if (n <= 8)
+    narrow_sums (k4, a, b, off, ib, 8, t);
+  else
+    narrow_sums (k4, a, b, off, ib, 16, t);
+  /* each channel's pixels, as the tile's accumulators: the epilogue's
+   * runs are in the first 16 columns only */
+  const __m512i idx = _mm512_mullo_epi32 (_mm512_set_epi32 (15, 14, 13, 12, 11, 10, 9, 8, 7, 6,
+          5, 4, 3, 2, 1, 0), _mm512_set1_epi32 (16));
+  const __mmask16 px = (__mmask16) ((1u << MIN (n, 16)) - 1);
+  __m512i acc[MR * 3];
+  for (gint half = 0; half < 2; half++) {
+    const M2iKI8Store *st = half ? st1 : st0;
+    if (!st)
+      break;
+    for (gint r = 0; r < MR; r++) {
+      acc[r * 3] = _mm512_mask_i32gather_epi32 (_mm512_setzero_si512 (), px, idx,
+          t + half * MR + r, 4);
+      acc[r * 3 + 1] = acc[r * 3 + 2] = _mm512_setzero_si512 ();
+    }
+    vnni_epilogue (acc, st);
+  }
+}
+
+M2iKI8Narrow
+ir_k_i8_narrow_vnni (M2iCpuFlags level)
+{
+  return (level & M2I_CPU_AVX512F) && (m2i_cpu_flags () & M2I_CPU_AVX512VNNI) ? narrow_vnni : NULL;
+}
+
 M2iKI8Micro
 ir_k_i8_micro_vnni (M2iCpuFlags level)
 {
@@ -428,6 +522,12 @@ ir_k_i8_dw_row_vnni (M2iCpuFlags level, gint64 sw, gint64 dw)
 
 M2iKI8Micro
 ir_k_i8_micro_vnni (M2iCpuFlags level)
+{
+  return NULL;
+}
+
+M2iKI8Narrow
+ir_k_i8_narrow_vnni (M2iCpuFlags level)
 {
   return NULL;
 }

@@ -151,11 +151,42 @@ gboolean ir_k_conv_int8_dw_fast (const M2iKConvGeom *g);
  * a vector GEMM tile (VNNI or AVX2): the plain-C tile takes 3 to 4 times
  * the f32 kernel's time on every layer shape measured (bench-conv-int8),
  * so the low-precision pass leaves GEMM layers in f32 without one. With
- * one, every shape is folded: a layer thinner than 16 products per
- * output or per input value (pdr-0013's 1×1 32 → 8, 8 → 32) is slower
- * than its f32 layer alone, but left in f32 it keeps the FakeQuantize
- * passes around it, and the model is then no faster (docs/int8.md). */
+ * one, the pass chooses per layer by estimated time, the FakeQuantize
+ * passes each choice keeps counted (ir_k_conv_int8_cost, docs/int8.md). */
 gboolean ir_k_conv_int8_gemm_fast (void);
+
+/* What the low-precision pass weighs per layer (conv-int8-cost.c):
+ * estimated times in ns at the current levels of the int8 and f32
+ * kernels, from rates fitted to per-layer timings of the INT8 model set.
+ * Estimates, for choosing: not for anything that must be exact. */
+typedef enum {
+  M2I_K_I8_OUT_F32,                    /* the layer's f32 result */
+  M2I_K_I8_OUT_CODES,                  /* the next layers' codes */
+  M2I_K_I8_OUT_VALUES,                 /* a FakeQuantize's f32 values */
+} M2iKI8OutKind;
+
+typedef enum {
+  M2I_K_F32_CONV_GEMM,                 /* im2col / shifted GEMM */
+  M2I_K_F32_CONV_WINOGRAD,
+  M2I_K_F32_CONV_DIRECT,               /* depthwise / small groups */
+} M2iKF32ConvMode;
+
+/* The work counted: products as defined and as the integer kernels pad
+ * them, values in and out, bytes the integer layer writes into its
+ * source (channel quads, or depthwise padded planes), weights. */
+typedef struct {
+  double macs, padded_macs, in, out, quad_bytes, weights;
+} M2iKI8Work;
+void ir_k_conv_int8_work (const M2iKConvGeom *g, M2iKI8Work *w);
+
+/* The layer on integers, reading codes or f32 values, writing @out. */
+double ir_k_conv_int8_cost (const M2iKConvGeom *g, gboolean codes_in, M2iKI8OutKind out);
+/* The layer in f32, run as @mode. */
+double ir_k_conv_f32_cost (const M2iKConvGeom *g, M2iKF32ConvMode mode);
+/* A FakeQuantize pass over @numel values; an activation run as its own
+ * layer (a PReLU an f32 convolution does not take in). */
+double ir_k_fq_pass_cost (gint64 numel);
+double ir_k_act_pass_cost (gint64 numel);
 
 /* The op kernel of a compiled integer layer: execute() runs ctx->state (an
  * M2iKConvInt8) on input 0; infer() refuses (the layer is made by the
@@ -253,6 +284,17 @@ typedef void (*M2iKI8Micro) (gint k4, const void *a, const guint8 *b, const gint
  * levels, int16 weights (conv-int8-avx2.c); NULL otherwise (the C loops). */
 M2iKI8Micro ir_k_i8_micro_vnni (M2iCpuFlags level);
 M2iKI8Micro ir_k_i8_micro_avx2 (M2iCpuFlags level);
+
+/* The narrow tile, for layers whose whole output grid is at most 16
+ * pixels (a network's last layers, 1×1 outputs), where the tile's 48
+ * columns would be mostly idle: 16 output channels (two MR blocks, @a
+ * packed [k4][16][4]) × columns 0 .. n - 1 (n <= 16), the weights the
+ * vector and each pixel's codes a broadcast. The sums as M2iKI8Micro's;
+ * rows 0-7 stored as @st0 says, rows 8-15 as @st1 (NULL: none), whose
+ * runs must lie in columns below n. VNNI at the AVX-512 level, else NULL. */
+typedef void (*M2iKI8Narrow) (gint k4, const gint8 *a, const guint8 *b, const gint64 *off,
+    gint n, const M2iKI8Store *st0, const M2iKI8Store *st1);
+M2iKI8Narrow ir_k_i8_narrow_vnni (M2iCpuFlags level);
 
 /* Stores row @r's results @v (NR floats: acc · mul + add, before the
  * activation) as @st says — the scalar epilogue every kernel's stores must

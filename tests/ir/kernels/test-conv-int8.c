@@ -137,8 +137,11 @@ run_case (const Case *k, gint threads)
   gboolean dw = cin_g == 1 && cout_g == 1 && k->groups > 1;
   gboolean avx2 = (level & (M2I_CPU_AVX512F | M2I_CPU_AVX2)) && (f & M2I_CPU_AVX2);
   gboolean dw_vec = k->sw <= 2 && k->dw == 1;
+  /* a grid of at most 16 columns (the phase planes' width × output rows):
+   * VNNI's narrow tile */
+  gboolean narrow = g.oh * ((g.w + g.pl + g.pr + g.sw - 1) / g.sw) <= 16;
   const char *want = dw ? (vnni && dw_vec ? "vnni-dw" : avx2 && dw_vec ? "avx2-dw" : "c-dw") :
-      vnni ? "vnni" : avx2 ? "avx2" : "c";
+      vnni ? (narrow ? "vnni-narrow" : "vnni") : avx2 ? "avx2" : "c";
   g_assert_cmpstr (ir_k_conv_int8_kernel_name (c), ==, want);
   g_assert (ir_k_conv_int8_dw_fast (&g) == (dw && strcmp (want, "c-dw")) || !dw);
 
@@ -291,6 +294,16 @@ test_listed (void)
       M2I_K_I8_ACT_PRELU, 1, 0, 1 },
     { 24, 24, 20, 20, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 24, 1, 256, ZP_BETWEEN, 1, 0, 1, 1,
       M2I_K_I8_ACT_NONE, 0, 0, 1 },
+    /* grids of at most 16 columns (VNNI's narrow tile): 1×1 outputs with
+     * an odd number of 8-channel blocks, 3×3 with padding between codes,
+     * two groups, codes in and out, values out */
+    { 256, 40, 3, 3, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 256, ZP_CODE, 0, 0, 1, 1 },
+    { 64, 24, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 256, ZP_BETWEEN, 0, 0, 0, 1 },
+    { 32, 48, 4, 2, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, 1, 256, ZP_ZERO, 0, 1, 0, 1 },
+    { 48, 24, 2, 2, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 256, ZP_CODE, 0, 0, 0, 1,
+      M2I_K_I8_ACT_SWISH, 1, 1 },
+    { 96, 17, 5, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 256, ZP_CODE, 0, 0, 0, 1,
+      M2I_K_I8_ACT_PRELU, 1, 0, 1 },
   };
   rng_state = 12345;
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -467,6 +480,89 @@ test_exact_tile (void)
   g_free (b);
 }
 
+/* VNNI's narrow tile against the plain sums and ir_k_i8_store_row: 16
+ * rows (two stores, or one), n columns of 1 to 16, random epilogues and
+ * padding terms. */
+static void
+test_exact_narrow (void)
+{
+  M2iKI8Narrow narrow = ir_k_i8_narrow_vnni (ir_k_level (M2I_KERNELS_INT8));
+  if (!narrow) {
+    g_test_skip ("no narrow tile at this level");
+    return;
+  }
+  enum { MR = M2I_K_I8_MR, NR = M2I_K_I8_NR, K4 = 37, LDO = 20 };
+  rng_state = 777;
+  gint8 *a = g_new (gint8, K4 * 2 * MR * 4);
+  guint8 *b = g_new (guint8, K4 * 24 * 4);
+  for (gint i = 0; i < K4 * 24 * 4; i++)
+    b[i] = (guint8) rnd_int (0, 255);
+  for (gint iter = 0; iter < 300; iter++) {
+    gint k4 = rnd_int (1, K4), n = rnd_int (1, 16), halves = rnd_int (1, 2);
+    for (gint i = 0; i < K4 * 2 * MR * 4; i++)
+      a[i] = (gint8) rnd_int (-128, 127);
+    gint64 off[K4];
+    for (gint p = 0; p < k4; p++)
+      off[p] = (gint64) rnd_int (0, K4 - 1) * 24 * 4 + 4 * rnd_int (0, 8);
+    M2iKI8Out *o = random_out (2 * MR);
+    gint32 ibias[2 * MR];
+    float mul[2 * MR], add[2 * MR], dmul[2 * MR], dadd[2 * MR], fix[2 * MR * NR];
+    gboolean direct = TRUE;
+    for (gint r = 0; r < 2 * MR; r++) {
+      ibias[r] = rnd_int (-40000, 40000);
+      mul[r] = rnd_f (1e-5f, 2e-3f);
+      add[r] = rnd_f (-2.0f, 2.0f);
+      direct &= ir_k_i8_direct (o, r, mul[r], add[r], &dmul[r], &dadd[r]);
+    }
+    for (gint i = 0; i < 2 * MR * NR; i++)
+      fix[i] = rnd_int (0, 3) ? 0.0f : rnd_f (-1.0f, 1.0f);
+    /* one run of columns 0 .. n - 1 at element 2 of each row */
+    guint8 run_start[4] = { 0, 1, 1, 1 };
+    guint16 run_mask[1] = { (guint16) ((1u << n) - 1) };
+    gint32 run_at[1] = { 2 };
+    gint rows1 = rnd_int (1, MR);
+    gboolean use_fix = rnd_int (0, 1);
+    gsize es = o->codes ? 1 : sizeof (float), bytes = (gsize) 2 * MR * LDO * es;
+    guint8 *got = g_malloc (bytes), *want = g_malloc (bytes);
+    memset (got, 0x5a, bytes);
+    memset (want, 0x5a, bytes);
+    M2iKI8Store st[2];
+    for (gint h = 0; h < 2; h++)
+      st[h] = (M2iKI8Store) { got + (gsize) h * MR * LDO * es, LDO, h ? rows1 : MR, h * MR,
+        ibias + h * MR, mul + h * MR, add + h * MR, direct ? dmul + h * MR : NULL,
+        direct ? dadd + h * MR : NULL, use_fix ? fix + h * MR * NR : NULL, o, run_start,
+        run_mask, run_at };
+    narrow (k4, a, b, off, n, &st[0], halves == 2 ? &st[1] : NULL);
+    for (gint h = 0; h < halves; h++) {
+      st[h].out = want + (gsize) h * MR * LDO * es;
+      for (gint r = 0; r < st[h].rows; r++) {
+        float v[NR];
+        for (gint c = 0; c < NR; c++) {
+          gint32 acc = ibias[h * MR + r];
+          for (gint p = 0; p < k4 && c < n; p++)
+            for (gint j = 0; j < 4; j++)
+              acc += a[(p * 2 * MR + h * MR + r) * 4 + j] * b[off[p] + c * 4 + j];
+          v[c] = (float) acc * mul[h * MR + r] + add[h * MR + r];
+        }
+        ir_k_i8_store_row (v, r, &st[h]);
+      }
+    }
+    if (memcmp (got, want, bytes)) {
+      for (gsize i = 0; i < bytes; i += es)
+        if (memcmp (got + i, want + i, es))
+          g_error ("narrow tile (act %d, codes %d, grid %d, direct %d, fix %d, n %d, k4 %d): "
+              "element %" G_GSIZE_FORMAT " = %.9g, the reference %.9g", o->act, o->codes,
+              o->grid, direct, use_fix, n, k4, i / es, es == 1 ? got[i] : *(float *) (got + i),
+              es == 1 ? want[i] : *(float *) (want + i));
+    }
+    g_free (got);
+    g_free (want);
+    ir_k_i8_out_free (o);
+  }
+  g_free (a);
+  g_free (b);
+}
+
 /* The depthwise rows of the level against ir_k_i8_dw_row_c. */
 static void
 test_exact_dw_rows (void)
@@ -603,6 +699,7 @@ main (int argc, char **argv)
   g_test_add_func ("/conv-int8/listed", test_listed);
   g_test_add_func ("/conv-int8/random", test_random);
   g_test_add_func ("/conv-int8/exact/tile", test_exact_tile);
+  g_test_add_func ("/conv-int8/exact/narrow", test_exact_narrow);
   g_test_add_func ("/conv-int8/exact/dw-rows", test_exact_dw_rows);
   g_test_add_func ("/conv-int8/exact/rows", test_exact_rows);
   return g_test_run ();
