@@ -169,6 +169,14 @@ box_iou (const double *a, const double *b)
   return u > 0 ? inter / u : 0;
 }
 
+/* TRUE when output @c has one row per box: @na rows of ours, @nb of ONNX
+ * Runtime's (the rows of a run-time count, even when both give as many). */
+static gboolean
+per_box (const Compared *c, gint64 na, gint64 nb)
+{
+  return c->shape.rank >= 1 && c->shape.dims[0] == na && c->n_ref * na == c->n * nb;
+}
+
 /* Detections with a run-time count (NMS inside the graph), in whatever
  * number and order they came out: a set, not a sequence. The boxes output (N rows of x1,
  * y1, x2, y2, score) pairs each of ONNX Runtime's rows, best score first,
@@ -191,8 +199,7 @@ compare_detections (const Compared *cmp, guint n_out, double tol)
   gint64 d = boxes->shape.dims[1], na = boxes->shape.dims[0], nb = boxes->n_ref / d;
   /* the outputs of one value (or row) per box */
   for (guint k = 0; k < n_out; k++)
-    if (cmp[k].n != cmp[k].n_ref && (cmp[k].shape.rank < 1 || cmp[k].shape.dims[0] != na ||
-            cmp[k].n_ref * na != cmp[k].n * nb))
+    if (cmp[k].n != cmp[k].n_ref && !per_box (&cmp[k], na, nb))
       return (Verdict) { FALSE, INFINITY, g_strdup_printf ("output %s has %" G_GINT64_FORMAT
               " elements, ONNX Runtime's %" G_GINT64_FORMAT ", not one row per box",
               cmp[k].what, cmp[k].n, cmp[k].n_ref) };
@@ -219,7 +226,7 @@ compare_detections (const Compared *cmp, guint n_out, double tol)
       for (guint k = 0; k < n_out && same; k++) {
         const Compared *c = &cmp[k];
         gint64 w = c->n / MAX (na, 1);
-        if (c == boxes || c->n == c->n_ref)
+        if (c == boxes || !per_box (c, na, nb))
           continue;
         for (gint64 e = 0; e < w && same; e++)
           same = fabs (c->ours[i * w + e] - c->ref[j * w + e]) <= tol * c->scale;
@@ -256,7 +263,7 @@ compare_detections (const Compared *cmp, guint n_out, double tol)
   double worst_rel = 0;
   for (guint k = 0; k < n_out; k++) {
     const Compared *c = &cmp[k];
-    if (c != boxes && c->n == c->n_ref) {
+    if (c != boxes && !per_box (c, na, nb)) {
       Verdict e = compare_elements (c, 1, tol);
       worst_rel = MAX (worst_rel, e.worst_rel);
       g_free (e.text);
