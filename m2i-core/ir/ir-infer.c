@@ -506,6 +506,16 @@ run_one (M2iIrInferRequest *req, gint i, GError **error)
 static gint
 split_way (SplitChoice *c)
 {
+  /* M2I_IR_SPLIT=split or =alone: always that way (for measuring each) */
+  static gint forced = -2;
+  gint f = g_atomic_int_get (&forced);
+  if (f == -2) {
+    const char *e = g_getenv ("M2I_IR_SPLIT");
+    f = !g_strcmp0 (e, "split") ? 1 : !g_strcmp0 (e, "alone") ? 0 : -1;
+    g_atomic_int_set (&forced, f);
+  }
+  if (f >= 0)
+    return f;
   guint32 r = c->runs++;
   if (r < 2 * SPLIT_WARMUP + 2)
     return (r & 1) == 0;
@@ -539,14 +549,6 @@ run_steps (gpointer data)
 {
   M2iIrInferRequest *req = data;
   const M2iIrCompiledModel *cm = req->cm;
-  /* With a team whose helpers can run (not inside another team's slice):
-   * the layers split over it, or the whole inference alone, whichever
-   * has been faster (split_way). */
-  SplitChoice *c = req->team && ir_k_team_active () ? &req->split : NULL;
-  gint way = c ? split_way (c) : 1;
-  guint64 start = c ? now_ns (CLOCK_MONOTONIC) : 0;
-  if (way == 0)
-    ir_k_team_set_alone (TRUE);
   for (guint i = 0; i < cm->steps->len; i++) {
     guint64 t0 = 0, c0 = 0;
     if (req->profiling) {
@@ -563,21 +565,32 @@ run_steps (gpointer data)
       req->profile[i].count++;
     }
   }
-  if (c) {
-    ir_k_team_set_alone (FALSE);
-    if (req->ok)
-      split_note (c, way, (gint64) (now_ns (CLOCK_MONOTONIC) - start));
-  }
 }
 
 gboolean
 m2i_ir_infer_request_infer (M2iIrInferRequest *req, GError **error)
 {
   /* The layers run on this thread; with several threads, their slices are
-   * shared with the team's helpers, held for the whole inference. */
+   * shared with the team's helpers, held for the whole inference — or,
+   * where that has been slower (split_way), the inference runs alone and
+   * leaves the other cores free. Inside another team's run (a model run
+   * from a kernel's slice) the loops run as that run's do. */
   req->error = error;
   req->ok = TRUE;
-  ir_k_team_run (req->team, run_steps, req);
+  SplitChoice *c = req->team && !ir_k_team_active () && !ir_k_team_inline () ?
+      &req->split : NULL;
+  if (c) {
+    gint way = split_way (c);
+    guint64 start = now_ns (CLOCK_MONOTONIC);
+    if (way)
+      ir_k_team_run (req->team, run_steps, req);
+    else
+      ir_k_team_run_alone (req->team, run_steps, req);
+    if (req->ok)
+      split_note (c, way, (gint64) (now_ns (CLOCK_MONOTONIC) - start));
+  } else {
+    ir_k_team_run (req->team, run_steps, req);
+  }
   req->error = NULL;
   /* outputs shaped at run time: this inference's shape and buffer */
   for (guint i = 0; req->cm->n_dyn && i < req->cm->model->results->len; i++) {

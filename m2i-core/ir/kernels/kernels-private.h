@@ -269,6 +269,11 @@ void ir_k_team_free (M2iKTeam *team);
  * from inside a team's run just calls @body. Allocates nothing. */
 void ir_k_team_run (M2iKTeam *team, void (*body) (gpointer), gpointer data);
 
+/* Runs @body (data) on the calling thread as ir_k_team_run() would with
+ * ir_k_team_set_alone (TRUE), without taking the helpers from the pool:
+ * its loops run inline. Allocates nothing. */
+void ir_k_team_run_alone (M2iKTeam *team, void (*body) (gpointer), gpointer data);
+
 /* TRUE on the thread running a team's body. */
 gboolean ir_k_team_active (void);
 
@@ -278,6 +283,10 @@ gboolean ir_k_team_active (void);
  * the team again (the runtime runs a whole inference alone when that has
  * been faster). Does nothing elsewhere. */
 void ir_k_team_set_alone (gboolean alone);
+
+/* TRUE on a team's master thread while its loops run inline (alone, or
+ * inside a slice): ir_k_parallel_for() then runs any loop as one slice. */
+gboolean ir_k_team_inline (void);
 
 /* m2i_parallel_for() for kernels: the same contract, but inside a team's
  * run on its master thread the slices go to the team (any member may run

@@ -181,10 +181,30 @@ ir_k_team_run (M2iKTeam *team, void (*body) (gpointer), gpointer data)
   m2i_parallel_for (team->n_helpers + 1, team->n_helpers + 1, 1, team_slice, team);
 }
 
+void
+ir_k_team_run_alone (M2iKTeam *team, void (*body) (gpointer), gpointer data)
+{
+  if (!team || current_team) {
+    body (data);
+    return;
+  }
+  /* No helper is taken: the other cores stay free for other work. */
+  M2iKTeam *outer_master = master_of;
+  master_of = team;
+  body (data);
+  master_of = outer_master;
+}
+
 gboolean
 ir_k_team_active (void)
 {
   return current_team != NULL;
+}
+
+gboolean
+ir_k_team_inline (void)
+{
+  return master_of && !current_team;
 }
 
 void
