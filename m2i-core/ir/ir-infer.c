@@ -43,6 +43,7 @@ typedef struct {
   gint64 ns[2];                  /* smoothed time alone [0] and split [1]; 0: unknown */
   guint32 explore_at;            /* the run that times the slower way again */
   guint32 interval;              /* runs between those times */
+  gint8 shares;                  /* a step's: 0 unknown, 1 it shares loops out, -1 not */
 } SplitChoice;
 
 /* The slower way is timed again after this many runs, and the interval
@@ -74,6 +75,8 @@ struct _M2iIrInferRequest {
   M2iIrLayerProfile *profile;    /* one per step */
   M2iKTeam *team;                /* the compiled model's threads, or NULL for one */
   SplitChoice split;             /* with a team: how inferences run fastest */
+  SplitChoice *step_split;       /* one per step: in a split inference, how it runs fastest */
+  gboolean splitting;            /* this inference runs split, each step as chosen */
   DynBuf *dyn;                   /* cm->n_dyn */
   DynStep *dyn_steps;            /* one per step (used by re-inferred steps) */
   gpointer dyn_scratch_raw;      /* scratch of the re-inferred steps, grown */
@@ -354,6 +357,7 @@ m2i_ir_infer_request_new (M2iIrCompiledModel *cm, GError **error)
     return NULL;
   }
   req->team = cm->n_threads > 1 ? ir_k_team_new (cm->n_threads) : NULL;
+  req->step_split = g_new0 (SplitChoice, MAX (cm->steps->len, 1));
   if (!dyn_new (req, error)) {
     m2i_ir_infer_request_free (req);
     return NULL;
@@ -431,6 +435,7 @@ m2i_ir_infer_request_free (M2iIrInferRequest *req)
   g_free (req->dyn);
   g_free (req->dyn_scratch_raw);
   g_free (req->ctxs);
+  g_free (req->step_split);
   g_free (req->profile);
   g_free (req->tensors);
   g_free (req->inputs);
@@ -506,21 +511,28 @@ run_one (M2iIrInferRequest *req, gint i, GError **error)
 static gint
 split_way (SplitChoice *c)
 {
-  /* M2I_IR_SPLIT=split or =alone: always that way (for measuring each) */
-  static gint forced = -2;
-  gint f = g_atomic_int_get (&forced);
-  if (f == -2) {
-    const char *e = g_getenv ("M2I_IR_SPLIT");
-    f = !g_strcmp0 (e, "split") ? 1 : !g_strcmp0 (e, "alone") ? 0 : -1;
-    g_atomic_int_set (&forced, f);
-  }
-  if (f >= 0)
-    return f;
   guint32 r = c->runs++;
   if (r < 2 * SPLIT_WARMUP + 2)
     return (r & 1) == 0;
   gint best = c->ns[0] <= c->ns[1] ? 0 : 1;
   return r == c->explore_at ? 1 - best : best;
+}
+
+/* M2I_IR_SPLIT, read once, to measure each way: "alone" runs every
+ * inference alone, "split" every one split (its steps as chosen), "every"
+ * every one split and every step too; -1 (unset): as measured. */
+static gint
+split_forced (void)
+{
+  static gint forced = -2;
+  gint f = g_atomic_int_get (&forced);
+  if (f == -2) {
+    const char *e = g_getenv ("M2I_IR_SPLIT");
+    f = !g_strcmp0 (e, "every") ? 2 : !g_strcmp0 (e, "split") ? 1 :
+        !g_strcmp0 (e, "alone") ? 0 : -1;
+    g_atomic_int_set (&forced, f);
+  }
+  return f;
 }
 
 /* Smooths @ns into the estimate of way @way; a run far longer than the
@@ -544,6 +556,36 @@ split_note (SplitChoice *c, gint way, gint64 ns)
   }
 }
 
+/* In a split inference, step @i runs split or alone, whichever has been
+ * faster there (split_way, split_note per step): a layer whose slices
+ * cost more than they save — on one placement of the virtual CPUs, the
+ * 3×3 layers of vehicle-attributes took as long split as whole, while its
+ * 1×1 and strided layers still gained — runs on the calling thread while
+ * the others split. The whole inference alone is still timed against
+ * that (m2i_ir_infer_request_infer). Steps that share no loop out are
+ * not timed after their first run. */
+static gboolean
+run_step_chosen (M2iIrInferRequest *req, gint i)
+{
+  SplitChoice *sc = &req->step_split[i];
+  if (!req->splitting || sc->shares < 0 || split_forced () == 2)
+    return run_one (req, i, req->error);
+  gint way = split_way (sc);
+  if (!way)
+    ir_k_team_set_alone (TRUE);
+  guint32 jobs = ir_k_team_jobs (req->team);
+  guint64 t0 = now_ns (CLOCK_MONOTONIC);
+  gboolean ok = run_one (req, i, req->error);
+  gint64 ns = (gint64) (now_ns (CLOCK_MONOTONIC) - t0);
+  if (!way)
+    ir_k_team_set_alone (FALSE);
+  else if (!sc->shares)
+    sc->shares = ir_k_team_jobs (req->team) != jobs ? 1 : -1;
+  if (ok && sc->shares > 0)
+    split_note (sc, way, ns);
+  return ok;
+}
+
 static void
 run_steps (gpointer data)
 {
@@ -555,7 +597,7 @@ run_steps (gpointer data)
       t0 = now_ns (CLOCK_MONOTONIC);
       c0 = now_ns (CLOCK_THREAD_CPUTIME_ID);
     }
-    if (!run_one (req, i, req->error)) {
+    if (!run_step_chosen (req, i)) {
       req->ok = FALSE;
       break;
     }
@@ -580,12 +622,15 @@ m2i_ir_infer_request_infer (M2iIrInferRequest *req, GError **error)
   SplitChoice *c = req->team && !ir_k_team_active () && !ir_k_team_inline () ?
       &req->split : NULL;
   if (c) {
-    gint way = split_way (c);
+    gint forced = split_forced ();
+    gint way = forced >= 0 ? MIN (forced, 1) : split_way (c);
     guint64 start = now_ns (CLOCK_MONOTONIC);
+    req->splitting = way;
     if (way)
       ir_k_team_run (req->team, run_steps, req);
     else
       ir_k_team_run_alone (req->team, run_steps, req);
+    req->splitting = FALSE;
     if (req->ok)
       split_note (c, way, (gint64) (now_ns (CLOCK_MONOTONIC) - start));
   } else {

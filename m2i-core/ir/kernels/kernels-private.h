@@ -284,6 +284,10 @@ gboolean ir_k_team_active (void);
  * been faster). Does nothing elsewhere. */
 void ir_k_team_set_alone (gboolean alone);
 
+/* Loops @team has shared out in its current run (0 before it): on its
+ * master, how many a piece of the run split. */
+guint32 ir_k_team_jobs (const M2iKTeam *team);
+
 /* TRUE on a team's master thread while its loops run inline (alone, or
  * inside a slice): ir_k_parallel_for() then runs any loop as one slice. */
 gboolean ir_k_team_inline (void);

@@ -201,6 +201,12 @@ ir_k_team_active (void)
   return current_team != NULL;
 }
 
+guint32
+ir_k_team_jobs (const M2iKTeam *team)
+{
+  return team ? team->job : 0;
+}
+
 gboolean
 ir_k_team_inline (void)
 {
