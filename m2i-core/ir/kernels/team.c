@@ -56,6 +56,11 @@ struct _M2iKTeam {
   guint32 job;                         /* the master's last job number */
   void (*body) (gpointer);
   gpointer body_data;
+  /* Each member's scratch for the slices it runs (ir_k_slice_scratch), or
+   * NULL: one block, n_helpers + 1 areas of area_bytes. */
+  gpointer areas_raw;
+  guint8 *areas;
+  gsize area_bytes;
 };
 
 /* The team whose master this thread is, while ir_k_team_run runs its
@@ -67,6 +72,10 @@ struct _M2iKTeam {
  * surplus for that. */
 static __thread M2iKTeam *current_team __attribute__ ((tls_model ("initial-exec")));
 static __thread M2iKTeam *master_of __attribute__ ((tls_model ("initial-exec")));
+/* While a member runs a slice of a team with scratch areas: its own area
+ * (ir_k_slice_scratch), else NULL. */
+static __thread guint8 *slice_area __attribute__ ((tls_model ("initial-exec")));
+static __thread gsize slice_area_bytes __attribute__ ((tls_model ("initial-exec")));
 
 M2iKTeam *
 ir_k_team_new (gint n_threads)
@@ -81,13 +90,45 @@ ir_k_team_new (gint n_threads)
 void
 ir_k_team_free (M2iKTeam *team)
 {
+  if (team)
+    g_free (team->areas_raw);
   g_aligned_free (team);
+}
+
+gboolean
+ir_k_team_set_slice_scratch (M2iKTeam *team, gsize bytes)
+{
+  g_free (team->areas_raw);
+  team->areas_raw = NULL;
+  team->areas = NULL;
+  team->area_bytes = 0;
+  gsize members = (gsize) team->n_helpers + 1;
+  /* whole cache lines, and not a multiple of 4 KiB apart (the members'
+   * areas would share L1 sets) */
+  gsize area = (bytes + 63) / 64 * 64 + 64;
+  if (bytes == 0 || team->n_helpers == 0)
+    return TRUE;
+  if (area < bytes || area > (G_MAXSIZE - 64) / members)
+    return FALSE;
+  team->areas_raw = g_try_malloc (area * members + 64);
+  if (!team->areas_raw)
+    return FALSE;
+  team->areas = (guint8 *) (((guintptr) team->areas_raw + 63) & ~(guintptr) 63);
+  team->area_bytes = area;
+  return TRUE;
+}
+
+gpointer
+ir_k_slice_scratch (gpointer fallback, gsize bytes)
+{
+  return slice_area && bytes <= slice_area_bytes ? slice_area : fallback;
 }
 
 /* Takes and runs slices of the published job until none is left. */
 static void
-take_slices (M2iKTeam *t)
+take_slices (M2iKTeam *t, gint member)
 {
+  guint8 *area = t->areas ? t->areas + (gsize) member * t->area_bytes : NULL;
   for (;;) {
     guint64 w = __atomic_load_n (&t->word, __ATOMIC_ACQUIRE);
     gint s = WORD_NEXT (w), slices = WORD_SLICES (w);
@@ -103,14 +144,17 @@ take_slices (M2iKTeam *t)
      * run inline anyway; see ir_k_parallel_for). */
     M2iKTeam *saved = current_team;
     current_team = NULL;
+    slice_area = area;
+    slice_area_bytes = t->area_bytes;
     t->func (begin, end, s, t->data);
+    slice_area = NULL;
     current_team = saved;
     __atomic_add_fetch (&t->done, 1, __ATOMIC_RELEASE);
   }
 }
 
 static void
-helper_main (M2iKTeam *t)
+helper_main (M2iKTeam *t, gint member)
 {
   /* The pool lets a thread waiting in m2i_parallel_for run queued jobs:
    * if that thread is this team's master (a plugin's kernel asked the pool
@@ -122,7 +166,7 @@ helper_main (M2iKTeam *t)
   for (guint i = 0;; i++) {
     guint64 w = __atomic_load_n (&t->word, __ATOMIC_ACQUIRE);
     if (WORD_NEXT (w) < WORD_SLICES (w)) {
-      take_slices (t);
+      take_slices (t, member);
       idle_since = 0;
       continue;
     }
@@ -159,7 +203,7 @@ team_slice (gint begin, gint end, gint slice, gpointer data)
     if (s == 0)
       master_main (t);
     else
-      helper_main (t);
+      helper_main (t, s);
   }
 }
 
@@ -226,15 +270,20 @@ ir_k_parallel_for (gint n, gint n_slices, gint min_grain, M2iParallelFunc func,
     gpointer data)
 {
   M2iKTeam *t = current_team;
-  if (!t && master_of) {
-    /* Asked from a slice the master runs: alone, as a pool worker would
-     * (handing it to the pool could give the master its own helper job). */
-    if (n > 0)
-      func (0, n, 0, data);
-    return;
-  }
   if (!t) {
-    m2i_parallel_for (n, n_slices, min_grain, func, data);
+    /* Asked from a slice the master runs: alone, as a pool worker would
+     * (handing it to the pool could give the master its own helper job);
+     * from elsewhere: the pool. The slice's own scratch area is the
+     * slice's, not these loops'. */
+    guint8 *area = slice_area;
+    slice_area = NULL;
+    if (master_of) {
+      if (n > 0)
+        func (0, n, 0, data);
+    } else {
+      m2i_parallel_for (n, n_slices, min_grain, func, data);
+    }
+    slice_area = area;
     return;
   }
   if (n <= 0)
@@ -250,7 +299,7 @@ ir_k_parallel_for (gint n, gint n_slices, gint min_grain, M2iParallelFunc func,
   t->n = n;
   __atomic_store_n (&t->done, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&t->word, WORD (k, slices, 0), __ATOMIC_RELEASE);
-  take_slices (t);
+  take_slices (t, 0);
   while (__atomic_load_n (&t->done, __ATOMIC_ACQUIRE) < slices)
     CPU_RELAX ();
 }

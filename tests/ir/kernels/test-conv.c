@@ -452,6 +452,10 @@ test_team (void)
   };
   for (gint threads = 2; threads <= 3; threads++) {
     M2iKTeam *team = ir_k_team_new (threads);
+    /* at two threads, each member's slices in an area of its own (as
+     * requests do), large enough for every case's slice */
+    if (threads == 2)
+      g_assert_true (ir_k_team_set_slice_scratch (team, 8 << 20));
     TeamCases tc = { cases, G_N_ELEMENTS (cases), threads };
     ir_k_team_run (team, team_cases, &tc);
     ir_k_team_free (team);
