@@ -359,7 +359,7 @@ m2i_ir_infer_request_new (M2iIrCompiledModel *cm, GError **error)
   req->team = cm->n_threads > 1 ? ir_k_team_new (cm->n_threads) : NULL;
   /* each thread's slices keep their temporaries in a place of their own
    * (without it, they use the steps' scratch, as at one thread) */
-  if (req->team && !g_getenv ("M2I_AREAS0"))
+  if (req->team)
     ir_k_team_set_slice_scratch (req->team, cm->scratch_bytes);
   req->step_split = g_new0 (SplitChoice, MAX (cm->steps->len, 1));
   if (!dyn_new (req, error)) {
