@@ -52,8 +52,12 @@ typedef struct {
  * placement is noticed within a hundred inferences). */
 #define SPLIT_EXPLORE 16
 #define SPLIT_EXPLORE_MAX 64
-/* The first runs of each way warm the caches and are not counted. */
-#define SPLIT_WARMUP 2
+/* Each way runs SPLIT_PAIR times in a row, and only the last is timed:
+ * the first after the other way warms it up (the caches; the pool's
+ * worker, asleep after inferences run alone, woken late for the first
+ * split one). The warm-up is two such turns of each way. */
+#define SPLIT_PAIR 2
+#define SPLIT_WARMUP (4 * SPLIT_PAIR)
 
 /* m2i_op_context_set_output_shape() during an inference. */
 typedef struct {
@@ -510,16 +514,25 @@ run_one (M2iIrInferRequest *req, gint i, GError **error)
 }
 
 /* Whether the inference runs split (1) or alone (0) this time: each way
- * in turn for the warm-up runs and once more to be measured, then the
- * faster one, except at explore_at, which times the other again. */
+ * in turn for the warm-up runs, then the faster one, except from
+ * explore_at, which times the other again (SPLIT_PAIR runs). */
 static gint
 split_way (SplitChoice *c)
 {
   guint32 r = c->runs++;
-  if (r < 2 * SPLIT_WARMUP + 2)
-    return (r & 1) == 0;
+  if (r < SPLIT_WARMUP)
+    return r / SPLIT_PAIR % 2 == 0;
   gint best = c->ns[0] <= c->ns[1] ? 0 : 1;
-  return r == c->explore_at ? 1 - best : best;
+  return r >= c->explore_at && r < c->explore_at + SPLIT_PAIR ? 1 - best : best;
+}
+
+/* Whether run @r (counted from 0) is timed: the last of each turn. */
+static gboolean
+split_timed (const SplitChoice *c, guint32 r)
+{
+  if (r < SPLIT_WARMUP)
+    return r >= SPLIT_WARMUP / 2 && r % SPLIT_PAIR == SPLIT_PAIR - 1;
+  return r < c->explore_at || r >= c->explore_at + SPLIT_PAIR - 1;
 }
 
 /* M2I_IR_SPLIT, read once, to measure each way: "alone" runs every
@@ -545,18 +558,19 @@ split_forced (void)
 static void
 split_note (SplitChoice *c, gint way, gint64 ns)
 {
-  if (c->runs <= 2 * SPLIT_WARMUP)
+  guint32 r = c->runs - 1;
+  if (!split_timed (c, r))
     return;
   gint best = c->ns[0] <= c->ns[1] ? 0 : 1;
   gint64 *e = &c->ns[way];
   /* a faster run counts for half (placements change: the faster way is
    * found again soon), a slower one for a quarter */
   *e = !*e ? MAX (ns, 1) : ns < *e ? (*e + ns) / 2 : (3 * *e + MIN (ns, 2 * *e)) / 4;
-  if (c->runs - 1 == c->explore_at || c->interval == 0) {
+  if (r + 1 == SPLIT_WARMUP || (r >= SPLIT_WARMUP && r == c->explore_at + SPLIT_PAIR - 1)) {
     /* longer while the slower way stays slower */
     gboolean same = c->interval && (c->ns[0] <= c->ns[1] ? 0 : 1) == best;
     c->interval = same ? MIN (2 * c->interval, SPLIT_EXPLORE_MAX) : SPLIT_EXPLORE;
-    c->explore_at = c->runs - 1 + c->interval;
+    c->explore_at = r + 1 + c->interval;
   }
 }
 

@@ -270,8 +270,9 @@ void ir_k_team_free (M2iKTeam *team);
 void ir_k_team_run (M2iKTeam *team, void (*body) (gpointer), gpointer data);
 
 /* Runs @body (data) on the calling thread as ir_k_team_run() would with
- * ir_k_team_set_alone (TRUE), without taking the helpers from the pool:
- * its loops run inline. Allocates nothing. */
+ * ir_k_team_set_alone (TRUE): its loops run inline; the helpers are
+ * handed their jobs but return at once, without spinning. Allocates
+ * nothing. */
 void ir_k_team_run_alone (M2iKTeam *team, void (*body) (gpointer), gpointer data);
 
 /* TRUE on the thread running a team's body. */

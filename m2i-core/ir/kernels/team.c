@@ -54,6 +54,7 @@ struct _M2iKTeam {
   gpointer data;
   gint n;
   guint32 job;                         /* the master's last job number */
+  gboolean alone;                      /* this run's loops all run on the master */
   void (*body) (gpointer);
   gpointer body_data;
   /* Each member's scratch for the slices it runs (ir_k_slice_scratch), or
@@ -160,7 +161,7 @@ helper_main (M2iKTeam *t, gint member)
    * if that thread is this team's master (a plugin's kernel asked the pool
    * for threads), the helper job must not keep it, or the inference would
    * wait for itself. */
-  if (master_of == t)
+  if (master_of == t || t->alone)
     return;
   gint64 idle_since = 0;
   for (guint i = 0;; i++) {
@@ -188,7 +189,8 @@ master_main (M2iKTeam *t)
    * while waiting in a pool call from that team's slice can run a team
    * of its own. It is that team's master again afterwards. */
   M2iKTeam *outer_master = master_of, *outer_current = current_team;
-  master_of = current_team = t;
+  master_of = t;
+  current_team = t->alone ? NULL : t;
   t->body (t->body_data);
   master_of = outer_master;
   current_team = outer_current;
@@ -207,14 +209,11 @@ team_slice (gint begin, gint end, gint slice, gpointer data)
   }
 }
 
-void
-ir_k_team_run (M2iKTeam *team, void (*body) (gpointer), gpointer data)
+static void
+team_start (M2iKTeam *team, gboolean alone, void (*body) (gpointer), gpointer data)
 {
-  if (!team || team->n_helpers == 0 || current_team) {
-    body (data);
-    return;
-  }
   /* No helper of an earlier run is left: m2i_parallel_for returned. */
+  team->alone = alone;
   team->body = body;
   team->body_data = data;
   team->job = 0;
@@ -226,17 +225,29 @@ ir_k_team_run (M2iKTeam *team, void (*body) (gpointer), gpointer data)
 }
 
 void
-ir_k_team_run_alone (M2iKTeam *team, void (*body) (gpointer), gpointer data)
+ir_k_team_run (M2iKTeam *team, void (*body) (gpointer), gpointer data)
 {
-  if (!team || current_team) {
+  if (!team || team->n_helpers == 0 || current_team) {
     body (data);
     return;
   }
-  /* No helper is taken: the other cores stay free for other work. */
-  M2iKTeam *outer_master = master_of;
-  master_of = team;
-  body (data);
-  master_of = outer_master;
+  team_start (team, FALSE, body, data);
+}
+
+void
+ir_k_team_run_alone (M2iKTeam *team, void (*body) (gpointer), gpointer data)
+{
+  if (!team || team->n_helpers == 0 || current_team) {
+    body (data);
+    return;
+  }
+  /* The helpers are handed their jobs as in a split run, and return at
+   * once: the other cores stay free for other work (a helper spinning
+   * through an inference run alone took a core that other processes
+   * wanted: 1.73 ms against 1.45 at one thread on a loaded machine), and
+   * the pool sees the same rhythm of calls as when the inference splits,
+   * so it still starts the helpers of the next split run. */
+  team_start (team, TRUE, body, data);
 }
 
 gboolean
