@@ -28,10 +28,10 @@ typedef struct {
 
 /* With several threads, an inference runs its layers split over the team
  * or runs whole on the calling thread, whichever has been faster, timed
- * as the request runs (run_steps). What splitting costs — the hand-over,
- * and more, the layers' data moving between the two cores' caches (a
- * core writing lines the other one read: 7.6 GB/s against 40 where it
- * alone held them, measured on this machine's virtual CPUs) — depends on
+ * as the request runs (m2i_ir_infer_request_infer). What splitting
+ * costs — the hand-over, and more, the layers' data moving between the
+ * two cores' caches (a core writing lines the other one read: 7.6 GB/s
+ * against 40 where it alone held them, measured on this machine's virtual CPUs) — depends on
  * where the system put the threads, and changes while a program runs
  * (the round trip between the two threads measured 80 ns, then 350 ns, on
  * the same virtual machine minutes apart): gaze-estimation-adas-0002 ran
@@ -43,7 +43,6 @@ typedef struct {
   gint64 ns[2];                  /* smoothed time alone [0] and split [1]; 0: unknown */
   guint32 explore_at;            /* the run that times the slower way again */
   guint32 interval;              /* runs between those times */
-  gint8 shares;                  /* a step's: 0 unknown, 1 it shares loops out, -1 not */
 } SplitChoice;
 
 /* The slower way is timed again after this many runs, and the interval
@@ -79,8 +78,6 @@ struct _M2iIrInferRequest {
   M2iIrLayerProfile *profile;    /* one per step */
   M2iKTeam *team;                /* the compiled model's threads, or NULL for one */
   SplitChoice split;             /* with a team: how inferences run fastest */
-  SplitChoice *step_split;       /* one per step: in a split inference, how it runs fastest */
-  gboolean splitting;            /* this inference runs split, each step as chosen */
   DynBuf *dyn;                   /* cm->n_dyn */
   DynStep *dyn_steps;            /* one per step (used by re-inferred steps) */
   gpointer dyn_scratch_raw;      /* scratch of the re-inferred steps, grown */
@@ -365,7 +362,6 @@ m2i_ir_infer_request_new (M2iIrCompiledModel *cm, GError **error)
    * (without it, they use the steps' scratch, as at one thread) */
   if (req->team)
     ir_k_team_set_slice_scratch (req->team, cm->scratch_bytes);
-  req->step_split = g_new0 (SplitChoice, MAX (cm->steps->len, 1));
   if (!dyn_new (req, error)) {
     m2i_ir_infer_request_free (req);
     return NULL;
@@ -443,7 +439,6 @@ m2i_ir_infer_request_free (M2iIrInferRequest *req)
   g_free (req->dyn);
   g_free (req->dyn_scratch_raw);
   g_free (req->ctxs);
-  g_free (req->step_split);
   g_free (req->profile);
   g_free (req->tensors);
   g_free (req->inputs);
@@ -513,6 +508,13 @@ run_one (M2iIrInferRequest *req, gint i, GError **error)
   return !dynamic || finish_dynamic (req, i, error);
 }
 
+/* The faster way so far; split while the time alone is unknown. */
+static gint
+split_best (const SplitChoice *c)
+{
+  return c->ns[0] && (!c->ns[1] || c->ns[0] <= c->ns[1]) ? 0 : 1;
+}
+
 /* Whether the inference runs split (1) or alone (0) this time: each way
  * in turn for the warm-up runs, then the faster one, except from
  * explore_at, which times the other again (SPLIT_PAIR runs). */
@@ -522,7 +524,7 @@ split_way (SplitChoice *c)
   guint32 r = c->runs++;
   if (r < SPLIT_WARMUP)
     return r / SPLIT_PAIR % 2 == 0;
-  gint best = c->ns[0] <= c->ns[1] ? 0 : 1;
+  gint best = split_best (c);
   return r >= c->explore_at && r < c->explore_at + SPLIT_PAIR ? 1 - best : best;
 }
 
@@ -536,8 +538,7 @@ split_timed (const SplitChoice *c, guint32 r)
 }
 
 /* M2I_IR_SPLIT, read once, to measure each way: "alone" runs every
- * inference alone, "split" every one split (its steps as chosen), "every"
- * every one split and every step too; -1 (unset): as measured. */
+ * inference alone, "split" every one split; -1 (unset): as measured. */
 static gint
 split_forced (void)
 {
@@ -545,8 +546,7 @@ split_forced (void)
   gint f = g_atomic_int_get (&forced);
   if (f == -2) {
     const char *e = g_getenv ("M2I_IR_SPLIT");
-    f = !g_strcmp0 (e, "every") ? 2 : !g_strcmp0 (e, "split") ? 1 :
-        !g_strcmp0 (e, "alone") ? 0 : -1;
+    f = !g_strcmp0 (e, "split") ? 1 : !g_strcmp0 (e, "alone") ? 0 : -1;
     g_atomic_int_set (&forced, f);
   }
   return f;
@@ -561,47 +561,17 @@ split_note (SplitChoice *c, gint way, gint64 ns)
   guint32 r = c->runs - 1;
   if (!split_timed (c, r))
     return;
-  gint best = c->ns[0] <= c->ns[1] ? 0 : 1;
+  gint best = split_best (c);
   gint64 *e = &c->ns[way];
   /* a faster run counts for half (placements change: the faster way is
    * found again soon), a slower one for a quarter */
   *e = !*e ? MAX (ns, 1) : ns < *e ? (*e + ns) / 2 : (3 * *e + MIN (ns, 2 * *e)) / 4;
   if (r + 1 == SPLIT_WARMUP || (r >= SPLIT_WARMUP && r == c->explore_at + SPLIT_PAIR - 1)) {
     /* longer while the slower way stays slower */
-    gboolean same = c->interval && (c->ns[0] <= c->ns[1] ? 0 : 1) == best;
+    gboolean same = c->interval && split_best (c) == best;
     c->interval = same ? MIN (2 * c->interval, SPLIT_EXPLORE_MAX) : SPLIT_EXPLORE;
     c->explore_at = r + 1 + c->interval;
   }
-}
-
-/* In a split inference, step @i runs split or alone, whichever has been
- * faster there (split_way, split_note per step): a layer whose slices
- * cost more than they save — on one placement of the virtual CPUs, the
- * 3×3 layers of vehicle-attributes took as long split as whole, while its
- * 1×1 and strided layers still gained — runs on the calling thread while
- * the others split. The whole inference alone is still timed against
- * that (m2i_ir_infer_request_infer). Steps that share no loop out are
- * not timed after their first run. */
-static gboolean
-run_step_chosen (M2iIrInferRequest *req, gint i)
-{
-  SplitChoice *sc = &req->step_split[i];
-  if (!req->splitting || sc->shares < 0 || split_forced () == 2)
-    return run_one (req, i, req->error);
-  gint way = split_way (sc);
-  if (!way)
-    ir_k_team_set_alone (TRUE);
-  guint32 jobs = ir_k_team_jobs (req->team);
-  guint64 t0 = now_ns (CLOCK_MONOTONIC);
-  gboolean ok = run_one (req, i, req->error);
-  gint64 ns = (gint64) (now_ns (CLOCK_MONOTONIC) - t0);
-  if (!way)
-    ir_k_team_set_alone (FALSE);
-  else if (!sc->shares)
-    sc->shares = ir_k_team_jobs (req->team) != jobs ? 1 : -1;
-  if (ok && sc->shares > 0)
-    split_note (sc, way, ns);
-  return ok;
 }
 
 static void
@@ -615,7 +585,7 @@ run_steps (gpointer data)
       t0 = now_ns (CLOCK_MONOTONIC);
       c0 = now_ns (CLOCK_THREAD_CPUTIME_ID);
     }
-    if (!run_step_chosen (req, i)) {
+    if (!run_one (req, i, req->error)) {
       req->ok = FALSE;
       break;
     }
@@ -641,14 +611,12 @@ m2i_ir_infer_request_infer (M2iIrInferRequest *req, GError **error)
       &req->split : NULL;
   if (c) {
     gint forced = split_forced ();
-    gint way = forced >= 0 ? MIN (forced, 1) : split_way (c);
+    gint way = forced >= 0 ? forced : split_way (c);
     guint64 start = now_ns (CLOCK_MONOTONIC);
-    req->splitting = way;
     if (way)
       ir_k_team_run (req->team, run_steps, req);
     else
       ir_k_team_run_alone (req->team, run_steps, req);
-    req->splitting = FALSE;
     if (req->ok)
       split_note (c, way, (gint64) (now_ns (CLOCK_MONOTONIC) - start));
   } else {

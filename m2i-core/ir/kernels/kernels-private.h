@@ -270,9 +270,8 @@ void ir_k_team_free (M2iKTeam *team);
 void ir_k_team_run (M2iKTeam *team, void (*body) (gpointer), gpointer data);
 
 /* Runs @body (data) on the calling thread as ir_k_team_run() would with
- * ir_k_team_set_alone (TRUE): its loops run inline; the helpers are
- * handed their jobs but return at once, without spinning. Allocates
- * nothing. */
+ * ir_k_team_set_alone (TRUE): its loops run inline; the helpers wait
+ * for its end yielding their cores. Allocates nothing. */
 void ir_k_team_run_alone (M2iKTeam *team, void (*body) (gpointer), gpointer data);
 
 /* TRUE on the thread running a team's body. */
@@ -284,10 +283,6 @@ gboolean ir_k_team_active (void);
  * the team again (the runtime runs a whole inference alone when that has
  * been faster). Does nothing elsewhere. */
 void ir_k_team_set_alone (gboolean alone);
-
-/* Loops @team has shared out in its current run (0 before it): on its
- * master, how many a piece of the run split. */
-guint32 ir_k_team_jobs (const M2iKTeam *team);
 
 /* TRUE on a team's master thread while its loops run inline (alone, or
  * inside a slice): ir_k_parallel_for() then runs any loop as one slice. */

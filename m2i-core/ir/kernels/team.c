@@ -161,8 +161,17 @@ helper_main (M2iKTeam *t, gint member)
    * if that thread is this team's master (a plugin's kernel asked the pool
    * for threads), the helper job must not keep it, or the inference would
    * wait for itself. */
-  if (master_of == t || t->alone)
+  if (master_of == t)
     return;
+  if (t->alone) {
+    /* Nothing to take: wait for the end yielding the core at each check,
+     * so that other processes have it, but stay at hand for the next
+     * run (a helper that returned would be asleep in the pool by then,
+     * and late for a split run). */
+    while (!__atomic_load_n (&t->closed, __ATOMIC_ACQUIRE))
+      g_thread_yield ();
+    return;
+  }
   gint64 idle_since = 0;
   for (guint i = 0;; i++) {
     guint64 w = __atomic_load_n (&t->word, __ATOMIC_ACQUIRE);
@@ -241,12 +250,12 @@ ir_k_team_run_alone (M2iKTeam *team, void (*body) (gpointer), gpointer data)
     body (data);
     return;
   }
-  /* The helpers are handed their jobs as in a split run, and return at
-   * once: the other cores stay free for other work (a helper spinning
-   * through an inference run alone took a core that other processes
-   * wanted: 1.73 ms against 1.45 at one thread on a loaded machine), and
-   * the pool sees the same rhythm of calls as when the inference splits,
-   * so it still starts the helpers of the next split run. */
+  /* The helpers are handed their jobs as in a split run and wait for its
+   * end yielding their core (helper_main): other processes have it (a
+   * helper spinning through an inference run alone took a core that
+   * other processes wanted: 1.73 ms against 1.45 at one thread on a
+   * loaded machine), and the helpers stay at hand for the next split
+   * run. */
   team_start (team, TRUE, body, data);
 }
 
@@ -254,12 +263,6 @@ gboolean
 ir_k_team_active (void)
 {
   return current_team != NULL;
-}
-
-guint32
-ir_k_team_jobs (const M2iKTeam *team)
-{
-  return team ? team->job : 0;
 }
 
 gboolean
