@@ -67,10 +67,42 @@ ir_dw_rows_c (const IrDwGeom *g, const float *in, gsize in_plane, const float *w
   }
 }
 
+/* One output whose kernel covers its whole input plane (a global
+ * depthwise layer, person-reidentification-retail-0288's 16×8 one): a
+ * dot product of the cin_g·h·w inputs and weights, in sixteen partial
+ * sums (the compiler vectorizes them; the row kernels would take a
+ * vector per tap for one output). */
+void
+ir_dw_rows_dot (const IrDwGeom *g, const float *in, gsize in_plane, const float *w,
+    const float *bias, gboolean relu, float *out, gint64 y0, gint64 y1)
+{
+  if (y0 >= y1)
+    return;
+  gint64 n = g->cin_g * g->h * g->w, i = 0;
+  float acc[16] = { 0 };
+  for (; i + 16 <= n; i += 16)
+    for (gint l = 0; l < 16; l++)
+      acc[l] += w[i + l] * in[i + l];
+  for (gint l = 0; i < n; i++, l++)
+    acc[l] += w[i] * in[i];
+  for (gint step = 8; step > 0; step /= 2)
+    for (gint l = 0; l < step; l++)
+      acc[l] += acc[l + step];
+  float o = acc[0];
+  if (bias)
+    o = o + *bias;
+  if (relu)
+    o = o > 0.0f ? o : 0.0f;
+  out[0] = o;
+}
+
 IrDwRows
 ir_dw_rows_for (const IrDwGeom *g, M2iCpuFlags level)
 {
   IrDwRows r = NULL;
+  if (g->oh == 1 && g->ow == 1 && g->kh == g->h && g->kw == g->w && g->pt == 0 &&
+      g->pl == 0 && g->dh == 1 && g->dw == 1)
+    return ir_dw_rows_dot;
   M2iCpuFlags f = m2i_cpu_flags () & (level | M2I_CPU_FMA);
   if ((f & M2I_CPU_AVX512F) && (f & M2I_CPU_FMA))
     r = ir_dw_rows_avx512 (g);
@@ -79,9 +111,112 @@ ir_dw_rows_for (const IrDwGeom *g, M2iCpuFlags level)
   return r ? r : ir_dw_rows_c;
 }
 
+/* The plane kernel's grid (conv-dw.h). Stride 1: rows as wide as the
+ * image plus its larger pad, the left pad first: a tap reading past a
+ * row's end wraps onto the next row's left pad, which reads as zero
+ * (gw ≥ ow + k − 1 − pl), and nothing of the image is cut (gw ≥ pl + w).
+ * Stride 2: rows of the ow + (k − 1) / 2 columns some tap reads, no
+ * wrapping. */
+static gboolean
+dw_plane_grid (IrDwGeom *g)
+{
+  gint64 s = g->sw, k = g->kw;
+  if (g->cin_g != 1 || g->sh != s || g->kh != k || g->dh != 1 || g->dw != 1 ||
+      (s != 1 && s != 2) || (k != 3 && k != 5) || g->pl >= k || g->pt >= k)
+    return FALSE;
+  gint64 gw = s == 1 ? MAX (MAX (g->w + g->pl, g->ow + k - 1 - g->pl), g->ow) :
+      g->ow + (k - 1) / 2;
+  if (g->ow > 1024 || g->oh > 1024 || gw > 16 * IR_DW_PLANE_CHUNKS ||
+      (g->oh + 4) * gw > 16 * IR_DW_PLANE_VECTORS)
+    return FALSE;
+  g->gw = gw;
+  g->gh = g->oh + (k - 1) / s;
+  g->nv = (g->oh * gw + 15) / 16;
+  /* the last block of eight vectors reads up to seven vectors past the
+   * grid, each tap up to (k − 1) / s rows and columns further */
+  g->slot = (g->gh * gw + 8 * 16 + 16 + 16 + 15) / 16 * 16;
+  /* Where it computes no fewer vectors than the row kernels it was not
+   * faster (16 × 64×32 planes: 7.0 against 6.4 µs); at stride 2 its four
+   * slot planes must stay in the first-level cache (48 KB on Zen 5): 96
+   * × 96×168 → 48×84 took 243 µs against 207, 72 × 150×150 → 75×75 about
+   * the same, 108 × 75×75 → 38×38 82 against 93
+   * (pedestrian-detection-adas-0002, face-detection-retail-0005). Nor on
+   * grids of a vector or two at stride 2, where the four slot planes cost
+   * more than the sums (120 × 6×11 → 3×6: 6.4–7.6 µs against 5.9), or of
+   * one vector at stride 1 (512 × 3×3: 10.1 against 9.7). */
+  if (g->nv >= g->oh * ((g->ow + 15) / 16) || (s == 2 && 4 * g->slot > 12 * 1024) ||
+      g->nv < (s == 1 ? 2 : 3))
+    return FALSE;
+  g->nf = s == 1 ? (g->gh * gw + 15) / 16 : 0;
+  g->keep = g_new0 (guint16, g->nv + 8);
+  g->fill = g_new0 (guint16, g->nf + 1);
+  for (gint64 v = 0; v < g->nv; v++)
+    for (gint l = 0; l < 16; l++) {
+      gint64 j = v * 16 + l;
+      if (j < g->oh * gw && j % gw < g->ow)
+        g->keep[v] |= 1u << l;
+    }
+  for (gint64 v = 0; v < g->nf; v++)
+    for (gint l = 0; l < 16; l++) {
+      gint64 p = v * 16 + l, y = p / gw - g->pt, x = p % gw - g->pl;
+      if (y >= 0 && y < g->h && x >= 0 && x < g->w)
+        g->fill[v] |= 1u << l;
+    }
+  return TRUE;
+}
+
+static gint plane_enabled = -1;        /* unknown: M2I_DW_PLANE decides */
+
+gboolean
+ir_dw_plane_enabled (void)
+{
+  gint e = g_atomic_int_get (&plane_enabled);
+  if (e < 0) {
+    e = g_strcmp0 (g_getenv ("M2I_DW_PLANE"), "0") != 0;
+    g_atomic_int_set (&plane_enabled, e);
+  }
+  return e;
+}
+
+void
+ir_dw_plane_set_enabled (gboolean on)
+{
+  g_atomic_int_set (&plane_enabled, on ? 1 : 0);
+}
+
+IrDwPlane
+ir_dw_plane_for (IrDwGeom *g, M2iCpuFlags level)
+{
+  M2iCpuFlags f = m2i_cpu_flags () & (level | M2I_CPU_FMA);
+  g->gw = 0;
+  if (!(f & M2I_CPU_AVX512F) || !(f & M2I_CPU_FMA) || !ir_dw_plane_enabled () ||
+      !dw_plane_grid (g))
+    return NULL;
+  IrDwPlane p = ir_dw_plane_avx512 (g);
+  if (!p)
+    ir_dw_geom_clear (g);
+  return p;
+}
+
+void
+ir_dw_geom_clear (IrDwGeom *g)
+{
+  g_clear_pointer (&g->keep, g_free);
+  g_clear_pointer (&g->fill, g_free);
+  g->gw = 0;
+}
+
+gsize
+ir_dw_scratch_floats (const IrDwGeom *g)
+{
+  return g->gw ? (gsize) (g->sw * g->sw * g->slot) : 0;
+}
+
 typedef struct {
   const IrDwGeom *g;
   IrDwRows rows;
+  IrDwPlane plane;
+  float *scratch;
   const float *in, *wts;
   const M2iKFusion *f;
   float *out;
@@ -95,12 +230,25 @@ dw_slice (gint begin, gint end, gint slice, gpointer data)
   const IrDwGeom *g = j->g;
   gsize hw = (gsize) g->h * g->w, ohw = (gsize) g->oh * g->ow;
   gint64 taps = g->cin_g * g->kh * g->kw;
+  float *scratch = j->plane ? j->scratch + slice * ir_dw_scratch_floats (g) : NULL;
+  /* The slack after each slot plane's grid, read by the grid's last
+   * vectors (whose lanes are dropped), made finite once. */
+  if (j->plane && j->bands == 1)
+    for (gint64 s = 0; s < g->sw * g->sw; s++)
+      memset (scratch + s * g->slot + g->gh * g->gw, 0,
+          (g->slot - g->gh * g->gw) * sizeof (float));
   for (gint t = begin; t < end; t++) {
     gint64 band = t % j->bands, index = t / j->bands;
     gint64 co = index % j->c_out, n = index / j->c_out;
     gint64 first = n * j->c_in + co / j->cout_g * g->cin_g;   /* the group's first input */
     gint64 y0 = band * g->oh / j->bands, y1 = (band + 1) * g->oh / j->bands;
     float *out = j->out + (n * j->c_out + co) * ohw;
+    if (j->plane && j->bands == 1) {
+      j->plane (g, j->in + first * hw, j->wts + co * taps, j->f->bias ? j->f->bias + co : NULL,
+          j->f->relu, out, scratch);
+      ir_k_fusion_swish (j->f, out, ohw);
+      continue;
+    }
     j->rows (g, j->in + first * hw, hw, j->wts + co * taps,
         j->f->bias ? j->f->bias + co : NULL, j->f->relu, out, y0, y1);
     /* a fused Swish on the rows just written */
@@ -109,15 +257,15 @@ dw_slice (gint begin, gint end, gint slice, gpointer data)
 }
 
 void
-ir_dw_run (const IrDwGeom *g, IrDwRows rows, const float *in, const float *wts,
-    const M2iKFusion *f, float *out, gint64 batch, gint64 c_in, gint64 c_out, gint64 cout_g,
-    gint slices)
+ir_dw_run (const IrDwGeom *g, IrDwRows rows, IrDwPlane plane, const float *in,
+    const float *wts, const M2iKFusion *f, float *out, gint64 batch, gint64 c_in,
+    gint64 c_out, gint64 cout_g, gint slices, float *scratch)
 {
   /* Planes are the tasks; fewer planes than four per slice are cut into
    * bands of rows too, so the slices get even shares. */
   gint64 planes = batch * c_out, bands = 1;
   if (slices > 1 && planes < 4 * slices)
     bands = MIN (g->oh, (4 * slices + planes - 1) / planes);
-  DwJob j = { g, rows, in, wts, f, out, c_in, c_out, cout_g, bands };
+  DwJob j = { g, rows, plane, scratch, in, wts, f, out, c_in, c_out, cout_g, bands };
   ir_k_parallel_for ((gint) (planes * bands), slices, 1, dw_slice, &j);
 }

@@ -120,6 +120,7 @@ typedef struct {
   M2iWinograd *wino;                   /* CONV_WINOGRAD */
   IrDwGeom dwg;                        /* CONV_DEPTHWISE */
   IrDwRows dw_rows;
+  IrDwPlane dw_plane;                  /* or NULL: rows only */
 } ConvState;
 
 static void
@@ -134,6 +135,7 @@ conv_state_free (gpointer p)
   g_free (s->off_hi);
   g_free (s->fused.bias);
   ir_winograd_free (s->wino);
+  ir_dw_geom_clear (&s->dwg);
   g_free (s);
 }
 
@@ -410,6 +412,8 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
       s->pt, s->pl, cin_g };
     ir_dw_geom_init (&s->dwg);
     s->dw_rows = ir_dw_rows_for (&s->dwg, ir_k_level (M2I_KERNELS_DWCONV));
+    s->dw_plane = ir_dw_plane_for (&s->dwg, ir_k_level (M2I_KERNELS_DWCONV));
+    ctx->scratch_bytes = s->slices * ir_dw_scratch_floats (&s->dwg) * sizeof (float);
   } else if (s->mode == CONV_WINOGRAD) {
     s->wino = ir_winograd_new (s->arch, ctx->inputs[1].data, s->c_out, s->c_in, s->h, s->w,
         s->pt, s->pl, s->oh, s->ow, s->slices);
@@ -1122,8 +1126,9 @@ conv_execute (M2iOpContext *ctx, GError **error)
   gint64 macs = s->batch * s->c_out * s->oh * s->ow * s->k;
   gint slices = MIN (ir_k_slices_for (ctx, macs), s->slices);
   if (s->mode == CONV_DEPTHWISE) {
-    ir_dw_run (&s->dwg, s->dw_rows, ctx->inputs[0].data, ctx->inputs[1].data, &s->fused,
-        ctx->outputs[0].data, s->batch, s->c_in, s->c_out, s->cout_g, slices);
+    ir_dw_run (&s->dwg, s->dw_rows, s->dw_plane, ctx->inputs[0].data, ctx->inputs[1].data,
+        &s->fused, ctx->outputs[0].data, s->batch, s->c_in, s->c_out, s->cout_g, slices,
+        ctx->scratch);
   } else if (s->mode == CONV_WINOGRAD) {
     const float *in = ctx->inputs[0].data;
     float *out = ctx->outputs[0].data;
@@ -1168,6 +1173,13 @@ ir_k_conv_uses_direct (const M2iOpContext *ctx)
 {
   const ConvState *s = ctx->state;
   return s && s->mode == CONV_DEPTHWISE;
+}
+
+gboolean
+ir_k_conv_uses_dw_plane (const M2iOpContext *ctx)
+{
+  const ConvState *s = ctx->state;
+  return s && s->mode == CONV_DEPTHWISE && s->dw_plane;
 }
 
 gboolean

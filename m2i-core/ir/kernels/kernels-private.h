@@ -203,6 +203,10 @@ gboolean ir_k_conv_uses_winograd (const M2iOpContext *ctx);
  * small groups, conv-dw.h); for tests and benchmarks. */
 gboolean ir_k_conv_uses_direct (const M2iOpContext *ctx);
 
+/* TRUE when it runs directly through the plane kernel (IrDwPlane,
+ * conv-dw.h), whole planes a vector of pixels at a time. */
+gboolean ir_k_conv_uses_dw_plane (const M2iOpContext *ctx);
+
 /* TRUE when the compiled Convolution layer reads its padded input in place
  * (conv-edges.h); for tests and benchmarks. */
 gboolean ir_k_conv_reads_in_place (const M2iOpContext *ctx);

@@ -8,6 +8,7 @@
 #include "kernel-test.h"
 #include <ir/kernels/gemm.h>
 #include <ir/kernels/conv-winograd.h>
+#include <ir/kernels/conv-dw.h>
 
 typedef struct {
   gint64 n, c_in, h, w, c_out, groups, kh, kw, sh, sw, dh, dw;
@@ -658,7 +659,7 @@ check_direct (const ConvCase *c, guint32 seed, gboolean runtime_weights, gint th
 }
 
 static void
-test_direct (void)
+direct_cases (void)
 {
   static const gint64 widths[] = { 1, 2, 7, 15, 16, 17, 31, 33, 48, 64, 65, 81, 97, 130 };
   /* n cin h w cout g kh kw sh sw dh dw pb pe auto */
@@ -683,6 +684,7 @@ test_direct (void)
     { 1, 6, 9, 66, 6, 6, 7, 1, 1, 1, 1, 1, { 3, 0 }, { 3, 0 }, NULL, FALSE },
     { 1, 8, 6, 6, 8, 8, 6, 6, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },    /* whole plane */
     { 1, 8, 16, 8, 8, 8, 16, 8, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 6, 5, 7, 4, 2, 5, 7, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },    /* 3 in, 2 out */
     { 1, 4, 13, 70, 4, 4, 3, 3, 3, 3, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },  /* stride 3 */
     { 1, 4, 13, 70, 4, 4, 3, 3, 1, 3, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 4, 13, 70, 4, 4, 3, 3, 3, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
@@ -735,6 +737,93 @@ test_direct (void)
   g_rand_free (r);
 }
 
+static void
+test_direct (void)
+{
+  direct_cases ();
+  /* The whole-plane layers above ran as dot products (ir_dw_rows_dot);
+   * one with pads or more than one output does not. */
+  IrDwGeom g = { 16, 8, 1, 1, 16, 8, 1, 1, 1, 1, 0, 0, 1 };
+  ir_dw_geom_init (&g);
+  g_assert_true (ir_dw_rows_for (&g, ir_k_level (M2I_KERNELS_DWCONV)) == ir_dw_rows_dot);
+  IrDwGeom p = { 16, 8, 1, 1, 16, 8, 1, 1, 1, 1, 1, 0, 1 };
+  ir_dw_geom_init (&p);
+  g_assert_false (ir_dw_rows_for (&p, ir_k_level (M2I_KERNELS_DWCONV)) == ir_dw_rows_dot);
+}
+
+/* The same over the row kernels alone: with the plane kernel (AVX-512)
+ * they still run the layers it leaves (small groups, dilations, other
+ * kernels and strides, bands of rows). */
+static void
+test_direct_rows (void)
+{
+  ir_dw_plane_set_enabled (FALSE);
+  direct_cases ();
+  ir_dw_plane_set_enabled (TRUE);
+}
+
+/* The plane kernel (conv-dw.h: IrDwPlane) of depthwise 3×3 and 5×5 layers
+ * at strides 1 and 2 against the naive loop: planes from 1×1 to 150×150
+ * (grids narrower than a vector, exactly one or two vectors wide, rows of
+ * up to 16 vectors; blocks of eight vectors and the last partial block),
+ * pads on one side, both or none (valid, same_upper: the image's last
+ * columns never read), channel multipliers, batches, one to three
+ * threads; fused bias and ReLU as check_direct (). On an AVX-512 kernel
+ * level the second list runs through it (the first partly: planes whose
+ * rows are whole vectors stay on the row kernels). */
+static void
+test_direct_plane (void)
+{
+  static const gint64 sizes[][2] = { { 1, 1 }, { 2, 3 }, { 5, 5 }, { 7, 12 }, { 10, 10 },
+    { 15, 15 }, { 19, 19 }, { 20, 20 }, { 31, 17 }, { 38, 38 }, { 9, 64 } };
+  M2iCpuFlags level = ir_k_level (M2I_KERNELS_DWCONV);
+  gboolean plane = (level & M2I_CPU_AVX512F) && (m2i_cpu_flags () & M2I_CPU_AVX512F) &&
+      ir_dw_plane_enabled ();
+  gint n = 0;
+  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+    for (gint64 s = 1; s <= 2; s++)
+      for (gint64 k = 3; k <= 5; k += 2) {
+        gint64 p = (i % 3 == 2) ? 0 : k / 2;
+        ConvCase c = { 1 + i % 2, 12, sizes[i][0], sizes[i][1], 12, 12, k, k, s, s, 1, 1,
+          { p, i % 4 == 1 ? 0 : p }, { i % 4 == 3 ? 0 : p, p }, NULL, FALSE };
+        gint64 pt = c.pads_begin[0], pl = c.pads_begin[1];
+        gint64 pb = c.pads_end[0], pr = c.pads_end[1];
+        if (ref_out_size (c.h, k, s, 1, NULL, &pt, &pb) < 1 ||
+            ref_out_size (c.w, k, s, 1, NULL, &pl, &pr) < 1)
+          continue;
+        check_direct (&c, (guint32) (700 + i * 8 + s * 2 + k), FALSE, 1 + (gint) (i % 3));
+        n++;
+      }
+  static const ConvCase cases[] = {
+    /* n cin h w cout g kh kw sh sw dh dw pb pe auto */
+    { 1, 4, 20, 20, 4, 4, 3, 3, 2, 2, 1, 1, { 0, 0 }, { 0, 0 }, "same_upper", FALSE },
+    { 1, 4, 19, 21, 4, 4, 5, 5, 2, 2, 1, 1, { 0, 0 }, { 0, 0 }, "same_upper", FALSE },
+    { 1, 4, 19, 19, 4, 4, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, "valid", FALSE },
+    { 1, 4, 22, 23, 4, 4, 5, 5, 2, 2, 1, 1, { 0, 0 }, { 0, 0 }, "valid", FALSE },
+    { 1, 4, 13, 9, 4, 4, 5, 5, 1, 1, 1, 1, { 0, 4 }, { 4, 0 }, NULL, FALSE },
+    { 1, 6, 10, 10, 12, 6, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },  /* ×2 */
+    { 1, 4, 10, 10, 8, 4, 5, 5, 2, 2, 1, 1, { 2, 2 }, { 2, 2 }, NULL, FALSE },
+    { 1, 2, 150, 150, 2, 2, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 2, 60, 60, 2, 2, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    check_direct (&cases[i], 900 + i, i % 2, 1);
+    n++;
+  }
+  g_assert_cmpint (n, >=, 40);
+  if (!plane)
+    return;
+  /* every case of this list ran through the plane kernel */
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    ConvRef r = conv_ref_new (&cases[i], 0);
+    KTest *t = conv_test_new (&cases[i], r.in, r.w, FALSE, 1);
+    kt_run (t, 1);
+    g_assert_true (ir_k_conv_uses_dw_plane (&t->ctx));
+    kt_free (t);
+    conv_ref_clear (&r);
+  }
+}
+
 static KTest *err_conv (const M2iOpKernel *k, M2iShape xs, M2iShape ws, M2iElementType type);
 
 /* A convolution with a fused bias and ReLU gives exactly (bit for bit) what
@@ -765,6 +854,9 @@ static const ConvCase fusion_cases[] = {
     /* Winograd with odd sizes, one and three tile blocks (partial rows) */
     { 1, 16, 13, 11, 24, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 8, 23, 21, 16, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    /* depthwise through the plane kernel (AVX-512), strides 1 and 2 */
+    { 1, 24, 19, 19, 24, 24, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 24, 20, 20, 24, 24, 5, 5, 2, 2, 1, 1, { 2, 2 }, { 2, 2 }, NULL, FALSE },
 };
 
 /* Input, weights and bias of a fusion case (free them with g_free), the
@@ -999,6 +1091,8 @@ main (int argc, char **argv)
   g_test_add_func ("/conv/fused-swish", test_fused_swish);
   g_test_add_func ("/conv/winograd", test_winograd);
   g_test_add_func ("/conv/direct", test_direct);
+  g_test_add_func ("/conv/direct-rows", test_direct_rows);
+  g_test_add_func ("/conv/direct-plane", test_direct_plane);
   g_test_add_func ("/conv/edges", test_edges);
   return g_test_run ();
 }
