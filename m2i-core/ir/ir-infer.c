@@ -51,10 +51,11 @@ typedef struct {
  * placement is noticed within a hundred inferences). */
 #define SPLIT_EXPLORE 16
 #define SPLIT_EXPLORE_MAX 64
-/* Each way runs SPLIT_PAIR times in a row, and only the last is timed:
- * the first after the other way warms it up (the caches; the pool's
- * worker, asleep after inferences run alone, woken late for the first
- * split one). The warm-up is two such turns of each way. */
+/* Split runs come SPLIT_PAIR in a row after runs alone, and only the
+ * last is timed: the first warms up the caches and the pool's worker
+ * (asleep after inferences run alone, woken late for the first split
+ * one). Timing alone again takes one run (each costs what splitting
+ * gains). The warm-up is two turns of SPLIT_PAIR runs each way. */
 #define SPLIT_PAIR 2
 #define SPLIT_WARMUP (4 * SPLIT_PAIR)
 
@@ -515,9 +516,16 @@ split_best (const SplitChoice *c)
   return c->ns[0] && (!c->ns[1] || c->ns[0] <= c->ns[1]) ? 0 : 1;
 }
 
+/* Runs that time the slower way again from explore_at. */
+static guint32
+explore_runs (const SplitChoice *c)
+{
+  return split_best (c) == 0 ? SPLIT_PAIR : 1;
+}
+
 /* Whether the inference runs split (1) or alone (0) this time: each way
  * in turn for the warm-up runs, then the faster one, except from
- * explore_at, which times the other again (SPLIT_PAIR runs). */
+ * explore_at, which times the other again. */
 static gint
 split_way (SplitChoice *c)
 {
@@ -525,7 +533,7 @@ split_way (SplitChoice *c)
   if (r < SPLIT_WARMUP)
     return r / SPLIT_PAIR % 2 == 0;
   gint best = split_best (c);
-  return r >= c->explore_at && r < c->explore_at + SPLIT_PAIR ? 1 - best : best;
+  return r >= c->explore_at && r < c->explore_at + explore_runs (c) ? 1 - best : best;
 }
 
 /* Whether run @r (counted from 0) is timed: the last of each turn. */
@@ -534,7 +542,7 @@ split_timed (const SplitChoice *c, guint32 r)
 {
   if (r < SPLIT_WARMUP)
     return r >= SPLIT_WARMUP / 2 && r % SPLIT_PAIR == SPLIT_PAIR - 1;
-  return r < c->explore_at || r >= c->explore_at + SPLIT_PAIR - 1;
+  return r < c->explore_at || r >= c->explore_at + explore_runs (c) - 1;
 }
 
 /* M2I_IR_SPLIT, read once, to measure each way: "alone" runs every
@@ -562,11 +570,14 @@ split_note (SplitChoice *c, gint way, gint64 ns)
   if (!split_timed (c, r))
     return;
   gint best = split_best (c);
+  guint32 last = c->explore_at + explore_runs (c) - 1;
   gint64 *e = &c->ns[way];
-  /* a faster run counts for half (placements change: the faster way is
-   * found again soon), a slower one for a quarter */
-  *e = !*e ? MAX (ns, 1) : ns < *e ? (*e + ns) / 2 : (3 * *e + MIN (ns, 2 * *e)) / 4;
-  if (r + 1 == SPLIT_WARMUP || (r >= SPLIT_WARMUP && r == c->explore_at + SPLIT_PAIR - 1)) {
+  /* a faster run is the new estimate (noise only ever makes a run
+   * slower: one descheduled run timed in the warm-up kept gaze-estimation
+   * alone for hundreds of runs when it counted for half), a slower one
+   * counts for a quarter */
+  *e = !*e || ns < *e ? MAX (ns, 1) : (3 * *e + MIN (ns, 2 * *e)) / 4;
+  if (r + 1 == SPLIT_WARMUP || (r >= SPLIT_WARMUP && r == last)) {
     /* longer while the slower way stays slower */
     gboolean same = c->interval && split_best (c) == best;
     c->interval = same ? MIN (2 * c->interval, SPLIT_EXPLORE_MAX) : SPLIT_EXPLORE;
