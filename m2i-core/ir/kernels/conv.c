@@ -12,7 +12,9 @@
  * Depthwise and small-group layers skip the matrix product and run
  * directly (conv-dw.h); 3×3 stride-1 layers with enough
  * channels and constant weights run as Winograd F(2×2, 3×3)
- * (conv-winograd.h), 16 smaller products instead of this one.
+ * (conv-winograd.h), 16 smaller products instead of this one; stride-1
+ * 1×K and K×1 layers keeping the plane run on their own register tiles
+ * over the same packed weights (conv-tap.h).
  */
 #include "kernels-private.h"
 #include "gemm.h"
@@ -20,6 +22,7 @@
 #include "conv-int8.h"
 #include "conv-dw.h"
 #include "conv-edges.h"
+#include "conv-tap.h"
 #include <base/m2i-align.h>
 #include <base/m2i-parallel.h>
 
@@ -117,6 +120,10 @@ typedef struct {
    * those lanes zeroed (conv-edges.h): no padded copy of the input. */
   gboolean edges;
   IrEdgeGeom edge_geom;
+  /* Read in place by the direct 1×K / K×1 tiles (conv-tap.h) instead of
+   * the GEMM, or NULL. */
+  IrTapPanel tap;
+  IrTapGeom tap_geom;
   M2iWinograd *wino;                   /* CONV_WINOGRAD */
   IrDwGeom dwg;                        /* CONV_DEPTHWISE */
   IrDwRows dw_rows;
@@ -230,16 +237,23 @@ conv_edges_wanted (const ConvState *s, const IrEdgeGeom *g)
  * when it applies: output rows no wider than the input's (grid rows are
  * the input rows), at most IR_EDGE_MAX_TAPS taps, and a grid of at most
  * 2^22 columns (conv_edges_wanted () visits every panel: a hostile plane
- * must not make compiling slow). */
+ * must not make compiling slow). 1×K and K×1 layers keeping the plane's
+ * size are read in place by their direct tiles (conv-tap.h), which copy
+ * nothing. */
 static gboolean
 conv_edges (ConvState *s)
 {
   IrEdgeGeom g = { s->h, s->w, s->oh, s->ow, s->kh, s->kw, s->dh, s->dw, s->pt, s->pl };
+  gboolean tap = ir_tap_applies (s->h, s->w, s->oh, s->ow, s->kh, s->kw, s->sh, s->sw, s->k);
   if (s->sh != 1 || s->sw != 1 || !(s->pt || s->pb || s->pl || s->pr) || s->ow > s->w ||
       s->oh > s->h || s->kh * s->kw > IR_EDGE_MAX_TAPS || s->arch->nr > 64 ||
       s->oh * s->w > (1 << 22) ||
-      !conv_edges_wanted (s, &g))
+      (!tap && !conv_edges_wanted (s, &g)))
     return FALSE;
+  if (tap) {
+    ir_tap_geom_init (&s->tap_geom, &g, s->cin_g, s->arch);
+    s->tap = ir_tap_panel_for (s->arch);
+  }
   s->edges = TRUE;
   s->edge_geom = g;
   s->hp = s->h;
@@ -837,7 +851,9 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
     /* A last panel of a few columns (a 14×14 plane: 4) by the tail
      * kernel, which reads only those columns of B. */
     cp.width = ncols;
-    if (!ir_gemm_tail_panel (s->arch, (gint) rows, (gint) s->k, a, n0, ncols, get_b, &cp,
+    if (s->tap)
+      s->tap (&s->tap_geom, a, (gint) rows, cp.in, n0, ncols, o.c, ohw, o.row_bias, o.relu);
+    else if (!ir_gemm_tail_panel (s->arch, (gint) rows, (gint) s->k, a, n0, ncols, get_b, &cp,
             bbuf, &o)) {
       cp.width = nr;
       ir_gemm_column_panel (s->arch, (gint) rows, (gint) s->k, a, s->arch->mr, n0, ncols,
@@ -1187,6 +1203,13 @@ ir_k_conv_reads_in_place (const M2iOpContext *ctx)
 {
   const ConvState *s = ctx->state;
   return s && s->edges;
+}
+
+gboolean
+ir_k_conv_uses_taps (const M2iOpContext *ctx)
+{
+  const ConvState *s = ctx->state;
+  return s && s->tap;
 }
 
 const M2iOpKernel ir_kernel_convolution = {

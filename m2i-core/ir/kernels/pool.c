@@ -15,6 +15,7 @@
  * the inner loops run along contiguous memory and vectorize.
  */
 #include "kernels-private.h"
+#include "pool-rows.h"
 #include <base/m2i-align.h>
 #include <base/m2i-parallel.h>
 
@@ -40,6 +41,8 @@ typedef struct {
    * the outputs inside it */
   guint16 *sep_masks;
   gboolean avg_full;                   /* avg_plane_full () applies */
+  gboolean rows;                       /* ir_pool_max_plane () (pool-rows.h) applies */
+  IrPoolGeom rows_geom;
 } PoolState;
 
 static void
@@ -533,7 +536,8 @@ typedef struct {
 static gsize
 pool_scratch_per_slice (const PoolState *s)
 {
-  return m2i_align_up (s->ow * (8 + 4), 64);
+  gsize row = s->rows ? ir_pool_rows_scratch (&s->rows_geom) * sizeof (float) : 0;
+  return m2i_align_up (MAX ((gsize) s->ow * (8 + 4), row), 64);
 }
 
 static void
@@ -557,6 +561,11 @@ pool_slice (gint begin, gint end, gint slice, gpointer data)
       }
 #endif
       avg_plane_full (s, (const float *) plane, (float *) j->out + p * out_plane);
+      continue;
+    }
+    if (s->rows && !j->indices) {
+      ir_pool_max_plane (&s->rows_geom, (const float *) plane, (float *) j->out + p * out_plane,
+          (float *) best);
       continue;
     }
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -717,6 +726,12 @@ pool_infer (M2iOpContext *ctx, gboolean is_max, gboolean v8, GError **error)
     }
   }
 #endif
+  /* Without AVX-512, 2-D f32 max pooling without indices by rows
+   * (pool-rows.h); the AVX-512 kernels above keep theirs. */
+  s->rows = !s->separable && is_max && s->type == M2I_ET_F32 && s->d == 1 && s->kd == 1 &&
+      s->pd == 0 && s->oh > 0 && s->ow > 0 && !(m2i_cpu_flags () & M2I_CPU_AVX512F);
+  s->rows_geom = (IrPoolGeom) { s->h, s->w, s->oh, s->ow, s->kh, s->kw, s->sh, s->sw, s->dh,
+    s->dw, s->pt, s->pl };
   s->slices = ir_k_threads (ctx);
   ctx->scratch_bytes = is_max ? s->slices * pool_scratch_per_slice (s) : 0;
   for (gint o = 0; o < ctx->n_outputs; o++) {

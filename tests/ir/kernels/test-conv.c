@@ -336,6 +336,27 @@ test_shapes_random (void)
   g_rand_free (r);
 }
 
+/* Each of @n cases compiles onto the path @on_path tells (@what), then
+ * matches the naive loop (constant weights on one thread; every other
+ * case weights at run time, on two). */
+static void
+check_on_path (const ConvCase *cases, guint n, gboolean (*on_path) (const M2iOpContext *),
+    const char *what)
+{
+  for (guint i = 0; i < n; i++) {
+    ConvRef r = conv_ref_new (&cases[i], 0);
+    KTest *t = conv_test_new (&cases[i], r.in, r.w, FALSE, 1);
+    GError *error = NULL;
+    g_assert_true (kt_infer (t, 1, &error));
+    if (!on_path (&t->ctx))
+      g_error ("case %u is not %s", i, what);
+    kt_free (t);
+    conv_ref_clear (&r);
+    check_case (&cases[i], FALSE, 1);
+    check_case (&cases[i], i % 2 == 0, 2);
+  }
+}
+
 /* Padded stride-1 layers read in place (conv-edges.h), each checked to
  * take that path: license-plate-recognition's 1×3 and 3×1 layers on odd
  * widths, 3×3 with pads of 1 on wide rows, dilated taps with pads of 2,
@@ -359,18 +380,42 @@ test_edges (void)
     { 1, 400, 7, 60, 9, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
     { 1, 4, 30, 200, 1, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },   /* one row */
   };
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
-    ConvRef r = conv_ref_new (&cases[i], 0);
-    KTest *t = conv_test_new (&cases[i], r.in, r.w, FALSE, 1);
-    GError *error = NULL;
-    g_assert_true (kt_infer (t, 1, &error));
-    if (!ir_k_conv_reads_in_place (&t->ctx))
-      g_error ("edges case %u is not read in place", i);
-    kt_free (t);
-    conv_ref_clear (&r);
-    check_case (&cases[i], FALSE, 1);
-    check_case (&cases[i], i % 2 == 0, 2);
-  }
+  check_on_path (cases, G_N_ELEMENTS (cases), ir_k_conv_reads_in_place, "read in place");
+}
+
+/* Stride-1 1×K and K×1 layers keeping the plane's size run on the direct
+ * tiles (conv-tap.h), each checked to take that path: license-plate-
+ * recognition's 1×3 and 3×1 on 90- and 92-wide planes (panels with and
+ * without pad lanes, a short last panel), pads on one side only, 5 and 7
+ * taps, dilated taps, planes narrower than a vector, a last panel of
+ * every vector count (1 to 3 of 16, 1 to 3 of 8), output channels off
+ * the register tile, groups, batches, a 1-D layer, K near
+ * M2I_GEMM_MAX_KC, weights computed at run time, one and two threads. */
+static void
+test_taps (void)
+{
+  static const ConvCase cases[] = {
+    /* n cin h w cout g kh kw sh sw dh dw pb pe auto */
+    { 1, 16, 11, 90, 20, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
+    { 1, 16, 22, 92, 19, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+    { 1, 8, 6, 41, 9, 1, 1, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 2 }, NULL, FALSE },
+    { 1, 8, 9, 13, 12, 1, 3, 1, 1, 1, 1, 1, { 2, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 5, 4, 50, 11, 1, 1, 5, 1, 1, 1, 1, { 0, 2 }, { 0, 2 }, NULL, FALSE },
+    { 1, 6, 17, 10, 7, 1, 7, 1, 1, 1, 1, 1, { 3, 0 }, { 3, 0 }, NULL, FALSE },
+    { 1, 7, 9, 33, 10, 1, 1, 3, 1, 1, 1, 2, { 0, 2 }, { 0, 2 }, NULL, FALSE },
+    { 1, 7, 12, 11, 10, 1, 3, 1, 1, 1, 3, 1, { 3, 0 }, { 3, 0 }, NULL, FALSE },
+    { 1, 3, 3, 5, 4, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
+    { 1, 4, 2, 7, 9, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+    { 1, 4, 1, 40, 33, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
+    { 1, 4, 1, 56, 17, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
+    { 1, 4, 1, 72, 5, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
+    { 1, 4, 1, 68, 5, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
+    { 2, 20, 8, 75, 22, 2, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+    { 1, 3, 1, 150, 5, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, TRUE },
+    { 1, 330, 5, 40, 9, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+    { 1, 64, 11, 90, 64, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+  };
+  check_on_path (cases, G_N_ELEMENTS (cases), ir_k_conv_uses_taps, "on the direct tiles");
 }
 
 /* Layers big enough for every blocking level (several K blocks, many
@@ -857,6 +902,9 @@ static const ConvCase fusion_cases[] = {
     /* depthwise through the plane kernel (AVX-512), strides 1 and 2 */
     { 1, 24, 19, 19, 24, 24, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 24, 20, 20, 24, 24, 5, 5, 2, 2, 1, 1, { 2, 2 }, { 2, 2 }, NULL, FALSE },
+    /* the direct 1×K / K×1 tiles (conv-tap.h), a short last panel */
+    { 1, 16, 11, 90, 20, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
+    { 1, 9, 7, 30, 13, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
 };
 
 /* Input, weights and bias of a fusion case (free them with g_free), the
@@ -1094,5 +1142,6 @@ main (int argc, char **argv)
   g_test_add_func ("/conv/direct-rows", test_direct_rows);
   g_test_add_func ("/conv/direct-plane", test_direct_plane);
   g_test_add_func ("/conv/edges", test_edges);
+  g_test_add_func ("/conv/taps", test_taps);
   return g_test_run ();
 }

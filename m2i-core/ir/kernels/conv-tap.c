@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* conv-tap.c — the direct 1×K / K×1 convolution's choice, geometry and
+ * plain-C tile kernel (conv-tap.h). */
+#include "conv-tap.h"
+
+#include <string.h>
+
+gboolean
+ir_tap_applies (gint64 h, gint64 w, gint64 oh, gint64 ow, gint64 kh, gint64 kw,
+    gint64 sh, gint64 sw, gint64 k)
+{
+  gint64 taps = kh * kw;
+  return sh == 1 && sw == 1 && oh == h && ow == w && (kh == 1 || kw == 1) &&
+      taps >= 2 && taps <= IR_TAP_MAX && k <= M2I_GEMM_MAX_KC;
+}
+
+void
+ir_tap_geom_init (IrTapGeom *g, const IrEdgeGeom *e, gint64 cin_g, const M2iGemmArch *arch)
+{
+  memset (g, 0, sizeof *g);
+  g->edge = *e;
+  g->plane = (gsize) (e->h * e->w);
+  g->cin_g = (gint) cin_g;
+  g->taps = (gint) (e->kh * e->kw);
+  for (gint t = 0; t < g->taps; t++)
+    g->toff[t] = (gint32) ((t / e->kw * e->dh - e->pt) * e->w + t % e->kw * e->dw - e->pl);
+  g->mr = arch->mr;
+  g->nr = arch->nr;
+}
+
+void
+ir_tap_panel_c (const IrTapGeom *g, const float *a, gint rows, const float *in,
+    gint64 n0, gint ncols, float *out, gsize ldc, const float *bias, gboolean relu)
+{
+  guint64 valid[IR_EDGE_MAX_TAPS];
+  ir_edge_tap_lanes (&g->edge, n0, ncols, valid);
+  gsize k = (gsize) g->cin_g * g->taps;
+  for (gint i = 0; i < rows; i++) {
+    const float *ai = a + (gsize) (i / g->mr) * g->mr * k + i % g->mr;
+    for (gint j = 0; j < ncols; j++) {
+      float acc = 0.0f;
+      for (gint ci = 0; ci < g->cin_g; ci++)
+        for (gint t = 0; t < g->taps; t++) {
+          float x = valid[t] >> j & 1 ?
+              in[(gsize) ci * g->plane + (gsize) (n0 + j + g->toff[t])] : 0.0f;
+          acc = acc + ai[((gsize) ci * g->taps + t) * g->mr] * x;
+        }
+      if (bias)
+        acc = acc + bias[i];
+      if (relu)
+        acc = acc > 0.0f ? acc : 0.0f;
+      out[(gsize) i * ldc + (gsize) (n0 + j)] = acc;
+    }
+  }
+}
+
+IrTapPanel
+ir_tap_panel_for (const M2iGemmArch *arch)
+{
+  IrTapPanel p = NULL;
+  /* the tiles the instruction-set kernels are written for */
+  if (!strcmp (arch->name, "avx512") && arch->mr == 8 && arch->nr == 48)
+    p = ir_tap_panel_avx512 ();
+  else if (!strcmp (arch->name, "avx2") && arch->mr == 4 && arch->nr == 24)
+    p = ir_tap_panel_avx2 ();
+  return p ? p : ir_tap_panel_c;
+}
