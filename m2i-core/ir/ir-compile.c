@@ -736,6 +736,34 @@ swish_beta (const M2iIrCompiledModel *cm, gint step, float *beta)
   return TRUE;
 }
 
+/* Add → ReLU, the ReLU the Add's only reader (a residual Add that no
+ * convolution took as its bias): the Add applies ReLU as it stores
+ * (ir_k_fuse_add_relu, bit-identical), the ReLU step goes and its readers
+ * read the Add. TRUE when fused. */
+static gboolean
+fuse_add_relu (const M2iIrCompiledModel *cm, gint si, gboolean *keep, gint *remap)
+{
+  CmStep *a = &g_array_index (cm->steps, CmStep, si);
+  if (a->reinfer || a->ctx.dynamic_outputs || a->ctx.n_outputs != 1)
+    return FALSE;
+  gint v = a->out_values[0];
+  gint r = ir_compile_only_reader (cm, v, si);
+  if (r < 0)
+    return FALSE;
+  const CmStep *rs = &g_array_index (cm->steps, CmStep, r);
+  if (rs->kernel != &ir_kernel_relu || rs->reinfer || rs->ctx.n_outputs != 1 ||
+      cm->values[v].t.type != M2I_ET_F32 || cm->values[rs->out_values[0]].t.type != M2I_ET_F32)
+    return FALSE;
+  GError *e = NULL;
+  if (!ir_k_fuse_add_relu (&a->ctx, &e)) {
+    g_clear_error (&e);
+    return FALSE;
+  }
+  keep[rs->node] = FALSE;
+  remap[rs->out_values[0]] = v;
+  return TRUE;
+}
+
 /* Convolution / GroupConvolution / MatMul → Add(per-channel constant) →
  * ReLU (or, for convolutions, Swish), each read only by the next: the layer
  * adds the bias and applies ReLU as it stores (ir_k_fuse_bias_relu,
@@ -755,6 +783,10 @@ fuse_epilogues (M2iIrCompiledModel *cm)
   gboolean any = FALSE;
   for (guint si = 0; si < cm->steps->len; si++) {
     CmStep *a = &g_array_index (cm->steps, CmStep, si);
+    if (a->kernel == &ir_kernel_add) {
+      any |= keep[a->node] && fuse_add_relu (cm, si, keep, remap);
+      continue;
+    }
     gboolean matmul = a->kernel == &ir_kernel_matmul;
     if ((!matmul && a->kernel != &ir_kernel_convolution &&
         a->kernel != &ir_kernel_group_convolution) || a->reinfer || a->ctx.dynamic_outputs)

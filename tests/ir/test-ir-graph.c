@@ -120,7 +120,8 @@ test_memory_reuse (void)
 }
 
 /* Element-wise layers write over an input nobody reads later: Transpose →
- * Add(bias) → ReLU → Multiply share one buffer; an input read again later
+ * Add(bias) → Abs → Multiply share one buffer (Abs: a ReLU would run
+ * inside the Add); an input read again later
  * (the skip into the Concat) and the model's input are never overwritten. */
 static void
 test_in_place (void)
@@ -134,8 +135,8 @@ test_in_place (void)
   float bias = -2, two = 2;
   gint add_in[2] = { tr, test_ir_const (b, M2I_ET_F32, &one, &bias) };
   gint add = test_ir_op (b, "Add", "opset1", NULL, 2, add_in, M2I_ET_F32, &t);
-  gint relu = test_ir_op (b, "ReLU", "opset1", NULL, 1, &add, M2I_ET_F32, &t);
-  gint mul_in[2] = { test_ir_const (b, M2I_ET_F32, &one, &two), relu };    /* aliases input 1 */
+  gint act = test_ir_op (b, "Abs", "opset1", NULL, 1, &add, M2I_ET_F32, &t);
+  gint mul_in[2] = { test_ir_const (b, M2I_ET_F32, &one, &two), act };     /* aliases input 1 */
   gint mul = test_ir_op (b, "Multiply", "opset1", NULL, 2, mul_in, M2I_ET_F32, &t);
   gint x2_in[2] = { x, test_ir_const (b, M2I_ET_I64, &TEST_SHAPE (2), perm) };
   gint tr2 = test_ir_op (b, "Transpose", "opset1", NULL, 2, x2_in, M2I_ET_F32, &t);
@@ -155,7 +156,7 @@ test_in_place (void)
   g_assert_true (m2i_ir_infer_request_infer (req, &error));
   /* xᵀ = [[1,4],[5,2],[-3,0]] */
   const float expect[18] = {
-    0, 4, 6, 0, 0, 0,            /* 2·relu(xᵀ − 2) */
+    2, 4, 6, 0, 10, 4,           /* 2·|xᵀ − 2| */
     -1, 2, 3, 0, -5, -2,         /* xᵀ − 2 */
     1, 4, 5, 2, -3, 0,           /* xᵀ */
   };
@@ -165,7 +166,7 @@ test_in_place (void)
 #define GROUP(node) (cm->values[cm->value_base[node]].group)
   g_assert_cmpint (GROUP (tr), >=, 0);
   g_assert_cmpint (GROUP (add), ==, GROUP (tr));
-  g_assert_cmpint (GROUP (relu), ==, GROUP (tr));
+  g_assert_cmpint (GROUP (act), ==, GROUP (tr));
   g_assert_cmpint (GROUP (mul), ==, GROUP (tr));
   g_assert_cmpint (GROUP (add2), !=, GROUP (tr2));
   g_assert_cmpint (GROUP (tr), !=, GROUP (x));
@@ -344,7 +345,7 @@ test_const_views (void)
 
 /* Convolution → Add(per-channel bias) → ReLU runs as one layer (the kernel's
  * fused epilogue); a bias that broadcasts along another axis, or a
- * convolution whose output is read twice, keeps its layers. Values by hand:
+ * convolution whose output is read twice, keeps its Add. Values by hand:
  * a 1×1 convolution of 2 channels is a 2×2 matrix per pixel. */
 static void
 test_fuse_bias_relu (void)
@@ -372,7 +373,8 @@ test_fuse_bias_relu (void)
       test_ir_result (b, conv);              /* the convolution's output is read twice */
     M2iIrModel *m;
     M2iIrCompiledModel *cm = compile (b, &m);
-    g_assert_cmpint (m2i_ir_compiled_model_get_n_runtime_nodes (cm), ==, variant == 0 ? 1 : variant == 1 ? 2 : 3);
+    /* variant 2: the Add stays, with the ReLU inside it (Add → ReLU) */
+    g_assert_cmpint (m2i_ir_compiled_model_get_n_runtime_nodes (cm), ==, variant == 0 ? 1 : 2);
     GError *error = NULL;
     M2iIrInferRequest *req = m2i_ir_infer_request_new (cm, &error);
     memcpy (m2i_ir_infer_request_get_input (req, 0)->data, x, sizeof x);
@@ -381,6 +383,51 @@ test_fuse_bias_relu (void)
     if (variant == 2) {
       const float conv_out[4] = { 7, 6, 0, 10 };
       g_assert_cmpmem (m2i_ir_infer_request_get_output (req, 1)->data, 16, conv_out, 16);
+    }
+    m2i_ir_infer_request_free (req);
+    m2i_ir_compiled_model_unref (cm);
+    m2i_ir_model_unref (m);
+    test_ir_free (b);
+  }
+}
+
+/* Add → ReLU (a residual Add: two runtime inputs) runs as one layer, the
+ * Add applying ReLU as it stores; an Add read by something else too keeps
+ * its ReLU. Values by hand, with a NaN and a negative zero (ReLU gives 0
+ * for both, as the ReLU layer does). */
+static void
+test_fuse_add_relu (void)
+{
+  M2iShape xs = TEST_SHAPE (1, 2, 1, 3);
+  const float x[6] = { 1, -2, 3, NAN, -0.0f, 0.5f }, y[6] = { 2, 1, -4, 1, 0, -0.25f };
+  const float relu[6] = { 3, 0, 0, 0, 0, 0.25f };
+  for (gint variant = 0; variant < 2; variant++) {
+    TestIr *b = test_ir_new (11);
+    gint in[2] = { test_ir_parameter (b, "x", M2I_ET_F32, &xs),
+      test_ir_parameter (b, "y", M2I_ET_F32, &xs) };
+    gint add = test_ir_op (b, "Add", "opset1", NULL, 2, in, M2I_ET_F32, &xs);
+    test_ir_result (b, test_ir_op (b, "ReLU", "opset1", NULL, 1, &add, M2I_ET_F32, &xs));
+    if (variant == 1)
+      test_ir_result (b, add);               /* the sum is read twice */
+    M2iIrModel *m;
+    M2iIrCompiledModel *cm = compile (b, &m);
+    g_assert_cmpint (m2i_ir_compiled_model_get_n_runtime_nodes (cm), ==, variant + 1);
+    GError *error = NULL;
+    M2iIrInferRequest *req = m2i_ir_infer_request_new (cm, &error);
+    g_assert_no_error (error);
+    memcpy (m2i_ir_infer_request_get_input (req, 0)->data, x, sizeof x);
+    memcpy (m2i_ir_infer_request_get_input (req, 1)->data, y, sizeof y);
+    g_assert_true (m2i_ir_infer_request_infer (req, &error));
+    const float *got = m2i_ir_infer_request_get_output (req, 0)->data;
+    for (gint i = 0; i < 6; i++) {
+      g_assert_cmpfloat (got[i], ==, relu[i]);
+      g_assert_false (signbit (got[i]));
+    }
+    if (variant == 1) {
+      const float *sum = m2i_ir_infer_request_get_output (req, 1)->data;
+      g_assert_cmpfloat (sum[0], ==, 3);
+      g_assert_cmpfloat (sum[1], ==, -1);
+      g_assert_true (isnan (sum[3]));
     }
     m2i_ir_infer_request_free (req);
     m2i_ir_compiled_model_unref (cm);
@@ -573,6 +620,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ir/graph/many-ports", test_many_ports);
   g_test_add_func ("/ir/graph/const-views", test_const_views);
   g_test_add_func ("/ir/graph/fuse-bias-relu", test_fuse_bias_relu);
+  g_test_add_func ("/ir/graph/fuse-add-relu", test_fuse_add_relu);
   g_test_add_func ("/ir/graph/f16-io", test_f16_io);
   g_test_add_func ("/ir/graph/threads", test_threads);
   g_test_add_func ("/ir/graph/opset-resolution", test_opset_resolution);

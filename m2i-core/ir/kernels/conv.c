@@ -767,6 +767,11 @@ typedef struct {
   gint64 grid;                         /* output columns computed per plane */
   gint64 images;                       /* images in this call */
   gint64 block_rows;                   /* output channels of a row block */
+  /* A band of strided slots (conv_band_slice): its panels' widths depend
+   * on the band rows, hence on the thread count, so only the tail kernel's
+   * few columns take another path (a model's results must not depend on
+   * its threads). */
+  gboolean band;
 } ConvJob;
 
 /* Pixels [p0, p1) of @rows output channels from @c (plane stride ohw)
@@ -848,15 +853,31 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
     }
     const float *a = j->packed + g * s->packed_group + r0 * s->k;
     M2iGemmPanelB get_b = s->edges ? conv_edges_b : shifted ? conv_shifted_b : conv_im2col_b;
-    /* A last panel of a few columns (a 14×14 plane: 4) by the tail
-     * kernel, which reads only those columns of B. */
+    /* A panel whose pixels would leave an eighth of its vectors' lanes
+     * idle (a 14×14 plane's last 4 columns; a 5×5 plane: 25 in two
+     * vectors; a 3×3 one: 9 in one) by the tail kernel, output rows along
+     * the vector, which reads only those columns of B. A last panel of
+     * whole vectors and up to M2I_GEMM_TAIL_MAX columns more (a 9×9
+     * plane: 48 columns, then 32 + 1) takes the vectors by the
+     * micro-kernel and the rest by the tail kernel, not in a vector of
+     * mostly idle lanes (which costs as much as a full one). More
+     * columns than that (16 + 9) were slower so: the tail kernel reads
+     * all the weights again. */
     cp.width = ncols;
-    if (s->tap)
+    if (s->tap) {
       s->tap (&s->tap_geom, a, (gint) rows, cp.in, n0, ncols, o.c, ohw, o.row_bias, o.relu);
-    else if (!ir_gemm_tail_panel (s->arch, (gint) rows, (gint) s->k, a, n0, ncols, get_b, &cp,
-            bbuf, &o)) {
+    } else if (j->band ? !ir_gemm_tail_panel (s->arch, (gint) rows, (gint) s->k, a, n0, ncols,
+            get_b, &cp, bbuf, &o) : !ir_gemm_wide_panel (s->arch, (gint) rows, (gint) s->k, a,
+            n0, ncols, get_b, &cp, bbuf, &o)) {
+      gint rem = ncols % step, cols = ncols;
+      cp.width = rem;
+      if (!j->band && ncols > rem && rem > 0 && !o.run_start &&
+          rows * s->k >= M2I_GEMM_WIDE_MIN_MACS &&
+          ir_gemm_tail_panel (s->arch, (gint) rows, (gint) s->k, a, n0 + ncols - rem, rem,
+              get_b, &cp, bbuf, &o))
+        cols = ncols - rem;
       cp.width = nr;
-      ir_gemm_column_panel (s->arch, (gint) rows, (gint) s->k, a, s->arch->mr, n0, ncols,
+      ir_gemm_column_panel (s->arch, (gint) rows, (gint) s->k, a, s->arch->mr, n0, cols,
           get_b, &cp, bbuf, strip, &o);
     }
     if (s->fused.swish) {
@@ -1078,6 +1099,7 @@ conv_band_slice (gint begin, gint end, gint slice, gpointer data)
     j.src = buf;
     j.out = b->j.out + n * s->c_out * s->oh * s->ow + y0 * s->ow;
     j.grid = rows * s->wp;
+    j.band = TRUE;
     j.panels = (j.grid + s->arch->nr - 1) / s->arch->nr;
     j.images = 1;
     j.block_rows = s->cout_g;

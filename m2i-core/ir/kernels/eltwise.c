@@ -27,10 +27,12 @@
 #include "kernels-private.h"
 
 #include <math.h>
+#include <string.h>
 
 typedef enum {
   OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MAX, OP_MIN, OP_SQDIFF, OP_MOD, OP_FLOORMOD, OP_POW,
   OP_SQUARE,                           /* Power by a constant 2 */
+  OP_ADD_RELU,                         /* Add, then ReLU (ir_k_fuse_add_relu) */
 } BinOp;
 
 typedef struct {
@@ -77,6 +79,8 @@ F32_ROW (max_f32, x > y ? x : y)
 F32_ROW (min_f32, x < y ? x : y)
 F32_ROW (sqdiff_f32, (x - y) * (x - y))
 F32_ROW (square_f32, ((void) y, x * x))
+/* ReLU's expression (activation.c) on the sum: the same two operations */
+F32_ROW (add_relu_f32, x + y > 0.0f ? x + y : 0.0f)
 
 /* The remainder of floor division, exactly (NumPy's np.mod). */
 static inline float
@@ -163,6 +167,7 @@ libm_row_f32 (BinOp op, const float *a, gint64 sa, const float *b, gint64 sb, fl
           o[i] = r; \
           break; \
         } \
+        case OP_ADD_RELU: break;       /* f32 only (ir_k_fuse_add_relu) */ \
       } \
     } \
   }
@@ -193,6 +198,7 @@ bin_row (const gint64 *off, gint64 n, gpointer user)
         case OP_MIN: min_f32 (fa, sa, fb, sb, fo, n); break;
         case OP_SQDIFF: sqdiff_f32 (fa, sa, fb, sb, fo, n); break;
         case OP_SQUARE: square_f32 (fa, sa, fb, sb, fo, n); break;
+        case OP_ADD_RELU: add_relu_f32 (fa, sa, fb, sb, fo, n); break;
         default: libm_row_f32 (s->op, fa, sa, fb, sb, fo, n); break;
       }
       break;
@@ -276,6 +282,20 @@ bin_execute (M2iOpContext *ctx, GError **error)
         "integer division by zero (a divisor is 0)");
     return FALSE;
   }
+  return TRUE;
+}
+
+gboolean
+ir_k_fuse_add_relu (M2iOpContext *ctx, GError **error)
+{
+  BinState *s = ctx->state;
+  if (!s || strcmp (m2i_ir_node_get_type (ctx->node), "Add") || s->op != OP_ADD ||
+      s->type != M2I_ET_F32) {
+    m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
+        "ReLU can only be fused into a compiled f32 Add");
+    return FALSE;
+  }
+  s->op = OP_ADD_RELU;
   return TRUE;
 }
 

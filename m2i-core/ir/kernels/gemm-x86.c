@@ -145,27 +145,30 @@ finish_avx2 (float *row, gint i, __m256 v, gint g, const M2iGemmTile *t)
  * 256-bit vector per column, or two panels' 16 rows as one 512-bit vector
  * (P = 2: half the FMAs and broadcasts of two single-panel passes); C
  * partial sums over p (p mod C) keep eight FMAs in flight whatever the
- * column count (C = 8 for one column, 4 for two, 2 for three or four), in
- * the same order for P = 1 and 2. One copy per column count N and P
- * (constants there: no tests in the loop). */
+ * column count (C = 8 for one column, 4 for two, 2 for three to seven, 1
+ * from eight on, each column its own sum), in the same order for P = 1
+ * and 2. One copy per column count N and P (constants there: no tests in
+ * the loop, every accumulator a register: up to M2I_GEMM_TAIL_CHUNK). */
 #define TAIL_BODY(VEC, LOADW, SET1, FMA, ADD, LOAD, STORE) \
-  const gint C = N == 1 ? 8 : N == 2 ? 4 : 2; \
-  VEC r[8][M2I_GEMM_TAIL_MAX]; \
+  const gint C = N == 1 ? 8 : N == 2 ? 4 : N < 8 ? 2 : 1; \
+  VEC r[8][M2I_GEMM_TAIL_CHUNK]; \
   for (gint c = 0; c < C; c++) \
     for (gint j = 0; j < N; j++) \
       r[c][j] = SET1 (0.0f); \
   gint p = 0; \
   for (; p + C <= kc; p += C) \
+    _Pragma ("GCC unroll 8") \
     for (gint c = 0; c < C; c++) { \
       VEC w = LOADW (p + c); \
-      const float *x = b + (p + c) * N; \
+      const float *x = b + (p + c) * ldb; \
+      _Pragma ("GCC unroll 12") \
       for (gint j = 0; j < N; j++) \
         r[c][j] = FMA (w, SET1 (x[j]), r[c][j]); \
     } \
   for (; p < kc; p++) { \
     VEC w = LOADW (p); \
     for (gint j = 0; j < N; j++) \
-      r[0][j] = FMA (w, SET1 (b[p * N + j]), r[0][j]); \
+      r[0][j] = FMA (w, SET1 (b[p * ldb + j]), r[0][j]); \
   } \
   for (gint j = 0; j < N; j++) { \
     /* pairwise, in a fixed order */ \
@@ -180,8 +183,8 @@ finish_avx2 (float *row, gint i, __m256 v, gint g, const M2iGemmTile *t)
 
 __attribute__ ((target ("avx512f,avx512vl,fma"))) static inline __attribute__ ((always_inline))
 void
-tail1_avx512_body (gint kc, const float *a, const float *b, const gint N, gboolean accumulate,
-    float *acc)
+tail1_avx512_body (gint kc, const float *a, const float *b, gint ldb, const gint N,
+    gboolean accumulate, float *acc)
 {
 #define LOADW1(p) _mm256_loadu_ps (a + (p) * 8)
   TAIL_BODY (__m256, LOADW1, _mm256_set1_ps, _mm256_fmadd_ps, _mm256_add_ps, _mm256_loadu_ps,
@@ -191,8 +194,8 @@ tail1_avx512_body (gint kc, const float *a, const float *b, const gint N, gboole
 
 __attribute__ ((target ("avx512f,avx512vl,avx512dq,fma"))) static inline
 __attribute__ ((always_inline)) void
-tail2_avx512_body (gint kc, const float *a, gsize a_next, const float *b, const gint N,
-    gboolean accumulate, float *acc)
+tail2_avx512_body (gint kc, const float *a, gsize a_next, const float *b, gint ldb,
+    const gint N, gboolean accumulate, float *acc)
 {
 #define LOADW2(p) _mm512_insertf32x8 (_mm512_castps256_ps512 (_mm256_loadu_ps (a + (p) * 8)), \
       _mm256_loadu_ps (a + a_next + (p) * 8), 1)
@@ -201,29 +204,109 @@ tail2_avx512_body (gint kc, const float *a, gsize a_next, const float *b, const 
 #undef LOADW2
 }
 
+/* Four panels (32 rows, two 512-bit vectors per column): each broadcast
+ * feeds two FMAs, so loads no longer bound the FMAs (with one vector per
+ * column every FMA waits on its broadcast's load). The same C partial
+ * sums per column count as one and two panels, in the same order: a
+ * row's sum does not depend on how its panels were grouped. At most
+ * M2I_GEMM_TAIL_CHUNK columns (2·N accumulators). */
+__attribute__ ((target ("avx512f,avx512vl,avx512dq,fma"))) static inline
+__attribute__ ((always_inline)) void
+tail4_avx512_body (gint kc, const float *a, gsize a_next, const float *b, gint ldb,
+    const gint N, gboolean accumulate, float *acc)
+{
+#define LOADW4(p, q) _mm512_insertf32x8 (_mm512_castps256_ps512 (_mm256_loadu_ps (a + (q) * a_next \
+          + (p) * 8)), _mm256_loadu_ps (a + ((q) + 1) * a_next + (p) * 8), 1)
+  const gint C = N == 1 ? 8 : N == 2 ? 4 : N < 8 ? 2 : 1;
+  __m512 r[8][2][M2I_GEMM_TAIL_CHUNK];
+  for (gint c = 0; c < C; c++)
+    for (gint j = 0; j < N; j++)
+      r[c][0][j] = r[c][1][j] = _mm512_setzero_ps ();
+  gint p = 0;
+  for (; p + C <= kc; p += C)
+    _Pragma ("GCC unroll 8")
+    for (gint c = 0; c < C; c++) {
+      __m512 w0 = LOADW4 (p + c, 0), w1 = LOADW4 (p + c, 2);
+      const float *x = b + (p + c) * ldb;
+      _Pragma ("GCC unroll 12")
+      for (gint j = 0; j < N; j++) {
+        __m512 v = _mm512_set1_ps (x[j]);
+        r[c][0][j] = _mm512_fmadd_ps (w0, v, r[c][0][j]);
+        r[c][1][j] = _mm512_fmadd_ps (w1, v, r[c][1][j]);
+      }
+    }
+  for (; p < kc; p++) {
+    __m512 w0 = LOADW4 (p, 0), w1 = LOADW4 (p, 2);
+    for (gint j = 0; j < N; j++) {
+      __m512 v = _mm512_set1_ps (b[p * ldb + j]);
+      r[0][0][j] = _mm512_fmadd_ps (w0, v, r[0][0][j]);
+      r[0][1][j] = _mm512_fmadd_ps (w1, v, r[0][1][j]);
+    }
+  }
+  for (gint j = 0; j < N; j++)
+    for (gint h = 0; h < 2; h++) {
+      for (gint step = 1; step < C; step *= 2)
+        for (gint c = 0; c + step < C; c += 2 * step)
+          r[c][h][j] = _mm512_add_ps (r[c][h][j], r[c + step][h][j]);
+      __m512 v = r[0][h][j];
+      float *d = acc + j * 32 + h * 16;
+      if (accumulate)
+        v = _mm512_add_ps (v, _mm512_loadu_ps (d));
+      _mm512_storeu_ps (d, v);
+    }
+#undef LOADW4
+}
+
 __attribute__ ((target ("avx512f,avx512vl,avx512dq,fma")))
 static void
-tail_avx512 (gint kc, const float *a, gsize a_next, gint panels, const float *b, gint n,
-    gboolean accumulate, float *acc)
+tail_avx512 (gint kc, const float *a, gsize a_next, gint panels, const float *b, gint ldb,
+    gint n, gboolean accumulate, float *acc)
 {
-  G_STATIC_ASSERT (M2I_GEMM_TAIL_MAX == 4);
-  if (panels == 2) {
-    switch (n) {
-      case 1: tail2_avx512_body (kc, a, a_next, b, 1, accumulate, acc); break;
-      case 2: tail2_avx512_body (kc, a, a_next, b, 2, accumulate, acc); break;
-      case 3: tail2_avx512_body (kc, a, a_next, b, 3, accumulate, acc); break;
-      default: tail2_avx512_body (kc, a, a_next, b, 4, accumulate, acc); break;
-    }
-    return;
+  G_STATIC_ASSERT (M2I_GEMM_TAIL_CHUNK == 12);
+#define TAIL_CASES12(F, ...) \
+  switch (n) { \
+    case 1: F (__VA_ARGS__, 1, accumulate, acc); break; \
+    case 2: F (__VA_ARGS__, 2, accumulate, acc); break; \
+    case 3: F (__VA_ARGS__, 3, accumulate, acc); break; \
+    case 4: F (__VA_ARGS__, 4, accumulate, acc); break; \
+    case 5: F (__VA_ARGS__, 5, accumulate, acc); break; \
+    case 6: F (__VA_ARGS__, 6, accumulate, acc); break; \
+    case 7: F (__VA_ARGS__, 7, accumulate, acc); break; \
+    case 8: F (__VA_ARGS__, 8, accumulate, acc); break; \
+    case 9: F (__VA_ARGS__, 9, accumulate, acc); break; \
+    case 10: F (__VA_ARGS__, 10, accumulate, acc); break; \
+    case 11: F (__VA_ARGS__, 11, accumulate, acc); break; \
+    default: F (__VA_ARGS__, 12, accumulate, acc); break; \
   }
-  switch (n) {
-    case 1: tail1_avx512_body (kc, a, b, 1, accumulate, acc); break;
-    case 2: tail1_avx512_body (kc, a, b, 2, accumulate, acc); break;
-    case 3: tail1_avx512_body (kc, a, b, 3, accumulate, acc); break;
-    default: tail1_avx512_body (kc, a, b, 4, accumulate, acc); break;
-  }
+  if (panels == 4)
+    TAIL_CASES12 (tail4_avx512_body, kc, a, a_next, b, ldb)
+  else if (panels == 2)
+    TAIL_CASES12 (tail2_avx512_body, kc, a, a_next, b, ldb)
+  else
+    TAIL_CASES12 (tail1_avx512_body, kc, a, b, ldb)
+#undef TAIL_CASES12
 }
 #undef TAIL_BODY
+
+/* M2iGemmArch.tail_pack: each 16-column group of a row loaded with only
+ * its kept lanes (nothing else read), compressed, stored where the row's
+ * kept columns so far end (the store's spare lanes are overwritten next). */
+__attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq,fma")))
+static void
+tail_pack_avx512 (const float *b, const gint32 *off, gint kc, const guint32 *lanes, gint groups,
+    gint n, float *t)
+{
+  for (gint p = 0; p < kc; p++) {
+    const float *src = b + off[p];
+    float *d = t + (gsize) p * n;
+    for (gint g = 0; g < groups; g++) {
+      __mmask16 m = (__mmask16) lanes[g];
+      __m512 v = _mm512_maskz_compress_ps (m, _mm512_maskz_loadu_ps (m, src + g * 16));
+      _mm512_storeu_ps (d, v);
+      d += __builtin_popcount (m);
+    }
+  }
+}
 
 /* The one-row kernels (one to three vectors of columns) and the arch table
  * of an instruction set. The operand
@@ -237,19 +320,19 @@ tail_avx512 (gint kc, const float *a, gsize a_next, gint panels, const float *b,
   { \
     GEMV_BODY (VEC, W, NV, __VA_ARGS__) \
   }
-#define DEF_ISA(NAME, TARGET, MR, KC, TAIL, VEC, W, ...) \
+#define DEF_ISA(NAME, TARGET, MR, KC, TAIL, TAIL_PACK, VEC, W, ...) \
   DEF_GEMV (NAME, TARGET, 1, VEC, W, __VA_ARGS__) \
   DEF_GEMV (NAME, TARGET, 2, VEC, W, __VA_ARGS__) \
   DEF_GEMV (NAME, TARGET, 3, VEC, W, __VA_ARGS__) \
   static const M2iGemmArch arch_##NAME = { \
     #NAME, MR, 3 * W, KC, micro_##NAME##_3, W, \
     { NULL, micro_##NAME##_1, micro_##NAME##_2, micro_##NAME##_3 }, \
-    { NULL, gemv_##NAME##_1, gemv_##NAME##_2, gemv_##NAME##_3 }, TAIL, \
+    { NULL, gemv_##NAME##_1, gemv_##NAME##_2, gemv_##NAME##_3 }, TAIL, TAIL_PACK, \
   };
 
 /* AVX2: 4 rows × 24 columns = 12 accumulators of 8 floats; K blocks of
  * 256 rows. */
-DEF_ISA (avx2, "avx2,fma", 4, 256, NULL, __m256, 8, _mm256_setzero_ps, _mm256_loadu_ps,
+DEF_ISA (avx2, "avx2,fma", 4, 256, NULL, NULL, __m256, 8, _mm256_setzero_ps, _mm256_loadu_ps,
     _mm256_storeu_ps, _mm256_add_ps, _mm256_set1_ps, _mm256_fmadd_ps)
 
 /* AVX-512: 8 rows × 48 columns = 24 accumulators of 16 floats; with three
@@ -259,7 +342,8 @@ DEF_ISA (avx2, "avx2,fma", 4, 256, NULL, __m256, 8, _mm256_setzero_ps, _mm256_lo
  * but every K block costs a pass of the tile's results through memory,
  * and on squeezenet1.1 (K up to 576) one block measured 3 % faster than
  * blocks of 256. */
-DEF_ISA (avx512, "avx512f,avx512vl,avx512bw,avx512dq,fma", 8, 768, tail_avx512, __m512, 16, _mm512_setzero_ps,
+DEF_ISA (avx512, "avx512f,avx512vl,avx512bw,avx512dq,fma", 8, 768, tail_avx512, tail_pack_avx512,
+    __m512, 16, _mm512_setzero_ps,
     _mm512_loadu_ps, _mm512_storeu_ps, _mm512_add_ps, _mm512_set1_ps, _mm512_fmadd_ps)
 
 const M2iGemmArch *const ir_gemm_arch_avx2_ptr = &arch_avx2;

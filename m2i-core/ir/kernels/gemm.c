@@ -191,32 +191,76 @@ ir_gemm_epilogue (float *c, gsize ldc, gint rows, gint cols, const float *row_bi
 }
 
 /* Rows of B a tail pass takes at once: the columns of every K block of
- * the pass are gathered first (TAIL_KC · M2I_GEMM_TAIL_MAX floats, 64 KiB
- * on the stack), then each row panel runs through all of them in one
- * kernel call. A row panel's weights are then read once, from start to
- * end, and the panels one after the other: A streams through in order
- * (4.7 MB for head-pose-estimation's 2×2-pixel 3×3 layer, K 2304), where
- * K blocks of arch->kc rows read 24 KiB runs 73 KiB apart, with their
- * partial sums through C between the blocks. */
+ * the pass are gathered first (up to TAIL_KC · M2I_GEMM_TAIL_MAX floats,
+ * 64 KiB on the stack; wider panels take fewer rows), then each row panel
+ * runs through all of them in one kernel call. A row panel's weights are
+ * then read once, from start to end, and the panels one after the other:
+ * A streams through in order (4.7 MB for head-pose-estimation's 2×2-pixel
+ * 3×3 layer, K 2304), where K blocks of arch->kc rows read 24 KiB runs
+ * 73 KiB apart, with their partial sums through C between the blocks. */
 #define TAIL_KC 4096
+/* Sums a tail panel of several passes keeps between them (16 KiB: 128
+ * rows of 32 pixels). */
+#define TAIL_KEPT 4096
 
-gboolean
-ir_gemm_tail_panel (const M2iGemmArch *arch, gint m, gint k, const float *packed_a,
-    gint n0, gint ncols, M2iGemmPanelB get_b, gpointer user, float *bbuf,
-    const M2iGemmOut *out)
+/* The pixels of a tail panel: column col[j] of the panel (B's column n0 +
+ * col[j]) goes to C column dst[j], j < n; lanes[g] has bit l set when
+ * column g·step + l is one of them. */
+typedef struct {
+  gint n, groups;
+  guint32 lanes[M2I_GEMM_MAX_NR];
+  gint32 col[M2I_GEMM_MAX_NR], dst[M2I_GEMM_MAX_NR];
+} TailCols;
+
+/* The panel's columns that are pixels: all @ncols from n0, or the lanes
+ * of @out's runs. */
+static void
+tail_cols (const M2iGemmArch *arch, gint n0, gint ncols, const M2iGemmOut *out, TailCols *tc)
 {
-  gint mr = arch->mr;
-  if (!arch->tail || ncols < 1 || ncols > M2I_GEMM_TAIL_MAX || mr > M2I_GEMM_MAX_MR ||
-      out->run_start || out->col_bias)
-    return FALSE;
+  gint step = arch->step;
+  tc->n = 0;
+  tc->groups = (ncols + step - 1) / step;
+  for (gint g = 0; g < tc->groups; g++) {
+    tc->lanes[g] = 0;
+    if (!out->run_start) {
+      gint w = MIN (step, ncols - g * step);
+      tc->lanes[g] = w >= 32 ? ~0u : (1u << w) - 1;
+      for (gint l = 0; l < w; l++) {
+        tc->col[tc->n] = g * step + l;
+        tc->dst[tc->n++] = n0 + g * step + l;
+      }
+      continue;
+    }
+    for (gint r = out->run_start[g]; r < out->run_start[g + 1]; r++)
+      for (gint l = 0; l < step; l++)
+        if (out->run_mask[r] >> l & 1) {
+          tc->lanes[g] |= 1u << l;
+          tc->col[tc->n] = g * step + l;
+          tc->dst[tc->n++] = out->run_at[r] + l;
+        }
+  }
+}
+
+static gboolean
+tail_panel (const M2iGemmArch *arch, gint m, gint k, const float *packed_a,
+    gint n0, gint ncols, M2iGemmPanelB get_b, gpointer user, float *bbuf,
+    const M2iGemmOut *out, const TailCols *tc)
+{
+  gint mr = arch->mr, n = tc->n;
+  if (n < 1)
+    return TRUE;
   /* B is made (gathered, for im2col) a K block at a time, as
    * ir_gemm_column_panel () does, each block once for all row panels. */
-  gint blocks = MAX (1, (k + arch->kc - 1) / arch->kc);
+  gint kmax = MIN (arch->kc, TAIL_KC * M2I_GEMM_TAIL_MAX / n);
+  gint blocks = MAX (1, (k + kmax - 1) / kmax);
   gint kb = MAX ((k + blocks - 1) / blocks, 1);
-  gint pass = MAX (TAIL_KC / kb, 1) * kb;
-  /* The pass's columns packed tight: read by every row panel, they stay
-   * in L1 or L2 (kc rows of a packed panel are kc cache lines). */
-  float tight[TAIL_KC * M2I_GEMM_TAIL_MAX];
+  gint pass = MAX (TAIL_KC * M2I_GEMM_TAIL_MAX / n / kb, 1) * kb;
+  /* The pass's pixels packed tight: read by every row panel, they stay
+   * in L1 or L2 (kc rows of a packed panel are kc cache lines). The
+   * packing may write a vector past the last row. */
+  float tight[TAIL_KC * M2I_GEMM_TAIL_MAX + 16];
+  float kept[TAIL_KEPT];
+  gboolean keep = pass < k && (gsize) (m + 4 * mr) * n <= TAIL_KEPT;
   for (gint k0 = 0; k0 < k; k0 += pass) {
     gint kp = MIN (pass, k - k0);
     gboolean last = k0 + kp >= k;
@@ -224,39 +268,97 @@ ir_gemm_tail_panel (const M2iGemmArch *arch, gint m, gint k, const float *packed
       gint kc = MIN (kb, kp - q);
       const gint32 *off = NULL;
       const float *b = get_b (user, k0 + q, kc, n0, ncols, bbuf, &off);
-      float *t = tight + (gsize) q * ncols;
+      float *t = tight + (gsize) q * n;
+      if (arch->tail_pack) {
+        arch->tail_pack (b, off, kc, tc->lanes, tc->groups, n, t);
+        continue;
+      }
       for (gint p = 0; p < kc; p++)
-        for (gint j = 0; j < ncols; j++)
-          t[p * ncols + j] = b[off[p] + j];
+        for (gint j = 0; j < n; j++)
+          t[p * n + j] = b[off[p] + tc->col[j]];
     }
-    /* Row panels two at a time where two remain (one 512-bit vector). */
+    /* Row panels four at a time where four remain (two 512-bit vectors
+     * per column), else two where two remain (one), the pixels in chunks
+     * of up to M2I_GEMM_TAIL_CHUNK, cut by their count alone (a row's
+     * sums then do not depend on the row panels it came with). */
+    gint chunks = (n + M2I_GEMM_TAIL_CHUNK - 1) / M2I_GEMM_TAIL_CHUNK;
     for (gint i0 = 0; i0 < m;) {
-      gint panels = m - i0 > mr ? 2 : 1, w = panels * mr;
-      float acc[M2I_GEMM_TAIL_MAX * 2 * M2I_GEMM_MAX_MR];
+      gint panels = m - i0 >= 4 * mr ? 4 : m - i0 > mr ? 2 : 1, w = panels * mr;
       gint rows = MIN (w, m - i0);
-      if (k0 > 0)
-        for (gint i = 0; i < rows; i++)
-          for (gint j = 0; j < ncols; j++)
-            acc[j * w + i] = out->c[(gsize) (i0 + i) * out->ldc + n0 + j];
-      arch->tail (kp, packed_a + (gsize) i0 * k + (gsize) k0 * mr, (gsize) mr * k, panels,
-          tight, ncols, k0 > 0, acc);
-      /* The epilogue's operations, in its order (ir_gemm_finish_lanes),
-       * after the last pass. */
-      for (gint i = 0; i < rows; i++) {
-        float *row = out->c + (gsize) (i0 + i) * out->ldc + n0;
-        for (gint j = 0; j < ncols; j++) {
-          float x = acc[j * w + i];
-          if (last && out->row_bias)
-            x = x + out->row_bias[i0 + i];
-          if (last && out->relu)
-            x = x > 0.0f ? x : 0.0f;
-          row[j] = x;
+      for (gint ch = 0; ch < chunks; ch++) {
+        gint j0 = n * ch / chunks, nj = n * (ch + 1) / chunks - j0;
+        const gint32 *dst = tc->dst + j0;
+        float local[M2I_GEMM_TAIL_CHUNK * 4 * M2I_GEMM_MAX_MR];
+        /* The sums of the passes before the last stay in @kept when all
+         * of them fit (no round trip through C), else go through C. */
+        float *acc = keep ? kept + (gsize) i0 * n + (gsize) j0 * w : local;
+        if (k0 > 0 && !keep)
+          for (gint i = 0; i < rows; i++)
+            for (gint j = 0; j < nj; j++)
+              acc[j * w + i] = out->c[(gsize) (i0 + i) * out->ldc + dst[j]];
+        arch->tail (kp, packed_a + (gsize) i0 * k + (gsize) k0 * mr, (gsize) mr * k, panels,
+            tight + j0, n, nj, k0 > 0, acc);
+        if (keep && !last)
+          continue;
+        /* The epilogue's operations, in its order (ir_gemm_finish_lanes),
+         * after the last pass. */
+        for (gint i = 0; i < rows; i++) {
+          float *row = out->c + (gsize) (i0 + i) * out->ldc;
+          float rb = last && out->row_bias ? out->row_bias[i0 + i] : 0.0f;
+          gboolean relu = last && out->relu;
+          for (gint j = 0; j < nj; j++) {
+            float x = acc[j * w + i];
+            if (last && out->row_bias)
+              x = x + rb;
+            if (relu)
+              x = x > 0.0f ? x : 0.0f;
+            row[dst[j]] = x;
+          }
         }
       }
       i0 += w;
     }
   }
   return TRUE;
+}
+
+gboolean
+ir_gemm_tail_panel (const M2iGemmArch *arch, gint m, gint k, const float *packed_a,
+    gint n0, gint ncols, M2iGemmPanelB get_b, gpointer user, float *bbuf,
+    const M2iGemmOut *out)
+{
+  if (!arch->tail || ncols < 1 || ncols > M2I_GEMM_TAIL_MAX || arch->mr > M2I_GEMM_MAX_MR ||
+      out->run_start || out->col_bias)
+    return FALSE;
+  TailCols tc;
+  tail_cols (arch, n0, ncols, out, &tc);
+  return tail_panel (arch, m, k, packed_a, n0, ncols, get_b, user, bbuf, out, &tc);
+}
+
+gboolean
+ir_gemm_wide_wanted (const M2iGemmArch *arch, gint ncols, gint pixels)
+{
+  if (!arch->tail || pixels < 1 || pixels > M2I_GEMM_WIDE_MAX || ncols > arch->nr)
+    return FALSE;
+  gint lanes = (ncols + arch->step - 1) / arch->step * arch->step;
+  return pixels <= M2I_GEMM_TAIL_MAX || (lanes - pixels) * 8 >= lanes;
+}
+
+gboolean
+ir_gemm_wide_panel (const M2iGemmArch *arch, gint m, gint k, const float *packed_a,
+    gint n0, gint ncols, M2iGemmPanelB get_b, gpointer user, float *bbuf,
+    const M2iGemmOut *out)
+{
+  if (!out->run_start && ncols <= M2I_GEMM_TAIL_MAX)
+    return ir_gemm_tail_panel (arch, m, k, packed_a, n0, ncols, get_b, user, bbuf, out);
+  if (!arch->tail || ncols < 1 || ncols > arch->nr || arch->mr > M2I_GEMM_MAX_MR ||
+      out->col_bias || (gint64) m * k < M2I_GEMM_WIDE_MIN_MACS)
+    return FALSE;
+  TailCols tc;
+  tail_cols (arch, n0, ncols, out, &tc);
+  if (!ir_gemm_wide_wanted (arch, ncols, tc.n))
+    return FALSE;
+  return tail_panel (arch, m, k, packed_a, n0, ncols, get_b, user, bbuf, out, &tc);
 }
 
 void

@@ -23,8 +23,19 @@ G_BEGIN_DECLS
 #define M2I_GEMM_MAX_MR 8
 #define M2I_GEMM_MAX_NR 48
 #define M2I_GEMM_MAX_KC 1024
-/* Columns a tail kernel takes (see M2iGemmArch.tail). */
+/* Columns a tail kernel takes (see M2iGemmArch.tail): a last panel of up
+ * to M2I_GEMM_TAIL_MAX columns always; up to M2I_GEMM_WIDE_MAX pixels
+ * where whole vectors of columns would leave many lanes idle
+ * (ir_gemm_wide_wanted), in chunks of up to M2I_GEMM_TAIL_CHUNK columns
+ * per kernel call. */
 #define M2I_GEMM_TAIL_MAX 4
+#define M2I_GEMM_WIDE_MAX 32
+#define M2I_GEMM_TAIL_CHUNK 12
+/* Rows × K below which the tail kernel's set-up (B packed, the epilogue
+ * lane by lane) costs more than the idle lanes it saves: only the
+ * M2I_GEMM_TAIL_MAX rule applies there (open-closed-eye's 3→10 layer,
+ * K 27, 900 pixels as 18·48 + 32 + 4: 5.3 → 6.2 µs when split). */
+#define M2I_GEMM_WIDE_MIN_MACS 16384
 
 typedef enum {
   M2I_GEMM_PLAIN,            /* group g is one full run at run_at[0] + g·step */
@@ -80,14 +91,21 @@ typedef struct {
       float *c, gboolean accumulate);
   /* A few columns past whole vectors (a 14×14 plane is 12 vectors and 4
    * columns), output rows along the vector instead, where a vector of
-   * columns would be mostly zeros: for @panels (1 or 2) packed A panels,
-   * the second at a + a_next, acc[j·mr·panels + q·mr + i] = (accumulate ?
-   * that : 0) + Σ_p a[q·a_next + p·mr + i] · b[p·n + j] for j < n <=
-   * M2I_GEMM_TAIL_MAX (B's columns packed tight, so the panel stays in L1
-   * for every row panel). Each row's sum is the same whether its panel
-   * comes alone or paired. NULL where not worth it (AVX-512 only). */
-  void (*tail) (gint kc, const float *a, gsize a_next, gint panels, const float *b, gint n,
-      gboolean accumulate, float *acc);
+   * columns would be mostly zeros: for @panels (1, 2 or 4) packed A
+   * panels, the next at a + a_next each, acc[j·mr·panels + q·mr + i] =
+   * (accumulate ? that : 0) + Σ_p a[q·a_next + p·mr + i] · b[p·ldb + j]
+   * for j < n <= M2I_GEMM_TAIL_CHUNK (B's columns packed tight, so the
+   * panel stays in L1 for every row panel). Each row's sum is the same
+   * whichever panels come with it. NULL where not worth it (AVX-512
+   * only). */
+  void (*tail) (gint kc, const float *a, gsize a_next, gint panels, const float *b, gint ldb,
+      gint n, gboolean accumulate, float *acc);
+  /* Packs @kc rows of B for the tail kernel: row p (at b + off[p]) keeps
+   * the columns g·step + l where bit l of lanes[g] is set (g < groups),
+   * in order, @n of them, at t + p·n. May write up to step floats past
+   * the last row. NULL: a plain loop does it. */
+  void (*tail_pack) (const float *b, const gint32 *off, gint kc, const guint32 *lanes,
+      gint groups, gint n, float *t);
 } M2iGemmArch;
 
 /* Stores group @g of a tile row (@n results @v, row @i) as @t says, one
@@ -188,6 +206,26 @@ void ir_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
  * no tail kernel, more columns, runs. The sums are those of the same
  * products in another order. */
 gboolean ir_gemm_tail_panel (const M2iGemmArch *arch, gint m, gint k, const float *a,
+    gint n0, gint ncols, M2iGemmPanelB get_b, gpointer user, float *bbuf,
+    const M2iGemmOut *out);
+
+/* TRUE when a panel of @ncols columns (at most nr), @pixels of them kept
+ * (all, or those of the panel's runs; at most M2I_GEMM_WIDE_MAX), is
+ * better computed by the tail kernel, output rows along the vector: up to
+ * M2I_GEMM_TAIL_MAX pixels, or where whole vectors of columns would leave
+ * at least an eighth of their lanes idle (a 5×5 plane: 25 pixels in two
+ * vectors of 16, or in a padded grid of 30 columns). FALSE without a tail
+ * kernel. */
+gboolean ir_gemm_wide_wanted (const M2iGemmArch *arch, gint ncols, gint pixels);
+
+/* Computes a column panel as ir_gemm_column_panel() does (@out without
+ * column biases; runs allowed) with the tail kernel, where it has at most
+ * M2I_GEMM_TAIL_MAX columns and no runs, or ir_gemm_wide_wanted() says
+ * so and @m · @k is at least M2I_GEMM_WIDE_MIN_MACS; FALSE (nothing done)
+ * otherwise. Only the pixels (the runs' lanes)
+ * are computed. The sums are those of the same products in another
+ * order. */
+gboolean ir_gemm_wide_panel (const M2iGemmArch *arch, gint m, gint k, const float *a,
     gint n0, gint ncols, M2iGemmPanelB get_b, gpointer user, float *bbuf,
     const M2iGemmOut *out);
 

@@ -173,6 +173,16 @@ gboolean ir_k_fuse_bias_relu (M2iOpContext *ctx, const float *bias, gint64 n_bia
  */
 gboolean ir_k_fuse_swish (M2iOpContext *ctx, float beta, GError **error);
 
+/*
+ * Lets a compiled f32 Add layer (after its infer()) apply ReLU to its sums
+ * as it stores them, so a runtime that finds Add → ReLU, the ReLU reading
+ * only the Add, can drop the ReLU layer and its pass over memory (a
+ * residual Add before its ReLU). Bit-identical to the two layers (ReLU's
+ * expression on the same sum). FALSE with a GError naming the layer for
+ * another op or type; the layer is then unchanged.
+ */
+gboolean ir_k_fuse_add_relu (M2iOpContext *ctx, GError **error);
+
 /* What a fused layer applies; part of the Convolution and MatMul states. */
 typedef struct {
   float *bias;                         /* owned; NULL for none */

@@ -68,6 +68,58 @@ finish_stat (const NormState *s, NormStat *g)
   }
 }
 
+/* The loops of one contiguous group, compiled per instruction set. Sums
+ * run in NORM_LANES double partial sums (lane l takes elements l, l +
+ * NORM_LANES, ...), added lane by lane at the end: the same order at every
+ * level, and no chain of dependent double additions per element. */
+#define NORM_LANES 16
+
+/* Σ (x[i] − mean)^pw over @n floats, pw 1 or 2 (in double). */
+static inline double
+norm_sum_body (const float *x, gint64 n, double mean, gint pw)
+{
+  double acc[NORM_LANES] = { 0 };
+  gint64 i = 0;
+  if (pw == 1) {
+    for (; i + NORM_LANES <= n; i += NORM_LANES)
+      for (gint l = 0; l < NORM_LANES; l++)
+        acc[l] += (double) x[i + l];
+  } else {
+    for (; i + NORM_LANES <= n; i += NORM_LANES)
+      for (gint l = 0; l < NORM_LANES; l++) {
+        double d = (double) x[i + l] - mean;
+        acc[l] += d * d;
+      }
+  }
+  for (gint l = 0; i < n; i++, l++) {
+    double d = (double) x[i] - mean;
+    acc[l] += pw == 1 ? d : d * d;
+  }
+  double s = 0.0;
+  for (gint l = 0; l < NORM_LANES; l++)
+    s += acc[l];
+  return s;
+}
+
+static inline void
+norm_sum_wrap_body (const float *x, gint64 n, double mean, gint pw, double *out)
+{
+  *out = norm_sum_body (x, n, mean, pw);
+}
+
+M2I_K_SIMD_CLONES (norm_sum_wrap, (const float *x, gint64 n, double mean, gint pw, double *out),
+    (x, n, mean, pw, out))
+
+static inline void
+norm_out_body (const float *x, float *y, gint64 n, float shift, float div)
+{
+  for (gint64 i = 0; i < n; i++)
+    y[i] = (x[i] - shift) / div;
+}
+
+M2I_K_SIMD_CLONES (norm_out, (const float *x, float *y, gint64 n, float shift, float div),
+    (x, y, n, shift, div))
+
 /* One contiguous group: statistics, then the outputs. */
 static void
 norm_run (const NormState *s, const float *x, float *y)
@@ -75,21 +127,15 @@ norm_run (const NormState *s, const float *x, float *y)
   NormStat g = { 0 };
   gint64 n = s->count;
   if (s->kind == N_L2) {
-    for (gint64 i = 0; i < n; i++)
-      g.sq += (double) x[i] * x[i];
+    norm_sum_wrap (x, n, 0.0, 2, &g.sq);
   } else {
-    for (gint64 i = 0; i < n; i++)
-      g.sum += x[i];
+    norm_sum_wrap (x, n, 0.0, 1, &g.sum);
     double mean = n > 0 ? g.sum / (double) n : 0.0;
     if (s->variance)
-      for (gint64 i = 0; i < n; i++) {
-        double d = x[i] - mean;
-        g.sq += d * d;
-      }
+      norm_sum_wrap (x, n, mean, 2, &g.sq);
   }
   finish_stat (s, &g);
-  for (gint64 i = 0; i < n; i++)
-    y[i] = (x[i] - g.shift) / g.div;
+  norm_out (x, y, n, g.shift, g.div);
 }
 
 typedef struct {

@@ -458,6 +458,33 @@ test_shapes_large (void)
     { 2, 40, 11, 10, 66, 1, 3, 3, 2, 3, 2, 1, { 2, 0 }, { 1, 2 }, NULL, FALSE },
     { 1, 40, 32, 32, 66, 1, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 0, 0 }, NULL, FALSE },
     { 1, 40, 34, 34, 66, 1, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    /* Panels whose pixels leave idle lanes, by the tail kernel (5 to 32
+     * pixels, an eighth of the lanes idle, rows × K past
+     * M2I_GEMM_WIDE_MIN_MACS): a 3×3 plane padded (grid 12 columns, runs;
+     * K over two passes), gaze's 8×8 → 3×3 at stride 2 (slots), 14 and 5
+     * pixels, a last row panel of 8 rows. */
+    { 1, 40, 3, 3, 70, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 500, 3, 3, 20, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 64, 8, 8, 40, 1, 3, 3, 2, 2, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 64, 4, 9, 33, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 2, 120, 3, 7, 17, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    /* 5×5 planes (25 pixels in three chunks), row panels four at a time
+     * and what is left, K over two passes: the sums kept between them
+     * (70 rows, padded: runs), or through the output (stride 2, slots:
+     * 140 rows a thread); 12 pixels of a 4×3 plane. */
+    { 1, 80, 5, 5, 70, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 80, 9, 9, 420, 1, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 2, 64, 6, 5, 41, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    /* A last panel of whole vectors and up to four pixels more: the
+     * vectors by the micro-kernel, the pixels by the tail kernel —
+     * vehicle-attributes' 18×18 → 9×9 at stride 2 (48, then 32 + 1),
+     * 1×1 at stride 2, a padded 3×11 plane read in place (32 + 1); and a
+     * small layer (rows × K under M2I_GEMM_WIDE_MIN_MACS) that keeps the
+     * micro-kernel. */
+    { 1, 128, 18, 18, 70, 1, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 600, 18, 18, 40, 1, 1, 1, 2, 2, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 64, 3, 11, 30, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 3, 32, 32, 10, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     check_case (&cases[i], FALSE, 3);
@@ -896,6 +923,9 @@ static const ConvCase fusion_cases[] = {
     { 1, 40, 4, 4, 20, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 460, 3, 4, 21, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
     { 1, 512, 2, 2, 24, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    /* the tail kernel on 9 pixels (runs) and on a 9×9 plane's last pixel */
+    { 1, 64, 3, 3, 40, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 128, 18, 18, 21, 1, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     /* Winograd with odd sizes, one and three tile blocks (partial rows) */
     { 1, 16, 13, 11, 24, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 8, 23, 21, 16, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },

@@ -148,8 +148,8 @@ test_log_softmax (void)
   kt_array_free (x);
 }
 
-/* Strided MVN (axes 0 and 2) and per-channel NormalizeL2 on a large tensor
- * over threads, against plain loops in double. */
+/* Strided MVN (axes 0 and 2), then MVN and NormalizeL2 over contiguous
+ * groups, on a large tensor over threads, against plain loops in double. */
 static void
 test_large (void)
 {
@@ -183,6 +183,41 @@ test_large (void)
   kt_run (t, 1);
   kt_assert_close ("strided mvn", kt_out_f32 (t, 0), want, total, 1e-6, 1e-5);
   kt_free (t);
+
+  /* Contiguous groups of 3000 (the vector partial sums and their tail),
+   * far from zero (mean ~101): MVN over axis 2 and NormalizeL2 over it. */
+  for (gint64 i = 0; i < total; i++)
+    x[i] += 100.0f;
+  for (gint l2 = 0; l2 < 2; l2++) {
+    for (gint64 g = 0; g < n * c; g++) {
+      const float *xg = x + g * hw;
+      double sum = 0, sq = 0;
+      for (gint64 i = 0; i < hw; i++)
+        sum += xg[i];
+      double mean = l2 ? 0.0 : sum / hw;
+      for (gint64 i = 0; i < hw; i++)
+        sq += (xg[i] - mean) * (xg[i] - mean);
+      double div = l2 ? sqrt (sq + 1e-4) : sqrt (sq / hw + 1e-4);
+      for (gint64 i = 0; i < hw; i++)
+        want[g * hw + i] = (float) ((xg[i] - mean) / div);
+    }
+    static const gint64 last[] = { 2 };
+    t = kt_new (l2 ? &ir_kernel_normalize_l2 : &ir_kernel_mvn, l2 ? "opset1" : "opset6");
+    kt_attr (t, "eps", "1e-4");
+    if (l2) {
+      kt_attr (t, "eps_mode", "add");
+    } else {
+      kt_attr (t, "normalize_variance", "true");
+      kt_attr (t, "eps_mode", "inside_sqrt");
+    }
+    kt_input (t, M2I_ET_F32, SHAPE (n, c, hw), x, FALSE);
+    kt_input (t, M2I_ET_I64, SHAPE (1), last, TRUE);
+    t->ctx.n_threads = 2;
+    kt_run (t, 1);
+    kt_assert_close (l2 ? "contiguous l2" : "contiguous mvn", kt_out_f32 (t, 0), want, total,
+        l2 ? 1e-7 : 1e-5, 1e-5);
+    kt_free (t);
+  }
   g_free (x);
   g_free (want);
 }
