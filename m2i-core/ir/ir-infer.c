@@ -28,10 +28,10 @@ typedef struct {
 
 /* With several threads, an inference runs its layers split over the team
  * or runs whole on the calling thread, whichever has been faster, timed
- * as the request runs (run_steps). What splitting costs — the hand-over,
- * and more, the layers' data moving between the two cores' caches (a
- * core writing lines the other one read: 7.6 GB/s against 40 where it
- * alone held them, measured on this machine's virtual CPUs) — depends on
+ * as the request runs (m2i_ir_infer_request_infer). What splitting
+ * costs — the hand-over, and more, the layers' data moving between the
+ * two cores' caches (a core writing lines the other one read: 7.6 GB/s
+ * against 40 where it alone held them, measured on this machine's virtual CPUs) — depends on
  * where the system put the threads, and changes while a program runs
  * (the round trip between the two threads measured 80 ns, then 350 ns, on
  * the same virtual machine minutes apart): gaze-estimation-adas-0002 ran
@@ -51,8 +51,13 @@ typedef struct {
  * placement is noticed within a hundred inferences). */
 #define SPLIT_EXPLORE 16
 #define SPLIT_EXPLORE_MAX 64
-/* The first runs of each way warm the caches and are not counted. */
-#define SPLIT_WARMUP 2
+/* Split runs come SPLIT_PAIR in a row after runs alone, and only the
+ * last is timed: the first warms up the caches and the pool's worker
+ * (asleep after inferences run alone, woken late for the first split
+ * one). Timing alone again takes one run (each costs what splitting
+ * gains). The warm-up is two turns of SPLIT_PAIR runs each way. */
+#define SPLIT_PAIR 2
+#define SPLIT_WARMUP (4 * SPLIT_PAIR)
 
 /* m2i_op_context_set_output_shape() during an inference. */
 typedef struct {
@@ -354,6 +359,10 @@ m2i_ir_infer_request_new (M2iIrCompiledModel *cm, GError **error)
     return NULL;
   }
   req->team = cm->n_threads > 1 ? ir_k_team_new (cm->n_threads) : NULL;
+  /* each thread's slices keep their temporaries in a place of their own
+   * (without it, they use the steps' scratch, as at one thread) */
+  if (req->team)
+    ir_k_team_set_slice_scratch (req->team, cm->scratch_bytes);
   if (!dyn_new (req, error)) {
     m2i_ir_infer_request_free (req);
     return NULL;
@@ -500,17 +509,55 @@ run_one (M2iIrInferRequest *req, gint i, GError **error)
   return !dynamic || finish_dynamic (req, i, error);
 }
 
+/* The faster way so far; split while the time alone is unknown. */
+static gint
+split_best (const SplitChoice *c)
+{
+  return c->ns[0] && (!c->ns[1] || c->ns[0] <= c->ns[1]) ? 0 : 1;
+}
+
+/* Runs that time the slower way again from explore_at. */
+static guint32
+explore_runs (const SplitChoice *c)
+{
+  return split_best (c) == 0 ? SPLIT_PAIR : 1;
+}
+
 /* Whether the inference runs split (1) or alone (0) this time: each way
- * in turn for the warm-up runs and once more to be measured, then the
- * faster one, except at explore_at, which times the other again. */
+ * in turn for the warm-up runs, then the faster one, except from
+ * explore_at, which times the other again. */
 static gint
 split_way (SplitChoice *c)
 {
   guint32 r = c->runs++;
-  if (r < 2 * SPLIT_WARMUP + 2)
-    return (r & 1) == 0;
-  gint best = c->ns[0] <= c->ns[1] ? 0 : 1;
-  return r == c->explore_at ? 1 - best : best;
+  if (r < SPLIT_WARMUP)
+    return r / SPLIT_PAIR % 2 == 0;
+  gint best = split_best (c);
+  return r >= c->explore_at && r < c->explore_at + explore_runs (c) ? 1 - best : best;
+}
+
+/* Whether run @r (counted from 0) is timed: the last of each turn. */
+static gboolean
+split_timed (const SplitChoice *c, guint32 r)
+{
+  if (r < SPLIT_WARMUP)
+    return r >= SPLIT_WARMUP / 2 && r % SPLIT_PAIR == SPLIT_PAIR - 1;
+  return r < c->explore_at || r >= c->explore_at + explore_runs (c) - 1;
+}
+
+/* M2I_IR_SPLIT, read once, to measure each way: "alone" runs every
+ * inference alone, "split" every one split; -1 (unset): as measured. */
+static gint
+split_forced (void)
+{
+  static gint forced = -2;
+  gint f = g_atomic_int_get (&forced);
+  if (f == -2) {
+    const char *e = g_getenv ("M2I_IR_SPLIT");
+    f = !g_strcmp0 (e, "split") ? 1 : !g_strcmp0 (e, "alone") ? 0 : -1;
+    g_atomic_int_set (&forced, f);
+  }
+  return f;
 }
 
 /* Smooths @ns into the estimate of way @way; a run far longer than the
@@ -519,18 +566,22 @@ split_way (SplitChoice *c)
 static void
 split_note (SplitChoice *c, gint way, gint64 ns)
 {
-  if (c->runs <= 2 * SPLIT_WARMUP)
+  guint32 r = c->runs - 1;
+  if (!split_timed (c, r))
     return;
-  gint best = c->ns[0] <= c->ns[1] ? 0 : 1;
+  gint best = split_best (c);
+  guint32 last = c->explore_at + explore_runs (c) - 1;
   gint64 *e = &c->ns[way];
-  /* a faster run counts for half (placements change: the faster way is
-   * found again soon), a slower one for a quarter */
-  *e = !*e ? MAX (ns, 1) : ns < *e ? (*e + ns) / 2 : (3 * *e + MIN (ns, 2 * *e)) / 4;
-  if (c->runs - 1 == c->explore_at || c->interval == 0) {
+  /* a faster run is the new estimate (noise only ever makes a run
+   * slower: one descheduled run timed in the warm-up kept gaze-estimation
+   * alone for hundreds of runs when it counted for half), a slower one
+   * counts for a quarter */
+  *e = !*e || ns < *e ? MAX (ns, 1) : (3 * *e + MIN (ns, 2 * *e)) / 4;
+  if (r + 1 == SPLIT_WARMUP || (r >= SPLIT_WARMUP && r == last)) {
     /* longer while the slower way stays slower */
-    gboolean same = c->interval && (c->ns[0] <= c->ns[1] ? 0 : 1) == best;
+    gboolean same = c->interval && split_best (c) == best;
     c->interval = same ? MIN (2 * c->interval, SPLIT_EXPLORE_MAX) : SPLIT_EXPLORE;
-    c->explore_at = c->runs - 1 + c->interval;
+    c->explore_at = r + 1 + c->interval;
   }
 }
 
@@ -539,14 +590,6 @@ run_steps (gpointer data)
 {
   M2iIrInferRequest *req = data;
   const M2iIrCompiledModel *cm = req->cm;
-  /* With a team whose helpers can run (not inside another team's slice):
-   * the layers split over it, or the whole inference alone, whichever
-   * has been faster (split_way). */
-  SplitChoice *c = req->team && ir_k_team_active () ? &req->split : NULL;
-  gint way = c ? split_way (c) : 1;
-  guint64 start = c ? now_ns (CLOCK_MONOTONIC) : 0;
-  if (way == 0)
-    ir_k_team_set_alone (TRUE);
   for (guint i = 0; i < cm->steps->len; i++) {
     guint64 t0 = 0, c0 = 0;
     if (req->profiling) {
@@ -563,21 +606,33 @@ run_steps (gpointer data)
       req->profile[i].count++;
     }
   }
-  if (c) {
-    ir_k_team_set_alone (FALSE);
-    if (req->ok)
-      split_note (c, way, (gint64) (now_ns (CLOCK_MONOTONIC) - start));
-  }
 }
 
 gboolean
 m2i_ir_infer_request_infer (M2iIrInferRequest *req, GError **error)
 {
   /* The layers run on this thread; with several threads, their slices are
-   * shared with the team's helpers, held for the whole inference. */
+   * shared with the team's helpers, held for the whole inference — or,
+   * where that has been slower (split_way), the inference runs alone and
+   * leaves the other cores free. Inside another team's run (a model run
+   * from a kernel's slice) the loops run as that run's do. */
   req->error = error;
   req->ok = TRUE;
-  ir_k_team_run (req->team, run_steps, req);
+  SplitChoice *c = req->team && !ir_k_team_active () && !ir_k_team_inline () ?
+      &req->split : NULL;
+  if (c) {
+    gint forced = split_forced ();
+    gint way = forced >= 0 ? forced : split_way (c);
+    guint64 start = now_ns (CLOCK_MONOTONIC);
+    if (way)
+      ir_k_team_run (req->team, run_steps, req);
+    else
+      ir_k_team_run_alone (req->team, run_steps, req);
+    if (req->ok)
+      split_note (c, way, (gint64) (now_ns (CLOCK_MONOTONIC) - start));
+  } else {
+    ir_k_team_run (req->team, run_steps, req);
+  }
   req->error = NULL;
   /* outputs shaped at run time: this inference's shape and buffer */
   for (guint i = 0; req->cm->n_dyn && i < req->cm->model->results->len; i++) {

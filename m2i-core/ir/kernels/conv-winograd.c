@@ -492,7 +492,8 @@ block_slice (gint begin, gint end, gint slice, gpointer data)
 {
   const WgJob *j = data;
   const M2iWinograd *wg = j->wg;
-  float *v = j->scratch + slice * wg->slice_floats;
+  float *v = ir_k_slice_scratch (j->scratch + slice * wg->slice_floats,
+      wg->slice_floats * sizeof (float));
   float *m = v + 16 * wg->v_stride;
   float *strip = m + 16 * wg->m_stride;
   float *spare = strip + m2i_align_up (ir_gemm_strip_size (wg->arch), 16);

@@ -797,7 +797,8 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
   gboolean shifted = s->mode == CONV_SHIFTED;
   gsize src_plane = shifted ? (gsize) s->chan : (gsize) s->h * s->w;
   gsize ohw = (gsize) s->oh * s->ow;
-  float *bbuf = j->scratch + slice * (s->bbuf_floats + s->strip_floats);
+  gsize per = s->bbuf_floats + s->strip_floats;
+  float *bbuf = ir_k_slice_scratch (j->scratch + slice * per, per * sizeof (float));
   float *strip = bbuf + s->bbuf_floats;
   guint8 run_start[M2I_GEMM_MAX_NR + 1];
   guint32 run_mask[M2I_GEMM_MAX_NR];

@@ -342,7 +342,11 @@ ir_k_slices_for (const M2iOpContext *ctx, gint64 work)
 {
   /* A team hands a slice over in well under a microsecond: a slice is
    * worth it from about 100 000 multiply-adds (half a microsecond here).
-   * The pool wakes a sleeping worker (tens of microseconds). */
+   * The pool wakes a sleeping worker (tens of microseconds). Where the
+   * loops run inline anyway (a team's master alone), one slice: the
+   * kernels cut no finer than they need. */
+  if (ir_k_team_inline ())
+    return 1;
   gint64 per_slice = ir_k_team_active () ? team_work_per_slice : 1000000;
   return (gint) CLAMP (work / per_slice, 1, ir_k_threads (ctx));
 }

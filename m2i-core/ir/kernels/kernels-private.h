@@ -287,6 +287,11 @@ void ir_k_team_free (M2iKTeam *team);
  * from inside a team's run just calls @body. Allocates nothing. */
 void ir_k_team_run (M2iKTeam *team, void (*body) (gpointer), gpointer data);
 
+/* Runs @body (data) on the calling thread as ir_k_team_run() would with
+ * ir_k_team_set_alone (TRUE): its loops run inline; the helpers wait
+ * for its end yielding their cores. Allocates nothing. */
+void ir_k_team_run_alone (M2iKTeam *team, void (*body) (gpointer), gpointer data);
+
 /* TRUE on the thread running a team's body. */
 gboolean ir_k_team_active (void);
 
@@ -296,6 +301,24 @@ gboolean ir_k_team_active (void);
  * the team again (the runtime runs a whole inference alone when that has
  * been faster). Does nothing elsewhere. */
 void ir_k_team_set_alone (gboolean alone);
+
+/* TRUE on a team's master thread while its loops run inline (alone, or
+ * inside a slice): ir_k_parallel_for() then runs any loop as one slice. */
+gboolean ir_k_team_inline (void);
+
+/* Gives each member of @team an area of @bytes of its own for the slices
+ * it runs (ir_k_slice_scratch): a slice's temporaries then stay in the
+ * cache of the core that uses them, layer after layer, where the same
+ * bytes of one shared scratch would be another slice's in the next layer
+ * and move between the cores. Allocates (not for execute()); FALSE when
+ * it cannot (the slices then use their kernels' own scratch). */
+gboolean ir_k_team_set_slice_scratch (M2iKTeam *team, gsize bytes);
+
+/* For a slice's temporaries of @bytes: inside a team's slice, the running
+ * member's own area when the team has areas that large, else @fallback
+ * (the kernel's place for this slice in ctx->scratch). Only for the slice
+ * itself: loops it runs inline get @fallback. */
+gpointer ir_k_slice_scratch (gpointer fallback, gsize bytes);
 
 /* m2i_parallel_for() for kernels: the same contract, but inside a team's
  * run on its master thread the slices go to the team (any member may run

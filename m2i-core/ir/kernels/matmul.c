@@ -186,7 +186,8 @@ matmul_slice (gint begin, gint end, gint slice, gpointer data)
   const MatMulJob *j = data;
   const MatMulState *s = j->s;
   gint nr = s->arch->nr;
-  float *bbuf = j->scratch + s->packed_a + slice * (s->bbuf_floats + s->strip_floats);
+  gsize per = s->bbuf_floats + s->strip_floats;
+  float *bbuf = ir_k_slice_scratch (j->scratch + s->packed_a + slice * per, per * sizeof (float));
   M2iGemmOut o = { j->c, (gsize) s->n, NULL, NULL, NULL, NULL, s->fused.bias, s->fused.relu };
   gint stop = (gint) MIN ((gint64) end * j->unit, s->n);
   for (gint n0 = begin * j->unit; n0 < stop;) {

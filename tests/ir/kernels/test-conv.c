@@ -517,9 +517,18 @@ test_team (void)
     { 2, 3, 45, 45, 32, 1, 3, 3, 2, 2, 1, 1, { 0, 0 }, { 1, 1 }, NULL, FALSE },
     { 1, 24, 20, 22, 24, 24, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 48, 9, 9, 96, 2, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    /* padded copies cut by rows: Winograd's of two tile blocks
+     * (vehicle-attributes' 18×18), the direct product's (1×3, 3×1) */
+    { 1, 64, 18, 18, 64, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 32, 11, 90, 40, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
+    { 1, 32, 11, 90, 40, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
   };
   for (gint threads = 2; threads <= 3; threads++) {
     M2iKTeam *team = ir_k_team_new (threads);
+    /* at two threads, each member's slices in an area of its own (as
+     * requests do), large enough for every case's slice */
+    if (threads == 2)
+      g_assert_true (ir_k_team_set_slice_scratch (team, 8 << 20));
     TeamCases tc = { cases, G_N_ELEMENTS (cases), threads };
     ir_k_team_run (team, team_cases, &tc);
     ir_k_team_free (team);
