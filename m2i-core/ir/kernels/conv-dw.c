@@ -4,6 +4,7 @@
  * copies are tested against, and the kernel when neither AVX2 nor AVX-512
  * may be used), the choice of kernel, and the split over threads. */
 #include "conv-dw.h"
+#include "kernels-private.h"
 
 #include <string.h>
 
@@ -170,18 +171,13 @@ static gint plane_enabled = -1;        /* unknown: M2I_DW_PLANE decides */
 gboolean
 ir_dw_plane_enabled (void)
 {
-  gint e = g_atomic_int_get (&plane_enabled);
-  if (e < 0) {
-    e = g_strcmp0 (g_getenv ("M2I_DW_PLANE"), "0") != 0;
-    g_atomic_int_set (&plane_enabled, e);
-  }
-  return e;
+  return ir_k_switch_on (&plane_enabled, "M2I_DW_PLANE");
 }
 
 void
 ir_dw_plane_set_enabled (gboolean on)
 {
-  g_atomic_int_set (&plane_enabled, on ? 1 : 0);
+  ir_k_switch_set (&plane_enabled, on);
 }
 
 IrDwPlane

@@ -36,18 +36,13 @@ static gint min_tiles = 16;
 gboolean
 ir_winograd_enabled (void)
 {
-  gint e = g_atomic_int_get (&enabled);
-  if (e < 0) {
-    e = g_strcmp0 (g_getenv ("M2I_CONV_WINOGRAD"), "0") != 0;
-    g_atomic_int_set (&enabled, e);
-  }
-  return e;
+  return ir_k_switch_on (&enabled, "M2I_CONV_WINOGRAD");
 }
 
 void
 ir_winograd_set_enabled (gboolean on)
 {
-  g_atomic_int_set (&enabled, on ? 1 : 0);
+  ir_k_switch_set (&enabled, on);
 }
 
 void

@@ -183,6 +183,26 @@ gboolean ir_k_fuse_swish (M2iOpContext *ctx, float beta, GError **error);
  */
 gboolean ir_k_fuse_add_relu (M2iOpContext *ctx, GError **error);
 
+/* A kernel path that can be turned off for measuring and tests: *@state is
+ * -1 until the environment variable @var is read (its value "0" turns the
+ * path off), then 0 or 1; ir_k_switch_set() overrides it. */
+static inline gboolean
+ir_k_switch_on (gint *state, const char *var)
+{
+  gint e = g_atomic_int_get (state);
+  if (e < 0) {
+    e = g_strcmp0 (g_getenv (var), "0") != 0;
+    g_atomic_int_set (state, e);
+  }
+  return e;
+}
+
+static inline void
+ir_k_switch_set (gint *state, gboolean on)
+{
+  g_atomic_int_set (state, on ? 1 : 0);
+}
+
 /* What a fused layer applies; part of the Convolution and MatMul states. */
 typedef struct {
   float *bias;                         /* owned; NULL for none */
