@@ -118,19 +118,10 @@ plane_slots (const IrDwGeom *g, const float *in, float *slots, const gint64 S)
 }
 
 /* The vector c lanes right of @cur: its lanes c.. and then @next's (c a
- * constant 0 to 4 once inlined; valignd takes an immediate). */
-PL_INL __m512
-shifted (__m512 cur, __m512 next, const gint64 c)
-{
-  __m512i a = _mm512_castps_si512 (cur), b = _mm512_castps_si512 (next);
-  switch (c) {
-    case 1: return _mm512_castsi512_ps (_mm512_alignr_epi32 (b, a, 1));
-    case 2: return _mm512_castsi512_ps (_mm512_alignr_epi32 (b, a, 2));
-    case 3: return _mm512_castsi512_ps (_mm512_alignr_epi32 (b, a, 3));
-    case 4: return _mm512_castsi512_ps (_mm512_alignr_epi32 (b, a, 4));
-    default: return cur;
-  }
-}
+ * constant 0 to 4 once unrolled; valignd takes an immediate). */
+#define SHIFTED(cur, next, c) ((c) == 0 ? (cur) : \
+    _mm512_castsi512_ps (_mm512_alignr_epi32 (_mm512_castps_si512 (next), \
+            _mm512_castps_si512 (cur), (c) == 1 ? 1 : (c) == 2 ? 2 : (c) == 3 ? 3 : 4)))
 
 /* NB vectors of the grid from vector v: the K·K taps of each, summed in
  * the order kh, kw, + bias, ReLU; lanes of keep[] stored, packed, at
@@ -159,7 +150,7 @@ plane_block (const IrDwGeom *g, const float *slots, const __m512 *wv, const floa
         __m512 next = taps > 1 ? _mm512_loadu_ps (p + (i + 1) * 16) : cur;
 #pragma GCC unroll 5
         for (gint64 c = 0; c < taps; c++)
-          acc[i] = _mm512_fmadd_ps (wv[kh * K + c * S + d], shifted (cur, next, c), acc[i]);
+          acc[i] = _mm512_fmadd_ps (wv[kh * K + c * S + d], SHIFTED (cur, next, c), acc[i]);
         cur = taps > 1 ? next : (i + 1 < NB ? _mm512_loadu_ps (p + (i + 1) * 16) : cur);
       }
     }
@@ -223,7 +214,7 @@ inplace_block (const IrDwGeom *g, const float *in, const __m512 *wv, const float
                   + kh)), p + (i + 1) * 16) : _mm512_loadu_ps (p + (i + 1) * 16);
 #pragma GCC unroll 3
       for (gint64 c = 0; c < K; c++) {
-        __m512 x = shifted (cur, next, c);
+        __m512 x = SHIFTED (cur, next, c);
         if (c == (K / 2))
           acc[i] = _mm512_fmadd_ps (wv[kh * K + c], x, acc[i]);
         else
