@@ -250,18 +250,25 @@ inplace_run (const IrDwGeom *g, const float *in, const float *w, const float *bi
 #pragma GCC unroll 9
   for (gint64 t = 0; t < K * K; t++)
     wv[t] = _mm512_set1_ps (w[t]);
-  /* a block of NB vectors from v reads from v·16 − w − 1 to
-   * (v + NB + 1)·16 + w − 1 */
+  /* A block of NB vectors from v reads from v·16 − w − 1 to
+   * (v + NB + 1)·16 + w − 1: blocks of eight inside the plane, of four at
+   * its ends, masked where they reach past them (a 19×19 plane: 4 + 8 +
+   * 8 + 3 vectors, two of them masked, not 8 + 8 + 7 with two masked). */
+  const gint64 lo = (K / 2) * g->w + (K / 2), hi = (K - 1 - (K / 2)) * g->w - (K / 2);
   gint64 v = 0;
-  for (; v + 4 < g->nv; v += 8) {
-    if (v * 16 - (K / 2) * g->w - (K / 2) < 0 ||
-        (v + 9) * 16 + (K - 1 - (K / 2)) * g->w - (K / 2) > hw)
-      inplace_block (g, in, wv, bias, relu, out, v, K, 8, TRUE);
-    else
+  while (v < g->nv) {
+    gboolean below = v * 16 < lo;
+    if (v + 4 < g->nv && !below && (v + 9) * 16 + hi <= hw) {
       inplace_block (g, in, wv, bias, relu, out, v, K, 8, FALSE);
+      v += 8;
+    } else {
+      if (!below && (v + 5) * 16 + hi <= hw)
+        inplace_block (g, in, wv, bias, relu, out, v, K, 4, FALSE);
+      else
+        inplace_block (g, in, wv, bias, relu, out, v, K, 4, TRUE);
+      v += 4;
+    }
   }
-  for (; v < g->nv; v += 4)
-    inplace_block (g, in, wv, bias, relu, out, v, K, 4, TRUE);
 }
 
 #define PL_FN(NAME, K, S) \
