@@ -119,9 +119,12 @@ plane_slots (const IrDwGeom *g, const float *in, float *slots, const gint64 S)
 
 /* The vector c lanes right of @cur: its lanes c.. and then @next's (c a
  * constant 0 to 4 once unrolled; valignd takes an immediate). */
-#define SHIFTED(cur, next, c) ((c) == 0 ? (cur) : \
+#define ALIGNR(cur, next, c) \
     _mm512_castsi512_ps (_mm512_alignr_epi32 (_mm512_castps_si512 (next), \
-            _mm512_castps_si512 (cur), (c) == 1 ? 1 : (c) == 2 ? 2 : (c) == 3 ? 3 : 4)))
+            _mm512_castps_si512 (cur), c))
+#define SHIFTED(cur, next, c) ((c) == 0 ? (cur) : (c) == 1 ? ALIGNR (cur, next, 1) : \
+    (c) == 2 ? ALIGNR (cur, next, 2) : (c) == 3 ? ALIGNR (cur, next, 3) : \
+    ALIGNR (cur, next, 4))
 
 /* NB vectors of the grid from vector v: the K·K taps of each, summed in
  * the order kh, kw, + bias, ReLU; lanes of keep[] stored, packed, at
