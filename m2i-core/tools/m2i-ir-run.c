@@ -86,7 +86,7 @@ static const GOptionEntry entries[] = {
   { "profile", 0, 0, G_OPTION_ARG_NONE, &opt_profile,
     "Time every layer over --iterations inferences; print the time per op type", NULL },
   { "profile-layers", 0, 0, G_OPTION_ARG_INT, &opt_profile_layers,
-      "Layers --profile lists, the heaviest first (default 20)", "N" },
+    "Layers --profile lists, the heaviest first (default 20)", "N" },
   { NULL }
 };
 
