@@ -40,6 +40,7 @@ typedef struct {
   IrEdgeGeom edge;                     /* oh == h, ow == w */
   gsize plane;                         /* h · w, floats between input channels */
   gint cin_g, taps;                    /* K = cin_g · taps */
+  gint cin_block;                      /* input channels a pass of the tiles takes */
   gint32 toff[IR_TAP_MAX];
   gint mr, nr;                         /* the packed weights' panel rows; panel width */
 } IrTapGeom;
