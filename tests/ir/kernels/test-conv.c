@@ -485,6 +485,14 @@ test_shapes_large (void)
     { 1, 600, 18, 18, 40, 1, 1, 1, 2, 2, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
     { 1, 64, 3, 11, 30, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 3, 32, 32, 10, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    /* ... and five to eight pixels more (M2I_GEMM_TAIL_REM_MAX):
+     * license-plate-recognition's conv2 (5×1 over 5×88 rows: 48, then
+     * 32 + 8; K over two K blocks), 1×1 on 85 and 86 pixels (48, then
+     * 32 + 5 and 32 + 6), 71 output channels (a last row panel of 7), a
+     * batch. */
+    { 1, 256, 5, 88, 128, 1, 5, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 300, 1, 85, 71, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 2, 200, 2, 43, 90, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     check_case (&cases[i], FALSE, 3);
