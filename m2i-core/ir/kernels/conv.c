@@ -866,9 +866,10 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
     cp.width = ncols;
     if (s->tap) {
       s->tap (&s->tap_geom, a, (gint) rows, cp.in, n0, ncols, o.c, ohw, o.row_bias, o.relu);
-    } else if (j->band ? ncols > M2I_GEMM_TAIL_MAX || !ir_gemm_tail_panel (s->arch, (gint) rows,
-            (gint) s->k, a, n0, ncols, get_b, &cp, bbuf, &o) : !ir_gemm_wide_panel (s->arch, (gint) rows, (gint) s->k, a,
-            n0, ncols, get_b, &cp, bbuf, &o)) {
+    } else if (j->band ? ncols > M2I_GEMM_TAIL_MAX || !ir_gemm_tail_panel (s->arch,
+            (gint) rows, (gint) s->k, a, n0, ncols, get_b, &cp, bbuf, &o) :
+        !ir_gemm_wide_panel (s->arch, (gint) rows, (gint) s->k, a, n0, ncols, get_b, &cp,
+            bbuf, &o)) {
       gint rem = ncols % step, cols = ncols;
       cp.width = rem;
       if (!j->band && ncols > rem && rem > 0 && !o.run_start &&
