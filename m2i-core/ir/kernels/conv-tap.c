@@ -5,7 +5,12 @@
 
 #include <string.h>
 
-/* Input lines a pass of the tiles reads per column panel. */
+/* Input lines a pass of the tiles reads per column panel: half the
+ * first-level cache (48 KiB on Zen 5), the rest for the weights and the
+ * panel's sums. bench-conv, license-plate-recognition's 3×1 64×11×90 (two
+ * blocks of 32 channels), one thread: 0.090 ms in one block, 0.087–0.090
+ * in blocks of 24 KiB, 0.092–0.097 of 12 or 16 KiB (four, five blocks),
+ * 0.091–0.093 of 36 KiB. */
 #define IR_TAP_BLOCK_BYTES (24 * 1024)
 
 gboolean
