@@ -34,7 +34,7 @@ G_BEGIN_DECLS
  * would spend a whole vector on them, at most half its lanes used; the
  * tail kernel runs at about three quarters of the micro-kernel's speed
  * (license-plate-recognition's conv2, 128×1×88 from K 1280: the panels
- * 48 and 32 + 8, 0.119–0.124 → 0.116 ms). More columns than that (16 +
+ * 48 and 32 + 8, 0.119–0.124 → 0.111–0.116 ms). More columns than that (16 +
  * 9) were slower so. */
 #define M2I_GEMM_TAIL_REM_MAX 8
 #define M2I_GEMM_WIDE_MAX 32
