@@ -663,6 +663,24 @@ test_winograd (void)
     kt_free (t);
   }
   ir_winograd_set_min_tiles (min_tiles);
+  /* Tile blocks of unequal size (81 tiles: 32 and 49): on two slices,
+   * output-channel blocks outermost, one per slice (even work; results
+   * checked in /conv/team's 18×18 case); on one, or with tile blocks
+   * that share out evenly (25 tiles, one block), tile blocks outermost. */
+  static float w64[64 * 64 * 9];
+  M2iWinograd *wg = ir_winograd_new (ir_gemm_arch (), w64, 64, 64, 18, 18, 1, 1, 18, 18, 1);
+  g_assert_false (wg->channel_major);
+  ir_winograd_free (wg);
+  if (ir_gemm_arch ()->tail) {
+    /* AVX-512's blocks: 16-tile vectors, 48-tile panels */
+    wg = ir_winograd_new (ir_gemm_arch (), w64, 64, 64, 18, 18, 1, 1, 18, 18, 2);
+    g_assert_true (wg->channel_major);
+    g_assert_cmpint (wg->m_blocks, ==, 2);
+    ir_winograd_free (wg);
+    wg = ir_winograd_new (ir_gemm_arch (), w64, 64, 64, 9, 9, 1, 1, 9, 9, 2);
+    g_assert_false (wg->channel_major);
+    ir_winograd_free (wg);
+  }
   /* By default, too few tiles: the direct product (1 and 9 tiles), and
    * enough (16). */
   static const ConvCase few[] = {
