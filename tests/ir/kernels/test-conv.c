@@ -522,6 +522,9 @@ test_team (void)
     { 1, 64, 18, 18, 64, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 32, 11, 90, 40, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
     { 1, 32, 11, 90, 40, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+    /* strided slots in bands, each slice's in its own buffer, though
+     * small (vehicle-attributes' 7×7 stride-2 stem: 27 column panels) */
+    { 1, 3, 72, 72, 64, 1, 7, 7, 2, 2, 1, 1, { 3, 3 }, { 3, 3 }, NULL, FALSE },
   };
   for (gint threads = 2; threads <= 3; threads++) {
     M2iKTeam *team = ir_k_team_new (threads);
