@@ -764,6 +764,35 @@ fuse_add_relu (const M2iIrCompiledModel *cm, gint si, gboolean *keep, gint *rema
   return TRUE;
 }
 
+/* The maps of a fusion pass: @keep per node (all TRUE), @remap per value
+ * (each itself). */
+static void
+fusion_maps (const M2iIrCompiledModel *cm, gboolean **keep, gint **remap)
+{
+  gint n_nodes = cm->model->nodes->len;
+  *keep = g_new (gboolean, MAX (n_nodes, 1));
+  *remap = g_new (gint, MAX (cm->n_values, 1));
+  for (gint i = 0; i < n_nodes; i++)
+    (*keep)[i] = TRUE;
+  for (gint v = 0; v < cm->n_values; v++)
+    (*remap)[v] = v;
+}
+
+/* Steps @gone (@n of them, -1 for none) are fused into the one whose
+ * output is @v: they go, and their readers read @v. */
+static void
+fusion_gone (const M2iIrCompiledModel *cm, const gint *gone, gint n, gint v, gboolean *keep,
+    gint *remap)
+{
+  for (gint k = 0; k < n; k++) {
+    if (gone[k] < 0)
+      continue;
+    const CmStep *t = &g_array_index (cm->steps, CmStep, gone[k]);
+    keep[t->node] = FALSE;
+    remap[t->out_values[0]] = v;
+  }
+}
+
 /* Drops the steps of the nodes @keep says are fused into others; their
  * readers (and Results) read the value @remap names instead. */
 static void
@@ -788,13 +817,9 @@ drop_fused (M2iIrCompiledModel *cm, const gboolean *keep, const gint *remap)
 static void
 fuse_epilogues (M2iIrCompiledModel *cm)
 {
-  gint n_nodes = cm->model->nodes->len;
-  g_autofree gboolean *keep = g_new (gboolean, MAX (n_nodes, 1));
-  g_autofree gint *remap = g_new (gint, MAX (cm->n_values, 1));
-  for (gint i = 0; i < n_nodes; i++)
-    keep[i] = TRUE;
-  for (gint v = 0; v < cm->n_values; v++)
-    remap[v] = v;
+  g_autofree gboolean *keep = NULL;
+  g_autofree gint *remap = NULL;
+  fusion_maps (cm, &keep, &remap);
   gboolean any = FALSE;
   for (guint si = 0; si < cm->steps->len; si++) {
     CmStep *a = &g_array_index (cm->steps, CmStep, si);
@@ -852,13 +877,7 @@ fuse_epilogues (M2iIrCompiledModel *cm)
     }
     /* the Add and the activation go; whoever read them reads the layer */
     const gint gone[3] = { b, relu_step, swish_step };
-    for (gint k = 0; k < 3; k++) {
-      if (gone[k] < 0)
-        continue;
-      const CmStep *t = &g_array_index (cm->steps, CmStep, gone[k]);
-      keep[t->node] = FALSE;
-      remap[t->out_values[0]] = v;
-    }
+    fusion_gone (cm, gone, 3, v, keep, remap);
     any = TRUE;
   }
   if (any)
@@ -896,13 +915,9 @@ channel_operand (const M2iIrCompiledModel *cm, gint si, gint v, const M2iOpKerne
 static void
 fuse_channel_affine (M2iIrCompiledModel *cm)
 {
-  gint n_nodes = cm->model->nodes->len;
-  g_autofree gboolean *keep = g_new (gboolean, MAX (n_nodes, 1));
-  g_autofree gint *remap = g_new (gint, MAX (cm->n_values, 1));
-  for (gint i = 0; i < n_nodes; i++)
-    keep[i] = TRUE;
-  for (gint v = 0; v < cm->n_values; v++)
-    remap[v] = v;
+  g_autofree gboolean *keep = NULL;
+  g_autofree gint *remap = NULL;
+  fusion_maps (cm, &keep, &remap);
   gboolean any = FALSE;
   for (guint si = 0; si < cm->steps->len; si++) {
     CmStep *a = &g_array_index (cm->steps, CmStep, si);
@@ -939,13 +954,7 @@ fuse_channel_affine (M2iIrCompiledModel *cm)
       continue;
     }
     const gint gone[2] = { r1, r2 };
-    for (gint k = 0; k < 2; k++) {
-      if (gone[k] < 0)
-        continue;
-      const CmStep *t = &g_array_index (cm->steps, CmStep, gone[k]);
-      keep[t->node] = FALSE;
-      remap[t->out_values[0]] = v;
-    }
+    fusion_gone (cm, gone, 2, v, keep, remap);
     any = TRUE;
   }
   if (any)

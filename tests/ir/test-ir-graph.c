@@ -391,6 +391,20 @@ test_fuse_bias_relu (void)
   }
 }
 
+/* A request of @cm run on inputs @x and @y (@bytes each). */
+static M2iIrInferRequest *
+infer_two (M2iIrCompiledModel *cm, const float *x, const float *y, gsize bytes)
+{
+  GError *error = NULL;
+  M2iIrInferRequest *req = m2i_ir_infer_request_new (cm, &error);
+  g_assert_no_error (error);
+  memcpy (m2i_ir_infer_request_get_input (req, 0)->data, x, bytes);
+  memcpy (m2i_ir_infer_request_get_input (req, 1)->data, y, bytes);
+  g_assert_true (m2i_ir_infer_request_infer (req, &error));
+  g_assert_no_error (error);
+  return req;
+}
+
 /* Add → ReLU (a residual Add: two runtime inputs) runs as one layer, the
  * Add applying ReLU as it stores; an Add read by something else too keeps
  * its ReLU. Values by hand, with a NaN and a negative zero (ReLU gives 0
@@ -412,12 +426,7 @@ test_fuse_add_relu (void)
     M2iIrModel *m;
     M2iIrCompiledModel *cm = compile (b, &m);
     g_assert_cmpint (m2i_ir_compiled_model_get_n_runtime_nodes (cm), ==, variant + 1);
-    GError *error = NULL;
-    M2iIrInferRequest *req = m2i_ir_infer_request_new (cm, &error);
-    g_assert_no_error (error);
-    memcpy (m2i_ir_infer_request_get_input (req, 0)->data, x, sizeof x);
-    memcpy (m2i_ir_infer_request_get_input (req, 1)->data, y, sizeof y);
-    g_assert_true (m2i_ir_infer_request_infer (req, &error));
+    M2iIrInferRequest *req = infer_two (cm, x, y, sizeof x);
     const float *got = m2i_ir_infer_request_get_output (req, 0)->data;
     for (gint i = 0; i < 6; i++) {
       g_assert_cmpfloat (got[i], ==, relu[i]);
@@ -475,12 +484,7 @@ test_fuse_channel_affine (void)
     M2iIrModel *m;
     M2iIrCompiledModel *cm = compile (b, &m);
     g_assert_cmpint (m2i_ir_compiled_model_get_n_runtime_nodes (cm), ==, variant == 3 ? 2 : 1);
-    GError *error = NULL;
-    M2iIrInferRequest *req = m2i_ir_infer_request_new (cm, &error);
-    g_assert_no_error (error);
-    memcpy (m2i_ir_infer_request_get_input (req, 0)->data, x, sizeof x);
-    memcpy (m2i_ir_infer_request_get_input (req, 1)->data, y, sizeof y);
-    g_assert_true (m2i_ir_infer_request_infer (req, &error));
+    M2iIrInferRequest *req = infer_two (cm, x, y, sizeof x);
     const float *got = m2i_ir_infer_request_get_output (req, 0)->data;
     for (gint i = 0; i < 6; i++) {
       gint c = i / 3;
@@ -528,10 +532,7 @@ test_fuse_channel_affine (void)
   M2iIrCompiledModel *cm = m2i_ir_compile (m, &opts, &error);
   g_assert_no_error (error);
   g_assert_cmpint (m2i_ir_compiled_model_get_n_runtime_nodes (cm), ==, 1);
-  M2iIrInferRequest *req = m2i_ir_infer_request_new (cm, &error);
-  memcpy (m2i_ir_infer_request_get_input (req, 0)->data, bx, n * sizeof (float));
-  memcpy (m2i_ir_infer_request_get_input (req, 1)->data, by, n * sizeof (float));
-  g_assert_true (m2i_ir_infer_request_infer (req, &error));
+  M2iIrInferRequest *req = infer_two (cm, bx, by, n * sizeof (float));
   const float *got = m2i_ir_infer_request_get_output (req, 0)->data;
   for (gsize i = 0; i < n; i++) {
     gint c = (gint) (i / 1200 % 3);
