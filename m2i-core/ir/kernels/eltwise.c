@@ -374,7 +374,8 @@ ir_k_fuse_channel_affine (M2iOpContext *ctx, const float *scale, const float *sh
   gint r = s ? s->plan.rank : 0;
   /* the rows' outputs contiguous (bin_row's off[2] counts elements) */
   if (!s || (strcmp (type, "Add") && strcmp (type, "Multiply")) || s->type != M2I_ET_F32 ||
-      s->post.on || out->rank < 2 || out->dims[1] != channels || channels < 1 ||
+      s->post.on || out->rank < 2 || !m2i_shape_is_static (out) || m2i_shape_numel (out) < 1 ||
+      out->dims[1] != channels || channels < 1 ||
       (!scale && !shift) || (relu && !shift) || (r > 0 && s->plan.strides[2][r - 1] != 1)) {
     m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
         "a per-channel Multiply and Add can only be fused into a compiled f32 Add or "
