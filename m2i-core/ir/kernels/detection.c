@@ -88,46 +88,88 @@ clip01 (float v)
   return MAX (0.0f, MIN (1.0f, v));
 }
 
-/* Decodes @n boxes of @loc (4 floats each) against @priors (prior_size
- * floats each, offset 1 when not normalized) and @var (4 each, or NULL when
- * the variance is encoded in the target). */
-static void
-decode_boxes (const DoState *s, const float *priors, const float *var, const Box *prior_boxes,
-    const float *loc, gint64 loc_stride, Box *out)
+/* Decodes the box of prior @p from its 4 location values @l against
+ * @priors (prior_size floats each, offset 1 when not normalized) or, when
+ * not NULL, @prior_box (an ARM-refined box), and @var (4 each, or NULL
+ * when the variance is encoded in the target). */
+static Box
+decode_box (const DoState *s, const float *priors, const float *var, const Box *prior_box,
+    const float *l, gint64 p)
 {
-  gint64 off = s->normalized ? 0 : 1;
-  for (gint64 p = 0; p < s->priors; p++) {
-    Box pr;
-    if (prior_boxes) {
-      pr = prior_boxes[p];
+  Box pr;
+  if (prior_box) {
+    pr = *prior_box;
+  } else {
+    const float *q = priors + p * s->prior_size + (s->normalized ? 0 : 1);
+    pr = (Box) { q[0], q[1], q[2], q[3] };
+  }
+  if (!s->normalized) {
+    pr.xmin /= (float) s->input_w;
+    pr.ymin /= (float) s->input_h;
+    pr.xmax /= (float) s->input_w;
+    pr.ymax /= (float) s->input_h;
+  }
+  float v[4] = { 1, 1, 1, 1 };
+  if (var)
+    memcpy (v, var + p * 4, sizeof v);
+  Box d;
+  if (!s->center_size) {
+    d = (Box) { pr.xmin + v[0] * l[0], pr.ymin + v[1] * l[1], pr.xmax + v[2] * l[2],
+      pr.ymax + v[3] * l[3] };
+  } else {
+    float pw = pr.xmax - pr.xmin, ph = pr.ymax - pr.ymin;
+    float pcx = (pr.xmin + pr.xmax) / 2, pcy = (pr.ymin + pr.ymax) / 2;
+    float cx = v[0] * l[0] * pw + pcx, cy = v[1] * l[1] * ph + pcy;
+    float w = expf (v[2] * l[2]) * pw, h = expf (v[3] * l[3]) * ph;
+    d = (Box) { cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2 };
+  }
+  if (s->clip_before)
+    d = (Box) { clip01 (d.xmin), clip01 (d.ymin), clip01 (d.xmax), clip01 (d.ymax) };
+  return d;
+}
+
+/* One image's inputs to box decoding. */
+typedef struct {
+  const float *priors, *var, *loc, *arm_loc;
+} DoImage;
+
+/* Decodes the boxes of the priors of @n candidates into @boxes (the
+ * class's P boxes; the ARM-refined ones through @arm_boxes): only boxes
+ * some candidate may keep are ever read (NMS, the output rows), so the
+ * thousands of priors below the threshold or past top_k are not decoded
+ * (a prior decoded for two classes sharing locations gets the same box). */
+static void
+decode_cands (const DoState *s, const DoImage *im, gint lc, const Cand *c, gint64 n,
+    Box *boxes, Box *arm_boxes)
+{
+  gint64 stride = s->loc_classes * 4;
+  for (gint64 i = 0; i < n; i++) {
+    gint64 p = c[i].index;
+    const float *l = im->loc + p * stride + lc * 4;
+    if (im->arm_loc) {
+      arm_boxes[p] = decode_box (s, im->priors, im->var, NULL,
+          im->arm_loc + p * stride + lc * 4, p);
+      boxes[p] = decode_box (s, im->priors, im->var, &arm_boxes[p], l, p);
     } else {
-      const float *q = priors + p * s->prior_size + off;
-      pr = (Box) { q[0], q[1], q[2], q[3] };
+      boxes[p] = decode_box (s, im->priors, im->var, NULL, l, p);
     }
-    if (!s->normalized) {
-      pr.xmin /= (float) s->input_w;
-      pr.ymin /= (float) s->input_h;
-      pr.xmax /= (float) s->input_w;
-      pr.ymax /= (float) s->input_h;
-    }
-    const float *l = loc + p * loc_stride;
-    float v[4] = { 1, 1, 1, 1 };
-    if (var)
-      memcpy (v, var + p * 4, sizeof v);
-    Box d;
-    if (!s->center_size) {
-      d = (Box) { pr.xmin + v[0] * l[0], pr.ymin + v[1] * l[1], pr.xmax + v[2] * l[2],
-        pr.ymax + v[3] * l[3] };
-    } else {
-      float pw = pr.xmax - pr.xmin, ph = pr.ymax - pr.ymin;
-      float pcx = (pr.xmin + pr.xmax) / 2, pcy = (pr.ymin + pr.ymax) / 2;
-      float cx = v[0] * l[0] * pw + pcx, cy = v[1] * l[1] * ph + pcy;
-      float w = expf (v[2] * l[2]) * pw, h = expf (v[3] * l[3]) * ph;
-      d = (Box) { cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2 };
-    }
-    if (s->clip_before)
-      d = (Box) { clip01 (d.xmin), clip01 (d.ymin), clip01 (d.xmax), clip01 (d.ymax) };
-    out[p] = d;
+  }
+}
+
+/* Offers @v to the @k best candidates held in @c (*n of them, a heap whose
+ * top is the worst by cand_cmp): with fewer than @k it joins them, else it
+ * replaces the worst when better. Sorting the heap afterwards gives the
+ * first min (k, offered) of all offered in cand_cmp order, as sorting them
+ * all and cutting would (cand_cmp is a total order), without sorting
+ * thousands of candidates for a few hundred. */
+static inline void
+cands_offer (Cand *c, gint64 *n, gint64 k, Cand v)
+{
+  if (*n < k) {
+    cands_push (c, n, v);
+  } else if (k > 0 && cand_cmp (&v, &c[0]) < 0) {
+    c[0] = v;
+    cands_sift_down (c, 0, *n);
   }
 }
 
@@ -321,19 +363,10 @@ do_execute (M2iOpContext *ctx, GError **error)
     gint64 stride = (s->var_in_target ? 1 : 2) * P * s->prior_size;
     const float *pr = pri + pb * stride;
     const float *var = s->var_in_target ? NULL : pr + P * s->prior_size;
-    for (gint64 lc = 0; lc < s->loc_classes; lc++) {
-      if (!s->share_location && s->background > -1 && lc == s->background)
-        continue;
-      const float *l = loc + img * P * s->loc_classes * 4 + lc * 4;
-      Box *dst = boxes + lc * P;
-      if (arm_loc) {
-        decode_boxes (s, pr, var, NULL, arm_loc + img * P * s->loc_classes * 4 + lc * 4,
-            s->loc_classes * 4, arm_boxes + lc * P);
-        decode_boxes (s, pr, var, arm_boxes + lc * P, l, s->loc_classes * 4, dst);
-      } else {
-        decode_boxes (s, pr, var, NULL, l, s->loc_classes * 4, dst);
-      }
-    }
+    DoImage im = { pr, var, loc + img * P * s->loc_classes * 4,
+      arm_loc ? arm_loc + img * P * s->loc_classes * 4 : NULL };
+    /* top_k as a bound on the candidates kept (-1: all) */
+    gint64 top = s->top_k > -1 ? s->top_k : G_MAXINT64;
 
     gint64 n_det = 0;
     for (gint c = 0; c < C; c++)
@@ -347,13 +380,12 @@ do_execute (M2iOpContext *ctx, GError **error)
         for (gint64 p = 0; p < P; p++) {
           float sc = class_score (s, img_conf, img_arm_conf, c, p);
           if (sc > s->confidence_threshold)
-            cands[n++] = (Cand) { sc, c, (gint32) p };
+            cands_offer (cands, &n, top, (Cand) { sc, c, (gint32) p });
         }
         cands_sort (cands, n);
-        if (s->top_k > -1 && n > s->top_k)
-          n = s->top_k;
-        const Box *b = boxes + (s->share_location ? 0 : c) * P;
-        counts[c] = greedy_nms (s, cands, n, b, kept + c * P, 0);
+        gint lc = s->share_location ? 0 : c;
+        decode_cands (s, &im, lc, cands, n, boxes + lc * P, arm_boxes + lc * P);
+        counts[c] = greedy_nms (s, cands, n, boxes + lc * P, kept + c * P, 0);
         n_det += counts[c];
       }
     } else {
@@ -374,11 +406,13 @@ do_execute (M2iOpContext *ctx, GError **error)
           }
         }
         if (id > 0 && best >= s->confidence_threshold)
-          list[n++] = (Cand) { best, id, (gint32) p };
+          cands_offer (list, &n, top, (Cand) { best, id, (gint32) p });
       }
       cands_sort (list, n);
-      if (s->top_k != -1 && n > s->top_k)
-        n = s->top_k;
+      for (gint64 i = 0; i < n; i++) {
+        gint lc = s->share_location ? 0 : list[i].label;
+        decode_cands (s, &im, lc, &list[i], 1, boxes + lc * P, arm_boxes + lc * P);
+      }
       for (gint64 i = 0; i < n; i++) {
         gint c = list[i].label;
         const Box *b = boxes + (s->share_location ? 0 : c) * P;
