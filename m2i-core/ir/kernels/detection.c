@@ -41,7 +41,7 @@ typedef struct {
   gint64 images, priors, prior_size, prior_batches, loc_classes, results;
   gboolean with_arm;
   /* scratch layout (bytes) */
-  gsize off_boxes, off_arm_boxes, off_cands, off_kept, off_counts, off_all;
+  gsize off_boxes, off_arm_boxes, off_cands, off_kept, off_counts, off_all, off_cols;
 } DoState;
 
 /* Caffe's intersection-over-union on normalised boxes. */
@@ -189,6 +189,88 @@ greedy_nms (const DoState *s, const Cand *c, gint64 n, const Box *boxes, gint32 
   return n_kept;
 }
 
+/* Four floats (GCC's vector extension: an SSE or NEON register on every
+ * target, the baseline ABI). */
+typedef float NmsVec __attribute__ ((vector_size (16)));
+typedef gint32 NmsMask __attribute__ ((vector_size (16)));
+#define NMS_LANES 4
+
+/* Lanes of @a where @m is set, of @b elsewhere. */
+static inline NmsVec
+nms_select (NmsMask m, NmsVec a, NmsVec b)
+{
+  return (NmsVec) ((m & (NmsMask) a) | (~m & (NmsMask) b));
+}
+
+/* Whether @a (of box_size () @sa) overlaps one of the @n kept boxes in
+ * @cols by more than the threshold: jaccard () on four kept boxes at a
+ * time, its branches as lane masks (the lanes of a pair that jaccard ()
+ * would return 0 for never count; boxes past the n-th are never apart
+ * from nothing: their xmin is +inf). */
+static gboolean
+nms_overlaps (const DoState *s, const Box *a, float sa, const float *cols, gint64 stride,
+    gint64 n)
+{
+  const NmsVec ax0 = { a->xmin, a->xmin, a->xmin, a->xmin };
+  const NmsVec ay0 = ax0 - ax0 + a->ymin, ax1 = ax0 - ax0 + a->xmax, ay1 = ax0 - ax0 + a->ymax;
+  const NmsVec vsa = ax0 - ax0 + sa, thr = ax0 - ax0 + s->nms_threshold, zero = ax0 - ax0;
+  NmsMask hit = { 0 };
+  for (gint64 k = 0; k < n; k += NMS_LANES) {
+    NmsVec bx0, by0, bx1, by1, sb;
+    memcpy (&bx0, cols + k, sizeof bx0);
+    memcpy (&by0, cols + stride + k, sizeof by0);
+    memcpy (&bx1, cols + 2 * stride + k, sizeof bx1);
+    memcpy (&by1, cols + 3 * stride + k, sizeof by1);
+    memcpy (&sb, cols + 4 * stride + k, sizeof sb);
+    NmsMask apart = (bx0 > ax1) | (bx1 < ax0) | (by0 > ay1) | (by1 < ay0);
+    /* MAX and MIN of jaccard (): x > y ? x : y, x < y ? x : y */
+    NmsVec ix0 = nms_select (ax0 > bx0, ax0, bx0), iy0 = nms_select (ay0 > by0, ay0, by0);
+    NmsVec ix1 = nms_select (ax1 < bx1, ax1, bx1), iy1 = nms_select (ay1 < by1, ay1, by1);
+    NmsVec w = ix1 - ix0, h = iy1 - iy0, inter = w * h;
+    NmsVec q = inter / (vsa + sb - inter);
+    hit |= ~apart & (w > zero) & (h > zero) & (q > thr);
+  }
+  for (gint l = 0; l < NMS_LANES; l++)
+    if (hit[l])
+      return TRUE;
+  return FALSE;
+}
+
+/* greedy_nms () from no kept box, the kept boxes also held as columns in
+ * @cols (5 rows of nms_cols_stride (n) floats: xmin, ymin, xmax, ymax,
+ * size) compared four at a time (nms_overlaps ()). Returns the number
+ * kept. */
+static gsize
+nms_cols_stride (gint64 n)
+{
+  return (gsize) (n + NMS_LANES - 1) / NMS_LANES * NMS_LANES + NMS_LANES;
+}
+
+static gint64
+greedy_nms_cols (const DoState *s, const Cand *c, gint64 n, const Box *boxes, gint32 *kept,
+    float *cols)
+{
+  gint64 stride = (gint64) nms_cols_stride (n), n_kept = 0;
+  /* the first block of columns: boxes that are apart from every box */
+  for (gint l = 0; l < NMS_LANES; l++)
+    cols[l] = INFINITY;
+  for (gint64 i = 0; i < n; i++) {
+    Box a = boxes[c[i].index];
+    float sa = box_size (&a);
+    if (nms_overlaps (s, &a, sa, cols, stride, n_kept))
+      continue;
+    kept[n_kept] = c[i].index;
+    float v[5] = { a.xmin, a.ymin, a.xmax, a.ymax, sa };
+    for (gint r = 0; r < 5; r++)
+      cols[r * stride + n_kept] = v[r];
+    n_kept++;
+    if (n_kept % NMS_LANES == 0)
+      for (gint l = 0; l < NMS_LANES; l++)
+        cols[n_kept + l] = INFINITY;
+  }
+  return n_kept;
+}
+
 /* Score of class @c for prior @p; with the additional (ARM) inputs, priors
  * whose objectness is below objectness_score count as background. */
 static inline float
@@ -328,8 +410,9 @@ do_infer (M2iOpContext *ctx, GError **error)
   s.off_kept = m2i_align_up (s.off_cands + s.priors * sizeof (Cand), 16);
   s.off_counts = m2i_align_up (s.off_kept + pairs * sizeof (gint32), 16);
   s.off_all = s.off_counts + m2i_align_up (num_classes * sizeof (gint64), 16);
-  ctx->scratch_bytes = s.off_all + pairs * sizeof (Cand) +
-      (s.decrease_label ? pairs * sizeof (Cand) : 0);
+  s.off_cols = m2i_align_up (s.off_all + pairs * sizeof (Cand) +
+      (s.decrease_label ? pairs * sizeof (Cand) : 0), 16);
+  ctx->scratch_bytes = s.off_cols + 5 * nms_cols_stride (s.priors) * sizeof (float);
   ctx->outputs[0].type = M2I_ET_F32;
   ctx->outputs[0].shape = (M2iShape) { 4, { 1, 1, s.results, 7 } };
   ctx->state = g_memdup2 (&s, sizeof s);
@@ -350,6 +433,7 @@ do_execute (M2iOpContext *ctx, GError **error)
   gint32 *kept = (gint32 *) (scratch + s->off_kept);   /* [class][priors] */
   gint64 *counts = (gint64 *) (scratch + s->off_counts);
   Cand *all = (Cand *) (scratch + s->off_all);
+  float *cols = (float *) (scratch + s->off_cols);
   float *out = ctx->outputs[0].data;
   gint C = s->num_classes;
   gint64 P = s->priors, count = 0;
@@ -385,7 +469,7 @@ do_execute (M2iOpContext *ctx, GError **error)
         cands_sort (cands, n);
         gint lc = s->share_location ? 0 : c;
         decode_cands (s, &im, lc, cands, n, boxes + lc * P, arm_boxes + lc * P);
-        counts[c] = greedy_nms (s, cands, n, boxes + lc * P, kept + c * P, 0);
+        counts[c] = greedy_nms_cols (s, cands, n, boxes + lc * P, kept + c * P, cols);
         n_det += counts[c];
       }
     } else {
