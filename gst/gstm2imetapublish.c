@@ -371,6 +371,9 @@ add_classification (JsonBuilder *b, const GstStructure *s)
   json_builder_end_object (b);
 }
 
+/* Keypoint positions are written to 1/KEYPOINT_STEPS of a pixel. */
+#define KEYPOINT_STEPS 16.0
+
 /* A pose model's keypoints (the region's "keypoints" structure) in frame
  * pixels: {"format", "points": [{"name", "x", "y", "confidence"}],
  * "connections": [[a, b], ...]}; x and y null for a keypoint not found,
@@ -393,6 +396,11 @@ add_keypoints (JsonBuilder *b, GstVideoRegionOfInterestMeta *roi, const GstM2iKe
     double x = NAN, y = NAN;
     float conf;
     gst_m2i_keypoint_get (v, k, box, &x, &y, &conf);
+    /* To 1/16 pixel: positions come back from floats relative to the box,
+     * and JSON would print that float noise to 17 digits (228.00000715);
+     * a binary fraction prints short and exact (228.0, 106.6875). */
+    x = round (x * KEYPOINT_STEPS) / KEYPOINT_STEPS;
+    y = round (y * KEYPOINT_STEPS) / KEYPOINT_STEPS;
     json_builder_begin_object (b);
     if (v->names) {
       json_builder_set_member_name (b, "name");

@@ -612,7 +612,8 @@ GST_START_TEST (test_keypoints)
   /* box (64, 48)-(192, 240) in the 640x480 frame */
   GstVideoRegionOfInterestMeta *roi = add_region (buf, "person", 64, 48, 128, 192, 0);
   add_detection (roi, 0.1, 0.1, 0.3, 0.5, 0.8, 0, "person");
-  const float rel[6] = { 0.5f, 0.0f, 0.25f, 0.75f, NAN, NAN };
+  /* the neck's x, 64 + 128/3 px, is not a binary fraction */
+  const float rel[6] = { 0.5f, 0.0f, 1.0f / 3, 0.75f, NAN, NAN };
   const float conf[3] = { 0.9f, 0.5f, -1.0f };
   const char *names[3] = { "nose", "neck", "shoulder_r" };
   const guint pairs[4] = { 1, 0, 1, 2 };
@@ -641,14 +642,20 @@ GST_START_TEST (test_keypoints)
       fail_unless (json_object_get_null_member (pt, "x") && json_object_get_null_member (pt, "y"));
       continue;
     }
-    fail_unless (fabs (json_object_get_double_member (pt, "x") - (bx + rel[2 * i] * bw)) < 1e-4);
-    fail_unless (fabs (json_object_get_double_member (pt, "y") - (by + rel[2 * i + 1] * bh))
-        < 1e-4);
+    /* to 1/16 pixel, half a step at most from the exact position */
+    double x = json_object_get_double_member (pt, "x"), y = json_object_get_double_member (pt,
+        "y");
+    fail_unless (fabs (x - (bx + rel[2 * i] * bw)) <= 1.0 / 32);
+    fail_unless (fabs (y - (by + rel[2 * i + 1] * bh)) <= 1.0 / 32);
+    fail_unless_equals_float (x * 16, round (x * 16));
+    fail_unless_equals_float (y * 16, round (y * 16));
   }
-  /* nose (0.5, 0) of the box: (128, 48); neck (0.25, 0.75): (96, 192) */
+  /* nose (0.5, 0) of the box: (128, 48); neck (1/3, 0.75): (106.67, 192),
+   * printed short, without the float's noise */
   JsonObject *nose = json_array_get_object_element (pts, 0);
   assert_close (json_object_get_double_member (nose, "x"), 128);
   assert_close (json_object_get_double_member (nose, "y"), 48);
+  fail_unless (strstr (text, "\"x\":106.6875,\"y\":192.0,"), "%s", text);
   JsonArray *c = json_object_get_array_member (k, "connections");
   fail_unless_equals_int (json_array_get_length (c), 2);
   for (guint i = 0; i < 2; i++) {
