@@ -205,8 +205,9 @@ nms_select (NmsMask m, NmsVec a, NmsVec b)
 /* Whether @a (of box_size () @sa) overlaps one of the @n kept boxes in
  * @cols by more than the threshold: jaccard () on four kept boxes at a
  * time, its branches as lane masks (the lanes of a pair that jaccard ()
- * would return 0 for never count; boxes past the n-th are never apart
- * from nothing: their xmin is +inf). */
+ * would return 0 for never count; the columns past the n-th box, up to
+ * the next multiple of four, hold a box apart from every box: xmin +inf,
+ * the rest 0). */
 static gboolean
 nms_overlaps (const DoState *s, const Box *a, float sa, const float *cols, gint64 stride,
     gint64 n)
@@ -246,14 +247,21 @@ nms_cols_stride (gint64 n)
   return (gsize) (n + NMS_LANES - 1) / NMS_LANES * NMS_LANES + NMS_LANES;
 }
 
+/* Columns @from .. @from + NMS_LANES of @cols: a box apart from every box. */
+static void
+nms_cols_pad (float *cols, gint64 stride, gint64 from)
+{
+  for (gint r = 0; r < 5; r++)
+    for (gint l = 0; l < NMS_LANES; l++)
+      cols[r * stride + from + l] = r == 0 ? INFINITY : 0.0f;
+}
+
 static gint64
 greedy_nms_cols (const DoState *s, const Cand *c, gint64 n, const Box *boxes, gint32 *kept,
     float *cols)
 {
   gint64 stride = (gint64) nms_cols_stride (n), n_kept = 0;
-  /* the first block of columns: boxes that are apart from every box */
-  for (gint l = 0; l < NMS_LANES; l++)
-    cols[l] = INFINITY;
+  nms_cols_pad (cols, stride, 0);
   for (gint64 i = 0; i < n; i++) {
     Box a = boxes[c[i].index];
     float sa = box_size (&a);
@@ -265,8 +273,7 @@ greedy_nms_cols (const DoState *s, const Cand *c, gint64 n, const Box *boxes, gi
       cols[r * stride + n_kept] = v[r];
     n_kept++;
     if (n_kept % NMS_LANES == 0)
-      for (gint l = 0; l < NMS_LANES; l++)
-        cols[n_kept + l] = INFINITY;
+      nms_cols_pad (cols, stride, n_kept);
   }
   return n_kept;
 }
