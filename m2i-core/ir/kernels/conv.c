@@ -285,7 +285,15 @@ static gint64
 conv_band_rows (const ConvState *s)
 {
   gint64 row = s->c_in * s->n_slots * s->wp * (gint64) sizeof (float);
-  if (row * s->hp <= BAND_MIN_BYTES)
+  /* On several threads, layers of at least 8 column panels a slice take
+   * bands whatever their size: each slice then makes the slots its rows
+   * read in its own buffer, where whole planes are made once (on the
+   * first thread alone when they have few channels) and read by every
+   * core (vehicle-attributes' 7×7 stride-2 stem, 3 channels: the second
+   * thread's half of the product took 1.3 times the first's, reading the
+   * first core's copy). */
+  gint64 panels = (s->oh * s->wp + s->arch->nr - 1) / s->arch->nr;
+  if (row * s->hp <= BAND_MIN_BYTES && (s->slices < 2 || panels < 8 * s->slices))
     return 0;
   gint64 rows = MAX (BAND_BYTES / row - s->halo, (8 * s->arch->nr + s->wp - 1) / s->wp);
   rows = MAX (rows, 1);

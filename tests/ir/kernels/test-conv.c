@@ -522,6 +522,9 @@ test_team (void)
     { 1, 64, 18, 18, 64, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 32, 11, 90, 40, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
     { 1, 32, 11, 90, 40, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+    /* strided slots in bands, each slice's in its own buffer, though
+     * small (vehicle-attributes' 7×7 stride-2 stem: 27 column panels) */
+    { 1, 3, 72, 72, 64, 1, 7, 7, 2, 2, 1, 1, { 3, 3 }, { 3, 3 }, NULL, FALSE },
   };
   for (gint threads = 2; threads <= 3; threads++) {
     M2iKTeam *team = ir_k_team_new (threads);
@@ -663,6 +666,24 @@ test_winograd (void)
     kt_free (t);
   }
   ir_winograd_set_min_tiles (min_tiles);
+  /* Tile blocks of unequal size (81 tiles: 32 and 49): on two slices,
+   * output-channel blocks outermost, one per slice (even work; results
+   * checked in /conv/team's 18×18 case); on one, or with tile blocks
+   * that share out evenly (25 tiles, one block), tile blocks outermost. */
+  static float w64[64 * 64 * 9];
+  M2iWinograd *wg = ir_winograd_new (ir_gemm_arch (), w64, 64, 64, 18, 18, 1, 1, 18, 18, 1);
+  g_assert_false (wg->channel_major);
+  ir_winograd_free (wg);
+  if (ir_gemm_arch ()->tail) {
+    /* AVX-512's blocks: 16-tile vectors, 48-tile panels */
+    wg = ir_winograd_new (ir_gemm_arch (), w64, 64, 64, 18, 18, 1, 1, 18, 18, 2);
+    g_assert_true (wg->channel_major);
+    g_assert_cmpint (wg->m_blocks, ==, 2);
+    ir_winograd_free (wg);
+    wg = ir_winograd_new (ir_gemm_arch (), w64, 64, 64, 9, 9, 1, 1, 9, 9, 2);
+    g_assert_false (wg->channel_major);
+    ir_winograd_free (wg);
+  }
   /* By default, too few tiles: the direct product (1 and 9 tiles), and
    * enough (16). */
   static const ConvCase few[] = {
