@@ -865,18 +865,19 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
      * idle (a 14×14 plane's last 4 columns; a 5×5 plane: 25 in two
      * vectors; a 3×3 one: 9 in one) by the tail kernel, output rows along
      * the vector, which reads only those columns of B. A last panel of
-     * whole vectors and up to M2I_GEMM_TAIL_MAX columns more (a 9×9
-     * plane: 48 columns, then 32 + 1) takes the vectors by the
-     * micro-kernel and the rest by the tail kernel, not in a vector of
-     * mostly idle lanes (which costs as much as a full one). More
-     * columns than that (16 + 9) were slower so: the tail kernel reads
-     * all the weights again. */
+     * whole vectors and up to M2I_GEMM_TAIL_REM_MAX columns more (a 9×9
+     * plane: 48 columns, then 32 + 1; an 88-wide one: 48, then 32 + 8)
+     * takes the vectors by the micro-kernel and the rest by the tail
+     * kernel, not in a vector of mostly idle lanes (which costs as much
+     * as a full one). More columns than that (16 + 9) were slower so:
+     * the tail kernel reads all the weights again. */
     cp.width = ncols;
     if (s->tap) {
       s->tap (&s->tap_geom, a, (gint) rows, cp.in, n0, ncols, o.c, ohw, o.row_bias, o.relu);
-    } else if (j->band ? !ir_gemm_tail_panel (s->arch, (gint) rows, (gint) s->k, a, n0, ncols,
-            get_b, &cp, bbuf, &o) : !ir_gemm_wide_panel (s->arch, (gint) rows, (gint) s->k, a,
-            n0, ncols, get_b, &cp, bbuf, &o)) {
+    } else if (j->band ? ncols > M2I_GEMM_TAIL_MAX || !ir_gemm_tail_panel (s->arch,
+            (gint) rows, (gint) s->k, a, n0, ncols, get_b, &cp, bbuf, &o) :
+        !ir_gemm_wide_panel (s->arch, (gint) rows, (gint) s->k, a, n0, ncols, get_b, &cp,
+            bbuf, &o)) {
       gint rem = ncols % step, cols = ncols;
       cp.width = rem;
       if (!j->band && ncols > rem && rem > 0 && !o.run_start &&
