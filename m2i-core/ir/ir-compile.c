@@ -764,6 +764,50 @@ fuse_add_relu (const M2iIrCompiledModel *cm, gint si, gboolean *keep, gint *rema
   return TRUE;
 }
 
+/* The maps of a fusion pass: @keep per node (all TRUE), @remap per value
+ * (each itself). */
+static void
+fusion_maps (const M2iIrCompiledModel *cm, gboolean **keep, gint **remap)
+{
+  gint n_nodes = cm->model->nodes->len;
+  *keep = g_new (gboolean, MAX (n_nodes, 1));
+  *remap = g_new (gint, MAX (cm->n_values, 1));
+  for (gint i = 0; i < n_nodes; i++)
+    (*keep)[i] = TRUE;
+  for (gint v = 0; v < cm->n_values; v++)
+    (*remap)[v] = v;
+}
+
+/* Steps @gone (@n of them, -1 for none) are fused into the one whose
+ * output is @v: they go, and their readers read @v. */
+static void
+fusion_gone (const M2iIrCompiledModel *cm, const gint *gone, gint n, gint v, gboolean *keep,
+    gint *remap)
+{
+  for (gint k = 0; k < n; k++) {
+    if (gone[k] < 0)
+      continue;
+    const CmStep *t = &g_array_index (cm->steps, CmStep, gone[k]);
+    keep[t->node] = FALSE;
+    remap[t->out_values[0]] = v;
+  }
+}
+
+/* Drops the steps of the nodes @keep says are fused into others; their
+ * readers (and Results) read the value @remap names instead. */
+static void
+drop_fused (M2iIrCompiledModel *cm, const gboolean *keep, const gint *remap)
+{
+  ir_compile_keep_steps (cm, keep);
+  for (guint si = 0; si < cm->steps->len; si++) {
+    CmStep *s = &g_array_index (cm->steps, CmStep, si);
+    for (gint i = 0; i < s->ctx.n_inputs; i++)
+      s->in_values[i] = remap[s->in_values[i]];
+  }
+  for (guint i = 0; i < cm->model->results->len; i++)
+    cm->output_values[i] = remap[cm->output_values[i]];
+}
+
 /* Convolution / GroupConvolution / MatMul → Add(per-channel constant) →
  * ReLU (or, for convolutions, Swish), each read only by the next: the layer
  * adds the bias and applies ReLU as it stores (ir_k_fuse_bias_relu,
@@ -773,13 +817,9 @@ fuse_add_relu (const M2iIrCompiledModel *cm, gint si, gboolean *keep, gint *rema
 static void
 fuse_epilogues (M2iIrCompiledModel *cm)
 {
-  gint n_nodes = cm->model->nodes->len;
-  g_autofree gboolean *keep = g_new (gboolean, MAX (n_nodes, 1));
-  g_autofree gint *remap = g_new (gint, MAX (cm->n_values, 1));
-  for (gint i = 0; i < n_nodes; i++)
-    keep[i] = TRUE;
-  for (gint v = 0; v < cm->n_values; v++)
-    remap[v] = v;
+  g_autofree gboolean *keep = NULL;
+  g_autofree gint *remap = NULL;
+  fusion_maps (cm, &keep, &remap);
   gboolean any = FALSE;
   for (guint si = 0; si < cm->steps->len; si++) {
     CmStep *a = &g_array_index (cm->steps, CmStep, si);
@@ -837,25 +877,88 @@ fuse_epilogues (M2iIrCompiledModel *cm)
     }
     /* the Add and the activation go; whoever read them reads the layer */
     const gint gone[3] = { b, relu_step, swish_step };
-    for (gint k = 0; k < 3; k++) {
-      if (gone[k] < 0)
-        continue;
-      const CmStep *t = &g_array_index (cm->steps, CmStep, gone[k]);
-      keep[t->node] = FALSE;
-      remap[t->out_values[0]] = v;
-    }
+    fusion_gone (cm, gone, 3, v, keep, remap);
     any = TRUE;
   }
-  if (!any)
-    return;
-  ir_compile_keep_steps (cm, keep);
+  if (any)
+    drop_fused (cm, keep, remap);
+}
+
+/* Step @si reading @v and a per-channel f32 constant: its kernel is
+ * @kernel (Add or Multiply), numpy broadcast, its output shaped as @v. The
+ * constant's values, or NULL. */
+static const float *
+channel_operand (const M2iIrCompiledModel *cm, gint si, gint v, const M2iOpKernel *kernel)
+{
+  const CmStep *s = &g_array_index (cm->steps, CmStep, si);
+  const M2iShape *out = &cm->values[v].t.shape;
+  if (s->kernel != kernel || s->reinfer || s->ctx.dynamic_outputs || s->ctx.n_inputs != 2 ||
+      s->ctx.n_outputs != 1 || cm->values[s->out_values[0]].t.type != M2I_ET_F32 ||
+      !m2i_shape_equal (&cm->values[s->out_values[0]].t.shape, out))
+    return NULL;
+  const char *mode = m2i_ir_node_get_attr (s->ctx.node, "auto_broadcast");
+  if (mode && g_ascii_strcasecmp (mode, "numpy"))
+    return NULL;
+  gint other = s->in_values[0] == v ? s->in_values[1] : s->in_values[0];
+  return channel_bias (&cm->values[other], out, 1, out->dims[1]);
+}
+
+/* Add or Multiply (f32, two runtime inputs, or one and a constant) →
+ * Multiply (per-channel constant) → Add (per-channel constant, maybe with
+ * its ReLU fused), each read only by the next — a batch normalization
+ * after a residual sum, or a model's input scaling — or the first two
+ * only, or Add or Multiply → Add: the first layer multiplies, adds and
+ * applies ReLU as it stores (ir_k_fuse_channel_affine, bit-identical),
+ * the others go and their readers read the first. Three passes over the
+ * tensor become one (vehicle-attributes-recognition-barrier-0039: three
+ * such chains, 8 of its 25 layers). */
+static void
+fuse_channel_affine (M2iIrCompiledModel *cm)
+{
+  g_autofree gboolean *keep = NULL;
+  g_autofree gint *remap = NULL;
+  fusion_maps (cm, &keep, &remap);
+  gboolean any = FALSE;
   for (guint si = 0; si < cm->steps->len; si++) {
-    CmStep *s = &g_array_index (cm->steps, CmStep, si);
-    for (gint i = 0; i < s->ctx.n_inputs; i++)
-      s->in_values[i] = remap[s->in_values[i]];
+    CmStep *a = &g_array_index (cm->steps, CmStep, si);
+    if ((a->kernel != &ir_kernel_add && a->kernel != &ir_kernel_multiply) || a->reinfer ||
+        a->ctx.dynamic_outputs || a->ctx.n_outputs != 1 || !keep[a->node])
+      continue;
+    gint v = a->out_values[0];
+    const M2iShape *out = &cm->values[v].t.shape;
+    if (cm->values[v].t.type != M2I_ET_F32 || out->rank < 2 || out->dims[1] < 1)
+      continue;
+    gint r1 = ir_compile_only_reader (cm, v, si), r2 = -1;
+    if (r1 < 0)
+      continue;
+    const float *scale = channel_operand (cm, r1, v, &ir_kernel_multiply), *shift = NULL;
+    gint last = r1;
+    if (scale) {
+      gint v1 = g_array_index (cm->steps, CmStep, r1).out_values[0];
+      r2 = ir_compile_only_reader (cm, v1, r1);
+      shift = r2 >= 0 ? channel_operand (cm, r2, v1, &ir_kernel_add) : NULL;
+      if (shift)
+        last = r2;
+      else
+        r2 = -1;
+    } else {
+      shift = channel_operand (cm, r1, v, &ir_kernel_add);
+      if (!shift)
+        continue;
+    }
+    const CmStep *ls = &g_array_index (cm->steps, CmStep, last);
+    gboolean relu = shift && ir_k_add_applies_relu (&ls->ctx);
+    GError *e = NULL;
+    if (!ir_k_fuse_channel_affine (&a->ctx, scale, shift, out->dims[1], relu, &e)) {
+      g_clear_error (&e);                      /* not fusable: the layers run */
+      continue;
+    }
+    const gint gone[2] = { r1, r2 };
+    fusion_gone (cm, gone, 2, v, keep, remap);
+    any = TRUE;
   }
-  for (guint i = 0; i < cm->model->results->len; i++)
-    cm->output_values[i] = remap[cm->output_values[i]];
+  if (any)
+    drop_fused (cm, keep, remap);
 }
 
 static void
@@ -864,6 +967,7 @@ plan_memory (M2iIrCompiledModel *cm, const gboolean *needed, gboolean int8)
   /* drop the layers no Result reads, then the ones fused into others */
   ir_compile_keep_steps (cm, needed);
   fuse_epilogues (cm);
+  fuse_channel_affine (cm);
   if (int8)
     ir_lowp_fold (cm);
   gint n_steps = cm->steps->len;

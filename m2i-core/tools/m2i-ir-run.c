@@ -608,15 +608,17 @@ profile (M2iIrInferRequest *req, GError **error)
       order[j] = order[j - 1];
       order[j - 1] = t;
     }
-  printf ("  %-40s %-18s %10s %-24s %s\n", "layer", "type", "cpu us", "output", "input 0");
+  printf ("  %-40s %-18s %10s %10s %-24s %s\n", "layer", "type", "cpu us", "wall us", "output",
+      "input 0");
   for (gint i = 0; i < MIN (n_layers, MAX (opt_profile_layers, 0)); i++) {
     const M2iIrNode *node = p[order[i]].node;
     g_autofree gchar *os = m2i_ir_node_get_n_outputs (node) ?
         m2i_shape_to_string (m2i_ir_node_get_output_shape (node, 0)) : g_strdup ("");
     g_autofree gchar *is = m2i_ir_node_get_n_inputs (node) ?
         m2i_shape_to_string (m2i_ir_node_get_input_shape (node, 0)) : g_strdup ("");
-    printf ("  %-40.40s %-18s %10.1f %-24s %s\n", m2i_ir_node_get_name (node),
-        m2i_ir_node_get_type (node), p[order[i]].cpu_ns / 1e3 / n, os, is);
+    printf ("  %-40.40s %-18s %10.1f %10.1f %-24s %s\n", m2i_ir_node_get_name (node),
+        m2i_ir_node_get_type (node), p[order[i]].cpu_ns / 1e3 / n,
+        p[order[i]].total_ns / 1e3 / n, os, is);
   }
   g_free (order);
   m2i_ir_infer_request_set_profiling (req, FALSE);

@@ -391,6 +391,20 @@ test_fuse_bias_relu (void)
   }
 }
 
+/* A request of @cm run on inputs @x and @y (@bytes each). */
+static M2iIrInferRequest *
+infer_two (M2iIrCompiledModel *cm, const float *x, const float *y, gsize bytes)
+{
+  GError *error = NULL;
+  M2iIrInferRequest *req = m2i_ir_infer_request_new (cm, &error);
+  g_assert_no_error (error);
+  memcpy (m2i_ir_infer_request_get_input (req, 0)->data, x, bytes);
+  memcpy (m2i_ir_infer_request_get_input (req, 1)->data, y, bytes);
+  g_assert_true (m2i_ir_infer_request_infer (req, &error));
+  g_assert_no_error (error);
+  return req;
+}
+
 /* Add → ReLU (a residual Add: two runtime inputs) runs as one layer, the
  * Add applying ReLU as it stores; an Add read by something else too keeps
  * its ReLU. Values by hand, with a NaN and a negative zero (ReLU gives 0
@@ -412,12 +426,7 @@ test_fuse_add_relu (void)
     M2iIrModel *m;
     M2iIrCompiledModel *cm = compile (b, &m);
     g_assert_cmpint (m2i_ir_compiled_model_get_n_runtime_nodes (cm), ==, variant + 1);
-    GError *error = NULL;
-    M2iIrInferRequest *req = m2i_ir_infer_request_new (cm, &error);
-    g_assert_no_error (error);
-    memcpy (m2i_ir_infer_request_get_input (req, 0)->data, x, sizeof x);
-    memcpy (m2i_ir_infer_request_get_input (req, 1)->data, y, sizeof y);
-    g_assert_true (m2i_ir_infer_request_infer (req, &error));
+    M2iIrInferRequest *req = infer_two (cm, x, y, sizeof x);
     const float *got = m2i_ir_infer_request_get_output (req, 0)->data;
     for (gint i = 0; i < 6; i++) {
       g_assert_cmpfloat (got[i], ==, relu[i]);
@@ -434,6 +443,106 @@ test_fuse_add_relu (void)
     m2i_ir_model_unref (m);
     test_ir_free (b);
   }
+}
+
+/* Add → Multiply (per-channel constant) → Add (per-channel constant) →
+ * ReLU, each read only by the next, runs as one layer (the Add's fused
+ * epilogue); so do Multiply → Add (a model's input scaling) and the chain
+ * without its ReLU; a Multiply whose output is also a Result keeps the
+ * Add after it. The expected values are the layers' expressions in
+ * their order, written here (with a NaN and a negative zero: ReLU gives 0
+ * for both). */
+static void
+test_fuse_channel_affine (void)
+{
+  M2iShape xs = TEST_SHAPE (1, 2, 1, 3), cs = TEST_SHAPE (1, 2, 1, 1);
+  const float x[6] = { 1, -2, 3, NAN, -0.0f, 0.5f }, y[6] = { 2, 1, -4, 1, 0, -0.25f };
+  const float sc[2] = { 0.5f, -3 }, sh[2] = { -1, 0.25f };
+  for (gint variant = 0; variant < 4; variant++) {
+    TestIr *b = test_ir_new (11);
+    gint in[2] = { test_ir_parameter (b, "x", M2I_ET_F32, &xs),
+      test_ir_parameter (b, "y", M2I_ET_F32, &xs) };
+    gint first;
+    if (variant == 2) {
+      gint min[2] = { in[0], test_ir_const (b, M2I_ET_F32, &cs, sc) };
+      first = test_ir_op (b, "Multiply", "opset1", NULL, 2, min, M2I_ET_F32, &xs);
+    } else {
+      first = test_ir_op (b, "Add", "opset1", NULL, 2, in, M2I_ET_F32, &xs);
+    }
+    gint mul = first;
+    if (variant != 2) {
+      gint min[2] = { test_ir_const (b, M2I_ET_F32, &cs, sc), first };
+      mul = test_ir_op (b, "Multiply", "opset1", NULL, 2, min, M2I_ET_F32, &xs);
+    }
+    gint ain[2] = { mul, test_ir_const (b, M2I_ET_F32, &cs, sh) };
+    gint add = test_ir_op (b, "Add", "opset1", NULL, 2, ain, M2I_ET_F32, &xs);
+    gboolean relu = variant != 1;
+    test_ir_result (b, relu ? test_ir_op (b, "ReLU", "opset1", NULL, 1, &add, M2I_ET_F32, &xs)
+        : add);
+    if (variant == 3)
+      test_ir_result (b, mul);               /* the scaled sum is read twice */
+    M2iIrModel *m;
+    M2iIrCompiledModel *cm = compile (b, &m);
+    g_assert_cmpint (m2i_ir_compiled_model_get_n_runtime_nodes (cm), ==, variant == 3 ? 2 : 1);
+    M2iIrInferRequest *req = infer_two (cm, x, y, sizeof x);
+    const float *got = m2i_ir_infer_request_get_output (req, 0)->data;
+    for (gint i = 0; i < 6; i++) {
+      gint c = i / 3;
+      float v = variant == 2 ? x[i] : x[i] + y[i];
+      float scaled = sc[c] * v, want = scaled + sh[c];
+      if (relu)
+        want = want > 0.0f ? want : 0.0f;
+      if (isnan (want)) {
+        g_assert_true (isnan (got[i]));
+      } else {
+        g_assert_cmpfloat (got[i], ==, want);
+        g_assert_true (signbit (got[i]) == signbit (want));
+      }
+      if (variant == 3) {
+        const float *mid = m2i_ir_infer_request_get_output (req, 1)->data;
+        g_assert_true (isnan (scaled) ? isnan (mid[i]) : mid[i] == scaled);
+      }
+    }
+    m2i_ir_infer_request_free (req);
+    m2i_ir_compiled_model_unref (cm);
+    m2i_ir_model_unref (m);
+    test_ir_free (b);
+  }
+  /* A batch of two, 1200 pixels a channel: the Add's one row of 7200
+   * crosses channel planes and is taken in pieces; on two threads. */
+  M2iShape bs = TEST_SHAPE (2, 3, 30, 40), bc = TEST_SHAPE (3, 1, 1);
+  const float bsc[3] = { 2, -0.5f, 1.5f }, bsh[3] = { 0.125f, -4, 3 };
+  gsize n = 2 * 3 * 30 * 40;
+  g_autofree float *bx = g_new (float, n), *by = g_new (float, n);
+  for (gsize i = 0; i < n; i++) {
+    bx[i] = (float) ((i * 37) % 101) / 7.0f - 7;
+    by[i] = (float) ((i * 11) % 53) / 5.0f - 5;
+  }
+  TestIr *b = test_ir_new (11);
+  gint in[2] = { test_ir_parameter (b, "x", M2I_ET_F32, &bs),
+    test_ir_parameter (b, "y", M2I_ET_F32, &bs) };
+  gint sum = test_ir_op (b, "Add", "opset1", NULL, 2, in, M2I_ET_F32, &bs);
+  gint min[2] = { sum, test_ir_const (b, M2I_ET_F32, &bc, bsc) };
+  gint mul = test_ir_op (b, "Multiply", "opset1", NULL, 2, min, M2I_ET_F32, &bs);
+  gint ain[2] = { mul, test_ir_const (b, M2I_ET_F32, &bc, bsh) };
+  test_ir_result (b, test_ir_op (b, "Add", "opset1", NULL, 2, ain, M2I_ET_F32, &bs));
+  M2iIrModel *m = test_ir_load (b, NULL);
+  M2iIrCompileOptions opts = { .n_threads = 2 };
+  GError *error = NULL;
+  M2iIrCompiledModel *cm = m2i_ir_compile (m, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (m2i_ir_compiled_model_get_n_runtime_nodes (cm), ==, 1);
+  M2iIrInferRequest *req = infer_two (cm, bx, by, n * sizeof (float));
+  const float *got = m2i_ir_infer_request_get_output (req, 0)->data;
+  for (gsize i = 0; i < n; i++) {
+    gint c = (gint) (i / 1200 % 3);
+    float v = bx[i] + by[i], scaled = v * bsc[c], want = scaled + bsh[c];
+    g_assert_cmpfloat (got[i], ==, want);
+  }
+  m2i_ir_infer_request_free (req);
+  m2i_ir_compiled_model_unref (cm);
+  m2i_ir_model_unref (m);
+  test_ir_free (b);
 }
 
 /* A branch no Result reads is checked but not run. */
@@ -621,6 +730,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ir/graph/const-views", test_const_views);
   g_test_add_func ("/ir/graph/fuse-bias-relu", test_fuse_bias_relu);
   g_test_add_func ("/ir/graph/fuse-add-relu", test_fuse_add_relu);
+  g_test_add_func ("/ir/graph/fuse-channel-affine", test_fuse_channel_affine);
   g_test_add_func ("/ir/graph/f16-io", test_f16_io);
   g_test_add_func ("/ir/graph/threads", test_threads);
   g_test_add_func ("/ir/graph/opset-resolution", test_opset_resolution);

@@ -23,6 +23,7 @@
 #define T_MAX(a, b) _mm256_max_ps (a, b)
 #define T_STORE(p, v) _mm256_storeu_ps (p, v)
 #define T_STORE_N(p, v, n) store_n (p, v, n)
+#define T_LOAD_N(p, n) load_n (p, n)
 
 __attribute__ ((target (T_TARGET)))
 static inline __attribute__ ((always_inline)) void
@@ -32,6 +33,16 @@ store_n (float *p, __m256 v, gint n)
   _mm256_storeu_ps (lanes, v);
   for (gint l = 0; l < n; l++)
     p[l] = lanes[l];
+}
+
+__attribute__ ((target (T_TARGET)))
+static inline __attribute__ ((always_inline)) __m256
+load_n (const float *p, gint n)
+{
+  float lanes[8] = { 0 };
+  for (gint l = 0; l < n; l++)
+    lanes[l] = p[l];
+  return _mm256_loadu_ps (lanes);
 }
 
 /* lane l of mask j of tap t: all ones when bit 8·j + l of its lane bits

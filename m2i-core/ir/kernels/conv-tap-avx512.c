@@ -21,6 +21,7 @@
 #define T_ADD(a, b) _mm512_add_ps (a, b)
 #define T_MAX(a, b) _mm512_max_ps (a, b)
 #define T_STORE(p, v) _mm512_storeu_ps (p, v)
+#define T_LOAD_N(p, n) _mm512_maskz_loadu_ps ((__mmask16) ((1u << (n)) - 1), p)
 #define T_STORE_N(p, v, n) _mm512_mask_storeu_ps (p, (__mmask16) ((1u << (n)) - 1), v)
 
 #define T_MASKS(mk, t, valid) \

@@ -29,9 +29,9 @@
 #define T_MASKED 1
 #include "conv-tap-tile.h"
 
-typedef void (*Tile) (const float *b, gsize plane, gint c_in, gint taps, const gint32 *toff,
-    const void *mk, const float *a, float *c, gsize ldc, gint rows, gint ncols,
-    const float *bias, gboolean relu);
+typedef void (*Tile) (const float *b, gsize plane, gint c_in, gint nt, const gint32 *toff,
+    const gint32 *tw, gsize a_ci, const void *mk, const float *a, float *c, gsize ldc, gint rows,
+    gint ncols, gboolean acc, const float *bias, gboolean relu);
 
 __attribute__ ((target (T_TARGET)))
 static void
@@ -43,15 +43,30 @@ T_PANEL (const IrTapGeom *g, const float *a, gint rows, const float *in, gint64 
   ir_edge_tap_lanes (&g->edge, n0, ncols, valid);
   guint64 full = ((guint64) 1 << ncols) - 1;     /* ncols <= 3 · T_W <= 48 */
   gboolean clean = ncols == 3 * T_W;
-  for (gint t = 0; t < g->taps; t++)
-    clean = clean && valid[t] == full;
+  /* The taps reading inside the image in some lane; the others (the row
+   * above on a panel of the first row) add only zeros. */
+  gint32 toff[IR_TAP_MAX], tw[IR_TAP_MAX];
+  gint nt = 0;
   T_MASK_T mk[IR_TAP_MAX * 3];
-  if (!clean)
-    for (gint t = 0; t < g->taps; t++)
-      T_MASKS (mk, t, valid[t]);
+  for (gint t = 0; t < g->taps; t++) {
+    clean = clean && valid[t] == full;
+    if (!valid[t])
+      continue;
+    T_MASKS (mk, nt, valid[t]);
+    toff[nt] = g->toff[t];
+    tw[nt++] = t * T_MR;
+  }
   Tile tile = clean ? tile_plain : masked[(ncols + T_W - 1) / T_W];
   gsize k = (gsize) g->cin_g * g->taps;
-  for (gint i0 = 0; i0 < rows; i0 += T_MR)
-    tile (in + n0, g->plane, g->cin_g, g->taps, g->toff, mk, a + i0 * k, out + i0 * ldc + n0,
-        ldc, MIN (T_MR, rows - i0), ncols, bias ? bias + i0 : NULL, relu);
+  /* Input channels in blocks of g->cin_block, every row block of the
+   * panel through one before the next (their sums through C). */
+  for (gint c0 = 0; c0 < g->cin_g; c0 += g->cin_block) {
+    gint cn = MIN (g->cin_block, g->cin_g - c0);
+    gboolean last = c0 + cn >= g->cin_g;
+    for (gint i0 = 0; i0 < rows; i0 += T_MR)
+      tile (in + n0 + (gsize) c0 * g->plane, g->plane, cn, nt, toff, tw,
+          (gsize) g->taps * T_MR, mk, a + i0 * k + (gsize) c0 * g->taps * T_MR,
+          out + i0 * ldc + n0, ldc, MIN (T_MR, rows - i0), ncols, c0 > 0,
+          last && bias ? bias + i0 : NULL, last && relu);
+  }
 }

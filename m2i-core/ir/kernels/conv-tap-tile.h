@@ -9,8 +9,9 @@
  *   T_MR, T_NV          rows (4 or 8) and vectors of columns (1 to 3)
  *   T_MASKED  1: tap t's vector J is T_MLOAD (p, t, J) (its pad lanes 0,
  *             from the masks `mk`), 0: T_LOAD (p)
- *   T_ZERO, T_SET1, T_FMA, T_ADD, T_MAX, T_STORE   the intrinsics
- *   T_STORE_N (p, v, n)  stores the first n lanes of v
+ *   T_ZERO, T_SET1, T_FMA, T_ADD, T_MAX, T_LOAD, T_STORE   the intrinsics
+ *   T_LOAD_N (p, n), T_STORE_N (p, v, n)  load (the rest 0) and store the
+ *             first n lanes
  *   T_MASK_T  the type of a mask (`mk` is T_MASK_T[IR_TAP_MAX][3])
  *
  * For every input channel and tap: T_NV loads of the input shifted by the
@@ -18,7 +19,9 @@
  * arithmetic (gemm-micro.h), its B rows found by adding the tap's offset
  * instead of through a row table. Accumulators are separate variables
  * (rIJ: row I, vector J), as there; rows and vectors past T_MR and T_NV
- * are dead code.
+ * are dead code. A call may take only some of the taps (those reading
+ * inside the image somewhere in the panel: the others add only zeros)
+ * and some of the input channels, adding to what C holds.
  */
 
 #define TM_J3(X, I) \
@@ -29,7 +32,7 @@
 #define TM_FMA(I, J) r##I##J = T_FMA (ai, b##J, r##I##J);
 #define TM_ROW(I) \
   if (I < T_MR) { \
-    T_VEC ai = T_SET1 (a[I]); \
+    T_VEC ai = T_SET1 (at[I]); \
     TM_J3 (TM_FMA, I) \
   }
 #define TM_BIAS(I, J) r##I##J = T_ADD (r##I##J, bv);
@@ -39,6 +42,14 @@
     T_STORE (row + J * T_W, r##I##J); \
   else \
     T_STORE_N (row + J * T_W, r##I##J, ncols - J * T_W);
+#define TM_GET(I, J) \
+  r##I##J = (J + 1) * T_W <= ncols ? T_LOAD (row + J * T_W) : T_LOAD_N (row + J * T_W, \
+      ncols - J * T_W);
+#define TM_START(I) \
+  if (I < T_MR && I < rows) { \
+    const float *row = c + I * ldc; \
+    TM_J3 (TM_GET, I) \
+  }
 #define TM_FINISH(I) \
   if (I < T_MR && I < rows) { \
     float *row = c + I * ldc; \
@@ -57,13 +68,16 @@
 #endif
 
 /* @b: the first input channel at the tile's first pixel, channels @plane
- * apart; @c: the tile's first output row at that pixel, rows @ldc apart;
- * @ncols <= T_NV·T_W pixels, @rows <= T_MR output channels stored. */
+ * apart; the @nt taps: tap t at offset toff[t] from the pixel, its
+ * weights at @a + tw[t] (then every @a_ci floats the next channel's);
+ * @c: the tile's first output row at that pixel, rows @ldc apart, added
+ * to when @acc; @ncols <= T_NV·T_W pixels, @rows <= T_MR output channels
+ * stored. */
 __attribute__ ((target (T_TARGET)))
 static void
-T_FN (const float *b, gsize plane, gint c_in, gint taps, const gint32 *toff, const void *mk_,
-    const float *a, float *c, gsize ldc, gint rows, gint ncols, const float *bias,
-    gboolean relu)
+T_FN (const float *b, gsize plane, gint c_in, gint nt, const gint32 *toff, const gint32 *tw,
+    gsize a_ci, const void *mk_, const float *a, float *c, gsize ldc, gint rows, gint ncols,
+    gboolean acc, const float *bias, gboolean relu)
 {
 #if T_MASKED
   const T_MASK_T *mk = mk_;
@@ -74,15 +88,19 @@ T_FN (const float *b, gsize plane, gint c_in, gint taps, const gint32 *toff, con
       r20 = r00, r21 = r00, r22 = r00, r30 = r00, r31 = r00, r32 = r00,
       r40 = r00, r41 = r00, r42 = r00, r50 = r00, r51 = r00, r52 = r00,
       r60 = r00, r61 = r00, r62 = r00, r70 = r00, r71 = r00, r72 = r00;
-  for (gint ci = 0; ci < c_in; ci++, b += plane)
-    for (gint t = 0; t < taps; t++) {
+  if (acc) {
+    TM_START (0) TM_START (1) TM_START (2) TM_START (3)
+    TM_START (4) TM_START (5) TM_START (6) TM_START (7)
+  }
+  for (gint ci = 0; ci < c_in; ci++, b += plane, a += a_ci)
+    for (gint t = 0; t < nt; t++) {
       const float *bp = b + toff[t];
       T_VEC b0 = TM_B (0);
       T_VEC b1 = T_NV > 1 ? TM_B (1) : b0;
       T_VEC b2 = T_NV > 2 ? TM_B (2) : b0;
+      const float *at = a + tw[t];
       TM_ROW (0) TM_ROW (1) TM_ROW (2) TM_ROW (3)
       TM_ROW (4) TM_ROW (5) TM_ROW (6) TM_ROW (7)
-      a += T_MR;
     }
   TM_FINISH (0) TM_FINISH (1) TM_FINISH (2) TM_FINISH (3)
   TM_FINISH (4) TM_FINISH (5) TM_FINISH (6) TM_FINISH (7)
@@ -94,6 +112,8 @@ T_FN (const float *b, gsize plane, gint c_in, gint taps, const gint32 *toff, con
 #undef TM_BIAS
 #undef TM_RELU
 #undef TM_PUT
+#undef TM_GET
+#undef TM_START
 #undef TM_FINISH
 #undef TM_B
 #undef T_FN

@@ -18,7 +18,12 @@
  * panel), summed in the GEMM's order (ci, then the taps), then + bias and
  * ReLU when fused. Panels whose lanes all read inside the image load
  * plainly; the others mask each tap's vectors (conv-edges.h's lane bits),
- * nothing copied.
+ * nothing copied, and skip the taps that read only pads there (the row
+ * above a panel of the first row: a third of a 3×1 layer's first and
+ * last panels). The input channels go in blocks whose panel lines fit
+ * the first-level cache (IrTapGeom.cin_block), each block through every
+ * row block of the panel, the sums kept in the output between blocks:
+ * a 3×1 layer of 64 channels reads three rows of each, 48 KiB a panel.
  *
  * The tile kernels exist in plain C (conv-tap.c: the reference, used with
  * the plain-C GEMM), AVX2 (conv-tap-avx2.c) and AVX-512
@@ -40,6 +45,7 @@ typedef struct {
   IrEdgeGeom edge;                     /* oh == h, ow == w */
   gsize plane;                         /* h · w, floats between input channels */
   gint cin_g, taps;                    /* K = cin_g · taps */
+  gint cin_block;                      /* input channels a pass of the tiles takes */
   gint32 toff[IR_TAP_MAX];
   gint mr, nr;                         /* the packed weights' panel rows; panel width */
 } IrTapGeom;

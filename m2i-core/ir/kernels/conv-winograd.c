@@ -91,6 +91,53 @@ transform_filter (const float *g, double u[16])
   }
 }
 
+/* Floats of a slice's zero-bordered copy of the input. */
+static gsize
+plane_floats (const M2iWinograd *wg)
+{
+  return m2i_align_up (wg->c_in * wg->hp * wg->wp, 16);
+}
+
+/* Task @t's tile block and output-channel block: tile blocks outermost
+ * (a slice's consecutive tasks share the block's transformed input), or
+ * with @channel_major output-channel blocks outermost. */
+static void
+winograd_task (const M2iWinograd *wg, gboolean channel_major, gint64 t, gint64 *b, gint64 *r0)
+{
+  if (channel_major) {
+    *b = t % wg->blocks;
+    *r0 = t / wg->blocks * wg->mb;
+  } else {
+    *b = t / wg->m_blocks;
+    *r0 = t % wg->m_blocks * wg->mb;
+  }
+}
+
+/* Work of the busiest of @slices slices taking the tasks in that order
+ * (ir_k_parallel_for's even ranges of tasks), in multiply-adds of the
+ * 16 products per input channel plus the input transforms, 128 per tile
+ * and channel (measured: a 64→64 layer on 18×18, 81 tiles, took 111k
+ * cycles a slice with 32 rows, 75k and 119k with 64 rows and 32 and 49
+ * tiles: its transforms, a few cycles per tile and channel, were a
+ * seventh of the work). */
+static gint64
+winograd_slice_cost (const M2iWinograd *wg, gint slices, gboolean channel_major)
+{
+  gint64 n = wg->blocks * wg->m_blocks, worst = 0;
+  for (gint s = 0; s < slices; s++) {
+    gint64 cost = 0, last_b = -1;
+    for (gint64 t = n * s / slices; t < n * (s + 1) / slices; t++) {
+      gint64 b, r0;
+      winograd_task (wg, channel_major, t, &b, &r0);
+      gint64 nt = wg->block_start[b + 1] - wg->block_start[b];
+      cost += 16 * MIN (wg->mb, wg->c_out - r0) * nt + (b != last_b ? 128 * nt : 0);
+      last_b = b;
+    }
+    worst = MAX (worst, cost);
+  }
+  return worst;
+}
+
 M2iWinograd *
 ir_winograd_new (const M2iGemmArch *arch, const float *weights, gint64 c_out, gint64 c_in,
     gint64 h, gint64 w, gint64 pt, gint64 pl, gint64 oh, gint64 ow, gint slices)
@@ -135,6 +182,26 @@ ir_winograd_new (const M2iGemmArch *arch, const float *weights, gint64 c_out, gi
       m_blocks++;
   wg->mb = (panels + m_blocks - 1) / m_blocks * mr;
   wg->m_blocks = (c_out + wg->mb - 1) / wg->mb;
+  /* Tile blocks of unequal size (an 18×18 output: 81 tiles as 32 and 49)
+   * do not share out evenly as whole tasks: two slices took 32 and 49
+   * tiles of every channel, the second 1.6 times as long. Output-channel
+   * blocks outermost instead, as many as slices, give each slice every
+   * tile of its channels (each slice then transforms the whole input,
+   * and reads only its channels' weights), where that evens the
+   * slices' work out. */
+  if (slices > 1) {
+    gint64 tile_major = winograd_slice_cost (wg, slices, FALSE);
+    gint64 mb = wg->mb, m_blocks_was = wg->m_blocks;
+    gint64 mc = MIN ((m_blocks + slices - 1) / slices * slices, panels);
+    wg->mb = (panels + mc - 1) / mc * mr;
+    wg->m_blocks = (c_out + wg->mb - 1) / wg->mb;
+    if (winograd_slice_cost (wg, slices, TRUE) < tile_major) {
+      wg->channel_major = TRUE;
+    } else {
+      wg->mb = mb;
+      wg->m_blocks = m_blocks_was;
+    }
+  }
   wg->u_stride = ir_gemm_packed_a_size (arch, (gint) c_out, (gint) c_in);
   wg->u = g_new (float, 16 * wg->u_stride);
 
@@ -161,7 +228,7 @@ ir_winograd_new (const M2iGemmArch *arch, const float *weights, gint64 c_out, gi
   wg->v_off = g_new (gint32, c_in);
   for (gint64 p = 0; p < c_in; p++)
     wg->v_off[p] = (gint32) (p * wg->vw);
-  wg->slice_floats = 16 * wg->v_stride + 16 * wg->m_stride +
+  wg->slice_floats = plane_floats (wg) + 16 * wg->v_stride + 16 * wg->m_stride +
       m2i_align_up (ir_gemm_strip_size (arch), 16) + m2i_align_up (wg->wp, 16);
   return wg;
 }
@@ -177,16 +244,10 @@ ir_winograd_free (M2iWinograd *wg)
   g_free (wg);
 }
 
-static gsize
-plane_floats (const M2iWinograd *wg)
-{
-  return m2i_align_up (wg->c_in * wg->hp * wg->wp, 16);
-}
-
 gsize
 ir_winograd_scratch_bytes (const M2iWinograd *wg, gint slices)
 {
-  return (plane_floats (wg) + MAX (slices, 1) * wg->slice_floats) * sizeof (float);
+  return MAX (slices, 1) * wg->slice_floats * sizeof (float);
 }
 
 /* ---- The transforms ---------------------------------------------------- */
@@ -250,6 +311,7 @@ output_run_c (const float *m, gsize xs, gint n, float *o0, float *o1, gboolean h
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
+#include "row-x86.h"
 #define AVX512 __attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq,fma")))
 
 /* Mask of the first @n of 16 lanes (n may be outside 0 .. 16). */
@@ -257,6 +319,27 @@ AVX512 static inline __mmask16
 lanes (gint n)
 {
   return n >= 16 ? (__mmask16) 0xffff : n <= 0 ? 0 : (__mmask16) ((1u << n) - 1);
+}
+
+/* Rows [y0, y1) of one channel's zero-bordered plane (pad_rows), 16
+ * columns a step, the row's part loaded masked: per row two or three
+ * stores, where memset, memcpy and memset calls were most of the copy of
+ * an 18-pixel row (a 64×18×18 layer's copy took a twelfth of the layer). */
+AVX512 static void
+pad_plane_avx512 (const M2iWinograd *wg, const float *src, float *dst, gint64 y0, gint64 y1)
+{
+  const __m512 zero = _mm512_setzero_ps ();
+  dst += y0 * wg->wp;
+  for (gint64 y = y0; y < y1; y++, dst += wg->wp) {
+    gint64 iy = y - wg->pt;
+    const float *row = src + iy * wg->w;
+    for (gint64 j = 0; j < wg->wp; j += 16) {
+      __mmask16 m = lanes ((gint) (wg->wp - j)), ok;
+      __m512 v = iy >= 0 && iy < wg->h ?
+          ir_k_load_row16 (row, j - wg->pl, 1, wg->w, FALSE, m, &ok) : zero;
+      _mm512_mask_storeu_ps (dst + j, m, v);
+    }
+  }
 }
 
 AVX512 static void
@@ -364,26 +447,34 @@ typedef struct {
   const M2iWinograd *wg;
   const float *in;
   const M2iKFusion *fused;
-  float *out, *plane, *scratch;
+  float *out, *scratch;
+  gboolean channel_major;              /* the task order (winograd_task) */
 } WgJob;
 
-/* Channels [begin, end) of the input into the zero-bordered planes. */
+/* Rows [y0, y1) of every channel's zero-bordered plane. */
 static void
-pad_slice (gint begin, gint end, gint slice, gpointer data)
+pad_rows (const M2iWinograd *wg, const float *in, float *plane, gint64 y0, gint64 y1)
 {
-  const WgJob *j = data;
-  const M2iWinograd *wg = j->wg;
-  for (gint c = begin; c < end; c++) {
-    const float *src = j->in + (gsize) c * wg->h * wg->w;
-    float *dst = j->plane + (gsize) c * wg->hp * wg->wp;
-    memset (dst, 0, wg->pt * wg->wp * sizeof (float));
-    dst += wg->pt * wg->wp;
-    for (gint64 y = 0; y < wg->h; y++, dst += wg->wp) {
-      memset (dst, 0, wg->pl * sizeof (float));
-      memcpy (dst + wg->pl, src + y * wg->w, wg->w * sizeof (float));
-      memset (dst + wg->pl + wg->w, 0, (wg->wp - wg->pl - wg->w) * sizeof (float));
+  for (gint64 c = 0; c < wg->c_in; c++) {
+    const float *src = in + c * wg->h * wg->w;
+    float *dst = plane + c * wg->hp * wg->wp;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (wg->avx512) {
+      pad_plane_avx512 (wg, src, dst, y0, y1);
+      continue;
     }
-    memset (dst, 0, (wg->hp - wg->pt - wg->h) * wg->wp * sizeof (float));
+#endif
+    for (gint64 y = y0; y < y1; y++) {
+      float *d = dst + y * wg->wp;
+      gint64 iy = y - wg->pt;
+      if (iy < 0 || iy >= wg->h) {
+        memset (d, 0, wg->wp * sizeof (float));
+        continue;
+      }
+      memset (d, 0, wg->pl * sizeof (float));
+      memcpy (d + wg->pl, src + iy * wg->w, wg->w * sizeof (float));
+      memset (d + wg->pl + wg->w, 0, (wg->wp - wg->pl - wg->w) * sizeof (float));
+    }
   }
 }
 
@@ -487,21 +578,37 @@ block_slice (gint begin, gint end, gint slice, gpointer data)
 {
   const WgJob *j = data;
   const M2iWinograd *wg = j->wg;
-  float *v = ir_k_slice_scratch (j->scratch + slice * wg->slice_floats,
+  float *plane = ir_k_slice_scratch (j->scratch + slice * wg->slice_floats,
       wg->slice_floats * sizeof (float));
+  float *v = plane + plane_floats (wg);
   float *m = v + 16 * wg->v_stride;
   float *strip = m + 16 * wg->m_stride;
   float *spare = strip + m2i_align_up (ir_gemm_strip_size (wg->arch), 16);
-  gint64 last_b = -1;
+  /* The bordered input rows this slice's tiles read, made by the slice
+   * itself in its own area: on two threads, each core then reads only
+   * what it wrote (a copy shared out over the cores was read by both, and
+   * its lines written by one core after the other had read them, layer
+   * after layer). */
+  gint64 q0 = wg->tiles, q1 = 0, last_b = -1;
+  for (gint t = begin; t < end; t++) {
+    gint64 b, r0;
+    winograd_task (wg, j->channel_major, t, &b, &r0);
+    q0 = MIN (q0, wg->block_start[b]);
+    q1 = MAX (q1, wg->block_start[b + 1]);
+  }
+  if (q1 > q0)
+    pad_rows (wg, j->in, plane, 2 * (q0 / wg->tw), MIN (wg->hp, 2 * ((q1 - 1) / wg->tw) + 4));
   for (gint t = begin; t < end; t++) {
     /* Tasks: tile blocks, then output-channel blocks, so a slice's
-     * consecutive tasks share the block's V. */
-    gint64 b = t / wg->m_blocks, r0 = (t % wg->m_blocks) * wg->mb;
+     * consecutive tasks share the block's V (or channel blocks first:
+     * winograd_task). */
+    gint64 b, r0;
+    winograd_task (wg, j->channel_major, t, &b, &r0);
     gint64 rows = MIN (wg->mb, wg->c_out - r0);
     gint ncols = (gint) (wg->block_start[b + 1] - wg->block_start[b]);
     gint tail = b == wg->blocks - 1 ? (gint) wg->tail : 0;
     if (b != last_b) {
-      input_block (wg, j->plane, b, v);
+      input_block (wg, plane, b, v);
       last_b = b;
     }
     for (gint xi = 0; xi < 16; xi++) {
@@ -523,7 +630,8 @@ void
 ir_winograd_run (const M2iWinograd *wg, const float *in, float *out, const M2iKFusion *fused,
     gint slices, float *scratch)
 {
-  WgJob j = { wg, in, fused, out, scratch, scratch + plane_floats (wg) };
-  ir_k_parallel_for ((gint) wg->c_in, slices, 16, pad_slice, &j);
+  /* One slice takes the tasks with the tile blocks outermost: each
+   * block's input transformed once. */
+  WgJob j = { wg, in, fused, out, scratch, wg->channel_major && slices > 1 };
   ir_k_parallel_for ((gint) (wg->blocks * wg->m_blocks), slices, 1, block_slice, &j);
 }

@@ -13,7 +13,8 @@
  * the transforms' coefficients are 0, ±1 and ±1/2.
  *
  * Tiles are taken in blocks of one GEMM column panel (arch->nr tiles):
- * each block's V is transformed into the slice's scratch, multiplied by
+ * each slice copies the input rows its blocks read, zero-bordered, into
+ * its own scratch, and each block's V is transformed there, multiplied by
  * blocks of output channels, and transformed back straight into the
  * output, with the fused bias and ReLU, so no full-size V or M exists.
  */
@@ -35,10 +36,11 @@ typedef struct {
   gint64 vw;                           /* floats per row of V and M */
   gint32 *v_off;                       /* p · vw: V's row table for the GEMM */
   gint64 mb, m_blocks;                 /* output channels per GEMM block, blocks of them */
+  gboolean channel_major;              /* split, the output-channel blocks outermost */
   float *u;                            /* 16 packed A, u_stride floats apart */
   gsize u_stride;
   gsize v_stride, m_stride;            /* floats between the 16 matrices of V, of M */
-  gsize slice_floats;                  /* scratch per slice: V, M and a strip */
+  gsize slice_floats;                  /* scratch per slice: its bordered input, V, M, a strip */
   gboolean avx512;                     /* the transforms with AVX-512, else plain C */
 } M2iWinograd;
 

@@ -285,7 +285,15 @@ static gint64
 conv_band_rows (const ConvState *s)
 {
   gint64 row = s->c_in * s->n_slots * s->wp * (gint64) sizeof (float);
-  if (row * s->hp <= BAND_MIN_BYTES)
+  /* On several threads, layers of at least 8 column panels a slice take
+   * bands whatever their size: each slice then makes the slots its rows
+   * read in its own buffer, where whole planes are made once (on the
+   * first thread alone when they have few channels) and read by every
+   * core (vehicle-attributes' 7×7 stride-2 stem, 3 channels: the second
+   * thread's half of the product took 1.3 times the first's, reading the
+   * first core's copy). */
+  gint64 panels = (s->oh * s->wp + s->arch->nr - 1) / s->arch->nr;
+  if (row * s->hp <= BAND_MIN_BYTES && (s->slices < 2 || panels < 8 * s->slices))
     return 0;
   gint64 rows = MAX (BAND_BYTES / row - s->halo, (8 * s->arch->nr + s->wp - 1) / s->wp);
   rows = MAX (rows, 1);
@@ -857,18 +865,19 @@ conv_gemm_slice (gint begin, gint end, gint slice, gpointer data)
      * idle (a 14×14 plane's last 4 columns; a 5×5 plane: 25 in two
      * vectors; a 3×3 one: 9 in one) by the tail kernel, output rows along
      * the vector, which reads only those columns of B. A last panel of
-     * whole vectors and up to M2I_GEMM_TAIL_MAX columns more (a 9×9
-     * plane: 48 columns, then 32 + 1) takes the vectors by the
-     * micro-kernel and the rest by the tail kernel, not in a vector of
-     * mostly idle lanes (which costs as much as a full one). More
-     * columns than that (16 + 9) were slower so: the tail kernel reads
-     * all the weights again. */
+     * whole vectors and up to M2I_GEMM_TAIL_REM_MAX columns more (a 9×9
+     * plane: 48 columns, then 32 + 1; an 88-wide one: 48, then 32 + 8)
+     * takes the vectors by the micro-kernel and the rest by the tail
+     * kernel, not in a vector of mostly idle lanes (which costs as much
+     * as a full one). More columns than that (16 + 9) were slower so:
+     * the tail kernel reads all the weights again. */
     cp.width = ncols;
     if (s->tap) {
       s->tap (&s->tap_geom, a, (gint) rows, cp.in, n0, ncols, o.c, ohw, o.row_bias, o.relu);
-    } else if (j->band ? !ir_gemm_tail_panel (s->arch, (gint) rows, (gint) s->k, a, n0, ncols,
-            get_b, &cp, bbuf, &o) : !ir_gemm_wide_panel (s->arch, (gint) rows, (gint) s->k, a,
-            n0, ncols, get_b, &cp, bbuf, &o)) {
+    } else if (j->band ? ncols > M2I_GEMM_TAIL_MAX || !ir_gemm_tail_panel (s->arch,
+            (gint) rows, (gint) s->k, a, n0, ncols, get_b, &cp, bbuf, &o) :
+        !ir_gemm_wide_panel (s->arch, (gint) rows, (gint) s->k, a, n0, ncols, get_b, &cp,
+            bbuf, &o)) {
       gint rem = ncols % step, cols = ncols;
       cp.width = rem;
       if (!j->band && ncols > rem && rem > 0 && !o.run_start &&

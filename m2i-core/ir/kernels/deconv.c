@@ -329,8 +329,8 @@ deconv_slice (gint begin, gint end, gint slice, gpointer data)
     for (gint64 p0 = 0; p0 < s->in_pix; p0 += nr) {
       gint ncols = (gint) MIN (nr, s->in_pix - p0);
       cp.n0 = (gint) p0;
-      if (!ir_gemm_tail_panel (s->arch, rows, (gint) s->cin_g, a, 0, ncols, deconv_b, &cp,
-              bbuf, &o))
+      if (ncols > M2I_GEMM_TAIL_MAX || !ir_gemm_tail_panel (s->arch, rows, (gint) s->cin_g, a,
+              0, ncols, deconv_b, &cp, bbuf, &o))
         ir_gemm_column_panel (s->arch, rows, (gint) s->cin_g, a, s->arch->mr, 0, ncols,
             deconv_b, &cp, bbuf, strip, &o);
       col2im (s, col, nc, p0, ncols, nr, out);

@@ -41,7 +41,7 @@ typedef struct {
   gint64 images, priors, prior_size, prior_batches, loc_classes, results;
   gboolean with_arm;
   /* scratch layout (bytes) */
-  gsize off_boxes, off_arm_boxes, off_cands, off_kept, off_counts, off_all;
+  gsize off_boxes, off_arm_boxes, off_cands, off_kept, off_counts, off_all, off_cols;
 } DoState;
 
 /* Caffe's intersection-over-union on normalised boxes. */
@@ -88,46 +88,88 @@ clip01 (float v)
   return MAX (0.0f, MIN (1.0f, v));
 }
 
-/* Decodes @n boxes of @loc (4 floats each) against @priors (prior_size
- * floats each, offset 1 when not normalized) and @var (4 each, or NULL when
- * the variance is encoded in the target). */
-static void
-decode_boxes (const DoState *s, const float *priors, const float *var, const Box *prior_boxes,
-    const float *loc, gint64 loc_stride, Box *out)
+/* Decodes the box of prior @p from its 4 location values @l against
+ * @priors (prior_size floats each, offset 1 when not normalized) or, when
+ * not NULL, @prior_box (an ARM-refined box), and @var (4 each, or NULL
+ * when the variance is encoded in the target). */
+static Box
+decode_box (const DoState *s, const float *priors, const float *var, const Box *prior_box,
+    const float *l, gint64 p)
 {
-  gint64 off = s->normalized ? 0 : 1;
-  for (gint64 p = 0; p < s->priors; p++) {
-    Box pr;
-    if (prior_boxes) {
-      pr = prior_boxes[p];
+  Box pr;
+  if (prior_box) {
+    pr = *prior_box;
+  } else {
+    const float *q = priors + p * s->prior_size + (s->normalized ? 0 : 1);
+    pr = (Box) { q[0], q[1], q[2], q[3] };
+  }
+  if (!s->normalized) {
+    pr.xmin /= (float) s->input_w;
+    pr.ymin /= (float) s->input_h;
+    pr.xmax /= (float) s->input_w;
+    pr.ymax /= (float) s->input_h;
+  }
+  float v[4] = { 1, 1, 1, 1 };
+  if (var)
+    memcpy (v, var + p * 4, sizeof v);
+  Box d;
+  if (!s->center_size) {
+    d = (Box) { pr.xmin + v[0] * l[0], pr.ymin + v[1] * l[1], pr.xmax + v[2] * l[2],
+      pr.ymax + v[3] * l[3] };
+  } else {
+    float pw = pr.xmax - pr.xmin, ph = pr.ymax - pr.ymin;
+    float pcx = (pr.xmin + pr.xmax) / 2, pcy = (pr.ymin + pr.ymax) / 2;
+    float cx = v[0] * l[0] * pw + pcx, cy = v[1] * l[1] * ph + pcy;
+    float w = expf (v[2] * l[2]) * pw, h = expf (v[3] * l[3]) * ph;
+    d = (Box) { cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2 };
+  }
+  if (s->clip_before)
+    d = (Box) { clip01 (d.xmin), clip01 (d.ymin), clip01 (d.xmax), clip01 (d.ymax) };
+  return d;
+}
+
+/* One image's inputs to box decoding. */
+typedef struct {
+  const float *priors, *var, *loc, *arm_loc;
+} DoImage;
+
+/* Decodes the boxes of the priors of @n candidates into @boxes (the
+ * class's P boxes; the ARM-refined ones through @arm_boxes): only boxes
+ * some candidate may keep are ever read (NMS, the output rows), so the
+ * thousands of priors below the threshold or past top_k are not decoded
+ * (a prior decoded for two classes sharing locations gets the same box). */
+static void
+decode_cands (const DoState *s, const DoImage *im, gint lc, const Cand *c, gint64 n,
+    Box *boxes, Box *arm_boxes)
+{
+  gint64 stride = s->loc_classes * 4;
+  for (gint64 i = 0; i < n; i++) {
+    gint64 p = c[i].index;
+    const float *l = im->loc + p * stride + lc * 4;
+    if (im->arm_loc) {
+      arm_boxes[p] = decode_box (s, im->priors, im->var, NULL,
+          im->arm_loc + p * stride + lc * 4, p);
+      boxes[p] = decode_box (s, im->priors, im->var, &arm_boxes[p], l, p);
     } else {
-      const float *q = priors + p * s->prior_size + off;
-      pr = (Box) { q[0], q[1], q[2], q[3] };
+      boxes[p] = decode_box (s, im->priors, im->var, NULL, l, p);
     }
-    if (!s->normalized) {
-      pr.xmin /= (float) s->input_w;
-      pr.ymin /= (float) s->input_h;
-      pr.xmax /= (float) s->input_w;
-      pr.ymax /= (float) s->input_h;
-    }
-    const float *l = loc + p * loc_stride;
-    float v[4] = { 1, 1, 1, 1 };
-    if (var)
-      memcpy (v, var + p * 4, sizeof v);
-    Box d;
-    if (!s->center_size) {
-      d = (Box) { pr.xmin + v[0] * l[0], pr.ymin + v[1] * l[1], pr.xmax + v[2] * l[2],
-        pr.ymax + v[3] * l[3] };
-    } else {
-      float pw = pr.xmax - pr.xmin, ph = pr.ymax - pr.ymin;
-      float pcx = (pr.xmin + pr.xmax) / 2, pcy = (pr.ymin + pr.ymax) / 2;
-      float cx = v[0] * l[0] * pw + pcx, cy = v[1] * l[1] * ph + pcy;
-      float w = expf (v[2] * l[2]) * pw, h = expf (v[3] * l[3]) * ph;
-      d = (Box) { cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2 };
-    }
-    if (s->clip_before)
-      d = (Box) { clip01 (d.xmin), clip01 (d.ymin), clip01 (d.xmax), clip01 (d.ymax) };
-    out[p] = d;
+  }
+}
+
+/* Offers @v to the @k best candidates held in @c (*n of them, a heap whose
+ * top is the worst by cand_cmp): with fewer than @k it joins them, else it
+ * replaces the worst when better. Sorting the heap afterwards gives the
+ * first min (k, offered) of all offered in cand_cmp order, as sorting them
+ * all and cutting would (cand_cmp is a total order), without sorting
+ * thousands of candidates for a few hundred. */
+static inline void
+cands_offer (Cand *c, gint64 *n, gint64 k, Cand v)
+{
+  if (*n < k) {
+    cands_push (c, n, v);
+  } else if (k > 0 && cand_cmp (&v, &c[0]) < 0) {
+    c[0] = v;
+    cands_sift_down (c, 0, *n);
   }
 }
 
@@ -143,6 +185,95 @@ greedy_nms (const DoState *s, const Cand *c, gint64 n, const Box *boxes, gint32 
       keep = !(jaccard (&boxes[c[i].index], &boxes[kept[k]]) > s->nms_threshold);
     if (keep)
       kept[n_kept++] = c[i].index;
+  }
+  return n_kept;
+}
+
+/* Four floats (GCC's vector extension: an SSE or NEON register on every
+ * target, the baseline ABI). */
+typedef float NmsVec __attribute__ ((vector_size (16)));
+typedef gint32 NmsMask __attribute__ ((vector_size (16)));
+#define NMS_LANES 4
+
+/* Lanes of @a where @m is set, of @b elsewhere. */
+static inline NmsVec
+nms_select (NmsMask m, NmsVec a, NmsVec b)
+{
+  return (NmsVec) ((m & (NmsMask) a) | (~m & (NmsMask) b));
+}
+
+/* Whether @a (of box_size () @sa) overlaps one of the @n kept boxes in
+ * @cols by more than the threshold: jaccard () on four kept boxes at a
+ * time, its branches as lane masks (the lanes of a pair that jaccard ()
+ * would return 0 for never count; the columns past the n-th box, up to
+ * the next multiple of four, hold a box apart from every box: xmin +inf,
+ * the rest 0). */
+static gboolean
+nms_overlaps (const DoState *s, const Box *a, float sa, const float *cols, gint64 stride,
+    gint64 n)
+{
+  const NmsVec ax0 = { a->xmin, a->xmin, a->xmin, a->xmin };
+  const NmsVec ay0 = ax0 - ax0 + a->ymin, ax1 = ax0 - ax0 + a->xmax, ay1 = ax0 - ax0 + a->ymax;
+  const NmsVec vsa = ax0 - ax0 + sa, thr = ax0 - ax0 + s->nms_threshold, zero = ax0 - ax0;
+  NmsMask hit = { 0 };
+  for (gint64 k = 0; k < n; k += NMS_LANES) {
+    NmsVec bx0, by0, bx1, by1, sb;
+    memcpy (&bx0, cols + k, sizeof bx0);
+    memcpy (&by0, cols + stride + k, sizeof by0);
+    memcpy (&bx1, cols + 2 * stride + k, sizeof bx1);
+    memcpy (&by1, cols + 3 * stride + k, sizeof by1);
+    memcpy (&sb, cols + 4 * stride + k, sizeof sb);
+    NmsMask apart = (bx0 > ax1) | (bx1 < ax0) | (by0 > ay1) | (by1 < ay0);
+    /* MAX and MIN of jaccard (): x > y ? x : y, x < y ? x : y */
+    NmsVec ix0 = nms_select (ax0 > bx0, ax0, bx0), iy0 = nms_select (ay0 > by0, ay0, by0);
+    NmsVec ix1 = nms_select (ax1 < bx1, ax1, bx1), iy1 = nms_select (ay1 < by1, ay1, by1);
+    NmsVec w = ix1 - ix0, h = iy1 - iy0, inter = w * h;
+    NmsVec q = inter / (vsa + sb - inter);
+    hit |= ~apart & (w > zero) & (h > zero) & (q > thr);
+  }
+  for (gint l = 0; l < NMS_LANES; l++)
+    if (hit[l])
+      return TRUE;
+  return FALSE;
+}
+
+/* greedy_nms () from no kept box, the kept boxes also held as columns in
+ * @cols (5 rows of nms_cols_stride (n) floats: xmin, ymin, xmax, ymax,
+ * size) compared four at a time (nms_overlaps ()). Returns the number
+ * kept. */
+static gsize
+nms_cols_stride (gint64 n)
+{
+  return (gsize) (n + NMS_LANES - 1) / NMS_LANES * NMS_LANES + NMS_LANES;
+}
+
+/* Columns @from .. @from + NMS_LANES of @cols: a box apart from every box. */
+static void
+nms_cols_pad (float *cols, gint64 stride, gint64 from)
+{
+  for (gint r = 0; r < 5; r++)
+    for (gint l = 0; l < NMS_LANES; l++)
+      cols[r * stride + from + l] = r == 0 ? INFINITY : 0.0f;
+}
+
+static gint64
+greedy_nms_cols (const DoState *s, const Cand *c, gint64 n, const Box *boxes, gint32 *kept,
+    float *cols)
+{
+  gint64 stride = (gint64) nms_cols_stride (n), n_kept = 0;
+  nms_cols_pad (cols, stride, 0);
+  for (gint64 i = 0; i < n; i++) {
+    Box a = boxes[c[i].index];
+    float sa = box_size (&a);
+    if (nms_overlaps (s, &a, sa, cols, stride, n_kept))
+      continue;
+    kept[n_kept] = c[i].index;
+    float v[5] = { a.xmin, a.ymin, a.xmax, a.ymax, sa };
+    for (gint r = 0; r < 5; r++)
+      cols[r * stride + n_kept] = v[r];
+    n_kept++;
+    if (n_kept % NMS_LANES == 0)
+      nms_cols_pad (cols, stride, n_kept);
   }
   return n_kept;
 }
@@ -286,8 +417,9 @@ do_infer (M2iOpContext *ctx, GError **error)
   s.off_kept = m2i_align_up (s.off_cands + s.priors * sizeof (Cand), 16);
   s.off_counts = m2i_align_up (s.off_kept + pairs * sizeof (gint32), 16);
   s.off_all = s.off_counts + m2i_align_up (num_classes * sizeof (gint64), 16);
-  ctx->scratch_bytes = s.off_all + pairs * sizeof (Cand) +
-      (s.decrease_label ? pairs * sizeof (Cand) : 0);
+  s.off_cols = m2i_align_up (s.off_all + pairs * sizeof (Cand) +
+      (s.decrease_label ? pairs * sizeof (Cand) : 0), 16);
+  ctx->scratch_bytes = s.off_cols + 5 * nms_cols_stride (s.priors) * sizeof (float);
   ctx->outputs[0].type = M2I_ET_F32;
   ctx->outputs[0].shape = (M2iShape) { 4, { 1, 1, s.results, 7 } };
   ctx->state = g_memdup2 (&s, sizeof s);
@@ -308,6 +440,7 @@ do_execute (M2iOpContext *ctx, GError **error)
   gint32 *kept = (gint32 *) (scratch + s->off_kept);   /* [class][priors] */
   gint64 *counts = (gint64 *) (scratch + s->off_counts);
   Cand *all = (Cand *) (scratch + s->off_all);
+  float *cols = (float *) (scratch + s->off_cols);
   float *out = ctx->outputs[0].data;
   gint C = s->num_classes;
   gint64 P = s->priors, count = 0;
@@ -321,19 +454,10 @@ do_execute (M2iOpContext *ctx, GError **error)
     gint64 stride = (s->var_in_target ? 1 : 2) * P * s->prior_size;
     const float *pr = pri + pb * stride;
     const float *var = s->var_in_target ? NULL : pr + P * s->prior_size;
-    for (gint64 lc = 0; lc < s->loc_classes; lc++) {
-      if (!s->share_location && s->background > -1 && lc == s->background)
-        continue;
-      const float *l = loc + img * P * s->loc_classes * 4 + lc * 4;
-      Box *dst = boxes + lc * P;
-      if (arm_loc) {
-        decode_boxes (s, pr, var, NULL, arm_loc + img * P * s->loc_classes * 4 + lc * 4,
-            s->loc_classes * 4, arm_boxes + lc * P);
-        decode_boxes (s, pr, var, arm_boxes + lc * P, l, s->loc_classes * 4, dst);
-      } else {
-        decode_boxes (s, pr, var, NULL, l, s->loc_classes * 4, dst);
-      }
-    }
+    DoImage im = { pr, var, loc + img * P * s->loc_classes * 4,
+      arm_loc ? arm_loc + img * P * s->loc_classes * 4 : NULL };
+    /* top_k as a bound on the candidates kept (-1: all) */
+    gint64 top = s->top_k > -1 ? s->top_k : G_MAXINT64;
 
     gint64 n_det = 0;
     for (gint c = 0; c < C; c++)
@@ -347,13 +471,12 @@ do_execute (M2iOpContext *ctx, GError **error)
         for (gint64 p = 0; p < P; p++) {
           float sc = class_score (s, img_conf, img_arm_conf, c, p);
           if (sc > s->confidence_threshold)
-            cands[n++] = (Cand) { sc, c, (gint32) p };
+            cands_offer (cands, &n, top, (Cand) { sc, c, (gint32) p });
         }
         cands_sort (cands, n);
-        if (s->top_k > -1 && n > s->top_k)
-          n = s->top_k;
-        const Box *b = boxes + (s->share_location ? 0 : c) * P;
-        counts[c] = greedy_nms (s, cands, n, b, kept + c * P, 0);
+        gint lc = s->share_location ? 0 : c;
+        decode_cands (s, &im, lc, cands, n, boxes + lc * P, arm_boxes + lc * P);
+        counts[c] = greedy_nms_cols (s, cands, n, boxes + lc * P, kept + c * P, cols);
         n_det += counts[c];
       }
     } else {
@@ -374,11 +497,13 @@ do_execute (M2iOpContext *ctx, GError **error)
           }
         }
         if (id > 0 && best >= s->confidence_threshold)
-          list[n++] = (Cand) { best, id, (gint32) p };
+          cands_offer (list, &n, top, (Cand) { best, id, (gint32) p });
       }
       cands_sort (list, n);
-      if (s->top_k != -1 && n > s->top_k)
-        n = s->top_k;
+      for (gint64 i = 0; i < n; i++) {
+        gint lc = s->share_location ? 0 : list[i].label;
+        decode_cands (s, &im, lc, &list[i], 1, boxes + lc * P, arm_boxes + lc * P);
+      }
       for (gint64 i = 0; i < n; i++) {
         gint c = list[i].label;
         const Box *b = boxes + (s->share_location ? 0 : c) * P;

@@ -35,11 +35,20 @@ typedef enum {
   OP_ADD_RELU,                         /* Add, then ReLU (ir_k_fuse_add_relu) */
 } BinOp;
 
+/* A per-channel Multiply and Add after the op (ir_k_fuse_channel_affine):
+ * out = out · scale[c] + shift[c], then ReLU, c the output's axis-1 index. */
+typedef struct {
+  gboolean on, scaled, shifted, relu;
+  gint64 channels, inner;              /* output channels, elements per channel */
+  float *scale, *shift;                /* channels each (in the state's own block) */
+} ChanAffine;
+
 typedef struct {
   BinOp op;
   M2iElementType type;
   gboolean python_div;
   M2iBroadcast plan;
+  ChanAffine post;
 } BinState;
 
 typedef struct {
@@ -175,6 +184,44 @@ libm_row_f32 (BinOp op, const float *a, gint64 sa, const float *b, gint64 sb, fl
 INT_ROWS (gint32, guint32)
 INT_ROWS (gint64, guint64)
 
+/* The fused Multiply, Add and ReLU of one channel's run: the layers' own
+ * expressions (Multiply x·y, Add x + y, Add → ReLU x + y > 0 ? x + y : 0),
+ * in their order. */
+M2I_K_INLINE void
+chan_affine_f32_body (float *o, gint64 n, gboolean scaled, float sc, gboolean shifted,
+    float sh, gboolean relu)
+{
+  for (gint64 i = 0; i < n; i++) {
+    float x = o[i];
+    if (scaled)
+      x = x * sc;
+    if (shifted && relu)
+      x = x + sh > 0.0f ? x + sh : 0.0f;
+    else if (shifted)
+      x = x + sh;
+    o[i] = x;
+  }
+}
+M2I_K_SIMD_CLONES (chan_affine_f32, (float *o, gint64 n, gboolean scaled, float sc,
+        gboolean shifted, float sh, gboolean relu), (o, n, scaled, sc, shifted, sh, relu))
+
+/* The fused per-channel epilogue over @n outputs from output element @at
+ * (a row may cross channel planes: an Add of two whole tensors is one). */
+static void
+chan_affine_row (const ChanAffine *p, float *o, gint64 at, gint64 n)
+{
+  for (gint64 pos = at, end = at + n; pos < end;) {
+    gint64 c = pos / p->inner % p->channels;
+    gint64 next = MIN (end, (pos / p->inner + 1) * p->inner);
+    chan_affine_f32 (o + (pos - at), next - pos, p->scaled, p->scaled ? p->scale[c] : 0.0f,
+        p->shifted, p->shifted ? p->shift[c] : 0.0f, p->relu);
+    pos = next;
+  }
+}
+
+/* Elements of a row a fused epilogue follows at once (8 KiB of f32). */
+#define POST_PIECE 2048
+
 static void
 bin_row (const gint64 *off, gint64 n, gpointer user)
 {
@@ -185,6 +232,14 @@ bin_row (const gint64 *off, gint64 n, gpointer user)
   gsize es = m2i_element_type_size (s->type);
   const guint8 *a = j->a + off[0] * es, *b = j->b + off[1] * es;
   guint8 *o = j->out + off[2] * es;
+  if (s->post.on && n > POST_PIECE) {
+    /* pieces whose results are still in L1 for the epilogue */
+    for (gint64 i = 0; i < n; i += POST_PIECE) {
+      gint64 piece[3] = { off[0] + i * sa, off[1] + i * sb, off[2] + i };
+      bin_row (piece, MIN (POST_PIECE, n - i), user);
+    }
+    return;
+  }
   switch (s->type) {
     case M2I_ET_F32: {
       const float *fa = (const float *) a, *fb = (const float *) b;
@@ -201,6 +256,8 @@ bin_row (const gint64 *off, gint64 n, gpointer user)
         case OP_ADD_RELU: add_relu_f32 (fa, sa, fb, sb, fo, n); break;
         default: libm_row_f32 (s->op, fa, sa, fb, sb, fo, n); break;
       }
+      if (s->post.on)
+        chan_affine_row (&s->post, fo, off[2], n);
       break;
     }
     case M2I_ET_I32:
@@ -296,6 +353,51 @@ ir_k_fuse_add_relu (M2iOpContext *ctx, GError **error)
     return FALSE;
   }
   s->op = OP_ADD_RELU;
+  return TRUE;
+}
+
+gboolean
+ir_k_add_applies_relu (const M2iOpContext *ctx)
+{
+  const BinState *s = ctx->state;
+  return s && !strcmp (m2i_ir_node_get_type (ctx->node), "Add") && s->op == OP_ADD_RELU &&
+      !s->post.on;
+}
+
+gboolean
+ir_k_fuse_channel_affine (M2iOpContext *ctx, const float *scale, const float *shift,
+    gint64 channels, gboolean relu, GError **error)
+{
+  BinState *s = ctx->state;
+  const char *type = m2i_ir_node_get_type (ctx->node);
+  const M2iShape *out = &ctx->outputs[0].shape;
+  gint r = s ? s->plan.rank : 0;
+  /* the rows' outputs contiguous (bin_row's off[2] counts elements) */
+  if (!s || (strcmp (type, "Add") && strcmp (type, "Multiply")) || s->type != M2I_ET_F32 ||
+      s->post.on || out->rank < 2 || !m2i_shape_is_static (out) || m2i_shape_numel (out) < 1 ||
+      out->dims[1] != channels || channels < 1 ||
+      (!scale && !shift) || (relu && !shift) || (r > 0 && s->plan.strides[2][r - 1] != 1)) {
+    m2i_ir_node_set_error (error, M2I_ERROR_UNSUPPORTED, ctx->node,
+        "a per-channel Multiply and Add can only be fused into a compiled f32 Add or "
+        "Multiply of %" G_GINT64_FORMAT " channels", channels);
+    return FALSE;
+  }
+  gsize head = G_STRUCT_OFFSET (BinState, post) + sizeof (ChanAffine);
+  s = g_realloc (s, head + 2 * (gsize) channels * sizeof (float));
+  ctx->state = s;
+  ChanAffine *p = &s->post;
+  p->scale = (float *) ((guint8 *) s + head);
+  p->shift = p->scale + channels;
+  p->on = TRUE;
+  p->scaled = scale != NULL;
+  p->shifted = shift != NULL;
+  p->relu = relu;
+  p->channels = channels;
+  p->inner = m2i_shape_numel (out) / out->dims[0] / channels;
+  if (scale)
+    memcpy (p->scale, scale, channels * sizeof (float));
+  if (shift)
+    memcpy (p->shift, shift, channels * sizeof (float));
   return TRUE;
 }
 

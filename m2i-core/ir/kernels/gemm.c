@@ -327,7 +327,7 @@ ir_gemm_tail_panel (const M2iGemmArch *arch, gint m, gint k, const float *packed
     gint n0, gint ncols, M2iGemmPanelB get_b, gpointer user, float *bbuf,
     const M2iGemmOut *out)
 {
-  if (!arch->tail || ncols < 1 || ncols > M2I_GEMM_TAIL_MAX || arch->mr > M2I_GEMM_MAX_MR ||
+  if (!arch->tail || ncols < 1 || ncols > M2I_GEMM_TAIL_REM_MAX || arch->mr > M2I_GEMM_MAX_MR ||
       out->run_start || out->col_bias)
     return FALSE;
   TailCols tc;

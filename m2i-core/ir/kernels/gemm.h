@@ -29,6 +29,14 @@ G_BEGIN_DECLS
  * (ir_gemm_wide_wanted), in chunks of up to M2I_GEMM_TAIL_CHUNK columns
  * per kernel call. */
 #define M2I_GEMM_TAIL_MAX 4
+/* Columns past whole vectors a last panel's tail kernel call takes
+ * (ir_gemm_tail_panel ()): up to half a vector of 16. The micro-kernel
+ * would spend a whole vector on them, at most half its lanes used; the
+ * tail kernel runs at about three quarters of the micro-kernel's speed
+ * (license-plate-recognition's conv2, 128×1×88 from K 1280: the panels
+ * 48 and 32 + 8, 0.119–0.124 → 0.111–0.116 ms). More columns than that (16 +
+ * 9) were slower so. */
+#define M2I_GEMM_TAIL_REM_MAX 8
 #define M2I_GEMM_WIDE_MAX 32
 #define M2I_GEMM_TAIL_CHUNK 12
 /* Rows × K below which the tail kernel's set-up (B packed, the epilogue
@@ -200,7 +208,7 @@ void ir_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
     const float *a, gsize a1_stride, gint n0, gint ncols, M2iGemmPanelB get_b,
     gpointer user, float *bbuf, float *strip, const M2iGemmOut *out);
 
-/* Computes a last column panel of at most M2I_GEMM_TAIL_MAX columns as
+/* Computes a last column panel of at most M2I_GEMM_TAIL_REM_MAX columns as
  * ir_gemm_column_panel() does (@out without runs or column biases), with
  * the arch's tail kernel; FALSE (nothing done) where that does not apply:
  * no tail kernel, more columns, runs. The sums are those of the same

@@ -183,6 +183,24 @@ gboolean ir_k_fuse_swish (M2iOpContext *ctx, float beta, GError **error);
  */
 gboolean ir_k_fuse_add_relu (M2iOpContext *ctx, GError **error);
 
+/* TRUE when a compiled Add applies ReLU to its sums (ir_k_fuse_add_relu). */
+gboolean ir_k_add_applies_relu (const M2iOpContext *ctx);
+
+/*
+ * Lets a compiled f32 Add or Multiply layer (after its infer(), and any
+ * ir_k_fuse_add_relu()) also multiply its output by a per-channel @scale,
+ * add a per-channel @shift and apply ReLU (@relu, only with @shift) as it
+ * stores, so a runtime that finds Add → Multiply (constant [C,1,1]) → Add
+ * (constant) [→ ReLU], each feeding only the next (a batch normalization
+ * after a residual sum), can drop the later layers and their passes over
+ * memory. @scale and @shift (either may be NULL, not both) have one value
+ * per channel of axis 1 of the output and are copied. Bit-identical to
+ * the layers (their expressions, in their order). FALSE with a GError
+ * naming the layer otherwise; the layer is then unchanged.
+ */
+gboolean ir_k_fuse_channel_affine (M2iOpContext *ctx, const float *scale, const float *shift,
+    gint64 channels, gboolean relu, GError **error);
+
 /* A kernel path that can be turned off for measuring and tests: *@state is
  * -1 until the environment variable @var is read (its value "0" turns the
  * path off), then 0 or 1; ir_k_switch_set() overrides it. */

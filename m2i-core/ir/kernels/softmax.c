@@ -6,14 +6,24 @@
  * softmax over channels of an NCHW tensor vectorizes across pixels. */
 #include "kernels-private.h"
 #include "vmath.h"
+#include <base/m2i-align.h>
 #include <base/m2i-parallel.h>
 
 #include <math.h>
+
+/* Rows of a softmax along the last axis (inner = 1) are taken this many
+ * at a time, transposed, when the axis is at most ROWS_MAX_N long (SSD's
+ * two-class [1, 10112, 2] confidences): the loops then run across rows in
+ * vectors instead of one scalar row at a time (0.135 -> 0.03 ms). */
+#define ROWS_BLOCK 64
+#define ROWS_MAX_N 16
 
 typedef struct {
   gint64 outer, n, inner;
   gint slices;
   gboolean log;                        /* LogSoftmax */
+  gboolean rows;                       /* inner = 1, n <= ROWS_MAX_N: rows transposed */
+  gsize slice_floats;                  /* scratch per slice, whole cache lines */
 } SoftmaxState;
 
 typedef struct {
@@ -65,8 +75,29 @@ static void
 softmax_slice (gint begin, gint end, gint slice, gpointer data)
 {
   const SoftmaxJob *j = data;
-  float *mx = j->scratch + slice * 2 * j->s->inner;
-  softmax_rows (j->s, j->x, j->y, mx, mx + j->s->inner, begin, end);
+  const SoftmaxState *s = j->s;
+  float *mx = j->scratch + slice * s->slice_floats;
+  if (!s->rows) {
+    softmax_rows (s, j->x, j->y, mx, mx + s->inner, begin, end);
+    return;
+  }
+  /* Up to ROWS_BLOCK rows of n as n rows of r (inner = r), the same sums
+   * in the same order for each row. */
+  gint64 n = s->n;
+  float *tx = mx + 2 * ROWS_BLOCK, *ty = tx + n * ROWS_BLOCK;
+  for (gint64 o = begin; o < end; o += ROWS_BLOCK) {
+    gint64 r = MIN (ROWS_BLOCK, end - o);
+    const float *x = j->x + o * n;
+    float *y = j->y + o * n;
+    for (gint64 i = 0; i < r; i++)
+      for (gint64 a = 0; a < n; a++)
+        tx[a * r + i] = x[i * n + a];
+    SoftmaxState t = { 1, n, r, 1, s->log, FALSE, 0 };
+    softmax_rows (&t, tx, ty, mx, mx + r, 0, 1);
+    for (gint64 i = 0; i < r; i++)
+      for (gint64 a = 0; a < n; a++)
+        y[i * n + a] = ty[a * r + i];
+  }
 }
 
 static gboolean
@@ -85,7 +116,11 @@ softmax_infer_any (M2iOpContext *ctx, gboolean log, GError **error)
   s->n = in->rank ? in->dims[axis] : 1;
   s->log = log;
   s->slices = ir_k_threads (ctx);
-  ctx->scratch_bytes = s->slices * 2 * s->inner * sizeof (float);
+  s->rows = s->inner == 1 && s->n <= ROWS_MAX_N;
+  /* each slice's on cache lines of its own (two slices writing one line
+   * took 0.30 ms where one thread took 0.135) */
+  s->slice_floats = m2i_align_up (s->rows ? 2 * ROWS_BLOCK * (1 + s->n) : 2 * s->inner, 16);
+  ctx->scratch_bytes = s->slices * s->slice_floats * sizeof (float);
   ctx->outputs[0].type = M2I_ET_F32;
   ctx->outputs[0].shape = *in;
   ctx->state = s;

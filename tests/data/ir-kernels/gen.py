@@ -685,6 +685,27 @@ def gen_detection_odd():
     save("do_odd_y", py_detection_output(loc, cf, pri, a))
 
 
+def gen_detection_ties():
+    """Hundreds of candidates for a top_k of a few dozen, scores in steps of
+    1/16 so that many tie at the cut: the kernel keeps the top_k best while
+    scanning (a bounded heap) rather than sorting them all, and must cut
+    where the full sort by (-score, prior) would. Per-class NMS (Caffe) and
+    the best class per prior (MXNet). Its own generator, so that the cases
+    above keep their data."""
+    r = np.random.default_rng(19)
+    n, npri, nc = 2, 300, 3
+    pri = make_priors(npri, True, 1, True, r)
+    loc = r.normal(0, 0.3, size=(n, npri * 4)).astype(f32)
+    cf = (np.floor(r.uniform(0, 1, size=(n, npri * nc)) * 16) / 16).astype(f32)
+    # NMS at 0.9 and no keep_top_k: the candidates at the cut reach the output
+    ties = dict(DO_BASE, num_classes=nc, keep_top_k=-1, nms_threshold=0.9)
+    for name, a in (("do_ties", dict(ties, top_k=25)),
+                    ("do_ties_mxnet", dict(ties, top_k=40, decrease_label_id=True))):
+        for k, v in (("loc", loc), ("conf", cf), ("priors", pri)):
+            save(name + "_" + k, v)
+        save(name + "_y", py_detection_output(loc, cf, pri, a))
+
+
 if __name__ == "__main__":
     gen_conv()
     gen_matmul()
@@ -698,3 +719,4 @@ if __name__ == "__main__":
     gen_fake_quantize()
     gen_detection()
     gen_detection_odd()
+    gen_detection_ties()

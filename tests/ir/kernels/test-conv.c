@@ -390,7 +390,10 @@ test_edges (void)
  * taps, dilated taps, planes narrower than a vector, a last panel of
  * every vector count (1 to 3 of 16, 1 to 3 of 8), output channels off
  * the register tile, groups, batches, a 1-D layer, K near
- * M2I_GEMM_MAX_KC, weights computed at run time, one and two threads. */
+ * M2I_GEMM_MAX_KC, weights computed at run time, one and two threads;
+ * panels whose taps above or below read only pads (skipped: the first
+ * and last rows of wide planes), input channels in several blocks (the
+ * K×1 layers of 64 and 330 channels, 5×1 of 40, 1×3 of 200). */
 static void
 test_taps (void)
 {
@@ -414,6 +417,8 @@ test_taps (void)
     { 1, 3, 1, 150, 5, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, TRUE },
     { 1, 330, 5, 40, 9, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
     { 1, 64, 11, 90, 64, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+    { 1, 200, 4, 70, 17, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
+    { 1, 40, 6, 60, 8, 1, 5, 1, 1, 1, 1, 1, { 2, 0 }, { 2, 0 }, NULL, FALSE },
   };
   check_on_path (cases, G_N_ELEMENTS (cases), ir_k_conv_uses_taps, "on the direct tiles");
 }
@@ -485,6 +490,14 @@ test_shapes_large (void)
     { 1, 600, 18, 18, 40, 1, 1, 1, 2, 2, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
     { 1, 64, 3, 11, 30, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 3, 32, 32, 10, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    /* ... and five to eight pixels more (M2I_GEMM_TAIL_REM_MAX):
+     * license-plate-recognition's conv2 (5×1 over 5×88 rows: 48, then
+     * 32 + 8; K over two K blocks), 1×1 on 85 and 86 pixels (48, then
+     * 32 + 5 and 32 + 6), 71 output channels (a last row panel of 7), a
+     * batch. */
+    { 1, 256, 5, 88, 128, 1, 5, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 300, 1, 85, 71, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 2, 200, 2, 43, 90, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     check_case (&cases[i], FALSE, 3);
@@ -522,6 +535,9 @@ test_team (void)
     { 1, 64, 18, 18, 64, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 32, 11, 90, 40, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
     { 1, 32, 11, 90, 40, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+    /* strided slots in bands, each slice's in its own buffer, though
+     * small (vehicle-attributes' 7×7 stride-2 stem: 27 column panels) */
+    { 1, 3, 72, 72, 64, 1, 7, 7, 2, 2, 1, 1, { 3, 3 }, { 3, 3 }, NULL, FALSE },
   };
   for (gint threads = 2; threads <= 3; threads++) {
     M2iKTeam *team = ir_k_team_new (threads);
@@ -663,6 +679,24 @@ test_winograd (void)
     kt_free (t);
   }
   ir_winograd_set_min_tiles (min_tiles);
+  /* Tile blocks of unequal size (81 tiles: 32 and 49): on two slices,
+   * output-channel blocks outermost, one per slice (even work; results
+   * checked in /conv/team's 18×18 case); on one, or with tile blocks
+   * that share out evenly (25 tiles, one block), tile blocks outermost. */
+  static float w64[64 * 64 * 9];
+  M2iWinograd *wg = ir_winograd_new (ir_gemm_arch (), w64, 64, 64, 18, 18, 1, 1, 18, 18, 1);
+  g_assert_false (wg->channel_major);
+  ir_winograd_free (wg);
+  if (ir_gemm_arch ()->tail) {
+    /* AVX-512's blocks: 16-tile vectors, 48-tile panels */
+    wg = ir_winograd_new (ir_gemm_arch (), w64, 64, 64, 18, 18, 1, 1, 18, 18, 2);
+    g_assert_true (wg->channel_major);
+    g_assert_cmpint (wg->m_blocks, ==, 2);
+    ir_winograd_free (wg);
+    wg = ir_winograd_new (ir_gemm_arch (), w64, 64, 64, 9, 9, 1, 1, 9, 9, 2);
+    g_assert_false (wg->channel_major);
+    ir_winograd_free (wg);
+  }
   /* By default, too few tiles: the direct product (1 and 9 tiles), and
    * enough (16). */
   static const ConvCase few[] = {
@@ -976,9 +1010,12 @@ static const ConvCase fusion_cases[] = {
     /* depthwise through the plane kernel (AVX-512), strides 1 and 2 */
     { 1, 24, 19, 19, 24, 24, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 24, 20, 20, 24, 24, 5, 5, 2, 2, 1, 1, { 2, 2 }, { 2, 2 }, NULL, FALSE },
-    /* the direct 1×K / K×1 tiles (conv-tap.h), a short last panel */
+    /* the direct 1×K / K×1 tiles (conv-tap.h), a short last panel; input
+     * channels in two and three blocks (the epilogue on the last) */
     { 1, 16, 11, 90, 20, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
     { 1, 9, 7, 30, 13, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+    { 1, 64, 11, 90, 24, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+    { 1, 200, 3, 50, 9, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
 };
 
 /* Input, weights and bias of a fusion case (free them with g_free), the

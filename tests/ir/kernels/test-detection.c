@@ -117,6 +117,23 @@ static const Attr odd_attrs[] = {
   { "normalized", "1" }, { NULL, NULL },
 };
 
+/* 300 priors of 3 classes, scores in steps of 1/16: many candidates tie
+ * at the top_k cut, every one of them in the output (NMS at 0.9, no
+ * keep_top_k; gen.py's do_ties). */
+static const Attr ties_attrs[] = {
+  { "num_classes", "3" }, { "background_label_id", "0" }, { "top_k", "25" },
+  { "keep_top_k", "-1" }, { "code_type", "caffe.PriorBoxParameter.CENTER_SIZE" },
+  { "nms_threshold", "0.9" }, { "confidence_threshold", "0.01" }, { "normalized", "1" },
+  { NULL, NULL },
+};
+
+static const Attr ties_mxnet_attrs[] = {
+  { "num_classes", "3" }, { "background_label_id", "0" }, { "top_k", "40" },
+  { "keep_top_k", "-1" }, { "code_type", "caffe.PriorBoxParameter.CENTER_SIZE" },
+  { "nms_threshold", "0.9" }, { "confidence_threshold", "0.01" }, { "normalized", "1" },
+  { "decrease_label_id", "true" }, { NULL, NULL },
+};
+
 static void
 check_detection (const char *name, const Attr *attrs, const char *version, gboolean arm)
 {
@@ -158,6 +175,8 @@ test_detection_output (void)
   check_detection ("do_mxnet", mxnet_attrs, "opset8", FALSE);
   check_detection ("do_arm", arm_attrs, "opset1", TRUE);
   check_detection ("do_odd", odd_attrs, "opset1", FALSE);
+  check_detection ("do_ties", ties_attrs, "opset1", FALSE);
+  check_detection ("do_ties_mxnet", ties_mxnet_attrs, "opset8", FALSE);
 }
 
 /* A PriorBoxClustered layer with @offset (NULL: none) on a 2×2 grid. */

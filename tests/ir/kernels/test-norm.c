@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ReduceMean-1, SoftMax-1/8 and BatchNormInference-1/5 against torch.mean,
- * torch.softmax and F.batch_norm vectors, integer means by hand, and the
+ * torch.softmax and F.batch_norm vectors, integer means by hand, SoftMax-8
+ * and LogSoftmax-5 along short last axes against the spec's loop, and the
  * error cases. */
 #include "kernel-test.h"
 
@@ -158,6 +159,53 @@ test_softmax (void)
   kt_free (t);
 }
 
+/* SoftMax-8 and LogSoftmax-5 along the last axis of [1, rows, n], the
+ * spec's formula as a loop in double: y = e^(x - max) / Σ e^(x - max),
+ * log: (x - max) - ln Σ e^(x - max). Short axes (n <= 16) run as blocks
+ * of rows transposed, in vectors across rows: row counts around the
+ * block of 64 and past it, one row, n of 1 to 17 (17 takes the row by
+ * row path), on 1 to 3 threads, enough rows for the layer to be split. */
+static void
+test_softmax_last_axis (void)
+{
+  static const gint64 ns[] = { 1, 2, 3, 7, 16, 17 };
+  static const gint64 rows[] = { 1, 63, 64, 65, 9001 };
+  GRand *rnd = g_rand_new_with_seed (19);
+  for (gint is_log = 0; is_log < 2; is_log++)
+    for (guint a = 0; a < G_N_ELEMENTS (ns); a++)
+      for (guint b = 0; b < G_N_ELEMENTS (rows); b++)
+        for (gint threads = 1; threads <= 3; threads++) {
+          gint64 n = ns[a], r = rows[b], total = n * r;
+          float *x = g_new (float, total), *want = g_new (float, total);
+          for (gint64 i = 0; i < total; i++)
+            x[i] = (float) g_rand_double_range (rnd, -8, 8);
+          for (gint64 i = 0; i < r; i++) {
+            const float *xi = x + i * n;
+            double mx = xi[0], sum = 0;
+            for (gint64 k = 1; k < n; k++)
+              mx = MAX (mx, xi[k]);
+            for (gint64 k = 0; k < n; k++)
+              sum += exp (xi[k] - mx);
+            for (gint64 k = 0; k < n; k++)
+              want[i * n + k] = (float) (is_log ? (xi[k] - mx) - log (sum) :
+                  exp (xi[k] - mx) / sum);
+          }
+          KTest *t = is_log ? kt_new (&ir_kernel_log_softmax, "opset5") :
+              kt_new (&ir_kernel_softmax, "opset8");
+          kt_attr (t, "axis", "-1");
+          t->ctx.n_threads = threads;
+          kt_input (t, M2I_ET_F32, SHAPE (1, r, n), x, FALSE);
+          kt_run (t, 1);
+          g_autofree gchar *what = g_strdup_printf ("%s [1,%" G_GINT64_FORMAT ",%"
+              G_GINT64_FORMAT "], %d threads", is_log ? "LogSoftmax" : "SoftMax", r, n, threads);
+          kt_assert_close (what, kt_out_f32 (t, 0), want, total, 1e-6, 1e-6);
+          kt_free (t);
+          g_free (x);
+          g_free (want);
+        }
+  g_rand_free (rnd);
+}
+
 static void
 test_batch_norm (void)
 {
@@ -257,6 +305,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/reduce-mean", test_reduce_mean);
   g_test_add_func ("/softmax", test_softmax);
+  g_test_add_func ("/softmax-last-axis", test_softmax_last_axis);
   g_test_add_func ("/batch-norm", test_batch_norm);
   g_test_add_func ("/errors", test_errors);
   return g_test_run ();
