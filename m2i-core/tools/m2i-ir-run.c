@@ -36,6 +36,7 @@ static gboolean opt_rgb;
 static gchar *opt_dump;
 static gboolean opt_quiet;
 static gboolean opt_profile;
+static gint opt_profile_layers = 20;
 static gchar **opt_shapes;
 static gchar **opt_outputs;
 static gchar **opt_has_kernel;
@@ -84,6 +85,8 @@ static const GOptionEntry entries[] = {
     "one request may need, e.g. 512M (default 4G); a model needing more is refused", "SIZE" },
   { "profile", 0, 0, G_OPTION_ARG_NONE, &opt_profile,
     "Time every layer over --iterations inferences; print the time per op type", NULL },
+  { "profile-layers", 0, 0, G_OPTION_ARG_INT, &opt_profile_layers,
+    "Layers --profile lists, the heaviest first (default 20)", "N" },
   { NULL }
 };
 
@@ -595,7 +598,7 @@ profile (M2iIrInferRequest *req, GError **error)
   }
   g_array_free (types, TRUE);
   /* The layers themselves, by CPU time, with their shapes (the heaviest
-   * first, at most 20). */
+   * first, at most --profile-layers). */
   gint *order = g_new (gint, n_layers);
   for (gint i = 0; i < n_layers; i++)
     order[i] = i;
@@ -607,7 +610,7 @@ profile (M2iIrInferRequest *req, GError **error)
     }
   printf ("  %-40s %-18s %10s %10s %-24s %s\n", "layer", "type", "cpu us", "wall us", "output",
       "input 0");
-  for (gint i = 0; i < MIN (n_layers, 20); i++) {
+  for (gint i = 0; i < MIN (n_layers, MAX (opt_profile_layers, 0)); i++) {
     const M2iIrNode *node = p[order[i]].node;
     g_autofree gchar *os = m2i_ir_node_get_n_outputs (node) ?
         m2i_shape_to_string (m2i_ir_node_get_output_shape (node, 0)) : g_strdup ("");

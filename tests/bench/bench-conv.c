@@ -83,6 +83,13 @@ static const Layer layers[] = {
   { "fda/conv6/dw", 224, 12, 21, 224, 3, 1, 1, 224 },
   /* small planes: person-reidentification-retail-0288, 5x5 */
   { "reid/dw 16x8", 32, 16, 8, 32, 3, 1, 1, 32 },
+  /* depthwise of face-detection-retail-0005 (MobileNetV2 SSD, 300×300) */
+  { "fdr5/dw 72x150 s2", 72, 150, 150, 72, 3, 2, 1, 72 },
+  { "fdr5/dw 108x75", 108, 75, 75, 108, 3, 1, 1, 108 },
+  { "fdr5/dw 108x75 s2", 108, 75, 75, 108, 3, 2, 1, 108 },
+  { "fdr5/dw 144x38", 144, 38, 38, 144, 3, 1, 1, 144 },
+  { "fdr5/dw 144x38 s2", 144, 38, 38, 144, 3, 2, 1, 144 },
+  { "fdr5/dw 720x19", 720, 19, 19, 720, 3, 1, 1, 720 },
   { "dw5x5/s1", 96, 40, 40, 96, 5, 1, 2, 96 },
   { "dw5x5/s2", 96, 40, 40, 96, 5, 2, 2, 96 },
   /* small networks (gaze-estimation-adas-0002, head-pose-estimation-adas-0001,

@@ -60,6 +60,14 @@ typedef struct {
    * (ir_dw_geom_clear ()). */
   gint64 gw, gh, slot, nv, nf;
   guint16 *keep, *fill;
+  /* 3×3 at stride 1 keeping the plane's size (oh = h, ow = w; pads 1 before
+   * the rows and columns, after them by the size): the plane kernel
+   * reads the input in place instead (no slot planes, no scratch), on the
+   * grid of the output itself (gw = w); cols[v·k + c] the lanes of vector
+   * v whose tap column c reads inside their row, rows[u·k + r] the lanes
+   * inside the plane of the load of vector u's taps of kernel row r
+   * (nv + 9 vectors each; owned, NULL for the slot planes). */
+  guint16 *cols, *rows;
 } IrDwGeom;
 
 /* Rows [y0, y1) of one output plane @out (row stride ow). @in is the
@@ -110,7 +118,13 @@ IrDwRows ir_dw_rows_avx512 (const IrDwGeom *g);
  * plain load at a fixed offset, with no row ends and no masks; the grid
  * columns past ow are dropped when storing. Depthwise layers only (one
  * input channel per output plane), strides 1 and 2, square kernels,
- * no dilation. Sums in the order kh, kw, + bias, ReLU, as IrDwRows. */
+ * no dilation. Sums in the order kh, kw, + bias, ReLU, as IrDwRows.
+ * A layer keeping the plane's size at stride 1 (g->cols) reads its input
+ * in place instead: the grid is the output plane itself, the taps above
+ * and below the image zeroed by masked loads at the plane's ends, those
+ * left and right of a row (which wrap onto the row before or after)
+ * left out of their sums by masked multiply-adds — the same sums, as
+ * +0 or -0 added to a sum that is never -0 changes nothing. */
 typedef void (*IrDwPlane) (const IrDwGeom *g, const float *in, const float *w,
     const float *bias, gboolean relu, float *out, float *scratch);
 

@@ -919,6 +919,50 @@ test_direct_plane (void)
   g_assert_cmpint (n, >=, 40);
   if (!plane)
     return;
+  /* A "same" 3×3 layer at stride 1 reads its input in place (conv-dw.h):
+   * the taps across a row's ends left out, those above and below it
+   * loaded as zeros — bit for bit the row kernels' sums, which load the
+   * first as zeros and leave the second out. Planes of one block of four
+   * to many of eight, rows narrower and wider than a vector, in-place
+   * blocks and blocks masked at both ends; ReLU and bias fused. */
+  static const gint64 same[][2] = { { 4, 11 }, { 5, 5 }, { 7, 12 }, { 19, 19 }, { 38, 38 },
+    { 24, 42 }, { 75, 75 }, { 9, 33 } };
+  for (guint i = 0; i < G_N_ELEMENTS (same); i++) {
+    ConvCase c = { 1 + i % 2, 20, same[i][0], same[i][1], 20, 20, 3, 3, 1, 1, 1, 1,
+      { 1, 1 }, { 1, 1 }, NULL, FALSE };
+    ConvRef r = conv_ref_new (&c, 1100 + i);
+    float *bias = g_new (float, c.c_out);
+    kt_fill (bias, c.c_out, 1200 + i, -1, 1);
+    const float *out[2];
+    KTest *t[2];
+    for (gint rows = 0; rows < 2; rows++) {
+      ir_dw_plane_set_enabled (!rows);
+      GError *error = NULL;
+      t[rows] = conv_test_new (&c, r.in, r.w, FALSE, 1 + (gint) (i % 3));
+      g_assert_true (kt_infer (t[rows], 1, &error));
+      g_assert_true (ir_k_fuse_bias_relu (&t[rows]->ctx, bias, c.c_out, i % 2, &error));
+      g_assert_true (kt_execute (t[rows], &error));
+      g_assert_true (ir_k_conv_uses_dw_plane (&t[rows]->ctx) == !rows);
+      out[rows] = kt_out_f32 (t[rows], 0);
+    }
+    ir_dw_plane_set_enabled (TRUE);
+    /* the naive loop + bias, ReLU on every other case */
+    float *want = g_new (float, r.n_out);
+    for (gsize e = 0; e < r.n_out; e++) {
+      want[e] = r.want[e] + bias[e / (r.oh * r.ow) % c.c_out];
+      if (i % 2)
+        want[e] = want[e] > 0.0f ? want[e] : 0.0f;
+    }
+    kt_assert_close ("in place", out[0], want, r.n_out, 1e-4, 1e-4);
+    g_free (want);
+    if (memcmp (out[0], out[1], r.n_out * sizeof (float)))
+      g_error ("same 3x3 on %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT ": the plane kernel's "
+          "bits differ from the row kernels'", c.h, c.w);
+    kt_free (t[0]);
+    kt_free (t[1]);
+    g_free (bias);
+    conv_ref_clear (&r);
+  }
   /* every case of this list ran through the plane kernel */
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     ConvRef r = conv_ref_new (&cases[i], 0);

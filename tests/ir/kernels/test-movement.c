@@ -263,13 +263,16 @@ naive_permute (gint rank, const gint64 *dims, const gint *perm, gsize es, const 
 
 /* A YOLO detect head's Transpose [1, 3, 85, H, W] → [1, 3, H, W, 85] (a
  * few blocks with a long contiguous axis by a short last one, the 4-byte
- * case by 4×4 tiles) at YOLO's sizes, and odd ones whose axes are not
- * multiples of 4, every element size, one to three threads. */
+ * case by 16×16 tiles with AVX-512 and 4×4 tiles) at YOLO's sizes, and
+ * odd ones whose axes are not multiples of 4 or 16 (16×16 tiles with 4×4
+ * ones and single elements right of and below them), every element size,
+ * one to three threads. */
 static void
 test_permute_detect_head (void)
 {
   static const gint64 shapes[][5] = { { 1, 3, 85, 13, 13 }, { 1, 3, 85, 52, 52 },
-    { 1, 3, 7, 5, 9 }, { 2, 3, 6, 1, 67 }, { 1, 1, 4, 4, 4 }, { 1, 2, 1, 3, 3 } };
+    { 1, 3, 7, 5, 9 }, { 2, 3, 6, 1, 67 }, { 1, 1, 4, 4, 4 }, { 1, 2, 1, 3, 3 },
+    { 1, 2, 37, 5, 7 }, { 1, 1, 16, 4, 4 }, { 1, 1, 33, 9, 15 } };
   static const gint perm[] = { 0, 1, 3, 4, 2 };
   for (guint k = 0; k < G_N_ELEMENTS (shapes); k++)
     for (gsize es = 1; es <= 8; es *= 2) {
