@@ -13,8 +13,10 @@
 #include <immintrin.h>
 
 /* One row against NV vectors of B columns, four rows of B at a time into
- * four sets of accumulators (FMA latency is four cycles). */
-#define GEMV_BODY(VEC, W, NV, ZERO, LOAD, STORE, ADD, SET1, FMA) \
+ * four sets of accumulators (FMA latency is four cycles). B's elements are
+ * BT, read as vectors of floats by LOADB (LOAD for f32, a load and a
+ * widening for halves): the sums are the same whichever it is. */
+#define GEMV_BODY(VEC, W, NV, BT, LOADB, ZERO, LOAD, STORE, ADD, SET1, FMA) \
   VEC r[4][NV]; \
   for (gint u = 0; u < 4; u++) \
     for (gint j = 0; j < NV; j++) \
@@ -22,16 +24,16 @@
   gint p = 0; \
   for (; p + 4 <= kc; p += 4) \
     for (gint u = 0; u < 4; u++) { \
-      const float *bp = b + off[p + u]; \
+      const BT *bp = b + off[p + u]; \
       VEC ap = SET1 (a[(p + u) * as]); \
       for (gint j = 0; j < NV; j++) \
-        r[u][j] = FMA (ap, LOAD (bp + W * j), r[u][j]); \
+        r[u][j] = FMA (ap, LOADB (bp + W * j), r[u][j]); \
     } \
   for (; p < kc; p++) { \
-    const float *bp = b + off[p]; \
+    const BT *bp = b + off[p]; \
     VEC ap = SET1 (a[p * as]); \
     for (gint j = 0; j < NV; j++) \
-      r[0][j] = FMA (ap, LOAD (bp + W * j), r[0][j]); \
+      r[0][j] = FMA (ap, LOADB (bp + W * j), r[0][j]); \
   } \
   for (gint j = 0; j < NV; j++) { \
     VEC v = ADD (ADD (r[0][j], r[1][j]), ADD (r[2][j], r[3][j])); \
@@ -308,31 +310,38 @@ tail_pack_avx512 (const float *b, const gint32 *off, gint kc, const guint32 *lan
   }
 }
 
-/* The one-row kernels (one to three vectors of columns) and the arch table
- * of an instruction set. The operand
- * list is VEC, W (floats per vector), then the intrinsics ZERO, LOAD,
- * STORE, ADD, SET1, FMA. */
-#define DEF_GEMV(NAME, TARGET, NV, VEC, W, ...) \
+/* The one-row kernels (one to three vectors of columns, B in floats and
+ * in halves) and the arch table of an instruction set. The operand list
+ * is VEC, W (floats per vector), then the intrinsics ZERO, LOAD, STORE,
+ * ADD, SET1, FMA; LOADH (p) loads W halves as floats. */
+#define DEF_GEMV(NAME, TARGET, NV, BT, LOADB, VEC, W, ZERO, LOAD, ...) \
   __attribute__ ((target (TARGET))) \
   static void \
-  gemv_##NAME##_##NV (gint kc, const float *a, gsize as, const float *b, const gint32 *off, \
+  gemv_##NAME##_##NV (gint kc, const float *a, gsize as, const BT *b, const gint32 *off, \
       float *c, gboolean accumulate) \
   { \
-    GEMV_BODY (VEC, W, NV, __VA_ARGS__) \
+    GEMV_BODY (VEC, W, NV, BT, LOADB, ZERO, LOAD, __VA_ARGS__) \
   }
-#define DEF_ISA(NAME, TARGET, MR, KC, TAIL, TAIL_PACK, VEC, W, ...) \
-  DEF_GEMV (NAME, TARGET, 1, VEC, W, __VA_ARGS__) \
-  DEF_GEMV (NAME, TARGET, 2, VEC, W, __VA_ARGS__) \
-  DEF_GEMV (NAME, TARGET, 3, VEC, W, __VA_ARGS__) \
+#define DEF_GEMVS(NAME, TARGET, BT, LOADB, ...) \
+  DEF_GEMV (NAME, TARGET, 1, BT, LOADB, __VA_ARGS__) \
+  DEF_GEMV (NAME, TARGET, 2, BT, LOADB, __VA_ARGS__) \
+  DEF_GEMV (NAME, TARGET, 3, BT, LOADB, __VA_ARGS__)
+#define DEF_ISA(NAME, TARGET, MR, KC, TAIL, TAIL_PACK, LOADH, VEC, W, ZERO, LOAD, ...) \
+  DEF_GEMVS (NAME, TARGET, float, LOAD, VEC, W, ZERO, LOAD, __VA_ARGS__) \
+  DEF_GEMVS (NAME##_h, TARGET ",f16c", guint16, LOADH, VEC, W, ZERO, LOAD, __VA_ARGS__) \
   static const M2iGemmArch arch_##NAME = { \
     #NAME, MR, 3 * W, KC, micro_##NAME##_3, W, \
     { NULL, micro_##NAME##_1, micro_##NAME##_2, micro_##NAME##_3 }, \
     { NULL, gemv_##NAME##_1, gemv_##NAME##_2, gemv_##NAME##_3 }, TAIL, TAIL_PACK, \
+    { NULL, gemv_##NAME##_h_1, gemv_##NAME##_h_2, gemv_##NAME##_h_3 }, \
   };
+
+#define LOADH_AVX2(p) _mm256_cvtph_ps (_mm_loadu_si128 ((const __m128i *) (p)))
+#define LOADH_AVX512(p) _mm512_cvtph_ps (_mm256_loadu_si256 ((const __m256i *) (p)))
 
 /* AVX2: 4 rows × 24 columns = 12 accumulators of 8 floats; K blocks of
  * 256 rows. */
-DEF_ISA (avx2, "avx2,fma", 4, 256, NULL, NULL, __m256, 8, _mm256_setzero_ps, _mm256_loadu_ps,
+DEF_ISA (avx2, "avx2,fma", 4, 256, NULL, NULL, LOADH_AVX2, __m256, 8, _mm256_setzero_ps, _mm256_loadu_ps,
     _mm256_storeu_ps, _mm256_add_ps, _mm256_set1_ps, _mm256_fmadd_ps)
 
 /* AVX-512: 8 rows × 48 columns = 24 accumulators of 16 floats; with three
@@ -343,7 +352,7 @@ DEF_ISA (avx2, "avx2,fma", 4, 256, NULL, NULL, __m256, 8, _mm256_setzero_ps, _mm
  * and on squeezenet1.1 (K up to 576) one block measured 3 % faster than
  * blocks of 256. */
 DEF_ISA (avx512, "avx512f,avx512vl,avx512bw,avx512dq,fma", 8, 768, tail_avx512, tail_pack_avx512,
-    __m512, 16, _mm512_setzero_ps,
+    LOADH_AVX512, __m512, 16, _mm512_setzero_ps,
     _mm512_loadu_ps, _mm512_storeu_ps, _mm512_add_ps, _mm512_set1_ps, _mm512_fmadd_ps)
 
 const M2iGemmArch *const ir_gemm_arch_avx2_ptr = &arch_avx2;

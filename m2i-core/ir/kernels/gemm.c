@@ -102,6 +102,12 @@ ir_gemm_packed_a_size (const M2iGemmArch *arch, gint m, gint k)
   return (gsize) ((m + arch->mr - 1) / arch->mr) * arch->mr * (gsize) k;
 }
 
+gboolean
+ir_gemm_half_b (const M2iGemmArch *arch)
+{
+  return arch->gemv_h[1] && (m2i_cpu_flags () & M2I_CPU_F16C);
+}
+
 gsize
 ir_gemm_strip_size (const M2iGemmArch *arch)
 {
@@ -409,9 +415,11 @@ ir_gemm_column_panel (const M2iGemmArch *arch, gint m, gint k,
     if (m == 1) {
       /* One row: partial sums per column in the strip (accumulated there
        * over the K blocks), then stored like a tile row. */
-      if (kc > 0)
-        arch->gemv[groups] (kc, packed_a + (gsize) k0 * a1_stride, a1_stride, b, off, strip,
-            k0 > 0);
+      const float *a = packed_a + (gsize) k0 * a1_stride;
+      if (kc > 0 && out->half_b)
+        arch->gemv_h[groups] (kc, a, a1_stride, (const guint16 *) b, off, strip, k0 > 0);
+      else if (kc > 0)
+        arch->gemv[groups] (kc, a, a1_stride, b, off, strip, k0 > 0);
       else
         memset (strip, 0, arch->nr * sizeof (float));
       if (last) {

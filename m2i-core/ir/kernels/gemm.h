@@ -114,6 +114,12 @@ typedef struct {
    * the last row. NULL: a plain loop does it. */
   void (*tail_pack) (const float *b, const gint32 *off, gint kc, const guint32 *lanes,
       gint groups, gint n, float *t);
+  /* gemv[] with B's rows in halves (binary16, the same layout), the same
+   * operations in the same order: for a B whose values are all exact in
+   * fp16 the results are those of gemv[], with half the memory traffic.
+   * Usable when ir_gemm_half_b () says so. */
+  void (*gemv_h[4]) (gint kc, const float *a, gsize as, const guint16 *b, const gint32 *off,
+      float *c, gboolean accumulate);
 } M2iGemmArch;
 
 /* Stores group @g of a tile row (@n results @v, row @i) as @t says, one
@@ -197,6 +203,9 @@ typedef struct {
    * as a following Add and ReLU layer. NULL / FALSE for none. */
   const float *row_bias, *col_bias;
   gboolean relu;
+  /* m = 1 only: get_b's panels are halves (guint16, returned cast to
+   * const float *) for arch->gemv_h[] (see ir_gemm_half_b ()). */
+  gboolean half_b;
 } M2iGemmOut;
 
 /* Computes one column panel of C = A·B (columns [n0, n0 + ncols), ncols <=
@@ -242,6 +251,10 @@ gboolean ir_gemm_wide_panel (const M2iGemmArch *arch, gint m, gint k, const floa
  * planes. */
 void ir_gemm_epilogue (float *c, gsize ldc, gint rows, gint cols, const float *row_bias,
     const float *col_bias, gboolean relu);
+
+/* TRUE when @arch has one-row kernels for B in halves (gemv_h) and the
+ * CPU can run them (F16C). */
+gboolean ir_gemm_half_b (const M2iGemmArch *arch);
 
 /* Floats of the strip ir_gemm_column_panel() needs. */
 gsize ir_gemm_strip_size (const M2iGemmArch *arch);

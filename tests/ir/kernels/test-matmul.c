@@ -5,6 +5,7 @@
  * on committed vectors, integer types by hand, and the error cases. Run
  * once per M2I_CPU_DISABLE level. */
 #include "kernel-test.h"
+#include <ir/kernels/gemm.h>
 
 typedef struct {
   M2iShape a, b;
@@ -259,6 +260,72 @@ test_fused_bias_relu (void)
   }
 }
 
+/* One row against large constant weights that are exact in fp16 (a
+ * float16 model's), kept as halves where the CPU has one-row kernels for
+ * them: within the naive loop's tolerance, and bit-identical to the f32
+ * kernels (the weights kept as floats: switched off, or one value not
+ * exact in fp16, where A is 0), with bias and ReLU fused; K over several blocks, a
+ * partial last panel, one and two threads. */
+static void
+test_half_weights (void)
+{
+  const struct { M2iShape a, b; gboolean tb; } cases[] = {
+    { SHAPE (1, 6248), SHAPE (6248, 128), FALSE },    /* license-plate-recognition's */
+    { SHAPE (1, 2000), SHAPE (300, 2000), TRUE },
+  };
+  gboolean can = ir_gemm_half_b (ir_gemm_arch ());
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    for (gint threads = 1; threads <= 2; threads++) {
+      MmCase c = { cases[i].a, cases[i].b, FALSE, cases[i].tb };
+      gsize na = m2i_shape_numel (&c.a), nb = m2i_shape_numel (&c.b);
+      gint64 n = c.tb ? c.b.dims[0] : c.b.dims[1];
+      float *a = g_new (float, na), *b = g_new (float, nb), *bias = g_new (float, n), *want;
+      kt_fill (a, na, 61 + i, -1, 1);
+      kt_fill (b, nb, 62 + i, -1, 1);
+      kt_fill (bias, n, 63 + i, -0.1, 0.1);
+      for (gsize q = 0; q < nb; q++)
+        b[q] = m2i_f16_to_f32 (m2i_f32_to_f16 (b[q]));
+      /* Weight nb / 2, made inexact in the third run, meets a zero of A:
+       * the sums do not change. */
+      gint64 k = c.a.dims[1];
+      a[c.tb ? (gint64) (nb / 2) % k : (gint64) (nb / 2) / n] = 0.0f;
+      ref_matmul (&c, a, b, &want);
+      for (gint64 j = 0; j < n; j++)
+        want[j] = MAX (want[j] + bias[j], 0.0f);
+      /* Halves; floats (switched off); floats (one weight not exact). */
+      float *got[3];
+      for (gint v = 0; v < 3; v++) {
+        ir_k_matmul_half_set (v != 1);
+        float keep = b[nb / 2];
+        if (v == 2)
+          b[nb / 2] = 1.0f / 3.0f;
+        KTest *t = kt_new (&ir_kernel_matmul, "opset1");
+        t->ctx.n_threads = threads;
+        kt_attr (t, "transpose_b", c.tb ? "true" : "false");
+        kt_input (t, M2I_ET_F32, c.a, a, FALSE);
+        kt_input (t, M2I_ET_F32, c.b, b, TRUE);
+        GError *error = NULL;
+        g_assert_true (kt_infer (t, 1, &error));
+        g_assert_true (ir_k_fuse_bias_relu (&t->ctx, bias, n, TRUE, &error));
+        g_assert_true (kt_execute (t, &error));
+        g_assert_cmpint (ir_k_matmul_half_b (&t->ctx), ==, v == 0 && can);
+        got[v] = g_memdup2 (kt_out_f32 (t, 0), n * sizeof (float));
+        kt_free (t);
+        b[nb / 2] = keep;
+      }
+      ir_k_matmul_half_set (TRUE);
+      kt_assert_close ("matmul, weights in halves", got[0], want, n, 1e-4, 1e-4);
+      g_assert_cmpmem (got[0], n * sizeof (float), got[1], n * sizeof (float));
+      g_assert_cmpmem (got[0], n * sizeof (float), got[2], n * sizeof (float));
+      for (gint v = 0; v < 3; v++)
+        g_free (got[v]);
+      g_free (a);
+      g_free (b);
+      g_free (bias);
+      g_free (want);
+    }
+}
+
 static void
 test_errors (void)
 {
@@ -315,5 +382,6 @@ main (int argc, char **argv)
   g_test_add_func ("/matmul/integers", test_integers);
   g_test_add_func ("/matmul/errors", test_errors);
   g_test_add_func ("/matmul/fused-bias-relu", test_fused_bias_relu);
+  g_test_add_func ("/matmul/half-weights", test_half_weights);
   return g_test_run ();
 }
