@@ -28,7 +28,7 @@ typedef struct {
   gpointer packed_b;                   /* constant B, packed per B matrix: floats, or halves */
   gboolean half_b;                     /* packed_b holds halves (see pack_b_half) */
   gint64 b_mats;                       /* B matrices in packed_b */
-  gsize packed_b_mat;                  /* floats per packed B matrix */
+  gsize packed_b_mat;                  /* values per packed B matrix */
   gint slices;
   gsize packed_a, bbuf_floats, strip_floats;
   M2iKFusion fused;                    /* ir_k_fuse_bias_relu () */
@@ -91,6 +91,13 @@ pack_b_half (MatMulState *s, gsize floats)
   g_free (s->packed_b);
   s->packed_b = h;
   s->half_b = TRUE;
+}
+
+/* Bytes per value of the packed B: a float, or a half (pack_b_half). */
+static gsize
+packed_b_esize (const MatMulState *s)
+{
+  return s->half_b ? sizeof (guint16) : sizeof (float);
 }
 
 static gboolean
@@ -224,10 +231,8 @@ matmul_b_panel (gpointer user, gint k0, gint kc, gint n0, gint ncols, float *buf
    * its rows are nr floats apart, so they are read from n0's lane on. */
   gint lane = n0 % s->arch->nr;
   gsize at = (gsize) (n0 - lane) * s->k + (gsize) k0 * s->arch->nr + lane;
-  if (j->packed_b && s->half_b)
-    return (const float *) ((const guint16 *) j->packed_b + at);
   if (j->packed_b)
-    return (const float *) j->packed_b + at;
+    return (const float *) ((const guint8 *) j->packed_b + at * packed_b_esize (s));
   ir_gemm_pack_b_panel (s->arch, j->b, s->b_rs, s->b_cs, k0, kc, n0, ncols, buf);
   return buf;
 }
@@ -309,11 +314,9 @@ matmul_execute (M2iOpContext *ctx, GError **error)
         pa = scratch;
         a1 = s->arch->mr;
       }
-      MatMulJob j = { s, (const float *) bm,
-        !s->packed_b ? NULL : s->half_b ? (gconstpointer) ((guint16 *) s->packed_b +
-            bi * s->packed_b_mat) : (gconstpointer) ((float *) s->packed_b + bi * s->packed_b_mat),
-        pa, a1, (float *) cm,
-        scratch, s->arch->nr };
+      MatMulJob j = { s, (const float *) bm, s->packed_b ? (const guint8 *) s->packed_b +
+            bi * s->packed_b_mat * packed_b_esize (s) : NULL, pa, a1, (float *) cm, scratch,
+        s->arch->nr };
       gint slices = MIN (ir_k_slices_for (ctx, s->m * s->n * s->k), s->slices);
       gint64 tasks = panels;
       /* Few panels that do not share out evenly (Fashion-MNIST's 128
