@@ -92,10 +92,11 @@ ir_small_applies (M2iCpuFlags level, gint64 groups, gint64 c_in, gint64 h, gint6
 {
   /* Not: pointwise layers at stride 1 (the GEMM reads B in place, no
    * gathering: 256→256 on 7×7 and 512→128 on 10×10 ran as fast either
-   * way), planes of one row or column (the 1×K / K×1 layers' own tiles,
+   * way), planes of one row or column but more than one pixel (the 1×K / K×1 layers' own tiles,
    * conv-tap.h), fewer than 16 output channels (most of a vector idle). */
   gboolean pointwise = kh == 1 && kw == 1 && sh == 1 && sw == 1 && pt == 0 && pl == 0;
-  return ir_small_enabled () && groups == 1 && !pointwise && oh > 1 && ow > 1 &&
+  gboolean line = (oh == 1) != (ow == 1);
+  return ir_small_enabled () && groups == 1 && !pointwise && !line &&
       oh * ow <= IR_SMALL_MAX_PIXELS && c_out >= 16 && c_in * h * w <= MAX_INPUT_FLOATS &&
       kh * kw <= 64 && c_in * kh * kw <= (1 << 20);
 }
