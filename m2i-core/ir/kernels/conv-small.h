@@ -31,7 +31,7 @@
 
 G_BEGIN_DECLS
 
-/* Output pixels a layer may have on this path. */
+/* Output pixels a layer may have on this path (ir_small_applies). */
 #define IR_SMALL_MAX_PIXELS 256
 
 typedef struct _IrSmallConv IrSmallConv;
@@ -72,12 +72,12 @@ struct _IrSmallConv {
 gboolean ir_small_enabled (void);
 void ir_small_set_enabled (gboolean on);
 
-/* TRUE when a layer of these sizes (one group, constant weights) takes
- * this path at instruction-set @level (ir_k_level's): see conv-small.c
- * for the measured rule. */
-gboolean ir_small_applies (M2iCpuFlags level, gint64 groups, gint64 c_in, gint64 h, gint64 w,
-    gint64 c_out, gint64 oh, gint64 ow, gint64 kh, gint64 kw, gint64 sh, gint64 sw,
-    gint64 pt, gint64 pl);
+/* TRUE when a layer of these sizes (its weights constant) takes this
+ * path: one group, at most IR_SMALL_MAX_PIXELS output pixels, at least
+ * 16 output channels, not pointwise at stride 1, not a line (conv-small.c
+ * says what was measured). */
+gboolean ir_small_applies (gint64 groups, gint64 c_in, gint64 h, gint64 w, gint64 c_out,
+    gint64 oh, gint64 ow, gint64 kh, gint64 kw, gint64 sh, gint64 sw, gint64 pt, gint64 pl);
 
 /* A layer's state: @weights [c_out][c_in][kh][kw] packed, the pixel table
  * made, for @level's tiles. Free with ir_small_free(). */

@@ -14,7 +14,8 @@
  * channels and constant weights run as Winograd F(2×2, 3×3)
  * (conv-winograd.h), 16 smaller products instead of this one; stride-1
  * 1×K and K×1 layers keeping the plane run on their own register tiles
- * over the same packed weights (conv-tap.h).
+ * over the same packed weights (conv-tap.h); layers of a few output
+ * pixels run with output channels along the vector (conv-small.h).
  */
 #include "kernels-private.h"
 #include "gemm.h"
@@ -412,8 +413,8 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
       ir_winograd_applies (s->kh, s->kw, s->sh, s->sw, s->dh, s->dw, s->groups, s->c_in,
           s->c_out, s->oh, s->ow))
     s->mode = CONV_WINOGRAD;
-  else if (ctx->inputs[1].data && ir_small_applies (ir_k_level (M2I_KERNELS_GEMM), groups,
-          s->c_in, s->h, s->w, s->c_out, s->oh, s->ow, s->kh, s->kw, s->sh, s->sw, s->pt, s->pl))
+  else if (ctx->inputs[1].data && ir_small_applies (groups, s->c_in, s->h, s->w, s->c_out,
+          s->oh, s->ow, s->kh, s->kw, s->sh, s->sw, s->pt, s->pl))
     s->mode = CONV_SMALL;
   else if (s->oh * s->ow <= M2I_GEMM_TAIL_MAX && s->arch->tail &&
       !(s->kh == 1 && s->kw == 1 && s->sh == 1 && s->sw == 1 &&
