@@ -164,7 +164,7 @@ small_slice (gint begin, gint end, gint slice, gpointer data)
   const IrSmallArch *a = s->arch;
   gint64 ohw = s->oh * s->ow;
   gint group = (gint) s->group;
-  /* pixel tiles of balanced sizes: 25 pixels in 7 are 7, 6, 6, 6 */
+  /* pixel tiles of balanced sizes: 81 pixels in 6 are 11 of 6 and 3 of 5 */
   gint64 n_tiles = (ohw + a->pixels - 1) / a->pixels;
   gint c_begin = begin * group, c_end = (gint) MIN ((gint64) end * group, s->c_out);
   for (gint c0 = c_begin; c0 < c_end; c0 += group) {
