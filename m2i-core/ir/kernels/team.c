@@ -28,6 +28,8 @@
 #include "kernels-private.h"
 #include <base/m2i-parallel.h>
 
+#include <time.h>
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define CPU_RELAX() _mm_pause ()
@@ -53,7 +55,14 @@ struct _M2iKTeam {
   M2iParallelFunc func;
   gpointer data;
   gint n;
+  guint64 published;                   /* when (monotonic ns) */
   guint32 job;                         /* the master's last job number */
+  /* The hand-over: a helper's delay from a job's publication to its
+   * taking a slice (ns; sample and job number written by the helper,
+   * atomic), smoothed by the master (0: none seen yet). */
+  gint64 handover_sample;
+  guint32 handover_job;
+  gint64 handover_ns;
   gboolean alone;                      /* this run's loops all run on the master */
   void (*body) (gpointer);
   gpointer body_data;
@@ -119,10 +128,24 @@ ir_k_team_set_slice_scratch (M2iKTeam *team, gsize bytes)
   return TRUE;
 }
 
+gsize
+ir_k_team_slice_scratch_bytes (void)
+{
+  return current_team ? current_team->area_bytes : 0;
+}
+
 gpointer
 ir_k_slice_scratch (gpointer fallback, gsize bytes)
 {
   return slice_area && bytes <= slice_area_bytes ? slice_area : fallback;
+}
+
+static guint64
+now_ns (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (guint64) ts.tv_sec * 1000000000u + ts.tv_nsec;
 }
 
 /* Takes and runs slices of the published job until none is left. */
@@ -138,6 +161,13 @@ take_slices (M2iKTeam *t, gint member)
     if (!__atomic_compare_exchange_n (&t->word, &w, w + 1, FALSE, __ATOMIC_ACQ_REL,
             __ATOMIC_ACQUIRE))
       continue;
+    if (member && s == 1) {
+      /* a helper's first slice of the job (the master takes slice 0
+       * first): how long the hand-over took */
+      __atomic_store_n (&t->handover_sample, (gint64) (now_ns () - t->published),
+          __ATOMIC_RELAXED);
+      __atomic_store_n (&t->handover_job, (guint32) (w >> 32), __ATOMIC_RELAXED);
+    }
     gint begin = (gint) ((gint64) t->n * s / slices);
     gint end = (gint) ((gint64) t->n * (s + 1) / slices);
     /* A slice that asks for threads itself runs that loop alone: the
@@ -311,9 +341,23 @@ ir_k_parallel_for (gint n, gint n_slices, gint min_grain, M2iParallelFunc func,
   t->func = func;
   t->data = data;
   t->n = n;
+  t->published = now_ns ();
   __atomic_store_n (&t->done, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&t->word, WORD (k, slices, 0), __ATOMIC_RELEASE);
   take_slices (t, 0);
   while (__atomic_load_n (&t->done, __ATOMIC_ACQUIRE) < slices)
     CPU_RELAX ();
+  /* A helper took a slice of this job: smooth its hand-over in (an
+   * eighth, at most 2 us: a descheduled helper says nothing of where
+   * the threads are). */
+  if (__atomic_load_n (&t->handover_job, __ATOMIC_RELAXED) == k) {
+    gint64 x = MIN (__atomic_load_n (&t->handover_sample, __ATOMIC_RELAXED), 2000);
+    t->handover_ns = t->handover_ns ? (7 * t->handover_ns + x) / 8 : MAX (x, 1);
+  }
+}
+
+gint64
+ir_k_team_handover_ns (void)
+{
+  return current_team ? current_team->handover_ns : 0;
 }
