@@ -1087,15 +1087,28 @@ typedef struct {
   gint64 n_bands;
 } BandJob;
 
+/* Where a slice's own padded copy or band buffer starts in its area:
+ * after its GEMM temporaries (conv_gemm_slice takes them at the area's start). */
+static gsize
+own_copy_at (const ConvState *s)
+{
+  return m2i_align_up (s->bbuf_floats + s->strip_floats, 16);
+}
+
 /* Bands of strided slots (ConvState.band_rows), each made in the slice's
  * own band buffer and then multiplied: all its column panels and row
- * blocks, by this slice. */
+ * blocks, by this slice. The buffer is in the slice's own area when it
+ * has one (a team's member's: the bands' lines stay in its cache, where
+ * the kernel's scratch is every layer's and its lines another core's),
+ * else the kernel's buffer for this slice. */
 static void
 conv_band_slice (gint begin, gint end, gint slice, gpointer data)
 {
   const BandJob *b = data;
   const ConvState *s = b->j.s;
-  float *buf = b->bands + (gsize) slice * s->c_in * s->chan;
+  gsize at = own_copy_at (s), floats = (gsize) s->c_in * s->chan;
+  float *area = ir_k_slice_scratch (NULL, (at + floats) * sizeof (float));
+  float *buf = area ? area + at : b->bands + (gsize) slice * floats;
   for (gint t = begin; t < end; t++) {
     gint64 n = t / b->n_bands, y0 = t % b->n_bands * s->band_rows;
     gint64 rows = MIN (s->band_rows, s->oh - y0);
@@ -1128,14 +1141,6 @@ conv_band_slice (gint begin, gint end, gint slice, gpointer data)
  * 0.313), so there the copy stays a job. */
 #define OWN_COPY_MAX (256 * 1024)
 #define OWN_COPY_HANDOVER_NS 200
-
-/* Where a slice's own padded copy starts in its area: after its GEMM
- * temporaries (conv_gemm_slice takes them at the area's start). */
-static gsize
-own_copy_at (const ConvState *s)
-{
-  return m2i_align_up (s->bbuf_floats + s->strip_floats, 16);
-}
 
 typedef struct {
   ConvJob j;                           /* src: set by each slice */
