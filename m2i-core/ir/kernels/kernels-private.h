@@ -368,6 +368,11 @@ gboolean ir_k_team_set_slice_scratch (M2iKTeam *team, gsize bytes);
  * wrote costs the other more too); 0 elsewhere or before any. */
 gint64 ir_k_team_handover_ns (void);
 
+/* Makes @ns the hand-over ir_k_team_handover_ns() says inside @team's
+ * runs, not measured (to test both placements' paths anywhere); 0
+ * measures it again, from nothing. Not while the team runs. */
+void ir_k_team_fix_handover_ns (M2iKTeam *team, gint64 ns);
+
 /* On the thread running a team's body (its loops handed to the team): the
  * bytes of each member's area (ir_k_team_set_slice_scratch), which a
  * slice of its loops gets from ir_k_slice_scratch(); 0 elsewhere. */

@@ -63,6 +63,7 @@ struct _M2iKTeam {
   gint64 handover_sample;
   guint32 handover_job;
   gint64 handover_ns;
+  gboolean handover_fixed;             /* ir_k_team_fix_handover_ns */
   gboolean alone;                      /* this run's loops all run on the master */
   void (*body) (gpointer);
   gpointer body_data;
@@ -350,10 +351,17 @@ ir_k_parallel_for (gint n, gint n_slices, gint min_grain, M2iParallelFunc func,
   /* A helper took a slice of this job: smooth its hand-over in (an
    * eighth, at most 2 us: a descheduled helper says nothing of where
    * the threads are). */
-  if (__atomic_load_n (&t->handover_job, __ATOMIC_RELAXED) == k) {
+  if (!t->handover_fixed && __atomic_load_n (&t->handover_job, __ATOMIC_RELAXED) == k) {
     gint64 x = MIN (__atomic_load_n (&t->handover_sample, __ATOMIC_RELAXED), 2000);
     t->handover_ns = t->handover_ns ? (7 * t->handover_ns + x) / 8 : MAX (x, 1);
   }
+}
+
+void
+ir_k_team_fix_handover_ns (M2iKTeam *team, gint64 ns)
+{
+  team->handover_ns = MAX (ns, 0);
+  team->handover_fixed = ns > 0;
 }
 
 gint64
