@@ -1136,10 +1136,12 @@ conv_band_slice (gint begin, gint end, gint slice, gpointer data)
  * which every slice reads the channels the other cores wrote. On this
  * project's 2-vCPU VM with the vCPUs placed far apart (hand-over ~400 ns,
  * a line written by the other core 8 ns), that took vehicle-attributes
- * 0.435 -> 0.413 ms and head-pose 0.446 -> 0.418 at two threads; placed
- * near (70-100 ns), copying twice as much cost more than it saved (0.305 ->
- * 0.313), so there the copy stays a job. */
-#define OWN_COPY_MAX (256 * 1024)
+ * 0.435 -> 0.413 ms and head-pose 0.446 -> 0.418 at two threads, and
+ * gaze-estimation's 64×30×30 stride-2 layers' 262 KB copies 0.685 ->
+ * 0.626 (copies up to 256 KB, then 512 KB: half this core's L2); placed
+ * near (70-100 ns), copying twice as much cost more than it saved
+ * (vehicle-attributes 0.305 -> 0.313), so there the copy stays a job. */
+#define OWN_COPY_MAX (512 * 1024)
 #define OWN_COPY_HANDOVER_NS 200
 
 typedef struct {

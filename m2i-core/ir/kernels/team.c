@@ -88,6 +88,22 @@ static __thread M2iKTeam *master_of __attribute__ ((tls_model ("initial-exec")))
 static __thread guint8 *slice_area __attribute__ ((tls_model ("initial-exec")));
 static __thread gsize slice_area_bytes __attribute__ ((tls_model ("initial-exec")));
 
+/* M2I_TEAM_HANDOVER_NS, read once: a hand-over every team takes as its
+ * own, not measured (to run either placement's paths anywhere); 0 when
+ * unset. */
+static gint64
+handover_forced (void)
+{
+  static gint64 forced = -1;
+  gint64 f = __atomic_load_n (&forced, __ATOMIC_RELAXED);
+  if (f < 0) {
+    const char *e = g_getenv ("M2I_TEAM_HANDOVER_NS");
+    f = e ? CLAMP (g_ascii_strtoll (e, NULL, 10), 0, G_MAXINT32) : 0;
+    __atomic_store_n (&forced, f, __ATOMIC_RELAXED);
+  }
+  return f;
+}
+
 M2iKTeam *
 ir_k_team_new (gint n_threads)
 {
@@ -95,6 +111,7 @@ ir_k_team_new (gint n_threads)
   /* its words sit on cache lines of their own: 64-byte aligned */
   M2iKTeam *t = g_aligned_alloc0 (1, sizeof (M2iKTeam), G_ALIGNOF (M2iKTeam));
   t->n_helpers = n_helpers;
+  ir_k_team_fix_handover_ns (t, handover_forced ());
   return t;
 }
 
