@@ -274,6 +274,8 @@ team_start (M2iKTeam *team, gboolean alone, void (*body) (gpointer), gpointer da
   team->body = body;
   team->body_data = data;
   team->job = 0;
+  /* job numbers start at 1: no earlier run's hand-over sample matches */
+  __atomic_store_n (&team->handover_job, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&team->word, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&team->closed, 0, __ATOMIC_RELEASE);
   /* Slice 0 runs here (the caller's own slice comes first); the others
