@@ -8,6 +8,7 @@
 #include "kernel-test.h"
 #include <ir/kernels/gemm.h>
 #include <ir/kernels/conv-winograd.h>
+#include <ir/kernels/conv-winocol.h>
 #include <ir/kernels/conv-dw.h>
 
 typedef struct {
@@ -380,7 +381,10 @@ test_edges (void)
     { 1, 400, 7, 60, 9, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
     { 1, 4, 30, 200, 1, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },   /* one row */
   };
+  /* (the 3×1 of 400 channels would run as F(4, 3) down the columns) */
+  ir_winocol_set_enabled (FALSE);
   check_on_path (cases, G_N_ELEMENTS (cases), ir_k_conv_reads_in_place, "read in place");
+  ir_winocol_set_enabled (TRUE);
 }
 
 /* Stride-1 1×K and K×1 layers keeping the plane's size run on the direct
@@ -420,7 +424,67 @@ test_taps (void)
     { 1, 200, 4, 70, 17, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
     { 1, 40, 6, 60, 8, 1, 5, 1, 1, 1, 1, 1, { 2, 0 }, { 2, 0 }, NULL, FALSE },
   };
+  /* (the 3×1 layers of 64 and 330 channels would run as F(4, 3) down the
+   * columns) */
+  ir_winocol_set_enabled (FALSE);
   check_on_path (cases, G_N_ELEMENTS (cases), ir_k_conv_uses_taps, "on the direct tiles");
+  ir_winocol_set_enabled (TRUE);
+}
+
+/* 3×1 layers of at least 32 input channels run as F(4, 3) down the
+ * columns (conv-winocol.h), each checked to take that path, against the
+ * naive loop (1e-4): license-plate-recognition's 64×11×90, 32×22×92 and
+ * 64×10×90 (last tile rows of 3, 2 and 4 rows), pads on one side or none,
+ * planes narrower than a vector, output channels off the register tile,
+ * a batch, K in two blocks (330), a last column panel of 3 tiles (the
+ * tail kernel), one column; one to three threads. Fused bias, ReLU and
+ * Swish: fusion_cases. Fewer channels, side pads, dilation, stride,
+ * weights at run time or the switch off: not on the path. */
+static void
+test_winocol (void)
+{
+  static const ConvCase cases[] = {
+    /* n cin h w cout g kh kw sh sw dh dw pb pe auto */
+    { 1, 64, 11, 90, 64, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+    { 1, 32, 22, 92, 32, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+    { 1, 64, 10, 90, 64, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+    { 1, 40, 5, 7, 37, 1, 3, 1, 1, 1, 1, 1, { 2, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 33, 9, 20, 17, 1, 3, 1, 1, 1, 1, 1, { 0, 0 }, { 2, 0 }, NULL, FALSE },
+    { 2, 48, 6, 19, 24, 1, 3, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 330, 7, 30, 70, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+    { 1, 32, 12, 97, 96, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+    { 1, 32, 6, 1, 16, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+  };
+  g_assert_true (ir_winocol_enabled ());
+  check_on_path (cases, G_N_ELEMENTS (cases), ir_k_conv_uses_winocol,
+      "F(4, 3) down the columns");
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i += 3)
+    check_case (&cases[i], FALSE, 3);
+
+  static const ConvCase not_cases[] = {
+    { 1, 31, 11, 90, 64, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+    { 1, 64, 11, 90, 64, 1, 3, 1, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 64, 11, 90, 64, 1, 3, 1, 1, 1, 2, 1, { 2, 0 }, { 2, 0 }, NULL, FALSE },
+    { 1, 64, 11, 90, 64, 1, 3, 1, 2, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+    { 1, 64, 11, 90, 64, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
+  };
+  static float buf[64 * 11 * 90];
+  for (guint i = 0; i < G_N_ELEMENTS (not_cases); i++) {
+    KTest *t = conv_test_new (&not_cases[i], buf, buf, FALSE, 1);
+    kt_run (t, 1);
+    g_assert_false (ir_k_conv_uses_winocol (&t->ctx));
+    kt_free (t);
+  }
+  KTest *t = conv_test_new (&cases[0], buf, buf, TRUE, 1);
+  kt_run (t, 1);
+  g_assert_false (ir_k_conv_uses_winocol (&t->ctx));
+  kt_free (t);
+  ir_winocol_set_enabled (FALSE);
+  t = conv_test_new (&cases[0], buf, buf, FALSE, 1);
+  kt_run (t, 1);
+  g_assert_false (ir_k_conv_uses_winocol (&t->ctx));
+  kt_free (t);
+  ir_winocol_set_enabled (TRUE);
 }
 
 /* Layers big enough for every blocking level (several K blocks, many
@@ -1007,6 +1071,8 @@ static const ConvCase fusion_cases[] = {
     /* Winograd with odd sizes, one and three tile blocks (partial rows) */
     { 1, 16, 13, 11, 24, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 8, 23, 21, 16, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    /* F(4, 3) down the columns: a last tile row of 3 rows */
+    { 1, 32, 11, 30, 20, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
     /* depthwise through the plane kernel (AVX-512), strides 1 and 2 */
     { 1, 24, 19, 19, 24, 24, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 24, 20, 20, 24, 24, 5, 5, 2, 2, 1, 1, { 2, 2 }, { 2, 2 }, NULL, FALSE },
@@ -1099,6 +1165,20 @@ test_fused_bias_relu (void)
  * on the same paths as the bias and ReLU (GEMM panels with and without
  * runs, the tail kernel, strided slots, im2col, Winograd, depthwise,
  * groups), NaN included, with beta 1 and 0.6. */
+static void test_fused_swish (void);
+
+/* The fusion cases again with F(4, 3) down the columns off: their 3×1
+ * layers of 32 and 64 channels on the direct tiles (input channels in
+ * blocks, the epilogue on the last). */
+static void
+test_fused_no_winocol (void)
+{
+  ir_winocol_set_enabled (FALSE);
+  test_fused_bias_relu ();
+  test_fused_swish ();
+  ir_winocol_set_enabled (TRUE);
+}
+
 static void
 test_fused_swish (void)
 {
@@ -1248,11 +1328,13 @@ main (int argc, char **argv)
   g_test_add_func ("/conv/errors", test_errors);
   g_test_add_func ("/conv/fused-bias-relu", test_fused_bias_relu);
   g_test_add_func ("/conv/fused-swish", test_fused_swish);
+  g_test_add_func ("/conv/fused-no-winocol", test_fused_no_winocol);
   g_test_add_func ("/conv/winograd", test_winograd);
   g_test_add_func ("/conv/direct", test_direct);
   g_test_add_func ("/conv/direct-rows", test_direct_rows);
   g_test_add_func ("/conv/direct-plane", test_direct_plane);
   g_test_add_func ("/conv/edges", test_edges);
   g_test_add_func ("/conv/taps", test_taps);
+  g_test_add_func ("/conv/winocol", test_winocol);
   return g_test_run ();
 }

@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Winograd F(4, 3) down the columns of a 3×1 convolution (see
+ * conv-winocol.h).
+ *
+ *   Bᵀ = | 4  0 -5  0  1  0 |   G = |  1/4     0     0  |   Aᵀ = | 1  1  1  1  1  0 |
+ *        | 0 -4 -4  1  1  0 |       | -1/6  -1/6  -1/6  |        | 0  1 -1  2 -2  0 |
+ *        | 0  4 -4 -1  1  0 |       | -1/6   1/6  -1/6  |        | 0  1  1  4  4  0 |
+ *        | 0 -2 -1  2  1  0 |       |  1/24  1/12  1/6  |        | 0  1 -1  8 -8  1 |
+ *        | 0  2 -1 -2  1  0 |       |  1/24 -1/12  1/6  |
+ *        | 0  4  0 -5  0  1 |       |  0     0     1    |
+ */
+#include "conv-winocol.h"
+#include "kernels-private.h"
+
+#include <base/m2i-align.h>
+#include <string.h>
+
+/* Output channels per GEMM block: the block's 6 result matrices (6 × 64
+ * × 48 floats, 72 KiB) stay in L2 between the products and the output
+ * transform. */
+#define MAX_MB 64
+
+/* -1 until first read from M2I_CONV_WINOCOL, then 0 or 1. */
+static gint enabled = -1;
+
+gboolean
+ir_winocol_enabled (void)
+{
+  return ir_k_switch_on (&enabled, "M2I_CONV_WINOCOL");
+}
+
+void
+ir_winocol_set_enabled (gboolean on)
+{
+  ir_k_switch_set (&enabled, on);
+}
+
+gboolean
+ir_winocol_applies (gint64 kh, gint64 kw, gint64 sh, gint64 sw, gint64 dh, gint64 dw,
+    gint64 groups, gint64 pl, gint64 pr, gint64 w, gint64 ow, gint64 c_in, gint64 c_out,
+    gint64 oh)
+{
+  /* Below 32 input channels the 6 products' K is too short for the
+   * micro-kernel to run near its peak (bench-conv, one thread, Zen 5:
+   * license-plate-recognition's 3×1 layers 32×22×92 0.047 → 0.044 ms,
+   * 64×11×90 0.091 → 0.066). */
+  return ir_winocol_enabled () && kh == 3 && kw == 1 && sh == 1 && sw == 1 && dh == 1 &&
+      dw == 1 && groups == 1 && pl == 0 && pr == 0 && ow == w && c_in >= 32 && c_out >= 16 &&
+      oh >= 4 && c_in * c_out <= G_MAXINT / 8 && (oh + 3) * w <= G_MAXINT / 4;
+}
+
+/* U = G g for one filter (3 taps down the column), in double, rounded once. */
+static void
+transform_filter (const float *g, float u[6])
+{
+  double g0 = g[0], g1 = g[1], g2 = g[2];
+  u[0] = (float) (g0 / 4);
+  u[1] = (float) (-(g0 + g1 + g2) / 6);
+  u[2] = (float) (-(g0 - g1 + g2) / 6);
+  u[3] = (float) (g0 / 24 + g1 / 12 + g2 / 6);
+  u[4] = (float) (g0 / 24 - g1 / 12 + g2 / 6);
+  u[5] = (float) g2;
+}
+
+IrWinoCol *
+ir_winocol_new (const M2iGemmArch *arch, const float *weights, gint64 c_out, gint64 c_in,
+    gint64 h, gint64 w, gint64 pt, gint64 oh, gint slices)
+{
+  IrWinoCol *wc = g_new0 (IrWinoCol, 1);
+  wc->arch = arch;
+  wc->c_in = c_in;
+  wc->c_out = c_out;
+  wc->h = h;
+  wc->w = w;
+  wc->pt = pt;
+  wc->oh = oh;
+  wc->th = (oh + 3) / 4;
+  wc->tiles = wc->th * w;
+  /* Tile blocks of whole vectors, at most a column panel each, shared out
+   * evenly; up to M2I_GEMM_TAIL_MAX tiles past the last whole vector join
+   * the last block as its tail (as conv-winograd.c). */
+  gint64 full = wc->tiles / arch->step, rem = wc->tiles % arch->step;
+  wc->tail = full > 0 && rem <= M2I_GEMM_TAIL_MAX && arch->tail ? rem : 0;
+  gint64 vectors = full + (rem > wc->tail ? 1 : 0), per = arch->nr / arch->step;
+  wc->blocks = (vectors + per - 1) / per;
+  wc->block_start = g_new (gint64, wc->blocks + 1);
+  for (gint64 b = 0; b < wc->blocks; b++)
+    wc->block_start[b] = MIN (wc->tiles, vectors * b / wc->blocks * arch->step);
+  wc->block_start[wc->blocks] = wc->tiles;
+  /* Output-channel blocks of at most MAX_MB rows; with few tasks, as many
+   * as make the tasks share out evenly over the slices. */
+  gint64 mr = arch->mr, panels = (c_out + mr - 1) / mr;
+  gint64 m_blocks = (panels + MAX_MB / mr - 1) / (MAX_MB / mr);
+  if (slices > 1 && wc->blocks * m_blocks < 16 * slices)
+    while ((wc->blocks * m_blocks) % slices && m_blocks < panels)
+      m_blocks++;
+  wc->mb = (panels + m_blocks - 1) / m_blocks * mr;
+  wc->m_blocks = (c_out + wc->mb - 1) / wc->mb;
+
+  wc->u_stride = ir_gemm_packed_a_size (arch, (gint) c_out, (gint) c_in);
+  wc->u = g_new (float, 6 * wc->u_stride);
+  gsize n = (gsize) c_out * c_in;
+  float *plain = g_new (float, 6 * n);
+  for (gsize f = 0; f < n; f++) {
+    float u[6];
+    transform_filter (weights + 3 * f, u);
+    for (gint xi = 0; xi < 6; xi++)
+      plain[xi * n + f] = u[xi];
+  }
+  for (gint xi = 0; xi < 6; xi++)
+    ir_gemm_pack_a (arch, plain + xi * n, c_in, 1, (gint) c_out, (gint) c_in,
+        wc->u + xi * wc->u_stride);
+  g_free (plain);
+
+  /* Rows of V and M: a column panel, and room for a tail; the 6 matrices
+   * one cache line more than their size apart (at a multiple of 4 KiB
+   * the rows the transforms read together would share an L1 set). */
+  wc->vw = arch->nr + (wc->tail ? arch->step : 0);
+  wc->v_stride = m2i_align_up (c_in * wc->vw, 16) + 16;
+  wc->m_stride = m2i_align_up (wc->mb * wc->vw, 16) + 16;
+  wc->v_off = g_new (gint32, c_in);
+  for (gint64 p = 0; p < c_in; p++)
+    wc->v_off[p] = (gint32) (p * wc->vw);
+  wc->slice_floats = 6 * wc->v_stride + 6 * wc->m_stride +
+      m2i_align_up (ir_gemm_strip_size (arch), 16) + 4 * m2i_align_up (w, 16);
+  return wc;
+}
+
+void
+ir_winocol_free (IrWinoCol *wc)
+{
+  if (!wc)
+    return;
+  g_free (wc->u);
+  g_free (wc->block_start);
+  g_free (wc->v_off);
+  g_free (wc);
+}
+
+gsize
+ir_winocol_scratch_bytes (const IrWinoCol *wc, gint slices)
+{
+  return MAX (slices, 1) * wc->slice_floats * sizeof (float);
+}
+
+/* ---- The transforms ---------------------------------------------------- */
+
+/* V = Bᵀ d for @n tiles side by side: d0 .. d5 the six input rows,
+ * v0 .. v5 the six rows of V. */
+#define IN_PARAMS (gint64 n, const float *restrict d0, const float *restrict d1, \
+    const float *restrict d2, const float *restrict d3, const float *restrict d4, \
+    const float *restrict d5, float *restrict v0, float *restrict v1, float *restrict v2, \
+    float *restrict v3, float *restrict v4, float *restrict v5)
+#define IN_ARGS (n, d0, d1, d2, d3, d4, d5, v0, v1, v2, v3, v4, v5)
+M2I_K_INLINE void
+input_run_body IN_PARAMS
+{
+  for (gint64 i = 0; i < n; i++) {
+    float a = d4[i] + d3[i], b = d1[i] + d2[i];
+    float c = d4[i] - d3[i], e = d1[i] - d2[i];
+    float f = d4[i] - d2[i], g = d3[i] - d1[i];
+    v0[i] = (4.0f * d0[i] - 5.0f * d2[i]) + d4[i];
+    v1[i] = a - 4.0f * b;
+    v2[i] = c + 4.0f * e;
+    v3[i] = f + 2.0f * g;
+    v4[i] = f - 2.0f * g;
+    v5[i] = (4.0f * d1[i] - 5.0f * d3[i]) + d5[i];
+  }
+}
+M2I_K_SIMD_CLONES (input_run, IN_PARAMS, IN_ARGS)
+
+/* y = Aᵀ m (+ bias with @has_bias, then max (·, 0) with @relu: the float
+ * operations of the Add and ReLU layers) for @n tiles side by side: m0 ..
+ * m5 the six rows of M, y0 .. y3 the output rows (of a last tile row past
+ * the output, spare rows). */
+#define OUT_PARAMS (gint64 n, const float *restrict m0, const float *restrict m1, \
+    const float *restrict m2, const float *restrict m3, const float *restrict m4, \
+    const float *restrict m5, float *restrict y0, float *restrict y1, float *restrict y2, \
+    float *restrict y3, gboolean has_bias, float bias, gboolean relu)
+#define OUT_ARGS (n, m0, m1, m2, m3, m4, m5, y0, y1, y2, y3, has_bias, bias, relu)
+/* loops with the epilogue's branches taken out, or none is vectorized */
+#define OUT_LOOP(FINISH) \
+  for (gint64 i = 0; i < n; i++) { \
+    float a = m1[i] + m2[i], b = m1[i] - m2[i]; \
+    float c = m3[i] + m4[i], e = m3[i] - m4[i]; \
+    y0[i] = FINISH ((m0[i] + a) + c); \
+    y1[i] = FINISH (b + 2.0f * e); \
+    y2[i] = FINISH (a + 4.0f * c); \
+    y3[i] = FINISH ((b + 8.0f * e) + m5[i]); \
+  }
+#define BIAS_RELU(x) ((x) + bias > 0.0f ? (x) + bias : 0.0f)
+#define BIAS(x) ((x) + bias)
+#define RELU(x) ((x) > 0.0f ? (x) : 0.0f)
+#define AS_IS(x) (x)
+M2I_K_INLINE void
+output_run_body OUT_PARAMS
+{
+  if (has_bias && relu) {
+    OUT_LOOP (BIAS_RELU)
+  } else if (has_bias) {
+    OUT_LOOP (BIAS)
+  } else if (relu) {
+    OUT_LOOP (RELU)
+  } else {
+    OUT_LOOP (AS_IS)
+  }
+}
+M2I_K_SIMD_CLONES (output_run, OUT_PARAMS, OUT_ARGS)
+
+/* V of tile block @b: every input channel's runs of tiles along tile
+ * rows; rows above and below the input read @zero. Columns past the
+ * block up to a whole vector are zeroed (the GEMM reads whole vectors). */
+static void
+input_block (const IrWinoCol *wc, const float *in, gint64 b, float *v, const float *zero)
+{
+  gint64 q0 = wc->block_start[b], nt = wc->block_start[b + 1] - q0;
+  gint64 zero_to = m2i_align_up (nt, wc->arch->step);
+  gsize xs = wc->v_stride, chan = (gsize) wc->h * wc->w;
+  for (gint64 ci = 0; ci < wc->c_in; ci++) {
+    const float *plane = in + ci * chan;
+    float *vc = v + ci * wc->vw;
+    for (gint64 q = q0; q < q0 + nt;) {
+      gint64 ty = q / wc->w, x = q % wc->w, n = MIN (wc->w - x, q0 + nt - q);
+      const float *d[6];
+      for (gint k = 0; k < 6; k++) {
+        gint64 iy = 4 * ty - wc->pt + k;
+        d[k] = iy >= 0 && iy < wc->h ? plane + iy * wc->w + x : zero;
+      }
+      float *vq = vc + (q - q0);
+      input_run (n, d[0], d[1], d[2], d[3], d[4], d[5], vq, vq + xs, vq + 2 * xs,
+          vq + 3 * xs, vq + 4 * xs, vq + 5 * xs);
+      q += n;
+    }
+    if (nt < zero_to)
+      for (gint xi = 0; xi < 6; xi++)
+        memset (vc + xi * xs + nt, 0, (zero_to - nt) * sizeof (float));
+  }
+}
+
+/* Y of tile block @b for output channels [r0, r0 + rows) from m
+ * ([ξ][mb][vw]); rows past the output go to the three rows at @spare
+ * (w floats apart). */
+static void
+output_block (const IrWinoCol *wc, const float *m, gint64 b, gint64 r0, gint64 rows,
+    float *out, const M2iKFusion *f, float *spare)
+{
+  gint64 q0 = wc->block_start[b], nt = wc->block_start[b + 1] - q0;
+  gsize xs = wc->m_stride, ohw = (gsize) wc->oh * wc->w;
+  for (gint64 r = 0; r < rows; r++) {
+    const float *mr = m + r * wc->vw;
+    float *plane = out + (r0 + r) * ohw;
+    float bv = f->bias ? f->bias[r0 + r] : 0.0f;
+    for (gint64 q = q0; q < q0 + nt;) {
+      gint64 ty = q / wc->w, x = q % wc->w, n = MIN (wc->w - x, q0 + nt - q);
+      gint kept = (gint) MIN (4, wc->oh - 4 * ty);
+      float *y[4];
+      for (gint j = 0; j < 4; j++)
+        y[j] = j < kept ? plane + (4 * ty + j) * wc->w + x : spare + (j - 1) * wc->w;
+      const float *mq = mr + (q - q0);
+      output_run (n, mq, mq + xs, mq + 2 * xs, mq + 3 * xs, mq + 4 * xs, mq + 5 * xs, y[0],
+          y[1], y[2], y[3], f->bias != NULL, bv, f->relu);
+      if (f->swish)
+        for (gint j = 0; j < kept; j++)
+          ir_k_fusion_swish (f, y[j], n);
+      q += n;
+    }
+  }
+}
+
+typedef struct {
+  const IrWinoCol *wc;
+  const float *in;
+  const M2iKFusion *fused;
+  float *out;
+  float *scratch;
+} WcJob;
+
+typedef struct {
+  const IrWinoCol *wc;
+  const float *v;
+} WcPanel;
+
+static const float *
+panel_b (gpointer user, gint k0, gint kc, gint n0, gint ncols, float *buf, const gint32 **off)
+{
+  const WcPanel *p = user;
+  *off = p->wc->v_off;
+  return p->v + (gsize) k0 * p->wc->vw + n0;
+}
+
+static void
+block_slice (gint begin, gint end, gint slice, gpointer data)
+{
+  const WcJob *j = data;
+  const IrWinoCol *wc = j->wc;
+  float *v = ir_k_slice_scratch (j->scratch + slice * wc->slice_floats,
+      wc->slice_floats * sizeof (float));
+  float *m = v + 6 * wc->v_stride;
+  float *strip = m + 6 * wc->m_stride;
+  float *zero = strip + m2i_align_up (ir_gemm_strip_size (wc->arch), 16);
+  float *spare = zero + m2i_align_up (wc->w, 16);
+  memset (zero, 0, wc->w * sizeof (float));
+  gint64 last_b = -1;
+  for (gint t = begin; t < end; t++) {
+    /* tile blocks outermost: a slice's consecutive tasks share the
+     * block's V */
+    gint64 b = t / wc->m_blocks, r0 = t % wc->m_blocks * wc->mb;
+    gint64 rows = MIN (wc->mb, wc->c_out - r0);
+    gint ncols = (gint) (wc->block_start[b + 1] - wc->block_start[b]);
+    gint tail = b == wc->blocks - 1 ? (gint) wc->tail : 0;
+    if (b != last_b) {
+      input_block (wc, j->in, b, v, zero);
+      last_b = b;
+    }
+    for (gint xi = 0; xi < 6; xi++) {
+      const float *u = wc->u + xi * wc->u_stride + r0 * wc->c_in;
+      WcPanel p = { wc, v + xi * wc->v_stride };
+      M2iGemmOut o = { m + xi * wc->m_stride, (gsize) wc->vw, NULL, NULL, NULL, NULL, NULL,
+        FALSE, FALSE };
+      ir_gemm_column_panel (wc->arch, (gint) rows, (gint) wc->c_in, u, wc->arch->mr, 0,
+          ncols - tail, panel_b, &p, NULL, strip, &o);
+      if (tail)
+        ir_gemm_tail_panel (wc->arch, (gint) rows, (gint) wc->c_in, u, ncols - tail, tail,
+            panel_b, &p, NULL, &o);
+    }
+    output_block (wc, m, b, r0, rows, j->out, j->fused, spare);
+  }
+}
+
+void
+ir_winocol_run (const IrWinoCol *wc, const float *in, float *out, const M2iKFusion *fused,
+    gint slices, float *scratch)
+{
+  WcJob j = { wc, in, fused, out, scratch };
+  ir_k_parallel_for ((gint) (wc->blocks * wc->m_blocks), slices, 1, block_slice, &j);
+}
