@@ -20,6 +20,10 @@
  * transform. */
 #define MAX_MB 64
 
+/* Floats of one phase row across the rows: a block's tiles and one more,
+ * rounded to a cache line; the segment of input a run reads takes four. */
+#define PHASE_FLOATS(arch) (m2i_align_up ((gsize) (arch)->nr + M2I_GEMM_TAIL_MAX + 1, 16))
+
 /* -1 until first read from M2I_CONV_WINOCOL, then 0 or 1. */
 static gint enabled = -1;
 
@@ -37,16 +41,22 @@ ir_winocol_set_enabled (gboolean on)
 
 gboolean
 ir_winocol_applies (gint64 kh, gint64 kw, gint64 sh, gint64 sw, gint64 dh, gint64 dw,
-    gint64 groups, gint64 pl, gint64 pr, gint64 w, gint64 ow, gint64 c_in, gint64 c_out,
-    gint64 oh)
+    gint64 groups, gint64 pt, gint64 pb, gint64 pl, gint64 pr, gint64 h, gint64 w, gint64 oh,
+    gint64 ow, gint64 c_in, gint64 c_out)
 {
-  /* Below 32 input channels the 6 products' K is too short for the
-   * micro-kernel to run near its peak (bench-conv, one thread, Zen 5:
+  /* Below 32 input channels (1×3: 64) the 6 products' K is too short
+   * for the micro-kernel to run near its peak and the transforms cost
+   * more than the multiply-adds saved (bench-conv, one thread, Zen 5:
    * license-plate-recognition's 3×1 layers 32×22×92 0.047 → 0.044 ms,
-   * 64×11×90 0.091 → 0.066). */
-  return ir_winocol_enabled () && kh == 3 && kw == 1 && sh == 1 && sw == 1 && dh == 1 &&
-      dw == 1 && groups == 1 && pl == 0 && pr == 0 && ow == w && c_in >= 32 && c_out >= 16 &&
-      oh >= 4 && c_in * c_out <= G_MAXINT / 8 && (oh + 3) * w <= G_MAXINT / 4;
+   * 64×11×90 0.091 → 0.066; its 1×3 layers 64×11×90 0.092 → 0.085, but
+   * 32×22×92 0.047 → 0.062, the phases split and joined again). */
+  gboolean down = kh == 3 && kw == 1 && pl == 0 && pr == 0 && ow == w && oh >= 4 &&
+      c_in >= 32;
+  gboolean across = kh == 1 && kw == 3 && pt == 0 && pb == 0 && oh == h && ow >= 4 &&
+      pl <= 2 && pr <= 2 && c_in >= 64;
+  return ir_winocol_enabled () && (down || across) && sh == 1 && sw == 1 && dh == 1 &&
+      dw == 1 && groups == 1 && c_out >= 16 && c_in * c_out <= G_MAXINT / 8 &&
+      (oh + 3) * (ow + 3) <= G_MAXINT / 4;
 }
 
 /* U = G g for one filter (3 taps down the column), in double, rounded once. */
@@ -64,18 +74,25 @@ transform_filter (const float *g, float u[6])
 
 IrWinoCol *
 ir_winocol_new (const M2iGemmArch *arch, const float *weights, gint64 c_out, gint64 c_in,
-    gint64 h, gint64 w, gint64 pt, gint64 oh, gint slices)
+    gint64 h, gint64 w, gint64 pt, gint64 pl, gint64 oh, gint64 ow, gboolean across,
+    gint slices)
 {
   IrWinoCol *wc = g_new0 (IrWinoCol, 1);
   wc->arch = arch;
+  wc->across = across;
   wc->c_in = c_in;
   wc->c_out = c_out;
   wc->h = h;
   wc->w = w;
   wc->pt = pt;
+  wc->pl = pl;
   wc->oh = oh;
-  wc->th = (oh + 3) / 4;
-  wc->tiles = wc->th * w;
+  wc->ow = ow;
+  /* tiles: down the columns th × w (tile row, column), across the rows
+   * h × tw (row, tile column) */
+  wc->tw = across ? (ow + 3) / 4 : w;
+  wc->th = across ? h : (oh + 3) / 4;
+  wc->tiles = wc->th * wc->tw;
   /* Tile blocks of whole vectors, at most a column panel each, shared out
    * evenly; up to M2I_GEMM_TAIL_MAX tiles past the last whole vector join
    * the last block as its tail (as conv-winograd.c). */
@@ -122,7 +139,8 @@ ir_winocol_new (const M2iGemmArch *arch, const float *weights, gint64 c_out, gin
   for (gint64 p = 0; p < c_in; p++)
     wc->v_off[p] = (gint32) (p * wc->vw);
   wc->slice_floats = 6 * wc->v_stride + 6 * wc->m_stride +
-      m2i_align_up (ir_gemm_strip_size (arch), 16) + 4 * m2i_align_up (w, 16);
+      m2i_align_up (ir_gemm_strip_size (arch), 16) + 4 * m2i_align_up (w, 16) +
+      PHASE_FLOATS (arch) * 14;
   return wc;
 }
 
@@ -144,6 +162,43 @@ ir_winocol_scratch_bytes (const IrWinoCol *wc, gint slices)
 }
 
 /* ---- The transforms ---------------------------------------------------- */
+
+
+/* d_k[t] = seg[4t + k] for t < n, k < 6: the six input columns of
+ * tile t. */
+M2I_K_INLINE void
+deinterleave_body (gint64 n, const float *restrict seg, float *restrict d0,
+    float *restrict d1, float *restrict d2, float *restrict d3, float *restrict d4,
+    float *restrict d5)
+{
+  for (gint64 t = 0; t < n; t++) {
+    d0[t] = seg[4 * t];
+    d1[t] = seg[4 * t + 1];
+    d2[t] = seg[4 * t + 2];
+    d3[t] = seg[4 * t + 3];
+    d4[t] = seg[4 * t + 4];
+    d5[t] = seg[4 * t + 5];
+  }
+}
+M2I_K_SIMD_CLONES (deinterleave, (gint64 n, const float *restrict seg, float *restrict d0,
+        float *restrict d1, float *restrict d2, float *restrict d3, float *restrict d4,
+        float *restrict d5), (n, seg, d0, d1, d2, d3, d4, d5))
+
+/* dst[4t + j] = q_j[t] for t < n. */
+M2I_K_INLINE void
+interleave_body (gint64 n, const float *restrict q0, const float *restrict q1,
+    const float *restrict q2, const float *restrict q3, float *restrict dst)
+{
+  for (gint64 t = 0; t < n; t++) {
+    dst[4 * t] = q0[t];
+    dst[4 * t + 1] = q1[t];
+    dst[4 * t + 2] = q2[t];
+    dst[4 * t + 3] = q3[t];
+  }
+}
+M2I_K_SIMD_CLONES (interleave, (gint64 n, const float *restrict q0, const float *restrict q1,
+        const float *restrict q2, const float *restrict q3, float *restrict dst),
+    (n, q0, q1, q2, q3, dst))
 
 /* V = Bᵀ d for @n tiles side by side: d0 .. d5 the six input rows,
  * v0 .. v5 the six rows of V. */
@@ -210,8 +265,30 @@ M2I_K_SIMD_CLONES (output_run, OUT_PARAMS, OUT_ARGS)
 /* V of tile block @b: every input channel's runs of tiles along tile
  * rows; rows above and below the input read @zero. Columns past the
  * block up to a whole vector are zeroed (the GEMM reads whole vectors). */
+/* Across the rows: the six input columns of the @n tiles from tile column
+ * a on of row @row (input columns 4a − pl .. 4(a + n) + 1 − pl, zero
+ * outside the row), by phase: d_k[i] = column 4(a + i) + k − pl at
+ * d + k·pf + i, through @seg (4n + 2 floats). */
 static void
-input_block (const IrWinoCol *wc, const float *in, gint64 b, float *v, const float *zero)
+phases_across (const IrWinoCol *wc, const float *row, gint64 a, gint64 n, float *d, float *seg)
+{
+  gint64 x0 = 4 * a - wc->pl, len = 4 * n + 2;
+  gint64 lo = CLAMP (-x0, 0, len), hi = CLAMP (wc->w - x0, lo, len);
+  const float *src = row + x0;
+  if (lo > 0 || hi < len) {
+    /* a run reaching past the row's ends: through a copy with the pads */
+    memset (seg, 0, lo * sizeof (float));
+    memcpy (seg + lo, row + x0 + lo, (hi - lo) * sizeof (float));
+    memset (seg + hi, 0, (len - hi) * sizeof (float));
+    src = seg;
+  }
+  gsize pf = PHASE_FLOATS (wc->arch);
+  deinterleave (n, src, d, d + pf, d + 2 * pf, d + 3 * pf, d + 4 * pf, d + 5 * pf);
+}
+
+static void
+input_block (const IrWinoCol *wc, const float *in, gint64 b, float *v, const float *zero,
+    float *seg, float *ph)
 {
   gint64 q0 = wc->block_start[b], nt = wc->block_start[b + 1] - q0;
   gint64 zero_to = m2i_align_up (nt, wc->arch->step);
@@ -219,7 +296,18 @@ input_block (const IrWinoCol *wc, const float *in, gint64 b, float *v, const flo
   for (gint64 ci = 0; ci < wc->c_in; ci++) {
     const float *plane = in + ci * chan;
     float *vc = v + ci * wc->vw;
-    for (gint64 q = q0; q < q0 + nt;) {
+    /* across the rows: the block's tiles by phase, then one transform */
+    for (gint64 q = q0; q < q0 + nt && wc->across;) {
+      gint64 y = q / wc->tw, a = q % wc->tw, n = MIN (wc->tw - a, q0 + nt - q);
+      phases_across (wc, plane + y * wc->w, a, n, ph + (q - q0), seg);
+      q += n;
+    }
+    if (wc->across) {
+      gsize pf = PHASE_FLOATS (wc->arch);
+      input_run (nt, ph, ph + pf, ph + 2 * pf, ph + 3 * pf, ph + 4 * pf, ph + 5 * pf, vc, vc + xs,
+          vc + 2 * xs, vc + 3 * xs, vc + 4 * xs, vc + 5 * xs);
+    }
+    for (gint64 q = q0; q < q0 + nt && !wc->across;) {
       gint64 ty = q / wc->w, x = q % wc->w, n = MIN (wc->w - x, q0 + nt - q);
       const float *d[6];
       for (gint k = 0; k < 6; k++) {
@@ -242,15 +330,30 @@ input_block (const IrWinoCol *wc, const float *in, gint64 b, float *v, const flo
  * (w floats apart). */
 static void
 output_block (const IrWinoCol *wc, const float *m, gint64 b, gint64 r0, gint64 rows,
-    float *out, const M2iKFusion *f, float *spare)
+    float *out, const M2iKFusion *f, float *spare, float *ph)
 {
   gint64 q0 = wc->block_start[b], nt = wc->block_start[b + 1] - q0;
-  gsize xs = wc->m_stride, ohw = (gsize) wc->oh * wc->w;
+  gsize xs = wc->m_stride, ohw = (gsize) wc->oh * wc->ow, pf = PHASE_FLOATS (wc->arch);
   for (gint64 r = 0; r < rows; r++) {
     const float *mr = m + r * wc->vw;
     float *plane = out + (r0 + r) * ohw;
     float bv = f->bias ? f->bias[r0 + r] : 0.0f;
-    for (gint64 q = q0; q < q0 + nt;) {
+    /* across the rows: the block's four outputs by phase, then
+     * interleaved into the rows; a last tile past a row's end in part */
+    if (wc->across)
+      output_run (nt, mr, mr + xs, mr + 2 * xs, mr + 3 * xs, mr + 4 * xs, mr + 5 * xs, ph,
+          ph + pf, ph + 2 * pf, ph + 3 * pf, f->bias != NULL, bv, f->relu);
+    for (gint64 q = q0; q < q0 + nt && wc->across;) {
+      gint64 y = q / wc->tw, a = q % wc->tw, n = MIN (wc->tw - a, q0 + nt - q), i = q - q0;
+      float *o = plane + y * wc->ow + 4 * a;
+      gint64 whole = MIN (n, (wc->ow - 4 * a) / 4);
+      interleave (whole, ph + i, ph + pf + i, ph + 2 * pf + i, ph + 3 * pf + i, o);
+      for (gint64 j = 0; whole < n && 4 * (a + whole) + j < wc->ow; j++)
+        o[4 * whole + j] = ph[j * pf + i + whole];
+      ir_k_fusion_swish (f, o, MIN (4 * n, wc->ow - 4 * a));
+      q += n;
+    }
+    for (gint64 q = q0; q < q0 + nt && !wc->across;) {
       gint64 ty = q / wc->w, x = q % wc->w, n = MIN (wc->w - x, q0 + nt - q);
       gint kept = (gint) MIN (4, wc->oh - 4 * ty);
       float *y[4];
@@ -299,6 +402,10 @@ block_slice (gint begin, gint end, gint slice, gpointer data)
   float *strip = m + 6 * wc->m_stride;
   float *zero = strip + m2i_align_up (ir_gemm_strip_size (wc->arch), 16);
   float *spare = zero + m2i_align_up (wc->w, 16);
+  /* across the rows: an input segment, its six phases, the four output
+   * phases */
+  float *seg = spare + 3 * m2i_align_up (wc->w, 16), *d = seg + 4 * PHASE_FLOATS (wc->arch);
+  float *ph = d + 6 * PHASE_FLOATS (wc->arch);
   memset (zero, 0, wc->w * sizeof (float));
   gint64 last_b = -1;
   for (gint t = begin; t < end; t++) {
@@ -309,7 +416,7 @@ block_slice (gint begin, gint end, gint slice, gpointer data)
     gint ncols = (gint) (wc->block_start[b + 1] - wc->block_start[b]);
     gint tail = b == wc->blocks - 1 ? (gint) wc->tail : 0;
     if (b != last_b) {
-      input_block (wc, j->in, b, v, zero);
+      input_block (wc, j->in, b, v, zero, seg, d);
       last_b = b;
     }
     for (gint xi = 0; xi < 6; xi++) {
@@ -323,7 +430,7 @@ block_slice (gint begin, gint end, gint slice, gpointer data)
         ir_gemm_tail_panel (wc->arch, (gint) rows, (gint) wc->c_in, u, ncols - tail, tail,
             panel_b, &p, NULL, &o);
     }
-    output_block (wc, m, b, r0, rows, j->out, j->fused, spare);
+    output_block (wc, m, b, r0, rows, j->out, j->fused, spare, ph);
   }
 }
 

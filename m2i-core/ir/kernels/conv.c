@@ -413,8 +413,8 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
           s->c_out, s->oh, s->ow))
     s->mode = CONV_WINOGRAD;
   else if (ctx->inputs[1].data && spatial == 2 &&
-      ir_winocol_applies (s->kh, s->kw, s->sh, s->sw, s->dh, s->dw, s->groups, s->pl, s->pr,
-          s->w, s->ow, s->c_in, s->c_out, s->oh))
+      ir_winocol_applies (s->kh, s->kw, s->sh, s->sw, s->dh, s->dw, s->groups, s->pt, s->pb,
+          s->pl, s->pr, s->h, s->w, s->oh, s->ow, s->c_in, s->c_out))
     s->mode = CONV_WINOCOL;
   else if (s->oh * s->ow <= M2I_GEMM_TAIL_MAX && s->arch->tail &&
       !(s->kh == 1 && s->kw == 1 && s->sh == 1 && s->sw == 1 &&
@@ -450,7 +450,7 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
     ctx->scratch_bytes = ir_winograd_scratch_bytes (s->wino, s->slices);
   } else if (s->mode == CONV_WINOCOL) {
     s->winocol = ir_winocol_new (s->arch, ctx->inputs[1].data, s->c_out, s->c_in, s->h, s->w,
-        s->pt, s->oh, s->slices);
+        s->pt, s->pl, s->oh, s->ow, s->kw == 3, s->slices);
     ctx->scratch_bytes = ir_winocol_scratch_bytes (s->winocol, s->slices);
   } else if (s->mode != CONV_DEPTHWISE) {
     s->packed_group = ir_gemm_packed_a_size (s->arch, (gint) cout_g, (gint) s->k);

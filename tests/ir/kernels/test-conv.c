@@ -431,15 +431,16 @@ test_taps (void)
   ir_winocol_set_enabled (TRUE);
 }
 
-/* 3×1 layers of at least 32 input channels run as F(4, 3) down the
- * columns (conv-winocol.h), each checked to take that path, against the
- * naive loop (1e-4): license-plate-recognition's 64×11×90, 32×22×92 and
- * 64×10×90 (last tile rows of 3, 2 and 4 rows), pads on one side or none,
- * planes narrower than a vector, output channels off the register tile,
- * a batch, K in two blocks (330), a last column panel of 3 tiles (the
- * tail kernel), one column; one to three threads. Fused bias, ReLU and
- * Swish: fusion_cases. Fewer channels, side pads, dilation, stride,
- * weights at run time or the switch off: not on the path. */
+/* 3×1 layers of at least 32 input channels and 1×3 of at least 64 run
+ * as F(4, 3) along the kernel (conv-winocol.h), each checked to take
+ * that path, against the naive loop (1e-4): license-plate-recognition's
+ * 3×1 64×11×90, 32×22×92 and 64×10×90 (last tile rows of 3, 2 and 4
+ * rows), pads on one side or none, planes narrower than a vector, output
+ * channels off the register tile, a batch, K in two blocks (330), a last
+ * column panel of 3 tiles (the tail kernel), one column; the 1×3 cases
+ * below; one to three threads. Fused bias, ReLU and Swish: fusion_cases.
+ * Fewer channels, pads off the kernel's axis, dilation, stride, weights
+ * at run time or the switch off: not on the path. */
 static void
 test_winocol (void)
 {
@@ -454,6 +455,18 @@ test_winocol (void)
     { 1, 330, 7, 30, 70, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
     { 1, 32, 12, 97, 96, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
     { 1, 32, 6, 1, 16, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+    /* 1×3 (64 channels and more): the plates' 64×11×90 and 64×10×90 (a
+     * last tile of 2 columns), a pad of 2 on one side, none (6 columns),
+     * a batch, K in two blocks, rows of more tiles than a block (runs
+     * inside a row), one row */
+    { 1, 64, 11, 90, 64, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
+    { 1, 64, 10, 90, 64, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
+    { 1, 64, 3, 17, 37, 1, 1, 3, 1, 1, 1, 1, { 0, 2 }, { 0, 0 }, NULL, FALSE },
+    { 1, 70, 4, 9, 20, 1, 1, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 2 }, NULL, FALSE },
+    { 2, 64, 2, 8, 16, 1, 1, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 300, 3, 40, 33, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
+    { 1, 64, 5, 200, 20, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
+    { 1, 64, 1, 88, 16, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
   };
   g_assert_true (ir_winocol_enabled ());
   check_on_path (cases, G_N_ELEMENTS (cases), ir_k_conv_uses_winocol,
@@ -466,9 +479,10 @@ test_winocol (void)
     { 1, 64, 11, 90, 64, 1, 3, 1, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 64, 11, 90, 64, 1, 3, 1, 1, 1, 2, 1, { 2, 0 }, { 2, 0 }, NULL, FALSE },
     { 1, 64, 11, 90, 64, 1, 3, 1, 2, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
-    { 1, 64, 11, 90, 64, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
+    { 1, 63, 11, 90, 64, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
+    { 1, 64, 11, 90, 64, 1, 1, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
   };
-  static float buf[64 * 11 * 90];
+  static float buf[64 * 13 * 90];
   for (guint i = 0; i < G_N_ELEMENTS (not_cases); i++) {
     KTest *t = conv_test_new (&not_cases[i], buf, buf, FALSE, 1);
     kt_run (t, 1);
@@ -1071,8 +1085,10 @@ static const ConvCase fusion_cases[] = {
     /* Winograd with odd sizes, one and three tile blocks (partial rows) */
     { 1, 16, 13, 11, 24, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 8, 23, 21, 16, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
-    /* F(4, 3) down the columns: a last tile row of 3 rows */
+    /* F(4, 3) down the columns: a last tile row of 3 rows; across the
+     * rows: a last tile of 1 column */
     { 1, 32, 11, 30, 20, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+    { 1, 64, 5, 37, 20, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
     /* depthwise through the plane kernel (AVX-512), strides 1 and 2 */
     { 1, 24, 19, 19, 24, 24, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 24, 20, 20, 24, 24, 5, 5, 2, 2, 1, 1, { 2, 2 }, { 2, 2 }, NULL, FALSE },
