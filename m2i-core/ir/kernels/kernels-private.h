@@ -245,10 +245,10 @@ M2iKFusion *ir_k_matmul_fusion (M2iOpContext *ctx, gint64 *channels);
 
 /* Whether a one-row MatMul may keep large fp16-exact constant weights as
  * halves (same results, half the memory read): TRUE unless the
- * environment says M2I_MATMUL_HALF=0 or ir_k_matmul_half_set (FALSE) was
- * called (tests, timing). Read when a MatMul is compiled. */
+ * environment says M2I_MATMUL_HALF=0 or ir_k_matmul_half_set_enabled (FALSE)
+ * was called (tests, timing). Read when a MatMul is compiled. */
 gboolean ir_k_matmul_half_enabled (void);
-void ir_k_matmul_half_set (gboolean on);
+void ir_k_matmul_half_set_enabled (gboolean on);
 /* TRUE when the compiled MatMul keeps its weights as halves (tests). */
 gboolean ir_k_matmul_half_b (M2iOpContext *ctx);
 

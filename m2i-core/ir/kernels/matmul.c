@@ -62,7 +62,7 @@ ir_k_matmul_half_enabled (void)
 }
 
 void
-ir_k_matmul_half_set (gboolean on)
+ir_k_matmul_half_set_enabled (gboolean on)
 {
   ir_k_switch_set (&half_enabled, on);
 }

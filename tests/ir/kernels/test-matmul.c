@@ -295,7 +295,7 @@ test_half_weights (void)
       /* Halves; floats (switched off); floats (one weight not exact). */
       float *got[3];
       for (gint v = 0; v < 3; v++) {
-        ir_k_matmul_half_set (v != 1);
+        ir_k_matmul_half_set_enabled (v != 1);
         float keep = b[nb / 2];
         if (v == 2)
           b[nb / 2] = 1.0f / 3.0f;
@@ -313,7 +313,7 @@ test_half_weights (void)
         kt_free (t);
         b[nb / 2] = keep;
       }
-      ir_k_matmul_half_set (TRUE);
+      ir_k_matmul_half_set_enabled (TRUE);
       kt_assert_close ("matmul, weights in halves", got[0], want, n, 1e-4, 1e-4);
       g_assert_cmpmem (got[0], n * sizeof (float), got[1], n * sizeof (float));
       g_assert_cmpmem (got[0], n * sizeof (float), got[2], n * sizeof (float));
