@@ -10,15 +10,11 @@
  *        | 0  4  0 -5  0  1 |       |  0     0     1    |
  */
 #include "conv-winocol.h"
+#include "conv-winograd.h"
 #include "kernels-private.h"
 
 #include <base/m2i-align.h>
 #include <string.h>
-
-/* Output channels per GEMM block: the block's 6 result matrices (6 × 64
- * × 48 floats, 72 KiB) stay in L2 between the products and the output
- * transform. */
-#define MAX_MB 64
 
 /* Floats of one phase row across the rows: a block's tiles and one more,
  * rounded to a cache line; the segment of input a run reads takes four. */
@@ -93,25 +89,9 @@ ir_winocol_new (const M2iGemmArch *arch, const float *weights, gint64 c_out, gin
   wc->tw = across ? (ow + 3) / 4 : w;
   wc->th = across ? h : (oh + 3) / 4;
   wc->tiles = wc->th * wc->tw;
-  /* Tile blocks of whole vectors, at most a column panel each, shared out
-   * evenly; up to M2I_GEMM_TAIL_MAX tiles past the last whole vector join
-   * the last block as its tail (as conv-winograd.c). */
-  gint64 full = wc->tiles / arch->step, rem = wc->tiles % arch->step;
-  wc->tail = full > 0 && rem <= M2I_GEMM_TAIL_MAX && arch->tail ? rem : 0;
-  gint64 vectors = full + (rem > wc->tail ? 1 : 0), per = arch->nr / arch->step;
-  wc->blocks = (vectors + per - 1) / per;
-  wc->block_start = g_new (gint64, wc->blocks + 1);
-  for (gint64 b = 0; b < wc->blocks; b++)
-    wc->block_start[b] = MIN (wc->tiles, vectors * b / wc->blocks * arch->step);
-  wc->block_start[wc->blocks] = wc->tiles;
-  /* Output-channel blocks of at most MAX_MB rows; with few tasks, as many
-   * as make the tasks share out evenly over the slices. */
-  gint64 mr = arch->mr, panels = (c_out + mr - 1) / mr;
-  gint64 m_blocks = (panels + MAX_MB / mr - 1) / (MAX_MB / mr);
-  if (slices > 1 && wc->blocks * m_blocks < 16 * slices)
-    while ((wc->blocks * m_blocks) % slices && m_blocks < panels)
-      m_blocks++;
-  wc->mb = (panels + m_blocks - 1) / m_blocks * mr;
+  /* tile blocks and output-channel blocks as conv-winograd.c's */
+  ir_winograd_blocks (arch, wc->tiles, c_out, slices, &wc->tail, &wc->blocks, &wc->block_start,
+      &wc->mb);
   wc->m_blocks = (c_out + wc->mb - 1) / wc->mb;
 
   wc->u_stride = ir_gemm_packed_a_size (arch, (gint) c_out, (gint) c_in);
@@ -124,20 +104,10 @@ ir_winocol_new (const M2iGemmArch *arch, const float *weights, gint64 c_out, gin
     for (gint xi = 0; xi < 6; xi++)
       plain[xi * n + f] = u[xi];
   }
-  for (gint xi = 0; xi < 6; xi++)
-    ir_gemm_pack_a (arch, plain + xi * n, c_in, 1, (gint) c_out, (gint) c_in,
-        wc->u + xi * wc->u_stride);
+  ir_winograd_pack_u (arch, plain, 6, c_out, c_in, wc->u, wc->u_stride);
   g_free (plain);
-
-  /* Rows of V and M: a column panel, and room for a tail; the 6 matrices
-   * one cache line more than their size apart (at a multiple of 4 KiB
-   * the rows the transforms read together would share an L1 set). */
-  wc->vw = arch->nr + (wc->tail ? arch->step : 0);
-  wc->v_stride = m2i_align_up (c_in * wc->vw, 16) + 16;
-  wc->m_stride = m2i_align_up (wc->mb * wc->vw, 16) + 16;
-  wc->v_off = g_new (gint32, c_in);
-  for (gint64 p = 0; p < c_in; p++)
-    wc->v_off[p] = (gint32) (p * wc->vw);
+  wc->v_off = ir_winograd_v_layout (arch, wc->tail, c_in, wc->mb, &wc->vw, &wc->v_stride,
+      &wc->m_stride);
   wc->slice_floats = 6 * wc->v_stride + 6 * wc->m_stride +
       m2i_align_up (ir_gemm_strip_size (arch), 16) + 4 * m2i_align_up (w, 16) +
       PHASE_FLOATS (arch) * 14;
@@ -378,18 +348,6 @@ typedef struct {
   float *scratch;
 } WcJob;
 
-typedef struct {
-  const IrWinoCol *wc;
-  const float *v;
-} WcPanel;
-
-static const float *
-panel_b (gpointer user, gint k0, gint kc, gint n0, gint ncols, float *buf, const gint32 **off)
-{
-  const WcPanel *p = user;
-  *off = p->wc->v_off;
-  return p->v + (gsize) k0 * p->wc->vw + n0;
-}
 
 static void
 block_slice (gint begin, gint end, gint slice, gpointer data)
@@ -419,17 +377,8 @@ block_slice (gint begin, gint end, gint slice, gpointer data)
       input_block (wc, j->in, b, v, zero, seg, d);
       last_b = b;
     }
-    for (gint xi = 0; xi < 6; xi++) {
-      const float *u = wc->u + xi * wc->u_stride + r0 * wc->c_in;
-      WcPanel p = { wc, v + xi * wc->v_stride };
-      M2iGemmOut o = { m + xi * wc->m_stride, (gsize) wc->vw, NULL, NULL, NULL, NULL, NULL,
-        FALSE, FALSE };
-      ir_gemm_column_panel (wc->arch, (gint) rows, (gint) wc->c_in, u, wc->arch->mr, 0,
-          ncols - tail, panel_b, &p, NULL, strip, &o);
-      if (tail)
-        ir_gemm_tail_panel (wc->arch, (gint) rows, (gint) wc->c_in, u, ncols - tail, tail,
-            panel_b, &p, NULL, &o);
-    }
+    ir_winograd_products (wc->arch, 6, wc->u, wc->u_stride, r0, rows, wc->c_in, v,
+        wc->v_stride, wc->v_off, wc->vw, m, wc->m_stride, ncols, tail, strip);
     output_block (wc, m, b, r0, rows, j->out, j->fused, spare, ph);
   }
 }
