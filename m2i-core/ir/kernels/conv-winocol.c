@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Winograd F(4, 3) down the columns of a 3×1 convolution (see
- * conv-winocol.h).
+/* Winograd F(4, 3) along the kernel of a 3×1 (down the columns) or 1×3
+ * (along the rows) convolution (see conv-winocol.h).
  *
  *   Bᵀ = | 4  0 -5  0  1  0 |   G = |  1/4     0     0  |   Aᵀ = | 1  1  1  1  1  0 |
  *        | 0 -4 -4  1  1  0 |       | -1/6  -1/6  -1/6  |        | 0  1 -1  2 -2  0 |
@@ -16,8 +16,8 @@
 #include <base/m2i-align.h>
 #include <string.h>
 
-/* Floats of one phase row across the rows: a block's tiles and one more,
- * rounded to a cache line; the segment of input a run reads takes four. */
+/* Floats of one phase row (1×3): a block's tiles, rounded to a cache
+ * line; the segment of input a run reads (4n + 2 floats) takes four. */
 #define PHASE_FLOATS(arch) (m2i_align_up ((gsize) (arch)->nr + M2I_GEMM_TAIL_MAX + 1, 16))
 
 /* -1 until first read from M2I_CONV_WINOCOL, then 0 or 1. */
