@@ -34,7 +34,7 @@ typedef enum {
   CONV_SHIFTED,        /* B rows read in place from the (padded, phased) input */
   CONV_IM2COL,         /* otherwise: B panels gathered im2col-style */
   CONV_WINOGRAD,       /* 3×3 at stride 1: F(2×2, 3×3) (conv-winograd.h) */
-  CONV_WINOCOL,        /* 3×1 at stride 1: F(4, 3) down the columns (conv-winocol.h) */
+  CONV_WINOCOL,        /* 3×1 and 1×3 at stride 1: F(4, 3) along the kernel (conv-winocol.h) */
 } ConvMode;
 
 #define MAX_SLOTS 16                   /* row phases × kernel columns */
