@@ -438,9 +438,9 @@ test_taps (void)
  * rows), pads on one side or none, planes narrower than a vector, output
  * channels off the register tile, a batch, K in two blocks (330), a last
  * column panel of 3 tiles (the tail kernel), one column; the 1×3 cases
- * below; one to three threads. Fused bias, ReLU and Swish: fusion_cases.
- * Fewer channels, pads off the kernel's axis, dilation, stride, weights
- * at run time or the switch off: not on the path. */
+ * below. Fused bias, ReLU and Swish: fusion_cases. Fewer channels, pads
+ * off the kernel's axis, dilation, stride, weights at run time, layers
+ * compiled for two threads or the switch off: not on the path. */
 static void
 test_winocol (void)
 {
@@ -471,8 +471,6 @@ test_winocol (void)
   g_assert_true (ir_winocol_enabled ());
   check_on_path (cases, G_N_ELEMENTS (cases), ir_k_conv_uses_winocol,
       "F(4, 3) down the columns");
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i += 3)
-    check_case (&cases[i], FALSE, 3);
 
   static const ConvCase not_cases[] = {
     { 1, 31, 11, 90, 64, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
@@ -490,6 +488,10 @@ test_winocol (void)
     kt_free (t);
   }
   KTest *t = conv_test_new (&cases[0], buf, buf, TRUE, 1);
+  kt_run (t, 1);
+  g_assert_false (ir_k_conv_uses_winocol (&t->ctx));
+  kt_free (t);
+  t = conv_test_new (&cases[0], buf, buf, FALSE, 2);
   kt_run (t, 1);
   g_assert_false (ir_k_conv_uses_winocol (&t->ctx));
   kt_free (t);
@@ -1116,6 +1118,10 @@ fusion_data (const ConvCase *c, guint32 seed, float **in, float **w, float **bia
   (*in)[n_in / 3] = NAN;
 }
 
+/* Threads the fusion cases compile for: 2, or 1 (F(4, 3) along the
+ * kernel runs on one thread only). */
+static gint fusion_threads = 2;
+
 static void
 test_fused_bias_relu (void)
 {
@@ -1125,7 +1131,7 @@ test_fused_bias_relu (void)
     fusion_data (c, 41 + i, &in, &w, &bias);   /* ReLU (NaN) is 0, as the ReLU layer gives */
     for (gint relu = 0; relu < 2; relu++) {
       /* Separate layers. */
-      KTest *conv = conv_test_new (c, in, w, FALSE, 2);
+      KTest *conv = conv_test_new (c, in, w, FALSE, fusion_threads);
       kt_run (conv, 1);
       M2iShape os = conv->outputs[0].shape;
       gsize n_out = m2i_shape_numel (&os);
@@ -1141,7 +1147,7 @@ test_fused_bias_relu (void)
       kt_run (act, 1);
       const float *want = relu ? kt_out_f32 (act, 0) : kt_out_f32 (add, 0);
       /* Fused. */
-      KTest *fused = conv_test_new (c, in, w, FALSE, 2);
+      KTest *fused = conv_test_new (c, in, w, FALSE, fusion_threads);
       GError *error = NULL;
       g_assert_true (kt_infer (fused, 1, &error));
       g_assert_true (ir_k_fuse_bias_relu (&fused->ctx, bias, c->c_out, relu, &error));
@@ -1183,29 +1189,34 @@ test_fused_bias_relu (void)
  * groups), NaN included, with beta 1 and 0.6. */
 static void test_fused_swish (void);
 
-/* The fusion cases again with F(4, 3) down the columns off: their 3×1
- * layers of 32 and 64 channels on the direct tiles (input channels in
- * blocks, the epilogue on the last). */
+/* The fusion cases on one thread (their 3×1 layers of 32 and 64 channels
+ * and 1×3 of 64 by F(4, 3) along the kernel), and on one thread with that off
+ * (the 3×1 layers of 32 and 64 channels on the direct tiles, input
+ * channels in blocks, the epilogue on the last). */
 static void
-test_fused_no_winocol (void)
+test_fused_one_thread (void)
 {
+  fusion_threads = 1;
+  test_fused_bias_relu ();
+  test_fused_swish ();
   ir_winocol_set_enabled (FALSE);
   test_fused_bias_relu ();
   test_fused_swish ();
   ir_winocol_set_enabled (TRUE);
+  fusion_threads = 2;
 }
 
 static void
 test_fused_swish (void)
 {
-  gint winograd = 0;
+  gint winograd = 0, winocol = 0;
   for (guint i = 0; i < G_N_ELEMENTS (fusion_cases); i++) {
     const ConvCase *c = &fusion_cases[i];
     float *in, *w, *bias;
     fusion_data (c, 61 + i, &in, &w, &bias);
     const float beta = i % 2 ? 0.6f : 1.0f;
     GError *error = NULL;
-    KTest *conv = conv_test_new (c, in, w, FALSE, 2);
+    KTest *conv = conv_test_new (c, in, w, FALSE, fusion_threads);
     g_assert_true (kt_infer (conv, 1, &error));
     g_assert_true (ir_k_fuse_bias_relu (&conv->ctx, bias, c->c_out, FALSE, &error));
     g_assert_true (kt_execute (conv, &error));
@@ -1215,12 +1226,13 @@ test_fused_swish (void)
     kt_input (act, M2I_ET_F32, os, conv->outputs[0].data, FALSE);
     kt_input (act, M2I_ET_F32, SCALAR, &beta, TRUE);
     kt_run (act, 1);
-    KTest *fused = conv_test_new (c, in, w, FALSE, 2);
+    KTest *fused = conv_test_new (c, in, w, FALSE, fusion_threads);
     g_assert_true (kt_infer (fused, 1, &error));
     g_assert_true (ir_k_fuse_bias_relu (&fused->ctx, bias, c->c_out, FALSE, &error));
     g_assert_true (ir_k_fuse_swish (&fused->ctx, beta, &error));
     g_assert_true (kt_execute (fused, &error));
     winograd += ir_k_conv_uses_winograd (&fused->ctx);
+    winocol += ir_k_conv_uses_winocol (&fused->ctx);
     g_assert_cmpmem (fused->outputs[0].data, n_out * 4, act->outputs[0].data, n_out * 4);
     kt_free (conv);
     kt_free (act);
@@ -1231,6 +1243,7 @@ test_fused_swish (void)
   }
   if (ir_winograd_enabled ())
     g_assert_cmpint (winograd, >=, 4);
+  g_assert_cmpint (winocol, ==, fusion_threads == 1 && ir_winocol_enabled () ? 3 : 0);
 
   /* Not with a fused ReLU, nor into a MatMul. */
   static float buf[64];
@@ -1344,7 +1357,7 @@ main (int argc, char **argv)
   g_test_add_func ("/conv/errors", test_errors);
   g_test_add_func ("/conv/fused-bias-relu", test_fused_bias_relu);
   g_test_add_func ("/conv/fused-swish", test_fused_swish);
-  g_test_add_func ("/conv/fused-no-winocol", test_fused_no_winocol);
+  g_test_add_func ("/conv/fused-one-thread", test_fused_one_thread);
   g_test_add_func ("/conv/winograd", test_winograd);
   g_test_add_func ("/conv/direct", test_direct);
   g_test_add_func ("/conv/direct-rows", test_direct_rows);
