@@ -79,6 +79,8 @@ struct _M2iIrInferRequest {
   M2iIrLayerProfile *profile;    /* one per step */
   M2iKTeam *team;                /* the compiled model's threads, or NULL for one */
   SplitChoice split;             /* with a team: how inferences run fastest */
+  gboolean alternate;            /* M2I_IR_SPLIT=layers: this inference alternates */
+  guint32 alternate_runs;        /* inferences run so */
   DynBuf *dyn;                   /* cm->n_dyn */
   DynStep *dyn_steps;            /* one per step (used by re-inferred steps) */
   gpointer dyn_scratch_raw;      /* scratch of the re-inferred steps, grown */
@@ -546,7 +548,9 @@ split_timed (const SplitChoice *c, guint32 r)
 }
 
 /* M2I_IR_SPLIT, read once, to measure each way: "alone" runs every
- * inference alone, "split" every one split; -1 (unset): as measured. */
+ * inference alone, "split" every one split, "layers" (2) every one split
+ * but every other layer alone, alternating (the profile's alone_ns);
+ * -1 (unset): as measured. */
 static gint
 split_forced (void)
 {
@@ -554,7 +558,8 @@ split_forced (void)
   gint f = g_atomic_int_get (&forced);
   if (f == -2) {
     const char *e = g_getenv ("M2I_IR_SPLIT");
-    f = !g_strcmp0 (e, "split") ? 1 : !g_strcmp0 (e, "alone") ? 0 : -1;
+    f = !g_strcmp0 (e, "split") ? 1 : !g_strcmp0 (e, "alone") ? 0 :
+        !g_strcmp0 (e, "layers") ? 2 : -1;
     g_atomic_int_set (&forced, f);
   }
   return f;
@@ -592,6 +597,9 @@ run_steps (gpointer data)
   const M2iIrCompiledModel *cm = req->cm;
   for (guint i = 0; i < cm->steps->len; i++) {
     guint64 t0 = 0, c0 = 0;
+    gboolean alone = req->alternate && ((i + req->alternate_runs) & 1);
+    if (req->alternate)
+      ir_k_team_set_alone (alone);
     if (req->profiling) {
       t0 = now_ns (CLOCK_MONOTONIC);
       c0 = now_ns (CLOCK_THREAD_CPUTIME_ID);
@@ -601,10 +609,20 @@ run_steps (gpointer data)
       break;
     }
     if (req->profiling) {
+      guint64 ns = now_ns (CLOCK_MONOTONIC) - t0;
       req->profile[i].cpu_ns += now_ns (CLOCK_THREAD_CPUTIME_ID) - c0;
-      req->profile[i].total_ns += now_ns (CLOCK_MONOTONIC) - t0;
-      req->profile[i].count++;
+      if (alone) {
+        req->profile[i].alone_ns += ns;
+        req->profile[i].alone_count++;
+      } else {
+        req->profile[i].total_ns += ns;
+        req->profile[i].count++;
+      }
     }
+  }
+  if (req->alternate) {
+    ir_k_team_set_alone (FALSE);
+    req->alternate_runs++;
   }
 }
 
@@ -618,11 +636,13 @@ m2i_ir_infer_request_infer (M2iIrInferRequest *req, GError **error)
    * from a kernel's slice) the loops run as that run's do. */
   req->error = error;
   req->ok = TRUE;
+  req->alternate = FALSE;
   SplitChoice *c = req->team && !ir_k_team_active () && !ir_k_team_inline () ?
       &req->split : NULL;
   if (c) {
     gint forced = split_forced ();
-    gint way = forced >= 0 ? forced : split_way (c);
+    gint way = forced >= 0 ? MIN (forced, 1) : split_way (c);
+    req->alternate = forced == 2;
     guint64 start = now_ns (CLOCK_MONOTONIC);
     if (way)
       ir_k_team_run (req->team, run_steps, req);
@@ -661,7 +681,8 @@ m2i_ir_infer_request_set_profiling (M2iIrInferRequest *req, gboolean on)
 {
   req->profiling = on;
   for (guint i = 0; i < req->cm->steps->len; i++)
-    req->profile[i].total_ns = req->profile[i].count = req->profile[i].cpu_ns = 0;
+    req->profile[i].total_ns = req->profile[i].count = req->profile[i].cpu_ns =
+        req->profile[i].alone_ns = req->profile[i].alone_count = 0;
 }
 
 const M2iIrLayerProfile *

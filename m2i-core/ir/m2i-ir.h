@@ -298,6 +298,13 @@ typedef struct {
    * the wall time includes what other processes held the core for; this
    * does not. */
   guint64 cpu_ns;
+  /* With M2I_IR_SPLIT=layers at several threads (to see which layers pay
+   * for splitting), the layer runs alone on the calling thread in every
+   * other inference, alternating with its neighbours, and split in the
+   * rest: those runs alone are counted here (wall time, inferences), the
+   * split ones in total_ns and count. 0 otherwise. */
+  guint64 alone_ns;
+  guint64 alone_count;
 } M2iIrLayerProfile;
 
 /* The layers run per inference, in execution order, with their times since

@@ -621,6 +621,27 @@ profile (M2iIrInferRequest *req, GError **error)
         p[order[i]].total_ns / 1e3 / n, os, is);
   }
   g_free (order);
+  /* M2I_IR_SPLIT=layers: each layer split and alone, in execution order */
+  gboolean alternated = FALSE;
+  for (gint i = 0; i < n_layers; i++)
+    alternated |= p[i].alone_count > 0;
+  if (alternated) {
+    printf ("split or alone per layer (M2I_IR_SPLIT=layers), wall us per run, execution order:\n"
+        "  %-40s %-18s %10s %10s %6s\n", "layer", "type", "split", "alone", "ratio");
+    gdouble sum_split = 0, sum_alone = 0, sum_best = 0;
+    for (gint i = 0; i < n_layers; i++) {
+      gdouble s = p[i].count ? p[i].total_ns / 1e3 / p[i].count : 0;
+      gdouble a = p[i].alone_count ? p[i].alone_ns / 1e3 / p[i].alone_count : 0;
+      sum_split += s;
+      sum_alone += a;
+      sum_best += MIN (s, a);
+      printf ("  %-40.40s %-18s %10.2f %10.2f %6.2f%s\n", m2i_ir_node_get_name (p[i].node),
+          m2i_ir_node_get_type (p[i].node), s, a, a > 0 ? s / a : 0,
+          s > a * 1.05 ? "  alone faster" : "");
+    }
+    printf ("  sum: split %.1f us, alone %.1f us, the faster of each %.1f us\n", sum_split,
+        sum_alone, sum_best);
+  }
   m2i_ir_infer_request_set_profiling (req, FALSE);
   return TRUE;
 }

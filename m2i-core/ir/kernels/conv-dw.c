@@ -258,7 +258,9 @@ dw_slice (gint begin, gint end, gint slice, gpointer data)
   gsize hw = (gsize) g->h * g->w, ohw = (gsize) g->oh * g->ow;
   gint64 taps = g->cin_g * g->kh * g->kw;
   gsize scratch_floats = j->plane ? ir_dw_scratch_floats (g) : 0;
-  float *scratch = scratch_floats ? j->scratch + slice * scratch_floats : NULL;
+  /* the slice's own area in a team (its lines stay in its core's cache) */
+  float *scratch = scratch_floats ? ir_k_slice_scratch (j->scratch + slice * scratch_floats,
+      scratch_floats * sizeof (float)) : NULL;
   /* The slack after each slot plane's grid, read by the grid's last
    * vectors (whose lanes are dropped), made finite once. */
   if (j->plane && j->bands == 1 && scratch)

@@ -1101,15 +1101,28 @@ typedef struct {
   gint64 n_bands;
 } BandJob;
 
+/* Where a slice's own padded copy or band buffer starts in its area:
+ * after its GEMM temporaries (conv_gemm_slice takes them at the area's start). */
+static gsize
+own_copy_at (const ConvState *s)
+{
+  return m2i_align_up (s->bbuf_floats + s->strip_floats, 16);
+}
+
 /* Bands of strided slots (ConvState.band_rows), each made in the slice's
  * own band buffer and then multiplied: all its column panels and row
- * blocks, by this slice. */
+ * blocks, by this slice. The buffer is in the slice's own area when it
+ * has one (a team's member's: the bands' lines stay in its cache, where
+ * the kernel's scratch is every layer's and its lines another core's),
+ * else the kernel's buffer for this slice. */
 static void
 conv_band_slice (gint begin, gint end, gint slice, gpointer data)
 {
   const BandJob *b = data;
   const ConvState *s = b->j.s;
-  float *buf = b->bands + (gsize) slice * s->c_in * s->chan;
+  gsize at = own_copy_at (s), floats = (gsize) s->c_in * s->chan;
+  float *area = ir_k_slice_scratch (NULL, (at + floats) * sizeof (float));
+  float *buf = area ? area + at : b->bands + (gsize) slice * floats;
   for (gint t = begin; t < end; t++) {
     gint64 n = t / b->n_bands, y0 = t % b->n_bands * s->band_rows;
     gint64 rows = MIN (s->band_rows, s->oh - y0);
@@ -1128,6 +1141,49 @@ conv_band_slice (gint begin, gint end, gint slice, gpointer data)
     j.block_rows = s->cout_g;
     conv_gemm_slice (0, (gint) (s->groups * j.panels), slice, &j);
   }
+}
+
+/* Where a team's hand-over takes OWN_COPY_HANDOVER_NS or more, a padded
+ * copy up to OWN_COPY_MAX bytes is made whole by every slice of a split
+ * layer, in its own area, before its part of the product
+ * (pad_gemm_slice), instead of by a job of its own cut by channels after
+ * which every slice reads the channels the other cores wrote. On this
+ * project's 2-vCPU VM with the vCPUs placed far apart (hand-over ~400 ns,
+ * a line written by the other core 8 ns), that took vehicle-attributes
+ * 0.435 -> 0.413 ms and head-pose 0.446 -> 0.418 at two threads, and
+ * gaze-estimation's 64×30×30 stride-2 layers' 262 KB copies 0.685 ->
+ * 0.626 (copies up to 256 KB, then 512 KB: half this core's L2); placed
+ * near (70-100 ns), copying twice as much cost more than it saved
+ * (vehicle-attributes 0.305 -> 0.313), so there the copy stays a job. */
+#define OWN_COPY_MAX (512 * 1024)
+#define OWN_COPY_HANDOVER_NS 200
+
+typedef struct {
+  ConvJob j;                           /* src: set by each slice */
+  const float *in;                     /* the image */
+  float *fallback;                     /* the copy when a slice has no area */
+} OwnCopyJob;
+
+/* Tasks [begin, end) of the product on a padded copy of the whole image
+ * this slice makes in its own area first (the same copy, so the same
+ * bits, as pad_slice's). */
+static void
+pad_gemm_slice (gint begin, gint end, gint slice, gpointer data)
+{
+  const OwnCopyJob *oj = data;
+  const ConvState *s = oj->j.s;
+  gsize at = own_copy_at (s);
+  gsize copy = (gsize) (s->guard + s->c_in * s->chan + s->gap);
+  float *area = ir_k_slice_scratch (NULL, (at + copy) * sizeof (float));
+  float *dst = area ? area + at : oj->fallback;
+  memset (dst, 0, s->guard * sizeof (float));
+  dst += s->guard;
+  memset (dst + s->c_in * s->chan, 0, s->gap * sizeof (float));
+  PadJob pj = { s, oj->in, dst };
+  pad_slice (0, (gint) s->c_in, 0, &pj);
+  ConvJob j = oj->j;
+  j.src = dst;
+  conv_gemm_slice (begin, end, slice, &j);
 }
 
 static void
@@ -1165,7 +1221,19 @@ conv_gemm (const M2iOpContext *ctx, const ConvState *s, gint slices)
     return;
   }
   /* Padded source: one image at a time through the padded copy, after
-   * its guard of zeros. */
+   * its guard of zeros. Small copies are made by each slice in its own
+   * area (pad_gemm_slice). */
+  gsize copy = (gsize) (s->guard + s->c_in * s->chan + s->gap);
+  if (slices > 1 && copy * sizeof (float) <= OWN_COPY_MAX &&
+      ir_k_team_handover_ns () >= OWN_COPY_HANDOVER_NS &&
+      (own_copy_at (s) + copy) * sizeof (float) <= ir_k_team_slice_scratch_bytes ()) {
+    for (gint64 n = 0; n < s->batch; n++) {
+      OwnCopyJob oj = { j, in + n * s->c_in * s->h * s->w, extra };
+      oj.j.out = (float *) ctx->outputs[0].data + n * s->c_out * s->oh * s->ow;
+      ir_k_parallel_for ((gint) (blocks * tasks), slices, 1, pad_gemm_slice, &oj);
+    }
+    return;
+  }
   memset (extra, 0, s->guard * sizeof (float));
   extra += s->guard;
   /* Column copies: the zeros after the last one. */

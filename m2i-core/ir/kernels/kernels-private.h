@@ -364,6 +364,23 @@ gboolean ir_k_team_inline (void);
  * it cannot (the slices then use their kernels' own scratch). */
 gboolean ir_k_team_set_slice_scratch (M2iKTeam *team, gsize bytes);
 
+/* On the thread running a team's body (its loops handed to the team): how
+ * long the team's helpers have taken to pick up a published loop, ns,
+ * smoothed over the last loops (on this project's 2-vCPU VM 70-100 ns with
+ * the vCPUs placed near each other, ~400 far, where every line one core
+ * wrote costs the other more too); 0 elsewhere or before any. */
+gint64 ir_k_team_handover_ns (void);
+
+/* Makes @ns the hand-over ir_k_team_handover_ns() says inside @team's
+ * runs, not measured (to test both placements' paths anywhere); 0
+ * measures it again, from nothing. Not while the team runs. */
+void ir_k_team_fix_handover_ns (M2iKTeam *team, gint64 ns);
+
+/* On the thread running a team's body (its loops handed to the team): the
+ * bytes of each member's area (ir_k_team_set_slice_scratch), which a
+ * slice of its loops gets from ir_k_slice_scratch(); 0 elsewhere. */
+gsize ir_k_team_slice_scratch_bytes (void);
+
 /* For a slice's temporaries of @bytes: inside a team's slice, the running
  * member's own area when the team has areas that large, else @fallback
  * (the kernel's place for this slice in ctx->scratch). Only for the slice

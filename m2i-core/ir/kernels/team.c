@@ -28,6 +28,8 @@
 #include "kernels-private.h"
 #include <base/m2i-parallel.h>
 
+#include <time.h>
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define CPU_RELAX() _mm_pause ()
@@ -53,7 +55,15 @@ struct _M2iKTeam {
   M2iParallelFunc func;
   gpointer data;
   gint n;
+  guint64 published;                   /* when (monotonic ns) */
   guint32 job;                         /* the master's last job number */
+  /* The hand-over: a helper's delay from a job's publication to its
+   * taking a slice (ns; sample and job number written by the helper,
+   * atomic), smoothed by the master (0: none seen yet). */
+  gint64 handover_sample;
+  guint32 handover_job;
+  gint64 handover_ns;
+  gboolean handover_fixed;             /* ir_k_team_fix_handover_ns */
   gboolean alone;                      /* this run's loops all run on the master */
   void (*body) (gpointer);
   gpointer body_data;
@@ -78,6 +88,22 @@ static __thread M2iKTeam *master_of __attribute__ ((tls_model ("initial-exec")))
 static __thread guint8 *slice_area __attribute__ ((tls_model ("initial-exec")));
 static __thread gsize slice_area_bytes __attribute__ ((tls_model ("initial-exec")));
 
+/* M2I_TEAM_HANDOVER_NS, read once: a hand-over every team takes as its
+ * own, not measured (to run either placement's paths anywhere); 0 when
+ * unset. */
+static gint64
+handover_forced (void)
+{
+  static gint64 forced = -1;
+  gint64 f = __atomic_load_n (&forced, __ATOMIC_RELAXED);
+  if (f < 0) {
+    const char *e = g_getenv ("M2I_TEAM_HANDOVER_NS");
+    f = e ? CLAMP (g_ascii_strtoll (e, NULL, 10), 0, G_MAXINT32) : 0;
+    __atomic_store_n (&forced, f, __ATOMIC_RELAXED);
+  }
+  return f;
+}
+
 M2iKTeam *
 ir_k_team_new (gint n_threads)
 {
@@ -85,6 +111,7 @@ ir_k_team_new (gint n_threads)
   /* its words sit on cache lines of their own: 64-byte aligned */
   M2iKTeam *t = g_aligned_alloc0 (1, sizeof (M2iKTeam), G_ALIGNOF (M2iKTeam));
   t->n_helpers = n_helpers;
+  ir_k_team_fix_handover_ns (t, handover_forced ());
   return t;
 }
 
@@ -119,10 +146,24 @@ ir_k_team_set_slice_scratch (M2iKTeam *team, gsize bytes)
   return TRUE;
 }
 
+gsize
+ir_k_team_slice_scratch_bytes (void)
+{
+  return current_team ? current_team->area_bytes : 0;
+}
+
 gpointer
 ir_k_slice_scratch (gpointer fallback, gsize bytes)
 {
   return slice_area && bytes <= slice_area_bytes ? slice_area : fallback;
+}
+
+static guint64
+now_ns (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (guint64) ts.tv_sec * 1000000000u + ts.tv_nsec;
 }
 
 /* Takes and runs slices of the published job until none is left. */
@@ -138,6 +179,13 @@ take_slices (M2iKTeam *t, gint member)
     if (!__atomic_compare_exchange_n (&t->word, &w, w + 1, FALSE, __ATOMIC_ACQ_REL,
             __ATOMIC_ACQUIRE))
       continue;
+    if (member && s == 1) {
+      /* a helper's first slice of the job (the master takes slice 0
+       * first): how long the hand-over took */
+      __atomic_store_n (&t->handover_sample, (gint64) (now_ns () - t->published),
+          __ATOMIC_RELAXED);
+      __atomic_store_n (&t->handover_job, (guint32) (w >> 32), __ATOMIC_RELAXED);
+    }
     gint begin = (gint) ((gint64) t->n * s / slices);
     gint end = (gint) ((gint64) t->n * (s + 1) / slices);
     /* A slice that asks for threads itself runs that loop alone: the
@@ -226,6 +274,8 @@ team_start (M2iKTeam *team, gboolean alone, void (*body) (gpointer), gpointer da
   team->body = body;
   team->body_data = data;
   team->job = 0;
+  /* job numbers start at 1: no earlier run's hand-over sample matches */
+  __atomic_store_n (&team->handover_job, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&team->word, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&team->closed, 0, __ATOMIC_RELEASE);
   /* Slice 0 runs here (the caller's own slice comes first); the others
@@ -311,9 +361,30 @@ ir_k_parallel_for (gint n, gint n_slices, gint min_grain, M2iParallelFunc func,
   t->func = func;
   t->data = data;
   t->n = n;
+  t->published = now_ns ();
   __atomic_store_n (&t->done, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&t->word, WORD (k, slices, 0), __ATOMIC_RELEASE);
   take_slices (t, 0);
   while (__atomic_load_n (&t->done, __ATOMIC_ACQUIRE) < slices)
     CPU_RELAX ();
+  /* A helper took a slice of this job: smooth its hand-over in (an
+   * eighth, at most 2 us: a descheduled helper says nothing of where
+   * the threads are). */
+  if (!t->handover_fixed && __atomic_load_n (&t->handover_job, __ATOMIC_RELAXED) == k) {
+    gint64 x = MIN (__atomic_load_n (&t->handover_sample, __ATOMIC_RELAXED), 2000);
+    t->handover_ns = t->handover_ns ? (7 * t->handover_ns + x) / 8 : MAX (x, 1);
+  }
+}
+
+void
+ir_k_team_fix_handover_ns (M2iKTeam *team, gint64 ns)
+{
+  team->handover_ns = MAX (ns, 0);
+  team->handover_fixed = ns > 0;
+}
+
+gint64
+ir_k_team_handover_ns (void)
+{
+  return current_team ? current_team->handover_ns : 0;
 }

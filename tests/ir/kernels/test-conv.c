@@ -589,15 +589,38 @@ test_shapes_large (void)
 typedef struct {
   const ConvCase *cases;
   gint n_cases, threads;
+  gint64 handover;                     /* fixed (ir_k_team_fix_handover_ns), or 0 */
 } TeamCases;
+
+/* The case on @threads gives the same bits as on one: the slices' paths
+ * (each slice's own padded copy or band buffer, or the copy job) only
+ * move where the work is done. */
+static void
+check_same_bits (const ConvCase *c, gint threads)
+{
+  ConvRef r = conv_ref_new (c, 1);
+  KTest *one = conv_test_new (c, r.in, r.w, FALSE, 1);
+  KTest *many = conv_test_new (c, r.in, r.w, FALSE, threads);
+  kt_run (one, 1);
+  kt_run (many, 1);
+  g_assert_cmpmem (kt_out_f32 (many, 0), r.n_out * sizeof (float), kt_out_f32 (one, 0),
+      r.n_out * sizeof (float));
+  kt_free (one);
+  kt_free (many);
+  conv_ref_clear (&r);
+}
 
 static void
 team_cases (gpointer data)
 {
   const TeamCases *tc = data;
   g_assert_true (ir_k_team_active ());
-  for (gint i = 0; i < tc->n_cases; i++)
+  if (tc->handover)
+    g_assert_cmpint (ir_k_team_handover_ns (), ==, tc->handover);
+  for (gint i = 0; i < tc->n_cases; i++) {
     check_case (&tc->cases[i], i % 2 == 1, tc->threads);
+    check_same_bits (&tc->cases[i], tc->threads);
+  }
 }
 
 static void
@@ -618,17 +641,29 @@ test_team (void)
     /* strided slots in bands, each slice's in its own buffer, though
      * small (vehicle-attributes' 7×7 stride-2 stem: 27 column panels) */
     { 1, 3, 72, 72, 64, 1, 7, 7, 2, 2, 1, 1, { 3, 3 }, { 3, 3 }, NULL, FALSE },
+    /* small padded copies, which each slice makes whole in its own area
+     * where the hand-over is slow (conv.c, OWN_COPY_HANDOVER_NS):
+     * vehicle-attributes' stride-2 slots on 18×18 and 9×9, its 5×5 pad 1 */
+    { 1, 64, 18, 18, 128, 1, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 128, 9, 9, 128, 1, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 128, 5, 5, 128, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
   };
-  for (gint threads = 2; threads <= 3; threads++) {
-    M2iKTeam *team = ir_k_team_new (threads);
-    /* at two threads, each member's slices in an area of its own (as
-     * requests do), large enough for every case's slice */
-    if (threads == 2)
-      g_assert_true (ir_k_team_set_slice_scratch (team, 8 << 20));
-    TeamCases tc = { cases, G_N_ELEMENTS (cases), threads };
-    ir_k_team_run (team, team_cases, &tc);
-    ir_k_team_free (team);
-  }
+  /* two threads as if near each other (50 ns: the padded copy is a job)
+   * and far apart (1 us: each slice's own); three as measured */
+  static const gint64 handovers[] = { 50, 1000 };
+  for (gint threads = 2; threads <= 3; threads++)
+    for (guint h = 0; h < (threads == 2 ? G_N_ELEMENTS (handovers) : 1); h++) {
+      M2iKTeam *team = ir_k_team_new (threads);
+      /* at two threads, each member's slices in an area of its own (as
+       * requests do), large enough for every case's slice */
+      if (threads == 2)
+        g_assert_true (ir_k_team_set_slice_scratch (team, 8 << 20));
+      gint64 handover = threads == 2 ? handovers[h] : 0;
+      ir_k_team_fix_handover_ns (team, handover);
+      TeamCases tc = { cases, G_N_ELEMENTS (cases), threads, handover };
+      ir_k_team_run (team, team_cases, &tc);
+      ir_k_team_free (team);
+    }
 }
 
 /* PyTorch's conv2d/conv1d on the vectors made by gen.py. */
