@@ -412,12 +412,10 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
       ir_winograd_applies (s->kh, s->kw, s->sh, s->sw, s->dh, s->dw, s->groups, s->c_in,
           s->c_out, s->oh, s->ow))
     s->mode = CONV_WINOGRAD;
-  else if (ctx->inputs[1].data && spatial == 2 && s->slices == 1 &&
+  else if (ctx->inputs[1].data && spatial == 2 &&
       ir_winocol_applies (s->kh, s->kw, s->sh, s->sw, s->dh, s->dw, s->groups, s->pt, s->pb,
           s->pl, s->pr, s->h, s->w, s->oh, s->ow, s->c_in, s->c_out))
-    s->mode = CONV_WINOCOL;     /* on one thread: split over two, its tile blocks shared
-                                 * out unevenly, it ran 8-16 % slower than the direct
-                                 * tiles (license-plate-recognition's 64×11×90 layers) */
+    s->mode = CONV_WINOCOL;
   else if (s->oh * s->ow <= M2I_GEMM_TAIL_MAX && s->arch->tail &&
       !(s->kh == 1 && s->kw == 1 && s->sh == 1 && s->sw == 1 &&
           !(s->pt || s->pl || s->pb || s->pr)))
