@@ -138,6 +138,34 @@ winograd_slice_cost (const M2iWinograd *wg, gint slices, gboolean channel_major)
   return worst;
 }
 
+gint64
+ir_winograd_blocks (const M2iGemmArch *arch, gint64 tiles, gint64 c_out, gint slices,
+    gint64 *tail, gint64 *blocks, gint64 **block_start, gint64 *mb)
+{
+  /* Tile blocks of whole vectors, at most a column panel each, shared out
+   * evenly (the narrow kernels are the slow ones); up to TAIL_MAX tiles
+   * past the last whole vector join the last block as its tail. */
+  gint64 full = tiles / arch->step, rem = tiles % arch->step;
+  *tail = full > 0 && rem <= TAIL_MAX && arch->tail ? rem : 0;
+  gint64 vectors = full + (rem > *tail ? 1 : 0), per = arch->nr / arch->step;
+  *blocks = (vectors + per - 1) / per;
+  *block_start = g_new (gint64, *blocks + 1);
+  for (gint64 b = 0; b < *blocks; b++)
+    (*block_start)[b] = MIN (tiles, vectors * b / *blocks * arch->step);
+  (*block_start)[*blocks] = tiles;
+  /* Output-channel blocks of at most MAX_MB rows; with few tasks, as many
+   * as make the tasks share out evenly over the slices (a 14×14 output is
+   * one tile block: 192 channels as 4 blocks of 48 on two threads, not
+   * 3 of 64), each task transforming its tile block's input again. */
+  gint64 mr = arch->mr, panels = (c_out + mr - 1) / mr;
+  gint64 m_blocks = (panels + MAX_MB / mr - 1) / (MAX_MB / mr);
+  if (slices > 1 && *blocks * m_blocks < 16 * slices)
+    while ((*blocks * m_blocks) % slices && m_blocks < panels)
+      m_blocks++;
+  *mb = (panels + m_blocks - 1) / m_blocks * mr;
+  return m_blocks;
+}
+
 M2iWinograd *
 ir_winograd_new (const M2iGemmArch *arch, const float *weights, gint64 c_out, gint64 c_in,
     gint64 h, gint64 w, gint64 pt, gint64 pl, gint64 oh, gint64 ow, gint slices)
@@ -160,28 +188,10 @@ ir_winograd_new (const M2iGemmArch *arch, const float *weights, gint64 c_out, gi
    * size also covers the input and its pads (oh = h + pt + pb - 2). */
   wg->hp = 2 * wg->th + 2;
   wg->wp = 2 * wg->tw + 2;
-  /* Tile blocks of whole vectors, at most a column panel each, shared out
-   * evenly (the narrow kernels are the slow ones); up to TAIL_MAX tiles
-   * past the last whole vector join the last block as its tail. */
-  gint64 full = wg->tiles / arch->step, rem = wg->tiles % arch->step;
-  wg->tail = full > 0 && rem <= TAIL_MAX && arch->tail ? rem : 0;
-  gint64 vectors = full + (rem > wg->tail ? 1 : 0), per = arch->nr / arch->step;
-  wg->blocks = (vectors + per - 1) / per;
-  wg->block_start = g_new (gint64, wg->blocks + 1);
-  for (gint64 b = 0; b < wg->blocks; b++)
-    wg->block_start[b] = MIN (wg->tiles, vectors * b / wg->blocks * arch->step);
-  wg->block_start[wg->blocks] = wg->tiles;
-  /* Output-channel blocks of at most MAX_MB rows; with few tasks, as many
-   * as make the tasks share out evenly over the slices (a 14×14 output is
-   * one tile block: 192 channels as 4 blocks of 48 on two threads, not
-   * 3 of 64), each task transforming its tile block's input again. */
-  gint64 mr = arch->mr, panels = (c_out + mr - 1) / mr;
-  gint64 m_blocks = (panels + MAX_MB / mr - 1) / (MAX_MB / mr);
-  if (slices > 1 && wg->blocks * m_blocks < 16 * slices)
-    while ((wg->blocks * m_blocks) % slices && m_blocks < panels)
-      m_blocks++;
-  wg->mb = (panels + m_blocks - 1) / m_blocks * mr;
+  gint64 m_blocks = ir_winograd_blocks (arch, wg->tiles, c_out, slices, &wg->tail, &wg->blocks,
+      &wg->block_start, &wg->mb);
   wg->m_blocks = (c_out + wg->mb - 1) / wg->mb;
+  gint64 mr = arch->mr, panels = (c_out + mr - 1) / mr;
   /* Tile blocks of unequal size (an 18×18 output: 81 tiles as 32 and 49)
    * do not share out evenly as whole tasks: two slices took 32 and 49
    * tiles of every channel, the second 1.6 times as long. Output-channel
@@ -213,21 +223,10 @@ ir_winograd_new (const M2iGemmArch *arch, const float *weights, gint64 c_out, gi
     for (gint xi = 0; xi < 16; xi++)
       plain[xi * n + f] = (float) u[xi];
   }
-  for (gint xi = 0; xi < 16; xi++)
-    ir_gemm_pack_a (arch, plain + xi * n, c_in, 1, (gint) c_out, (gint) c_in,
-        wg->u + xi * wg->u_stride);
+  ir_winograd_pack_u (arch, plain, 16, c_out, c_in, wg->u, wg->u_stride);
   g_free (plain);
-
-  /* Rows of V and M: a column panel, and room for a tail. The 16 matrices
-   * of V and of M, one cache line more than their size apart: at a
-   * multiple of 4 KiB, the 16 rows the transforms read together would
-   * share an L1 set. */
-  wg->vw = arch->nr + (wg->tail ? arch->step : 0);
-  wg->v_stride = m2i_align_up (c_in * wg->vw, 16) + 16;
-  wg->m_stride = m2i_align_up (wg->mb * wg->vw, 16) + 16;
-  wg->v_off = g_new (gint32, c_in);
-  for (gint64 p = 0; p < c_in; p++)
-    wg->v_off[p] = (gint32) (p * wg->vw);
+  wg->v_off = ir_winograd_v_layout (arch, wg->tail, c_in, wg->mb, &wg->vw, &wg->v_stride,
+      &wg->m_stride);
   wg->slice_floats = plane_floats (wg) + 16 * wg->v_stride + 16 * wg->m_stride +
       m2i_align_up (ir_gemm_strip_size (arch), 16) + m2i_align_up (wg->wp, 16);
   return wg;
@@ -561,16 +560,60 @@ output_block (const M2iWinograd *wg, const float *m, gint64 b, gint64 r0, gint64
 }
 
 typedef struct {
-  const M2iWinograd *wg;
   const float *v;
+  const gint32 *v_off;
+  gsize vw;
 } WgPanel;
 
 static const float *
 panel_b (gpointer user, gint k0, gint kc, gint n0, gint ncols, float *buf, const gint32 **off)
 {
   const WgPanel *p = user;
-  *off = p->wg->v_off;
-  return p->v + (gsize) k0 * p->wg->vw + n0;
+  *off = p->v_off;
+  return p->v + (gsize) k0 * p->vw + n0;
+}
+
+void
+ir_winograd_pack_u (const M2iGemmArch *arch, const float *plain, gint n_xi, gint64 c_out,
+    gint64 c_in, float *u, gsize u_stride)
+{
+  gsize n = (gsize) c_out * c_in;
+  for (gint xi = 0; xi < n_xi; xi++)
+    ir_gemm_pack_a (arch, plain + xi * n, c_in, 1, (gint) c_out, (gint) c_in, u + xi * u_stride);
+}
+
+gint32 *
+ir_winograd_v_layout (const M2iGemmArch *arch, gint64 tail, gint64 c_in, gint64 mb, gint64 *vw,
+    gsize *v_stride, gsize *m_stride)
+{
+  /* Rows of V and M: a column panel, and room for a tail. The matrices
+   * of V and of M, one cache line more than their size apart: at a
+   * multiple of 4 KiB, the rows the transforms read together would share
+   * an L1 set. */
+  *vw = arch->nr + (tail ? arch->step : 0);
+  *v_stride = m2i_align_up (c_in * *vw, 16) + 16;
+  *m_stride = m2i_align_up (mb * *vw, 16) + 16;
+  gint32 *v_off = g_new (gint32, c_in);
+  for (gint64 p = 0; p < c_in; p++)
+    v_off[p] = (gint32) (p * *vw);
+  return v_off;
+}
+
+void
+ir_winograd_products (const M2iGemmArch *arch, gint n_xi, const float *u, gsize u_stride,
+    gint64 r0, gint64 rows, gint64 c_in, const float *v, gsize v_stride, const gint32 *v_off,
+    gint64 vw, float *m, gsize m_stride, gint ncols, gint tail, float *strip)
+{
+  for (gint xi = 0; xi < n_xi; xi++) {
+    const float *uxi = u + xi * u_stride + r0 * c_in;
+    WgPanel p = { v + xi * v_stride, v_off, (gsize) vw };
+    M2iGemmOut o = { m + xi * m_stride, (gsize) vw, NULL, NULL, NULL, NULL, NULL, FALSE };
+    ir_gemm_column_panel (arch, (gint) rows, (gint) c_in, uxi, arch->mr, 0, ncols - tail,
+        panel_b, &p, NULL, strip, &o);
+    if (tail)
+      ir_gemm_tail_panel (arch, (gint) rows, (gint) c_in, uxi, ncols - tail, tail, panel_b, &p,
+          NULL, &o);
+  }
 }
 
 static void
@@ -611,17 +654,8 @@ block_slice (gint begin, gint end, gint slice, gpointer data)
       input_block (wg, plane, b, v);
       last_b = b;
     }
-    for (gint xi = 0; xi < 16; xi++) {
-      const float *u = wg->u + xi * wg->u_stride + r0 * wg->c_in;
-      WgPanel p = { wg, v + xi * wg->v_stride };
-      M2iGemmOut o = { m + xi * wg->m_stride, (gsize) wg->vw, NULL, NULL, NULL, NULL, NULL,
-        FALSE };
-      ir_gemm_column_panel (wg->arch, (gint) rows, (gint) wg->c_in, u, wg->arch->mr, 0,
-          ncols - tail, panel_b, &p, NULL, strip, &o);
-      if (tail)
-        ir_gemm_tail_panel (wg->arch, (gint) rows, (gint) wg->c_in, u, ncols - tail, tail,
-            panel_b, &p, NULL, &o);
-    }
+    ir_winograd_products (wg->arch, 16, wg->u, wg->u_stride, r0, rows, wg->c_in, v,
+        wg->v_stride, wg->v_off, wg->vw, m, wg->m_stride, ncols, tail, strip);
     output_block (wg, m, b, r0, rows, j->out, j->fused, spare);
   }
 }

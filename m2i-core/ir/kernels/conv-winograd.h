@@ -84,4 +84,37 @@ gsize ir_winograd_scratch_bytes (const M2iWinograd *wg, gint slices);
 void ir_winograd_run (const M2iWinograd *wg, const float *in, float *out,
     const M2iKFusion *fused, gint slices, float *scratch);
 
+/* What the Winograd paths share (this one and conv-winocol.h). The tile
+ * blocks of @tiles tiles: each at most a column panel of whole vectors,
+ * shared out evenly, up to M2I_GEMM_TAIL_MAX tiles past the last whole
+ * vector the last block's *@tail; *@block_start (@blocks + 1 entries,
+ * g_free it) the first tile of each, then @tiles. Output channels in
+ * blocks of *@mb rows (at most 64; with few tasks, as many blocks as
+ * share out evenly over @slices); returns the number of those blocks
+ * that share out so (ceil (c_out / mb) may be fewer). */
+gint64 ir_winograd_blocks (const M2iGemmArch *arch, gint64 tiles, gint64 c_out, gint slices,
+    gint64 *tail, gint64 *blocks, gint64 **block_start, gint64 *mb);
+
+/* Packs the @n_xi matrices of @plain ([ξ][c_out][c_in]) as GEMM A, each
+ * at u + ξ·u_stride (u_stride: ir_gemm_packed_a_size (c_out, c_in)). */
+void ir_winograd_pack_u (const M2iGemmArch *arch, const float *plain, gint n_xi,
+    gint64 c_out, gint64 c_in, float *u, gsize u_stride);
+
+/* The rows of V and M for blocks of output-channel @mb rows: *@vw floats
+ * a row (a column panel, and a tail's vector when @tail), *@v_stride and
+ * *@m_stride floats between their matrices; returns V's row table (c_in
+ * entries p · vw, g_free it). */
+gint32 *ir_winograd_v_layout (const M2iGemmArch *arch, gint64 tail, gint64 c_in, gint64 mb,
+    gint64 *vw, gsize *v_stride, gsize *m_stride);
+
+/* The @n_xi products M[ξ] = U[ξ] · V[ξ] of one task: output channels
+ * [r0, r0 + rows) of the packed U (@u, @u_stride floats apart, rows of
+ * c_in) times V (@v_stride floats apart, row p at v + v_off[p]) for
+ * @ncols tiles, the last @tail of them by the tail kernel, into M (rows
+ * @vw floats apart, @m_stride apart). @strip: ir_gemm_strip_size (). */
+void ir_winograd_products (const M2iGemmArch *arch, gint n_xi, const float *u,
+    gsize u_stride, gint64 r0, gint64 rows, gint64 c_in, const float *v, gsize v_stride,
+    const gint32 *v_off, gint64 vw, float *m, gsize m_stride, gint ncols, gint tail,
+    float *strip);
+
 G_END_DECLS

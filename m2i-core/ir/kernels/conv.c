@@ -20,6 +20,7 @@
 #include "kernels-private.h"
 #include "gemm.h"
 #include "conv-winograd.h"
+#include "conv-winocol.h"
 #include "conv-int8.h"
 #include "conv-dw.h"
 #include "conv-edges.h"
@@ -35,6 +36,7 @@ typedef enum {
   CONV_SHIFTED,        /* B rows read in place from the (padded, phased) input */
   CONV_IM2COL,         /* otherwise: B panels gathered im2col-style */
   CONV_WINOGRAD,       /* 3×3 at stride 1: F(2×2, 3×3) (conv-winograd.h) */
+  CONV_WINOCOL,        /* 3×1 and 1×3 at stride 1: F(4, 3) along the kernel (conv-winocol.h) */
   CONV_SMALL,          /* a small output plane: channels along the vector (conv-small.h) */
 } ConvMode;
 
@@ -128,6 +130,7 @@ typedef struct {
   IrTapPanel tap;
   IrTapGeom tap_geom;
   M2iWinograd *wino;                   /* CONV_WINOGRAD */
+  IrWinoCol *winocol;                  /* CONV_WINOCOL */
   IrSmallConv *small;                  /* CONV_SMALL */
   IrDwGeom dwg;                        /* CONV_DEPTHWISE */
   IrDwRows dw_rows;
@@ -146,6 +149,7 @@ conv_state_free (gpointer p)
   g_free (s->off_hi);
   g_free (s->fused.bias);
   ir_winograd_free (s->wino);
+  ir_winocol_free (s->winocol);
   ir_small_free (s->small);
   ir_dw_geom_clear (&s->dwg);
   g_free (s);
@@ -413,6 +417,10 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
       ir_winograd_applies (s->kh, s->kw, s->sh, s->sw, s->dh, s->dw, s->groups, s->c_in,
           s->c_out, s->oh, s->ow))
     s->mode = CONV_WINOGRAD;
+  else if (ctx->inputs[1].data && spatial == 2 &&
+      ir_winocol_applies (s->kh, s->kw, s->sh, s->sw, s->dh, s->dw, s->groups, s->pt, s->pb,
+          s->pl, s->pr, s->h, s->w, s->oh, s->ow, s->c_in, s->c_out))
+    s->mode = CONV_WINOCOL;
   else if (ctx->inputs[1].data && ir_small_applies (groups, s->c_in, s->h, s->w, s->c_out,
           s->oh, s->ow, s->kh, s->kw, s->sh, s->sw, s->pt, s->pl))
     s->mode = CONV_SMALL;
@@ -448,11 +456,15 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
     s->wino = ir_winograd_new (s->arch, ctx->inputs[1].data, s->c_out, s->c_in, s->h, s->w,
         s->pt, s->pl, s->oh, s->ow, s->slices);
     ctx->scratch_bytes = ir_winograd_scratch_bytes (s->wino, s->slices);
+  } else if (s->mode == CONV_WINOCOL) {
+    s->winocol = ir_winocol_new (s->arch, ctx->inputs[1].data, s->c_out, s->c_in, s->h, s->w,
+        s->pt, s->pl, s->oh, s->ow, s->kw == 3, s->slices);
+    ctx->scratch_bytes = ir_winocol_scratch_bytes (s->winocol, s->slices);
   } else if (s->mode == CONV_SMALL) {
     s->small = ir_small_new (ir_k_level (M2I_KERNELS_GEMM), ctx->inputs[1].data, s->c_in, s->h,
         s->w, s->c_out, s->oh, s->ow, s->kh, s->kw, s->sh, s->sw, s->dh, s->dw, s->pt, s->pl);
     ctx->scratch_bytes = ir_small_scratch_bytes (s->small);
-  } else {
+  } else if (s->mode != CONV_DEPTHWISE) {
     s->packed_group = ir_gemm_packed_a_size (s->arch, (gint) cout_g, (gint) s->k);
     s->bbuf_floats = m2i_align_up ((gsize) s->arch->kc * s->arch->nr, 16);
     s->strip_floats = m2i_align_up (ir_gemm_strip_size (s->arch), 16);
@@ -1263,6 +1275,12 @@ conv_execute (M2iOpContext *ctx, GError **error)
       ir_winograd_run (s->wino, in + n * s->c_in * s->h * s->w,
           out + n * s->c_out * s->oh * s->ow, &s->fused, slices,
           ctx->scratch);
+  } else if (s->mode == CONV_WINOCOL) {
+    const float *in = ctx->inputs[0].data;
+    float *out = ctx->outputs[0].data;
+    for (gint64 n = 0; n < s->batch; n++)
+      ir_winocol_run (s->winocol, in + n * s->c_in * s->h * s->w,
+          out + n * s->c_out * s->oh * s->ow, &s->fused, slices, ctx->scratch);
   } else if (s->mode == CONV_SMALL) {
     gsize in_n = s->c_in * s->h * s->w, out_n = s->c_out * s->oh * s->ow;
     for (gint64 n = 0; n < s->batch; n++) {
@@ -1301,6 +1319,13 @@ ir_k_conv_uses_winograd (const M2iOpContext *ctx)
 {
   const ConvState *s = ctx->state;
   return s && s->mode == CONV_WINOGRAD;
+}
+
+gboolean
+ir_k_conv_uses_winocol (const M2iOpContext *ctx)
+{
+  const ConvState *s = ctx->state;
+  return s && s->mode == CONV_WINOCOL;
 }
 
 gboolean

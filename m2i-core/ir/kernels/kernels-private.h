@@ -255,6 +255,9 @@ gboolean ir_k_matmul_half_b (M2iOpContext *ctx);
 /* TRUE when the compiled Convolution layer runs as Winograd F(2×2, 3×3)
  * (conv-winograd.h); for tests and benchmarks. */
 gboolean ir_k_conv_uses_winograd (const M2iOpContext *ctx);
+/* TRUE when the compiled Convolution layer runs as Winograd F(4, 3)
+ * along its 3×1 or 1×3 kernel (conv-winocol.h); for tests. */
+gboolean ir_k_conv_uses_winocol (const M2iOpContext *ctx);
 
 /* TRUE when the compiled Convolution layer runs directly (depthwise or
  * small groups, conv-dw.h); for tests and benchmarks. */

@@ -309,6 +309,80 @@ colmax16 (const float *r0, gint64 pitch, gint64 n, gint64 c, __mmask16 m)
   return v;
 }
 
+/* Two output rows' column maxima at once, for 3-row windows at row
+ * stride sh = 1 or 2 (dh = 1): the rows both windows read are loaded and
+ * compared once (rows 1 and 2 at stride 1, row 2 at stride 2), so a pair
+ * of output rows takes 4 or 5 loads per 16 columns instead of 6. As in
+ * colmax16 (), each maximum's second operand is never NaN. */
+static inline __attribute__ ((always_inline, target ("avx512f,avx512vl,avx512bw,avx512dq")))
+void
+colmax16_pair (const float *r0, gint64 w, gint64 sh, gint64 c, __mmask16 m, __m512 *v0,
+    __m512 *v1)
+{
+  const __m512 lowest = _mm512_set1_ps (-INFINITY);
+#define ROW(r) _mm512_mask_loadu_ps (lowest, m, r0 + (r) * w + c)
+  if (sh == 1) {
+    __m512 shared = _mm512_max_ps (ROW (2), _mm512_max_ps (ROW (1), lowest));
+    *v0 = _mm512_max_ps (ROW (0), shared);
+    *v1 = _mm512_max_ps (ROW (3), shared);
+  } else {
+    __m512 shared = _mm512_max_ps (ROW (2), lowest);
+    *v0 = _mm512_max_ps (ROW (0), _mm512_max_ps (ROW (1), shared));
+    *v1 = _mm512_max_ps (ROW (4), _mm512_max_ps (ROW (3), shared));
+  }
+#undef ROW
+}
+
+/* 16 outputs from the column maxima of the input columns they read: a
+ * (columns c on) and next (c + 16 on) at stride 1; a, b (c + 16 on) and
+ * next (c + 32 on) at stride 2. */
+static inline __attribute__ ((always_inline, target ("avx512f,avx512vl,avx512bw,avx512dq")))
+__m512
+max_across (__m512 a, __m512 b, __m512 next, gint64 sw, gint64 kw)
+{
+  const __m512i lane = _mm512_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  __m512 best;
+  if (sw == 1) {
+    best = a;
+    /* columns c + kx .. c + kx + 15: a shifted by kx lanes, the first
+     * kx lanes of next after it */
+    if (kw > 1)
+      best = _mm512_max_ps (_mm512_castsi512_ps (_mm512_alignr_epi32 (
+                  _mm512_castps_si512 (next), _mm512_castps_si512 (a), 1)), best);
+    if (kw > 2)
+      best = _mm512_max_ps (_mm512_castsi512_ps (_mm512_alignr_epi32 (
+                  _mm512_castps_si512 (next), _mm512_castps_si512 (a), 2)), best);
+    for (gint64 kx = 3; kx < kw; kx++)
+      best = _mm512_max_ps (_mm512_permutex2var_ps (a,
+              _mm512_add_epi32 (lane, _mm512_set1_epi32 ((gint32) kx)), next), best);
+  } else {
+    const __m512i even = _mm512_add_epi32 (lane, lane), odd = _mm512_add_epi32 (even,
+        _mm512_set1_epi32 (1));
+    __m512 e = _mm512_permutex2var_ps (a, even, b);
+    best = e;
+    if (kw > 1)
+      best = _mm512_max_ps (_mm512_permutex2var_ps (a, odd, b), best);
+    if (kw > 2)               /* columns c + 2, c + 4, ..., c + 32 */
+      best = _mm512_max_ps (_mm512_castsi512_ps (_mm512_alignr_epi32 (
+                  _mm512_castps_si512 (next), _mm512_castps_si512 (e), 1)), best);
+  }
+  return best;
+}
+
+/* Output row oy, already stored at o: the outputs left at -inf (windows
+ * of only -inf, NaN or pads) take the window's first element, as a scan
+ * would. */
+static void
+fix_stuck_row (const PoolState *s, const float *plane, gint64 oy, float *o)
+{
+  for (gint64 x = 0; x < s->ow; x++) {
+    if (o[x] != -INFINITY)
+      continue;
+    gint32 f = first_in_window (s, 0, oy, x);
+    o[x] = f >= 0 ? plane[f] : -INFINITY;
+  }
+}
+
 /* One output row from the window's n rows at r0: 16 outputs at a time,
  * input columns c = 16·sw·i − pl on, with the masks of s->sep_masks
  * (the same for every row of every plane). */
@@ -318,51 +392,54 @@ max_row_sep (const PoolState *s, const float *plane, const float *r0, gint64 pit
     gint64 oy, float *o, gint64 sw, gint64 kw)
 {
   const __m512 lowest = _mm512_set1_ps (-INFINITY);
-  const __m512i lane = _mm512_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  const __m512i even = _mm512_add_epi32 (lane, lane), odd = _mm512_add_epi32 (even,
-      _mm512_set1_epi32 (1));
   const guint16 *mk = s->sep_masks;
   gint64 c = -s->pl, ow = s->ow;
+  __mmask16 stuck = 0;
   /* a: the column maxima from c on, carried over from the previous 16
    * outputs */
   __m512 a = colmax16 (r0, pitch, n, c, mk[0]);
   for (gint64 x = 0; x < ow; x += 16, c += 16 * sw, mk += 4) {
-    __m512 best;
-    if (sw == 1) {
-      __m512 next = colmax16 (r0, pitch, n, c + 16, mk[1]);
-      best = a;
-      /* columns c + kx .. c + kx + 15: a shifted by kx lanes, the first
-       * kx lanes of next after it */
-      if (kw > 1)
-        best = _mm512_max_ps (_mm512_castsi512_ps (_mm512_alignr_epi32 (
-                    _mm512_castps_si512 (next), _mm512_castps_si512 (a), 1)), best);
-      if (kw > 2)
-        best = _mm512_max_ps (_mm512_castsi512_ps (_mm512_alignr_epi32 (
-                    _mm512_castps_si512 (next), _mm512_castps_si512 (a), 2)), best);
-      for (gint64 kx = 3; kx < kw; kx++)
-        best = _mm512_max_ps (_mm512_permutex2var_ps (a,
-                _mm512_add_epi32 (lane, _mm512_set1_epi32 ((gint32) kx)), next), best);
-      a = next;
-    } else {
-      __m512 b = colmax16 (r0, pitch, n, c + 16, mk[1]);
-      __m512 next = colmax16 (r0, pitch, n, c + 32, mk[2]);
-      __m512 e = _mm512_permutex2var_ps (a, even, b);
-      best = e;
-      if (kw > 1)
-        best = _mm512_max_ps (_mm512_permutex2var_ps (a, odd, b), best);
-      if (kw > 2)             /* columns c + 2, c + 4, ..., c + 32 */
-        best = _mm512_max_ps (_mm512_castsi512_ps (_mm512_alignr_epi32 (
-                    _mm512_castps_si512 (next), _mm512_castps_si512 (e), 1)), best);
-      a = next;
-    }
+    __m512 b = sw == 2 ? colmax16 (r0, pitch, n, c + 16, mk[1]) : a;
+    __m512 next = colmax16 (r0, pitch, n, c + 16 * sw, mk[sw]);
+    __m512 best = max_across (a, b, next, sw, kw);
+    a = next;
     _mm512_mask_storeu_ps (o + x, mk[3], best);
-    __mmask16 stuck = mk[3] & _mm512_cmp_ps_mask (best, lowest, _CMP_EQ_OQ);
-    for (gint l = 0; stuck; l++, stuck >>= 1) {
-      if (!(stuck & 1))
-        continue;
-      gint32 f = first_in_window (s, 0, oy, x + l);
-      o[x + l] = f >= 0 ? plane[f] : -INFINITY;
-    }
+    stuck |= _mm512_mask_cmp_ps_mask (mk[3], best, lowest, _CMP_EQ_OQ);
+  }
+  if (stuck)
+    fix_stuck_row (s, plane, oy, o);
+}
+
+/* Output rows oy and oy + 1 of 3-row windows at row stride sh (1 or 2)
+ * that lie inside the input from r0 on (rows w apart): max_row_sep () for
+ * both, with colmax16_pair (). */
+static inline __attribute__ ((always_inline, target ("avx512f,avx512vl,avx512bw,avx512dq")))
+void
+max_rows2_sep (const PoolState *s, const float *plane, const float *r0, gint64 sh, gint64 oy,
+    float *o, gint64 sw, gint64 kw)
+{
+  const __m512 lowest = _mm512_set1_ps (-INFINITY);
+  const guint16 *mk = s->sep_masks;
+  gint64 c = -s->pl, ow = s->ow, w = s->w;
+  __mmask16 stuck = 0;
+  __m512 a0, a1;
+  colmax16_pair (r0, w, sh, c, mk[0], &a0, &a1);
+  for (gint64 x = 0; x < ow; x += 16, c += 16 * sw, mk += 4) {
+    __m512 b0 = a0, b1 = a1, n0, n1;
+    if (sw == 2)
+      colmax16_pair (r0, w, sh, c + 16, mk[1], &b0, &b1);
+    colmax16_pair (r0, w, sh, c + 16 * sw, mk[sw], &n0, &n1);
+    __m512 best0 = max_across (a0, b0, n0, sw, kw), best1 = max_across (a1, b1, n1, sw, kw);
+    a0 = n0;
+    a1 = n1;
+    _mm512_mask_storeu_ps (o + x, mk[3], best0);
+    _mm512_mask_storeu_ps (o + ow + x, mk[3], best1);
+    stuck |= _mm512_mask_cmp_ps_mask (mk[3], best0, lowest, _CMP_EQ_OQ) |
+        _mm512_mask_cmp_ps_mask (mk[3], best1, lowest, _CMP_EQ_OQ);
+  }
+  if (stuck) {
+    fix_stuck_row (s, plane, oy, o);
+    fix_stuck_row (s, plane, oy + 1, o + ow);
   }
 }
 
@@ -372,10 +449,22 @@ max_plane_sep_sw (const PoolState *s, const float *plane, float *out, gint64 sw,
     gint64 kw)
 {
   gint64 pitch = s->dh * s->w;
+  /* 3-row windows at row stride 1 or 2 go two output rows at a time
+   * where both windows lie inside the input */
+  gboolean pairs = kh == 3 && s->dh == 1 && (s->sh == 1 || s->sh == 2);
   for (gint64 oy = 0; oy < s->oh; oy++) {
     /* The window's rows inside the input: ky in [ky0, ky0 + n), equally
      * spaced, so one pointer and the pitch reach them all. */
     gint64 iy0 = oy * s->sh - s->pt, ky0 = 0, n = 0;
+    if (pairs && oy + 1 < s->oh && iy0 >= 0 && iy0 + s->sh + 2 < s->h) {
+      const float *r0 = plane + iy0 * s->w;
+      if (s->sh == 1)
+        max_rows2_sep (s, plane, r0, 1, oy, out + oy * s->ow, sw, kw);
+      else
+        max_rows2_sep (s, plane, r0, 2, oy, out + oy * s->ow, sw, kw);
+      oy++;
+      continue;
+    }
     for (gint64 ky = 0; ky < kh; ky++) {
       gint64 iy = iy0 + ky * s->dh;
       if (iy >= 0 && iy < s->h && n++ == 0)

@@ -8,6 +8,7 @@
 #include "kernel-test.h"
 #include <ir/kernels/gemm.h>
 #include <ir/kernels/conv-winograd.h>
+#include <ir/kernels/conv-winocol.h>
 #include <ir/kernels/conv-dw.h>
 #include <ir/kernels/conv-small.h>
 
@@ -381,7 +382,10 @@ test_edges (void)
     { 1, 400, 7, 60, 9, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
     { 1, 4, 30, 200, 1, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },   /* one row */
   };
+  /* (the 3×1 of 400 channels would run as F(4, 3) down the columns) */
+  ir_winocol_set_enabled (FALSE);
   check_on_path (cases, G_N_ELEMENTS (cases), ir_k_conv_reads_in_place, "read in place");
+  ir_winocol_set_enabled (TRUE);
 }
 
 /* Stride-1 1×K and K×1 layers keeping the plane's size run on the direct
@@ -421,7 +425,81 @@ test_taps (void)
     { 1, 200, 4, 70, 17, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
     { 1, 40, 6, 60, 8, 1, 5, 1, 1, 1, 1, 1, { 2, 0 }, { 2, 0 }, NULL, FALSE },
   };
+  /* (the 3×1 layers of 64 and 330 channels would run as F(4, 3) down the
+   * columns) */
+  ir_winocol_set_enabled (FALSE);
   check_on_path (cases, G_N_ELEMENTS (cases), ir_k_conv_uses_taps, "on the direct tiles");
+  ir_winocol_set_enabled (TRUE);
+}
+
+/* 3×1 layers of at least 32 input channels and 1×3 of at least 64 run
+ * as F(4, 3) along the kernel (conv-winocol.h), each checked to take
+ * that path, against the naive loop (1e-4): license-plate-recognition's
+ * 3×1 64×11×90, 32×22×92 and 64×10×90 (last tile rows of 3, 2 and 4
+ * rows), pads on one side or none, planes narrower than a vector, output
+ * channels off the register tile, a batch, K in two blocks (330), a last
+ * column panel of 3 tiles (the tail kernel), one column; the 1×3 cases
+ * below; one and two threads (three: /conv/team). Fused bias, ReLU and
+ * Swish: fusion_cases. Fewer channels, pads off the kernel's axis,
+ * dilation, stride, weights at run time or the switch off: not on the
+ * path. */
+static void
+test_winocol (void)
+{
+  static const ConvCase cases[] = {
+    /* n cin h w cout g kh kw sh sw dh dw pb pe auto */
+    { 1, 64, 11, 90, 64, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+    { 1, 32, 22, 92, 32, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+    { 1, 64, 10, 90, 64, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+    { 1, 40, 5, 7, 37, 1, 3, 1, 1, 1, 1, 1, { 2, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 33, 9, 20, 17, 1, 3, 1, 1, 1, 1, 1, { 0, 0 }, { 2, 0 }, NULL, FALSE },
+    { 2, 48, 6, 19, 24, 1, 3, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 330, 7, 30, 70, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+    { 1, 32, 12, 97, 96, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+    { 1, 32, 6, 1, 16, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+    /* 1×3 (64 channels and more): the plates' 64×11×90 and 64×10×90 (a
+     * last tile of 2 columns), a pad of 2 on one side, none (6 columns),
+     * a batch, K in two blocks, rows of more tiles than a block (runs
+     * inside a row), one row */
+    { 1, 64, 11, 90, 64, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
+    { 1, 64, 10, 90, 64, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
+    { 1, 64, 3, 17, 37, 1, 1, 3, 1, 1, 1, 1, { 0, 2 }, { 0, 0 }, NULL, FALSE },
+    { 1, 70, 4, 9, 20, 1, 1, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 2 }, NULL, FALSE },
+    { 2, 64, 2, 8, 16, 1, 1, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 300, 3, 40, 33, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
+    { 1, 64, 5, 200, 20, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
+    { 1, 64, 1, 88, 16, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
+  };
+  g_assert_true (ir_winocol_enabled ());
+  check_on_path (cases, G_N_ELEMENTS (cases), ir_k_conv_uses_winocol,
+      "F(4, 3) down the columns");
+
+  static const ConvCase not_cases[] = {
+    { 1, 31, 11, 90, 64, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+    { 1, 64, 11, 90, 64, 1, 3, 1, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 64, 11, 90, 64, 1, 3, 1, 1, 1, 2, 1, { 2, 0 }, { 2, 0 }, NULL, FALSE },
+    { 1, 64, 11, 90, 64, 1, 3, 1, 2, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+    { 1, 63, 11, 90, 64, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
+    { 1, 64, 11, 90, 64, 1, 1, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+  };
+  static float buf[64 * 13 * 90];
+  for (guint i = 0; i < G_N_ELEMENTS (not_cases); i++) {
+    KTest *t = conv_test_new (&not_cases[i], buf, buf, FALSE, 1);
+    kt_run (t, 1);
+    g_assert_false (ir_k_conv_uses_winocol (&t->ctx));
+    kt_free (t);
+  }
+  KTest *t = conv_test_new (&cases[0], buf, buf, TRUE, 1);
+  kt_run (t, 1);
+  g_assert_false (ir_k_conv_uses_winocol (&t->ctx));
+  kt_free (t);
+
+  ir_winocol_set_enabled (FALSE);
+  t = conv_test_new (&cases[0], buf, buf, FALSE, 1);
+  kt_run (t, 1);
+  g_assert_false (ir_k_conv_uses_winocol (&t->ctx));
+  kt_free (t);
+  ir_winocol_set_enabled (TRUE);
 }
 
 /* Layers with a small output plane run on the small-plane tiles
@@ -1099,6 +1177,10 @@ static const ConvCase fusion_cases[] = {
     /* Winograd with odd sizes, one and three tile blocks (partial rows) */
     { 1, 16, 13, 11, 24, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 8, 23, 21, 16, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    /* F(4, 3) down the columns: a last tile row of 3 rows; across the
+     * rows: a last tile of 1 column */
+    { 1, 32, 11, 30, 20, 1, 3, 1, 1, 1, 1, 1, { 1, 0 }, { 1, 0 }, NULL, FALSE },
+    { 1, 64, 5, 37, 20, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
     /* depthwise through the plane kernel (AVX-512), strides 1 and 2 */
     { 1, 24, 19, 19, 24, 24, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 24, 20, 20, 24, 24, 5, 5, 2, 2, 1, 1, { 2, 2 }, { 2, 2 }, NULL, FALSE },
@@ -1126,6 +1208,9 @@ fusion_data (const ConvCase *c, guint32 seed, float **in, float **w, float **bia
   (*in)[n_in / 3] = NAN;
 }
 
+/* Threads the fusion cases compile for: 2, or 1. */
+static gint fusion_threads = 2;
+
 static void
 test_fused_bias_relu (void)
 {
@@ -1135,7 +1220,7 @@ test_fused_bias_relu (void)
     fusion_data (c, 41 + i, &in, &w, &bias);   /* ReLU (NaN) is 0, as the ReLU layer gives */
     for (gint relu = 0; relu < 2; relu++) {
       /* Separate layers. */
-      KTest *conv = conv_test_new (c, in, w, FALSE, 2);
+      KTest *conv = conv_test_new (c, in, w, FALSE, fusion_threads);
       kt_run (conv, 1);
       M2iShape os = conv->outputs[0].shape;
       gsize n_out = m2i_shape_numel (&os);
@@ -1151,7 +1236,7 @@ test_fused_bias_relu (void)
       kt_run (act, 1);
       const float *want = relu ? kt_out_f32 (act, 0) : kt_out_f32 (add, 0);
       /* Fused. */
-      KTest *fused = conv_test_new (c, in, w, FALSE, 2);
+      KTest *fused = conv_test_new (c, in, w, FALSE, fusion_threads);
       GError *error = NULL;
       g_assert_true (kt_infer (fused, 1, &error));
       g_assert_true (ir_k_fuse_bias_relu (&fused->ctx, bias, c->c_out, relu, &error));
@@ -1191,17 +1276,35 @@ test_fused_bias_relu (void)
  * on the same paths as the bias and ReLU (GEMM panels with and without
  * runs, the tail kernel, strided slots, im2col, Winograd, depthwise,
  * groups), NaN included, with beta 1 and 0.6. */
+static void test_fused_swish (void);
+
+/* The fusion cases on one thread, and on one thread with F(4, 3) along
+ * the kernel off (their 3×1 layers of 32 and 64 channels on the direct
+ * tiles, input channels in blocks, the epilogue on the last). */
+static void
+test_fused_one_thread (void)
+{
+  fusion_threads = 1;
+  test_fused_bias_relu ();
+  test_fused_swish ();
+  ir_winocol_set_enabled (FALSE);
+  test_fused_bias_relu ();
+  test_fused_swish ();
+  ir_winocol_set_enabled (TRUE);
+  fusion_threads = 2;
+}
+
 static void
 test_fused_swish (void)
 {
-  gint winograd = 0;
+  gint winograd = 0, winocol = 0;
   for (guint i = 0; i < G_N_ELEMENTS (fusion_cases); i++) {
     const ConvCase *c = &fusion_cases[i];
     float *in, *w, *bias;
     fusion_data (c, 61 + i, &in, &w, &bias);
     const float beta = i % 2 ? 0.6f : 1.0f;
     GError *error = NULL;
-    KTest *conv = conv_test_new (c, in, w, FALSE, 2);
+    KTest *conv = conv_test_new (c, in, w, FALSE, fusion_threads);
     g_assert_true (kt_infer (conv, 1, &error));
     g_assert_true (ir_k_fuse_bias_relu (&conv->ctx, bias, c->c_out, FALSE, &error));
     g_assert_true (kt_execute (conv, &error));
@@ -1211,12 +1314,13 @@ test_fused_swish (void)
     kt_input (act, M2I_ET_F32, os, conv->outputs[0].data, FALSE);
     kt_input (act, M2I_ET_F32, SCALAR, &beta, TRUE);
     kt_run (act, 1);
-    KTest *fused = conv_test_new (c, in, w, FALSE, 2);
+    KTest *fused = conv_test_new (c, in, w, FALSE, fusion_threads);
     g_assert_true (kt_infer (fused, 1, &error));
     g_assert_true (ir_k_fuse_bias_relu (&fused->ctx, bias, c->c_out, FALSE, &error));
     g_assert_true (ir_k_fuse_swish (&fused->ctx, beta, &error));
     g_assert_true (kt_execute (fused, &error));
     winograd += ir_k_conv_uses_winograd (&fused->ctx);
+    winocol += ir_k_conv_uses_winocol (&fused->ctx);
     g_assert_cmpmem (fused->outputs[0].data, n_out * 4, act->outputs[0].data, n_out * 4);
     kt_free (conv);
     kt_free (act);
@@ -1227,6 +1331,7 @@ test_fused_swish (void)
   }
   if (ir_winograd_enabled ())
     g_assert_cmpint (winograd, >=, 4);
+  g_assert_cmpint (winocol, ==, ir_winocol_enabled () ? 3 : 0);
 
   /* Not with a fused ReLU, nor into a MatMul. */
   static float buf[64];
@@ -1340,12 +1445,14 @@ main (int argc, char **argv)
   g_test_add_func ("/conv/errors", test_errors);
   g_test_add_func ("/conv/fused-bias-relu", test_fused_bias_relu);
   g_test_add_func ("/conv/fused-swish", test_fused_swish);
+  g_test_add_func ("/conv/fused-one-thread", test_fused_one_thread);
   g_test_add_func ("/conv/winograd", test_winograd);
   g_test_add_func ("/conv/direct", test_direct);
   g_test_add_func ("/conv/direct-rows", test_direct_rows);
   g_test_add_func ("/conv/direct-plane", test_direct_plane);
   g_test_add_func ("/conv/edges", test_edges);
   g_test_add_func ("/conv/taps", test_taps);
+  g_test_add_func ("/conv/winocol", test_winocol);
   g_test_add_func ("/conv/small", test_small);
   return g_test_run ();
 }

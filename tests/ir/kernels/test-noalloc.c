@@ -72,6 +72,10 @@ if (ALLOC_COUNT_SANITIZED) {
       "conv 3x3 (direct)");
   ir_winograd_set_enabled (TRUE);
   check (conv (cv, SHAPE (1, 64, 28, 28), SHAPE (128, 64, 1, 1), "1,1", "0,0"), 1, "conv 1x1");
+  check (conv (cv, SHAPE (1, 64, 11, 90), SHAPE (64, 64, 3, 1), "1,1", "1,0"), 1,
+      "conv 3x1 (F(4, 3) down the columns)");
+  check (conv (cv, SHAPE (1, 64, 11, 90), SHAPE (64, 64, 1, 3), "1,1", "0,1"), 1,
+      "conv 1x3 (F(4, 3) along the rows)");
   check (conv (cv, SHAPE (1, 3, 57, 57), SHAPE (64, 3, 3, 3), "2,2", "0,0"), 1, "conv s2");
   check (conv (&ir_kernel_group_convolution, SHAPE (1, 32, 40, 40), SHAPE (32, 1, 1, 3, 3),
       "2,2", "1,1"), 1, "depthwise");

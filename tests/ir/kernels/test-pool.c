@@ -499,6 +499,56 @@ test_max_random (void)
   g_rand_free (r);
 }
 
+/* license-plate-recognition's three 3×3 MaxPools (row strides 1 and 2,
+ * column stride 1, rows of 90–94: two output rows at a time on AVX-512),
+ * plus odd output heights and the 3×3 stride-2 windows, against
+ * naive_max2d; with NaN, -inf and signed zeros, and windows of only NaN
+ * and -inf in the first and the second row of a pair. */
+static void
+test_max_row_pairs (void)
+{
+  static const gint64 cases[][5] = {     /* c, h, w, row stride, column stride */
+    { 3, 24, 94, 1, 1 }, { 2, 22, 92, 2, 1 }, { 2, 11, 90, 2, 1 }, { 2, 9, 37, 1, 1 },
+    { 2, 10, 37, 2, 1 }, { 2, 13, 41, 2, 2 }, { 2, 8, 40, 1, 2 },
+  };
+  static const float specials[] = { NAN, -INFINITY, INFINITY, -0.0f, 0.0f };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gint64 c = cases[i][0], h = cases[i][1], w = cases[i][2];
+    gint64 k[2] = { 3, 3 }, st[2] = { cases[i][3], cases[i][4] }, dl[2] = { 1, 1 },
+        pb[2] = { 0, 0 };
+    gsize n = c * h * w;
+    float *x = g_new (float, n);
+    kt_fill (x, n, 40 + i, -4, 4);
+    for (gsize j = 0; j < n; j += 7 + j % 5)
+      x[j] = specials[j % G_N_ELEMENTS (specials)];
+    /* nothing above -inf in the windows of outputs (1, 4..6) of plane 0
+     * (a pair's second row) and (2, 20..22) of plane 1 (at row stride 1,
+     * a pair's first row) */
+    static const gint64 stuck[2][3] = { { 1, 4, 6 }, { 2, 20, 22 } };  /* oy, ox from, to */
+    for (gint64 p = 0; p < c && p < 2; p++)
+      for (gint64 y = stuck[p][0] * st[0]; y < stuck[p][0] * st[0] + 3; y++)
+        for (gint64 xx = stuck[p][1] * st[1]; xx < MIN (w, stuck[p][2] * st[1] + 3); xx++)
+          x[(p * h + y) * w + xx] = (y + xx) % 2 ? -INFINITY : NAN;
+    g_autofree gchar *ss = g_strdup_printf ("%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT, st[0], st[1]);
+    KTest *t = pool_new (&ir_kernel_max_pool, "opset1", "3,3", ss, "0,0", "0,0");
+    kt_attr (t, "rounding_type", "floor");
+    kt_input (t, M2I_ET_F32, SHAPE (1, c, h, w), x, FALSE);
+    kt_run (t, 1);
+    gint64 oh = t->outputs[0].shape.dims[2], ow = t->outputs[0].shape.dims[3];
+    g_assert_cmpint (oh, ==, (h - 3) / st[0] + 1);
+    float *want = g_new (float, c * oh * ow);
+    gint64 *want_idx = g_new (gint64, c * oh * ow);
+    naive_max2d (x, c, h, w, oh, ow, k, st, dl, pb, want, want_idx);
+    g_autofree gchar *what = g_strdup_printf ("%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%"
+        G_GINT64_FORMAT " stride %s", c, h, w, ss);
+    kt_assert_close (what, kt_out_f32 (t, 0), want, c * oh * ow, 0, 0);
+    kt_free (t);
+    g_free (want);
+    g_free (want_idx);
+    g_free (x);
+  }
+}
+
 static void
 test_errors (void)
 {
@@ -568,6 +618,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pool/ranks-types", test_other_ranks_types);
   g_test_add_func ("/pool/large", test_large);
   g_test_add_func ("/pool/max-random", test_max_random);
+  g_test_add_func ("/pool/max-row-pairs", test_max_row_pairs);
   g_test_add_func ("/pool/errors", test_errors);
   return g_test_run ();
 }
