@@ -14,7 +14,8 @@
  * channels and constant weights run as Winograd F(2×2, 3×3)
  * (conv-winograd.h), 16 smaller products instead of this one; stride-1
  * 1×K and K×1 layers keeping the plane run on their own register tiles
- * over the same packed weights (conv-tap.h).
+ * over the same packed weights (conv-tap.h); layers of a few output
+ * pixels run with output channels along the vector (conv-small.h).
  */
 #include "kernels-private.h"
 #include "gemm.h"
@@ -24,6 +25,7 @@
 #include "conv-dw.h"
 #include "conv-edges.h"
 #include "conv-tap.h"
+#include "conv-small.h"
 #include <base/m2i-align.h>
 #include <base/m2i-parallel.h>
 
@@ -35,6 +37,7 @@ typedef enum {
   CONV_IM2COL,         /* otherwise: B panels gathered im2col-style */
   CONV_WINOGRAD,       /* 3×3 at stride 1: F(2×2, 3×3) (conv-winograd.h) */
   CONV_WINOCOL,        /* 3×1 and 1×3 at stride 1: F(4, 3) along the kernel (conv-winocol.h) */
+  CONV_SMALL,          /* a small output plane: channels along the vector (conv-small.h) */
 } ConvMode;
 
 #define MAX_SLOTS 16                   /* row phases × kernel columns */
@@ -128,6 +131,7 @@ typedef struct {
   IrTapGeom tap_geom;
   M2iWinograd *wino;                   /* CONV_WINOGRAD */
   IrWinoCol *winocol;                  /* CONV_WINOCOL */
+  IrSmallConv *small;                  /* CONV_SMALL */
   IrDwGeom dwg;                        /* CONV_DEPTHWISE */
   IrDwRows dw_rows;
   IrDwPlane dw_plane;                  /* or NULL: rows only */
@@ -146,6 +150,7 @@ conv_state_free (gpointer p)
   g_free (s->fused.bias);
   ir_winograd_free (s->wino);
   ir_winocol_free (s->winocol);
+  ir_small_free (s->small);
   ir_dw_geom_clear (&s->dwg);
   g_free (s);
 }
@@ -416,6 +421,9 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
       ir_winocol_applies (s->kh, s->kw, s->sh, s->sw, s->dh, s->dw, s->groups, s->pt, s->pb,
           s->pl, s->pr, s->h, s->w, s->oh, s->ow, s->c_in, s->c_out))
     s->mode = CONV_WINOCOL;
+  else if (ctx->inputs[1].data && ir_small_applies (groups, s->c_in, s->h, s->w, s->c_out,
+          s->oh, s->ow, s->kh, s->kw, s->sh, s->sw, s->pt, s->pl))
+    s->mode = CONV_SMALL;
   else if (s->oh * s->ow <= M2I_GEMM_TAIL_MAX && s->arch->tail &&
       !(s->kh == 1 && s->kw == 1 && s->sh == 1 && s->sw == 1 &&
           !(s->pt || s->pl || s->pb || s->pr)))
@@ -452,6 +460,10 @@ conv_infer_common (M2iOpContext *ctx, gboolean grouped, GError **error)
     s->winocol = ir_winocol_new (s->arch, ctx->inputs[1].data, s->c_out, s->c_in, s->h, s->w,
         s->pt, s->pl, s->oh, s->ow, s->kw == 3, s->slices);
     ctx->scratch_bytes = ir_winocol_scratch_bytes (s->winocol, s->slices);
+  } else if (s->mode == CONV_SMALL) {
+    s->small = ir_small_new (ir_k_level (M2I_KERNELS_GEMM), ctx->inputs[1].data, s->c_in, s->h,
+        s->w, s->c_out, s->oh, s->ow, s->kh, s->kw, s->sh, s->sw, s->dh, s->dw, s->pt, s->pl);
+    ctx->scratch_bytes = ir_small_scratch_bytes (s->small);
   } else if (s->mode != CONV_DEPTHWISE) {
     s->packed_group = ir_gemm_packed_a_size (s->arch, (gint) cout_g, (gint) s->k);
     s->bbuf_floats = m2i_align_up ((gsize) s->arch->kc * s->arch->nr, 16);
@@ -1269,6 +1281,14 @@ conv_execute (M2iOpContext *ctx, GError **error)
     for (gint64 n = 0; n < s->batch; n++)
       ir_winocol_run (s->winocol, in + n * s->c_in * s->h * s->w,
           out + n * s->c_out * s->oh * s->ow, &s->fused, slices, ctx->scratch);
+  } else if (s->mode == CONV_SMALL) {
+    gsize in_n = s->c_in * s->h * s->w, out_n = s->c_out * s->oh * s->ow;
+    for (gint64 n = 0; n < s->batch; n++) {
+      float *out = (float *) ctx->outputs[0].data + n * out_n;
+      ir_small_run (s->small, (const float *) ctx->inputs[0].data + n * in_n, out,
+          s->fused.bias, s->fused.relu, slices, ctx->scratch);
+      ir_k_fusion_swish (&s->fused, out, out_n);
+    }
   } else {
     conv_gemm (ctx, s, slices);
   }
@@ -1327,6 +1347,13 @@ ir_k_conv_reads_in_place (const M2iOpContext *ctx)
 {
   const ConvState *s = ctx->state;
   return s && s->edges;
+}
+
+gboolean
+ir_k_conv_uses_small (const M2iOpContext *ctx)
+{
+  const ConvState *s = ctx->state;
+  return s && s->mode == CONV_SMALL;
 }
 
 gboolean

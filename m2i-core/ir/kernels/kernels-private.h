@@ -275,6 +275,10 @@ gboolean ir_k_conv_reads_in_place (const M2iOpContext *ctx);
  * tiles (conv-tap.h); for tests and benchmarks. */
 gboolean ir_k_conv_uses_taps (const M2iOpContext *ctx);
 
+/* TRUE when the compiled Convolution layer runs on the small-plane tiles
+ * (conv-small.h); for tests and benchmarks. */
+gboolean ir_k_conv_uses_small (const M2iOpContext *ctx);
+
 /* ---- Permutations (permute.c) --------------------------------------------- */
 
 #define IR_K_PERM_MAX_RANK (2 * M2I_MAX_RANK + 2)

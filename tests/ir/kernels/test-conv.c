@@ -10,6 +10,7 @@
 #include <ir/kernels/conv-winograd.h>
 #include <ir/kernels/conv-winocol.h>
 #include <ir/kernels/conv-dw.h>
+#include <ir/kernels/conv-small.h>
 
 typedef struct {
   gint64 n, c_in, h, w, c_out, groups, kh, kw, sh, sw, dh, dw;
@@ -499,6 +500,60 @@ test_winocol (void)
   g_assert_false (ir_k_conv_uses_winocol (&t->ctx));
   kt_free (t);
   ir_winocol_set_enabled (TRUE);
+}
+
+/* Layers with a small output plane run on the small-plane tiles
+ * (conv-small.h), each checked to take that path: vehicle-attributes'
+ * 128→128 3×3 at stride 2 (9×9 → 5×5) and 1 (5×5), its 64→128 3×3 and
+ * 1×1 at stride 2 (18×18 → 9×9); gaze-estimation's 225-pixel plane; odd
+ * channel counts (a last channel group and vector part full: 13 → 37,
+ * 17, 65, 200 outputs; 3 inputs), pads on one side only, a 5×5 and a 3×2
+ * kernel, dilated taps, a 2×2 and a 1×1 output, taps that read only pads for some
+ * pixels (pads of 2 on 3×3 planes), a batch of two, 256 pixels (the
+ * bound). Each at one thread and two (the channel groups split). */
+static void
+test_small (void)
+{
+  static const ConvCase cases[] = {
+    /* n cin h w cout g kh kw sh sw dh dw pb pe auto */
+    { 1, 128, 9, 9, 128, 1, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 128, 5, 5, 128, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 64, 18, 18, 128, 1, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 64, 18, 18, 128, 1, 1, 1, 2, 2, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 64, 30, 30, 32, 1, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 13, 7, 6, 37, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 3, 11, 10, 17, 1, 3, 3, 2, 2, 1, 1, { 0, 1 }, { 1, 0 }, NULL, FALSE },
+    { 1, 20, 8, 9, 65, 1, 5, 5, 1, 1, 1, 1, { 2, 2 }, { 2, 2 }, NULL, FALSE },
+    { 1, 9, 6, 7, 200, 1, 3, 2, 1, 1, 1, 1, { 1, 0 }, { 1, 1 }, NULL, FALSE },
+    { 1, 16, 9, 9, 24, 1, 3, 3, 1, 1, 2, 2, { 2, 2 }, { 2, 2 }, NULL, FALSE },
+    { 1, 256, 4, 4, 48, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 96, 3, 3, 80, 1, 3, 3, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 10, 3, 3, 16, 1, 3, 3, 1, 1, 1, 1, { 2, 2 }, { 2, 2 }, NULL, FALSE },
+    { 2, 24, 10, 5, 48, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+    { 1, 12, 32, 32, 20, 1, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+  };
+  check_on_path (cases, G_N_ELEMENTS (cases), ir_k_conv_uses_small,
+      "on the small-plane tiles");
+  /* Not taken: pointwise at stride 1, planes of one row, 289 pixels,
+   * or turned off */
+  static const ConvCase off[] = {
+    { 1, 64, 7, 7, 64, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
+    { 1, 16, 1, 40, 32, 1, 1, 3, 1, 1, 1, 1, { 0, 1 }, { 0, 1 }, NULL, FALSE },
+    { 1, 16, 33, 33, 32, 1, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (off) + 1; i++) {
+    const ConvCase *c = i < G_N_ELEMENTS (off) ? &off[i] : &cases[0];
+    if (i == G_N_ELEMENTS (off))
+      ir_small_set_enabled (FALSE);
+    ConvRef r = conv_ref_new (c, 0);
+    KTest *t = conv_test_new (c, r.in, r.w, FALSE, 1);
+    GError *error = NULL;
+    g_assert_true (kt_infer (t, 1, &error));
+    g_assert_false (ir_k_conv_uses_small (&t->ctx));
+    kt_free (t);
+    conv_ref_clear (&r);
+  }
+  ir_small_set_enabled (TRUE);
 }
 
 /* Layers big enough for every blocking level (several K blocks, many
@@ -1098,6 +1153,8 @@ static KTest *err_conv (const M2iOpKernel *k, M2iShape xs, M2iShape ws, M2iEleme
  * with output channels that leave the last row panel part-used, and
  * output channels cut into blocks between two threads. */
 static const ConvCase fusion_cases[] = {
+    /* the small-plane tiles (conv-small.h): two channel groups, a part one */
+    { 1, 40, 9, 9, 150, 1, 3, 3, 2, 2, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 16, 14, 14, 40, 1, 3, 3, 1, 1, 1, 1, { 1, 1 }, { 1, 1 }, NULL, FALSE },
     { 1, 24, 13, 13, 64, 1, 1, 1, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, NULL, FALSE },
     { 2, 3, 31, 29, 20, 1, 3, 3, 2, 2, 1, 1, { 0, 1 }, { 1, 0 }, NULL, FALSE },
@@ -1396,5 +1453,6 @@ main (int argc, char **argv)
   g_test_add_func ("/conv/edges", test_edges);
   g_test_add_func ("/conv/taps", test_taps);
   g_test_add_func ("/conv/winocol", test_winocol);
+  g_test_add_func ("/conv/small", test_small);
   return g_test_run ();
 }
