@@ -8,7 +8,7 @@
 #include "conv-small.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
+#include "row-x86.h"
 
 #define T_TARGET "avx512f,avx512vl,avx512bw,avx512dq,fma"
 #define T_VEC __m512
@@ -35,41 +35,6 @@ tile_for (gint np, gint nv)
   return tiles[np - 1][nv - 1];
 }
 
-/* r[i] (row i, 16 floats) becomes column i, with the unpack / shuffle
- * network: pairs of rows, then pairs of pairs within each 128-bit lane,
- * then the lanes. */
-__attribute__ ((target (T_TARGET)))
-static inline __attribute__ ((always_inline)) void
-transpose16 (__m512 r[16])
-{
-  __m512 t[16];
-  for (gint i = 0; i < 8; i++) {
-    t[2 * i] = _mm512_unpacklo_ps (r[2 * i], r[2 * i + 1]);
-    t[2 * i + 1] = _mm512_unpackhi_ps (r[2 * i], r[2 * i + 1]);
-  }
-  for (gint i = 0; i < 4; i++) {
-    __m512d a = _mm512_castps_pd (t[4 * i]), b = _mm512_castps_pd (t[4 * i + 1]);
-    __m512d c = _mm512_castps_pd (t[4 * i + 2]), d = _mm512_castps_pd (t[4 * i + 3]);
-    r[4 * i] = _mm512_castpd_ps (_mm512_unpacklo_pd (a, c));
-    r[4 * i + 1] = _mm512_castpd_ps (_mm512_unpackhi_pd (a, c));
-    r[4 * i + 2] = _mm512_castpd_ps (_mm512_unpacklo_pd (b, d));
-    r[4 * i + 3] = _mm512_castpd_ps (_mm512_unpackhi_pd (b, d));
-  }
-  /* r[4i + j] holds, in 128-bit lane L, column 4L + j of rows 4i .. 4i + 3 */
-  for (gint j = 0; j < 4; j++) {
-    __m512 s0 = _mm512_shuffle_f32x4 (r[j], r[4 + j], 0x44);
-    __m512 s1 = _mm512_shuffle_f32x4 (r[j], r[4 + j], 0xee);
-    __m512 s2 = _mm512_shuffle_f32x4 (r[8 + j], r[12 + j], 0x44);
-    __m512 s3 = _mm512_shuffle_f32x4 (r[8 + j], r[12 + j], 0xee);
-    t[j] = _mm512_shuffle_f32x4 (s0, s2, 0x88);
-    t[4 + j] = _mm512_shuffle_f32x4 (s0, s2, 0xdd);
-    t[8 + j] = _mm512_shuffle_f32x4 (s1, s3, 0x88);
-    t[12 + j] = _mm512_shuffle_f32x4 (s1, s3, 0xdd);
-  }
-  for (gint i = 0; i < 16; i++)
-    r[i] = t[i];
-}
-
 /* Blocks of 16 pixels × 16 channels, transposed in registers; a last
  * block of fewer pixels loads zeros past them and stores masked. */
 __attribute__ ((target (T_TARGET)))
@@ -84,7 +49,7 @@ put_avx512 (const float *sums, gsize ld, gint64 pixels, gint c0, gint nc, const 
       __m512 r[16];
       for (gint i = 0; i < 16; i++)
         r[i] = i < np ? _mm512_loadu_ps (sums + (p0 + i) * ld + c) : _mm512_setzero_ps ();
-      transpose16 (r);
+      ir_k_transpose16 (r);
       for (gint i = 0; i < MIN (16, c0 + nc - c); i++) {
         __m512 v = r[i];
         if (bias)

@@ -140,42 +140,23 @@ tile4 (const guint32 *s, gint64 ss, guint32 *d, gint64 ds)
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include "row-x86.h"
 #define PERM_AVX512 __attribute__ ((target ("avx512f")))
 
-/* A 16×16 tile with AVX-512: sixteen 64-byte loads, four rounds of
- * interleaving (32-bit, 64-bit, then 128-bit lanes twice), sixteen 64-byte
- * stores; the bits move untouched, as tile4 (). */
+/* A 16×16 tile with AVX-512: sixteen 64-byte loads, the transpose in
+ * registers, sixteen 64-byte stores; the bits move untouched, as
+ * tile4 (). */
 static inline __attribute__ ((always_inline)) PERM_AVX512 void
 tile16 (const guint32 *s, gint64 ss, guint32 *d, gint64 ds)
 {
-  __m512i r[16], t[16];
+  __m512 r[16];
 #pragma GCC unroll 16
   for (gint i = 0; i < 16; i++)
-    r[i] = _mm512_loadu_si512 (s + i * ss);
-#pragma GCC unroll 8
-  for (gint i = 0; i < 16; i += 2) {
-    t[i] = _mm512_unpacklo_epi32 (r[i], r[i + 1]);
-    t[i + 1] = _mm512_unpackhi_epi32 (r[i], r[i + 1]);
-  }
-  /* r[4i + j]: column 4k + j of rows 4i .. 4i + 3 in 128-bit lane k */
-#pragma GCC unroll 4
-  for (gint i = 0; i < 16; i += 4) {
-    r[i] = _mm512_unpacklo_epi64 (t[i], t[i + 2]);
-    r[i + 1] = _mm512_unpackhi_epi64 (t[i], t[i + 2]);
-    r[i + 2] = _mm512_unpacklo_epi64 (t[i + 1], t[i + 3]);
-    r[i + 3] = _mm512_unpackhi_epi64 (t[i + 1], t[i + 3]);
-  }
-#pragma GCC unroll 4
-  for (gint j = 0; j < 4; j++) {
-    __m512i a0 = _mm512_shuffle_i32x4 (r[j], r[4 + j], 0x88);
-    __m512i a1 = _mm512_shuffle_i32x4 (r[j], r[4 + j], 0xdd);
-    __m512i b0 = _mm512_shuffle_i32x4 (r[8 + j], r[12 + j], 0x88);
-    __m512i b1 = _mm512_shuffle_i32x4 (r[8 + j], r[12 + j], 0xdd);
-    _mm512_storeu_si512 (d + j * ds, _mm512_shuffle_i32x4 (a0, b0, 0x88));
-    _mm512_storeu_si512 (d + (4 + j) * ds, _mm512_shuffle_i32x4 (a1, b1, 0x88));
-    _mm512_storeu_si512 (d + (8 + j) * ds, _mm512_shuffle_i32x4 (a0, b0, 0xdd));
-    _mm512_storeu_si512 (d + (12 + j) * ds, _mm512_shuffle_i32x4 (a1, b1, 0xdd));
-  }
+    r[i] = _mm512_castsi512_ps (_mm512_loadu_si512 (s + i * ss));
+  ir_k_transpose16 (r);
+#pragma GCC unroll 16
+  for (gint i = 0; i < 16; i++)
+    _mm512_storeu_si512 (d + i * ds, _mm512_castps_si512 (r[i]));
 }
 
 /* Columns [x0, x16) by rows [0, l16) of a block in 16×16 tiles. */

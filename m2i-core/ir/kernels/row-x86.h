@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* row-x86.h — AVX-512 loads of 16 strided row elements, shared by the
- * pooling and depthwise convolution planes (not installed).
+/* row-x86.h — AVX-512 helpers shared by kernels that work on rows of 16
+ * values: loads of 16 strided row elements (pooling and depthwise
+ * convolution planes) and a 16×16 transpose in registers (Transpose's
+ * tiles, the small-plane convolution's write-out) (not installed).
  *
  * Those layers compute 16 adjacent outputs at once, each reading row element
  * p0 + lane·sw (lane 0..15) for every kernel tap. Stride 1 is one load,
@@ -53,4 +55,43 @@ ir_k_load_row16 (const float *row, gint64 p0, gint64 sw, gint64 w, gboolean fast
     return _mm512_maskz_mov_ps (*ok, v);
   }
   return _mm512_mask_i32gather_ps (_mm512_setzero_ps (), *ok, pos, row, 4);
+}
+
+/* Transposes the 16×16 block r[0..15] (row i in r[i]) in place: four
+ * rounds of interleaving (32-bit, 64-bit, then 128-bit lanes twice). The
+ * bits move untouched, so any 4-byte element type goes through it. */
+static inline __attribute__ ((always_inline, target ("avx512f")))
+void
+ir_k_transpose16 (__m512 r[16])
+{
+  __m512 t[16];
+#pragma GCC unroll 8
+  for (gint i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_ps (r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_ps (r[i], r[i + 1]);
+  }
+  /* r[4i + j]: column 4k + j of rows 4i .. 4i + 3 in 128-bit lane k */
+#pragma GCC unroll 4
+  for (gint i = 0; i < 16; i += 4) {
+    __m512d a = _mm512_castps_pd (t[i]), b = _mm512_castps_pd (t[i + 1]);
+    __m512d c = _mm512_castps_pd (t[i + 2]), d = _mm512_castps_pd (t[i + 3]);
+    r[i] = _mm512_castpd_ps (_mm512_unpacklo_pd (a, c));
+    r[i + 1] = _mm512_castpd_ps (_mm512_unpackhi_pd (a, c));
+    r[i + 2] = _mm512_castpd_ps (_mm512_unpacklo_pd (b, d));
+    r[i + 3] = _mm512_castpd_ps (_mm512_unpackhi_pd (b, d));
+  }
+#pragma GCC unroll 4
+  for (gint j = 0; j < 4; j++) {
+    __m512 a0 = _mm512_shuffle_f32x4 (r[j], r[4 + j], 0x88);
+    __m512 a1 = _mm512_shuffle_f32x4 (r[j], r[4 + j], 0xdd);
+    __m512 b0 = _mm512_shuffle_f32x4 (r[8 + j], r[12 + j], 0x88);
+    __m512 b1 = _mm512_shuffle_f32x4 (r[8 + j], r[12 + j], 0xdd);
+    t[j] = _mm512_shuffle_f32x4 (a0, b0, 0x88);
+    t[4 + j] = _mm512_shuffle_f32x4 (a1, b1, 0x88);
+    t[8 + j] = _mm512_shuffle_f32x4 (a0, b0, 0xdd);
+    t[12 + j] = _mm512_shuffle_f32x4 (a1, b1, 0xdd);
+  }
+#pragma GCC unroll 16
+  for (gint i = 0; i < 16; i++)
+    r[i] = t[i];
 }
